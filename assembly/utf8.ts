@@ -1,0 +1,396 @@
+// UTF-8 kernels over byte runs in linear memory: validation (Unicode Table 3-7), the incomplete
+// tail that a stream carries to its next chunk, the WHATWG decoder (the reference, used for
+// replacement and to place errors exactly) and the UTF-8 → UTF-16 transcoder.
+//
+// Every kernel has a scalar twin. The scalar code is the reference and the fallback build; the
+// SIMD code is chosen at compile time (ASC_FEATURE_SIMD) and tested against it.
+
+// ---------------------------------------------------------------------------------------------
+// Scalar reference
+
+/** Set by `validate`: the run held only ASCII bytes. */
+export let runAscii: bool = true;
+/** Set by `decodeWhatwg`: address of the first byte of the first bad sequence, or 0 if none. */
+export let errAt: usize = 0;
+
+/**
+ * Length of the sequence that `lead` starts, 0 when it can start none (continuation byte,
+ * C0, C1, F5..FF), with the allowed range of the second byte packed as `lo | hi << 8 | n << 16`.
+ */
+// @ts-ignore: decorator
+@inline function leadInfo(lead: u32): u32 {
+  if (lead < 0xC2) return 0; // continuation, or an overlong C0/C1 lead
+  if (lead < 0xE0) return 0x01BF80;
+  if (lead < 0xF0) {
+    if (lead == 0xE0) return 0x02BFA0; // E0 A0..BF: no overlongs
+    if (lead == 0xED) return 0x029F80; // ED 80..9F: no surrogates
+    return 0x02BF80;
+  }
+  if (lead == 0xF0) return 0x03BF90;   // F0 90..BF: no overlongs
+  if (lead < 0xF4) return 0x03BF80;
+  if (lead == 0xF4) return 0x038F80;   // F4 80..8F: nothing above U+10FFFF
+  return 0;
+}
+
+/** Scalar validation of [p, end): returns the address of the first bad sequence, or 0. */
+export function firstErrorScalar(p: usize, end: usize): usize {
+  let ascii = true;
+  while (p < end) {
+    while (p + 8 <= end && (load<u64>(p) & 0x8080808080808080) == 0) p += 8;
+    if (p >= end) break;
+    const b = <u32>load<u8>(p);
+    if (b < 0x80) { p++; continue; }
+    ascii = false;
+    const info = leadInfo(b);
+    if (info == 0) return p;
+    const n = <usize>(info >> 16);
+    if (end - p <= n) return p; // truncated
+    const c1 = <u32>load<u8>(p, 1);
+    if (c1 < (info & 0xFF) || c1 > ((info >> 8) & 0xFF)) return p;
+    if (n >= 2 && (<u32>load<u8>(p, 2) & 0xC0) != 0x80) return p;
+    if (n == 3 && (<u32>load<u8>(p, 3) & 0xC0) != 0x80) return p;
+    p += n + 1;
+  }
+  runAscii = ascii;
+  return 0;
+}
+
+/**
+ * Start of the incomplete sequence at the end of [p, end) that a stream must carry to its next
+ * chunk: a lead byte followed by fewer continuation bytes than it needs, each in its allowed
+ * range, so that more input could still complete it. Returns `end` when there is none.
+ * A tail that can never become valid is left in the run, where validation reports it.
+ */
+export function incompleteTail(p: usize, end: usize): usize {
+  for (let i: usize = 1; i <= 3 && end - i >= p; i++) {
+    const at = end - i;
+    const b = <u32>load<u8>(at);
+    if ((b & 0xC0) == 0x80) continue;
+    if (b < 0x80) return end;
+    const info = leadInfo(b);
+    if (info == 0 || <usize>(info >> 16) < i) return end;
+    if (i >= 2) {
+      const c1 = <u32>load<u8>(at, 1);
+      if (c1 < (info & 0xFF) || c1 > ((info >> 8) & 0xFF)) return end;
+    }
+    return at;
+  }
+  return end;
+}
+
+// @ts-ignore: decorator
+@inline function putCodePoint(o: usize, cp: u32): usize {
+  if (cp < 0x10000) {
+    store<u16>(o, <u16>cp);
+    return o + 2;
+  }
+  const c = cp - 0x10000;
+  store<u32>(o, (0xD800 | (c >> 10)) | ((0xDC00 | (c & 0x3FF)) << 16));
+  return o + 4;
+}
+
+/**
+ * The WHATWG UTF-8 decoder over a complete run [p, end), writing UTF-16 at `out`. A sequence
+ * cut off by `end` is an error like any other. With `stop`, decoding stops at the first error
+ * (`errAt` holds its address); otherwise each maximal subpart becomes one U+FFFD, exactly as
+ * `TextDecoder` does. Returns the number of UTF-16 units written.
+ */
+export function decodeWhatwg(p: usize, end: usize, out: usize, stop: bool): usize {
+  let o = out;
+  errAt = 0;
+  while (p < end) {
+    const b = <u32>load<u8>(p);
+    if (b < 0x80) {
+      store<u16>(o, <u16>b);
+      o += 2;
+      p++;
+      continue;
+    }
+    const info = leadInfo(b);
+    let q = p + 1;
+    let ok = info != 0;
+    if (ok) {
+      const n = <usize>(info >> 16);
+      let cp = b & (0x7F >> <u32>n);
+      let lo = info & 0xFF, hi = (info >> 8) & 0xFF;
+      for (let k: usize = 0; k < n; k++) {
+        if (q >= end) { ok = false; break; }
+        const c = <u32>load<u8>(q);
+        if (c < lo || c > hi) { ok = false; break; }
+        lo = 0x80; hi = 0xBF;
+        cp = (cp << 6) | (c & 0x3F);
+        q++;
+      }
+      if (ok) {
+        o = putCodePoint(o, cp);
+        p = q;
+        continue;
+      }
+    }
+    // unlikely: a bad sequence [p, q); the byte at q (if any) is decoded afresh
+    if (errAt == 0) errAt = p;
+    if (stop) break;
+    store<u16>(o, 0xFFFD);
+    o += 2;
+    p = q;
+  }
+  return (o - out) >> 1;
+}
+
+/** Scalar UTF-8 → UTF-16 for a run already known to be valid. Returns units written. */
+export function transcodeScalar(p: usize, end: usize, out: usize): usize {
+  let o = out;
+  while (p < end) {
+    // Eight ASCII bytes at a time, widened with two 64-bit stores.
+    if (p + 8 <= end) {
+      const w = load<u64>(p);
+      if ((w & 0x8080808080808080) == 0) {
+        store<u64>(o, widen4(<u32>w));
+        store<u64>(o, widen4(<u32>(w >> 32)), 8);
+        p += 8;
+        o += 16;
+        continue;
+      }
+    }
+    const b = <u32>load<u8>(p);
+    if (b < 0x80) {
+      store<u16>(o, <u16>b);
+      o += 2;
+      p++;
+    } else if (b < 0xE0) {
+      store<u16>(o, <u16>(((b & 0x1F) << 6) | (<u32>load<u8>(p, 1) & 0x3F)));
+      o += 2;
+      p += 2;
+    } else if (b < 0xF0) {
+      store<u16>(o, <u16>(((b & 0x0F) << 12) | ((<u32>load<u8>(p, 1) & 0x3F) << 6) | (<u32>load<u8>(p, 2) & 0x3F)));
+      o += 2;
+      p += 3;
+    } else {
+      const cp = ((b & 0x07) << 18) | ((<u32>load<u8>(p, 1) & 0x3F) << 12)
+        | ((<u32>load<u8>(p, 2) & 0x3F) << 6) | (<u32>load<u8>(p, 3) & 0x3F);
+      o = putCodePoint(o, cp);
+      p += 4;
+    }
+  }
+  return (o - out) >> 1;
+}
+
+/** Four ASCII bytes → four UTF-16 units (zero-extends each byte to 16 bits). */
+// @ts-ignore: decorator
+@inline function widen4(x: u32): u64 {
+  const y = <u64>x;
+  return (y & 0xFF) | ((y & 0xFF00) << 8) | ((y & 0xFF0000) << 16) | ((y & 0xFF000000) << 24);
+}
+
+// ---------------------------------------------------------------------------------------------
+// SIMD (compiled only into the SIMD build)
+//
+// Validation is the lookup method of Keiser and Lemire ("Validating UTF-8 in less than one
+// instruction per byte", 2021): three 16-entry tables indexed by the high and low nibble of the
+// previous byte and the high nibble of the current byte; their AND is non-zero exactly where a
+// two-byte pattern is illegal. Bits of the table entries:
+//   0x01 TOO_SHORT   lead or ASCII followed by lead or ASCII where a continuation was due
+//   0x02 TOO_LONG    ASCII followed by a continuation
+//   0x04 OVERLONG_3  E0 80..9F
+//   0x08 TOO_LARGE   F4 90..BF, F5.. 
+//   0x10 SURROGATE   ED A0..BF
+//   0x20 OVERLONG_2  C0/C1 lead
+//   0x40 TOO_LARGE_1000 / OVERLONG_4   F5.. 80..8F / F0 80..8F
+//   0x80 TWO_CONTS   continuation after continuation (legal only inside a 3- or 4-byte sequence,
+//                    which the prev2/prev3 check below accounts for)
+
+const SCRATCH: usize = memory.data(32, 16);
+
+// @ts-ignore: decorator
+@inline function byte1High(): v128 {
+  return i8x16(0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02,
+    -128, -128, -128, -128, 0x21, 0x01, 0x15, 0x49);
+}
+// @ts-ignore: decorator
+@inline function byte1Low(): v128 {
+  return i8x16(-25 /* E7 */, -93 /* A3 */, -125 /* 83 */, -125, -117 /* 8B */, -53 /* CB */, -53, -53,
+    -53, -53, -53, -53, -53, -37 /* DB */, -53, -53);
+}
+// @ts-ignore: decorator
+@inline function byte2High(): v128 {
+  return i8x16(0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01,
+    -26 /* E6 */, -82 /* AE */, -70 /* BA */, -70, 0x01, 0x01, 0x01, 0x01);
+}
+
+/** Error bits for the 16 bytes of `input`, given the 16 bytes before them. */
+// @ts-ignore: decorator
+@inline function checkBlock(input: v128, prev: v128): v128 {
+  const prev1 = i8x16.shuffle(prev, input, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+  const prev2 = i8x16.shuffle(prev, input, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
+  const prev3 = i8x16.shuffle(prev, input, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28);
+  const nib = i8x16.splat(0x0F);
+  const special = v128.and(
+    v128.and(
+      i8x16.swizzle(byte1High(), i8x16.shr_u(prev1, 4)),
+      i8x16.swizzle(byte1Low(), v128.and(prev1, nib))),
+    i8x16.swizzle(byte2High(), i8x16.shr_u(input, 4)));
+  // 0x80 where a continuation is required: two bytes after a 3/4-byte lead, three after a 4-byte lead.
+  const must23 = v128.or(
+    i8x16.sub_sat_u(prev2, i8x16.splat(<i8>(0xE0 - 0x80))),
+    i8x16.sub_sat_u(prev3, i8x16.splat(<i8>(0xF0 - 0x80))));
+  return v128.xor(v128.and(must23, i8x16.splat(-128)), special);
+}
+
+/** Non-zero lanes where the block ends inside a sequence (lead in the last 1, 2 or 3 bytes). */
+// @ts-ignore: decorator
+@inline function incompleteAtEnd(input: v128): v128 {
+  return i8x16.sub_sat_u(input, i8x16(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -17 /* EF */, -33 /* DF */, -65 /* BF */));
+}
+
+function validSimd(p: usize, end: usize): bool {
+  let err = i8x16.splat(0);
+  let prev = i8x16.splat(0);
+  let prevIncomplete = i8x16.splat(0);
+  let seen = i8x16.splat(0);
+  while (p + 64 <= end) {
+    const a = v128.load(p), b = v128.load(p, 16), c = v128.load(p, 32), d = v128.load(p, 48);
+    const any = v128.or(v128.or(a, b), v128.or(c, d));
+    if (i8x16.bitmask(any) == 0) {
+      err = v128.or(err, prevIncomplete);
+      prevIncomplete = i8x16.splat(0);
+    } else {
+      seen = v128.or(seen, any);
+      err = v128.or(err, checkBlock(a, prev));
+      err = v128.or(err, checkBlock(b, a));
+      err = v128.or(err, checkBlock(c, b));
+      err = v128.or(err, checkBlock(d, c));
+      prevIncomplete = incompleteAtEnd(d);
+    }
+    prev = d;
+    p += 64;
+  }
+  while (p + 16 <= end) {
+    const a = v128.load(p);
+    if (i8x16.bitmask(a) == 0) {
+      err = v128.or(err, prevIncomplete);
+      prevIncomplete = i8x16.splat(0);
+    } else {
+      seen = v128.or(seen, a);
+      err = v128.or(err, checkBlock(a, prev));
+      prevIncomplete = incompleteAtEnd(a);
+    }
+    prev = a;
+    p += 16;
+  }
+  if (p < end) {
+    // The last partial block, padded with zeros: a sequence cut off by `end` meets an ASCII byte.
+    v128.store(SCRATCH, i8x16.splat(0));
+    memory.copy(SCRATCH, p, end - p);
+    const a = v128.load(SCRATCH);
+    seen = v128.or(seen, a);
+    err = v128.or(err, checkBlock(a, prev));
+    prevIncomplete = i8x16.splat(0);
+  }
+  err = v128.or(err, prevIncomplete);
+  runAscii = i8x16.bitmask(seen) == 0;
+  return !v128.any_true(err);
+}
+
+/** SIMD UTF-8 → UTF-16 for a valid run: whole blocks of ASCII, of 3-byte or of 4-byte characters
+ *  go through shuffles; anything else takes the scalar path one character at a time. */
+function transcodeSimd(p: usize, end: usize, out: usize): usize {
+  let o = out;
+  const cont = i8x16.splat(-128);    // 0x80
+  const hi2 = i8x16.splat(-64);      // 0xC0
+  while (p + 16 <= end) {
+    const v = v128.load(p);
+    const m = i8x16.bitmask(v);
+    if (m == 0) {
+      v128.store(o, i16x8.extend_low_i8x16_u(v));
+      v128.store(o, i16x8.extend_high_i8x16_u(v), 16);
+      p += 16;
+      o += 32;
+      continue;
+    }
+    const conts = i8x16.bitmask(i8x16.eq(v128.and(v, hi2), cont));
+    if ((conts & 0xFFF) == 0b110110110110 && (m & 0xFFF) == 0xFFF
+      && (i8x16.bitmask(i8x16.eq(v128.and(v, i8x16.splat(-16)), i8x16.splat(-32))) & 0x249) == 0x249) {
+      // Four 3-byte characters in bytes 0..11: lanes [b2, b1, b0, 0].
+      const x = i8x16.swizzle(v, i8x16(2, 1, 0, -1, 5, 4, 3, -1, 8, 7, 6, -1, 11, 10, 9, -1));
+      const cp = v128.or(v128.or(
+        v128.and(x, i32x4.splat(0x3F)),
+        v128.and(i32x4.shr_u(x, 2), i32x4.splat(0xFC0))),
+        v128.and(i32x4.shr_u(x, 4), i32x4.splat(0xF000)));
+      v128.store64_lane(o, i16x8.narrow_i32x4_u(cp, cp), 0);
+      p += 12;
+      o += 8;
+      continue;
+    }
+    if (conts == 0b1110111011101110
+      && (i8x16.bitmask(i8x16.eq(v128.and(v, i8x16.splat(-8)), i8x16.splat(-16))) & 0x1111) == 0x1111) {
+      // Four 4-byte characters: lanes [b3, b2, b1, b0] → surrogate pairs.
+      const x = i8x16.swizzle(v, i8x16(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
+      const cp = v128.or(v128.or(
+        v128.and(x, i32x4.splat(0x3F)),
+        v128.and(i32x4.shr_u(x, 2), i32x4.splat(0xFC0))), v128.or(
+        v128.and(i32x4.shr_u(x, 4), i32x4.splat(0x3F000)),
+        v128.and(i32x4.shr_u(x, 6), i32x4.splat(0x1C0000))));
+      const c = i32x4.sub(cp, i32x4.splat(0x10000));
+      const pair = v128.or(
+        v128.or(i32x4.shr_u(c, 10), i32x4.splat(0xD800)),
+        i32x4.shl(v128.or(v128.and(c, i32x4.splat(0x3FF)), i32x4.splat(0xDC00)), 16));
+      v128.store(o, pair);
+      p += 16;
+      o += 16;
+      continue;
+    }
+    if (conts == 0b1010101010101010
+      && (i8x16.bitmask(i8x16.eq(v128.and(v, i8x16.splat(-32)), hi2)) & 0x5555) == 0x5555) {
+      // Eight 2-byte characters: lanes [b1, b0].
+      const x = i8x16.swizzle(v, i8x16(1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14));
+      const cp = v128.or(
+        v128.and(x, i16x8.splat(0x3F)),
+        v128.and(i16x8.shr_u(x, 2), i16x8.splat(0x7C0)));
+      v128.store(o, cp);
+      p += 16;
+      o += 16;
+      continue;
+    }
+    // Mixed block: the ASCII bytes before the first non-ASCII one, widened in one go, then one
+    // character by the scalar path.
+    const ascii = <usize>ctz(m);
+    if (ascii != 0) {
+      v128.store(o, i16x8.extend_low_i8x16_u(v));
+      v128.store(o, i16x8.extend_high_i8x16_u(v), 16);
+      p += ascii;
+      o += ascii << 1;
+    }
+    const b = <u32>load<u8>(p);
+    if (b < 0xE0) {
+      store<u16>(o, <u16>(((b & 0x1F) << 6) | (<u32>load<u8>(p, 1) & 0x3F)));
+      o += 2;
+      p += 2;
+    } else if (b < 0xF0) {
+      store<u16>(o, <u16>(((b & 0x0F) << 12) | ((<u32>load<u8>(p, 1) & 0x3F) << 6) | (<u32>load<u8>(p, 2) & 0x3F)));
+      o += 2;
+      p += 3;
+    } else {
+      const cp = ((b & 0x07) << 18) | ((<u32>load<u8>(p, 1) & 0x3F) << 12)
+        | ((<u32>load<u8>(p, 2) & 0x3F) << 6) | (<u32>load<u8>(p, 3) & 0x3F);
+      o = putCodePoint(o, cp);
+      p += 4;
+    }
+  }
+  return ((o - out) >> 1) + transcodeScalar(p, end, o);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The kernels the streams use
+
+/** True when [p, end) is valid and complete UTF-8; sets `runAscii`. */
+export function validate(p: usize, end: usize): bool {
+  if (ASC_FEATURE_SIMD) return validSimd(p, end);
+  return firstErrorScalar(p, end) == 0;
+}
+
+/** UTF-8 → UTF-16 of a valid run. Returns units written at `out`. */
+export function transcode(p: usize, end: usize, out: usize): usize {
+  if (ASC_FEATURE_SIMD) return transcodeSimd(p, end, out);
+  return transcodeScalar(p, end, out);
+}

@@ -1,0 +1,195 @@
+// Layer 1: incremental strict UTF-8. The core validates carry + chunk and transcodes; this file
+// turns its result record into strings and errors.
+import { Utf8DecodeError } from './errors.js';
+import {
+  type Core, F_FATAL, F_IGNORE_BOM, K_ERROR, M_VALIDATE, expectBytes, getCore, stateRegistry,
+} from './wasm.js';
+
+/** Options of {@link Utf8Decoder}, {@link Utf8Validator} and {@link Utf8DecoderStream}. */
+export interface Utf8DecoderOptions {
+  /**
+   * Strict decoding: invalid or truncated UTF-8 throws {@link Utf8DecodeError} with the absolute
+   * byte offset. With `false`, each maximal bad subpart becomes U+FFFD exactly as `TextDecoder` does.
+   * @defaultValue true
+   */
+  fatal?: boolean;
+  /**
+   * Keep a leading byte order mark (U+FEFF) as text. By default one leading BOM per stream is dropped.
+   * @defaultValue false
+   */
+  ignoreBOM?: boolean;
+}
+
+/** The longest Uint8Array slice decoded in one call to the core; larger chunks go in pieces. */
+function pieces(core: Core, chunk: Uint8Array): Uint8Array[] | null {
+  return chunk.length <= core.inCap ? null : Array.from({ length: Math.ceil(chunk.length / core.inCap) },
+    (_, i) => chunk.subarray(i * core.inCap, (i + 1) * core.inCap));
+}
+
+/**
+ * A UTF-8 stream: the shared core's state record for it (the ≤3-byte carry and flags), the byte
+ * count, and the error that stopped it. Base of the decoder and the validator.
+ */
+abstract class Utf8Stream {
+  readonly encoding = 'utf-8' as const;
+  readonly fatal: boolean;
+  readonly ignoreBOM: boolean;
+  /** Bytes consumed since the stream began. */
+  bytesIn = 0;
+  protected readonly core: Core;
+  protected readonly st: number;
+  protected failure: Utf8DecodeError | null = null;
+
+  constructor(options: Utf8DecoderOptions | undefined) {
+    if (options !== undefined && (options === null || typeof options !== 'object')) {
+      throw new TypeError(`Utf8Decoder options must be an object, got ${options === null ? 'null' : typeof options}`);
+    }
+    this.fatal = options?.fatal ?? true;
+    this.ignoreBOM = options?.ignoreBOM ?? false;
+    this.core = getCore();
+    this.st = this.core.x.utf8New((this.fatal ? F_FATAL : 0) | (this.ignoreBOM ? F_IGNORE_BOM : 0));
+    stateRegistry?.register(this, this.st, this);
+  }
+
+  /** The held-back incomplete tail, 0..3 bytes. */
+  get pendingBytes(): number {
+    return this.failure ? 0 : this.core.x.utf8Pending(this.st);
+  }
+
+  /** Starts a new stream: drops held bytes and a previous error; the BOM is looked for again. */
+  reset(): void {
+    this.core.x.utf8Reset(this.st);
+    this.bytesIn = 0;
+    this.failure = null;
+  }
+
+  /** Decodes one piece that fits the input window; `before` is text this call already produced. */
+  protected piece(chunk: Uint8Array, mode: number, before: string): string {
+    const core = this.core;
+    core.sync();
+    core.u8.set(chunk, core.inPtr);
+    const kind = core.x.utf8Push(this.st, chunk.length, mode);
+    const text = core.text(kind);
+    if (kind & K_ERROR) {
+      const rel = core.word(3);
+      const end = Math.min(4, chunk.length - rel);
+      this.failure = new Utf8DecodeError('ERR_INVALID_UTF8', this.bytesIn + rel, before + text, core.bytesAt(rel, Math.max(1, end)));
+      this.bytesIn += chunk.length;
+      throw this.failure;
+    }
+    this.bytesIn += chunk.length;
+    return text;
+  }
+
+  protected run(chunk: Uint8Array, mode: number, where: string): string {
+    expectBytes(chunk, where);
+    if (this.failure) throw this.failure;
+    const parts = pieces(this.core, chunk);
+    if (parts === null) return this.piece(chunk, mode, '');
+    let text = '';
+    for (const p of parts) text += this.piece(p, mode, text);
+    return text;
+  }
+
+  /** Ends the stream: the held tail is an error (strict) or one U+FFFD; then a new stream begins. */
+  protected end(): string {
+    if (this.failure) throw this.failure;
+    const pending = this.core.x.utf8Pending(this.st);
+    let rest = '';
+    if (pending !== 0) {
+      if (this.fatal) {
+        this.core.sync();
+        const bytes = this.core.u8.slice(this.st, this.st + pending);
+        this.failure = new Utf8DecodeError('ERR_TRUNCATED_UTF8', this.bytesIn - pending, '', bytes);
+        this.core.x.utf8Reset(this.st);
+        throw this.failure;
+      }
+      rest = '\uFFFD';
+    }
+    this.core.x.utf8Reset(this.st);
+    this.bytesIn = 0;
+    return rest;
+  }
+}
+
+/**
+ * Incremental UTF-8 decoding with a carry of at most 3 bytes between chunks.
+ *
+ * Strict by default: invalid input throws {@link Utf8DecodeError} (code, absolute offset, and the
+ * text this call decoded before the bad sequence), and the decoder keeps throwing it until
+ * `reset()`. With `fatal: false` the output equals `TextDecoder`'s with `stream: true`, character
+ * for character, for every chunking.
+ */
+export class Utf8Decoder extends Utf8Stream {
+  private continuing = false;
+
+  constructor(options?: Utf8DecoderOptions) {
+    super(options);
+  }
+
+  /** All text that is complete so far; an incomplete tail (≤3 bytes) is held back. */
+  push(chunk: Uint8Array): string {
+    return this.run(chunk, this.core.textMode, 'Utf8Decoder.push()');
+  }
+
+  /** End of stream: the rest (U+FFFD for a held tail when not strict), then a new stream begins. */
+  flush(): string {
+    return this.end();
+  }
+
+  /** `TextDecoder.decode` semantics: with `stream: true` like push, else push + flush. */
+  decode(input?: AllowSharedBufferSource, options?: { stream?: boolean }): string {
+    if (!this.continuing) this.reset();
+    const stream = options?.stream === true;
+    this.continuing = stream;
+    let text = '';
+    if (input !== undefined) text = this.push(asBytes(input));
+    return stream ? text : text + this.flush();
+  }
+}
+
+/**
+ * Strict UTF-8 validation of a stream without building any string: for gateways that forward
+ * bytes. Throws {@link Utf8DecodeError} like a strict {@link Utf8Decoder}.
+ */
+export class Utf8Validator extends Utf8Stream {
+  constructor(options?: { ignoreBOM?: boolean }) {
+    super({ fatal: true, ignoreBOM: options?.ignoreBOM ?? true });
+  }
+
+  /** Validates the chunk (an incomplete tail is held for the next one). */
+  push(chunk: Uint8Array): void {
+    this.run(chunk, M_VALIDATE, 'Utf8Validator.push()');
+  }
+
+  /** End of stream: throws `ERR_TRUNCATED_UTF8` if a character was left incomplete. */
+  flush(): void {
+    this.end();
+  }
+}
+
+function asBytes(input: AllowSharedBufferSource): Uint8Array {
+  if (input instanceof Uint8Array) return input;
+  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer)) {
+    return new Uint8Array(input);
+  }
+  throw new TypeError(`Utf8Decoder.decode() expects an ArrayBuffer or an ArrayBuffer view, got ${input === null ? 'null' : typeof input}`);
+}
+
+/** Like `TextDecoderStream`: bytes in, strings out, strict by default. */
+export class Utf8DecoderStream extends TransformStream<AllowSharedBufferSource, string> {
+  constructor(options?: Utf8DecoderOptions) {
+    const decoder = new Utf8Decoder(options);
+    super({
+      transform(chunk, controller) {
+        const text = decoder.push(asBytes(chunk));
+        if (text !== '') controller.enqueue(text);
+      },
+      flush(controller) {
+        const text = decoder.flush();
+        if (text !== '') controller.enqueue(text);
+      },
+    });
+  }
+}

@@ -1,0 +1,185 @@
+// The typed glue over the core's raw exports: one instance per realm, created synchronously on
+// first use, its windows and views cached, and the fastest string routes this runtime offers.
+import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from './generated/wasm-binaries.js';
+
+/** The raw exports of assembly/index.ts. Addresses and lengths are byte counts (i32). */
+export interface CoreExports {
+  readonly memory: WebAssembly.Memory;
+  inPtr(): number;
+  inCap(): number;
+  outPtr(): number;
+  outCap(): number;
+  resPtr(): number;
+  simd(): number;
+  stateFree(st: number): void;
+  utf8New(flags: number): number;
+  utf8Push(st: number, len: number, mode: number): number;
+  utf8Pending(st: number): number;
+  utf8Reset(st: number): void;
+}
+
+/** Result kinds (mirrors assembly/decoder.ts). */
+export const K_LATIN1 = 0;
+export const K_UTF16 = 1;
+export const K_UTF8 = 2;
+export const K_ERROR = 4;
+/** Push modes. */
+export const M_UTF8_OUT = 1;
+export const M_VALIDATE = 2;
+/** State flags (mirrors assembly/carry.ts). */
+export const F_FATAL = 1;
+export const F_IGNORE_BOM = 2;
+
+export type Backend = 'simd' | 'scalar';
+
+interface NodeBuffer extends Uint8Array {
+  latin1Slice(start: number, end: number): string;
+  ucs2Slice(start: number, end: number): string;
+}
+interface NodeBufferCtor {
+  from(ab: ArrayBuffer): NodeBuffer;
+  prototype: NodeBuffer;
+}
+
+function base64Bytes(b64: string): Uint8Array {
+  const B = (globalThis as { Buffer?: { from(s: string, enc: string): Uint8Array } }).Buffer;
+  if (B) return new Uint8Array(B.from(b64, 'base64'));
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+function requestedBackend(): Backend | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  const v = env?.SEAM_WASM;
+  if (v === undefined || v === '') return undefined;
+  if (v !== 'simd' && v !== 'scalar') throw new TypeError(`SEAM_WASM must be "simd" or "scalar", got ${JSON.stringify(v)}`);
+  return v;
+}
+
+const utf8Text = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * The shared instance. Views over its memory are cached; a memory growth (only the heap grows,
+ * when arenas need room) detaches them, which `sync()` notices by their zero length.
+ */
+export class Core {
+  readonly x: CoreExports;
+  readonly backend: Backend;
+  readonly inPtr: number;
+  readonly inCap: number;
+  readonly outPtr: number;
+  /** Index of the result record in `i32`. */
+  readonly res: number;
+  /** Push mode for text: UTF-16 copies where the runtime has them, else UTF-8 for TextDecoder. */
+  readonly textMode: number;
+  u8!: Uint8Array;
+  i32!: Int32Array;
+  private nodeBuf: NodeBuffer | null = null;
+  private readonly NodeBuffer: NodeBufferCtor | null;
+
+  constructor(backend: Backend) {
+    const bytes = base64Bytes(backend === 'simd' ? SIMD_WASM_BASE64 : SCALAR_WASM_BASE64);
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes as BufferSource), {});
+    this.x = instance.exports as unknown as CoreExports;
+    this.backend = backend;
+    this.inPtr = this.x.inPtr();
+    this.inCap = this.x.inCap();
+    this.outPtr = this.x.outPtr();
+    this.res = this.x.resPtr() >> 2;
+    const B = (globalThis as { Buffer?: NodeBufferCtor }).Buffer;
+    this.NodeBuffer = B && typeof B.prototype.latin1Slice === 'function' && typeof B.prototype.ucs2Slice === 'function' ? B : null;
+    this.textMode = this.NodeBuffer ? 0 : M_UTF8_OUT;
+    // Grow once up front so that the first streams do not detach the views.
+    this.x.memory.grow(16);
+    this.sync();
+  }
+
+  /** Re-creates the views after a memory growth. Cheap when nothing changed. */
+  sync(): void {
+    if (this.u8 !== undefined && this.u8.length !== 0) return;
+    const ab = this.x.memory.buffer as ArrayBuffer;
+    this.u8 = new Uint8Array(ab);
+    this.i32 = new Int32Array(ab);
+    this.nodeBuf = this.NodeBuffer ? this.NodeBuffer.from(ab) : null;
+  }
+
+  /** ASCII bytes at [ptr, ptr + len) as a string. */
+  latin1(ptr: number, len: number): string {
+    if (len === 0) return '';
+    if (this.nodeBuf) return this.nodeBuf.latin1Slice(ptr, ptr + len);
+    return utf8Text.decode(this.u8.subarray(ptr, ptr + len));
+  }
+
+  /** UTF-16 units at [ptr, ptr + 2·units) as a string. */
+  utf16(ptr: number, units: number): string {
+    if (units === 0) return '';
+    if (this.nodeBuf) return this.nodeBuf.ucs2Slice(ptr, ptr + 2 * units);
+    let s = '';
+    const u16 = new Uint16Array(this.u8.buffer, ptr, units);
+    for (let i = 0; i < units; i += 8192) s += String.fromCharCode.apply(null, u16.subarray(i, i + 8192) as unknown as number[]);
+    return s;
+  }
+
+  /** UTF-8 bytes at [ptr, ptr + len) (validated, or to be replaced as TextDecoder does). */
+  utf8(ptr: number, len: number): string {
+    if (len === 0) return '';
+    return utf8Text.decode(this.u8.subarray(ptr, ptr + len));
+  }
+
+  /** The text the last call reported in the result record. */
+  text(kind: number): string {
+    const i32 = this.i32;
+    const ptr = i32[this.res + 1];
+    const len = i32[this.res + 2];
+    switch (kind & 3) {
+      case K_LATIN1: return this.latin1(ptr, len);
+      case K_UTF16: return this.utf16(ptr, len);
+      default: return this.utf8(ptr, len);
+    }
+  }
+
+  /** Result word `i` of the last call. */
+  word(i: number): number {
+    return this.i32[this.res + i];
+  }
+
+  /** Up to `n` bytes at the input window + `rel` (rel may be negative: carried bytes). */
+  bytesAt(rel: number, n: number): Uint8Array {
+    const p = this.inPtr + rel;
+    return this.u8.slice(p, p + n);
+  }
+}
+
+let core: Core | undefined;
+
+/** The realm's core, instantiated synchronously on first use. */
+export function getCore(): Core {
+  if (core !== undefined) return core;
+  const want = requestedBackend();
+  const simdOk = WebAssembly.validate(base64Bytes(SIMD_WASM_BASE64) as BufferSource);
+  if (want === 'simd' && !simdOk) throw new Error('SEAM_WASM=simd, but this runtime does not validate the SIMD build');
+  core = new Core(want ?? (simdOk ? 'simd' : 'scalar'));
+  return core;
+}
+
+/** Which build of the core this realm runs: `'simd'`, or `'scalar'` where SIMD does not validate. */
+export function wasmBackend(): Backend {
+  return getCore().backend;
+}
+
+/** Frees state records of decoders that were collected without `reset()`/`dispose()`. */
+export const stateRegistry: FinalizationRegistry<number> | null =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<number>((st) => { core?.x.stateFree(st); })
+    : null;
+
+/** Throws a TypeError unless `chunk` is a Uint8Array (a Node Buffer is one). */
+export function expectBytes(chunk: unknown, where: string): asserts chunk is Uint8Array {
+  if (!(chunk instanceof Uint8Array)) {
+    const got = chunk === null ? 'null' : Array.isArray(chunk) ? 'an array' : typeof chunk === 'string' ? 'a string' : typeof chunk;
+    const hint = typeof chunk === 'string' ? ' Encode it first (new TextEncoder().encode(text)), or skip decoding: it is already text.' : '';
+    throw new TypeError(`${where} expects a Uint8Array (or Buffer) of bytes, got ${got}.${hint}`);
+  }
+}
