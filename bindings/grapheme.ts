@@ -1,0 +1,277 @@
+// Extended grapheme clusters (UAX #29, Unicode 17.0) without Intl.Segmenter: Intl.Segmenter's
+// Unicode version differs between runtimes, and on Node 20 every segment object copies the whole
+// input, so long strings are quadratic.
+//
+// The rules need the left context and exactly one code point after a boundary, so an incremental
+// committer that holds back only the last cluster is exact.
+
+import { STAGE1_BASE64, STAGE1_WIDE, STAGE2_BASE64, TABLE_SHIFT } from './generated/unicode-tables.js';
+import { TextRangeError } from './text-errors.js';
+
+// ---- property table ----------------------------------------------------------------------------
+// One byte per code point; layout documented in scripts/gen-unicode-tables.mjs.
+
+/** @internal Grapheme_Cluster_Break values (bits 0-3 of a property byte). */
+export const enum Gcb {
+  Other = 0, CR = 1, LF = 2, Control = 3, Extend = 4, ZWJ = 5, RI = 6, Prepend = 7,
+  SpacingMark = 8, L = 9, V = 10, T = 11, LV = 12, LVT = 13,
+  /** Not a property value: the state before the first code point (GB1). */
+  Start = 15,
+}
+/** @internal Property byte bits. */
+export const enum Prop {
+  GcbMask = 0x0f,
+  InCBMask = 0x30, InCBConsonant = 0x10, InCBLinker = 0x20, InCBExtend = 0x30,
+  ExtPict = 0x40,
+  /** Set unless the code point is an NFC-stable starter (ccc = 0 and NFC_Quick_Check = Yes). */
+  NfcUnstable = 0x80,
+}
+
+function decodeBase64(b64: string): Uint8Array {
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+const STAGE2 = decodeBase64(STAGE2_BASE64);
+const STAGE1: Uint8Array | Uint16Array = (() => {
+  const bytes = decodeBase64(STAGE1_BASE64);
+  if (!STAGE1_WIDE) return bytes;
+  const out = new Uint16Array(bytes.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = bytes[2 * i] | (bytes[2 * i + 1] << 8);
+  return out;
+})();
+const MASK = (1 << TABLE_SHIFT) - 1;
+
+/**
+ * @internal The BMP expanded to one flat 64 KiB array: one load per UTF-16 unit on the hot path
+ * instead of two dependent loads.
+ */
+export const BMP: Uint8Array = (() => {
+  const out = new Uint8Array(0x10000);
+  for (let cp = 0; cp < 0x10000; cp++) out[cp] = STAGE2[(STAGE1[cp >> TABLE_SHIFT] << TABLE_SHIFT) | (cp & MASK)];
+  return out;
+})();
+
+/** @internal The property byte of any code point (0..0x10FFFF). */
+export function propOf(cp: number): number {
+  return cp < 0x10000 ? BMP[cp] : STAGE2[(STAGE1[cp >> TABLE_SHIFT] << TABLE_SHIFT) | (cp & MASK)];
+}
+
+// ---- the rule machine --------------------------------------------------------------------------
+// State is one small integer so it lives in a register:
+//   bits 0-3  Grapheme_Cluster_Break of the previous code point (Gcb.Start before the first)
+//   bits 4-5  GB11: 0 none, 1 ExtPict Extend*, 2 ExtPict Extend* ZWJ
+//   bits 6-7  GB9c: 0 none, 1 Consonant [Extend|Linker]* without a Linker yet, 2 with a Linker
+//   bit  8    GB12/13: the run of Regional_Indicators ending at the previous code point is odd
+//   bit  9    output only: there is a boundary before the code point just stepped over
+
+/** @internal */
+export const START_STATE = Gcb.Start;
+/** @internal Set in the value returned by {@link step} when a boundary precedes the code point. */
+export const BREAK = 0x200;
+const PICT = 0x10, PICT_ZWJ = 0x20, EMOJI_MASK = 0x30;
+const CONS = 0x40, CONS_LINKER = 0x80, INCB_MASK = 0xc0;
+const RI_ODD = 0x100;
+
+/**
+ * @internal Advances the rule machine over one code point with property byte `p`. Returns the new
+ * state, with {@link BREAK} set when there is an extended grapheme cluster boundary before it.
+ */
+export function step(state: number, p: number): number {
+  const prev = state & 15;
+  const cls = p & Prop.GcbMask;
+  let brk: boolean;
+  if (prev === Gcb.CR) brk = cls !== Gcb.LF; // GB3, GB4
+  else if (prev === Gcb.LF || prev === Gcb.Control || prev === Gcb.Start) brk = true; // GB1, GB4
+  else if (cls === Gcb.CR || cls === Gcb.LF || cls === Gcb.Control) brk = true; // GB5
+  else if (cls === Gcb.Extend || cls === Gcb.ZWJ || cls === Gcb.SpacingMark || prev === Gcb.Prepend) brk = false; // GB9, GB9a, GB9b
+  else if (prev === Gcb.L) brk = !(cls === Gcb.L || cls === Gcb.V || cls === Gcb.LV || cls === Gcb.LVT); // GB6
+  else if (prev === Gcb.LV || prev === Gcb.V) brk = !(cls === Gcb.V || cls === Gcb.T); // GB7
+  else if (prev === Gcb.LVT || prev === Gcb.T) brk = cls !== Gcb.T; // GB8
+  else if ((p & Prop.InCBMask) === Prop.InCBConsonant && (state & INCB_MASK) === CONS_LINKER) brk = false; // GB9c
+  else if ((p & Prop.ExtPict) !== 0 && (state & EMOJI_MASK) === PICT_ZWJ) brk = false; // GB11
+  else if (cls === Gcb.RI && prev === Gcb.RI) brk = (state & RI_ODD) === 0; // GB12, GB13
+  else brk = true; // GB999
+
+  let next = cls;
+  // GB11 context
+  if ((p & Prop.ExtPict) !== 0) next |= PICT;
+  else if ((state & EMOJI_MASK) === PICT) {
+    if (cls === Gcb.Extend) next |= PICT;
+    else if (cls === Gcb.ZWJ) next |= PICT_ZWJ;
+  }
+  // GB9c context
+  const incb = p & Prop.InCBMask;
+  if (incb === Prop.InCBConsonant) next |= CONS;
+  else if ((state & INCB_MASK) !== 0) {
+    if (incb === Prop.InCBLinker) next |= CONS_LINKER;
+    else if (incb === Prop.InCBExtend) next |= state & INCB_MASK;
+  }
+  // GB12/13 context
+  if (cls === Gcb.RI && !(prev === Gcb.RI && (state & RI_ODD) !== 0)) next |= RI_ODD;
+  return brk ? next | BREAK : next;
+}
+
+/** @internal Number of extended grapheme clusters in `s` (lone surrogates count as code points). */
+export function countGraphemes(s: string): number {
+  let st = START_STATE;
+  let n = 0;
+  const len = s.length;
+  for (let i = 0; i < len; i++) {
+    let cp = s.charCodeAt(i);
+    if (cp < 0x7f && cp >= 0x20 && st === Gcb.Other) {
+      // Printable ASCII after a plain Other: always a boundary, and the state stays plain Other.
+      n++;
+      continue;
+    }
+    if ((cp & 0xfc00) === 0xd800 && i + 1 < len) {
+      const lo = s.charCodeAt(i + 1);
+      if ((lo & 0xfc00) === 0xdc00) {
+        cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
+        i++;
+      }
+    }
+    st = step(st, propOf(cp));
+    if (st & BREAK) {
+      n++;
+      st ^= BREAK;
+    }
+  }
+  return n;
+}
+
+// ---- GraphemeCommitter -------------------------------------------------------------------------
+
+/** Default {@link GraphemeCommitterOptions.maxPendingBytes}: 64 KiB. */
+export const DEFAULT_MAX_PENDING_BYTES = 64 * 1024;
+
+/** Options for {@link GraphemeCommitter}. */
+export interface GraphemeCommitterOptions {
+  /**
+   * The most UTF-8 bytes of text the committer holds back while it waits for the end of a
+   * cluster. A cluster that grows past it (say, 10,000 combining marks) is committed anyway, cut
+   * inside the cluster, and {@link GraphemeCommitter.forcedCommits} counts it; no text is ever
+   * dropped. The rule machine keeps its state across the cut, so later boundaries stay exact. A
+   * trailing lone high surrogate (≤ 3 bytes) may be held on top of the limit.
+   * @defaultValue 65536 (64 KiB)
+   */
+  maxPendingBytes?: number;
+}
+
+/** @internal */
+export function checkMaxPendingBytes(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_PENDING_BYTES;
+  if (typeof value !== 'number' || !(value >= 1) || (value !== Infinity && !Number.isInteger(value))) {
+    throw new TextRangeError('ERR_INVALID_OPTION', `maxPendingBytes must be a positive integer or Infinity, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Commits text only at final extended grapheme cluster boundaries (UAX #29, Unicode 17.0 on every
+ * runtime), for a model's text deltas that can end inside an emoji ZWJ sequence, a flag, a Hangul
+ * syllable, an Indic conjunct or between a letter and its combining accent.
+ *
+ * A boundary is final once the code point after it is known, so `push` returns everything up to
+ * the last boundary in the text seen so far and holds back only the last cluster.
+ *
+ * Surrogates: a delta that ends in a high surrogate holds it until its pair arrives. Unpaired
+ * surrogates are passed through unchanged as single code points of Grapheme_Cluster_Break Other
+ * (as the UCD assigns them); a lone high surrogate still held at {@link flush} is returned as is.
+ */
+export class GraphemeCommitter {
+  /** The byte limit of the hold-back, from the options. */
+  readonly maxPendingBytes: number;
+  #held = '';
+  /** Index in #held of the first code unit the rule machine has not stepped over (a lone high surrogate). */
+  #scan = 0;
+  #heldBytes = 0;
+  #state = START_STATE;
+  #forced = 0;
+
+  constructor(options?: GraphemeCommitterOptions) {
+    this.maxPendingBytes = checkMaxPendingBytes(options?.maxPendingBytes);
+  }
+
+  /** Text held back: the last, possibly incomplete, cluster. */
+  get pending(): string {
+    return this.#held;
+  }
+
+  /** How many times the hold-back passed `maxPendingBytes` and was committed inside a cluster. */
+  get forcedCommits(): number {
+    return this.#forced;
+  }
+
+  /** Adds a delta; returns the longest prefix of the text so far that ends on a final boundary and has not been returned yet. */
+  push(text: string): string {
+    if (text.length === 0) return '';
+    const s = this.#held.length === 0 ? text : this.#held + text;
+    const n = s.length;
+    const max = this.maxPendingBytes;
+    let st = this.#state;
+    let i = this.#scan;
+    let cut = 0;
+    let bytes = this.#heldBytes;
+    while (i < n) {
+      let cp = s.charCodeAt(i);
+      if (cp < 0x7f && cp >= 0x20 && st === Gcb.Other) {
+        // ASCII fast path: printable ASCII after a plain Other is always a boundary and leaves
+        // the state plain Other (no ExtPict, InCB or RI context).
+        cut = i++;
+        bytes = 1;
+        continue;
+      }
+      let w = 1;
+      if ((cp & 0xfc00) === 0xd800) {
+        if (i + 1 === n) break; // a lone high surrogate at the end: wait for its pair
+        const lo = s.charCodeAt(i + 1);
+        if ((lo & 0xfc00) === 0xdc00) {
+          cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
+          w = 2;
+        }
+      }
+      st = step(st, cp < 0x10000 ? BMP[cp] : propOf(cp));
+      if (st & BREAK) {
+        st ^= BREAK;
+        cut = i;
+        bytes = 0;
+      }
+      bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : w === 2 ? 4 : 3;
+      i += w;
+      if (bytes > max) {
+        // Runaway cluster: commit inside it (documented on maxPendingBytes).
+        cut = i;
+        bytes = 0;
+        this.#forced++;
+      }
+    }
+    this.#state = st;
+    this.#heldBytes = bytes;
+    if (cut === 0) {
+      this.#held = s;
+      this.#scan = i;
+      return '';
+    }
+    this.#held = cut === n ? '' : s.slice(cut);
+    this.#scan = i - cut;
+    return s.slice(0, cut);
+  }
+
+  /** End of stream: returns everything still held and resets for a new stream. */
+  flush(): string {
+    const out = this.#held;
+    this.reset();
+    return out;
+  }
+
+  /** Drops held text and state, for a new stream. `forcedCommits` keeps counting. */
+  reset(): void {
+    this.#held = '';
+    this.#scan = 0;
+    this.#heldBytes = 0;
+    this.#state = START_STATE;
+  }
+}
