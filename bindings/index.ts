@@ -8,5 +8,10 @@ export { wasmBackend, type Backend } from './wasm.js';
 // Layer 2: frames (lines, NDJSON, Server-Sent Events)
 
 // Layer 3: text (graphemes, NFC, finishing)
+export { GraphemeCommitter, DEFAULT_MAX_PENDING_BYTES, type GraphemeCommitterOptions } from './grapheme.js';
+export { NfcCommitter, type NfcCommitterOptions } from './nfc.js';
+export { TextAssembler, DEFAULT_MAX_TEXT_BYTES, type TextAssemblerOptions, type FinalReport } from './assembler.js';
+export { countText, convertOffset, type OffsetUnit, type TextCounts } from './text.js';
+export { TextRangeError, type TextRangeErrorCode } from './text-errors.js';
 
 // Streams

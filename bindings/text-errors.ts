@@ -11,9 +11,11 @@ export type TextRangeErrorCode =
   /** The unit is not one of `'utf8'`, `'utf16'`, `'codePoint'`, `'grapheme'`. */
   | 'ERR_INVALID_UNIT'
   /** An option is out of its range (for example `maxPendingBytes: 0`). */
-  | 'ERR_INVALID_OPTION';
+  | 'ERR_INVALID_OPTION'
+  /** A {@link TextAssembler} passed its `maxTextBytes` of committed text. */
+  | 'ERR_TEXT_TOO_LONG';
 
-/** A bad offset, unit or option given to the text layer. Never a silent rounding. */
+/** A bad offset, unit or option given to the text layer, or a text past its limit. Never a silent rounding. */
 export class TextRangeError extends RangeError {
   readonly code: TextRangeErrorCode;
   constructor(code: TextRangeErrorCode, message: string) {

@@ -1,0 +1,348 @@
+// TextAssembler: whole graphemes + NFC + counts + SHA-256 for a model's text deltas, in one pass
+// over each delta.
+//
+// A commit point must be both a final grapheme boundary and NFC-stable (the code point after it
+// is a starter that never combines backward). Pieces cut there are normalized separately and
+// their concatenation equals NFC of the whole text; the boundary survives normalization because
+// the code point after it is untouched by NFC and no grapheme rule can join it to what NFC makes
+// of the text before it.
+
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
+import { BMP, BREAK, DEFAULT_MAX_PENDING_BYTES, Prop, START_STATE, checkMaxPendingBytes, propOf, step } from './grapheme.js';
+import { countText } from './text.js';
+import { TextRangeError } from './text-errors.js';
+
+/** Default {@link TextAssemblerOptions.maxTextBytes}: 256 MiB. */
+export const DEFAULT_MAX_TEXT_BYTES = 256 * 1024 * 1024;
+
+/** Options for {@link TextAssembler}. */
+export interface TextAssemblerOptions {
+  /**
+   * `'NFC'` normalizes the committed text; `false` commits the raw text (still whole graphemes).
+   * @defaultValue 'NFC'
+   */
+  normalize?: 'NFC' | false;
+  /**
+   * The most UTF-8 bytes held back while waiting for a boundary that is both a final grapheme
+   * boundary and NFC-stable. Past it (say, 10,000 combining marks in one cluster) the held text
+   * is committed anyway, cut inside the cluster, and {@link TextAssembler.forcedCommits} counts
+   * it; NFC of that cut may then differ from NFC of the whole text. No text is dropped.
+   * @defaultValue 65536 (64 KiB)
+   */
+  maxPendingBytes?: number;
+  /**
+   * The most UTF-8 bytes of committed text kept for {@link FinalReport.text}. Past it `push`
+   * throws {@link TextRangeError} with code `ERR_TEXT_TOO_LONG`.
+   * @defaultValue 268435456 (256 MiB)
+   */
+  maxTextBytes?: number;
+}
+
+/** What {@link TextAssembler.finish} returns. */
+export interface FinalReport {
+  /** The whole committed text. */
+  text: string;
+  /** Bytes of the UTF-8 of `text` (an unpaired surrogate counts 3, as the U+FFFD an encoder writes). */
+  utf8Bytes: number;
+  /** Code points of `text`. */
+  codePoints: number;
+  /** UTF-16 code units of `text` (`text.length`). */
+  utf16Units: number;
+  /** Extended grapheme clusters of `text` (UAX #29, Unicode 17.0). */
+  graphemes: number;
+  /** NFC changed the raw text. */
+  normalizationChanged: boolean;
+  /** Hex SHA-256 of the UTF-8 of `text` (unpaired surrogates encoded as U+FFFD). */
+  sha256: string;
+  /** Only when `expected` was given: NFC(expected) !== text (with `normalize: false`, expected !== text). */
+  mismatch?: boolean;
+}
+
+interface Hasher {
+  update(text: string): void;
+  digest(): string;
+}
+
+type NodeCrypto = { createHash(alg: 'sha256'): { update(s: string, enc: 'utf8'): unknown; digest(enc: 'hex'): string } };
+const nodeCrypto: NodeCrypto | undefined = (() => {
+  try {
+    // Node >= 20.16 has getBuiltinModule: no import of 'node:crypto' that a browser bundle would trip on.
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    return proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** Node's crypto (native, ~1 GB/s, takes strings) where it exists; @noble/hashes elsewhere. */
+function createHasher(): Hasher {
+  if (nodeCrypto) {
+    const h = nodeCrypto.createHash('sha256');
+    return { update: (s) => void h.update(s, 'utf8'), digest: () => h.digest('hex') };
+  }
+  const h = nobleSha256.create();
+  const enc = new TextEncoder();
+  return {
+    update: (s) => void h.update(enc.encode(s)),
+    digest: () => {
+      let hex = '';
+      for (const b of h.digest()) hex += (b < 16 ? '0' : '') + b.toString(16);
+      return hex;
+    },
+  };
+}
+
+/** Committed text is hashed in batches of about this many UTF-16 units (one native call per batch). */
+const HASH_BATCH = 16 * 1024;
+
+/**
+ * Turns a model's text deltas into committed text: whole extended grapheme clusters, normalized
+ * to NFC, with running counts and SHA-256. `finish()` returns the {@link FinalReport}.
+ *
+ * `push` returns text that will never change: the concatenation of everything it returns is a
+ * prefix of the final `text`. Surrogates and runaway clusters are handled as
+ * {@link GraphemeCommitter} and {@link NfcCommitter} document. After `finish()` the assembler is
+ * ready for a new stream.
+ */
+export class TextAssembler {
+  /** Whether committed text is normalized, from the options. */
+  readonly normalize: 'NFC' | false;
+  /** The hold-back limit, from the options. */
+  readonly maxPendingBytes: number;
+  /** The committed-text limit, from the options. */
+  readonly maxTextBytes: number;
+
+  #held = '';
+  #scan = 0;
+  #state = START_STATE;
+  // Raw counts of the scanned part of #held.
+  #heldBytes = 0;
+  #heldCps = 0;
+  #heldGraphemes = 0;
+  #heldDirty = false;
+  /** #held begins inside a cluster (after a forced commit). */
+  #heldMid = false;
+  #forced = 0;
+
+  #pieces: string[] = [];
+  #hashedPieces = 0;
+  #unhashedUnits = 0;
+  #hasher: Hasher = createHasher();
+  #bytes = 0;
+  #cps = 0;
+  #units = 0;
+  #graphemes = 0;
+  #changed = false;
+
+  constructor(options?: TextAssemblerOptions) {
+    const norm = options?.normalize ?? 'NFC';
+    if (norm !== 'NFC' && norm !== false) {
+      throw new TextRangeError('ERR_INVALID_OPTION', `normalize must be 'NFC' or false, got ${String(norm)}`);
+    }
+    this.normalize = norm;
+    this.maxPendingBytes = checkMaxPendingBytes(options?.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES);
+    this.maxTextBytes = checkMaxPendingBytes(options?.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES);
+  }
+
+  /** Raw text held back (the last cluster or clusters, not yet normalized). */
+  get pending(): string {
+    return this.#held;
+  }
+
+  /** How many times the hold-back passed `maxPendingBytes` and was committed at an unsafe point. */
+  get forcedCommits(): number {
+    return this.#forced;
+  }
+
+  /** Adds a delta; returns newly committed text: whole graphemes, NFC. */
+  push(delta: string): string {
+    if (delta.length === 0) return '';
+    return this.#run(this.#held.length === 0 ? delta : this.#held + delta, false);
+  }
+
+  /**
+   * End of stream: commits what is held and returns the report. With `expected` (the provider's
+   * idea of the final text), `mismatch` says whether it differs from `text` after NFC.
+   */
+  finish(options?: { expected?: string }): FinalReport {
+    if (this.#held.length !== 0) this.#run(this.#held, true);
+    this.#hashPending();
+    const text = this.#pieces.length === 1 ? this.#pieces[0] : this.#pieces.join('');
+    const report: FinalReport = {
+      text,
+      utf8Bytes: this.#bytes,
+      codePoints: this.#cps,
+      utf16Units: this.#units,
+      graphemes: this.#graphemes,
+      normalizationChanged: this.#changed,
+      sha256: this.#hasher.digest(),
+    };
+    const expected = options?.expected;
+    if (expected !== undefined) {
+      report.mismatch = (this.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== text;
+    }
+    this.#reset();
+    return report;
+  }
+
+  #reset(): void {
+    this.#held = '';
+    this.#scan = 0;
+    this.#state = START_STATE;
+    this.#heldBytes = this.#heldCps = this.#heldGraphemes = 0;
+    this.#heldDirty = this.#heldMid = this.#changed = false;
+    this.#pieces = [];
+    this.#hashedPieces = this.#unhashedUnits = 0;
+    this.#hasher = createHasher();
+    this.#bytes = this.#cps = this.#units = this.#graphemes = 0;
+  }
+
+  /** Scans `s` (= held + delta) from #scan, commits up to the last commit point (all of it when `final`). */
+  #run(s: string, final: boolean): string {
+    const n = s.length;
+    const max = this.maxPendingBytes;
+    const nfc = this.normalize === 'NFC';
+    let st = this.#state;
+    let i = this.#scan;
+    // Raw counts from the start of s to i, and at the latest commit point.
+    let bytes = this.#heldBytes;
+    let cps = this.#heldCps;
+    let g = this.#heldGraphemes;
+    let cut = 0;
+    let cutBytes = 0;
+    let cutCps = 0;
+    let cutG = 0;
+    let dirty = this.#heldDirty; // s[cut..i) has an NFC-unstable code point
+    let cutDirty = false; // s[0..cut) has one
+    let cutMid = this.#heldMid; // the text from cut begins inside a cluster
+    const pieceMid = this.#heldMid;
+    while (i < n) {
+      let cp = s.charCodeAt(i);
+      if (cp < 0x7f && cp >= 0x20 && st === 0) {
+        // Printable ASCII after a plain Other: a grapheme boundary and NFC-stable, state unchanged.
+        if (dirty) cutDirty = true;
+        dirty = false;
+        cut = i;
+        cutBytes = bytes;
+        cutCps = cps;
+        cutG = g;
+        cutMid = false;
+        bytes++;
+        cps++;
+        g++;
+        i++;
+        continue;
+      }
+      let w = 1;
+      if ((cp & 0xfc00) === 0xd800) {
+        if (i + 1 === n) {
+          if (!final) break; // a lone high surrogate at the end: wait for its pair
+        } else {
+          const lo = s.charCodeAt(i + 1);
+          if ((lo & 0xfc00) === 0xdc00) {
+            cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
+            w = 2;
+          }
+        }
+      }
+      const p = cp < 0x10000 ? BMP[cp] : propOf(cp);
+      st = step(st, p);
+      if (st & BREAK) {
+        st ^= BREAK;
+        if (!nfc || (p & Prop.NfcUnstable) === 0) {
+          if (dirty) cutDirty = true;
+          dirty = false;
+          cut = i;
+          cutBytes = bytes;
+          cutCps = cps;
+          cutG = g;
+          cutMid = false;
+        }
+        g++;
+      }
+      if (p & Prop.NfcUnstable) dirty = true;
+      bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : w === 2 ? 4 : 3;
+      cps++;
+      i += w;
+      if (bytes - cutBytes > max) {
+        // Runaway: commit inside the cluster (documented on maxPendingBytes).
+        if (dirty) cutDirty = true;
+        dirty = false;
+        cut = i;
+        cutBytes = bytes;
+        cutCps = cps;
+        cutG = g;
+        cutMid = true;
+        this.#forced++;
+      }
+    }
+    this.#state = st;
+    if (final) {
+      if (dirty) cutDirty = true;
+      cut = n;
+      cutBytes = bytes;
+      cutCps = cps;
+      cutG = g;
+      cutMid = false;
+    }
+    if (cut === 0) {
+      this.#held = s;
+      this.#scan = i;
+      this.#heldBytes = bytes;
+      this.#heldCps = cps;
+      this.#heldGraphemes = g;
+      this.#heldDirty = dirty;
+      return '';
+    }
+    this.#held = cut === n ? '' : s.slice(cut);
+    this.#scan = i - cut;
+    this.#heldBytes = bytes - cutBytes;
+    this.#heldCps = cps - cutCps;
+    this.#heldGraphemes = g - cutG;
+    this.#heldDirty = dirty;
+    this.#heldMid = cutMid;
+
+    const piece = cut === n ? s : s.slice(0, cut);
+    let out = piece;
+    if (nfc && cutDirty) out = piece.normalize('NFC');
+    if (out === piece) {
+      this.#bytes += cutBytes;
+      this.#cps += cutCps;
+      this.#units += cut;
+      this.#graphemes += cutG;
+    } else {
+      // NFC changed the piece: count what we commit. The piece starts at a boundary (unless a
+      // forced commit cut a cluster, whose start was counted with the previous piece).
+      this.#changed = true;
+      const c = countText(out);
+      this.#bytes += c.utf8Bytes;
+      this.#cps += c.codePoints;
+      this.#units += c.utf16Units;
+      this.#graphemes += pieceMid ? c.graphemes - 1 : c.graphemes;
+    }
+    if (this.#bytes > this.maxTextBytes) {
+      throw new TextRangeError('ERR_TEXT_TOO_LONG', `committed text passed maxTextBytes (${this.maxTextBytes} bytes)`);
+    }
+    this.#pieces.push(out);
+    this.#unhashedUnits += out.length;
+    if (this.#unhashedUnits >= HASH_BATCH) this.#hashPending();
+    return out;
+  }
+
+  #hashPending(): void {
+    const from = this.#hashedPieces;
+    const to = this.#pieces.length;
+    if (from === to) return;
+    if (to - from === 1) {
+      this.#hasher.update(this.#pieces[from]);
+    } else {
+      // Join the batch once and keep the joined string: finish() joins fewer, larger pieces.
+      const batch = this.#pieces.slice(from, to).join('');
+      this.#hasher.update(batch);
+      this.#pieces.length = from;
+      this.#pieces.push(batch);
+    }
+    this.#hashedPieces = this.#pieces.length;
+    this.#unhashedUnits = 0;
+  }
+}
