@@ -1,11 +1,32 @@
 import { defineConfig } from 'vitest/config';
 
+// The core's tests run twice: against the SIMD build and against the scalar reference build.
+// The text layer is plain TypeScript and runs once.
+const coreTests = [
+  'test/unit/utf8*.test.ts',
+  'test/unit/shared*.test.ts',
+  'test/unit/lines*.test.ts',
+  'test/unit/sse*.test.ts',
+  'test/conformance/sse*.test.ts',
+  'test/property/utf8*.test.ts',
+  'test/property/frames*.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/browser/**'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    execArgv: ['--expose-gc'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'simd', include: ['test/**/*.test.ts'], exclude: ['test/browser/**'], env: { SEAM_WASM: 'simd' } },
+      },
+      {
+        extends: true,
+        test: { name: 'scalar', include: coreTests, env: { SEAM_WASM: 'scalar' } },
+      },
+    ],
   },
 });

@@ -1,0 +1,45 @@
+// Seeded randomness for property tests. The seed is printed on failure by fast-check; set
+// SEAM_SEED to replay a run.
+export const SEED = Number(process.env.SEAM_SEED ?? 20261130);
+
+/** A small deterministic PRNG (mulberry32) for generators outside fast-check. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Cuts `bytes` at the given sorted offsets. */
+export function cut(bytes: Uint8Array, at: number[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let prev = 0;
+  for (const p of at) {
+    out.push(bytes.subarray(prev, p));
+    prev = p;
+  }
+  out.push(bytes.subarray(prev));
+  return out;
+}
+
+/** Random cut points for `bytes`, with pieces of 0..maxPiece bytes. */
+export function randomCuts(bytes: Uint8Array, next: () => number, maxPiece: number): number[] {
+  const at: number[] = [];
+  let p = 0;
+  for (;;) {
+    p += Math.floor(next() * (maxPiece + 1));
+    if (p >= bytes.length) return at;
+    at.push(p);
+  }
+}
+
+/** Every chunking the core property is checked on: whole, every two-piece split, one-byte drip. */
+export function* standardChunkings(bytes: Uint8Array): Generator<Uint8Array[]> {
+  yield [bytes];
+  for (let i = 0; i <= bytes.length; i++) yield cut(bytes, [i]);
+  yield Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1));
+}

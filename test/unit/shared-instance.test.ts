@@ -1,0 +1,104 @@
+// Many decoders share one WebAssembly instance. One stream's bytes reaching another's output
+// would leak data between a gateway's users, so interleave hundreds of them and compare each
+// with what it produces alone.
+import { describe, expect, it } from 'vitest';
+import { Utf8Decoder } from '../../bindings/index.js';
+import { getCore } from '../../bindings/wasm.js';
+import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { type Outcome, decodeWith } from '../helpers/utf8-oracle.js';
+
+const enc = new TextEncoder();
+const alphabet = ['a', 'Z', ' ', 'é', 'ж', '世', '界', '😀', '🇯🇵', '\uFEFF', '\n'];
+
+interface Stream {
+  id: number;
+  bytes: Uint8Array;
+  pieces: Uint8Array[];
+  decoder: Utf8Decoder;
+  next: number;
+  text: string;
+  error?: { code: string; offset: number };
+  resetAt: number; // piece index at which the stream is reset and restarted from there, or -1
+  restarted: boolean;
+}
+
+function makeStream(id: number, next: () => number): Stream {
+  let s = `<${id}>`;
+  const n = 20 + Math.floor(next() * 400);
+  for (let i = 0; i < n; i++) s += alphabet[Math.floor(next() * alphabet.length)];
+  const bytes = Uint8Array.from(enc.encode(s));
+  if (id % 5 === 0) bytes[Math.floor(bytes.length / 2 + next() * (bytes.length / 2))] = 0xc0; // some fail
+  const pieces = cut(bytes, randomCuts(bytes, next, 9));
+  const fatal = id % 7 !== 0;
+  return {
+    id, bytes, pieces, decoder: new Utf8Decoder({ fatal }), next: 0, text: '',
+    resetAt: id % 3 === 0 ? Math.floor(pieces.length / 2) : -1, restarted: false,
+  };
+}
+
+describe('one shared instance, many streams', () => {
+  it('300 interleaved decoders (some failing, some reset midway) each equal a lone decoder', () => {
+    const next = rng(SEED);
+    const streams = Array.from({ length: 300 }, (_, i) => makeStream(i, next));
+    let live = streams.filter((s) => s.pieces.length > 0);
+    while (live.length > 0) {
+      const s = live[Math.floor(next() * live.length)];
+      if (s.next === s.resetAt && !s.restarted) {
+        s.decoder.reset();
+        s.restarted = true;
+        s.text = '';
+        s.error = undefined;
+      }
+      if (!s.error) {
+        try {
+          s.text += s.decoder.push(s.pieces[s.next]);
+          if (s.next === s.pieces.length - 1) s.text += s.decoder.flush();
+        } catch (e) {
+          const err = e as { code: string; offset: number; text: string };
+          s.text += err.text;
+          s.error = { code: err.code, offset: err.offset };
+        }
+      }
+      s.next++;
+      if (s.next === s.pieces.length) live = live.filter((x) => x !== s);
+    }
+    for (const s of streams) {
+      const from = s.restarted ? s.resetAt : 0;
+      const alone = decodeWith(new Utf8Decoder({ fatal: s.decoder.fatal }), s.pieces.slice(from));
+      const got: Outcome = s.error ? { text: s.text, error: s.error } : { text: s.text };
+      expect(got, `stream ${s.id}`).toEqual(alone);
+      if (!s.restarted) expect(got.text.startsWith(`<${s.id}>`) || got.text === '', `stream ${s.id}`).toBe(true);
+    }
+  });
+});
+
+describe('memory budget', () => {
+  const gc = (globalThis as { gc?: () => void }).gc;
+
+  it('an idle decoder costs at most 512 bytes; 10,000 holding a partial character fit in 16 MiB', () => {
+    expect(gc, 'tests run with --expose-gc').toBeTypeOf('function');
+    const core = getCore();
+    new Utf8Decoder(); // instantiate the core and warm up first
+    gc!();
+    const wasm0 = core.x.memory.buffer.byteLength;
+    const heap0 = process.memoryUsage().heapUsed;
+    const keep: Utf8Decoder[] = [];
+    for (let i = 0; i < 10_000; i++) keep.push(new Utf8Decoder());
+    gc!();
+    // The records live in memory the core grew up front, so growth alone would not show them:
+    // take their spacing on the heap (record + allocator overhead) instead.
+    const addrs = keep.map((d) => (d as unknown as { st: number }).st).sort((a, b) => a - b);
+    const perRecord = (addrs[addrs.length - 1] - addrs[0]) / (addrs.length - 1);
+    expect(perRecord).toBeLessThanOrEqual(32);
+    const wasmUsed = () => Math.max(core.x.memory.buffer.byteLength - wasm0, perRecord * 10_000);
+    const idle = (process.memoryUsage().heapUsed - heap0 + wasmUsed()) / 10_000;
+    for (const d of keep) expect(d.push(enc.encode('a😀').subarray(0, 3))).toBe('a');
+    gc!();
+    const heap1 = process.memoryUsage().heapUsed;
+    const total = heap1 - heap0 + wasmUsed();
+    console.log(`idle decoder: ${idle.toFixed(0)} B (state record ${perRecord} B of it); 10,000 decoders holding 2 bytes each: ${(total / 2 ** 20).toFixed(2)} MiB`);
+    expect(keep.every((d) => d.pendingBytes === 2)).toBe(true);
+    expect(idle).toBeLessThanOrEqual(512);
+    expect(total).toBeLessThanOrEqual(16 * 2 ** 20);
+  });
+});
