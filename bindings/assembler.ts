@@ -58,7 +58,8 @@ export interface FinalReport {
   mismatch?: boolean;
 }
 
-interface Hasher {
+/** @internal */
+export interface Hasher {
   update(text: string): void;
   digest(): string;
 }
@@ -74,9 +75,12 @@ const nodeCrypto: NodeCrypto | undefined = (() => {
   }
 })();
 
-/** Node's crypto (native, ~1 GB/s, takes strings) where it exists; @noble/hashes elsewhere. */
-function createHasher(): Hasher {
-  if (nodeCrypto) {
+/**
+ * @internal Node's crypto (native, ~1 GB/s, takes strings) where it exists; @noble/hashes
+ * elsewhere (browsers have only the asynchronous WebCrypto).
+ */
+export function createHasher(native = true): Hasher {
+  if (native && nodeCrypto) {
     const h = nodeCrypto.createHash('sha256');
     return { update: (s) => void h.update(s, 'utf8'), digest: () => h.digest('hex') };
   }
