@@ -161,7 +161,7 @@ export class TextAssembler {
   /** Adds a delta; returns newly committed text: whole graphemes, NFC. */
   push(delta: string): string {
     if (delta.length === 0) return '';
-    return this.#run(this.#held.length === 0 ? delta : this.#held + delta, false);
+    return this.#run(delta, false);
   }
 
   /**
@@ -169,7 +169,7 @@ export class TextAssembler {
    * idea of the final text), `mismatch` says whether it differs from `text` after NFC.
    */
   finish(options?: { expected?: string }): FinalReport {
-    if (this.#held.length !== 0) this.#run(this.#held, true);
+    if (this.#held.length !== 0) this.#run('', true);
     this.#hashPending();
     const text = this.#pieces.length === 1 ? this.#pieces[0] : this.#pieces.join('');
     const report: FinalReport = {
@@ -201,27 +201,36 @@ export class TextAssembler {
     this.#bytes = this.#cps = this.#units = this.#graphemes = 0;
   }
 
-  /** Scans `s` (= held + delta) from #scan, commits up to the last commit point (all of it when `final`). */
-  #run(s: string, final: boolean): string {
-    const n = s.length;
+  /**
+   * Scans `text` (the held text was scanned by earlier calls, except a trailing lone high
+   * surrogate, which moves to the front of `text`) and commits held + text up to the last commit
+   * point; everything when `final`.
+   */
+  #run(text: string, final: boolean): string {
+    let held = this.#held;
+    if (this.#scan < held.length) {
+      text = held.slice(this.#scan) + text;
+      held = held.slice(0, this.#scan);
+    }
+    const n = text.length;
     const max = this.maxPendingBytes;
     const nfc = this.normalize === 'NFC';
     let st = this.#state;
-    let i = this.#scan;
-    // Raw counts from the start of s to i, and at the latest commit point.
+    let i = 0;
+    // Raw counts from the start of held to i, and to the latest commit point.
     let bytes = this.#heldBytes;
     let cps = this.#heldCps;
     let g = this.#heldGraphemes;
-    let cut = 0;
+    let cut = -1; // the latest commit point in text
     let cutBytes = 0;
     let cutCps = 0;
     let cutG = 0;
-    let dirty = this.#heldDirty; // s[cut..i) has an NFC-unstable code point
-    let cutDirty = false; // s[0..cut) has one
-    let cutMid = this.#heldMid; // the text from cut begins inside a cluster
+    let dirty = this.#heldDirty; // the text from the latest commit point to i has an NFC-unstable code point
+    let cutDirty = false; // the text before it has one
+    let cutMid = this.#heldMid; // the text from the latest commit point begins inside a cluster
     const pieceMid = this.#heldMid;
     while (i < n) {
-      let cp = s.charCodeAt(i);
+      let cp = text.charCodeAt(i);
       if (cp < 0x7f && cp >= 0x20 && st === 0) {
         // Printable ASCII after a plain Other: a grapheme boundary and NFC-stable, state unchanged.
         if (dirty) cutDirty = true;
@@ -242,7 +251,7 @@ export class TextAssembler {
         if (i + 1 === n) {
           if (!final) break; // a lone high surrogate at the end: wait for its pair
         } else {
-          const lo = s.charCodeAt(i + 1);
+          const lo = text.charCodeAt(i + 1);
           if ((lo & 0xfc00) === 0xdc00) {
             cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
             w = 2;
@@ -289,16 +298,16 @@ export class TextAssembler {
       cutG = g;
       cutMid = false;
     }
-    if (cut === 0) {
-      this.#held = s;
-      this.#scan = i;
+    if (cut < 0) {
+      this.#held = held + text;
+      this.#scan = held.length + i;
       this.#heldBytes = bytes;
       this.#heldCps = cps;
       this.#heldGraphemes = g;
       this.#heldDirty = dirty;
       return '';
     }
-    this.#held = cut === n ? '' : s.slice(cut);
+    this.#held = cut === n ? '' : text.slice(cut);
     this.#scan = i - cut;
     this.#heldBytes = bytes - cutBytes;
     this.#heldCps = cps - cutCps;
@@ -306,13 +315,14 @@ export class TextAssembler {
     this.#heldDirty = dirty;
     this.#heldMid = cutMid;
 
-    const piece = cut === n ? s : s.slice(0, cut);
+    const piece = cut === 0 ? held : cut === n ? held + text : held + text.slice(0, cut);
+    if (piece.length === 0) return '';
     let out = piece;
     if (nfc && cutDirty) out = piece.normalize('NFC');
     if (out === piece) {
       this.#bytes += cutBytes;
       this.#cps += cutCps;
-      this.#units += cut;
+      this.#units += piece.length;
       this.#graphemes += cutG;
     } else {
       // NFC changed the piece: count what we commit. The piece starts at a boundary (unless a

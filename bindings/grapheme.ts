@@ -208,15 +208,22 @@ export class GraphemeCommitter {
   /** Adds a delta; returns the longest prefix of the text so far that ends on a final boundary and has not been returned yet. */
   push(text: string): string {
     if (text.length === 0) return '';
-    const s = this.#held.length === 0 ? text : this.#held + text;
-    const n = s.length;
+    // Only `text` is scanned: the held text was scanned by earlier calls, except a trailing lone
+    // high surrogate, which moves over to the front of `text`. Not concatenating first keeps
+    // V8 from flattening held + text on every call.
+    let held = this.#held;
+    if (this.#scan < held.length) {
+      text = held.slice(this.#scan) + text;
+      held = held.slice(0, this.#scan);
+    }
+    const n = text.length;
     const max = this.maxPendingBytes;
     let st = this.#state;
-    let i = this.#scan;
-    let cut = 0;
+    let i = 0;
+    let cut = -1; // the last final boundary found in text
     let bytes = this.#heldBytes;
     while (i < n) {
-      let cp = s.charCodeAt(i);
+      let cp = text.charCodeAt(i);
       if (cp < 0x7f && cp >= 0x20 && st === Gcb.Other) {
         // ASCII fast path: printable ASCII after a plain Other is always a boundary and leaves
         // the state plain Other (no ExtPict, InCB or RI context).
@@ -227,7 +234,7 @@ export class GraphemeCommitter {
       let w = 1;
       if ((cp & 0xfc00) === 0xd800) {
         if (i + 1 === n) break; // a lone high surrogate at the end: wait for its pair
-        const lo = s.charCodeAt(i + 1);
+        const lo = text.charCodeAt(i + 1);
         if ((lo & 0xfc00) === 0xdc00) {
           cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
           w = 2;
@@ -250,14 +257,14 @@ export class GraphemeCommitter {
     }
     this.#state = st;
     this.#heldBytes = bytes;
-    if (cut === 0) {
-      this.#held = s;
-      this.#scan = i;
+    if (cut < 0) {
+      this.#held = held + text;
+      this.#scan = held.length + i;
       return '';
     }
-    this.#held = cut === n ? '' : s.slice(cut);
+    this.#held = cut === n ? '' : text.slice(cut);
     this.#scan = i - cut;
-    return s.slice(0, cut);
+    return cut === 0 ? held : held + text.slice(0, cut);
   }
 
   /** End of stream: returns everything still held and resets for a new stream. */

@@ -58,16 +58,22 @@ export class NfcCommitter {
   /** Adds text; returns NFC text that can no longer change. */
   push(text: string): string {
     if (text.length === 0) return '';
-    const s = this.#held.length === 0 ? text : this.#held + text;
-    const n = s.length;
+    // Scan only `text` (see GraphemeCommitter.push): a trailing unscanned lone high surrogate
+    // of the held text moves to the front of `text`.
+    let held = this.#held;
+    if (this.#scan < held.length) {
+      text = held.slice(this.#scan) + text;
+      held = held.slice(0, this.#scan);
+    }
+    const n = text.length;
     const max = this.maxPendingBytes;
-    let i = this.#scan;
-    let cut = 0;
+    let i = 0;
+    let cut = -1;
     let bytes = this.#heldBytes;
-    let dirty = this.#heldDirty; // s[cut..i) has an unstable code point
-    let cutDirty = false; // s[0..cut) has one
+    let dirty = this.#heldDirty; // the text from the last cut to i has an unstable code point
+    let cutDirty = false; // held + text[0..cut) has one
     while (i < n) {
-      let cp = s.charCodeAt(i);
+      let cp = text.charCodeAt(i);
       let w = 1;
       if (cp < 0x300) {
         // Below U+0300 every code point is an NFC-stable starter.
@@ -79,7 +85,7 @@ export class NfcCommitter {
       }
       if ((cp & 0xfc00) === 0xd800) {
         if (i + 1 === n) break; // a lone high surrogate at the end: wait for its pair
-        const lo = s.charCodeAt(i + 1);
+        const lo = text.charCodeAt(i + 1);
         if ((lo & 0xfc00) === 0xdc00) {
           cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
           w = 2;
@@ -105,14 +111,14 @@ export class NfcCommitter {
     }
     this.#heldBytes = bytes;
     this.#heldDirty = dirty;
-    if (cut === 0) {
-      this.#held = s;
-      this.#scan = i;
+    if (cut < 0) {
+      this.#held = held + text;
+      this.#scan = held.length + i;
       return '';
     }
-    this.#held = cut === n ? '' : s.slice(cut);
+    this.#held = cut === n ? '' : text.slice(cut);
     this.#scan = i - cut;
-    const piece = s.slice(0, cut);
+    const piece = cut === 0 ? held : held + text.slice(0, cut);
     return cutDirty ? piece.normalize('NFC') : piece;
   }
 
