@@ -14,3 +14,12 @@ export function simd(): i32 { return ASC_FEATURE_SIMD ? 1 : 0; }
 
 /** Returns a state record (of any decoder kind) to the heap. */
 export function stateFree(st: usize): void { heap.free(st); }
+
+// Layer 2: frames (lines, NDJSON, Server-Sent Events)
+export {
+  linesNew, linesPush, linesMore, linesFlush, linesReset, framePending, frameFree, rawUtf16, rawFree,
+} from './lines';
+export { sseNew, ssePush, sseMore, sseFlush, sseReset, sseRetry } from './sse';
+import { SPAN_PTR } from './lines';
+/** Address of the span records the framers write. */
+export function spanPtr(): usize { return SPAN_PTR; }

@@ -1,0 +1,499 @@
+// Server-Sent Events: the WHATWG HTML "event stream interpretation", framed over the line framer's
+// run (lines.ts). Bytes in, records out; no strings.
+//
+// Per line: blank → dispatch; ':' → comment; else field/value split at the first colon with one
+// leading space removed from the value; data (appended with a LF), event, id (ignored when it
+// contains NUL), retry (only ASCII digits); other fields ignored. Dispatch: the last event ID
+// string takes the buffer's value; an empty data buffer dispatches nothing (the buffers are reset
+// all the same); else the trailing LF is removed and the event is reported.
+//
+// An unfinished line at the end of a chunk is classified as soon as its field name is known:
+// a data value goes straight into DATA (one copy, counted once against the limit), an ignored
+// line (unknown field, or a comment nobody listens to) is skipped without holding its bytes,
+// and event/id/retry/comment lines wait in LINE.
+//
+// Records (8 i32 words, at SPAN_PTR): kind | flags, data start, data end, type start, type end,
+// id start, id end, 0. Spans are text offsets in the batch (units or bytes), or with SF_RAW
+// absolute addresses of UTF-8 bytes in the stream's buffers (a record too large for OUT; it is
+// then the batch's last one).
+import { IN_PTR, res, allocZeroed } from './abi';
+import { F_FATAL } from './carry';
+import {
+  A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE,
+  FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, M_COMMENTS, M_EOF_DISPATCH, O_END, O_ERR,
+  O_FL, O_LINEREL, O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP,
+  R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SPAN_BYTES, SPAN_PTR, S_ID_SET,
+  S_INEVENT, S_TPREV, setNrec, bAppend, bLen, bPtr, bSetLen, bShrink, batchStart, emit, findNl, finish,
+  frameResetCommon, nrec, outFits, pastTerminator, runBegin,
+} from './lines';
+import { runStart } from './carry';
+
+// Record kinds and flags (word 0)
+export const K_EVENT: i32 = 1;
+export const K_ID: i32 = 2;       // the last event ID string changed, no event dispatched
+export const K_COMMENT: i32 = 3;
+export const SF_TYPE: i32 = 16;   // the event has a type (else 'message'); span in words 3..4
+export const SF_SAME_TYPE: i32 = 32; // ... equal to the last type reported: no span
+export const SF_ID: i32 = 64;     // the last event ID string changed: span in words 5..6
+export const SF_RAW: i32 = 128;   // spans are absolute addresses of UTF-8 bytes
+export const SF_DA: i32 = 256;    // raw data is ASCII
+export const SF_TA: i32 = 512;    // raw type is ASCII
+export const SF_IA: i32 = 1024;   // raw id is ASCII
+
+const REC_MAX: usize = SPAN_BYTES >> 5;
+const LF: usize = memory.data<u8>([10]);
+const W_DATA: u32 = 0x61746164;   // 'data' little-endian
+const W_EVEN: u32 = 0x6E657665;   // 'even'
+const W_RETR: u32 = 0x72746572;   // 'retr'
+const H_ID: u16 = 0x6469;         // 'id'
+const NAMES: usize = memory.data<u8>([100, 97, 116, 97, 0, 101, 118, 101, 110, 116, 105, 100, 0, 0, 0, 114, 101, 116, 114, 121]);
+
+let curRel: i32 = 0;      // start of the line being handled, relative to IN_PTR
+let rawUsed: bool = false;
+let retrySeen: bool = false;
+let failed: bool = false;
+
+export function sseNew(flags: u8, max: u32): usize {
+  const st = allocZeroed(FRAME_STATE_BYTES);
+  store<u8>(st, flags, 5);
+  store<u32>(st, max, O_MAX);
+  store<f64>(st, -1, O_RETRY);
+  return st;
+}
+
+// @ts-ignore: decorator
+@inline function fl(st: usize): u32 { return load<u32>(st, O_FL); }
+// @ts-ignore: decorator
+@inline function setFl(st: usize, v: u32): void { store<u32>(st, v, O_FL); }
+
+/** Bytes the event holds (LINE unless excluded, DATA, TYPE, ID). */
+// @ts-ignore: decorator
+@inline function held(st: usize, withLine: bool): usize {
+  return (withLine ? bLen(st, B_LINE) : 0) + bLen(st, B_DATA) + bLen(st, B_TYPE) + bLen(st, B_ID);
+}
+
+function limitHit(): bool {
+  res(4, curRel);
+  failed = true;
+  return false;
+}
+
+/** Appends a data value (+ LF when `lf`) to DATA. */
+function dataAppend(st: usize, v: usize, n: usize, lf: bool, nonAscii: bool, fromLine: bool): bool {
+  const max = <usize>load<u32>(st, O_MAX);
+  const add = n + (lf ? 1 : 0);
+  if (held(st, !fromLine) + add > max) return limitHit();
+  bAppend(st, B_DATA, v, n, max);
+  if (lf) bAppend(st, B_DATA, LF, 1, max);
+  let f = fl(st) | S_INEVENT;
+  if (nonAscii && n != 0) f |= A_DATA;
+  setFl(st, f);
+  return true;
+}
+
+/** Sets buffer b to [v, v + n). */
+function setBuf(st: usize, b: usize, v: usize, n: usize, fromLine: bool): bool {
+  const max = <usize>load<u32>(st, O_MAX);
+  if (held(st, !fromLine) - bLen(st, b) + n > max) return limitHit();
+  bSetLen(st, b, 0);
+  bAppend(st, b, v, n, max);
+  return true;
+}
+
+// @ts-ignore: decorator
+@inline function record(w0: i32, d0: i32, d1: i32, t0: i32, t1: i32, i0: i32, i1: i32): void {
+  const r = SPAN_PTR + (nrec << 5);
+  store<i32>(r, w0);
+  store<i32>(r, d0, 4);
+  store<i32>(r, d1, 8);
+  store<i32>(r, t0, 12);
+  store<i32>(r, t1, 16);
+  store<i32>(r, i0, 20);
+  store<i32>(r, i1, 24);
+  store<i32>(r, 0, 28);
+  setNrec(nrec + 1);
+}
+
+/** Dispatch (a blank line). */
+function dispatch(st: usize): void {
+  let f = fl(st);
+  const idChanged = (f & S_ID_SET) != 0;
+  if (idChanged) {
+    bSetLen(st, B_IDS, 0);
+    bAppend(st, B_IDS, bPtr(st, B_ID), bLen(st, B_ID), 0x7FFFFFFF);
+    f = (f & ~(S_ID_SET | A_IDS)) | ((f & A_ID) != 0 ? A_IDS : 0);
+  }
+  f &= ~S_INEVENT;
+  let dl = bLen(st, B_DATA);
+  if (dl == 0) {
+    bSetLen(st, B_TYPE, 0);
+    setFl(st, f & ~A_TYPE);
+    if (idChanged) {
+      const ip = bPtr(st, B_IDS), il = bLen(st, B_IDS);
+      if (outFits(il)) {
+        const i0 = <i32>emit(0, 0);
+        record(K_ID | SF_ID, 0, 0, 0, 0, i0, <i32>emit(ip, il));
+      } else {
+        rawUsed = true;
+        record(K_ID | SF_ID | SF_RAW | ((f & A_IDS) == 0 ? SF_IA : 0), 0, 0, 0, 0, <i32>ip, <i32>(ip + il));
+      }
+    }
+    return;
+  }
+  dl -= 1; // the trailing LF
+  const dp = bPtr(st, B_DATA);
+  const tl = bLen(st, B_TYPE), tp = bPtr(st, B_TYPE);
+  let w0 = K_EVENT;
+  let sameType = false;
+  if (tl != 0) {
+    w0 |= SF_TYPE;
+    if ((f & S_TPREV) != 0 && bLen(st, B_TPREV) == tl && memory.compare(bPtr(st, B_TPREV), tp, tl) == 0) {
+      w0 |= SF_SAME_TYPE;
+      sameType = true;
+    } else {
+      bSetLen(st, B_TPREV, 0);
+      bAppend(st, B_TPREV, tp, tl, 0x7FFFFFFF);
+      f |= S_TPREV;
+    }
+  }
+  const ip = bPtr(st, B_IDS), il = idChanged ? bLen(st, B_IDS) : 0;
+  if (idChanged) w0 |= SF_ID;
+  if (outFits(dl + (sameType ? 0 : tl) + il + 8)) {
+    const d0 = <i32>emit(0, 0);
+    const d1 = <i32>emit(dp, dl);
+    let t1 = d1;
+    if (tl != 0 && !sameType) t1 = <i32>emit(tp, tl);
+    const i1 = <i32>emit(ip, il);
+    record(w0, d0, d1, d1, t1, t1, i1);
+  } else {
+    // unlikely: an event larger than OUT (the batch is empty): hand over its buffers' bytes
+    rawUsed = true;
+    w0 |= SF_RAW | ((f & A_DATA) == 0 ? SF_DA : 0) | ((f & A_TYPE) == 0 ? SF_TA : 0) | ((f & A_IDS) == 0 ? SF_IA : 0);
+    record(w0, <i32>dp, <i32>(dp + dl), <i32>tp, <i32>(tp + tl), <i32>ip, <i32>(ip + il));
+  }
+  bSetLen(st, B_DATA, 0);
+  bSetLen(st, B_TYPE, 0);
+  setFl(st, f & ~(A_DATA | A_TYPE));
+}
+
+/** A comment's text [v, b). */
+function comment(st: usize, v: usize, b: usize, nonAscii: bool): void {
+  const n = b - v;
+  if (outFits(n + 8)) {
+    const c0 = <i32>emit(0, 0);
+    record(K_COMMENT, c0, <i32>emit(v, n), 0, 0, 0, 0);
+  } else {
+    rawUsed = true;
+    record(K_COMMENT | SF_RAW | (nonAscii ? 0 : SF_DA), <i32>v, <i32>b, 0, 0, 0, 0);
+  }
+}
+
+/** One complete line [a, b), contiguous in the run or in LINE. False on a limit error. */
+function sseLine(st: usize, a: usize, b: usize, fromLine: bool): bool {
+  const f = fl(st);
+  const nonAscii = fromLine ? (f & A_LINE) != 0 : (f & L_RUNASCII) == 0;
+  if (a == b) {
+    dispatch(st);
+    return true;
+  }
+  // The common case first: "data:" at the start of the line.
+  if (b - a >= 5 && load<u32>(a) == W_DATA && load<u8>(a, 4) == 58) {
+    let v = a + 5;
+    if (v < b && load<u8>(v) == 32) v++;
+    return dataAppend(st, v, b - v, true, nonAscii, fromLine);
+  }
+  if (load<u8>(a) == 58) {
+    if (load<u32>(st, O_MODE) & M_COMMENTS) {
+      let v = a + 1;
+      if (v < b && load<u8>(v) == 32) v++;
+      comment(st, v, b, nonAscii);
+    }
+    return true;
+  }
+  let c = a;
+  while (c < b && load<u8>(c) != 58) c++;
+  let v = c;
+  if (c < b) {
+    v = c + 1;
+    if (v < b && load<u8>(v) == 32) v++;
+  }
+  const name = c - a;
+  setFl(st, f | S_INEVENT);
+  if (name == 4) {
+    if (load<u32>(a) == W_DATA) return dataAppend(st, v, b - v, true, nonAscii, fromLine);
+  } else if (name == 5) {
+    const w = load<u32>(a);
+    const last = load<u8>(a, 4);
+    if (w == W_EVEN && last == 116) {
+      if (!setBuf(st, B_TYPE, v, b - v, fromLine)) return false;
+      setFl(st, nonAscii ? fl(st) | A_TYPE : fl(st) & ~A_TYPE);
+    } else if (w == W_RETR && last == 121) {
+      if (v < b) {
+        let r: f64 = 0;
+        let q = v;
+        while (q < b) {
+          const d = <u32>load<u8>(q) - 48;
+          if (d > 9) break;
+          r = r * 10 + <f64>d;
+          q++;
+        }
+        if (q == b) {
+          store<f64>(st, r, O_RETRY);
+          retrySeen = true;
+        }
+      }
+    }
+  } else if (name == 2) {
+    if (load<u16>(a) == H_ID) {
+      let q = v;
+      while (q < b && load<u8>(q) != 0) q++;
+      if (q == b) {
+        if (!setBuf(st, B_ID, v, b - v, fromLine)) return false;
+        const g = fl(st) | S_ID_SET;
+        setFl(st, nonAscii ? g | A_ID : g & ~A_ID);
+      }
+    }
+  }
+  return true;
+}
+
+/** Whether [a, a + n) (n ≤ 5) is a prefix of data, event, id or retry. */
+function knownPrefix(a: usize, n: usize): bool {
+  for (let k: usize = 0; k < 4; k++) {
+    const name = NAMES + k * 5;
+    let ok = true;
+    for (let i: usize = 0; i < n; i++) {
+      if (load<u8>(a + i) != load<u8>(name + i)) { ok = false; break; }
+    }
+    if (ok) return true;
+  }
+  return false;
+}
+
+const C_RAW: i32 = -1;
+const C_SKIP: i32 = -2;
+const C_SKIP_FIELD: i32 = -3;
+
+/**
+ * Class of an unfinished line [a, a + n), n ≥ 1: C_RAW (hold it in LINE), C_SKIP/C_SKIP_FIELD
+ * (ignore the rest of the line), or a data field: (value offset << 1) | (1 if a space may follow).
+ */
+function classify(a: usize, n: usize, comments: bool): i32 {
+  if (load<u8>(a) == 58) return comments ? C_RAW : C_SKIP;
+  const lim = n < 6 ? n : 6;
+  let c: usize = 0;
+  while (c < lim && load<u8>(a + c) != 58) c++;
+  if (c == lim) {
+    if (n >= 6) return C_SKIP_FIELD;
+    return knownPrefix(a, n) ? C_RAW : C_SKIP_FIELD;
+  }
+  if (c == 4 && load<u32>(a) == W_DATA) {
+    if (c + 1 == n) return <i32>((c + 1) << 1) | 1;
+    return <i32>((load<u8>(a + c + 1) == 32 ? c + 2 : c + 1) << 1);
+  }
+  if (c == 5 && ((load<u32>(a) == W_EVEN && load<u8>(a, 4) == 116) || (load<u32>(a) == W_RETR && load<u8>(a, 4) == 121))) return C_RAW;
+  if (c == 2 && load<u16>(a) == H_ID) return C_RAW;
+  return C_SKIP_FIELD;
+}
+
+/** Applies class k to the unfinished line [a, a + n) (in the run, or LINE when fromLine). */
+function applyClass(st: usize, k: i32, a: usize, n: usize, nonAscii: bool, fromLine: bool): bool {
+  let f = fl(st) & ~P_MASK;
+  if (k == C_SKIP || k == C_SKIP_FIELD) {
+    if (k == C_SKIP_FIELD) f |= S_INEVENT;
+    if (fromLine) { bSetLen(st, B_LINE, 0); f &= ~A_LINE; }
+    setFl(st, f | P_SKIP);
+    return true;
+  }
+  if (k == C_RAW) {
+    if (!fromLine) {
+      const max = <usize>load<u32>(st, O_MAX);
+      if (held(st, true) + n > max) return limitHit();
+      bAppend(st, B_LINE, a, n, max);
+      if (nonAscii) f |= A_LINE;
+    }
+    setFl(st, f | P_RAW);
+    return true;
+  }
+  const v = <usize>(k >> 1);
+  setFl(st, f | ((k & 1) != 0 ? P_DATA_SP : P_DATA));
+  if (!dataAppend(st, a + v, n - v, false, nonAscii, fromLine)) return false;
+  if (fromLine) {
+    bSetLen(st, B_LINE, 0);
+    setFl(st, fl(st) & ~A_LINE);
+  }
+  return true;
+}
+
+/** The unfinished line [p, end) at the end of the run. */
+function ssePartial(st: usize, p: usize, end: usize): bool {
+  if (p == end) return true;
+  const f = fl(st);
+  const nonAscii = (f & L_RUNASCII) == 0;
+  let ps = f & P_MASK;
+  const comments = (load<u32>(st, O_MODE) & M_COMMENTS) != 0;
+  if (ps == P_DATA_SP) {
+    if (load<u8>(p) == 32) p++;
+    setFl(st, (f & ~P_MASK) | P_DATA);
+    return dataAppend(st, p, end - p, false, nonAscii, true);
+  }
+  if (ps == P_DATA) return dataAppend(st, p, end - p, false, nonAscii, true);
+  if (ps == P_SKIP) return true;
+  if (ps == 0) {
+    store<i32>(st, <i32>(p - IN_PTR), O_LINEREL);
+    curRel = <i32>(p - IN_PTR);
+    return applyClass(st, classify(p, end - p, comments), p, end - p, nonAscii, false);
+  }
+  // P_RAW: grow LINE, then look again (the field name may have completed)
+  const max = <usize>load<u32>(st, O_MAX);
+  curRel = load<i32>(st, O_LINEREL);
+  if (held(st, true) + (end - p) > max) return limitHit();
+  bAppend(st, B_LINE, p, end - p, max);
+  if (nonAscii) setFl(st, fl(st) | A_LINE);
+  const lp = bPtr(st, B_LINE), ll = bLen(st, B_LINE);
+  const k = classify(lp, ll, comments);
+  if (k == C_RAW) return true;
+  return applyClass(st, k, lp, ll, (fl(st) & A_LINE) != 0, true);
+}
+
+/** A line that ends at nl, starting at p (or earlier, per the P_* state). */
+function sseComplete(st: usize, p: usize, nl: usize): bool {
+  const f = fl(st);
+  const ps = f & P_MASK;
+  if (ps == 0) {
+    curRel = <i32>(p - IN_PTR);
+    return sseLine(st, p, nl, false);
+  }
+  curRel = load<i32>(st, O_LINEREL);
+  setFl(st, f & ~P_MASK);
+  const nonAscii = (f & L_RUNASCII) == 0;
+  if (ps == P_DATA || ps == P_DATA_SP) {
+    if (ps == P_DATA_SP && p < nl && load<u8>(p) == 32) p++;
+    return dataAppend(st, p, nl - p, true, nonAscii, true);
+  }
+  if (ps == P_SKIP) return true;
+  // P_RAW
+  const max = <usize>load<u32>(st, O_MAX);
+  if (held(st, true) + (nl - p) > max) return limitHit();
+  bAppend(st, B_LINE, p, nl - p, max);
+  if (nonAscii) setFl(st, fl(st) | A_LINE);
+  const lp = bPtr(st, B_LINE);
+  const ok = sseLine(st, lp, lp + bLen(st, B_LINE), true);
+  bSetLen(st, B_LINE, 0);
+  setFl(st, fl(st) & ~A_LINE);
+  return ok;
+}
+
+function status(st: usize, s: i32): i32 {
+  if (retrySeen) s |= R_RETRY;
+  return finish(st, s);
+}
+
+/** Frames the run from p. */
+function sseRun(st: usize, p: usize): i32 {
+  const end = <usize>load<u32>(st, O_END);
+  batchStart(st, load<u32>(st, O_MODE), A_ANY);
+  rawUsed = false;
+  retrySeen = false;
+  failed = false;
+  while (true) {
+    if (nrec == REC_MAX) {
+      store<u32>(st, <u32>p, O_POS);
+      return status(st, R_MORE);
+    }
+    const nl = findNl(p, end);
+    if (nl == end) {
+      if ((fl(st) & L_ERRPEND) == 0 && !ssePartial(st, p, end)) return status(st, R_LIMIT);
+      break;
+    }
+    if (nrec != 0 && !outFits((nl - p) + held(st, true) + bLen(st, B_IDS) + 16)) {
+      store<u32>(st, <u32>p, O_POS);
+      return status(st, R_MORE);
+    }
+    if (!sseComplete(st, p, nl)) return status(st, R_LIMIT);
+    p = pastTerminator(st, nl, end);
+    if (rawUsed) {
+      store<u32>(st, <u32>p, O_POS);
+      return status(st, R_MORE);
+    }
+  }
+  if (fl(st) & L_ERRPEND) {
+    res(4, load<i32>(st, O_ERR));
+    return status(st, R_UTF8);
+  }
+  return status(st, 0);
+}
+
+/** Parses carry + the `len` bytes at IN_PTR. Returns status bits (R_*). */
+export function ssePush(st: usize, len: usize, mode: u32): i32 {
+  bShrink(st, B_LINE);
+  bShrink(st, B_DATA);
+  return sseRun(st, runBegin(st, len, mode));
+}
+
+/** Continues a run after R_MORE. */
+export function sseMore(st: usize): i32 {
+  return sseRun(st, <usize>load<u32>(st, O_POS));
+}
+
+/** The reconnection time from the last valid retry field, −1 if none. */
+export function sseRetry(st: usize): f64 {
+  return load<f64>(st, O_RETRY);
+}
+
+/** A new stream (connection) on the record: keeps the last event ID string and the retry time. */
+export function sseReset(st: usize): void {
+  frameResetCommon(st);
+  bSetLen(st, B_DATA, 0);
+  bShrink(st, B_DATA);
+  bSetLen(st, B_TYPE, 0);
+  bSetLen(st, B_ID, 0);
+  bAppend(st, B_ID, bPtr(st, B_IDS), bLen(st, B_IDS), 0x7FFFFFFF);
+  const f = fl(st);
+  setFl(st, (f & ~A_ID) | ((f & A_IDS) != 0 ? A_ID : 0));
+}
+
+/**
+ * End of stream. A held incomplete character is R_TRUNC (strict) or U+FFFD. R_TRUNCATED when the
+ * stream ended inside a line or an event; with M_EOF_DISPATCH that event is dispatched. Then a
+ * new stream begins (as sseReset).
+ */
+export function sseFlush(st: usize, mode: u32): i32 {
+  store<u32>(st, mode, O_MODE);
+  rawUsed = false;
+  retrySeen = false;
+  failed = false;
+  const pending = <usize>load<u8>(st, 4);
+  if (pending != 0) {
+    if (load<u8>(st, 5) & F_FATAL) {
+      res(4, -<i32>pending);
+      batchStart(st, mode, A_ANY);
+      const s = finish(st, R_TRUNC);
+      sseReset(st);
+      return s;
+    }
+    // the incomplete character becomes U+FFFD: it continues the unfinished line
+    store<i32>(st, load<i32>(st, O_LINEREL) - <i32>load<u32>(st, 28), O_LINEREL);
+    store<u32>(st, 0, 28);
+    const p = runStart(st);
+    store<u8>(st, 0, 4);
+    setFl(st, (fl(st) & ~L_RUNASCII) | L_DIRTY);
+    if (!ssePartial(st, p, IN_PTR)) {
+      batchStart(st, mode, A_ANY);
+      return finish(st, R_LIMIT);
+    }
+  }
+  batchStart(st, mode, A_ANY);
+  const f = fl(st);
+  const truncated = (f & (P_MASK | S_INEVENT)) != 0;
+  let s: i32 = truncated ? R_TRUNCATED : 0;
+  if (truncated && (mode & M_EOF_DISPATCH) != 0) {
+    let ok = true;
+    if ((f & P_MASK) != 0) ok = sseComplete(st, IN_PTR, IN_PTR);
+    if (ok) dispatch(st);
+    else s |= R_LIMIT;
+  }
+  s = status(st, s);
+  sseReset(st);
+  return s;
+}
