@@ -1,0 +1,471 @@
+// Layer 2: Server-Sent Events. The core runs the WHATWG "event stream interpretation" over bytes
+// and writes the dispatched events of a call as spans into one text run; this file builds one
+// string per run and slices it per event, or (the byte-level path) copies the run's UTF-8 bytes
+// and exposes the events through a reader without a JS string or object per event.
+import { SseLimitError, Utf8DecodeError } from './errors.js';
+import {
+  ENC_LATIN1, ENC_UTF8, K_COMMENT, K_EVENT, M_COMMENTS, M_EOF_DISPATCH, M_UTF8_OUT, R_LIMIT, R_MORE, R_RETRY,
+  R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, forPieces, limitOption,
+  optionsObject, rawText,
+} from './frames.js';
+import { type Core, F_FATAL, expectBytes, getCore, stateRegistry } from './wasm.js';
+
+/** Default of `maxEventBytes`: 16 MiB. */
+export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
+
+/** A dispatched event. */
+export interface SseEvent {
+  /** The event type: `'message'` when no (or an empty) `event` field was given. */
+  type: string;
+  /** The `data` lines joined with `'\n'`. */
+  data: string;
+  /** The last event ID at dispatch time (it persists across events, per the standard). */
+  id: string;
+}
+
+/** Options of {@link SseParser} and {@link SseDecoderStream}. */
+export interface SseParserOptions {
+  /**
+   * Strict decoding: invalid UTF-8 throws {@link Utf8DecodeError} with the absolute byte offset
+   * (the events dispatched before it are on the error as `events`). With `false`, bad sequences
+   * become U+FFFD exactly as `TextDecoder` (and so `EventSource`) does.
+   * @defaultValue true
+   */
+  fatal?: boolean;
+  /**
+   * The most bytes one event may hold while it is being assembled: its data, event type and ID
+   * fields plus its unfinished line. A larger event throws {@link SseLimitError} before the
+   * memory is spent; the parser then stays failed until `reset()`.
+   * @defaultValue 16 MiB (16 777 216)
+   */
+  maxEventBytes?: number;
+  /**
+   * Called with the text of each comment line (`:` and one following space removed). Comment
+   * strings are built only when this is given. Called after the chunk's events are framed,
+   * before `push` returns.
+   * @defaultValue undefined (comments are skipped without being decoded)
+   */
+  onComment?: (text: string) => void;
+  /**
+   * What `flush()` does with an event that was not ended by a blank line: `'discard'` it (the
+   * standard), or `'dispatch'` it.
+   * @defaultValue 'discard'
+   */
+  eof?: 'discard' | 'dispatch';
+}
+
+/** A Utf8DecodeError or SseLimitError thrown by a parser carries the events dispatched before it. */
+export interface SseUtf8DecodeError extends Utf8DecodeError {
+  readonly events: SseEvent[] | SseByteEvents;
+}
+
+const REC_WORDS = 8;
+
+/**
+ * The events of one `pushBytes`/`flushBytes` call, for gateways: their data as validated UTF-8
+ * bytes, no JS string and no JS object per event. The reader and its `bytes` are owned by the
+ * parser and overwritten by its next `pushBytes`/`flushBytes`; copy what you keep.
+ *
+ * Layout: `bytes[dataStart(i), dataEnd(i))` is event i's data. `type(i)` and `id(i)` are strings,
+ * built once per distinct value (a stream's types repeat; its ID changes rarely).
+ */
+export class SseByteEvents {
+  /** Number of events. */
+  length = 0;
+  /** The events' data bytes, back to back (only `[0, byteLength)` is meaningful). */
+  bytes: Uint8Array = new Uint8Array(4096);
+  /** Bytes used in `bytes`. */
+  byteLength = 0;
+  /** Per event: data start, data end, type index, id index, id-changed flag. */
+  private table = new Int32Array(5 * 256);
+  private readonly types: string[] = [];
+  private readonly ids: string[] = [];
+
+  /** @internal */
+  clear(): void {
+    this.length = 0;
+    this.byteLength = 0;
+    this.types.length = 0;
+    this.ids.length = 0;
+  }
+
+  /** @internal Appends bytes; returns their offset. */
+  append(src: Uint8Array): number {
+    const at = this.byteLength;
+    const need = at + src.length;
+    if (need > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(need, this.bytes.length * 2));
+      grown.set(this.bytes.subarray(0, at));
+      this.bytes = grown;
+    }
+    this.bytes.set(src, at);
+    this.byteLength = need;
+    return at;
+  }
+
+  /** @internal */
+  add(d0: number, d1: number, type: string, id: string, idChanged: boolean): void {
+    const k = this.length;
+    if ((k + 1) * 5 > this.table.length) {
+      const grown = new Int32Array(this.table.length * 2);
+      grown.set(this.table);
+      this.table = grown;
+    }
+    const t = this.table;
+    t[5 * k] = d0;
+    t[5 * k + 1] = d1;
+    const types = this.types;
+    t[5 * k + 2] = types.length !== 0 && types[types.length - 1] === type ? types.length - 1 : types.push(type) - 1;
+    const ids = this.ids;
+    t[5 * k + 3] = ids.length !== 0 && ids[ids.length - 1] === id ? ids.length - 1 : ids.push(id) - 1;
+    t[5 * k + 4] = idChanged ? 1 : 0;
+    this.length = k + 1;
+  }
+
+  /** Offset of event i's data in `bytes`. */
+  dataStart(i: number): number { return this.table[5 * i]; }
+  /** End offset of event i's data in `bytes`. */
+  dataEnd(i: number): number { return this.table[5 * i + 1]; }
+  /** Event i's data: a view into `bytes` (no copy). */
+  data(i: number): Uint8Array { return this.bytes.subarray(this.table[5 * i], this.table[5 * i + 1]); }
+  /** Event i's data as a string (decoded on request). */
+  dataText(i: number): string { return textDecoder.decode(this.data(i)); }
+  /** Event i's type (`'message'` when none was given). */
+  type(i: number): string { return this.types[this.table[5 * i + 2]]; }
+  /** The last event ID when event i was dispatched. */
+  id(i: number): string { return this.ids[this.table[5 * i + 3]]; }
+
+  /**
+   * All events in the SSE wire format, as a gateway forwards them: `event:` when the type is not
+   * `message`, `id:` when the event changed the last event ID, one `data:` line per line of data.
+   */
+  encode(): Uint8Array {
+    let size = 0;
+    const head: Uint8Array[] = [];
+    for (let i = 0; i < this.length; i++) {
+      const t = this.type(i);
+      let h = t === 'message' ? '' : `event: ${t}\n`;
+      if (this.table[5 * i + 4]) h += `id: ${this.id(i)}\n`;
+      const hb = h === '' ? EMPTY : textEncoder.encode(h);
+      head.push(hb);
+      const d = this.data(i);
+      let lines = 1;
+      for (let j = d.indexOf(10); j !== -1; j = d.indexOf(10, j + 1)) lines++;
+      size += hb.length + d.length + lines * 7 + 1;
+    }
+    const out = new Uint8Array(size);
+    let o = 0;
+    for (let i = 0; i < this.length; i++) {
+      out.set(head[i], o);
+      o += head[i].length;
+      const d = this.data(i);
+      let s = 0;
+      for (;;) {
+        const j = d.indexOf(10, s);
+        const e = j === -1 ? d.length : j;
+        out.set(DATA_PREFIX, o);
+        o += 6;
+        out.set(d.subarray(s, e), o);
+        o += e - s;
+        out[o++] = 10;
+        if (j === -1) break;
+        s = j + 1;
+      }
+      out[o++] = 10;
+    }
+    return out;
+  }
+}
+
+const textDecoder = new TextDecoder();
+const textEncoder = new TextEncoder();
+const EMPTY = new Uint8Array(0);
+const DATA_PREFIX = new Uint8Array([100, 97, 116, 97, 58, 32]); // 'data: '
+
+/**
+ * Server-Sent Events, exactly as the WHATWG HTML "event stream interpretation" states: one
+ * leading BOM per stream, LF/CRLF/CR line ends (split anywhere), comments, `data` joined with LF,
+ * `event` (empty ⇒ `message`), `id` (ignored when it contains NUL; persists across events),
+ * `retry` (ASCII digits only), dispatch on a blank line when data is non-empty, and an event not
+ * ended by a blank line dropped at end of stream (or delivered with `eof: 'dispatch'`).
+ *
+ * Parsing runs in WebAssembly over the bytes; events held across chunks live in the parser's
+ * buffers in the shared core, up to `maxEventBytes`.
+ *
+ * Errors: {@link Utf8DecodeError} (strict mode) and {@link SseLimitError}, each with the absolute
+ * byte offset and the events dispatched before it by the same call as `events`. After an error
+ * the parser throws it again until `reset()`.
+ */
+export class SseParser {
+  readonly fatal: boolean;
+  readonly maxEventBytes: number;
+  readonly eof: 'discard' | 'dispatch';
+  /** Bytes consumed since the stream began. */
+  bytesIn = 0;
+  private readonly core: Core;
+  private st: number;
+  private readonly span: number;
+  private readonly onComment: ((text: string) => void) | undefined;
+  private readonly mode: number;
+  private failure: Error | null = null;
+  private base = 0;
+  private _lastEventId = '';
+  private _retry: number | undefined = undefined;
+  private _truncated = false;
+  private prevType = 'message';
+  private comments: string[] | null = null;
+  private byteEvents: SseByteEvents | null = null;
+
+  constructor(options?: SseParserOptions) {
+    if (typeof options === 'function') {
+      throw new TypeError('SseParser expects an options object, got a function. Events are returned by push(chunk); for comments use new SseParser({ onComment: fn }).');
+    }
+    optionsObject(options, 'SseParser');
+    this.fatal = options?.fatal ?? true;
+    this.maxEventBytes = limitOption(options?.maxEventBytes, 'maxEventBytes', DEFAULT_MAX_EVENT_BYTES);
+    const eof = options?.eof ?? 'discard';
+    if (eof !== 'discard' && eof !== 'dispatch') throw new TypeError(`SseParser eof must be 'discard' or 'dispatch', got ${String(eof)}`);
+    this.eof = eof;
+    const onComment = options?.onComment;
+    if (onComment !== undefined && typeof onComment !== 'function') throw new TypeError(`SseParser onComment must be a function, got ${typeof onComment}`);
+    this.onComment = onComment;
+    this.core = getCore();
+    this.span = this.core.x.spanPtr() >> 2;
+    this.mode = this.core.textMode | (onComment ? M_COMMENTS : 0);
+    this.st = this.core.x.sseNew(this.fatal ? F_FATAL : 0, this.maxEventBytes);
+    stateRegistry?.register(this, this.st, this);
+  }
+
+  /** The last event ID string (set when an event is dispatched; kept across `reset()`). */
+  get lastEventId(): string { return this._lastEventId; }
+  /** The last valid `retry` value in milliseconds, kept across `reset()`. */
+  get retry(): number | undefined { return this._retry; }
+  /** After `flush()`: true if the stream ended inside a line or an event (cleared by the next push). */
+  get truncated(): boolean { return this._truncated; }
+  /** Bytes held for the next call: the unfinished line and event, and an incomplete character. */
+  get pendingBytes(): number { return this.failure ? 0 : this.core.x.framePending(this.st); }
+
+  /** A new connection: drops the unfinished event and a previous error; keeps `lastEventId` and `retry`. */
+  reset(): void {
+    if (this.st === 0) return;
+    this.core.x.sseReset(this.st);
+    this.bytesIn = 0;
+    this.failure = null;
+    this._truncated = false;
+  }
+
+  /** Returns the core memory now instead of when the parser is garbage-collected. */
+  dispose(): void {
+    if (this.st === 0) return;
+    stateRegistry?.unregister(this);
+    this.core.x.frameFree(this.st);
+    this.st = 0;
+    this.failure = new TypeError('The parser was disposed');
+  }
+
+  /** The events dispatched by the chunk. */
+  push(chunk: Uint8Array): SseEvent[] {
+    const out: SseEvent[] = [];
+    this.run(chunk, out, null, 'SseParser.push()');
+    this.deliverComments();
+    return out;
+  }
+
+  /** End of stream: with `eof: 'dispatch'` an unterminated event; sets `truncated`; then a new stream begins. */
+  flush(): SseEvent[] {
+    const out: SseEvent[] = [];
+    this.end(out, null);
+    this.deliverComments();
+    return out;
+  }
+
+  /**
+   * The byte-level path for gateways: like `push`, but the events' data stay UTF-8 bytes
+   * (validated in strict mode), read through the returned {@link SseByteEvents}, which the parser
+   * reuses on its next `pushBytes`/`flushBytes` call. Requires `fatal: true`.
+   */
+  pushBytes(chunk: Uint8Array): SseByteEvents {
+    const b = this.bytesReader();
+    this.run(chunk, null, b, 'SseParser.pushBytes()');
+    this.deliverComments();
+    return b;
+  }
+
+  /** `flush()` for the byte-level path. */
+  flushBytes(): SseByteEvents {
+    const b = this.bytesReader();
+    this.end(null, b);
+    this.deliverComments();
+    return b;
+  }
+
+  private bytesReader(): SseByteEvents {
+    if (!this.fatal) throw new TypeError('SseParser.pushBytes() delivers validated UTF-8 and needs fatal: true');
+    const b = (this.byteEvents ??= new SseByteEvents());
+    b.clear();
+    return b;
+  }
+
+  private deliverComments(): void {
+    const c = this.comments;
+    if (c === null || c.length === 0) return;
+    this.comments = null;
+    for (const text of c) this.onComment!(text);
+  }
+
+  /** Collects the batch of the last call into `out` (strings) or `bytes` (the byte-level path). */
+  private collect(r: number, out: SseEvent[] | null, bytes: SseByteEvents | null): void {
+    const core = this.core;
+    core.sync();
+    const i32 = core.i32;
+    const res = core.res;
+    const n = i32[res + 3];
+    if (r & R_RETRY) this._retry = core.x.sseRetry(this.st);
+    if (n === 0) return;
+    const enc = i32[res + 1];
+    const len = i32[res + 2];
+    const outPtr = core.outPtr;
+    let text = '';
+    let base = 0;
+    if (bytes !== null) base = bytes.append(core.u8.subarray(outPtr, outPtr + len));
+    else if (enc !== ENC_UTF8) text = enc === ENC_LATIN1 ? core.latin1(outPtr, len) : core.utf16(outPtr, len);
+    let s = this.span;
+    for (let k = 0; k < n; k++, s += REC_WORDS) {
+      const w0 = i32[s];
+      const kind = w0 & 15;
+      const d0 = i32[s + 1], d1 = i32[s + 2];
+      if (w0 & SF_RAW) {
+        this.rawRecord(w0, i32[s + 1], i32[s + 2], i32[s + 3], i32[s + 4], i32[s + 5], i32[s + 6], out, bytes);
+        continue;
+      }
+      let type = 'message';
+      if (w0 & SF_TYPE) {
+        if (w0 & SF_SAME_TYPE) type = this.prevType;
+        else type = this.prevType = this.piece(enc, text, i32[s + 3], i32[s + 4], bytes);
+      }
+      if (w0 & SF_ID) this._lastEventId = this.piece(enc, text, i32[s + 5], i32[s + 6], bytes);
+      if (kind === K_EVENT) {
+        if (bytes !== null) bytes.add(base + d0, base + d1, type, this._lastEventId, (w0 & SF_ID) !== 0);
+        else out!.push({ type, data: d0 === 0 && d1 === text.length ? text : this.piece(enc, text, d0, d1, null), id: this._lastEventId });
+      } else if (kind === K_COMMENT) {
+        (this.comments ??= []).push(this.piece(enc, text, d0, d1, bytes));
+      }
+    }
+  }
+
+  /** A string out of the batch text. */
+  private piece(enc: number, text: string, a: number, b: number, bytes: SseByteEvents | null): string {
+    if (a === b) return '';
+    if (bytes !== null || enc === ENC_UTF8) return this.core.utf8(this.core.outPtr + a, b - a);
+    return text.slice(a, b);
+  }
+
+  /** A record whose spans are addresses of UTF-8 bytes in the parser's buffers. */
+  private rawRecord(w0: number, d0: number, d1: number, t0: number, t1: number, i0: number, i1: number,
+    out: SseEvent[] | null, bytes: SseByteEvents | null): void {
+    const core = this.core;
+    const dirty = !this.fatal;
+    let type = 'message';
+    if (w0 & SF_TYPE) type = this.prevType = rawText(core, t0, t1 - t0, (w0 & SF_TA) !== 0, dirty);
+    if (w0 & SF_ID) this._lastEventId = rawText(core, i0, i1 - i0, (w0 & SF_IA) !== 0, dirty);
+    const kind = w0 & 15;
+    if (kind === K_EVENT) {
+      if (bytes !== null) {
+        const at = bytes.append(core.u8.subarray(d0, d1));
+        bytes.add(at, at + d1 - d0, type, this._lastEventId, (w0 & SF_ID) !== 0);
+      } else {
+        out!.push({ type, data: rawText(core, d0, d1 - d0, (w0 & SF_DA) !== 0, dirty), id: this._lastEventId });
+      }
+    } else if (kind === K_COMMENT) {
+      (this.comments ??= []).push(rawText(core, d0, d1 - d0, (w0 & SF_DA) !== 0, dirty));
+    }
+  }
+
+  private fail(r: number, out: SseEvent[] | null, bytes: SseByteEvents | null): never {
+    const core = this.core;
+    const rel = core.word(4);
+    const events = out ?? bytes!;
+    let err: Error;
+    if (r & R_LIMIT) {
+      err = new SseLimitError(this.base + rel, this.maxEventBytes, events as unknown[]);
+    } else {
+      const trunc = (r & R_TRUNC) !== 0;
+      const e = new Utf8DecodeError(trunc ? 'ERR_TRUNCATED_UTF8' : 'ERR_INVALID_UTF8', this.base + rel, '',
+        trunc ? new Uint8Array(0) : core.bytesAt(rel, 4));
+      Object.defineProperty(e, 'events', { value: events, enumerable: true });
+      err = e;
+    }
+    this.failure = err;
+    this.comments = null;
+    throw err;
+  }
+
+  private run(chunk: Uint8Array, out: SseEvent[] | null, bytes: SseByteEvents | null, where: string): void {
+    expectBytes(chunk, where);
+    if (this.failure) throw this.failure;
+    this._truncated = false;
+    const core = this.core;
+    const x = core.x;
+    const mode = bytes !== null ? this.mode | M_UTF8_OUT : this.mode;
+    forPieces(core, chunk, (piece) => {
+      core.sync();
+      core.u8.set(piece, core.inPtr);
+      this.base = this.bytesIn;
+      this.bytesIn += piece.length;
+      let r = x.ssePush(this.st, piece.length, mode);
+      for (;;) {
+        this.collect(r, out, bytes);
+        if (r & (R_LIMIT | R_UTF8)) this.fail(r, out, bytes);
+        if (!(r & R_MORE)) break;
+        r = x.sseMore(this.st);
+      }
+    });
+  }
+
+  private end(out: SseEvent[] | null, bytes: SseByteEvents | null): void {
+    if (this.failure) throw this.failure;
+    const mode = (bytes !== null ? this.mode | M_UTF8_OUT : this.mode) | (this.eof === 'dispatch' ? M_EOF_DISPATCH : 0);
+    this.base = this.bytesIn;
+    const r = this.core.x.sseFlush(this.st, mode);
+    this.collect(r, out, bytes);
+    this.bytesIn = 0;
+    if (r & (R_LIMIT | R_TRUNC)) {
+      this._truncated = true;
+      this.fail(r, out, bytes);
+    }
+    this._truncated = (r & R_TRUNCATED) !== 0;
+  }
+}
+
+function checkField(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new TypeError(`encodeSse: ${name} must be a string, got ${typeof value}`);
+  if (/[\r\n]/.test(value)) throw new TypeError(`encodeSse: ${name} must not contain CR or LF (it would end the field), got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/**
+ * One event in the SSE wire format, ending with the blank line that dispatches it. Multi-line
+ * data becomes one `data:` line per line (CR, LF and CRLF all split, so a parser rebuilds the data
+ * with LF). CR or LF in `type` or `id` and NUL in `id` throw a TypeError; `retry` must be a
+ * non-negative integer.
+ */
+export function encodeSse(event: { data: string; type?: string; id?: string; retry?: number }): string {
+  if (event === null || typeof event !== 'object') throw new TypeError(`encodeSse expects an event object, got ${event === null ? 'null' : typeof event}`);
+  const { data } = event;
+  if (typeof data !== 'string') throw new TypeError(`encodeSse: data must be a string, got ${typeof data}`);
+  const type = checkField(event.type, 'type');
+  const id = checkField(event.id, 'id');
+  if (id !== undefined && id.includes('\0')) throw new TypeError('encodeSse: id must not contain NUL (a parser would ignore the field)');
+  let out = '';
+  if (type !== undefined && type !== '') out += `event: ${type}\n`;
+  if (id !== undefined) out += id === '' ? 'id\n' : `id: ${id}\n`;
+  if (event.retry !== undefined) {
+    const r = event.retry;
+    if (typeof r !== 'number' || !Number.isSafeInteger(r) || r < 0) throw new TypeError(`encodeSse: retry must be a non-negative integer, got ${String(r)}`);
+    out += `retry: ${r}\n`;
+  }
+  if (data.indexOf('\n') === -1 && data.indexOf('\r') === -1) return `${out}data: ${data}\n\n`;
+  for (const line of data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
+  return `${out}\n`;
+}
