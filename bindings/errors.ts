@@ -29,3 +29,63 @@ export class Utf8DecodeError extends TypeError {
     this.bytes = bytes;
   }
 }
+
+/** A line longer than `maxLineBytes` (LineDecoder, NdjsonDecoder). The decoder stays failed until `reset()`. */
+export class LineLimitError extends RangeError {
+  readonly code = 'ERR_LINE_TOO_LONG' as const;
+  /** Absolute byte offset of the first byte of the line. */
+  readonly offset: number;
+  /** The limit in bytes that the line exceeded. */
+  readonly limit: number;
+  /** Lines (or NDJSON values) completed by this call before the long line: nothing returned is lost. */
+  readonly lines: unknown[];
+
+  constructor(offset: number, limit: number, lines: unknown[]) {
+    super(`Line starting at byte offset ${offset} is longer than maxLineBytes (${limit} bytes); nothing past the limit was buffered`);
+    this.name = 'LineLimitError';
+    this.offset = offset;
+    this.limit = limit;
+    this.lines = lines;
+  }
+}
+
+/** A line of an NDJSON stream that is not valid JSON. The decoder stays failed until `reset()`. */
+export class NdjsonParseError extends SyntaxError {
+  readonly code = 'ERR_NDJSON_PARSE' as const;
+  /** 1-based line number in the stream (blank lines count). */
+  readonly line: number;
+  /** Absolute byte offset of the first byte of the line. */
+  readonly offset: number;
+  /** The text of the bad line. */
+  readonly text: string;
+  /** Values parsed by this call before the bad line: nothing returned is lost. */
+  readonly values: unknown[];
+
+  constructor(line: number, offset: number, text: string, values: unknown[], cause: unknown) {
+    super(`Invalid JSON on line ${line} (byte offset ${offset}): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'NdjsonParseError';
+    this.line = line;
+    this.offset = offset;
+    this.text = text;
+    this.values = values;
+  }
+}
+
+/** An event larger than `maxEventBytes`. The parser stays failed until `reset()`. */
+export class SseLimitError extends RangeError {
+  readonly code = 'ERR_SSE_EVENT_TOO_LARGE' as const;
+  /** Absolute byte offset of the first byte of the line that would have taken the event past the limit. */
+  readonly offset: number;
+  /** The limit in bytes (`maxEventBytes`). */
+  readonly limit: number;
+  /** Events dispatched by this call before the limit was hit: nothing returned is lost. */
+  readonly events: unknown[];
+
+  constructor(offset: number, limit: number, events: unknown[]) {
+    super(`Server-sent event exceeds maxEventBytes (${limit} bytes) at the line starting at byte offset ${offset}; nothing past the limit was buffered`);
+    this.name = 'SseLimitError';
+    this.offset = offset;
+    this.limit = limit;
+    this.events = events;
+  }
+}

@@ -6,6 +6,11 @@ export { Utf8DecodeError } from './errors.js';
 export { wasmBackend, type Backend } from './wasm.js';
 
 // Layer 2: frames (lines, NDJSON, Server-Sent Events)
+export { LineDecoder, NdjsonDecoder, DEFAULT_MAX_LINE_BYTES, type LineDecoderOptions, type LinesUtf8DecodeError } from './lines.js';
+export {
+  SseParser, SseByteEvents, encodeSse, DEFAULT_MAX_EVENT_BYTES, type SseEvent, type SseParserOptions, type SseUtf8DecodeError,
+} from './sse.js';
+export { LineLimitError, NdjsonParseError, SseLimitError } from './errors.js';
 
 // Layer 3: text (graphemes, NFC, finishing)
 export { GraphemeCommitter, DEFAULT_MAX_PENDING_BYTES, type GraphemeCommitterOptions } from './grapheme.js';
@@ -15,3 +20,4 @@ export { countText, convertOffset, type OffsetUnit, type TextCounts } from './te
 export { TextRangeError, type TextRangeErrorCode } from './text-errors.js';
 
 // Streams
+export { LineDecoderStream, SseDecoderStream } from './streams.js';

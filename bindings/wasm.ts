@@ -16,6 +16,23 @@ export interface CoreExports {
   utf8Push(st: number, len: number, mode: number): number;
   utf8Pending(st: number): number;
   utf8Reset(st: number): void;
+  // Layer 2: frames (assembly/lines.ts, assembly/sse.ts)
+  spanPtr(): number;
+  linesNew(flags: number, max: number): number;
+  linesPush(st: number, len: number, mode: number): number;
+  linesMore(st: number): number;
+  linesFlush(st: number, mode: number): number;
+  linesReset(st: number): void;
+  framePending(st: number): number;
+  frameFree(st: number): void;
+  rawUtf16(ptr: number, len: number, dirty: number): number;
+  rawFree(): void;
+  sseNew(flags: number, max: number): number;
+  ssePush(st: number, len: number, mode: number): number;
+  sseMore(st: number): number;
+  sseFlush(st: number, mode: number): number;
+  sseReset(st: number): void;
+  sseRetry(st: number): number;
 }
 
 /** Result kinds (mirrors assembly/decoder.ts). */
