@@ -30,6 +30,13 @@ export interface NfcCommitterOptions {
  * Normalizes a stream of text to NFC: the concatenation of everything `push` and `flush` return
  * equals `(all inputs joined).normalize('NFC')` for every way of cutting the input (unless
  * `maxPendingBytes` forced a commit).
+ *
+ * Commit points come from seam's Unicode 17.0 tables; the normalization itself is the runtime's
+ * `String.prototype.normalize`. On a runtime with an older Unicode version the guarantee above
+ * still holds against that runtime's `normalize('NFC')` (a code point stable in 17.0 is stable or
+ * unassigned in every earlier version), but characters the runtime does not know are left as they
+ * are, so the result is that runtime's NFC rather than Unicode 17.0 NFC. Unpaired surrogates pass
+ * through unchanged; a high surrogate at the end of a delta is held until its pair arrives.
  */
 export class NfcCommitter {
   /** The byte limit of the hold-back, from the options. */
