@@ -177,7 +177,7 @@ export class SseByteEvents {
   }
 }
 
-const textDecoder = new TextDecoder();
+const textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const textEncoder = new TextEncoder();
 const EMPTY = new Uint8Array(0);
 const DATA_PREFIX = new Uint8Array([100, 97, 116, 97, 58, 32]); // 'data: '
