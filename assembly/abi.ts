@@ -38,3 +38,11 @@ export function allocZeroed(size: usize): usize {
   memory.fill(p, 0, size);
   return p;
 }
+
+/**
+ * The runtime's abort (only the allocator can reach it, when memory cannot grow): a trap, which
+ * JS sees as a RuntimeError, so that the module needs no imports. Wired in asconfig.json ("use").
+ */
+export function coreAbort(msg: usize, file: usize, line: u32, col: u32): void {
+  unreachable();
+}

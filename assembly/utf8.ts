@@ -201,6 +201,18 @@ export function transcodeScalar(p: usize, end: usize, out: usize): usize {
 
 const SCRATCH: usize = memory.data(32, 16);
 
+// Gathering a character of n bytes that starts at byte s of a block into a 32-bit lane, last
+// byte lowest: swizzle index = BASE[n] + s * STEP[n] (0x80 selects a zero byte). Pairs by n.
+const GATHER: usize = memory.data<u32>([
+  0, 0,
+  0x80808000, 0x00000001,
+  0x80800001, 0x00000101,
+  0x80000102, 0x00010101,
+  0x00010203, 0x01010101,
+]);
+// The payload bits of each byte of a gathered character of n bytes (lead byte highest).
+const PAYLOAD: usize = memory.data<u32>([0, 0x7F, 0x1F3F, 0x0F3F3F, 0x073F3F3F]);
+
 // @ts-ignore: decorator
 @inline function byte1High(): v128 {
   return i8x16(0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02,
@@ -352,15 +364,69 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
       o += 16;
       continue;
     }
-    // Mixed block: the ASCII bytes before the first non-ASCII one, widened in one go, then one
-    // character by the scalar path.
+    // Mixed block. ASCII before the first non-ASCII byte is widened in one go; the next block
+    // starts at that byte.
+    // A short ASCII run (a space between emoji) goes with the characters after it instead.
     const ascii = <usize>ctz(m);
-    if (ascii != 0) {
+    if (ascii >= 4) {
       v128.store(o, i16x8.extend_low_i8x16_u(v));
       v128.store(o, i16x8.extend_high_i8x16_u(v), 16);
       p += ascii;
       o += ascii << 1;
+      continue;
     }
+    // Up to four characters of any length: find where the next ones start (bytes that are not
+    // continuations), gather each character's bytes into its own 32-bit lane right-aligned
+    // (lead byte highest), mask off the length bits and compact the 6-bit groups. Only the
+    // characters followed by another start inside the block are known to be whole: k of them.
+    let t = i8x16.bitmask(i8x16.ne(v128.and(v, hi2), cont)) & 0xFFFE;
+    const k = min(<u32>popcnt(t), 4);
+    if (k != 0) {
+      const s1 = <u32>ctz(t); t &= t - 1;
+      const s2 = <u32>ctz(t); t &= t - 1;
+      const s3 = <u32>ctz(t); t &= t - 1;
+      const s4 = <u32>ctz(t);
+      // lengths of the whole characters; 0 (a harmless gather) for lanes past k
+      const n0 = s1;
+      const n1 = select<u32>(s2 - s1, 0, k > 1);
+      const n2 = select<u32>(s3 - s2, 0, k > 2);
+      const n3 = select<u32>(s4 - s3, 0, k > 3);
+      const idx = i32x4(
+        <i32>load<u32>(GATHER + (<usize>n0 << 3)),
+        <i32>(load<u32>(GATHER + (<usize>n1 << 3)) + s1 * load<u32>(GATHER + (<usize>n1 << 3), 4)),
+        <i32>(load<u32>(GATHER + (<usize>n2 << 3)) + s2 * load<u32>(GATHER + (<usize>n2 << 3), 4)),
+        <i32>(load<u32>(GATHER + (<usize>n3 << 3)) + s3 * load<u32>(GATHER + (<usize>n3 << 3), 4)));
+      const bits = i32x4(
+        <i32>load<u32>(PAYLOAD + (<usize>n0 << 2)), <i32>load<u32>(PAYLOAD + (<usize>n1 << 2)),
+        <i32>load<u32>(PAYLOAD + (<usize>n2 << 2)), <i32>load<u32>(PAYLOAD + (<usize>n3 << 2)));
+      const x = v128.and(i8x16.swizzle(v, idx), bits);
+      const cp = v128.or(v128.or(
+        v128.and(x, i32x4.splat(0x7F)),
+        v128.and(i32x4.shr_u(x, 2), i32x4.splat(0xFC0))), v128.or(
+        v128.and(i32x4.shr_u(x, 4), i32x4.splat(0x3F000)),
+        v128.and(i32x4.shr_u(x, 6), i32x4.splat(0x1C0000))));
+      // Each lane becomes one unit, or a surrogate pair when astral; written without branches
+      // (a lane past k is written and then overwritten: the output window has slack for it).
+      const astral = i32x4.gt_u(cp, i32x4.splat(0xFFFF));
+      const c = i32x4.sub(cp, i32x4.splat(0x10000));
+      const pair = v128.or(
+        v128.or(i32x4.shr_u(c, 10), i32x4.splat(0xD800)),
+        i32x4.shl(v128.or(v128.and(c, i32x4.splat(0x3FF)), i32x4.splat(0xDC00)), 16));
+      const w = v128.bitselect(pair, cp, astral);
+      // The output advance comes from the lengths alone (4 bytes ⇔ astral ⇔ two units), which
+      // keeps the long vector computation off the loop's critical path.
+      store<u32>(o, i32x4.extract_lane(w, 0));
+      o += select<usize>(4, 2, n0 == 4);
+      store<u32>(o, i32x4.extract_lane(w, 1));
+      o += select<usize>(select<usize>(4, 2, n1 == 4), 0, k > 1);
+      store<u32>(o, i32x4.extract_lane(w, 2));
+      o += select<usize>(select<usize>(4, 2, n2 == 4), 0, k > 2);
+      store<u32>(o, i32x4.extract_lane(w, 3));
+      o += select<usize>(select<usize>(4, 2, n3 == 4), 0, k > 3);
+      p += <usize>select<u32>(select<u32>(s4, s3, k > 3), select<u32>(s2, s1, k > 1), k > 2);
+      continue;
+    }
+    // A single character fills the block (unreachable for valid input, kept for safety).
     const b = <u32>load<u8>(p);
     if (b < 0xE0) {
       store<u16>(o, <u16>(((b & 0x1F) << 6) | (<u32>load<u8>(p, 1) & 0x3F)));
