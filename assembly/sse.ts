@@ -332,6 +332,7 @@ function ssePartial(st: usize, p: usize, end: usize): bool {
   const nonAscii = (f & L_RUNASCII) == 0;
   let ps = f & P_MASK;
   const comments = (load<u32>(st, O_MODE) & M_COMMENTS) != 0;
+  if (ps != 0) curRel = load<i32>(st, O_LINEREL);
   if (ps == P_DATA_SP) {
     if (load<u8>(p) == 32) p++;
     setFl(st, (f & ~P_MASK) | P_DATA);

@@ -151,7 +151,7 @@ export class SseByteEvents {
       const d = this.data(i);
       let lines = 1;
       for (let j = d.indexOf(10); j !== -1; j = d.indexOf(10, j + 1)) lines++;
-      size += hb.length + d.length + lines * 7 + 1;
+      size += hb.length + d.length - (lines - 1) + lines * 7 + 1; // each LF of the data becomes a line end
     }
     const out = new Uint8Array(size);
     let o = 0;

@@ -1,0 +1,295 @@
+// SseParser beyond the format cases: errors with offsets, limits, reset, the byte-level path,
+// events larger than the output window, many parsers on the shared instance, memory, encodeSse,
+// SseDecoderStream.
+import { describe, expect, test } from 'vitest';
+import {
+  SseDecoderStream, SseLimitError, SseParser, Utf8DecodeError, encodeSse, wasmBackend, type SseEvent,
+} from '../../bindings/index.js';
+import { getCore } from '../../bindings/wasm.js';
+import { referenceParse } from '../conformance/sse-reference.js';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const ev = (data: string, type = 'message', id = '') => ({ type, data, id });
+const concat = (...parts: Uint8Array[]) => { const o = new Uint8Array(parts.reduce((n, p) => n + p.length, 0)); let i = 0; for (const p of parts) { o.set(p, i); i += p.length; } return o; };
+
+/** Deterministic PRNG (mulberry32). */
+function rng(seed: number) {
+  return () => { seed |= 0; seed = (seed + 0x6d2b79f5) | 0; let t = Math.imul(seed ^ (seed >>> 15), 1 | seed); t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t; return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
+}
+
+describe(`SseParser (${wasmBackend()})`, () => {
+  test('invalid UTF-8 inside an event: Utf8DecodeError at the absolute offset, earlier events on the error', () => {
+    const p = new SseParser();
+    expect(p.push(enc('data: one\n\ndata: tw'))).toEqual([ev('one')]);
+    const chunk = concat(enc('o\n\ndata: three\n\ndata: x'), new Uint8Array([0xe2, 0x28]), enc('\n\n'));
+    let err: unknown;
+    try { p.push(chunk); } catch (e) { err = e; }
+    expect(err).toBeInstanceOf(Utf8DecodeError);
+    const e = err as Utf8DecodeError & { events: SseEvent[] };
+    expect(e.code).toBe('ERR_INVALID_UTF8');
+    expect(e.offset).toBe(19 + 23);
+    expect(e.events).toEqual([ev('two'), ev('three')]);
+    expect(() => p.push(enc('data: y\n\n'))).toThrow(e);
+    p.reset();
+    expect(p.push(enc('data: y\n\n'))).toEqual([ev('y')]);
+  });
+
+  test('a bad byte in the carry of the previous chunk is reported at its absolute offset', () => {
+    const p = new SseParser();
+    p.push(enc('data: ab'));
+    p.push(new Uint8Array([0xf0, 0x9f]));
+    expect(() => p.push(new Uint8Array([0x41]))).toThrow(expect.objectContaining({ offset: 8, code: 'ERR_INVALID_UTF8' }));
+  });
+
+  test('a stream ending inside a character: ERR_TRUNCATED_UTF8 at flush', () => {
+    const p = new SseParser();
+    p.push(enc('data: a\n\ndata: '));
+    p.push(new Uint8Array([0xe2, 0x82]));
+    expect(() => p.flush()).toThrow(expect.objectContaining({ code: 'ERR_TRUNCATED_UTF8', offset: 15 }));
+  });
+
+  test('maxEventBytes: SseLimitError before the memory is spent, earlier events kept, failed until reset', () => {
+    const p = new SseParser({ maxEventBytes: 100 });
+    const pending0 = p.pendingBytes;
+    expect(pending0).toBe(0);
+    let err: unknown;
+    try { p.push(enc(`data: small\n\ndata: ${'x'.repeat(60)}\ndata: ${'y'.repeat(60)}\n\n`)); } catch (e) { err = e; }
+    expect(err).toBeInstanceOf(SseLimitError);
+    const e = err as SseLimitError;
+    expect(e.code).toBe('ERR_SSE_EVENT_TOO_LARGE');
+    expect(e.limit).toBe(100);
+    expect(e.offset).toBe(13 + 67);
+    expect(e.events).toEqual([ev('small')]);
+    expect(() => p.push(enc('data: a\n\n'))).toThrow(e);
+    p.reset();
+    expect(p.push(enc(`data: ${'z'.repeat(90)}\n\n`))).toEqual([ev('z'.repeat(90))]);
+  });
+
+  test('maxEventBytes counts an unfinished line fed in small pieces, and never allocates past it', () => {
+    const core = getCore();
+    const p = new SseParser({ maxEventBytes: 4096 });
+    const piece = enc('x'.repeat(64));
+    p.push(enc('data: '));
+    let thrown = 0;
+    for (let i = 0; i < 100 && thrown === 0; i++) {
+      try { p.push(piece); } catch (e) { expect(e).toBeInstanceOf(SseLimitError); expect((e as SseLimitError).offset).toBe(0); thrown = i; }
+    }
+    expect(thrown).toBe(64); // 6 + 64·64 = 4102 > 4096
+    expect(core.x.framePending((p as unknown as { st: number }).st)).toBeLessThanOrEqual(4096);
+  });
+
+  test('reset() starts a new connection but keeps lastEventId and retry', () => {
+    const p = new SseParser();
+    expect(p.push(enc('retry: 1500\nid: 42\ndata: a\n\ndata: partial'))).toEqual([ev('a', 'message', '42')]);
+    p.push(enc('\nid: 43\n'));
+    p.reset();
+    expect(p.lastEventId).toBe('42');
+    expect(p.retry).toBe(1500);
+    expect(p.push(enc('data: b\n\n'))).toEqual([ev('b', 'message', '42')]);
+    expect(p.push(enc('\uFEFFdata: c\n\n'))).toEqual([]); // the BOM is only skipped at the start
+    p.reset();
+    expect(p.push(enc('\uFEFFdata: c\n\n'))).toEqual([ev('c', 'message', '42')]);
+  });
+
+  test('flush sets truncated and begins a new stream', () => {
+    const p = new SseParser();
+    p.push(enc('data: a\n\ndata: b'));
+    expect(p.flush()).toEqual([]);
+    expect(p.truncated).toBe(true);
+    expect(p.push(enc('\uFEFFdata: c\n\n'))).toEqual([ev('c')]);
+    expect(p.truncated).toBe(false);
+    expect(p.flush()).toEqual([]);
+    expect(p.truncated).toBe(false);
+  });
+
+  test('onComment is called after the events of the push; comments are skipped without it', () => {
+    const seen: string[] = [];
+    const p = new SseParser({ onComment: (t) => seen.push(t) });
+    expect(p.push(enc(': hello\n:x\ndata: a\n\n:  two spaces\n'))).toEqual([ev('a')]);
+    expect(seen).toEqual(['hello', 'x', ' two spaces']);
+  });
+
+  test('events larger than the output window (128 KiB), ASCII and not, string and byte paths', () => {
+    const r = rng(7);
+    const alphabet = ['a', 'é', '中', '😀', ' ', '{', '"'];
+    for (const size of [70_000, 200_000, 1_000_000]) {
+      let s = '';
+      while (s.length < size) s += alphabet[Math.floor(r() * alphabet.length)];
+      for (const data of [s, 'A'.repeat(size)]) {
+        const bytes = enc(`event: big\nid: 9\ndata: ${data}\ndata: ${data.slice(0, 10)}\n\ndata: after\n\n`);
+        const want = referenceParse(bytes).events;
+        for (const chunk of [64, 1000, 65536, bytes.length]) {
+          const p = new SseParser();
+          const got: SseEvent[] = [];
+          const b = new SseParser();
+          const gotBytes: SseEvent[] = [];
+          for (let i = 0; i < bytes.length; i += chunk) {
+            got.push(...p.push(bytes.subarray(i, i + chunk)));
+            const be = b.pushBytes(bytes.subarray(i, i + chunk));
+            for (let k = 0; k < be.length; k++) gotBytes.push({ type: be.type(k), data: be.dataText(k), id: be.id(k) });
+          }
+          expect(got).toEqual(want);
+          expect(gotBytes).toEqual(want);
+          p.dispose();
+          b.dispose();
+        }
+      }
+    }
+  });
+
+  test('thousands of events in one push (several output batches)', () => {
+    const text = Array.from({ length: 5000 }, (_, i) => `data: ${i % 3 === 0 ? 'é' : ''}${i}\n\n`).join('');
+    const p = new SseParser();
+    expect(p.push(enc(text))).toEqual(referenceParse(enc(text)).events);
+    expect(p.push(enc('data\n\n'.repeat(20000))).length).toBe(20000);
+  });
+
+  test('the byte-level path: validated bytes, types and ids, re-encoded for forwarding', () => {
+    const p = new SseParser();
+    const b = p.pushBytes(enc('event: delta\ndata: {"t":"h\u00e9"}\n\nevent: delta\nid: 1\ndata: a\ndata: b\n\ndata: c\n\n'));
+    expect(b.length).toBe(3);
+    expect(Array.from({ length: 3 }, (_, i) => [b.type(i), b.dataText(i), b.id(i)])).toEqual([
+      ['delta', '{"t":"h\u00e9"}', ''], ['delta', 'a\nb', '1'], ['message', 'c', '1'],
+    ]);
+    expect(b.data(0)).toEqual(enc('{"t":"h\u00e9"}'));
+    expect(new TextDecoder().decode(b.encode())).toBe('event: delta\ndata: {"t":"h\u00e9"}\n\nevent: delta\nid: 1\ndata: a\ndata: b\n\ndata: c\n\n');
+    expect(() => new SseParser({ fatal: false }).pushBytes(enc(''))).toThrow(TypeError);
+  });
+
+  test('hundreds of parsers interleaved on the shared instance never see each other\'s bytes', () => {
+    const r = rng(1234);
+    const n = 300;
+    const streams = Array.from({ length: n }, (_, k) => {
+      const parts: string[] = [];
+      for (let e = 0; e < 6; e++) {
+        const big = r() < 0.2 ? '\u00e9'.repeat(Math.floor(r() * 3000)) : '';
+        parts.push(`${r() < 0.3 ? `event: t${k}\n` : ''}${r() < 0.3 ? `id: ${k}-${e}\n` : ''}data: ${k}:${e}${big}\ndata: \u4e2d${k}\n\n`);
+      }
+      let bytes = enc(parts.join(''));
+      if (k % 10 === 3) bytes = concat(bytes.subarray(0, bytes.length >> 1), new Uint8Array([0xff]), bytes.subarray(bytes.length >> 1));
+      return bytes;
+    });
+    const parsers = streams.map(() => new SseParser());
+    const got: SseEvent[][] = streams.map(() => []);
+    const errors: (number | null)[] = streams.map(() => null);
+    const pos = streams.map(() => 0);
+    const resetAt = streams.map((s, k) => (k % 10 === 7 ? s.length >> 1 : -1));
+    const kept = streams.map(() => '');
+    for (let round = 0; pos.some((p, k) => p < streams[k].length); round++) {
+      for (let k = 0; k < n; k++) {
+        if (pos[k] >= streams[k].length) continue;
+        const size = 1 + Math.floor(r() * 97);
+        const chunk = streams[k].subarray(pos[k], pos[k] + size);
+        if (resetAt[k] >= 0 && pos[k] >= resetAt[k]) {
+          // a reconnect midway: the new stream starts clean, with the last event ID kept
+          parsers[k].reset();
+          kept[k] = parsers[k].lastEventId;
+          got[k].length = 0;
+          const rest = streams[k].subarray(pos[k]);
+          streams[k] = concat(enc('data: restart\n\n'), rest.subarray(rest.indexOf(10) + 1));
+          pos[k] = 0;
+          resetAt[k] = -1;
+          continue;
+        }
+        pos[k] += size;
+        if (errors[k] !== null) continue;
+        try { got[k].push(...parsers[k].push(chunk)); } catch (e) { errors[k] = (e as Utf8DecodeError).offset; got[k].push(...(e as { events: SseEvent[] }).events); }
+      }
+    }
+    for (let k = 0; k < n; k++) {
+      const bytes = streams[k];
+      if (k % 10 === 3) {
+        // the bad sequence may begin before the 0xFF (a cut character): where TextDecoder puts U+FFFD
+        const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+        const bad = enc(text.slice(0, text.indexOf('\uFFFD'))).length;
+        expect(bad).toBeGreaterThan(bytes.indexOf(0xff) - 2);
+        expect(errors[k]).toBe(bad);
+        const lineStart = Math.max(bytes.lastIndexOf(10, bad), bytes.lastIndexOf(13, bad)) + 1;
+        expect(got[k]).toEqual(referenceParse(bytes.subarray(0, lineStart)).events);
+      } else {
+        expect(errors[k]).toBeNull();
+        expect(got[k]).toEqual(referenceParse(bytes, { lastEventId: kept[k] }).events);
+      }
+      parsers[k].dispose();
+    }
+  });
+
+  test('10,000 parsers each holding a 1 KiB unfinished event fit in 32 MiB (WASM memory + JS heap)', () => {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
+    const core = getCore();
+    const wasm0 = core.x.memory.buffer.byteLength;
+    const heap0 = process.memoryUsage().heapUsed;
+    const event = enc(`data: ${'x'.repeat(1023)}\n`); // 1 KiB of data (with its LF) held: no blank line yet
+    const parsers: SseParser[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      const p = new SseParser();
+      expect(p.push(event)).toEqual([]);
+      parsers.push(p);
+    }
+    gc?.();
+    const wasm = core.x.memory.buffer.byteLength - wasm0;
+    const heap = process.memoryUsage().heapUsed - heap0;
+    console.log(`10,000 parsers × 1 KiB unfinished event: WASM memory +${(wasm / 2 ** 20).toFixed(1)} MiB, JS heap +${(heap / 2 ** 20).toFixed(1)} MiB`);
+    expect(wasm + Math.max(0, heap)).toBeLessThanOrEqual(32 * 2 ** 20);
+    for (const p of parsers) expect(p.pendingBytes).toBe(1024);
+    for (const p of parsers) p.dispose();
+  });
+
+  test('linear: an 8 MiB line fed in 64-byte pieces costs about 8× a 1 MiB one, not 64×', () => {
+    const time = (mib: number) => {
+      const p = new SseParser();
+      const piece = enc('y'.repeat(64));
+      const t0 = performance.now();
+      p.push(enc('data: '));
+      for (let i = 0; i < (mib << 20) / 64; i++) p.push(piece);
+      const out = p.push(enc('\n\n'));
+      const t = performance.now() - t0;
+      expect(out[0].data.length).toBe(mib << 20);
+      p.dispose();
+      return t;
+    };
+    time(1);
+    const t1 = Math.min(time(1), time(1));
+    const t8 = time(8);
+    console.log(`8 MiB line in 64 B pieces: ${t8.toFixed(0)} ms; 1 MiB: ${t1.toFixed(0)} ms (ratio ${(t8 / t1).toFixed(1)})`);
+    expect(t8 / t1).toBeLessThan(24); // quadratic would be 64
+  });
+});
+
+describe('encodeSse', () => {
+  test('multi-line data becomes several data lines; round trip through the parser', () => {
+    expect(encodeSse({ data: 'a\nb\r\nc\rd' })).toBe('data: a\ndata: b\ndata: c\ndata: d\n\n');
+    expect(encodeSse({ data: ' x', type: 'delta', id: '7', retry: 1000 })).toBe('event: delta\nid: 7\nretry: 1000\ndata:  x\n\n');
+    expect(encodeSse({ data: '', id: '' })).toBe('id\ndata: \n\n');
+    const events = [{ data: ' lead', type: 't' }, { data: 'x\ny', id: 'i' }, { data: '' }];
+    const p = new SseParser();
+    expect(p.push(enc(events.map(encodeSse).join('')))).toEqual([ev(' lead', 't'), ev('x\ny', 'message', 'i'), ev('', 'message', 'i')]);
+  });
+
+  test('CR or LF in id or event, NUL in id, a bad retry are TypeErrors', () => {
+    expect(() => encodeSse({ data: 'x', id: 'a\nb' })).toThrow(TypeError);
+    expect(() => encodeSse({ data: 'x', type: 'a\rb' })).toThrow(TypeError);
+    expect(() => encodeSse({ data: 'x', id: 'a\0' })).toThrow(TypeError);
+    expect(() => encodeSse({ data: 'x', retry: -1 })).toThrow(TypeError);
+    expect(() => encodeSse({ data: 1 as unknown as string })).toThrow(TypeError);
+  });
+});
+
+describe('SseDecoderStream', () => {
+  test('pipes bytes to events; errors after enqueuing the events before the error', async () => {
+    const chunks = [enc('data: a\n\nda'), enc('ta: b\n\n')];
+    const events: SseEvent[] = [];
+    await new ReadableStream<Uint8Array>({ start(c) { for (const x of chunks) c.enqueue(x); c.close(); } })
+      .pipeThrough(new SseDecoderStream())
+      .pipeTo(new WritableStream({ write(e) { events.push(e); } }));
+    expect(events).toEqual([ev('a'), ev('b')]);
+
+    const got: SseEvent[] = [];
+    const bad = new ReadableStream<Uint8Array>({ start(c) { c.enqueue(concat(enc('data: ok\n\ndata: '), new Uint8Array([0xff]))); c.close(); } })
+      .pipeThrough(new SseDecoderStream())
+      .pipeTo(new WritableStream({ write(e) { got.push(e); } }));
+    await expect(bad).rejects.toBeInstanceOf(Utf8DecodeError);
+    expect(got).toEqual([ev('ok')]);
+  });
+});
