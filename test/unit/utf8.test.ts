@@ -258,7 +258,8 @@ describe('Utf8DecoderStream', () => {
       },
     });
     let out = '';
-    for await (const s of source.pipeThrough(new Utf8DecoderStream())) out += s;
+    const reader = source.pipeThrough(new Utf8DecoderStream()).getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) out += r.value;
     expect(out).toBe(text);
   });
 

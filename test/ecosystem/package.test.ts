@@ -1,0 +1,69 @@
+// The built package as users load it: ESM import and CommonJS require of 'seam' by name (the
+// package references itself through its exports map), the types entry, and the CLI.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = join(__dirname, '..', '..');
+const run = (args: string[], input?: string) =>
+  execFileSync(process.execPath, args, { cwd: root, input, encoding: 'utf8', env: { ...process.env, SEAM_WASM: '' } });
+
+const script = `
+  const bytes = new TextEncoder().encode('data: {"t":"世界 😀"}\\r\\n\\r\\n');
+  const d = new m.Utf8Decoder();
+  const p = new m.SseParser();
+  const events = [];
+  for (let i = 0; i < bytes.length; i++) events.push(...p.push(bytes.subarray(i, i + 1)));
+  const a = new m.TextAssembler();
+  a.push('e\\u0301');
+  console.log(JSON.stringify({
+    text: d.push(bytes.subarray(0, 11)) + d.push(bytes.subarray(11)) + d.flush(),
+    events, backend: m.wasmBackend(), report: a.finish().text,
+    exports: Object.keys(m).sort().join(','),
+  }));`;
+
+describe('the built package', () => {
+  it('has been built', () => {
+    for (const f of ['dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/cli.js']) {
+      expect(existsSync(join(root, f)), f).toBe(true);
+    }
+  });
+
+  const expected = {
+    text: 'data: {"t":"世界 😀"}\r\n\r\n',
+    events: [{ type: 'message', data: '{"t":"世界 😀"}', id: '' }],
+    backend: 'simd',
+    report: 'é',
+  };
+
+  it('imports as ESM by name, with no init call', () => {
+    const out = JSON.parse(run(['--input-type=module', '-e', `import * as m from 'seam';${script}`]));
+    expect({ ...out, exports: undefined }).toEqual({ ...expected, exports: undefined });
+    for (const name of ['Utf8Decoder', 'Utf8DecodeError', 'Utf8DecoderStream', 'LineDecoder', 'NdjsonDecoder', 'SseParser',
+      'encodeSse', 'GraphemeCommitter', 'NfcCommitter', 'TextAssembler', 'countText', 'convertOffset',
+      'LineDecoderStream', 'SseDecoderStream']) {
+      expect(out.exports.split(','), name).toContain(name);
+    }
+  });
+
+  it('requires as CommonJS by name, synchronously', () => {
+    const out = JSON.parse(run(['-e', `const m = require('seam');${script}`]));
+    expect({ ...out, exports: undefined }).toEqual({ ...expected, exports: undefined });
+  });
+
+  it('declares its types for both entries', () => {
+    const dts = readFileSync(join(root, 'dist/index.d.ts'), 'utf8');
+    expect(dts).toContain('declare class Utf8Decoder');
+    expect(dts).toContain('declare class SseParser');
+    expect(dts).toContain('interface FinalReport');
+  });
+
+  it('the CLI decodes standard input and runs the demo', () => {
+    expect(run(['dist/cli.js', 'decode', '--sse'], 'event: delta\ndata: a\ndata: b\n\n')).toBe(
+      '{"type":"delta","data":"a\\nb","id":""}\n',
+    );
+    const demo = run(['dist/cli.js', 'demo']);
+    expect(demo).toMatch(/seam \(SseParser \+ TextAssembler\): +0 of \d+ cuttings differ/);
+  });
+});
