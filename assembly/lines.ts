@@ -283,8 +283,12 @@ export function runBegin(st: usize, len: usize, mode: u32): usize {
   return nl + 1;
 }
 
-/** Resets the stream part of a record (carry, BOM, flags, LINE) for a new stream. */
-export function frameResetCommon(st: usize): void {
+/**
+ * Resets the stream part of a record (carry, BOM, flags, LINE) for a new stream. `shrink` returns a
+ * large idle LINE to the heap; a flush must not, as its raw record may still point into it (the
+ * next push shrinks).
+ */
+export function frameResetCommon(st: usize, shrink: bool): void {
   store<u8>(st, 0, 4);
   store<u8>(st, load<u8>(st, 5) & ~(F_BOM_DONE | F_FAILED), 5);
   const fl = load<u32>(st, O_FL);
@@ -292,7 +296,7 @@ export function frameResetCommon(st: usize): void {
   store<i32>(st, 0, O_LINEREL);
   store<u32>(st, 0, O_LASTLEN);
   bSetLen(st, B_LINE, 0);
-  bShrink(st, B_LINE);
+  if (shrink) bShrink(st, B_LINE);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -401,7 +405,7 @@ export function linesFlush(st: usize, mode: u32): i32 {
     if (load<u8>(st, 5) & F_FATAL) {
       res(4, -<i32>pending);
       res(1, ENC_LATIN1); res(2, 0); res(3, 0);
-      frameResetCommon(st);
+      frameResetCommon(st, true);
       res(0, R_TRUNC);
       return R_TRUNC;
     }
@@ -428,14 +432,14 @@ export function linesFlush(st: usize, mode: u32): i32 {
   }
   finish(st, status);
   if (status & R_RAW) res(1, ENC_UTF8);
-  frameResetCommon(st);
+  frameResetCommon(st, false);
   store<u32>(st, 0, O_FL);
   return status;
 }
 
 /** A new stream on the same record. */
 export function linesReset(st: usize): void {
-  frameResetCommon(st);
+  frameResetCommon(st, true);
   store<u32>(st, 0, O_FL);
 }
 

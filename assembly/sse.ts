@@ -444,9 +444,13 @@ export function sseRetry(st: usize): f64 {
 
 /** A new stream (connection) on the record: keeps the last event ID string and the retry time. */
 export function sseReset(st: usize): void {
-  frameResetCommon(st);
+  newStream(st, true);
+}
+
+function newStream(st: usize, shrink: bool): void {
+  frameResetCommon(st, shrink);
   bSetLen(st, B_DATA, 0);
-  bShrink(st, B_DATA);
+  if (shrink) bShrink(st, B_DATA);
   bSetLen(st, B_TYPE, 0);
   bSetLen(st, B_ID, 0);
   bAppend(st, B_ID, bPtr(st, B_IDS), bLen(st, B_IDS), 0x7FFFFFFF);
@@ -470,7 +474,7 @@ export function sseFlush(st: usize, mode: u32): i32 {
       res(4, -<i32>pending);
       batchStart(st, mode, A_ANY);
       const s = finish(st, R_TRUNC);
-      sseReset(st);
+      newStream(st, true);
       return s;
     }
     // the incomplete character becomes U+FFFD: it continues the unfinished line
@@ -495,6 +499,6 @@ export function sseFlush(st: usize, mode: u32): i32 {
     else s |= R_LIMIT;
   }
   s = status(st, s);
-  sseReset(st);
+  newStream(st, false);
   return s;
 }
