@@ -12,6 +12,8 @@ export default defineConfig([
     clean: true,
     splitting: false,
     treeshake: true,
+    // Bundled so that the ESM build runs in a browser as is, with no bundler or import map.
+    noExternal: [/^@noble\/hashes/],
   },
   {
     // The `seam` command: demo, bench and decode.

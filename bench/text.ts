@@ -1,7 +1,6 @@
 // Text layer benchmarks: grapheme commit and the whole assembler on LLM-sized deltas.
 //
-//   npx tsup bench/text.ts --format esm --out-dir build/bench --platform node --target node20 \
-//     --external benchmark --external unicode-segmenter && node build/bench/text.js [--full]
+//   npm run build && node build/bench/run.js --only text [--full]
 //
 // Contenders (outputs are checked equal before anything is timed):
 //   grapheme commit: seam GraphemeCommitter vs a hold-back committer on Intl.Segmenter (commit
@@ -11,46 +10,13 @@
 //     (TextEncoder, spread, segment count) and node:crypto SHA-256 at the end; and, as a
 //     non-streaming floor, joining all deltas and doing NFC + counts + hash once at the end.
 import { createHash } from 'node:crypto';
-import Benchmark from 'benchmark';
 import { splitGraphemes, countGraphemes as usCount } from 'unicode-segmenter/grapheme';
 import { TextAssembler, type FinalReport } from '../bindings/assembler.js';
 import { GraphemeCommitter } from '../bindings/grapheme.js';
+import { prng } from './corpus.js';
+import { type BenchOptions, QUICK, type Row, assertSame, compare } from './harness.js';
 
-/** One comparison; the same shape as the other layers' rows. */
-export interface Row {
-  layer: string;
-  case: string;
-  corpus: string;
-  chunk: string;
-  /** MB/s (10^6 bytes of UTF-8 input per second), median over rounds. */
-  seam: number;
-  peer: number;
-  peerName: string;
-  /** Median of per-round seam/peer. */
-  ratio: number;
-}
-
-export interface TextBenchOptions {
-  rounds: number;
-  /** Seconds each contender is sampled per round. */
-  maxTime: number;
-}
-
-export const QUICK: TextBenchOptions = { rounds: 3, maxTime: 0.25 };
-export const FULL: TextBenchOptions = { rounds: 9, maxTime: 0.5 };
-
-// ---- corpora -----------------------------------------------------------------------------------
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = prng;
 
 const WORDS = ('the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were ' +
   'their one all we can her has there been if more when will would who so no model stream token response decoder text grapheme ' +
@@ -212,43 +178,8 @@ const wholeAtEnd: Assemble = (ds) => {
   return report(text, usCount(text), text !== raw);
 };
 
-// ---- measurement -------------------------------------------------------------------------------
-
-function median(xs: number[]): number {
-  const a = [...xs].sort((x, y) => x - y);
-  const m = a.length >> 1;
-  return a.length % 2 ? a[m] : (a[m - 1] + a[m]) / 2;
-}
-
-function secondsPerOp(fn: () => void, maxTime: number): number {
-  const b = new Benchmark(fn, { maxTime, minSamples: 5, initCount: 1 });
-  b.run({ async: false });
-  if (b.error) throw b.error;
-  return median(b.stats.sample);
-}
-
-function compare(meta: Omit<Row, 'seam' | 'peer' | 'ratio'>, bytes: number, seam: () => void, peer: () => void, opts: TextBenchOptions): Row {
-  const s: number[] = [];
-  const p: number[] = [];
-  const ratios: number[] = [];
-  for (let r = 0; r < opts.rounds; r++) {
-    const a = bytes / secondsPerOp(seam, opts.maxTime) / 1e6;
-    const b = bytes / secondsPerOp(peer, opts.maxTime) / 1e6;
-    s.push(a);
-    p.push(b);
-    ratios.push(a / b);
-  }
-  return { ...meta, seam: median(s), peer: median(p), ratio: median(ratios) };
-}
-
-function assertSame<T>(what: string, ours: T, theirs: T): void {
-  const a = JSON.stringify(ours);
-  const b = JSON.stringify(theirs);
-  if (a !== b) throw new Error(`text bench ${what}: outputs differ before timing`);
-}
-
 /** Runs every text comparison; `log` sees each row as it completes. */
-export function runTextBench(opts: TextBenchOptions = QUICK, log: (r: Row) => void = () => {}): Row[] {
+export function runTextBench(opts: BenchOptions = QUICK, log: (r: Row) => void = () => {}): Row[] {
   const rows: Row[] = [];
   let sink = 0;
   for (const c of corpora()) {
@@ -277,15 +208,4 @@ export function runTextBench(opts: TextBenchOptions = QUICK, log: (r: Row) => vo
   }
   if (sink === -1) console.log(sink);
   return rows;
-}
-
-const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
-
-// Run only as its own entry (build/bench/text.js), not when bundled into the CLI.
-const isMain = process.argv[1] !== undefined && /[\\/]text\.(js|mjs)$/.test(process.argv[1]) && import.meta.url === new URL(`file://${process.argv[1]}`).href;
-if (isMain) {
-  const opts = process.argv.includes('--full') ? FULL : QUICK;
-  console.log(`Node ${process.version}, ICU ${process.versions.icu} (Unicode ${process.versions.unicode}); ${opts.rounds} rounds × ${opts.maxTime} s; MB/s of UTF-8 input, medians\n`);
-  console.log('| case | corpus | chunk | seam MB/s | peer | peer MB/s | ratio |\n|---|---|---|---:|---|---:|---:|');
-  runTextBench(opts, (r) => console.log(`| ${r.case} | ${r.corpus} | ${r.chunk} | ${fmt(r.seam)} | ${r.peerName} | ${fmt(r.peer)} | **${r.ratio.toFixed(2)}×** |`));
 }

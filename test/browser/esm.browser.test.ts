@@ -1,0 +1,71 @@
+// The ESM build in a real browser (Debian's Chromium, driven by playwright-core): imported with no
+// init call, SIMD core, no Node Buffer (so the TextDecoder string route), every layer, compared
+// with the browser's own TextDecoder and normalize. Run by `npm run test:browser` (CI installs
+// Chromium first); `npm test` does not need a browser.
+import { createServer, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = join(__dirname, '..', '..');
+let server: Server;
+let browser: Browser;
+let base = '';
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    if (url === '/') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><title>seam</title>');
+      return;
+    }
+    if (url === '/page.mjs') {
+      res.writeHead(200, { 'content-type': 'text/javascript' });
+      res.end(readFileSync(join(__dirname, 'page.mjs')));
+      return;
+    }
+    if (!/^\/dist\/[\w.-]+\.js$/.test(url)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/javascript' });
+    res.end(readFileSync(join(root, url)));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((r) => server?.close(r));
+});
+
+describe('ESM build in Chromium', () => {
+  it('decodes bytes, frames and text exactly as the browser’s own decoder would', async () => {
+    const page = await browser.newPage();
+    await page.goto(base + '/');
+    const result: Record<string, any> = await page.evaluate("import('/page.mjs').then((p) => p.run())");
+    expect(result.hasBuffer).toBe(false);
+    expect(result.backend).toBe('simd');
+    expect(result.utf8Ok).toBe(true);
+    expect(result.sseOk).toBe(true);
+    expect(result.whole).toEqual([
+      { type: 'message', data: '{"delta":"cafe\u0301 世界 👩‍💻 🇯🇵 क्ष"}', id: '' },
+      { type: 'done', data: '[DONE]', id: '' },
+    ]);
+    expect(result.bad).toEqual({ code: 'ERR_INVALID_UTF8', offset: 1 });
+    expect(result.lenient).toBe(result.lenientOracle);
+    expect(result.report.text).toBe('café 👩‍💻');
+    expect(result.report.graphemes).toBe(6);
+    const { createHash } = await import('node:crypto');
+    expect(result.report.sha256).toBe(createHash('sha256').update('café 👩‍💻').digest('hex'));
+    await page.close();
+  });
+});

@@ -1,0 +1,51 @@
+// Runs in the browser page (plain JS, served as is): exercises the ESM build.
+export async function run() {
+  const m = await import('/dist/index.js');
+  const text = 'data: {"delta":"cafe\u0301 世界 👩‍💻 🇯🇵 क्ष"}\r\n\r\n: ping\n\nevent: done\ndata: [DONE]\r\r';
+  const bytes = new TextEncoder().encode(text);
+  const cuts = [];
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  let utf8Ok = true;
+  let sseOk = true;
+  const whole = new m.SseParser().push(bytes);
+  for (let k = 0; k < 200; k++) {
+    const pieces = [];
+    for (let i = 0; i < bytes.length;) {
+      const n = 1 + Math.floor(rnd() * 12);
+      pieces.push(bytes.subarray(i, i + n));
+      i += n;
+    }
+    const d = new m.Utf8Decoder();
+    const td = new TextDecoder();
+    let a = '';
+    let b = '';
+    for (const p of pieces) {
+      a += d.push(p);
+      b += td.decode(p, { stream: true });
+    }
+    if (a + d.flush() !== b + td.decode()) utf8Ok = false;
+    const p = new m.SseParser();
+    const evs = pieces.flatMap((x) => p.push(x)).concat(p.flush());
+    if (JSON.stringify(evs) !== JSON.stringify(whole)) sseOk = false;
+    cuts.push(String(pieces.length));
+  }
+  let bad = null;
+  try {
+    new m.Utf8Decoder().push(new Uint8Array([0x41, 0xed, 0xa0, 0x80]));
+  } catch (e) {
+    bad = { code: e.code, offset: e.offset };
+  }
+  const lenient = new m.Utf8Decoder({ fatal: false }).decode(new Uint8Array([0x41, 0xf0, 0x9f, 0x42, 0xff]));
+  const asm = new m.TextAssembler();
+  asm.push('cafe');
+  asm.push('\u0301 👩');
+  asm.push('‍💻');
+  const report = asm.finish();
+  return {
+    backend: m.wasmBackend(), utf8Ok, sseOk, whole, bad, lenient,
+    lenientOracle: new TextDecoder().decode(new Uint8Array([0x41, 0xf0, 0x9f, 0x42, 0xff])),
+    report: { text: report.text, graphemes: report.graphemes, sha256: report.sha256 },
+    hasBuffer: typeof (globalThis).Buffer !== 'undefined',
+  };
+    }
