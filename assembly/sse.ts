@@ -48,6 +48,14 @@ const W_RETR: u32 = 0x72746572;   // 'retr'
 const H_ID: u16 = 0x6469;         // 'id'
 const NAMES: usize = memory.data<u8>([100, 97, 116, 97, 0, 101, 118, 101, 110, 116, 105, 100, 0, 0, 0, 114, 101, 116, 114, 121]);
 
+// A data value of the run not yet copied into DATA: an event whose only data line and blank
+// line are both in the run is reported straight from the input window (one copy fewer). Any other
+// use of DATA copies it there first (`materialize`), and so does the end of every run.
+let hasPend: bool = false;
+let pendV: usize = 0;
+let pendN: usize = 0;
+let pendNonAscii: bool = false;
+
 let curRel: i32 = 0;      // start of the line being handled, relative to IN_PTR
 let rawUsed: bool = false;
 let retrySeen: bool = false;
@@ -69,7 +77,17 @@ export function sseNew(flags: u8, max: u32): usize {
 /** Bytes the event holds (LINE unless excluded, DATA, TYPE, ID). */
 // @ts-ignore: decorator
 @inline function held(st: usize, withLine: bool): usize {
-  return (withLine ? bLen(st, B_LINE) : 0) + bLen(st, B_DATA) + bLen(st, B_TYPE) + bLen(st, B_ID);
+  return (withLine ? bLen(st, B_LINE) : 0) + bLen(st, B_DATA) + bLen(st, B_TYPE) + bLen(st, B_ID) + (hasPend ? pendN + 1 : 0);
+}
+
+/** Copies a pending data value of the run into DATA. */
+function materialize(st: usize): void {
+  if (!hasPend) return;
+  hasPend = false;
+  const max = <usize>load<u32>(st, O_MAX);
+  bAppend(st, B_DATA, pendV, pendN, max);
+  bAppend(st, B_DATA, LF, 1, max);
+  if (pendNonAscii && pendN != 0) setFl(st, fl(st) | A_DATA);
 }
 
 function limitHit(): bool {
@@ -83,6 +101,15 @@ function dataAppend(st: usize, v: usize, n: usize, lf: bool, nonAscii: bool, fro
   const max = <usize>load<u32>(st, O_MAX);
   const add = n + (lf ? 1 : 0);
   if (held(st, !fromLine) + add > max) return limitHit();
+  if (lf && !fromLine && !hasPend && bLen(st, B_DATA) == 0) {
+    hasPend = true;
+    pendV = v;
+    pendN = n;
+    pendNonAscii = nonAscii;
+    setFl(st, fl(st) | S_INEVENT);
+    return true;
+  }
+  materialize(st);
   bAppend(st, B_DATA, v, n, max);
   if (lf) bAppend(st, B_DATA, LF, 1, max);
   let f = fl(st) | S_INEVENT;
@@ -125,6 +152,14 @@ function dispatch(st: usize): void {
   }
   f &= ~S_INEVENT;
   let dl = bLen(st, B_DATA);
+  let dp = bPtr(st, B_DATA);
+  let dataAscii = (f & A_DATA) == 0;
+  if (hasPend) {
+    hasPend = false;
+    dp = pendV;
+    dl = pendN + 1; // as if with its LF
+    dataAscii = !pendNonAscii;
+  }
   if (dl == 0) {
     bSetLen(st, B_TYPE, 0);
     setFl(st, f & ~A_TYPE);
@@ -141,7 +176,6 @@ function dispatch(st: usize): void {
     return;
   }
   dl -= 1; // the trailing LF
-  const dp = bPtr(st, B_DATA);
   const tl = bLen(st, B_TYPE), tp = bPtr(st, B_TYPE);
   let w0 = K_EVENT;
   let sameType = false;
@@ -168,7 +202,7 @@ function dispatch(st: usize): void {
   } else {
     // unlikely: an event larger than OUT (the batch is empty): hand over its buffers' bytes
     rawUsed = true;
-    w0 |= SF_RAW | ((f & A_DATA) == 0 ? SF_DA : 0) | ((f & A_TYPE) == 0 ? SF_TA : 0) | ((f & A_IDS) == 0 ? SF_IA : 0);
+    w0 |= SF_RAW | (dataAscii ? SF_DA : 0) | ((f & A_TYPE) == 0 ? SF_TA : 0) | ((f & A_IDS) == 0 ? SF_IA : 0);
     record(w0, <i32>dp, <i32>(dp + dl), <i32>tp, <i32>(tp + tl), <i32>ip, <i32>(ip + il));
   }
   bSetLen(st, B_DATA, 0);
@@ -386,6 +420,7 @@ function sseComplete(st: usize, p: usize, nl: usize): bool {
 }
 
 function status(st: usize, s: i32): i32 {
+  materialize(st);
   if (retrySeen) s |= R_RETRY;
   return finish(st, s);
 }
@@ -397,6 +432,7 @@ function sseRun(st: usize, p: usize): i32 {
   rawUsed = false;
   retrySeen = false;
   failed = false;
+  hasPend = false;
   while (true) {
     if (nrec == REC_MAX) {
       store<u32>(st, <u32>p, O_POS);
@@ -468,6 +504,7 @@ export function sseFlush(st: usize, mode: u32): i32 {
   rawUsed = false;
   retrySeen = false;
   failed = false;
+  hasPend = false;
   const pending = <usize>load<u8>(st, 4);
   if (pending != 0) {
     if (load<u8>(st, 5) & F_FATAL) {

@@ -5,7 +5,7 @@
 import { SseLimitError, Utf8DecodeError } from './errors.js';
 import {
   ENC_LATIN1, ENC_UTF8, K_COMMENT, K_EVENT, M_COMMENTS, M_EOF_DISPATCH, M_UTF8_OUT, R_LIMIT, R_MORE, R_RETRY,
-  R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, forPieces, limitOption,
+  R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, limitOption,
   optionsObject, rawText,
 } from './frames.js';
 import { type Core, F_FATAL, expectBytes, getCore, stateRegistry } from './wasm.js';
@@ -85,8 +85,9 @@ export class SseByteEvents {
   clear(): void {
     this.length = 0;
     this.byteLength = 0;
-    this.types.length = 0;
-    this.ids.length = 0;
+    // (setting an array's length is a runtime call in V8: skip it when already empty)
+    if (this.types.length !== 0) this.types.length = 0;
+    if (this.ids.length !== 0) this.ids.length = 0;
   }
 
   /** @internal Appends bytes; returns their offset. */
@@ -308,7 +309,7 @@ export class SseParser {
 
   private deliverComments(): void {
     const c = this.comments;
-    if (c === null || c.length === 0) return;
+    if (c === null) return;
     this.comments = null;
     for (const text of c) this.onComment!(text);
   }
@@ -401,25 +402,30 @@ export class SseParser {
   }
 
   private run(chunk: Uint8Array, out: SseEvent[] | null, bytes: SseByteEvents | null, where: string): void {
-    expectBytes(chunk, where);
-    if (this.failure) throw this.failure;
+    if (!(chunk instanceof Uint8Array)) expectBytes(chunk, where);
+    if (this.failure !== null) throw this.failure;
     this._truncated = false;
-    const core = this.core;
-    const x = core.x;
     const mode = bytes !== null ? this.mode | M_UTF8_OUT : this.mode;
-    forPieces(core, chunk, (piece) => {
-      core.sync();
-      core.u8.set(piece, core.inPtr);
-      this.base = this.bytesIn;
-      this.bytesIn += piece.length;
-      let r = x.ssePush(this.st, piece.length, mode);
-      for (;;) {
-        this.collect(r, out, bytes);
-        if (r & (R_LIMIT | R_UTF8)) this.fail(r, out, bytes);
-        if (!(r & R_MORE)) break;
-        r = x.sseMore(this.st);
-      }
-    });
+    const cap = this.core.inCap;
+    if (chunk.length <= cap) this.call(chunk, out, bytes, mode);
+    else for (let i = 0; i < chunk.length; i += cap) this.call(chunk.subarray(i, i + cap), out, bytes, mode);
+  }
+
+  /** One call of the core on a piece that fits the input window, drained of its batches. */
+  private call(piece: Uint8Array, out: SseEvent[] | null, bytes: SseByteEvents | null, mode: number): void {
+    const core = this.core;
+    core.sync();
+    core.u8.set(piece, core.inPtr);
+    this.base = this.bytesIn;
+    this.bytesIn += piece.length;
+    let r = core.x.ssePush(this.st, piece.length, mode);
+    for (;;) {
+      if (r !== 0) this.collect(r, out, bytes);
+      else if (core.i32[core.res + 3] !== 0) this.collect(r, out, bytes);
+      if (r & (R_LIMIT | R_UTF8)) this.fail(r, out, bytes);
+      if (!(r & R_MORE)) break;
+      r = core.x.sseMore(this.st);
+    }
   }
 
   private end(out: SseEvent[] | null, bytes: SseByteEvents | null): void {
