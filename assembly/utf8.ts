@@ -175,6 +175,15 @@ export function transcodeScalar(p: usize, end: usize, out: usize): usize {
   return (o - out) >> 1;
 }
 
+/** 3-byte characters gathered as [b2, b1, b0, 0] in 32-bit lanes → their code points. */
+// @ts-ignore: decorator
+@inline function cjk(x: v128): v128 {
+  return v128.or(v128.or(
+    v128.and(x, i32x4.splat(0x3F)),
+    v128.and(i32x4.shr_u(x, 2), i32x4.splat(0xFC0))),
+    v128.and(i32x4.shr_u(x, 4), i32x4.splat(0xF000)));
+}
+
 /** Four ASCII bytes → four UTF-16 units (zero-extends each byte to 16 bits). */
 // @ts-ignore: decorator
 @inline function widen4(x: u32): u64 {
@@ -321,21 +330,28 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
       continue;
     }
     const conts = i8x16.bitmask(i8x16.eq(v128.and(v, hi2), cont));
-    if ((conts & 0xFFF) == 0b110110110110 && (m & 0xFFF) == 0xFFF
-      && (i8x16.bitmask(i8x16.eq(v128.and(v, i8x16.splat(-16)), i8x16.splat(-32))) & 0x249) == 0x249) {
-      // Four 3-byte characters in bytes 0..11: lanes [b2, b1, b0, 0].
-      const x = i8x16.swizzle(v, i8x16(2, 1, 0, -1, 5, 4, 3, -1, 8, 7, 6, -1, 11, 10, 9, -1));
-      const cp = v128.or(v128.or(
-        v128.and(x, i32x4.splat(0x3F)),
-        v128.and(i32x4.shr_u(x, 2), i32x4.splat(0xFC0))),
-        v128.and(i32x4.shr_u(x, 4), i32x4.splat(0xF000)));
+    // The run is valid, so the continuation pattern alone fixes the lengths: a byte followed by
+    // exactly two continuations (byte 12 is not one) is a 3-byte lead.
+    if ((conts & 0x1FFF) == 0b0110110110110) {
+      // Four 3-byte characters (CJK) in bytes 0..11: lanes [b2, b1, b0, 0]; eight when the next
+      // twelve bytes are four more.
+      const shuf = i8x16(2, 1, 0, -1, 5, 4, 3, -1, 8, 7, 6, -1, 11, 10, 9, -1);
+      const cp = cjk(i8x16.swizzle(v, shuf));
+      if (p + 28 <= end) {
+        const w = v128.load(p, 12);
+        if ((i8x16.bitmask(i8x16.eq(v128.and(w, hi2), cont)) & 0x1FFF) == 0b0110110110110) {
+          v128.store(o, i16x8.narrow_i32x4_u(cp, cjk(i8x16.swizzle(w, shuf))));
+          p += 24;
+          o += 16;
+          continue;
+        }
+      }
       v128.store64_lane(o, i16x8.narrow_i32x4_u(cp, cp), 0);
       p += 12;
       o += 8;
       continue;
     }
-    if (conts == 0b1110111011101110
-      && (i8x16.bitmask(i8x16.eq(v128.and(v, i8x16.splat(-8)), i8x16.splat(-16))) & 0x1111) == 0x1111) {
+    if (conts == 0b1110111011101110) {
       // Four 4-byte characters: lanes [b3, b2, b1, b0] → surrogate pairs.
       const x = i8x16.swizzle(v, i8x16(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
       const cp = v128.or(v128.or(
