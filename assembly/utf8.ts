@@ -442,22 +442,9 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
       p += <usize>select<u32>(select<u32>(s4, s3, k > 3), select<u32>(s2, s1, k > 1), k > 2);
       continue;
     }
-    // A single character fills the block (unreachable for valid input, kept for safety).
-    const b = <u32>load<u8>(p);
-    if (b < 0xE0) {
-      store<u16>(o, <u16>(((b & 0x1F) << 6) | (<u32>load<u8>(p, 1) & 0x3F)));
-      o += 2;
-      p += 2;
-    } else if (b < 0xF0) {
-      store<u16>(o, <u16>(((b & 0x0F) << 12) | ((<u32>load<u8>(p, 1) & 0x3F) << 6) | (<u32>load<u8>(p, 2) & 0x3F)));
-      o += 2;
-      p += 3;
-    } else {
-      const cp = ((b & 0x07) << 18) | ((<u32>load<u8>(p, 1) & 0x3F) << 12)
-        | ((<u32>load<u8>(p, 2) & 0x3F) << 6) | (<u32>load<u8>(p, 3) & 0x3F);
-      o = putCodePoint(o, cp);
-      p += 4;
-    }
+    // No second character starts in the block: impossible in valid UTF-8 (a character has at
+    // most 4 bytes); the scalar path finishes the run.
+    break;
   }
   return ((o - out) >> 1) + transcodeScalar(p, end, o);
 }

@@ -66,17 +66,7 @@ export function normalizationRows(): NormalizationRow[] {
   return out;
 }
 
-/** A small deterministic PRNG (mulberry32) for reproducible random cuts. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng } from '../helpers/random.js';
 
 /** Cuts `s` into random pieces of 0..maxLen UTF-16 units (cuts may fall between surrogate halves). */
 export function randomPieces(s: string, next: () => number, maxLen = 4): string[] {

@@ -2,17 +2,8 @@
 // SEAM_SEED to replay a run.
 export const SEED = Number(process.env.SEAM_SEED ?? 20261130);
 
-/** A small deterministic PRNG (mulberry32) for generators outside fast-check. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small deterministic PRNG (mulberry32) for generators outside fast-check: the benchmarks' own. */
+export { prng as rng } from '../../bench/corpus.js';
 
 /** Cuts `bytes` at the given sorted offsets. */
 export function cut(bytes: Uint8Array, at: number[]): Uint8Array[] {
