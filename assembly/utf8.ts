@@ -55,6 +55,71 @@ export function firstErrorScalar(p: usize, end: usize): usize {
   return 0;
 }
 
+// A shift DFA for the scalar build's validation: one 64-bit row per byte value, holding the next
+// state for every current state, each state being a bit offset into the row (6 bits apart):
+//   next = (ROW[byte] >> state) & 63
+// The row load does not depend on the state, so the loop carries only a shift and a mask.
+// States: the error state is 0, so a missing transition is an error.
+const S_ERROR: u64 = 0;
+const S_ACCEPT: u64 = 6;
+const S_CONT1: u64 = 12;  // one more continuation 80..BF
+const S_CONT2: u64 = 18;  // two more
+const S_CONT3: u64 = 24;  // three more
+const S_E0: u64 = 30;     // after E0: A0..BF, then one more
+const S_ED: u64 = 36;     // after ED: 80..9F, then one more (no surrogates)
+const S_F0: u64 = 42;     // after F0: 90..BF, then two more
+const S_F4: u64 = 48;     // after F4: 80..8F, then two more (nothing above U+10FFFF)
+const DFA: usize = memory.data(256 * 8, 8);
+
+function dfaInit(): void {
+  for (let b: u32 = 0; b < 256; b++) {
+    let row: u64 = 0;
+    // from ACCEPT
+    let fromAccept = S_ERROR;
+    if (b < 0x80) fromAccept = S_ACCEPT;
+    else if (b >= 0xC2 && b <= 0xDF) fromAccept = S_CONT1;
+    else if (b == 0xE0) fromAccept = S_E0;
+    else if (b == 0xED) fromAccept = S_ED;
+    else if (b >= 0xE1 && b <= 0xEF) fromAccept = S_CONT2;
+    else if (b == 0xF0) fromAccept = S_F0;
+    else if (b >= 0xF1 && b <= 0xF3) fromAccept = S_CONT3;
+    else if (b == 0xF4) fromAccept = S_F4;
+    row |= fromAccept << S_ACCEPT;
+    if (b >= 0x80 && b <= 0xBF) {
+      row |= (S_ACCEPT << S_CONT1) | (S_CONT1 << S_CONT2) | (S_CONT2 << S_CONT3);
+      if (b >= 0xA0) row |= S_CONT1 << S_E0;
+      if (b <= 0x9F) row |= S_CONT1 << S_ED;
+      if (b >= 0x90) row |= S_CONT2 << S_F0;
+      if (b <= 0x8F) row |= S_CONT2 << S_F4;
+    }
+    store<u64>(DFA + (<usize>b << 3), row);
+  }
+}
+dfaInit();
+
+/** Scalar validation by the shift DFA: true when [p, end) is valid and complete; sets `runAscii`. */
+function validScalar(p: usize, end: usize): bool {
+  let state = S_ACCEPT;
+  let seen: u32 = 0;
+  while (p < end) {
+    // ASCII eight bytes at a time, between characters
+    if (state == S_ACCEPT) {
+      while (p + 8 <= end && (load<u64>(p) & 0x8080808080808080) == 0) p += 8;
+    }
+    // then 16 bytes through the DFA without a branch per byte
+    const stop = min(p + 16, end);
+    while (p < stop) {
+      const b = <u32>load<u8>(p);
+      seen |= b;
+      state = (load<u64>(DFA + (<usize>b << 3)) >> state) & 63;
+      p++;
+    }
+    if (state == S_ERROR) return false;
+  }
+  runAscii = seen < 0x80;
+  return state == S_ACCEPT;
+}
+
 /**
  * Start of the incomplete sequence at the end of [p, end) that a stream must carry to its next
  * chunk: a lead byte followed by fewer continuation bytes than it needs, each in its allowed
@@ -455,7 +520,7 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
 /** True when [p, end) is valid and complete UTF-8; sets `runAscii`. */
 export function validate(p: usize, end: usize): bool {
   if (ASC_FEATURE_SIMD) return validSimd(p, end);
-  return firstErrorScalar(p, end) == 0;
+  return validScalar(p, end);
 }
 
 /** UTF-8 → UTF-16 of a valid run. Returns units written at `out`. */
