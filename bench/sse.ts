@@ -77,17 +77,23 @@ export function anthropicStream(bytes = 4 << 20, seed = 12): Uint8Array {
   return enc.encode(parts.join(''));
 }
 
-/** One event of ~8 MiB (a large JSON payload with mixed text). */
+/**
+ * One event of ~8 MiB: a JSON array of the OpenAI-shaped stream's chunk objects, so that its bytes
+ * have the same mix of ASCII and non-ASCII as the small events and per-byte costs compare.
+ */
 export function bigEvent(bytes = 8 << 20, seed = 13): Uint8Array {
   const r = prng(seed);
-  const pieces: string[] = [];
+  const items: string[] = [];
   let size = 0;
-  while (size < bytes) {
-    const d = delta(r);
-    pieces.push(d);
-    size += d.length * 1.3;
+  for (let i = 0; size < bytes; i++) {
+    const j = JSON.stringify({
+      id: 'chatcmpl-9x8Yz', object: 'chat.completion.chunk', created: 1732900000 + (i >> 6), model: 'gpt-4o-2024-08-06',
+      system_fingerprint: 'fp_d28bcae782', choices: [{ index: 0, delta: { content: delta(r) }, logprobs: null, finish_reason: null }],
+    });
+    items.push(j);
+    size += j.length * 1.15;
   }
-  return enc.encode(`event: result\ndata: ${JSON.stringify({ type: 'result', text: pieces.join('') })}\n\n`);
+  return enc.encode(`event: result\ndata: [${items.join(',')}]\n\n`);
 }
 
 export function chunked(bytes: Uint8Array, size: number): Uint8Array[] {
