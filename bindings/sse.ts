@@ -78,16 +78,19 @@ export class SseByteEvents {
   byteLength = 0;
   /** Per event: data start, data end, type index, id index, id-changed flag. */
   private table = new Int32Array(5 * 256);
+  // Distinct types and ids of this batch; counters rather than array lengths (setting an array's
+  // length is a runtime call in V8).
   private readonly types: string[] = [];
   private readonly ids: string[] = [];
+  private nTypes = 0;
+  private nIds = 0;
 
   /** @internal */
   clear(): void {
     this.length = 0;
     this.byteLength = 0;
-    // (setting an array's length is a runtime call in V8: skip it when already empty)
-    if (this.types.length !== 0) this.types.length = 0;
-    if (this.ids.length !== 0) this.ids.length = 0;
+    this.nTypes = 0;
+    this.nIds = 0;
   }
 
   /** @internal Appends bytes; returns their offset. */
@@ -116,9 +119,15 @@ export class SseByteEvents {
     t[5 * k] = d0;
     t[5 * k + 1] = d1;
     const types = this.types;
-    t[5 * k + 2] = types.length !== 0 && types[types.length - 1] === type ? types.length - 1 : types.push(type) - 1;
+    let n = this.nTypes;
+    if (n === 0 || types[n - 1] !== type) types[n++] = type;
+    this.nTypes = n;
+    t[5 * k + 2] = n - 1;
     const ids = this.ids;
-    t[5 * k + 3] = ids.length !== 0 && ids[ids.length - 1] === id ? ids.length - 1 : ids.push(id) - 1;
+    n = this.nIds;
+    if (n === 0 || ids[n - 1] !== id) ids[n++] = id;
+    this.nIds = n;
+    t[5 * k + 3] = n - 1;
     t[5 * k + 4] = idChanged ? 1 : 0;
     this.length = k + 1;
   }
