@@ -340,10 +340,16 @@ export class SseParser {
     if (bytes !== null) base = bytes.append(core.u8.subarray(outPtr, outPtr + len));
     else if (enc !== ENC_UTF8) text = enc === ENC_LATIN1 ? core.latin1(outPtr, len) : core.utf16(outPtr, len);
     let s = this.span;
+    const plain = bytes === null && enc !== ENC_UTF8;
     for (let k = 0; k < n; k++, s += REC_WORDS) {
       const w0 = i32[s];
-      const kind = w0 & 15;
       const d0 = i32[s + 1], d1 = i32[s + 2];
+      if (plain && (w0 === K_EVENT || w0 === (K_EVENT | SF_TYPE | SF_SAME_TYPE))) {
+        // the common case: an event with the type 'message' or the previous one, the same id
+        out!.push({ type: w0 === K_EVENT ? 'message' : this.prevType, data: d0 === 0 && d1 === text.length ? text : text.slice(d0, d1), id: this._lastEventId });
+        continue;
+      }
+      const kind = w0 & 15;
       if (w0 & SF_RAW) {
         this.rawRecord(w0, i32[s + 1], i32[s + 2], i32[s + 3], i32[s + 4], i32[s + 5], i32[s + 6], out, bytes);
         continue;
