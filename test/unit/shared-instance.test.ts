@@ -101,4 +101,27 @@ describe('memory budget', () => {
     expect(idle).toBeLessThanOrEqual(512);
     expect(total).toBeLessThanOrEqual(16 * 2 ** 20);
   });
+
+  it('state records of collected decoders return to the core (FinalizationRegistry)', async () => {
+    const core = getCore();
+    const round = () => {
+      for (let i = 0; i < 100_000; i++) new Utf8Decoder().push(enc.encode('é').subarray(0, 1));
+    };
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) {
+        gc!();
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    round();
+    await settle();
+    const after1 = core.x.memory.buffer.byteLength;
+    for (let k = 0; k < 4; k++) {
+      round();
+      await settle();
+    }
+    // 400,000 more records of 16 bytes (6.4 MB) were made; reused memory means no growth
+    expect(core.x.memory.buffer.byteLength).toBe(after1);
+  });
 });
+
