@@ -4,8 +4,10 @@
 // content), an Anthropic-shaped stream (`event:` types) and one 8 MiB event; at 16 B, 64 B,
 // 1 KiB and 16 KiB chunks. Both sides' events are checked equal before timing.
 //
-// Alone: npx tsup bench/sse.ts --format esm --out-dir build/bench --platform node \
-//          --external benchmark --external eventsource-parser && node build/bench/sse.js [--full]
+// Alone (its own output directory: the CLI bench build cleans build/bench):
+//   npx tsup bench/sse.ts --format esm --out-dir build/bench-sse --platform node \
+//     --external benchmark --external eventsource-parser && node build/bench-sse/sse.js [--full]
+//     [--corpus OpenAI,Anthropic,one] [--chunk 16,64,1024,16384]
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { SseParser } from '../bindings/index.js';
 import { prng } from './corpus.js';
