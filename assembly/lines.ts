@@ -131,9 +131,17 @@ export function bAppend(st: usize, b: usize, src: usize, n: usize, limit: usize)
  */
 // @ts-ignore: decorator
 @inline export function copy(dst: usize, src: usize, n: usize): void {
-  if (n > 64) {
+  if (n > 512) {
     memory.copy(dst, src, n);
     return;
+  }
+  if (ASC_FEATURE_SIMD) {
+    while (n >= 16) {
+      v128.store(dst, v128.load(src));
+      dst += 16;
+      src += 16;
+      n -= 16;
+    }
   }
   while (n >= 8) {
     store<u64>(dst, load<u64>(src));
@@ -174,6 +182,15 @@ export function bFree(st: usize, b: usize): void {
   if (ASC_FEATURE_SIMD) {
     const lf = i8x16.splat(10);
     const cr = i8x16.splat(13);
+    // 64 bytes per test while no line end is in sight, then 16 at a time to place it
+    while (p + 64 <= end) {
+      const a = v128.load(p), b = v128.load(p, 16), c = v128.load(p, 32), d = v128.load(p, 48);
+      const any = v128.or(
+        v128.or(v128.or(i8x16.eq(a, lf), i8x16.eq(a, cr)), v128.or(i8x16.eq(b, lf), i8x16.eq(b, cr))),
+        v128.or(v128.or(i8x16.eq(c, lf), i8x16.eq(c, cr)), v128.or(i8x16.eq(d, lf), i8x16.eq(d, cr))));
+      if (v128.any_true(any)) break;
+      p += 64;
+    }
     while (p < end) {
       const v = v128.load(p);
       const m = i8x16.bitmask(v128.or(i8x16.eq(v, lf), i8x16.eq(v, cr)));

@@ -251,7 +251,7 @@ describe(`SseParser (${wasmBackend()})`, () => {
     };
     time(1);
     const t1 = Math.min(time(1), time(1));
-    const t8 = time(8);
+    const t8 = Math.min(time(8), time(8));
     console.log(`8 MiB line in 64 B pieces: ${t8.toFixed(0)} ms; 1 MiB: ${t1.toFixed(0)} ms (ratio ${(t8 / t1).toFixed(1)})`);
     expect(t8 / t1).toBeLessThan(24); // quadratic would be 64
   });
