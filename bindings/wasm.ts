@@ -105,7 +105,7 @@ export class Core {
     this.inCap = this.x.inCap();
     this.outPtr = this.x.outPtr();
     this.res = this.x.resPtr() >> 2;
-    const B = (globalThis as { Buffer?: NodeBufferCtor }).Buffer;
+    const B = (globalThis as unknown as { Buffer?: NodeBufferCtor }).Buffer;
     this.NodeBuffer = B && typeof B.prototype.latin1Slice === 'function' && typeof B.prototype.ucs2Slice === 'function' ? B : null;
     this.textMode = this.NodeBuffer ? 0 : M_UTF8_OUT;
     // Grow once up front so that the first streams do not detach the views.
