@@ -178,7 +178,8 @@ export function runSseBench(opts: BenchOptions, log: (r: Row) => void = () => {}
   return rows;
 }
 
-const isMain = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+// Run only as its own entry (build/bench-sse/sse.js), not when bundled into bench/run.ts.
+const isMain = process.argv[1] !== undefined && /[\\/]sse\.js$/.test(process.argv[1]) && import.meta.url === new URL(`file://${process.argv[1]}`).href;
 if (isMain) {
   const argv = process.argv.slice(2);
   const opts = argv.includes('--full') ? FULL : QUICK;
