@@ -240,6 +240,15 @@ export function transcodeScalar(p: usize, end: usize, out: usize): usize {
   return (o - out) >> 1;
 }
 
+/** Code points ≥ U+10000 in 32-bit lanes → [high surrogate, low surrogate] in each lane. */
+// @ts-ignore: decorator
+@inline function surrogatePairs(cp: v128): v128 {
+  const c = i32x4.sub(cp, i32x4.splat(0x10000));
+  return v128.or(
+    v128.or(i32x4.shr_u(c, 10), i32x4.splat(0xD800)),
+    i32x4.shl(v128.or(v128.and(c, i32x4.splat(0x3FF)), i32x4.splat(0xDC00)), 16));
+}
+
 /** 3-byte characters gathered as [b2, b1, b0, 0] in 32-bit lanes → their code points. */
 // @ts-ignore: decorator
 @inline function cjk(x: v128): v128 {
@@ -275,17 +284,33 @@ export function transcodeScalar(p: usize, end: usize, out: usize): usize {
 
 const SCRATCH: usize = memory.data(32, 16);
 
-// Gathering a character of n bytes that starts at byte s of a block into a 32-bit lane, last
-// byte lowest: swizzle index = BASE[n] + s * STEP[n] (0x80 selects a zero byte). Pairs by n.
-const GATHER: usize = memory.data<u32>([
-  0, 0,
-  0x80808000, 0x00000001,
-  0x80800001, 0x00000101,
-  0x80000102, 0x00010101,
-  0x00010203, 0x01010101,
-]);
-// The payload bits of each byte of a gathered character of n bytes (lead byte highest).
-const PAYLOAD: usize = memory.data<u32>([0, 0x7F, 0x1F3F, 0x0F3F3F, 0x073F3F3F]);
+// Gathering up to four characters of n0..n3 bytes (0 for an unused lane) that follow each other
+// from byte 0 of a block, each into a 32-bit lane right-aligned (last byte lowest): a swizzle
+// vector and the payload bits of every byte, per tuple t = n0 + 5·n1 + 25·n2 + 125·n3.
+// 625 entries of 32 bytes, filled at instantiation.
+const GATHER4: usize = memory.data(625 * 32, 16);
+
+function gatherInit(): void {
+  for (let t: u32 = 0; t < 625; t++) {
+    const e = GATHER4 + (<usize>t << 5);
+    let at: u32 = 0;
+    let rest = t;
+    for (let lane: usize = 0; lane < 4; lane++) {
+      const n = rest % 5;
+      rest /= 5;
+      for (let j: u32 = 0; j < 4; j++) {
+        const used = j < n;
+        store<u8>(e + (lane << 2) + j, used ? <u8>(at + n - 1 - j) : 0x80);
+        // payload bits: 7 for ASCII, 6 for a continuation, 5/4/3 for a 2/3/4-byte lead
+        let bits: u32 = 0;
+        if (used) bits = j == 0 ? (n == 1 ? 0x7F : 0x3F) : j + 1 < n ? 0x3F : (0x7F >> n);
+        store<u8>(e + 16 + (lane << 2) + j, <u8>bits);
+      }
+      at += n;
+    }
+  }
+}
+if (ASC_FEATURE_SIMD) gatherInit();
 
 // @ts-ignore: decorator
 @inline function byte1High(): v128 {
@@ -424,11 +449,7 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
         v128.and(i32x4.shr_u(x, 2), i32x4.splat(0xFC0))), v128.or(
         v128.and(i32x4.shr_u(x, 4), i32x4.splat(0x3F000)),
         v128.and(i32x4.shr_u(x, 6), i32x4.splat(0x1C0000))));
-      const c = i32x4.sub(cp, i32x4.splat(0x10000));
-      const pair = v128.or(
-        v128.or(i32x4.shr_u(c, 10), i32x4.splat(0xD800)),
-        i32x4.shl(v128.or(v128.and(c, i32x4.splat(0x3FF)), i32x4.splat(0xDC00)), 16));
-      v128.store(o, pair);
+      v128.store(o, surrogatePairs(cp));
       p += 16;
       o += 16;
       continue;
@@ -472,15 +493,8 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
       const n1 = select<u32>(s2 - s1, 0, k > 1);
       const n2 = select<u32>(s3 - s2, 0, k > 2);
       const n3 = select<u32>(s4 - s3, 0, k > 3);
-      const idx = i32x4(
-        <i32>load<u32>(GATHER + (<usize>n0 << 3)),
-        <i32>(load<u32>(GATHER + (<usize>n1 << 3)) + s1 * load<u32>(GATHER + (<usize>n1 << 3), 4)),
-        <i32>(load<u32>(GATHER + (<usize>n2 << 3)) + s2 * load<u32>(GATHER + (<usize>n2 << 3), 4)),
-        <i32>(load<u32>(GATHER + (<usize>n3 << 3)) + s3 * load<u32>(GATHER + (<usize>n3 << 3), 4)));
-      const bits = i32x4(
-        <i32>load<u32>(PAYLOAD + (<usize>n0 << 2)), <i32>load<u32>(PAYLOAD + (<usize>n1 << 2)),
-        <i32>load<u32>(PAYLOAD + (<usize>n2 << 2)), <i32>load<u32>(PAYLOAD + (<usize>n3 << 2)));
-      const x = v128.and(i8x16.swizzle(v, idx), bits);
+      const g = GATHER4 + (<usize>(n0 + 5 * n1 + 25 * n2 + 125 * n3) << 5);
+      const x = v128.and(i8x16.swizzle(v, v128.load(g)), v128.load(g, 16));
       const cp = v128.or(v128.or(
         v128.and(x, i32x4.splat(0x7F)),
         v128.and(i32x4.shr_u(x, 2), i32x4.splat(0xFC0))), v128.or(
@@ -488,12 +502,7 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
         v128.and(i32x4.shr_u(x, 6), i32x4.splat(0x1C0000))));
       // Each lane becomes one unit, or a surrogate pair when astral; written without branches
       // (a lane past k is written and then overwritten: the output window has slack for it).
-      const astral = i32x4.gt_u(cp, i32x4.splat(0xFFFF));
-      const c = i32x4.sub(cp, i32x4.splat(0x10000));
-      const pair = v128.or(
-        v128.or(i32x4.shr_u(c, 10), i32x4.splat(0xD800)),
-        i32x4.shl(v128.or(v128.and(c, i32x4.splat(0x3FF)), i32x4.splat(0xDC00)), 16));
-      const w = v128.bitselect(pair, cp, astral);
+      const w = v128.bitselect(surrogatePairs(cp), cp, i32x4.gt_u(cp, i32x4.splat(0xFFFF)));
       // The output advance comes from the lengths alone (4 bytes ⇔ astral ⇔ two units), which
       // keeps the long vector computation off the loop's critical path.
       store<u32>(o, i32x4.extract_lane(w, 0));
