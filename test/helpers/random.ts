@@ -5,15 +5,17 @@ export const SEED = Number(process.env.SEAM_SEED ?? 20261130);
 /** A small deterministic PRNG (mulberry32) for generators outside fast-check: the benchmarks' own. */
 export { prng as rng } from '../../bench/corpus.js';
 
-/** Cuts `bytes` at the given sorted offsets. */
-export function cut(bytes: Uint8Array, at: number[]): Uint8Array[] {
-  const out: Uint8Array[] = [];
+/** Cuts bytes (as views) or a string at the given sorted offsets. */
+export function cut<T extends Uint8Array | string>(input: T, at: number[]): T[] {
+  const piece = (a: number, b?: number) =>
+    (typeof input === 'string' ? input.slice(a, b) : (input as Uint8Array).subarray(a, b)) as T;
+  const out: T[] = [];
   let prev = 0;
   for (const p of at) {
-    out.push(bytes.subarray(prev, p));
+    out.push(piece(prev, p));
     prev = p;
   }
-  out.push(bytes.subarray(prev));
+  out.push(piece(prev));
   return out;
 }
 

@@ -8,6 +8,7 @@ import { TextAssembler } from '../../bindings/assembler.js';
 import { GraphemeCommitter } from '../../bindings/grapheme.js';
 import { NfcCommitter } from '../../bindings/nfc.js';
 import { convertOffset, countText } from '../../bindings/text.js';
+import { cut } from '../helpers/random.js';
 
 const SEED = Number(process.env.SEAM_SEED ?? 0x7e47);
 const RUNS = 1500;
@@ -45,14 +46,7 @@ const textArb = fc.array(fc.constantFrom(...ATOMS), { minLength: 0, maxLength: 4
 const cutTextArb = textArb.chain((s) =>
   fc.tuple(fc.constant(s), fc.uniqueArray(fc.integer({ min: 0, max: s.length }), { maxLength: 24 })),
 ).map(([s, cuts]) => {
-  const at = [...cuts].sort((x, y) => x - y);
-  const pieces: string[] = [];
-  let prev = 0;
-  for (const c of at) {
-    pieces.push(s.slice(prev, c));
-    prev = c;
-  }
-  pieces.push(s.slice(prev));
+  const pieces = cut(s, [...cuts].sort((x, y) => x - y));
   return { s, pieces };
 });
 
