@@ -89,3 +89,27 @@ export class SseLimitError extends RangeError {
     this.events = events;
   }
 }
+
+/**
+ * The shared WebAssembly memory could not grow to hold a stream's buffers: the engine's limit for
+ * one memory (4 GiB for wasm32) was reached by all the streams of the realm together. The
+ * decoder that met it stops until `reset()`; the other streams are unaffected.
+ */
+export class CoreMemoryError extends RangeError {
+  readonly code = 'ERR_CORE_MEMORY' as const;
+  /** Absolute byte offset of the chunk piece being framed when memory ran out. */
+  readonly offset: number;
+  /** Size of the shared memory at that point, in bytes. */
+  readonly memoryBytes: number;
+
+  constructor(offset: number, memoryBytes: number) {
+    super(
+      `The shared WebAssembly memory (${Math.round(memoryBytes / 2 ** 20)} MiB) could not grow to hold this stream's `
+        + `buffers near byte offset ${offset}; the decoder has stopped until reset(). Lower maxLineBytes/maxEventBytes `
+        + 'or the number of streams held at once.',
+    );
+    this.name = 'CoreMemoryError';
+    this.offset = offset;
+    this.memoryBytes = memoryBytes;
+  }
+}

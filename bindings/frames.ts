@@ -1,5 +1,6 @@
 // Shared glue of the framers (lines and SSE): constants mirrored from assembly/lines.ts and
 // assembly/sse.ts, input in window-sized pieces, and text for raw spans.
+import { CoreMemoryError } from './errors.js';
 import { type Core } from './wasm.js';
 
 /** Status bits (RES[0]); mirrors assembly/lines.ts. */
@@ -59,13 +60,28 @@ export function rawText(core: Core, addr: number, len: number, ascii: boolean, d
   return s;
 }
 
+/**
+ * The largest byte limit accepted: one buffer of the core's allocator holds at most 1 GiB, and
+ * growing a buffer to its limit needs the old and the new block at once.
+ */
+export const MAX_LIMIT_BYTES = 512 * 1024 * 1024;
+
 /** Validates a byte limit option. */
 export function limitOption(value: unknown, name: string, def: number): number {
   if (value === undefined) return def;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 0x7fff0000) {
-    throw new TypeError(`${name} must be an integer number of bytes between 1 and ${0x7fff0000}, got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_LIMIT_BYTES) {
+    throw new TypeError(`${name} must be an integer number of bytes between 1 and ${MAX_LIMIT_BYTES} (512 MiB), got ${String(value)}`);
   }
   return value;
+}
+
+/**
+ * A trap of the core (its allocator's only failure: the shared memory cannot grow) as the typed
+ * error the decoder keeps until reset; any other error passes through.
+ */
+export function coreTrap(core: Core, e: unknown, offset: number): unknown {
+  if (!(e instanceof WebAssembly.RuntimeError)) return e;
+  return new CoreMemoryError(offset, core.x.memory.buffer.byteLength);
 }
 
 /** Validates an options argument. */

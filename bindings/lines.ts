@@ -3,7 +3,7 @@
 // complete lines of a call into one text run; this file builds one string per run and slices it.
 import { LineLimitError, NdjsonParseError, Utf8DecodeError } from './errors.js';
 import {
-  ENC_LATIN1, ENC_UTF8, R_LIMIT, R_MORE, R_RAW, R_TRUNC, R_UTF8, forPieces, limitOption, optionsObject, rawText,
+  ENC_LATIN1, ENC_UTF8, R_LIMIT, R_MORE, R_RAW, R_TRUNC, R_UTF8, coreTrap, forPieces, limitOption, optionsObject, rawText,
 } from './frames.js';
 import { type Core, F_FATAL, expectBytes, getCore, stateRegistry } from './wasm.js';
 
@@ -141,26 +141,42 @@ abstract class LineFramer {
     if (this.failure) throw this.failure;
     const core = this.core;
     const x = core.x;
-    forPieces(core, chunk, (piece) => {
-      core.sync();
-      core.u8.set(piece, core.inPtr);
-      this.base = this.bytesIn;
-      this.bytesIn += piece.length;
-      let r = x.linesPush(this.st, piece.length, core.textMode);
-      for (;;) {
-        this.collect(r, out, offs);
-        if (r & (R_LIMIT | R_UTF8)) this.fail(r, all);
-        if (!(r & R_MORE)) break;
-        r = x.linesMore(this.st);
-      }
-    });
+    try {
+      forPieces(core, chunk, (piece) => {
+        core.sync();
+        core.u8.set(piece, core.inPtr);
+        this.base = this.bytesIn;
+        this.bytesIn += piece.length;
+        let r = x.linesPush(this.st, piece.length, core.textMode);
+        for (;;) {
+          this.collect(r, out, offs);
+          if (r & (R_LIMIT | R_UTF8)) this.fail(r, all);
+          if (!(r & R_MORE)) break;
+          r = x.linesMore(this.st);
+        }
+      });
+    } catch (e) {
+      throw this.trapped(e);
+    }
+  }
+
+  /** A core trap becomes the decoder's lasting CoreMemoryError. */
+  private trapped(e: unknown): unknown {
+    const err = coreTrap(this.core, e, this.base);
+    if (err !== e) this.failure = err as Error;
+    return err;
   }
 
   /** End of stream: the unterminated last line; then a new stream begins. */
   protected end(out: string[], offs: number[] | null, all: unknown[]): void {
     if (this.failure) throw this.failure;
     this.base = this.bytesIn;
-    const r = this.core.x.linesFlush(this.st, this.core.textMode);
+    let r: number;
+    try {
+      r = this.core.x.linesFlush(this.st, this.core.textMode);
+    } catch (e) {
+      throw this.trapped(e);
+    }
     if (r & R_TRUNC) {
       this.core.sync();
       const rel = this.core.word(4);
@@ -169,7 +185,11 @@ abstract class LineFramer {
       this.bytesIn = 0;
       throw err;
     }
-    this.collect(r, out, offs);
+    try {
+      this.collect(r, out, offs);
+    } catch (e) {
+      throw this.trapped(e);
+    }
     this.bytesIn = 0;
   }
 }

@@ -5,7 +5,7 @@
 import { SseLimitError, Utf8DecodeError } from './errors.js';
 import {
   ENC_LATIN1, ENC_UTF8, K_COMMENT, K_EVENT, M_COMMENTS, M_EOF_DISPATCH, M_UTF8_OUT, R_LIMIT, R_MORE, R_RETRY,
-  R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, limitOption,
+  R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, coreTrap, limitOption,
   optionsObject, rawText,
 } from './frames.js';
 import { type Core, F_FATAL, expectBytes, getCore, stateRegistry } from './wasm.js';
@@ -422,8 +422,22 @@ export class SseParser {
     this._truncated = false;
     const mode = bytes !== null ? this.mode | M_UTF8_OUT : this.mode;
     const cap = this.core.inCap;
-    if (chunk.length <= cap) this.call(chunk, out, bytes, mode);
-    else for (let i = 0; i < chunk.length; i += cap) this.call(chunk.subarray(i, i + cap), out, bytes, mode);
+    try {
+      if (chunk.length <= cap) this.call(chunk, out, bytes, mode);
+      else for (let i = 0; i < chunk.length; i += cap) this.call(chunk.subarray(i, i + cap), out, bytes, mode);
+    } catch (e) {
+      throw this.trapped(e);
+    }
+  }
+
+  /** A core trap becomes the parser's lasting CoreMemoryError. */
+  private trapped(e: unknown): unknown {
+    const err = coreTrap(this.core, e, this.base);
+    if (err !== e) {
+      this.failure = err as Error;
+      this.comments = null;
+    }
+    return err;
   }
 
   /** One call of the core on a piece that fits the input window, drained of its batches. */
@@ -447,8 +461,13 @@ export class SseParser {
     if (this.failure) throw this.failure;
     const mode = (bytes !== null ? this.mode | M_UTF8_OUT : this.mode) | (this.eof === 'dispatch' ? M_EOF_DISPATCH : 0);
     this.base = this.bytesIn;
-    const r = this.core.x.sseFlush(this.st, mode);
-    this.collect(r, out, bytes);
+    let r: number;
+    try {
+      r = this.core.x.sseFlush(this.st, mode);
+      this.collect(r, out, bytes);
+    } catch (e) {
+      throw this.trapped(e);
+    }
     this.bytesIn = 0;
     if (r & (R_LIMIT | R_TRUNC)) {
       this._truncated = true;
