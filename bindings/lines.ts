@@ -64,6 +64,7 @@ abstract class LineFramer {
 
   /** Starts a new stream: drops the unfinished line and a previous error. */
   reset(): void {
+    if (this.st === 0) return; // disposed: stays so
     this.core.x.linesReset(this.st);
     this.bytesIn = 0;
     this.failure = null;

@@ -37,8 +37,8 @@ abstract class Utf8Stream {
   /** Bytes consumed since the stream began. */
   bytesIn = 0;
   protected readonly core: Core;
-  protected readonly st: number;
-  protected failure: Utf8DecodeError | null = null;
+  protected st: number;
+  protected failure: Error | null = null;
 
   constructor(options: Utf8DecoderOptions | undefined) {
     if (options !== undefined && (options === null || typeof options !== 'object')) {
@@ -58,9 +58,19 @@ abstract class Utf8Stream {
 
   /** Starts a new stream: drops held bytes and a previous error; the BOM is looked for again. */
   reset(): void {
+    if (this.st === 0) return; // disposed: stays so
     this.core.x.utf8Reset(this.st);
     this.bytesIn = 0;
     this.failure = null;
+  }
+
+  /** Returns the state record to the core now instead of when the decoder is garbage-collected. */
+  dispose(): void {
+    if (this.st === 0) return;
+    stateRegistry?.unregister(this);
+    this.core.x.stateFree(this.st);
+    this.st = 0;
+    this.failure = new TypeError('The decoder was disposed');
   }
 
   /** Decodes one piece that fits the input window; `before` is text this call already produced. */

@@ -2,7 +2,7 @@
 // would leak data between a gateway's users, so interleave hundreds of them and compare each
 // with what it produces alone.
 import { describe, expect, it } from 'vitest';
-import { Utf8Decoder } from '../../bindings/index.js';
+import { LineDecoder, Utf8Decoder } from '../../bindings/index.js';
 import { getCore } from '../../bindings/wasm.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import { type Outcome, decodeWith } from '../helpers/utf8-oracle.js';
@@ -122,6 +122,26 @@ describe('memory budget', () => {
     }
     // 400,000 more records of 16 bytes (6.4 MB) were made; reused memory means no growth
     expect(core.x.memory.buffer.byteLength).toBe(after1);
+  });
+
+  it('dispose() returns a record at once; a disposed decoder stays disposed, even through reset()', () => {
+    const d = new Utf8Decoder();
+    const st = (d as unknown as { st: number }).st;
+    d.dispose();
+    expect(() => d.push(enc.encode('x'))).toThrow('The decoder was disposed');
+    d.reset();
+    expect(() => d.push(enc.encode('x'))).toThrow('The decoder was disposed');
+    expect(d.pendingBytes).toBe(0);
+    const next = new Utf8Decoder();
+    expect((next as unknown as { st: number }).st).toBe(st); // the freed record is the next one handed out
+    const lines = new LineDecoder();
+    lines.dispose();
+    lines.reset(); // must not touch the core's memory
+    expect(() => lines.push(enc.encode('a\n'))).toThrow('The decoder was disposed');
+    // the core's tables are intact: every decoder kind still works
+    expect(next.push(enc.encode('é世😀')) + next.flush()).toBe('é世😀');
+    expect(new LineDecoder().push(enc.encode('é\r\n世\n'))).toEqual(['é', '世']);
+    expect(() => next.push(new Uint8Array([0xed, 0xa0, 0x80]))).toThrow('Invalid UTF-8 at byte offset 0');
   });
 });
 
