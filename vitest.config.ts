@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// The core's tests run twice: against the SIMD build and against the scalar reference build.
+// The core's tests run twice: against the SIMD build and against the scalar reference build;
+// the UTF-8 tests once more on the browsers' string route.
 // The text layer is plain TypeScript and runs once.
 const coreTests = [
   'test/unit/utf8*.test.ts',
@@ -26,6 +27,15 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'scalar', include: coreTests, env: { SEAM_WASM: 'scalar' } },
+      },
+      {
+        // Utf8Decoder's browser route (TextDecoder decodes, the core places errors), run in Node
+        extends: true,
+        test: {
+          name: 'textdecoder-route',
+          include: ['test/unit/utf8*.test.ts', 'test/property/utf8*.test.ts', 'test/unit/shared-instance.test.ts'],
+          env: { SEAM_WASM: 'simd', SEAM_STRINGS: 'textdecoder' },
+        },
       },
     ],
   },

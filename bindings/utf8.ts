@@ -132,19 +132,71 @@ abstract class Utf8Stream {
  */
 export class Utf8Decoder extends Utf8Stream {
   private continuing = false;
+  /**
+   * Where the runtime has no fast copy from WebAssembly memory into a string (browsers),
+   * `TextDecoder` validates and decodes on the happy path (it does both in one pass, and a
+   * second validation would only cost time), and the core is used only to place an error.
+   */
+  private td: TextDecoder | null;
+  /** That route's held bytes (the incomplete character at the end of the input so far), packed
+   *  little-endian into a number to keep an idle decoder small, and how many there are. */
+  private tailBytes = 0;
+  private tailLen = 0;
 
   constructor(options?: Utf8DecoderOptions) {
     super(options);
+    this.td = textDecoderRoute(this.core) ? this.newTextDecoder() : null;
+  }
+
+  private newTextDecoder(): TextDecoder {
+    return new TextDecoder('utf-8', { fatal: this.fatal, ignoreBOM: this.ignoreBOM });
   }
 
   /** All text that is complete so far; an incomplete tail (≤3 bytes) is held back. */
   push(chunk: Uint8Array): string {
-    return this.run(chunk, this.core.textMode, 'Utf8Decoder.push()');
+    const td = this.td;
+    if (td === null) return this.run(chunk, this.core.textMode, 'Utf8Decoder.push()');
+    expectBytes(chunk, 'Utf8Decoder.push()');
+    if (this.failure) throw this.failure;
+    let text: string;
+    try {
+      text = td.decode(chunk, { stream: true });
+    } catch {
+      throw this.placeError(chunk);
+    }
+    this.keepTail(chunk);
+    this.bytesIn += chunk.length;
+    return text;
   }
 
   /** End of stream: the rest (U+FFFD for a held tail when not strict), then a new stream begins. */
   flush(): string {
-    return this.end();
+    const td = this.td;
+    if (td === null) return this.end();
+    if (this.failure) throw this.failure;
+    let rest: string;
+    try {
+      rest = td.decode();
+    } catch {
+      this.failure = new Utf8DecodeError('ERR_TRUNCATED_UTF8', this.bytesIn - this.tailLen, '', unpackTail(this.tailBytes, this.tailLen).slice());
+      throw this.failure;
+    }
+    this.tailLen = 0;
+    this.bytesIn = 0;
+    return rest;
+  }
+
+  override get pendingBytes(): number {
+    if (this.td === null) return super.pendingBytes;
+    return this.failure ? 0 : this.tailLen;
+  }
+
+  override reset(): void {
+    super.reset();
+    if (this.td !== null && this.st !== 0) {
+      this.td = this.newTextDecoder();
+      this.tailLen = 0;
+    }
   }
 
   /** `TextDecoder.decode` semantics: with `stream: true` like push, else push + flush. */
@@ -156,6 +208,94 @@ export class Utf8Decoder extends Utf8Stream {
     if (input !== undefined) text = this.push(asBytes(input));
     return stream ? text : text + this.flush();
   }
+
+  /** Keeps the bytes of the incomplete character at the end of the input so far (a valid prefix). */
+  private keepTail(chunk: Uint8Array): void {
+    let src = chunk;
+    let end = chunk.length;
+    if (end < 3) {
+      // the character may have begun in earlier chunks: look at the held bytes + this chunk
+      unpackTail(this.tailBytes, this.tailLen);
+      scratch.set(chunk, this.tailLen);
+      src = scratch;
+      end = this.tailLen + chunk.length;
+    }
+    const at = incompleteTail(src, end);
+    let packed = 0;
+    for (let i = end - 1; i >= at; i--) packed = packed * 256 + src[i];
+    this.tailBytes = packed;
+    this.tailLen = end - at;
+  }
+
+  /** The strict error TextDecoder found in this chunk, placed exactly by the core. */
+  private placeError(chunk: Uint8Array): Utf8DecodeError {
+    const held = this.tailLen;
+    const input = new Uint8Array(held + chunk.length);
+    input.set(unpackTail(this.tailBytes, held));
+    input.set(chunk, held);
+    let at = this.bytesIn - held; // absolute offset of input[0]
+    const core = this.core;
+    // a BOM can only be at the very start of the stream, where TextDecoder has not dropped it yet
+    const st = core.x.utf8New(F_FATAL | (this.ignoreBOM || at > 0 ? F_IGNORE_BOM : 0));
+    let err: Utf8DecodeError | null = null;
+    try {
+      let text = '';
+      for (let i = 0; i < input.length && err === null; i += core.inCap) {
+        const piece = input.subarray(i, i + core.inCap);
+        core.sync();
+        core.u8.set(piece, core.inPtr);
+        const kind = core.x.utf8Push(st, piece.length, core.textMode);
+        text += core.text(kind);
+        if (kind & K_ERROR) {
+          const rel = core.word(3);
+          err = new Utf8DecodeError('ERR_INVALID_UTF8', at + rel, text, core.bytesAt(rel, Math.max(1, Math.min(4, piece.length - rel))));
+        }
+        at += piece.length;
+      }
+    } finally {
+      core.x.stateFree(st);
+    }
+    if (err === null) throw new Error('seam: TextDecoder rejected input that the core accepts (please report this input)');
+    this.failure = err;
+    this.bytesIn += chunk.length;
+    return err;
+  }
+}
+
+const scratch = new Uint8Array(6);
+
+/** The held bytes, written at the start of a shared scratch array (valid until the next call). */
+function unpackTail(packed: number, n: number): Uint8Array {
+  for (let i = 0; i < n; i++, packed = Math.floor(packed / 256)) scratch[i] = packed & 0xff;
+  return scratch.subarray(0, n);
+}
+
+/** Where `TextDecoder` builds the strings (browsers; or SEAM_STRINGS=textdecoder for testing). */
+function textDecoderRoute(core: Core): boolean {
+  if (core.textMode !== 0) return true;
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return env?.SEAM_STRINGS === 'textdecoder';
+}
+
+/**
+ * Start of the incomplete character at the end of bytes [0, end): a lead byte followed by fewer
+ * continuation bytes than it needs, each in its allowed range (what TextDecoder holds back).
+ */
+function incompleteTail(b: Uint8Array, end: number): number {
+  for (let i = 1; i <= 3 && end - i >= 0; i++) {
+    const lead = b[end - i];
+    if ((lead & 0xc0) === 0x80) continue;
+    const need = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    if (need <= i) return end;
+    if (i >= 2) {
+      const c = b[end - i + 1];
+      const lo = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+      const hi = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+      if (c < lo || c > hi) return end;
+    }
+    return end - i;
+  }
+  return end;
 }
 
 /**

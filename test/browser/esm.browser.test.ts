@@ -61,6 +61,8 @@ describe('ESM build in Chromium', () => {
       { type: 'done', data: '[DONE]', id: '' },
     ]);
     expect(result.bad).toEqual({ code: 'ERR_INVALID_UTF8', offset: 1 });
+    // a bad sequence begun in the previous read: TextDecoder finds it, the core places it
+    expect(result.spanning).toEqual({ first: 'AB', code: 'ERR_INVALID_UTF8', offset: 2, text: '', pending: 0 });
     expect(result.lenient).toBe(result.lenientOracle);
     expect(result.report.text).toBe('café 👩‍💻');
     expect(result.report.graphemes).toBe(6);

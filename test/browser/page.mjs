@@ -36,6 +36,14 @@ export async function run() {
   } catch (e) {
     bad = { code: e.code, offset: e.offset };
   }
+  let spanning = null;
+  const sd = new m.Utf8Decoder();
+  const first = sd.push(new Uint8Array([0x41, 0x42, 0xe4, 0xb8]));
+  try {
+    sd.push(new Uint8Array([0x43]));
+  } catch (e) {
+    spanning = { first, code: e.code, offset: e.offset, text: e.text, pending: sd.pendingBytes };
+  }
   const lenient = new m.Utf8Decoder({ fatal: false }).decode(new Uint8Array([0x41, 0xf0, 0x9f, 0x42, 0xff]));
   const asm = new m.TextAssembler();
   asm.push('cafe');
@@ -43,7 +51,7 @@ export async function run() {
   asm.push('‍💻');
   const report = asm.finish();
   return {
-    backend: m.wasmBackend(), utf8Ok, sseOk, whole, bad, lenient,
+    backend: m.wasmBackend(), utf8Ok, sseOk, whole, bad, spanning, lenient,
     lenientOracle: new TextDecoder().decode(new Uint8Array([0x41, 0xf0, 0x9f, 0x42, 0xff])),
     report: { text: report.text, graphemes: report.graphemes, sha256: report.sha256 },
     hasBuffer: typeof (globalThis).Buffer !== 'undefined',
