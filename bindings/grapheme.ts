@@ -114,34 +114,6 @@ export function step(state: number, p: number): number {
   return brk ? next | BREAK : next;
 }
 
-/** @internal Number of extended grapheme clusters in `s` (lone surrogates count as code points). */
-export function countGraphemes(s: string): number {
-  let st = START_STATE;
-  let n = 0;
-  const len = s.length;
-  for (let i = 0; i < len; i++) {
-    let cp = s.charCodeAt(i);
-    if (cp < 0x7f && cp >= 0x20 && st === Gcb.Other) {
-      // Printable ASCII after a plain Other: always a boundary, and the state stays plain Other.
-      n++;
-      continue;
-    }
-    if ((cp & 0xfc00) === 0xd800 && i + 1 < len) {
-      const lo = s.charCodeAt(i + 1);
-      if ((lo & 0xfc00) === 0xdc00) {
-        cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
-        i++;
-      }
-    }
-    st = step(st, propOf(cp));
-    if (st & BREAK) {
-      n++;
-      st ^= BREAK;
-    }
-  }
-  return n;
-}
-
 // ---- GraphemeCommitter -------------------------------------------------------------------------
 
 /** Default {@link GraphemeCommitterOptions.maxPendingBytes}: 64 KiB. */
