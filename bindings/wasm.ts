@@ -96,8 +96,7 @@ export class Core {
   private nodeBuf: NodeBuffer | null = null;
   private readonly NodeBuffer: NodeBufferCtor | null;
 
-  constructor(backend: Backend) {
-    const bytes = base64Bytes(backend === 'simd' ? SIMD_WASM_BASE64 : SCALAR_WASM_BASE64);
+  constructor(backend: Backend, bytes: Uint8Array) {
     const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes as BufferSource), {});
     this.x = instance.exports as unknown as CoreExports;
     this.backend = backend;
@@ -175,9 +174,11 @@ let core: Core | undefined;
 export function getCore(): Core {
   if (core !== undefined) return core;
   const want = requestedBackend();
-  const simdOk = WebAssembly.validate(base64Bytes(SIMD_WASM_BASE64) as BufferSource);
+  const simd = base64Bytes(SIMD_WASM_BASE64);
+  const simdOk = WebAssembly.validate(simd as BufferSource);
   if (want === 'simd' && !simdOk) throw new Error('SEAM_WASM=simd, but this runtime does not validate the SIMD build');
-  core = new Core(want ?? (simdOk ? 'simd' : 'scalar'));
+  const backend = want ?? (simdOk ? 'simd' : 'scalar');
+  core = new Core(backend, backend === 'simd' ? simd : base64Bytes(SCALAR_WASM_BASE64));
   return core;
 }
 
