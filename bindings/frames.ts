@@ -31,16 +31,6 @@ export const SF_DA = 256;
 export const SF_TA = 512;
 export const SF_IA = 1024;
 
-/** Calls `each` on window-sized pieces of `chunk` (one piece when it fits). */
-export function forPieces(core: Core, chunk: Uint8Array, each: (piece: Uint8Array) => void): void {
-  const cap = core.inCap;
-  if (chunk.length <= cap) {
-    each(chunk);
-    return;
-  }
-  for (let i = 0; i < chunk.length; i += cap) each(chunk.subarray(i, i + cap));
-}
-
 /** Raw scratch blocks above this size are returned to the heap right after use. */
 const KEEP_SCRATCH = 1 << 20;
 

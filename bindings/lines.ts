@@ -3,9 +3,9 @@
 // complete lines of a call into one text run; this file builds one string per run and slices it.
 import { LineLimitError, NdjsonParseError, Utf8DecodeError } from './errors.js';
 import {
-  ENC_LATIN1, ENC_UTF8, R_LIMIT, R_MORE, R_RAW, R_TRUNC, R_UTF8, coreTrap, forPieces, limitOption, optionsObject, rawText,
+  ENC_LATIN1, ENC_UTF8, R_LIMIT, R_MORE, R_RAW, R_TRUNC, R_UTF8, coreTrap, limitOption, optionsObject, rawText,
 } from './frames.js';
-import { type Core, F_FATAL, expectBytes, getCore, stateRegistry } from './wasm.js';
+import { type Core, F_FATAL, expectBytes, forPieces, getCore, stateRegistry } from './wasm.js';
 
 /** Default of `maxLineBytes`: 16 MiB. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;

@@ -8,7 +8,7 @@ import {
   R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, coreTrap, limitOption,
   optionsObject, rawText,
 } from './frames.js';
-import { type Core, F_FATAL, expectBytes, getCore, stateRegistry } from './wasm.js';
+import { type Core, F_FATAL, expectBytes, forPieces, getCore, stateRegistry } from './wasm.js';
 
 /** Default of `maxEventBytes`: 16 MiB. */
 export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -421,10 +421,9 @@ export class SseParser {
     if (this.failure !== null) throw this.failure;
     this._truncated = false;
     const mode = bytes !== null ? this.mode | M_UTF8_OUT : this.mode;
-    const cap = this.core.inCap;
     try {
-      if (chunk.length <= cap) this.call(chunk, out, bytes, mode);
-      else for (let i = 0; i < chunk.length; i += cap) this.call(chunk.subarray(i, i + cap), out, bytes, mode);
+      if (chunk.length <= this.core.inCap) this.call(chunk, out, bytes, mode);
+      else forPieces(this.core, chunk, (piece) => this.call(piece, out, bytes, mode));
     } catch (e) {
       throw this.trapped(e);
     }

@@ -2,7 +2,7 @@
 // turns its result record into strings and errors.
 import { Utf8DecodeError } from './errors.js';
 import {
-  type Core, F_FATAL, F_IGNORE_BOM, K_ERROR, M_VALIDATE, expectBytes, getCore, stateRegistry,
+  type Core, F_FATAL, F_IGNORE_BOM, K_ERROR, M_VALIDATE, expectBytes, forPieces, getCore, stateRegistry,
 } from './wasm.js';
 
 /** Options of {@link Utf8Decoder}, {@link Utf8Validator} and {@link Utf8DecoderStream}. */
@@ -18,12 +18,6 @@ export interface Utf8DecoderOptions {
    * @defaultValue false
    */
   ignoreBOM?: boolean;
-}
-
-/** The longest Uint8Array slice decoded in one call to the core; larger chunks go in pieces. */
-function pieces(core: Core, chunk: Uint8Array): Uint8Array[] | null {
-  return chunk.length <= core.inCap ? null : Array.from({ length: Math.ceil(chunk.length / core.inCap) },
-    (_, i) => chunk.subarray(i * core.inCap, (i + 1) * core.inCap));
 }
 
 /**
@@ -94,10 +88,9 @@ abstract class Utf8Stream {
   protected run(chunk: Uint8Array, mode: number, where: string): string {
     expectBytes(chunk, where);
     if (this.failure) throw this.failure;
-    const parts = pieces(this.core, chunk);
-    if (parts === null) return this.piece(chunk, mode, '');
+    if (chunk.length <= this.core.inCap) return this.piece(chunk, mode, '');
     let text = '';
-    for (const p of parts) text += this.piece(p, mode, text);
+    forPieces(this.core, chunk, (p) => { text += this.piece(p, mode, text); });
     return text;
   }
 

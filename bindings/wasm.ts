@@ -193,6 +193,16 @@ export const stateRegistry: FinalizationRegistry<number> | null =
     ? new FinalizationRegistry<number>((st) => { core?.x.stateFree(st); })
     : null;
 
+/** Calls `each` on window-sized pieces of `chunk` (one piece when it fits). */
+export function forPieces(core: Core, chunk: Uint8Array, each: (piece: Uint8Array) => void): void {
+  const cap = core.inCap;
+  if (chunk.length <= cap) {
+    each(chunk);
+    return;
+  }
+  for (let i = 0; i < chunk.length; i += cap) each(chunk.subarray(i, i + cap));
+}
+
 /** Throws a TypeError unless `chunk` is a Uint8Array (a Node Buffer is one). */
 export function expectBytes(chunk: unknown, where: string): asserts chunk is Uint8Array {
   if (!(chunk instanceof Uint8Array)) {
