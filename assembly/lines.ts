@@ -69,6 +69,7 @@ export const S_TPREV: u32 = 32768;   // SSE: TPREV is valid
 export const M_UTF8_OUT: u32 = 1;    // text as UTF-8 bytes (browsers, the byte-level path)
 export const M_COMMENTS: u32 = 4;    // SSE: report comments
 export const M_EOF_DISPATCH: u32 = 8; // SSE flush: dispatch an unterminated event
+export const M_IN_SPANS: u32 = 16;   // SSE byte-level path: data still in the run is not copied (SF_IN)
 
 // Result record: RES[0] status bits, RES[1] text encoding, RES[2] text length (units or bytes),
 // RES[3] number of records, RES[4] error offset relative to IN_PTR, RES[5] raw address.
@@ -217,6 +218,61 @@ export function bFree(st: usize, b: usize): void {
       p++;
     }
     return end;
+  }
+}
+
+/**
+ * Line ends of one run, 64 bytes at a time: a bitmask of the CR and LF positions in
+ * [nlBase, nlBase + 64), so that the short lines of an event stream ("data: …" and then a blank
+ * line) cost a bit scan each instead of a fresh vector search. `nlStart` at the start of every
+ * framing call (the bytes of the run are not the ones the mask was taken from).
+ */
+let nlBase: usize = 0;
+let nlMask: u64 = 0;
+
+// @ts-ignore: decorator
+@inline export function nlStart(): void {
+  nlBase = 0;
+  nlMask = 0;
+}
+
+/** CR/LF bitmask of the 64 bytes at b (reads may pass the run's end; the caller clamps). */
+// @ts-ignore: decorator
+@inline function nlBlock(b: usize): u64 {
+  const lf = i8x16.splat(10);
+  const cr = i8x16.splat(13);
+  const v0 = v128.load(b), v1 = v128.load(b, 16), v2 = v128.load(b, 32), v3 = v128.load(b, 48);
+  const m0 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v0, lf), i8x16.eq(v0, cr)));
+  const m1 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v1, lf), i8x16.eq(v1, cr)));
+  const m2 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v2, lf), i8x16.eq(v2, cr)));
+  const m3 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v3, lf), i8x16.eq(v3, cr)));
+  return m0 | (m1 << 16) | (m2 << 32) | (m3 << 48);
+}
+
+/**
+ * Address of the first CR or LF in [p, end), or end, for positions p that only move forward in
+ * the run (as `findNl`, which the scalar build uses). The run must be in the input window: blocks
+ * read up to 63 bytes past its end, into the window's slack and the output window after it.
+ */
+// @ts-ignore: decorator
+@inline export function nextNl(p: usize, end: usize): usize {
+  if (ASC_FEATURE_SIMD) {
+    let off = p - nlBase; // wraps to a large value before the first block
+    if (off >= 64) {
+      nlBase = p;
+      off = 0;
+      nlMask = nlBlock(p);
+    }
+    let m = nlMask & (<u64>-1 << <u64>off);
+    while (m == 0) {
+      nlBase += 64;
+      if (nlBase >= end) return end;
+      m = nlMask = nlBlock(nlBase);
+    }
+    const q = nlBase + <usize>ctz(m);
+    return q < end ? q : end;
+  } else {
+    return findNl(p, end);
   }
 }
 

@@ -20,10 +20,10 @@ import { IN_PTR, res, allocZeroed } from './abi';
 import { F_FATAL } from './carry';
 import {
   A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE,
-  FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, M_COMMENTS, M_EOF_DISPATCH, O_END, O_ERR,
+  FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS, O_END, O_ERR,
   O_FL, O_LINEREL, O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP,
   R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SPAN_BYTES, SPAN_PTR, S_ID_SET,
-  S_INEVENT, S_TPREV, setNrec, bAppend, bLen, bPtr, bSetLen, bShrink, batchStart, emit, findNl, finish,
+  S_INEVENT, S_TPREV, setNrec, bAppend, bLen, bPtr, bSetLen, bShrink, batchStart, emit, nextNl, nlStart, finish,
   frameResetCommon, nrec, outFits, pastTerminator, runBegin,
 } from './lines';
 import { runStart } from './carry';
@@ -39,6 +39,7 @@ export const SF_RAW: i32 = 128;   // spans are absolute addresses of UTF-8 bytes
 export const SF_DA: i32 = 256;    // raw data is ASCII
 export const SF_TA: i32 = 512;    // raw type is ASCII
 export const SF_IA: i32 = 1024;   // raw id is ASCII
+export const SF_IN: i32 = 2048;   // the data span is relative to IN_PTR: bytes of the run, not copied
 
 const REC_MAX: usize = SPAN_BYTES >> 5;
 const LF: usize = memory.data<u8>([10]);
@@ -154,6 +155,7 @@ function dispatch(st: usize): void {
   let dl = bLen(st, B_DATA);
   let dp = bPtr(st, B_DATA);
   let dataAscii = (f & A_DATA) == 0;
+  const fromRun = hasPend;
   if (hasPend) {
     hasPend = false;
     dp = pendV;
@@ -192,7 +194,15 @@ function dispatch(st: usize): void {
   }
   const ip = bPtr(st, B_IDS), il = idChanged ? bLen(st, B_IDS) : 0;
   if (idChanged) w0 |= SF_ID;
-  if (outFits(dl + (sameType ? 0 : tl) + il + 8)) {
+  if (fromRun && dp >= IN_PTR && (load<u32>(st, O_MODE) & M_IN_SPANS) != 0 && outFits((sameType ? 0 : tl) + il + 8)) {
+    // the byte-level path copies the run itself: its data needs no copy in the batch
+    const t0 = <i32>emit(0, 0);
+    let t1 = t0;
+    if (tl != 0 && !sameType) t1 = <i32>emit(tp, tl);
+    const i1 = <i32>emit(ip, il);
+    const d0 = <i32>(dp - IN_PTR);
+    record(w0 | SF_IN, d0, d0 + <i32>dl, t0, t1, t1, i1);
+  } else if (outFits(dl + (sameType ? 0 : tl) + il + 8)) {
     const d0 = <i32>emit(0, 0);
     const d1 = <i32>emit(dp, dl);
     let t1 = d1;
@@ -433,12 +443,13 @@ function sseRun(st: usize, p: usize): i32 {
   retrySeen = false;
   failed = false;
   hasPend = false;
+  nlStart();
   while (true) {
     if (nrec == REC_MAX) {
       store<u32>(st, <u32>p, O_POS);
       return status(st, R_MORE);
     }
-    const nl = findNl(p, end);
+    const nl = nextNl(p, end);
     if (nl == end) {
       if ((fl(st) & L_ERRPEND) == 0 && !ssePartial(st, p, end)) return status(st, R_LIMIT);
       break;
@@ -446,6 +457,26 @@ function sseRun(st: usize, p: usize): i32 {
     if (nrec != 0 && !outFits((nl - p) + held(st, true) + bLen(st, B_IDS) + 16)) {
       store<u32>(st, <u32>p, O_POS);
       return status(st, R_MORE);
+    }
+    const f = fl(st);
+    if ((f & P_MASK) == 0 && nl - p >= 5 && load<u32>(p) == W_DATA && load<u8>(p, 4) == 58 && !hasPend && bLen(st, B_DATA) == 0) {
+      // The common case: an event's only data line, then the blank line that dispatches it,
+      // both in the run. Reported straight from the run (see hasPend), with no second search.
+      let q = nl + 1;
+      if (load<u8>(nl) == 13 && q < end && load<u8>(q) == 10) q++;
+      if (q < end && (load<u8>(q) == 10 || load<u8>(q) == 13)) {
+        let v = p + 5;
+        if (v < nl && load<u8>(v) == 32) v++;
+        curRel = <i32>(p - IN_PTR);
+        if (!dataAppend(st, v, nl - v, true, (f & L_RUNASCII) == 0, false)) return status(st, R_LIMIT);
+        dispatch(st);
+        p = pastTerminator(st, q, end);
+        if (rawUsed) {
+          store<u32>(st, <u32>p, O_POS);
+          return status(st, R_MORE);
+        }
+        continue;
+      }
     }
     if (!sseComplete(st, p, nl)) return status(st, R_LIMIT);
     p = pastTerminator(st, nl, end);
