@@ -19,6 +19,7 @@ export const ENC_UTF8 = 2;
 export const M_UTF8_OUT = 1;
 export const M_COMMENTS = 4;
 export const M_EOF_DISPATCH = 8;
+export const M_IN_SPANS = 16;
 /** SSE record kinds and flags; mirrors assembly/sse.ts. */
 export const K_EVENT = 1;
 export const K_ID = 2;
@@ -30,6 +31,7 @@ export const SF_RAW = 128;
 export const SF_DA = 256;
 export const SF_TA = 512;
 export const SF_IA = 1024;
+export const SF_IN = 2048;
 
 /** Raw scratch blocks above this size are returned to the heap right after use. */
 const KEEP_SCRATCH = 1 << 20;

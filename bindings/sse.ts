@@ -4,8 +4,9 @@
 // and exposes the events through a reader without a JS string or object per event.
 import { SseLimitError, Utf8DecodeError } from './errors.js';
 import {
-  ENC_LATIN1, ENC_UTF8, K_COMMENT, K_EVENT, M_COMMENTS, M_EOF_DISPATCH, M_UTF8_OUT, R_LIMIT, R_MORE, R_RETRY,
-  R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, coreTrap, limitOption,
+  ENC_LATIN1, ENC_UTF8, K_COMMENT, K_EVENT, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_MORE,
+  R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, coreTrap,
+  limitOption,
   optionsObject, rawText,
 } from './frames.js';
 import { type Core, F_FATAL, expectBytes, forPieces, getCore, stateRegistry } from './wasm.js';
@@ -66,13 +67,15 @@ const REC_WORDS = 8;
  * bytes, no JS string and no JS object per event. The reader and its `bytes` are owned by the
  * parser and overwritten by its next `pushBytes`/`flushBytes`; copy what you keep.
  *
- * Layout: `bytes[dataStart(i), dataEnd(i))` is event i's data. `type(i)` and `id(i)` are strings,
- * built once per distinct value (a stream's types repeat; its ID changes rarely).
+ * Layout: `bytes[dataStart(i), dataEnd(i))` is event i's data. Other bytes of the stream may lie
+ * between the events' data (the parser copies a chunk once rather than each event's data out of
+ * it). `type(i)` and `id(i)` are strings, built once per distinct value (a stream's types repeat;
+ * its ID changes rarely).
  */
 export class SseByteEvents {
   /** Number of events. */
   length = 0;
-  /** The events' data bytes, back to back (only `[0, byteLength)` is meaningful). */
+  /** The bytes the events' data lie in (only `[0, byteLength)` is meaningful). */
   bytes: Uint8Array = new Uint8Array(4096);
   /** Bytes used in `bytes`. */
   byteLength = 0;
@@ -217,6 +220,12 @@ export class SseParser {
   private readonly span: number;
   private readonly onComment: ((text: string) => void) | undefined;
   private readonly mode: number;
+  private readonly bytesMode: number;
+  /** Where the current piece was copied into the byte reader, −1 before it is needed. */
+  private pieceAt = -1;
+  /** The events of the current `push`/`flush` (made at the first batch's size) and their count. */
+  private evs: SseEvent[] | null = null;
+  private nEvs = 0;
   private failure: Error | null = null;
   private base = 0;
   private _lastEventId = '';
@@ -242,6 +251,7 @@ export class SseParser {
     this.core = getCore();
     this.span = this.core.x.spanPtr() >> 2;
     this.mode = this.core.textMode | (onComment ? M_COMMENTS : 0);
+    this.bytesMode = this.mode | M_UTF8_OUT | M_IN_SPANS;
     this.st = this.core.x.sseNew(this.fatal ? F_FATAL : 0, this.maxEventBytes);
     stateRegistry?.register(this, this.st, this);
   }
@@ -275,16 +285,18 @@ export class SseParser {
 
   /** The events dispatched by the chunk. */
   push(chunk: Uint8Array): SseEvent[] {
-    const out: SseEvent[] = [];
-    this.run(chunk, out, null, 'SseParser.push()');
+    this.evs = null;
+    this.run(chunk, 'SseParser.push()');
+    const out = this.takeEvents();
     this.deliverComments();
     return out;
   }
 
   /** End of stream: with `eof: 'dispatch'` an unterminated event; sets `truncated`; then a new stream begins. */
   flush(): SseEvent[] {
-    const out: SseEvent[] = [];
-    this.end(out, null);
+    this.evs = null;
+    this.end(null);
+    const out = this.takeEvents();
     this.deliverComments();
     return out;
   }
@@ -295,16 +307,24 @@ export class SseParser {
    * reuses on its next `pushBytes`/`flushBytes` call. Requires `fatal: true`.
    */
   pushBytes(chunk: Uint8Array): SseByteEvents {
+    if (!(chunk instanceof Uint8Array)) expectBytes(chunk, 'SseParser.pushBytes()');
+    if (this.failure !== null) throw this.failure;
     const b = this.bytesReader();
-    this.run(chunk, null, b, 'SseParser.pushBytes()');
-    this.deliverComments();
+    this._truncated = false;
+    try {
+      if (chunk.length <= this.core.inCap) this.callBytes(chunk, b);
+      else forPieces(this.core, chunk, (piece) => this.callBytes(piece, b));
+    } catch (e) {
+      throw this.trapped(e);
+    }
+    if (this.comments !== null) this.deliverComments();
     return b;
   }
 
   /** `flush()` for the byte-level path. */
   flushBytes(): SseByteEvents {
     const b = this.bytesReader();
-    this.end(null, b);
+    this.end(b);
     this.deliverComments();
     return b;
   }
@@ -323,8 +343,25 @@ export class SseParser {
     for (const text of c) this.onComment!(text);
   }
 
-  /** Collects the batch of the last call into `out` (strings) or `bytes` (the byte-level path). */
-  private collect(r: number, out: SseEvent[] | null, bytes: SseByteEvents | null): void {
+  /** The events collected by this call, as a fresh array. */
+  private takeEvents(): SseEvent[] {
+    const out = this.evs;
+    if (out === null) return [];
+    this.evs = null;
+    if (out.length !== this.nEvs) out.length = this.nEvs;
+    return out;
+  }
+
+  /**
+   * Collects the batch of the last call: events with strings into `evs`, or into `bytes`. The
+   * array is made at the batch's size (an empty array literal would be grown by V8 on its first
+   * store, a runtime call that cost more than the rest of this loop).
+   */
+  private collect(r: number, bytes: SseByteEvents | null): void {
+    if (bytes !== null) {
+      this.collectBytes(r, bytes, null);
+      return;
+    }
     const core = this.core;
     core.sync();
     const i32 = core.i32;
@@ -336,49 +373,95 @@ export class SseParser {
     const len = i32[res + 2];
     const outPtr = core.outPtr;
     let text = '';
-    let base = 0;
-    if (bytes !== null) base = bytes.append(core.u8.subarray(outPtr, outPtr + len));
-    else if (enc !== ENC_UTF8) text = enc === ENC_LATIN1 ? core.latin1(outPtr, len) : core.utf16(outPtr, len);
+    if (enc !== ENC_UTF8) text = enc === ENC_LATIN1 ? core.latin1(outPtr, len) : core.utf16(outPtr, len);
     let s = this.span;
-    const plain = bytes === null && enc !== ENC_UTF8;
+    const plain = enc !== ENC_UTF8;
+    let out = this.evs;
+    if (out === null) {
+      out = this.evs = new Array<SseEvent>(n);
+      this.nEvs = 0;
+    }
+    let e = this.nEvs;
     for (let k = 0; k < n; k++, s += REC_WORDS) {
       const w0 = i32[s];
       const d0 = i32[s + 1], d1 = i32[s + 2];
       if (plain && (w0 === K_EVENT || w0 === (K_EVENT | SF_TYPE | SF_SAME_TYPE))) {
         // the common case: an event with the type 'message' or the previous one, the same id
-        out!.push({ type: w0 === K_EVENT ? 'message' : this.prevType, data: d0 === 0 && d1 === text.length ? text : text.slice(d0, d1), id: this._lastEventId });
+        out[e++] = { type: w0 === K_EVENT ? 'message' : this.prevType, data: d0 === 0 && d1 === text.length ? text : text.slice(d0, d1), id: this._lastEventId };
         continue;
       }
-      const kind = w0 & 15;
       if (w0 & SF_RAW) {
-        this.rawRecord(w0, i32[s + 1], i32[s + 2], i32[s + 3], i32[s + 4], i32[s + 5], i32[s + 6], out, bytes);
+        this.nEvs = e;
+        this.rawRecord(w0, d0, d1, i32[s + 3], i32[s + 4], i32[s + 5], i32[s + 6], null);
+        e = this.nEvs;
         continue;
       }
-      let type = 'message';
-      if (w0 & SF_TYPE) {
-        if (w0 & SF_SAME_TYPE) type = this.prevType;
-        else type = this.prevType = this.piece(enc, text, i32[s + 3], i32[s + 4], bytes);
-      }
-      if (w0 & SF_ID) this._lastEventId = this.piece(enc, text, i32[s + 5], i32[s + 6], bytes);
+      this.typeAndId(w0, enc, text, i32[s + 3], i32[s + 4], i32[s + 5], i32[s + 6]);
+      const kind = w0 & 15;
       if (kind === K_EVENT) {
-        if (bytes !== null) bytes.add(base + d0, base + d1, type, this._lastEventId, (w0 & SF_ID) !== 0);
-        else out!.push({ type, data: d0 === 0 && d1 === text.length ? text : this.piece(enc, text, d0, d1, null), id: this._lastEventId });
+        out[e++] = { type: w0 & SF_TYPE ? this.prevType : 'message', data: d0 === 0 && d1 === text.length ? text : this.piece(enc, text, d0, d1), id: this._lastEventId };
       } else if (kind === K_COMMENT) {
-        (this.comments ??= []).push(this.piece(enc, text, d0, d1, bytes));
+        (this.comments ??= []).push(this.piece(enc, text, d0, d1));
+      }
+    }
+    this.nEvs = e;
+  }
+
+  /**
+   * The byte-level twin of `collect`. The batch's text is UTF-8; an event whose data is still in
+   * the run (SF_IN: its span is relative to the input window) is read from the `piece` the run was
+   * written from, which is copied into `bytes` once for all its events.
+   */
+  private collectBytes(r: number, bytes: SseByteEvents, piece: Uint8Array | null): void {
+    const core = this.core;
+    core.sync();
+    const i32 = core.i32;
+    const res = core.res;
+    if (r & R_RETRY) this._retry = core.x.sseRetry(this.st);
+    const n = i32[res + 3];
+    if (n === 0) return;
+    const len = i32[res + 2];
+    const outPtr = core.outPtr;
+    const base = len === 0 ? 0 : bytes.append(core.u8.subarray(outPtr, outPtr + len));
+    let s = this.span;
+    for (let k = 0; k < n; k++, s += REC_WORDS) {
+      const w0 = i32[s];
+      let d0 = i32[s + 1], d1 = i32[s + 2];
+      if (w0 & SF_RAW) {
+        this.rawRecord(w0, d0, d1, i32[s + 3], i32[s + 4], i32[s + 5], i32[s + 6], bytes);
+        continue;
+      }
+      if (w0 & (SF_ID | SF_TYPE)) this.typeAndId(w0, ENC_UTF8, '', i32[s + 3], i32[s + 4], i32[s + 5], i32[s + 6]);
+      const kind = w0 & 15;
+      if (kind === K_EVENT) {
+        let at = base;
+        if (w0 & SF_IN) {
+          if (this.pieceAt < 0) this.pieceAt = bytes.append(piece!);
+          at = this.pieceAt;
+        }
+        bytes.add(at + d0, at + d1, w0 & SF_TYPE ? this.prevType : 'message', this._lastEventId, (w0 & SF_ID) !== 0);
+      } else if (kind === K_COMMENT) {
+        (this.comments ??= []).push(this.piece(ENC_UTF8, '', d0, d1));
       }
     }
   }
 
-  /** A string out of the batch text. */
-  private piece(enc: number, text: string, a: number, b: number, bytes: SseByteEvents | null): string {
+  /** Takes a record's type (into `prevType`) and its new last event ID, when it has them. */
+  private typeAndId(w0: number, enc: number, text: string, t0: number, t1: number, i0: number, i1: number): void {
+    if ((w0 & (SF_TYPE | SF_SAME_TYPE)) === SF_TYPE) this.prevType = this.piece(enc, text, t0, t1);
+    if (w0 & SF_ID) this._lastEventId = this.piece(enc, text, i0, i1);
+  }
+
+  /** A string out of the batch text (UTF-8 in the output window when `enc` says so). */
+  private piece(enc: number, text: string, a: number, b: number): string {
     if (a === b) return '';
-    if (bytes !== null || enc === ENC_UTF8) return this.core.utf8(this.core.outPtr + a, b - a);
+    if (enc === ENC_UTF8) return this.core.utf8(this.core.outPtr + a, b - a);
     return text.slice(a, b);
   }
 
   /** A record whose spans are addresses of UTF-8 bytes in the parser's buffers. */
   private rawRecord(w0: number, d0: number, d1: number, t0: number, t1: number, i0: number, i1: number,
-    out: SseEvent[] | null, bytes: SseByteEvents | null): void {
+    bytes: SseByteEvents | null): void {
     const core = this.core;
     const dirty = !this.fatal;
     let type = 'message';
@@ -390,17 +473,17 @@ export class SseParser {
         const at = bytes.append(core.u8.subarray(d0, d1));
         bytes.add(at, at + d1 - d0, type, this._lastEventId, (w0 & SF_ID) !== 0);
       } else {
-        out!.push({ type, data: rawText(core, d0, d1 - d0, (w0 & SF_DA) !== 0, dirty), id: this._lastEventId });
+        (this.evs ??= [])[this.nEvs++] = { type, data: rawText(core, d0, d1 - d0, (w0 & SF_DA) !== 0, dirty), id: this._lastEventId };
       }
     } else if (kind === K_COMMENT) {
       (this.comments ??= []).push(rawText(core, d0, d1 - d0, (w0 & SF_DA) !== 0, dirty));
     }
   }
 
-  private fail(r: number, out: SseEvent[] | null, bytes: SseByteEvents | null): never {
+  private fail(r: number, bytes: SseByteEvents | null): never {
     const core = this.core;
     const rel = core.word(4);
-    const events = out ?? bytes!;
+    const events = bytes ?? this.takeEvents();
     let err: Error;
     if (r & R_LIMIT) {
       err = new SseLimitError(this.base + rel, this.maxEventBytes, events as unknown[]);
@@ -416,14 +499,14 @@ export class SseParser {
     throw err;
   }
 
-  private run(chunk: Uint8Array, out: SseEvent[] | null, bytes: SseByteEvents | null, where: string): void {
+  private run(chunk: Uint8Array, where: string): void {
     if (!(chunk instanceof Uint8Array)) expectBytes(chunk, where);
     if (this.failure !== null) throw this.failure;
     this._truncated = false;
-    const mode = bytes !== null ? this.mode | M_UTF8_OUT : this.mode;
+    const mode = this.mode;
     try {
-      if (chunk.length <= this.core.inCap) this.call(chunk, out, bytes, mode);
-      else forPieces(this.core, chunk, (piece) => this.call(piece, out, bytes, mode));
+      if (chunk.length <= this.core.inCap) this.call(chunk, mode);
+      else forPieces(this.core, chunk, (piece) => this.call(piece, mode));
     } catch (e) {
       throw this.trapped(e);
     }
@@ -440,7 +523,7 @@ export class SseParser {
   }
 
   /** One call of the core on a piece that fits the input window, drained of its batches. */
-  private call(piece: Uint8Array, out: SseEvent[] | null, bytes: SseByteEvents | null, mode: number): void {
+  private call(piece: Uint8Array, mode: number): void {
     const core = this.core;
     core.sync();
     core.u8.set(piece, core.inPtr);
@@ -448,29 +531,47 @@ export class SseParser {
     this.bytesIn += piece.length;
     let r = core.x.ssePush(this.st, piece.length, mode);
     for (;;) {
-      if (r !== 0) this.collect(r, out, bytes);
-      else if (core.i32[core.res + 3] !== 0) this.collect(r, out, bytes);
-      if (r & (R_LIMIT | R_UTF8)) this.fail(r, out, bytes);
+      if (r !== 0) this.collect(r, null);
+      else if (core.i32[core.res + 3] !== 0) this.collect(r, null);
+      if (r & (R_LIMIT | R_UTF8)) this.fail(r, null);
       if (!(r & R_MORE)) break;
       r = core.x.sseMore(this.st);
     }
   }
 
-  private end(out: SseEvent[] | null, bytes: SseByteEvents | null): void {
+  /** `call` for the byte-level path. */
+  private callBytes(piece: Uint8Array, bytes: SseByteEvents): void {
+    const core = this.core;
+    core.sync();
+    core.u8.set(piece, core.inPtr);
+    this.base = this.bytesIn;
+    this.bytesIn += piece.length;
+    this.pieceAt = -1;
+    let r = core.x.ssePush(this.st, piece.length, this.bytesMode);
+    for (;;) {
+      if (r !== 0) this.collectBytes(r, bytes, piece);
+      else if (core.i32[core.res + 3] !== 0) this.collectBytes(r, bytes, piece);
+      if (r & (R_LIMIT | R_UTF8)) this.fail(r, bytes);
+      if (!(r & R_MORE)) break;
+      r = core.x.sseMore(this.st);
+    }
+  }
+
+  private end(bytes: SseByteEvents | null): void {
     if (this.failure) throw this.failure;
-    const mode = (bytes !== null ? this.mode | M_UTF8_OUT : this.mode) | (this.eof === 'dispatch' ? M_EOF_DISPATCH : 0);
+    const mode = (bytes !== null ? this.bytesMode : this.mode) | (this.eof === 'dispatch' ? M_EOF_DISPATCH : 0);
     this.base = this.bytesIn;
     let r: number;
     try {
       r = this.core.x.sseFlush(this.st, mode);
-      this.collect(r, out, bytes);
+      this.collect(r, bytes);
     } catch (e) {
       throw this.trapped(e);
     }
     this.bytesIn = 0;
     if (r & (R_LIMIT | R_TRUNC)) {
       this._truncated = true;
-      this.fail(r, out, bytes);
+      this.fail(r, bytes);
     }
     this._truncated = (r & R_TRUNCATED) !== 0;
   }

@@ -156,6 +156,25 @@ describe(`SseParser (${wasmBackend()})`, () => {
     expect(() => new SseParser({ fatal: false }).pushBytes(enc(''))).toThrow(TypeError);
   });
 
+  test('the byte-level path: events read from the chunk and from held bytes in one push; the reader owns its bytes', () => {
+    const p = new SseParser();
+    const other = new SseParser();
+    expect(p.pushBytes(enc('data: first half ')).length).toBe(0);
+    // one event finished from held bytes, two read straight from this chunk (one with two lines)
+    const chunk = enc('and the rest \u4e2d\n\ndata: two\n\nevent: t\ndata: three\ndata: \u00e9\n\ndata: four\r\n\r\n');
+    const b = p.pushBytes(chunk);
+    const want = [['message', 'first half and the rest \u4e2d'], ['message', 'two'], ['t', 'three\n\u00e9'], ['message', 'four']];
+    const read = () => Array.from({ length: b.length }, (_, i) => [b.type(i), b.dataText(i)]);
+    expect(read()).toEqual(want);
+    // neither overwriting the caller's chunk nor another parser's calls on the shared core change them
+    chunk.fill(0x78);
+    for (let i = 0; i < 50; i++) other.pushBytes(enc(`data: ${'y'.repeat(3000)}\n\n`));
+    expect(read()).toEqual(want);
+    expect(new TextDecoder().decode(b.encode())).toBe('data: first half and the rest \u4e2d\n\ndata: two\n\nevent: t\ndata: three\ndata: \u00e9\n\ndata: four\n\n');
+    p.dispose();
+    other.dispose();
+  });
+
   test('hundreds of parsers interleaved on the shared instance never see each other\'s bytes', () => {
     const r = rng(1234);
     const n = 300;
