@@ -282,7 +282,6 @@ export function transcodeScalar(p: usize, end: usize, out: usize): usize {
 //   0x80 TWO_CONTS   continuation after continuation (legal only inside a 3- or 4-byte sequence,
 //                    which the prev2/prev3 check below accounts for)
 
-const SCRATCH: usize = memory.data(32, 16);
 
 // Gathering up to four characters of n0..n3 bytes (0 for an unused lane) that follow each other
 // from byte 0 of a block, each into a 32-bit lane right-aligned (last byte lowest): a swizzle
@@ -390,10 +389,11 @@ function validSimd(p: usize, end: usize): bool {
     p += 16;
   }
   if (p < end) {
-    // The last partial block, padded with zeros: a sequence cut off by `end` meets an ASCII byte.
-    v128.store(SCRATCH, i8x16.splat(0));
-    memory.copy(SCRATCH, p, end - p);
-    const a = v128.load(SCRATCH);
+    // The last partial block, its bytes from `end` on zeroed: a sequence cut off by `end` meets an
+    // ASCII byte. (The load may pass `end`; memory always extends 16 bytes past a run.)
+    const lane = i8x16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const keep = i8x16.lt_u(lane, i8x16.splat(<i8>(end - p)));
+    const a = v128.and(v128.load(p), keep);
     seen = v128.or(seen, a);
     err = v128.or(err, checkBlock(a, prev));
     prevIncomplete = i8x16.splat(0);
@@ -527,7 +527,10 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
 // ---------------------------------------------------------------------------------------------
 // The kernels the streams use
 
-/** True when [p, end) is valid and complete UTF-8; sets `runAscii`. */
+/**
+ * True when [p, end) is valid and complete UTF-8; sets `runAscii`. The run is in the input window
+ * (the SIMD kernel's last load may read up to 15 bytes past `end`).
+ */
 export function validate(p: usize, end: usize): bool {
   if (ASC_FEATURE_SIMD) return validSimd(p, end);
   return validScalar(p, end);
