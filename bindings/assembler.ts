@@ -31,8 +31,10 @@ export interface TextAssemblerOptions {
    */
   maxPendingBytes?: number;
   /**
-   * The most UTF-8 bytes of committed text kept for {@link FinalReport.text}. Past it `push`
-   * throws {@link TextRangeError} with code `ERR_TEXT_TOO_LONG`.
+   * The most UTF-8 bytes of committed text kept for {@link FinalReport.text}. A `push` (or
+   * `finish`) that would commit past it throws {@link TextRangeError} with code
+   * `ERR_TEXT_TOO_LONG` and changes nothing: the delta is refused whole, and the text committed
+   * and held before it stays, so a smaller delta or `finish()` can still follow.
    * @defaultValue 268435456 (256 MiB)
    */
   maxTextBytes?: number;
@@ -229,6 +231,7 @@ export class TextAssembler {
     let cutDirty = false; // the text before it has one
     let cutMid = this.#heldMid; // the text from the latest commit point begins inside a cluster
     const pieceMid = this.#heldMid;
+    let forced = 0;
     while (i < n) {
       let cp = text.charCodeAt(i);
       if (cp < 0x7f && cp >= 0x20 && st === 0) {
@@ -286,10 +289,9 @@ export class TextAssembler {
         cutCps = cps;
         cutG = g;
         cutMid = true;
-        this.#forced++;
+        forced++;
       }
     }
-    this.#state = st;
     if (final) {
       if (dirty) cutDirty = true;
       cut = n;
@@ -299,6 +301,8 @@ export class TextAssembler {
       cutMid = false;
     }
     if (cut < 0) {
+      this.#state = st;
+      this.#forced += forced;
       this.#held = held + text;
       this.#scan = held.length + i;
       this.#heldBytes = bytes;
@@ -307,6 +311,26 @@ export class TextAssembler {
       this.#heldDirty = dirty;
       return '';
     }
+    const piece = cut === 0 ? held : cut === n ? held + text : held + text.slice(0, cut);
+    let out = piece;
+    if (nfc && cutDirty) out = piece.normalize('NFC');
+    let addBytes = cutBytes, addCps = cutCps, addUnits = piece.length, addG = cutG;
+    if (out !== piece) {
+      // NFC changed the piece: count what we commit. The piece starts at a boundary (unless a
+      // forced commit cut a cluster, whose start was counted with the previous piece).
+      const c = countText(out);
+      addBytes = c.utf8Bytes;
+      addCps = c.codePoints;
+      addUnits = c.utf16Units;
+      addG = pieceMid ? c.graphemes - 1 : c.graphemes;
+    }
+    // The limit is checked before anything changes: the delta is refused whole, and what was
+    // committed and held before it stays as it was.
+    if (this.#bytes + addBytes > this.maxTextBytes) {
+      throw new TextRangeError('ERR_TEXT_TOO_LONG', `committing ${addBytes} more bytes would pass maxTextBytes (${this.maxTextBytes} bytes, ${this.#bytes} committed); the delta was not taken`);
+    }
+    this.#state = st;
+    this.#forced += forced;
     this.#held = cut === n ? '' : text.slice(cut);
     this.#scan = i - cut;
     this.#heldBytes = bytes - cutBytes;
@@ -314,29 +338,12 @@ export class TextAssembler {
     this.#heldGraphemes = g - cutG;
     this.#heldDirty = dirty;
     this.#heldMid = cutMid;
-
-    const piece = cut === 0 ? held : cut === n ? held + text : held + text.slice(0, cut);
     if (piece.length === 0) return '';
-    let out = piece;
-    if (nfc && cutDirty) out = piece.normalize('NFC');
-    if (out === piece) {
-      this.#bytes += cutBytes;
-      this.#cps += cutCps;
-      this.#units += piece.length;
-      this.#graphemes += cutG;
-    } else {
-      // NFC changed the piece: count what we commit. The piece starts at a boundary (unless a
-      // forced commit cut a cluster, whose start was counted with the previous piece).
-      this.#changed = true;
-      const c = countText(out);
-      this.#bytes += c.utf8Bytes;
-      this.#cps += c.codePoints;
-      this.#units += c.utf16Units;
-      this.#graphemes += pieceMid ? c.graphemes - 1 : c.graphemes;
-    }
-    if (this.#bytes > this.maxTextBytes) {
-      throw new TextRangeError('ERR_TEXT_TOO_LONG', `committed text passed maxTextBytes (${this.maxTextBytes} bytes)`);
-    }
+    if (out !== piece) this.#changed = true;
+    this.#bytes += addBytes;
+    this.#cps += addCps;
+    this.#units += addUnits;
+    this.#graphemes += addG;
     this.#pieces.push(out);
     this.#unhashedUnits += out.length;
     if (this.#unhashedUnits >= HASH_BATCH) this.#hashPending();

@@ -250,5 +250,10 @@ describe('TextAssembler', () => {
     const a = new TextAssembler({ maxTextBytes: 10 });
     expect(a.push('0123456789')).toBe('012345678');
     expect(code(() => a.push('ab'))).toBe('ERR_TEXT_TOO_LONG');
+    // the refused delta changed nothing: the held '9' is still there, and finish() reports 10 bytes
+    expect(a.pending).toBe('9');
+    const r = a.finish();
+    expect([r.text, r.utf8Bytes, r.codePoints, r.graphemes]).toEqual(['0123456789', 10, 10, 10]);
+    expect(r.sha256).toBe(createHash('sha256').update('0123456789', 'utf8').digest('hex'));
   });
 });
