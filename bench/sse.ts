@@ -9,7 +9,7 @@
 //     --external benchmark --external eventsource-parser && node build/bench-sse/sse.js [--full]
 //     [--corpus OpenAI,Anthropic,one] [--chunk 16,64,1024,16384]
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { SseParser } from '../bindings/index.js';
+import { SseParser, Utf8Decoder, Utf8Validator } from '../bindings/index.js';
 import { prng } from './corpus.js';
 import { type BenchOptions, FULL, QUICK, type Row, assertSame, compare, table } from './harness.js';
 
@@ -164,12 +164,33 @@ export function runSseBench(opts: BenchOptions, log: (r: Row) => void = () => {}
         for (const c of chunks) p.feed(dec.decode(c, { stream: true }));
         p.feed(dec.decode());
       };
+      // On the same chunks: the floor of any parser in this design, which must copy each chunk
+      // into the core and validate it (Utf8Validator: that and nothing else, so the byte-level
+      // path cannot beat its ratio); and for reference, the same plus a UTF-16 string per chunk
+      // (Utf8Decoder), what turning the bytes into text costs before any framing.
+      const validator = new Utf8Validator();
+      const floor = () => {
+        for (const c of chunks) validator.push(c);
+        validator.flush();
+      };
+      const decoder = new Utf8Decoder();
+      const stringFloor = () => {
+        for (const c of chunks) sink += decoder.push(c).length;
+        decoder.flush();
+      };
       const chunk = size >= 1024 ? `${size >> 10} KiB` : `${size} B`;
-      for (const [variant, fn] of [['SseParser.push (string events)', seam], ['SseParser.pushBytes (byte-level)', seamBytes]] as const) {
+      const variants = [['SseParser.push (string events)', seam], ['SseParser.pushBytes (byte-level)', seamBytes]] as [string, () => void][];
+      if (name.startsWith('OpenAI')) {
+        variants.push(['floor: copy + validate, no framing (Utf8Validator.push)', floor]);
+        variants.push(['reference: copy + validate + a string per chunk, no framing (Utf8Decoder.push)', stringFloor]);
+      }
+      for (const [variant, fn] of variants) {
         const row = compare({ layer: 'sse', case: variant, corpus: name, chunk, peerName: PEER }, bytes.length, fn, peer, opts);
         rows.push(row);
         log(row);
       }
+      validator.dispose();
+      decoder.dispose();
       if (sink < 0) console.log(sink);
     }
   }
