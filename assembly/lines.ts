@@ -312,8 +312,12 @@ export function batchStart(st: usize, mode: u32, held: u32): void {
 }
 
 /** Appends the text of [src, src + n) to OUT; returns the new end offset. */
-export function emit(src: usize, n: usize): usize {
-  if (n == 0) return outUsed;
+// @ts-ignore: decorator
+@inline export function emit(src: usize, n: usize): usize {
+  return n == 0 ? outUsed : emitText(src, n);
+}
+
+function emitText(src: usize, n: usize): usize {
   if (batchEnc == ENC_UTF16) {
     const o = OUT_PTR + (outUsed << 1);
     outUsed += batchDirty ? decodeWhatwg(src, src + n, o, false) : transcode(src, src + n, o);
