@@ -176,49 +176,25 @@ export function bFree(st: usize, b: usize): void {
 // ---------------------------------------------------------------------------------------------
 // Newline search
 
-/** Address of the first CR or LF in [p, end), or end. May read up to 15 bytes past end (the
- *  input window has zeroed slack after it; the result is clamped). */
+/** Address of the first CR or LF in [p, end), or end: the scalar build's search (`nextNl` is the
+ *  SIMD build's). */
 // @ts-ignore: decorator
-@inline export function findNl(p: usize, end: usize): usize {
-  if (ASC_FEATURE_SIMD) {
-    const lf = i8x16.splat(10);
-    const cr = i8x16.splat(13);
-    // 64 bytes per test while no line end is in sight, then 16 at a time to place it
-    while (p + 64 <= end) {
-      const a = v128.load(p), b = v128.load(p, 16), c = v128.load(p, 32), d = v128.load(p, 48);
-      const any = v128.or(
-        v128.or(v128.or(i8x16.eq(a, lf), i8x16.eq(a, cr)), v128.or(i8x16.eq(b, lf), i8x16.eq(b, cr))),
-        v128.or(v128.or(i8x16.eq(c, lf), i8x16.eq(c, cr)), v128.or(i8x16.eq(d, lf), i8x16.eq(d, cr))));
-      if (v128.any_true(any)) break;
-      p += 64;
-    }
-    while (p < end) {
-      const v = v128.load(p);
-      const m = i8x16.bitmask(v128.or(i8x16.eq(v, lf), i8x16.eq(v, cr)));
-      if (m != 0) {
-        const q = p + <usize>ctz(m);
-        return q < end ? q : end;
-      }
-      p += 16;
-    }
-    return end;
-  } else {
-    // SWAR: the lowest flagged byte of the classic has-zero test is exact.
-    while (p + 8 <= end) {
-      const w = load<u64>(p);
-      const x = w ^ 0x0A0A0A0A0A0A0A0A;
-      const y = w ^ 0x0D0D0D0D0D0D0D0D;
-      const t = (((x - 0x0101010101010101) & ~x) | ((y - 0x0101010101010101) & ~y)) & 0x8080808080808080;
-      if (t != 0) return p + <usize>(ctz(t) >> 3);
-      p += 8;
-    }
-    while (p < end) {
-      const b = load<u8>(p);
-      if (b == 10 || b == 13) return p;
-      p++;
-    }
-    return end;
+@inline function findNlSwar(p: usize, end: usize): usize {
+  // SWAR: the lowest flagged byte of the classic has-zero test is exact.
+  while (p + 8 <= end) {
+    const w = load<u64>(p);
+    const x = w ^ 0x0A0A0A0A0A0A0A0A;
+    const y = w ^ 0x0D0D0D0D0D0D0D0D;
+    const t = (((x - 0x0101010101010101) & ~x) | ((y - 0x0101010101010101) & ~y)) & 0x8080808080808080;
+    if (t != 0) return p + <usize>(ctz(t) >> 3);
+    p += 8;
   }
+  while (p < end) {
+    const b = load<u8>(p);
+    if (b == 10 || b == 13) return p;
+    p++;
+  }
+  return end;
 }
 
 /**
@@ -251,7 +227,7 @@ let nlMask: u64 = 0;
 
 /**
  * Address of the first CR or LF in [p, end), or end, for positions p that only move forward in
- * the run (as `findNl`, which the scalar build uses). The run must be in the input window: blocks
+ * the run (as `findNlSwar`, which the scalar build uses). The run must be in the input window: blocks
  * read up to 63 bytes past its end, into the window's slack and the output window after it.
  */
 // @ts-ignore: decorator
@@ -272,7 +248,7 @@ let nlMask: u64 = 0;
     const q = nlBase + <usize>ctz(m);
     return q < end ? q : end;
   } else {
-    return findNl(p, end);
+    return findNlSwar(p, end);
   }
 }
 
@@ -425,8 +401,9 @@ function linesRun(st: usize, p: usize): i32 {
   const end = <usize>load<u32>(st, O_END);
   const max = <usize>load<u32>(st, O_MAX);
   batchStart(st, load<u32>(st, O_MODE), A_LINE);
+  nlStart();
   while (true) {
-    const nl = findNl(p, end);
+    const nl = nextNl(p, end);
     const held = bLen(st, B_LINE);
     if (nl == end) {
       // the unfinished line
