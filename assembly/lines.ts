@@ -105,15 +105,12 @@ const OUT_SLACK: usize = 64;
 @inline export function bSetLen(st: usize, b: usize, n: usize): void { store<u32>(st + b, <u32>n, 4); }
 
 /**
- * Appends n bytes at src to buffer b. Capacity grows by half (amortized linear appends) but never
- * past `limit`: the caller has checked that len + n ≤ limit.
+ * Makes room in buffer b for `need` bytes in all; returns its block. Capacity grows by half
+ * (amortized linear appends) but never past `limit`: the caller has checked that need ≤ limit.
  */
-export function bAppend(st: usize, b: usize, src: usize, n: usize, limit: usize): void {
-  if (n == 0) return;
+function bRoom(st: usize, b: usize, need: usize, limit: usize): usize {
   let ptr = <usize>load<u32>(st + b);
-  const len = <usize>load<u32>(st + b, 4);
   const cap = <usize>load<u32>(st + b, 8);
-  const need = len + n;
   if (need > cap) {
     let nc: usize = cap < 48 ? 48 : cap + (cap >> 1);
     if (nc < need) nc = need;
@@ -122,8 +119,25 @@ export function bAppend(st: usize, b: usize, src: usize, n: usize, limit: usize)
     store<u32>(st + b, <u32>ptr);
     store<u32>(st + b, <u32>nc, 8);
   }
+  return ptr;
+}
+
+/** Appends n bytes at src to buffer b (see bRoom for `limit`). */
+export function bAppend(st: usize, b: usize, src: usize, n: usize, limit: usize): void {
+  if (n == 0) return;
+  const len = <usize>load<u32>(st + b, 4);
+  const ptr = bRoom(st, b, len + n, limit);
   copy(ptr + len, src, n);
-  store<u32>(st + b, <u32>need, 4);
+  store<u32>(st + b, <u32>(len + n), 4);
+}
+
+/** Appends n bytes at src and a LF to buffer b in one step (an SSE data line). */
+export function bAppendLf(st: usize, b: usize, src: usize, n: usize, limit: usize): void {
+  const len = <usize>load<u32>(st + b, 4);
+  const ptr = bRoom(st, b, len + n + 1, limit);
+  copy(ptr + len, src, n);
+  store<u8>(ptr + len + n, 10);
+  store<u32>(st + b, <u32>(len + n + 1), 4);
 }
 
 /**

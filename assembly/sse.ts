@@ -23,7 +23,7 @@ import {
   FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS, O_END, O_ERR,
   O_FL, O_LINEREL, O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP,
   R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SPAN_BYTES, SPAN_PTR, S_ID_SET,
-  S_INEVENT, S_TPREV, setNrec, bAppend, bLen, bPtr, bSetLen, bShrink, batchStart, emit, nextNl, nlStart, finish,
+  S_INEVENT, S_TPREV, setNrec, bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, batchStart, emit, nextNl, nlStart, finish,
   frameResetCommon, nrec, outFits, pastTerminator, runBegin,
 } from './lines';
 import { runStart } from './carry';
@@ -42,7 +42,6 @@ export const SF_IA: i32 = 1024;   // raw id is ASCII
 export const SF_IN: i32 = 2048;   // the data span is relative to IN_PTR: bytes of the run, not copied
 
 const REC_MAX: usize = SPAN_BYTES >> 5;
-const LF: usize = memory.data<u8>([10]);
 const W_DATA: u32 = 0x61746164;   // 'data' little-endian
 const W_EVEN: u32 = 0x6E657665;   // 'even'
 const W_RETR: u32 = 0x72746572;   // 'retr'
@@ -86,8 +85,7 @@ function materialize(st: usize): void {
   if (!hasPend) return;
   hasPend = false;
   const max = <usize>load<u32>(st, O_MAX);
-  bAppend(st, B_DATA, pendV, pendN, max);
-  bAppend(st, B_DATA, LF, 1, max);
+  bAppendLf(st, B_DATA, pendV, pendN, max);
   if (pendNonAscii && pendN != 0) setFl(st, fl(st) | A_DATA);
 }
 
@@ -111,8 +109,8 @@ function dataAppend(st: usize, v: usize, n: usize, lf: bool, nonAscii: bool, fro
     return true;
   }
   materialize(st);
-  bAppend(st, B_DATA, v, n, max);
-  if (lf) bAppend(st, B_DATA, LF, 1, max);
+  if (lf) bAppendLf(st, B_DATA, v, n, max);
+  else bAppend(st, B_DATA, v, n, max);
   let f = fl(st) | S_INEVENT;
   if (nonAscii && n != 0) f |= A_DATA;
   setFl(st, f);
