@@ -76,11 +76,11 @@ export class SseByteEvents {
   /** Number of events. */
   length = 0;
   /** The bytes the events' data lie in (only `[0, byteLength)` is meaningful). */
-  bytes: Uint8Array = new Uint8Array(4096);
+  bytes: Uint8Array = new Uint8Array(0);
   /** Bytes used in `bytes`. */
   byteLength = 0;
   /** Per event: data start, data end, type index, id index, id-changed flag. */
-  private table = new Int32Array(5 * 256);
+  private table = new Int32Array(5 * 4);
   // Distinct types and ids of this batch; counters rather than array lengths (setting an array's
   // length is a runtime call in V8).
   private readonly types: string[] = [];
@@ -90,6 +90,10 @@ export class SseByteEvents {
 
   /** @internal */
   clear(): void {
+    // Start small (a gateway holds thousands of parsers) and grow with use; a reader that grew
+    // for one large push goes back to small buffers once the pushes are small again.
+    if (this.bytes.length > READER_KEEP_BYTES && this.byteLength < this.bytes.length >> 2) this.bytes = new Uint8Array(0);
+    if (this.table.length > 5 * READER_KEEP_EVENTS && this.length < this.table.length / 20) this.table = new Int32Array(5 * 4);
     this.length = 0;
     this.byteLength = 0;
     this.nTypes = 0;
@@ -101,7 +105,7 @@ export class SseByteEvents {
     const at = this.byteLength;
     const need = at + src.length;
     if (need > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(need, this.bytes.length * 2));
+      const grown = new Uint8Array(Math.max(need, this.bytes.length * 2, 256));
       grown.set(this.bytes.subarray(0, at));
       this.bytes = grown;
     }
@@ -192,6 +196,9 @@ export class SseByteEvents {
 
 const textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const textEncoder = new TextEncoder();
+/** A byte reader's buffers above these sizes are dropped when a call uses less than a quarter. */
+const READER_KEEP_BYTES = 64 * 1024;
+const READER_KEEP_EVENTS = 1024;
 const EMPTY = new Uint8Array(0);
 const DATA_PREFIX = new Uint8Array([100, 97, 116, 97, 58, 32]); // 'data: '
 

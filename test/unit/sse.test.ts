@@ -233,23 +233,30 @@ describe(`SseParser (${wasmBackend()})`, () => {
     }
   });
 
-  test('10,000 parsers each holding a 1 KiB unfinished event fit in 32 MiB (WASM memory + JS heap)', () => {
+  test.each(['push', 'pushBytes'] as const)('10,000 parsers each holding a 1 KiB unfinished event fit in 32 MiB (WASM memory + JS heap), %s', (path) => {
     const gc = (globalThis as { gc?: () => void }).gc;
     gc?.();
     const core = getCore();
     const wasm0 = core.x.memory.buffer.byteLength;
     const heap0 = process.memoryUsage().heapUsed;
+    const done = enc('data: {"delta":"hello"}\n\n'); // one event delivered first: the byte path's reader exists
     const event = enc(`data: ${'x'.repeat(1023)}\n`); // 1 KiB of data (with its LF) held: no blank line yet
     const parsers: SseParser[] = [];
     for (let i = 0; i < 10_000; i++) {
       const p = new SseParser();
-      expect(p.push(event)).toEqual([]);
+      if (path === 'push') {
+        expect(p.push(done).length).toBe(1);
+        expect(p.push(event)).toEqual([]);
+      } else {
+        expect(p.pushBytes(done).length).toBe(1);
+        expect(p.pushBytes(event).length).toBe(0);
+      }
       parsers.push(p);
     }
     gc?.();
     const wasm = core.x.memory.buffer.byteLength - wasm0;
     const heap = process.memoryUsage().heapUsed - heap0;
-    console.log(`10,000 parsers × 1 KiB unfinished event: WASM memory +${(wasm / 2 ** 20).toFixed(1)} MiB, JS heap +${(heap / 2 ** 20).toFixed(1)} MiB`);
+    console.log(`10,000 parsers × 1 KiB unfinished event (${path}): WASM memory +${(wasm / 2 ** 20).toFixed(1)} MiB, JS heap +${(heap / 2 ** 20).toFixed(1)} MiB`);
     expect(wasm + Math.max(0, heap)).toBeLessThanOrEqual(32 * 2 ** 20);
     for (const p of parsers) expect(p.pendingBytes).toBe(1024);
     for (const p of parsers) p.dispose();
