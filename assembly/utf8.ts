@@ -283,33 +283,38 @@ export function transcodeScalar(p: usize, end: usize, out: usize): usize {
 //                    which the prev2/prev3 check below accounts for)
 
 
-// Gathering up to four characters of n0..n3 bytes (0 for an unused lane) that follow each other
-// from byte 0 of a block, each into a 32-bit lane right-aligned (last byte lowest): a swizzle
-// vector and the payload bits of every byte, per tuple t = n0 + 5·n1 + 25·n2 + 125·n3.
-// 625 entries of 32 bytes, filled at instantiation.
-const GATHER4: usize = memory.data(625 * 32, 16);
+// Compaction of 16-bit lanes: for each 8-bit mask of lanes to keep, a swizzle vector that moves
+// them, in order, to the front. 256 entries of 16 bytes, filled at instantiation.
+const PACK8: usize = memory.data(256 * 16, 16);
 
-function gatherInit(): void {
-  for (let t: u32 = 0; t < 625; t++) {
-    const e = GATHER4 + (<usize>t << 5);
-    let at: u32 = 0;
-    let rest = t;
-    for (let lane: usize = 0; lane < 4; lane++) {
-      const n = rest % 5;
-      rest /= 5;
-      for (let j: u32 = 0; j < 4; j++) {
-        const used = j < n;
-        store<u8>(e + (lane << 2) + j, used ? <u8>(at + n - 1 - j) : 0x80);
-        // payload bits: 7 for ASCII, 6 for a continuation, 5/4/3 for a 2/3/4-byte lead
-        let bits: u32 = 0;
-        if (used) bits = j == 0 ? (n == 1 ? 0x7F : 0x3F) : j + 1 < n ? 0x3F : (0x7F >> n);
-        store<u8>(e + 16 + (lane << 2) + j, <u8>bits);
-      }
-      at += n;
+function packInit(): void {
+  for (let m: u32 = 0; m < 256; m++) {
+    const e = PACK8 + (<usize>m << 4);
+    let k: usize = 0;
+    for (let lane: u32 = 0; lane < 8; lane++) {
+      if ((m & (1 << lane)) == 0) continue;
+      store<u16>(e + (k << 1), <u16>((lane << 1) | ((lane << 1) + 1) << 8));
+      k++;
     }
+    for (; k < 8; k++) store<u16>(e + (k << 1), 0x8080); // unused lanes: zeros
   }
 }
-if (ASC_FEATURE_SIMD) gatherInit();
+if (ASC_FEATURE_SIMD) packInit();
+
+// A zeroed copy of a run's last bytes (and the byte before them), so that the block step below
+// may read past them.
+const TAIL: usize = memory.data(48, 16);
+
+/**
+ * Copies n bytes (a few dozen at most) without `memory.copy`, which V8 runs as a call out of the
+ * module: for a chunk's last bytes the call costs more than the copy.
+ */
+// @ts-ignore: decorator
+@inline export function copySmall(dst: usize, src: usize, n: usize): void {
+  let i: usize = 0;
+  for (; i + 8 <= n; i += 8) store<u64>(dst + i, load<u64>(src + i));
+  for (; i < n; i++) store<u8>(dst + i, load<u8>(src + i));
+}
 
 // @ts-ignore: decorator
 @inline function byte1High(): v128 {
@@ -403,13 +408,60 @@ function validSimd(p: usize, end: usize): bool {
   return !v128.any_true(err);
 }
 
+/**
+ * The UTF-16 unit that each of the 8 bytes at q would start, in 16-bit lanes, from that byte (a),
+ * the next (b) and the one after (c):
+ *   ASCII a; 2-byte lead: its character; 3-byte lead: its character;
+ *   4-byte lead: the high surrogate; first continuation of a 4-byte character: the low surrogate
+ *   (its payload is in the two bytes after it). Other continuations give garbage, never kept.
+ */
+// @ts-ignore: decorator
+@inline function unitsAt(q: usize): v128 {
+  const a = v128.load8x8_u(q), b = v128.load8x8_u(q, 1), c = v128.load8x8_u(q, 2);
+  const six = i16x8.splat(0x3F);
+  // a's low nibble, then 6 + 6 payload bits: a 3-byte character (a << 12 drops the length bits)
+  const t3 = v128.or(v128.or(i16x8.shl(a, 12), i16x8.shl(v128.and(b, six), 6)), v128.and(c, six));
+  const t2 = v128.and(v128.or(i16x8.shl(a, 6), v128.and(b, six)), i16x8.splat(0x7FF));
+  // 4-byte lead (F0..F4, so a's low nibble is the top 3 bits): D800 + (cp >> 10) - 0x40
+  const high = i16x8.add(i16x8.shr_u(t3, 4), i16x8.splat(<i16>0xD7C0));
+  // at the first continuation, t3's low 10 bits are the character's low 10 bits
+  const low = v128.or(v128.and(t3, i16x8.splat(0x3FF)), i16x8.splat(<i16>0xDC00));
+  // (a is 0..255, so signed compares, one instruction each, do)
+  let r = v128.bitselect(t2, t3, i16x8.lt_s(a, i16x8.splat(0xE0)));
+  r = v128.bitselect(low, r, i16x8.lt_s(a, i16x8.splat(0xC0)));
+  r = v128.bitselect(a, r, i16x8.lt_s(a, i16x8.splat(0x80)));
+  return v128.bitselect(high, r, i16x8.gt_s(a, i16x8.splat(0xEF)));
+}
+
+/**
+ * Writes the UTF-16 of every character that starts in the 16 bytes at p (and the low surrogate
+ * of one that started at p - 1), for the byte positions in `lanes`; returns the new end of the
+ * output. Reads p - 1 .. p + 17. Branch-free: the cost does not depend on the mix of lengths.
+ */
+// @ts-ignore: decorator
+@inline function anyBlock(p: usize, o: usize, lanes: u32): usize {
+  const v = v128.load(p);
+  const before = v128.load(p - 1);
+  // a unit starts at every byte that is not a continuation (signed > -65), and at the byte after
+  // a 4-byte lead
+  const starts = i8x16.bitmask(i8x16.gt_s(v, i8x16.splat(-65)));
+  const after4 = i8x16.bitmask(i8x16.ge_u(before, i8x16.splat(<i8>0xF0)));
+  const keep = (starts | after4) & lanes;
+  const k0 = keep & 0xFF, k1 = keep >> 8;
+  v128.store(o, i8x16.swizzle(unitsAt(p), v128.load(PACK8 + (<usize>k0 << 4))));
+  o += <usize>popcnt(k0) << 1;
+  v128.store(o, i8x16.swizzle(unitsAt(p + 8), v128.load(PACK8 + (<usize>k1 << 4))));
+  return o + (<usize>popcnt(k1) << 1);
+}
+
 /** SIMD UTF-8 → UTF-16 for a valid run: whole blocks of ASCII, of 3-byte or of 4-byte characters
  *  go through shuffles; anything else takes the scalar path one character at a time. */
 function transcodeSimd(p: usize, end: usize, out: usize): usize {
   let o = out;
   const cont = i8x16.splat(-128);    // 0x80
   const hi2 = i8x16.splat(-64);      // 0xC0
-  while (p + 16 <= end) {
+  // 18: the block step reads two bytes past the block
+  while (p + 18 <= end) {
     const v = v128.load(p);
     const m = i8x16.bitmask(v);
     if (m == 0) {
@@ -466,62 +518,22 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
       o += 16;
       continue;
     }
-    // Mixed block. ASCII before the first non-ASCII byte is widened in one go; the next block
-    // starts at that byte.
-    // A single ASCII byte (a space between emoji) goes with the characters after it instead
-    // (measured: widening from two bytes on is best for mixed text, from one costs emoji 7%).
-    const ascii = <usize>ctz(m);
-    if (ascii >= 2) {
-      v128.store(o, i16x8.extend_low_i8x16_u(v));
-      v128.store(o, i16x8.extend_high_i8x16_u(v), 16);
-      p += ascii;
-      o += ascii << 1;
-      continue;
-    }
-    // Up to four characters of any length: find where the next ones start (bytes that are not
-    // continuations), gather each character's bytes into its own 32-bit lane right-aligned
-    // (lead byte highest), mask off the length bits and compact the 6-bit groups. Only the
-    // characters followed by another start inside the block are known to be whole: k of them.
-    let t = i8x16.bitmask(i8x16.ne(v128.and(v, hi2), cont)) & 0xFFFE;
-    const k = min(<u32>popcnt(t), 4);
-    if (k != 0) {
-      const s1 = <u32>ctz(t); t &= t - 1;
-      const s2 = <u32>ctz(t); t &= t - 1;
-      const s3 = <u32>ctz(t); t &= t - 1;
-      const s4 = <u32>ctz(t);
-      // lengths of the whole characters; 0 (a harmless gather) for lanes past k
-      const n0 = s1;
-      const n1 = select<u32>(s2 - s1, 0, k > 1);
-      const n2 = select<u32>(s3 - s2, 0, k > 2);
-      const n3 = select<u32>(s4 - s3, 0, k > 3);
-      const g = GATHER4 + (<usize>(n0 + 5 * n1 + 25 * n2 + 125 * n3) << 5);
-      const x = v128.and(i8x16.swizzle(v, v128.load(g)), v128.load(g, 16));
-      const cp = v128.or(v128.or(
-        v128.and(x, i32x4.splat(0x7F)),
-        v128.and(i32x4.shr_u(x, 2), i32x4.splat(0xFC0))), v128.or(
-        v128.and(i32x4.shr_u(x, 4), i32x4.splat(0x3F000)),
-        v128.and(i32x4.shr_u(x, 6), i32x4.splat(0x1C0000))));
-      // Each lane becomes one unit, or a surrogate pair when astral; written without branches
-      // (a lane past k is written and then overwritten: the output window has slack for it).
-      const w = v128.bitselect(surrogatePairs(cp), cp, i32x4.gt_u(cp, i32x4.splat(0xFFFF)));
-      // The output advance comes from the lengths alone (4 bytes ⇔ astral ⇔ two units), which
-      // keeps the long vector computation off the loop's critical path.
-      store<u32>(o, i32x4.extract_lane(w, 0));
-      o += select<usize>(4, 2, n0 == 4);
-      store<u32>(o, i32x4.extract_lane(w, 1));
-      o += select<usize>(select<usize>(4, 2, n1 == 4), 0, k > 1);
-      store<u32>(o, i32x4.extract_lane(w, 2));
-      o += select<usize>(select<usize>(4, 2, n2 == 4), 0, k > 2);
-      store<u32>(o, i32x4.extract_lane(w, 3));
-      o += select<usize>(select<usize>(4, 2, n3 == 4), 0, k > 3);
-      p += <usize>select<u32>(select<u32>(s4, s3, k > 3), select<u32>(s2, s1, k > 1), k > 2);
-      continue;
-    }
-    // No second character starts in the block: impossible in valid UTF-8 (a character has at
-    // most 4 bytes); the scalar path finishes the run.
-    break;
+    // Any other mix: every character that starts in the block, at once.
+    o = anyBlock(p, o, 0xFFFF);
+    p += 16;
   }
-  return ((o - out) >> 1) + transcodeScalar(p, end, o);
+  // The last bytes (fewer than 18) through the same step on a zero-padded copy. p may be inside
+  // a character here (after a block step), which only the block step handles.
+  const n = end - p;
+  if (n != 0) {
+    v128.store(TAIL, i8x16.splat(0));
+    v128.store(TAIL, i8x16.splat(0), 16);
+    v128.store(TAIL, i8x16.splat(0), 32);
+    copySmall(TAIL, p - 1, n + 1);
+    o = anyBlock(TAIL + 1, o, <u32>((1 << <u32>n) - 1) & 0xFFFF);
+    if (n > 16) o = anyBlock(TAIL + 17, o, <u32>((1 << <u32>(n - 16)) - 1));
+  }
+  return (o - out) >> 1;
 }
 
 // ---------------------------------------------------------------------------------------------
