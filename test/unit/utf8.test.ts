@@ -91,6 +91,33 @@ describe('Utf8Decoder: valid input', () => {
   });
 });
 
+describe('Utf8Decoder: the transcoder at every alignment', () => {
+  // The SIMD transcoder works on 16-byte blocks and the last bytes of a run on a padded copy;
+  // a character may start at any byte of a block, a 4-byte one's low surrogate may fall into the
+  // next block, and a block may begin inside a character. Each mix below is shifted through
+  // every offset by an ASCII prefix and cut to every length, each run decoded in one chunk.
+  const mixes = [
+    '😀 🙏🏽 👩‍💻 🇯🇵 ❤️ 🎉 👨‍👩‍👧‍👦 🏳️‍🌈 ✨🔥🤖',
+    'the 模型 stream 😀 é token 字符 ü delta 🚀 ß',
+    'é€😀aб中𝄞ß',
+    '😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀',
+    'ab中文ab中文ab中文ab中文ab中文ab中文',
+    'ж\u0800\uffff\u{10000}\u{10ffff}\u07ff\x7f\u0080\ud7ff\ue000',
+  ];
+  it.each(mixes)('%s', (mix) => {
+    const td = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    for (let shift = 0; shift < 17; shift++) {
+      const all = utf8('x'.repeat(shift) + mix + mix);
+      for (let len = 0; len <= all.length; len++) {
+        if (len < all.length && (all[len] & 0xc0) === 0x80) continue; // whole characters only
+        const run = all.subarray(0, len);
+        const d = new Utf8Decoder({ ignoreBOM: true });
+        expect(d.push(run)).toBe(td.decode(run));
+      }
+    }
+  });
+});
+
 describe('Utf8Decoder: strict errors', () => {
   it('reports an invalid byte with its absolute offset and the text before it', () => {
     const d = new Utf8Decoder();
