@@ -301,21 +301,6 @@ function packInit(): void {
 }
 if (ASC_FEATURE_SIMD) packInit();
 
-// A zeroed copy of a run's last bytes (and the byte before them), so that the block step below
-// may read past them.
-const TAIL: usize = memory.data(48, 16);
-
-/**
- * Copies n bytes (a few dozen at most) without `memory.copy`, which V8 runs as a call out of the
- * module: for a chunk's last bytes the call costs more than the copy.
- */
-// @ts-ignore: decorator
-@inline export function copySmall(dst: usize, src: usize, n: usize): void {
-  let i: usize = 0;
-  for (; i + 8 <= n; i += 8) store<u64>(dst + i, load<u64>(src + i));
-  for (; i < n; i++) store<u8>(dst + i, load<u8>(src + i));
-}
-
 // @ts-ignore: decorator
 @inline function byte1High(): v128 {
   return i8x16(0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02,
@@ -409,15 +394,14 @@ function validSimd(p: usize, end: usize): bool {
 }
 
 /**
- * The UTF-16 unit that each of the 8 bytes at q would start, in 16-bit lanes, from that byte (a),
- * the next (b) and the one after (c):
+ * The UTF-16 unit that each of 8 bytes would start, in 16-bit lanes, from that byte (a), the
+ * next (b) and the one after (c):
  *   ASCII a; 2-byte lead: its character; 3-byte lead: its character;
  *   4-byte lead: the high surrogate; first continuation of a 4-byte character: the low surrogate
  *   (its payload is in the two bytes after it). Other continuations give garbage, never kept.
  */
 // @ts-ignore: decorator
-@inline function unitsAt(q: usize): v128 {
-  const a = v128.load8x8_u(q), b = v128.load8x8_u(q, 1), c = v128.load8x8_u(q, 2);
+@inline function units(a: v128, b: v128, c: v128): v128 {
   const six = i16x8.splat(0x3F);
   // a's low nibble, then 6 + 6 payload bits: a 3-byte character (a << 12 drops the length bits)
   const t3 = v128.or(v128.or(i16x8.shl(a, 12), i16x8.shl(v128.and(b, six), 6)), v128.and(c, six));
@@ -434,29 +418,56 @@ function validSimd(p: usize, end: usize): bool {
 }
 
 /**
- * Writes the UTF-16 of every character that starts in the 16 bytes at p (and the low surrogate
- * of one that started at p - 1), for the byte positions in `lanes`; returns the new end of the
- * output. Reads p - 1 .. p + 17. Branch-free: the cost does not depend on the mix of lengths.
+ * Writes the units `lo` (bytes 0..7 of the block v) and `hi` (bytes 8..15) that start a
+ * character, and the low surrogate after each 4-byte lead (`before` is v one byte earlier), for
+ * the byte positions in `lanes`. Returns the new end of the output.
  */
 // @ts-ignore: decorator
-@inline function anyBlock(p: usize, o: usize, lanes: u32): usize {
-  const v = v128.load(p);
-  const before = v128.load(p - 1);
+@inline function packBlock(v: v128, before: v128, lo: v128, hi: v128, o: usize, lanes: u32): usize {
   // a unit starts at every byte that is not a continuation (signed > -65), and at the byte after
   // a 4-byte lead
   const starts = i8x16.bitmask(i8x16.gt_s(v, i8x16.splat(-65)));
   const after4 = i8x16.bitmask(i8x16.ge_u(before, i8x16.splat(<i8>0xF0)));
   const keep = (starts | after4) & lanes;
   const k0 = keep & 0xFF, k1 = keep >> 8;
-  v128.store(o, i8x16.swizzle(unitsAt(p), v128.load(PACK8 + (<usize>k0 << 4))));
+  v128.store(o, i8x16.swizzle(lo, v128.load(PACK8 + (<usize>k0 << 4))));
   o += <usize>popcnt(k0) << 1;
-  v128.store(o, i8x16.swizzle(unitsAt(p + 8), v128.load(PACK8 + (<usize>k1 << 4))));
+  v128.store(o, i8x16.swizzle(hi, v128.load(PACK8 + (<usize>k1 << 4))));
   return o + (<usize>popcnt(k1) << 1);
+}
+
+/**
+ * Every character that starts in the 16 bytes at p (and the low surrogate of one that started at
+ * p - 1), for the positions in `lanes`. Reads p - 1 .. p + 17. Branch-free: the cost does not
+ * depend on the mix of lengths.
+ */
+// @ts-ignore: decorator
+@inline function anyBlock(p: usize, o: usize, lanes: u32): usize {
+  const lo = units(v128.load8x8_u(p), v128.load8x8_u(p, 1), v128.load8x8_u(p, 2));
+  const hi = units(v128.load8x8_u(p, 8), v128.load8x8_u(p, 9), v128.load8x8_u(p, 10));
+  return packBlock(v128.load(p), v128.load(p - 1), lo, hi, o, lanes);
+}
+
+/**
+ * The same for the block that ends at `end`, without reading past it: the bytes after it are
+ * taken as zeros (a character that starts in the run ends in it, so they are never needed).
+ */
+// @ts-ignore: decorator
+@inline function lastBlock(end: usize, o: usize, lanes: u32): usize {
+  const v = v128.load(end - 16);
+  const z = i8x16.splat(0);
+  const b = i8x16.shuffle(v, z, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+  const c = i8x16.shuffle(v, z, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17);
+  const lo = units(i16x8.extend_low_i8x16_u(v), i16x8.extend_low_i8x16_u(b), i16x8.extend_low_i8x16_u(c));
+  const hi = units(i16x8.extend_high_i8x16_u(v), i16x8.extend_high_i8x16_u(b), i16x8.extend_high_i8x16_u(c));
+  return packBlock(v, v128.load(end - 17), lo, hi, o, lanes);
 }
 
 /** SIMD UTF-8 → UTF-16 for a valid run: whole blocks of ASCII, of 3-byte or of 4-byte characters
  *  go through shuffles; anything else takes the scalar path one character at a time. */
 function transcodeSimd(p: usize, end: usize, out: usize): usize {
+  // unlikely: the last block's loads reach up to 32 bytes before `end`
+  if (p < 32) return transcodeScalar(p, end, out);
   let o = out;
   const cont = i8x16.splat(-128);    // 0x80
   const hi2 = i8x16.splat(-64);      // 0xC0
@@ -522,16 +533,13 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
     o = anyBlock(p, o, 0xFFFF);
     p += 16;
   }
-  // The last bytes (fewer than 18) through the same step on a zero-padded copy. p may be inside
-  // a character here (after a block step), which only the block step handles.
+  // The last bytes (fewer than 18; p may be inside a character) through the same step on the
+  // block that ends at `end`, its positions before p masked off; a 17th byte through a block
+  // that ends 15 bytes later, of which only the last position counts.
   const n = end - p;
   if (n != 0) {
-    v128.store(TAIL, i8x16.splat(0));
-    v128.store(TAIL, i8x16.splat(0), 16);
-    v128.store(TAIL, i8x16.splat(0), 32);
-    copySmall(TAIL, p - 1, n + 1);
-    o = anyBlock(TAIL + 1, o, <u32>((1 << <u32>n) - 1) & 0xFFFF);
-    if (n > 16) o = anyBlock(TAIL + 17, o, <u32>((1 << <u32>(n - 16)) - 1));
+    if (n > 16) o = anyBlock(end - 32, o, 0x8000);
+    o = lastBlock(end, o, 0xFFFF << (16 - <u32>min(n, 16)));
   }
   return (o - out) >> 1;
 }
