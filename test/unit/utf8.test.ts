@@ -118,6 +118,28 @@ describe('Utf8Decoder: the transcoder at every alignment', () => {
   });
 });
 
+describe('Utf8Decoder: validation of a run\'s last block at every length', () => {
+  // The SIMD validator checks a run's last partial block with its bytes from the run's end on
+  // masked to zero; every length and position of a bad sequence in it, and before it.
+  const bad = [[0xff], [0x80], [0xe4, 0xb8, 0x61], [0xf0, 0x9f, 0x98, 0x61], [0xc3], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]];
+  it('finds a bad sequence at every position, in one chunk, as TextDecoder does', () => {
+    const mix = utf8('aé中😀'.repeat(20));
+    for (let len = 1; len <= 50; len++) {
+      for (let at = 0; at < len; at++) {
+        // whole characters of a mix before the bad sequence, ASCII after it
+        let whole = at;
+        while (whole > 0 && (mix[whole] & 0xc0) === 0x80) whole--;
+        for (const seq of bad) {
+          const b = new Uint8Array(len).fill(0x61);
+          b.set(mix.subarray(0, whole));
+          b.set(seq.slice(0, len - at), at);
+          expect(decodeWith(new Utf8Decoder(), [b])).toEqual(strictOracle(b));
+        }
+      }
+    }
+  });
+});
+
 describe('Utf8Decoder: strict errors', () => {
   it('reports an invalid byte with its absolute offset and the text before it', () => {
     const d = new Utf8Decoder();
