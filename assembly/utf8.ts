@@ -324,11 +324,13 @@ if (ASC_FEATURE_SIMD) packInit();
   const prev2 = i8x16.shuffle(prev, input, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
   const prev3 = i8x16.shuffle(prev, input, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28);
   const nib = i8x16.splat(0x0F);
+  // High nibbles by a 16-bit shift and the nibble mask: V8 has no byte shift and would build
+  // its mask anew for every i8x16.shr_u.
   const special = v128.and(
     v128.and(
-      i8x16.swizzle(byte1High(), i8x16.shr_u(prev1, 4)),
+      i8x16.swizzle(byte1High(), v128.and(i16x8.shr_u(prev1, 4), nib)),
       i8x16.swizzle(byte1Low(), v128.and(prev1, nib))),
-    i8x16.swizzle(byte2High(), i8x16.shr_u(input, 4)));
+    i8x16.swizzle(byte2High(), v128.and(i16x8.shr_u(input, 4), nib)));
   // 0x80 where a continuation is required: two bytes after a 3/4-byte lead, three after a 4-byte lead.
   const must23 = v128.or(
     i8x16.sub_sat_u(prev2, i8x16.splat(<i8>(0xE0 - 0x80))),
@@ -349,17 +351,19 @@ function validSimd(p: usize, end: usize): bool {
   let prevIncomplete = i8x16.splat(0);
   let seen = i8x16.splat(0);
   while (p + 64 <= end) {
-    const a = v128.load(p), b = v128.load(p, 16), c = v128.load(p, 32), d = v128.load(p, 48);
-    const any = v128.or(v128.or(a, b), v128.or(c, d));
+    // ASCII is skipped 64 bytes at a time; the rest is checked 32 bytes at a time, reloaded, so
+    // that fewer vectors are live at once (V8 spilled registers in a 64-byte body).
+    const d = v128.load(p, 48);
+    const any = v128.or(v128.or(v128.load(p), v128.load(p, 16)), v128.or(v128.load(p, 32), d));
     if (i8x16.bitmask(any) == 0) {
       err = v128.or(err, prevIncomplete);
       prevIncomplete = i8x16.splat(0);
     } else {
       seen = v128.or(seen, any);
-      err = v128.or(err, checkBlock(a, prev));
-      err = v128.or(err, checkBlock(b, a));
-      err = v128.or(err, checkBlock(c, b));
-      err = v128.or(err, checkBlock(d, c));
+      const a = v128.load(p), b = v128.load(p, 16);
+      err = v128.or(err, v128.or(checkBlock(a, prev), checkBlock(b, a)));
+      const c = v128.load(p, 32);
+      err = v128.or(err, v128.or(checkBlock(c, b), checkBlock(d, c)));
       prevIncomplete = incompleteAtEnd(d);
     }
     prev = d;
