@@ -92,7 +92,7 @@ describe('Utf8Decoder: valid input', () => {
 });
 
 describe('Utf8Decoder: the transcoder at every alignment', () => {
-  // The SIMD transcoder works on 16-byte blocks and the last bytes of a run on a padded copy;
+  // The SIMD transcoder works on 16-byte blocks, the last bytes of a run on the block that ends there;
   // a character may start at any byte of a block, a 4-byte one's low surrogate may fall into the
   // next block, and a block may begin inside a character. Each mix below is shifted through
   // every offset by an ASCII prefix and cut to every length, each run decoded in one chunk.
