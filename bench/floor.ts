@@ -1,0 +1,102 @@
+// Where the time of a small `Utf8Decoder.push` goes, and the floor under it: each step of the
+// pipeline timed alone on the same chunks, interleaved with TextDecoder in one process.
+//
+//   npm run build && node build/bench/floor.js [corpus: mixed|emoji|chinese|ascii] [chunk bytes] [rounds]
+//
+// Rows (ns per push; ratio = TextDecoder's time / the row's, the median of per-round ratios):
+//   copy                      Uint8Array#set of the chunk into the core's input window
+//   copy + validate           the same and the core's strict validation (no output)
+//   floor                     copy + validate + making the chunk's string from UTF-16 that was
+//                             transcoded beforehand (ucs2Slice / latin1Slice): everything but the
+//                             transcoding and the bindings, so no decoder of this design can beat it
+//   Utf8Decoder.push          the library, as users call it
+import { Utf8Decoder } from '../bindings/index.js';
+import { getCore } from '../bindings/wasm.js';
+import { asciiSse, chinese, chunked, emojiHeavy, mixed } from './corpus.js';
+import { median } from './harness.js';
+
+const K_UTF16 = 1;
+const M_UTF16_OUT = 0;
+const M_VALIDATE = 2;
+
+interface NodeBuffer extends Uint8Array { ucs2Slice(a: number, b: number): string; latin1Slice(a: number, b: number): string }
+
+export function floorBreakdown(corpusName = 'mixed', size = 64, rounds = 21): string {
+  const SIZE = 1 << 20;
+  const gens: Record<string, () => string> = {
+    ascii: () => asciiSse(SIZE), chinese: () => chinese(SIZE / 3 + 16), emoji: () => emojiHeavy(SIZE / 3), mixed: () => mixed(SIZE / 1.5),
+  };
+  if (!gens[corpusName]) throw new TypeError(`corpus must be one of ${Object.keys(gens).join(', ')}`);
+  let bytes = new TextEncoder().encode(gens[corpusName]()).subarray(0, SIZE);
+  let end = bytes.length;
+  while (end > 0 && (bytes[end - 1] & 0xc0) === 0x80) end--;
+  if (end > 0 && bytes[end - 1] >= 0xc0) end--;
+  bytes = bytes.subarray(0, end);
+  const pieces = chunked(bytes, size);
+
+  const core = getCore();
+  const x = core.x;
+  const st = x.utf8New(1);
+  core.sync();
+  // Each piece's own text, transcoded once up front into a buffer of its own: the floor makes
+  // strings from these, so it pays for the string but not for the transcoding.
+  const own = pieces.map((p) => {
+    core.sync();
+    core.u8.set(p, core.inPtr);
+    const kind = x.utf8Push(st, p.length, M_UTF16_OUT);
+    core.sync();
+    const ptr = core.word(1), len = core.word(2);
+    const utf16 = (kind & 3) === K_UTF16;
+    return { utf16, units: len, buf: Buffer.from(core.u8.slice(ptr, ptr + (utf16 ? 2 * len : len))) as unknown as NodeBuffer };
+  });
+  x.utf8Reset(st);
+  const decoder = new Utf8Decoder();
+  const td = new TextDecoder('utf-8', { fatal: true });
+  let sink = 0;
+  const modes: Record<string, () => void> = {
+    'copy': () => { core.sync(); const u8 = core.u8, at = core.inPtr; for (const p of pieces) u8.set(p, at); },
+    'copy + validate': () => {
+      core.sync();
+      const u8 = core.u8, at = core.inPtr;
+      for (const p of pieces) { u8.set(p, at); sink += x.utf8Push(st, p.length, M_VALIDATE); }
+    },
+    'floor': () => {
+      core.sync();
+      const u8 = core.u8, at = core.inPtr;
+      for (let i = 0; i < pieces.length; i++) {
+        const p = pieces[i];
+        u8.set(p, at);
+        x.utf8Push(st, p.length, M_VALIDATE);
+        const o = own[i];
+        if (o.units !== 0) sink += (o.utf16 ? o.buf.ucs2Slice(0, 2 * o.units) : o.buf.latin1Slice(0, o.units)).length;
+      }
+    },
+    'Utf8Decoder.push': () => { for (const p of pieces) sink += decoder.push(p).length; },
+    'TextDecoder': () => { for (const p of pieces) sink += td.decode(p, { stream: true }).length; },
+  };
+  const names = Object.keys(modes);
+  const times: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
+  const reps = Math.max(1, Math.round(2e6 / bytes.length));
+  for (let r = 0; r < rounds + 3; r++) {
+    const order = r % 2 ? names : [...names].reverse();
+    for (const k of order) {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < reps; i++) modes[k]();
+      if (r >= 3) times[k].push(Number(process.hrtime.bigint() - t0) / reps / pieces.length);
+    }
+  }
+  decoder.dispose();
+  x.stateFree(st);
+  if (sink < 0) console.log(sink);
+  const td0 = times.TextDecoder;
+  let out = `${corpusName}, ${size} B chunks, ns per push (median of ${rounds} interleaved rounds); ratio = TextDecoder / row\n\n`;
+  out += '| step | ns per push | TextDecoder / step |\n|---|---:|---:|\n';
+  for (const k of names) out += `| ${k} | ${median(times[k]).toFixed(0)} | ${median(td0.map((t, i) => t / times[k][i])).toFixed(2)}× |\n`;
+  return out;
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isMain) {
+  const [corpus, size, rounds] = process.argv.slice(2);
+  console.log(floorBreakdown(corpus, size ? Number(size) : undefined, rounds ? Number(rounds) : undefined));
+}
