@@ -433,7 +433,7 @@ export class SseParser {
     let s = this.span;
     for (let k = 0; k < n; k++, s += REC_WORDS) {
       const w0 = i32[s];
-      let d0 = i32[s + 1], d1 = i32[s + 2];
+      const d0 = i32[s + 1], d1 = i32[s + 2];
       if (w0 & SF_RAW) {
         this.rawRecord(w0, d0, d1, i32[s + 3], i32[s + 4], i32[s + 5], i32[s + 6], bytes);
         continue;
