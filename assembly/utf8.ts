@@ -407,13 +407,17 @@ function validSimd(p: usize, end: usize): bool {
 // @ts-ignore: decorator
 @inline function units(a: v128, b: v128, c: v128): v128 {
   const six = i16x8.splat(0x3F);
-  // a's low nibble, then 6 + 6 payload bits: a 3-byte character (a << 12 drops the length bits)
-  const t3 = v128.or(v128.or(i16x8.shl(a, 12), i16x8.shl(v128.and(b, six), 6)), v128.and(c, six));
-  const t2 = v128.and(v128.or(i16x8.shl(a, 6), v128.and(b, six)), i16x8.splat(0x7FF));
+  const b6 = v128.and(b, six);
+  // 6 + 6 payload bits from b and c: the low 12 bits of a 3-byte character
+  const bc = v128.or(i16x8.shl(b6, 6), v128.and(c, six));
+  // a's low nibble on top (a << 12 drops the length bits)
+  const t3 = v128.or(i16x8.shl(a, 12), bc);
+  const t2 = v128.and(v128.or(i16x8.shl(a, 6), b6), i16x8.splat(0x7FF));
   // 4-byte lead (F0..F4, so a's low nibble is the top 3 bits): D800 + (cp >> 10) - 0x40
   const high = i16x8.add(i16x8.shr_u(t3, 4), i16x8.splat(<i16>0xD7C0));
-  // at the first continuation, t3's low 10 bits are the character's low 10 bits
-  const low = v128.or(v128.and(t3, i16x8.splat(0x3FF)), i16x8.splat(<i16>0xDC00));
+  // at the first continuation, bc's low 10 bits are the character's low 10 bits; bits 10 and 11
+  // are set in DC00, so OR-ing them in changes nothing
+  const low = v128.or(bc, i16x8.splat(<i16>0xDC00));
   // (a is 0..255, so signed compares, one instruction each, do)
   let r = v128.bitselect(t2, t3, i16x8.lt_s(a, i16x8.splat(0xE0)));
   r = v128.bitselect(low, r, i16x8.lt_s(a, i16x8.splat(0xC0)));
@@ -422,16 +426,16 @@ function validSimd(p: usize, end: usize): bool {
 }
 
 /**
- * Writes the units `lo` (bytes 0..7 of the block v) and `hi` (bytes 8..15) that start a
- * character, and the low surrogate after each 4-byte lead (`before` is v one byte earlier), for
+ * Writes the units `lo` (bytes 0..7 of a block) and `hi` (bytes 8..15) that start a character
+ * (`starts`: the block's bytes that are no continuation), and the low surrogate after each
+ * 4-byte lead (`before` is the block one byte earlier), for
  * the byte positions in `lanes`. Returns the new end of the output.
  */
 // @ts-ignore: decorator
-@inline function packBlock(v: v128, before: v128, lo: v128, hi: v128, o: usize, lanes: u32): usize {
-  // a unit starts at every byte that is not a continuation (signed > -65), and at the byte after
-  // a 4-byte lead
-  const starts = i8x16.bitmask(i8x16.gt_s(v, i8x16.splat(-65)));
-  const after4 = i8x16.bitmask(i8x16.ge_u(before, i8x16.splat(<i8>0xF0)));
+@inline function packBlock(starts: u32, before: v128, lo: v128, hi: v128, o: usize, lanes: u32): usize {
+  // a unit starts at every byte that is not a continuation (`starts`), and at the byte after a
+  // 4-byte lead (F0..F4: signed > -17, one compare)
+  const after4 = i8x16.bitmask(i8x16.gt_s(before, i8x16.splat(-17)));
   const keep = (starts | after4) & lanes;
   const k0 = keep & 0xFF, k1 = keep >> 8;
   v128.store(o, i8x16.swizzle(lo, v128.load(PACK8 + (<usize>k0 << 4))));
@@ -440,16 +444,22 @@ function validSimd(p: usize, end: usize): bool {
   return o + (<usize>popcnt(k1) << 1);
 }
 
+/** Bit i set when byte i of `v` is no continuation byte (80..BF are signed < -64). */
+// @ts-ignore: decorator
+@inline function startBits(v: v128): u32 {
+  return i8x16.bitmask(i8x16.gt_s(v, i8x16.splat(-65)));
+}
+
 /**
  * Every character that starts in the 16 bytes at p (and the low surrogate of one that started at
  * p - 1), for the positions in `lanes`. Reads p - 1 .. p + 17. Branch-free: the cost does not
  * depend on the mix of lengths.
  */
 // @ts-ignore: decorator
-@inline function anyBlock(p: usize, o: usize, lanes: u32): usize {
+@inline function anyBlock(p: usize, starts: u32, o: usize, lanes: u32): usize {
   const lo = units(v128.load8x8_u(p), v128.load8x8_u(p, 1), v128.load8x8_u(p, 2));
   const hi = units(v128.load8x8_u(p, 8), v128.load8x8_u(p, 9), v128.load8x8_u(p, 10));
-  return packBlock(v128.load(p), v128.load(p - 1), lo, hi, o, lanes);
+  return packBlock(starts, v128.load(p - 1), lo, hi, o, lanes);
 }
 
 /**
@@ -464,7 +474,7 @@ function validSimd(p: usize, end: usize): bool {
   const c = i8x16.shuffle(v, z, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17);
   const lo = units(i16x8.extend_low_i8x16_u(v), i16x8.extend_low_i8x16_u(b), i16x8.extend_low_i8x16_u(c));
   const hi = units(i16x8.extend_high_i8x16_u(v), i16x8.extend_high_i8x16_u(b), i16x8.extend_high_i8x16_u(c));
-  return packBlock(v, v128.load(end - 17), lo, hi, o, lanes);
+  return packBlock(startBits(v), v128.load(end - 17), lo, hi, o, lanes);
 }
 
 /** SIMD UTF-8 → UTF-16 for a valid run: whole blocks of ASCII, of 3-byte or of 4-byte characters
@@ -473,8 +483,6 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
   // unlikely: the last block's loads reach up to 32 bytes before `end`
   if (p < 32) return transcodeScalar(p, end, out);
   let o = out;
-  const cont = i8x16.splat(-128);    // 0x80
-  const hi2 = i8x16.splat(-64);      // 0xC0
   // 18: the block step reads two bytes past the block
   while (p + 18 <= end) {
     const v = v128.load(p);
@@ -486,17 +494,18 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
       o += 32;
       continue;
     }
-    const conts = i8x16.bitmask(i8x16.eq(v128.and(v, hi2), cont));
-    // The run is valid, so the continuation pattern alone fixes the lengths: a byte followed by
-    // exactly two continuations (byte 12 is not one) is a 3-byte lead.
-    if ((conts & 0x1FFF) == 0b0110110110110) {
+    // The run is valid, so the pattern of continuations alone fixes the lengths: a byte followed
+    // by exactly two continuations (byte 12 is not one) is a 3-byte lead. The same bits serve
+    // the mixed step below.
+    const starts = startBits(v);
+    if ((starts & 0x1FFF) == 0b1001001001001) {
       // Four 3-byte characters (CJK) in bytes 0..11: lanes [b2, b1, b0, 0]; eight when the next
       // twelve bytes are four more.
       const shuf = i8x16(2, 1, 0, -1, 5, 4, 3, -1, 8, 7, 6, -1, 11, 10, 9, -1);
       const cp = cjk(i8x16.swizzle(v, shuf));
       if (p + 28 <= end) {
         const w = v128.load(p, 12);
-        if ((i8x16.bitmask(i8x16.eq(v128.and(w, hi2), cont)) & 0x1FFF) == 0b0110110110110) {
+        if ((startBits(w) & 0x1FFF) == 0b1001001001001) {
           v128.store(o, i16x8.narrow_i32x4_u(cp, cjk(i8x16.swizzle(w, shuf))));
           p += 24;
           o += 16;
@@ -508,7 +517,7 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
       o += 8;
       continue;
     }
-    if (conts == 0b1110111011101110) {
+    if (starts == 0b0001000100010001) {
       // Four 4-byte characters: lanes [b3, b2, b1, b0] → surrogate pairs.
       const x = i8x16.swizzle(v, i8x16(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
       const cp = v128.or(v128.or(
@@ -521,8 +530,8 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
       o += 16;
       continue;
     }
-    if (conts == 0b1010101010101010
-      && (i8x16.bitmask(i8x16.eq(v128.and(v, i8x16.splat(-32)), hi2)) & 0x5555) == 0x5555) {
+    if (starts == 0b0101010101010101
+      && (i8x16.bitmask(i8x16.eq(v128.and(v, i8x16.splat(-32)), i8x16.splat(-64))) & 0x5555) == 0x5555) {
       // Eight 2-byte characters: lanes [b1, b0].
       const x = i8x16.swizzle(v, i8x16(1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14));
       const cp = v128.or(
@@ -534,7 +543,7 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
       continue;
     }
     // Any other mix: every character that starts in the block, at once.
-    o = anyBlock(p, o, 0xFFFF);
+    o = anyBlock(p, starts, o, 0xFFFF);
     p += 16;
   }
   // The last bytes (fewer than 18; p may be inside a character) through the same step on the
@@ -542,7 +551,7 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
   // that ends 15 bytes later, of which only the last position counts.
   const n = end - p;
   if (n != 0) {
-    if (n > 16) o = anyBlock(end - 32, o, 0x8000);
+    if (n > 16) o = anyBlock(end - 32, startBits(v128.load(end - 32)), o, 0x8000);
     o = lastBlock(end, o, 0xFFFF << (16 - <u32>min(n, 16)));
   }
   return (o - out) >> 1;
