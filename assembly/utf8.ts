@@ -351,23 +351,26 @@ function validSimd(p: usize, end: usize): bool {
   let prevIncomplete = i8x16.splat(0);
   let seen = i8x16.splat(0);
   while (p + 64 <= end) {
-    // ASCII is skipped 64 bytes at a time; the rest is checked 32 bytes at a time, reloaded, so
-    // that fewer vectors are live at once (V8 spilled registers in a 64-byte body).
-    const d = v128.load(p, 48);
-    const any = v128.or(v128.or(v128.load(p), v128.load(p, 16)), v128.or(v128.load(p, 32), d));
+    // ASCII is skipped 64 bytes at a time; the rest is checked by a loop of one block per turn, so
+    // that V8, which schedules a whole loop body at once, keeps its vectors in registers (with four
+    // blocks in one body it spilled most of them).
+    const any = v128.or(v128.or(v128.load(p), v128.load(p, 16)), v128.or(v128.load(p, 32), v128.load(p, 48)));
     if (i8x16.bitmask(any) == 0) {
       err = v128.or(err, prevIncomplete);
       prevIncomplete = i8x16.splat(0);
-    } else {
-      seen = v128.or(seen, any);
-      const a = v128.load(p), b = v128.load(p, 16);
-      err = v128.or(err, v128.or(checkBlock(a, prev), checkBlock(b, a)));
-      const c = v128.load(p, 32);
-      err = v128.or(err, v128.or(checkBlock(c, b), checkBlock(d, c)));
-      prevIncomplete = incompleteAtEnd(d);
+      prev = v128.load(p, 48);
+      p += 64;
+      continue;
     }
-    prev = d;
-    p += 64;
+    seen = v128.or(seen, any);
+    const stop = p + 64;
+    do {
+      const a = v128.load(p);
+      err = v128.or(err, checkBlock(a, prev));
+      prev = a;
+      p += 16;
+    } while (p < stop);
+    prevIncomplete = incompleteAtEnd(prev);
   }
   while (p + 16 <= end) {
     const a = v128.load(p);
