@@ -103,6 +103,10 @@ describe('Utf8Decoder: the transcoder at every alignment', () => {
     '😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀',
     'ab中文ab中文ab中文ab中文ab中文ab中文',
     'ж\u0800\uffff\u{10000}\u{10ffff}\u07ff\x7f\u0080\ud7ff\ue000',
+    // 2-byte characters up to a 3- or 4-byte one (the block of 2-byte leads whose last lead starts
+    // a longer character), and ASCII next to the largest BMP units and surrogates
+    'ééééééé中ééééééé😀ééééééé\uffffé',
+    'a\uffffb\ufff0c😀d\u{10ffff}e\ue000\x7f',
   ];
   it.each(mixes)('%s', (mix) => {
     const td = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
