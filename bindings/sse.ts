@@ -88,12 +88,33 @@ export class SseByteEvents {
   private nTypes = 0;
   private nIds = 0;
 
-  /** @internal */
-  clear(): void {
-    // Start small (a gateway holds thousands of parsers) and grow with use; a reader that grew
-    // for one large push goes back to small buffers once the pushes are small again.
-    if (this.bytes.length > READER_KEEP_BYTES && this.byteLength < this.bytes.length >> 2) this.bytes = new Uint8Array(0);
-    if (this.table.length > 5 * READER_KEEP_EVENTS && this.length < this.table.length / 20) this.table = new Int32Array(5 * 4);
+  /** Input bytes seen since `bytes` / the table were last more than a quarter used. */
+  private idleBytes = 0;
+  private idleTable = 0;
+
+  /**
+   * @internal Empties the reader for a call that brings `incoming` bytes. The buffers start small
+   * (a gateway holds thousands of parsers) and grow with use. Once large, they are kept while
+   * they are used (a stream of large events reuses them), and dropped after four times their
+   * size has gone by without needing them, so that growing them again costs a small fraction of
+   * the bytes that went by.
+   */
+  clear(incoming: number): void {
+    if (this.bytes.length > READER_KEEP_BYTES) {
+      this.idleBytes = this.byteLength > this.bytes.length >> 2 ? 0 : this.idleBytes + incoming;
+      if (this.idleBytes > 4 * this.bytes.length) {
+        this.bytes = new Uint8Array(0);
+        this.idleBytes = 0;
+      }
+    }
+    if (this.table.length > 5 * READER_KEEP_EVENTS) {
+      // (a table of 4-byte words, 5 per event, against the input that goes by)
+      this.idleTable = this.length * 20 > this.table.length ? 0 : this.idleTable + incoming;
+      if (this.idleTable > 16 * this.table.length) {
+        this.table = new Int32Array(5 * 4);
+        this.idleTable = 0;
+      }
+    }
     this.length = 0;
     this.byteLength = 0;
     this.nTypes = 0;
@@ -316,7 +337,7 @@ export class SseParser {
   pushBytes(chunk: Uint8Array): SseByteEvents {
     if (!(chunk instanceof Uint8Array)) expectBytes(chunk, 'SseParser.pushBytes()');
     if (this.failure !== null) throw this.failure;
-    const b = this.bytesReader();
+    const b = this.bytesReader(chunk.length);
     this._truncated = false;
     try {
       if (chunk.length <= this.core.inCap) this.callBytes(chunk, b);
@@ -330,16 +351,16 @@ export class SseParser {
 
   /** `flush()` for the byte-level path. */
   flushBytes(): SseByteEvents {
-    const b = this.bytesReader();
+    const b = this.bytesReader(0);
     this.end(b);
     this.deliverComments();
     return b;
   }
 
-  private bytesReader(): SseByteEvents {
+  private bytesReader(incoming: number): SseByteEvents {
     if (!this.fatal) throw new TypeError('SseParser.pushBytes() delivers validated UTF-8 and needs fatal: true');
     const b = (this.byteEvents ??= new SseByteEvents());
-    b.clear();
+    b.clear(incoming);
     return b;
   }
 

@@ -175,6 +175,26 @@ describe(`SseParser (${wasmBackend()})`, () => {
     other.dispose();
   });
 
+  test('the byte reader keeps a large buffer while large events come and drops it after 4× its size without', () => {
+    const p = new SseParser();
+    const big = enc(`data: ${'x'.repeat(1 << 20)}\n\n`);
+    const b = p.pushBytes(big);
+    expect(b.dataEnd(0) - b.dataStart(0)).toBe(1 << 20);
+    const grown = b.bytes;
+    expect(grown.length).toBeGreaterThanOrEqual(1 << 20);
+    expect(p.pushBytes(big).bytes).toBe(grown); // reused, not allocated again
+    const small = enc('data: {"delta":"hi"}\n\n'.repeat(1000)); // 23 KB
+    let pushed = 0;
+    while (pushed <= 4 * grown.length) {
+      expect(p.pushBytes(small).length).toBe(1000);
+      pushed += small.length;
+      if (pushed < 4 * grown.length - small.length) expect(b.bytes).toBe(grown);
+    }
+    expect(p.pushBytes(small).bytes.length).toBeLessThan(64 * 1024);
+    expect(b.dataText(999)).toBe('{"delta":"hi"}');
+    p.dispose();
+  });
+
   test('hundreds of parsers interleaved on the shared instance never see each other\'s bytes', () => {
     const r = rng(1234);
     const n = 300;
