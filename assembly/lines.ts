@@ -108,7 +108,8 @@ const OUT_SLACK: usize = 64;
  * Makes room in buffer b for `need` bytes in all; returns its block. Capacity grows by half
  * (amortized linear appends) but never past `limit`: the caller has checked that need ≤ limit.
  */
-function bRoom(st: usize, b: usize, need: usize, limit: usize): usize {
+// @ts-ignore: decorator
+@inline function bRoom(st: usize, b: usize, need: usize, limit: usize): usize {
   let ptr = <usize>load<u32>(st + b);
   const cap = <usize>load<u32>(st + b, 8);
   if (need > cap) {
@@ -239,6 +240,13 @@ let nlMask: u64 = 0;
   return m0 | (m1 << 16) | (m2 << 32) | (m3 << 48);
 }
 
+/** The same for 16 bytes (the mask's upper bits clear): runs that end within them. */
+// @ts-ignore: decorator
+@inline function nlBlock16(b: usize): u64 {
+  const v = v128.load(b);
+  return <u64>i8x16.bitmask(v128.or(i8x16.eq(v, i8x16.splat(10)), i8x16.eq(v, i8x16.splat(13))));
+}
+
 /**
  * Address of the first CR or LF in [p, end), or end, for positions p that only move forward in
  * the run (as `findNlSwar`, which the scalar build uses). The run must be in the input window: blocks
@@ -251,13 +259,13 @@ let nlMask: u64 = 0;
     if (off >= 64) {
       nlBase = p;
       off = 0;
-      nlMask = nlBlock(p);
+      nlMask = end - p <= 16 ? nlBlock16(p) : nlBlock(p); // tiny reads: one vector
     }
     let m = nlMask & (<u64>-1 << <u64>off);
     while (m == 0) {
       nlBase += 64;
       if (nlBase >= end) return end;
-      m = nlMask = nlBlock(nlBase);
+      m = nlMask = end - nlBase <= 16 ? nlBlock16(nlBase) : nlBlock(nlBase);
     }
     const q = nlBase + <usize>ctz(m);
     return q < end ? q : end;
