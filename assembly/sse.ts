@@ -192,21 +192,22 @@ function dispatch(st: usize): void {
   }
   const ip = bPtr(st, B_IDS), il = idChanged ? bLen(st, B_IDS) : 0;
   if (idChanged) w0 |= SF_ID;
-  if (fromRun && dp >= IN_PTR && (load<u32>(st, O_MODE) & M_IN_SPANS) != 0 && outFits((sameType ? 0 : tl) + il + 8)) {
-    // the byte-level path copies the run itself: its data needs no copy in the batch
+  // On the byte-level path the binding copies the run itself: data still in it needs no copy here.
+  const inRun = fromRun && dp >= IN_PTR && (load<u32>(st, O_MODE) & M_IN_SPANS) != 0;
+  if (outFits((inRun ? 0 : dl) + (sameType ? 0 : tl) + il + 8)) {
+    let d0: i32, d1: i32;
+    if (inRun) {
+      w0 |= SF_IN;
+      d0 = <i32>(dp - IN_PTR);
+      d1 = d0 + <i32>dl;
+    } else {
+      d0 = <i32>emit(0, 0);
+      d1 = <i32>emit(dp, dl);
+    }
     const t0 = <i32>emit(0, 0);
-    let t1 = t0;
-    if (tl != 0 && !sameType) t1 = <i32>emit(tp, tl);
+    const t1 = tl != 0 && !sameType ? <i32>emit(tp, tl) : t0;
     const i1 = <i32>emit(ip, il);
-    const d0 = <i32>(dp - IN_PTR);
-    record(w0 | SF_IN, d0, d0 + <i32>dl, t0, t1, t1, i1);
-  } else if (outFits(dl + (sameType ? 0 : tl) + il + 8)) {
-    const d0 = <i32>emit(0, 0);
-    const d1 = <i32>emit(dp, dl);
-    let t1 = d1;
-    if (tl != 0 && !sameType) t1 = <i32>emit(tp, tl);
-    const i1 = <i32>emit(ip, il);
-    record(w0, d0, d1, d1, t1, t1, i1);
+    record(w0, d0, d1, t0, t1, t1, i1);
   } else {
     // unlikely: an event larger than OUT (the batch is empty): hand over its buffers' bytes
     rawUsed = true;
