@@ -340,8 +340,8 @@ export class SseParser {
     const b = this.bytesReader(chunk.length);
     this._truncated = false;
     try {
-      if (chunk.length <= this.core.inCap) this.callBytes(chunk, b);
-      else forPieces(this.core, chunk, (piece) => this.callBytes(piece, b));
+      if (chunk.length <= this.core.inCap) this.call(chunk, this.bytesMode, b);
+      else forPieces(this.core, chunk, (piece) => this.call(piece, this.bytesMode, b));
     } catch (e) {
       throw this.trapped(e);
     }
@@ -381,13 +381,14 @@ export class SseParser {
   }
 
   /**
-   * Collects the batch of the last call: events with strings into `evs`, or into `bytes`. The
+   * Collects the batch of the last call: events with strings into `evs`, or into `bytes` (with
+   * `piece`, the chunk the run was written from, for the events still in it). The
    * array is made at the batch's size (an empty array literal would be grown by V8 on its first
    * store, a runtime call that cost more than the rest of this loop).
    */
-  private collect(r: number, bytes: SseByteEvents | null): void {
+  private collect(r: number, bytes: SseByteEvents | null, piece: Uint8Array | null): void {
     if (bytes !== null) {
-      this.collectBytes(r, bytes, null);
+      this.collectBytes(r, bytes, piece);
       return;
     }
     const core = this.core;
@@ -533,8 +534,8 @@ export class SseParser {
     this._truncated = false;
     const mode = this.mode;
     try {
-      if (chunk.length <= this.core.inCap) this.call(chunk, mode);
-      else forPieces(this.core, chunk, (piece) => this.call(piece, mode));
+      if (chunk.length <= this.core.inCap) this.call(chunk, mode, null);
+      else forPieces(this.core, chunk, (piece) => this.call(piece, mode, null));
     } catch (e) {
       throw this.trapped(e);
     }
@@ -550,35 +551,20 @@ export class SseParser {
     return err;
   }
 
-  /** One call of the core on a piece that fits the input window, drained of its batches. */
-  private call(piece: Uint8Array, mode: number): void {
-    const core = this.core;
-    core.sync();
-    core.u8.set(piece, core.inPtr);
-    this.base = this.bytesIn;
-    this.bytesIn += piece.length;
-    let r = core.x.ssePush(this.st, piece.length, mode);
-    for (;;) {
-      if (r !== 0) this.collect(r, null);
-      else if (core.i32[core.res + 3] !== 0) this.collect(r, null);
-      if (r & (R_LIMIT | R_UTF8)) this.fail(r, null);
-      if (!(r & R_MORE)) break;
-      r = core.x.sseMore(this.st);
-    }
-  }
-
-  /** `call` for the byte-level path. */
-  private callBytes(piece: Uint8Array, bytes: SseByteEvents): void {
+  /**
+   * One call of the core on a piece that fits the input window, drained of its batches: events
+   * with strings, or into `bytes` (the byte-level path).
+   */
+  private call(piece: Uint8Array, mode: number, bytes: SseByteEvents | null): void {
     const core = this.core;
     core.sync();
     core.u8.set(piece, core.inPtr);
     this.base = this.bytesIn;
     this.bytesIn += piece.length;
     this.pieceAt = -1;
-    let r = core.x.ssePush(this.st, piece.length, this.bytesMode);
+    let r = core.x.ssePush(this.st, piece.length, mode);
     for (;;) {
-      if (r !== 0) this.collectBytes(r, bytes, piece);
-      else if (core.i32[core.res + 3] !== 0) this.collectBytes(r, bytes, piece);
+      if (r !== 0 || core.i32[core.res + 3] !== 0) this.collect(r, bytes, piece);
       if (r & (R_LIMIT | R_UTF8)) this.fail(r, bytes);
       if (!(r & R_MORE)) break;
       r = core.x.sseMore(this.st);
@@ -592,7 +578,7 @@ export class SseParser {
     let r: number;
     try {
       r = this.core.x.sseFlush(this.st, mode);
-      this.collect(r, bytes);
+      this.collect(r, bytes, null);
     } catch (e) {
       throw this.trapped(e);
     }
