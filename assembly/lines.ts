@@ -274,6 +274,25 @@ let nlMask: u64 = 0;
   }
 }
 
+/** True when [p, end) holds no CR or LF (reads whole 16-byte blocks; lanes past end are ignored). */
+export function noLineEnd(p: usize, end: usize): bool {
+  if (ASC_FEATURE_SIMD) {
+    const lf = i8x16.splat(10);
+    const cr = i8x16.splat(13);
+    while (p + 16 <= end) {
+      const v = v128.load(p);
+      if (v128.any_true(v128.or(i8x16.eq(v, lf), i8x16.eq(v, cr)))) return false;
+      p += 16;
+    }
+    if (p == end) return true;
+    const v = v128.load(p);
+    const m = <u32>i8x16.bitmask(v128.or(i8x16.eq(v, lf), i8x16.eq(v, cr)));
+    return (m & ((1 << <u32>(end - p)) - 1)) == 0;
+  } else {
+    return findNlSwar(p, end) == end;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The batch being written: text in OUT, records in SPAN
 

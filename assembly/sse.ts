@@ -23,7 +23,7 @@ import {
   FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS, O_END, O_ERR,
   O_FL, O_LINEREL, O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP,
   R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SPAN_BYTES, SPAN_PTR, S_ID_SET,
-  S_INEVENT, S_TPREV, setNrec, bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, batchStart, emit, nextNl, nlStart, finish,
+  S_INEVENT, S_TPREV, setNrec, noLineEnd, outUsed, bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, batchStart, emit, nextNl, nlStart, finish,
   frameResetCommon, nrec, outFits, pastTerminator, runBegin,
 } from './lines';
 import { runStart } from './carry';
@@ -467,8 +467,27 @@ function sseRun(st: usize, p: usize): i32 {
         let v = p + 5;
         if (v < nl && load<u8>(v) == 32) v++;
         curRel = <i32>(p - IN_PTR);
-        if (!dataAppend(st, v, nl - v, true, (f & L_RUNASCII) == 0, false)) return status(st, R_LIMIT);
-        dispatch(st);
+        const n = nl - v;
+        if ((f & S_ID_SET) == 0 && bLen(st, B_TYPE) == 0 && held(st, true) + n + 1 <= <usize>load<u32>(st, O_MAX)) {
+          // no type and no new ID: the event is its data span alone
+          if (v >= IN_PTR && (load<u32>(st, O_MODE) & M_IN_SPANS) != 0) {
+            const o = <i32>outUsed;
+            record(K_EVENT | SF_IN, <i32>(v - IN_PTR), <i32>(nl - IN_PTR), o, o, o, o);
+            setFl(st, f & ~(S_INEVENT | A_DATA | A_TYPE));
+          } else if (outFits(n + 8)) {
+            const d0 = <i32>outUsed;
+            const d1 = <i32>emit(v, n);
+            record(K_EVENT, d0, d1, d1, d1, d1, d1);
+            setFl(st, f & ~(S_INEVENT | A_DATA | A_TYPE));
+          } else {
+            // larger than OUT: the general dispatch reports it raw
+            dataAppend(st, v, n, true, (f & L_RUNASCII) == 0, false);
+            dispatch(st);
+          }
+        } else {
+          if (!dataAppend(st, v, n, true, (f & L_RUNASCII) == 0, false)) return status(st, R_LIMIT);
+          dispatch(st);
+        }
         p = pastTerminator(st, q, end);
         if (rawUsed) {
           store<u32>(st, <u32>p, O_POS);
@@ -495,7 +514,25 @@ function sseRun(st: usize, p: usize): i32 {
 export function ssePush(st: usize, len: usize, mode: u32): i32 {
   bShrink(st, B_LINE);
   bShrink(st, B_DATA);
-  return sseRun(st, runBegin(st, len, mode));
+  const p = runBegin(st, len, mode);
+  // The common small read: more of a data value, no line end in the run. Appended to DATA with
+  // none of the batch machinery.
+  const f = fl(st);
+  if ((f & (P_MASK | L_ERRPEND)) == P_DATA) {
+    const end = <usize>load<u32>(st, O_END);
+    const n = end - p;
+    const max = <usize>load<u32>(st, O_MAX);
+    if (noLineEnd(p, end) && held(st, false) + n <= max) {
+      if (n != 0) {
+        bAppend(st, B_DATA, p, n, max);
+        if ((f & L_RUNASCII) == 0) setFl(st, f | A_DATA);
+      }
+      res(0, 0);
+      res(3, 0);
+      return 0;
+    }
+  }
+  return sseRun(st, p);
 }
 
 /** Continues a run after R_MORE. */
