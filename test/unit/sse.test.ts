@@ -78,6 +78,25 @@ describe(`SseParser (${wasmBackend()})`, () => {
     expect(core.x.framePending((p as unknown as { st: number }).st)).toBeLessThanOrEqual(4096);
   });
 
+  test('maxEventBytes at the exact boundary, for an event read whole from one chunk and for one fed in pieces', () => {
+    // An event holds its data plus the LF each data line adds: 'x'.repeat(n) holds n + 1 bytes.
+    for (const bytesPath of [false, true]) {
+      const events = (p: SseParser, c: Uint8Array) => (bytesPath ? p.pushBytes(c).length : p.push(c).length);
+      const fits = new SseParser({ maxEventBytes: 100 });
+      expect(events(fits, enc(`data: ${'x'.repeat(99)}\n\n`))).toBe(1);
+      const over = new SseParser({ maxEventBytes: 100 });
+      expect(() => events(over, enc(`data: ${'x'.repeat(100)}\n\n`))).toThrow(SseLimitError);
+      const pieces = new SseParser({ maxEventBytes: 100 });
+      events(pieces, enc('data: '));
+      for (let i = 0; i < 99; i++) expect(events(pieces, enc('x'))).toBe(0);
+      expect(events(pieces, enc('\n\n'))).toBe(1);
+      const piecesOver = new SseParser({ maxEventBytes: 100 });
+      events(piecesOver, enc('data: '));
+      for (let i = 0; i < 100; i++) expect(events(piecesOver, enc('x'))).toBe(0); // 100 bytes held
+      expect(() => events(piecesOver, enc('\n'))).toThrow(expect.objectContaining({ offset: 0, limit: 100 })); // its LF is one too many
+    }
+  });
+
   test('reset() starts a new connection but keeps lastEventId and retry', () => {
     const p = new SseParser();
     expect(p.push(enc('retry: 1500\nid: 42\ndata: a\n\ndata: partial'))).toEqual([ev('a', 'message', '42')]);
