@@ -496,6 +496,24 @@ function sseRun(st: usize, p: usize): i32 {
         continue;
       }
     }
+    if ((f & P_MASK) == P_DATA && (f & S_ID_SET) == 0 && bLen(st, B_TYPE) == 0) {
+      // The end of a data value begun in an earlier run, then the blank line: an event whose
+      // data is DATA + [p, nl), written to OUT from both without appending to DATA first.
+      let q = nl + 1;
+      if (load<u8>(nl) == 13 && q < end && load<u8>(q) == 10) q++;
+      const dl = bLen(st, B_DATA), n = nl - p;
+      if (q < end && (load<u8>(q) == 10 || load<u8>(q) == 13)
+        && held(st, false) + n + 1 <= <usize>load<u32>(st, O_MAX) && outFits(dl + n + 8)) {
+        const d0 = <i32>outUsed;
+        emit(bPtr(st, B_DATA), dl);
+        const d1 = <i32>emit(p, n);
+        record(K_EVENT, d0, d1, d1, d1, d1, d1);
+        bSetLen(st, B_DATA, 0);
+        setFl(st, f & ~(P_MASK | S_INEVENT | A_DATA | A_TYPE));
+        p = pastTerminator(st, q, end);
+        continue;
+      }
+    }
     if (!sseComplete(st, p, nl)) return status(st, R_LIMIT);
     p = pastTerminator(st, nl, end);
     if (rawUsed) {
