@@ -90,10 +90,13 @@ describe(`SseParser (${wasmBackend()})`, () => {
       events(pieces, enc('data: '));
       for (let i = 0; i < 99; i++) expect(events(pieces, enc('x'))).toBe(0);
       expect(events(pieces, enc('\n\n'))).toBe(1);
-      const piecesOver = new SseParser({ maxEventBytes: 100 });
-      events(piecesOver, enc('data: '));
-      for (let i = 0; i < 100; i++) expect(events(piecesOver, enc('x'))).toBe(0); // 100 bytes held
-      expect(() => events(piecesOver, enc('\n'))).toThrow(expect.objectContaining({ offset: 0, limit: 100 })); // its LF is one too many
+      for (const end of ['\n', '\n\n', '\r\n\r\n']) {
+        const piecesOver = new SseParser({ maxEventBytes: 100 });
+        events(piecesOver, enc('data: '));
+        for (let i = 0; i < 100; i++) expect(events(piecesOver, enc('x'))).toBe(0); // 100 bytes held
+        // the data line's LF is one byte too many
+        expect(() => events(piecesOver, enc(end))).toThrow(expect.objectContaining({ offset: 0, limit: 100 }));
+      }
     }
   });
 
