@@ -233,6 +233,12 @@ let nlMask: u64 = 0;
   const lf = i8x16.splat(10);
   const cr = i8x16.splat(13);
   const v0 = v128.load(b), v1 = v128.load(b, 16), v2 = v128.load(b, 32), v3 = v128.load(b, 48);
+  // Most blocks of text hold no byte below 14 (LF is 10, CR 13): one saturating subtract per
+  // vector rules them out before the exact compares.
+  const lim = i8x16.splat(14);
+  const low = v128.or(v128.or(i8x16.sub_sat_u(lim, v0), i8x16.sub_sat_u(lim, v1)),
+    v128.or(i8x16.sub_sat_u(lim, v2), i8x16.sub_sat_u(lim, v3)));
+  if (!v128.any_true(low)) return 0;
   const m0 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v0, lf), i8x16.eq(v0, cr)));
   const m1 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v1, lf), i8x16.eq(v1, cr)));
   const m2 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v2, lf), i8x16.eq(v2, cr)));
