@@ -386,6 +386,12 @@ function ssePartial(st: usize, p: usize, end: usize): bool {
   if (ps == 0) {
     store<i32>(st, <i32>(p - IN_PTR), O_LINEREL);
     curRel = <i32>(p - IN_PTR);
+    if (end - p >= 6 && load<u32>(p) == W_DATA && load<u8>(p, 4) == 58) {
+      // the common case: the start of a data value
+      const v = load<u8>(p, 5) == 32 ? p + 6 : p + 5;
+      setFl(st, (f & ~P_MASK) | P_DATA);
+      return dataAppend(st, v, end - v, false, nonAscii, false);
+    }
     return applyClass(st, classify(p, end - p, comments), p, end - p, nonAscii, false);
   }
   // P_RAW: grow LINE, then look again (the field name may have completed)
