@@ -80,7 +80,8 @@ export class SseByteEvents {
   /** Bytes used in `bytes`. */
   byteLength = 0;
   /** Per event: data start, data end, type index, id index, id-changed flag. */
-  private table = new Int32Array(5 * 4);
+  /** @internal */
+  table = new Int32Array(5 * 4);
   // Distinct types and ids of this batch; counters rather than array lengths (setting an array's
   // length is a runtime call in V8).
   private readonly types: string[] = [];
@@ -135,29 +136,45 @@ export class SseByteEvents {
     return at;
   }
 
-  /** @internal */
+  /** @internal Appends an event. */
   add(d0: number, d1: number, type: string, id: string, idChanged: boolean): void {
     const k = this.length;
-    if ((k + 1) * 5 > this.table.length) {
-      const grown = new Int32Array(this.table.length * 2);
-      grown.set(this.table);
-      this.table = grown;
-    }
-    const t = this.table;
+    const t = this.room(1);
     t[5 * k] = d0;
     t[5 * k + 1] = d1;
-    const types = this.types;
-    let n = this.nTypes;
-    if (n === 0 || types[n - 1] !== type) types[n++] = type;
-    this.nTypes = n;
-    t[5 * k + 2] = n - 1;
-    const ids = this.ids;
-    n = this.nIds;
-    if (n === 0 || ids[n - 1] !== id) ids[n++] = id;
-    this.nIds = n;
-    t[5 * k + 3] = n - 1;
+    t[5 * k + 2] = this.typeIndex(type);
+    t[5 * k + 3] = this.idIndex(id);
     t[5 * k + 4] = idChanged ? 1 : 0;
     this.length = k + 1;
+  }
+
+  /** @internal The table, with room for n more events. */
+  room(n: number): Int32Array {
+    const need = (this.length + n) * 5;
+    if (need <= this.table.length) return this.table;
+    const grown = new Int32Array(Math.max(need, this.table.length * 2));
+    grown.set(this.table);
+    return (this.table = grown);
+  }
+
+  /** @internal Index of `type` in the batch's types (a repeat of the last one is not stored again). */
+  typeIndex(type: string): number {
+    let n = this.nTypes;
+    if (n === 0 || this.types[n - 1] !== type) {
+      this.types[n++] = type;
+      this.nTypes = n;
+    }
+    return n - 1;
+  }
+
+  /** @internal Index of `id` in the batch's IDs (as `typeIndex`). */
+  idIndex(id: string): number {
+    let n = this.nIds;
+    if (n === 0 || this.ids[n - 1] !== id) {
+      this.ids[n++] = id;
+      this.nIds = n;
+    }
+    return n - 1;
   }
 
   /** Offset of event i's data in `bytes`. */
@@ -452,26 +469,64 @@ export class SseParser {
     const len = i32[res + 2];
     const outPtr = core.outPtr;
     const base = len === 0 ? 0 : bytes.append(core.u8.subarray(outPtr, outPtr + len));
+    // The common records (type 'message', the ID unchanged) are written straight into the table;
+    // the indices of their type and ID are looked up once, and again after any other record.
+    let t = bytes.room(n);
+    let k = bytes.length;
+    let typeIx = -1;
+    let idIx = -1;
+    let pieceAt = this.pieceAt;
     let s = this.span;
-    for (let k = 0; k < n; k++, s += REC_WORDS) {
+    for (let q = 0; q < n; q++, s += REC_WORDS) {
       const w0 = i32[s];
-      const d0 = i32[s + 1], d1 = i32[s + 2];
-      if (w0 & SF_RAW) {
-        this.rawRecord(w0, d0, d1, i32[s + 3], i32[s + 4], i32[s + 5], i32[s + 6], bytes);
+      if ((w0 & ~SF_IN) === K_EVENT) {
+        let at = base;
+        if (w0 !== K_EVENT) {
+          if (pieceAt < 0) pieceAt = bytes.append(piece!);
+          at = pieceAt;
+        }
+        if (typeIx < 0) {
+          typeIx = bytes.typeIndex('message');
+          idIx = bytes.idIndex(this._lastEventId);
+        }
+        const w = 5 * k++;
+        t[w] = at + i32[s + 1];
+        t[w + 1] = at + i32[s + 2];
+        t[w + 2] = typeIx;
+        t[w + 3] = idIx;
+        t[w + 4] = 0;
         continue;
       }
-      if (w0 & (SF_ID | SF_TYPE)) this.typeAndId(w0, ENC_UTF8, '', i32[s + 3], i32[s + 4], i32[s + 5], i32[s + 6]);
-      const kind = w0 & 15;
-      if (kind === K_EVENT) {
-        let at = base;
-        if (w0 & SF_IN) {
-          if (this.pieceAt < 0) this.pieceAt = bytes.append(piece!);
-          at = this.pieceAt;
-        }
-        bytes.add(at + d0, at + d1, w0 & SF_TYPE ? this.prevType : 'message', this._lastEventId, (w0 & SF_ID) !== 0);
-      } else if (kind === K_COMMENT) {
-        (this.comments ??= []).push(this.piece(ENC_UTF8, '', d0, d1));
+      bytes.length = k;
+      this.pieceAt = pieceAt;
+      this.byteRecord(w0, i32[s + 1], i32[s + 2], i32[s + 3], i32[s + 4], i32[s + 5], i32[s + 6], base, bytes, piece);
+      k = bytes.length;
+      pieceAt = this.pieceAt;
+      t = bytes.table;
+      typeIx = -1;
+    }
+    bytes.length = k;
+    this.pieceAt = pieceAt;
+  }
+
+  /** Any other record of the byte-level path: a type or ID, a raw span, a comment. */
+  private byteRecord(w0: number, d0: number, d1: number, t0: number, t1: number, i0: number, i1: number,
+    base: number, bytes: SseByteEvents, piece: Uint8Array | null): void {
+    if (w0 & SF_RAW) {
+      this.rawRecord(w0, d0, d1, t0, t1, i0, i1, bytes);
+      return;
+    }
+    if (w0 & (SF_ID | SF_TYPE)) this.typeAndId(w0, ENC_UTF8, '', t0, t1, i0, i1);
+    const kind = w0 & 15;
+    if (kind === K_EVENT) {
+      let at = base;
+      if (w0 & SF_IN) {
+        if (this.pieceAt < 0) this.pieceAt = bytes.append(piece!);
+        at = this.pieceAt;
       }
+      bytes.add(at + d0, at + d1, w0 & SF_TYPE ? this.prevType : 'message', this._lastEventId, (w0 & SF_ID) !== 0);
+    } else if (kind === K_COMMENT) {
+      (this.comments ??= []).push(this.piece(ENC_UTF8, '', d0, d1));
     }
   }
 

@@ -164,6 +164,11 @@ describe(`SseParser (${wasmBackend()})`, () => {
     const p = new SseParser();
     expect(p.push(enc(text))).toEqual(referenceParse(enc(text)).events);
     expect(p.push(enc('data\n\n'.repeat(20000))).length).toBe(20000);
+    // the byte-level path across batches, with the types and IDs changing between plain events
+    const mixed = Array.from({ length: 6000 }, (_, i) => (i % 1000 === 7 ? `id: ${i}\n` : '') + (i % 700 === 3 ? 'event: t\n' : '') + `data: ${i % 3 === 0 ? 'é' : ''}${i}\n\n`).join('');
+    const b = new SseParser().pushBytes(enc(mixed));
+    const got = Array.from({ length: b.length }, (_, i) => ({ type: b.type(i), data: b.dataText(i), id: b.id(i) }));
+    expect(got).toEqual(referenceParse(enc(mixed)).events);
   });
 
   test('the byte-level path: validated bytes, types and ids, re-encoded for forwarding', () => {
