@@ -13,8 +13,13 @@
 
 /** Bytes JS may write into the input window per call; larger chunks go in window-sized pieces. */
 export const IN_CAP: usize = 65536;
-/** Headroom before the window for carried bytes (UTF-8 tail ≤ 3, a held CR, …). */
-export const IN_HEAD: usize = 64;
+/**
+ * Bytes before the window where the SSE byte-level path may place the first part of an event's
+ * data (held from earlier chunks), so that it and the rest, in the chunk, are one span.
+ */
+export const IN_JOIN: usize = 4096;
+/** Headroom before the window: the join area, then the carried bytes (UTF-8 tail ≤ 3). */
+export const IN_HEAD: usize = IN_JOIN + 64;
 /** Zeroed slack after the window: SIMD loads of a final partial block never read foreign bytes. */
 export const IN_SLACK: usize = 64;
 /** UTF-16 output: one unit per input byte at most, plus the carry, plus slack for 16-byte stores. */

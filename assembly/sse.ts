@@ -16,14 +16,14 @@
 // id start, id end, 0. Spans are text offsets in the batch (units or bytes), or with SF_RAW
 // absolute addresses of UTF-8 bytes in the stream's buffers (a record too large for OUT; it is
 // then the batch's last one).
-import { IN_PTR, res, allocZeroed } from './abi';
+import { IN_JOIN, IN_PTR, res, allocZeroed } from './abi';
 import { F_FATAL } from './carry';
 import {
   A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE,
   FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS, O_END, O_ERR,
   O_FL, O_LINEREL, O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP,
   R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SPAN_BYTES, SPAN_PTR, S_ID_SET,
-  S_INEVENT, S_TPREV, setNrec, noLineEnd, outUsed, bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, batchStart, emit, nextNl, nlStart, finish,
+  S_INEVENT, S_TPREV, setNrec, noLineEnd, outUsed, copy, bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, batchStart, emit, nextNl, nlStart, finish,
   frameResetCommon, nrec, outFits, pastTerminator, runBegin,
 } from './lines';
 import { runStart } from './carry';
@@ -510,10 +510,19 @@ function sseRun(st: usize, p: usize): i32 {
       const dl = bLen(st, B_DATA), n = nl - p;
       if (q < end && (load<u8>(q) == 10 || load<u8>(q) == 13)
         && held(st, false) + n + 1 <= <usize>load<u32>(st, O_MAX) && outFits(dl + n + 8)) {
-        const d0 = <i32>outUsed;
-        emit(bPtr(st, B_DATA), dl);
-        const d1 = <i32>emit(p, n);
-        record(K_EVENT, d0, d1, d1, d1, d1, d1);
+        if (p == IN_PTR && dl <= IN_JOIN && (load<u32>(st, O_MODE) & M_IN_SPANS) != 0) {
+          // Byte-level path, the run's first line: DATA goes right before the window, and the
+          // event is one span there (the binding copies the run from RES[7] bytes before it).
+          copy(IN_PTR - dl, bPtr(st, B_DATA), dl);
+          res(7, <i32>dl);
+          const o = <i32>outUsed;
+          record(K_EVENT | SF_IN, -<i32>dl, <i32>n, o, o, o, o);
+        } else {
+          const d0 = <i32>outUsed;
+          emit(bPtr(st, B_DATA), dl);
+          const d1 = <i32>emit(p, n);
+          record(K_EVENT, d0, d1, d1, d1, d1, d1);
+        }
         bSetLen(st, B_DATA, 0);
         setFl(st, f & ~(P_MASK | S_INEVENT | A_DATA | A_TYPE));
         p = pastTerminator(st, q, end);
@@ -538,6 +547,7 @@ function sseRun(st: usize, p: usize): i32 {
 export function ssePush(st: usize, len: usize, mode: u32): i32 {
   bShrink(st, B_LINE);
   bShrink(st, B_DATA);
+  res(7, 0); // the join (see sseRun): none yet
   const p = runBegin(st, len, mode);
   // The common small read: more of a data value, no line end in the run. Appended to DATA with
   // none of the batch machinery.

@@ -482,7 +482,7 @@ export class SseParser {
       if ((w0 & ~SF_IN) === K_EVENT) {
         let at = base;
         if (w0 !== K_EVENT) {
-          if (pieceAt < 0) pieceAt = bytes.append(piece!);
+          if (pieceAt < 0) pieceAt = this.appendRun(bytes, piece!);
           at = pieceAt;
         }
         if (typeIx < 0) {
@@ -509,6 +509,18 @@ export class SseParser {
     this.pieceAt = pieceAt;
   }
 
+  /**
+   * Copies the run into the reader: the piece, after the bytes the core placed right before it
+   * (RES[7]: the first part of an event whose data continues in the piece). Returns where the
+   * piece begins (SF_IN spans are relative to it, the joined event's start is negative).
+   */
+  private appendRun(bytes: SseByteEvents, piece: Uint8Array): number {
+    const core = this.core;
+    const join = core.i32[core.res + 7];
+    if (join === 0) return bytes.append(piece);
+    return bytes.append(core.u8.subarray(core.inPtr - join, core.inPtr + piece.length)) + join;
+  }
+
   /** Any other record of the byte-level path: a type or ID, a raw span, a comment. */
   private byteRecord(w0: number, d0: number, d1: number, t0: number, t1: number, i0: number, i1: number,
     base: number, bytes: SseByteEvents, piece: Uint8Array | null): void {
@@ -521,7 +533,7 @@ export class SseParser {
     if (kind === K_EVENT) {
       let at = base;
       if (w0 & SF_IN) {
-        if (this.pieceAt < 0) this.pieceAt = bytes.append(piece!);
+        if (this.pieceAt < 0) this.pieceAt = this.appendRun(bytes, piece!);
         at = this.pieceAt;
       }
       bytes.add(at + d0, at + d1, w0 & SF_TYPE ? this.prevType : 'message', this._lastEventId, (w0 & SF_ID) !== 0);

@@ -183,6 +183,34 @@ describe(`SseParser (${wasmBackend()})`, () => {
     expect(() => new SseParser({ fatal: false }).pushBytes(enc(''))).toThrow(TypeError);
   });
 
+  test('the byte-level path: an event finished in the next chunk, whatever the size of its first part', () => {
+    // The first part is placed before the chunk in the core's window when it fits (4 KiB), so
+    // that the event is one span; larger parts, a carried character or a line that does not end
+    // the event take the general route. All must give the same bytes.
+    const other = new SseParser();
+    for (const held of [0, 1, 15, 16, 17, 4095, 4096, 4097, 10000]) {
+      for (const cut of ['', 'é']) {
+        const first = `data: ${'a'.repeat(held)}${cut}`;
+        const firstBytes = enc(first);
+        // with cut 'é': end the first chunk inside it, so its first byte is carried
+        const split = cut === '' ? firstBytes.length : firstBytes.length - 1;
+        const text = `${first}bc\u4e2d\n\ndata: next\n\nevent: t\ndata: typed\n\n`;
+        const bytes = enc(text);
+        const want = referenceParse(bytes).events.map((e) => [e.type, e.data]);
+        const p = new SseParser();
+        expect(p.pushBytes(bytes.subarray(0, split)).length).toBe(0);
+        const chunk = bytes.slice(split);
+        const b = p.pushBytes(chunk);
+        const read = () => Array.from({ length: b.length }, (_, i) => [b.type(i), b.dataText(i)]);
+        expect(read(), `held ${held} cut ${JSON.stringify(cut)}`).toEqual(want);
+        chunk.fill(0x78);
+        for (let i = 0; i < 3; i++) other.pushBytes(enc(`data: ${'y'.repeat(5000)}\n\ndata: ${'z'.repeat(5000)}`));
+        expect(read()).toEqual(want);
+        p.dispose();
+      }
+    }
+  });
+
   test('the byte-level path: events read from the chunk and from held bytes in one push; the reader owns its bytes', () => {
     const p = new SseParser();
     const other = new SseParser();
