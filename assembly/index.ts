@@ -17,7 +17,7 @@ export function stateFree(st: usize): void { heap.free(st); }
 
 // Layer 2: frames (lines, NDJSON, Server-Sent Events)
 export {
-  linesNew, linesPush, linesMore, linesFlush, linesReset, framePending, frameFree, rawUtf16, rawFree,
+  linesNew, linesPush, linesMore, linesFlush, linesReset, framePending, frameRetained, frameFree, rawUtf16, rawFree,
 } from './lines';
 export { sseNew, ssePush, sseMore, sseFlush, sseReset, sseRetry } from './sse';
 import { SPAN_PTR } from './lines';

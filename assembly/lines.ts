@@ -22,11 +22,12 @@
 //   +104 f64    SSE reconnection time, −1 when none was given
 //   +112 i32    pending UTF-8 error address − IN_PTR
 //   +116 u32    mode of the current call
+//   +120 u32    SSE: input bytes seen while a large DATA block stood idle (see bShrinkIdle)
 import { IN_PTR, OUT_CAP, OUT_PTR, res, allocZeroed } from './abi';
 import { F_FAILED, F_FATAL, F_BOM_DONE, keepTail, runStart, skipBom } from './carry';
 import { decodeWhatwg, firstErrorScalar, runAscii, transcode, validate } from './utf8';
 
-export const FRAME_STATE_BYTES: usize = 120;
+export const FRAME_STATE_BYTES: usize = 124;
 
 // Record offsets
 export const O_FL: usize = 8;
@@ -44,6 +45,7 @@ export const B_TPREV: usize = 92;
 export const O_RETRY: usize = 104;
 export const O_ERR: usize = 112;
 export const O_MODE: usize = 116;
+export const O_IDLE: usize = 120;
 
 // Frame flags (+8)
 export const L_CR: u32 = 1;          // the last byte framed was a CR: swallow one leading LF
@@ -113,7 +115,7 @@ const OUT_SLACK: usize = 64;
   let ptr = <usize>load<u32>(st + b);
   const cap = <usize>load<u32>(st + b, 8);
   if (need > cap) {
-    let nc: usize = cap < 48 ? 48 : cap + (cap >> 1);
+    let nc: usize = cap < 48 ? 48 : cap < 65536 ? cap + (cap >> 1) : cap << 1;
     if (nc < need) nc = need;
     if (nc > limit) nc = need > limit ? need : limit;
     ptr = ptr == 0 ? heap.alloc(nc) : heap.realloc(ptr, nc);
@@ -180,6 +182,33 @@ export function bFree(st: usize, b: usize): void {
   store<u32>(st + b, 0);
   store<u32>(st + b, 0, 4);
   store<u32>(st + b, 0, 8);
+}
+
+/**
+ * The same with hysteresis, for a buffer that large events reuse (SSE DATA): a large block is
+ * kept while it is more than a quarter used at the start of a push, and returned once four times
+ * its size of input has gone by without that, so that a stream of large events does not grow it
+ * again for each event, and growing it again costs a fraction of the input that went by.
+ */
+export function bShrinkIdle(st: usize, b: usize, incoming: usize): void {
+  const cap = load<u32>(st + b, 8);
+  if (cap <= SHRINK_ABOVE) return;
+  const len = load<u32>(st + b, 4);
+  let idle: u32 = 0;
+  if (len <= (cap >> 2)) {
+    idle = load<u32>(st, O_IDLE) + <u32>incoming;
+    if (len == 0 && idle > (cap << 2)) {
+      bFree(st, b);
+      idle = 0;
+    }
+  }
+  store<u32>(st, idle, O_IDLE);
+}
+
+/** Bytes of heap the stream's record and buffers take. */
+export function frameRetained(st: usize): u32 {
+  return <u32>FRAME_STATE_BYTES + load<u32>(st + B_LINE, 8) + load<u32>(st + B_DATA, 8) + load<u32>(st + B_TYPE, 8)
+    + load<u32>(st + B_ID, 8) + load<u32>(st + B_IDS, 8) + load<u32>(st + B_TPREV, 8);
 }
 
 /** Returns an idle (empty) buffer's block to the heap when it is large. */
@@ -285,6 +314,14 @@ export function noLineEnd(p: usize, end: usize): bool {
   if (ASC_FEATURE_SIMD) {
     const lf = i8x16.splat(10);
     const cr = i8x16.splat(13);
+    // 64 bytes per turn while none is below 14 (see nlBlock); a block with one is looked at exactly
+    const lim = i8x16.splat(14);
+    while (p + 64 <= end) {
+      const low = v128.or(v128.or(i8x16.sub_sat_u(lim, v128.load(p)), i8x16.sub_sat_u(lim, v128.load(p, 16))),
+        v128.or(i8x16.sub_sat_u(lim, v128.load(p, 32)), i8x16.sub_sat_u(lim, v128.load(p, 48))));
+      if (v128.any_true(low)) break;
+      p += 64;
+    }
     while (p + 16 <= end) {
       const v = v128.load(p);
       if (v128.any_true(v128.or(i8x16.eq(v, lf), i8x16.eq(v, cr)))) return false;

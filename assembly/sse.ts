@@ -20,10 +20,10 @@ import { IN_JOIN, IN_PTR, res, allocZeroed } from './abi';
 import { F_FATAL } from './carry';
 import {
   A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE,
-  FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS, O_END, O_ERR,
+  FRAME_STATE_BYTES, O_IDLE, L_DIRTY, L_ERRPEND, L_RUNASCII, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS, O_END, O_ERR,
   O_FL, O_LINEREL, O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP,
   R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SPAN_BYTES, SPAN_PTR, S_ID_SET,
-  S_INEVENT, S_TPREV, setNrec, noLineEnd, outUsed, copy, bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, batchStart, emit, nextNl, nlStart, finish,
+  S_INEVENT, S_TPREV, setNrec, noLineEnd, outUsed, copy, bShrinkIdle, bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, batchStart, emit, nextNl, nlStart, finish,
   frameResetCommon, nrec, outFits, pastTerminator, runBegin,
 } from './lines';
 import { runStart } from './carry';
@@ -546,7 +546,7 @@ function sseRun(st: usize, p: usize): i32 {
 /** Parses carry + the `len` bytes at IN_PTR. Returns status bits (R_*). */
 export function ssePush(st: usize, len: usize, mode: u32): i32 {
   bShrink(st, B_LINE);
-  bShrink(st, B_DATA);
+  bShrinkIdle(st, B_DATA, len);
   res(7, 0); // the join (see sseRun): none yet
   const p = runBegin(st, len, mode);
   // The common small read: more of a data value, no line end in the run. Appended to DATA with
@@ -587,7 +587,10 @@ export function sseReset(st: usize): void {
 function newStream(st: usize, shrink: bool): void {
   frameResetCommon(st, shrink);
   bSetLen(st, B_DATA, 0);
-  if (shrink) bShrink(st, B_DATA);
+  if (shrink) {
+    bShrink(st, B_DATA);
+    store<u32>(st, 0, O_IDLE);
+  }
   bSetLen(st, B_TYPE, 0);
   bSetLen(st, B_ID, 0);
   bAppend(st, B_ID, bPtr(st, B_IDS), bLen(st, B_IDS), 0x7FFFFFFF);

@@ -310,6 +310,13 @@ export class SseParser {
   /** Bytes held for the next call: the unfinished line and event, and an incomplete character. */
   get pendingBytes(): number { return this.failure ? 0 : this.core.x.framePending(this.st); }
 
+  /**
+   * Bytes of core memory the parser holds now: its record and buffers, that is the unfinished
+   * event and line, and a large event buffer kept for reuse (it is returned after four times its
+   * size of input has gone by without a large event).
+   */
+  get retainedBytes(): number { return this.st === 0 ? 0 : this.core.x.frameRetained(this.st); }
+
   /** A new connection: drops the unfinished event and a previous error; keeps `lastEventId` and `retry`. */
   reset(): void {
     if (this.st === 0) return;

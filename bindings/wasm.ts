@@ -24,6 +24,7 @@ export interface CoreExports {
   linesFlush(st: number, mode: number): number;
   linesReset(st: number): void;
   framePending(st: number): number;
+  frameRetained(st: number): number;
   frameFree(st: number): void;
   rawUtf16(ptr: number, len: number, dirty: number): number;
   rawFree(): void;

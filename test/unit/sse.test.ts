@@ -183,6 +183,22 @@ describe(`SseParser (${wasmBackend()})`, () => {
     expect(() => new SseParser({ fatal: false }).pushBytes(enc(''))).toThrow(TypeError);
   });
 
+  test('a chunk that continues a data value: its line end found at every position, after tabs or not', () => {
+    for (const filler of ['y', '\t']) {
+      for (let j = 0; j < 200; j++) {
+        for (const end of ['\n\n', '\r\r', '\r\n\r\n', '\n']) {
+          const p = new SseParser();
+          expect(p.push(enc('data: x'))).toEqual([]);
+          const got = p.push(enc(`${filler.repeat(j)}${end}data: z\n\n`));
+          const want = end === '\n' ? [] : [ev(`x${filler.repeat(j)}`), ev('z')];
+          if (end === '\n') expect(got).toEqual([ev(`x${filler.repeat(j)}\nz`)]);
+          else expect(got, `${JSON.stringify(filler)} × ${j} ${JSON.stringify(end)}`).toEqual(want);
+          p.dispose();
+        }
+      }
+    }
+  });
+
   test('the byte-level path: an event finished in the next chunk, whatever the size of its first part', () => {
     // The first part is placed before the chunk in the core's window when it fits (4 KiB), so
     // that the event is one span; larger parts, a carried character or a line that does not end
@@ -228,6 +244,28 @@ describe(`SseParser (${wasmBackend()})`, () => {
     expect(new TextDecoder().decode(b.encode())).toBe('data: first half and the rest \u4e2d\n\ndata: two\n\nevent: t\ndata: three\ndata: \u00e9\n\ndata: four\n\n');
     p.dispose();
     other.dispose();
+  });
+
+  test('the core keeps a large event buffer while large events come, and returns it after 4× its size of input without', () => {
+    const p = new SseParser();
+    const small0 = p.retainedBytes;
+    expect(small0).toBeLessThan(1024);
+    const big = enc(`data: ${'x'.repeat(1 << 20)}\n\n`);
+    const feed = (bytes: Uint8Array) => { let n = 0; for (let i = 0; i < bytes.length; i += 16384) n += p.pushBytes(bytes.subarray(i, i + 16384)).length; return n; };
+    expect(feed(big)).toBe(1);
+    const grown = p.retainedBytes;
+    expect(grown).toBeGreaterThan(1 << 20);
+    expect(grown).toBeLessThan(3 << 20); // growth by 1.5× to 64 KiB, then 2×: at most twice the event
+    expect(feed(big)).toBe(1);
+    expect(p.retainedBytes).toBe(grown); // reused, not grown again
+    // small events: the buffer stays for 4× its size of input, then goes back to the heap
+    const small = enc('data: s\n\n'.repeat(1000));
+    let fed = 0;
+    while (fed < 3.5 * grown) { expect(p.pushBytes(small).length).toBe(1000); fed += small.length; }
+    expect(p.retainedBytes).toBe(grown);
+    while (fed < 4.5 * grown) { p.pushBytes(small); fed += small.length; }
+    expect(p.retainedBytes).toBeLessThan(64 * 1024);
+    expect(p.pushBytes(enc('data: after\n\n')).dataText(0)).toBe('after');
   });
 
   test('the byte reader keeps a large buffer while large events come and drops it after 4× its size without', () => {
