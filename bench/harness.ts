@@ -47,12 +47,24 @@ export function compare(
   peer: () => void,
   opts: BenchOptions,
 ): Row {
+  return compareRates(meta, bytes, seam, bytes, peer, opts);
+}
+
+/** `compare` for two inputs of different sizes: the ratio is of their rates (bytes per second). */
+export function compareRates(
+  meta: Omit<Row, 'seam' | 'peer' | 'ratio'>,
+  seamBytes: number,
+  seam: () => void,
+  peerBytes: number,
+  peer: () => void,
+  opts: BenchOptions,
+): Row {
   const s: number[] = [];
   const p: number[] = [];
   const ratios: number[] = [];
   for (let r = 0; r < opts.rounds; r++) {
-    const a = bytes / secondsPerOp(seam, opts.maxTime) / 1e6;
-    const b = bytes / secondsPerOp(peer, opts.maxTime) / 1e6;
+    const a = seamBytes / secondsPerOp(seam, opts.maxTime) / 1e6;
+    const b = peerBytes / secondsPerOp(peer, opts.maxTime) / 1e6;
     s.push(a);
     p.push(b);
     ratios.push(a / b);

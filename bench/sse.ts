@@ -11,7 +11,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { SseParser, Utf8Decoder, Utf8Validator } from '../bindings/index.js';
 import { prng } from './corpus.js';
-import { type BenchOptions, FULL, QUICK, type Row, assertSame, compare, table } from './harness.js';
+import { type BenchOptions, FULL, QUICK, type Row, assertSame, compare, compareRates, table } from './harness.js';
 
 const enc = new TextEncoder();
 const PEER = 'TextDecoder + eventsource-parser';
@@ -196,6 +196,40 @@ export function runSseBench(opts: BenchOptions, log: (r: Row) => void = () => {}
   }
   parser.dispose();
   bytesParser.dispose();
+  if (!filter?.corpus || filter.corpus.some((f) => 'one 8 MiB event'.startsWith(f) || 'OpenAI'.startsWith(f))) rows.push(...perByteRows(opts, log, sizes));
+  return rows;
+}
+
+/**
+ * Whether one 8 MiB event costs more per byte than small events: the same path of the same
+ * library on both, at the same read size, interleaved. Ratio = MB/s on the 8 MiB event over MB/s
+ * on the OpenAI-shaped stream; at least 1 means no more per byte.
+ */
+function perByteRows(opts: BenchOptions, log: (r: Row) => void, sizes: number[]): Row[] {
+  const big = bigEvent();
+  const small = openaiStream();
+  const rows: Row[] = [];
+  for (const size of sizes) {
+    const cb = chunked(big, size);
+    const cs = chunked(small, size);
+    const chunk = size >= 1024 ? `${size >> 10} KiB` : `${size} B`;
+    for (const bytesPath of [false, true]) {
+      const pb = new SseParser();
+      const ps = new SseParser();
+      let sink = 0;
+      const run = (p: SseParser, chunks: Uint8Array[]) => bytesPath
+        ? () => { for (const c of chunks) sink += p.pushBytes(c).length; sink += p.flushBytes().length; }
+        : () => { for (const c of chunks) sink += p.push(c).length; sink += p.flush().length; };
+      const row = compareRates(
+        { layer: 'sse', case: `per byte: one 8 MiB event against small events (${bytesPath ? 'pushBytes' : 'push'})`, corpus: 'one 8 MiB event', chunk, peerName: 'the same on OpenAI-shaped 4 MiB' },
+        big.length, run(pb, cb), small.length, run(ps, cs), opts);
+      rows.push(row);
+      log(row);
+      pb.dispose();
+      ps.dispose();
+      if (sink < 0) console.log(sink);
+    }
+  }
   return rows;
 }
 
