@@ -175,6 +175,21 @@ export function bAppendLf(st: usize, b: usize, src: usize, n: usize, limit: usiz
   }
 }
 
+/** Zeroes n bytes at dst, n a multiple of 16 (in place, as `copy`). */
+// @ts-ignore: decorator
+@inline export function zero16(dst: usize, n: usize): void {
+  const end = dst + n;
+  while (dst < end) {
+    if (ASC_FEATURE_SIMD) {
+      v128.store(dst, i64x2.splat(0));
+    } else {
+      store<u64>(dst, 0);
+      store<u64>(dst, 0, 8);
+    }
+    dst += 16;
+  }
+}
+
 /** Frees buffer b's block. */
 export function bFree(st: usize, b: usize): void {
   const ptr = bPtr(st, b);

@@ -23,7 +23,7 @@ import {
   FRAME_STATE_BYTES, O_IDLE, L_DIRTY, L_ERRPEND, L_RUNASCII, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS, O_END, O_ERR,
   O_FL, O_LINEREL, O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP,
   R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SPAN_BYTES, SPAN_PTR, S_ID_SET,
-  S_INEVENT, S_TPREV, setNrec, noLineEnd, outUsed, copy, bShrinkIdle, bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, batchStart, emit, nextNl, nlStart, finish,
+  S_INEVENT, S_TPREV, setNrec, noLineEnd, outUsed, copy, zero16, bShrinkIdle, bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, batchStart, emit, nextNl, nlStart, finish,
   frameResetCommon, nrec, outFits, pastTerminator, runBegin,
 } from './lines';
 import { runStart } from './carry';
@@ -512,9 +512,13 @@ function sseRun(st: usize, p: usize): i32 {
         && held(st, false) + n + 1 <= <usize>load<u32>(st, O_MAX) && outFits(dl + n + 8)) {
         if (p == IN_PTR && dl <= IN_JOIN && (load<u32>(st, O_MODE) & M_IN_SPANS) != 0) {
           // Byte-level path, the run's first line: DATA goes right before the window, and the
-          // event is one span there (the binding copies the run from RES[7] bytes before it).
+          // event is one span there. The binding copies the RES[7] bytes before the window (a
+          // power of two, from a view it keeps; zeros before DATA, never another stream's bytes),
+          // then the chunk.
+          const head: usize = dl <= 64 ? 64 : <usize>1 << (32 - clz(<u32>dl - 1));
+          zero16(IN_PTR - head, head);
           copy(IN_PTR - dl, bPtr(st, B_DATA), dl);
-          res(7, <i32>dl);
+          res(7, <i32>head);
           const o = <i32>outUsed;
           record(K_EVENT | SF_IN, -<i32>dl, <i32>n, o, o, o, o);
         } else {

@@ -518,14 +518,15 @@ export class SseParser {
 
   /**
    * Copies the run into the reader: the piece, after the bytes the core placed right before it
-   * (RES[7]: the first part of an event whose data continues in the piece). Returns where the
-   * piece begins (SF_IN spans are relative to it, the joined event's start is negative).
+   * (RES[7] of them, a power of two: the first part of an event whose data continues in the
+   * piece, zeros before it). Returns where the piece begins (SF_IN spans are relative to it, the
+   * joined event's start is negative).
    */
   private appendRun(bytes: SseByteEvents, piece: Uint8Array): number {
     const core = this.core;
-    const join = core.i32[core.res + 7];
-    if (join === 0) return bytes.append(piece);
-    return bytes.append(core.u8.subarray(core.inPtr - join, core.inPtr + piece.length)) + join;
+    const head = core.i32[core.res + 7];
+    if (head !== 0) bytes.append(core.head(head));
+    return bytes.append(piece);
   }
 
   /** Any other record of the byte-level path: a type or ID, a raw span, a comment. */

@@ -120,6 +120,18 @@ export class Core {
     this.u8 = new Uint8Array(ab);
     this.i32 = new Int32Array(ab);
     this.nodeBuf = this.NodeBuffer ? this.NodeBuffer.from(ab) : null;
+    this.heads.length = 0;
+  }
+
+  private readonly heads: Uint8Array[] = [];
+
+  /**
+   * A view of the `n` bytes right before the input window (n a power of two from 64 to 4096),
+   * made once: copying from a view at hand costs a fraction of making one per copy.
+   */
+  head(n: number): Uint8Array {
+    const k = 31 - Math.clz32(n);
+    return (this.heads[k] ??= this.u8.subarray(this.inPtr - n, this.inPtr));
   }
 
   /** ASCII bytes at [ptr, ptr + len) as a string. */
