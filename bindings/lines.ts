@@ -62,6 +62,11 @@ abstract class LineFramer {
     return this.failure ? 0 : this.core.x.framePending(this.st);
   }
 
+  /** Bytes of core memory the decoder holds now: its record and its buffer (the unfinished line). */
+  get retainedBytes(): number {
+    return this.st === 0 ? 0 : this.core.x.frameRetained(this.st);
+  }
+
   /** Starts a new stream: drops the unfinished line and a previous error. */
   reset(): void {
     if (this.st === 0) return; // disposed: stays so

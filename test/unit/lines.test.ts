@@ -72,6 +72,21 @@ describe(`LineDecoder (${wasmBackend()})`, () => {
     }
   });
 
+  test('retainedBytes: the record and the unfinished line; a large line buffer is returned at the next push', () => {
+    const d = new LineDecoder();
+    expect(d.retainedBytes).toBeGreaterThan(0);
+    expect(d.retainedBytes).toBeLessThan(256);
+    const piece = enc('x'.repeat(16384));
+    for (let i = 0; i < 64; i++) expect(d.push(piece)).toEqual([]);
+    expect(d.pendingBytes).toBe(1 << 20);
+    expect(d.retainedBytes).toBeGreaterThan(1 << 20);
+    expect(d.push(enc('\n'))).toEqual(['x'.repeat(1 << 20)]);
+    expect(d.push(enc('a\n'))).toEqual(['a']);
+    expect(d.retainedBytes).toBeLessThan(256);
+    d.dispose();
+    expect(d.retainedBytes).toBe(0);
+  });
+
   test('linear: an 8 MiB line in 64-byte pieces costs about 8× a 1 MiB one, not 64×', () => {
     const time = (mib: number) => {
       const d = new LineDecoder();
