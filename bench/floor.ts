@@ -1,7 +1,7 @@
 // Where the time of a small `Utf8Decoder.push` goes, and the floor under it: each step of the
 // pipeline timed alone on the same chunks, interleaved with TextDecoder in one process.
 //
-//   npm run build && node build/bench/floor.js [corpus: mixed|emoji|chinese|ascii] [chunk bytes] [rounds]
+//   npm run build && node build/bench/floor.js [corpus: mixed|emoji|chinese|ascii|sse] [chunk bytes] [rounds]
 //
 // Rows (ns per push; ratio = TextDecoder's time / the row's, the median of per-round ratios):
 //   copy                      Uint8Array#set of the chunk into the core's input window
@@ -10,10 +10,12 @@
 //                             transcoded beforehand (ucs2Slice / latin1Slice): everything but the
 //                             transcoding and the bindings, so no decoder of this design can beat it
 //   Utf8Decoder.push          the library, as users call it
-import { Utf8Decoder } from '../bindings/index.js';
+import { createParser } from 'eventsource-parser';
+import { SseParser, Utf8Decoder } from '../bindings/index.js';
 import { getCore } from '../bindings/wasm.js';
 import { asciiSse, chinese, chunked, emojiHeavy, mixed } from './corpus.js';
 import { median } from './harness.js';
+import { openaiStream } from './sse.js';
 
 const K_UTF16 = 1;
 const M_UTF16_OUT = 0;
@@ -95,8 +97,79 @@ export function floorBreakdown(corpusName = 'mixed', size = 64, rounds = 21): st
   return out;
 }
 
+const SSE_BYTES_MODE = 1 | 16; // M_UTF8_OUT | M_IN_SPANS: what SseParser.pushBytes asks of the core
+
+/**
+ * The same for a push of the SSE byte-level path on the OpenAI-shaped stream, against
+ * TextDecoder + eventsource-parser:
+ *   copy                      Uint8Array#set of the chunk into the core's input window
+ *   copy + validate           and the core's strict validation
+ *   copy + SSE core           and the core's whole SSE framing (records of the dispatched events),
+ *                             with nothing read back in JS: what the core alone costs
+ *   SseParser.pushBytes       the library, as users call it (events delivered into the reader)
+ *   SseParser.push            the string path
+ */
+export function sseFloorBreakdown(size = 64, rounds = 21): string {
+  const pieces = chunked(openaiStream(), size);
+  const core = getCore();
+  const x = core.x;
+  const vst = x.utf8New(1);
+  const st = x.sseNew(1, 16 << 20);
+  const bytesParser = new SseParser();
+  const parser = new SseParser();
+  let sink = 0;
+  const modes: Record<string, () => void> = {
+    'copy': () => { core.sync(); const u8 = core.u8, at = core.inPtr; for (const p of pieces) u8.set(p, at); },
+    'copy + validate': () => {
+      core.sync();
+      const u8 = core.u8, at = core.inPtr;
+      for (const p of pieces) { u8.set(p, at); sink += x.utf8Push(vst, p.length, M_VALIDATE); }
+    },
+    'copy + SSE core': () => {
+      for (const p of pieces) {
+        core.sync();
+        core.u8.set(p, core.inPtr);
+        let r = x.ssePush(st, p.length, SSE_BYTES_MODE);
+        while (r & 1) r = x.sseMore(st);
+        sink += r;
+      }
+      sink += x.sseFlush(st, SSE_BYTES_MODE);
+    },
+    'SseParser.pushBytes': () => { for (const p of pieces) sink += bytesParser.pushBytes(p).length; sink += bytesParser.flushBytes().length; },
+    'SseParser.push': () => { for (const p of pieces) sink += parser.push(p).length; sink += parser.flush().length; },
+    'TextDecoder + eventsource-parser': () => {
+      const dec = new TextDecoder();
+      const q = createParser({ onEvent: () => { sink++; } });
+      for (const p of pieces) q.feed(dec.decode(p, { stream: true }));
+      q.feed(dec.decode());
+    },
+  };
+  const names = Object.keys(modes);
+  const times: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
+  for (let r = 0; r < rounds + 3; r++) {
+    const order = r % 2 ? names : [...names].reverse();
+    for (const k of order) {
+      const t0 = process.hrtime.bigint();
+      modes[k]();
+      if (r >= 3) times[k].push(Number(process.hrtime.bigint() - t0) / pieces.length);
+    }
+  }
+  x.stateFree(vst);
+  x.frameFree(st);
+  bytesParser.dispose();
+  parser.dispose();
+  if (sink < 0) console.log(sink);
+  const peer = times['TextDecoder + eventsource-parser'];
+  let out = `OpenAI-shaped SSE, ${size} B chunks, ns per push (median of ${rounds} interleaved rounds); ratio = peer / row\n\n`;
+  out += '| step | ns per push | peer / step |\n|---|---:|---:|\n';
+  for (const k of names) out += `| ${k} | ${median(times[k]).toFixed(0)} | ${median(peer.map((t, i) => t / times[k][i])).toFixed(2)}× |\n`;
+  return out;
+}
+
 const isMain = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
 if (isMain) {
   const [corpus, size, rounds] = process.argv.slice(2);
-  console.log(floorBreakdown(corpus, size ? Number(size) : undefined, rounds ? Number(rounds) : undefined));
+  const n = size ? Number(size) : undefined;
+  const k = rounds ? Number(rounds) : undefined;
+  console.log(corpus === 'sse' ? sseFloorBreakdown(n, k) : floorBreakdown(corpus, n, k));
 }
