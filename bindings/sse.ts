@@ -476,25 +476,30 @@ export class SseParser {
     const len = i32[res + 2];
     const outPtr = core.outPtr;
     const base = len === 0 ? 0 : bytes.append(core.u8.subarray(outPtr, outPtr + len));
-    // The common records (type 'message', the ID unchanged) are written straight into the table;
-    // the indices of their type and ID are looked up once, and again after any other record.
+    // The common records (type 'message' or the previous event's, the ID unchanged) are written
+    // straight into the table; the indices of their type and ID are looked up when the type
+    // changes, and again after any other record.
     let t = bytes.room(n);
     let k = bytes.length;
-    let typeIx = -1;
+    let curType: string | null = null;
+    let typeIx = 0;
     let idIx = -1;
     let pieceAt = this.pieceAt;
     let s = this.span;
     for (let q = 0; q < n; q++, s += REC_WORDS) {
       const w0 = i32[s];
-      if ((w0 & ~SF_IN) === K_EVENT) {
+      const plain = w0 & ~SF_IN;
+      if (plain === K_EVENT || plain === (K_EVENT | SF_TYPE | SF_SAME_TYPE)) {
         let at = base;
-        if (w0 !== K_EVENT) {
+        if (w0 !== plain) {
           if (pieceAt < 0) pieceAt = this.appendRun(bytes, piece!);
           at = pieceAt;
         }
-        if (typeIx < 0) {
-          typeIx = bytes.typeIndex('message');
-          idIx = bytes.idIndex(this._lastEventId);
+        const type = plain === K_EVENT ? 'message' : this.prevType;
+        if (type !== curType) {
+          curType = type;
+          typeIx = bytes.typeIndex(type);
+          if (idIx < 0) idIx = bytes.idIndex(this._lastEventId);
         }
         const w = 5 * k++;
         t[w] = at + i32[s + 1];
@@ -510,7 +515,8 @@ export class SseParser {
       k = bytes.length;
       pieceAt = this.pieceAt;
       t = bytes.table;
-      typeIx = -1;
+      curType = null;
+      idIx = -1;
     }
     bytes.length = k;
     this.pieceAt = pieceAt;
