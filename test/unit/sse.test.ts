@@ -7,6 +7,7 @@ import {
 } from '../../bindings/index.js';
 import { getCore } from '../../bindings/wasm.js';
 import { referenceParse } from '../conformance/sse-reference.js';
+import { cut, randomCuts } from '../helpers/random.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const ev = (data: string, type = 'message', id = '') => ({ type, data, id });
@@ -181,6 +182,48 @@ describe(`SseParser (${wasmBackend()})`, () => {
     expect(b.data(0)).toEqual(enc('{"t":"h\u00e9"}'));
     expect(new TextDecoder().decode(b.encode())).toBe('event: delta\ndata: {"t":"h\u00e9"}\n\nevent: delta\nid: 1\ndata: a\ndata: b\n\ndata: c\n\n');
     expect(() => new SseParser({ fatal: false }).pushBytes(enc(''))).toThrow(TypeError);
+  });
+
+  test('typed events of one type in a row (the Anthropic shape), cut anywhere, on both paths', () => {
+    // The core takes "event: T" + one data line + a blank line in one step when T repeats the
+    // last type; every variation below must come out as the standard says.
+    const seed = 7;
+    const r = rng(seed);
+    const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+    const parts: string[] = [];
+    for (let i = 0; i < 400; i++) {
+      const nl = pick(['\n', '\r\n', '\r']);
+      const type = pick(['content_block_delta', 'content_block_delta', 'content_block_delta', 'ping', 'content_block_delta ', '']);
+      const data = pick(['', '{"text":"h\u00e9"}', 'x'.repeat(Math.floor(r() * 300)), '\u4e2d'.repeat(20)]);
+      let ev = `event:${pick([' ', ''])}${type}${nl}`;
+      if (r() < 0.05) ev += `id: ${i}${nl}`;
+      if (r() < 0.05) ev += `: note${nl}`;
+      ev += `data:${pick([' ', ''])}${data}${nl}`;
+      if (r() < 0.05) ev += `data: more${nl}`;
+      parts.push(ev + nl);
+    }
+    const bytes = enc(parts.join(''));
+    const want = referenceParse(bytes).events;
+    for (const maxPiece of [bytes.length, 4096, 1024, 300, 64]) {
+      const at = maxPiece === bytes.length ? [] : randomCuts(bytes, r, maxPiece);
+      const chunks = cut(bytes, at);
+      const p = new SseParser();
+      const got: SseEvent[] = [];
+      const b = new SseParser();
+      const gotBytes: SseEvent[] = [];
+      for (const c of chunks) {
+        got.push(...p.push(c));
+        const be = b.pushBytes(c);
+        for (let k = 0; k < be.length; k++) gotBytes.push({ type: be.type(k), data: be.dataText(k), id: be.id(k) });
+      }
+      expect(got, `seed ${seed}, pieces of up to ${maxPiece}`).toEqual(want);
+      expect(gotBytes, `seed ${seed}, pieces of up to ${maxPiece}`).toEqual(want);
+    }
+    // the limit counts the type and the data's LF
+    const typed = (n: number) => enc(`event: t\ndata: a\n\nevent: t\ndata: ${'x'.repeat(n)}\n\n${' '.repeat(80)}`);
+    expect(new SseParser({ maxEventBytes: 100 }).pushBytes(typed(98)).length).toBe(2); // 1 + 98 + 1
+    expect(() => new SseParser({ maxEventBytes: 100 }).pushBytes(typed(99))).toThrow(SseLimitError);
+    expect(() => new SseParser({ maxEventBytes: 100 }).push(typed(99))).toThrow(SseLimitError);
   });
 
   test('a chunk that continues a data value: its line end found at every position, after tabs or not', () => {
