@@ -157,24 +157,16 @@ export class SseByteEvents {
     return (this.table = grown);
   }
 
-  /** @internal Index of `type` in the batch's types (a repeat of the last one is not stored again). */
+  /** @internal Index of `type` in the batch's types. */
   typeIndex(type: string): number {
-    let n = this.nTypes;
-    if (n === 0 || this.types[n - 1] !== type) {
-      this.types[n++] = type;
-      this.nTypes = n;
-    }
-    return n - 1;
+    this.nTypes = interned(this.types, this.nTypes, type);
+    return this.nTypes - 1;
   }
 
-  /** @internal Index of `id` in the batch's IDs (as `typeIndex`). */
+  /** @internal Index of `id` in the batch's IDs. */
   idIndex(id: string): number {
-    let n = this.nIds;
-    if (n === 0 || this.ids[n - 1] !== id) {
-      this.ids[n++] = id;
-      this.nIds = n;
-    }
-    return n - 1;
+    this.nIds = interned(this.ids, this.nIds, id);
+    return this.nIds - 1;
   }
 
   /** Offset of event i's data in `bytes`. */
@@ -230,6 +222,15 @@ export class SseByteEvents {
     }
     return out;
   }
+}
+
+/**
+ * Adds `s` to the first `n` strings of `list` unless it repeats the last of them (a stream's types
+ * repeat and its ID changes rarely); returns the new count, `s` being at count − 1.
+ */
+function interned(list: string[], n: number, s: string): number {
+  if (n === 0 || list[n - 1] !== s) list[n++] = s;
+  return n;
 }
 
 const textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
