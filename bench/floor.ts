@@ -23,6 +23,45 @@ const M_VALIDATE = 2;
 
 interface NodeBuffer extends Uint8Array { ucs2Slice(a: number, b: number): string; latin1Slice(a: number, b: number): string }
 
+/**
+ * The first two steps of every breakdown: the chunk copied into the core's input window, and that
+ * plus the core's strict validation (on the UTF-8 state `st`). `count` receives the results.
+ */
+function copySteps(pieces: Uint8Array[], st: number, count: (n: number) => void): Record<string, () => void> {
+  const core = getCore();
+  return {
+    'copy': () => { core.sync(); const u8 = core.u8, at = core.inPtr; for (const p of pieces) u8.set(p, at); },
+    'copy + validate': () => {
+      core.sync();
+      const u8 = core.u8, at = core.inPtr;
+      for (const p of pieces) { u8.set(p, at); count(core.x.utf8Push(st, p.length, M_VALIDATE)); }
+    },
+  };
+}
+
+/**
+ * Runs the modes in interleaved rounds (alternating order, 3 rounds of warm-up, each mode `reps`
+ * times per round) and returns a Markdown table of ns per push and of `baseline` / row, the
+ * median of the per-round ratios.
+ */
+function breakdown(title: string, modes: Record<string, () => void>, baseline: string, pushes: number, rounds: number, reps = 1): string {
+  const names = Object.keys(modes);
+  const times: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
+  for (let r = 0; r < rounds + 3; r++) {
+    const order = r % 2 ? names : [...names].reverse();
+    for (const k of order) {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < reps; i++) modes[k]();
+      if (r >= 3) times[k].push(Number(process.hrtime.bigint() - t0) / reps / pushes);
+    }
+  }
+  const base = times[baseline];
+  let out = `${title}, ns per push (median of ${rounds} interleaved rounds); ratio = ${baseline} / row\n\n`;
+  out += `| step | ns per push | ${baseline} / step |\n|---|---:|---:|\n`;
+  for (const k of names) out += `| ${k} | ${median(times[k]).toFixed(0)} | ${median(base.map((t, i) => t / times[k][i])).toFixed(2)}× |\n`;
+  return out;
+}
+
 export function floorBreakdown(corpusName = 'mixed', size = 64, rounds = 21): string {
   const SIZE = 1 << 20;
   const gens: Record<string, () => string> = {
@@ -56,12 +95,7 @@ export function floorBreakdown(corpusName = 'mixed', size = 64, rounds = 21): st
   const td = new TextDecoder('utf-8', { fatal: true });
   let sink = 0;
   const modes: Record<string, () => void> = {
-    'copy': () => { core.sync(); const u8 = core.u8, at = core.inPtr; for (const p of pieces) u8.set(p, at); },
-    'copy + validate': () => {
-      core.sync();
-      const u8 = core.u8, at = core.inPtr;
-      for (const p of pieces) { u8.set(p, at); sink += x.utf8Push(st, p.length, M_VALIDATE); }
-    },
+    ...copySteps(pieces, st, (n) => { sink += n; }),
     'floor': () => {
       core.sync();
       const u8 = core.u8, at = core.inPtr;
@@ -76,25 +110,11 @@ export function floorBreakdown(corpusName = 'mixed', size = 64, rounds = 21): st
     'Utf8Decoder.push': () => { for (const p of pieces) sink += decoder.push(p).length; },
     'TextDecoder': () => { for (const p of pieces) sink += td.decode(p, { stream: true }).length; },
   };
-  const names = Object.keys(modes);
-  const times: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
-  const reps = Math.max(1, Math.round(2e6 / bytes.length));
-  for (let r = 0; r < rounds + 3; r++) {
-    const order = r % 2 ? names : [...names].reverse();
-    for (const k of order) {
-      const t0 = process.hrtime.bigint();
-      for (let i = 0; i < reps; i++) modes[k]();
-      if (r >= 3) times[k].push(Number(process.hrtime.bigint() - t0) / reps / pieces.length);
-    }
-  }
+  const table = breakdown(`${corpusName}, ${size} B chunks`, modes, 'TextDecoder', pieces.length, rounds, Math.max(1, Math.round(2e6 / bytes.length)));
   decoder.dispose();
   x.stateFree(st);
   if (sink < 0) console.log(sink);
-  const td0 = times.TextDecoder;
-  let out = `${corpusName}, ${size} B chunks, ns per push (median of ${rounds} interleaved rounds); ratio = TextDecoder / row\n\n`;
-  out += '| step | ns per push | TextDecoder / step |\n|---|---:|---:|\n';
-  for (const k of names) out += `| ${k} | ${median(times[k]).toFixed(0)} | ${median(td0.map((t, i) => t / times[k][i])).toFixed(2)}× |\n`;
-  return out;
+  return table;
 }
 
 const SSE_BYTES_MODE = 1 | 16; // M_UTF8_OUT | M_IN_SPANS: what SseParser.pushBytes asks of the core
@@ -119,12 +139,7 @@ export function sseFloorBreakdown(size = 64, rounds = 21): string {
   const parser = new SseParser();
   let sink = 0;
   const modes: Record<string, () => void> = {
-    'copy': () => { core.sync(); const u8 = core.u8, at = core.inPtr; for (const p of pieces) u8.set(p, at); },
-    'copy + validate': () => {
-      core.sync();
-      const u8 = core.u8, at = core.inPtr;
-      for (const p of pieces) { u8.set(p, at); sink += x.utf8Push(vst, p.length, M_VALIDATE); }
-    },
+    ...copySteps(pieces, vst, (n) => { sink += n; }),
     'copy + SSE core': () => {
       for (const p of pieces) {
         core.sync();
@@ -144,26 +159,13 @@ export function sseFloorBreakdown(size = 64, rounds = 21): string {
       q.feed(dec.decode());
     },
   };
-  const names = Object.keys(modes);
-  const times: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
-  for (let r = 0; r < rounds + 3; r++) {
-    const order = r % 2 ? names : [...names].reverse();
-    for (const k of order) {
-      const t0 = process.hrtime.bigint();
-      modes[k]();
-      if (r >= 3) times[k].push(Number(process.hrtime.bigint() - t0) / pieces.length);
-    }
-  }
+  const table = breakdown(`OpenAI-shaped SSE, ${size} B chunks`, modes, 'TextDecoder + eventsource-parser', pieces.length, rounds);
   x.stateFree(vst);
   x.frameFree(st);
   bytesParser.dispose();
   parser.dispose();
   if (sink < 0) console.log(sink);
-  const peer = times['TextDecoder + eventsource-parser'];
-  let out = `OpenAI-shaped SSE, ${size} B chunks, ns per push (median of ${rounds} interleaved rounds); ratio = peer / row\n\n`;
-  out += '| step | ns per push | peer / step |\n|---|---:|---:|\n';
-  for (const k of names) out += `| ${k} | ${median(times[k]).toFixed(0)} | ${median(peer.map((t, i) => t / times[k][i])).toFixed(2)}× |\n`;
-  return out;
+  return table;
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
