@@ -441,6 +441,37 @@ function status(st: usize, s: i32): i32 {
   return finish(st, s);
 }
 
+/** Where the line after the line end at nl begins (a CRLF is one line end; stays within the run). */
+// @ts-ignore: decorator
+@inline function lineAfter(nl: usize, end: usize): usize {
+  const q = nl + 1;
+  return load<u8>(nl) == 13 && q < end && load<u8>(q) == 10 ? q + 1 : q;
+}
+
+/** True when a blank line starts at q, in the run (its line end is at q). */
+// @ts-ignore: decorator
+@inline function blankAt(q: usize, end: usize): bool {
+  return q < end && (load<u8>(q) == 10 || load<u8>(q) == 13);
+}
+
+/**
+ * Records an event whose data is [v, v + n) of the run, with word 0 `w0` and no type or ID span:
+ * on the byte-level path in place (SF_IN), else copied into OUT. False when it does not fit OUT
+ * (nothing is recorded; the general path reports it).
+ */
+function recordFromRun(st: usize, w0: i32, v: usize, n: usize): bool {
+  if (v >= IN_PTR && (load<u32>(st, O_MODE) & M_IN_SPANS) != 0) {
+    const o = <i32>outUsed;
+    record(w0 | SF_IN, <i32>(v - IN_PTR), <i32>(v + n - IN_PTR), o, o, o, o);
+    return true;
+  }
+  if (!outFits(n + 8)) return false;
+  const d0 = <i32>outUsed;
+  const d1 = <i32>emit(v, n);
+  record(w0, d0, d1, d1, d1, d1, d1);
+  return true;
+}
+
 /**
  * The common typed event, all in the run: "event: T" at [p, nl) with T the type of the last event
  * that had one, then one "data:" line, then a blank line; no new ID, nothing held. Reported as
@@ -452,29 +483,17 @@ function typedEvent(st: usize, p: usize, nl: usize, end: usize, f: u32): usize {
   if (tv < nl && load<u8>(tv) == 32) tv++;
   const tl = nl - tv;
   if (tl == 0 || bLen(st, B_TPREV) != tl || memory.compare(bPtr(st, B_TPREV), tv, tl) != 0) return 0;
-  let q = nl + 1;
-  if (load<u8>(nl) == 13 && q < end && load<u8>(q) == 10) q++;
+  const q = lineAfter(nl, end);
   if (q + 5 > end || load<u32>(q) != W_DATA || load<u8>(q, 4) != 58) return 0;
   const nl2 = nextNl(q, end);
   if (nl2 == end) return 0;
-  let r = nl2 + 1;
-  if (load<u8>(nl2) == 13 && r < end && load<u8>(r) == 10) r++;
-  if (r >= end || (load<u8>(r) != 10 && load<u8>(r) != 13)) return 0;
+  const r = lineAfter(nl2, end);
+  if (!blankAt(r, end)) return 0;
   let v = q + 5;
   if (v < nl2 && load<u8>(v) == 32) v++;
   const n = nl2 - v;
   if (held(st, true) + tl + n + 1 > <usize>load<u32>(st, O_MAX)) return 0; // the general path reports it
-  const w0 = K_EVENT | SF_TYPE | SF_SAME_TYPE;
-  if (v >= IN_PTR && (load<u32>(st, O_MODE) & M_IN_SPANS) != 0) {
-    const o = <i32>outUsed;
-    record(w0 | SF_IN, <i32>(v - IN_PTR), <i32>(nl2 - IN_PTR), o, o, o, o);
-  } else if (outFits(n + 8)) {
-    const d0 = <i32>outUsed;
-    const d1 = <i32>emit(v, n);
-    record(w0, d0, d1, d1, d1, d1, d1);
-  } else {
-    return 0;
-  }
+  if (!recordFromRun(st, K_EVENT | SF_TYPE | SF_SAME_TYPE, v, n)) return 0;
   curRel = <i32>(p - IN_PTR);
   setFl(st, f & ~(S_INEVENT | A_DATA | A_TYPE));
   return pastTerminator(st, r, end);
@@ -507,23 +526,15 @@ function sseRun(st: usize, p: usize): i32 {
     if ((f & P_MASK) == 0 && nl - p >= 5 && load<u32>(p) == W_DATA && load<u8>(p, 4) == 58 && !hasPend && bLen(st, B_DATA) == 0) {
       // The common case: an event's only data line, then the blank line that dispatches it,
       // both in the run. Reported straight from the run (see hasPend), with no second search.
-      let q = nl + 1;
-      if (load<u8>(nl) == 13 && q < end && load<u8>(q) == 10) q++;
-      if (q < end && (load<u8>(q) == 10 || load<u8>(q) == 13)) {
+      const q = lineAfter(nl, end);
+      if (blankAt(q, end)) {
         let v = p + 5;
         if (v < nl && load<u8>(v) == 32) v++;
         curRel = <i32>(p - IN_PTR);
         const n = nl - v;
         if ((f & S_ID_SET) == 0 && bLen(st, B_TYPE) == 0 && held(st, true) + n + 1 <= <usize>load<u32>(st, O_MAX)) {
           // no type and no new ID: the event is its data span alone
-          if (v >= IN_PTR && (load<u32>(st, O_MODE) & M_IN_SPANS) != 0) {
-            const o = <i32>outUsed;
-            record(K_EVENT | SF_IN, <i32>(v - IN_PTR), <i32>(nl - IN_PTR), o, o, o, o);
-            setFl(st, f & ~(S_INEVENT | A_DATA | A_TYPE));
-          } else if (outFits(n + 8)) {
-            const d0 = <i32>outUsed;
-            const d1 = <i32>emit(v, n);
-            record(K_EVENT, d0, d1, d1, d1, d1, d1);
+          if (recordFromRun(st, K_EVENT, v, n)) {
             setFl(st, f & ~(S_INEVENT | A_DATA | A_TYPE));
           } else {
             // larger than OUT: the general dispatch reports it raw
@@ -555,10 +566,9 @@ function sseRun(st: usize, p: usize): i32 {
     if ((f & P_MASK) == P_DATA && (f & S_ID_SET) == 0 && bLen(st, B_TYPE) == 0) {
       // The end of a data value begun in an earlier run, then the blank line: an event whose
       // data is DATA + [p, nl), written to OUT from both without appending to DATA first.
-      let q = nl + 1;
-      if (load<u8>(nl) == 13 && q < end && load<u8>(q) == 10) q++;
+      const q = lineAfter(nl, end);
       const dl = bLen(st, B_DATA), n = nl - p;
-      if (q < end && (load<u8>(q) == 10 || load<u8>(q) == 13)
+      if (blankAt(q, end)
         && held(st, false) + n + 1 <= <usize>load<u32>(st, O_MAX) && outFits(dl + n + 8)) {
         if (p == IN_PTR && dl <= IN_JOIN && (load<u32>(st, O_MODE) & M_IN_SPANS) != 0) {
           // Byte-level path, the run's first line: DATA goes right before the window, and the
