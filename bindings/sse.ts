@@ -79,8 +79,7 @@ export class SseByteEvents {
   bytes: Uint8Array = new Uint8Array(0);
   /** Bytes used in `bytes`. */
   byteLength = 0;
-  /** Per event: data start, data end, type index, id index, id-changed flag. */
-  /** @internal */
+  /** @internal Per event: data start, data end, type index, id index, id-changed flag. */
   table = new Int32Array(5 * 4);
   // Distinct types and ids of this batch; counters rather than array lengths (setting an array's
   // length is a runtime call in V8).
