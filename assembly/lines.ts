@@ -271,18 +271,24 @@ let nlMask: u64 = 0;
   nlMask = 0;
 }
 
+/**
+ * Whether any of 64 bytes (four vectors) is below 14. Most blocks of text hold none (LF is 10,
+ * CR 13): one saturating subtract per vector rules them out before exact compares.
+ */
+// @ts-ignore: decorator
+@inline function anyBelow14(v0: v128, v1: v128, v2: v128, v3: v128): bool {
+  const lim = i8x16.splat(14);
+  return v128.any_true(v128.or(v128.or(i8x16.sub_sat_u(lim, v0), i8x16.sub_sat_u(lim, v1)),
+    v128.or(i8x16.sub_sat_u(lim, v2), i8x16.sub_sat_u(lim, v3))));
+}
+
 /** CR/LF bitmask of the 64 bytes at b (reads may pass the run's end; the caller clamps). */
 // @ts-ignore: decorator
 @inline function nlBlock(b: usize): u64 {
   const lf = i8x16.splat(10);
   const cr = i8x16.splat(13);
   const v0 = v128.load(b), v1 = v128.load(b, 16), v2 = v128.load(b, 32), v3 = v128.load(b, 48);
-  // Most blocks of text hold no byte below 14 (LF is 10, CR 13): one saturating subtract per
-  // vector rules them out before the exact compares.
-  const lim = i8x16.splat(14);
-  const low = v128.or(v128.or(i8x16.sub_sat_u(lim, v0), i8x16.sub_sat_u(lim, v1)),
-    v128.or(i8x16.sub_sat_u(lim, v2), i8x16.sub_sat_u(lim, v3)));
-  if (!v128.any_true(low)) return 0;
+  if (!anyBelow14(v0, v1, v2, v3)) return 0;
   const m0 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v0, lf), i8x16.eq(v0, cr)));
   const m1 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v1, lf), i8x16.eq(v1, cr)));
   const m2 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v2, lf), i8x16.eq(v2, cr)));
@@ -327,25 +333,13 @@ let nlMask: u64 = 0;
 /** True when [p, end) holds no CR or LF (reads whole 16-byte blocks; lanes past end are ignored). */
 export function noLineEnd(p: usize, end: usize): bool {
   if (ASC_FEATURE_SIMD) {
-    const lf = i8x16.splat(10);
-    const cr = i8x16.splat(13);
-    // 64 bytes per turn while none is below 14 (see nlBlock); a block with one is looked at exactly
-    const lim = i8x16.splat(14);
-    while (p + 64 <= end) {
-      const low = v128.or(v128.or(i8x16.sub_sat_u(lim, v128.load(p)), i8x16.sub_sat_u(lim, v128.load(p, 16))),
-        v128.or(i8x16.sub_sat_u(lim, v128.load(p, 32)), i8x16.sub_sat_u(lim, v128.load(p, 48))));
-      if (v128.any_true(low)) break;
-      p += 64;
-    }
+    // 64 bytes per turn while none is below 14; from a block with one on, 16 at a time exactly
+    while (p + 64 <= end && !anyBelow14(v128.load(p), v128.load(p, 16), v128.load(p, 32), v128.load(p, 48))) p += 64;
     while (p + 16 <= end) {
-      const v = v128.load(p);
-      if (v128.any_true(v128.or(i8x16.eq(v, lf), i8x16.eq(v, cr)))) return false;
+      if (nlBlock16(p) != 0) return false;
       p += 16;
     }
-    if (p == end) return true;
-    const v = v128.load(p);
-    const m = <u32>i8x16.bitmask(v128.or(i8x16.eq(v, lf), i8x16.eq(v, cr)));
-    return (m & ((1 << <u32>(end - p)) - 1)) == 0;
+    return p == end || (nlBlock16(p) & ((<u64>1 << <u64>(end - p)) - 1)) == 0;
   } else {
     return findNlSwar(p, end) == end;
   }
