@@ -12,6 +12,7 @@
 //   Utf8Decoder.push          the library, as users call it
 import { createParser } from 'eventsource-parser';
 import { SseParser, Utf8Decoder } from '../bindings/index.js';
+import { M_IN_SPANS, M_UTF8_OUT } from '../bindings/frames.js';
 import { getCore } from '../bindings/wasm.js';
 import { asciiSse, chinese, chunked, emojiHeavy, mixed } from './corpus.js';
 import { median } from './harness.js';
@@ -117,7 +118,7 @@ export function floorBreakdown(corpusName = 'mixed', size = 64, rounds = 21): st
   return table;
 }
 
-const SSE_BYTES_MODE = 1 | 16; // M_UTF8_OUT | M_IN_SPANS: what SseParser.pushBytes asks of the core
+const SSE_BYTES_MODE = M_UTF8_OUT | M_IN_SPANS; // what SseParser.pushBytes asks of the core in Node
 
 /**
  * The same for a push of the SSE byte-level path on the OpenAI-shaped stream, against

@@ -10,7 +10,7 @@
 //     [--corpus OpenAI,Anthropic,one] [--chunk 16,64,1024,16384]
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { SseParser, Utf8Decoder, Utf8Validator } from '../bindings/index.js';
-import { prng } from './corpus.js';
+import { chunked, prng } from './corpus.js';
 import { type BenchOptions, FULL, QUICK, type Row, assertSame, compare, compareRates, table } from './harness.js';
 
 const enc = new TextEncoder();
@@ -96,12 +96,6 @@ export function bigEvent(bytes = 8 << 20, seed = 13): Uint8Array {
     size += j.length * 1.15;
   }
   return enc.encode(`event: result\ndata: [${items.join(',')}]\n\n`);
-}
-
-export function chunked(bytes: Uint8Array, size: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
-  return out;
 }
 
 interface Ev { type: string; data: string }
