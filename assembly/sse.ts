@@ -1,5 +1,5 @@
-// Server-Sent Events: the WHATWG HTML "event stream interpretation", framed over the line framer's
-// run (lines.ts). Bytes in, records out; no strings.
+// Server-Sent Events: the WHATWG HTML "event stream interpretation", framed over the frame kit's
+// run (frames.ts). Bytes in, records out; no strings.
 //
 // Per line: blank → dispatch; ':' → comment; else field/value split at the first colon with one
 // leading space removed from the value; data (appended with a LF), event, id (ignored when it
@@ -12,42 +12,35 @@
 // line (unknown field, or a comment nobody listens to) is skipped without holding its bytes,
 // and event/id/retry/comment lines wait in LINE.
 //
-// Records (8 i32 words, at SPAN_PTR): kind | flags, data start, data end, type start, type end,
-// id start, id end, 0. Spans are text offsets in the batch (units or bytes), or with SF_RAW
+// Records (SSE_REC_WORDS i32 words at SPAN_PTR, named SR_* in abi.ts): kind | flags, data start,
+// data end, type start, type end, id start, id end, 0. Spans are text offsets in the batch (units or bytes), or with SF_RAW
 // absolute addresses of UTF-8 bytes in the stream's buffers (a record too large for OUT; it is
 // then the batch's last one).
-import { IN_JOIN, IN_PTR, res, allocZeroed } from './abi';
-import { F_FATAL } from './carry';
 import {
-  A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE,
-  FRAME_STATE_BYTES, O_IDLE, L_DIRTY, L_ERRPEND, L_RUNASCII, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS, O_END, O_ERR,
-  O_FL, O_LINEREL, O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP,
-  R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SPAN_BYTES, SPAN_PTR, S_ID_SET,
-  S_INEVENT, S_TPREV, setNrec, noLineEnd, outUsed, copy, zero16, bShrinkIdle, bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, batchStart, emit, nextNl, nlStart, finish,
-  frameResetCommon, nrec, outFits, pastTerminator, runBegin,
-} from './lines';
-import { runStart } from './carry';
+  FR_ERR, FR_JOIN, FR_NREC, FR_STATUS, IN_JOIN, IN_PTR, K_COMMENT, K_EVENT, K_ID, M_COMMENTS, M_EOF_DISPATCH,
+  M_IN_SPANS, R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, SPAN_BYTES,
+  SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS,
+} from './abi';
+import { carried, isFatal, runStart, setCarried, setFlags } from './carry';
+import {
+  A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE, C_COLON, C_CR, C_LF, C_NUL,
+  C_SPACE, FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_END, O_ERR, O_FL, O_IDLE, O_LASTLEN, O_LINEREL,
+  O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP, S_ID_SET, S_INEVENT, S_TPREV, W_DATA,
+  bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, bShrinkIdle, batchStart, copy, emit, finish, frameResetCommon,
+  isDataField, nextNl, nlStart, noLineEnd, nrec, outFits, outUsed, pastTerminator, runBegin, setNrec, zero16,
+} from './frames';
+import { allocZeroed, res } from './runtime';
 
-// Record kinds and flags (word 0)
-export const K_EVENT: i32 = 1;
-export const K_ID: i32 = 2;       // the last event ID string changed, no event dispatched
-export const K_COMMENT: i32 = 3;
-export const SF_TYPE: i32 = 16;   // the event has a type (else 'message'); span in words 3..4
-export const SF_SAME_TYPE: i32 = 32; // ... equal to the last type reported: no span
-export const SF_ID: i32 = 64;     // the last event ID string changed: span in words 5..6
-export const SF_RAW: i32 = 128;   // spans are absolute addresses of UTF-8 bytes
-export const SF_DA: i32 = 256;    // raw data is ASCII
-export const SF_TA: i32 = 512;    // raw type is ASCII
-export const SF_IA: i32 = 1024;   // raw id is ASCII
-export const SF_IN: i32 = 2048;   // the data span is relative to IN_PTR: bytes of the run, not copied
-
-const REC_MAX: usize = SPAN_BYTES >> 5;
-const W_DATA: u32 = 0x61746164;   // 'data' little-endian
+const REC_BYTES: usize = <usize>SSE_REC_WORDS << 2;
+const REC_MAX: usize = SPAN_BYTES / REC_BYTES;
 const W_EVEN: u32 = 0x6E657665;   // 'even'
 const W_RETR: u32 = 0x72746572;   // 'retr'
 const H_ID: u16 = 0x6469;         // 'id'
 const H_T_COLON: u16 = 0x3A74;    // 't:'
+/** The field names that are held until their line ends, 5 bytes apart: data, event, id, retry. */
 const NAMES: usize = memory.data<u8>([100, 97, 116, 97, 0, 101, 118, 101, 110, 116, 105, 100, 0, 0, 0, 114, 101, 116, 114, 121]);
+const C_T: u8 = 116; // the last letter of 'event'
+const C_Y: u8 = 121; // the last letter of 'retry'
 
 // A data value of the run not yet copied into DATA: an event whose only data line and blank
 // line are both in the run is reported straight from the input window (one copy fewer). Any other
@@ -60,11 +53,10 @@ let pendNonAscii: bool = false;
 let curRel: i32 = 0;      // start of the line being handled, relative to IN_PTR
 let rawUsed: bool = false;
 let retrySeen: bool = false;
-let failed: bool = false;
 
 export function sseNew(flags: u8, max: u32): usize {
   const st = allocZeroed(FRAME_STATE_BYTES);
-  store<u8>(st, flags, 5);
+  setFlags(st, flags);
   store<u32>(st, max, O_MAX);
   store<f64>(st, -1, O_RETRY);
   return st;
@@ -91,8 +83,7 @@ function materialize(st: usize): void {
 }
 
 function limitHit(): bool {
-  res(4, curRel);
-  failed = true;
+  res(FR_ERR, curRel);
   return false;
 }
 
@@ -129,15 +120,15 @@ function setBuf(st: usize, b: usize, v: usize, n: usize, fromLine: bool): bool {
 
 // @ts-ignore: decorator
 @inline function record(w0: i32, d0: i32, d1: i32, t0: i32, t1: i32, i0: i32, i1: i32): void {
-  const r = SPAN_PTR + (nrec << 5);
-  store<i32>(r, w0);
-  store<i32>(r, d0, 4);
-  store<i32>(r, d1, 8);
-  store<i32>(r, t0, 12);
-  store<i32>(r, t1, 16);
-  store<i32>(r, i0, 20);
-  store<i32>(r, i1, 24);
-  store<i32>(r, 0, 28);
+  const r = SPAN_PTR + nrec * REC_BYTES;
+  store<i32>(r, w0, SR_HEAD << 2);
+  store<i32>(r, d0, SR_DATA0 << 2);
+  store<i32>(r, d1, SR_DATA1 << 2);
+  store<i32>(r, t0, SR_TYPE0 << 2);
+  store<i32>(r, t1, SR_TYPE1 << 2);
+  store<i32>(r, i0, SR_ID0 << 2);
+  store<i32>(r, i1, SR_ID1 << 2);
+  store<i32>(r, 0, (SSE_REC_WORDS - 1) << 2);
   setNrec(nrec + 1);
 }
 
@@ -147,7 +138,7 @@ function dispatch(st: usize): void {
   const idChanged = (f & S_ID_SET) != 0;
   if (idChanged) {
     bSetLen(st, B_IDS, 0);
-    bAppend(st, B_IDS, bPtr(st, B_ID), bLen(st, B_ID), 0x7FFFFFFF);
+    bAppend(st, B_IDS, bPtr(st, B_ID), bLen(st, B_ID), NO_LIMIT);
     f = (f & ~(S_ID_SET | A_IDS)) | ((f & A_ID) != 0 ? A_IDS : 0);
   }
   f &= ~S_INEVENT;
@@ -187,7 +178,7 @@ function dispatch(st: usize): void {
       sameType = true;
     } else {
       bSetLen(st, B_TPREV, 0);
-      bAppend(st, B_TPREV, tp, tl, 0x7FFFFFFF);
+      bAppend(st, B_TPREV, tp, tl, NO_LIMIT);
       f |= S_TPREV;
     }
   }
@@ -241,25 +232,25 @@ function sseLine(st: usize, a: usize, b: usize, fromLine: bool): bool {
     return true;
   }
   // The common case first: "data:" at the start of the line.
-  if (b - a >= 5 && load<u32>(a) == W_DATA && load<u8>(a, 4) == 58) {
+  if (isDataField(a, b)) {
     let v = a + 5;
-    if (v < b && load<u8>(v) == 32) v++;
+    if (v < b && load<u8>(v) == C_SPACE) v++;
     return dataAppend(st, v, b - v, true, nonAscii, fromLine);
   }
-  if (load<u8>(a) == 58) {
+  if (load<u8>(a) == C_COLON) {
     if (load<u32>(st, O_MODE) & M_COMMENTS) {
       let v = a + 1;
-      if (v < b && load<u8>(v) == 32) v++;
+      if (v < b && load<u8>(v) == C_SPACE) v++;
       comment(st, v, b, nonAscii);
     }
     return true;
   }
   let c = a;
-  while (c < b && load<u8>(c) != 58) c++;
+  while (c < b && load<u8>(c) != C_COLON) c++;
   let v = c;
   if (c < b) {
     v = c + 1;
-    if (v < b && load<u8>(v) == 32) v++;
+    if (v < b && load<u8>(v) == C_SPACE) v++;
   }
   const name = c - a;
   setFl(st, f | S_INEVENT);
@@ -268,10 +259,10 @@ function sseLine(st: usize, a: usize, b: usize, fromLine: bool): bool {
   } else if (name == 5) {
     const w = load<u32>(a);
     const last = load<u8>(a, 4);
-    if (w == W_EVEN && last == 116) {
+    if (w == W_EVEN && last == C_T) {
       if (!setBuf(st, B_TYPE, v, b - v, fromLine)) return false;
       setFl(st, nonAscii ? fl(st) | A_TYPE : fl(st) & ~A_TYPE);
-    } else if (w == W_RETR && last == 121) {
+    } else if (w == W_RETR && last == C_Y) {
       if (v < b) {
         let r: f64 = 0;
         let q = v;
@@ -290,7 +281,7 @@ function sseLine(st: usize, a: usize, b: usize, fromLine: bool): bool {
   } else if (name == 2) {
     if (load<u16>(a) == H_ID) {
       let q = v;
-      while (q < b && load<u8>(q) != 0) q++;
+      while (q < b && load<u8>(q) != C_NUL) q++;
       if (q == b) {
         if (!setBuf(st, B_ID, v, b - v, fromLine)) return false;
         const g = fl(st) | S_ID_SET;
@@ -323,19 +314,19 @@ const C_SKIP_FIELD: i32 = -3;
  * (ignore the rest of the line), or a data field: (value offset << 1) | (1 if a space may follow).
  */
 function classify(a: usize, n: usize, comments: bool): i32 {
-  if (load<u8>(a) == 58) return comments ? C_RAW : C_SKIP;
+  if (load<u8>(a) == C_COLON) return comments ? C_RAW : C_SKIP;
   const lim = n < 6 ? n : 6;
   let c: usize = 0;
-  while (c < lim && load<u8>(a + c) != 58) c++;
+  while (c < lim && load<u8>(a + c) != C_COLON) c++;
   if (c == lim) {
     if (n >= 6) return C_SKIP_FIELD;
     return knownPrefix(a, n) ? C_RAW : C_SKIP_FIELD;
   }
   if (c == 4 && load<u32>(a) == W_DATA) {
     if (c + 1 == n) return <i32>((c + 1) << 1) | 1;
-    return <i32>((load<u8>(a + c + 1) == 32 ? c + 2 : c + 1) << 1);
+    return <i32>((load<u8>(a + c + 1) == C_SPACE ? c + 2 : c + 1) << 1);
   }
-  if (c == 5 && ((load<u32>(a) == W_EVEN && load<u8>(a, 4) == 116) || (load<u32>(a) == W_RETR && load<u8>(a, 4) == 121))) return C_RAW;
+  if (c == 5 && ((load<u32>(a) == W_EVEN && load<u8>(a, 4) == C_T) || (load<u32>(a) == W_RETR && load<u8>(a, 4) == C_Y))) return C_RAW;
   if (c == 2 && load<u16>(a) == H_ID) return C_RAW;
   return C_SKIP_FIELD;
 }
@@ -378,7 +369,7 @@ function ssePartial(st: usize, p: usize, end: usize): bool {
   const comments = (load<u32>(st, O_MODE) & M_COMMENTS) != 0;
   if (ps != 0) curRel = load<i32>(st, O_LINEREL);
   if (ps == P_DATA_SP) {
-    if (load<u8>(p) == 32) p++;
+    if (load<u8>(p) == C_SPACE) p++;
     setFl(st, (f & ~P_MASK) | P_DATA);
     return dataAppend(st, p, end - p, false, nonAscii, true);
   }
@@ -387,9 +378,9 @@ function ssePartial(st: usize, p: usize, end: usize): bool {
   if (ps == 0) {
     store<i32>(st, <i32>(p - IN_PTR), O_LINEREL);
     curRel = <i32>(p - IN_PTR);
-    if (end - p >= 6 && load<u32>(p) == W_DATA && load<u8>(p, 4) == 58) {
+    if (end - p >= 6 && isDataField(p, end)) {
       // the common case: the start of a data value
-      const v = load<u8>(p, 5) == 32 ? p + 6 : p + 5;
+      const v = load<u8>(p, 5) == C_SPACE ? p + 6 : p + 5;
       setFl(st, (f & ~P_MASK) | P_DATA);
       return dataAppend(st, v, end - v, false, nonAscii, false);
     }
@@ -419,7 +410,7 @@ function sseComplete(st: usize, p: usize, nl: usize): bool {
   setFl(st, f & ~P_MASK);
   const nonAscii = (f & L_RUNASCII) == 0;
   if (ps == P_DATA || ps == P_DATA_SP) {
-    if (ps == P_DATA_SP && p < nl && load<u8>(p) == 32) p++;
+    if (ps == P_DATA_SP && p < nl && load<u8>(p) == C_SPACE) p++;
     return dataAppend(st, p, nl - p, true, nonAscii, true);
   }
   if (ps == P_SKIP) return true;
@@ -438,20 +429,20 @@ function sseComplete(st: usize, p: usize, nl: usize): bool {
 function status(st: usize, s: i32): i32 {
   materialize(st);
   if (retrySeen) s |= R_RETRY;
-  return finish(st, s);
+  return finish(s);
 }
 
 /** Where the line after the line end at nl begins (a CRLF is one line end; stays within the run). */
 // @ts-ignore: decorator
 @inline function lineAfter(nl: usize, end: usize): usize {
   const q = nl + 1;
-  return load<u8>(nl) == 13 && q < end && load<u8>(q) == 10 ? q + 1 : q;
+  return load<u8>(nl) == C_CR && q < end && load<u8>(q) == C_LF ? q + 1 : q;
 }
 
 /** True when a blank line starts at q, in the run (its line end is at q). */
 // @ts-ignore: decorator
 @inline function blankAt(q: usize, end: usize): bool {
-  return q < end && (load<u8>(q) == 10 || load<u8>(q) == 13);
+  return q < end && (load<u8>(q) == C_LF || load<u8>(q) == C_CR);
 }
 
 /**
@@ -480,17 +471,17 @@ function recordFromRun(st: usize, w0: i32, v: usize, n: usize): bool {
  */
 function typedEvent(st: usize, p: usize, nl: usize, end: usize, f: u32): usize {
   let tv = p + 6;
-  if (tv < nl && load<u8>(tv) == 32) tv++;
+  if (tv < nl && load<u8>(tv) == C_SPACE) tv++;
   const tl = nl - tv;
   if (tl == 0 || bLen(st, B_TPREV) != tl || memory.compare(bPtr(st, B_TPREV), tv, tl) != 0) return 0;
   const q = lineAfter(nl, end);
-  if (q + 5 > end || load<u32>(q) != W_DATA || load<u8>(q, 4) != 58) return 0;
+  if (!isDataField(q, end)) return 0;
   const nl2 = nextNl(q, end);
   if (nl2 == end) return 0;
   const r = lineAfter(nl2, end);
   if (!blankAt(r, end)) return 0;
   let v = q + 5;
-  if (v < nl2 && load<u8>(v) == 32) v++;
+  if (v < nl2 && load<u8>(v) == C_SPACE) v++;
   const n = nl2 - v;
   if (held(st, true) + tl + n + 1 > <usize>load<u32>(st, O_MAX)) return 0; // the general path reports it
   if (!recordFromRun(st, K_EVENT | SF_TYPE | SF_SAME_TYPE, v, n)) return 0;
@@ -505,7 +496,6 @@ function sseRun(st: usize, p: usize): i32 {
   batchStart(st, load<u32>(st, O_MODE), A_ANY);
   rawUsed = false;
   retrySeen = false;
-  failed = false;
   hasPend = false;
   nlStart();
   while (true) {
@@ -523,13 +513,13 @@ function sseRun(st: usize, p: usize): i32 {
       return status(st, R_MORE);
     }
     const f = fl(st);
-    if ((f & P_MASK) == 0 && nl - p >= 5 && load<u32>(p) == W_DATA && load<u8>(p, 4) == 58 && !hasPend && bLen(st, B_DATA) == 0) {
+    if ((f & P_MASK) == 0 && isDataField(p, nl) && !hasPend && bLen(st, B_DATA) == 0) {
       // The common case: an event's only data line, then the blank line that dispatches it,
       // both in the run. Reported straight from the run (see hasPend), with no second search.
       const q = lineAfter(nl, end);
       if (blankAt(q, end)) {
         let v = p + 5;
-        if (v < nl && load<u8>(v) == 32) v++;
+        if (v < nl && load<u8>(v) == C_SPACE) v++;
         curRel = <i32>(p - IN_PTR);
         const n = nl - v;
         if ((f & S_ID_SET) == 0 && bLen(st, B_TYPE) == 0 && held(st, true) + n + 1 <= <usize>load<u32>(st, O_MAX)) {
@@ -578,7 +568,7 @@ function sseRun(st: usize, p: usize): i32 {
           const head: usize = dl <= 64 ? 64 : <usize>1 << (32 - clz(<u32>dl - 1));
           zero16(IN_PTR - head, head);
           copy(IN_PTR - dl, bPtr(st, B_DATA), dl);
-          res(7, <i32>head);
+          res(FR_JOIN, <i32>head);
           const o = <i32>outUsed;
           record(K_EVENT | SF_IN, -<i32>dl, <i32>n, o, o, o, o);
         } else {
@@ -601,7 +591,7 @@ function sseRun(st: usize, p: usize): i32 {
     }
   }
   if (fl(st) & L_ERRPEND) {
-    res(4, load<i32>(st, O_ERR));
+    res(FR_ERR, load<i32>(st, O_ERR));
     return status(st, R_UTF8);
   }
   return status(st, 0);
@@ -611,7 +601,7 @@ function sseRun(st: usize, p: usize): i32 {
 export function ssePush(st: usize, len: usize, mode: u32): i32 {
   bShrink(st, B_LINE);
   bShrinkIdle(st, B_DATA, len);
-  res(7, 0); // the join (see sseRun): none yet
+  res(FR_JOIN, 0); // the join (see sseRun): none yet
   const p = runBegin(st, len, mode);
   // The common small read: more of a data value, no line end in the run. Appended to DATA with
   // none of the batch machinery.
@@ -625,8 +615,8 @@ export function ssePush(st: usize, len: usize, mode: u32): i32 {
         bAppend(st, B_DATA, p, n, max);
         if ((f & L_RUNASCII) == 0) setFl(st, f | A_DATA);
       }
-      res(0, 0);
-      res(3, 0);
+      res(FR_STATUS, 0);
+      res(FR_NREC, 0);
       return 0;
     }
   }
@@ -657,7 +647,7 @@ function newStream(st: usize, shrink: bool): void {
   }
   bSetLen(st, B_TYPE, 0);
   bSetLen(st, B_ID, 0);
-  bAppend(st, B_ID, bPtr(st, B_IDS), bLen(st, B_IDS), 0x7FFFFFFF);
+  bAppend(st, B_ID, bPtr(st, B_IDS), bLen(st, B_IDS), NO_LIMIT);
   const f = fl(st);
   setFl(st, (f & ~A_ID) | ((f & A_IDS) != 0 ? A_ID : 0));
 }
@@ -671,26 +661,25 @@ export function sseFlush(st: usize, mode: u32): i32 {
   store<u32>(st, mode, O_MODE);
   rawUsed = false;
   retrySeen = false;
-  failed = false;
   hasPend = false;
-  const pending = <usize>load<u8>(st, 4);
+  const pending = carried(st);
   if (pending != 0) {
-    if (load<u8>(st, 5) & F_FATAL) {
-      res(4, -<i32>pending);
+    if (isFatal(st)) {
+      res(FR_ERR, -<i32>pending);
       batchStart(st, mode, A_ANY);
-      const s = finish(st, R_TRUNC);
+      const s = finish(R_TRUNC);
       newStream(st, true);
       return s;
     }
     // the incomplete character becomes U+FFFD: it continues the unfinished line
-    store<i32>(st, load<i32>(st, O_LINEREL) - <i32>load<u32>(st, 28), O_LINEREL);
-    store<u32>(st, 0, 28);
+    store<i32>(st, load<i32>(st, O_LINEREL) - load<i32>(st, O_LASTLEN), O_LINEREL);
+    store<u32>(st, 0, O_LASTLEN);
     const p = runStart(st);
-    store<u8>(st, 0, 4);
+    setCarried(st, 0);
     setFl(st, (fl(st) & ~L_RUNASCII) | L_DIRTY);
     if (!ssePartial(st, p, IN_PTR)) {
       batchStart(st, mode, A_ANY);
-      return finish(st, R_LIMIT);
+      return finish(R_LIMIT);
     }
   }
   batchStart(st, mode, A_ANY);

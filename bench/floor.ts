@@ -12,15 +12,13 @@
 //   Utf8Decoder.push          the library, as users call it
 import { createParser } from 'eventsource-parser';
 import { SseParser, Utf8Decoder } from '../bindings/index.js';
-import { M_IN_SPANS, M_UTF8_OUT } from '../bindings/frames.js';
+import { ENC_MASK, ENC_UTF16, M_IN_SPANS, M_UTF8_OUT, M_VALIDATE, U8_LEN, U8_PTR } from '../bindings/generated/abi.js';
 import { getCore } from '../bindings/wasm.js';
 import { asciiSse, chinese, chunked, emojiHeavy, mixed } from './corpus.js';
 import { median } from './harness.js';
 import { openaiStream } from './sse.js';
 
-const K_UTF16 = 1;
-const M_UTF16_OUT = 0;
-const M_VALIDATE = 2;
+const M_UTF16_OUT = 0; // no mode bit: the text as UTF-16
 
 interface NodeBuffer extends Uint8Array { ucs2Slice(a: number, b: number): string; latin1Slice(a: number, b: number): string }
 
@@ -87,8 +85,8 @@ export function floorBreakdown(corpusName = 'mixed', size = 64, rounds = 21): st
     core.u8.set(p, core.inPtr);
     const kind = x.utf8Push(st, p.length, M_UTF16_OUT);
     core.sync();
-    const ptr = core.word(1), len = core.word(2);
-    const utf16 = (kind & 3) === K_UTF16;
+    const ptr = core.word(U8_PTR), len = core.word(U8_LEN);
+    const utf16 = (kind & ENC_MASK) === ENC_UTF16;
     return { utf16, units: len, buf: Buffer.from(core.u8.slice(ptr, ptr + (utf16 ? 2 * len : len))) as unknown as NodeBuffer };
   });
   x.utf8Reset(st);

@@ -113,3 +113,16 @@ export class CoreMemoryError extends RangeError {
     this.memoryBytes = memoryBytes;
   }
 }
+
+/**
+ * A call on a decoder after its `dispose()`: its state record was given back to the core. Make a
+ * new decoder instead.
+ */
+export class DisposedError extends TypeError {
+  readonly code = 'ERR_DISPOSED' as const;
+
+  constructor(what: string) {
+    super(`The decoder was disposed: this ${what} gave its memory back to the core; create a new one`);
+    this.name = 'DisposedError';
+  }
+}

@@ -1,37 +1,66 @@
-// Shared glue of the framers (lines and SSE): constants mirrored from assembly/lines.ts and
-// assembly/sse.ts, input in window-sized pieces, and text for raw spans.
-import { CoreMemoryError } from './errors.js';
-import { type Core } from './wasm.js';
+// What the line decoders and the SSE parser share: the frame stream (a piece of input into the
+// window, the core's batches drained until the run is done, errors and traps), raw text for
+// lines or events too long for the output window, and the byte limit option.
+import { CoreStream } from './core-stream.js';
+import { FR_NREC, RAW_PTR, R_LIMIT, R_MORE, R_UTF8 } from './generated/abi.js';
+import { type Core, forPieces } from './wasm.js';
 
-/** Status bits (RES[0]); mirrors assembly/lines.ts. */
-export const R_MORE = 1;
-export const R_UTF8 = 2;
-export const R_LIMIT = 4;
-export const R_TRUNC = 8;
-export const R_RETRY = 16;
-export const R_TRUNCATED = 32;
-export const R_RAW = 64;
-/** Text encodings of a batch (RES[1]). */
-export const ENC_LATIN1 = 0;
-export const ENC_UTF16 = 1;
-export const ENC_UTF8 = 2;
-/** Modes. */
-export const M_UTF8_OUT = 1;
-export const M_COMMENTS = 4;
-export const M_EOF_DISPATCH = 8;
-export const M_IN_SPANS = 16;
-/** SSE record kinds and flags; mirrors assembly/sse.ts. */
-export const K_EVENT = 1;
-export const K_ID = 2;
-export const K_COMMENT = 3;
-export const SF_TYPE = 16;
-export const SF_SAME_TYPE = 32;
-export const SF_ID = 64;
-export const SF_RAW = 128;
-export const SF_DA = 256;
-export const SF_TA = 512;
-export const SF_IA = 1024;
-export const SF_IN = 2048;
+/**
+ * A decoder over the frame kit of the core (assembly/frames.ts). A push copies each window-sized
+ * piece of the chunk into the input window and calls the core, which returns a batch of records
+ * and status bits; with R_MORE the run is not done and `more()` returns the next batch.
+ */
+export abstract class FrameStream extends CoreStream {
+  /** Absolute byte offset of the piece being framed (offsets in the result are relative to it). */
+  protected base = 0;
+
+  /** The core's push for this kind of stream. */
+  protected abstract pushCore(len: number, mode: number): number;
+  /** The core's continuation after R_MORE. */
+  protected abstract more(): number;
+  /** Takes the batch of the last call (`piece`: the bytes the run was written from, if any). */
+  protected abstract collect(r: number, piece: Uint8Array | null): void;
+  /** The typed error for a status with R_LIMIT or R_UTF8 (or R_TRUNC at the end). */
+  protected abstract error(r: number): Error;
+
+  /** Frames a chunk of any size; a trap of the core becomes the stream's CoreMemoryError. */
+  protected frameAll(chunk: Uint8Array, mode: number): void {
+    try {
+      if (chunk.length <= this.core.inCap) this.frame(chunk, mode);
+      else forPieces(this.core, chunk, (piece) => this.frame(piece, mode));
+    } catch (e) {
+      throw this.trapped(e, this.base);
+    }
+  }
+
+  /** Frames one piece that fits the input window, drained of its batches. */
+  private frame(piece: Uint8Array, mode: number): void {
+    const core = this.core;
+    core.sync();
+    core.u8.set(piece, core.inPtr);
+    this.base = this.bytesIn;
+    this.bytesIn += piece.length;
+    let r = this.pushCore(piece.length, mode);
+    for (;;) {
+      if (r !== 0 || core.i32[core.res + FR_NREC] !== 0) this.collect(r, piece);
+      if (r & (R_LIMIT | R_UTF8)) this.stop(this.error(r));
+      if (!(r & R_MORE)) return;
+      r = this.more();
+    }
+  }
+
+  /** Calls the core's flush (`f`) as the end of the stream; a trap becomes CoreMemoryError. */
+  protected flushCore(f: () => number): number {
+    this.base = this.bytesIn;
+    try {
+      const r = f();
+      this.collect(r, null);
+      return r;
+    } catch (e) {
+      throw this.trapped(e, this.base);
+    }
+  }
+}
 
 /** Raw scratch blocks above this size are returned to the heap right after use. */
 const KEEP_SCRATCH = 1 << 20;
@@ -47,7 +76,7 @@ export function rawText(core: Core, addr: number, len: number, ascii: boolean, d
   if (core.textMode !== 0) return core.utf8(addr, len);
   const units = core.x.rawUtf16(addr, len, dirty ? 1 : 0);
   core.sync();
-  const s = core.utf16(core.word(1), units);
+  const s = core.utf16(core.word(RAW_PTR), units);
   if (len > KEEP_SCRATCH) core.x.rawFree();
   return s;
 }
@@ -65,15 +94,6 @@ export function limitOption(value: unknown, name: string, def: number): number {
     throw new TypeError(`${name} must be an integer number of bytes between 1 and ${MAX_LIMIT_BYTES} (512 MiB), got ${String(value)}`);
   }
   return value;
-}
-
-/**
- * A trap of the core (its allocator's only failure: the shared memory cannot grow) as the typed
- * error the decoder keeps until reset; any other error passes through.
- */
-export function coreTrap(core: Core, e: unknown, offset: number): unknown {
-  if (!(e instanceof WebAssembly.RuntimeError)) return e;
-  return new CoreMemoryError(offset, core.x.memory.buffer.byteLength);
 }
 
 /** Validates an options argument. */

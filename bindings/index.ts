@@ -1,7 +1,7 @@
 // The package root: re-exports only. One file per concept lives beside this one.
 
 // Layer 1: bytes (UTF-8 in WebAssembly)
-export { Utf8Decoder, Utf8Validator, Utf8DecoderStream, type Utf8DecoderOptions } from './utf8.js';
+export { Utf8Decoder, Utf8Validator, type Utf8DecoderOptions } from './utf8.js';
 export { Utf8DecodeError } from './errors.js';
 export { wasmBackend, type Backend } from './wasm.js';
 
@@ -10,7 +10,7 @@ export { LineDecoder, NdjsonDecoder, DEFAULT_MAX_LINE_BYTES, type LineDecoderOpt
 export {
   SseParser, SseByteEvents, encodeSse, DEFAULT_MAX_EVENT_BYTES, type SseEvent, type SseParserOptions, type SseUtf8DecodeError,
 } from './sse.js';
-export { CoreMemoryError, LineLimitError, NdjsonParseError, SseLimitError } from './errors.js';
+export { CoreMemoryError, DisposedError, LineLimitError, NdjsonParseError, SseLimitError } from './errors.js';
 
 // Layer 3: text (graphemes, NFC, finishing)
 export { GraphemeCommitter, DEFAULT_MAX_PENDING_BYTES, type GraphemeCommitterOptions } from './grapheme.js';
@@ -20,4 +20,4 @@ export { countText, convertOffset, type OffsetUnit, type TextCounts } from './te
 export { TextRangeError, type TextRangeErrorCode } from './text-errors.js';
 
 // Streams
-export { LineDecoderStream, SseDecoderStream } from './streams.js';
+export { Utf8DecoderStream, LineDecoderStream, SseDecoderStream } from './streams.js';

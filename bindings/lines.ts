@@ -1,11 +1,16 @@
 // Layer 2: lines and NDJSON. The core frames carry + chunk into lines (LF, CRLF, lone CR, a CR at
 // the end of one chunk and its LF at the start of the next), validates UTF-8, and copies all
 // complete lines of a call into one text run; this file builds one string per run and slices it.
+import { type StateKind } from './core-stream.js';
 import { LineLimitError, NdjsonParseError, Utf8DecodeError } from './errors.js';
+import { FrameStream, limitOption, optionsObject, rawText } from './frames.js';
 import {
-  ENC_LATIN1, ENC_UTF8, R_LIMIT, R_MORE, R_RAW, R_TRUNC, R_UTF8, coreTrap, limitOption, optionsObject, rawText,
-} from './frames.js';
-import { type Core, F_FATAL, expectBytes, forPieces, getCore, stateRegistry } from './wasm.js';
+  ENC_LATIN1, ENC_UTF8, FR_ENC, FR_ERR, FR_LEN, FR_NREC, FR_RAW_ASCII, FR_RAW_PTR, F_FATAL, LINE_REC_WORDS, LR_END,
+  LR_START, R_LIMIT, R_RAW, R_TRUNC,
+} from './generated/abi.js';
+
+/** A frame stream's record (frame kit) run as a line framer. */
+const LINES_STATE: StateKind = { reset: (x, st) => x.linesReset(st), free: (x, st) => x.frameFree(st) };
 
 /** Default of `maxLineBytes`: 16 MiB. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -36,25 +41,21 @@ export interface LinesUtf8DecodeError extends Utf8DecodeError {
  * The framing machinery of {@link LineDecoder} and {@link NdjsonDecoder}: one state record in the
  * shared core, the lines of a call collected with their absolute byte offsets on request.
  */
-abstract class LineFramer {
+abstract class LineFramer extends FrameStream {
   readonly fatal: boolean;
   readonly maxLineBytes: number;
-  /** Bytes consumed since the stream began. */
-  bytesIn = 0;
-  protected readonly core: Core;
-  protected st: number;
-  protected failure: Error | null = null;
-  private readonly span: number;
-  private base = 0;
+  /** Where this call's lines go, their offsets (or null), and the output an error carries. */
+  private sink: string[] = [];
+  private sinkOffs: number[] | null = null;
+  private sinkAll: unknown[] = [];
 
   constructor(options: LineDecoderOptions | undefined, where: string) {
     optionsObject(options, where);
-    this.fatal = options?.fatal ?? true;
-    this.maxLineBytes = limitOption(options?.maxLineBytes, 'maxLineBytes', DEFAULT_MAX_LINE_BYTES);
-    this.core = getCore();
-    this.span = this.core.x.spanPtr() >> 2;
-    this.st = this.core.x.linesNew(this.fatal ? F_FATAL : 0, this.maxLineBytes);
-    stateRegistry?.register(this, this.st, this);
+    const fatal = options?.fatal ?? true;
+    const max = limitOption(options?.maxLineBytes, 'maxLineBytes', DEFAULT_MAX_LINE_BYTES);
+    super(where, LINES_STATE, (x) => x.linesNew(fatal ? F_FATAL : 0, max));
+    this.fatal = fatal;
+    this.maxLineBytes = max;
   }
 
   /** Bytes held for the next call: the unfinished line and an incomplete character. */
@@ -67,43 +68,36 @@ abstract class LineFramer {
     return this.st === 0 ? 0 : this.core.x.frameRetained(this.st);
   }
 
-  /** Starts a new stream: drops the unfinished line and a previous error. */
-  reset(): void {
-    if (this.st === 0) return; // disposed: stays so
-    this.core.x.linesReset(this.st);
-    this.bytesIn = 0;
-    this.failure = null;
+  protected pushCore(len: number, mode: number): number {
+    return this.core.x.linesPush(this.st, len, mode);
   }
 
-  /** Returns the core memory now instead of when the decoder is garbage-collected. */
-  dispose(): void {
-    if (this.st === 0) return;
-    stateRegistry?.unregister(this);
-    this.core.x.frameFree(this.st);
-    this.st = 0;
-    this.failure = new TypeError('The decoder was disposed');
+  protected more(): number {
+    return this.core.x.linesMore(this.st);
   }
 
   /** Collects the batch of the last call: lines into `out`, their absolute offsets into `offs`. */
-  private collect(r: number, out: string[], offs: number[] | null): void {
+  protected collect(r: number): void {
     const core = this.core;
     core.sync();
     const i32 = core.i32;
     const res = core.res;
-    const len = i32[res + 2];
-    const n = i32[res + 3];
-    const span = this.span;
-    if (offs !== null) for (let i = 0; i < n; i++) offs.push(this.base + i32[span + 2 * i + 1]);
+    const len = i32[res + FR_LEN];
+    const n = i32[res + FR_NREC];
+    const span = core.span;
+    const out = this.sink;
+    const offs = this.sinkOffs;
+    if (offs !== null) for (let i = 0; i < n; i++) offs.push(this.base + i32[span + LINE_REC_WORDS * i + LR_START]);
     if (r & R_RAW) {
-      out.push(rawText(core, i32[res + 5], len, i32[res + 6] === 1, !this.fatal));
+      out.push(rawText(core, i32[res + FR_RAW_PTR], len, i32[res + FR_RAW_ASCII] === 1, !this.fatal));
       return;
     }
-    const enc = i32[res + 1];
+    const enc = i32[res + FR_ENC];
     const outPtr = core.outPtr;
     if (enc === ENC_UTF8) {
       let prev = 0;
       for (let i = 0; i < n; i++) {
-        const end = i32[span + 2 * i];
+        const end = i32[span + LINE_REC_WORDS * i + LR_END];
         out.push(core.utf8(outPtr + prev, end - prev));
         prev = end;
       }
@@ -117,86 +111,44 @@ abstract class LineFramer {
     }
     let prev = 0;
     for (let i = 0; i < n; i++) {
-      const end = i32[span + 2 * i];
+      const end = i32[span + LINE_REC_WORDS * i + LR_END];
       out.push(text.slice(prev, end));
       prev = end;
     }
   }
 
-  /** Turns an error status into the typed error (and remembers it). */
-  private fail(r: number, out: unknown[]): never {
+  /** The typed error of an error status, carrying the output of the call so far. */
+  protected error(r: number): Error {
     const core = this.core;
-    const rel = core.word(4);
-    let err: Error;
-    if (r & R_LIMIT) {
-      err = new LineLimitError(this.base + rel, this.maxLineBytes, out);
-    } else {
-      const code = r & R_TRUNC ? 'ERR_TRUNCATED_UTF8' : 'ERR_INVALID_UTF8';
-      const bytes = r & R_TRUNC ? core.u8.slice(this.st, this.st + Math.max(1, -rel)) : core.bytesAt(rel, 4);
-      const e = new Utf8DecodeError(code, this.base + rel, '', bytes);
-      Object.defineProperty(e, 'lines', { value: out, enumerable: true });
-      err = e;
-    }
-    this.failure = err;
-    throw err;
+    const rel = core.word(FR_ERR);
+    if (r & R_LIMIT) return new LineLimitError(this.base + rel, this.maxLineBytes, this.sinkAll);
+    const e = new Utf8DecodeError('ERR_INVALID_UTF8', this.base + rel, '', core.bytesAt(rel, 4));
+    Object.defineProperty(e, 'lines', { value: this.sinkAll, enumerable: true });
+    return e;
   }
 
-  /** Frames a chunk; lines go to `out` (and offsets to `offs`). */
+  /** Frames a chunk; lines go to `out` (and offsets to `offs`), `all` is what an error carries. */
   protected run(chunk: Uint8Array, out: string[], offs: number[] | null, where: string, all: unknown[]): void {
-    expectBytes(chunk, where);
-    if (this.failure) throw this.failure;
-    const core = this.core;
-    const x = core.x;
-    try {
-      forPieces(core, chunk, (piece) => {
-        core.sync();
-        core.u8.set(piece, core.inPtr);
-        this.base = this.bytesIn;
-        this.bytesIn += piece.length;
-        let r = x.linesPush(this.st, piece.length, core.textMode);
-        for (;;) {
-          this.collect(r, out, offs);
-          if (r & (R_LIMIT | R_UTF8)) this.fail(r, all);
-          if (!(r & R_MORE)) break;
-          r = x.linesMore(this.st);
-        }
-      });
-    } catch (e) {
-      throw this.trapped(e);
-    }
-  }
-
-  /** A core trap becomes the decoder's lasting CoreMemoryError. */
-  private trapped(e: unknown): unknown {
-    const err = coreTrap(this.core, e, this.base);
-    if (err !== e) this.failure = err as Error;
-    return err;
+    this.open(chunk, where);
+    this.sink = out;
+    this.sinkOffs = offs;
+    this.sinkAll = all;
+    this.frameAll(chunk, this.core.textMode);
   }
 
   /** End of stream: the unterminated last line; then a new stream begins. */
   protected end(out: string[], offs: number[] | null, all: unknown[]): void {
     if (this.failure) throw this.failure;
-    this.base = this.bytesIn;
-    let r: number;
-    try {
-      r = this.core.x.linesFlush(this.st, this.core.textMode);
-    } catch (e) {
-      throw this.trapped(e);
-    }
+    this.sink = out;
+    this.sinkOffs = offs;
+    this.sinkAll = all;
+    const r = this.flushCore(() => this.core.x.linesFlush(this.st, this.core.textMode));
+    this.bytesIn = 0;
     if (r & R_TRUNC) {
-      this.core.sync();
-      const rel = this.core.word(4);
-      const err = new Utf8DecodeError('ERR_TRUNCATED_UTF8', this.base + rel, '', new Uint8Array(0));
+      const err = new Utf8DecodeError('ERR_TRUNCATED_UTF8', this.base + this.core.word(FR_ERR), '', new Uint8Array(0));
       Object.defineProperty(err, 'lines', { value: all, enumerable: true });
-      this.bytesIn = 0;
       throw err;
     }
-    try {
-      this.collect(r, out, offs);
-    } catch (e) {
-      throw this.trapped(e);
-    }
-    this.bytesIn = 0;
   }
 }
 
@@ -293,8 +245,7 @@ export class NdjsonDecoder extends LineFramer {
     return values;
   }
 
-  override reset(): void {
-    super.reset();
+  protected override resetState(): void {
     this.lineNo = 0;
     this.texts.length = 0;
     this.offs.length = 0;

@@ -1,8 +1,25 @@
 // Web TransformStreams over the decoders: each takes the options of its decoder.
 import { LineDecoder, type LineDecoderOptions } from './lines.js';
 import { SseParser, type SseEvent, type SseParserOptions } from './sse.js';
+import { Utf8Decoder, type Utf8DecoderOptions, asBytes } from './utf8.js';
 
-export { Utf8DecoderStream } from './utf8.js';
+/** Like `TextDecoderStream`: bytes in, strings out, strict by default. */
+export class Utf8DecoderStream extends TransformStream<AllowSharedBufferSource, string> {
+  constructor(options?: Utf8DecoderOptions) {
+    const decoder = new Utf8Decoder(options);
+    super({
+      transform(chunk, controller) {
+        const text = decoder.push(asBytes(chunk));
+        if (text !== '') controller.enqueue(text);
+      },
+      flush(controller) {
+        const text = decoder.flush();
+        if (text !== '') controller.enqueue(text);
+      },
+    });
+  }
+}
+
 
 /** Bytes in, lines out (without terminators), like piping through a {@link LineDecoder}. */
 export class LineDecoderStream extends TransformStream<Uint8Array, string> {

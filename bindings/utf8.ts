@@ -1,9 +1,12 @@
 // Layer 1: incremental strict UTF-8. The core validates carry + chunk and transcodes; this file
 // turns its result record into strings and errors.
+import { type StateKind, CoreStream } from './core-stream.js';
 import { Utf8DecodeError } from './errors.js';
-import {
-  type Core, F_FATAL, F_IGNORE_BOM, K_ERROR, M_VALIDATE, expectBytes, forPieces, getCore, stateRegistry,
-} from './wasm.js';
+import { F_FATAL, F_IGNORE_BOM, M_VALIDATE, ST_CARRY, U8_ERR, UTF8_ERROR } from './generated/abi.js';
+import { type Core, expectBytes, forPieces } from './wasm.js';
+
+/** A UTF-8 decoder's state record: the ≤3-byte carry and the flags. */
+const UTF8_STATE: StateKind = { reset: (x, st) => x.utf8Reset(st), free: (x, st) => x.stateFree(st) };
 
 /** Options of {@link Utf8Decoder}, {@link Utf8Validator} and {@link Utf8DecoderStream}. */
 export interface Utf8DecoderOptions {
@@ -24,47 +27,25 @@ export interface Utf8DecoderOptions {
  * A UTF-8 stream: the shared core's state record for it (the ≤3-byte carry and flags), the byte
  * count, and the error that stopped it. Base of the decoder and the validator.
  */
-abstract class Utf8Stream {
+abstract class Utf8Stream extends CoreStream {
   readonly encoding = 'utf-8' as const;
   readonly fatal: boolean;
   readonly ignoreBOM: boolean;
-  /** Bytes consumed since the stream began. */
-  bytesIn = 0;
-  protected readonly core: Core;
-  protected st: number;
-  protected failure: Error | null = null;
 
-  constructor(options: Utf8DecoderOptions | undefined) {
+  constructor(options: Utf8DecoderOptions | undefined, what: string) {
     if (options !== undefined && (options === null || typeof options !== 'object')) {
       throw new TypeError(`Utf8Decoder options must be an object, got ${options === null ? 'null' : typeof options}`);
     }
-    this.fatal = options?.fatal ?? true;
-    this.ignoreBOM = options?.ignoreBOM ?? false;
-    this.core = getCore();
-    this.st = this.core.x.utf8New((this.fatal ? F_FATAL : 0) | (this.ignoreBOM ? F_IGNORE_BOM : 0));
-    stateRegistry?.register(this, this.st, this);
+    const fatal = options?.fatal ?? true;
+    const ignoreBOM = options?.ignoreBOM ?? false;
+    super(what, UTF8_STATE, (x) => x.utf8New((fatal ? F_FATAL : 0) | (ignoreBOM ? F_IGNORE_BOM : 0)));
+    this.fatal = fatal;
+    this.ignoreBOM = ignoreBOM;
   }
 
   /** The held-back incomplete tail, 0..3 bytes. */
   get pendingBytes(): number {
     return this.failure ? 0 : this.core.x.utf8Pending(this.st);
-  }
-
-  /** Starts a new stream: drops held bytes and a previous error; the BOM is looked for again. */
-  reset(): void {
-    if (this.st === 0) return; // disposed: stays so
-    this.core.x.utf8Reset(this.st);
-    this.bytesIn = 0;
-    this.failure = null;
-  }
-
-  /** Returns the state record to the core now instead of when the decoder is garbage-collected. */
-  dispose(): void {
-    if (this.st === 0) return;
-    stateRegistry?.unregister(this);
-    this.core.x.stateFree(this.st);
-    this.st = 0;
-    this.failure = new TypeError('The decoder was disposed');
   }
 
   /** Decodes one piece that fits the input window; `before` is text this call already produced. */
@@ -74,20 +55,19 @@ abstract class Utf8Stream {
     core.u8.set(chunk, core.inPtr);
     const kind = core.x.utf8Push(this.st, chunk.length, mode);
     const text = core.text(kind);
-    if (kind & K_ERROR) {
-      const rel = core.word(3);
+    if (kind & UTF8_ERROR) {
+      const rel = core.word(U8_ERR);
       const end = Math.min(4, chunk.length - rel);
-      this.failure = new Utf8DecodeError('ERR_INVALID_UTF8', this.bytesIn + rel, before + text, core.bytesAt(rel, Math.max(1, end)));
+      const err = new Utf8DecodeError('ERR_INVALID_UTF8', this.bytesIn + rel, before + text, core.bytesAt(rel, Math.max(1, end)));
       this.bytesIn += chunk.length;
-      throw this.failure;
+      this.stop(err);
     }
     this.bytesIn += chunk.length;
     return text;
   }
 
   protected run(chunk: Uint8Array, mode: number, where: string): string {
-    expectBytes(chunk, where);
-    if (this.failure) throw this.failure;
+    this.open(chunk, where);
     if (chunk.length <= this.core.inCap) return this.piece(chunk, mode, '');
     let text = '';
     forPieces(this.core, chunk, (p) => { text += this.piece(p, mode, text); });
@@ -102,10 +82,9 @@ abstract class Utf8Stream {
     if (pending !== 0) {
       if (this.fatal) {
         this.core.sync();
-        const bytes = this.core.u8.slice(this.st, this.st + pending);
-        this.failure = new Utf8DecodeError('ERR_TRUNCATED_UTF8', this.bytesIn - pending, '', bytes);
+        const bytes = this.core.u8.slice(this.st + ST_CARRY, this.st + ST_CARRY + pending);
         this.core.x.utf8Reset(this.st);
-        throw this.failure;
+        this.stop(new Utf8DecodeError('ERR_TRUNCATED_UTF8', this.bytesIn - pending, '', bytes));
       }
       rest = '\uFFFD';
     }
@@ -137,7 +116,7 @@ export class Utf8Decoder extends Utf8Stream {
   private tailLen = 0;
 
   constructor(options?: Utf8DecoderOptions) {
-    super(options);
+    super(options, 'Utf8Decoder');
     this.td = textDecoderRoute(this.core) ? this.newTextDecoder() : null;
   }
 
@@ -149,8 +128,7 @@ export class Utf8Decoder extends Utf8Stream {
   push(chunk: Uint8Array): string {
     const td = this.td;
     if (td === null) return this.run(chunk, this.core.textMode, 'Utf8Decoder.push()');
-    expectBytes(chunk, 'Utf8Decoder.push()');
-    if (this.failure) throw this.failure;
+    this.open(chunk, 'Utf8Decoder.push()');
     let text: string;
     try {
       text = td.decode(chunk, { stream: true });
@@ -171,8 +149,7 @@ export class Utf8Decoder extends Utf8Stream {
     try {
       rest = td.decode();
     } catch {
-      this.failure = new Utf8DecodeError('ERR_TRUNCATED_UTF8', this.bytesIn - this.tailLen, '', unpackTail(this.tailBytes, this.tailLen).slice());
-      throw this.failure;
+      this.stop(new Utf8DecodeError('ERR_TRUNCATED_UTF8', this.bytesIn - this.tailLen, '', unpackTail(this.tailBytes, this.tailLen).slice()));
     }
     this.tailLen = 0;
     this.bytesIn = 0;
@@ -184,9 +161,8 @@ export class Utf8Decoder extends Utf8Stream {
     return this.failure ? 0 : this.tailLen;
   }
 
-  override reset(): void {
-    super.reset();
-    if (this.td !== null && this.st !== 0) {
+  protected override resetState(): void {
+    if (this.td !== null) {
       this.td = this.newTextDecoder();
       this.tailLen = 0;
     }
@@ -239,8 +215,8 @@ export class Utf8Decoder extends Utf8Stream {
         core.u8.set(piece, core.inPtr);
         const kind = core.x.utf8Push(st, piece.length, core.textMode);
         text += core.text(kind);
-        if (kind & K_ERROR) {
-          const rel = core.word(3);
+        if (kind & UTF8_ERROR) {
+          const rel = core.word(U8_ERR);
           err = new Utf8DecodeError('ERR_INVALID_UTF8', at + rel, text, core.bytesAt(rel, Math.max(1, Math.min(4, piece.length - rel))));
         }
         at += piece.length;
@@ -297,7 +273,7 @@ function incompleteTail(b: Uint8Array, end: number): number {
  */
 export class Utf8Validator extends Utf8Stream {
   constructor(options?: { ignoreBOM?: boolean }) {
-    super({ fatal: true, ignoreBOM: options?.ignoreBOM ?? true });
+    super({ fatal: true, ignoreBOM: options?.ignoreBOM ?? true }, 'Utf8Validator');
   }
 
   /** Validates the chunk (an incomplete tail is held for the next one). */
@@ -311,28 +287,12 @@ export class Utf8Validator extends Utf8Stream {
   }
 }
 
-function asBytes(input: AllowSharedBufferSource): Uint8Array {
+/** @internal The bytes of a BufferSource, as a view (no copy). */
+export function asBytes(input: AllowSharedBufferSource): Uint8Array {
   if (input instanceof Uint8Array) return input;
   if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
   if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer)) {
     return new Uint8Array(input);
   }
   throw new TypeError(`Utf8Decoder.decode() expects an ArrayBuffer or an ArrayBuffer view, got ${input === null ? 'null' : typeof input}`);
-}
-
-/** Like `TextDecoderStream`: bytes in, strings out, strict by default. */
-export class Utf8DecoderStream extends TransformStream<AllowSharedBufferSource, string> {
-  constructor(options?: Utf8DecoderOptions) {
-    const decoder = new Utf8Decoder(options);
-    super({
-      transform(chunk, controller) {
-        const text = decoder.push(asBytes(chunk));
-        if (text !== '') controller.enqueue(text);
-      },
-      flush(controller) {
-        const text = decoder.flush();
-        if (text !== '') controller.enqueue(text);
-      },
-    });
-  }
 }

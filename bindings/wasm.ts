@@ -1,23 +1,27 @@
 // The typed glue over the core's raw exports: one instance per realm, created synchronously on
 // first use, its windows and views cached, and the fastest string routes this runtime offers.
+import { ABI_VERSION, ENC_LATIN1, ENC_MASK, ENC_UTF16, IN_CAP, M_UTF8_OUT, U8_LEN, U8_PTR } from './generated/abi.js';
 import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from './generated/wasm-binaries.js';
 
-/** The raw exports of assembly/index.ts. Addresses and lengths are byte counts (i32). */
+/**
+ * The raw exports of assembly/index.ts: the functions, and every constant of assembly/abi.ts as
+ * a global (bindings/generated/abi.ts holds their values; the addresses are read here).
+ * Addresses and lengths are byte counts (i32).
+ */
 export interface CoreExports {
   readonly memory: WebAssembly.Memory;
-  inPtr(): number;
-  inCap(): number;
-  outPtr(): number;
-  outCap(): number;
-  resPtr(): number;
+  readonly ABI_VERSION: WebAssembly.Global;
+  readonly IN_PTR: WebAssembly.Global;
+  readonly OUT_PTR: WebAssembly.Global;
+  readonly RES_PTR: WebAssembly.Global;
+  readonly SPAN_PTR: WebAssembly.Global;
   simd(): number;
   stateFree(st: number): void;
   utf8New(flags: number): number;
   utf8Push(st: number, len: number, mode: number): number;
   utf8Pending(st: number): number;
   utf8Reset(st: number): void;
-  // Layer 2: frames (assembly/lines.ts, assembly/sse.ts)
-  spanPtr(): number;
+  // Layer 2: frames (assembly/frames.ts, lines.ts, sse.ts)
   linesNew(flags: number, max: number): number;
   linesPush(st: number, len: number, mode: number): number;
   linesMore(st: number): number;
@@ -35,18 +39,6 @@ export interface CoreExports {
   sseReset(st: number): void;
   sseRetry(st: number): number;
 }
-
-/** Result kinds (mirrors assembly/decoder.ts). */
-export const K_LATIN1 = 0;
-export const K_UTF16 = 1;
-export const K_UTF8 = 2;
-export const K_ERROR = 4;
-/** Push modes. */
-export const M_UTF8_OUT = 1;
-export const M_VALIDATE = 2;
-/** State flags (mirrors assembly/carry.ts). */
-export const F_FATAL = 1;
-export const F_IGNORE_BOM = 2;
 
 export type Backend = 'simd' | 'scalar';
 
@@ -90,6 +82,8 @@ export class Core {
   readonly outPtr: number;
   /** Index of the result record in `i32`. */
   readonly res: number;
+  /** Index of the span records in `i32`. */
+  readonly span: number;
   /** Push mode for text: UTF-16 copies where the runtime has them, else UTF-8 for TextDecoder. */
   readonly textMode: number;
   u8!: Uint8Array;
@@ -99,12 +93,19 @@ export class Core {
 
   constructor(backend: Backend, bytes: Uint8Array) {
     const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes as BufferSource), {});
-    this.x = instance.exports as unknown as CoreExports;
+    const x = instance.exports as unknown as CoreExports;
+    const version = x.ABI_VERSION instanceof WebAssembly.Global ? x.ABI_VERSION.value as number : undefined;
+    if (version !== ABI_VERSION) {
+      throw new Error(`seam: stale build: the WebAssembly core speaks ABI version ${String(version)} and the bindings `
+        + `version ${ABI_VERSION}; rebuild both with npm run build`);
+    }
+    this.x = x;
     this.backend = backend;
-    this.inPtr = this.x.inPtr();
-    this.inCap = this.x.inCap();
-    this.outPtr = this.x.outPtr();
-    this.res = this.x.resPtr() >> 2;
+    this.inPtr = x.IN_PTR.value as number;
+    this.inCap = IN_CAP;
+    this.outPtr = x.OUT_PTR.value as number;
+    this.res = (x.RES_PTR.value as number) >> 2;
+    this.span = (x.SPAN_PTR.value as number) >> 2;
     const B = (globalThis as unknown as { Buffer?: NodeBufferCtor }).Buffer;
     this.NodeBuffer = B && typeof B.prototype.latin1Slice === 'function' && typeof B.prototype.ucs2Slice === 'function' ? B : null;
     this.textMode = this.NodeBuffer ? 0 : M_UTF8_OUT;
@@ -157,14 +158,14 @@ export class Core {
     return utf8Text.decode(this.u8.subarray(ptr, ptr + len));
   }
 
-  /** The text the last call reported in the result record. */
+  /** The text a UTF-8 push reported in the result record (U8_* words), of the kind it returned. */
   text(kind: number): string {
     const i32 = this.i32;
-    const ptr = i32[this.res + 1];
-    const len = i32[this.res + 2];
-    switch (kind & 3) {
-      case K_LATIN1: return this.latin1(ptr, len);
-      case K_UTF16: return this.utf16(ptr, len);
+    const ptr = i32[this.res + U8_PTR];
+    const len = i32[this.res + U8_LEN];
+    switch (kind & ENC_MASK) {
+      case ENC_LATIN1: return this.latin1(ptr, len);
+      case ENC_UTF16: return this.utf16(ptr, len);
       default: return this.utf8(ptr, len);
     }
   }
@@ -199,12 +200,6 @@ export function getCore(): Core {
 export function wasmBackend(): Backend {
   return getCore().backend;
 }
-
-/** Frees state records of decoders that were collected without `reset()`/`dispose()`. */
-export const stateRegistry: FinalizationRegistry<number> | null =
-  typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry<number>((st) => { core?.x.stateFree(st); })
-    : null;
 
 /** Calls `each` on window-sized pieces of `chunk` (one piece when it fits). */
 export function forPieces(core: Core, chunk: Uint8Array, each: (piece: Uint8Array) => void): void {

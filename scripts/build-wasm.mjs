@@ -1,10 +1,12 @@
 // Compiles the AssemblyScript core twice (scalar and SIMD) and embeds both binaries as base64
-// in bindings/generated/wasm-binaries.ts, which the bindings instantiate synchronously.
+// in bindings/generated/wasm-binaries.ts, which the bindings instantiate synchronously; then
+// writes the contract's TypeScript mirror, bindings/generated/abi.ts (scripts/gen-abi.mjs).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseAbi, render } from './gen-abi.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const asc = join(root, 'node_modules', 'assemblyscript', 'bin', 'asc.js');
@@ -28,3 +30,5 @@ for (const { target, file, name } of targets) {
 }
 mkdirSync(join(root, 'bindings', 'generated'), { recursive: true });
 writeFileSync(join(root, 'bindings', 'generated', 'wasm-binaries.ts'), out);
+writeFileSync(join(root, 'bindings', 'generated', 'abi.ts'), render(parseAbi(readFileSync(join(root, 'assembly', 'abi.ts'), 'utf8'))));
+console.log('abi: bindings/generated/abi.ts');

@@ -1,0 +1,507 @@
+// The frame kit: what the line framer (lines.ts) and the SSE framer (sse.ts) stand on. The state
+// record of a frame stream, growable byte buffers inside it, short copies, the newline search
+// (SIMD with a scalar twin), the batch being written (text in OUT, records in SPAN), the common
+// start of a push (carry, BOM, validation) and raw text for lines or events too long for OUT.
+//
+// State record of a frame stream (lines and SSE):
+//   +0   u8[8]  UTF-8 state (carry.ts: ST_CARRY, ST_NCARRY, ST_FLAGS)
+//   +8   u32    frame flags (L_*, A_*, P_*, S_*)
+//   +12  i32    start of the unfinished line, relative to IN_PTR of the current call
+//   +16  u32    limit in bytes (maxLineBytes / maxEventBytes)
+//   +20  u32    resume address in the run (a call that returned R_MORE continues there)
+//   +24  u32    end of the run being framed
+//   +28  u32    length of the previous chunk (to rebase +12)
+//   +32  buf    LINE: the unfinished line            (buf = u32 ptr, u32 len, u32 cap)
+//   +44  buf    DATA: SSE data buffer
+//   +56  buf    TYPE: SSE event type buffer
+//   +68  buf    ID:   SSE last event ID buffer
+//   +80  buf    IDS:  SSE last event ID string (committed at dispatch)
+//   +92  buf    TPREV: SSE type of the last dispatched event with a type
+//   +104 f64    SSE reconnection time, −1 when none was given
+//   +112 i32    pending UTF-8 error address − IN_PTR
+//   +116 u32    mode of the current call
+//   +120 u32    SSE: input bytes seen while a large DATA block stood idle (see bShrinkIdle)
+import {
+  ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_NREC, FR_STATUS, IN_PTR, M_UTF8_OUT, OUT_CAP, OUT_PTR, RAW_PTR,
+} from './abi';
+import { carried, carryReset, isFatal, keepTail, runStart, setCarried, skipBom } from './carry';
+import { res } from './runtime';
+import { decodeWhatwg, firstErrorScalar, runAscii, transcode, validate } from './utf8';
+
+export const FRAME_STATE_BYTES: usize = 124;
+
+// Record offsets
+export const O_FL: usize = 8;
+export const O_LINEREL: usize = 12;
+export const O_MAX: usize = 16;
+export const O_POS: usize = 20;
+export const O_END: usize = 24;
+export const O_LASTLEN: usize = 28;
+export const B_LINE: usize = 32;
+export const B_DATA: usize = 44;
+export const B_TYPE: usize = 56;
+export const B_ID: usize = 68;
+export const B_IDS: usize = 80;
+export const B_TPREV: usize = 92;
+export const O_RETRY: usize = 104;
+export const O_ERR: usize = 112;
+export const O_MODE: usize = 116;
+export const O_IDLE: usize = 120;
+
+// Frame flags (+8)
+export const L_CR: u32 = 1;          // the last byte framed was a CR: swallow one leading LF
+export const L_ERRPEND: u32 = 2;     // the run was cut at a bad UTF-8 sequence: report it last
+export const L_RUNASCII: u32 = 4;    // the current run is all ASCII
+export const L_DIRTY: u32 = 8;       // invalid bytes were let through (fatal: false): decode with replacement
+export const A_LINE: u32 = 16;       // buffer may hold non-ASCII bytes
+export const A_DATA: u32 = 32;
+export const A_TYPE: u32 = 64;
+export const A_ID: u32 = 128;
+export const A_IDS: u32 = 256;
+export const A_ANY: u32 = A_LINE | A_DATA | A_TYPE | A_ID | A_IDS;
+export const P_RAW: u32 = 512;       // SSE: the unfinished line is in LINE
+export const P_DATA: u32 = 1024;     // SSE: inside a data value, appended straight to DATA
+export const P_DATA_SP: u32 = 2048;  // SSE: as P_DATA, right after the colon (a space may follow)
+export const P_SKIP: u32 = 4096;     // SSE: inside a line whose content is ignored
+export const P_MASK: u32 = P_RAW | P_DATA | P_DATA_SP | P_SKIP;
+export const S_ID_SET: u32 = 8192;   // SSE: an id field was accepted since the last dispatch
+export const S_INEVENT: u32 = 16384; // SSE: a field line was seen since the last dispatch
+export const S_TPREV: u32 = 32768;   // SSE: TPREV is valid
+
+/** A buffer limit that is never reached (the buffers the stream's limit does not cover). */
+export const NO_LIMIT: usize = 0x7FFFFFFF;
+
+// Character codes
+export const C_NUL: u8 = 0;
+export const C_LF: u8 = 10;
+export const C_CR: u8 = 13;
+export const C_SPACE: u8 = 32;
+export const C_COLON: u8 = 58;
+/** 'data' as a little-endian word. */
+export const W_DATA: u32 = 0x61746164;
+
+/** True when [a, b) starts with "data:" (the common line of an event stream). */
+// @ts-ignore: decorator
+@inline export function isDataField(a: usize, b: usize): bool {
+  return b - a >= 5 && load<u32>(a) == W_DATA && load<u8>(a, 4) == C_COLON;
+}
+
+/** Buffers larger than this are returned to the heap when they fall idle. */
+const SHRINK_ABOVE: u32 = 65536;
+/** Room kept free at the end of OUT for the 16/32-byte stores of the SIMD transcoder. */
+const OUT_SLACK: usize = 64;
+
+// ---------------------------------------------------------------------------------------------
+// Buffers: (ptr, len, cap) triples inside the state record
+
+// @ts-ignore: decorator
+@inline export function bPtr(st: usize, b: usize): usize { return <usize>load<u32>(st + b); }
+// @ts-ignore: decorator
+@inline export function bLen(st: usize, b: usize): usize { return <usize>load<u32>(st + b, 4); }
+// @ts-ignore: decorator
+@inline export function bSetLen(st: usize, b: usize, n: usize): void { store<u32>(st + b, <u32>n, 4); }
+
+/**
+ * Makes room in buffer b for `need` bytes in all; returns its block. Capacity grows by half
+ * (amortized linear appends) but never past `limit`: the caller has checked that need ≤ limit.
+ */
+// @ts-ignore: decorator
+@inline function bRoom(st: usize, b: usize, need: usize, limit: usize): usize {
+  let ptr = <usize>load<u32>(st + b);
+  const cap = <usize>load<u32>(st + b, 8);
+  if (need > cap) {
+    let nc: usize = cap < 48 ? 48 : cap < 65536 ? cap + (cap >> 1) : cap << 1;
+    if (nc < need) nc = need;
+    if (nc > limit) nc = need > limit ? need : limit;
+    ptr = ptr == 0 ? heap.alloc(nc) : heap.realloc(ptr, nc);
+    store<u32>(st + b, <u32>ptr);
+    store<u32>(st + b, <u32>nc, 8);
+  }
+  return ptr;
+}
+
+/** Appends n bytes at src to buffer b (see bRoom for `limit`). */
+export function bAppend(st: usize, b: usize, src: usize, n: usize, limit: usize): void {
+  if (n == 0) return;
+  const len = <usize>load<u32>(st + b, 4);
+  const ptr = bRoom(st, b, len + n, limit);
+  copy(ptr + len, src, n);
+  store<u32>(st + b, <u32>(len + n), 4);
+}
+
+/** Appends n bytes at src and a LF to buffer b in one step (an SSE data line). */
+export function bAppendLf(st: usize, b: usize, src: usize, n: usize, limit: usize): void {
+  const len = <usize>load<u32>(st + b, 4);
+  const ptr = bRoom(st, b, len + n + 1, limit);
+  copy(ptr + len, src, n);
+  store<u8>(ptr + len + n, C_LF);
+  store<u32>(st + b, <u32>(len + n + 1), 4);
+}
+
+/**
+ * memory.copy for the short runs of the hot path: V8 11 (Node 20) implements `memory.copy` as a
+ * call out of the module, which costs more than copying a few dozen bytes in place.
+ */
+// @ts-ignore: decorator
+@inline export function copy(dst: usize, src: usize, n: usize): void {
+  if (n > 512) {
+    memory.copy(dst, src, n);
+    return;
+  }
+  if (ASC_FEATURE_SIMD) {
+    while (n >= 16) {
+      v128.store(dst, v128.load(src));
+      dst += 16;
+      src += 16;
+      n -= 16;
+    }
+  }
+  while (n >= 8) {
+    store<u64>(dst, load<u64>(src));
+    dst += 8;
+    src += 8;
+    n -= 8;
+  }
+  while (n != 0) {
+    store<u8>(dst, load<u8>(src));
+    dst++;
+    src++;
+    n--;
+  }
+}
+
+/** Zeroes n bytes at dst, n a multiple of 16 (in place, as `copy`). */
+// @ts-ignore: decorator
+@inline export function zero16(dst: usize, n: usize): void {
+  const end = dst + n;
+  while (dst < end) {
+    if (ASC_FEATURE_SIMD) {
+      v128.store(dst, i64x2.splat(0));
+    } else {
+      store<u64>(dst, 0);
+      store<u64>(dst, 0, 8);
+    }
+    dst += 16;
+  }
+}
+
+/** Frees buffer b's block. */
+export function bFree(st: usize, b: usize): void {
+  const ptr = bPtr(st, b);
+  if (ptr != 0) heap.free(ptr);
+  store<u32>(st + b, 0);
+  store<u32>(st + b, 0, 4);
+  store<u32>(st + b, 0, 8);
+}
+
+/**
+ * The same with hysteresis, for a buffer that large events reuse (SSE DATA): a large block is
+ * kept while it is more than a quarter used at the start of a push, and returned once four times
+ * its size of input has gone by without that, so that a stream of large events does not grow it
+ * again for each event, and growing it again costs a fraction of the input that went by.
+ */
+export function bShrinkIdle(st: usize, b: usize, incoming: usize): void {
+  const cap = load<u32>(st + b, 8);
+  if (cap <= SHRINK_ABOVE) return;
+  const len = load<u32>(st + b, 4);
+  let idle: u32 = 0;
+  if (len <= (cap >> 2)) {
+    idle = load<u32>(st, O_IDLE) + <u32>incoming;
+    if (len == 0 && idle > (cap << 2)) {
+      bFree(st, b);
+      idle = 0;
+    }
+  }
+  store<u32>(st, idle, O_IDLE);
+}
+
+/** Bytes of heap the stream's record and buffers take. */
+export function frameRetained(st: usize): u32 {
+  return <u32>FRAME_STATE_BYTES + load<u32>(st + B_LINE, 8) + load<u32>(st + B_DATA, 8) + load<u32>(st + B_TYPE, 8)
+    + load<u32>(st + B_ID, 8) + load<u32>(st + B_IDS, 8) + load<u32>(st + B_TPREV, 8);
+}
+
+/** Returns an idle (empty) buffer's block to the heap when it is large. */
+// @ts-ignore: decorator
+@inline export function bShrink(st: usize, b: usize): void {
+  if (load<u32>(st + b, 4) == 0 && load<u32>(st + b, 8) > SHRINK_ABOVE) bFree(st, b);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Newline search
+
+/** Address of the first CR or LF in [p, end), or end: the scalar build's search (`nextNl` is the
+ *  SIMD build's). */
+// @ts-ignore: decorator
+@inline function findNlSwar(p: usize, end: usize): usize {
+  // SWAR: the lowest flagged byte of the classic has-zero test is exact.
+  while (p + 8 <= end) {
+    const w = load<u64>(p);
+    const x = w ^ 0x0A0A0A0A0A0A0A0A;
+    const y = w ^ 0x0D0D0D0D0D0D0D0D;
+    const t = (((x - 0x0101010101010101) & ~x) | ((y - 0x0101010101010101) & ~y)) & 0x8080808080808080;
+    if (t != 0) return p + <usize>(ctz(t) >> 3);
+    p += 8;
+  }
+  while (p < end) {
+    const b = load<u8>(p);
+    if (b == C_LF || b == C_CR) return p;
+    p++;
+  }
+  return end;
+}
+
+/**
+ * Line ends of one run, 64 bytes at a time: a bitmask of the CR and LF positions in
+ * [nlBase, nlBase + 64), so that the short lines of an event stream ("data: …" and then a blank
+ * line) cost a bit scan each instead of a fresh vector search. `nlStart` at the start of every
+ * framing call (the bytes of the run are not the ones the mask was taken from).
+ */
+let nlBase: usize = 0;
+let nlMask: u64 = 0;
+
+// @ts-ignore: decorator
+@inline export function nlStart(): void {
+  nlBase = 0;
+  nlMask = 0;
+}
+
+/**
+ * Whether any of 64 bytes (four vectors) is below 14. Most blocks of text hold none (LF is 10,
+ * CR 13): one saturating subtract per vector rules them out before exact compares.
+ */
+// @ts-ignore: decorator
+@inline function anyBelow14(v0: v128, v1: v128, v2: v128, v3: v128): bool {
+  const lim = i8x16.splat(14);
+  return v128.any_true(v128.or(v128.or(i8x16.sub_sat_u(lim, v0), i8x16.sub_sat_u(lim, v1)),
+    v128.or(i8x16.sub_sat_u(lim, v2), i8x16.sub_sat_u(lim, v3))));
+}
+
+/** CR/LF bitmask of the 64 bytes at b (reads may pass the run's end; the caller clamps). */
+// @ts-ignore: decorator
+@inline function nlBlock(b: usize): u64 {
+  const lf = i8x16.splat(10);
+  const cr = i8x16.splat(13);
+  const v0 = v128.load(b), v1 = v128.load(b, 16), v2 = v128.load(b, 32), v3 = v128.load(b, 48);
+  if (!anyBelow14(v0, v1, v2, v3)) return 0;
+  const m0 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v0, lf), i8x16.eq(v0, cr)));
+  const m1 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v1, lf), i8x16.eq(v1, cr)));
+  const m2 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v2, lf), i8x16.eq(v2, cr)));
+  const m3 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v3, lf), i8x16.eq(v3, cr)));
+  return m0 | (m1 << 16) | (m2 << 32) | (m3 << 48);
+}
+
+/** The same for 16 bytes (the mask's upper bits clear): runs that end within them. */
+// @ts-ignore: decorator
+@inline function nlBlock16(b: usize): u64 {
+  const v = v128.load(b);
+  return <u64>i8x16.bitmask(v128.or(i8x16.eq(v, i8x16.splat(10)), i8x16.eq(v, i8x16.splat(13))));
+}
+
+/**
+ * Address of the first CR or LF in [p, end), or end, for positions p that only move forward in
+ * the run (as `findNlSwar`, which the scalar build uses). The run must be in the input window: blocks
+ * read up to 63 bytes past its end, into the window's slack and the output window after it.
+ */
+// @ts-ignore: decorator
+@inline export function nextNl(p: usize, end: usize): usize {
+  if (ASC_FEATURE_SIMD) {
+    let off = p - nlBase; // wraps to a large value before the first block
+    if (off >= 64) {
+      nlBase = p;
+      off = 0;
+      nlMask = end - p <= 16 ? nlBlock16(p) : nlBlock(p); // tiny reads: one vector
+    }
+    let m = nlMask & (<u64>-1 << <u64>off);
+    while (m == 0) {
+      nlBase += 64;
+      if (nlBase >= end) return end;
+      m = nlMask = end - nlBase <= 16 ? nlBlock16(nlBase) : nlBlock(nlBase);
+    }
+    const q = nlBase + <usize>ctz(m);
+    return q < end ? q : end;
+  } else {
+    return findNlSwar(p, end);
+  }
+}
+
+/** True when [p, end) holds no CR or LF (reads whole 16-byte blocks; lanes past end are ignored). */
+export function noLineEnd(p: usize, end: usize): bool {
+  if (ASC_FEATURE_SIMD) {
+    // 64 bytes per turn while none is below 14; from a block with one on, 16 at a time exactly
+    while (p + 64 <= end && !anyBelow14(v128.load(p), v128.load(p, 16), v128.load(p, 32), v128.load(p, 48))) p += 64;
+    while (p + 16 <= end) {
+      if (nlBlock16(p) != 0) return false;
+      p += 16;
+    }
+    return p == end || (nlBlock16(p) & ((<u64>1 << <u64>(end - p)) - 1)) == 0;
+  } else {
+    return findNlSwar(p, end) == end;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The batch being written: text in OUT, records in SPAN
+
+export let outUsed: usize = 0;   // units (UTF-16) or bytes (Latin-1, UTF-8)
+export let nrec: usize = 0;
+export let batchEnc: i32 = ENC_LATIN1;
+export let batchDirty: bool = false;
+
+// @ts-ignore: decorator
+@inline export function setNrec(n: usize): void { nrec = n; }
+// @ts-ignore: decorator
+@inline export function setOutUsed(n: usize): void { outUsed = n; }
+
+/** Starts a batch: chooses the text encoding from the mode, the run and the held buffers. */
+export function batchStart(st: usize, mode: u32, held: u32): void {
+  outUsed = 0;
+  nrec = 0;
+  const fl = load<u32>(st, O_FL);
+  batchDirty = (fl & L_DIRTY) != 0;
+  if (mode & M_UTF8_OUT) batchEnc = ENC_UTF8;
+  else if ((fl & L_RUNASCII) != 0 && (fl & held) == 0 && !batchDirty) batchEnc = ENC_LATIN1;
+  else batchEnc = ENC_UTF16;
+}
+
+/** Bytes of OUT that n source bytes may need. */
+// @ts-ignore: decorator
+@inline export function outNeed(n: usize): usize {
+  return batchEnc == ENC_UTF16 ? n << 1 : n;
+}
+
+/** True when n more source bytes surely fit in OUT. */
+// @ts-ignore: decorator
+@inline export function outFits(n: usize): bool {
+  const used = batchEnc == ENC_UTF16 ? outUsed << 1 : outUsed;
+  return used + outNeed(n) + OUT_SLACK <= OUT_CAP;
+}
+
+/** Appends the text of [src, src + n) to OUT; returns the new end offset. */
+// @ts-ignore: decorator
+@inline export function emit(src: usize, n: usize): usize {
+  return n == 0 ? outUsed : emitText(src, n);
+}
+
+function emitText(src: usize, n: usize): usize {
+  if (batchEnc == ENC_UTF16) {
+    const o = OUT_PTR + (outUsed << 1);
+    outUsed += batchDirty ? decodeWhatwg(src, src + n, o, false) : transcode(src, src + n, o);
+  } else {
+    copy(OUT_PTR + outUsed, src, n);
+    outUsed += n;
+  }
+  return outUsed;
+}
+
+/** Writes the batch's result words (FR_*) with `status`; returns it. */
+export function finish(status: i32): i32 {
+  res(FR_STATUS, status);
+  res(FR_ENC, batchEnc);
+  res(FR_LEN, <i32>outUsed);
+  res(FR_NREC, <i32>nrec);
+  return status;
+}
+
+/**
+ * Common start of a push: rebases the line start, validates carry + chunk, and cuts the run at a
+ * bad sequence in strict mode. Returns the start of the run; O_END holds its end.
+ */
+export function runBegin(st: usize, len: usize, mode: u32): usize {
+  store<u32>(st, mode, O_MODE);
+  store<i32>(st, load<i32>(st, O_LINEREL) - load<i32>(st, O_LASTLEN), O_LINEREL);
+  store<u32>(st, <u32>len, O_LASTLEN);
+  const end = IN_PTR + len;
+  let start = runStart(st);
+  start = skipBom(st, start, end);
+  let body = keepTail(st, start, end);
+  let fl = load<u32>(st, O_FL) & ~(L_RUNASCII | L_ERRPEND);
+  if (validate(start, body)) {
+    if (runAscii) fl |= L_RUNASCII;
+  } else if (isFatal(st)) {
+    // unlikely: frame what comes before the bad sequence, then report it
+    const at = firstErrorScalar(start, body);
+    store<i32>(st, <i32>(at - IN_PTR), O_ERR);
+    setCarried(st, 0);
+    fl |= L_ERRPEND;
+    body = at;
+  } else {
+    fl |= L_DIRTY;
+  }
+  // A CR at the end of the previous run: one LF at the start of this one belongs to it.
+  if (fl & L_CR) {
+    if (start < body) {
+      if (load<u8>(start) == C_LF) start++;
+      fl &= ~L_CR;
+    }
+  }
+  store<u32>(st, fl, O_FL);
+  store<u32>(st, <u32>body, O_END);
+  return start;
+}
+
+/** Advances past the line terminator at nl (CR, LF or CRLF); a CR at the run's end sets L_CR. */
+// @ts-ignore: decorator
+@inline export function pastTerminator(st: usize, nl: usize, end: usize): usize {
+  if (load<u8>(nl) == C_CR) {
+    if (nl + 1 < end) return load<u8>(nl + 1) == C_LF ? nl + 2 : nl + 1;
+    store<u32>(st, load<u32>(st, O_FL) | L_CR, O_FL);
+  }
+  return nl + 1;
+}
+
+/**
+ * Resets the stream part of a record (carry, BOM, flags, LINE) for a new stream. `shrink` returns a
+ * large idle LINE to the heap; a flush must not, as its raw record may still point into it (the
+ * next push shrinks).
+ */
+export function frameResetCommon(st: usize, shrink: bool): void {
+  carryReset(st);
+  const fl = load<u32>(st, O_FL);
+  store<u32>(st, fl & (A_ID | A_IDS | S_TPREV), O_FL);
+  store<i32>(st, 0, O_LINEREL);
+  store<u32>(st, 0, O_LASTLEN);
+  bSetLen(st, B_LINE, 0);
+  if (shrink) bShrink(st, B_LINE);
+}
+
+/** Bytes the stream holds: the unfinished line or event and the carry. */
+export function framePending(st: usize): u32 {
+  return <u32>(bLen(st, B_LINE) + bLen(st, B_DATA) + bLen(st, B_TYPE) + carried(st));
+}
+
+/** Frees a frame stream's buffers and its record. */
+export function frameFree(st: usize): void {
+  bFree(st, B_LINE);
+  bFree(st, B_DATA);
+  bFree(st, B_TYPE);
+  bFree(st, B_ID);
+  bFree(st, B_IDS);
+  bFree(st, B_TPREV);
+  heap.free(st);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw text (a line or event too long for OUT) → UTF-16 in a scratch block
+
+let scratch: usize = 0;
+let scratchCap: usize = 0;
+
+/** Transcodes len bytes at ptr to UTF-16 in a scratch block (its address in RAW_PTR); returns units. */
+export function rawUtf16(ptr: usize, len: usize, dirty: i32): usize {
+  const need = (len << 1) + 64;
+  if (need > scratchCap) {
+    if (scratch != 0) heap.free(scratch);
+    scratch = heap.alloc(need);
+    scratchCap = need;
+  }
+  res(RAW_PTR, <i32>scratch);
+  return dirty ? decodeWhatwg(ptr, ptr + len, scratch, false) : transcode(ptr, ptr + len, scratch);
+}
+
+/** Returns the scratch block to the heap. */
+export function rawFree(): void {
+  if (scratch != 0) heap.free(scratch);
+  scratch = 0;
+  scratchCap = 0;
+}

@@ -1,0 +1,85 @@
+// The SSE wire format, written: one event from strings (encodeSse), and the events of a byte-path
+// reader as a gateway forwards them.
+import type { SseByteEvents } from './sse-bytes.js';
+
+const EMPTY = new Uint8Array(0);
+const DATA_PREFIX = new Uint8Array([100, 97, 116, 97, 58, 32]); // 'data: '
+
+let encoder: TextEncoder | undefined;
+function utf8Encoder(): TextEncoder {
+  return (encoder ??= new TextEncoder());
+}
+
+/**
+ * The events of a byte-path reader in the SSE wire format: `event:` when the type is not
+ * `message`, `id:` when the event changed the last event ID, one `data:` line per line of data.
+ */
+export function encodeByteEvents(events: SseByteEvents): Uint8Array {
+  let size = 0;
+  const head: Uint8Array[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const t = events.type(i);
+    let h = t === 'message' ? '' : `event: ${t}\n`;
+    if (events.idChanged(i)) h += `id: ${events.id(i)}\n`;
+    const hb = h === '' ? EMPTY : utf8Encoder().encode(h);
+    head.push(hb);
+    const d = events.data(i);
+    let lines = 1;
+    for (let j = d.indexOf(10); j !== -1; j = d.indexOf(10, j + 1)) lines++;
+    size += hb.length + d.length - (lines - 1) + lines * 7 + 1; // each LF of the data becomes a line end
+  }
+  const out = new Uint8Array(size);
+  let o = 0;
+  for (let i = 0; i < events.length; i++) {
+    out.set(head[i], o);
+    o += head[i].length;
+    const d = events.data(i);
+    let s = 0;
+    for (;;) {
+      const j = d.indexOf(10, s);
+      const e = j === -1 ? d.length : j;
+      out.set(DATA_PREFIX, o);
+      o += 6;
+      out.set(d.subarray(s, e), o);
+      o += e - s;
+      out[o++] = 10;
+      if (j === -1) break;
+      s = j + 1;
+    }
+    out[o++] = 10;
+  }
+  return out;
+}
+
+function checkField(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new TypeError(`encodeSse: ${name} must be a string, got ${typeof value}`);
+  if (/[\r\n]/.test(value)) throw new TypeError(`encodeSse: ${name} must not contain CR or LF (it would end the field), got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/**
+ * One event in the SSE wire format, ending with the blank line that dispatches it. Multi-line
+ * data becomes one `data:` line per line (CR, LF and CRLF all split, so a parser rebuilds the data
+ * with LF). CR or LF in `type` or `id` and NUL in `id` throw a TypeError; `retry` must be a
+ * non-negative integer.
+ */
+export function encodeSse(event: { data: string; type?: string; id?: string; retry?: number }): string {
+  if (event === null || typeof event !== 'object') throw new TypeError(`encodeSse expects an event object, got ${event === null ? 'null' : typeof event}`);
+  const { data } = event;
+  if (typeof data !== 'string') throw new TypeError(`encodeSse: data must be a string, got ${typeof data}`);
+  const type = checkField(event.type, 'type');
+  const id = checkField(event.id, 'id');
+  if (id !== undefined && id.includes('\0')) throw new TypeError('encodeSse: id must not contain NUL (a parser would ignore the field)');
+  let out = '';
+  if (type !== undefined && type !== '') out += `event: ${type}\n`;
+  if (id !== undefined) out += id === '' ? 'id\n' : `id: ${id}\n`;
+  if (event.retry !== undefined) {
+    const r = event.retry;
+    if (typeof r !== 'number' || !Number.isSafeInteger(r) || r < 0) throw new TypeError(`encodeSse: retry must be a non-negative integer, got ${String(r)}`);
+    out += `retry: ${r}\n`;
+  }
+  if (data.indexOf('\n') === -1 && data.indexOf('\r') === -1) return `${out}data: ${data}\n\n`;
+  for (const line of data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
+  return `${out}\n`;
+}
