@@ -1,4 +1,4 @@
-// The built package as users load it: ESM import and CommonJS require of 'seam' by name (the
+// The built package as users load it: ESM import and CommonJS require of 'seam-stream' by name (the
 // package references itself through its exports map), the types entry, and the CLI.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -38,7 +38,7 @@ describe('the built package', () => {
   };
 
   it('imports as ESM by name, with no init call', () => {
-    const out = JSON.parse(run(['--input-type=module', '-e', `import * as m from 'seam';${script}`]));
+    const out = JSON.parse(run(['--input-type=module', '-e', `import * as m from 'seam-stream';${script}`]));
     expect({ ...out, exports: undefined }).toEqual({ ...expected, exports: undefined });
     for (const name of ['Utf8Decoder', 'Utf8DecodeError', 'Utf8DecoderStream', 'LineDecoder', 'NdjsonDecoder', 'SseParser',
       'encodeSse', 'GraphemeCommitter', 'NfcCommitter', 'TextAssembler', 'countText', 'convertOffset',
@@ -48,7 +48,7 @@ describe('the built package', () => {
   });
 
   it('requires as CommonJS by name, synchronously', () => {
-    const out = JSON.parse(run(['-e', `const m = require('seam');${script}`]));
+    const out = JSON.parse(run(['-e', `const m = require('seam-stream');${script}`]));
     expect({ ...out, exports: undefined }).toEqual({ ...expected, exports: undefined });
   });
 
