@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   LineDecoder, NdjsonDecoder, SseParser, TextAssembler, Utf8DecodeError, Utf8Decoder, wasmBackend,
   type SseEvent,
-} from './index.js';
+} from 'seam-stream';
 
 const enc = new TextEncoder();
 
