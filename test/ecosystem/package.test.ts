@@ -1,8 +1,8 @@
 // The built package as users load it: ESM import and CommonJS require of 'seam-stream' by name (the
 // package references itself through its exports map), the types entry, and the CLI.
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = join(__dirname, '..', '..');
@@ -65,5 +65,50 @@ describe('the built package', () => {
     );
     const demo = run(['dist/cli.js', 'demo']);
     expect(demo).toMatch(/seam \(SseParser \+ TextAssembler\): +0 of \d+ cuttings differ/);
+  });
+
+  const usage =
+    'usage: seam-stream demo | seam-stream bench [--full] [--only utf8,sse,text] [--write FILE] | seam-stream decode [--sse|--lines|--ndjson|--text] [--lenient] < input\n';
+
+  it('the CLI prints its usage for --help, also after a command, without reading standard input', async () => {
+    expect(run(['dist/cli.js', '--help'])).toBe(usage);
+    // standard input stays open: a command that read it would never exit
+    const child = spawn(process.execPath, ['dist/cli.js', 'decode', '--sse', '--help'], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
+    const timer = setTimeout(() => child.kill(), 10_000);
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    clearTimeout(timer);
+    child.stdin.destroy();
+    expect({ code, out }).toEqual({ code: 0, out: usage });
+  });
+
+  it('the CLI loads the library by its package name instead of holding a copy of it', () => {
+    const cli = readFileSync(join(root, 'dist/cli.js'), 'utf8');
+    expect(cli.startsWith('#!/usr/bin/env node\n')).toBe(true);
+    // what the bundle imports: Node's modules (tsup drops their node: prefix) and the package
+    const specs = new Set([...cli.matchAll(/\b(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]));
+    expect([...specs].sort()).toEqual(['fs', 'path', 'seam-stream', 'url']);
+    expect(cli).not.toContain('WASM_BASE64');
+    expect(cli).not.toMatch(/class SseParser\b/);
+  });
+});
+
+describe('the library sources', () => {
+  // The ESM build runs in a browser as is: the library may import only its own modules and the
+  // bundled @noble/hashes; the command (cli/) and the benchmarks (bench/) sit on top of it.
+  const dir = join(root, 'bindings');
+  const files = (d: string): string[] =>
+    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(d, e.name)) : e.name.endsWith('.ts') ? [join(d, e.name)] : []));
+
+  it('import nothing outside bindings/ but @noble/hashes', () => {
+    const outside: string[] = [];
+    for (const f of files(dir)) {
+      for (const [, spec] of readFileSync(f, 'utf8').matchAll(/(?:\bfrom|\bimport|\brequire)\s*\(?\s*['"]([^'"]+)['"]/g)) {
+        const inside = spec.startsWith('.') ? !relative(dir, resolve(f, '..', spec)).startsWith('..') : spec.startsWith('@noble/hashes/');
+        if (!inside) outside.push(`${relative(root, f)}: ${spec}`);
+      }
+    }
+    expect(outside).toEqual([]);
   });
 });
