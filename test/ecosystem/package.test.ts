@@ -3,6 +3,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = join(__dirname, '..', '..');
@@ -25,7 +26,7 @@ const script = `
 
 describe('the built package', () => {
   it('has been built', () => {
-    for (const f of ['dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/cli.js']) {
+    for (const f of ['dist/index.js', 'dist/index.cjs', 'dist/index.node.js', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/cli.js']) {
       expect(existsSync(join(root, f)), f).toBe(true);
     }
   });
@@ -50,6 +51,47 @@ describe('the built package', () => {
   it('requires as CommonJS by name, synchronously', () => {
     const out = JSON.parse(run(['-e', `const m = require('seam-stream');${script}`]));
     expect({ ...out, exports: undefined }).toEqual({ ...expected, exports: undefined });
+  });
+
+  it('is one implementation in Node behind import and require: the same classes, instanceof across both', () => {
+    const out = JSON.parse(run(['--input-type=module', '-e', `
+      import * as esm from 'seam-stream';
+      import { createRequire } from 'node:module';
+      const cjs = createRequire(import.meta.url)('seam-stream');
+      const caught = (m) => { try { new m.Utf8Decoder().push(new Uint8Array([0x61, 0xff])); } catch (e) { return e; } };
+      const fromCjs = caught(cjs);
+      const fromEsm = caught(esm);
+      console.log(JSON.stringify({
+        esmNames: Object.keys(esm).sort(),
+        cjsNames: Object.keys(cjs).sort(),
+        differ: Object.keys(cjs).filter((k) => esm[k] !== cjs[k]),
+        sameSseParser: esm.SseParser === cjs.SseParser,
+        cjsErrorIsEsmClass: fromCjs instanceof esm.Utf8DecodeError,
+        esmErrorIsCjsClass: fromEsm instanceof cjs.Utf8DecodeError,
+        sameErrorClass: fromCjs.constructor === fromEsm.constructor,
+        code: fromEsm.code, offset: fromEsm.offset, text: fromEsm.text,
+      }));`]));
+    expect(out.esmNames).toEqual(out.cjsNames);
+    expect(out.esmNames.length).toBeGreaterThan(20);
+    expect({ ...out, esmNames: undefined, cjsNames: undefined }).toEqual({
+      differ: [], sameSseParser: true, cjsErrorIsEsmClass: true, esmErrorIsCjsClass: true, sameErrorClass: true,
+      code: 'ERR_INVALID_UTF8', offset: 1, text: 'a',
+    });
+  });
+
+  it('gives browsers and bundlers the standalone ESM build, and Node a wrapper of the CommonJS one', () => {
+    const resolved = (conditions: string[]) =>
+      run([...conditions.map((c) => `--conditions=${c}`), '--input-type=module', '-e', `console.log(import.meta.resolve('seam-stream'))`]).trim();
+    expect(relative(root, fileURLToPath(resolved([])))).toBe(join('dist', 'index.node.js'));
+    expect(relative(root, fileURLToPath(resolved(['browser'])))).toBe(join('dist', 'index.js'));
+    expect(relative(root, require.resolve('seam-stream'))).toBe(join('dist', 'index.cjs'));
+    // the wrapper is only a list of the CommonJS build's names
+    expect(readFileSync(join(root, 'dist/index.node.js'), 'utf8')).toMatch(/^(\/\/[^\n]*\n)*export \{[\w\s,]+\} from '\.\/index\.cjs';\n$/);
+    // and the standalone ESM build, which browsers get, works as it is
+    const out = JSON.parse(run(['--conditions=browser', '--input-type=module', '-e', `import * as m from 'seam-stream';${script}`]));
+    expect({ ...out, exports: undefined }).toEqual({ ...expected, exports: undefined });
+    const names = JSON.parse(run(['-e', `console.log(JSON.stringify(Object.keys(require('seam-stream')).sort().join(',')))`]));
+    expect(out.exports).toBe(names);
   });
 
   it('declares its types for both entries', () => {
