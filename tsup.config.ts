@@ -9,20 +9,23 @@ export default defineConfig([
     target: 'es2022',
     platform: 'neutral',
     sourcemap: true,
-    clean: true,
+    // Cleans dist/ but for the command, which the other entry builds at the same time.
+    clean: ['!cli.js'],
     splitting: false,
     treeshake: true,
     // Bundled so that the ESM build runs in a browser as is, with no bundler or import map.
     noExternal: [/^@noble\/hashes/],
   },
   {
-    // The `seam` command: demo, bench and decode.
-    entry: { cli: 'bindings/cli.ts' },
+    // The `seam-stream` command: demo, bench and decode. It loads the library by its package name
+    // at run time (the package references itself through its exports map), so dist/ holds the
+    // library once and this entry only the command.
+    entry: { cli: 'cli/main.ts' },
     format: ['esm'],
     target: 'node20',
     platform: 'node',
     banner: { js: '#!/usr/bin/env node' },
     splitting: false,
-    external: ['seam'],
+    external: ['seam-stream'],
   },
 ]);

@@ -1,8 +1,9 @@
-// The built package as users load it: ESM import and CommonJS require of 'seam' by name (the
+// The built package as users load it: ESM import and CommonJS require of 'seam-stream' by name (the
 // package references itself through its exports map), the types entry, and the CLI.
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = join(__dirname, '..', '..');
@@ -25,7 +26,7 @@ const script = `
 
 describe('the built package', () => {
   it('has been built', () => {
-    for (const f of ['dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/cli.js']) {
+    for (const f of ['dist/index.js', 'dist/index.cjs', 'dist/index.node.js', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/cli.js']) {
       expect(existsSync(join(root, f)), f).toBe(true);
     }
   });
@@ -38,7 +39,7 @@ describe('the built package', () => {
   };
 
   it('imports as ESM by name, with no init call', () => {
-    const out = JSON.parse(run(['--input-type=module', '-e', `import * as m from 'seam';${script}`]));
+    const out = JSON.parse(run(['--input-type=module', '-e', `import * as m from 'seam-stream';${script}`]));
     expect({ ...out, exports: undefined }).toEqual({ ...expected, exports: undefined });
     for (const name of ['Utf8Decoder', 'Utf8DecodeError', 'Utf8DecoderStream', 'LineDecoder', 'NdjsonDecoder', 'SseParser',
       'encodeSse', 'GraphemeCommitter', 'NfcCommitter', 'TextAssembler', 'countText', 'convertOffset',
@@ -48,8 +49,49 @@ describe('the built package', () => {
   });
 
   it('requires as CommonJS by name, synchronously', () => {
-    const out = JSON.parse(run(['-e', `const m = require('seam');${script}`]));
+    const out = JSON.parse(run(['-e', `const m = require('seam-stream');${script}`]));
     expect({ ...out, exports: undefined }).toEqual({ ...expected, exports: undefined });
+  });
+
+  it('is one implementation in Node behind import and require: the same classes, instanceof across both', () => {
+    const out = JSON.parse(run(['--input-type=module', '-e', `
+      import * as esm from 'seam-stream';
+      import { createRequire } from 'node:module';
+      const cjs = createRequire(import.meta.url)('seam-stream');
+      const caught = (m) => { try { new m.Utf8Decoder().push(new Uint8Array([0x61, 0xff])); } catch (e) { return e; } };
+      const fromCjs = caught(cjs);
+      const fromEsm = caught(esm);
+      console.log(JSON.stringify({
+        esmNames: Object.keys(esm).sort(),
+        cjsNames: Object.keys(cjs).sort(),
+        differ: Object.keys(cjs).filter((k) => esm[k] !== cjs[k]),
+        sameSseParser: esm.SseParser === cjs.SseParser,
+        cjsErrorIsEsmClass: fromCjs instanceof esm.Utf8DecodeError,
+        esmErrorIsCjsClass: fromEsm instanceof cjs.Utf8DecodeError,
+        sameErrorClass: fromCjs.constructor === fromEsm.constructor,
+        code: fromEsm.code, offset: fromEsm.offset, text: fromEsm.text,
+      }));`]));
+    expect(out.esmNames).toEqual(out.cjsNames);
+    expect(out.esmNames.length).toBeGreaterThan(20);
+    expect({ ...out, esmNames: undefined, cjsNames: undefined }).toEqual({
+      differ: [], sameSseParser: true, cjsErrorIsEsmClass: true, esmErrorIsCjsClass: true, sameErrorClass: true,
+      code: 'ERR_INVALID_UTF8', offset: 1, text: 'a',
+    });
+  });
+
+  it('gives browsers and bundlers the standalone ESM build, and Node a wrapper of the CommonJS one', () => {
+    const resolved = (conditions: string[]) =>
+      run([...conditions.map((c) => `--conditions=${c}`), '--input-type=module', '-e', `console.log(import.meta.resolve('seam-stream'))`]).trim();
+    expect(relative(root, fileURLToPath(resolved([])))).toBe(join('dist', 'index.node.js'));
+    expect(relative(root, fileURLToPath(resolved(['browser'])))).toBe(join('dist', 'index.js'));
+    expect(relative(root, require.resolve('seam-stream'))).toBe(join('dist', 'index.cjs'));
+    // the wrapper is only a list of the CommonJS build's names
+    expect(readFileSync(join(root, 'dist/index.node.js'), 'utf8')).toMatch(/^(\/\/[^\n]*\n)*export \{[\w\s,]+\} from '\.\/index\.cjs';\n$/);
+    // and the standalone ESM build, which browsers get, works as it is
+    const out = JSON.parse(run(['--conditions=browser', '--input-type=module', '-e', `import * as m from 'seam-stream';${script}`]));
+    expect({ ...out, exports: undefined }).toEqual({ ...expected, exports: undefined });
+    const names = JSON.parse(run(['-e', `console.log(JSON.stringify(Object.keys(require('seam-stream')).sort().join(',')))`]));
+    expect(out.exports).toBe(names);
   });
 
   it('declares its types for both entries', () => {
@@ -65,5 +107,50 @@ describe('the built package', () => {
     );
     const demo = run(['dist/cli.js', 'demo']);
     expect(demo).toMatch(/seam \(SseParser \+ TextAssembler\): +0 of \d+ cuttings differ/);
+  });
+
+  const usage =
+    'usage: seam-stream demo | seam-stream bench [--full] [--only utf8,sse,text] [--write FILE] | seam-stream decode [--sse|--lines|--ndjson|--text] [--lenient] < input\n';
+
+  it('the CLI prints its usage for --help, also after a command, without reading standard input', async () => {
+    expect(run(['dist/cli.js', '--help'])).toBe(usage);
+    // standard input stays open: a command that read it would never exit
+    const child = spawn(process.execPath, ['dist/cli.js', 'decode', '--sse', '--help'], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
+    const timer = setTimeout(() => child.kill(), 10_000);
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    clearTimeout(timer);
+    child.stdin.destroy();
+    expect({ code, out }).toEqual({ code: 0, out: usage });
+  });
+
+  it('the CLI loads the library by its package name instead of holding a copy of it', () => {
+    const cli = readFileSync(join(root, 'dist/cli.js'), 'utf8');
+    expect(cli.startsWith('#!/usr/bin/env node\n')).toBe(true);
+    // what the bundle imports: Node's modules (tsup drops their node: prefix) and the package
+    const specs = new Set([...cli.matchAll(/\b(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]));
+    expect([...specs].sort()).toEqual(['fs', 'path', 'seam-stream', 'url']);
+    expect(cli).not.toContain('WASM_BASE64');
+    expect(cli).not.toMatch(/class SseParser\b/);
+  });
+});
+
+describe('the library sources', () => {
+  // The ESM build runs in a browser as is: the library may import only its own modules and the
+  // bundled @noble/hashes; the command (cli/) and the benchmarks (bench/) sit on top of it.
+  const dir = join(root, 'bindings');
+  const files = (d: string): string[] =>
+    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(d, e.name)) : e.name.endsWith('.ts') ? [join(d, e.name)] : []));
+
+  it('import nothing outside bindings/ but @noble/hashes', () => {
+    const outside: string[] = [];
+    for (const f of files(dir)) {
+      for (const [, spec] of readFileSync(f, 'utf8').matchAll(/(?:\bfrom|\bimport|\brequire)\s*\(?\s*['"]([^'"]+)['"]/g)) {
+        const inside = spec.startsWith('.') ? !relative(dir, resolve(f, '..', spec)).startsWith('..') : spec.startsWith('@noble/hashes/');
+        if (!inside) outside.push(`${relative(root, f)}: ${spec}`);
+      }
+    }
+    expect(outside).toEqual([]);
   });
 });

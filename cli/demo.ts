@@ -1,16 +1,6 @@
-// The `seam` command.
-//   seam demo                       a built-in multilingual model stream, cut at every byte
-//   seam bench [--full] [--only utf8,sse,text] [--write FILE]
-//                                   benchmarks against the usual alternatives (source checkout)
-//   seam decode [--sse|--lines|--ndjson|--text] [--lenient]
-//                                   decode standard input and print what each layer sees
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import {
-  LineDecoder, NdjsonDecoder, SseParser, TextAssembler, Utf8DecodeError, Utf8Decoder, wasmBackend,
-  type SseEvent,
-} from './index.js';
+// `seam-stream demo`: a built-in multilingual model stream, cut at every byte, decoded by a
+// hand-written client and by seam.
+import { SseParser, TextAssembler, wasmBackend, type SseEvent } from 'seam-stream';
 
 const enc = new TextEncoder();
 
@@ -74,7 +64,7 @@ function withSeam(pieces: Uint8Array[]): { committed: string[]; done: boolean; r
   return { committed, done, report: text.finish() };
 }
 
-function demo(): void {
+export function demo(): void {
   const { bytes, deltas } = demoStream();
   const truth = deltas.join('').normalize('NFC');
   const cuttings: Uint8Array[][] = [[bytes]];
@@ -113,74 +103,4 @@ function demo(): void {
   console.log(`core:                WebAssembly (${wasmBackend()})`);
   console.log(line);
   if (seamBad !== 0) process.exitCode = 1;
-}
-
-async function bench(argv: string[]): Promise<void> {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const runner = join(here, '..', 'build', 'bench', 'run.js');
-  if (!existsSync(runner)) {
-    console.error('seam bench runs from a source checkout: npm ci && npm run bench');
-    process.exitCode = 1;
-    return;
-  }
-  const { runBenchmarks } = (await import(pathToFileURL(runner).href)) as {
-    runBenchmarks(argv: string[]): Promise<{ markdown: string }>;
-  };
-  console.error('Running benchmarks (each row: seam and its peer, interleaved; --full for more rounds)…');
-  const { markdown } = await runBenchmarks(argv);
-  console.log(markdown);
-  const w = argv.indexOf('--write');
-  if (w >= 0) {
-    const file = argv[w + 1] ?? 'BENCHMARKS.md';
-    writeFileSync(file, markdown);
-    console.error(`written to ${file}`);
-  }
-}
-
-function decode(argv: string[]): void {
-  const fatal = !argv.includes('--lenient');
-  const input = readFileSync(0);
-  try {
-    if (argv.includes('--sse')) {
-      const p = new SseParser({ fatal, onComment: (c) => console.log(JSON.stringify({ comment: c })) });
-      for (const e of [...p.push(input), ...p.flush()]) console.log(JSON.stringify(e));
-      if (p.truncated) console.error('warning: the stream ended inside an event (truncated)');
-    } else if (argv.includes('--ndjson')) {
-      const d = new NdjsonDecoder({ fatal });
-      for (const v of [...d.push(input), ...d.flush()]) console.log(JSON.stringify(v));
-    } else if (argv.includes('--lines')) {
-      const d = new LineDecoder({ fatal });
-      for (const l of [...d.push(input), ...d.flush()]) console.log(JSON.stringify(l));
-    } else {
-      const d = new Utf8Decoder({ fatal });
-      const a = new TextAssembler();
-      a.push(d.push(input) + d.flush());
-      const { text, ...report } = a.finish();
-      process.stdout.write(text + '\n');
-      console.error(JSON.stringify(report));
-    }
-  } catch (e) {
-    if (e instanceof Utf8DecodeError) {
-      console.error(`seam: ${e.message}`);
-      process.exitCode = 2;
-      return;
-    }
-    throw e;
-  }
-}
-
-const [cmd, ...rest] = process.argv.slice(2);
-switch (cmd) {
-  case 'demo':
-    demo();
-    break;
-  case 'bench':
-    await bench(rest);
-    break;
-  case 'decode':
-    decode(rest);
-    break;
-  default:
-    console.log('usage: seam demo | seam bench [--full] [--only utf8,sse,text] [--write FILE] | seam decode [--sse|--lines|--ndjson|--text] [--lenient] < input');
-    if (cmd !== undefined && cmd !== 'help' && cmd !== '--help') process.exitCode = 1;
 }
