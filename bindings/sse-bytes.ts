@@ -34,7 +34,7 @@ export class SseByteEvents {
   /** Bytes used in `bytes`. */
   byteLength = 0;
   /** @internal Per event (EV_WORDS words): data start, data end, type index, id index, id-changed flag. */
-  table = new Int32Array(EV_WORDS * 4);
+  table: Int32Array = new Int32Array(EV_WORDS * 4);
   // Distinct types and ids of this batch; counters rather than array lengths (setting an array's
   // length is a runtime call in V8).
   private readonly types: string[] = [];

@@ -4,7 +4,7 @@ import { SseParser, type SseEvent, type SseParserOptions } from './sse.js';
 import { Utf8Decoder, type Utf8DecoderOptions, asBytes } from './utf8.js';
 
 /** Like `TextDecoderStream`: bytes in, strings out, strict by default. */
-export class Utf8DecoderStream extends TransformStream<AllowSharedBufferSource, string> {
+export class Utf8DecoderStream extends TransformStream<ArrayBufferLike | ArrayBufferView, string> {
   constructor(options?: Utf8DecoderOptions) {
     const decoder = new Utf8Decoder(options);
     super({

@@ -169,7 +169,7 @@ export class Utf8Decoder extends Utf8Stream {
   }
 
   /** `TextDecoder.decode` semantics: with `stream: true` like push, else push + flush. */
-  decode(input?: AllowSharedBufferSource, options?: { stream?: boolean }): string {
+  decode(input?: ArrayBufferLike | ArrayBufferView, options?: { stream?: boolean }): string {
     if (!this.continuing) this.reset();
     const stream = options?.stream === true;
     this.continuing = stream;
@@ -288,7 +288,7 @@ export class Utf8Validator extends Utf8Stream {
 }
 
 /** @internal The bytes of a BufferSource, as a view (no copy). */
-export function asBytes(input: AllowSharedBufferSource): Uint8Array {
+export function asBytes(input: ArrayBufferLike | ArrayBufferView): Uint8Array {
   if (input instanceof Uint8Array) return input;
   if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
   if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer)) {

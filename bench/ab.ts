@@ -1,0 +1,128 @@
+// A change against the build before it, in one process: two built packages (each with its own
+// core instance) run the same workloads, interleaved round by round, and each row reports the
+// median over rounds of the new build's rate divided by the base build's.
+//
+//   npm run build                                   # this checkout: dist/
+//   (build the base revision's dist/ somewhere, e.g. a git worktree)
+//   node build/bench/ab.js --base ../base/dist/index.js [--new dist/index.js] [--rounds 9] [--only sse,lines,utf8]
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { asciiSse, chinese, chunked, mixed } from './corpus.js';
+import { type BenchOptions, FULL, median } from './harness.js';
+import Benchmark from 'benchmark';
+import { anthropicStream, openaiStream } from './sse.js';
+
+type Lib = typeof import('../bindings/index.js');
+
+interface Work {
+  name: string;
+  bytes: number;
+  make(lib: Lib): () => unknown;
+}
+
+/** Reads split so that each holds exactly `per` events (the pattern real APIs flush). */
+function perEvent(bytes: Uint8Array, per: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let start = 0;
+  let seen = 0;
+  for (let i = 0; i + 1 < bytes.length; i++) {
+    if (bytes[i] === 10 && bytes[i + 1] === 10) {
+      if (++seen === per) {
+        out.push(bytes.subarray(start, i + 2));
+        start = i + 2;
+        seen = 0;
+      }
+      i++;
+    }
+  }
+  if (start < bytes.length) out.push(bytes.subarray(start));
+  return out;
+}
+
+function works(only: Set<string> | null): Work[] {
+  const enc = new TextEncoder();
+  const list: Work[] = [];
+  const add = (layer: string, name: string, pieces: Uint8Array[], make: (lib: Lib, pieces: Uint8Array[]) => () => unknown) => {
+    if (only && !only.has(layer)) return;
+    list.push({ name: `${layer} ${name}`, bytes: pieces.reduce((n, p) => n + p.length, 0), make: (lib) => make(lib, pieces) });
+  };
+  const openai = openaiStream(1 << 20);
+  const anthropic = anthropicStream(1 << 20);
+  const sizes: [string, number][] = [['64 B', 64], ['1 KiB', 1024], ['16 KiB', 16384]];
+  const reads: [string, (b: Uint8Array) => Uint8Array[]][] = [
+    ['1 event/read', (b) => perEvent(b, 1)], ['3 events/read', (b) => perEvent(b, 3)],
+    ...sizes.map(([n, s]) => [n, (b: Uint8Array) => chunked(b, s)] as [string, (b: Uint8Array) => Uint8Array[]]),
+  ];
+  for (const [rn, cut] of reads) {
+    add('sse', `push OpenAI ${rn}`, cut(openai), (lib, ps) => {
+      const p = new lib.SseParser();
+      return () => { let n = 0; for (const c of ps) n += p.push(c).length; n += p.flush().length; return n; };
+    });
+    add('sse', `pushBytes OpenAI ${rn}`, cut(openai), (lib, ps) => {
+      const p = new lib.SseParser();
+      return () => { let n = 0; for (const c of ps) n += p.pushBytes(c).length; n += p.flushBytes().length; return n; };
+    });
+    add('sse', `pushBytes Anthropic ${rn}`, cut(anthropic), (lib, ps) => {
+      const p = new lib.SseParser();
+      return () => { let n = 0; for (const c of ps) n += p.pushBytes(c).length; n += p.flushBytes().length; return n; };
+    });
+  }
+  const lines = enc.encode(asciiSse(1 << 20));
+  for (const [sn, s] of sizes) {
+    add('lines', `LineDecoder ASCII ${sn}`, chunked(lines, s), (lib, ps) => {
+      const d = new lib.LineDecoder();
+      return () => { let n = 0; for (const c of ps) n += d.push(c).length; n += d.flush().length; return n; };
+    });
+  }
+  for (const [cn, text] of [['mixed', mixed(1 << 19)], ['Chinese', chinese(1 << 18)]] as const) {
+    const bytes = enc.encode(text);
+    for (const [sn, s] of sizes) {
+      add('utf8', `Utf8Decoder ${cn} ${sn}`, chunked(bytes, s), (lib, ps) => {
+        const d = new lib.Utf8Decoder();
+        return () => { let n = 0; for (const c of ps) n += d.push(c).length; n += d.flush().length; return n; };
+      });
+    }
+  }
+  return list;
+}
+
+function secondsPerOp(fn: () => unknown, maxTime: number): number {
+  const b = new Benchmark(fn, { maxTime, minSamples: 5, initCount: 1 });
+  b.run({ async: false });
+  if (b.error) throw b.error;
+  return median(b.stats.sample);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const arg = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+  const basePath = arg('--base');
+  if (!basePath) throw new Error('usage: node build/bench/ab.js --base <base dist/index.js> [--new dist/index.js] [--rounds N] [--only sse,lines,utf8]');
+  const base = (await import(pathToFileURL(resolve(basePath)).href)) as Lib;
+  const next = (await import(pathToFileURL(resolve(arg('--new') ?? 'dist/index.js')).href)) as Lib;
+  if (base.SseParser === next.SseParser) throw new Error('the two builds are the same module');
+  const opts: BenchOptions = { ...FULL, rounds: Number(arg('--rounds') ?? FULL.rounds) };
+  const only = arg('--only') ? new Set(arg('--only')!.split(',')) : null;
+  console.log(`| workload | base MB/s | new MB/s | new / base |\n|---|---:|---:|---:|`);
+  for (const w of works(only)) {
+    const fb = w.make(base);
+    const fn = w.make(next);
+    const same = JSON.stringify(fb()) === JSON.stringify(fn());
+    if (!same) throw new Error(`${w.name}: the builds give different outputs`);
+    const a: number[] = [];
+    const b: number[] = [];
+    const ratios: number[] = [];
+    for (let r = 0; r < opts.rounds; r++) {
+      // alternate which build goes first, so that neither always runs on a warmer or cooler machine
+      const first = r % 2 === 0;
+      const tb = first ? secondsPerOp(fb, opts.maxTime) : 0;
+      const tn = secondsPerOp(fn, opts.maxTime);
+      const tb2 = first ? tb : secondsPerOp(fb, opts.maxTime);
+      a.push(w.bytes / tb2 / 1e6);
+      b.push(w.bytes / tn / 1e6);
+      ratios.push(tb2 / tn);
+    }
+    console.log(`| ${w.name} | ${median(a).toFixed(0)} | ${median(b).toFixed(0)} | **${median(ratios).toFixed(3)}×** |`);
+  }
+}
+
+await main(process.argv.slice(2));
