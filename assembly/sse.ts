@@ -39,6 +39,7 @@ const H_ID: u16 = 0x6469;         // 'id'
 const H_T_COLON: u16 = 0x3A74;    // 't:'
 /** The field names that are held until their line ends, 5 bytes apart: data, event, id, retry. */
 const NAMES: usize = memory.data<u8>([100, 97, 116, 97, 0, 101, 118, 101, 110, 116, 105, 100, 0, 0, 0, 114, 101, 116, 114, 121]);
+const C_E: u8 = 101; // the first letter of 'event'
 const C_T: u8 = 116; // the last letter of 'event'
 const C_Y: u8 = 121; // the last letter of 'retry'
 
@@ -241,6 +242,8 @@ function sseLine(st: usize, a: usize, b: usize, fromLine: bool): bool {
     if (load<u32>(st, O_MODE) & M_COMMENTS) {
       let v = a + 1;
       if (v < b && load<u8>(v) == C_SPACE) v++;
+      // a comment that is listened to counts its text while it is read (it may be held in LINE)
+      if (held(st, !fromLine) + (b - v) > <usize>load<u32>(st, O_MAX)) return limitHit();
       comment(st, v, b, nonAscii);
     }
     return true;
@@ -263,6 +266,8 @@ function sseLine(st: usize, a: usize, b: usize, fromLine: bool): bool {
       if (!setBuf(st, B_TYPE, v, b - v, fromLine)) return false;
       setFl(st, nonAscii ? fl(st) | A_TYPE : fl(st) & ~A_TYPE);
     } else if (w == W_RETR && last == C_Y) {
+      // counted while read, as when the line is held in LINE
+      if (held(st, !fromLine) + (b - v) > <usize>load<u32>(st, O_MAX)) return limitHit();
       if (v < b) {
         let r: f64 = 0;
         let q = v;
@@ -280,6 +285,8 @@ function sseLine(st: usize, a: usize, b: usize, fromLine: bool): bool {
     }
   } else if (name == 2) {
     if (load<u16>(a) == H_ID) {
+      // counted while read (held in LINE, its NUL may come last), ignored or not
+      if (held(st, !fromLine) - bLen(st, B_ID) + (b - v) > <usize>load<u32>(st, O_MAX)) return limitHit();
       let q = v;
       while (q < b && load<u8>(q) != C_NUL) q++;
       if (q == b) {
@@ -290,6 +297,63 @@ function sseLine(st: usize, a: usize, b: usize, fromLine: bool): bool {
     }
   }
   return true;
+}
+
+/** Byte i of a line that is LINE's ll bytes at lp, then bytes of the run at p. */
+// @ts-ignore: decorator
+@inline function lineByte(lp: usize, ll: usize, p: usize, i: usize): u32 {
+  return i < ll ? <u32>load<u8>(lp + i) : <u32>load<u8>(p + i - ll);
+}
+
+/**
+ * Where the colon of a line is among its first 6 bytes (the line being LINE's ll bytes at lp and
+ * then n bytes at p), or −1: a field name not complete yet.
+ */
+function colonAt(lp: usize, ll: usize, p: usize, n: usize): isize {
+  const len = ll + n;
+  const lim = len < 6 ? len : 6;
+  for (let c: usize = 0; c < lim; c++) if (lineByte(lp, ll, p, c) == C_COLON) return <isize>c;
+  return -1;
+}
+
+/**
+ * What the event holds with a line that is held in LINE (an event, id, retry or comment line, or
+ * a field name not complete yet) when it is LINE's ll bytes at lp and then n bytes at p: the
+ * event's buffers, less the one an event or id line replaces, plus the line's value (after the
+ * colon and one space). The same sum that the line, read whole, is checked with (sseLine), so
+ * that the limit does not depend on where the stream was cut; field names and ignored lines are
+ * never counted.
+ */
+function heldWith(st: usize, lp: usize, ll: usize, p: usize, n: usize): usize {
+  const c = colonAt(lp, ll, p, n);
+  if (c < 0) return held(st, false);
+  const len = ll + n;
+  let v = <usize>c + 1;
+  if (v < len && lineByte(lp, ll, p, v) == C_SPACE) v++;
+  let h = held(st, false) + (len - v);
+  if (c == 5 && lineByte(lp, ll, p, 0) == C_E) h -= bLen(st, B_TYPE); // event (else retry)
+  else if (c == 2) h -= bLen(st, B_ID); // id
+  return h;
+}
+
+/**
+ * A line held in LINE whose field name is not complete yet (a prefix of data, event, id or
+ * retry, no colon) takes just enough bytes of the run [p, end) to decide what it is; when it
+ * turns out to be data or an ignored field, that class is applied (its value moves to DATA, or it
+ * is dropped). Returns the bytes it took, or −1 on a limit error.
+ */
+function decideHeld(st: usize, p: usize, end: usize, comments: bool): isize {
+  const lp = bPtr(st, B_LINE), ll = bLen(st, B_LINE);
+  if (ll >= 6 || colonAt(lp, ll, 0, 0) >= 0) return 0;
+  let take: usize = 6 - ll;
+  if (take > end - p) take = end - p;
+  if (take == 0) return 0;
+  bAppend(st, B_LINE, p, take, NO_LIMIT); // a field name: at most 6 bytes in all
+  if ((fl(st) & L_RUNASCII) == 0) setFl(st, fl(st) | A_LINE);
+  const np = bPtr(st, B_LINE), nl = bLen(st, B_LINE);
+  const k = classify(np, nl, comments);
+  if (k != C_RAW && !applyClass(st, k, np, nl, (fl(st) & A_LINE) != 0, true)) return -1;
+  return <isize>take;
 }
 
 /** Whether [a, a + n) (n ≤ 5) is a prefix of data, event, id or retry. */
@@ -343,7 +407,7 @@ function applyClass(st: usize, k: i32, a: usize, n: usize, nonAscii: bool, fromL
   if (k == C_RAW) {
     if (!fromLine) {
       const max = <usize>load<u32>(st, O_MAX);
-      if (held(st, true) + n > max) return limitHit();
+      if (heldWith(st, a, n, 0, 0) > max) return limitHit();
       bAppend(st, B_LINE, a, n, max);
       if (nonAscii) f |= A_LINE;
     }
@@ -386,10 +450,14 @@ function ssePartial(st: usize, p: usize, end: usize): bool {
     }
     return applyClass(st, classify(p, end - p, comments), p, end - p, nonAscii, false);
   }
-  // P_RAW: grow LINE, then look again (the field name may have completed)
-  const max = <usize>load<u32>(st, O_MAX);
+  // P_RAW: a field name not complete yet is decided first; then grow LINE and look again
   curRel = load<i32>(st, O_LINEREL);
-  if (held(st, true) + (end - p) > max) return limitHit();
+  const took = decideHeld(st, p, end, comments);
+  if (took < 0) return false;
+  p += <usize>took;
+  if ((fl(st) & P_MASK) != P_RAW) return ssePartial(st, p, end);
+  const max = <usize>load<u32>(st, O_MAX);
+  if (heldWith(st, bPtr(st, B_LINE), bLen(st, B_LINE), p, end - p) > max) return limitHit();
   bAppend(st, B_LINE, p, end - p, max);
   if (nonAscii) setFl(st, fl(st) | A_LINE);
   const lp = bPtr(st, B_LINE), ll = bLen(st, B_LINE);
@@ -400,13 +468,21 @@ function ssePartial(st: usize, p: usize, end: usize): bool {
 
 /** A line that ends at nl, starting at p (or earlier, per the P_* state). */
 function sseComplete(st: usize, p: usize, nl: usize): bool {
-  const f = fl(st);
-  const ps = f & P_MASK;
+  let f = fl(st);
+  let ps = f & P_MASK;
   if (ps == 0) {
     curRel = <i32>(p - IN_PTR);
     return sseLine(st, p, nl, false);
   }
   curRel = load<i32>(st, O_LINEREL);
+  if (ps == P_RAW) {
+    // a field name not complete yet: decide it first (it may be data or an ignored field)
+    const took = decideHeld(st, p, nl, (load<u32>(st, O_MODE) & M_COMMENTS) != 0);
+    if (took < 0) return false;
+    p += <usize>took;
+    f = fl(st);
+    ps = f & P_MASK;
+  }
   setFl(st, f & ~P_MASK);
   const nonAscii = (f & L_RUNASCII) == 0;
   if (ps == P_DATA || ps == P_DATA_SP) {
@@ -416,7 +492,7 @@ function sseComplete(st: usize, p: usize, nl: usize): bool {
   if (ps == P_SKIP) return true;
   // P_RAW
   const max = <usize>load<u32>(st, O_MAX);
-  if (held(st, true) + (nl - p) > max) return limitHit();
+  if (heldWith(st, bPtr(st, B_LINE), bLen(st, B_LINE), p, nl - p) > max) return limitHit();
   bAppend(st, B_LINE, p, nl - p, max);
   if (nonAscii) setFl(st, fl(st) | A_LINE);
   const lp = bPtr(st, B_LINE);
