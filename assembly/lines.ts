@@ -109,19 +109,16 @@ export function linesMore(st: usize): i32 {
 
 /**
  * End of stream: the unterminated last line (one record, or none), then a new stream begins.
- * A held incomplete character is R_TRUNC in strict mode and U+FFFD otherwise.
+ * A held incomplete character is U+FFFD, or in strict mode R_TRUNC (FR_ERR = −its bytes) after
+ * the line before it.
  */
 export function linesFlush(st: usize, mode: u32): i32 {
   store<u32>(st, mode, O_MODE);
   const pending = carried(st);
   let fl = load<u32>(st, O_FL);
-  if (pending != 0) {
-    if (isFatal(st)) {
-      res(FR_ERR, -<i32>pending);
-      batchStart(st, mode, A_LINE);
-      frameResetCommon(st, true);
-      return finish(R_TRUNC);
-    }
+  // strict: an incomplete character at the end is an error, reported after the line before it
+  const trunc = pending != 0 && isFatal(st);
+  if (pending != 0 && !trunc) {
     if (bLen(st, B_LINE) == 0) store<i32>(st, load<i32>(st, O_LASTLEN) - <i32>pending, O_LINEREL);
     bAppend(st, B_LINE, st, pending, NO_LIMIT);
     fl |= L_DIRTY | A_LINE;
@@ -142,6 +139,10 @@ export function linesFlush(st: usize, mode: u32): i32 {
       setOutUsed(held);
       status = R_RAW;
     }
+  }
+  if (trunc) {
+    status |= R_TRUNC;
+    res(FR_ERR, -<i32>pending);
   }
   finish(status);
   if (status & R_RAW) res(FR_ENC, ENC_UTF8);

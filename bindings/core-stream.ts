@@ -1,7 +1,7 @@
 // The lifecycle every decoder over the core shares: a state record in the realm's one instance,
 // reset, dispose, the finalization registry (a safety net, not the way memory is given back),
 // the sticky failure, and a trap of the core (its memory could not grow) as a typed error.
-import { CoreMemoryError, DisposedError } from './errors.js';
+import { CoreMemoryError, DisposedError, withoutOutput } from './errors.js';
 import { type Core, type CoreExports, expectBytes, getCore } from './wasm.js';
 
 /** How the core starts a new stream on a kind of state record, and how it frees one. */
@@ -34,6 +34,8 @@ export abstract class CoreStream {
   protected st: number;
   /** The error that stopped the stream; thrown again by every call until `reset()`. */
   protected failure: Error | null = null;
+  /** What later calls throw: the failure without the output the first throw delivered. */
+  private again: Error | null = null;
   private readonly kind: StateKind;
   private readonly what: string;
 
@@ -51,6 +53,7 @@ export abstract class CoreStream {
     this.kind.reset(this.core.x, this.st);
     this.bytesIn = 0;
     this.failure = null;
+    this.again = null;
     this.resetState();
   }
 
@@ -69,12 +72,22 @@ export abstract class CoreStream {
   /** Checks a call's chunk and throws the failure that stopped the stream, if any. */
   protected open(chunk: unknown, where: string): asserts chunk is Uint8Array {
     if (!(chunk instanceof Uint8Array)) expectBytes(chunk, where);
-    if (this.failure !== null) throw this.failure;
+    if (this.failure !== null) this.rethrow();
+  }
+
+  /**
+   * Throws the failure that stopped the stream again, as a copy with the same code and offset but
+   * none of the output (`text`, `lines`, `events`) the first throw carried: that output was
+   * delivered once, and a retry loop must not process it twice.
+   */
+  protected rethrow(): never {
+    throw (this.again ??= withoutOutput(this.failure!));
   }
 
   /** Records the error that stops the stream, and throws it. */
   protected stop(err: Error): never {
     this.failure = err;
+    this.again = null;
     throw err;
   }
 
@@ -86,6 +99,7 @@ export abstract class CoreStream {
     if (!(e instanceof WebAssembly.RuntimeError)) return e;
     const err = new CoreMemoryError(offset, this.core.x.memory.buffer.byteLength);
     this.failure = err;
+    this.again = null;
     return err;
   }
 }

@@ -1,5 +1,7 @@
 // Typed errors. Each carries a stable `code` and, where bytes are involved, the absolute byte
 // offset from the start of the stream.
+import type { SseByteEvents } from './sse-bytes.js';
+import type { SseEvent } from './sse.js';
 
 function hex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ');
@@ -15,6 +17,10 @@ export class Utf8DecodeError extends TypeError {
   readonly text: string;
   /** The bad bytes (at most 4), for the message and for logs. */
   readonly bytes: Uint8Array;
+  /** From a LineDecoder or NdjsonDecoder: the lines (or values) completed before the bad bytes. */
+  declare readonly lines?: unknown[];
+  /** From an SseParser: the events dispatched before the bad bytes. */
+  declare readonly events?: SseEvent[] | SseByteEvents;
 
   constructor(code: 'ERR_INVALID_UTF8' | 'ERR_TRUNCATED_UTF8', offset: number, text: string, bytes: Uint8Array) {
     super(
@@ -79,9 +85,9 @@ export class SseLimitError extends RangeError {
   /** The limit in bytes (`maxEventBytes`). */
   readonly limit: number;
   /** Events dispatched by this call before the limit was hit: nothing returned is lost. */
-  readonly events: unknown[];
+  readonly events: SseEvent[] | SseByteEvents;
 
-  constructor(offset: number, limit: number, events: unknown[]) {
+  constructor(offset: number, limit: number, events: SseEvent[] | SseByteEvents) {
     super(`Server-sent event exceeds maxEventBytes (${limit} bytes) at the line starting at byte offset ${offset}; nothing past the limit was buffered`);
     this.name = 'SseLimitError';
     this.offset = offset;
@@ -125,4 +131,56 @@ export class DisposedError extends TypeError {
     super(`The decoder was disposed: this ${what} gave its memory back to the core; create a new one`);
     this.name = 'DisposedError';
   }
+}
+
+/**
+ * An `onComment` handler threw. The parser stops (until `reset()`): the events the call had
+ * dispatched are on this error, and the handler's error is its `cause`.
+ */
+export class SseCallbackError extends Error {
+  readonly code = 'ERR_SSE_CALLBACK' as const;
+  /** Events dispatched by this call: nothing returned is lost. */
+  readonly events: SseEvent[] | SseByteEvents;
+
+  constructor(cause: unknown, events: SseEvent[] | SseByteEvents) {
+    super(`The onComment handler threw: ${cause instanceof Error ? cause.message : String(cause)}; the parser has stopped until reset()`, { cause });
+    this.name = 'SseCallbackError';
+    this.events = events;
+  }
+}
+
+/** A decoder called again from inside its own callback (`onComment`). */
+export class ReentrantCallError extends TypeError {
+  readonly code = 'ERR_REENTRANT' as const;
+
+  constructor(what: string) {
+    super(`${what} was called from inside onComment, while the parser was delivering that call's output `
+      + '(a pushBytes reader would be overwritten); keep the chunk and push it after the outer call returns');
+    this.name = 'ReentrantCallError';
+  }
+}
+
+/**
+ * The error a stopped decoder throws again on later calls: the same class, code, offset and
+ * message, without the output the first throw carried (it was delivered once; a retry loop must
+ * not process it twice).
+ */
+export function withoutOutput(e: Error): Error {
+  let copy: Error;
+  if (e instanceof Utf8DecodeError) {
+    copy = new Utf8DecodeError(e.code, e.offset, '', e.bytes);
+    if (e.lines !== undefined) Object.defineProperty(copy, 'lines', { value: [], enumerable: true });
+    if (e.events !== undefined) Object.defineProperty(copy, 'events', { value: [], enumerable: true });
+  } else if (e instanceof LineLimitError) {
+    copy = new LineLimitError(e.offset, e.limit, []);
+  } else if (e instanceof NdjsonParseError) {
+    copy = new NdjsonParseError(e.line, e.offset, e.text, [], e.cause);
+  } else if (e instanceof SseLimitError) {
+    copy = new SseLimitError(e.offset, e.limit, []);
+  } else if (e instanceof SseCallbackError) {
+    copy = new SseCallbackError(e.cause, []);
+  } else {
+    return e; // no output on it
+  }
+  return copy;
 }

@@ -2,7 +2,7 @@
 // window, the core's batches drained until the run is done, errors and traps), raw text for
 // lines or events too long for the output window, and the byte limit option.
 import { CoreStream } from './core-stream.js';
-import { FR_NREC, RAW_PTR, R_LIMIT, R_MORE, R_UTF8 } from './generated/abi.js';
+import { FR_NREC, RAW_PTR, R_LIMIT, R_MORE, R_UTF8, ST_CARRY, ST_NCARRY } from './generated/abi.js';
 import { type Core, forPieces } from './wasm.js';
 
 /**
@@ -47,6 +47,17 @@ export abstract class FrameStream extends CoreStream {
       if (!(r & R_MORE)) return;
       r = this.more();
     }
+  }
+
+  /**
+   * The incomplete character the stream holds (its carried bytes), read before a flush: a strict
+   * flush reports it as ERR_TRUNCATED_UTF8 with these bytes.
+   */
+  protected carriedBytes(): Uint8Array {
+    const core = this.core;
+    core.sync();
+    const n = core.u8[this.st + ST_NCARRY];
+    return core.u8.slice(this.st + ST_CARRY, this.st + ST_CARRY + n);
   }
 
   /** Calls the core's flush (`f`) as the end of the stream; a trap becomes CoreMemoryError. */

@@ -10,7 +10,9 @@ export { LineDecoder, NdjsonDecoder, DEFAULT_MAX_LINE_BYTES, type LineDecoderOpt
 export {
   SseParser, SseByteEvents, encodeSse, DEFAULT_MAX_EVENT_BYTES, type SseEvent, type SseParserOptions, type SseUtf8DecodeError,
 } from './sse.js';
-export { CoreMemoryError, DisposedError, LineLimitError, NdjsonParseError, SseLimitError } from './errors.js';
+export {
+  CoreMemoryError, DisposedError, LineLimitError, NdjsonParseError, ReentrantCallError, SseCallbackError, SseLimitError,
+} from './errors.js';
 
 // Layer 3: text (graphemes, NFC, finishing)
 export { GraphemeCommitter, DEFAULT_MAX_PENDING_BYTES, type GraphemeCommitterOptions } from './grapheme.js';

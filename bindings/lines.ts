@@ -9,6 +9,9 @@ import {
   LR_START, R_LIMIT, R_RAW, R_TRUNC,
 } from './generated/abi.js';
 
+/** Where no call is under way, its output goes nowhere (a decoder makes no arrays of its own). */
+const NOTHING = Object.freeze([]) as unknown as unknown[];
+
 /** A frame stream's record (frame kit) run as a line framer. */
 const LINES_STATE: StateKind = { reset: (x, st) => x.linesReset(st), free: (x, st) => x.frameFree(st) };
 
@@ -45,9 +48,9 @@ abstract class LineFramer extends FrameStream {
   readonly fatal: boolean;
   readonly maxLineBytes: number;
   /** Where this call's lines go, their offsets (or null), and the output an error carries. */
-  private sink: string[] = [];
+  private sink: string[] = NOTHING as string[];
   private sinkOffs: number[] | null = null;
-  private sinkAll: unknown[] = [];
+  private sinkAll: unknown[] = NOTHING;
 
   constructor(options: LineDecoderOptions | undefined, where: string) {
     optionsObject(options, where);
@@ -138,16 +141,18 @@ abstract class LineFramer extends FrameStream {
 
   /** End of stream: the unterminated last line; then a new stream begins. */
   protected end(out: string[], offs: number[] | null, all: unknown[]): void {
-    if (this.failure) throw this.failure;
+    if (this.failure) this.rethrow();
     this.sink = out;
     this.sinkOffs = offs;
     this.sinkAll = all;
+    const carried = this.carriedBytes();
     const r = this.flushCore(() => this.core.x.linesFlush(this.st, this.core.textMode));
     this.bytesIn = 0;
     if (r & R_TRUNC) {
-      const err = new Utf8DecodeError('ERR_TRUNCATED_UTF8', this.base + this.core.word(FR_ERR), '', new Uint8Array(0));
+      // the line before the incomplete character is on the error, as lines decoded before any error are
+      const err = new Utf8DecodeError('ERR_TRUNCATED_UTF8', this.base + this.core.word(FR_ERR), '', carried);
       Object.defineProperty(err, 'lines', { value: all, enumerable: true });
-      throw err;
+      this.stop(err);
     }
   }
 }
@@ -211,8 +216,7 @@ export class NdjsonDecoder extends LineFramer {
         const err = new NdjsonParseError(this.lineNo, offs[i], line, values, cause);
         texts.length = 0;
         offs.length = 0;
-        this.failure = err;
-        throw err;
+        this.stop(err);
       }
     }
     texts.length = 0;
@@ -222,26 +226,30 @@ export class NdjsonDecoder extends LineFramer {
   /** The values of the complete lines of the chunk. */
   push(chunk: Uint8Array): unknown[] {
     const values: unknown[] = [];
-    try {
-      this.run(chunk, this.texts, this.offs, 'NdjsonDecoder.push()', values);
-    } catch (err) {
-      // The lines completed before a framing error are parsed into the error's `lines` (an
-      // earlier bad JSON line is thrown instead: it comes first in the stream).
-      const failure = this.failure;
-      this.parse(values);
-      this.failure = failure;
-      throw err;
-    }
-    this.parse(values);
-    return values;
+    return this.framed(() => this.run(chunk, this.texts, this.offs, 'NdjsonDecoder.push()', values), values);
   }
 
   /** End of stream: the value of an unterminated last line; then a new stream begins. */
   flush(): unknown[] {
     const values: unknown[] = [];
-    this.end(this.texts, this.offs, values);
-    this.parse(values);
+    this.framed(() => this.end(this.texts, this.offs, values), values);
     this.lineNo = 0;
+    return values;
+  }
+
+  /**
+   * Frames, then parses the lines into `values`. The lines completed before a framing error are
+   * parsed into the error's `lines` (an earlier bad JSON line is thrown instead: it comes first
+   * in the stream).
+   */
+  private framed(frame: () => void, values: unknown[]): unknown[] {
+    try {
+      frame();
+    } catch (err) {
+      this.parse(values);
+      throw err;
+    }
+    this.parse(values);
     return values;
   }
 

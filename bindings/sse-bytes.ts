@@ -28,11 +28,17 @@ function utf8Decoder(): TextDecoder {
  */
 export class SseByteEvents {
   /** Number of events. */
-  length = 0;
+  get length(): number { return this.n; }
   /** The bytes the events' data lie in (only `[0, byteLength)` is meaningful). */
-  bytes: Uint8Array = new Uint8Array(0);
+  get bytes(): Uint8Array { return this.buf; }
   /** Bytes used in `bytes`. */
-  byteLength = 0;
+  get byteLength(): number { return this.used; }
+  /** @internal The number of events (written by the parser). */
+  n = 0;
+  /** @internal */
+  buf: Uint8Array = new Uint8Array(0);
+  /** @internal */
+  used = 0;
   /** @internal Per event (EV_WORDS words): data start, data end, type index, id index, id-changed flag. */
   table: Int32Array = new Int32Array(EV_WORDS * 4);
   // Distinct types and ids of this batch; counters rather than array lengths (setting an array's
@@ -54,44 +60,44 @@ export class SseByteEvents {
    * the bytes that went by.
    */
   clear(incoming: number): void {
-    if (this.bytes.length > READER_KEEP_BYTES) {
-      this.idleBytes = this.byteLength > this.bytes.length >> 2 ? 0 : this.idleBytes + incoming;
-      if (this.idleBytes > 4 * this.bytes.length) {
-        this.bytes = new Uint8Array(0);
+    if (this.buf.length > READER_KEEP_BYTES) {
+      this.idleBytes = this.used > this.buf.length >> 2 ? 0 : this.idleBytes + incoming;
+      if (this.idleBytes > 4 * this.buf.length) {
+        this.buf = new Uint8Array(0);
         this.idleBytes = 0;
       }
     }
     if (this.table.length > EV_WORDS * READER_KEEP_EVENTS) {
       // (a table of 4-byte words, 5 per event, against the input that goes by)
-      this.idleTable = this.length * EV_WORDS * 4 > this.table.length ? 0 : this.idleTable + incoming;
+      this.idleTable = this.n * EV_WORDS * 4 > this.table.length ? 0 : this.idleTable + incoming;
       if (this.idleTable > 16 * this.table.length) {
         this.table = new Int32Array(EV_WORDS * 4);
         this.idleTable = 0;
       }
     }
-    this.length = 0;
-    this.byteLength = 0;
+    this.n = 0;
+    this.used = 0;
     this.nTypes = 0;
     this.nIds = 0;
   }
 
   /** @internal Appends bytes; returns their offset. */
   append(src: Uint8Array): number {
-    const at = this.byteLength;
+    const at = this.used;
     const need = at + src.length;
-    if (need > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(need, this.bytes.length * 2, 256));
-      grown.set(this.bytes.subarray(0, at));
-      this.bytes = grown;
+    if (need > this.buf.length) {
+      const grown = new Uint8Array(Math.max(need, this.buf.length * 2, 256));
+      grown.set(this.buf.subarray(0, at));
+      this.buf = grown;
     }
-    this.bytes.set(src, at);
-    this.byteLength = need;
+    this.buf.set(src, at);
+    this.used = need;
     return at;
   }
 
   /** @internal Appends an event. */
   add(d0: number, d1: number, type: string, id: string, idChanged: boolean): void {
-    const k = this.length;
+    const k = this.n;
     const t = this.room(1);
     const w = EV_WORDS * k;
     t[w + EV_DATA0] = d0;
@@ -99,12 +105,12 @@ export class SseByteEvents {
     t[w + EV_TYPE] = this.typeIndex(type);
     t[w + EV_ID] = this.idIndex(id);
     t[w + EV_ID_CHANGED] = idChanged ? 1 : 0;
-    this.length = k + 1;
+    this.n = k + 1;
   }
 
   /** @internal The table, with room for n more events. */
   room(n: number): Int32Array {
-    const need = (this.length + n) * EV_WORDS;
+    const need = (this.n + n) * EV_WORDS;
     if (need <= this.table.length) return this.table;
     const grown = new Int32Array(Math.max(need, this.table.length * 2));
     grown.set(this.table);
@@ -130,7 +136,7 @@ export class SseByteEvents {
   /** Event i's data: a view into `bytes` (no copy). */
   data(i: number): Uint8Array {
     const w = EV_WORDS * i;
-    return this.bytes.subarray(this.table[w + EV_DATA0], this.table[w + EV_DATA1]);
+    return this.buf.subarray(this.table[w + EV_DATA0], this.table[w + EV_DATA1]);
   }
   /** Event i's data as a string (decoded on request). */
   dataText(i: number): string { return utf8Decoder().decode(this.data(i)); }

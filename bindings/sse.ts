@@ -3,7 +3,7 @@
 // string per run and slices it per event, or (the byte-level path) copies the run's UTF-8 bytes
 // and exposes the events through a reader without a JS string or object per event.
 import { type StateKind } from './core-stream.js';
-import { SseLimitError, Utf8DecodeError } from './errors.js';
+import { ReentrantCallError, SseCallbackError, SseLimitError, Utf8DecodeError } from './errors.js';
 import { FrameStream, limitOption, optionsObject, rawText } from './frames.js';
 import {
   ENC_LATIN1, ENC_UTF8, FR_ENC, FR_ERR, FR_JOIN, FR_LEN, FR_NREC, F_FATAL, K_COMMENT, K_EVENT, K_MASK, M_COMMENTS,
@@ -95,6 +95,10 @@ export class SseParser extends FrameStream {
   private nEvs = 0;
   /** Where this call's events go: the byte-level reader, or null for string events. */
   private target: SseByteEvents | null = null;
+  /** True while onComment runs: calls on the parser are refused then. */
+  private delivering = false;
+  /** At a flush: the incomplete character held before it. */
+  private carried: Uint8Array | null = null;
   private _lastEventId = '';
   private _retry: number | undefined = undefined;
   private _truncated = false;
@@ -140,7 +144,13 @@ export class SseParser extends FrameStream {
 
   /** A new connection: drops the unfinished event and a previous error; keeps `lastEventId` and `retry`. */
   override reset(): void {
+    if (this.delivering) throw new ReentrantCallError('SseParser.reset()');
     super.reset();
+  }
+
+  override dispose(): void {
+    if (this.delivering) throw new ReentrantCallError('SseParser.dispose()');
+    super.dispose();
   }
 
   protected override resetState(): void {
@@ -149,19 +159,21 @@ export class SseParser extends FrameStream {
 
   /** The events dispatched by the chunk. */
   push(chunk: Uint8Array): SseEvent[] {
+    if (this.delivering) throw new ReentrantCallError('SseParser.push()');
     this.evs = null;
     this.run(chunk, 'SseParser.push()');
     const out = this.takeEvents();
-    this.deliverComments();
+    if (this.comments !== null) this.deliverComments(out);
     return out;
   }
 
   /** End of stream: with `eof: 'dispatch'` an unterminated event; sets `truncated`; then a new stream begins. */
   flush(): SseEvent[] {
+    if (this.delivering) throw new ReentrantCallError('SseParser.flush()');
     this.evs = null;
     this.end(null);
     const out = this.takeEvents();
-    this.deliverComments();
+    if (this.comments !== null) this.deliverComments(out);
     return out;
   }
 
@@ -171,20 +183,22 @@ export class SseParser extends FrameStream {
    * reuses on its next `pushBytes`/`flushBytes` call. Requires `fatal: true`.
    */
   pushBytes(chunk: Uint8Array): SseByteEvents {
+    if (this.delivering) throw new ReentrantCallError('SseParser.pushBytes()');
     this.open(chunk, 'SseParser.pushBytes()');
     const b = this.bytesReader(chunk.length);
     this._truncated = false;
     this.target = b;
     this.frameAll(chunk, this.bytesMode);
-    if (this.comments !== null) this.deliverComments();
+    if (this.comments !== null) this.deliverComments(b);
     return b;
   }
 
   /** `flush()` for the byte-level path. */
   flushBytes(): SseByteEvents {
+    if (this.delivering) throw new ReentrantCallError('SseParser.flushBytes()');
     const b = this.bytesReader(0);
     this.end(b);
-    this.deliverComments();
+    if (this.comments !== null) this.deliverComments(b);
     return b;
   }
 
@@ -195,11 +209,22 @@ export class SseParser extends FrameStream {
     return b;
   }
 
-  private deliverComments(): void {
-    const c = this.comments;
-    if (c === null) return;
+  /**
+   * Calls onComment with the call's comments, after its events were framed. A handler that throws
+   * stops the parser with an SseCallbackError that carries the call's events (nothing is lost);
+   * a call on the parser from inside the handler is refused (ReentrantCallError).
+   */
+  private deliverComments(events: SseEvent[] | SseByteEvents): void {
+    const c = this.comments!;
     this.comments = null;
-    for (const text of c) this.onComment!(text);
+    this.delivering = true;
+    try {
+      for (const text of c) this.onComment!(text);
+    } catch (cause) {
+      this.stop(new SseCallbackError(cause, events));
+    } finally {
+      this.delivering = false;
+    }
   }
 
   /** The events collected by this call, as a fresh array. */
@@ -288,7 +313,7 @@ export class SseParser extends FrameStream {
     // straight into the table; the indices of their type and ID are looked up when the type
     // changes, and again after any other record.
     let t = bytes.room(n);
-    let k = bytes.length;
+    let k = bytes.n;
     let curType: string | null = null;
     let typeIx = 0;
     let idIx = -1;
@@ -317,17 +342,17 @@ export class SseParser extends FrameStream {
         t[w + EV_ID_CHANGED] = 0;
         continue;
       }
-      bytes.length = k;
+      bytes.n = k;
       this.pieceAt = pieceAt;
       this.byteRecord(w0, i32[s + SR_DATA0], i32[s + SR_DATA1], i32[s + SR_TYPE0], i32[s + SR_TYPE1], i32[s + SR_ID0],
         i32[s + SR_ID1], base, bytes, piece);
-      k = bytes.length;
+      k = bytes.n;
       pieceAt = this.pieceAt;
       t = bytes.table;
       curType = null;
       idIx = -1;
     }
-    bytes.length = k;
+    bytes.n = k;
     this.pieceAt = pieceAt;
   }
 
@@ -405,10 +430,10 @@ export class SseParser extends FrameStream {
     const rel = core.word(FR_ERR);
     const events = this.target ?? this.takeEvents();
     this.comments = null;
-    if (r & R_LIMIT) return new SseLimitError(this.base + rel, this.maxEventBytes, events as unknown[]);
+    if (r & R_LIMIT) return new SseLimitError(this.base + rel, this.maxEventBytes, events);
     const trunc = (r & R_TRUNC) !== 0;
     const e = new Utf8DecodeError(trunc ? 'ERR_TRUNCATED_UTF8' : 'ERR_INVALID_UTF8', this.base + rel, '',
-      trunc ? new Uint8Array(0) : core.bytesAt(rel, 4));
+      trunc ? this.carried! : core.bytesAt(rel, 4));
     Object.defineProperty(e, 'events', { value: events, enumerable: true });
     return e;
   }
@@ -436,9 +461,10 @@ export class SseParser extends FrameStream {
   }
 
   private end(bytes: SseByteEvents | null): void {
-    if (this.failure) throw this.failure;
+    if (this.failure) this.rethrow();
     const mode = (bytes !== null ? this.bytesMode : this.mode) | (this.eof === 'dispatch' ? M_EOF_DISPATCH : 0);
     this.target = bytes;
+    this.carried = this.carriedBytes();
     const r = this.flushCore(() => this.core.x.sseFlush(this.st, mode));
     this.bytesIn = 0;
     if (r & (R_LIMIT | R_TRUNC)) {

@@ -1,66 +1,69 @@
-// Web TransformStreams over the decoders: each takes the options of its decoder.
+// Web TransformStreams over the decoders: each takes the options of its decoder. An error (invalid
+// UTF-8, a limit) errors the stream after what the decoder produced before it was enqueued: the
+// output a decoder's error carries (`text`, `lines`, `events`) is never lost.
 import { LineDecoder, type LineDecoderOptions } from './lines.js';
 import { SseParser, type SseEvent, type SseParserOptions } from './sse.js';
 import { Utf8Decoder, type Utf8DecoderOptions, asBytes } from './utf8.js';
+
+/**
+ * Runs `step`, enqueuing what it returns; when it throws, enqueues the output its error carries
+ * (read by `carried`), then rethrows, which errors the stream.
+ */
+function guarded<T>(controller: TransformStreamDefaultController<T>, step: () => T[], carried: (err: unknown) => T[]): void {
+  let out: T[];
+  try {
+    out = step();
+  } catch (err) {
+    for (const x of carried(err)) controller.enqueue(x);
+    throw err;
+  }
+  for (const x of out) controller.enqueue(x);
+}
+
+const listOn = (name: 'lines' | 'events') => <T>(err: unknown): T[] => {
+  const v = (err as Record<string, unknown> | null)?.[name];
+  return Array.isArray(v) ? (v as T[]) : [];
+};
+const textOn = (err: unknown): string[] => {
+  const t = (err as { text?: unknown } | null)?.text;
+  return typeof t === 'string' && t !== '' ? [t] : [];
+};
+const nonEmpty = (text: string): string[] => (text === '' ? [] : [text]);
 
 /** Like `TextDecoderStream`: bytes in, strings out, strict by default. */
 export class Utf8DecoderStream extends TransformStream<ArrayBufferLike | ArrayBufferView, string> {
   constructor(options?: Utf8DecoderOptions) {
     const decoder = new Utf8Decoder(options);
     super({
-      transform(chunk, controller) {
-        const text = decoder.push(asBytes(chunk));
-        if (text !== '') controller.enqueue(text);
-      },
-      flush(controller) {
-        const text = decoder.flush();
-        if (text !== '') controller.enqueue(text);
-      },
+      transform(chunk, controller) { guarded(controller, () => nonEmpty(decoder.push(asBytes(chunk))), textOn); },
+      flush(controller) { guarded(controller, () => nonEmpty(decoder.flush()), textOn); },
     });
   }
 }
-
 
 /** Bytes in, lines out (without terminators), like piping through a {@link LineDecoder}. */
 export class LineDecoderStream extends TransformStream<Uint8Array, string> {
   constructor(options?: LineDecoderOptions) {
     const decoder = new LineDecoder(options);
+    const carried = listOn('lines')<string>;
     super({
-      transform(chunk, controller) {
-        for (const line of decoder.push(chunk)) controller.enqueue(line);
-      },
-      flush(controller) {
-        for (const line of decoder.flush()) controller.enqueue(line);
-      },
+      transform(chunk, controller) { guarded(controller, () => decoder.push(chunk), carried); },
+      flush(controller) { guarded(controller, () => decoder.flush(), carried); },
     });
   }
 }
 
-/**
- * Bytes in, events out, like piping through an {@link SseParser}. An error (invalid UTF-8, an
- * event over the limit) errors the stream after the events before it were enqueued.
- */
+/** Bytes in, events out, like piping through an {@link SseParser}. */
 export class SseDecoderStream extends TransformStream<Uint8Array, SseEvent> {
   /** The parser behind the stream: `lastEventId`, `retry` and, after the end, `truncated`. */
   readonly parser: SseParser;
 
   constructor(options?: SseParserOptions) {
     const parser = new SseParser(options);
-    const enqueueAll = (events: SseEvent[], controller: TransformStreamDefaultController<SseEvent>) => {
-      for (const e of events) controller.enqueue(e);
-    };
-    const guard = (f: () => SseEvent[], controller: TransformStreamDefaultController<SseEvent>) => {
-      try {
-        enqueueAll(f(), controller);
-      } catch (err) {
-        const events = (err as { events?: unknown }).events;
-        if (Array.isArray(events)) enqueueAll(events as SseEvent[], controller);
-        throw err;
-      }
-    };
+    const carried = listOn('events')<SseEvent>;
     super({
-      transform(chunk, controller) { guard(() => parser.push(chunk), controller); },
-      flush(controller) { guard(() => parser.flush(), controller); },
+      transform(chunk, controller) { guarded(controller, () => parser.push(chunk), carried); },
+      flush(controller) { guarded(controller, () => parser.flush(), carried); },
     });
     this.parser = parser;
   }

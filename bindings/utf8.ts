@@ -76,7 +76,7 @@ abstract class Utf8Stream extends CoreStream {
 
   /** Ends the stream: the held tail is an error (strict) or one U+FFFD; then a new stream begins. */
   protected end(): string {
-    if (this.failure) throw this.failure;
+    if (this.failure) this.rethrow();
     const pending = this.core.x.utf8Pending(this.st);
     let rest = '';
     if (pending !== 0) {
@@ -133,7 +133,7 @@ export class Utf8Decoder extends Utf8Stream {
     try {
       text = td.decode(chunk, { stream: true });
     } catch {
-      throw this.placeError(chunk);
+      this.placeError(chunk);
     }
     this.keepTail(chunk);
     this.bytesIn += chunk.length;
@@ -144,7 +144,7 @@ export class Utf8Decoder extends Utf8Stream {
   flush(): string {
     const td = this.td;
     if (td === null) return this.end();
-    if (this.failure) throw this.failure;
+    if (this.failure) this.rethrow();
     let rest: string;
     try {
       rest = td.decode();
@@ -173,9 +173,14 @@ export class Utf8Decoder extends Utf8Stream {
     if (!this.continuing) this.reset();
     const stream = options?.stream === true;
     this.continuing = stream;
-    let text = '';
-    if (input !== undefined) text = this.push(asBytes(input));
-    return stream ? text : text + this.flush();
+    try {
+      const text = input === undefined ? '' : this.push(asBytes(input));
+      return stream ? text : text + this.flush();
+    } catch (e) {
+      // as TextDecoder: after a call throws, the next call starts a new stream
+      this.continuing = false;
+      throw e;
+    }
   }
 
   /** Keeps the bytes of the incomplete character at the end of the input so far (a valid prefix). */
@@ -197,7 +202,7 @@ export class Utf8Decoder extends Utf8Stream {
   }
 
   /** The strict error TextDecoder found in this chunk, placed exactly by the core. */
-  private placeError(chunk: Uint8Array): Utf8DecodeError {
+  private placeError(chunk: Uint8Array): never {
     const held = this.tailLen;
     const input = new Uint8Array(held + chunk.length);
     input.set(unpackTail(this.tailBytes, held));
@@ -225,9 +230,8 @@ export class Utf8Decoder extends Utf8Stream {
       core.x.stateFree(st);
     }
     if (err === null) throw new Error('seam: TextDecoder rejected input that the core accepts (please report this input)');
-    this.failure = err;
     this.bytesIn += chunk.length;
-    return err;
+    this.stop(err);
   }
 }
 

@@ -33,7 +33,8 @@ describe(`LineDecoder (${wasmBackend()})`, () => {
     try { d.push(new Uint8Array([0x6f, 0x0a, 0x74, 0x68, 0xc3, 0x28, 0x0a])); } catch (e) { err = e; }
     expect(err).toBeInstanceOf(Utf8DecodeError);
     expect(err).toMatchObject({ code: 'ERR_INVALID_UTF8', offset: 10, lines: ['two'] });
-    expect(() => d.push(enc('x\n'))).toThrow(err as Error);
+    // later calls throw the same error again, without the lines the first throw delivered
+    expect(() => d.push(enc('x\n'))).toThrow(expect.objectContaining({ code: 'ERR_INVALID_UTF8', offset: 10, lines: [] }));
     d.reset();
     expect(feed(d, ['ok\n'])).toEqual(['ok']);
     expect(feed(new LineDecoder({ fatal: false }), [new Uint8Array([0x61, 0xc3]), new Uint8Array([0x28, 0x0a, 0xe2, 0x82])])).toEqual(['a\uFFFD(', '\uFFFD']);
@@ -121,7 +122,7 @@ describe(`NdjsonDecoder (${wasmBackend()})`, () => {
     try { d.push(enc('3\n{bad}\n4\n')); } catch (e) { err = e; }
     expect(err).toBeInstanceOf(NdjsonParseError);
     expect(err).toMatchObject({ code: 'ERR_NDJSON_PARSE', line: 5, offset: 7, text: '{bad}', values: [3] });
-    expect(() => d.push(enc('5\n'))).toThrow(err as Error);
+    expect(() => d.push(enc('5\n'))).toThrow(expect.objectContaining({ code: 'ERR_NDJSON_PARSE', line: 5, offset: 7, values: [] }));
     d.reset();
     expect(d.push(enc('5\n'))).toEqual([5]);
   });

@@ -202,8 +202,12 @@ describe('Utf8Decoder: strict errors', () => {
   it('stays failed until reset, then decodes a new stream from offset 0', () => {
     const d = new Utf8Decoder();
     const first = thrown(() => d.push(bytes(0x41, 0xff)));
-    expect(thrown(() => d.push(utf8('more')))).toBe(first);
-    expect(thrown(() => d.flush())).toBe(first);
+    expect(first.text).toBe('A');
+    // later calls throw it again without the text the first throw delivered
+    const later = thrown(() => d.push(utf8('more')));
+    expect(later).not.toBe(first);
+    expect([later.code, later.offset, later.text, Array.from(later.bytes)]).toEqual(['ERR_INVALID_UTF8', 1, '', [0xff]]);
+    expect(thrown(() => d.flush())).toBe(later);
     d.reset();
     expect(d.bytesIn).toBe(0);
     expect(d.push(utf8('fine')) + d.flush()).toBe('fine');
