@@ -8,9 +8,10 @@
 // of the text before it.
 
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { BMP, BREAK, DEFAULT_MAX_PENDING_BYTES, Prop, START_STATE, checkMaxPendingBytes, propOf, step } from './grapheme.js';
+import { BREAK, DEFAULT_MAX_PENDING_BYTES, START_STATE, checkMaxPendingBytes, step } from './grapheme.js';
 import { countText } from './text.js';
 import { TextRangeError } from './text-errors.js';
+import { BMP, Prop, propOf } from './unicode/props.js';
 
 /** Default {@link TextAssemblerOptions.maxTextBytes}: 256 MiB. */
 export const DEFAULT_MAX_TEXT_BYTES = 256 * 1024 * 1024;

@@ -12,7 +12,8 @@
 // such a runtime does not do is compose or reorder characters it does not know yet, so the text is
 // its NFC, not Unicode 17.0 NFC.
 
-import { BMP, DEFAULT_MAX_PENDING_BYTES, Prop, checkMaxPendingBytes, propOf } from './grapheme.js';
+import { DEFAULT_MAX_PENDING_BYTES, checkMaxPendingBytes } from './grapheme.js';
+import { BMP, Prop, propOf } from './unicode/props.js';
 
 /** Options for {@link NfcCommitter}. */
 export interface NfcCommitterOptions {

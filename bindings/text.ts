@@ -3,8 +3,9 @@
 // Unpaired surrogates count as one code point and as 3 UTF-8 bytes: the U+FFFD that
 // TextEncoder (and every UTF-8 encoder on the web platform) writes in their place.
 
-import { BMP, BREAK, Gcb, START_STATE, propOf, step } from './grapheme.js';
+import { BREAK, START_STATE, step } from './grapheme.js';
 import { TextRangeError } from './text-errors.js';
+import { BMP, Gcb, propOf } from './unicode/props.js';
 
 /** A unit for {@link convertOffset}. */
 export type OffsetUnit = 'utf8' | 'utf16' | 'codePoint' | 'grapheme';
