@@ -11,7 +11,7 @@ import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { BREAK, DEFAULT_MAX_PENDING_BYTES, START_STATE, checkMaxPendingBytes, step } from './grapheme.js';
 import { countText } from './text.js';
 import { TextRangeError } from './text-errors.js';
-import { BMP, Prop, propOf } from './unicode/props.js';
+import { Prop, bmpProps, propOf } from './unicode/props.js';
 
 /** Default {@link TextAssemblerOptions.maxTextBytes}: 256 MiB. */
 export const DEFAULT_MAX_TEXT_BYTES = 256 * 1024 * 1024;
@@ -68,23 +68,27 @@ export interface Hasher {
 }
 
 type NodeCrypto = { createHash(alg: 'sha256'): { update(s: string, enc: 'utf8'): unknown; digest(enc: 'hex'): string } };
-const nodeCrypto: NodeCrypto | undefined = (() => {
+/** Looked up on the first hasher, not at import; null where there is none. */
+let nodeCrypto: NodeCrypto | null | undefined;
+
+function findNodeCrypto(): NodeCrypto | null {
   try {
     // Node >= 20.16 has getBuiltinModule: no import of 'node:crypto' that a browser bundle would trip on.
     const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    return proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
+    return (nodeCrypto = (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null);
   } catch {
-    return undefined;
+    return (nodeCrypto = null);
   }
-})();
+}
 
 /**
  * @internal Node's crypto (native, ~1 GB/s, takes strings) where it exists; @noble/hashes
  * elsewhere (browsers have only the asynchronous WebCrypto).
  */
 export function createHasher(native = true): Hasher {
-  if (native && nodeCrypto) {
-    const h = nodeCrypto.createHash('sha256');
+  const crypto = native ? (nodeCrypto === undefined ? findNodeCrypto() : nodeCrypto) : null;
+  if (crypto) {
+    const h = crypto.createHash('sha256');
     return { update: (s) => void h.update(s, 'utf8'), digest: () => h.digest('hex') };
   }
   const h = nobleSha256.create();
@@ -233,6 +237,7 @@ export class TextAssembler {
     let cutMid = this.#heldMid; // the text from the latest commit point begins inside a cluster
     const pieceMid = this.#heldMid;
     let forced = 0;
+    const bmp = bmpProps();
     while (i < n) {
       let cp = text.charCodeAt(i);
       if (cp < 0x7f && cp >= 0x20 && st === 0) {
@@ -262,7 +267,7 @@ export class TextAssembler {
           }
         }
       }
-      const p = cp < 0x10000 ? BMP[cp] : propOf(cp);
+      const p = cp < 0x10000 ? bmp[cp] : propOf(cp);
       st = step(st, p);
       if (st & BREAK) {
         st ^= BREAK;

@@ -5,7 +5,7 @@
 // The rules need the left context and exactly one code point after a boundary, so an incremental
 // committer that holds back only the last cluster is exact.
 
-import { BMP, Gcb, Prop, propOf } from './unicode/props.js';
+import { Gcb, Prop, bmpProps, propOf } from './unicode/props.js';
 import { TextRangeError } from './text-errors.js';
 
 // ---- the rule machine --------------------------------------------------------------------------
@@ -143,6 +143,7 @@ export class GraphemeCommitter {
     let i = 0;
     let cut = -1; // the last final boundary found in text
     let bytes = this.#heldBytes;
+    const bmp = bmpProps();
     while (i < n) {
       let cp = text.charCodeAt(i);
       if (cp < 0x7f && cp >= 0x20 && st === Gcb.Other) {
@@ -161,7 +162,7 @@ export class GraphemeCommitter {
           w = 2;
         }
       }
-      st = step(st, cp < 0x10000 ? BMP[cp] : propOf(cp));
+      st = step(st, cp < 0x10000 ? bmp[cp] : propOf(cp));
       if (st & BREAK) {
         st ^= BREAK;
         cut = i;

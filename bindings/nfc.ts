@@ -13,7 +13,7 @@
 // its NFC, not Unicode 17.0 NFC.
 
 import { DEFAULT_MAX_PENDING_BYTES, checkMaxPendingBytes } from './grapheme.js';
-import { BMP, Prop, propOf } from './unicode/props.js';
+import { Prop, bmpProps, propOf } from './unicode/props.js';
 
 /** Options for {@link NfcCommitter}. */
 export interface NfcCommitterOptions {
@@ -80,6 +80,7 @@ export class NfcCommitter {
     let bytes = this.#heldBytes;
     let dirty = this.#heldDirty; // the text from the last cut to i has an unstable code point
     let cutDirty = false; // held + text[0..cut) has one
+    const bmp = bmpProps();
     while (i < n) {
       let cp = text.charCodeAt(i);
       let w = 1;
@@ -99,7 +100,7 @@ export class NfcCommitter {
           w = 2;
         }
       }
-      if ((cp < 0x10000 ? BMP[cp] : propOf(cp)) & Prop.NfcUnstable) {
+      if ((cp < 0x10000 ? bmp[cp] : propOf(cp)) & Prop.NfcUnstable) {
         dirty = true;
       } else {
         cutDirty = cutDirty || dirty;

@@ -5,7 +5,7 @@
 
 import { BREAK, START_STATE, step } from './grapheme.js';
 import { TextRangeError } from './text-errors.js';
-import { BMP, Gcb, propOf } from './unicode/props.js';
+import { Gcb, bmpProps, propOf } from './unicode/props.js';
 
 /** A unit for {@link convertOffset}. */
 export type OffsetUnit = 'utf8' | 'utf16' | 'codePoint' | 'grapheme';
@@ -29,6 +29,7 @@ export function countText(text: string): TextCounts {
   let cps = 0;
   let graphemes = 0;
   let st = START_STATE;
+  const bmp = bmpProps();
   for (let i = 0; i < len; i++) {
     let cp = text.charCodeAt(i);
     cps++;
@@ -46,7 +47,7 @@ export function countText(text: string): TextCounts {
       }
     }
     bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-    st = step(st, cp < 0x10000 ? BMP[cp] : propOf(cp));
+    st = step(st, cp < 0x10000 ? bmp[cp] : propOf(cp));
     if (st & BREAK) {
       graphemes++;
       st ^= BREAK;

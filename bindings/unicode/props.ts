@@ -30,27 +30,43 @@ function decodeBase64(b64: string): Uint8Array {
   return out;
 }
 
-const STAGE2 = decodeBase64(STAGE2_BASE64);
-const STAGE1: Uint8Array | Uint16Array = (() => {
-  const bytes = decodeBase64(STAGE1_BASE64);
-  if (!STAGE1_WIDE) return bytes;
-  const out = new Uint16Array(bytes.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = bytes[2 * i] | (bytes[2 * i + 1] << 8);
-  return out;
-})();
 const MASK = (1 << TABLE_SHIFT) - 1;
 
+interface Tables {
+  /** The BMP expanded to one flat 64 KiB array (see {@link bmpProps}). */
+  readonly bmp: Uint8Array;
+  readonly stage1: Uint8Array | Uint16Array;
+  readonly stage2: Uint8Array;
+}
+
+// Built on first use, not at import: a bundle that never looks up a property (one that uses
+// only the byte or frame layers) keeps neither the work nor, once tree-shaken, the tables.
+let tables: Tables | undefined;
+
+function buildTables(): Tables {
+  const stage2 = decodeBase64(STAGE2_BASE64);
+  let stage1: Uint8Array | Uint16Array = decodeBase64(STAGE1_BASE64);
+  if (STAGE1_WIDE) {
+    const bytes = stage1;
+    stage1 = new Uint16Array(bytes.length >> 1);
+    for (let i = 0; i < stage1.length; i++) stage1[i] = bytes[2 * i] | (bytes[2 * i + 1] << 8);
+  }
+  const bmp = new Uint8Array(0x10000);
+  for (let cp = 0; cp < 0x10000; cp++) bmp[cp] = stage2[(stage1[cp >> TABLE_SHIFT] << TABLE_SHIFT) | (cp & MASK)];
+  return (tables = { bmp, stage1, stage2 });
+}
+
 /**
- * @internal The BMP expanded to one flat 64 KiB array: one load per UTF-16 unit on the hot path
- * instead of two dependent loads.
+ * @internal The property bytes of the BMP as one flat 64 KiB array, built on the first call: one
+ * load per UTF-16 unit on the hot path instead of two dependent loads. A hot loop fetches it once
+ * into a local (`const bmp = bmpProps()`) and looks up `cp < 0x10000 ? bmp[cp] : propOf(cp)`.
  */
-export const BMP: Uint8Array = (() => {
-  const out = new Uint8Array(0x10000);
-  for (let cp = 0; cp < 0x10000; cp++) out[cp] = STAGE2[(STAGE1[cp >> TABLE_SHIFT] << TABLE_SHIFT) | (cp & MASK)];
-  return out;
-})();
+export function bmpProps(): Uint8Array {
+  return (tables ?? buildTables()).bmp;
+}
 
 /** @internal The property byte of any code point (0..0x10FFFF). */
 export function propOf(cp: number): number {
-  return cp < 0x10000 ? BMP[cp] : STAGE2[(STAGE1[cp >> TABLE_SHIFT] << TABLE_SHIFT) | (cp & MASK)];
+  const t = tables ?? buildTables();
+  return cp < 0x10000 ? t.bmp[cp] : t.stage2[(t.stage1[cp >> TABLE_SHIFT] << TABLE_SHIFT) | (cp & MASK)];
 }

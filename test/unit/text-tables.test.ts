@@ -3,9 +3,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { build } from 'esbuild';
+import { describe, expect, it, vi } from 'vitest';
 import * as grapheme from '../../bindings/grapheme.js';
-import { Gcb, Prop, UNICODE_VERSION, propOf } from '../../bindings/unicode/props.js';
+import { STAGE2_BASE64 } from '../../bindings/unicode/generated-tables.js';
+import { Gcb, Prop, UNICODE_VERSION, bmpProps, propOf } from '../../bindings/unicode/props.js';
 
 const root = join(__dirname, '..', '..');
 const bindings = join(root, 'bindings');
@@ -34,7 +36,7 @@ describe('the Unicode property tables', () => {
   });
 
   it('are not part of grapheme.ts, which keeps only the rules', () => {
-    for (const name of ['BMP', 'propOf', 'bmpProps', 'STAGE1', 'STAGE2']) expect(Object.keys(grapheme)).not.toContain(name);
+    for (const name of ['BMP', 'propOf', 'bmpProps', 'STAGE1', 'STAGE2', 'Gcb', 'Prop']) expect(Object.keys(grapheme)).not.toContain(name);
     for (const file of ['grapheme.ts', 'nfc.ts', 'assembler.ts', 'text.ts']) {
       const src = readFileSync(join(bindings, file), 'utf8');
       expect(src, file).toMatch(/from '\.\/unicode\/props\.js'/);
@@ -66,5 +68,70 @@ describe('the Unicode property tables', () => {
     for (const cp of [0x41, 0xe9, 0x4e2d, 0x1100, 0x1f600]) expect(propOf(cp) & Prop.NfcUnstable, cp.toString(16)).toBe(0);
     // surrogates and the last code point: Other; a tag and the BOM: Control
     expect([0xd800, 0xdc00, 0x10ffff, 0xe0001, 0xfeff].map(propOf)).toEqual([Gcb.Other, Gcb.Other, Gcb.Other, Gcb.Control, Gcb.Control]);
+  });
+});
+
+describe('the tables are built on first use', () => {
+  it('not at import; once, by the first lookup', async () => {
+    vi.resetModules();
+    const atob = vi.spyOn(globalThis, 'atob');
+    try {
+      const text = await import('../../bindings/text.js');
+      const { GraphemeCommitter } = await import('../../bindings/grapheme.js');
+      const { NfcCommitter } = await import('../../bindings/nfc.js');
+      const { TextAssembler } = await import('../../bindings/assembler.js');
+      expect(atob).not.toHaveBeenCalled();
+      expect(text.countText('e\u0301\u{1f600}').graphemes).toBe(2);
+      const calls = atob.mock.calls.length;
+      expect(calls).toBeGreaterThan(0);
+      expect(new GraphemeCommitter().push('e\u0301\u{1f600}x')).toBe('e\u0301\u{1f600}');
+      expect(new NfcCommitter().push('e\u0301x')).toBe('\u00e9');
+      expect(new TextAssembler().finish().sha256).toHaveLength(64);
+      expect(text.convertOffset('\u{1f600}', 1, 'grapheme', 'utf8')).toBe(4);
+      expect(atob.mock.calls.length).toBe(calls);
+    } finally {
+      atob.mockRestore();
+    }
+  });
+
+  it('agree with the two-stage lookup on every BMP code point', () => {
+    const bmp = bmpProps();
+    expect(bmp).toHaveLength(0x10000);
+    expect(bmpProps()).toBe(bmp);
+    let diff = 0;
+    for (let cp = 0; cp < 0x10000; cp++) if (bmp[cp] !== propOf(cp)) diff++;
+    expect(diff).toBe(0);
+  });
+
+  it('leave nothing in a bundle that does not use them', async () => {
+    // The package is one file (tsup): the text layer bundled as one module, then a program that
+    // imports two constants from it. The bundler keeps only top-level code it cannot prove pure.
+    const bundle = async (contents: string, lib?: string): Promise<string> => {
+      const r = await build({
+        stdin: { contents, resolveDir: root, loader: 'ts' },
+        bundle: true, write: false, format: 'esm', platform: 'neutral', logLevel: 'silent',
+        plugins: lib === undefined ? [] : [{
+          name: 'lib',
+          setup(b) {
+            b.onResolve({ filter: /^seam-text$/ }, () => ({ path: 'seam-text', namespace: 'lib' }));
+            b.onLoad({ filter: /.*/, namespace: 'lib' }, () => ({ contents: lib, loader: 'js' }));
+          },
+        }],
+      });
+      return r.outputFiles[0].text;
+    };
+    const lib = await bundle(`
+      export { GraphemeCommitter, DEFAULT_MAX_PENDING_BYTES } from './bindings/grapheme.ts';
+      export { NfcCommitter } from './bindings/nfc.ts';
+      export { TextAssembler, DEFAULT_MAX_TEXT_BYTES } from './bindings/assembler.ts';
+      export { countText, convertOffset } from './bindings/text.ts';`);
+    expect(lib).toContain(STAGE2_BASE64.slice(0, 64));
+    const app = await bundle(`import { DEFAULT_MAX_PENDING_BYTES, DEFAULT_MAX_TEXT_BYTES } from 'seam-text';
+      console.log(DEFAULT_MAX_PENDING_BYTES, DEFAULT_MAX_TEXT_BYTES);`, lib);
+    expect(app).not.toContain(STAGE2_BASE64.slice(0, 64));
+    expect(app).not.toContain('atob');
+    expect(app).not.toContain('getBuiltinModule');
+    expect(app).not.toMatch(/new (TextEncoder|TextDecoder)\(/);
+    expect(app.length).toBeLessThan(600);
   });
 });
