@@ -8,9 +8,10 @@
 // of the text before it.
 
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { BREAK, DEFAULT_MAX_PENDING_BYTES, START_STATE, checkMaxPendingBytes, step } from './grapheme.js';
+import { BREAK, DEFAULT_MAX_PENDING_BYTES, START_STATE, step } from './grapheme.js';
+import { byteLimitOption, checkOptions, describeValue, oneOf } from './options.js';
 import { countText } from './text.js';
-import { TextRangeError } from './text-errors.js';
+import { TEXT_OPTION_HINTS, TextRangeError, invalidOption, limitInPlaceOfOptions } from './text-errors.js';
 import { Prop, bmpProps, propOf } from './unicode/props.js';
 
 /** Default {@link TextAssemblerOptions.maxTextBytes}: 256 MiB. */
@@ -103,6 +104,36 @@ export function createHasher(native = true): Hasher {
   };
 }
 
+const OPTIONS = ['normalize', 'maxPendingBytes', 'maxTextBytes'] as const;
+const WHICH_LIMIT = "did you mean 'maxTextBytes' (all the committed text) or 'maxPendingBytes' (the text held back)?";
+const KEY_HINTS: Readonly<Record<string, string>> = {
+  normalization: "did you mean 'normalize'?",
+  normalizationForm: "did you mean 'normalize'?",
+  form: "did you mean 'normalize'?",
+  nfc: "did you mean 'normalize'? ('NFC' or false)",
+  expected: 'an option of finish(): finish({ expected })',
+  maxBytes: WHICH_LIMIT,
+  maxLength: WHICH_LIMIT,
+  limit: WHICH_LIMIT,
+  maxLineBytes: WHICH_LIMIT,
+  maxEventBytes: WHICH_LIMIT,
+};
+const OPTION_HINTS = {
+  keys: [KEY_HINTS, TEXT_OPTION_HINTS],
+  notObject: (value: unknown) =>
+    typeof value === 'string' || typeof value === 'boolean' ? `did you mean new TextAssembler({ normalize: ${describeValue(value)} })?`
+      : limitInPlaceOfOptions('TextAssembler', 'maxTextBytes')(value),
+};
+const NORMALIZE_HINTS: Readonly<Record<string, string>> = {
+  true: "NFC is the default; 'NFC' names it and false turns it off",
+  NFD: 'only NFC is streamed; give false and normalize the finished text for another form',
+  NFKC: 'only NFC is streamed; give false and normalize the finished text for another form',
+  NFKD: 'only NFC is streamed; give false and normalize the finished text for another form',
+};
+const FINISH_HINTS = {
+  notObject: (value: unknown) => (typeof value === 'string' ? 'did you mean finish({ expected: text })?' : undefined),
+};
+
 /** Committed text is hashed in batches of about this many UTF-16 units (one native call per batch). */
 const HASH_BATCH = 16 * 1024;
 
@@ -145,14 +176,16 @@ export class TextAssembler {
   #graphemes = 0;
   #changed = false;
 
+  /**
+   * Options that are not an object, unknown options and values of the wrong type throw a
+   * `TypeError`; a value out of range throws `TextRangeError` (`ERR_INVALID_OPTION`).
+   */
   constructor(options?: TextAssemblerOptions) {
-    const norm = options?.normalize ?? 'NFC';
-    if (norm !== 'NFC' && norm !== false) {
-      throw new TextRangeError('ERR_INVALID_OPTION', `normalize must be 'NFC' or false, got ${String(norm)}`);
-    }
-    this.normalize = norm;
-    this.maxPendingBytes = checkMaxPendingBytes(options?.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES);
-    this.maxTextBytes = checkMaxPendingBytes(options?.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES);
+    const where = 'TextAssembler';
+    checkOptions(options, where, OPTIONS, OPTION_HINTS);
+    this.normalize = oneOf(options?.normalize, 'normalize', where, ['NFC', false], 'NFC', invalidOption, NORMALIZE_HINTS);
+    this.maxPendingBytes = byteLimitOption(options?.maxPendingBytes, 'maxPendingBytes', where, DEFAULT_MAX_PENDING_BYTES, Infinity, invalidOption);
+    this.maxTextBytes = byteLimitOption(options?.maxTextBytes, 'maxTextBytes', where, DEFAULT_MAX_TEXT_BYTES, Infinity, invalidOption);
   }
 
   /** Raw text held back (the last cluster or clusters, not yet normalized). */
@@ -176,6 +209,9 @@ export class TextAssembler {
    * idea of the final text), `mismatch` says whether it differs from `text` after NFC.
    */
   finish(options?: { expected?: string }): FinalReport {
+    // Checked before anything changes: a bad call leaves the stream as it was.
+    checkOptions(options, 'TextAssembler.finish', ['expected'], FINISH_HINTS);
+    const expected = options?.expected;
     if (this.#held.length !== 0) this.#run('', true);
     this.#hashPending();
     const text = this.#pieces.length === 1 ? this.#pieces[0] : this.#pieces.join('');
@@ -188,7 +224,6 @@ export class TextAssembler {
       normalizationChanged: this.#changed,
       sha256: this.#hasher.digest(),
     };
-    const expected = options?.expected;
     if (expected !== undefined) {
       report.mismatch = (this.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== text;
     }

@@ -5,8 +5,9 @@
 // The rules need the left context and exactly one code point after a boundary, so an incremental
 // committer that holds back only the last cluster is exact.
 
+import { byteLimitOption, checkOptions } from './options.js';
+import { TEXT_OPTION_HINTS, invalidOption, limitInPlaceOfOptions } from './text-errors.js';
 import { Gcb, Prop, bmpProps, propOf } from './unicode/props.js';
-import { TextRangeError } from './text-errors.js';
 
 // ---- the rule machine --------------------------------------------------------------------------
 // State is one small integer so it lives in a register:
@@ -81,14 +82,19 @@ export interface GraphemeCommitterOptions {
   maxPendingBytes?: number;
 }
 
-/** @internal */
-export function checkMaxPendingBytes(value: number | undefined): number {
-  if (value === undefined) return DEFAULT_MAX_PENDING_BYTES;
-  if (typeof value !== 'number' || !(value >= 1) || (value !== Infinity && !Number.isInteger(value))) {
-    throw new TextRangeError('ERR_INVALID_OPTION', `maxPendingBytes must be a positive integer or Infinity, got ${String(value)}`);
-  }
-  return value;
-}
+const OPTIONS = ['maxPendingBytes'] as const;
+const KEY_HINTS: Readonly<Record<string, string>> = {
+  normalize: 'GraphemeCommitter does not normalize: TextAssembler commits whole graphemes in NFC',
+  maxTextBytes: 'a limit of TextAssembler; GraphemeCommitter holds only its last cluster, up to maxPendingBytes',
+  maxBytes: "did you mean 'maxPendingBytes'?",
+  maxLength: "did you mean 'maxPendingBytes'? (it counts UTF-8 bytes)",
+};
+const OPTION_HINTS = {
+  keys: [KEY_HINTS, TEXT_OPTION_HINTS],
+  notObject: (value: unknown) =>
+    typeof value === 'string' ? 'GraphemeCommitter takes no locale: clusters are the same in every locale (UAX #29, Unicode 17.0)'
+      : limitInPlaceOfOptions('GraphemeCommitter', 'maxPendingBytes')(value),
+};
 
 /**
  * Commits text only at final extended grapheme cluster boundaries (UAX #29, Unicode 17.0 on every
@@ -112,8 +118,13 @@ export class GraphemeCommitter {
   #state = START_STATE;
   #forced = 0;
 
+  /**
+   * Options that are not an object, unknown options and values of the wrong type throw a
+   * `TypeError`; a value out of range throws `TextRangeError` (`ERR_INVALID_OPTION`).
+   */
   constructor(options?: GraphemeCommitterOptions) {
-    this.maxPendingBytes = checkMaxPendingBytes(options?.maxPendingBytes);
+    checkOptions(options, 'GraphemeCommitter', OPTIONS, OPTION_HINTS);
+    this.maxPendingBytes = byteLimitOption(options?.maxPendingBytes, 'maxPendingBytes', 'GraphemeCommitter', DEFAULT_MAX_PENDING_BYTES, Infinity, invalidOption);
   }
 
   /** Text held back: the last, possibly incomplete, cluster. */

@@ -12,7 +12,9 @@
 // such a runtime does not do is compose or reorder characters it does not know yet, so the text is
 // its NFC, not Unicode 17.0 NFC.
 
-import { DEFAULT_MAX_PENDING_BYTES, checkMaxPendingBytes } from './grapheme.js';
+import { DEFAULT_MAX_PENDING_BYTES } from './grapheme.js';
+import { byteLimitOption, checkOptions } from './options.js';
+import { TEXT_OPTION_HINTS, invalidOption, limitInPlaceOfOptions } from './text-errors.js';
 import { Prop, bmpProps, propOf } from './unicode/props.js';
 
 /** Options for {@link NfcCommitter}. */
@@ -26,6 +28,22 @@ export interface NfcCommitterOptions {
    */
   maxPendingBytes?: number;
 }
+
+const OPTIONS = ['maxPendingBytes'] as const;
+const ALWAYS_NFC = "NfcCommitter always normalizes to NFC; TextAssembler's normalize: false turns NFC off";
+const KEY_HINTS: Readonly<Record<string, string>> = {
+  normalize: ALWAYS_NFC,
+  normalization: ALWAYS_NFC,
+  form: ALWAYS_NFC,
+  maxTextBytes: 'a limit of TextAssembler; NfcCommitter holds only text that may still change, up to maxPendingBytes',
+  maxBytes: "did you mean 'maxPendingBytes'?",
+  maxLength: "did you mean 'maxPendingBytes'? (it counts UTF-8 bytes)",
+};
+const OPTION_HINTS = {
+  keys: [KEY_HINTS, TEXT_OPTION_HINTS],
+  notObject: (value: unknown) =>
+    typeof value === 'string' ? 'NfcCommitter always normalizes to NFC: new NfcCommitter()' : limitInPlaceOfOptions('NfcCommitter', 'maxPendingBytes')(value),
+};
 
 /**
  * Normalizes a stream of text to NFC: the concatenation of everything `push` and `flush` return
@@ -49,8 +67,13 @@ export class NfcCommitter {
   #heldDirty = false;
   #forced = 0;
 
+  /**
+   * Options that are not an object, unknown options and values of the wrong type throw a
+   * `TypeError`; a value out of range throws `TextRangeError` (`ERR_INVALID_OPTION`).
+   */
   constructor(options?: NfcCommitterOptions) {
-    this.maxPendingBytes = checkMaxPendingBytes(options?.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES);
+    checkOptions(options, 'NfcCommitter', OPTIONS, OPTION_HINTS);
+    this.maxPendingBytes = byteLimitOption(options?.maxPendingBytes, 'maxPendingBytes', 'NfcCommitter', DEFAULT_MAX_PENDING_BYTES, Infinity, invalidOption);
   }
 
   /** Raw (not yet normalized) text held back. */
