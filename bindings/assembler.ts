@@ -11,7 +11,7 @@ import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { BREAK, DEFAULT_MAX_PENDING_BYTES, START_STATE, step } from './grapheme.js';
 import { byteLimitOption, checkOptions, describeValue, oneOf } from './options.js';
 import { countText } from './text.js';
-import { TEXT_OPTION_HINTS, TextRangeError, invalidOption, limitInPlaceOfOptions } from './text-errors.js';
+import { TEXT_OPTION_HINTS, TextRangeError, invalidOption, limitInPlaceOfOptions, notText } from './text-errors.js';
 import { Prop, bmpProps, propOf } from './unicode/props.js';
 
 /** Default {@link TextAssemblerOptions.maxTextBytes}: 256 MiB. */
@@ -198,8 +198,9 @@ export class TextAssembler {
     return this.#forced;
   }
 
-  /** Adds a delta; returns newly committed text: whole graphemes, NFC. */
+  /** Adds a delta; returns newly committed text: whole graphemes, NFC. Anything but a string is a `TypeError` and changes nothing. */
   push(delta: string): string {
+    if (typeof delta !== 'string') throw notText(delta, 'TextAssembler.push', 'delta', (arg) => `push(${arg})`);
     if (delta.length === 0) return '';
     return this.#run(delta, false);
   }
@@ -212,6 +213,9 @@ export class TextAssembler {
     // Checked before anything changes: a bad call leaves the stream as it was.
     checkOptions(options, 'TextAssembler.finish', ['expected'], FINISH_HINTS);
     const expected = options?.expected;
+    if (expected !== undefined && typeof expected !== 'string') {
+      throw notText(expected, 'TextAssembler.finish', 'expected', (arg) => `finish({ expected: ${arg} })`, false);
+    }
     if (this.#held.length !== 0) this.#run('', true);
     this.#hashPending();
     const text = this.#pieces.length === 1 ? this.#pieces[0] : this.#pieces.join('');

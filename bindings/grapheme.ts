@@ -6,7 +6,7 @@
 // committer that holds back only the last cluster is exact.
 
 import { byteLimitOption, checkOptions } from './options.js';
-import { TEXT_OPTION_HINTS, invalidOption, limitInPlaceOfOptions } from './text-errors.js';
+import { TEXT_OPTION_HINTS, invalidOption, limitInPlaceOfOptions, notText } from './text-errors.js';
 import { Gcb, Prop, bmpProps, propOf } from './unicode/props.js';
 
 // ---- the rule machine --------------------------------------------------------------------------
@@ -137,8 +137,12 @@ export class GraphemeCommitter {
     return this.#forced;
   }
 
-  /** Adds a delta; returns the longest prefix of the text so far that ends on a final boundary and has not been returned yet. */
+  /**
+   * Adds a delta; returns the longest prefix of the text so far that ends on a final boundary and
+   * has not been returned yet. Anything but a string is a `TypeError` and changes nothing.
+   */
   push(text: string): string {
+    if (typeof text !== 'string') throw notText(text, 'GraphemeCommitter.push', 'text', (arg) => `push(${arg})`);
     if (text.length === 0) return '';
     // Only `text` is scanned: the held text was scanned by earlier calls, except a trailing lone
     // high surrogate, which moves over to the front of `text`. Not concatenating first keeps

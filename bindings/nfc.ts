@@ -14,7 +14,7 @@
 
 import { DEFAULT_MAX_PENDING_BYTES } from './grapheme.js';
 import { byteLimitOption, checkOptions } from './options.js';
-import { TEXT_OPTION_HINTS, invalidOption, limitInPlaceOfOptions } from './text-errors.js';
+import { TEXT_OPTION_HINTS, invalidOption, limitInPlaceOfOptions, notText } from './text-errors.js';
 import { Prop, bmpProps, propOf } from './unicode/props.js';
 
 /** Options for {@link NfcCommitter}. */
@@ -86,8 +86,9 @@ export class NfcCommitter {
     return this.#forced;
   }
 
-  /** Adds text; returns NFC text that can no longer change. */
+  /** Adds text; returns NFC text that can no longer change. Anything but a string is a `TypeError` and changes nothing. */
   push(text: string): string {
+    if (typeof text !== 'string') throw notText(text, 'NfcCommitter.push', 'text', (arg) => `push(${arg})`);
     if (text.length === 0) return '';
     // Scan only `text` (see GraphemeCommitter.push): a trailing unscanned lone high surrogate
     // of the held text moves to the front of `text`.

@@ -204,7 +204,12 @@ export function byteLimitOption(value: unknown, name: string, where: string, def
   const range = max === Infinity ? 'a positive integer number of bytes or Infinity' : `an integer number of bytes from 1 to ${bytesText(max)}`;
   const message = `${where}: ${name} must be ${range}, got ${describeValue(value)}`;
   if (typeof value === 'number') throw invalid(message);
-  const why = typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? `a string: give the number ${Number(value)}`
-    : typeof value === 'bigint' ? `a bigint: give the number ${Number(value)}` : undefined;
-  throw new TypeError(message + hint(why));
+  throw new TypeError(message + hint(numberHint(value)));
+}
+
+/** The hint for a number given as a numeric string or a bigint, where a number was expected. */
+export function numberHint(value: unknown): string | undefined {
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return `a string: give the number ${Number(value)}`;
+  if (typeof value === 'bigint') return `a bigint: give the number ${Number(value)}`;
+  return undefined;
 }

@@ -48,3 +48,48 @@ export function limitInPlaceOfOptions(where: string, name: string): (value: unkn
 
 /** @internal The error of an option value of the right type that the text layer does not accept. */
 export const invalidOption = (message: string): TextRangeError => new TextRangeError('ERR_INVALID_OPTION', message);
+
+/** Where a provider's objects keep their text, for the hint of {@link notText}. */
+const TEXT_PATHS: readonly (readonly (string | number)[])[] = [
+  ['content'], ['text'], ['delta'], ['delta', 'content'], ['delta', 'text'], ['choices', 0, 'delta', 'content'],
+  ['choices', 0, 'text'], ['message', 'content'], ['response'],
+];
+
+function textPath(value: object): string | undefined {
+  for (const path of TEXT_PATHS) {
+    let v: unknown = value;
+    try {
+      for (const k of path) v = v !== null && typeof v === 'object' ? (v as Record<string | number, unknown>)[k] : undefined;
+    } catch {
+      return undefined; // a getter or a proxy that throws: no hint
+    }
+    if (typeof v === 'string') return path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('');
+  }
+  return undefined;
+}
+
+/**
+ * @internal The TypeError for a text argument that is not a string, with a hint where one helps:
+ * `call` writes the call with a suggested argument, as `(arg) => \`push(${arg})\``; `chunk` says
+ * that the text comes from a provider's chunk (so a missing one may mean a chunk without text).
+ */
+export function notText(value: unknown, where: string, name: string, call: (arg: string) => string, chunk = true): TypeError {
+  let why: string | undefined;
+  if (value === undefined || value === null) {
+    // a delta read from a provider's chunk that has no text (OpenAI's first and last chunks)
+    if (chunk) why = `a chunk without text has none: ${call(`${name} ?? ''`)}`;
+  } else if (value instanceof String) {
+    why = `a String object: ${call(`String(${name})`)}`;
+  } else if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) {
+    why = 'bytes: decode them first, with Utf8Decoder, or SseParser for an event stream';
+  } else if (Array.isArray(value)) {
+    why = `one string at a time, or ${call(`${name}.join('')`)}`;
+  } else if (typeof value === 'object') {
+    const path = textPath(value);
+    if (path !== undefined) why = `did you mean ${call(`x${path}`)}?`;
+    else if (typeof (value as { data?: unknown }).data === 'string' && 'type' in value) {
+      why = "an SseEvent: its data is the provider's JSON, and the text is inside it";
+    }
+  }
+  return new TypeError(`${where}: ${name} must be a string, got ${describeValue(value)}${why ? ` (${why})` : ''}`);
+}

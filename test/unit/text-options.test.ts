@@ -171,6 +171,9 @@ describe('TextAssembler options', () => {
     expect(a.push('ab')).toBe('a');
     expect(typeError(() => a.finish(any('ab')))).toBe("TextAssembler.finish: options must be an object, got 'ab' (did you mean finish({ expected: text })?)");
     expect(typeError(() => a.finish(any({ expect: 'ab' })))).toBe("TextAssembler.finish: unknown option 'expect' (did you mean 'expected'?); valid options: expected");
+    expect(typeError(() => a.finish(any({ expected: 42 })))).toBe('TextAssembler.finish: expected must be a string, got 42');
+    expect(typeError(() => a.finish(any({ expected: { content: 'ab' } })))).toBe('TextAssembler.finish: expected must be a string, got an object (did you mean finish({ expected: x.content })?)');
+    expect(typeError(() => a.finish(any({ expected: null })))).toBe('TextAssembler.finish: expected must be a string, got null');
     // nothing was lost or reset by the refused calls
     expect(a.pending).toBe('b');
     expect(a.finish({ expected: 'ab' })).toMatchObject({ text: 'ab', mismatch: false });
