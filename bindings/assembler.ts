@@ -165,6 +165,8 @@ export class TextAssembler {
   /** #held begins inside a cluster (after a forced commit). */
   #heldMid = false;
   #forced = 0;
+  /** The BMP's property bytes, fetched once by the constructor (see GraphemeCommitter). */
+  #bmp: Uint8Array;
 
   #pieces: string[] = [];
   #hashedPieces = 0;
@@ -186,6 +188,7 @@ export class TextAssembler {
     this.normalize = oneOf(options?.normalize, 'normalize', where, ['NFC', false], 'NFC', invalidOption, NORMALIZE_HINTS);
     this.maxPendingBytes = byteLimitOption(options?.maxPendingBytes, 'maxPendingBytes', where, DEFAULT_MAX_PENDING_BYTES, Infinity, invalidOption);
     this.maxTextBytes = byteLimitOption(options?.maxTextBytes, 'maxTextBytes', where, DEFAULT_MAX_TEXT_BYTES, Infinity, invalidOption);
+    this.#bmp = bmpProps();
   }
 
   /** Raw text held back (the last cluster or clusters, not yet normalized). */
@@ -276,7 +279,7 @@ export class TextAssembler {
     let cutMid = this.#heldMid; // the text from the latest commit point begins inside a cluster
     const pieceMid = this.#heldMid;
     let forced = 0;
-    const bmp = bmpProps();
+    const bmp = this.#bmp;
     while (i < n) {
       let cp = text.charCodeAt(i);
       if (cp < 0x7f && cp >= 0x20 && st === 0) {

@@ -66,6 +66,8 @@ export class NfcCommitter {
   /** The held text contains an NFC-unstable code point (so it needs normalize()). */
   #heldDirty = false;
   #forced = 0;
+  /** The BMP's property bytes, fetched once by the constructor (see GraphemeCommitter). */
+  #bmp: Uint8Array;
 
   /**
    * Options that are not an object, unknown options and values of the wrong type throw a
@@ -74,6 +76,7 @@ export class NfcCommitter {
   constructor(options?: NfcCommitterOptions) {
     checkOptions(options, 'NfcCommitter', OPTIONS, OPTION_HINTS);
     this.maxPendingBytes = byteLimitOption(options?.maxPendingBytes, 'maxPendingBytes', 'NfcCommitter', DEFAULT_MAX_PENDING_BYTES, Infinity, invalidOption);
+    this.#bmp = bmpProps();
   }
 
   /** Raw (not yet normalized) text held back. */
@@ -104,7 +107,7 @@ export class NfcCommitter {
     let bytes = this.#heldBytes;
     let dirty = this.#heldDirty; // the text from the last cut to i has an unstable code point
     let cutDirty = false; // held + text[0..cut) has one
-    const bmp = bmpProps();
+    const bmp = this.#bmp;
     while (i < n) {
       let cp = text.charCodeAt(i);
       let w = 1;
