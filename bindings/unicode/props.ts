@@ -58,8 +58,9 @@ function buildTables(): Tables {
 
 /**
  * @internal The property bytes of the BMP as one flat 64 KiB array, built on the first call: one
- * load per UTF-16 unit on the hot path instead of two dependent loads. A hot loop fetches it once
- * into a local (`const bmp = bmpProps()`) and looks up `cp < 0x10000 ? bmp[cp] : propOf(cp)`.
+ * load per UTF-16 unit on the hot path instead of two dependent loads. Hot code fetches it ahead
+ * into a local and looks up `cp < 0x10000 ? bmp[cp] : propOf(cp)`; the committers fetch it in
+ * their constructors, as a call in every push measured 5% slower on short ASCII deltas.
  */
 export function bmpProps(): Uint8Array {
   return (tables ?? buildTables()).bmp;
