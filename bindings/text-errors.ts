@@ -55,15 +55,19 @@ const TEXT_PATHS: readonly (readonly (string | number)[])[] = [
   ['choices', 0, 'text'], ['message', 'content'], ['response'],
 ];
 
-function textPath(value: object): string | undefined {
-  for (const path of TEXT_PATHS) {
-    let v: unknown = value;
-    try {
+/** The hint for an object given in place of its text (a getter or a proxy that throws gives none). */
+function objectHint(value: object, call: (arg: string) => string): string | undefined {
+  try {
+    for (const path of TEXT_PATHS) {
+      let v: unknown = value;
       for (const k of path) v = v !== null && typeof v === 'object' ? (v as Record<string | number, unknown>)[k] : undefined;
-    } catch {
-      return undefined; // a getter or a proxy that throws: no hint
+      if (typeof v === 'string') return `did you mean ${call(`x${path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('')}`)}?`;
     }
-    if (typeof v === 'string') return path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('');
+    if (typeof (value as { data?: unknown }).data === 'string' && 'type' in value) {
+      return "an SseEvent: its data is the provider's JSON, and the text is inside it";
+    }
+  } catch {
+    // no hint
   }
   return undefined;
 }
@@ -85,11 +89,7 @@ export function notText(value: unknown, where: string, name: string, call: (arg:
   } else if (Array.isArray(value)) {
     why = `one string at a time, or ${call(`${name}.join('')`)}`;
   } else if (typeof value === 'object') {
-    const path = textPath(value);
-    if (path !== undefined) why = `did you mean ${call(`x${path}`)}?`;
-    else if (typeof (value as { data?: unknown }).data === 'string' && 'type' in value) {
-      why = "an SseEvent: its data is the provider's JSON, and the text is inside it";
-    }
+    why = objectHint(value, call);
   }
   return new TypeError(`${where}: ${name} must be a string, got ${describeValue(value)}${why ? ` (${why})` : ''}`);
 }

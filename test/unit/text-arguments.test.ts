@@ -47,6 +47,7 @@ const NOT_TEXT: [unknown, string][] = [
   [['x', 'y'], "an array (length 2) (one string at a time, or push(NAME.join('')))"],
   [new String('x'), 'a String (a String object: push(String(NAME)))'],
   [Symbol('x'), 'a symbol'],
+  [new Proxy({}, { get() { throw new Error('trap'); } }), 'an object'],
 ];
 
 describe.each([
