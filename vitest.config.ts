@@ -8,6 +8,7 @@ const coreTests = [
   'test/unit/shared*.test.ts',
   'test/unit/lines*.test.ts',
   'test/unit/sse*.test.ts',
+  'test/unit/edges*.test.ts',
   'test/conformance/sse*.test.ts',
   'test/property/utf8*.test.ts',
   'test/property/frames*.test.ts',

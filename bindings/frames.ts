@@ -3,6 +3,7 @@
 // lines or events too long for the output window, and the byte limit option.
 import { CoreStream } from './core-stream.js';
 import { FR_NREC, RAW_PTR, R_LIMIT, R_MORE, R_UTF8, ST_CARRY, ST_NCARRY } from './generated/abi.js';
+import { byteLimitOption } from './options.js';
 import { type Core, forPieces } from './wasm.js';
 
 /**
@@ -98,19 +99,7 @@ export function rawText(core: Core, addr: number, len: number, ascii: boolean, d
  */
 export const MAX_LIMIT_BYTES = 512 * 1024 * 1024;
 
-/** Validates a byte limit option. */
-export function limitOption(value: unknown, name: string, def: number): number {
-  if (value === undefined) return def;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_LIMIT_BYTES) {
-    throw new TypeError(`${name} must be an integer number of bytes between 1 and ${MAX_LIMIT_BYTES} (512 MiB), got ${String(value)}`);
-  }
-  return value;
-}
-
-/** Validates an options argument. */
-export function optionsObject<T>(options: T | undefined, where: string): T | undefined {
-  if (options !== undefined && (options === null || typeof options !== 'object')) {
-    throw new TypeError(`${where} options must be an object, got ${options === null ? 'null' : typeof options}`);
-  }
-  return options;
+/** A frame stream's byte limit option (`maxLineBytes`, `maxEventBytes`). */
+export function frameLimit(value: unknown, name: string, where: string, def: number): number {
+  return byteLimitOption(value, name, where, def, MAX_LIMIT_BYTES);
 }

@@ -3,7 +3,8 @@
 // complete lines of a call into one text run; this file builds one string per run and slices it.
 import { type StateKind } from './core-stream.js';
 import { LineLimitError, NdjsonParseError, Utf8DecodeError } from './errors.js';
-import { FrameStream, limitOption, optionsObject, rawText } from './frames.js';
+import { FrameStream, frameLimit, rawText } from './frames.js';
+import { booleanOption, checkOptions } from './options.js';
 import {
   ENC_LATIN1, ENC_UTF8, FR_ENC, FR_ERR, FR_LEN, FR_NREC, FR_RAW_ASCII, FR_RAW_PTR, F_FATAL, LINE_REC_WORDS, LR_END,
   LR_START, R_LIMIT, R_RAW, R_TRUNC,
@@ -11,6 +12,14 @@ import {
 
 /** Where no call is under way, its output goes nowhere (a decoder makes no arrays of its own). */
 const NOTHING = Object.freeze([]) as unknown as unknown[];
+
+/** Habits that explain an unknown option of a line decoder. */
+const LINE_HINTS = {
+  keys: {
+    maxEventBytes: 'maxEventBytes is an SseParser option; a line decoder limits each line with maxLineBytes',
+    ignoreBOM: 'a line decoder always drops one leading BOM per stream',
+  },
+};
 
 /** A frame stream's record (frame kit) run as a line framer. */
 const LINES_STATE: StateKind = { reset: (x, st) => x.linesReset(st), free: (x, st) => x.frameFree(st) };
@@ -53,9 +62,9 @@ abstract class LineFramer extends FrameStream {
   private sinkAll: unknown[] = NOTHING;
 
   constructor(options: LineDecoderOptions | undefined, where: string) {
-    optionsObject(options, where);
-    const fatal = options?.fatal ?? true;
-    const max = limitOption(options?.maxLineBytes, 'maxLineBytes', DEFAULT_MAX_LINE_BYTES);
+    checkOptions(options, where, ['fatal', 'maxLineBytes'], LINE_HINTS);
+    const fatal = booleanOption(options?.fatal, 'fatal', where, true);
+    const max = frameLimit(options?.maxLineBytes, 'maxLineBytes', where, DEFAULT_MAX_LINE_BYTES);
     super(where, LINES_STATE, (x) => x.linesNew(fatal ? F_FATAL : 0, max));
     this.fatal = fatal;
     this.maxLineBytes = max;

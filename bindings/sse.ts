@@ -4,7 +4,8 @@
 // and exposes the events through a reader without a JS string or object per event.
 import { type StateKind } from './core-stream.js';
 import { ReentrantCallError, SseCallbackError, SseLimitError, Utf8DecodeError } from './errors.js';
-import { FrameStream, limitOption, optionsObject, rawText } from './frames.js';
+import { FrameStream, frameLimit, rawText } from './frames.js';
+import { booleanOption, checkOptions, functionOption, oneOf } from './options.js';
 import {
   ENC_LATIN1, ENC_UTF8, FR_ENC, FR_ERR, FR_JOIN, FR_LEN, FR_NREC, F_FATAL, K_COMMENT, K_EVENT, K_MASK, M_COMMENTS,
   M_EOF_DISPATCH, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_RETRY, R_TRUNC, R_TRUNCATED, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW,
@@ -14,6 +15,17 @@ import { EV_DATA0, EV_DATA1, EV_ID, EV_ID_CHANGED, EV_TYPE, EV_WORDS, SseByteEve
 
 export { SseByteEvents } from './sse-bytes.js';
 export { encodeSse } from './sse-encode.js';
+
+/** Habits (eventsource-parser's createParser callbacks, EventSource) that explain an unknown option. */
+const SSE_HINTS = {
+  keys: {
+    onEvent: 'events are returned by push(chunk), not passed to a callback (an eventsource-parser habit)',
+    onError: 'errors are thrown by push(chunk) as typed errors, with the events before them on the error',
+    onRetry: 'read parser.retry after a push',
+    maxLineBytes: 'an SseParser limits each event, its unfinished line included, with maxEventBytes',
+    withCredentials: 'SseParser parses bytes; it opens no connection',
+  },
+};
 
 /** A frame stream's record (frame kit) run as an SSE parser. */
 const SSE_STATE: StateKind = { reset: (x, st) => x.sseReset(st), free: (x, st) => x.frameFree(st) };
@@ -110,13 +122,11 @@ export class SseParser extends FrameStream {
     if (typeof options === 'function') {
       throw new TypeError('SseParser expects an options object, got a function. Events are returned by push(chunk); for comments use new SseParser({ onComment: fn }).');
     }
-    optionsObject(options, 'SseParser');
-    const fatal = options?.fatal ?? true;
-    const max = limitOption(options?.maxEventBytes, 'maxEventBytes', DEFAULT_MAX_EVENT_BYTES);
-    const eof = options?.eof ?? 'discard';
-    if (eof !== 'discard' && eof !== 'dispatch') throw new TypeError(`SseParser eof must be 'discard' or 'dispatch', got ${String(eof)}`);
-    const onComment = options?.onComment;
-    if (onComment !== undefined && typeof onComment !== 'function') throw new TypeError(`SseParser onComment must be a function, got ${typeof onComment}`);
+    checkOptions(options, 'SseParser', ['fatal', 'maxEventBytes', 'onComment', 'eof'], SSE_HINTS);
+    const fatal = booleanOption(options?.fatal, 'fatal', 'SseParser', true);
+    const max = frameLimit(options?.maxEventBytes, 'maxEventBytes', 'SseParser', DEFAULT_MAX_EVENT_BYTES);
+    const eof = oneOf(options?.eof, 'eof', 'SseParser', ['discard', 'dispatch'], 'discard');
+    const onComment = functionOption<(text: string) => void>(options?.onComment, 'onComment', 'SseParser');
     super('SseParser', SSE_STATE, (x) => x.sseNew(fatal ? F_FATAL : 0, max));
     this.fatal = fatal;
     this.maxEventBytes = max;

@@ -6,18 +6,33 @@ import { SseParser, type SseEvent, type SseParserOptions } from './sse.js';
 import { Utf8Decoder, type Utf8DecoderOptions, asBytes } from './utf8.js';
 
 /**
- * Runs `step`, enqueuing what it returns; when it throws, enqueues the output its error carries
- * (read by `carried`), then rethrows, which errors the stream.
+ * Runs `step`, enqueuing what it returns. When it throws, enqueues the output its error carries
+ * (read by `carried`), then errors the stream, but only once the reader has taken what was
+ * enqueued: erroring a ReadableStream drops the chunks still queued in it. (A reader with a read
+ * pending takes a chunk at once; the rest wait in the queue until it reads again.)
  */
-function guarded<T>(controller: TransformStreamDefaultController<T>, step: () => T[], carried: (err: unknown) => T[]): void {
+function guarded<T>(controller: TransformStreamDefaultController<T>, step: () => T[], carried: (err: unknown) => T[]): void | Promise<never> {
   let out: T[];
   try {
     out = step();
   } catch (err) {
     for (const x of carried(err)) controller.enqueue(x);
-    throw err;
+    if (controller.desiredSize === null || controller.desiredSize >= 0) throw err;
+    return afterDrain(controller, err);
   }
   for (const x of out) controller.enqueue(x);
+}
+
+/** Rejects with `err` once the readable side's queue is empty (or the stream has ended). */
+function afterDrain<T>(controller: TransformStreamDefaultController<T>, err: unknown): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    const check = () => {
+      const size = controller.desiredSize;
+      if (size === null || size >= 0) reject(err);
+      else setTimeout(check, 1); // the error path only: there is no event for "the reader took it"
+    };
+    check();
+  });
 }
 
 const listOn = (name: 'lines' | 'events') => <T>(err: unknown): T[] => {
@@ -35,8 +50,8 @@ export class Utf8DecoderStream extends TransformStream<ArrayBufferLike | ArrayBu
   constructor(options?: Utf8DecoderOptions) {
     const decoder = new Utf8Decoder(options);
     super({
-      transform(chunk, controller) { guarded(controller, () => nonEmpty(decoder.push(asBytes(chunk))), textOn); },
-      flush(controller) { guarded(controller, () => nonEmpty(decoder.flush()), textOn); },
+      transform(chunk, controller) { return guarded(controller, () => nonEmpty(decoder.push(asBytes(chunk))), textOn); },
+      flush(controller) { return guarded(controller, () => nonEmpty(decoder.flush()), textOn); },
     });
   }
 }
@@ -47,8 +62,8 @@ export class LineDecoderStream extends TransformStream<Uint8Array, string> {
     const decoder = new LineDecoder(options);
     const carried = listOn('lines')<string>;
     super({
-      transform(chunk, controller) { guarded(controller, () => decoder.push(chunk), carried); },
-      flush(controller) { guarded(controller, () => decoder.flush(), carried); },
+      transform(chunk, controller) { return guarded(controller, () => decoder.push(chunk), carried); },
+      flush(controller) { return guarded(controller, () => decoder.flush(), carried); },
     });
   }
 }
@@ -62,8 +77,8 @@ export class SseDecoderStream extends TransformStream<Uint8Array, SseEvent> {
     const parser = new SseParser(options);
     const carried = listOn('events')<SseEvent>;
     super({
-      transform(chunk, controller) { guarded(controller, () => parser.push(chunk), carried); },
-      flush(controller) { guarded(controller, () => parser.flush(), carried); },
+      transform(chunk, controller) { return guarded(controller, () => parser.push(chunk), carried); },
+      flush(controller) { return guarded(controller, () => parser.flush(), carried); },
     });
     this.parser = parser;
   }

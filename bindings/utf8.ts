@@ -1,9 +1,20 @@
 // Layer 1: incremental strict UTF-8. The core validates carry + chunk and transcodes; this file
 // turns its result record into strings and errors.
 import { type StateKind, CoreStream } from './core-stream.js';
+import { booleanOption, checkOptions } from './options.js';
 import { Utf8DecodeError } from './errors.js';
 import { F_FATAL, F_IGNORE_BOM, M_VALIDATE, ST_CARRY, U8_ERR, UTF8_ERROR } from './generated/abi.js';
 import { type Core, expectBytes, forPieces } from './wasm.js';
+
+/** What a TextDecoder habit explains, for the options of the UTF-8 decoders. */
+const UTF8_HINTS = {
+  keys: {
+    stream: 'stream is an option of decode(input, { stream: true }); push(chunk) always streams',
+    encoding: 'these decoders read UTF-8 only',
+    label: 'these decoders read UTF-8 only',
+  },
+  notObject: (v: unknown) => (typeof v === 'string' ? 'TextDecoder takes a label first; these decoders read UTF-8 only and take only options' : undefined),
+};
 
 /** A UTF-8 decoder's state record: the ≤3-byte carry and the flags. */
 const UTF8_STATE: StateKind = { reset: (x, st) => x.utf8Reset(st), free: (x, st) => x.stateFree(st) };
@@ -32,12 +43,10 @@ abstract class Utf8Stream extends CoreStream {
   readonly fatal: boolean;
   readonly ignoreBOM: boolean;
 
-  constructor(options: Utf8DecoderOptions | undefined, what: string) {
-    if (options !== undefined && (options === null || typeof options !== 'object')) {
-      throw new TypeError(`Utf8Decoder options must be an object, got ${options === null ? 'null' : typeof options}`);
-    }
-    const fatal = options?.fatal ?? true;
-    const ignoreBOM = options?.ignoreBOM ?? false;
+  constructor(options: Utf8DecoderOptions | undefined, what: string, allowed: readonly string[]) {
+    checkOptions(options, what, allowed, UTF8_HINTS);
+    const fatal = booleanOption(options?.fatal, 'fatal', what, true);
+    const ignoreBOM = booleanOption(options?.ignoreBOM, 'ignoreBOM', what, false);
     super(what, UTF8_STATE, (x) => x.utf8New((fatal ? F_FATAL : 0) | (ignoreBOM ? F_IGNORE_BOM : 0)));
     this.fatal = fatal;
     this.ignoreBOM = ignoreBOM;
@@ -116,7 +125,7 @@ export class Utf8Decoder extends Utf8Stream {
   private tailLen = 0;
 
   constructor(options?: Utf8DecoderOptions) {
-    super(options, 'Utf8Decoder');
+    super(options, 'Utf8Decoder', ['fatal', 'ignoreBOM']);
     this.td = textDecoderRoute(this.core) ? this.newTextDecoder() : null;
   }
 
@@ -277,7 +286,8 @@ function incompleteTail(b: Uint8Array, end: number): number {
  */
 export class Utf8Validator extends Utf8Stream {
   constructor(options?: { ignoreBOM?: boolean }) {
-    super({ fatal: true, ignoreBOM: options?.ignoreBOM ?? true }, 'Utf8Validator');
+    checkOptions(options, 'Utf8Validator', ['ignoreBOM'], UTF8_HINTS);
+    super({ fatal: true, ignoreBOM: options?.ignoreBOM ?? true }, 'Utf8Validator', ['fatal', 'ignoreBOM']);
   }
 
   /** Validates the chunk (an incomplete tail is held for the next one). */

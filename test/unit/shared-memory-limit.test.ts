@@ -58,7 +58,7 @@ describe('the core runs out of memory', () => {
 
   it('limits above what one buffer of the core can hold are refused up front', () => {
     expect(() => new SseParser({ maxEventBytes: 1024 ** 3 })).toThrow(
-      'maxEventBytes must be an integer number of bytes between 1 and 536870912 (512 MiB), got 1073741824',
+      'SseParser: maxEventBytes must be an integer number of bytes from 1 to 536870912 (512 MiB), got 1073741824',
     );
     expect(new SseParser({ maxEventBytes: 512 * 1024 ** 2 }).push(enc.encode('data: x\n\n'))).toHaveLength(1);
   });
