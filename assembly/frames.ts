@@ -25,7 +25,7 @@ import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_NREC, FR_STATUS, IN_PTR, M_UTF8_OUT, OUT_CAP, OUT_PTR, RAW_PTR,
 } from './abi';
 import { carried, carryReset, isFatal, keepTail, runStart, setCarried, skipBom } from './carry';
-import { res } from './runtime';
+import { freeRecord, release, res, reserve } from './runtime';
 import { decodeWhatwg, firstErrorScalar, runAscii, transcode, validate } from './utf8';
 
 export const FRAME_STATE_BYTES: usize = 124;
@@ -113,6 +113,7 @@ const OUT_SLACK: usize = 64;
     let nc: usize = cap < 48 ? 48 : cap < 65536 ? cap + (cap >> 1) : cap << 1;
     if (nc < need) nc = need;
     if (nc > limit) nc = need > limit ? need : limit;
+    reserve(nc - cap);
     ptr = ptr == 0 ? heap.alloc(nc) : heap.realloc(ptr, nc);
     store<u32>(st + b, <u32>ptr);
     store<u32>(st + b, <u32>nc, 8);
@@ -188,7 +189,10 @@ export function bAppendLf(st: usize, b: usize, src: usize, n: usize, limit: usiz
 /** Frees buffer b's block. */
 export function bFree(st: usize, b: usize): void {
   const ptr = bPtr(st, b);
-  if (ptr != 0) heap.free(ptr);
+  if (ptr != 0) {
+    heap.free(ptr);
+    release(<usize>load<u32>(st + b, 8));
+  }
   store<u32>(st + b, 0);
   store<u32>(st + b, 0, 4);
   store<u32>(st + b, 0, 8);
@@ -470,6 +474,27 @@ export function framePending(st: usize): u32 {
   return <u32>(bLen(st, B_LINE) + bLen(st, B_DATA) + bLen(st, B_TYPE) + carried(st));
 }
 
+/**
+ * Gives back the buffers a stream no longer needs: at the end of a stream (after JS has read the
+ * flush's records) the empty LINE, DATA and TYPE; after a failure (the stream is dead until a
+ * reset, which rebuilds ID from IDS) also ID and TPREV, whatever they held. IDS, the last event
+ * ID a reconnection keeps, stays.
+ */
+export function frameRelease(st: usize, failed: bool): void {
+  if (failed) {
+    bSetLen(st, B_LINE, 0);
+    bSetLen(st, B_DATA, 0);
+    bSetLen(st, B_TYPE, 0);
+    bFree(st, B_ID);
+    bFree(st, B_TPREV);
+    store<u32>(st, load<u32>(st, O_FL) & ~(S_TPREV | A_ID | A_LINE | A_DATA | A_TYPE), O_FL);
+  }
+  if (bLen(st, B_LINE) == 0) bFree(st, B_LINE);
+  if (bLen(st, B_DATA) == 0) bFree(st, B_DATA);
+  if (bLen(st, B_TYPE) == 0) bFree(st, B_TYPE);
+  store<u32>(st, 0, O_IDLE);
+}
+
 /** Frees a frame stream's buffers and its record. */
 export function frameFree(st: usize): void {
   bFree(st, B_LINE);
@@ -478,7 +503,7 @@ export function frameFree(st: usize): void {
   bFree(st, B_ID);
   bFree(st, B_IDS);
   bFree(st, B_TPREV);
-  heap.free(st);
+  freeRecord(st, FRAME_STATE_BYTES);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -491,7 +516,8 @@ let scratchCap: usize = 0;
 export function rawUtf16(ptr: usize, len: usize, dirty: i32): usize {
   const need = (len << 1) + 64;
   if (need > scratchCap) {
-    if (scratch != 0) heap.free(scratch);
+    rawFree();
+    reserve(need);
     scratch = heap.alloc(need);
     scratchCap = need;
   }
@@ -501,7 +527,10 @@ export function rawUtf16(ptr: usize, len: usize, dirty: i32): usize {
 
 /** Returns the scratch block to the heap. */
 export function rawFree(): void {
-  if (scratch != 0) heap.free(scratch);
+  if (scratch != 0) {
+    heap.free(scratch);
+    release(scratchCap);
+  }
   scratch = 0;
   scratchCap = 0;
 }

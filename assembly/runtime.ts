@@ -1,5 +1,5 @@
-// What every stream kind of the core uses besides the contract: the result record's words,
-// zeroed state records on the heap, and the runtime's abort.
+// What every stream kind of the core uses besides the contract: the result record's words, the
+// heap's budget, zeroed state records on the heap, and the runtime's abort.
 import { RES_PTR } from './abi';
 
 /** Writes result word `i` of the last call. */
@@ -8,11 +8,60 @@ import { RES_PTR } from './abi';
   store<i32>(RES_PTR + (<usize>i << 2), value);
 }
 
+// The budget: bytes of heap blocks the streams of the realm hold (state records, buffers, the
+// raw scratch), counted as they are taken and given back. WebAssembly memory never shrinks, so a
+// gateway caps it before a burst of large events grows the process for good.
+let heapUsed: usize = 0;
+let heapBudget: usize = <usize>-1;
+let budgetHit: bool = false;
+
+/**
+ * Takes `n` more bytes of the budget before a block is allocated or grown. Past the budget the
+ * call traps (the bindings turn it into CoreMemoryError) before anything changed.
+ */
+export function reserve(n: usize): void {
+  if (n > heapBudget - heapUsed) { // unlikely
+    budgetHit = true;
+    unreachable();
+  }
+  heapUsed += n;
+}
+
+/** Gives `n` bytes of the budget back, after a block was freed or shrunk. */
+// @ts-ignore: decorator
+@inline export function release(n: usize): void {
+  heapUsed -= n;
+}
+
+/** Sets the budget in bytes (0: none). */
+export function heapLimit(bytes: usize): void {
+  heapBudget = bytes == 0 ? <usize>-1 : bytes;
+}
+
+/** Bytes of the budget in use. */
+export function heapInUse(): usize {
+  return heapUsed;
+}
+
+/** 1 when the last trap was the budget (then cleared), 0 when memory could not grow. */
+export function heapBudgetHit(): i32 {
+  const hit = budgetHit;
+  budgetHit = false;
+  return hit ? 1 : 0;
+}
+
 /** Allocates a zeroed record of `size` bytes on the heap. */
 export function allocZeroed(size: usize): usize {
+  reserve(size);
   const p = heap.alloc(size);
   memory.fill(p, 0, size);
   return p;
+}
+
+/** Frees a state record of `size` bytes. */
+export function freeRecord(st: usize, size: usize): void {
+  heap.free(st);
+  release(size);
 }
 
 /**

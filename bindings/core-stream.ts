@@ -2,6 +2,7 @@
 // reset, dispose, the finalization registry (a safety net, not the way memory is given back),
 // the sticky failure, and a trap of the core (its memory could not grow) as a typed error.
 import { CoreMemoryError, DisposedError, withoutOutput } from './errors.js';
+import { coreMemoryLimit } from './memory.js';
 import { type Core, type CoreExports, expectBytes, getCore } from './wasm.js';
 
 /** How the core starts a new stream on a kind of state record, and how it frees one. */
@@ -43,7 +44,13 @@ export abstract class CoreStream {
     this.what = what;
     this.kind = kind;
     this.core = getCore();
-    this.st = create(this.core.x);
+    try {
+      this.st = create(this.core.x);
+    } catch (e) {
+      const x = this.core.x;
+      if (!(e instanceof WebAssembly.RuntimeError)) throw e;
+      throw new CoreMemoryError(0, x.memory.buffer.byteLength, x.heapBudgetHit() !== 0 ? coreMemoryLimit() : undefined);
+    }
     registryOf(kind, this.core)?.register(this, this.st, this);
   }
 
@@ -88,8 +95,12 @@ export abstract class CoreStream {
   protected stop(err: Error): never {
     this.failure = err;
     this.again = null;
+    this.released();
     throw err;
   }
+
+  /** After a failure: gives back what a stopped stream holds (it is dead until `reset()`). */
+  protected released(): void {}
 
   /**
    * A trap of the core (its allocator's only failure: the shared memory cannot grow) becomes the
@@ -97,9 +108,12 @@ export abstract class CoreStream {
    */
   protected trapped(e: unknown, offset: number): unknown {
     if (!(e instanceof WebAssembly.RuntimeError)) return e;
-    const err = new CoreMemoryError(offset, this.core.x.memory.buffer.byteLength);
+    const x = this.core.x;
+    const budget = x.heapBudgetHit() !== 0 ? coreMemoryLimit() : undefined;
+    const err = new CoreMemoryError(offset, x.memory.buffer.byteLength, budget);
     this.failure = err;
     this.again = null;
+    this.released();
     return err;
   }
 }

@@ -107,16 +107,22 @@ export class CoreMemoryError extends RangeError {
   readonly offset: number;
   /** Size of the shared memory at that point, in bytes. */
   readonly memoryBytes: number;
+  /** When the budget set with `setCoreMemoryLimit` was reached (not the engine's limit): that budget, in bytes. */
+  readonly budget: number | undefined;
 
-  constructor(offset: number, memoryBytes: number) {
+  constructor(offset: number, memoryBytes: number, budget?: number) {
     super(
-      `The shared WebAssembly memory (${Math.round(memoryBytes / 2 ** 20)} MiB) could not grow to hold this stream's `
-        + `buffers near byte offset ${offset}; the decoder has stopped until reset(). Lower maxLineBytes/maxEventBytes `
-        + 'or the number of streams held at once.',
+      budget !== undefined
+        ? `The core memory budget (${budget} bytes, setCoreMemoryLimit) would be passed by this stream's buffers near `
+          + `byte offset ${offset}; the decoder has stopped until reset(). Other streams go on.`
+        : `The shared WebAssembly memory (${Math.round(memoryBytes / 2 ** 20)} MiB) could not grow to hold this stream's `
+          + `buffers near byte offset ${offset}; the decoder has stopped until reset(). Lower maxLineBytes/maxEventBytes `
+          + 'or the number of streams held at once.',
     );
     this.name = 'CoreMemoryError';
     this.offset = offset;
     this.memoryBytes = memoryBytes;
+    this.budget = budget;
   }
 }
 

@@ -67,10 +67,15 @@ export abstract class FrameStream extends CoreStream {
     try {
       const r = f();
       this.collect(r, null);
+      this.core.x.frameRelease(this.st, 0); // a new stream starts small
       return r;
     } catch (e) {
       throw this.trapped(e, this.base);
     }
+  }
+
+  protected override released(): void {
+    if (this.st !== 0) this.core.x.frameRelease(this.st, 1);
   }
 }
 

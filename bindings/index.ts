@@ -4,6 +4,7 @@
 export { Utf8Decoder, Utf8Validator, type Utf8DecoderOptions } from './utf8.js';
 export { Utf8DecodeError } from './errors.js';
 export { wasmBackend, type Backend } from './wasm.js';
+export { coreMemoryLimit, coreMemoryUsed, setCoreMemoryLimit } from './memory.js';
 
 // Layer 2: frames (lines, NDJSON, Server-Sent Events)
 export { LineDecoder, NdjsonDecoder, DEFAULT_MAX_LINE_BYTES, type LineDecoderOptions, type LinesUtf8DecodeError } from './lines.js';

@@ -455,6 +455,11 @@ export class SseParser extends FrameStream {
     this.frameAll(chunk, this.mode);
   }
 
+  protected override released(): void {
+    super.released();
+    this.byteEvents = null; // the error may carry it; the parser makes a new one after reset()
+  }
+
   protected override trapped(e: unknown, offset: number): unknown {
     const err = super.trapped(e, offset);
     if (err !== e) this.comments = null;

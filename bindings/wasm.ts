@@ -17,6 +17,9 @@ export interface CoreExports {
   readonly SPAN_PTR: WebAssembly.Global;
   simd(): number;
   stateFree(st: number): void;
+  heapLimit(bytes: number): void;
+  heapInUse(): number;
+  heapBudgetHit(): number;
   utf8New(flags: number): number;
   utf8Push(st: number, len: number, mode: number): number;
   utf8Pending(st: number): number;
@@ -28,6 +31,7 @@ export interface CoreExports {
   linesFlush(st: number, mode: number): number;
   linesReset(st: number): void;
   framePending(st: number): number;
+  frameRelease(st: number, failed: number): void;
   frameRetained(st: number): number;
   frameFree(st: number): void;
   rawUtf16(ptr: number, len: number, dirty: number): number;
