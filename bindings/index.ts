@@ -19,7 +19,8 @@ export {
 export { GraphemeCommitter, DEFAULT_MAX_PENDING_BYTES, type GraphemeCommitterOptions } from './grapheme.js';
 export { NfcCommitter, type NfcCommitterOptions } from './nfc.js';
 export { TextAssembler, DEFAULT_MAX_TEXT_BYTES, type TextAssemblerOptions, type FinalReport } from './assembler.js';
-export { countText, convertOffset, type OffsetUnit, type TextCounts } from './text.js';
+export { countText, type TextCounts } from './text.js';
+export { convertOffset, type OffsetUnit } from './offsets.js';
 export { TextRangeError, type TextRangeErrorCode } from './text-errors.js';
 
 // Streams

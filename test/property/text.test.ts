@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { TextAssembler } from '../../bindings/assembler.js';
 import { GraphemeCommitter } from '../../bindings/grapheme.js';
 import { NfcCommitter } from '../../bindings/nfc.js';
-import { convertOffset, countText } from '../../bindings/text.js';
+import { convertOffset } from '../../bindings/offsets.js';
+import { countText } from '../../bindings/text.js';
 import { cut } from '../helpers/random.js';
 
 const SEED = Number(process.env.SEAM_SEED ?? 0x7e47);

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { TextAssembler } from '../../bindings/assembler.js';
 import { GraphemeCommitter } from '../../bindings/grapheme.js';
 import { NfcCommitter } from '../../bindings/nfc.js';
-import { convertOffset, countText, type OffsetUnit } from '../../bindings/text.js';
+import { convertOffset, type OffsetUnit } from '../../bindings/offsets.js';
+import { countText } from '../../bindings/text.js';
 import { TextRangeError } from '../../bindings/text-errors.js';
 
 function thrown(f: () => unknown): Error {

@@ -74,7 +74,7 @@ describe('the tables are built on first use', () => {
     vi.resetModules();
     const atob = vi.spyOn(globalThis, 'atob');
     try {
-      const text = await import('../../bindings/text.js');
+      const text = { ...(await import('../../bindings/text.js')), ...(await import('../../bindings/offsets.js')) };
       const { GraphemeCommitter } = await import('../../bindings/grapheme.js');
       const { NfcCommitter } = await import('../../bindings/nfc.js');
       const { TextAssembler } = await import('../../bindings/assembler.js');

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { TextAssembler, createHasher } from '../../bindings/assembler.js';
 import { DEFAULT_MAX_PENDING_BYTES, GraphemeCommitter } from '../../bindings/grapheme.js';
 import { NfcCommitter } from '../../bindings/nfc.js';
-import { convertOffset, countText, type OffsetUnit } from '../../bindings/text.js';
+import { convertOffset, type OffsetUnit } from '../../bindings/offsets.js';
+import { countText } from '../../bindings/text.js';
 import { TextRangeError } from '../../bindings/text-errors.js';
 
 const code = (f: () => unknown): string => {
