@@ -5,19 +5,12 @@ import {
   DisposedError, LineDecoder, LineDecoderStream, LineLimitError, NdjsonDecoder, ReentrantCallError, SseCallbackError,
   SseDecoderStream, SseLimitError, SseParser, Utf8DecodeError, Utf8Decoder, Utf8DecoderStream, Utf8Validator,
 } from '../../bindings/index.js';
+import { thrown } from '../helpers/thrown.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const b = (...x: number[]) => Uint8Array.from(x);
 /** Bytes of a string of code units 0..255, one byte each (\xff stays the byte FF). */
 const raw = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
-const thrown = (f: () => unknown): Error & Record<string, unknown> => {
-  try {
-    f();
-  } catch (e) {
-    return e as Error & Record<string, unknown>;
-  }
-  throw new Error('did not throw');
-};
 
 /** Everything a TransformStream gives before it errors, and its error, to a reader that reads slowly. */
 async function drain<I, O>(stream: TransformStream<I, O>, chunks: I[]): Promise<{ out: O[]; error?: unknown }> {

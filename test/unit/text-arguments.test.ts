@@ -7,15 +7,8 @@ import { NfcCommitter } from '../../bindings/nfc.js';
 import { convertOffset, type OffsetUnit } from '../../bindings/offsets.js';
 import { countText } from '../../bindings/text.js';
 import { TextRangeError } from '../../bindings/text-errors.js';
+import { thrown } from '../helpers/thrown.js';
 
-function thrown(f: () => unknown): Error {
-  try {
-    f();
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('did not throw');
-}
 function typeError(f: () => unknown): string {
   const e = thrown(f);
   expect(e).toBeInstanceOf(TypeError);
@@ -23,9 +16,9 @@ function typeError(f: () => unknown): string {
   return e.message;
 }
 function rangeError(f: () => unknown, code: string): string {
-  const e = thrown(f);
+  const e = thrown<TextRangeError>(f);
   expect(e).toBeInstanceOf(TextRangeError);
-  expect((e as TextRangeError).code).toBe(code);
+  expect(e.code).toBe(code);
   return e.message;
 }
 const any = (x: unknown) => x as never;

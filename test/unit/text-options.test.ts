@@ -7,15 +7,8 @@ import {
   booleanOption, byteLimitOption, checkOptions, describeValue, functionOption, nearestName, oneOf,
 } from '../../bindings/options.js';
 import { TextRangeError } from '../../bindings/text-errors.js';
+import { thrown } from '../helpers/thrown.js';
 
-function thrown(f: () => unknown): Error {
-  try {
-    f();
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('did not throw');
-}
 /** A plain TypeError (not a TextRangeError, no code); returns its message. */
 function typeError(f: () => unknown): string {
   const e = thrown(f);
@@ -25,9 +18,9 @@ function typeError(f: () => unknown): string {
 }
 /** A TextRangeError with `code`; returns its message. */
 function rangeError(f: () => unknown, code = 'ERR_INVALID_OPTION'): string {
-  const e = thrown(f);
+  const e = thrown<TextRangeError>(f);
   expect(e).toBeInstanceOf(TextRangeError);
-  expect((e as TextRangeError).code).toBe(code);
+  expect(e.code).toBe(code);
   return e.message;
 }
 const any = (x: unknown) => x as never;
