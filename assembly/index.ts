@@ -23,3 +23,4 @@ export { sseNew, ssePush, sseMore, sseFlush, sseReset, sseRetry } from './sse';
 import { SPAN_PTR } from './lines';
 /** Address of the span records the framers write. */
 export function spanPtr(): usize { return SPAN_PTR; }
+export { jsonProgPtr, jsonRecPtr, jsonRead, jsonReadIn, jsonErrorAt, jsonUnescape, jsonUtf16 } from './json';

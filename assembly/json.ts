@@ -1,0 +1,833 @@
+// A JSON reader over bytes in linear memory: validates one whole document by RFC 8259 and reports
+// where the values at a few requested paths are, as records of offsets. No strings, no allocation.
+//
+// The paths come as a path program (a trie of keys, below) that JS compiles once per format and
+// writes into memory. Values at paths are validated like everything else; every other subtree is
+// validated and skipped (string bodies 16 bytes at a time in the SIMD build, 8 in the scalar one).
+// Duplicate keys resolve as JSON.parse does: the last one wins, containers included, so the
+// records made under an earlier occurrence of a key are dropped.
+//
+// Input contract: [p, p + len) is valid UTF-8 (the framer validated it), and memory extends at
+// least JSON_READ_SLACK bytes past its end (the input window's slack does): the string scan loads
+// whole blocks and ignores what lies past the end.
+import { IN_PTR } from './abi';
+import { transcode } from './utf8';
+
+// =============================================================================================
+// Constants (the ABI of this module; to be moved into the generated ABI file)
+// =============================================================================================
+
+// ---- Limits ---------------------------------------------------------------------------------
+
+/**
+ * Deepest nesting accepted: the outermost array or object of a document is at depth 1. An opening
+ * bracket at depth JSON_MAX_DEPTH + 1 is the error JE_DEPTH.
+ */
+export const JSON_MAX_DEPTH: u32 = 512;
+/** Longest key (in UTF-8 bytes, after unescaping) that a path program may hold. */
+export const JSON_KEY_MAX: u32 = 255;
+/** Readable bytes the reader needs past the end of a document (block loads of the string scan). */
+export const JSON_READ_SLACK: u32 = 16;
+/** Writable bytes `jsonUnescape` and `jsonUtf16` need past 2 × their unit count (block stores). */
+export const JSON_UTF16_SLACK: u32 = 64;
+
+// ---- Value kinds (record word 0, bits 16..23) -----------------------------------------------
+
+export const JK_STRING: u32 = 1;
+export const JK_NUMBER: u32 = 2;
+export const JK_OBJECT: u32 = 3;
+export const JK_ARRAY: u32 = 4;
+export const JK_TRUE: u32 = 5;
+export const JK_FALSE: u32 = 6;
+export const JK_NULL: u32 = 7;
+
+// ---- Record flags (record word 0, bits 24..31) ----------------------------------------------
+
+/** String: the span holds at least one backslash escape (make its text with `jsonUnescape`). */
+export const JF_ESCAPED: u32 = 1;
+/** String: every byte of the span is ASCII (without JF_ESCAPED: its text is those bytes). */
+export const JF_ASCII: u32 = 2;
+/** Number: no fraction and no exponent. */
+export const JF_INTEGER: u32 = 4;
+/** Internal: the record was made under a key that a later duplicate overrode (never reported). */
+export const JF_DEAD: u32 = 128;
+
+// ---- Records ---------------------------------------------------------------------------------
+//
+// One record per value found at a path, in document order of the values' first bytes (a
+// container's record comes before the records inside it), 16 bytes (four i32 words) each:
+//   word 0  path id (bits 0..15) | kind JK_* << 16 | flags JF_* << 24
+//   word 1  element index of the innermost [*] step of the path, −1 when it has none
+//   word 2  start offset, relative to the document's first byte
+//   word 3  end offset (exclusive), relative to the document's first byte
+// A string's span is the bytes between its quotes (still escaped); every other value's span is
+// the whole value (an object's from `{` to `}` inclusive).
+
+export const JREC_BYTES: u32 = 16;
+export const JREC_KIND_SHIFT: u32 = 16;
+export const JREC_FLAGS_SHIFT: u32 = 24;
+/** Records the built-in record area holds (`jsonReadIn` writes there). */
+export const JSON_REC_CAP: u32 = 1024;
+
+// ---- Path program ----------------------------------------------------------------------------
+//
+// A trie of path steps, written by JS, read (and, in the scratch words, written) by the reader.
+// All offsets are in bytes from the program's first byte; integers are little-endian; nodes
+// start at 4-byte aligned offsets. The root node (the document itself) is at offset 0.
+//
+//   node:
+//     +0   u16  path id reported for a value at this node; JP_NO_PATH when no path ends here
+//     +2   u16  number of key edges (the node's object members that lead on)
+//     +4   u32  offset of the node for the elements of an array here (a [*] step); 0 when none
+//     +8   u32  scratch: first record made by this node's value in the current parent object
+//     +12  u32  scratch: end of those records (JS writes 0 in both; the reader keeps them)
+//     +16  edge[number of key edges], 8 bytes each:
+//            +0 u32 offset of the child node
+//            +4 u16 key length in bytes (≤ JSON_KEY_MAX)
+//            +6 u16 offset of the key's UTF-8 bytes (anywhere in the program)
+//
+// A path is a list of steps from the root: a key (an object member, matched after unescaping,
+// byte for byte against the key's UTF-8) or [*] (every element of an array). A node can be the
+// end of a path and lead on at the same time (`error` and `error.message`). Keys must be well
+// formed UTF-8: a key spelled with a lone surrogate escape never matches one. The program is
+// trusted: the reader does not check it. Programs are at most 64 KiB (u16 key offsets).
+
+export const JP_NO_PATH: u32 = 0xFFFF;
+export const JP_NODE_ID: usize = 0;
+export const JP_NODE_NKEYS: usize = 2;
+export const JP_NODE_STAR: usize = 4;
+export const JP_NODE_DUP_START: usize = 8;
+export const JP_NODE_DUP_END: usize = 12;
+export const JP_NODE_EDGES: usize = 16;
+export const JP_EDGE_BYTES: usize = 8;
+export const JP_EDGE_CHILD: usize = 0;
+export const JP_EDGE_KEY_LEN: usize = 4;
+export const JP_EDGE_KEY_OFF: usize = 6;
+/** Bytes of the built-in program area (`jsonProgPtr`): room for several formats' programs. */
+export const JSON_PROG_CAP: u32 = 8192;
+
+// ---- Results and errors ----------------------------------------------------------------------
+//
+// `jsonRead` returns the number of records (≥ 0), or −code. `jsonErrorAt` then gives the error's
+// offset relative to the document's first byte: the length of the longest prefix of the input
+// that is a prefix of some valid JSON text, that is, the offset of the first byte at which the
+// input stops being one (so `{"a":1,}` fails at the `}`; `[01]` at the `1`). When the whole input
+// is such a prefix, the document is incomplete: JE_TRUNCATED at the input's length. Two limits
+// are reported where they are hit: JE_DEPTH at the bracket that opens depth JSON_MAX_DEPTH + 1,
+// JE_RECORDS at the first byte of the value that would need one record more than allowed.
+
+export const JE_OK: i32 = 0;
+/** The input ended inside the document (or held only whitespace). Offset: the length. */
+export const JE_TRUNCATED: i32 = 1;
+/** A byte that cannot continue the document here: not a value, or not the `,` `:` `}` `]` or key
+ *  that must follow. */
+export const JE_UNEXPECTED: i32 = 2;
+/** A byte other than whitespace after the complete top-level value. */
+export const JE_TRAILING: i32 = 3;
+/** A number broken off: a digit after a leading zero, or no digit after `-`, `.`, `e`, `e+`. */
+export const JE_NUMBER: i32 = 4;
+/** A raw byte below 0x20 inside a string. */
+export const JE_CONTROL: i32 = 5;
+/** A bad escape: the byte after `\` is none of `"\/bfnrtu`, or a `\u` digit is not hex. */
+export const JE_ESCAPE: i32 = 6;
+/** A wrong byte inside `true`, `false` or `null`. */
+export const JE_LITERAL: i32 = 7;
+/** Nesting deeper than JSON_MAX_DEPTH. */
+export const JE_DEPTH: i32 = 8;
+/** More records than the caller's limit. */
+export const JE_RECORDS: i32 = 9;
+
+// =============================================================================================
+// State of the current read
+// =============================================================================================
+
+const PROG_AREA: usize = memory.data(<i32>JSON_PROG_CAP, 16);
+const REC_AREA: usize = memory.data(<i32>(JSON_REC_CAP * JREC_BYTES), 16);
+/** The kinds of the open containers while a subtree is skipped, one byte per depth. */
+const STACK: usize = memory.data(<i32>(JSON_MAX_DEPTH + 16), 16);
+/** An escaped key, unescaped to UTF-8 for matching (4 bytes of room for the last character). */
+const KEYBUF: usize = memory.data(<i32>(JSON_KEY_MAX + 8), 16);
+
+let jBase: usize = 0;   // the document's first byte
+let jEnd: usize = 0;    // one past its last byte
+let jProg: usize = 0;   // the path program
+let jOut: usize = 0;    // the record area
+let jNrec: u32 = 0;     // records made (dead ones included)
+let jMaxRec: u32 = 0;
+let jKilled: bool = false;
+let jErr: i32 = 0;
+let jErrAt: usize = 0;
+/** Flags (JF_ESCAPED, JF_ASCII) of the string `scanString` scanned last. */
+let sFlags: u32 = 0;
+/** JF_INTEGER or 0 for the number `scanNumber` scanned last. */
+let nFlags: u32 = 0;
+
+// Bytes
+const QUOTE: u32 = 0x22;
+const BACKSLASH: u32 = 0x5C;
+const COMMA: u32 = 0x2C;
+const COLON: u32 = 0x3A;
+const MINUS: u32 = 0x2D;
+const LBRACE: u32 = 0x7B; // '{'; '}' is LBRACE + 2
+const LBRACKET: u32 = 0x5B; // '['; ']' is LBRACKET + 2
+
+// =============================================================================================
+// Errors
+// =============================================================================================
+
+/** Records the error and returns 0, the "no position" every scanner returns on failure. */
+// @ts-ignore: decorator
+@inline function fail(code: i32, at: usize): usize {
+  jErr = code;
+  jErrAt = at;
+  return 0;
+}
+
+// @ts-ignore: decorator
+@inline function truncated(): usize {
+  return fail(JE_TRUNCATED, jEnd);
+}
+
+// =============================================================================================
+// Tokens
+// =============================================================================================
+
+/** Skips whitespace (space, tab, LF, CR) from q; returns the first other address, or the end. */
+// @ts-ignore: decorator
+@inline function ws(q: usize): usize {
+  const end = jEnd;
+  while (q < end) {
+    const c = <u32>load<u8>(q);
+    if (c > 0x20 || (c != 0x20 && c != 0x0A && c != 0x0D && c != 0x09)) break;
+    q++;
+  }
+  return q;
+}
+
+// @ts-ignore: decorator
+@inline function isDigit(c: u32): bool {
+  return c - 0x30 < 10;
+}
+
+// @ts-ignore: decorator
+@inline function isHex(c: u32): bool {
+  return c - 0x30 < 10 || (c | 0x20) - 0x61 < 6;
+}
+
+// @ts-ignore: decorator
+@inline function hexVal(c: u32): u32 {
+  return c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57;
+}
+
+/** The code unit of a validated `\uXXXX`, its four digits at q. */
+// @ts-ignore: decorator
+@inline function hex4(q: usize): u32 {
+  return (hexVal(load<u8>(q)) << 12) | (hexVal(load<u8>(q, 1)) << 8)
+    | (hexVal(load<u8>(q, 2)) << 4) | hexVal(load<u8>(q, 3));
+}
+
+/** The byte a one-letter escape stands for (`\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t`), or 0x100. */
+// @ts-ignore: decorator
+@inline function shortEscape(e: u32): u32 {
+  switch (e) {
+    case 0x22: return 0x22;
+    case 0x5C: return 0x5C;
+    case 0x2F: return 0x2F;
+    case 0x62: return 0x08; // b
+    case 0x66: return 0x0C; // f
+    case 0x6E: return 0x0A; // n
+    case 0x72: return 0x0D; // r
+    case 0x74: return 0x09; // t
+    default: return 0x100;
+  }
+}
+
+/**
+ * Bit i set when byte i of the 8 at w is `"`, `\` or below 0x20. Only the lowest set bit is exact
+ * (a borrow may flag bytes above it), which is all the scan uses.
+ */
+// @ts-ignore: decorator
+@inline function specialSwar(w: u64): u64 {
+  const ones: u64 = 0x0101010101010101;
+  const high: u64 = 0x8080808080808080;
+  // `"` is 0x22: after XOR 0x02 it is 0x20 and the control bytes stay below 0x20, so one
+  // "less than 0x21" test finds both
+  const u = w ^ (ones * 0x02);
+  const b = w ^ (ones * 0x5C);
+  return (((u - ones * 0x21) & ~u) | ((b - ones) & ~b)) & high;
+}
+
+/**
+ * The rest of a string from q (just after its opening quote): validates escapes and control
+ * bytes and returns the address of the closing quote (sFlags: JF_ESCAPED, JF_ASCII), or 0.
+ */
+function scanString(q: usize): usize {
+  const end = jEnd;
+  let flags: u32 = 0;
+  let high: u32 = 0;
+  while (true) {
+    // to the next `"`, `\` or control byte
+    if (ASC_FEATURE_SIMD) {
+      while (true) {
+        const v = v128.load(q);
+        const u = v128.xor(v, i8x16.splat(0x02));
+        const m = i8x16.bitmask(v128.or(
+          i8x16.eq(i8x16.min_u(u, i8x16.splat(0x20)), u),
+          i8x16.eq(v, i8x16.splat(<i8>BACKSLASH))));
+        if (m != 0) {
+          const k = ctz(m);
+          high |= i8x16.bitmask(v) & ((1 << k) - 1);
+          q += <usize>k;
+          break;
+        }
+        high |= i8x16.bitmask(v);
+        q += 16;
+        if (q >= end) break;
+      }
+    } else {
+      while (true) {
+        const w = load<u64>(q);
+        const t = specialSwar(w);
+        if (t != 0) {
+          const k = <u32>ctz(t);
+          // the bytes below the hit (k is 8·byte + 7)
+          high |= <u32>((w & ((<u64>1 << <u64>(k - 7)) - 1) & 0x8080808080808080) != 0);
+          q += <usize>(k >> 3);
+          break;
+        }
+        high |= <u32>((w & 0x8080808080808080) != 0);
+        q += 8;
+        if (q >= end) break;
+      }
+    }
+    if (q >= end) return truncated();
+    const c = <u32>load<u8>(q);
+    if (c == QUOTE) break;
+    if (c != BACKSLASH) return fail(JE_CONTROL, q);
+    // an escape
+    flags = JF_ESCAPED;
+    if (q + 1 >= end) return truncated();
+    const e = <u32>load<u8>(q, 1);
+    if (e == 0x75) { // u
+      for (let i: usize = 2; i < 6; i++) {
+        if (q + i >= end) return truncated();
+        if (!isHex(<u32>load<u8>(q + i))) return fail(JE_ESCAPE, q + i);
+      }
+      q += 6;
+    } else {
+      if (shortEscape(e) > 0xFF) return fail(JE_ESCAPE, q + 1);
+      q += 2;
+    }
+    if (q >= end) return truncated();
+  }
+  sFlags = flags | (high == 0 ? JF_ASCII : 0);
+  return q;
+}
+
+/** A number from q (at `-` or a digit); returns the address after it (nFlags), or 0. */
+function scanNumber(q: usize): usize {
+  const end = jEnd;
+  let c = <u32>load<u8>(q);
+  if (c == MINUS) {
+    q++;
+    if (q >= end) return truncated();
+    c = <u32>load<u8>(q);
+    if (!isDigit(c)) return fail(JE_NUMBER, q);
+  }
+  q++;
+  if (c == 0x30) {
+    if (q < end && isDigit(<u32>load<u8>(q))) return fail(JE_NUMBER, q);
+  } else {
+    while (q < end && isDigit(<u32>load<u8>(q))) q++;
+  }
+  let flags = JF_INTEGER;
+  if (q < end && <u32>load<u8>(q) == 0x2E) { // .
+    flags = 0;
+    q++;
+    if (q >= end) return truncated();
+    if (!isDigit(<u32>load<u8>(q))) return fail(JE_NUMBER, q);
+    q++;
+    while (q < end && isDigit(<u32>load<u8>(q))) q++;
+  }
+  if (q < end && (<u32>load<u8>(q) | 0x20) == 0x65) { // e E
+    flags = 0;
+    q++;
+    if (q >= end) return truncated();
+    c = <u32>load<u8>(q);
+    if (c == 0x2B || c == MINUS) {
+      q++;
+      if (q >= end) return truncated();
+      c = <u32>load<u8>(q);
+    }
+    if (!isDigit(c)) return fail(JE_NUMBER, q);
+    q++;
+    while (q < end && isDigit(<u32>load<u8>(q))) q++;
+  }
+  nFlags = flags;
+  return q;
+}
+
+/** `true`, `false` or `null` at q (first byte c); returns the address after it, or 0. */
+function scanLiteral(q: usize, c: u32): usize {
+  // the literal's bytes, little-endian, and its length
+  let word: u64 = 0x65757274; // true
+  let n: usize = 4;
+  if (c == 0x66) { word = 0x65736C6166; n = 5; } // false
+  else if (c == 0x6E) word = 0x6C6C756E;         // null
+  if (q + n <= jEnd && (load<u64>(q) & ((<u64>1 << <u64>(n << 3)) - 1)) == word) return q + n;
+  // unlikely: find the first wrong byte
+  for (let i: usize = 1; i < n; i++) {
+    if (q + i >= jEnd) return truncated();
+    if (<u64>load<u8>(q + i) != ((word >> <u64>(i << 3)) & 0xFF)) return fail(JE_LITERAL, q + i);
+  }
+  return q + n;
+}
+
+/** A string, number or literal at q (first byte c); returns the address after it, or 0. */
+// @ts-ignore: decorator
+@inline function scalarValue(q: usize, c: u32): usize {
+  if (c == QUOTE) {
+    q = scanString(q + 1);
+    return q == 0 ? 0 : q + 1;
+  }
+  if (c == MINUS || isDigit(c)) return scanNumber(q);
+  if (c == 0x74 || c == 0x66 || c == 0x6E) return scanLiteral(q, c);
+  return fail(JE_UNEXPECTED, q);
+}
+
+// =============================================================================================
+// Skipping a subtree no path reaches
+// =============================================================================================
+
+/**
+ * Validates and skips the container at q (`{` or `[`, byte c) whose parent is at `depth`.
+ * Iterative: the kinds of the open containers are on STACK. Returns the address after it, or 0.
+ */
+function skipContainer(q: usize, c: u32, depth: u32): usize {
+  const end = jEnd;
+  let d = depth;
+  while (true) {
+    // open the container at q (c: `{` or `[`)
+    d++;
+    if (d > JSON_MAX_DEPTH) return fail(JE_DEPTH, q);
+    store<u8>(STACK + <usize>d, <u8>c);
+    q = ws(q + 1);
+    if (q >= end) return truncated();
+    let b = <u32>load<u8>(q);
+    let close = b == c + 2;
+    if (close) q++;
+    // its members, until one opens a container (break) or the outermost one closes (return)
+    while (true) {
+      if (close) {
+        d--;
+        if (d == depth) return q;
+        c = <u32>load<u8>(STACK + <usize>d);
+      } else {
+        if (c == LBRACE) {
+          if (b != QUOTE) return fail(JE_UNEXPECTED, q);
+          q = scanString(q + 1);
+          if (q == 0) return 0;
+          q = ws(q + 1);
+          if (q >= end) return truncated();
+          if (<u32>load<u8>(q) != COLON) return fail(JE_UNEXPECTED, q);
+          q = ws(q + 1);
+          if (q >= end) return truncated();
+          b = <u32>load<u8>(q);
+        }
+        if ((b | 0x20) == LBRACE) break; // `{` or `[`: open it
+        q = scalarValue(q, b);
+        if (q == 0) return 0;
+      }
+      // after a member: `,` and the next one, or the container's end
+      q = ws(q);
+      if (q >= end) return truncated();
+      b = <u32>load<u8>(q);
+      if (b == COMMA) {
+        q = ws(q + 1);
+        if (q >= end) return truncated();
+        b = <u32>load<u8>(q);
+        close = false;
+      } else if (b == c + 2) {
+        q++;
+        close = true;
+      } else {
+        return fail(JE_UNEXPECTED, q);
+      }
+    }
+    c = b;
+  }
+  return 0;
+}
+
+/** Validates and skips the value at q (first byte c) whose parent is at `depth`. */
+// @ts-ignore: decorator
+@inline function skipValue(q: usize, c: u32, depth: u32): usize {
+  if ((c | 0x20) == LBRACE) return skipContainer(q, c, depth);
+  return scalarValue(q, c);
+}
+
+// =============================================================================================
+// Following the paths
+// =============================================================================================
+
+/** True when the n bytes at a and b are equal. */
+// @ts-ignore: decorator
+@inline function sameBytes(a: usize, b: usize, n: usize): bool {
+  while (n >= 8) {
+    if (load<u64>(a) != load<u64>(b)) return false;
+    a += 8;
+    b += 8;
+    n -= 8;
+  }
+  if (n >= 4) {
+    if (load<u32>(a) != load<u32>(b)) return false;
+    a += 4;
+    b += 4;
+    n -= 4;
+  }
+  while (n != 0) {
+    if (load<u8>(a) != load<u8>(b)) return false;
+    a++;
+    b++;
+    n--;
+  }
+  return true;
+}
+
+/** The child of `node` for the key of n UTF-8 bytes at k, or 0. */
+function matchKey(node: usize, k: usize, n: usize): usize {
+  const prog = jProg;
+  let e = node + JP_NODE_EDGES;
+  const stop = e + (<usize>load<u16>(node, JP_NODE_NKEYS) << 3);
+  while (e < stop) {
+    if (<usize>load<u16>(e, JP_EDGE_KEY_LEN) == n
+      && sameBytes(prog + <usize>load<u16>(e, JP_EDGE_KEY_OFF), k, n)) {
+      return prog + <usize>load<u32>(e, JP_EDGE_CHILD);
+    }
+    e += JP_EDGE_BYTES;
+  }
+  return 0;
+}
+
+/** Writes the UTF-8 of code point cp at o; returns the new end. Surrogates take 3 bytes. */
+// @ts-ignore: decorator
+@inline function putUtf8(o: usize, cp: u32): usize {
+  if (cp < 0x80) {
+    store<u8>(o, <u8>cp);
+    return o + 1;
+  }
+  if (cp < 0x800) {
+    store<u8>(o, <u8>(0xC0 | (cp >> 6)));
+    store<u8>(o, <u8>(0x80 | (cp & 0x3F)), 1);
+    return o + 2;
+  }
+  if (cp < 0x10000) {
+    store<u8>(o, <u8>(0xE0 | (cp >> 12)));
+    store<u8>(o, <u8>(0x80 | ((cp >> 6) & 0x3F)), 1);
+    store<u8>(o, <u8>(0x80 | (cp & 0x3F)), 2);
+    return o + 3;
+  }
+  store<u8>(o, <u8>(0xF0 | (cp >> 18)));
+  store<u8>(o, <u8>(0x80 | ((cp >> 12) & 0x3F)), 1);
+  store<u8>(o, <u8>(0x80 | ((cp >> 6) & 0x3F)), 2);
+  store<u8>(o, <u8>(0x80 | (cp & 0x3F)), 3);
+  return o + 4;
+}
+
+/**
+ * The child of `node` for the validated escaped key [k, ke): unescaped into KEYBUF (a surrogate
+ * pair as one 4-byte character, a lone surrogate as 3 bytes no well-formed key holds), or 0.
+ */
+function matchEscapedKey(node: usize, k: usize, ke: usize): usize {
+  let o = KEYBUF;
+  const stop = KEYBUF + <usize>JSON_KEY_MAX;
+  while (k < ke) {
+    if (o > stop) return 0; // longer than any key of a program
+    const c = <u32>load<u8>(k);
+    if (c != BACKSLASH) {
+      store<u8>(o, <u8>c);
+      o++;
+      k++;
+      continue;
+    }
+    const e = <u32>load<u8>(k, 1);
+    if (e != 0x75) {
+      store<u8>(o, <u8>shortEscape(e));
+      o++;
+      k += 2;
+      continue;
+    }
+    let cp = hex4(k + 2);
+    k += 6;
+    if (cp - 0xD800 < 0x400 && k + 6 <= ke && <u32>load<u8>(k) == BACKSLASH && <u32>load<u8>(k, 1) == 0x75) {
+      const lo = hex4(k + 2);
+      if (lo - 0xDC00 < 0x400) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        k += 6;
+      }
+    }
+    o = putUtf8(o, cp);
+  }
+  return o > stop ? 0 : matchKey(node, KEYBUF, o - KEYBUF);
+}
+
+/** Marks records [r0, r1) dead: a later duplicate key overrode the value that made them. */
+function kill(r0: u32, r1: u32): void {
+  for (let r = r0; r < r1; r++) {
+    const w = jOut + (<usize>r << 4);
+    store<u32>(w, load<u32>(w) | (JF_DEAD << JREC_FLAGS_SHIFT));
+  }
+  jKilled = true;
+}
+
+/** Drops the dead records, keeping the order of the rest; returns how many are left. */
+function compact(): u32 {
+  let o: u32 = 0;
+  for (let r: u32 = 0; r < jNrec; r++) {
+    const src = jOut + (<usize>r << 4);
+    if ((load<u32>(src) & (JF_DEAD << JREC_FLAGS_SHIFT)) != 0) continue;
+    if (o != r) {
+      const dst = jOut + (<usize>o << 4);
+      store<u64>(dst, load<u64>(src));
+      store<u64>(dst, load<u64>(src, 8), 8);
+    }
+    o++;
+  }
+  return o;
+}
+
+/**
+ * The value at q (first byte c, q < end) that the program's `node` matches, inside a parent at
+ * `depth`; `idx` is the element index of the innermost [*] step so far. Writes its record when a
+ * path ends at the node and follows the node's steps into it. Returns the address after it, or 0.
+ */
+function readValue(node: usize, idx: i32, q: usize, c: u32, depth: u32): usize {
+  const id = <u32>load<u16>(node, JP_NODE_ID);
+  let r: u32 = 0;
+  if (id != JP_NO_PATH) {
+    if (jNrec >= jMaxRec) return fail(JE_RECORDS, q);
+    r = jNrec++;
+  }
+  const start = q;
+  let kind: u32 = 0;
+  let flags: u32 = 0;
+  let s = q, e: usize = 0;
+  if (c == LBRACE) {
+    kind = JK_OBJECT;
+    q = load<u16>(node, JP_NODE_NKEYS) != 0 ? readObject(node, idx, q, depth + 1) : skipContainer(q, c, depth);
+  } else if (c == LBRACKET) {
+    kind = JK_ARRAY;
+    const star = <usize>load<u32>(node, JP_NODE_STAR);
+    q = star != 0 ? readArray(jProg + star, q, depth + 1) : skipContainer(q, c, depth);
+  } else if (c == QUOTE) {
+    kind = JK_STRING;
+    q = scanString(q + 1);
+    if (q == 0) return 0;
+    flags = sFlags;
+    s = start + 1;
+    e = q;
+    q++;
+  } else if (c == MINUS || isDigit(c)) {
+    kind = JK_NUMBER;
+    q = scanNumber(q);
+    flags = nFlags;
+  } else if (c == 0x74 || c == 0x66 || c == 0x6E) {
+    kind = c == 0x74 ? JK_TRUE : c == 0x66 ? JK_FALSE : JK_NULL;
+    q = scanLiteral(q, c);
+  } else {
+    return fail(JE_UNEXPECTED, q);
+  }
+  if (q == 0) return 0;
+  if (id != JP_NO_PATH) {
+    if (kind != JK_STRING) e = q;
+    const w = jOut + (<usize>r << 4);
+    store<u32>(w, id | (kind << JREC_KIND_SHIFT) | (flags << JREC_FLAGS_SHIFT));
+    store<i32>(w, idx, 4);
+    store<u32>(w, <u32>(s - jBase), 8);
+    store<u32>(w, <u32>(e - jBase), 12);
+  }
+  return q;
+}
+
+/**
+ * An object at q that `node` (which has key edges) matches, at `depth`. Members whose key is an
+ * edge are followed; a key seen again in the same object kills what its earlier value made.
+ */
+function readObject(node: usize, idx: i32, q: usize, depth: u32): usize {
+  if (depth > JSON_MAX_DEPTH) return fail(JE_DEPTH, q);
+  const end = jEnd;
+  const prog = jProg;
+  // a new instance of the object: no member seen yet
+  const e0 = node + JP_NODE_EDGES;
+  const stop = e0 + (<usize>load<u16>(node, JP_NODE_NKEYS) << 3);
+  for (let e = e0; e < stop; e += JP_EDGE_BYTES) store<u64>(prog + <usize>load<u32>(e), 0, JP_NODE_DUP_START);
+  q = ws(q + 1);
+  if (q >= end) return truncated();
+  let b = <u32>load<u8>(q);
+  if (b == LBRACE + 2) return q + 1;
+  while (true) {
+    if (b != QUOTE) return fail(JE_UNEXPECTED, q);
+    const k = q + 1;
+    const ke = scanString(k);
+    if (ke == 0) return 0;
+    const keyFlags = sFlags;
+    q = ws(ke + 1);
+    if (q >= end) return truncated();
+    if (<u32>load<u8>(q) != COLON) return fail(JE_UNEXPECTED, q);
+    q = ws(q + 1);
+    if (q >= end) return truncated();
+    b = <u32>load<u8>(q);
+    const child = (keyFlags & JF_ESCAPED) != 0 ? matchEscapedKey(node, k, ke) : matchKey(node, k, ke - k);
+    if (child != 0) {
+      const r0 = load<u32>(child, JP_NODE_DUP_START);
+      const r1 = load<u32>(child, JP_NODE_DUP_END);
+      if (r1 > r0) kill(r0, r1);
+      const first = jNrec;
+      q = readValue(child, idx, q, b, depth);
+      store<u32>(child, first, JP_NODE_DUP_START);
+      store<u32>(child, jNrec, JP_NODE_DUP_END);
+    } else {
+      q = skipValue(q, b, depth);
+    }
+    if (q == 0) return 0;
+    q = ws(q);
+    if (q >= end) return truncated();
+    b = <u32>load<u8>(q);
+    if (b == COMMA) {
+      q = ws(q + 1);
+      if (q >= end) return truncated();
+      b = <u32>load<u8>(q);
+      continue;
+    }
+    if (b == LBRACE + 2) return q + 1;
+    return fail(JE_UNEXPECTED, q);
+  }
+  return 0;
+}
+
+/** An array at q whose elements the program's `elem` node matches, at `depth`. */
+function readArray(elem: usize, q: usize, depth: u32): usize {
+  if (depth > JSON_MAX_DEPTH) return fail(JE_DEPTH, q);
+  const end = jEnd;
+  q = ws(q + 1);
+  if (q >= end) return truncated();
+  let b = <u32>load<u8>(q);
+  if (b == LBRACKET + 2) return q + 1;
+  let i: i32 = 0;
+  while (true) {
+    q = readValue(elem, i, q, b, depth);
+    if (q == 0) return 0;
+    q = ws(q);
+    if (q >= end) return truncated();
+    b = <u32>load<u8>(q);
+    if (b == COMMA) {
+      q = ws(q + 1);
+      if (q >= end) return truncated();
+      b = <u32>load<u8>(q);
+      i++;
+      continue;
+    }
+    if (b == LBRACKET + 2) return q + 1;
+    return fail(JE_UNEXPECTED, q);
+  }
+  return 0;
+}
+
+// =============================================================================================
+// Exports
+// =============================================================================================
+
+/** Address of the built-in path program area (JSON_PROG_CAP bytes). */
+export function jsonProgPtr(): usize { return PROG_AREA; }
+/** Address of the built-in record area (JSON_REC_CAP records). */
+export function jsonRecPtr(): usize { return REC_AREA; }
+
+/**
+ * Validates the JSON document [p, p + len) in full and writes a record (see "Records") at `out`
+ * for every value at a path of the program at `prog`, at most `maxRecs`. Returns the number of
+ * records, or −JE_* (`jsonErrorAt` gives the offset).
+ */
+export function jsonRead(prog: usize, p: usize, len: usize, out: usize, maxRecs: u32): i32 {
+  jBase = p;
+  jEnd = p + len;
+  jProg = prog;
+  jOut = out;
+  jNrec = 0;
+  jMaxRec = maxRecs;
+  jKilled = false;
+  jErr = JE_OK;
+  jErrAt = 0;
+  let q = ws(p);
+  if (q >= jEnd) q = truncated();
+  else q = readValue(prog, -1, q, <u32>load<u8>(q), 0);
+  if (q != 0) {
+    q = ws(q);
+    if (q < jEnd) q = fail(JE_TRAILING, q);
+  }
+  if (q == 0) return -jErr;
+  return <i32>(jKilled ? compact() : jNrec);
+}
+
+/** `jsonRead` of the len bytes at the input window, its records in the built-in record area. */
+export function jsonReadIn(prog: usize, len: usize): i32 {
+  return jsonRead(prog, IN_PTR, len, REC_AREA, JSON_REC_CAP);
+}
+
+/** Offset of the last read's error, relative to the document (see "Results and errors"). */
+export function jsonErrorAt(): i32 {
+  return <i32>(jErrAt - jBase);
+}
+
+/** Address of the first `\` in [q, end), or end. Reads whole blocks (the document's slack). */
+// @ts-ignore: decorator
+@inline function nextBackslash(q: usize, end: usize): usize {
+  if (ASC_FEATURE_SIMD) {
+    while (q < end) {
+      const m = i8x16.bitmask(i8x16.eq(v128.load(q), i8x16.splat(<i8>BACKSLASH)));
+      if (m != 0) return min(q + <usize>ctz(m), end);
+      q += 16;
+    }
+  } else {
+    while (q < end) {
+      const b = load<u64>(q) ^ 0x5C5C5C5C5C5C5C5C;
+      const t = (b - 0x0101010101010101) & ~b & 0x8080808080808080;
+      if (t != 0) return min(q + <usize>(ctz(t) >> 3), end);
+      q += 8;
+    }
+  }
+  return end;
+}
+
+/**
+ * The text of a string span [p, p + len) that `jsonRead` validated (between the quotes, escapes
+ * and all) as UTF-16 code units at `out`, exactly as JSON.parse gives it: every `\uXXXX` is its
+ * code unit, so a lone surrogate stays one. Returns the number of units (≤ len). `out` needs
+ * 2·len + JSON_UTF16_SLACK writable bytes.
+ */
+export function jsonUnescape(p: usize, len: usize, out: usize): usize {
+  const end = p + len;
+  let o = out;
+  while (p < end) {
+    const r = nextBackslash(p, end);
+    if (r > p) o += transcode(p, r, o) << 1;
+    if (r >= end) break;
+    const e = <u32>load<u8>(r, 1);
+    if (e == 0x75) {
+      store<u16>(o, <u16>hex4(r + 2));
+      p = r + 6;
+    } else {
+      store<u16>(o, <u16>shortEscape(e));
+      p = r + 2;
+    }
+    o += 2;
+  }
+  return (o - out) >> 1;
+}
+
+/**
+ * UTF-16 code units of the valid UTF-8 at [p, p + len), written at `out` (the core's transcoder):
+ * the text of a string span without escapes that is not all ASCII. Returns the number of units.
+ */
+export function jsonUtf16(p: usize, len: usize, out: usize): usize {
+  return transcode(p, p + len, out);
+}
