@@ -142,7 +142,8 @@ export function recString(core: Core, base: number, r: Rec): string {
   return core.utf16(core.outPtr, jx().jsonUtf16(ptr, len, core.outPtr));
 }
 
-const textOf = (doc: Uint8Array, r: Rec) => new TextDecoder().decode(doc.subarray(r.start, r.end));
+const utf8 = new TextDecoder();
+const textOf = (doc: Uint8Array, r: Rec) => utf8.decode(doc.subarray(r.start, r.end));
 
 /** The JS value of a record of `doc` (read at the input window), checking its flags on the way. */
 export function recValue(core: Core, doc: Uint8Array, r: Rec): unknown {
@@ -311,7 +312,7 @@ export function referenceCheck(b: Uint8Array, maxDepth = JSON_MAX_DEPTH): { code
 /** The verdict of JSON.parse on the bytes (decoded as the framer's valid UTF-8 would be). */
 export function parses(doc: Uint8Array): boolean {
   try {
-    JSON.parse(new TextDecoder().decode(doc));
+    JSON.parse(utf8.decode(doc));
     return true;
   } catch {
     return false;
