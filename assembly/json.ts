@@ -8,8 +8,9 @@
 // records made under an earlier occurrence of a key are dropped.
 //
 // Input contract: [p, p + len) is valid UTF-8 (the framer validated it), and memory extends at
-// least JSON_READ_SLACK bytes past its end (the input window's slack does): the string scan loads
-// whole blocks and ignores what lies past the end.
+// least JSON_READ_SLACK bytes past its end (the input window's slack does): the scanners load
+// whole blocks and ignore what lies past the end. The byte at p + len is a sentinel for the
+// duration of a read: the reader writes a 0 there and puts the byte back before it returns.
 import { IN_PTR } from './abi';
 import { transcode } from './utf8';
 
@@ -26,7 +27,7 @@ import { transcode } from './utf8';
 export const JSON_MAX_DEPTH: u32 = 512;
 /** Longest key (in UTF-8 bytes, after unescaping) that a path program may hold. */
 export const JSON_KEY_MAX: u32 = 255;
-/** Readable bytes the reader needs past the end of a document (block loads of the string scan). */
+/** Bytes the reader needs past the end of a document: the sentinel's, then block loads. */
 export const JSON_READ_SLACK: u32 = 16;
 /** Writable bytes `jsonUnescape` and `jsonUtf16` need past 2 × their unit count (block stores). */
 export const JSON_UTF16_SLACK: u32 = 64;
@@ -81,7 +82,8 @@ export const JSON_REC_CAP: u32 = 1024;
 //     +4   u32  offset of the node for the elements of an array here (a [*] step); 0 when none
 //     +8   u32  scratch: first record made by this node's value in the current parent object
 //     +12  u32  scratch: end of those records (JS writes 0 in both; the reader keeps them)
-//     +16  edge[number of key edges], 8 bytes each:
+//     +16  u32  key length filter: bit (n & 31) set when a key edge has n bytes (a quick reject)
+//     +20  edge[number of key edges], 8 bytes each:
 //            +0 u32 offset of the child node
 //            +4 u16 key length in bytes (≤ JSON_KEY_MAX)
 //            +6 u16 offset of the key's UTF-8 bytes (anywhere in the program)
@@ -98,7 +100,8 @@ export const JP_NODE_NKEYS: usize = 2;
 export const JP_NODE_STAR: usize = 4;
 export const JP_NODE_DUP_START: usize = 8;
 export const JP_NODE_DUP_END: usize = 12;
-export const JP_NODE_EDGES: usize = 16;
+export const JP_NODE_LENGTHS: usize = 16;
+export const JP_NODE_EDGES: usize = 20;
 export const JP_EDGE_BYTES: usize = 8;
 export const JP_EDGE_CHILD: usize = 0;
 export const JP_EDGE_KEY_LEN: usize = 4;
@@ -157,8 +160,8 @@ let jMaxRec: u32 = 0;
 let jKilled: bool = false;
 let jErr: i32 = 0;
 let jErrAt: usize = 0;
-/** Flags (JF_ESCAPED, JF_ASCII) of the string `scanString` scanned last. */
-let sFlags: u32 = 0;
+/** 1 when the string `stringEnd` scanned last held an escape. */
+let sEscaped: u32 = 0;
 /** JF_INTEGER or 0 for the number `scanNumber` scanned last. */
 let nFlags: u32 = 0;
 
@@ -175,33 +178,41 @@ const LBRACKET: u32 = 0x5B; // '['; ']' is LBRACKET + 2
 // Errors
 // =============================================================================================
 
-/** Records the error and returns 0, the "no position" every scanner returns on failure. */
-// @ts-ignore: decorator
-@inline function fail(code: i32, at: usize): usize {
-  jErr = code;
-  jErrAt = at;
+/**
+ * Records the error at q and returns 0, the "no position" every scanner returns on failure: the
+ * code given, or JE_TRUNCATED when q is the end (the sentinel, which no token accepts).
+ */
+function bad(code: i32, q: usize): usize {
+  if (q >= jEnd) {
+    jErr = JE_TRUNCATED;
+    jErrAt = jEnd;
+  } else {
+    jErr = code;
+    jErrAt = q;
+  }
   return 0;
-}
-
-// @ts-ignore: decorator
-@inline function truncated(): usize {
-  return fail(JE_TRUNCATED, jEnd);
 }
 
 // =============================================================================================
 // Tokens
+//
+// For the read the byte at the document's end is a 0 (saved and restored around it): no token
+// goes on over it (0 is no whitespace, digit, hex digit, escape letter or literal letter, and it
+// ends a string body as a control byte), so the scanners test for the end only on their error
+// paths, in `bad`.
 // =============================================================================================
 
-/** Skips whitespace (space, tab, LF, CR) from q; returns the first other address, or the end. */
+/** Whitespace (space, tab, LF, CR) from q; returns the first other address. */
+function wsLoop(q: usize): usize {
+  let c = <u32>load<u8>(q);
+  while (c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09) c = <u32>load<u8>(++q);
+  return q;
+}
+
+/** The first address from q that is no whitespace: one test when there is none (compact JSON). */
 // @ts-ignore: decorator
 @inline function ws(q: usize): usize {
-  const end = jEnd;
-  while (q < end) {
-    const c = <u32>load<u8>(q);
-    if (c > 0x20 || (c != 0x20 && c != 0x0A && c != 0x0D && c != 0x09)) break;
-    q++;
-  }
-  return q;
+  return <u32>load<u8>(q) > 0x20 ? q : wsLoop(q);
 }
 
 // @ts-ignore: decorator
@@ -243,156 +254,213 @@ const LBRACKET: u32 = 0x5B; // '['; ']' is LBRACKET + 2
 }
 
 /**
- * Bit i set when byte i of the 8 at w is `"`, `\` or below 0x20. Only the lowest set bit is exact
- * (a borrow may flag bytes above it), which is all the scan uses.
+ * The vectors the string scans compare with (0x02, 0x20, `\`, `"`, 0x1F), as memory: V8 11
+ * builds each vector constant anew at every use with three instructions; a load is one.
+ */
+const SPECIAL: usize = memory.data<u8>([
+  0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02,
+  0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20,
+  0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C,
+  0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22,
+  0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F,
+], 16);
+
+/** Bit i set when byte i of v is `"`, `\` or below 0x20 (the bytes that stop a string body). */
+// @ts-ignore: decorator
+@inline function specialMask(v: v128): i32 {
+  // `"` is 0x22: after XOR 0x02 it is 0x20 and the control bytes stay below 0x20, so one
+  // "at most 0x20" test finds both
+  const u = v128.xor(v, v128.load(SPECIAL));
+  return i8x16.bitmask(v128.or(
+    i8x16.eq(i8x16.min_u(u, v128.load(SPECIAL, 16)), u),
+    i8x16.eq(v, v128.load(SPECIAL, 32))));
+}
+
+/**
+ * The same for the 8 bytes of w, in bit 8·i + 7 of byte i. Only the lowest set bit is exact (a
+ * borrow may flag bytes above it), which is all the scan uses.
  */
 // @ts-ignore: decorator
 @inline function specialSwar(w: u64): u64 {
   const ones: u64 = 0x0101010101010101;
-  const high: u64 = 0x8080808080808080;
-  // `"` is 0x22: after XOR 0x02 it is 0x20 and the control bytes stay below 0x20, so one
-  // "less than 0x21" test finds both
   const u = w ^ (ones * 0x02);
   const b = w ^ (ones * 0x5C);
-  return (((u - ones * 0x21) & ~u) | ((b - ones) & ~b)) & high;
+  return (((u - ones * 0x21) & ~u) | ((b - ones) & ~b)) & 0x8080808080808080;
+}
+
+/** Address of the first byte from q that stops a string body (one always does: the sentinel). */
+// @ts-ignore: decorator
+@inline function nextSpecial(q: usize): usize {
+  if (ASC_FEATURE_SIMD) {
+    while (true) {
+      const m = specialMask(v128.load(q));
+      if (m != 0) return q + <usize>ctz(m);
+      q += 16;
+    }
+  } else {
+    while (true) {
+      const t = specialSwar(load<u64>(q));
+      if (t != 0) return q + <usize>(ctz(t) >> 3);
+      q += 8;
+    }
+  }
+  return 0;
 }
 
 /**
- * The rest of a string from q (just after its opening quote): validates escapes and control
- * bytes and returns the address of the closing quote (sFlags: JF_ESCAPED, JF_ASCII), or 0.
+ * The rest of a string body from q, past escapes: validates them and the control bytes and
+ * returns the address of the closing quote (sEscaped: 1 when there was an escape), or 0.
  */
 function scanString(q: usize): usize {
-  const end = jEnd;
-  let flags: u32 = 0;
-  let high: u32 = 0;
+  let escaped: u32 = 0;
   while (true) {
-    // to the next `"`, `\` or control byte
-    if (ASC_FEATURE_SIMD) {
-      while (true) {
-        const v = v128.load(q);
-        const u = v128.xor(v, i8x16.splat(0x02));
-        const m = i8x16.bitmask(v128.or(
-          i8x16.eq(i8x16.min_u(u, i8x16.splat(0x20)), u),
-          i8x16.eq(v, i8x16.splat(<i8>BACKSLASH))));
-        if (m != 0) {
-          const k = ctz(m);
-          high |= i8x16.bitmask(v) & ((1 << k) - 1);
-          q += <usize>k;
-          break;
-        }
-        high |= i8x16.bitmask(v);
-        q += 16;
-        if (q >= end) break;
-      }
-    } else {
-      while (true) {
-        const w = load<u64>(q);
-        const t = specialSwar(w);
-        if (t != 0) {
-          const k = <u32>ctz(t);
-          // the bytes below the hit (k is 8·byte + 7)
-          high |= <u32>((w & ((<u64>1 << <u64>(k - 7)) - 1) & 0x8080808080808080) != 0);
-          q += <usize>(k >> 3);
-          break;
-        }
-        high |= <u32>((w & 0x8080808080808080) != 0);
-        q += 8;
-        if (q >= end) break;
-      }
-    }
-    if (q >= end) return truncated();
+    q = nextSpecial(q);
     const c = <u32>load<u8>(q);
     if (c == QUOTE) break;
-    if (c != BACKSLASH) return fail(JE_CONTROL, q);
-    // an escape
-    flags = JF_ESCAPED;
-    if (q + 1 >= end) return truncated();
+    if (c != BACKSLASH) return bad(JE_CONTROL, q);
+    escaped = 1;
     const e = <u32>load<u8>(q, 1);
     if (e == 0x75) { // u
       for (let i: usize = 2; i < 6; i++) {
-        if (q + i >= end) return truncated();
-        if (!isHex(<u32>load<u8>(q + i))) return fail(JE_ESCAPE, q + i);
+        if (!isHex(<u32>load<u8>(q + i))) return bad(JE_ESCAPE, q + i);
       }
       q += 6;
     } else {
-      if (shortEscape(e) > 0xFF) return fail(JE_ESCAPE, q + 1);
+      if (shortEscape(e) > 0xFF) return bad(JE_ESCAPE, q + 1);
       q += 2;
     }
-    if (q >= end) return truncated();
   }
-  sFlags = flags | (high == 0 ? JF_ASCII : 0);
+  sEscaped = escaped;
   return q;
 }
 
+/**
+ * The closing quote of the string whose body starts at q, or 0. Inline: a string that ends
+ * within its first block without an escape (most keys and short values) costs one block test,
+ * the first quote found with no backslash or control byte before it.
+ */
+// @ts-ignore: decorator
+@inline function stringEnd(q: usize): usize {
+  if (ASC_FEATURE_SIMD) {
+    const v = v128.load(q);
+    const quotes = ctz(i8x16.bitmask(i8x16.eq(v, v128.load(SPECIAL, 48))));
+    const others = ctz(i8x16.bitmask(v128.or(
+      i8x16.eq(i8x16.min_u(v, v128.load(SPECIAL, 64)), v),
+      i8x16.eq(v, v128.load(SPECIAL, 32)))));
+    if (quotes < others) {
+      sEscaped = 0;
+      return q + <usize>quotes;
+    }
+  } else {
+    const w = load<u64>(q);
+    const ones: u64 = 0x0101010101010101;
+    const x = w ^ (ones * 0x22);
+    const y = w ^ (ones * 0x5C);
+    const quotes = ctz((x - ones) & ~x & 0x8080808080808080);
+    const others = ctz((((w - ones * 0x20) & ~w) | ((y - ones) & ~y)) & 0x8080808080808080);
+    if (quotes < others) {
+      sEscaped = 0;
+      return q + <usize>(quotes >> 3);
+    }
+  }
+  return scanString(q);
+}
+
+/** True when every byte of [p, end) is ASCII (reads whole blocks; lanes past end are ignored). */
+function asciiSpan(p: usize, end: usize): bool {
+  if (ASC_FEATURE_SIMD) {
+    let acc = i8x16.splat(0);
+    while (p + 16 <= end) {
+      acc = v128.or(acc, v128.load(p));
+      p += 16;
+    }
+    let m = i8x16.bitmask(acc);
+    if (p < end) m |= i8x16.bitmask(v128.load(p)) & ((1 << <i32>(end - p)) - 1);
+    return m == 0;
+  } else {
+    let acc: u64 = 0;
+    while (p + 8 <= end) {
+      acc |= load<u64>(p);
+      p += 8;
+    }
+    if (p < end) acc |= load<u64>(p) & ((<u64>1 << (<u64>(end - p) << 3)) - 1);
+    return (acc & 0x8080808080808080) == 0;
+  }
+}
+
 /** A number from q (at `-` or a digit); returns the address after it (nFlags), or 0. */
-function scanNumber(q: usize): usize {
-  const end = jEnd;
+// @ts-ignore: decorator
+@inline function scanNumber(q: usize): usize {
   let c = <u32>load<u8>(q);
   if (c == MINUS) {
-    q++;
-    if (q >= end) return truncated();
-    c = <u32>load<u8>(q);
-    if (!isDigit(c)) return fail(JE_NUMBER, q);
+    c = <u32>load<u8>(++q);
+    if (!isDigit(c)) return bad(JE_NUMBER, q);
   }
   q++;
   if (c == 0x30) {
-    if (q < end && isDigit(<u32>load<u8>(q))) return fail(JE_NUMBER, q);
+    if (isDigit(<u32>load<u8>(q))) return bad(JE_NUMBER, q);
   } else {
-    while (q < end && isDigit(<u32>load<u8>(q))) q++;
+    while (isDigit(<u32>load<u8>(q))) q++;
   }
+  c = <u32>load<u8>(q);
   let flags = JF_INTEGER;
-  if (q < end && <u32>load<u8>(q) == 0x2E) { // .
+  if (c == 0x2E) { // .
     flags = 0;
+    if (!isDigit(<u32>load<u8>(++q))) return bad(JE_NUMBER, q);
     q++;
-    if (q >= end) return truncated();
-    if (!isDigit(<u32>load<u8>(q))) return fail(JE_NUMBER, q);
-    q++;
-    while (q < end && isDigit(<u32>load<u8>(q))) q++;
-  }
-  if (q < end && (<u32>load<u8>(q) | 0x20) == 0x65) { // e E
-    flags = 0;
-    q++;
-    if (q >= end) return truncated();
+    while (isDigit(<u32>load<u8>(q))) q++;
     c = <u32>load<u8>(q);
-    if (c == 0x2B || c == MINUS) {
-      q++;
-      if (q >= end) return truncated();
-      c = <u32>load<u8>(q);
-    }
-    if (!isDigit(c)) return fail(JE_NUMBER, q);
+  }
+  if ((c | 0x20) == 0x65) { // e E
+    flags = 0;
+    c = <u32>load<u8>(++q);
+    if (c == 0x2B || c == MINUS) c = <u32>load<u8>(++q);
+    if (!isDigit(c)) return bad(JE_NUMBER, q);
     q++;
-    while (q < end && isDigit(<u32>load<u8>(q))) q++;
+    while (isDigit(<u32>load<u8>(q))) q++;
   }
   nFlags = flags;
   return q;
 }
 
 /** `true`, `false` or `null` at q (first byte c); returns the address after it, or 0. */
-function scanLiteral(q: usize, c: u32): usize {
+// @ts-ignore: decorator
+@inline function scanLiteral(q: usize, c: u32): usize {
   // the literal's bytes, little-endian, and its length
   let word: u64 = 0x65757274; // true
   let n: usize = 4;
   if (c == 0x66) { word = 0x65736C6166; n = 5; } // false
   else if (c == 0x6E) word = 0x6C6C756E;         // null
-  if (q + n <= jEnd && (load<u64>(q) & ((<u64>1 << <u64>(n << 3)) - 1)) == word) return q + n;
-  // unlikely: find the first wrong byte
-  for (let i: usize = 1; i < n; i++) {
-    if (q + i >= jEnd) return truncated();
-    if (<u64>load<u8>(q + i) != ((word >> <u64>(i << 3)) & 0xFF)) return fail(JE_LITERAL, q + i);
-  }
-  return q + n;
+  if ((load<u64>(q) & ((<u64>1 << <u64>(n << 3)) - 1)) == word) return q + n;
+  // unlikely: the first wrong byte (the sentinel is one)
+  let i: usize = 1;
+  while (<u64>load<u8>(q + i) == ((word >> <u64>(i << 3)) & 0xFF)) i++;
+  return bad(JE_LITERAL, q + i);
+}
+
+/**
+ * After a key's closing quote at q: the `:` and the whitespace around it; returns the address of
+ * the value's first byte, or 0. Compact JSON (`":` and the value) takes one load and one test.
+ */
+// @ts-ignore: decorator
+@inline function afterKey(q: usize): usize {
+  const w = load<u32>(q);
+  if ((w & 0xFF00) == (COLON << 8) && ((w >> 16) & 0xFF) > 0x20) return q + 2;
+  q = ws(q + 1);
+  if (<u32>load<u8>(q) != COLON) return bad(JE_UNEXPECTED, q);
+  return ws(q + 1);
 }
 
 /** A string, number or literal at q (first byte c); returns the address after it, or 0. */
 // @ts-ignore: decorator
 @inline function scalarValue(q: usize, c: u32): usize {
   if (c == QUOTE) {
-    q = scanString(q + 1);
+    q = stringEnd(q + 1);
     return q == 0 ? 0 : q + 1;
   }
   if (c == MINUS || isDigit(c)) return scanNumber(q);
   if (c == 0x74 || c == 0x66 || c == 0x6E) return scanLiteral(q, c);
-  return fail(JE_UNEXPECTED, q);
+  return bad(JE_UNEXPECTED, q);
 }
 
 // =============================================================================================
@@ -404,16 +472,14 @@ function scanLiteral(q: usize, c: u32): usize {
  * Iterative: the kinds of the open containers are on STACK. Returns the address after it, or 0.
  */
 function skipContainer(q: usize, c: u32, depth: u32): usize {
-  const end = jEnd;
   let d = depth;
   while (true) {
     // open the container at q (c: `{` or `[`)
     d++;
-    if (d > JSON_MAX_DEPTH) return fail(JE_DEPTH, q);
+    if (d > JSON_MAX_DEPTH) return bad(JE_DEPTH, q);
     store<u8>(STACK + <usize>d, <u8>c);
-    q = ws(q + 1);
-    if (q >= end) return truncated();
-    let b = <u32>load<u8>(q);
+    let b = <u32>load<u8>(++q);
+    if (b <= 0x20) b = <u32>load<u8>(q = wsLoop(q));
     let close = b == c + 2;
     if (close) q++;
     // its members, until one opens a container (break) or the outermost one closes (return)
@@ -424,14 +490,11 @@ function skipContainer(q: usize, c: u32, depth: u32): usize {
         c = <u32>load<u8>(STACK + <usize>d);
       } else {
         if (c == LBRACE) {
-          if (b != QUOTE) return fail(JE_UNEXPECTED, q);
-          q = scanString(q + 1);
+          if (b != QUOTE) return bad(JE_UNEXPECTED, q);
+          q = stringEnd(q + 1);
           if (q == 0) return 0;
-          q = ws(q + 1);
-          if (q >= end) return truncated();
-          if (<u32>load<u8>(q) != COLON) return fail(JE_UNEXPECTED, q);
-          q = ws(q + 1);
-          if (q >= end) return truncated();
+          q = afterKey(q);
+          if (q == 0) return 0;
           b = <u32>load<u8>(q);
         }
         if ((b | 0x20) == LBRACE) break; // `{` or `[`: open it
@@ -439,19 +502,17 @@ function skipContainer(q: usize, c: u32, depth: u32): usize {
         if (q == 0) return 0;
       }
       // after a member: `,` and the next one, or the container's end
-      q = ws(q);
-      if (q >= end) return truncated();
       b = <u32>load<u8>(q);
+      if (b <= 0x20) b = <u32>load<u8>(q = wsLoop(q));
       if (b == COMMA) {
-        q = ws(q + 1);
-        if (q >= end) return truncated();
-        b = <u32>load<u8>(q);
+        b = <u32>load<u8>(++q);
+        if (b <= 0x20) b = <u32>load<u8>(q = wsLoop(q));
         close = false;
       } else if (b == c + 2) {
         q++;
         close = true;
       } else {
-        return fail(JE_UNEXPECTED, q);
+        return bad(JE_UNEXPECTED, q);
       }
     }
     c = b;
@@ -495,7 +556,7 @@ function skipContainer(q: usize, c: u32, depth: u32): usize {
 }
 
 /** The child of `node` for the key of n UTF-8 bytes at k, or 0. */
-function matchKey(node: usize, k: usize, n: usize): usize {
+function matchEdges(node: usize, k: usize, n: usize): usize {
   const prog = jProg;
   let e = node + JP_NODE_EDGES;
   const stop = e + (<usize>load<u16>(node, JP_NODE_NKEYS) << 3);
@@ -507,6 +568,12 @@ function matchKey(node: usize, k: usize, n: usize): usize {
     e += JP_EDGE_BYTES;
   }
   return 0;
+}
+
+/** The same, inline: most keys of an object are no edge's length and need no search. */
+// @ts-ignore: decorator
+@inline function matchKey(node: usize, k: usize, n: usize): usize {
+  return (load<u32>(node, JP_NODE_LENGTHS) & (1 << <u32>(n & 31))) == 0 ? 0 : matchEdges(node, k, n);
 }
 
 /** Writes the UTF-8 of code point cp at o; returns the new end. Surrogates take 3 bytes. */
@@ -597,36 +664,91 @@ function compact(): u32 {
 }
 
 /**
- * The value at q (first byte c, q < end) that the program's `node` matches, inside a parent at
- * `depth`; `idx` is the element index of the innermost [*] step so far. Writes its record when a
- * path ends at the node and follows the node's steps into it. Returns the address after it, or 0.
+ * The value at q (first byte c) at a node no step leads on from (so a path ends there): its
+ * record, and the address after it, or 0. Inline where objects meet their members.
+ */
+// @ts-ignore: decorator
+@inline function readLeaf(node: usize, idx: i32, q: usize, c: u32, depth: u32): usize {
+  if (jNrec >= jMaxRec) return bad(JE_RECORDS, q);
+  const r = jNrec++;
+  let kind: u32;
+  let flags: u32 = 0;
+  let s = q, e: usize;
+  if (c == QUOTE) {
+    kind = JK_STRING;
+    s = q + 1;
+    e = stringEnd(s);
+    if (e == 0) return 0;
+    q = e + 1;
+    flags = (sEscaped != 0 ? JF_ESCAPED : 0) | (asciiSpan(s, e) ? JF_ASCII : 0);
+  } else {
+    if (c == MINUS || isDigit(c)) {
+      kind = JK_NUMBER;
+      q = scanNumber(q);
+      flags = nFlags;
+    } else if ((c | 0x20) == LBRACE) {
+      kind = c == LBRACE ? JK_OBJECT : JK_ARRAY;
+      q = skipContainer(q, c, depth);
+    } else if (c == 0x74 || c == 0x66 || c == 0x6E) {
+      kind = c == 0x74 ? JK_TRUE : c == 0x66 ? JK_FALSE : JK_NULL;
+      q = scanLiteral(q, c);
+    } else {
+      return bad(JE_UNEXPECTED, q);
+    }
+    if (q == 0) return 0;
+    e = q;
+  }
+  writeRecord(r, <u32>load<u16>(node, JP_NODE_ID) | (kind << JREC_KIND_SHIFT) | (flags << JREC_FLAGS_SHIFT), idx, s, e);
+  return q;
+}
+
+// @ts-ignore: decorator
+@inline function writeRecord(r: u32, word0: u32, idx: i32, s: usize, e: usize): void {
+  const w = jOut + (<usize>r << 4);
+  store<u32>(w, word0);
+  store<i32>(w, idx, 4);
+  store<u32>(w, <u32>(s - jBase), 8);
+  store<u32>(w, <u32>(e - jBase), 12);
+}
+
+/** True when no step leads on from `node` (no key edges, no [*]). */
+// @ts-ignore: decorator
+@inline function isLeaf(node: usize): bool {
+  return (load<u64>(node) & 0xFFFFFFFFFFFF0000) == 0;
+}
+
+/**
+ * The value at q (first byte c) that the program's `node` matches, inside a parent at `depth`;
+ * `idx` is the element index of the innermost [*] step so far. Writes its record when a path
+ * ends at the node and follows the node's steps into it. Returns the address after it, or 0.
  */
 function readValue(node: usize, idx: i32, q: usize, c: u32, depth: u32): usize {
+  if (isLeaf(node)) return readLeaf(node, idx, q, c, depth);
   const id = <u32>load<u16>(node, JP_NODE_ID);
   let r: u32 = 0;
   if (id != JP_NO_PATH) {
-    if (jNrec >= jMaxRec) return fail(JE_RECORDS, q);
+    if (jNrec >= jMaxRec) return bad(JE_RECORDS, q);
     r = jNrec++;
   }
   const start = q;
   let kind: u32 = 0;
   let flags: u32 = 0;
   let s = q, e: usize = 0;
-  if (c == LBRACE) {
+  if (c == QUOTE) {
+    kind = JK_STRING;
+    q = stringEnd(q + 1);
+    if (q == 0) return 0;
+    s = start + 1;
+    e = q;
+    q++;
+    if (id != JP_NO_PATH) flags = (sEscaped != 0 ? JF_ESCAPED : 0) | (asciiSpan(s, e) ? JF_ASCII : 0);
+  } else if (c == LBRACE) {
     kind = JK_OBJECT;
     q = load<u16>(node, JP_NODE_NKEYS) != 0 ? readObject(node, idx, q, depth + 1) : skipContainer(q, c, depth);
   } else if (c == LBRACKET) {
     kind = JK_ARRAY;
     const star = <usize>load<u32>(node, JP_NODE_STAR);
     q = star != 0 ? readArray(jProg + star, q, depth + 1) : skipContainer(q, c, depth);
-  } else if (c == QUOTE) {
-    kind = JK_STRING;
-    q = scanString(q + 1);
-    if (q == 0) return 0;
-    flags = sFlags;
-    s = start + 1;
-    e = q;
-    q++;
   } else if (c == MINUS || isDigit(c)) {
     kind = JK_NUMBER;
     q = scanNumber(q);
@@ -635,16 +757,12 @@ function readValue(node: usize, idx: i32, q: usize, c: u32, depth: u32): usize {
     kind = c == 0x74 ? JK_TRUE : c == 0x66 ? JK_FALSE : JK_NULL;
     q = scanLiteral(q, c);
   } else {
-    return fail(JE_UNEXPECTED, q);
+    return bad(JE_UNEXPECTED, q);
   }
   if (q == 0) return 0;
   if (id != JP_NO_PATH) {
     if (kind != JK_STRING) e = q;
-    const w = jOut + (<usize>r << 4);
-    store<u32>(w, id | (kind << JREC_KIND_SHIFT) | (flags << JREC_FLAGS_SHIFT));
-    store<i32>(w, idx, 4);
-    store<u32>(w, <u32>(s - jBase), 8);
-    store<u32>(w, <u32>(e - jBase), 12);
+    writeRecord(r, id | (kind << JREC_KIND_SHIFT) | (flags << JREC_FLAGS_SHIFT), idx, s, e);
   }
   return q;
 }
@@ -654,81 +772,69 @@ function readValue(node: usize, idx: i32, q: usize, c: u32, depth: u32): usize {
  * edge are followed; a key seen again in the same object kills what its earlier value made.
  */
 function readObject(node: usize, idx: i32, q: usize, depth: u32): usize {
-  if (depth > JSON_MAX_DEPTH) return fail(JE_DEPTH, q);
-  const end = jEnd;
+  if (depth > JSON_MAX_DEPTH) return bad(JE_DEPTH, q);
   const prog = jProg;
   // a new instance of the object: no member seen yet
   const e0 = node + JP_NODE_EDGES;
   const stop = e0 + (<usize>load<u16>(node, JP_NODE_NKEYS) << 3);
   for (let e = e0; e < stop; e += JP_EDGE_BYTES) store<u64>(prog + <usize>load<u32>(e), 0, JP_NODE_DUP_START);
   q = ws(q + 1);
-  if (q >= end) return truncated();
   let b = <u32>load<u8>(q);
   if (b == LBRACE + 2) return q + 1;
   while (true) {
-    if (b != QUOTE) return fail(JE_UNEXPECTED, q);
+    if (b != QUOTE) return bad(JE_UNEXPECTED, q);
     const k = q + 1;
-    const ke = scanString(k);
+    const ke = stringEnd(k);
     if (ke == 0) return 0;
-    const keyFlags = sFlags;
-    q = ws(ke + 1);
-    if (q >= end) return truncated();
-    if (<u32>load<u8>(q) != COLON) return fail(JE_UNEXPECTED, q);
-    q = ws(q + 1);
-    if (q >= end) return truncated();
+    const child = sEscaped != 0 ? matchEscapedKey(node, k, ke) : matchKey(node, k, ke - k);
+    q = afterKey(ke);
+    if (q == 0) return 0;
     b = <u32>load<u8>(q);
-    const child = (keyFlags & JF_ESCAPED) != 0 ? matchEscapedKey(node, k, ke) : matchKey(node, k, ke - k);
     if (child != 0) {
       const r0 = load<u32>(child, JP_NODE_DUP_START);
       const r1 = load<u32>(child, JP_NODE_DUP_END);
       if (r1 > r0) kill(r0, r1);
       const first = jNrec;
-      q = readValue(child, idx, q, b, depth);
+      q = isLeaf(child) ? readLeaf(child, idx, q, b, depth) : readValue(child, idx, q, b, depth);
       store<u32>(child, first, JP_NODE_DUP_START);
       store<u32>(child, jNrec, JP_NODE_DUP_END);
     } else {
       q = skipValue(q, b, depth);
     }
     if (q == 0) return 0;
-    q = ws(q);
-    if (q >= end) return truncated();
     b = <u32>load<u8>(q);
+    if (b <= 0x20) b = <u32>load<u8>(q = wsLoop(q));
     if (b == COMMA) {
-      q = ws(q + 1);
-      if (q >= end) return truncated();
-      b = <u32>load<u8>(q);
+      b = <u32>load<u8>(++q);
+      if (b <= 0x20) b = <u32>load<u8>(q = wsLoop(q));
       continue;
     }
     if (b == LBRACE + 2) return q + 1;
-    return fail(JE_UNEXPECTED, q);
+    return bad(JE_UNEXPECTED, q);
   }
   return 0;
 }
 
 /** An array at q whose elements the program's `elem` node matches, at `depth`. */
 function readArray(elem: usize, q: usize, depth: u32): usize {
-  if (depth > JSON_MAX_DEPTH) return fail(JE_DEPTH, q);
-  const end = jEnd;
+  if (depth > JSON_MAX_DEPTH) return bad(JE_DEPTH, q);
   q = ws(q + 1);
-  if (q >= end) return truncated();
   let b = <u32>load<u8>(q);
   if (b == LBRACKET + 2) return q + 1;
   let i: i32 = 0;
   while (true) {
     q = readValue(elem, i, q, b, depth);
     if (q == 0) return 0;
-    q = ws(q);
-    if (q >= end) return truncated();
     b = <u32>load<u8>(q);
+    if (b <= 0x20) b = <u32>load<u8>(q = wsLoop(q));
     if (b == COMMA) {
-      q = ws(q + 1);
-      if (q >= end) return truncated();
-      b = <u32>load<u8>(q);
+      b = <u32>load<u8>(++q);
+      if (b <= 0x20) b = <u32>load<u8>(q = wsLoop(q));
       i++;
       continue;
     }
     if (b == LBRACKET + 2) return q + 1;
-    return fail(JE_UNEXPECTED, q);
+    return bad(JE_UNEXPECTED, q);
   }
   return 0;
 }
@@ -748,8 +854,9 @@ export function jsonRecPtr(): usize { return REC_AREA; }
  * records, or −JE_* (`jsonErrorAt` gives the offset).
  */
 export function jsonRead(prog: usize, p: usize, len: usize, out: usize, maxRecs: u32): i32 {
+  const end = p + len;
   jBase = p;
-  jEnd = p + len;
+  jEnd = end;
   jProg = prog;
   jOut = out;
   jNrec = 0;
@@ -757,13 +864,19 @@ export function jsonRead(prog: usize, p: usize, len: usize, out: usize, maxRecs:
   jKilled = false;
   jErr = JE_OK;
   jErrAt = 0;
+  const saved = load<u8>(end);
+  store<u8>(end, 0); // the sentinel (see "Tokens")
   let q = ws(p);
-  if (q >= jEnd) q = truncated();
-  else q = readValue(prog, -1, q, <u32>load<u8>(q), 0);
+  q = readValue(prog, -1, q, <u32>load<u8>(q), 0);
   if (q != 0) {
     q = ws(q);
-    if (q < jEnd) q = fail(JE_TRAILING, q);
+    if (q < end) {
+      jErr = JE_TRAILING;
+      jErrAt = q;
+      q = 0;
+    }
   }
+  store<u8>(end, saved);
   if (q == 0) return -jErr;
   return <i32>(jKilled ? compact() : jNrec);
 }

@@ -69,7 +69,7 @@ export function compilePaths(paths: string[]): Uint8Array {
   }
   const at = new Map<TrieNode, number>();
   let size = 0;
-  for (const n of order) { at.set(n, size); size += 16 + 8 * n.keys.size; }
+  for (const n of order) { at.set(n, size); size += 20 + 8 * n.keys.size; }
   const enc = new TextEncoder();
   let keyAt = size;
   const prog = new Uint8Array(size + [...order].reduce((k, n) => k + [...n.keys.keys()].reduce((a, s) => a + enc.encode(s).length, 0), 0));
@@ -79,7 +79,10 @@ export function compilePaths(paths: string[]): Uint8Array {
     dv.setUint16(o, n.id, true);
     dv.setUint16(o + 2, n.keys.size, true);
     dv.setUint32(o + 4, n.star ? at.get(n.star)! : 0, true);
-    let e = o + 16;
+    let lengths = 0;
+    for (const k of n.keys.keys()) lengths |= 1 << (enc.encode(k).length & 31);
+    dv.setUint32(o + 16, lengths >>> 0, true);
+    let e = o + 20;
     for (const [k, c] of n.keys) {
       const b = enc.encode(k);
       if (b.length > 255) throw new Error('key too long');
