@@ -377,14 +377,23 @@ describe(`JSON reader (${wasmBackend()})`, () => {
     test('bytes past the end of the document are never read as part of it', () => {
       const { openai } = load();
       const core = getCore();
-      const full = enc.encode('{"choices":[{"delta":{"content":"abcdefghijklmnopqrstuvwxyz\\n0123456789 true"}}]}  ');
-      for (let n = 0; n < full.length; n++) {
-        // the whole document stays in the window after its end
-        core.sync();
-        core.u8.set(full, core.inPtr);
-        const got = jx().jsonReadIn(openai, n);
-        const want = referenceCheck(full.subarray(0, n));
-        expect([got < 0 ? -got : 0, got < 0 ? jx().jsonErrorAt() : n]).toEqual([want.code, want.offset]);
+      for (const doc of [
+        '{"choices":[{"delta":{"content":"abcdefghijklmnopqrstuvwxyz\\n0123456789 true"}}]}  ',
+        '[12345, true, false, null, -1.5e+10, "ab\\u00e9", {"k": [0]}]',
+        '-0.25E-3',
+        'false',
+      ]) {
+        const full = enc.encode(doc);
+        for (let n = 0; n <= full.length; n++) {
+          // the whole document stays in the window after the end of the part read
+          core.sync();
+          core.u8.set(full, core.inPtr);
+          const got = jx().jsonReadIn(openai, n);
+          const want = referenceCheck(full.subarray(0, n));
+          expect([got < 0 ? -got : 0, got < 0 ? jx().jsonErrorAt() : n], `${n}: ${doc.slice(0, n)}`).toEqual([want.code, want.offset]);
+          // and the byte the sentinel took is back
+          expect(core.u8.subarray(core.inPtr, core.inPtr + full.length)).toEqual(full);
+        }
       }
     });
 
@@ -399,6 +408,11 @@ describe(`JSON reader (${wasmBackend()})`, () => {
       expect(jx().jsonRead(openai, core.inPtr, doc.length, out, 2)).toBe(-JE.RECORDS);
       expect(jx().jsonErrorAt()).toBe(new TextDecoder().decode(doc).indexOf('1}'));
       expect(jx().jsonRead(openai, core.inPtr, doc.length, out, 0)).toBe(-JE.RECORDS);
+      // a record for a container is taken before the records inside it
+      const err = enc.encode('{"error":{"type":"x","message":"y"}}');
+      core.u8.set(err, core.inPtr);
+      expect(jx().jsonRead(openai, core.inPtr, err.length, out, 1)).toBe(-JE.RECORDS);
+      expect(jx().jsonErrorAt()).toBe(new TextDecoder().decode(err).indexOf('"y"'));
     });
   });
 
