@@ -886,9 +886,10 @@ export function jsonReadIn(prog: usize, len: usize): i32 {
   return jsonRead(prog, IN_PTR, len, REC_AREA, JSON_REC_CAP);
 }
 
-/** Offset of the last read's error, relative to the document (see "Results and errors"). */
+/** Offset of the last read's error, relative to the document (see "Results and errors"), or −1
+ *  when it succeeded. */
 export function jsonErrorAt(): i32 {
-  return <i32>(jErrAt - jBase);
+  return jErr == JE_OK ? -1 : <i32>(jErrAt - jBase);
 }
 
 /** Address of the first `\` in [q, end), or end. Reads whole blocks (the document's slack). */

@@ -405,6 +405,7 @@ describe(`JSON reader (${wasmBackend()})`, () => {
       core.u8.set(doc, core.inPtr);
       const out = jx().jsonRecPtr();
       expect(jx().jsonRead(openai, core.inPtr, doc.length, out, 3)).toBe(3);
+      expect(jx().jsonErrorAt()).toBe(-1);
       expect(jx().jsonRead(openai, core.inPtr, doc.length, out, 2)).toBe(-JE.RECORDS);
       expect(jx().jsonErrorAt()).toBe(new TextDecoder().decode(doc).indexOf('1}'));
       expect(jx().jsonRead(openai, core.inPtr, doc.length, out, 0)).toBe(-JE.RECORDS);
