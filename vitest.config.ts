@@ -12,6 +12,8 @@ const coreTests = [
   'test/conformance/sse*.test.ts',
   'test/property/utf8*.test.ts',
   'test/property/frames*.test.ts',
+  'test/unit/json-core*.test.ts',
+  'test/property/json-core*.test.ts',
 ];
 
 export default defineConfig({

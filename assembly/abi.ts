@@ -19,7 +19,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 2;
+export const ABI_VERSION: i32 = 3;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -198,3 +198,140 @@ export const SF_TA: i32 = 512;
 export const SF_IA: i32 = 1024;
 /** The data span is relative to IN_PTR: bytes of the run, not copied. */
 export const SF_IN: i32 = 2048;
+
+// ---------------------------------------------------------------------------------------------
+// JSON reader: limits
+
+/**
+ * Deepest nesting accepted: the outermost array or object of a document is at depth 1. An opening
+ * bracket at depth JSON_MAX_DEPTH + 1 is the error JE_DEPTH.
+ */
+export const JSON_MAX_DEPTH: u32 = 512;
+/** Longest key (in UTF-8 bytes, after unescaping) that a path program may hold. */
+export const JSON_KEY_MAX: u32 = 255;
+/** Bytes the reader needs past the end of a document: the sentinel's, then block loads. */
+export const JSON_READ_SLACK: u32 = 16;
+/** Writable bytes `jsonUnescape` and `jsonUtf16` need past 2 × their unit count (block stores). */
+export const JSON_UTF16_SLACK: u32 = 64;
+
+// ---------------------------------------------------------------------------------------------
+// JSON reader: value kinds (record word 0, bits 16..23)
+
+export const JK_STRING: u32 = 1;
+export const JK_NUMBER: u32 = 2;
+export const JK_OBJECT: u32 = 3;
+export const JK_ARRAY: u32 = 4;
+export const JK_TRUE: u32 = 5;
+export const JK_FALSE: u32 = 6;
+export const JK_NULL: u32 = 7;
+
+// ---------------------------------------------------------------------------------------------
+// JSON reader: record flags (record word 0, bits 24..31)
+
+/** String: the span holds at least one backslash escape (make its text with `jsonUnescape`). */
+export const JF_ESCAPED: u32 = 1;
+/** String: every byte of the span is ASCII (without JF_ESCAPED: its text is those bytes). */
+export const JF_ASCII: u32 = 2;
+/** Number: no fraction and no exponent. */
+export const JF_INTEGER: u32 = 4;
+
+// ---------------------------------------------------------------------------------------------
+// JSON reader: records
+//
+// One record per value found at a path, in document order of the values' first bytes (a
+// container's record comes before the records inside it), 16 bytes (four i32 words) each:
+//   word 0  path id (bits 0..15) | kind JK_* << 16 | flags JF_* << 24
+//   word 1  element index of the innermost [*] step of the path, −1 when it has none
+//   word 2  start offset, relative to the document's first byte
+//   word 3  end offset (exclusive), relative to the document's first byte
+// A string's span is the bytes between its quotes (still escaped); every other value's span is
+// the whole value (an object's from `{` to `}` inclusive).
+
+/** Words of a record, and what each holds. */
+export const JREC_WORDS: u32 = 4;
+export const JR_HEAD: u32 = 0;
+export const JR_INDEX: u32 = 1;
+export const JR_START: u32 = 2;
+export const JR_END: u32 = 3;
+export const JREC_BYTES: u32 = JREC_WORDS * 4;
+export const JREC_KIND_SHIFT: u32 = 16;
+export const JREC_FLAGS_SHIFT: u32 = 24;
+/** Records the built-in record area holds (`jsonReadIn` writes there). */
+export const JSON_REC_CAP: u32 = 1024;
+
+// ---------------------------------------------------------------------------------------------
+// JSON reader: path program
+//
+// A trie of path steps, written by JS, read (and, in the scratch words, written) by the reader.
+// All offsets are in bytes from the program's first byte; integers are little-endian; nodes
+// start at 4-byte aligned offsets. The root node (the document itself) is at offset 0.
+//
+//   node:
+//     +0   u16  path id reported for a value at this node; JP_NO_PATH when no path ends here
+//     +2   u16  number of key edges (the node's object members that lead on)
+//     +4   u32  offset of the node for the elements of an array here (a [*] step); 0 when none
+//     +8   u32  scratch: first record made by this node's value in the current parent object
+//     +12  u32  scratch: end of those records (JS writes 0 in both; the reader keeps them)
+//     +16  u32  key length filter: bit (n & 31) set when a key edge has n bytes (a quick reject)
+//     +20  edge[number of key edges], 8 bytes each:
+//            +0 u32 offset of the child node
+//            +4 u16 key length in bytes (≤ JSON_KEY_MAX)
+//            +6 u16 offset of the key's UTF-8 bytes (anywhere in the program)
+//
+// A path is a list of steps from the root: a key (an object member, matched after unescaping,
+// byte for byte against the key's UTF-8) or [*] (every element of an array). A node can be the
+// end of a path and lead on at the same time (`error` and `error.message`). Keys must be well
+// formed UTF-8: a key spelled with a lone surrogate escape never matches one. The program is
+// trusted: the reader does not check it. Programs are at most 64 KiB (u16 key offsets).
+
+export const JP_NO_PATH: u32 = 0xFFFF;
+export const JP_NODE_ID: usize = 0;
+export const JP_NODE_NKEYS: usize = 2;
+export const JP_NODE_STAR: usize = 4;
+export const JP_NODE_DUP_START: usize = 8;
+export const JP_NODE_DUP_END: usize = 12;
+export const JP_NODE_LENGTHS: usize = 16;
+export const JP_NODE_EDGES: usize = 20;
+export const JP_EDGE_BYTES: usize = 8;
+export const JP_EDGE_CHILD: usize = 0;
+export const JP_EDGE_KEY_LEN: usize = 4;
+export const JP_EDGE_KEY_OFF: usize = 6;
+/** Bytes of the built-in program area (JSON_PROG_PTR): room for several formats' programs. */
+export const JSON_PROG_CAP: u32 = 8192;
+
+// ---------------------------------------------------------------------------------------------
+// JSON reader: results and errors
+//
+// `jsonRead` returns the number of records (≥ 0), or −code. `jsonErrorAt` then gives the error's
+// offset relative to the document's first byte: the length of the longest prefix of the input
+// that is a prefix of some valid JSON text, that is, the offset of the first byte at which the
+// input stops being one (so `{"a":1,}` fails at the `}`; `[01]` at the `1`). When the whole input
+// is such a prefix, the document is incomplete: JE_TRUNCATED at the input's length. Two limits
+// are reported where they are hit: JE_DEPTH at the bracket that opens depth JSON_MAX_DEPTH + 1,
+// JE_RECORDS at the first byte of the value that would need one record more than allowed.
+
+export const JE_OK: i32 = 0;
+/** The input ended inside the document (or held only whitespace). Offset: the length. */
+export const JE_TRUNCATED: i32 = 1;
+/** A byte that cannot continue the document here: not a value, or not the `,` `:` `}` `]` or key
+ *  that must follow. */
+export const JE_UNEXPECTED: i32 = 2;
+/** A byte other than whitespace after the complete top-level value. */
+export const JE_TRAILING: i32 = 3;
+/** A number broken off: a digit after a leading zero, or no digit after `-`, `.`, `e`, `e+`. */
+export const JE_NUMBER: i32 = 4;
+/** A raw byte below 0x20 inside a string. */
+export const JE_CONTROL: i32 = 5;
+/** A bad escape: the byte after `\` is none of `"\/bfnrtu`, or a `\u` digit is not hex. */
+export const JE_ESCAPE: i32 = 6;
+/** A wrong byte inside `true`, `false` or `null`. */
+export const JE_LITERAL: i32 = 7;
+/** Nesting deeper than JSON_MAX_DEPTH. */
+export const JE_DEPTH: i32 = 8;
+/** More records than the caller's limit. */
+export const JE_RECORDS: i32 = 9;
+
+/** Address of the built-in path program area (JSON_PROG_CAP bytes). */
+export const JSON_PROG_PTR: usize = memory.data(<i32>JSON_PROG_CAP, 16);
+/** Address of the built-in record area (JSON_REC_CAP records). */
+export const JSON_REC_PTR: usize = memory.data(<i32>(JSON_REC_CAP * JREC_BYTES), 16);

@@ -15,6 +15,8 @@ export interface CoreExports {
   readonly OUT_PTR: WebAssembly.Global;
   readonly RES_PTR: WebAssembly.Global;
   readonly SPAN_PTR: WebAssembly.Global;
+  readonly JSON_PROG_PTR: WebAssembly.Global;
+  readonly JSON_REC_PTR: WebAssembly.Global;
   simd(): number;
   stateFree(st: number): void;
   heapLimit(bytes: number): void;
@@ -42,6 +44,12 @@ export interface CoreExports {
   sseFlush(st: number, mode: number): number;
   sseReset(st: number): void;
   sseRetry(st: number): number;
+  // Layer 4: the JSON reader (assembly/json.ts)
+  jsonRead(prog: number, p: number, len: number, out: number, maxRecs: number): number;
+  jsonReadIn(prog: number, len: number): number;
+  jsonErrorAt(): number;
+  jsonUnescape(p: number, len: number, out: number): number;
+  jsonUtf16(p: number, len: number, out: number): number;
 }
 
 export type Backend = 'simd' | 'scalar';

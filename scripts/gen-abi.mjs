@@ -70,8 +70,8 @@ function evaluate(expr, values, name) {
   const js = expr.replace(/<\s*(i32|u32|usize|u8|u16)\s*>/g, '');
   if (!/^[A-Z0-9_x\s+\-*/()|&<>~]+$/i.test(js)) throw new Error(`assembly/abi.ts: ${name} = ${expr} is not a constant expression`);
   const names = [...values.keys()];
-  for (const id of js.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
-    if (!values.has(id) && !/^0x/i.test(id)) throw new Error(`assembly/abi.ts: ${name} refers to ${id}, which is not an earlier constant`);
+  for (const id of js.replace(/\b0x[0-9a-f]+\b/gi, '0').match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
+    if (!values.has(id)) throw new Error(`assembly/abi.ts: ${name} refers to ${id}, which is not an earlier constant`);
   }
   const v = Function(...names, `return (${js});`)(...names.map((n) => values.get(n)));
   if (!Number.isSafeInteger(v)) throw new Error(`assembly/abi.ts: ${name} is not an integer`);
