@@ -9,6 +9,7 @@ const coreTests = [
   'test/unit/lines*.test.ts',
   'test/unit/sse*.test.ts',
   'test/unit/edges*.test.ts',
+  'test/unit/model*.test.ts',
   'test/conformance/sse*.test.ts',
   'test/property/utf8*.test.ts',
   'test/property/frames*.test.ts',

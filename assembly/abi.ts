@@ -335,3 +335,56 @@ export const JE_RECORDS: i32 = 9;
 export const JSON_PROG_PTR: usize = memory.data(<i32>JSON_PROG_CAP, 16);
 /** Address of the built-in record area (JSON_REC_CAP records). */
 export const JSON_REC_PTR: usize = memory.data(<i32>(JSON_REC_CAP * JREC_BYTES), 16);
+
+// ---------------------------------------------------------------------------------------------
+// Model streams: the JSON documents of a frame batch (modelDocs) and one text per batch (modelGather)
+
+/** modelDocs framing: the batch's records are SSE records (each event's data is a document). */
+export const MK_SSE: i32 = 0;
+/** modelDocs framing: the batch's records are line records (each line is a document). */
+export const MK_LINES: i32 = 1;
+/** modelDocs flag: a line's leading "data:" and one space are not part of its document (ddg). */
+export const MK_STRIP_DATA: i32 = 2;
+
+/** Words of a document entry, and what each holds. */
+export const MDOC_WORDS: i32 = 6;
+/** Document word: index of its record in the batch. */
+export const MD_REC: i32 = 0;
+/** Document word: address of its first byte (in the input window, the output window or a scratch block). */
+export const MD_PTR: i32 = 1;
+/** Document word: its length in bytes. */
+export const MD_LEN: i32 = 2;
+/** Document word: index of its first JSON record in the record area; with DF_ERROR the error's offset in it. */
+export const MD_J0: i32 = 3;
+/** Document word: number of its JSON records; with DF_ERROR the error code (JE_*). */
+export const MD_JN: i32 = 4;
+/** Document word: flags (DF_*). */
+export const MD_FLAGS: i32 = 5;
+/** The document is empty or white space only: not read. */
+export const DF_BLANK: i32 = 1;
+/** The document is exactly `[DONE]`: not read. */
+export const DF_DONE: i32 = 2;
+/** The document is not valid JSON: MD_JN is the code, MD_J0 the offset. */
+export const DF_ERROR: i32 = 4;
+/** Document entries modelDocs writes per call at the most. */
+export const MDOC_CAP: i32 = 4096;
+/** JSON records modelDocs writes per call at the most (a call stops before a document that would pass it). */
+export const MJREC_CAP: i32 = 4096;
+/** Result word of modelDocs: documents written. */
+export const MDR_DOCS: i32 = 8;
+/** Result word of modelDocs: the record to continue from (the batch's record count when done). */
+export const MDR_NEXT: i32 = 9;
+
+/** Words of a gather entry: a string span's address, its length, its JSON flags (JF_*). */
+export const MG_WORDS: i32 = 3;
+/** Gather entries per call at the most. */
+export const MGATHER_CAP: i32 = 4096;
+/** Result word of modelGather: the address of the UTF-16 units it wrote. */
+export const MGR_PTR: i32 = 10;
+
+/** Address of the document entries. */
+export const MDOC_PTR: usize = memory.data(MDOC_CAP * MDOC_WORDS * 4, 16);
+/** Address of the model streams' JSON records. */
+export const MJREC_PTR: usize = memory.data(MJREC_CAP * <i32>JREC_BYTES, 16);
+/** Address of the gather entries JS writes. */
+export const MGATHER_PTR: usize = memory.data(MGATHER_CAP * MG_WORDS * 4, 16);

@@ -23,5 +23,9 @@ export { countText, type TextCounts } from './text.js';
 export { convertOffset, type OffsetUnit } from './offsets.js';
 export { TextRangeError, type TextRangeErrorCode } from './text-errors.js';
 
+// Layer 4: model streams
+export { ModelStream, type ModelFormat, type ModelReport, type ModelStatus, type ModelStreamOptions } from './model.js';
+export { ModelStreamError, type ModelStreamErrorCode } from './errors.js';
+
 // Streams
 export { Utf8DecoderStream, LineDecoderStream, SseDecoderStream } from './streams.js';

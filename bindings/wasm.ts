@@ -17,6 +17,9 @@ export interface CoreExports {
   readonly SPAN_PTR: WebAssembly.Global;
   readonly JSON_PROG_PTR: WebAssembly.Global;
   readonly JSON_REC_PTR: WebAssembly.Global;
+  readonly MDOC_PTR: WebAssembly.Global;
+  readonly MJREC_PTR: WebAssembly.Global;
+  readonly MGATHER_PTR: WebAssembly.Global;
   simd(): number;
   stateFree(st: number): void;
   heapLimit(bytes: number): void;
@@ -50,6 +53,11 @@ export interface CoreExports {
   jsonErrorAt(): number;
   jsonUnescape(p: number, len: number, out: number): number;
   jsonUtf16(p: number, len: number, out: number): number;
+  // Layer 4: model streams (assembly/model.ts)
+  modelDocs(first: number, nrec: number, framing: number, prog: number): number;
+  modelGather(n: number): number;
+  modelScratchFree(): void;
+  modelScratchBytes(): number;
 }
 
 export type Backend = 'simd' | 'scalar';

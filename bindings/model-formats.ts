@@ -1,0 +1,297 @@
+// Where each provider puts its text, its finish reason and usage, what completes its stream, and
+// what its errors look like: one small description per format over the core's JSON records.
+// A description names the paths the core locates (the path program is compiled from them once)
+// and reads each event's records through a `Doc`, which makes strings only where one is needed
+// (a finish reason, an error message, a usage object: once per stream, not per delta).
+import { compilePaths } from './json-paths.js';
+
+/** The formats a model stream can be read in. */
+export type ModelFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg';
+export const MODEL_FORMATS: readonly ModelFormat[] = ['openai', 'openai-responses', 'anthropic', 'ollama', 'ddg'];
+
+/** A value's kind, as the core reports it (JK_*). */
+export const enum Kind { String = 1, Number = 2, Object = 3, Array = 4, True = 5, False = 6, Null = 7 }
+
+/** One event's JSON, as a description reads it: record j of path ids, kinds, spans. */
+export interface Doc {
+  /** Records of the event's document, in document order (dead duplicates already dropped). */
+  readonly n: number;
+  path(j: number): number;
+  kind(j: number): Kind;
+  /** Element index of the innermost `[*]` of the record's path, −1 without one. */
+  index(j: number): number;
+  /** The record's string value (unescaped) or the JSON text of any other value. */
+  string(j: number): string;
+  /** The record's value as JSON.parse gives it (objects, numbers). */
+  value(j: number): unknown;
+  /** A small non-negative integer value, or −1. */
+  int(j: number): number;
+  /** Whether the record is a string equal to `ascii` (no string is made). */
+  is(j: number, ascii: Uint8Array): boolean;
+  /** The whole event as JSON.parse gives it (for the rare event that is read whole). */
+  whole(): unknown;
+}
+
+/** What a description reports while it reads an event. */
+export interface Sink {
+  /** The answer text: record j (a string) is appended. */
+  onText(doc: Doc, j: number): void;
+  /** Reasoning or thinking text, kept apart from the answer. */
+  onReasoning(doc: Doc, j: number): void;
+  onFinishReason(reason: string): void;
+  /** Usage fields; merged over what came before (Anthropic sends them in two events). */
+  onUsage(fields: Record<string, unknown>): void;
+  /** The provider's completion: the stream is done. */
+  onDone(): void;
+  /** The provider's error: the stream fails with its message. */
+  onError(message: string): void;
+  /** Which choice to follow (OpenAI `index`). */
+  readonly choice: number;
+}
+
+export interface FormatSpec {
+  readonly framing: 'sse' | 'lines';
+  /** Lines: a leading `data:` is not part of the JSON (ddg). */
+  readonly stripData?: boolean;
+  /** `data: [DONE]` (or a bare `[DONE]` line) completes the stream. */
+  readonly doneMarker: boolean;
+  /** The compiled path program. */
+  readonly program: Uint8Array;
+  /** Reads one event (its JSON parsed without error). */
+  read(doc: Doc, sink: Sink): void;
+  /** A body that is not an event stream but one JSON object: its error message, if it is an error. */
+  errorBody?: true;
+}
+
+const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
+
+/** The message of an `error` value: a string, or an object's `message` (else its JSON). */
+function errorMessage(doc: Doc, errorRec: number, messageRec: number): string {
+  if (messageRec >= 0 && doc.kind(messageRec) === Kind.String) return doc.string(messageRec);
+  if (doc.kind(errorRec) === Kind.String) return doc.string(errorRec);
+  return doc.string(errorRec);
+}
+
+// ---- OpenAI Chat Completions -------------------------------------------------------------------
+const O = { index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7 } as const;
+const openai: FormatSpec = {
+  framing: 'sse',
+  doneMarker: true,
+  errorBody: true,
+  program: compilePaths([
+    'choices[*].index', 'choices[*].delta.content', 'choices[*].delta.reasoning_content', 'choices[*].delta.reasoning',
+    'choices[*].finish_reason', 'usage', 'error', 'error.message',
+  ]),
+  read(doc, sink) {
+    const n = doc.n;
+    // the element of `choices` to follow: the one whose index is the choice (by position without one)
+    let el = -1;
+    let sawIndex = false;
+    let errorRec = -1;
+    let messageRec = -1;
+    for (let j = 0; j < n; j++) {
+      const p = doc.path(j);
+      if (p === O.index) {
+        sawIndex = true;
+        if (doc.int(j) === sink.choice) el = doc.index(j);
+      } else if (p === O.usage) {
+        if (doc.kind(j) === Kind.Object) sink.onUsage(doc.value(j) as Record<string, unknown>);
+      } else if (p === O.error) {
+        if (doc.kind(j) !== Kind.Null) errorRec = j;
+      } else if (p === O.errorMessage) {
+        messageRec = j;
+      }
+    }
+    if (errorRec >= 0) {
+      sink.onError(errorMessage(doc, errorRec, messageRec));
+      return;
+    }
+    if (!sawIndex) el = sink.choice;
+    if (el < 0) return;
+    for (let j = 0; j < n; j++) {
+      if (doc.index(j) !== el) continue;
+      const p = doc.path(j);
+      if (doc.kind(j) !== Kind.String) continue;
+      if (p === O.content) sink.onText(doc, j);
+      else if (p === O.reasoningContent || p === O.reasoning) sink.onReasoning(doc, j);
+      else if (p === O.finish) sink.onFinishReason(doc.string(j));
+    }
+  },
+};
+
+// ---- OpenAI Responses ----------------------------------------------------------------------------
+const R = { type: 0, delta: 1, usage: 2, status: 3, errorMessage: 4, message: 5, incomplete: 6, code: 7 } as const;
+const R_TEXT = ascii('response.output_text.delta');
+const R_REASONING = ascii('response.reasoning_text.delta');
+const R_SUMMARY = ascii('response.reasoning_summary_text.delta');
+const R_COMPLETED = ascii('response.completed');
+const R_INCOMPLETE = ascii('response.incomplete');
+const R_FAILED = ascii('response.failed');
+const R_ERROR = ascii('error');
+const responses: FormatSpec = {
+  framing: 'sse',
+  doneMarker: false,
+  errorBody: true,
+  program: compilePaths([
+    'type', 'delta', 'response.usage', 'response.status', 'response.error.message', 'message',
+    'response.incomplete_details.reason', 'code',
+  ]),
+  read(doc, sink) {
+    const n = doc.n;
+    let t = -1;
+    for (let j = 0; j < n; j++) if (doc.path(j) === R.type) t = j;
+    if (t < 0) return;
+    const find = (p: number) => { for (let j = 0; j < n; j++) if (doc.path(j) === p) return j; return -1; };
+    if (doc.is(t, R_TEXT)) {
+      const d = find(R.delta);
+      if (d >= 0 && doc.kind(d) === Kind.String) sink.onText(doc, d);
+    } else if (doc.is(t, R_REASONING) || doc.is(t, R_SUMMARY)) {
+      const d = find(R.delta);
+      if (d >= 0 && doc.kind(d) === Kind.String) sink.onReasoning(doc, d);
+    } else if (doc.is(t, R_COMPLETED) || doc.is(t, R_INCOMPLETE)) {
+      const u = find(R.usage);
+      if (u >= 0 && doc.kind(u) === Kind.Object) sink.onUsage(doc.value(u) as Record<string, unknown>);
+      const why = find(R.incomplete);
+      const st = find(R.status);
+      if (why >= 0 && doc.kind(why) === Kind.String) sink.onFinishReason(doc.string(why));
+      else if (st >= 0 && doc.kind(st) === Kind.String) sink.onFinishReason(doc.string(st));
+      else sink.onFinishReason(doc.is(t, R_COMPLETED) ? 'completed' : 'incomplete');
+      sink.onDone();
+    } else if (doc.is(t, R_FAILED)) {
+      const m = find(R.errorMessage);
+      sink.onError(m >= 0 && doc.kind(m) === Kind.String ? doc.string(m) : 'response.failed');
+    } else if (doc.is(t, R_ERROR)) {
+      const m = find(R.message);
+      const c = find(R.code);
+      sink.onError(m >= 0 && doc.kind(m) === Kind.String ? doc.string(m) : c >= 0 ? doc.string(c) : 'error');
+    }
+  },
+};
+
+// ---- Anthropic Messages --------------------------------------------------------------------------
+const A = { type: 0, deltaType: 1, text: 2, thinking: 3, stopReason: 4, usage: 5, messageUsage: 6, errorMessage: 7, error: 8 } as const;
+const A_DELTA = ascii('content_block_delta');
+const A_TEXT = ascii('text_delta');
+const A_THINKING = ascii('thinking_delta');
+const A_MESSAGE_DELTA = ascii('message_delta');
+const A_MESSAGE_START = ascii('message_start');
+const A_STOP = ascii('message_stop');
+const A_ERROR = ascii('error');
+const anthropic: FormatSpec = {
+  framing: 'sse',
+  doneMarker: false,
+  errorBody: true,
+  program: compilePaths([
+    'type', 'delta.type', 'delta.text', 'delta.thinking', 'delta.stop_reason', 'usage', 'message.usage', 'error.message', 'error',
+  ]),
+  read(doc, sink) {
+    const n = doc.n;
+    let t = -1;
+    let dt = -1;
+    for (let j = 0; j < n; j++) {
+      const p = doc.path(j);
+      if (p === A.type) t = j;
+      else if (p === A.deltaType) dt = j;
+    }
+    if (t < 0) return;
+    if (doc.is(t, A_DELTA)) {
+      if (dt < 0) return;
+      const want = doc.is(dt, A_TEXT) ? A.text : doc.is(dt, A_THINKING) ? A.thinking : -1;
+      if (want < 0) return; // input_json_delta, signature_delta: not text
+      for (let j = 0; j < n; j++) {
+        if (doc.path(j) !== want || doc.kind(j) !== Kind.String) continue;
+        if (want === A.text) sink.onText(doc, j);
+        else sink.onReasoning(doc, j);
+      }
+    } else if (doc.is(t, A_MESSAGE_DELTA)) {
+      for (let j = 0; j < n; j++) {
+        const p = doc.path(j);
+        if (p === A.stopReason && doc.kind(j) === Kind.String) sink.onFinishReason(doc.string(j));
+        else if (p === A.usage && doc.kind(j) === Kind.Object) sink.onUsage(doc.value(j) as Record<string, unknown>);
+      }
+    } else if (doc.is(t, A_MESSAGE_START)) {
+      for (let j = 0; j < n; j++) {
+        if (doc.path(j) === A.messageUsage && doc.kind(j) === Kind.Object) sink.onUsage(doc.value(j) as Record<string, unknown>);
+      }
+    } else if (doc.is(t, A_STOP)) {
+      sink.onDone();
+    } else if (doc.is(t, A_ERROR)) {
+      let e = -1;
+      let m = -1;
+      for (let j = 0; j < n; j++) {
+        if (doc.path(j) === A.error) e = j;
+        else if (doc.path(j) === A.errorMessage) m = j;
+      }
+      sink.onError(e >= 0 ? errorMessage(doc, e, m) : 'error');
+    }
+  },
+};
+
+// ---- Ollama (NDJSON) -----------------------------------------------------------------------------
+const L = { content: 0, response: 1, done: 2, doneReason: 3, error: 4, thinking: 5, genThinking: 6 } as const;
+const OLLAMA_USAGE = ['prompt_eval_count', 'eval_count', 'total_duration', 'load_duration', 'prompt_eval_duration', 'eval_duration'];
+const ollama: FormatSpec = {
+  framing: 'lines',
+  doneMarker: false,
+  program: compilePaths(['message.content', 'response', 'done', 'done_reason', 'error', 'message.thinking', 'thinking']),
+  read(doc, sink) {
+    const n = doc.n;
+    let done = false;
+    for (let j = 0; j < n; j++) {
+      const p = doc.path(j);
+      const k = doc.kind(j);
+      if (p === L.error && k !== Kind.Null) {
+        sink.onError(doc.string(j));
+        return;
+      }
+      if (k === Kind.String) {
+        if (p === L.content || p === L.response) sink.onText(doc, j);
+        else if (p === L.thinking || p === L.genThinking) sink.onReasoning(doc, j);
+        else if (p === L.doneReason) sink.onFinishReason(doc.string(j));
+      } else if (p === L.done && k === Kind.True) {
+        done = true;
+      }
+    }
+    if (done) {
+      // the final line carries the counts: those fields, as JSON.parse gives them
+      const all = doc.whole() as Record<string, unknown>;
+      const usage: Record<string, unknown> = {};
+      for (const f of OLLAMA_USAGE) if (typeof all[f] === 'number') usage[f] = all[f];
+      if (Object.keys(usage).length !== 0) sink.onUsage(usage);
+      sink.onDone();
+    }
+  },
+};
+
+// ---- ddg: `data: {json}` lines, then a bare [DONE] ----------------------------------------------
+const D = { message: 0, content: 1, error: 2, errorMessage: 3, action: 4, type: 5 } as const;
+const D_ERROR = ascii('error');
+const ddg: FormatSpec = {
+  framing: 'lines',
+  stripData: true,
+  doneMarker: true,
+  program: compilePaths(['message', 'content', 'error', 'error.message', 'action', 'type']),
+  read(doc, sink) {
+    const n = doc.n;
+    let action = -1;
+    let type = -1;
+    for (let j = 0; j < n; j++) {
+      const p = doc.path(j);
+      const k = doc.kind(j);
+      if (p === D.error && k !== Kind.Null) {
+        let m = -1;
+        for (let i = 0; i < n; i++) if (doc.path(i) === D.errorMessage) m = i;
+        sink.onError(errorMessage(doc, j, m));
+        return;
+      }
+      if (p === D.action) action = j;
+      else if (p === D.type) type = j;
+      else if ((p === D.message || p === D.content) && k === Kind.String) sink.onText(doc, j);
+    }
+    if (action >= 0 && doc.is(action, D_ERROR)) sink.onError(type >= 0 ? doc.string(type) : 'error');
+  },
+};
+
+export const FORMATS: Readonly<Record<ModelFormat, FormatSpec>> = {
+  openai, 'openai-responses': responses, anthropic, ollama, ddg,
+};

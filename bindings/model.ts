@@ -1,0 +1,562 @@
+// Layer 4: a model's stream, from its bytes to its text. The core frames the stream (SSE events or
+// lines, on the byte-level path: UTF-8 validated in place) and reads each event's JSON with the
+// format's path program in one call per batch; a format's description (model-formats.ts) picks
+// the text, the finish reason, the usage, the completion and the errors out of the records; the
+// text spans of a push are written out by the core as one run of UTF-16 units, so that one string
+// is made per push, which the text layer commits (whole graphemes, NFC).
+import { type FinalReport, TextAssembler } from './assembler.js';
+import { type StateKind } from './core-stream.js';
+import { ModelStreamError, type ModelStreamErrorCode } from './errors.js';
+import { FrameStream, frameLimit } from './frames.js';
+import {
+  DF_BLANK, DF_DONE, DF_ERROR, FR_ERR, FR_NREC, F_FATAL, IN_CAP, IN_JOIN, JF_ASCII, JF_ESCAPED, JREC_WORDS, JR_END, JR_HEAD,
+  JR_INDEX, JR_START, JSON_PROG_CAP, MDOC_WORDS, MDR_NEXT, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MGATHER_CAP, MGR_PTR,
+  MG_WORDS, MK_LINES, MK_SSE, MK_STRIP_DATA, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_TRUNC,
+} from './generated/abi.js';
+import { FORMATS, Kind, MODEL_FORMATS, type Doc, type FormatSpec, type ModelFormat, type Sink } from './model-formats.js';
+import { booleanOption, checkOptions, oneOf } from './options.js';
+import { DEFAULT_MAX_EVENT_BYTES } from './sse.js';
+import { type Core } from './wasm.js';
+
+export type { ModelFormat } from './model-formats.js';
+
+/** Options of {@link ModelStream}. */
+export interface ModelStreamOptions {
+  /** Where the provider puts its text and what completes its stream. */
+  format: ModelFormat;
+  /**
+   * Strict UTF-8 (the JSON is read from validated bytes): invalid UTF-8 is a ModelStreamError
+   * (`ERR_INVALID_UTF8`). Only `true` is supported.
+   * @defaultValue true
+   */
+  fatal?: boolean;
+  /** The most bytes one event (or line) may hold while it is assembled, as {@link SseParser}'s. @defaultValue 16 MiB */
+  maxEventBytes?: number;
+  /** As {@link TextAssembler}'s: `'NFC'`, or `false` for the raw text (still whole graphemes). @defaultValue 'NFC' */
+  normalize?: 'NFC' | false;
+  /** Which choice to follow (OpenAI's `index`). @defaultValue 0 */
+  choice?: number;
+  /**
+   * What `flush()` does with a stream that ended without its provider's completion: `'error'`
+   * throws ModelStreamError (`ERR_STREAM_TRUNCATED`); `'allow'` returns the rest. Either way the
+   * status is `'truncated'`.
+   * @defaultValue 'error'
+   */
+  eof?: 'error' | 'allow';
+  /**
+   * The raw-delta mode: `push` returns the delta text as the provider sent it, with no grapheme
+   * commit and no NFC (for callers that commit text themselves).
+   * @defaultValue false
+   */
+  raw?: boolean;
+}
+
+/** The end of a model stream: the text's report, with what the provider said about it. */
+export interface ModelReport extends FinalReport {
+  /** `'done'` only when the provider's completion arrived. */
+  status: 'done' | 'truncated' | 'failed';
+  finishReason?: string;
+  usage?: Record<string, unknown>;
+  /** Provider events (SSE events, or NDJSON/ddg lines) read, `[DONE]` included, blank lines not. */
+  events: number;
+}
+
+export type ModelStatus = 'open' | 'done' | 'truncated' | 'failed';
+
+const SSE_STATE: StateKind = { reset: (x, st) => x.sseReset(st), free: (x, st) => x.frameFree(st) };
+const LINES_STATE: StateKind = { reset: (x, st) => x.linesReset(st), free: (x, st) => x.frameFree(st) };
+
+const OPTIONS = ['format', 'fatal', 'maxEventBytes', 'normalize', 'choice', 'eof', 'raw'];
+const HINTS = {
+  keys: {
+    onEvent: 'the text is returned by push(chunk); finishReason, usage and status are properties',
+    maxLineBytes: 'ModelStream limits each event (or NDJSON line) with maxEventBytes',
+    provider: "did you mean 'format'?",
+    type: "did you mean 'format'?",
+  },
+};
+
+/** Each format's program, placed once per core in its program area. */
+const PROGRAM_SLOT = JSON_PROG_CAP / 8;
+let programsOf: Core | null = null;
+const programAt = new Map<ModelFormat, number>();
+
+function programAddress(core: Core, format: ModelFormat, spec: FormatSpec): number {
+  if (programsOf !== core) {
+    programsOf = core;
+    programAt.clear();
+  }
+  let at = programAt.get(format);
+  if (at === undefined) {
+    if (spec.program.length > PROGRAM_SLOT) throw new Error(`seam: the ${format} path program does not fit its slot`);
+    at = (core.x.JSON_PROG_PTR.value as number) + PROGRAM_SLOT * MODEL_FORMATS.indexOf(format);
+    core.sync();
+    core.u8.set(spec.program, at);
+    programAt.set(format, at);
+  }
+  return at;
+}
+
+let utf8: TextDecoder | undefined;
+const decodeUtf8 = (b: Uint8Array): string => (utf8 ??= new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })).decode(b);
+
+/**
+ * A model's stream, from its bytes to its text: `push(chunk)` returns the text committed by the
+ * chunk (whole graphemes, NFC, as {@link TextAssembler}), and the stream knows when it is done
+ * (the provider's completion), its finish reason and usage, and the provider's errors.
+ *
+ * Errors are {@link ModelStreamError}s with the absolute byte offset and the text committed by
+ * the call before the error; the stream then stays failed until `reset()`.
+ */
+export class ModelStream extends FrameStream {
+  readonly format: ModelFormat;
+  readonly choice: number;
+  readonly eof: 'error' | 'allow';
+  readonly raw: boolean;
+  readonly maxEventBytes: number;
+  private readonly spec: FormatSpec;
+  private readonly prog: number;
+  private readonly framing: number;
+  private readonly mode: number;
+  private readonly normalize: 'NFC' | false;
+  private assembler: TextAssembler | null;
+  private rawText: string[] | null;
+  private _status: ModelStatus = 'open';
+  private _events = 0;
+  /** What the events said so far (made at the first push: an idle stream holds none). */
+  private reader: Reader | null = null;
+  private report: ModelReport | null = null;
+  /** The text committed by the current call, and all text committed (in UTF-16 units). */
+  private out = '';
+  private committed = 0;
+  /** SSE formats: 0 before the first byte that is not white space, 1 an event stream, 2 a JSON body. */
+  private sniffed = 0;
+  private body: Uint8Array[] | null = null;
+  private bodyBytes = 0;
+
+  constructor(options: ModelStreamOptions) {
+    if (options === undefined) throw new TypeError("ModelStream: options are required: new ModelStream({ format: 'openai' })");
+    checkOptions(options, 'ModelStream', OPTIONS, HINTS);
+    const format = oneOf(options.format, 'format', 'ModelStream', MODEL_FORMATS, undefined);
+    const fatal = booleanOption(options.fatal, 'fatal', 'ModelStream', true);
+    if (!fatal) throw new TypeError('ModelStream: fatal: false is not supported: the JSON of each event is read from validated UTF-8');
+    const max = frameLimit(options.maxEventBytes, 'maxEventBytes', 'ModelStream', DEFAULT_MAX_EVENT_BYTES);
+    const spec = FORMATS[format];
+    const lines = spec.framing === 'lines';
+    super('ModelStream', lines ? LINES_STATE : SSE_STATE, (x) => (lines ? x.linesNew(F_FATAL, max) : x.sseNew(F_FATAL, max)));
+    this.format = format;
+    this.spec = spec;
+    this.maxEventBytes = max;
+    const choice = options.choice ?? 0;
+    if (typeof choice !== 'number' || !Number.isInteger(choice) || choice < 0) {
+      throw new TypeError(`ModelStream: choice must be a non-negative integer, got ${String(choice)}`);
+    }
+    this.choice = choice;
+    this.eof = oneOf(options.eof, 'eof', 'ModelStream', ['error', 'allow'], 'error');
+    this.raw = booleanOption(options.raw, 'raw', 'ModelStream', false);
+    this.normalize = oneOf(options.normalize, 'normalize', 'ModelStream', ['NFC', false], 'NFC');
+    this.framing = lines ? MK_LINES | (spec.stripData ? MK_STRIP_DATA : 0) : MK_SSE;
+    this.mode = lines ? M_UTF8_OUT : M_UTF8_OUT | M_IN_SPANS;
+    this.prog = programAddress(this.core, format, spec);
+    this.assembler = this.raw ? null : new TextAssembler({ normalize: this.normalize });
+    this.rawText = this.raw ? [] : null;
+    if (lines) this.sniffed = 1;
+  }
+
+  /** `'done'` once the provider's completion arrived; `'truncated'` after a flush without it; `'failed'` after an error. */
+  get status(): ModelStatus { return this._status; }
+  /** The finish reason as the provider sent it (`finish_reason`, `stop_reason`, `done_reason`, …). */
+  get finishReason(): string | undefined { return this.reader?.finishReason; }
+  /** The provider's usage object, when it sent one. */
+  get usage(): Record<string, unknown> | undefined { return this.reader?.usage; }
+  /** Reasoning or thinking text so far, as sent (never part of the answer's text). */
+  get reasoning(): string { return this.reader?.reasoning ?? ''; }
+  /** Provider events (or lines) read so far. */
+  get events(): number { return this._events; }
+  /** Bytes of core memory the stream holds now. */
+  get retainedBytes(): number { return this.st === 0 ? 0 : this.core.x.frameRetained(this.st); }
+
+  /** The text committed by the chunk: whole graphemes, NFC (or the raw deltas with `raw: true`). */
+  push(chunk: Uint8Array): string {
+    this.open(chunk, 'ModelStream.push()');
+    this.out = '';
+    if (this.sniffed !== 1 && this.sniff(chunk)) return '';
+    this.frameAll(chunk, this.mode);
+    return this.out;
+  }
+
+  /**
+   * End of stream: the text still held back. Without the provider's completion the status is
+   * `'truncated'` and, unless `eof: 'allow'`, this throws ModelStreamError (`ERR_STREAM_TRUNCATED`)
+   * with that text on it. Then `finish()` gives the report; `reset()` starts a new stream.
+   */
+  flush(): string {
+    if (this.failure !== null) this.rethrow();
+    if (this.report !== null) return '';
+    this.out = '';
+    if (this.sniffed === 2) this.endBody();
+    if (this.sniffed !== 2) {
+      const lines = this.framing !== MK_SSE;
+      this.flushCore(() => (lines ? this.core.x.linesFlush(this.st, this.mode) : this.core.x.sseFlush(this.st, this.mode)));
+    }
+    let rest = this.out;
+    const assembler = this.assembler;
+    const text = assembler !== null ? assembler.finish() : null;
+    if (text !== null) {
+      rest += text.text.slice(this.committed);
+      this.committed = text.text.length;
+    }
+    this.report = this.makeReport(text);
+    if (this._status === 'open') {
+      this._status = 'truncated';
+      this.report.status = 'truncated';
+      if (this.eof === 'error') {
+        this.stop(new ModelStreamError('ERR_STREAM_TRUNCATED', this.bytesIn,
+          `The ${this.format} stream ended without its completion (${COMPLETION[this.format]}): it was cut short`, rest));
+      }
+    }
+    this.bytesIn = 0;
+    return rest;
+  }
+
+  /** The report: the committed text, its counts and SHA-256, status, finish reason, usage. Flushes first if needed (without throwing). */
+  finish(options?: { expected?: string }): ModelReport {
+    checkOptions(options, 'ModelStream.finish', ['expected']);
+    if (this.report === null) {
+      try {
+        this.flush();
+      } catch (e) {
+        if (!(e instanceof ModelStreamError) || this.report === null) throw e;
+      }
+    }
+    const r = { ...(this.report ?? this.makeReport(this.assembler?.finish() ?? null)) };
+    const expected = options?.expected;
+    if (expected !== undefined) r.mismatch = (this.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== r.text;
+    return r;
+  }
+
+  protected override resetState(): void {
+    this._status = 'open';
+    this._events = 0;
+    this.reader = null;
+    this.report = null;
+    this.out = '';
+    this.committed = 0;
+    this.sniffed = this.framing === MK_SSE ? 0 : 1;
+    this.body = null;
+    this.bodyBytes = 0;
+    this.assembler = this.raw ? null : new TextAssembler({ normalize: this.normalize });
+    this.rawText = this.raw ? [] : null;
+  }
+
+  protected override released(): void {
+    super.released();
+    if (this._status === 'open') this._status = 'failed';
+  }
+
+  // ---- framing -------------------------------------------------------------------------------
+
+  protected pushCore(len: number, mode: number): number {
+    return this.framing === MK_SSE ? this.core.x.ssePush(this.st, len, mode) : this.core.x.linesPush(this.st, len, mode);
+  }
+
+  protected more(): number {
+    return this.framing === MK_SSE ? this.core.x.sseMore(this.st) : this.core.x.linesMore(this.st);
+  }
+
+  protected error(r: number): Error {
+    const rel = this.core.word(FR_ERR);
+    this.gather();
+    const code: ModelStreamErrorCode = r & R_LIMIT ? 'ERR_EVENT_TOO_LARGE' : 'ERR_INVALID_UTF8';
+    const message = r & R_LIMIT
+      ? `An event of the ${this.format} stream exceeds maxEventBytes (${this.maxEventBytes} bytes) at the line starting at byte offset ${this.base + rel}`
+      : r & R_TRUNC
+        ? `The ${this.format} stream ended inside a UTF-8 character at byte offset ${this.base + rel}`
+        : `Invalid UTF-8 in the ${this.format} stream at byte offset ${this.base + rel}`;
+    return new ModelStreamError(code, this.base + rel, message, this.out);
+  }
+
+  /** The documents of the batch the last frame call wrote, read by the format's description. */
+  protected collect(): void {
+    const core = this.core;
+    this.reader ??= new Reader(core, this, this.choice);
+    core.sync();
+    const nrec = core.i32[core.res + FR_NREC];
+    let next = 0;
+    while (next < nrec) {
+      const nd = core.x.modelDocs(next, nrec, this.framing, this.prog);
+      core.sync();
+      next = core.i32[core.res + MDR_NEXT];
+      const docs = (core.x.MDOC_PTR.value as number) >> 2;
+      for (let d = 0; d < nd; d++) this.document(docs + d * MDOC_WORDS);
+      this.gather();
+    }
+  }
+
+  private document(e: number): void {
+    const i32 = this.core.i32;
+    const flags = i32[e + MD_FLAGS];
+    if (flags & DF_BLANK) return;
+    this._events++;
+    if (this._status !== 'open') return; // after the completion: nothing more is the answer
+    const ptr = i32[e + MD_PTR];
+    if (flags & DF_DONE) {
+      if (this.spec.doneMarker) this._status = 'done';
+      else this.badEvent(ptr, 0, `[DONE] is not an event of the ${this.format} format`);
+      return;
+    }
+    if (flags & DF_ERROR) {
+      this.badEvent(ptr, i32[e + MD_J0], `Invalid JSON in an event of the ${this.format} stream (${JSON_ERRORS[i32[e + MD_JN]] ?? 'error'})`);
+      return;
+    }
+    const reader = this.reader!;
+    reader.dPtr = ptr;
+    reader.dLen = i32[e + MD_LEN];
+    reader.dRec = ((this.core.x.MJREC_PTR.value as number) >> 2) + i32[e + MD_J0] * JREC_WORDS;
+    reader.n = i32[e + MD_JN];
+    this.spec.read(reader, reader);
+    if (reader.done) this._status = 'done';
+    const why = reader.providerError;
+    if (why !== null) {
+      reader.providerError = null;
+      this.gather();
+      this._status = 'failed';
+      this.stop(new ModelStreamError('ERR_PROVIDER', this.offsetOf(ptr, 0), `The provider reported an error: ${why}`, this.out, why));
+    }
+  }
+
+  /** The absolute stream offset of byte `at` of a document at `ptr` (exact when it lies in this read). */
+  private offsetOf(ptr: number, at: number): number {
+    const rel = ptr - this.core.inPtr;
+    return rel >= -IN_JOIN && rel < IN_CAP ? this.base + rel + at : this.base;
+  }
+
+  private badEvent(ptr: number, at: number, message: string): void {
+    this.gather();
+    this._status = 'failed';
+    const offset = this.offsetOf(ptr, at);
+    this.stop(new ModelStreamError('ERR_BAD_EVENT', offset, `${message} at byte offset ${offset}`, this.out));
+  }
+
+  /** @internal Makes the string of the batch's text spans (one core call, one string) and commits it. */
+  gather(): void {
+    const reader = this.reader;
+    const n = reader === null ? 0 : reader.gn;
+    if (n === 0) return;
+    reader!.gn = 0;
+    const core = this.core;
+    const units = core.x.modelGather(n);
+    core.sync();
+    this.commit(core.utf16(core.word(MGR_PTR), units));
+  }
+
+  private commit(text: string): void {
+    if (this.rawText !== null) {
+      this.rawText.push(text);
+      this.out += text;
+    } else {
+      const c = this.assembler!.push(text);
+      this.committed += c.length;
+      this.out += c;
+    }
+  }
+
+  // ---- a JSON body instead of an event stream (SSE formats) -----------------------------------
+
+  /** Before the first byte that is not white space: is the body one JSON object? True when this chunk went to it. */
+  private sniff(chunk: Uint8Array): boolean {
+    if (this.sniffed === 2) {
+      this.keepBody(chunk);
+      return true;
+    }
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
+      if (b === 0xef && i === 0 && this.bytesIn === 0) { i += 2; continue; } // a BOM
+      this.sniffed = b === 0x7b ? 2 : 1;
+      if (this.sniffed === 2) {
+        this.keepBody(chunk);
+        return true;
+      }
+      return false;
+    }
+    return false;
+  }
+
+  private keepBody(chunk: Uint8Array): void {
+    this.bodyBytes += chunk.length;
+    if (this.bodyBytes > this.maxEventBytes) {
+      this.stop(new ModelStreamError('ERR_EVENT_TOO_LARGE', this.bytesIn,
+        `The ${this.format} response is a JSON body larger than maxEventBytes (${this.maxEventBytes} bytes)`, ''));
+    }
+    (this.body ??= []).push(chunk.slice());
+    this.bytesIn += chunk.length;
+  }
+
+  private endBody(): void {
+    const parts = this.body ?? [];
+    const all = new Uint8Array(this.bodyBytes);
+    let o = 0;
+    for (const p of parts) {
+      all.set(p, o);
+      o += p.length;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(decodeUtf8(all));
+    } catch {
+      this.stop(new ModelStreamError('ERR_BAD_EVENT', 0, `The ${this.format} response is neither an event stream nor valid JSON`, ''));
+    }
+    const err = (value as { error?: unknown } | null)?.error;
+    if (err !== undefined && err !== null) {
+      const m = typeof err === 'string' ? err : typeof (err as { message?: unknown }).message === 'string' ? (err as { message: string }).message : JSON.stringify(err);
+      this._status = 'failed';
+      this.stop(new ModelStreamError('ERR_PROVIDER', 0, `The provider reported an error: ${m}`, '', m));
+    }
+    this.stop(new ModelStreamError('ERR_BAD_EVENT', 0, `The ${this.format} response is a JSON body, not an event stream`, ''));
+  }
+
+  private makeReport(text: FinalReport | null): ModelReport {
+    const status = this._status === 'open' ? 'truncated' : this._status;
+    let base: FinalReport;
+    if (text !== null) {
+      base = text;
+    } else {
+      const a = new TextAssembler({ normalize: false, maxPendingBytes: Infinity });
+      for (const t of this.rawText ?? []) a.push(t);
+      base = a.finish();
+    }
+    const r: ModelReport = { ...base, status, events: this._events };
+    const reader = this.reader;
+    if (reader?.finishReason !== undefined) r.finishReason = reader.finishReason;
+    if (reader?.usage !== undefined) r.usage = reader.usage;
+    return r;
+  }
+}
+
+/**
+ * Reading one stream's provider events: the document being read (its records, for the format's
+ * description), what the description reported, and the text spans gathered for the batch.
+ */
+class Reader implements Doc, Sink {
+  /** The document being read: its address, length, first record (as an i32 index) and records. */
+  dPtr = 0;
+  dLen = 0;
+  dRec = 0;
+  n = 0;
+  /** Gather entries written for the current batch. */
+  gn = 0;
+  done = false;
+  finishReason: string | undefined = undefined;
+  usage: Record<string, unknown> | undefined = undefined;
+  reasoning = '';
+  /** The error a description reported while reading a document. */
+  providerError: string | null = null;
+  readonly choice: number;
+
+  constructor(private readonly core: Core, private readonly stream: ModelStream, choice: number) {
+    this.choice = choice;
+  }
+
+  // ---- Sink: what a format's description reports ----------------------------------------------
+
+  onText(_doc: Doc, j: number): void {
+    const i32 = this.core.i32;
+    const w = this.dRec + j * JREC_WORDS;
+    if (this.gn === MGATHER_CAP) this.stream.gather();
+    const g = ((this.core.x.MGATHER_PTR.value as number) >> 2) + this.gn * MG_WORDS;
+    const start = i32[w + JR_START];
+    i32[g] = this.dPtr + start;
+    i32[g + 1] = i32[w + JR_END] - start;
+    i32[g + 2] = i32[w + JR_HEAD] >>> 24;
+    this.gn++;
+  }
+
+  onReasoning(doc: Doc, j: number): void {
+    this.reasoning += doc.string(j);
+  }
+
+  onFinishReason(reason: string): void {
+    this.finishReason = reason;
+  }
+
+  onUsage(fields: Record<string, unknown>): void {
+    this.usage = this.usage === undefined ? fields : { ...this.usage, ...fields };
+  }
+
+  onDone(): void {
+    this.done = true;
+  }
+
+  onError(message: string): void {
+    this.providerError = message;
+  }
+
+  // ---- Doc: the records of the document being read --------------------------------------------
+
+  path(j: number): number { return this.core.i32[this.dRec + j * JREC_WORDS + JR_HEAD] & 0xffff; }
+  kind(j: number): Kind { return (this.core.i32[this.dRec + j * JREC_WORDS + JR_HEAD] >>> 16) & 0xff; }
+  index(j: number): number { return this.core.i32[this.dRec + j * JREC_WORDS + JR_INDEX]; }
+
+  string(j: number): string {
+    const i32 = this.core.i32;
+    const w = this.dRec + j * JREC_WORDS;
+    const head = i32[w + JR_HEAD];
+    const a = this.dPtr + i32[w + JR_START];
+    const len = i32[w + JR_END] - i32[w + JR_START];
+    const flags = head >>> 24;
+    if (((head >>> 16) & 0xff) !== Kind.String) return this.core.utf8(a, len);
+    if (flags & JF_ESCAPED) return JSON.parse(`"${this.core.utf8(a, len)}"`) as string;
+    return flags & JF_ASCII ? this.core.latin1(a, len) : this.core.utf8(a, len);
+  }
+
+  value(j: number): unknown {
+    const i32 = this.core.i32;
+    const w = this.dRec + j * JREC_WORDS;
+    return JSON.parse(this.core.utf8(this.dPtr + i32[w + JR_START], i32[w + JR_END] - i32[w + JR_START]));
+  }
+
+  int(j: number): number {
+    const i32 = this.core.i32;
+    const w = this.dRec + j * JREC_WORDS;
+    if (((i32[w + JR_HEAD] >>> 16) & 0xff) !== Kind.Number) return -1;
+    const u8 = this.core.u8;
+    let v = 0;
+    for (let p = this.dPtr + i32[w + JR_START], end = this.dPtr + i32[w + JR_END]; p < end; p++) {
+      const d = u8[p] - 48;
+      if (d < 0 || d > 9 || v > 1e9) return -1;
+      v = v * 10 + d;
+    }
+    return v;
+  }
+
+  is(j: number, ascii: Uint8Array): boolean {
+    const i32 = this.core.i32;
+    const w = this.dRec + j * JREC_WORDS;
+    const head = i32[w + JR_HEAD];
+    if (((head >>> 16) & 0xff) !== Kind.String) return false;
+    const start = i32[w + JR_START];
+    const len = i32[w + JR_END] - start;
+    if ((head >>> 24) & JF_ESCAPED) return this.string(j) === String.fromCharCode(...ascii);
+    if (len !== ascii.length) return false;
+    const u8 = this.core.u8;
+    const p = this.dPtr + start;
+    for (let k = len - 1; k >= 0; k--) if (u8[p + k] !== ascii[k]) return false;
+    return true;
+  }
+
+  whole(): unknown {
+    return JSON.parse(this.core.utf8(this.dPtr, this.dLen));
+  }
+}
+
+/** What completes each format's stream, for messages. */
+const COMPLETION: Readonly<Record<ModelFormat, string>> = {
+  openai: 'data: [DONE]', 'openai-responses': 'response.completed', anthropic: 'message_stop', ollama: '"done": true', ddg: '[DONE]',
+};
+
+/** The JSON reader's error codes, for messages. */
+const JSON_ERRORS: readonly string[] = [
+  '', 'the document ends too early', 'an unexpected byte', 'more after the value', 'a broken number',
+  'a control character in a string', 'a bad escape', 'a broken literal', 'nested too deep', 'too many values',
+];
