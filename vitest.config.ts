@@ -10,6 +10,7 @@ const coreTests = [
   'test/unit/sse*.test.ts',
   'test/unit/edges*.test.ts',
   'test/unit/model*.test.ts',
+  'test/unit/relay*.test.ts',
   'test/conformance/sse*.test.ts',
   'test/property/utf8*.test.ts',
   'test/property/frames*.test.ts',

@@ -26,6 +26,7 @@ export { TextRangeError, type TextRangeErrorCode } from './text-errors.js';
 // Layer 4: model streams
 export { ModelStream, type ModelFormat, type ModelReport, type ModelStatus, type ModelStreamOptions } from './model.js';
 export { ModelStreamError, type ModelStreamErrorCode } from './errors.js';
+export { SseRelay, type SseRelayOptions } from './relay.js';
 
 // Streams
 export { Utf8DecoderStream, LineDecoderStream, SseDecoderStream } from './streams.js';

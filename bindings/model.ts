@@ -9,9 +9,9 @@ import { type StateKind } from './core-stream.js';
 import { ModelStreamError, type ModelStreamErrorCode } from './errors.js';
 import { FrameStream, frameLimit } from './frames.js';
 import {
-  DF_BLANK, DF_DONE, DF_ERROR, FR_ERR, FR_NREC, F_FATAL, IN_CAP, IN_JOIN, JF_ASCII, JF_ESCAPED, JREC_WORDS, JR_END, JR_HEAD,
+  DF_BLANK, DF_DONE, DF_ERROR, MD_REC, FR_ERR, FR_NREC, F_FATAL, IN_CAP, IN_JOIN, JF_ASCII, JF_ESCAPED, JREC_WORDS, JR_END, JR_HEAD,
   JR_INDEX, JR_START, JSON_PROG_CAP, MDOC_WORDS, MDR_NEXT, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MGATHER_CAP, MGR_PTR,
-  MG_WORDS, MK_LINES, MK_SSE, MK_STRIP_DATA, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_TRUNC,
+  MG_WORDS, MK_LINES, MK_SSE, MK_STRIP_DATA, M_COMMENTS, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_TRUNC,
 } from './generated/abi.js';
 import { FORMATS, Kind, MODEL_FORMATS, type Doc, type FormatSpec, type ModelFormat, type Sink } from './model-formats.js';
 import { booleanOption, checkOptions, oneOf } from './options.js';
@@ -101,67 +101,60 @@ let utf8: TextDecoder | undefined;
 const decodeUtf8 = (b: Uint8Array): string => (utf8 ??= new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })).decode(b);
 
 /**
- * A model's stream, from its bytes to its text: `push(chunk)` returns the text committed by the
- * chunk (whole graphemes, NFC, as {@link TextAssembler}), and the stream knows when it is done
- * (the provider's completion), its finish reason and usage, and the provider's errors.
- *
- * Errors are {@link ModelStreamError}s with the absolute byte offset and the text committed by
- * the call before the error; the stream then stays failed until `reset()`.
+ * What a model stream and a relay share: the provider's stream framed by the core (SSE events or
+ * lines), each event's JSON read there, the format's description over the records, the status,
+ * finish reason, usage and reasoning, and the provider's errors as ModelStreamErrors. A subclass
+ * decides what becomes of the text spans (a string for the text layer, or bytes for a client).
  */
-export class ModelStream extends FrameStream {
+export abstract class ModelReader extends FrameStream {
   readonly format: ModelFormat;
   readonly choice: number;
-  readonly eof: 'error' | 'allow';
-  readonly raw: boolean;
   readonly maxEventBytes: number;
-  private readonly spec: FormatSpec;
-  private readonly prog: number;
-  private readonly framing: number;
-  private readonly mode: number;
-  private readonly normalize: 'NFC' | false;
-  private assembler: TextAssembler | null;
-  private rawText: string[] | null;
-  private _status: ModelStatus = 'open';
-  private _events = 0;
+  protected readonly spec: FormatSpec;
+  protected readonly prog: number;
+  protected readonly framing: number;
+  protected readonly mode: number;
+  protected _status: ModelStatus = 'open';
+  protected _events = 0;
   /** What the events said so far (made at the first push: an idle stream holds none). */
-  private reader: Reader | null = null;
-  private report: ModelReport | null = null;
-  /** The text committed by the current call, and all text committed (in UTF-16 units). */
-  private out = '';
-  private committed = 0;
+  protected reader: Reader | null = null;
   /** SSE formats: 0 before the first byte that is not white space, 1 an event stream, 2 a JSON body. */
-  private sniffed = 0;
+  protected sniffed = 0;
   private body: Uint8Array[] | null = null;
   private bodyBytes = 0;
 
-  constructor(options: ModelStreamOptions) {
-    if (options === undefined) throw new TypeError("ModelStream: options are required: new ModelStream({ format: 'openai' })");
-    checkOptions(options, 'ModelStream', OPTIONS, HINTS);
-    const format = oneOf(options.format, 'format', 'ModelStream', MODEL_FORMATS, undefined);
-    const fatal = booleanOption(options.fatal, 'fatal', 'ModelStream', true);
-    if (!fatal) throw new TypeError('ModelStream: fatal: false is not supported: the JSON of each event is read from validated UTF-8');
-    const max = frameLimit(options.maxEventBytes, 'maxEventBytes', 'ModelStream', DEFAULT_MAX_EVENT_BYTES);
+  protected constructor(what: string, options: { format: ModelFormat; fatal?: boolean; maxEventBytes?: number; choice?: number }, comments = false) {
+    const format = oneOf(options.format, 'format', what, MODEL_FORMATS, undefined);
+    const fatal = booleanOption(options.fatal, 'fatal', what, true);
+    if (!fatal) throw new TypeError(`${what}: fatal: false is not supported: the JSON of each event is read from validated UTF-8`);
+    const max = frameLimit(options.maxEventBytes, 'maxEventBytes', what, DEFAULT_MAX_EVENT_BYTES);
     const spec = FORMATS[format];
     const lines = spec.framing === 'lines';
-    super('ModelStream', lines ? LINES_STATE : SSE_STATE, (x) => (lines ? x.linesNew(F_FATAL, max) : x.sseNew(F_FATAL, max)));
+    super(what, lines ? LINES_STATE : SSE_STATE, (x) => (lines ? x.linesNew(F_FATAL, max) : x.sseNew(F_FATAL, max)));
     this.format = format;
     this.spec = spec;
     this.maxEventBytes = max;
     const choice = options.choice ?? 0;
     if (typeof choice !== 'number' || !Number.isInteger(choice) || choice < 0) {
-      throw new TypeError(`ModelStream: choice must be a non-negative integer, got ${String(choice)}`);
+      throw new TypeError(`${what}: choice must be a non-negative integer, got ${String(choice)}`);
     }
     this.choice = choice;
-    this.eof = oneOf(options.eof, 'eof', 'ModelStream', ['error', 'allow'], 'error');
-    this.raw = booleanOption(options.raw, 'raw', 'ModelStream', false);
-    this.normalize = oneOf(options.normalize, 'normalize', 'ModelStream', ['NFC', false], 'NFC');
     this.framing = lines ? MK_LINES | (spec.stripData ? MK_STRIP_DATA : 0) : MK_SSE;
-    this.mode = lines ? M_UTF8_OUT : M_UTF8_OUT | M_IN_SPANS;
+    this.mode = lines ? M_UTF8_OUT : M_UTF8_OUT | M_IN_SPANS | (comments ? M_COMMENTS : 0);
     this.prog = programAddress(this.core, format, spec);
-    this.assembler = this.raw ? null : new TextAssembler({ normalize: this.normalize });
-    this.rawText = this.raw ? [] : null;
     if (lines) this.sniffed = 1;
   }
+
+  /** A string span of the answer's text (an escaped JSON string when JF_ESCAPED is in flags). */
+  abstract span(ptr: number, len: number, flags: number): void;
+  /** The end of a batch (its bytes are overwritten by the next core call). */
+  protected batchDone(): void {}
+  /** A valid event's JSON document, after the description read it (and found no error). */
+  protected eventDoc(_ptr: number, _len: number): void {}
+  /** Records of the batch that are no documents (comments), from `from` up to `to`, in order. */
+  protected between(_from: number, _to: number): void {}
+  /** The text a call produced before an error, for the error. */
+  protected abstract textSoFar(): string;
 
   /** `'done'` once the provider's completion arrived; `'truncated'` after a flush without it; `'failed'` after an error. */
   get status(): ModelStatus { return this._status; }
@@ -176,77 +169,20 @@ export class ModelStream extends FrameStream {
   /** Bytes of core memory the stream holds now. */
   get retainedBytes(): number { return this.st === 0 ? 0 : this.core.x.frameRetained(this.st); }
 
-  /** The text committed by the chunk: whole graphemes, NFC (or the raw deltas with `raw: true`). */
-  push(chunk: Uint8Array): string {
-    this.open(chunk, 'ModelStream.push()');
-    this.out = '';
-    if (this.sniffed !== 1 && this.sniff(chunk)) return '';
-    this.frameAll(chunk, this.mode);
-    return this.out;
-  }
-
-  /**
-   * End of stream: the text still held back. Without the provider's completion the status is
-   * `'truncated'` and, unless `eof: 'allow'`, this throws ModelStreamError (`ERR_STREAM_TRUNCATED`)
-   * with that text on it. Then `finish()` gives the report; `reset()` starts a new stream.
-   */
-  flush(): string {
-    if (this.failure !== null) this.rethrow();
-    if (this.report !== null) return '';
-    this.out = '';
-    if (this.sniffed === 2) this.endBody();
-    if (this.sniffed !== 2) {
-      const lines = this.framing !== MK_SSE;
-      this.flushCore(() => (lines ? this.core.x.linesFlush(this.st, this.mode) : this.core.x.sseFlush(this.st, this.mode)));
-    }
-    let rest = this.out;
-    const assembler = this.assembler;
-    const text = assembler !== null ? assembler.finish() : null;
-    if (text !== null) {
-      rest += text.text.slice(this.committed);
-      this.committed = text.text.length;
-    }
-    this.report = this.makeReport(text);
-    if (this._status === 'open') {
-      this._status = 'truncated';
-      this.report.status = 'truncated';
-      if (this.eof === 'error') {
-        this.stop(new ModelStreamError('ERR_STREAM_TRUNCATED', this.bytesIn,
-          `The ${this.format} stream ended without its completion (${COMPLETION[this.format]}): it was cut short`, rest));
-      }
-    }
-    this.bytesIn = 0;
-    return rest;
-  }
-
-  /** The report: the committed text, its counts and SHA-256, status, finish reason, usage. Flushes first if needed (without throwing). */
-  finish(options?: { expected?: string }): ModelReport {
-    checkOptions(options, 'ModelStream.finish', ['expected']);
-    if (this.report === null) {
-      try {
-        this.flush();
-      } catch (e) {
-        if (!(e instanceof ModelStreamError) || this.report === null) throw e;
-      }
-    }
-    const r = { ...(this.report ?? this.makeReport(this.assembler?.finish() ?? null)) };
-    const expected = options?.expected;
-    if (expected !== undefined) r.mismatch = (this.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== r.text;
-    return r;
-  }
-
   protected override resetState(): void {
     this._status = 'open';
     this._events = 0;
     this.reader = null;
-    this.report = null;
-    this.out = '';
-    this.committed = 0;
     this.sniffed = this.framing === MK_SSE ? 0 : 1;
     this.body = null;
     this.bodyBytes = 0;
-    this.assembler = this.raw ? null : new TextAssembler({ normalize: this.normalize });
-    this.rawText = this.raw ? [] : null;
+  }
+
+  /** The framing's end of stream (the last line of an NDJSON stream is read here). */
+  protected flushFrames(): void {
+    if (this.sniffed === 2) this.endBody();
+    const lines = this.framing !== MK_SSE;
+    this.flushCore(() => (lines ? this.core.x.linesFlush(this.st, this.mode) : this.core.x.sseFlush(this.st, this.mode)));
   }
 
   protected override released(): void {
@@ -266,14 +202,14 @@ export class ModelStream extends FrameStream {
 
   protected error(r: number): Error {
     const rel = this.core.word(FR_ERR);
-    this.gather();
+    this.batchDone();
     const code: ModelStreamErrorCode = r & R_LIMIT ? 'ERR_EVENT_TOO_LARGE' : 'ERR_INVALID_UTF8';
     const message = r & R_LIMIT
       ? `An event of the ${this.format} stream exceeds maxEventBytes (${this.maxEventBytes} bytes) at the line starting at byte offset ${this.base + rel}`
       : r & R_TRUNC
         ? `The ${this.format} stream ended inside a UTF-8 character at byte offset ${this.base + rel}`
         : `Invalid UTF-8 in the ${this.format} stream at byte offset ${this.base + rel}`;
-    return new ModelStreamError(code, this.base + rel, message, this.out);
+    return new ModelStreamError(code, this.base + rel, message, this.textSoFar());
   }
 
   /** The documents of the batch the last frame call wrote, read by the format's description. */
@@ -283,13 +219,23 @@ export class ModelStream extends FrameStream {
     core.sync();
     const nrec = core.i32[core.res + FR_NREC];
     let next = 0;
+    let prev = 0;
     while (next < nrec) {
       const nd = core.x.modelDocs(next, nrec, this.framing, this.prog);
       core.sync();
       next = core.i32[core.res + MDR_NEXT];
       const docs = (core.x.MDOC_PTR.value as number) >> 2;
-      for (let d = 0; d < nd; d++) this.document(docs + d * MDOC_WORDS);
-      this.gather();
+      let rec = prev;
+      for (let d = 0; d < nd; d++) {
+        const e = docs + d * MDOC_WORDS;
+        const k = core.i32[e + MD_REC];
+        if (k > rec) this.between(rec, k);
+        rec = k + 1;
+        this.document(e);
+      }
+      if (next > rec) this.between(rec, next);
+      prev = next;
+      this.batchDone();
     }
   }
 
@@ -319,10 +265,11 @@ export class ModelStream extends FrameStream {
     const why = reader.providerError;
     if (why !== null) {
       reader.providerError = null;
-      this.gather();
+      this.batchDone();
       this._status = 'failed';
-      this.stop(new ModelStreamError('ERR_PROVIDER', this.offsetOf(ptr, 0), `The provider reported an error: ${why}`, this.out, why));
+      this.stop(new ModelStreamError('ERR_PROVIDER', this.offsetOf(ptr, 0), `The provider reported an error: ${why}`, this.textSoFar(), why));
     }
+    this.eventDoc(ptr, reader.dLen);
   }
 
   /** The absolute stream offset of byte `at` of a document at `ptr` (exact when it lies in this read). */
@@ -332,39 +279,16 @@ export class ModelStream extends FrameStream {
   }
 
   private badEvent(ptr: number, at: number, message: string): void {
-    this.gather();
+    this.batchDone();
     this._status = 'failed';
     const offset = this.offsetOf(ptr, at);
-    this.stop(new ModelStreamError('ERR_BAD_EVENT', offset, `${message} at byte offset ${offset}`, this.out));
-  }
-
-  /** @internal Makes the string of the batch's text spans (one core call, one string) and commits it. */
-  gather(): void {
-    const reader = this.reader;
-    const n = reader === null ? 0 : reader.gn;
-    if (n === 0) return;
-    reader!.gn = 0;
-    const core = this.core;
-    const units = core.x.modelGather(n);
-    core.sync();
-    this.commit(core.utf16(core.word(MGR_PTR), units));
-  }
-
-  private commit(text: string): void {
-    if (this.rawText !== null) {
-      this.rawText.push(text);
-      this.out += text;
-    } else {
-      const c = this.assembler!.push(text);
-      this.committed += c.length;
-      this.out += c;
-    }
+    this.stop(new ModelStreamError('ERR_BAD_EVENT', offset, `${message} at byte offset ${offset}`, this.textSoFar()));
   }
 
   // ---- a JSON body instead of an event stream (SSE formats) -----------------------------------
 
   /** Before the first byte that is not white space: is the body one JSON object? True when this chunk went to it. */
-  private sniff(chunk: Uint8Array): boolean {
+  protected sniff(chunk: Uint8Array): boolean {
     if (this.sniffed === 2) {
       this.keepBody(chunk);
       return true;
@@ -416,6 +340,139 @@ export class ModelStream extends FrameStream {
     this.stop(new ModelStreamError('ERR_BAD_EVENT', 0, `The ${this.format} response is a JSON body, not an event stream`, ''));
   }
 
+}
+
+/**
+ * A model's stream, from its bytes to its text: `push(chunk)` returns the text committed by the
+ * chunk (whole graphemes, NFC, as {@link TextAssembler}), and the stream knows when it is done
+ * (the provider's completion), its finish reason and usage, and the provider's errors.
+ *
+ * Errors are {@link ModelStreamError}s with the absolute byte offset and the text committed by
+ * the call before the error; the stream then stays failed until `reset()`.
+ */
+export class ModelStream extends ModelReader {
+  readonly eof: 'error' | 'allow';
+  readonly raw: boolean;
+  private readonly normalize: 'NFC' | false;
+  private assembler: TextAssembler | null;
+  private rawText: string[] | null;
+  private report: ModelReport | null = null;
+  /** The text committed by the current call, and all text committed (in UTF-16 units). */
+  private out = '';
+  private committed = 0;
+  /** Gather entries written for the current batch. */
+  private gn = 0;
+
+  constructor(options: ModelStreamOptions) {
+    if (options === undefined) throw new TypeError("ModelStream: options are required: new ModelStream({ format: 'openai' })");
+    checkOptions(options, 'ModelStream', OPTIONS, HINTS);
+    super('ModelStream', options);
+    this.eof = oneOf(options.eof, 'eof', 'ModelStream', ['error', 'allow'], 'error');
+    this.raw = booleanOption(options.raw, 'raw', 'ModelStream', false);
+    this.normalize = oneOf(options.normalize, 'normalize', 'ModelStream', ['NFC', false], 'NFC');
+    this.assembler = this.raw ? null : new TextAssembler({ normalize: this.normalize });
+    this.rawText = this.raw ? [] : null;
+  }
+
+  /** The text committed by the chunk: whole graphemes, NFC (or the raw deltas with `raw: true`). */
+  push(chunk: Uint8Array): string {
+    this.open(chunk, 'ModelStream.push()');
+    this.out = '';
+    if (this.sniffed !== 1 && this.sniff(chunk)) return '';
+    this.frameAll(chunk, this.mode);
+    return this.out;
+  }
+
+  /**
+   * End of stream: the text still held back. Without the provider's completion the status is
+   * `'truncated'` and, unless `eof: 'allow'`, this throws ModelStreamError (`ERR_STREAM_TRUNCATED`)
+   * with that text on it. Then `finish()` gives the report; `reset()` starts a new stream.
+   */
+  flush(): string {
+    if (this.failure !== null) this.rethrow();
+    if (this.report !== null) return '';
+    this.out = '';
+    this.flushFrames();
+    let rest = this.out;
+    const assembler = this.assembler;
+    const text = assembler !== null ? assembler.finish() : null;
+    if (text !== null) {
+      rest += text.text.slice(this.committed);
+      this.committed = text.text.length;
+    }
+    this.report = this.makeReport(text);
+    if (this._status === 'open') {
+      this._status = 'truncated';
+      this.report.status = 'truncated';
+      if (this.eof === 'error') {
+        this.stop(new ModelStreamError('ERR_STREAM_TRUNCATED', this.bytesIn,
+          `The ${this.format} stream ended without its completion (${COMPLETION[this.format]}): it was cut short`, rest));
+      }
+    }
+    this.bytesIn = 0;
+    return rest;
+  }
+
+  /** The report: the committed text, its counts and SHA-256, status, finish reason, usage. Flushes first if needed (without throwing). */
+  finish(options?: { expected?: string }): ModelReport {
+    checkOptions(options, 'ModelStream.finish', ['expected']);
+    if (this.report === null) {
+      try {
+        this.flush();
+      } catch (e) {
+        if (!(e instanceof ModelStreamError) || this.report === null) throw e;
+      }
+    }
+    const r = { ...(this.report ?? this.makeReport(this.assembler?.finish() ?? null)) };
+    const expected = options?.expected;
+    if (expected !== undefined) r.mismatch = (this.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== r.text;
+    return r;
+  }
+
+  protected override resetState(): void {
+    super.resetState();
+    this.report = null;
+    this.out = '';
+    this.committed = 0;
+    this.gn = 0;
+    this.assembler = this.raw ? null : new TextAssembler({ normalize: this.normalize });
+    this.rawText = this.raw ? [] : null;
+  }
+
+  protected textSoFar(): string {
+    return this.out;
+  }
+
+  /** @internal A text span: a gather entry for the batch's one string. */
+  span(ptr: number, len: number, flags: number): void {
+    if (this.gn === MGATHER_CAP) this.batchDone();
+    const i32 = this.core.i32;
+    const g = ((this.core.x.MGATHER_PTR.value as number) >> 2) + this.gn * MG_WORDS;
+    i32[g] = ptr;
+    i32[g + 1] = len;
+    i32[g + 2] = flags;
+    this.gn++;
+  }
+
+  /** Makes the string of the batch's text spans (one core call, one string) and commits it. */
+  protected override batchDone(): void {
+    const n = this.gn;
+    if (n === 0) return;
+    this.gn = 0;
+    const core = this.core;
+    const units = core.x.modelGather(n);
+    core.sync();
+    const text = core.utf16(core.word(MGR_PTR), units);
+    if (this.rawText !== null) {
+      this.rawText.push(text);
+      this.out += text;
+    } else {
+      const c = this.assembler!.push(text);
+      this.committed += c.length;
+      this.out += c;
+    }
+  }
+
   private makeReport(text: FinalReport | null): ModelReport {
     const status = this._status === 'open' ? 'truncated' : this._status;
     let base: FinalReport;
@@ -444,8 +501,6 @@ class Reader implements Doc, Sink {
   dLen = 0;
   dRec = 0;
   n = 0;
-  /** Gather entries written for the current batch. */
-  gn = 0;
   done = false;
   finishReason: string | undefined = undefined;
   usage: Record<string, unknown> | undefined = undefined;
@@ -454,7 +509,7 @@ class Reader implements Doc, Sink {
   providerError: string | null = null;
   readonly choice: number;
 
-  constructor(private readonly core: Core, private readonly stream: ModelStream, choice: number) {
+  constructor(private readonly core: Core, private readonly stream: ModelReader, choice: number) {
     this.choice = choice;
   }
 
@@ -463,13 +518,8 @@ class Reader implements Doc, Sink {
   onText(_doc: Doc, j: number): void {
     const i32 = this.core.i32;
     const w = this.dRec + j * JREC_WORDS;
-    if (this.gn === MGATHER_CAP) this.stream.gather();
-    const g = ((this.core.x.MGATHER_PTR.value as number) >> 2) + this.gn * MG_WORDS;
     const start = i32[w + JR_START];
-    i32[g] = this.dPtr + start;
-    i32[g + 1] = i32[w + JR_END] - start;
-    i32[g + 2] = i32[w + JR_HEAD] >>> 24;
-    this.gn++;
+    this.stream.span(this.dPtr + start, i32[w + JR_END] - start, i32[w + JR_HEAD] >>> 24);
   }
 
   onReasoning(doc: Doc, j: number): void {

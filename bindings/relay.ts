@@ -1,0 +1,216 @@
+// What a gateway puts between an upstream and its client: the upstream's events read as a model
+// stream (framed, UTF-8 validated and JSON read in the core), and the client's bytes written as
+// OpenAI Chat Completions events. From `openai` the events' data pass through byte for byte; from
+// the other formats each text delta becomes a `chat.completion.chunk` whose content is the
+// provider's JSON-escaped string copied as it is (nothing is unescaped and escaped again). Only
+// whole, validated events are written; `[DONE]` only after a completed upstream, an error event
+// in OpenAI's shape otherwise.
+import { ModelStreamError } from './errors.js';
+import { JF_ESCAPED, K_COMMENT, K_MASK, SF_RAW, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS } from './generated/abi.js';
+import { ModelReader, type ModelFormat } from './model.js';
+import { checkOptions, oneOf } from './options.js';
+
+/** Options of {@link SseRelay}. */
+export interface SseRelayOptions {
+  /** The upstream's format. */
+  from: ModelFormat;
+  /** The client's format. @defaultValue 'openai' */
+  to?: 'openai';
+  /** As ModelStream's: only `true` is supported. @defaultValue true */
+  fatal?: boolean;
+  /** The most bytes one upstream event may hold. @defaultValue 16 MiB */
+  maxEventBytes?: number;
+  /** Which upstream choice to relay (OpenAI's `index`; from `openai` every choice passes). @defaultValue 0 */
+  choice?: number;
+  /** Forward SSE comments (keep-alives), so that clients behind idle timeouts stay connected. @defaultValue true */
+  comments?: boolean;
+  /** The `id` of the chunks written for a translated stream. @defaultValue a `chatcmpl-` id made for the relay */
+  id?: string;
+  /** The `model` of the chunks written for a translated stream. @defaultValue the `from` format's name */
+  model?: string;
+}
+
+const enc = new TextEncoder();
+const DATA = enc.encode('data: ');
+const END = enc.encode('\n\n');
+const DONE = enc.encode('data: [DONE]\n\n');
+const CONTENT_END = enc.encode('"},"finish_reason":null}]}\n\n');
+
+/** Anthropic's and Ollama's finish reasons in OpenAI's words. */
+const FINISH: Readonly<Record<string, string>> = {
+  end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls', pause_turn: 'stop', refusal: 'content_filter',
+  stop: 'stop', length: 'length', completed: 'stop', incomplete: 'length', max_output_tokens: 'length', content_filter: 'content_filter',
+};
+
+let relays = 0;
+
+/**
+ * The bytes a gateway writes to its client for an upstream model stream. `push(chunk)` returns a
+ * view of memory the relay reuses: write it (or copy it) before the next call.
+ */
+export class SseRelay extends ModelReader {
+  readonly from: ModelFormat;
+  readonly to: 'openai';
+  private readonly passThrough: boolean;
+  private readonly head: Uint8Array;
+  private readonly idJson: string;
+  private readonly modelJson: string;
+  private readonly created: number;
+  private buf = new Uint8Array(1024);
+  private used = 0;
+  private _textBytes = 0;
+  private finishSent = false;
+  private ended = false;
+  private errorSent = false;
+
+  constructor(options: SseRelayOptions) {
+    if (options === undefined) throw new TypeError("SseRelay: options are required: new SseRelay({ from: 'anthropic' })");
+    checkOptions(options, 'SseRelay', ['from', 'to', 'fatal', 'maxEventBytes', 'choice', 'comments', 'id', 'model']);
+    const from = oneOf(options.from, 'from', 'SseRelay', ['openai', 'openai-responses', 'anthropic', 'ollama', 'ddg'] as ModelFormat[], undefined);
+    super('SseRelay', { format: from, fatal: options.fatal, maxEventBytes: options.maxEventBytes, choice: options.choice }, options.comments ?? true);
+    this.from = from;
+    this.to = oneOf(options.to, 'to', 'SseRelay', ['openai'], 'openai');
+    this.passThrough = from === 'openai';
+    this.idJson = JSON.stringify(options.id ?? `chatcmpl-seam${Date.now().toString(36)}${(relays++).toString(36)}`);
+    this.modelJson = JSON.stringify(options.model ?? from);
+    this.created = Math.floor(Date.now() / 1000);
+    this.head = enc.encode(`data: {"id":${this.idJson},"object":"chat.completion.chunk","created":${this.created},"model":${this.modelJson},"choices":[{"index":0,"delta":{"content":"`);
+  }
+
+  /** UTF-8 bytes of delta text relayed so far (for usage accounting). */
+  get textBytes(): number { return this._textBytes; }
+
+  /** Bytes to write to the client now: whole, validated events (a view, valid until the next call). */
+  push(chunk: Uint8Array): Uint8Array {
+    this.used = 0;
+    if (this.failure !== null || this.ended) return this.view();
+    try {
+      this.open(chunk, 'SseRelay.push()');
+      if (this.sniffed !== 1 && this.sniff(chunk)) return this.view();
+      this.frameAll(chunk, this.mode);
+    } catch (e) {
+      if (!(e instanceof ModelStreamError)) throw e;
+      this.errorEvent(e);
+    }
+    return this.view();
+  }
+
+  /**
+   * End of the upstream: after its completion `data: [DONE]` (with a final chunk carrying the
+   * finish reason, for a translated stream); otherwise an SSE error event in OpenAI's error shape
+   * (`ERR_STREAM_TRUNCATED`, or the upstream's error if it was not written yet), never `[DONE]`.
+   */
+  flush(): Uint8Array {
+    this.used = 0;
+    if (this.ended) return this.view();
+    this.ended = true;
+    if (this.failure === null) {
+      try {
+        this.flushFrames();
+      } catch (e) {
+        if (!(e instanceof ModelStreamError)) throw e;
+        this.errorEvent(e);
+      }
+    }
+    if (this.failure === null) {
+      if (this._status === 'done') {
+        this.finishChunk();
+        this.write(DONE);
+      } else {
+        this._status = 'truncated';
+        this.errorEvent(new ModelStreamError('ERR_STREAM_TRUNCATED', this.bytesIn,
+          `The upstream ${this.from} stream ended without its completion: the answer is cut short`, ''));
+      }
+    }
+    this.bytesIn = 0;
+    return this.view();
+  }
+
+  protected override resetState(): void {
+    super.resetState();
+    this._textBytes = 0;
+    this.finishSent = false;
+    this.ended = false;
+    this.errorSent = false;
+  }
+
+  protected textSoFar(): string {
+    return '';
+  }
+
+  /** @internal A text span of the followed choice: counted, and for a translated stream written as a chunk. */
+  span(ptr: number, len: number, flags: number): void {
+    const core = this.core;
+    this._textBytes += flags & JF_ESCAPED ? enc.encode(JSON.parse(`"${core.utf8(ptr, len)}"`) as string).length : len;
+    if (this.passThrough || len === 0) return;
+    this.write(this.head);
+    this.write(core.u8.subarray(ptr, ptr + len));
+    this.write(CONTENT_END);
+  }
+
+  /** A valid upstream event: from `openai` its data pass through; for a translated stream the finish reason, when it came. */
+  protected override eventDoc(ptr: number, len: number): void {
+    if (this.passThrough) {
+      this.write(DATA);
+      this.write(this.core.u8.subarray(ptr, ptr + len));
+      this.write(END);
+    } else if (this.reader!.finishReason !== undefined) {
+      this.finishChunk();
+    }
+  }
+
+  /** Comments of the batch (keep-alives), forwarded as comments. */
+  protected override between(from: number, to: number): void {
+    const core = this.core;
+    const i32 = core.i32;
+    for (let k = from; k < to; k++) {
+      const r = core.span + k * SSE_REC_WORDS;
+      const head = i32[r + SR_HEAD];
+      if ((head & K_MASK) !== K_COMMENT) continue;
+      const d0 = i32[r + SR_DATA0], d1 = i32[r + SR_DATA1];
+      const at = head & SF_RAW ? d0 : core.outPtr + d0;
+      this.write(COLON);
+      if (d1 > d0) {
+        this.write(SPACE);
+        this.write(core.u8.subarray(at, at + (d1 - d0)));
+      }
+      this.write(END);
+    }
+  }
+
+  private finishChunk(): void {
+    if (this.finishSent || this.passThrough) return;
+    const why = this.reader?.finishReason;
+    if (why === undefined && this._status !== 'done') return;
+    this.finishSent = true;
+    const reason = JSON.stringify(why === undefined ? 'stop' : FINISH[why] ?? why);
+    this.write(enc.encode(`data: {"id":${this.idJson},"object":"chat.completion.chunk","created":${this.created},"model":${this.modelJson},"choices":[{"index":0,"delta":{},"finish_reason":${reason}}]}\n\n`));
+  }
+
+  private errorEvent(e: ModelStreamError): void {
+    if (this.errorSent) return;
+    this.errorSent = true;
+    this.ended = true;
+    if (this._status === 'open') this._status = e.code === 'ERR_STREAM_TRUNCATED' ? 'truncated' : 'failed';
+    const error = { message: e.providerMessage ?? e.message, type: e.code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error', code: e.code, offset: e.offset };
+    this.write(enc.encode(`data: ${JSON.stringify({ error })}\n\n`));
+  }
+
+  private write(bytes: Uint8Array): void {
+    const need = this.used + bytes.length;
+    if (need > this.buf.length) {
+      const grown = new Uint8Array(Math.max(need, this.buf.length * 2));
+      grown.set(this.buf.subarray(0, this.used));
+      this.buf = grown;
+    }
+    this.buf.set(bytes, this.used);
+    this.used = need;
+  }
+
+  private view(): Uint8Array {
+    return this.buf.subarray(0, this.used);
+  }
+}
+
+const COLON = enc.encode(':');
+const SPACE = enc.encode(' ');

@@ -1,0 +1,58 @@
+// SseRelay on one stream of each kind, read whole and in pieces; its output read back by
+// eventsource-parser and JSON.parse. (The recorded-shape fixtures and the official client are in relay.test.ts.)
+import { createParser } from 'eventsource-parser';
+import { expect, it } from 'vitest';
+import { SseRelay } from '../../bindings/index.js';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+function relayAll(from: 'openai' | 'anthropic' | 'ollama' | 'ddg' | 'openai-responses', bytes: Uint8Array, step: number) {
+  const r = new SseRelay({ from });
+  const parts: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i += step) parts.push(r.push(bytes.subarray(i, i + step)).slice());
+  parts.push(r.flush().slice());
+  const out = new TextDecoder().decode(Buffer.concat(parts));
+  const datas: string[] = [];
+  const comments: string[] = [];
+  const p = createParser({ onEvent: (e) => datas.push(e.data), onComment: (c) => comments.push(c) });
+  p.feed(out);
+  return { relay: r, out, datas, comments };
+}
+
+it('translates each format to OpenAI chunks, passes OpenAI through, and ends with [DONE] only after a completed upstream', () => {
+  const deltas = ['Hel', 'lo "w" \\ ', 'wörld 👩\u200d💻', ' e\u0301'];
+  const a = (t: string, d: unknown) => `event: ${t}\ndata: ${JSON.stringify(d)}\n\n`;
+  let anth = a('message_start', { type: 'message_start', message: { usage: { input_tokens: 5 } } }) + ': keep-alive\n\n';
+  for (const d of deltas) anth += a('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: d } });
+  anth += a('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 9 } }) + a('message_stop', { type: 'message_stop' });
+  const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+  let oa = '';
+  for (const d of deltas) oa += ev({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: d }, finish_reason: null }] });
+  oa += ev({ id: 'c', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) + 'data: [DONE]\n\n';
+  const ol = deltas.map((d) => JSON.stringify({ message: { content: d }, done: false })).join('\n') + '\n' + JSON.stringify({ message: { content: '' }, done: true, done_reason: 'stop' }) + '\n';
+  const dd = deltas.map((d, i) => `data: ${JSON.stringify(i % 2 ? { content: d } : { message: d })}\r\n`).join('') + '[DONE]\r\n';
+  const text = deltas.join('');
+  for (const [from, src, finish] of [['anthropic', anth, 'stop'], ['openai', oa, 'stop'], ['ollama', ol, 'stop'], ['ddg', dd, 'stop']] as const) {
+    const bytes = enc(src);
+    for (const step of [bytes.length, 1, 13]) {
+      const { relay, datas, comments } = relayAll(from, bytes, step);
+      expect(datas[datas.length - 1]).toBe('[DONE]');
+      const chunks = datas.slice(0, -1).map((d) => JSON.parse(d));
+      expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join(''), `${from} ${step}`).toBe(text);
+      expect(chunks[chunks.length - 1].choices[0].finish_reason).toBe(finish);
+      expect(relay.textBytes).toBe(enc(text).length);
+      expect(relay.status).toBe('done');
+      if (from === 'anthropic') expect(comments).toEqual(['keep-alive']);
+      if (from === 'openai') expect(datas.slice(0, -1)).toEqual(oa.split('\n\n').filter((e) => e && e !== 'data: [DONE]').map((e) => e.slice(6)));
+    }
+  }
+  // truncated upstream: an error event, never [DONE]
+  const cut = relayAll('anthropic', enc(anth.slice(0, anth.indexOf('message_delta'))), 7);
+  expect(cut.datas).not.toContain('[DONE]');
+  expect(JSON.parse(cut.datas[cut.datas.length - 1]).error.code).toBe('ERR_STREAM_TRUNCATED');
+  // a provider error mid-stream: the events before it, then its error event
+  const bad = relayAll('openai', enc(ev({ choices: [{ index: 0, delta: { content: 'a' } }] }) + ev({ error: { message: 'Overloaded', type: 'server_error' } })), 5);
+  expect(bad.datas.length).toBe(2);
+  expect(JSON.parse(bad.datas[1]).error).toMatchObject({ message: 'Overloaded', code: 'ERR_PROVIDER' });
+  expect(bad.relay.status).toBe('failed');
+});
