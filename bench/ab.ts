@@ -7,7 +7,7 @@
 //   node build/bench/ab.js --base ../base/dist/index.js [--new dist/index.js] [--rounds 9] [--only sse,lines,utf8]
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { asciiSse, chinese, chunked, mixed } from './corpus.js';
+import { asciiSse, chinese, chunked, mixed, perEvent } from './corpus.js';
 import { type BenchOptions, FULL, median } from './harness.js';
 import Benchmark from 'benchmark';
 import { anthropicStream, openaiStream } from './sse.js';
@@ -18,25 +18,6 @@ interface Work {
   name: string;
   bytes: number;
   make(lib: Lib): () => unknown;
-}
-
-/** Reads split so that each holds exactly `per` events (the pattern real APIs flush). */
-function perEvent(bytes: Uint8Array, per: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  let start = 0;
-  let seen = 0;
-  for (let i = 0; i + 1 < bytes.length; i++) {
-    if (bytes[i] === 10 && bytes[i + 1] === 10) {
-      if (++seen === per) {
-        out.push(bytes.subarray(start, i + 2));
-        start = i + 2;
-        seen = 0;
-      }
-      i++;
-    }
-  }
-  if (start < bytes.length) out.push(bytes.subarray(start));
-  return out;
 }
 
 function works(only: Set<string> | null): Work[] {

@@ -70,3 +70,22 @@ export function chunked(bytes: Uint8Array, size: number): Uint8Array[] {
   for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
   return out;
 }
+
+/** Reads split so that each holds exactly `per` events (the pattern real APIs flush). */
+export function perEvent(bytes: Uint8Array, per: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let start = 0;
+  let seen = 0;
+  for (let i = 0; i + 1 < bytes.length; i++) {
+    if (bytes[i] === 10 && bytes[i + 1] === 10) {
+      if (++seen === per) {
+        out.push(bytes.subarray(start, i + 2));
+        start = i + 2;
+        seen = 0;
+      }
+      i++;
+    }
+  }
+  if (start < bytes.length) out.push(bytes.subarray(start));
+  return out;
+}

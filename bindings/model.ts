@@ -356,7 +356,9 @@ export class ModelStream extends ModelReader {
   private readonly normalize: 'NFC' | false;
   private assembler: TextAssembler | null;
   private rawText: string[] | null;
-  private report: ModelReport | null = null;
+  /** After flush(): the text layer's report (null in the raw mode: made on request). */
+  private finalText: FinalReport | null = null;
+  private ended = false;
   /** The text committed by the current call, and all text committed (in UTF-16 units). */
   private out = '';
   private committed = 0;
@@ -390,7 +392,7 @@ export class ModelStream extends ModelReader {
    */
   flush(): string {
     if (this.failure !== null) this.rethrow();
-    if (this.report !== null) return '';
+    if (this.ended) return '';
     this.out = '';
     this.flushFrames();
     let rest = this.out;
@@ -400,10 +402,10 @@ export class ModelStream extends ModelReader {
       rest += text.text.slice(this.committed);
       this.committed = text.text.length;
     }
-    this.report = this.makeReport(text);
+    this.finalText = text;
+    this.ended = true;
     if (this._status === 'open') {
       this._status = 'truncated';
-      this.report.status = 'truncated';
       if (this.eof === 'error') {
         this.stop(new ModelStreamError('ERR_STREAM_TRUNCATED', this.bytesIn,
           `The ${this.format} stream ended without its completion (${COMPLETION[this.format]}): it was cut short`, rest));
@@ -416,14 +418,18 @@ export class ModelStream extends ModelReader {
   /** The report: the committed text, its counts and SHA-256, status, finish reason, usage. Flushes first if needed (without throwing). */
   finish(options?: { expected?: string }): ModelReport {
     checkOptions(options, 'ModelStream.finish', ['expected']);
-    if (this.report === null) {
+    if (!this.ended && this.failure !== null) {
+      // failed: the text committed before the error
+      this.finalText = this.assembler?.finish() ?? null;
+      this.ended = true;
+    } else if (!this.ended) {
       try {
         this.flush();
       } catch (e) {
-        if (!(e instanceof ModelStreamError) || this.report === null) throw e;
+        if (!(e instanceof ModelStreamError) || !this.ended) throw e;
       }
     }
-    const r = { ...(this.report ?? this.makeReport(this.assembler?.finish() ?? null)) };
+    const r = this.makeReport(this.finalText);
     const expected = options?.expected;
     if (expected !== undefined) r.mismatch = (this.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== r.text;
     return r;
@@ -431,7 +437,8 @@ export class ModelStream extends ModelReader {
 
   protected override resetState(): void {
     super.resetState();
-    this.report = null;
+    this.finalText = null;
+    this.ended = false;
     this.out = '';
     this.committed = 0;
     this.gn = 0;
