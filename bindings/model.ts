@@ -224,7 +224,7 @@ export abstract class ModelReader extends FrameStream {
       const nd = core.x.modelDocs(next, nrec, this.framing, this.prog);
       core.sync();
       next = core.i32[core.res + MDR_NEXT];
-      const docs = (core.x.MDOC_PTR.value as number) >> 2;
+      const docs = core.mdoc;
       let rec = prev;
       for (let d = 0; d < nd; d++) {
         const e = docs + d * MDOC_WORDS;
@@ -258,7 +258,7 @@ export abstract class ModelReader extends FrameStream {
     const reader = this.reader!;
     reader.dPtr = ptr;
     reader.dLen = i32[e + MD_LEN];
-    reader.dRec = ((this.core.x.MJREC_PTR.value as number) >> 2) + i32[e + MD_J0] * JREC_WORDS;
+    reader.dRec = this.core.mjrec + i32[e + MD_J0] * JREC_WORDS;
     reader.n = i32[e + MD_JN];
     this.spec.read(reader, reader);
     if (reader.done) this._status = 'done';
@@ -454,7 +454,7 @@ export class ModelStream extends ModelReader {
   span(ptr: number, len: number, flags: number): void {
     if (this.gn === MGATHER_CAP) this.batchDone();
     const i32 = this.core.i32;
-    const g = ((this.core.x.MGATHER_PTR.value as number) >> 2) + this.gn * MG_WORDS;
+    const g = this.core.mgather + this.gn * MG_WORDS;
     i32[g] = ptr;
     i32[g + 1] = len;
     i32[g + 2] = flags;

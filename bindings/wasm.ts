@@ -104,6 +104,10 @@ export class Core {
   readonly res: number;
   /** Index of the span records in `i32`. */
   readonly span: number;
+  /** Indexes in `i32` of the model streams' areas: document entries, JSON records, gather entries. */
+  readonly mdoc: number;
+  readonly mjrec: number;
+  readonly mgather: number;
   /** Push mode for text: UTF-16 copies where the runtime has them, else UTF-8 for TextDecoder. */
   readonly textMode: number;
   u8!: Uint8Array;
@@ -126,6 +130,10 @@ export class Core {
     this.outPtr = x.OUT_PTR.value as number;
     this.res = (x.RES_PTR.value as number) >> 2;
     this.span = (x.SPAN_PTR.value as number) >> 2;
+    // (a global's value is read through a call: read once)
+    this.mdoc = (x.MDOC_PTR.value as number) >> 2;
+    this.mjrec = (x.MJREC_PTR.value as number) >> 2;
+    this.mgather = (x.MGATHER_PTR.value as number) >> 2;
     const B = (globalThis as unknown as { Buffer?: NodeBufferCtor }).Buffer;
     this.NodeBuffer = B && typeof B.prototype.latin1Slice === 'function' && typeof B.prototype.ucs2Slice === 'function' ? B : null;
     this.textMode = this.NodeBuffer ? 0 : M_UTF8_OUT;

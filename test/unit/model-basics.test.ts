@@ -70,3 +70,69 @@ it('each format: text (NFC and raw), status, finish reason, usage, reasoning and
   dout += dd.flush();
   expect([dout, dd.status]).toEqual(['Hey you', 'done']);
 });
+
+it('streams interleaved on the shared core never see each other\'s bytes', () => {
+  const next = (() => { let a = 7; return () => ((a = (a * 1103515245 + 12345) >>> 0) / 2 ** 32); })();
+  const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+  const streams = Array.from({ length: 60 }, (_, i) => {
+    const format = (['openai', 'anthropic', 'ollama', 'ddg'] as const)[i % 4];
+    const deltas = Array.from({ length: 30 }, (_, k) => `<${i}:${k}>é世😀 `);
+    let s = '';
+    if (format === 'openai') s = deltas.map((d) => ev({ choices: [{ index: 0, delta: { content: d } }] })).join('') + 'data: [DONE]\n\n';
+    else if (format === 'anthropic') s = deltas.map((d) => `event: content_block_delta\n${ev({ type: 'content_block_delta', delta: { type: 'text_delta', text: d } })}`).join('') + `event: message_stop\n${ev({ type: 'message_stop' })}`;
+    else if (format === 'ollama') s = deltas.map((d) => JSON.stringify({ message: { content: d }, done: false }) + '\n').join('') + '{"done":true}\n';
+    else s = deltas.map((d) => `data: ${JSON.stringify({ message: d })}\n`).join('') + '[DONE]\n';
+    const bytes = enc(s);
+    const pieces: Uint8Array[] = [];
+    for (let at = 0; at < bytes.length;) { const n = 1 + Math.floor(next() * 40); pieces.push(bytes.subarray(at, at + n)); at += n; }
+    return { m: new ModelStream({ format }), pieces, next: 0, text: '', want: deltas.join('').normalize('NFC') };
+  });
+  let live = streams.length;
+  while (live > 0) {
+    for (const s of streams) {
+      if (s.next > s.pieces.length) continue;
+      if (s.next === s.pieces.length) { s.text += s.m.flush(); s.next++; live--; continue; }
+      s.text += s.m.push(s.pieces[s.next++]);
+    }
+  }
+  for (const s of streams) {
+    expect(s.text).toBe(s.want);
+    expect(s.m.status).toBe('done');
+  }
+});
+
+it('hostile input: memory stays bounded and the errors are typed', () => {
+  const MiB = 1 << 20;
+  // 64 MiB of '[' as an SSE stream: a line that is no field is never buffered
+  const m = new ModelStream({ format: 'openai', eof: 'allow' });
+  const bracket = new Uint8Array(MiB).fill(0x5b);
+  for (let i = 0; i < 64; i++) m.push(bracket);
+  expect(m.retainedBytes).toBeLessThan(4096);
+  expect(m.flush()).toBe('');
+  expect(m.status).toBe('truncated');
+  // the same as an NDJSON line: the line limit, with the offset of the line
+  const o = new ModelStream({ format: 'ollama', maxEventBytes: 4 * MiB });
+  let err: unknown;
+  try { for (let i = 0; i < 8; i++) o.push(bracket); } catch (e) { err = e; }
+  expect(err).toBeInstanceOf(ModelStreamError);
+  expect([(err as ModelStreamError).code, (err as ModelStreamError).offset]).toEqual(['ERR_EVENT_TOO_LARGE', 0]);
+  expect(o.retainedBytes).toBeLessThan(4096);
+  // nesting past the reader's limit (512) in one event
+  const d = new ModelStream({ format: 'openai' });
+  try { d.push(enc(`data: ${'['.repeat(600)}${']'.repeat(600)}\n\n`)); } catch (e) { err = e; }
+  expect([(err as ModelStreamError).code, (err as ModelStreamError).offset]).toEqual(['ERR_BAD_EVENT', 6 + 512]);
+  expect((err as Error).message).toContain('nested too deep');
+  // a string value of 20 MiB in one event: over the default 16 MiB event limit
+  const big = new ModelStream({ format: 'openai' });
+  const head = enc('data: {"choices":[{"index":0,"delta":{"content":"');
+  try { big.push(head); for (let i = 0; i < 20; i++) big.push(new Uint8Array(MiB).fill(0x61)); } catch (e) { err = e; }
+  expect((err as ModelStreamError).code).toBe('ERR_EVENT_TOO_LARGE');
+  expect(big.retainedBytes).toBeLessThan(4096);
+  // a million tiny events: nothing grows per event
+  const t = new ModelStream({ format: 'openai', raw: true });
+  const tiny = enc('data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n'.repeat(1000));
+  let n = 0;
+  for (let i = 0; i < 1000; i++) n += t.push(tiny).length;
+  expect(n).toBe(1_000_000);
+  expect(t.retainedBytes).toBeLessThan(4096);
+});
