@@ -358,7 +358,7 @@ export async function check(values: Values, positionals: string[]): Promise<void
     checker.problems.unshift({ kind: 'empty', offset: 0, message: `${input.name} is empty (0 bytes)` });
     checker.problemCount++;
   }
-  const problems = checker.problems;
+  const problems = checker.problems.sort((a, b) => a.offset - b.offset);
   const exitCode = checkExitCode(problems);
   const counts = checker.graphemes();
   const result: CheckResult = {
