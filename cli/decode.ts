@@ -166,6 +166,10 @@ class DecodeRun {
         if (this.stream === undefined) this.sniffMore(chunk);
         else this.feed(chunk);
         if (this.ended) return;
+        // a reader slower than the input holds the reading back, instead of the text piling up here
+        const drained = this.out.drained();
+        if (drained) await drained;
+        if (this.ended) return;
         // the provider's completion arrived: what follows it is not read (a live connection may stay open)
         if (this.stream?.status === 'done') break;
       }

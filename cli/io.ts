@@ -95,6 +95,20 @@ export class Output {
     if (s === '' || this.closed) return;
     process.stdout.write(s);
   }
+
+  /** Resolves when what was written has gone out (at once for files, pipes and terminals on Linux; a socket may lag). */
+  drained(): Promise<void> | undefined {
+    if (this.closed || !process.stdout.writableNeedDrain) return undefined;
+    return new Promise((resolve) => {
+      const done = () => {
+        process.stdout.off('drain', done);
+        process.stdout.off('close', done);
+        resolve();
+      };
+      process.stdout.on('drain', done);
+      process.stdout.on('close', done);
+    });
+  }
 }
 
 /** Writes `text` to `file` atomically: a temporary file beside it, synced, then renamed into place. */
@@ -121,9 +135,6 @@ export function saveAtomically(file: string, text: string): void {
   }
 }
 
-/** Set once the command is exiting: loops stop. */
-export let exiting = false;
-
 /** Flushes standard output and standard error, then exits with `code`. */
 export function exitWith(code: number): never {
   process.exitCode = code;
@@ -131,15 +142,21 @@ export function exitWith(code: number): never {
   // are not, the pending writes are let out first.
   const pending = (s: NodeJS.WriteStream) => !s.destroyed && s.writableLength > 0;
   if (pending(process.stdout) || pending(process.stderr)) {
+    // a socket (not a pipe or a file) may still hold writes: they go out first, however long the
+    // reader takes; a reader that goes away ends it with an error, and then the exit
     const done = () => process.exit(code);
     let n = 0;
     const one = () => (++n === 2 ? done() : undefined);
-    for (const s of [process.stdout, process.stderr]) (pending(s) ? s.once('drain', one) : one());
-    setTimeout(done, 2000);
-    // nothing else runs meanwhile: every caller stops at its `exiting` check
-    exiting = true;
+    for (const s of [process.stdout, process.stderr]) {
+      if (!pending(s)) one();
+      else {
+        s.once('drain', one);
+        s.once('error', one);
+        s.once('close', one);
+      }
+    }
+    // the callers do nothing more after this (decode has ended, check has printed)
     return undefined as never;
   }
-  exiting = true;
   process.exit(code);
 }

@@ -48,6 +48,7 @@ export function start(args: string[], o: RunOptions = {}): Running {
   const text = () => Buffer.concat(out).toString('utf8');
   child.stdout!.on('data', (b: Buffer) => {
     out.push(b);
+    if (waiters.length === 0) return;
     const s = text();
     for (const w of waiters.splice(0)) (w.test(s) ? w.resolve() : waiters.push(w));
   });
