@@ -51,7 +51,11 @@ export async function bench(values: Values): Promise<void> {
     return n;
   });
   const write = values.write as string | undefined;
-  if (write !== undefined && !existsSync(write)) throw new InputError(`cannot rewrite ${write}: no such file`);
+  if (write !== undefined) {
+    // before anything is timed: the file is there and has its generated section
+    if (!existsSync(write)) throw new InputError(`cannot rewrite ${write}: no such file`);
+    replaceSection(readFileSync(write, 'utf8'), '', write);
+  }
   const here = dirname(fileURLToPath(import.meta.url));
   const runner = join(here, '..', 'build', 'bench', 'run.js');
   if (!existsSync(runner)) {
