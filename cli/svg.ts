@@ -11,13 +11,13 @@ const COLORS: Record<string, string> = { 'UTF-8': '#3b6ea8', sse: '#c2571a', tex
 const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
 /** Character width estimate for a 11 px sans-serif label (the chart sizes its label column by it). */
-const textWidth = (s: string, px: number) => Math.ceil(s.length * px * 0.56);
+const textWidth = (s: string, px: number) => Math.ceil(s.length * px * 0.58);
 
 export function ratioChart(rows: readonly ChartRow[], title: string, subtitle: string): string {
   const bar = 16;
   const gap = 4;
   const labelPx = 11;
-  const labelW = Math.min(620, Math.max(200, ...rows.map((r) => textWidth(r.label, labelPx)))) + 16;
+  const labelW = Math.max(200, ...rows.map((r) => textWidth(r.label, labelPx))) + 24;
   const plotW = 520;
   const top = 64;
   const left = labelW;
