@@ -12,6 +12,23 @@ export interface Row {
   peer: number; // MB/s
   peerName: string;
   ratio: number; // median of per-round seam/peer
+  /** Set when the row was left out by the run's row gate (see `setRowGate`): nothing was timed. */
+  skipped?: boolean;
+}
+
+/** What a row is before it is timed. */
+export type RowMeta = Omit<Row, 'seam' | 'peer' | 'ratio' | 'skipped'>;
+
+/**
+ * Decides, before any timing, whether a row is measured: the bench command sets it for its
+ * --corpus and --chunk filters and to count the rows of a run (a gate that skips every row makes
+ * the layer functions do their setup and checks only). A skipped row comes back with `skipped`
+ * set and NaN rates, and the caller drops it.
+ */
+let gate: ((meta: RowMeta) => boolean) | undefined;
+
+export function setRowGate(f: ((meta: RowMeta) => boolean) | undefined): void {
+  gate = f;
 }
 
 export interface BenchOptions {
@@ -41,7 +58,7 @@ function secondsPerOp(fn: () => void, maxTime: number): number {
  * Times `seam` against `peer`, both processing `bytes` bytes per call, interleaved over rounds.
  */
 export function compare(
-  meta: Omit<Row, 'seam' | 'peer' | 'ratio'>,
+  meta: RowMeta,
   bytes: number,
   seam: () => void,
   peer: () => void,
@@ -52,13 +69,14 @@ export function compare(
 
 /** `compare` for two inputs of different sizes: the ratio is of their rates (bytes per second). */
 export function compareRates(
-  meta: Omit<Row, 'seam' | 'peer' | 'ratio'>,
+  meta: RowMeta,
   seamBytes: number,
   seam: () => void,
   peerBytes: number,
   peer: () => void,
   opts: BenchOptions,
 ): Row {
+  if (gate !== undefined && !gate(meta)) return { ...meta, seam: NaN, peer: NaN, ratio: NaN, skipped: true };
   const s: number[] = [];
   const p: number[] = [];
   const ratios: number[] = [];

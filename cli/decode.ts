@@ -1,35 +1,383 @@
-// `seam-stream decode`: decodes standard input and prints what each layer sees.
-import { readFileSync } from 'node:fs';
-import { LineDecoder, NdjsonDecoder, SseParser, TextAssembler, Utf8DecodeError, Utf8Decoder } from 'seam-stream';
+// `seam-stream decode [FILE|-]`: a captured or live stream to its text (or its events), printed
+// as it commits; logs and errors on standard error only.
+import { LineDecoder, NdjsonDecoder, SseParser, TextAssembler } from 'seam-stream';
+import type { Values } from './args.js';
+import { EXIT, UsageError, describeError, exitCodeOf } from './errors.js';
+import { framingOf, isModelFormat, type Format } from './formats.js';
+import { Output, exitWith, openInput, saveAtomically, type Input } from './io.js';
+import { limitsOf, type Limits } from './options.js';
+import { SNIFF_BYTES, sniff } from './sniff.js';
+import { StatusLine, formatSeconds, plural } from './status.js';
+import { ModelStream, PlainStream, type TextStream } from './stream.js';
 
-export function decode(argv: string[]): void {
-  const fatal = !argv.includes('--lenient');
-  const input = readFileSync(0);
-  try {
-    if (argv.includes('--sse')) {
-      const p = new SseParser({ fatal, onComment: (c) => console.log(JSON.stringify({ comment: c })) });
-      for (const e of [...p.push(input), ...p.flush()]) console.log(JSON.stringify(e));
-      if (p.truncated) console.error('warning: the stream ended inside an event (truncated)');
-    } else if (argv.includes('--ndjson')) {
-      const d = new NdjsonDecoder({ fatal });
-      for (const v of [...d.push(input), ...d.flush()]) console.log(JSON.stringify(v));
-    } else if (argv.includes('--lines')) {
-      const d = new LineDecoder({ fatal });
-      for (const l of [...d.push(input), ...d.flush()]) console.log(JSON.stringify(l));
+
+interface DecodeOptions {
+  format: Format | undefined;
+  events: boolean;
+  report: boolean;
+  json: boolean;
+  save: string | undefined;
+  idleTimeout: number | undefined;
+  status: 'auto' | 'on' | 'off';
+  fatal: boolean;
+  normalize: 'NFC' | false;
+  choice: number;
+  allowTruncated: boolean;
+  limits: Limits;
+}
+
+function options(v: Values): DecodeOptions {
+  let format = v.format as Format | undefined;
+  let events = v.events === true;
+  const legacy = (['sse', 'ndjson', 'lines', 'text'] as const).filter((f) => v[f] === true);
+  if (legacy.length > 1 || (legacy.length === 1 && format !== undefined && format !== legacy[0])) {
+    throw new UsageError(`--${legacy[0]} and ${legacy[1] ? `--${legacy[1]}` : `--format ${format}`} name different formats`);
+  }
+  if (legacy.length === 1) {
+    format = legacy[0];
+    if (legacy[0] !== 'text') events = true;
+  }
+  if (events && format === 'text') throw new UsageError('--events needs a stream of events: plain text (--format text) has none');
+  if (v.json === true && v.report !== true) throw new UsageError('--json goes with --report (the report as JSON)');
+  return {
+    format, events,
+    report: v.report === true, json: v.json === true,
+    save: v.save as string | undefined,
+    idleTimeout: v['idle-timeout'] as number | undefined,
+    status: (v.status as DecodeOptions['status'] | undefined) ?? 'auto',
+    fatal: v.lenient !== true,
+    normalize: v['no-nfc'] === true ? false : 'NFC',
+    choice: (v.choice as number | undefined) ?? 0,
+    allowTruncated: v['allow-truncated'] === true,
+    limits: limitsOf(v),
+  };
+}
+
+/** The text stream for a format. */
+export function textStream(format: Format, o: { fatal: boolean; normalize: 'NFC' | false; choice: number; limits: Limits }, eof: 'error' | 'allow' = 'error'): TextStream {
+  if (isModelFormat(format)) {
+    return new ModelStream({
+      format, fatal: o.fatal, normalize: o.normalize, choice: o.choice, eof,
+      maxEventBytes: framingOf(format) === 'sse' ? o.limits.maxEventBytes : o.limits.maxLineBytes,
+      maxTextBytes: o.limits.maxTextBytes,
+    }) as unknown as TextStream;
+  }
+  return new PlainStream({ format, fatal: o.fatal, normalize: o.normalize, eof, ...o.limits });
+}
+
+/** Prints the frames of a stream as JSON, one per line. */
+class EventPrinter {
+  private readonly frames: (chunk: Uint8Array | null) => unknown[];
+  private readonly key: 'events' | 'lines' | 'values';
+  private sse?: SseParser;
+
+  constructor(format: Format, o: DecodeOptions, private readonly write: (s: string) => void) {
+    const { fatal } = o;
+    const framing = framingOf(format);
+    if (framing === 'sse') {
+      const p = (this.sse = new SseParser({ fatal, maxEventBytes: o.limits.maxEventBytes, onComment: (c) => write(`${JSON.stringify({ comment: c })}\n`) }));
+      this.frames = (c) => (c ? p.push(c) : p.flush());
+      this.key = 'events';
+    } else if (framing === 'ndjson') {
+      const d = new NdjsonDecoder({ fatal, maxLineBytes: o.limits.maxLineBytes });
+      this.frames = (c) => (c ? d.push(c) : d.flush());
+      this.key = 'values';
     } else {
-      const d = new Utf8Decoder({ fatal });
-      const a = new TextAssembler();
-      a.push(d.push(input) + d.flush());
-      const { text, ...report } = a.finish();
-      process.stdout.write(text + '\n');
-      console.error(JSON.stringify(report));
+      const d = new LineDecoder({ fatal, maxLineBytes: o.limits.maxLineBytes });
+      this.frames = (c) => (c ? d.push(c) : d.flush());
+      this.key = 'lines';
     }
-  } catch (e) {
-    if (e instanceof Utf8DecodeError) {
-      console.error(`seam-stream: ${e.message}`);
-      process.exitCode = 2;
-      return;
+  }
+
+  get truncated(): boolean {
+    return this.sse?.truncated ?? false;
+  }
+
+  push(chunk: Uint8Array | null): void {
+    let frames: unknown[];
+    try {
+      frames = this.frames(chunk);
+    } catch (e) {
+      const x = e as Record<string, unknown>;
+      const before = (x.code === 'ERR_NDJSON_PARSE' ? x.values : x[this.key] ?? x.lines ?? x.events) as unknown[] | undefined;
+      for (const f of before ?? []) this.write(`${JSON.stringify(f)}\n`);
+      throw e;
     }
-    throw e;
+    for (const f of frames) this.write(`${JSON.stringify(f)}\n`);
   }
 }
+
+type Ending =
+  | { kind: 'done' }
+  | { kind: 'error'; error: unknown; fromPrinter?: boolean }
+  | { kind: 'interrupted' }
+  | { kind: 'idle' }
+  | { kind: 'empty' };
+
+class DecodeRun {
+  private readonly out = new Output();
+  private readonly t0 = performance.now();
+  private lastTextAt = performance.now();
+  private anyText = false;
+  private bytes = 0;
+  private stream: TextStream | undefined;
+  private printer: EventPrinter | undefined;
+  private format: Format | undefined;
+  private sniffed = false;
+  private sniffBuf: Uint8Array[] = [];
+  private sniffLen = 0;
+  private printedUnits = 0;
+  private readonly keep: string[] | undefined;
+  private status: StatusLine | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private ended = false;
+
+  constructor(private readonly o: DecodeOptions, private readonly input: Input) {
+    this.keep = o.save !== undefined || o.report ? [] : undefined;
+    this.format = o.format;
+    if (this.format) this.begin(this.format);
+  }
+
+  async run(): Promise<void> {
+    this.out.whenClosed(() => {
+      // the reader of standard output went away (… | head): nothing more to say
+      this.ended = true;
+      this.input.close();
+      exitWith(EXIT.OK);
+    });
+    process.once('SIGINT', () => this.end({ kind: 'interrupted' }));
+    const statusOn = this.o.status === 'on' || (this.o.status === 'auto' && process.stderr.isTTY === true && process.stdout.isTTY !== true);
+    if (statusOn) {
+      this.status = new StatusLine(() => ({
+        bytes: this.bytes, events: this.stream?.events ?? 0, heartbeats: this.stream?.heartbeats ?? 0,
+        sinceText: performance.now() - this.lastTextAt, anyText: this.anyText,
+      }));
+    }
+    if (this.o.idleTimeout !== undefined) {
+      const limit = this.o.idleTimeout * 1000;
+      this.idleTimer = setInterval(() => {
+        if (performance.now() - this.lastTextAt >= limit) this.end({ kind: 'idle' });
+      }, Math.max(20, Math.min(250, limit / 4)));
+    }
+    try {
+      for await (const chunk of this.input.chunks) {
+        if (this.ended) return;
+        this.bytes += chunk.length;
+        if (this.stream === undefined) this.sniffMore(chunk);
+        else this.feed(chunk);
+        if (this.ended) return;
+        // a reader slower than the input holds the reading back, instead of the text piling up here
+        const drained = this.out.drained();
+        if (drained) await drained;
+        if (this.ended) return;
+        // the provider's completion arrived: what follows it is not read (a live connection may stay open)
+        if (this.stream?.status === 'done') break;
+      }
+    } catch (e) {
+      if (this.ended) return;
+      return this.end({ kind: 'error', error: e });
+    }
+    if (this.ended) return;
+    if (this.stream === undefined) {
+      const f = sniff(this.joined(), true);
+      if (f === 'empty') return this.end({ kind: 'empty' });
+      this.begin(f ?? 'text', true);
+      if (this.ended) return;
+    }
+    let text: string;
+    try {
+      this.printer?.push(null);
+    } catch (e) {
+      return this.end({ kind: 'error', error: e, fromPrinter: true });
+    }
+    try {
+      text = this.stream!.flush();
+    } catch (e) {
+      return this.end({ kind: 'error', error: e });
+    }
+    this.emit(text);
+    this.end({ kind: 'done' });
+  }
+
+  private joined(): Uint8Array {
+    return this.sniffBuf.length === 1 ? this.sniffBuf[0] : Buffer.concat(this.sniffBuf, this.sniffLen);
+  }
+
+  private sniffMore(chunk: Uint8Array): void {
+    this.sniffBuf.push(chunk);
+    this.sniffLen += chunk.length;
+    const f = sniff(this.joined(), false);
+    if (f === undefined && this.sniffLen < SNIFF_BYTES) return;
+    this.begin(f === undefined || f === 'empty' ? 'text' : f, true);
+  }
+
+  /** Builds the pipeline for `format` and feeds it what sniffing read. */
+  private begin(format: Format, sniffed = false): void {
+    this.format = format;
+    this.sniffed = sniffed;
+    if (this.o.events && format === 'text') {
+      this.end({ kind: 'error', error: new UsageError('--events needs a stream of events, and the input looks like plain text (give --format)') });
+      return;
+    }
+    this.stream = textStream(format, this.o);
+    if (this.o.events) this.printer = new EventPrinter(format, this.o, (s) => this.out.write(s));
+    const held = this.sniffBuf;
+    this.sniffBuf = [];
+    for (const c of held) {
+      this.feed(c);
+      if (this.ended) return;
+    }
+  }
+
+  private feed(chunk: Uint8Array): void {
+    let text: string;
+    try {
+      this.printer?.push(chunk);
+    } catch (e) {
+      this.end({ kind: 'error', error: e, fromPrinter: true });
+      return;
+    }
+    try {
+      text = this.stream!.push(chunk);
+    } catch (e) {
+      this.end({ kind: 'error', error: e });
+      return;
+    }
+    this.emit(text);
+  }
+
+  private emit(text: string): void {
+    if (text === '') return;
+    this.lastTextAt = performance.now();
+    this.anyText = true;
+    this.printedUnits += text.length;
+    this.keep?.push(text);
+    if (!this.o.events) this.out.write(text);
+  }
+
+  private say(line: string): void {
+    this.status?.clear();
+    process.stderr.write(`seam-stream: ${line}\n`);
+  }
+
+  /** Ends the command: the rest of the text, one message, the saved file, the report, the exit code. */
+  private end(ending: Ending): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.input.close();
+    if (this.idleTimer) clearInterval(this.idleTimer);
+    this.status?.stop();
+    let code: number = EXIT.OK;
+    let partial = true;
+    let message: string | undefined;
+    switch (ending.kind) {
+      case 'done':
+        partial = false;
+        break;
+      case 'empty':
+        code = EXIT.TRUNCATED;
+        message = `${this.input.name} is empty (0 bytes): there is no stream to decode`;
+        break;
+      case 'interrupted':
+        code = EXIT.INTERRUPTED;
+        message = `interrupted (Ctrl+C) after ${plural(this.bytes, 'byte')} and ${plural(this.stream?.events ?? 0, 'event')}: reading stopped`;
+        break;
+      case 'idle':
+        code = EXIT.IDLE;
+        message = `no text for ${this.o.idleTimeout} s (--idle-timeout), after ${plural(this.bytes, 'byte')}, ${plural(this.stream?.events ?? 0, 'event')} and ${plural(this.stream?.heartbeats ?? 0, 'heartbeat')}: stopped`;
+        break;
+      case 'error': {
+        const e = ending.error;
+        // the text decoded before the error comes first: what this call committed, then what was held
+        const t = (e as { text?: unknown } | null)?.text;
+        if (typeof t === 'string' && !ending.fromPrinter && (e as { code?: string }).code !== undefined) this.emit(t);
+        code = exitCodeOf(e);
+        message = describeError(e);
+        if (code === EXIT.TRUNCATED && this.o.allowTruncated) {
+          message = `warning: ${message} (--allow-truncated)`;
+          code = EXIT.OK;
+        }
+        break;
+      }
+    }
+    let report: Record<string, unknown> | undefined;
+    if (ending.kind === 'done' || ending.kind === 'error') {
+      // the held rest (the last cluster) is complete once the stream has ended
+      try {
+        const r = this.stream?.finish();
+        if (r) {
+          if (ending.kind === 'error') this.emit(r.text.slice(this.printedUnits));
+          report = this.reportOf(r, code);
+        }
+      } catch {
+        /* a failed stream may have no report: it says nothing more */
+      }
+    }
+    if (process.stdout.isTTY && this.printedUnits > 0 && !this.o.events && !(this.keep?.at(-1) ?? '\n').endsWith('\n')) this.out.write('\n');
+    if (message !== undefined) this.say(message);
+    if (this.o.save !== undefined && this.keep !== undefined) {
+      const text = this.keep.join('');
+      try {
+        saveAtomically(this.o.save, text);
+        if (partial) this.say(`the partial text (${plural(Buffer.byteLength(text), 'byte')}, all that was committed) was saved to ${this.o.save}`);
+      } catch (e) {
+        this.say(describeError(e));
+        if (code === EXIT.OK) code = EXIT.USAGE;
+      }
+    } else if (ending.kind === 'interrupted' || ending.kind === 'idle') {
+      this.say('nothing was saved (--save FILE keeps the text committed so far)');
+    }
+    if (this.o.report) {
+      report ??= this.reportOfPrinted(code, ending.kind);
+      process.stderr.write(this.o.json ? `${JSON.stringify(report)}\n` : humanReport(report));
+    }
+    exitWith(code);
+  }
+
+  private reportOf(r: ReturnType<TextStream['finish']>, code: number): Record<string, unknown> {
+    const { text: _text, ...counts } = r;
+    return {
+      input: this.input.name, format: this.format ?? null, sniffed: this.sniffed,
+      status: r.status, finishReason: r.finishReason ?? null, usage: r.usage ?? null,
+      bytes: this.bytes, events: this.stream?.events ?? 0, heartbeats: this.stream?.heartbeats ?? 0,
+      utf8Bytes: counts.utf8Bytes, codePoints: counts.codePoints, utf16Units: counts.utf16Units, graphemes: counts.graphemes,
+      normalizationChanged: counts.normalizationChanged, sha256: counts.sha256,
+      seconds: Number(((performance.now() - this.t0) / 1000).toFixed(3)), exitCode: code,
+    };
+  }
+
+  /** The report of the text printed so far, when the stream did not end (interrupted, idle, empty). */
+  private reportOfPrinted(code: number, kind: Ending['kind']): Record<string, unknown> {
+    const a = new TextAssembler({ normalize: false });
+    a.push((this.keep ?? []).join(''));
+    const r = a.finish();
+    return {
+      ...this.reportOf({ ...r, status: 'truncated', events: this.stream?.events ?? 0 }, code),
+      status: kind === 'interrupted' ? 'interrupted' : kind === 'idle' ? 'idle-timeout' : 'empty',
+      finishReason: this.stream?.finishReason ?? null, usage: this.stream?.usage ?? null,
+      normalizationChanged: null,
+    };
+  }
+}
+
+export function humanReport(r: Record<string, unknown>): string {
+  const line = (k: string, v: string) => `  ${k.padEnd(14)}${v}\n`;
+  let s = 'seam-stream: report\n';
+  s += line('input', `${r.input}, ${r.format ?? 'unknown format'}${r.sniffed ? ' (sniffed)' : ''}`);
+  s += line('status', `${r.status}${r.finishReason ? `, finish reason ${JSON.stringify(r.finishReason)}` : ''}`);
+  if (r.usage) s += line('usage', JSON.stringify(r.usage));
+  s += line('read', `${plural(r.bytes as number, 'byte')}, ${plural(r.events as number, 'event')}, ${plural(r.heartbeats as number, 'heartbeat')}`);
+  s += line('text', `${plural(r.utf8Bytes as number, 'UTF-8 byte')}, ${plural(r.codePoints as number, 'code point')}, ${plural(r.utf16Units as number, 'UTF-16 unit')}, ${plural(r.graphemes as number, 'grapheme')}`);
+  s += line('NFC', r.normalizationChanged === null ? 'not known (the stream did not end)' : r.normalizationChanged ? 'changed the raw text' : 'changed nothing');
+  s += line('sha256', String(r.sha256));
+  s += line('time', formatSeconds((r.seconds as number) * 1000));
+  s += line('exit code', String(r.exitCode));
+  return s;
+}
+
+export async function decode(values: Values, positionals: string[]): Promise<void> {
+  const o = options(values);
+  const input = openInput(positionals[0]);
+  await new DecodeRun(o, input).run();
+}
+

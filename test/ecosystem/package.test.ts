@@ -109,11 +109,9 @@ describe('the built package', () => {
     expect(demo).toMatch(/seam \(SseParser \+ TextAssembler\): +0 of \d+ cuttings differ/);
   });
 
-  const usage =
-    'usage: seam-stream demo | seam-stream bench [--full] [--only utf8,sse,text] [--write FILE] | seam-stream decode [--sse|--lines|--ndjson|--text] [--lenient] < input\n';
-
-  it('the CLI prints its usage for --help, also after a command, without reading standard input', async () => {
-    expect(run(['dist/cli.js', '--help'])).toBe(usage);
+  it('the CLI prints its help for --help, also after a command, without reading standard input', async () => {
+    // the help itself (every option with its default) is tested in test/cli/help.test.ts
+    expect(run(['dist/cli.js', '--help'])).toMatch(/^usage: seam-stream COMMAND \[options\]/);
     // standard input stays open: a command that read it would never exit
     const child = spawn(process.execPath, ['dist/cli.js', 'decode', '--sse', '--help'], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
@@ -122,7 +120,7 @@ describe('the built package', () => {
     const code = await new Promise<number | null>((r) => child.on('close', r));
     clearTimeout(timer);
     child.stdin.destroy();
-    expect({ code, out }).toEqual({ code: 0, out: usage });
+    expect({ code, usage: out.split('\n')[0] }).toEqual({ code: 0, usage: 'usage: seam-stream decode [options] [FILE|-]' });
   });
 
   it('the CLI loads the library by its package name instead of holding a copy of it', () => {

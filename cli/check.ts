@@ -1,0 +1,384 @@
+// `seam-stream check [FILE|-]`: validates a capture without printing its text. It reads on past
+// what would stop `decode` (framing continues with U+FFFD past invalid UTF-8) to list every
+// problem with its byte offset, and counts events, bytes and graphemes.
+import { LineDecoder, SseParser, TextAssembler, Utf8DecodeError, Utf8Validator, type SseEvent } from 'seam-stream';
+import type { Values } from './args.js';
+import { EXIT, exitCodeOf } from './errors.js';
+import { COMPLETION, errorMessage, frameJson, framingOf, interpret, isErrorBody, isModelFormat, type Format, type Reading } from './formats.js';
+import { exitWith, openInput } from './io.js';
+import { limitsOf, type Limits } from './options.js';
+import { LineStarts, SseBlocks, Utf8Errors, type SseLine } from './scan.js';
+import { SNIFF_BYTES, sniff } from './sniff.js';
+import { plural } from './status.js';
+
+
+export type ProblemKind = 'utf8' | 'unterminated' | 'completion' | 'limit' | 'provider' | 'json' | 'retry' | 'field' | 'empty';
+
+export interface Problem {
+  kind: ProblemKind;
+  offset: number;
+  line?: number;
+  message: string;
+}
+
+const EXIT_OF: Record<ProblemKind, number> = {
+  utf8: EXIT.UTF8, unterminated: EXIT.TRUNCATED, completion: EXIT.TRUNCATED, empty: EXIT.TRUNCATED, limit: EXIT.LIMIT,
+  provider: EXIT.PROVIDER, json: EXIT.BAD_EVENT, retry: EXIT.WARNINGS, field: EXIT.WARNINGS,
+};
+
+const KNOWN_FIELDS = new Set(['data', 'event', 'id', 'retry']);
+const dec = new TextDecoder();
+
+export interface CheckResult {
+  input: string;
+  format: Format | null;
+  sniffed: boolean;
+  clean: boolean;
+  exitCode: number;
+  bytes: number;
+  lines: number;
+  events: number;
+  heartbeats: number;
+  graphemes: number;
+  utf8Bytes: number;
+  completed: boolean | null;
+  finishReason: string | null;
+  problemCount: number;
+  problems: Problem[];
+}
+
+/** The checks, fed chunk by chunk. */
+export class Checker {
+  readonly problems: Problem[] = [];
+  problemCount = 0;
+  bytes = 0;
+  events = 0;
+  heartbeats = 0;
+  done = false;
+  finishReason: string | undefined;
+  private readonly framing: ReturnType<typeof framingOf>;
+  private readonly text = new TextAssembler();
+  private readonly validator = new Utf8Validator({ ignoreBOM: true });
+  private utf8Js: Utf8Errors | undefined;
+  private tail = new Uint8Array(0);
+  private sse?: SseParser;
+  private blocks?: SseBlocks;
+  private lineDec?: LineDecoder;
+  private lineStarts?: LineStarts;
+  private framingStopped = false;
+  private mode: 'start' | 'frames' | 'body' = 'start';
+  private body: string[] = [];
+  private bodyStart = 0;
+  private lastError = -1;
+
+  constructor(readonly format: Format, private readonly limits: Limits, private readonly choice: number, private readonly maxListed: number) {
+    this.framing = framingOf(format);
+    if (this.framing === 'sse') {
+      this.sse = new SseParser({ fatal: false, maxEventBytes: limits.maxEventBytes, onComment: () => void this.heartbeats++ });
+      this.blocks = new SseBlocks((l) => this.sseLine(l));
+    } else if (this.framing !== 'text') {
+      this.lineDec = new LineDecoder({ fatal: false, maxLineBytes: limits.maxLineBytes });
+      this.lineStarts = new LineStarts();
+    }
+  }
+
+  get lines(): number {
+    return (this.blocks?.scanner ?? this.lineStarts?.scanner)?.lines ?? 0;
+  }
+
+  private problem(p: Problem): void {
+    this.problemCount++;
+    if (this.problems.length < this.maxListed) this.problems.push(p);
+  }
+
+  push(chunk: Uint8Array): void {
+    const base = this.bytes;
+    this.bytes += chunk.length;
+    this.utf8(chunk, base);
+    if (this.mode === 'start' && isModelFormat(this.format) && this.format !== 'ollama') {
+      // a JSON body instead of an event stream (a provider's error answer)
+      let k = 0;
+      while (k < chunk.length && (chunk[k] === 0x20 || chunk[k] === 0x09 || chunk[k] === 0x0a || chunk[k] === 0x0d || (base + k < 3 && chunk[k] === [0xef, 0xbb, 0xbf][base + k]))) k++;
+      if (k < chunk.length) {
+        if (chunk[k] === 0x7b || chunk[k] === 0x5b) {
+          this.mode = 'body';
+          this.bodyStart = base + k;
+        } else this.mode = 'frames';
+      }
+    }
+    if (this.mode === 'body') {
+      this.body.push(dec.decode(chunk, { stream: true }));
+      return;
+    }
+    this.frames(chunk);
+  }
+
+  end(): void {
+    this.utf8End();
+    if (this.mode === 'body') return this.bodyEnd();
+    this.frames(null);
+    if (this.framing === 'sse' && !this.framingStopped && this.sse!.truncated) {
+      const at = this.blocks!.blockStart >= 0 ? this.blocks!.blockStart : this.bytes;
+      this.problem({ kind: 'unterminated', offset: at, message: `the stream ends inside an event that starts at byte ${at}: without the blank line that ends it, it is not dispatched` });
+    }
+    if (isModelFormat(this.format) && !this.done && !this.framingStopped) {
+      this.problem({ kind: 'completion', offset: this.bytes, message: `the stream ends without its completion (${COMPLETION[this.format]})` });
+    }
+  }
+
+  graphemes(): { graphemes: number; utf8Bytes: number } {
+    return this.report ?? { graphemes: 0, utf8Bytes: 0 };
+  }
+
+  private report: { graphemes: number; utf8Bytes: number } | undefined;
+
+  // ---- UTF-8: every invalid sequence ------------------------------------------------------------
+
+  private utf8(chunk: Uint8Array, base: number): void {
+    if (this.utf8Js) return this.utf8Js.push(chunk, base);
+    try {
+      this.validator.push(chunk);
+    } catch (e) {
+      if (!(e instanceof Utf8DecodeError)) throw e;
+      // from the first error on, every sequence in JavaScript
+      this.utf8Js = new Utf8Errors((offset, truncated) => this.utf8Problem(offset, truncated));
+      const tailBase = base - this.tail.length;
+      if (e.offset < base) {
+        this.utf8Js.push(this.tail.subarray(e.offset - tailBase), e.offset);
+        this.utf8Js.push(chunk, base);
+      } else this.utf8Js.push(chunk.subarray(e.offset - base), e.offset);
+      return;
+    }
+    if (chunk.length >= 3) this.tail = chunk.slice(-3);
+    else {
+      const j = new Uint8Array(this.tail.length + chunk.length);
+      j.set(this.tail);
+      j.set(chunk, this.tail.length);
+      this.tail = j.slice(-3);
+    }
+  }
+
+  private utf8End(): void {
+    if (this.utf8Js) return this.utf8Js.end();
+    try {
+      this.validator.flush();
+    } catch (e) {
+      if (!(e instanceof Utf8DecodeError)) throw e;
+      this.utf8Problem(e.offset, true);
+    }
+  }
+
+  private utf8Problem(offset: number, truncated: boolean): void {
+    if (offset === this.lastError) return;
+    this.lastError = offset;
+    this.problem({ kind: 'utf8', offset, message: truncated ? `the input ends inside a character that starts at byte ${offset}` : `invalid UTF-8 at byte ${offset}` });
+  }
+
+  // ---- frames -----------------------------------------------------------------------------------
+
+  private frames(chunk: Uint8Array | null): void {
+    if (this.framing === 'text') {
+      if (chunk) this.textPiece(dec.decode(chunk, { stream: true }));
+      else this.textPiece(dec.decode());
+      return;
+    }
+    if (this.framingStopped) return;
+    if (this.sse) {
+      if (chunk) this.blocks!.push(chunk);
+      else this.blocks!.end();
+      let events: SseEvent[];
+      try {
+        events = chunk ? this.sse.push(chunk) : this.sse.flush();
+      } catch (e) {
+        events = (e as { events?: SseEvent[] }).events ?? [];
+        for (const ev of events) this.sseEvent(ev, this.blocks!.nextEvent());
+        return this.limit(e);
+      }
+      for (const ev of events) this.sseEvent(ev, this.blocks!.nextEvent());
+    } else {
+      if (chunk) this.lineStarts!.push(chunk);
+      else this.lineStarts!.end();
+      let lines: string[];
+      try {
+        lines = chunk ? this.lineDec!.push(chunk) : this.lineDec!.flush();
+      } catch (e) {
+        for (const l of ((e as { lines?: string[] }).lines ?? [])) this.line(l);
+        return this.limit(e);
+      }
+      for (const l of lines) this.line(l);
+    }
+  }
+
+  private limit(e: unknown): void {
+    const code = exitCodeOf(e);
+    if (code !== EXIT.LIMIT) throw e;
+    this.framingStopped = true;
+    const offset = (e as { offset?: number }).offset ?? this.bytes;
+    this.problem({ kind: 'limit', offset, message: `${(e as Error).message}: framing stopped there` });
+  }
+
+  private textPiece(s: string): void {
+    if (s) this.text.push(s);
+  }
+
+  private sseLine(l: SseLine): void {
+    if (l.comment) return;
+    if (l.longName) {
+      this.problem({ kind: 'field', offset: l.start, message: `unknown field starting ${JSON.stringify(l.field.slice(0, 20))}… (ignored by clients)` });
+      return;
+    }
+    if (!KNOWN_FIELDS.has(l.field)) {
+      this.problem({ kind: 'field', offset: l.start, message: `unknown field ${JSON.stringify(l.field)} (ignored by clients)` });
+    } else if (l.field === 'retry' && !/^\d+$/.test(l.value)) {
+      this.problem({ kind: 'retry', offset: l.start, message: `retry ${JSON.stringify(l.value)} is not all ASCII digits (ignored by clients)` });
+    }
+  }
+
+  private sseEvent(ev: SseEvent, offset: number): void {
+    this.events++;
+    if (!isModelFormat(this.format)) {
+      this.textPiece(`${ev.data}\n`);
+      return;
+    }
+    this.modelFrame(ev.type, ev.data, offset, undefined);
+  }
+
+  private line(l: string): void {
+    const number = this.lineStarts!.line;
+    const offset = this.lineStarts!.next();
+    if (this.format === 'lines') {
+      this.events++;
+      this.textPiece(`${l}\n`);
+      return;
+    }
+    if (this.format === 'ndjson') {
+      if (l.trim() === '') return;
+      this.events++;
+      try {
+        this.textPiece(`${JSON.stringify(JSON.parse(l))}\n`);
+      } catch (e) {
+        this.problem({ kind: 'json', offset, line: number, message: `invalid JSON on line ${number}: ${(e as Error).message}` });
+      }
+      return;
+    }
+    this.modelFrame('message', l, offset, number);
+  }
+
+  private modelFrame(type: string, data: string, offset: number, line: number | undefined): void {
+    const format = this.format as Exclude<Format, 'sse' | 'ndjson' | 'lines' | 'text'>;
+    const f = frameJson(format, data);
+    if ('skip' in f) return;
+    if (line !== undefined) this.events++;
+    if ('done' in f) {
+      this.done = true;
+      return;
+    }
+    let v: unknown;
+    try {
+      v = JSON.parse(f.json);
+    } catch (e) {
+      const where = line !== undefined ? `on line ${line}` : `in the event at byte ${offset}`;
+      this.problem({ kind: 'json', offset, line, message: `invalid JSON ${where}: ${(e as Error).message}` });
+      return;
+    }
+    const r: Reading = interpret(format, type, v, this.choice);
+    if (r.heartbeat) this.heartbeats++;
+    if (r.finishReason !== undefined) this.finishReason = r.finishReason;
+    if (r.text) this.textPiece(r.text);
+    if (r.error !== undefined) this.problem({ kind: 'provider', offset, line, message: `the provider sent an error: ${r.error}` });
+    if (r.done) this.done = true;
+  }
+
+  private bodyEnd(): void {
+    const text = this.body.join('') + dec.decode();
+    this.events = 1;
+    let v: unknown;
+    try {
+      v = JSON.parse(text);
+    } catch (e) {
+      this.problem({ kind: 'json', offset: this.bodyStart, message: `the input is neither an event stream nor a JSON body: ${(e as Error).message}` });
+      return;
+    }
+    if (isErrorBody(v)) this.problem({ kind: 'provider', offset: this.bodyStart, message: `the provider answered with an error body: ${errorMessage(v)}` });
+    else this.problem({ kind: 'json', offset: this.bodyStart, message: `the input is a JSON document, not a ${this.format} event stream` });
+  }
+
+  finishCounts(): void {
+    const r = this.text.finish();
+    this.report = { graphemes: r.graphemes, utf8Bytes: r.utf8Bytes };
+  }
+}
+
+/** The exit code of a check: the first problem that would stop decode, else 8 for tolerated ones. */
+export function checkExitCode(problems: readonly Problem[]): number {
+  const stopping = problems.filter((p) => EXIT_OF[p.kind] !== EXIT.WARNINGS);
+  if (stopping.length) {
+    const first = stopping.reduce((a, b) => (b.offset < a.offset ? b : a));
+    return EXIT_OF[first.kind];
+  }
+  return problems.length ? EXIT.WARNINGS : EXIT.OK;
+}
+
+export async function check(values: Values, positionals: string[]): Promise<void> {
+  const limits = limitsOf(values);
+  const maxListed = (values['max-problems'] as number | undefined) ?? 50;
+  const choice = (values.choice as number | undefined) ?? 0;
+  const input = openInput(positionals[0]);
+  let format = values.format as Format | undefined;
+  const sniffed = format === undefined;
+  let checker: Checker | undefined = format ? new Checker(format, limits, choice, maxListed) : undefined;
+  const held: Uint8Array[] = [];
+  let heldLen = 0;
+  let total = 0;
+  for await (const chunk of input.chunks) {
+    total += chunk.length;
+    if (checker) {
+      checker.push(chunk);
+      continue;
+    }
+    held.push(chunk);
+    heldLen += chunk.length;
+    const f = sniff(Buffer.concat(held, heldLen), false);
+    if (f === undefined && heldLen < SNIFF_BYTES) continue;
+    format = f === undefined || f === 'empty' ? 'text' : f;
+    checker = new Checker(format, limits, choice, maxListed);
+    for (const c of held.splice(0)) checker.push(c);
+  }
+  let empty = false;
+  if (!checker) {
+    const f = sniff(Buffer.concat(held, heldLen), true);
+    empty = f === 'empty';
+    format = f === undefined || f === 'empty' ? 'text' : f;
+    checker = new Checker(format, limits, choice, maxListed);
+    for (const c of held.splice(0)) checker.push(c);
+  }
+  checker.end();
+  checker.finishCounts();
+  if (empty || (sniffed && total === 0)) {
+    checker.problems.unshift({ kind: 'empty', offset: 0, message: `${input.name} is empty (0 bytes)` });
+    checker.problemCount++;
+  }
+  const problems = checker.problems.sort((a, b) => a.offset - b.offset);
+  const exitCode = checkExitCode(problems);
+  const counts = checker.graphemes();
+  const result: CheckResult = {
+    input: input.name, format: format ?? null, sniffed, clean: checker.problemCount === 0, exitCode,
+    bytes: checker.bytes, lines: checker.lines, events: checker.events, heartbeats: checker.heartbeats,
+    graphemes: counts.graphemes, utf8Bytes: counts.utf8Bytes,
+    completed: isModelFormat(format!) ? checker.done : null, finishReason: checker.finishReason ?? null,
+    problemCount: checker.problemCount, problems,
+  };
+  process.stdout.write(values.json === true ? `${JSON.stringify(result)}\n` : humanCheck(result));
+  exitWith(exitCode);
+}
+
+export function humanCheck(r: CheckResult): string {
+  let s = `${r.input}: ${r.format}${r.sniffed ? ' (sniffed)' : ''}, ${plural(r.bytes, 'byte')}, ${plural(r.lines, 'line')}, `
+    + `${plural(r.events, 'event')}, ${plural(r.heartbeats, 'heartbeat')}, ${plural(r.graphemes, 'grapheme')} of text`
+    + `${r.completed === true ? ', completed' : ''}${r.finishReason ? ` (finish reason ${JSON.stringify(r.finishReason)})` : ''}\n`;
+  if (r.clean) return `${s}clean\n`;
+  s += `${plural(r.problemCount, 'problem')}${r.problems.length < r.problemCount ? ` (the first ${r.problems.length} listed)` : ''}:\n`;
+  const w = Math.max(...r.problems.map((p) => String(p.offset).length));
+  for (const p of r.problems) s += `  byte ${String(p.offset).padStart(w)}  ${p.message}\n`;
+  return s + `exit code ${r.exitCode}\n`;
+}

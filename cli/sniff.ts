@@ -1,0 +1,83 @@
+// Which format a stream is, from its first bytes (when --format is not given).
+import type { Format } from './formats.js';
+
+/** Bytes read before deciding with what is there. */
+export const SNIFF_BYTES = 64 * 1024;
+
+const ANTHROPIC_TYPES = new Set(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop', 'ping']);
+const dec = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+
+function parse(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return undefined;
+  }
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The model format an SSE event's type and data look like, or 'sse'. */
+function sseFlavour(type: string | undefined, data: string): Format {
+  if (type?.startsWith('response.')) return 'openai-responses';
+  if (type !== undefined && ANTHROPIC_TYPES.has(type)) return 'anthropic';
+  if (data === '[DONE]') return 'openai';
+  const v = parse(data);
+  if (!isObj(v)) return 'sse';
+  if (Array.isArray(v.choices) || v.object === 'chat.completion.chunk') return 'openai';
+  if (typeof v.type === 'string') {
+    if (v.type.startsWith('response.')) return 'openai-responses';
+    if (ANTHROPIC_TYPES.has(v.type)) return 'anthropic';
+    if (v.type === 'error' && isObj(v.error)) return 'anthropic';
+  }
+  if ('error' in v) return 'openai';
+  if (typeof v.message === 'string' || typeof v.content === 'string' || v.action !== undefined) return 'ddg';
+  return 'sse';
+}
+
+/**
+ * The format of a stream that begins with `bytes`, or undefined when more bytes are needed
+ * (`ended`: there are no more). An empty input (nothing, or only a BOM) is 'empty'.
+ */
+export function sniff(bytes: Uint8Array, ended: boolean): Format | 'empty' | undefined {
+  const enough = ended || bytes.length >= SNIFF_BYTES;
+  let start = 0;
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
+  else if (!ended && bytes.length < 3 && bytes.every((b, i) => b === [0xef, 0xbb, 0xbf][i])) return undefined;
+  const text = dec.decode(bytes.subarray(start));
+  const body = text.replace(/^[ \t\r\n]+/, '');
+  if (body === '') return ended ? (text === '' ? 'empty' : 'text') : undefined;
+  // complete lines only (the last one may be cut), unless there is nothing more to come
+  const all = body.split(/\r\n|\r|\n/);
+  const complete = ended ? all : all.slice(0, -1);
+  if (body[0] === '{' || body[0] === '[') {
+    if (complete.length === 0) return enough ? 'openai' : undefined;
+    const v = parse(complete[0]);
+    if (v === undefined) return 'openai'; // a JSON document on several lines: a body, not NDJSON
+    if (isObj(v)) {
+      if ('model' in v && ('message' in v || 'response' in v || 'done' in v)) return 'ollama';
+      if ('done' in v && ('message' in v || 'response' in v)) return 'ollama';
+      if (typeof v.error === 'string') return 'ollama';
+      if ('error' in v || v.type === 'error') return 'openai';
+      if (typeof v.message === 'string' || v.action !== undefined) return 'ddg';
+    }
+    return 'ndjson';
+  }
+  const sseField = /^(data|event|id|retry)(:|$)|^:/;
+  if (!sseField.test(body)) return 'text';
+  let type: string | undefined;
+  for (const line of complete) {
+    if (line === '') {
+      type = undefined;
+      continue;
+    }
+    const m = /^([^:]*)(?::(.*))?$/.exec(line)!;
+    const value = (m[2] ?? '').replace(/^ /, '');
+    if (m[1] === 'event') type = value;
+    else if (m[1] === 'data') return sseFlavour(type, value);
+    else if (m[1] === '' && type === undefined) continue; // a comment
+  }
+  if (type !== undefined && (type.startsWith('response.') || ANTHROPIC_TYPES.has(type)) && enough) return sseFlavour(type, '');
+  return enough ? 'sse' : undefined;
+}

@@ -1,0 +1,166 @@
+// The one place the command takes ModelStream from. Today that is the stand-in in ./model.ts;
+// when the library ships ModelStream, this becomes
+//   export { ModelStream, ModelStreamError, type ModelReport } from 'seam-stream';
+// and cli/model.ts goes.
+export { ModelStream, ModelStreamError, type ModelReport } from './model.js';
+
+import {
+  LineDecoder, NdjsonDecoder, SseParser, TextAssembler, Utf8Decoder, type FinalReport,
+} from 'seam-stream';
+import type { PlainFormat } from './formats.js';
+
+/** What decode reads text from: a ModelStream, or a PlainStream for the formats without a model. */
+export interface TextStream {
+  push(chunk: Uint8Array): string;
+  flush(): string;
+  finish(): FinalReport & { status: 'done' | 'truncated' | 'failed'; finishReason?: string; usage?: Record<string, unknown>; events: number };
+  readonly status: 'open' | 'done' | 'truncated' | 'failed';
+  readonly finishReason: string | undefined;
+  readonly usage: Record<string, unknown> | undefined;
+  readonly events: number;
+  readonly heartbeats: number;
+}
+
+/** The end of a plain SSE stream inside an event: the same code a ModelStream gives. */
+export class PlainTruncatedError extends Error {
+  readonly code = 'ERR_STREAM_TRUNCATED' as const;
+  constructor(message: string, readonly offset: number, readonly text: string) {
+    super(message);
+  }
+}
+
+export interface PlainOptions {
+  format: PlainFormat;
+  fatal: boolean;
+  maxEventBytes?: number;
+  maxLineBytes?: number;
+  maxTextBytes?: number;
+  normalize?: 'NFC' | false;
+  eof?: 'error' | 'allow';
+}
+
+/**
+ * The text of a stream that has no model: an SSE stream's event data, an NDJSON stream's values,
+ * a stream's lines (each followed by a line feed), or the text itself; whole graphemes and NFC as
+ * for a model. Plain SSE is complete when its last event was ended by a blank line.
+ */
+export class PlainStream implements TextStream {
+  private readonly text: TextAssembler;
+  private readonly frames: (chunk: Uint8Array | null) => string[];
+  private readonly eof: 'error' | 'allow';
+  private _status: TextStream['status'] = 'open';
+  private _events = 0;
+  private _heartbeats = 0;
+  private bytes = 0;
+  private units = 0;
+  private out = '';
+  private failure: unknown;
+  private final: FinalReport | undefined;
+  private sse?: SseParser;
+
+  constructor(readonly options: PlainOptions) {
+    this.text = new TextAssembler({ normalize: options.normalize ?? 'NFC', maxTextBytes: options.maxTextBytes });
+    this.eof = options.eof ?? 'error';
+    const { fatal } = options;
+    switch (options.format) {
+      case 'sse': {
+        const p = (this.sse = new SseParser({ fatal, maxEventBytes: options.maxEventBytes, onComment: () => void this._heartbeats++ }));
+        this.frames = (c) => (c ? p.push(c) : p.flush()).map((e) => `${e.data}\n`);
+        break;
+      }
+      case 'ndjson': {
+        const d = new NdjsonDecoder({ fatal, maxLineBytes: options.maxLineBytes });
+        this.frames = (c) => (c ? d.push(c) : d.flush()).map((v) => `${JSON.stringify(v)}\n`);
+        break;
+      }
+      case 'lines': {
+        const d = new LineDecoder({ fatal, maxLineBytes: options.maxLineBytes });
+        this.frames = (c) => (c ? d.push(c) : d.flush()).map((l) => `${l}\n`);
+        break;
+      }
+      default: {
+        const d = new Utf8Decoder({ fatal });
+        this.frames = (c) => {
+          const s = c ? d.push(c) : d.flush();
+          return s ? [s] : [];
+        };
+      }
+    }
+  }
+
+  get status(): TextStream['status'] { return this._status; }
+  get finishReason(): string | undefined { return undefined; }
+  get usage(): Record<string, unknown> | undefined { return undefined; }
+  get events(): number { return this._events; }
+  get heartbeats(): number { return this._heartbeats; }
+
+  push(chunk: Uint8Array): string {
+    if (this.failure !== undefined) throw this.failure;
+    this.out = '';
+    this.bytes += chunk.length;
+    this.run(chunk);
+    return this.out;
+  }
+
+  flush(): string {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.final !== undefined) return '';
+    this.out = '';
+    this.run(null);
+    this.final = this.text.finish();
+    const out = this.out + this.final.text.slice(this.units);
+    this.units = this.final.text.length;
+    if (this.sse?.truncated) {
+      this._status = 'truncated';
+      if (this.eof === 'error') {
+        throw new PlainTruncatedError(`the stream ended inside an event, without the blank line that ends it, after ${this.bytes} bytes: that event was not dispatched`, this.bytes, out);
+      }
+    } else this._status = 'done';
+    return out;
+  }
+
+  finish(): ReturnType<TextStream['finish']> {
+    if (this.final === undefined) {
+      if (this.failure === undefined) {
+        try {
+          this.flush();
+        } catch {
+          /* the status says what happened */
+        }
+      }
+      this.final ??= this.text.finish();
+    }
+    return { ...this.final, status: this._status === 'open' ? 'truncated' : this._status, events: this._events };
+  }
+
+  private run(chunk: Uint8Array | null): void {
+    let frames: string[];
+    let err: unknown;
+    try {
+      frames = this.frames(chunk);
+    } catch (e) {
+      const x = e as { events?: { data: string }[]; lines?: unknown[]; values?: unknown[]; text?: string; code?: string };
+      err = e;
+      if (this.options.format === 'sse') frames = (x.events ?? []).map((ev) => `${ev.data}\n`);
+      else if (this.options.format === 'lines') frames = ((x.lines ?? []) as string[]).map((l) => `${l}\n`);
+      else if (this.options.format === 'ndjson') frames = ((x.code === 'ERR_NDJSON_PARSE' ? x.values : x.lines) ?? []).map((v) => `${JSON.stringify(v)}\n`);
+      else frames = x.text ? [x.text] : [];
+    }
+    try {
+      for (const f of frames) {
+        if (this.options.format !== 'text') this._events++;
+        const c = this.text.push(f);
+        this.out += c;
+        this.units += c.length;
+      }
+    } catch (e) {
+      err = e;
+    }
+    if (err !== undefined) {
+      this._status = 'failed';
+      if (typeof err === 'object' && err !== null) Object.defineProperty(err, 'text', { value: this.out, enumerable: true, configurable: true });
+      this.failure = err;
+      throw err;
+    }
+  }
+}

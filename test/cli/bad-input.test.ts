@@ -1,0 +1,98 @@
+// Bad input ends with one clear message and the documented exit code, never a stack trace.
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { file, noStack, prng, run, tempDir, writerScript } from './helpers.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = tempDir();
+});
+
+/** Reports the command's peak resident set at exit, from inside it (process.resourceUsage). */
+const RSS_HOOK = 'data:text/javascript,process.on("exit",()=>process.stderr.write("maxRSS "+process.resourceUsage().maxRSS+"\\n"))';
+
+/** The command reading `bytes` of one line (after `prefix`) from a writer child, and its peak RSS in KiB. */
+async function longLine(prefix: string, bytes: number, args: string[]) {
+  const w = spawn(process.execPath, [writerScript, '--long-line', prefix, String(bytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = await run(args, { stdin: w, nodeArgs: ['--import', RSS_HOOK], timeoutMs: 60_000 });
+  w.kill();
+  const m = /\nmaxRSS (\d+)\n$/.exec(`\n${r.stderr}`);
+  return { ...r, rssKiB: m ? Number(m[1]) : NaN, message: r.stderr.replace(/maxRSS \d+\n$/, '') };
+}
+
+const GiB = 1024 ** 3;
+
+describe('bad input', () => {
+  it('binary garbage: exit 2 naming the offset of the first invalid byte; the text before it printed', async () => {
+    const seed = 4242;
+    const next = prng(seed);
+    const garbage = Buffer.from(Array.from({ length: 2048 }, () => Math.floor(next() * 256)));
+    const r = await run(['decode', file(dir, 'garbage.bin', garbage)]);
+    expect(r.code, `seed ${seed}`).toBe(2);
+    const m = /^seam-stream: (?:Invalid|Truncated) UTF-8 at byte offset (\d+) \(bytes from there: [0-9A-F ]+\)\n$/.exec(r.stderr)
+      ?? /^seam-stream: Truncated UTF-8: the stream ended inside a character that starts at byte offset (\d+)/.exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    const at = Number(m![1]);
+    // independently: the bytes before the offset are valid UTF-8, and they are what was printed (graphemes whole, NFC)
+    const before = new TextDecoder('utf-8', { fatal: true }).decode(garbage.subarray(0, at));
+    expect(r.stdout).toBe(before.normalize('NFC'));
+    expect(() => new TextDecoder('utf-8', { fatal: true }).decode(garbage.subarray(0, at + 4))).toThrow();
+    expect(noStack(r.stderr)).toBe(true);
+    const c = await run(['check', file(dir, 'garbage.bin', garbage)]);
+    expect(c.code).toBe(2);
+  });
+
+  it('an empty file: exit 3, "is empty"', async () => {
+    const f = file(dir, 'empty.sse', '');
+    const r = await run(['decode', f]);
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 3, stdout: '', stderr: `seam-stream: ${f} is empty (0 bytes): there is no stream to decode\n` });
+    const s = await run(['decode', '--format', 'anthropic', f]);
+    expect({ code: s.code, stderr: s.stderr }).toEqual({ code: 3, stderr: 'seam-stream: the stream ended without its completion (a message_stop event) after 0 bytes: the text is incomplete\n' });
+    const t = await run(['decode', '--format', 'text', f]);
+    expect({ code: t.code, stdout: t.stdout, stderr: t.stderr }).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('a 1 GiB line through a pipe: a limit error (exit 4) after 16 MiB, memory bounded', async () => {
+    const sse = await longLine('data: ', GiB, ['decode']);
+    expect(sse.code).toBe(4);
+    expect(sse.message).toBe('seam-stream: Server-sent event exceeds maxEventBytes (16777216 bytes) at the line starting at byte offset 0; nothing past the limit was buffered (raise it with --max-event-bytes)\n');
+    expect(sse.rssKiB).toBeLessThan(300 * 1024);
+    const lines = await longLine('', GiB, ['decode', '--format', 'lines']);
+    expect(lines.code).toBe(4);
+    expect(lines.message).toBe('seam-stream: Line starting at byte offset 0 is longer than maxLineBytes (16777216 bytes); nothing past the limit was buffered (raise it with --max-line-bytes)\n');
+    expect(lines.rssKiB).toBeLessThan(300 * 1024);
+    // plain text has no lines: the text itself is the limit (it is kept for the report), here 32 MiB
+    const text = await longLine('', GiB, ['decode', '--max-text-bytes', '32MiB']);
+    expect(text.code).toBe(4);
+    expect(text.message).toMatch(/^seam-stream: committing \d+ more bytes would pass maxTextBytes \(33554432 bytes, \d+ committed\); the delta was not taken \(raise it with --max-text-bytes\)\n$/);
+    expect(text.stdout.length).toBeGreaterThan(32 * 1024 * 1024 - 65536);
+    expect(text.rssKiB).toBeLessThan(300 * 1024);
+  });
+
+  it('paths that cannot be read: no such file, a directory, a symbolic link loop (and no permission, when not root)', async () => {
+    const cases: [string, string][] = [[join(dir, 'missing.sse'), 'no such file'], [dir, 'it is a directory']];
+    const loop = join(dir, 'loop');
+    symlinkSync(loop, loop);
+    cases.push([loop, 'too many symbolic links']);
+    if (process.getuid?.() !== 0) {
+      const locked = file(dir, 'locked.sse', 'data: x\n\n');
+      chmodSync(locked, 0);
+      cases.push([locked, 'permission denied']);
+    }
+    const sub = join(dir, 'sub');
+    mkdirSync(sub);
+    for (const [path, why] of cases) {
+      for (const cmd of ['decode', 'check']) {
+        const r = await run([cmd, path]);
+        expect({ cmd, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ cmd, code: 1, stdout: '', stderr: `seam-stream: cannot read ${path}: ${why}\n` });
+      }
+    }
+  });
+
+  it('no stack trace for an unexpected failure either: a --save path that cannot be written', async () => {
+    const r = await run(['decode', '--save', join(dir, 'no-such-dir', 'out.txt')], { input: 'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\ndata: [DONE]\n\n' });
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 1, stdout: 'x', stderr: `seam-stream: cannot save ${join(dir, 'no-such-dir', 'out.txt')}: no such file\n` });
+  });
+});

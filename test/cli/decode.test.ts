@@ -1,0 +1,300 @@
+// `seam-stream decode`, end to end: the built command in a child process, fed through slow pipes.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TextAssembler } from '../../bindings/index.js';
+import {
+  anthropicCapture, awkwardCuts, ddgCapture, file, noStack, ollamaCapture, openaiCapture, prng, responsesCapture, run, start, tempDir, writer,
+} from './helpers.js';
+
+const DELTAS = ['Hello', ', wörld ', '中', '文：', ' 👩', '\u200d💻', ' 🇯', '🇵', ' cafe', '\u0301', ' e', '\u0301\u0323', '!\r\n', 'Ω ', '\u1112\u1161', '\u11ab'];
+const TEXT = DELTAS.join('').normalize('NFC');
+const enc = new TextEncoder();
+
+/** The offset of the n-th (0-based) occurrence of an ASCII needle. */
+function nth(bytes: Uint8Array, needle: string, n: number): number {
+  const s = Buffer.from(bytes).toString('latin1');
+  let at = -1;
+  for (let k = 0; k <= n; k++) {
+    at = s.indexOf(needle, at + 1);
+    if (at < 0) throw new Error(`no occurrence ${n} of ${needle}`);
+  }
+  return at;
+}
+
+/** The text a TextAssembler commits after these deltas (what the command has printed by then). */
+function committedAfter(deltas: string[]): string {
+  const a = new TextAssembler();
+  return deltas.map((d) => a.push(d)).join('');
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = tempDir();
+});
+afterAll(() => {
+  /* the temporary directory is left to the system */
+});
+
+describe('decode: the text, as it commits', () => {
+  it('prints text while the writer is still writing: the writer holds mid-stream until the text so far is on standard output', async () => {
+    const bytes = openaiCapture(DELTAS);
+    const f = file(dir, 'held.sse', bytes);
+    // hold right after the event that carries DELTAS[5] ("\u200d💻"): 👩‍💻 is then held back (a ZWJ or a modifier may follow)
+    const holdByte = nth(bytes, 'data: ', 6);
+    const cuts = [...new Set([...awkwardCuts(bytes), holdByte])].sort((a, b) => a - b).filter((c) => c <= holdByte);
+    const w = writer(f, cuts, 2, cuts.length);
+    const d = start(['decode'], { stdin: w });
+    const expected = committedAfter(DELTAS.slice(0, 6));
+    expect(expected).toBe('Hello, wörld 中文： ');
+    await d.waitStdout((o) => o === expected);
+    expect(w.said()).not.toContain('done'); // the writer waits for us: the command printed before the input ended
+    w.stdin!.write('go\n');
+    const r = await d.done;
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: TEXT, stderr: '' });
+    expect(w.said()).toBe('held\ndone\n');
+  });
+
+  const captures: [string, Uint8Array, string[]][] = [
+    ['openai, CRLF and a BOM', openaiCapture(DELTAS, { crlf: true, bom: true }), ['decode']],
+    ['openai-responses', responsesCapture(DELTAS), ['decode']],
+    ['anthropic', anthropicCapture(DELTAS), ['decode']],
+    ['ollama', ollamaCapture(DELTAS), ['decode']],
+    ['ddg, CRLF', ddgCapture(DELTAS), ['decode']],
+    ['ddg, LF, --format given', ddgCapture(DELTAS, { crlf: false }), ['decode', '--format', 'ddg']],
+  ];
+  for (const [name, bytes, args] of captures) {
+    it(`${name}: cut at every awkward byte (${awkwardCuts(bytes).length} cuts), written piece by piece through a slow pipe`, async () => {
+      const f = file(dir, `${name.replace(/\W+/g, '-')}.cap`, bytes);
+      const w = writer(f, awkwardCuts(bytes), 1);
+      const r = await run(args, { stdin: w });
+      expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: TEXT, stderr: '' });
+    });
+  }
+
+  it('plain formats: sse (event data), lines, ndjson, text', async () => {
+    expect((await run(['decode', '--format', 'sse'], { input: 'data: a\ndata: b\n\n: c\n\nevent: x\ndata: é\r\n\r\n' })).stdout).toBe('a\nb\né\n');
+    expect((await run(['decode', '--format', 'lines'], { input: 'a\r\nb\rc\n\nd' })).stdout).toBe('a\nb\nc\n\nd\n');
+    expect((await run(['decode', '--format', 'ndjson'], { input: '{"a": 1}\n\n[2, 3]\n' })).stdout).toBe('{"a":1}\n[2,3]\n');
+    const t = await run(['decode'], { input: 'plain cafe\u0301 text' });
+    expect({ code: t.code, stdout: t.stdout, stderr: t.stderr }).toEqual({ code: 0, stdout: 'plain café text', stderr: '' });
+  });
+
+  it('a seeded random cutting of each capture gives the same text', async () => {
+    const seed = 20261130;
+    const next = prng(seed);
+    for (const [name, bytes] of captures.slice(0, 3)) {
+      const cuts = [...new Set(Array.from({ length: 40 }, () => 1 + Math.floor(next() * (bytes.length - 1))))].sort((a, b) => a - b);
+      const f = file(dir, 'random.cap', bytes);
+      const r = await run(['decode'], { stdin: writer(f, cuts, 0) });
+      expect(r.stdout, `${name}, seed ${seed}, cuts ${cuts.join(',')}`).toBe(TEXT);
+    }
+  });
+
+  it('standard output holds only the text; the report, the status line and messages go to standard error', async () => {
+    const bytes = anthropicCapture(DELTAS);
+    const r = await run(['decode', '--report', '--status', 'on', file(dir, 'a.sse', bytes)]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(TEXT);
+    expect(r.stderr).toContain('seam-stream: report\n');
+    expect(r.stderr).toContain(`  status        done, finish reason "end_turn"\n`);
+    expect(r.stderr).toContain(`  usage         {"input_tokens":12,"output_tokens":${DELTAS.length}}\n`);
+    expect(r.stderr).toContain(`  read          ${bytes.length.toLocaleString('en-US')} bytes, ${DELTAS.length + 6} events, 1 heartbeat\n`);
+  });
+
+  it('--report --json: counts, SHA-256, NFC, status, finish reason, usage', async () => {
+    const bytes = openaiCapture(DELTAS);
+    const r = await run(['decode', '--report', '--json', file(dir, 'o.sse', bytes)]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(TEXT);
+    const rep = JSON.parse(r.stderr);
+    const { createHash } = await import('node:crypto');
+    expect({ ...rep, seconds: 0 }).toEqual({
+      input: join(dir, 'o.sse'), format: 'openai', sniffed: true, status: 'done', finishReason: 'stop',
+      usage: { prompt_tokens: 9, completion_tokens: DELTAS.length, total_tokens: 9 + DELTAS.length },
+      bytes: bytes.length, events: DELTAS.length + 3, heartbeats: 2,
+      utf8Bytes: Buffer.byteLength(TEXT), codePoints: [...TEXT].length, utf16Units: TEXT.length,
+      graphemes: [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(TEXT)].length,
+      normalizationChanged: true, sha256: createHash('sha256').update(TEXT).digest('hex'), seconds: 0, exitCode: 0,
+    });
+  });
+
+  it('--events: one JSON object per event, comments included', async () => {
+    const r = await run(['decode', '--events', '--format', 'sse'], { input: ': hi\n\nevent: t\nid: 7\ndata: a\ndata: b\n\ndata: c\n\n' });
+    expect(r.stdout).toBe('{"comment":"hi"}\n{"type":"t","data":"a\\nb","id":"7"}\n{"type":"message","data":"c","id":"7"}\n');
+    const o = await run(['decode', '--events', file(dir, 'e.ndjson', ollamaCapture(['a']))]);
+    expect(o.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l).message.content)).toEqual(['a', '']);
+    expect(o.code).toBe(0);
+  });
+
+  it('--save writes the whole text at the end, atomically (no temporary file left)', async () => {
+    const out = join(dir, 'saved.txt');
+    const r = await run(['decode', '--save', out, file(dir, 's.sse', openaiCapture(DELTAS))]);
+    expect({ code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({ code: 0, stderr: '', stdout: TEXT });
+    expect(readFileSync(out, 'utf8')).toBe(TEXT);
+    expect(readdirSync(dir).filter((f) => f.startsWith('.saved.txt.'))).toEqual([]);
+  });
+});
+
+describe('decode: endings, messages and exit codes', () => {
+  const expectEnd = (r: { code: number | null; stderr: string }, code: number, message: RegExp | string) => {
+    expect(r.code, r.stderr).toBe(code);
+    if (typeof message === 'string') expect(r.stderr).toContain(message);
+    else expect(r.stderr).toMatch(message);
+    expect(noStack(r.stderr), r.stderr).toBe(true);
+  };
+
+  it('3: each format without its completion is truncated, its text printed', async () => {
+    const cases: [Uint8Array, string][] = [
+      [openaiCapture(DELTAS, { done: false }), '(data: [DONE])'],
+      [responsesCapture(DELTAS, { completed: false }), '(a response.completed event)'],
+      [anthropicCapture(DELTAS, { stop: false }), '(a message_stop event)'],
+      [ollamaCapture(DELTAS, { done: false }), '(a line with "done": true)'],
+      [ddgCapture(DELTAS, { done: false }), '(a [DONE] line)'],
+    ];
+    for (const [bytes, what] of cases) {
+      const r = await run(['decode', file(dir, 'cut.cap', bytes)]);
+      expectEnd(r, 3, `seam-stream: the stream ended without its completion ${what} after ${bytes.length} bytes: the text is incomplete\n`);
+      expect(r.stdout).toBe(TEXT);
+    }
+    const sse = await run(['decode', '--format', 'sse'], { input: 'data: a\n\ndata: b\n' });
+    expectEnd(sse, 3, 'seam-stream: the stream ended inside an event, without the blank line that ends it, after 17 bytes: that event was not dispatched\n');
+    expect(sse.stdout).toBe('a\n');
+    const allowed = await run(['decode', '--allow-truncated', file(dir, 'cut.cap', openaiCapture(['x'], { done: false }))]);
+    expectEnd(allowed, 0, 'seam-stream: warning: the stream ended without its completion');
+  });
+
+  it('2: invalid UTF-8 names its byte offset, after the text decoded before it', async () => {
+    const good = openaiCapture(['Ab', 'cé', 'd'], { done: false });
+    const bad = Buffer.concat([good, Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"x\xff"}}]}\n\n', 'latin1')]);
+    const at = bad.indexOf(0xff);
+    const r = await run(['decode', file(dir, 'bad.sse', bad)]);
+    expectEnd(r, 2, `seam-stream: Invalid UTF-8 at byte offset ${at} (bytes from there: FF 22 7D 7D)\n`);
+    expect(r.stdout).toBe('Abcéd');
+    const t = await run(['decode'], { input: Buffer.from([0x61, 0x65, 0xcc, 0x81, 0xc3]) });
+    expectEnd(t, 2, 'Truncated UTF-8: the stream ended inside a character that starts at byte offset 4 (C3)');
+    expect(t.stdout).toBe('aé');
+  });
+
+  it('4: a limit names the option that raises it', async () => {
+    const r = await run(['decode', '--max-event-bytes', '1KiB', file(dir, 'l.sse', openaiCapture(['x'.repeat(2000)]))]);
+    expectEnd(r, 4, /exceeds maxEventBytes \(1024 bytes\) at the line starting at byte offset \d+; nothing past the limit was buffered \(raise it with --max-event-bytes\)\n/);
+    const l = await run(['decode', '--format', 'lines', '--max-line-bytes', '8'], { input: 'short\nmuch too long\n' });
+    expectEnd(l, 4, 'seam-stream: Line starting at byte offset 6 is longer than maxLineBytes (8 bytes); nothing past the limit was buffered (raise it with --max-line-bytes)\n');
+    expect(l.stdout).toBe('short\n');
+    const t = await run(['decode', '--max-text-bytes', '4'], { input: 'abcdefgh' });
+    expectEnd(t, 4, '(raise it with --max-text-bytes)');
+  });
+
+  it("5: a provider's error event or error body, with its message", async () => {
+    const ev = (t: string, d: unknown) => `event: ${t}\ndata: ${JSON.stringify(d)}\n\n`;
+    const anthropic = ev('message_start', { type: 'message_start', message: { usage: { input_tokens: 1 } } })
+      + ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Par' } })
+      + ev('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+    const a = await run(['decode'], { input: anthropic });
+    expectEnd(a, 5, `seam-stream: the provider sent an error at byte offset ${anthropic.indexOf('event: error')}: Overloaded (overloaded_error)\n`);
+    expect(a.stdout).toBe('Par');
+    const body = JSON.stringify({ error: { message: 'Incorrect API key provided: sk-…', type: 'invalid_request_error', code: 'invalid_api_key' } }, null, 2);
+    const b = await run(['decode', '--format', 'openai'], { input: body });
+    expectEnd(b, 5, 'seam-stream: the provider answered with an error body: Incorrect API key provided: sk-… (invalid_api_key)\n');
+    const sniffedBody = await run(['decode'], { input: body });
+    expectEnd(sniffedBody, 5, 'the provider answered with an error body');
+    const ollama = '{"model":"m","message":{"content":"a"},"done":false}\n{"error":"model \'x\' not found"}\n';
+    const o = await run(['decode'], { input: ollama });
+    expectEnd(o, 5, `seam-stream: the provider sent an error at byte offset ${ollama.indexOf('{"error"')}: model 'x' not found\n`);
+    const resp = 'event: response.failed\ndata: {"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"The model failed"}}}\n\n';
+    expectEnd(await run(['decode'], { input: resp }), 5, 'seam-stream: the provider sent an error at byte offset 0: The model failed (server_error)\n');
+    const ddg = 'data: {"message":"Hi"}\r\n\r\ndata: {"action":"error","status":429,"type":"ERR_CONVERSATION_LIMIT"}\r\n\r\n';
+    expectEnd(await run(['decode', '--format', 'ddg'], { input: ddg }), 5, `seam-stream: the provider sent an error at byte offset ${ddg.indexOf('data: {"action"')}: ERR_CONVERSATION_LIMIT (status 429)\n`);
+  });
+
+  it('6: an event or NDJSON line that is not JSON, with its offset or line', async () => {
+    const good = 'data: {"choices":[{"index":0,"delta":{"content":"ok"}}]}\n\n';
+    const r = await run(['decode'], { input: `${good}: c\ndata: {"choices":[\n\ndata: [DONE]\n\n` });
+    expectEnd(r, 6, `seam-stream: invalid JSON in the event at byte offset ${good.length}: `);
+    expect(r.stdout).toBe('ok');
+    const o = await run(['decode', '--format', 'ollama'], { input: '{"response":"a","done":false}\n\n{"response":\n' });
+    expectEnd(o, 6, 'seam-stream: invalid JSON on line 3 (byte offset 31): ');
+    expect(o.stdout).toBe('a');
+    const n = await run(['decode', '--format', 'ndjson'], { input: '{"a":1}\n{"a":\n' });
+    expectEnd(n, 6, 'seam-stream: Invalid JSON on line 2 (byte offset 8): ');
+  });
+
+  it('7: --idle-timeout ends the command when no text comes, whatever heartbeats arrive; the status line counts them', async () => {
+    const bytes = openaiCapture(DELTAS.slice(0, 6), { done: false });
+    const w = writer(file(dir, 'idle.sse', bytes), [], 0, -1, 40);
+    const d = start(['decode', '--idle-timeout', '0.6', '--status', 'on'], { stdin: w });
+    const expected = committedAfter(DELTAS.slice(0, 6));
+    await d.waitStdout((o) => o === expected);
+    const textAt = performance.now();
+    const r = await d.done;
+    const idle = performance.now() - textAt;
+    w.kill();
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe(expected);
+    expect(idle).toBeGreaterThanOrEqual(550);
+    const m = /seam-stream: no text for 0\.6 s \(--idle-timeout\), after [\d,]+ bytes, \d+ events and (\d+) heartbeats: stopped\n/.exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    expect(Number(m![1])).toBeGreaterThanOrEqual(2 + 5); // the capture's own two, and at least five while waiting
+    expect(r.stderr).toContain('seam-stream: nothing was saved (--save FILE keeps the text committed so far)\n');
+    const statuses = r.stderr.split('\r').map((s) => /· (\d+) heartbeats · last text ([\d.]+) s ago/.exec(s)).filter((x) => x !== null);
+    expect(statuses.length).toBeGreaterThanOrEqual(2);
+    const last = statuses[statuses.length - 1]!;
+    expect(Number(last[1])).toBeGreaterThan(Number(statuses[0]![1]));
+    expect(Number(last[2])).toBeGreaterThanOrEqual(0.3);
+  });
+
+  for (const save of [true, false]) {
+    it(`130: SIGINT mid-stream stops at once${save ? '; --save holds exactly the text committed so far, said to be partial' : ', and says nothing was saved'}`, async () => {
+      const bytes = anthropicCapture(DELTAS);
+      const hold = nth(bytes, 'event: content_block_delta', 10); // DELTAS[0..9] read, DELTAS[10] not
+      const w = writer(file(dir, 'int.sse', bytes), [...awkwardCuts(bytes).filter((c) => c < hold), hold], 1, awkwardCuts(bytes).filter((c) => c < hold).length + 1);
+      const out = join(dir, `partial-${save}.txt`);
+      const d = start(['decode', ...(save ? ['--save', out] : [])], { stdin: w });
+      const expected = committedAfter(DELTAS.slice(0, 10));
+      await d.waitStdout((o) => o === expected);
+      expect(w.said()).not.toContain('done');
+      d.child.kill('SIGINT');
+      const r = await d.done;
+      w.kill();
+      expect(r.code).toBe(130);
+      expect(r.stdout).toBe(expected);
+      expect(r.stderr).toMatch(/^seam-stream: interrupted \(Ctrl\+C\) after [\d,]+ bytes and \d+ events: reading stopped\n/);
+      if (save) {
+        expect(r.stderr).toContain(`seam-stream: the partial text (${Buffer.byteLength(expected)} bytes, all that was committed) was saved to ${out}\n`);
+        expect(readFileSync(out, 'utf8')).toBe(r.stdout);
+      } else {
+        expect(r.stderr).toContain('seam-stream: nothing was saved (--save FILE keeps the text committed so far)\n');
+        expect(existsSync(out)).toBe(false);
+      }
+      expect(noStack(r.stderr)).toBe(true);
+    });
+  }
+
+  it('0: a closed standard output (… | head -c 10) ends the command quietly', async () => {
+    const deltas = Array.from({ length: 20000 }, (_, i) => `word${i} `);
+    const f = file(dir, 'big.sse', openaiCapture(deltas));
+    const { spawnSync } = await import('node:child_process');
+    const p = spawnSync('bash', ['-c', `set -o pipefail; node dist/cli.js decode ${JSON.stringify(f)} | head -c 10`], { cwd: join(__dirname, '..', '..'), encoding: 'utf8' });
+    expect({ status: p.status, stdout: p.stdout, stderr: p.stderr }).toEqual({ status: 0, stdout: 'word0 word', stderr: '' });
+    const d = start(['decode', f]);
+    await d.waitStdout((o) => o.length > 0);
+    d.child.stdout!.destroy();
+    const r = await d.done;
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+  });
+
+  it('stops reading at the completion: a connection left open after [DONE] ends the command', async () => {
+    const w = writer(file(dir, 'open.sse', openaiCapture(DELTAS)), [], 0, -1, 30);
+    const r = await run(['decode'], { stdin: w, timeoutMs: 8000 });
+    w.kill();
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: TEXT, stderr: '' });
+  });
+
+  it('--lenient: U+FFFD instead of an error; --no-nfc: graphemes without NFC', async () => {
+    const r = await run(['decode', '--lenient'], { input: Buffer.from([0x61, 0xff, 0x62]) });
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: 'a\ufffdb' });
+    const n = await run(['decode', '--no-nfc'], { input: enc.encode('cafe\u0301') });
+    expect(n.stdout).toBe('cafe\u0301');
+  });
+});
