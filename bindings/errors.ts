@@ -3,7 +3,8 @@
 import type { SseByteEvents } from './sse-bytes.js';
 import type { SseEvent } from './sse.js';
 
-function hex(bytes: Uint8Array): string {
+/** Bytes as hex pairs, for messages: `E4 B8`. */
+export function hex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ');
 }
 

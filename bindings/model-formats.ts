@@ -43,8 +43,10 @@ export interface Sink {
   onUsage(fields: Record<string, unknown>): void;
   /** The provider's completion: the stream is done. */
   onDone(): void;
-  /** The provider's error: the stream fails with its message. */
-  onError(message: string): void;
+  /** The provider's error: the stream fails with its message (and its type or code, when it gave one). */
+  onError(message: string, detail?: string): void;
+  /** A keep-alive event (Anthropic `ping`). */
+  onPing(): void;
   /** Which choice to follow (OpenAI `index`). */
   readonly choice: number;
 }
@@ -65,6 +67,17 @@ export interface FormatSpec {
 
 const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
 
+/** The string at record j, or undefined when there is none or it is not a string. */
+function stringAt(doc: Doc, j: number): string | undefined {
+  return j >= 0 && doc.kind(j) === Kind.String ? doc.string(j) : undefined;
+}
+
+/** The first record of path p, or −1. */
+function find(doc: Doc, p: number): number {
+  for (let j = 0; j < doc.n; j++) if (doc.path(j) === p) return j;
+  return -1;
+}
+
 /** The message of an `error` value: a string, or an object's `message` (else its JSON). */
 function errorMessage(doc: Doc, errorRec: number, messageRec: number): string {
   if (messageRec >= 0 && doc.kind(messageRec) === Kind.String) return doc.string(messageRec);
@@ -73,14 +86,14 @@ function errorMessage(doc: Doc, errorRec: number, messageRec: number): string {
 }
 
 // ---- OpenAI Chat Completions -------------------------------------------------------------------
-const O = { index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7 } as const;
+const O = { index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7, errorType: 8, errorCode: 9 } as const;
 const openai: FormatSpec = {
   framing: 'sse',
   doneMarker: true,
   errorBody: true,
   program: compilePaths([
     'choices[*].index', 'choices[*].delta.content', 'choices[*].delta.reasoning_content', 'choices[*].delta.reasoning',
-    'choices[*].finish_reason', 'usage', 'error', 'error.message',
+    'choices[*].finish_reason', 'usage', 'error', 'error.message', 'error.type', 'error.code',
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -103,7 +116,7 @@ const openai: FormatSpec = {
       }
     }
     if (errorRec >= 0) {
-      sink.onError(errorMessage(doc, errorRec, messageRec));
+      sink.onError(errorMessage(doc, errorRec, messageRec), stringAt(doc, find(doc, O.errorCode)) ?? stringAt(doc, find(doc, O.errorType)));
       return;
     }
     if (!sawIndex) el = sink.choice;
@@ -120,7 +133,7 @@ const openai: FormatSpec = {
 };
 
 // ---- OpenAI Responses ----------------------------------------------------------------------------
-const R = { type: 0, delta: 1, usage: 2, status: 3, errorMessage: 4, message: 5, incomplete: 6, code: 7 } as const;
+const R = { type: 0, delta: 1, usage: 2, status: 3, errorMessage: 4, message: 5, incomplete: 6, code: 7, errorCode: 8 } as const;
 const R_TEXT = ascii('response.output_text.delta');
 const R_REASONING = ascii('response.reasoning_text.delta');
 const R_SUMMARY = ascii('response.reasoning_summary_text.delta');
@@ -134,42 +147,42 @@ const responses: FormatSpec = {
   errorBody: true,
   program: compilePaths([
     'type', 'delta', 'response.usage', 'response.status', 'response.error.message', 'message',
-    'response.incomplete_details.reason', 'code',
+    'response.incomplete_details.reason', 'code', 'response.error.code',
   ]),
   read(doc, sink) {
     const n = doc.n;
     let t = -1;
     for (let j = 0; j < n; j++) if (doc.path(j) === R.type) t = j;
     if (t < 0) return;
-    const find = (p: number) => { for (let j = 0; j < n; j++) if (doc.path(j) === p) return j; return -1; };
+    const at = (p: number) => find(doc, p);
     if (doc.is(t, R_TEXT)) {
-      const d = find(R.delta);
+      const d = at(R.delta);
       if (d >= 0 && doc.kind(d) === Kind.String) sink.onText(doc, d);
     } else if (doc.is(t, R_REASONING) || doc.is(t, R_SUMMARY)) {
-      const d = find(R.delta);
+      const d = at(R.delta);
       if (d >= 0 && doc.kind(d) === Kind.String) sink.onReasoning(doc, d);
     } else if (doc.is(t, R_COMPLETED) || doc.is(t, R_INCOMPLETE)) {
-      const u = find(R.usage);
+      const u = at(R.usage);
       if (u >= 0 && doc.kind(u) === Kind.Object) sink.onUsage(doc.value(u) as Record<string, unknown>);
-      const why = find(R.incomplete);
-      const st = find(R.status);
+      const why = at(R.incomplete);
+      const st = at(R.status);
       if (why >= 0 && doc.kind(why) === Kind.String) sink.onFinishReason(doc.string(why));
       else if (st >= 0 && doc.kind(st) === Kind.String) sink.onFinishReason(doc.string(st));
       else sink.onFinishReason(doc.is(t, R_COMPLETED) ? 'completed' : 'incomplete');
       sink.onDone();
     } else if (doc.is(t, R_FAILED)) {
-      const m = find(R.errorMessage);
-      sink.onError(m >= 0 && doc.kind(m) === Kind.String ? doc.string(m) : 'response.failed');
+      const m = at(R.errorMessage);
+      sink.onError(stringAt(doc, m) ?? 'response.failed', stringAt(doc, at(R.errorCode)));
     } else if (doc.is(t, R_ERROR)) {
-      const m = find(R.message);
-      const c = find(R.code);
-      sink.onError(m >= 0 && doc.kind(m) === Kind.String ? doc.string(m) : c >= 0 ? doc.string(c) : 'error');
+      const m = at(R.message);
+      const c = at(R.code);
+      sink.onError(stringAt(doc, m) ?? (c >= 0 ? doc.string(c) : 'error'), stringAt(doc, c));
     }
   },
 };
 
 // ---- Anthropic Messages --------------------------------------------------------------------------
-const A = { type: 0, deltaType: 1, text: 2, thinking: 3, stopReason: 4, usage: 5, messageUsage: 6, errorMessage: 7, error: 8 } as const;
+const A = { type: 0, deltaType: 1, text: 2, thinking: 3, stopReason: 4, usage: 5, messageUsage: 6, errorMessage: 7, error: 8, errorType: 9 } as const;
 const A_DELTA = ascii('content_block_delta');
 const A_TEXT = ascii('text_delta');
 const A_THINKING = ascii('thinking_delta');
@@ -177,12 +190,14 @@ const A_MESSAGE_DELTA = ascii('message_delta');
 const A_MESSAGE_START = ascii('message_start');
 const A_STOP = ascii('message_stop');
 const A_ERROR = ascii('error');
+const A_PING = ascii('ping');
 const anthropic: FormatSpec = {
   framing: 'sse',
   doneMarker: false,
   errorBody: true,
   program: compilePaths([
     'type', 'delta.type', 'delta.text', 'delta.thinking', 'delta.stop_reason', 'usage', 'message.usage', 'error.message', 'error',
+    'error.type',
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -215,6 +230,8 @@ const anthropic: FormatSpec = {
       }
     } else if (doc.is(t, A_STOP)) {
       sink.onDone();
+    } else if (doc.is(t, A_PING)) {
+      sink.onPing();
     } else if (doc.is(t, A_ERROR)) {
       let e = -1;
       let m = -1;
@@ -222,7 +239,7 @@ const anthropic: FormatSpec = {
         if (doc.path(j) === A.error) e = j;
         else if (doc.path(j) === A.errorMessage) m = j;
       }
-      sink.onError(e >= 0 ? errorMessage(doc, e, m) : 'error');
+      sink.onError(e >= 0 ? errorMessage(doc, e, m) : 'error', stringAt(doc, find(doc, A.errorType)));
     }
   },
 };
@@ -264,13 +281,13 @@ const ollama: FormatSpec = {
 };
 
 // ---- ddg: `data: {json}` lines, then a bare [DONE] ----------------------------------------------
-const D = { message: 0, content: 1, error: 2, errorMessage: 3, action: 4, type: 5 } as const;
+const D = { message: 0, content: 1, error: 2, errorMessage: 3, action: 4, type: 5, status: 6 } as const;
 const D_ERROR = ascii('error');
 const ddg: FormatSpec = {
   framing: 'lines',
   stripData: true,
   doneMarker: true,
-  program: compilePaths(['message', 'content', 'error', 'error.message', 'action', 'type']),
+  program: compilePaths(['message', 'content', 'error', 'error.message', 'action', 'type', 'status']),
   read(doc, sink) {
     const n = doc.n;
     let action = -1;
@@ -288,7 +305,10 @@ const ddg: FormatSpec = {
       else if (p === D.type) type = j;
       else if ((p === D.message || p === D.content) && k === Kind.String) sink.onText(doc, j);
     }
-    if (action >= 0 && doc.is(action, D_ERROR)) sink.onError(type >= 0 ? doc.string(type) : 'error');
+    if (action >= 0 && doc.is(action, D_ERROR)) {
+      const status = find(doc, D.status);
+      sink.onError(type >= 0 ? doc.string(type) : 'error', status >= 0 ? `status ${doc.string(status)}` : undefined);
+    }
   },
 };
 

@@ -6,12 +6,13 @@
 // is made per push, which the text layer commits (whole graphemes, NFC).
 import { type FinalReport, TextAssembler } from './assembler.js';
 import { type StateKind } from './core-stream.js';
-import { ModelStreamError, type ModelStreamErrorCode } from './errors.js';
+import { ModelStreamError, hex } from './errors.js';
 import { FrameStream, frameLimit } from './frames.js';
 import {
   DF_BLANK, DF_DONE, DF_ERROR, MD_REC, FR_ERR, FR_NREC, F_FATAL, IN_CAP, IN_JOIN, JF_ASCII, JF_ESCAPED, JREC_WORDS, JR_END, JR_HEAD,
   JR_INDEX, JR_START, JSON_PROG_CAP, MDOC_WORDS, MDR_NEXT, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MGATHER_CAP, MGR_PTR,
-  MG_WORDS, MK_LINES, MK_SSE, MK_STRIP_DATA, M_COMMENTS, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_TRUNC,
+  LINE_REC_WORDS, LR_END, LR_START, MG_WORDS, MK_LINES, MK_SSE, MK_STRIP_DATA, M_COMMENTS, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_TRUNC, K_COMMENT, K_MASK,
+  SR_HEAD, SSE_REC_WORDS,
 } from './generated/abi.js';
 import { FORMATS, Kind, MODEL_FORMATS, type Doc, type FormatSpec, type ModelFormat, type Sink } from './model-formats.js';
 import { booleanOption, checkOptions, oneOf } from './options.js';
@@ -25,11 +26,15 @@ export interface ModelStreamOptions {
   /** Where the provider puts its text and what completes its stream. */
   format: ModelFormat;
   /**
-   * Strict UTF-8 (the JSON is read from validated bytes): invalid UTF-8 is a ModelStreamError
-   * (`ERR_INVALID_UTF8`). Only `true` is supported.
+   * Strict UTF-8: invalid UTF-8 is a ModelStreamError (`ERR_INVALID_UTF8`). With `false`, bad
+   * sequences inside the text become U+FFFD exactly as `TextDecoder` makes them.
    * @defaultValue true
    */
   fatal?: boolean;
+  /** As {@link TextAssembler}'s. @defaultValue 256 MiB */
+  maxTextBytes?: number;
+  /** As {@link TextAssembler}'s. @defaultValue 64 KiB */
+  maxPendingBytes?: number;
   /** The most bytes one event (or line) may hold while it is assembled, as {@link SseParser}'s. @defaultValue 16 MiB */
   maxEventBytes?: number;
   /** As {@link TextAssembler}'s: `'NFC'`, or `false` for the raw text (still whole graphemes). @defaultValue 'NFC' */
@@ -63,10 +68,11 @@ export interface ModelReport extends FinalReport {
 
 export type ModelStatus = 'open' | 'done' | 'truncated' | 'failed';
 
+const EMPTY = new Uint8Array(0);
 const SSE_STATE: StateKind = { reset: (x, st) => x.sseReset(st), free: (x, st) => x.frameFree(st) };
 const LINES_STATE: StateKind = { reset: (x, st) => x.linesReset(st), free: (x, st) => x.frameFree(st) };
 
-const OPTIONS = ['format', 'fatal', 'maxEventBytes', 'normalize', 'choice', 'eof', 'raw'];
+const OPTIONS = ['format', 'fatal', 'maxEventBytes', 'normalize', 'choice', 'eof', 'raw', 'maxTextBytes', 'maxPendingBytes'];
 const HINTS = {
   keys: {
     onEvent: 'the text is returned by push(chunk); finishReason, usage and status are properties',
@@ -108,6 +114,7 @@ const decodeUtf8 = (b: Uint8Array): string => (utf8 ??= new TextDecoder('utf-8',
  */
 export abstract class ModelReader extends FrameStream {
   readonly format: ModelFormat;
+  readonly fatal: boolean;
   readonly choice: number;
   readonly maxEventBytes: number;
   protected readonly spec: FormatSpec;
@@ -116,21 +123,29 @@ export abstract class ModelReader extends FrameStream {
   protected readonly mode: number;
   protected _status: ModelStatus = 'open';
   protected _events = 0;
+  protected _heartbeats = 0;
   /** What the events said so far (made at the first push: an idle stream holds none). */
   protected reader: Reader | null = null;
   /** SSE formats: 0 before the first byte that is not white space, 1 an event stream, 2 a JSON body. */
   protected sniffed = 0;
+  /** The relay forwards comments; a model stream only counts them. */
+  protected readonly forwardComments: boolean;
+  /** At a flush: the incomplete character held before it. */
+  private carried: Uint8Array = EMPTY;
+  /** Lines read (blank ones too), for the line number of a bad one. */
+  private lineNo = 0;
   private body: Uint8Array[] | null = null;
   private bodyBytes = 0;
 
   protected constructor(what: string, options: { format: ModelFormat; fatal?: boolean; maxEventBytes?: number; choice?: number }, comments = false) {
     const format = oneOf(options.format, 'format', what, MODEL_FORMATS, undefined);
     const fatal = booleanOption(options.fatal, 'fatal', what, true);
-    if (!fatal) throw new TypeError(`${what}: fatal: false is not supported: the JSON of each event is read from validated UTF-8`);
     const max = frameLimit(options.maxEventBytes, 'maxEventBytes', what, DEFAULT_MAX_EVENT_BYTES);
     const spec = FORMATS[format];
     const lines = spec.framing === 'lines';
-    super(what, lines ? LINES_STATE : SSE_STATE, (x) => (lines ? x.linesNew(F_FATAL, max) : x.sseNew(F_FATAL, max)));
+    const flags = fatal ? F_FATAL : 0;
+    super(what, lines ? LINES_STATE : SSE_STATE, (x) => (lines ? x.linesNew(flags, max) : x.sseNew(flags, max)));
+    this.fatal = fatal;
     this.format = format;
     this.spec = spec;
     this.maxEventBytes = max;
@@ -140,19 +155,24 @@ export abstract class ModelReader extends FrameStream {
     }
     this.choice = choice;
     this.framing = lines ? MK_LINES | (spec.stripData ? MK_STRIP_DATA : 0) : MK_SSE;
-    this.mode = lines ? M_UTF8_OUT : M_UTF8_OUT | M_IN_SPANS | (comments ? M_COMMENTS : 0);
+    this.mode = lines ? M_UTF8_OUT : M_UTF8_OUT | M_IN_SPANS | M_COMMENTS;
+    this.forwardComments = comments;
     this.prog = programAddress(this.core, format, spec);
     if (lines) this.sniffed = 1;
   }
 
-  /** A string span of the answer's text (an escaped JSON string when JF_ESCAPED is in flags). */
+  /** @internal A string span of the answer's text (an escaped JSON string when JF_ESCAPED is in flags). */
   abstract span(ptr: number, len: number, flags: number): void;
   /** The end of a batch (its bytes are overwritten by the next core call). */
   protected batchDone(): void {}
   /** A valid event's JSON document, after the description read it (and found no error). */
   protected eventDoc(_ptr: number, _len: number): void {}
-  /** Records of the batch that are no documents (comments), from `from` up to `to`, in order. */
-  protected between(_from: number, _to: number): void {}
+  /** Records of the batch that are no documents (comments), from `from` up to `to`, in order: counted as heartbeats. */
+  protected between(from: number, to: number): void {
+    if (this.framing !== MK_SSE) return;
+    const i32 = this.core.i32;
+    for (let k = from; k < to; k++) if ((i32[this.core.span + k * SSE_REC_WORDS + SR_HEAD] & K_MASK) === K_COMMENT) this._heartbeats++;
+  }
   /** The text a call produced before an error, for the error. */
   protected abstract textSoFar(): string;
 
@@ -166,12 +186,16 @@ export abstract class ModelReader extends FrameStream {
   get reasoning(): string { return this.reader?.reasoning ?? ''; }
   /** Provider events (or lines) read so far. */
   get events(): number { return this._events; }
+  /** Keep-alives read so far (SSE comments, Anthropic pings): never progress. */
+  get heartbeats(): number { return this._heartbeats + (this.reader?.pings ?? 0); }
   /** Bytes of core memory the stream holds now. */
   get retainedBytes(): number { return this.st === 0 ? 0 : this.core.x.frameRetained(this.st); }
 
   protected override resetState(): void {
     this._status = 'open';
     this._events = 0;
+    this._heartbeats = 0;
+    this.lineNo = 0;
     this.reader = null;
     this.sniffed = this.framing === MK_SSE ? 0 : 1;
     this.body = null;
@@ -182,6 +206,7 @@ export abstract class ModelReader extends FrameStream {
   protected flushFrames(): void {
     if (this.sniffed === 2) this.endBody();
     const lines = this.framing !== MK_SSE;
+    this.carried = this.carriedBytes();
     this.flushCore(() => (lines ? this.core.x.linesFlush(this.st, this.mode) : this.core.x.sseFlush(this.st, this.mode)));
   }
 
@@ -201,16 +226,22 @@ export abstract class ModelReader extends FrameStream {
   }
 
   protected error(r: number): Error {
-    const rel = this.core.word(FR_ERR);
+    const core = this.core;
+    const rel = core.word(FR_ERR);
     this.batchDone();
-    const code: ModelStreamErrorCode = r & R_LIMIT ? 'ERR_EVENT_TOO_LARGE' : 'ERR_INVALID_UTF8';
-    const message = r & R_LIMIT
-      ? `An event of the ${this.format} stream exceeds maxEventBytes (${this.maxEventBytes} bytes) at the line starting at byte offset ${this.base + rel}`
-      : r & R_TRUNC
-        ? `The ${this.format} stream ended inside a UTF-8 character at byte offset ${this.base + rel}`
-        : `Invalid UTF-8 in the ${this.format} stream at byte offset ${this.base + rel}`;
-    return new ModelStreamError(code, this.base + rel, message, this.textSoFar());
+    const at = this.base + rel;
+    if (r & R_LIMIT) {
+      const message = this.framing === MK_SSE
+        ? `Server-sent event exceeds maxEventBytes (${this.maxEventBytes} bytes) at the line starting at byte offset ${at}; nothing past the limit was buffered`
+        : `Line starting at byte offset ${at} is longer than maxEventBytes (${this.maxEventBytes} bytes); nothing past the limit was buffered`;
+      return new ModelStreamError('ERR_EVENT_TOO_LARGE', at, message, this.textSoFar());
+    }
+    const message = r & R_TRUNC
+      ? `Truncated UTF-8: the stream ended inside a character that starts at byte offset ${at} (${hex(this.carried)})`
+      : `Invalid UTF-8 at byte offset ${at} (bytes from there: ${hex(core.bytesAt(rel, 4))})`;
+    return new ModelStreamError('ERR_INVALID_UTF8', at, message, this.textSoFar());
   }
+
 
   /** The documents of the batch the last frame call wrote, read by the format's description. */
   protected collect(): void {
@@ -242,17 +273,20 @@ export abstract class ModelReader extends FrameStream {
   private document(e: number): void {
     const i32 = this.core.i32;
     const flags = i32[e + MD_FLAGS];
+    this.lineNo++;
     if (flags & DF_BLANK) return;
     this._events++;
     if (this._status !== 'open') return; // after the completion: nothing more is the answer
     const ptr = i32[e + MD_PTR];
     if (flags & DF_DONE) {
       if (this.spec.doneMarker) this._status = 'done';
-      else this.badEvent(ptr, 0, `[DONE] is not an event of the ${this.format} format`);
+      else this.badEvent(this.offsetOf(e, 0), `[DONE] at byte offset ${this.offsetOf(e, 0)} is not an event of the ${this.format} format`);
       return;
     }
     if (flags & DF_ERROR) {
-      this.badEvent(ptr, i32[e + MD_J0], `Invalid JSON in an event of the ${this.format} stream (${JSON_ERRORS[i32[e + MD_JN]] ?? 'error'})`);
+      const why = JSON_ERRORS[i32[e + MD_JN]] ?? 'not JSON';
+      const at = this.offsetOf(e, i32[e + MD_J0]);
+      this.badEvent(at, this.framing === MK_SSE ? `Invalid JSON in the event at byte offset ${at}: ${why}` : `Invalid JSON on line ${this.lineNo} (byte offset ${at}): ${why}`);
       return;
     }
     const reader = this.reader!;
@@ -267,22 +301,35 @@ export abstract class ModelReader extends FrameStream {
       reader.providerError = null;
       this.batchDone();
       this._status = 'failed';
-      this.stop(new ModelStreamError('ERR_PROVIDER', this.offsetOf(ptr, 0), `The provider reported an error: ${why}`, this.textSoFar(), why));
+      const at = this.offsetOf(e, 0);
+      const detail = reader.providerDetail;
+      this.stop(new ModelStreamError('ERR_PROVIDER', at, `The provider sent an error at byte offset ${at}: ${why}${detail ? ` (${detail})` : ''}`, this.textSoFar(), why));
     }
     this.eventDoc(ptr, reader.dLen);
   }
 
   /** The absolute stream offset of byte `at` of a document at `ptr` (exact when it lies in this read). */
-  private offsetOf(ptr: number, at: number): number {
-    const rel = ptr - this.core.inPtr;
+  private offsetOf(e: number, at: number): number {
+    const core = this.core;
+    const i32 = core.i32;
+    const ptr = i32[e + MD_PTR];
+    if (this.framing !== MK_SSE) {
+      // a line: where it began in the stream (its record), and where its document begins in it
+      const k = i32[e + MD_REC];
+      const start = i32[core.span + k * LINE_REC_WORDS + LR_START];
+      const text = k === 0 ? 0 : i32[core.span + (k - 1) * LINE_REC_WORDS + LR_END];
+      const inLine = ptr - (core.outPtr + text);
+      return this.base + start + (inLine >= 0 && inLine < 8 ? inLine : 0) + at;
+    }
+    const rel = ptr - core.inPtr;
     return rel >= -IN_JOIN && rel < IN_CAP ? this.base + rel + at : this.base;
   }
 
-  private badEvent(ptr: number, at: number, message: string): void {
+
+  private badEvent(offset: number, message: string): void {
     this.batchDone();
     this._status = 'failed';
-    const offset = this.offsetOf(ptr, at);
-    this.stop(new ModelStreamError('ERR_BAD_EVENT', offset, `${message} at byte offset ${offset}`, this.textSoFar()));
+    this.stop(new ModelStreamError('ERR_BAD_EVENT', offset, message, this.textSoFar()));
   }
 
   // ---- a JSON body instead of an event stream (SSE formats) -----------------------------------
@@ -333,9 +380,11 @@ export abstract class ModelReader extends FrameStream {
     }
     const err = (value as { error?: unknown } | null)?.error;
     if (err !== undefined && err !== null) {
-      const m = typeof err === 'string' ? err : typeof (err as { message?: unknown }).message === 'string' ? (err as { message: string }).message : JSON.stringify(err);
+      const e = err as { message?: unknown; code?: unknown; type?: unknown };
+      const m = typeof err === 'string' ? err : typeof e.message === 'string' ? e.message : JSON.stringify(err);
+      const detail = typeof e.code === 'string' ? e.code : typeof e.type === 'string' ? e.type : undefined;
       this._status = 'failed';
-      this.stop(new ModelStreamError('ERR_PROVIDER', 0, `The provider reported an error: ${m}`, '', m));
+      this.stop(new ModelStreamError('ERR_PROVIDER', 0, `The provider answered with an error body: ${m}${detail ? ` (${detail})` : ''}`, '', m));
     }
     this.stop(new ModelStreamError('ERR_BAD_EVENT', 0, `The ${this.format} response is a JSON body, not an event stream`, ''));
   }
@@ -354,6 +403,7 @@ export class ModelStream extends ModelReader {
   readonly eof: 'error' | 'allow';
   readonly raw: boolean;
   private readonly normalize: 'NFC' | false;
+  private readonly textOptions: { normalize: 'NFC' | false; maxTextBytes?: number; maxPendingBytes?: number };
   private assembler: TextAssembler | null;
   private rawText: string[] | null;
   /** After flush(): the text layer's report (null in the raw mode: made on request). */
@@ -372,7 +422,8 @@ export class ModelStream extends ModelReader {
     this.eof = oneOf(options.eof, 'eof', 'ModelStream', ['error', 'allow'], 'error');
     this.raw = booleanOption(options.raw, 'raw', 'ModelStream', false);
     this.normalize = oneOf(options.normalize, 'normalize', 'ModelStream', ['NFC', false], 'NFC');
-    this.assembler = this.raw ? null : new TextAssembler({ normalize: this.normalize });
+    this.textOptions = { normalize: this.normalize, maxTextBytes: options.maxTextBytes, maxPendingBytes: options.maxPendingBytes };
+    this.assembler = this.raw ? null : new TextAssembler(this.textOptions);
     this.rawText = this.raw ? [] : null;
   }
 
@@ -408,7 +459,7 @@ export class ModelStream extends ModelReader {
       this._status = 'truncated';
       if (this.eof === 'error') {
         this.stop(new ModelStreamError('ERR_STREAM_TRUNCATED', this.bytesIn,
-          `The ${this.format} stream ended without its completion (${COMPLETION[this.format]}): it was cut short`, rest));
+          `The stream ended without its completion (${COMPLETION[this.format]}) after ${this.bytesIn} bytes: the text is incomplete`, rest));
       }
     }
     this.bytesIn = 0;
@@ -442,7 +493,7 @@ export class ModelStream extends ModelReader {
     this.out = '';
     this.committed = 0;
     this.gn = 0;
-    this.assembler = this.raw ? null : new TextAssembler({ normalize: this.normalize });
+    this.assembler = this.raw ? null : new TextAssembler(this.textOptions);
     this.rawText = this.raw ? [] : null;
   }
 
@@ -467,9 +518,21 @@ export class ModelStream extends ModelReader {
     if (n === 0) return;
     this.gn = 0;
     const core = this.core;
-    const units = core.x.modelGather(n);
-    core.sync();
-    const text = core.utf16(core.word(MGR_PTR), units);
+    let text: string;
+    if (this.fatal) {
+      const units = core.x.modelGather(n);
+      core.sync();
+      text = core.utf16(core.word(MGR_PTR), units);
+    } else {
+      // not strict: the spans may hold bad sequences, which become U+FFFD as TextDecoder makes them
+      text = '';
+      const i32 = core.i32;
+      for (let i = 0; i < n; i++) {
+        const g = core.mgather + i * MG_WORDS;
+        const s = core.utf8(i32[g], i32[g + 1]);
+        text += i32[g + 2] & JF_ESCAPED ? (JSON.parse(`"${s}"`) as string) : s;
+      }
+    }
     if (this.rawText !== null) {
       this.rawText.push(text);
       this.out += text;
@@ -514,6 +577,8 @@ class Reader implements Doc, Sink {
   reasoning = '';
   /** The error a description reported while reading a document. */
   providerError: string | null = null;
+  providerDetail: string | undefined = undefined;
+  pings = 0;
   readonly choice: number;
 
   constructor(private readonly core: Core, private readonly stream: ModelReader, choice: number) {
@@ -545,8 +610,13 @@ class Reader implements Doc, Sink {
     this.done = true;
   }
 
-  onError(message: string): void {
+  onPing(): void {
+    this.pings++;
+  }
+
+  onError(message: string, detail?: string): void {
     this.providerError = message;
+    this.providerDetail = detail;
   }
 
   // ---- Doc: the records of the document being read --------------------------------------------
@@ -609,7 +679,8 @@ class Reader implements Doc, Sink {
 
 /** What completes each format's stream, for messages. */
 const COMPLETION: Readonly<Record<ModelFormat, string>> = {
-  openai: 'data: [DONE]', 'openai-responses': 'response.completed', anthropic: 'message_stop', ollama: '"done": true', ddg: '[DONE]',
+  openai: 'data: [DONE]', 'openai-responses': 'a response.completed event', anthropic: 'a message_stop event',
+  ollama: 'a line with "done": true', ddg: 'a [DONE] line',
 };
 
 /** The JSON reader's error codes, for messages. */

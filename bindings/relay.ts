@@ -161,6 +161,8 @@ export class SseRelay extends ModelReader {
 
   /** Comments of the batch (keep-alives), forwarded as comments. */
   protected override between(from: number, to: number): void {
+    super.between(from, to);
+    if (!this.forwardComments) return;
     const core = this.core;
     const i32 = core.i32;
     for (let k = from; k < to; k++) {

@@ -66,6 +66,7 @@ export function exitCodeOf(e: unknown): number {
       return EXIT.TRUNCATED;
     case 'ERR_LINE_TOO_LONG':
     case 'ERR_SSE_EVENT_TOO_LARGE':
+    case 'ERR_EVENT_TOO_LARGE':
     case 'ERR_TEXT_TOO_LONG':
     case 'ERR_CORE_MEMORY':
       return EXIT.LIMIT;
@@ -83,6 +84,7 @@ export function exitCodeOf(e: unknown): number {
 const LIMIT_OPTION: Record<string, string> = {
   ERR_LINE_TOO_LONG: '--max-line-bytes',
   ERR_SSE_EVENT_TOO_LARGE: '--max-event-bytes',
+  ERR_EVENT_TOO_LARGE: '--max-event-bytes',
   ERR_TEXT_TOO_LONG: '--max-text-bytes',
 };
 
@@ -90,6 +92,8 @@ const LIMIT_OPTION: Record<string, string> = {
 export function describeError(e: unknown): string {
   const code = (e as Coded | null)?.code;
   const message = String((e as Coded | null)?.message ?? e);
+  // a model stream's line (ollama, ddg) is limited by --max-line-bytes
+  if (code === 'ERR_EVENT_TOO_LARGE' && message.startsWith('Line ')) return `${message} (raise it with --max-line-bytes)`;
   if (typeof code === 'string' && code in LIMIT_OPTION) return `${message} (raise it with ${LIMIT_OPTION[code]})`;
   if (code === 'ERR_INVALID_UTF8' || code === 'ERR_TRUNCATED_UTF8' || code === 'ERR_NDJSON_PARSE' || code === 'ERR_CORE_MEMORY') return message;
   if (code === 'ERR_PROVIDER' || code === 'ERR_BAD_EVENT' || code === 'ERR_STREAM_TRUNCATED') return message;

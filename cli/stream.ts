@@ -1,8 +1,6 @@
-// The one place the command takes ModelStream from. Today that is the stand-in in ./model.ts;
-// when the library ships ModelStream, this becomes
-//   export { ModelStream, ModelStreamError, type ModelReport } from 'seam-stream';
-// and cli/model.ts goes.
-export { ModelStream, ModelStreamError, type ModelReport } from './model.js';
+// The text streams of the command: the library's ModelStream for the model formats, and a
+// PlainStream (below) for plain SSE, NDJSON, lines and text.
+export { ModelStream, ModelStreamError, type ModelReport } from 'seam-stream';
 
 import {
   LineDecoder, NdjsonDecoder, SseParser, TextAssembler, Utf8Decoder, type FinalReport,

@@ -49,7 +49,7 @@ describe('bad input', () => {
     const r = await run(['decode', f]);
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 3, stdout: '', stderr: `seam-stream: ${f} is empty (0 bytes): there is no stream to decode\n` });
     const s = await run(['decode', '--format', 'anthropic', f]);
-    expect({ code: s.code, stderr: s.stderr }).toEqual({ code: 3, stderr: 'seam-stream: the stream ended without its completion (a message_stop event) after 0 bytes: the text is incomplete\n' });
+    expect({ code: s.code, stderr: s.stderr }).toEqual({ code: 3, stderr: 'seam-stream: The stream ended without its completion (a message_stop event) after 0 bytes: the text is incomplete\n' });
     const t = await run(['decode', '--format', 'text', f]);
     expect({ code: t.code, stdout: t.stdout, stderr: t.stderr }).toEqual({ code: 0, stdout: '', stderr: '' });
   });

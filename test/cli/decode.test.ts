@@ -154,14 +154,14 @@ describe('decode: endings, messages and exit codes', () => {
     ];
     for (const [bytes, what] of cases) {
       const r = await run(['decode', file(dir, 'cut.cap', bytes)]);
-      expectEnd(r, 3, `seam-stream: the stream ended without its completion ${what} after ${bytes.length} bytes: the text is incomplete\n`);
+      expectEnd(r, 3, `seam-stream: The stream ended without its completion ${what} after ${bytes.length} bytes: the text is incomplete\n`);
       expect(r.stdout).toBe(TEXT);
     }
     const sse = await run(['decode', '--format', 'sse'], { input: 'data: a\n\ndata: b\n' });
     expectEnd(sse, 3, 'seam-stream: the stream ended inside an event, without the blank line that ends it, after 17 bytes: that event was not dispatched\n');
     expect(sse.stdout).toBe('a\n');
     const allowed = await run(['decode', '--allow-truncated', file(dir, 'cut.cap', openaiCapture(['x'], { done: false }))]);
-    expectEnd(allowed, 0, 'seam-stream: warning: the stream ended without its completion');
+    expectEnd(allowed, 0, 'seam-stream: warning: The stream ended without its completion');
   });
 
   it('2: invalid UTF-8 names its byte offset, after the text decoded before it', async () => {
@@ -192,29 +192,31 @@ describe('decode: endings, messages and exit codes', () => {
       + ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Par' } })
       + ev('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
     const a = await run(['decode'], { input: anthropic });
-    expectEnd(a, 5, `seam-stream: the provider sent an error at byte offset ${anthropic.indexOf('event: error')}: Overloaded (overloaded_error)\n`);
+    // the offset of the error event's data
+    expectEnd(a, 5, `seam-stream: The provider sent an error at byte offset ${anthropic.indexOf('data: {"type":"error"') + 6}: Overloaded (overloaded_error)\n`);
     expect(a.stdout).toBe('Par');
     const body = JSON.stringify({ error: { message: 'Incorrect API key provided: sk-…', type: 'invalid_request_error', code: 'invalid_api_key' } }, null, 2);
     const b = await run(['decode', '--format', 'openai'], { input: body });
-    expectEnd(b, 5, 'seam-stream: the provider answered with an error body: Incorrect API key provided: sk-… (invalid_api_key)\n');
+    expectEnd(b, 5, 'seam-stream: The provider answered with an error body: Incorrect API key provided: sk-… (invalid_api_key)\n');
     const sniffedBody = await run(['decode'], { input: body });
-    expectEnd(sniffedBody, 5, 'the provider answered with an error body');
+    expectEnd(sniffedBody, 5, 'The provider answered with an error body');
     const ollama = '{"model":"m","message":{"content":"a"},"done":false}\n{"error":"model \'x\' not found"}\n';
     const o = await run(['decode'], { input: ollama });
-    expectEnd(o, 5, `seam-stream: the provider sent an error at byte offset ${ollama.indexOf('{"error"')}: model 'x' not found\n`);
+    expectEnd(o, 5, `seam-stream: The provider sent an error at byte offset ${ollama.indexOf('{"error"')}: model 'x' not found\n`);
     const resp = 'event: response.failed\ndata: {"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"The model failed"}}}\n\n';
-    expectEnd(await run(['decode'], { input: resp }), 5, 'seam-stream: the provider sent an error at byte offset 0: The model failed (server_error)\n');
+    expectEnd(await run(['decode'], { input: resp }), 5, `seam-stream: The provider sent an error at byte offset ${resp.indexOf('{')}: The model failed (server_error)\n`);
     const ddg = 'data: {"message":"Hi"}\r\n\r\ndata: {"action":"error","status":429,"type":"ERR_CONVERSATION_LIMIT"}\r\n\r\n';
-    expectEnd(await run(['decode', '--format', 'ddg'], { input: ddg }), 5, `seam-stream: the provider sent an error at byte offset ${ddg.indexOf('data: {"action"')}: ERR_CONVERSATION_LIMIT (status 429)\n`);
+    expectEnd(await run(['decode', '--format', 'ddg'], { input: ddg }), 5, `seam-stream: The provider sent an error at byte offset ${ddg.indexOf('data: {"action"') + 6}: ERR_CONVERSATION_LIMIT (status 429)\n`);
   });
 
   it('6: an event or NDJSON line that is not JSON, with its offset or line', async () => {
     const good = 'data: {"choices":[{"index":0,"delta":{"content":"ok"}}]}\n\n';
     const r = await run(['decode'], { input: `${good}: c\ndata: {"choices":[\n\ndata: [DONE]\n\n` });
-    expectEnd(r, 6, `seam-stream: invalid JSON in the event at byte offset ${good.length}: `);
+    // the offset where the JSON stops being valid: here the end of the event's data
+    expectEnd(r, 6, `seam-stream: Invalid JSON in the event at byte offset ${good.length + ': c\ndata: {"choices":['.length}: the document ends too early\n`);
     expect(r.stdout).toBe('ok');
     const o = await run(['decode', '--format', 'ollama'], { input: '{"response":"a","done":false}\n\n{"response":\n' });
-    expectEnd(o, 6, 'seam-stream: invalid JSON on line 3 (byte offset 31): ');
+    expectEnd(o, 6, 'seam-stream: Invalid JSON on line 3 (byte offset 43): the document ends too early\n');
     expect(o.stdout).toBe('a');
     const n = await run(['decode', '--format', 'ndjson'], { input: '{"a":1}\n{"a":\n' });
     expectEnd(n, 6, 'seam-stream: Invalid JSON on line 2 (byte offset 8): ');
