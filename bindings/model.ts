@@ -519,7 +519,11 @@ export class ModelStream extends ModelReader {
     this.gn = 0;
     const core = this.core;
     let text: string;
-    if (this.fatal) {
+    const g0 = core.mgather;
+    if (n === 1 && (core.i32[g0 + 2] & (JF_ASCII | JF_ESCAPED)) === JF_ASCII) {
+      // one ASCII span with no escape (a push's usual delta): its bytes are its text
+      text = core.latin1(core.i32[g0], core.i32[g0 + 1]);
+    } else if (this.fatal) {
       const units = core.x.modelGather(n);
       core.sync();
       text = core.utf16(core.word(MGR_PTR), units);
