@@ -2,13 +2,7 @@
 // bytes in one buffer and a table of numbers, with no JS string or object per event.
 import { encodeByteEvents } from './sse-encode.js';
 
-/** Words per event in the table, and what each holds. */
-export const EV_WORDS = 5;
-export const EV_DATA0 = 0;
-export const EV_DATA1 = 1;
-export const EV_TYPE = 2;
-export const EV_ID = 3;
-export const EV_ID_CHANGED = 4;
+import { EV_DATA0, EV_DATA1, EV_ID, EV_ID_CHANGED, EV_TYPE, EV_WORDS } from './sse-table.js';
 
 let decoder: TextDecoder | undefined;
 /** One TextDecoder for the readers, made on first use. */

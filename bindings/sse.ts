@@ -11,7 +11,8 @@ import {
   M_EOF_DISPATCH, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_RETRY, R_TRUNC, R_TRUNCATED, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW,
   SF_SAME_TYPE, SF_TA, SF_TYPE, SR_DATA0, SR_DATA1, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS,
 } from './generated/abi.js';
-import { EV_DATA0, EV_DATA1, EV_ID, EV_ID_CHANGED, EV_TYPE, EV_WORDS, SseByteEvents } from './sse-bytes.js';
+import { SseByteEvents } from './sse-bytes.js';
+import { EV_DATA0, EV_DATA1, EV_ID, EV_ID_CHANGED, EV_TYPE, EV_WORDS } from './sse-table.js';
 
 export { SseByteEvents } from './sse-bytes.js';
 export { encodeSse } from './sse-encode.js';
