@@ -14,6 +14,7 @@ const coreTests = [
   'test/property/frames*.test.ts',
   'test/unit/json-core*.test.ts',
   'test/property/json-core*.test.ts',
+  'test/unit/model*.test.ts',
 ];
 
 export default defineConfig({
