@@ -15,6 +15,7 @@ const coreTests = [
   'test/unit/json-core*.test.ts',
   'test/property/json-core*.test.ts',
   'test/unit/model*.test.ts',
+  'test/unit/relay*.test.ts',
 ];
 
 export default defineConfig({
