@@ -272,6 +272,8 @@ describe('SseRelay: options and the returned view', () => {
 
 describe('the openai client reads the relayed stream of every fixture', () => {
   const sockets = new Map<Socket, Promise<void>>();
+  /** What the handler threw (the response is then destroyed, so the client fails at once). */
+  const handlerErrors: unknown[] = [];
   let port = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
@@ -295,7 +297,10 @@ describe('the openai client reads the relayed stream of every fixture', () => {
           await new Promise((w) => setTimeout(w, 1));
         }
         res.end(Buffer.from(r.flush()));
-      })();
+      })().catch((err: unknown) => {
+        handlerErrors.push(err);
+        res.destroy();
+      });
     });
   });
   server.on('connection', (s: Socket) => {
@@ -329,6 +334,7 @@ describe('the openai client reads the relayed stream of every fixture', () => {
     } catch (e) {
       thrown = e;
     }
+    expect(handlerErrors).toEqual([]);
     expect(text).toBe(o.clientText);
     if (o.done) expect(thrown).toBeUndefined();
     else {
