@@ -1,0 +1,1643 @@
+// Model-stream fixtures: each provider's stream shapes written out as the bytes a client reads,
+// with the results a correct reader gets from them, written by hand. A small reference reader
+// (below: its own SSE and line scanner with byte offsets, eventsource-parser as a second SSE
+// reading, JSON.parse for every event, and a JSON prefix checker for error offsets) computes the
+// same results from the bytes; test/unit/model-fixtures.test.ts checks that both agree, so the
+// fixtures are themselves tested before they test ModelStream and SseRelay.
+//
+// Decisions the fixtures encode (where the contract leaves a choice):
+// - ModelStreamError.offset: ERR_BAD_EVENT at the first byte where the event's JSON stops being
+//   a prefix of valid JSON (its end when the JSON is cut short), ERR_PROVIDER at the first byte
+//   of the error event's JSON (a line's JSON; a plain error body's first `{`); exact when that
+//   JSON lies in one chunk. ERR_STREAM_TRUNCATED at the stream's length.
+// - events: every SSE event (an Anthropic ping is one; comments are not), every non-blank
+//   NDJSON or ddg line ([DONE] included), the bad or error event included; a plain JSON error
+//   body is one event; an event or line the stream ends inside is not one.
+// - An unterminated last line (NDJSON, ddg) is read at flush(): complete JSON (or [DONE]) counts;
+//   JSON cut short by the end of the stream is a truncated stream, not ERR_BAD_EVENT.
+// - openai-responses: finishReason is response.status of response.completed ('completed' here);
+//   reasoning is '' (only OpenAI's reasoning_content / reasoning and Anthropic's thinking count).
+// - ddg: a data line whose JSON has an `error` member is ERR_PROVIDER (message: error.message).
+// - usage: OpenAI's last non-null `usage`; Anthropic's message_start.message.usage with
+//   message_delta.usage's members over it (shallow); Responses' response.usage; Ollama's
+//   top-level numeric members of the done line.
+import { createParser } from 'eventsource-parser';
+
+export type ModelFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg';
+export type FinalStatus = 'done' | 'truncated' | 'failed';
+export type ModelErrorCode = 'ERR_STREAM_TRUNCATED' | 'ERR_PROVIDER' | 'ERR_BAD_EVENT';
+
+export interface Expected {
+  /** The answer as sent: the deltas joined, no NFC. */
+  text: string;
+  /** The reasoning as sent. */
+  reasoning: string;
+  status: FinalStatus;
+  finishReason?: string;
+  usage?: Record<string, unknown>;
+  events: number;
+  /** SSE comments (keep-alives), their text as a parser reports it. */
+  comments: string[];
+  error?: { code: ModelErrorCode; message?: string; offset: number };
+}
+
+export interface Fixture {
+  name: string;
+  format: ModelFormat;
+  /** ModelStream's `choice` option, when not the default. */
+  choice?: number;
+  /** What the fixture shows. */
+  note: string;
+  body: string;
+  bytes: Uint8Array;
+  expected: Expected;
+}
+
+const enc = new TextEncoder();
+const utf8Length = (s: string) => enc.encode(s).length;
+
+/** The body with every LF turned into CR LF. */
+const crlf = (s: string) => s.replace(/\n/g, '\r\n');
+
+/** Byte offset of `needle` (which must occur once) in `body`, plus `chars` UTF-16 units into it. */
+function at(body: string, needle: string, chars = 0): number {
+  const i = body.indexOf(needle);
+  if (i < 0 || body.indexOf(needle, i + 1) >= 0) throw new Error(`fixture offset: ${JSON.stringify(needle)} must occur exactly once`);
+  return utf8Length(body.slice(0, i + chars));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference reader
+
+/** One provider frame (SSE event, line) or comment, with its place in the bytes. */
+export interface Frame {
+  kind: 'event' | 'comment';
+  /** What the frame is to the format. */
+  role: 'delta' | 'completion' | 'error' | 'bad' | 'other' | 'comment';
+  /** Byte offsets: the frame's first byte, its JSON's first byte and end, the byte after its terminator. */
+  start: number; dataStart: number; dataEnd: number; end: number;
+  /** The terminator ends with CR LF: a reader may see the frame one byte before `end`. */
+  crlf: boolean;
+  /** An unterminated last line: read at flush(). */
+  atFlush: boolean;
+  /** SSE event type ('message' when none), '' for lines. */
+  type: string;
+  /** SSE data, or the line's JSON (ddg: after `data: `). */
+  data: string;
+  /** The answer and reasoning deltas of the frame, as sent. */
+  text: string;
+  reasoning: string;
+  /** The raw JSON string literals of the frame's answer deltas (what a relay copies). */
+  literals: string[];
+  /** OpenAI only: choices[0].delta.content of the chunk, as a client that follows choices[0] reads it. */
+  clientContent: string;
+  /** The comment's text (kind 'comment'). */
+  comment?: string;
+}
+
+export interface Reference {
+  /** Frames in stream order up to the one that ends the reading (completion, error, bad event). */
+  frames: Frame[];
+  text: string;
+  reasoning: string;
+  status: FinalStatus;
+  finishReason?: string;
+  usage?: Record<string, unknown>;
+  events: number;
+  comments: string[];
+  error?: { code: ModelErrorCode; message?: string; offset: number };
+  /** The body is one plain JSON error document, not a stream. */
+  plainBody: boolean;
+}
+
+interface RawLine { text: string; start: number; contentEnd: number; end: number; crlf: boolean; terminated: boolean }
+
+/** UTF-8 offset of each UTF-16 index of `s` (s has no lone surrogates). */
+function byteIndex(s: string): number[] {
+  const off = new Array<number>(s.length + 1);
+  let b = 0;
+  for (let i = 0; i < s.length; i++) {
+    off[i] = b;
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) { off[i + 1] = b + 2; b += 4; i++; continue; }
+    b += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+  }
+  off[s.length] = b;
+  return off;
+}
+
+/** Lines at CR LF, LF or a lone CR, with byte offsets. */
+function scanLines(s: string, off: number[]): RawLine[] {
+  const lines: RawLine[] = [];
+  let i = 0;
+  while (i < s.length) {
+    let j = i;
+    while (j < s.length && s[j] !== '\n' && s[j] !== '\r') j++;
+    if (j === s.length) { lines.push({ text: s.slice(i), start: off[i], contentEnd: off[j], end: off[j], crlf: false, terminated: false }); break; }
+    const two = s[j] === '\r' && s[j + 1] === '\n';
+    const k = j + (two ? 2 : 1);
+    lines.push({ text: s.slice(i, j), start: off[i], contentEnd: off[j], end: off[k], crlf: two, terminated: true });
+    i = k;
+  }
+  return lines;
+}
+
+interface RawEvent { type: string; data: string; start: number; dataStart: number; dataEnd: number; end: number; crlf: boolean }
+type RawItem = { kind: 'event'; ev: RawEvent } | { kind: 'comment'; text: string; start: number; contentEnd: number; end: number; crlf: boolean };
+
+/** The WHATWG event stream interpretation, with each event's byte offsets. */
+function scanSse(s: string, off: number[]): RawItem[] {
+  const items: RawItem[] = [];
+  let data: string[] = [];
+  let type = '';
+  let start = -1;
+  let dataStart = -1;
+  let dataEnd = -1;
+  for (const line of scanLines(s, off)) {
+    if (!line.terminated) break; // the stream ended inside a line: that event is never dispatched
+    if (line.text === '') {
+      if (data.length) items.push({ kind: 'event', ev: { type: type || 'message', data: data.join('\n'), start, dataStart, dataEnd, end: line.end, crlf: line.crlf } });
+      data = []; type = ''; start = -1;
+      continue;
+    }
+    if (line.text.startsWith(':')) {
+      items.push({ kind: 'comment', text: line.text.slice(1).replace(/^ /, ''), start: line.start, contentEnd: line.contentEnd, end: line.end, crlf: line.crlf });
+      continue;
+    }
+    if (start < 0) start = line.start;
+    const c = line.text.indexOf(':');
+    const field = c < 0 ? line.text : line.text.slice(0, c);
+    let vi = c < 0 ? line.text.length : c + 1;
+    if (line.text[vi] === ' ') vi++;
+    const value = line.text.slice(vi);
+    if (field === 'data') {
+      if (!data.length) dataStart = line.start + utf8Length(line.text.slice(0, vi));
+      dataEnd = line.contentEnd;
+      data.push(value);
+    } else if (field === 'event') type = value;
+  }
+  return items;
+}
+
+/** Every event and comment of an SSE body by the scanner above (the whole body, not only up to an error). */
+export function scanSseBody(s: string): { events: { type: string; data: string }[]; comments: string[] } {
+  const items = scanSse(s, byteIndex(s));
+  return {
+    events: items.flatMap((it) => (it.kind === 'event' ? [{ type: it.ev.type, data: it.ev.data }] : [])),
+    comments: items.flatMap((it) => (it.kind === 'comment' ? [it.text] : [])),
+  };
+}
+
+/** The same stream read by eventsource-parser: the second opinion on events and comments. */
+export function eventsourceParse(s: string): { events: { type: string; data: string }[]; comments: string[] } {
+  const events: { type: string; data: string }[] = [];
+  const comments: string[] = [];
+  const p = createParser({ onEvent: (e) => events.push({ type: e.event ?? 'message', data: e.data }), onComment: (c) => comments.push(c) });
+  p.feed(s);
+  return { events, comments };
+}
+
+/**
+ * Where a JSON text stops being a prefix of some valid JSON text (a UTF-16 index), with
+ * `truncated` when all of it is such a prefix but incomplete; null when it is valid JSON.
+ */
+export function jsonErrorAt(s: string): { at: number; truncated: boolean } | null {
+  let i = 0;
+  class Stop { constructor(readonly at: number) {} }
+  const stop = (): never => { throw new Stop(i); };
+  const ws = () => { while (i < s.length && ' \t\n\r'.includes(s[i])) i++; };
+  const need = (pred: (c: string) => boolean) => { if (i >= s.length || !pred(s[i])) stop(); i++; };
+  const digit = (c: string) => c >= '0' && c <= '9';
+  const str = () => {
+    need((c) => c === '"');
+    for (;;) {
+      if (i >= s.length) stop();
+      const c = s[i];
+      if (c === '"') { i++; return; }
+      if (c.charCodeAt(0) < 0x20) stop();
+      if (c === '\\') {
+        i++;
+        if (i >= s.length) stop();
+        if (s[i] === 'u') { i++; for (let k = 0; k < 4; k++) need((h) => /[0-9a-fA-F]/.test(h)); } else need((e) => '"\\/bfnrt'.includes(e));
+      } else i++;
+    }
+  };
+  const num = () => {
+    if (s[i] === '-') i++;
+    if (s[i] === '0') i++; else { need((c) => c >= '1' && c <= '9'); while (i < s.length && digit(s[i])) i++; }
+    if (s[i] === '.') { i++; need(digit); while (i < s.length && digit(s[i])) i++; }
+    if (s[i] === 'e' || s[i] === 'E') { i++; if (s[i] === '+' || s[i] === '-') i++; need(digit); while (i < s.length && digit(s[i])) i++; }
+  };
+  const value = (): void => {
+    ws();
+    if (i >= s.length) stop();
+    const c = s[i];
+    if (c === '{') {
+      i++; ws();
+      if (s[i] === '}') { i++; return; }
+      for (;;) { ws(); str(); ws(); need((x) => x === ':'); value(); ws(); if (s[i] === ',') { i++; continue; } need((x) => x === '}'); return; }
+    }
+    if (c === '[') {
+      i++; ws();
+      if (s[i] === ']') { i++; return; }
+      for (;;) { value(); ws(); if (s[i] === ',') { i++; continue; } need((x) => x === ']'); return; }
+    }
+    if (c === '"') return str();
+    if (c === '-' || digit(c)) return num();
+    for (const lit of ['true', 'false', 'null']) if (c === lit[0]) { for (const l of lit) need((x) => x === l); return; }
+    stop();
+  };
+  try {
+    value(); ws();
+    if (i < s.length) stop();
+    return null;
+  } catch (e) {
+    if (!(e instanceof Stop)) throw e;
+    return { at: e.at, truncated: e.at >= s.length };
+  }
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The raw JSON literal of each string member named `key` that holds one of `values`, in order. */
+function literalsOf(json: string, key: string, values: string[]): string[] {
+  const re = new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`, 'g');
+  const found = [...json.matchAll(re)].map((m) => m[1]);
+  const out: string[] = [];
+  for (const v of values) {
+    const k = found.findIndex((lit) => JSON.parse(lit) === v);
+    if (k < 0) throw new Error(`reference: no literal for ${JSON.stringify(v)} under "${key}"`);
+    out.push(found.splice(k, 1)[0]);
+  }
+  return out;
+}
+
+interface Reading {
+  role: Frame['role'];
+  text?: string; reasoning?: string; finishReason?: string;
+  usage?: Obj; mergeUsage?: Obj;
+  message?: string;
+  /** The member that holds the answer text (for the raw literal). */
+  textKey?: string;
+  clientContent?: string;
+}
+
+const errorText = (e: unknown): string => (typeof e === 'string' ? e : isObj(e) && typeof e.message === 'string' ? e.message : JSON.stringify(e));
+
+function interpret(format: ModelFormat, type: string, data: string, choice: number): Reading {
+  if (format === 'openai' && data === '[DONE]') return { role: 'completion' };
+  if (format === 'ddg' && data === '[DONE]') return { role: 'completion' };
+  const bad = jsonErrorAt(data);
+  if (bad) return { role: 'bad' };
+  const v: unknown = JSON.parse(data);
+  if (!isObj(v)) return { role: 'other' };
+  switch (format) {
+    case 'openai': {
+      if (v.error != null) return { role: 'error', message: errorText(v.error) };
+      const r: Reading = { role: 'other' };
+      const choices = Array.isArray(v.choices) ? v.choices : [];
+      const c0 = choices[0];
+      if (isObj(c0) && isObj(c0.delta) && typeof c0.delta.content === 'string') r.clientContent = c0.delta.content;
+      for (const c of choices) {
+        if (!isObj(c) || c.index !== choice) continue;
+        const d = isObj(c.delta) ? c.delta : {};
+        if (typeof d.content === 'string') { r.text = d.content; r.textKey = 'content'; r.role = 'delta'; }
+        if (typeof d.reasoning_content === 'string') r.reasoning = d.reasoning_content;
+        if (typeof d.reasoning === 'string') r.reasoning = d.reasoning;
+        if (typeof c.finish_reason === 'string') r.finishReason = c.finish_reason;
+      }
+      if (isObj(v.usage)) r.usage = v.usage;
+      return r;
+    }
+    case 'openai-responses': {
+      const t = v.type;
+      if (t !== type) throw new Error(`reference: event ${type} holds type ${String(t)}`);
+      const resp = isObj(v.response) ? v.response : {};
+      if (t === 'response.output_text.delta') return { role: 'delta', text: v.delta as string, textKey: 'delta' };
+      if (t === 'response.completed') return { role: 'completion', finishReason: (resp.status as string) ?? 'completed', usage: resp.usage as Obj };
+      if (t === 'response.failed') return { role: 'error', message: errorText(resp.error) };
+      if (t === 'error') return { role: 'error', message: errorText(v) };
+      return { role: 'other' };
+    }
+    case 'anthropic': {
+      const t = v.type;
+      if (t !== type) throw new Error(`reference: event ${type} holds type ${String(t)}`);
+      if (t === 'content_block_delta' && isObj(v.delta)) {
+        if (v.delta.type === 'text_delta') return { role: 'delta', text: v.delta.text as string, textKey: 'text' };
+        if (v.delta.type === 'thinking_delta') return { role: 'other', reasoning: v.delta.thinking as string };
+        return { role: 'other' };
+      }
+      if (t === 'message_start' && isObj(v.message) && isObj(v.message.usage)) return { role: 'other', usage: v.message.usage };
+      if (t === 'message_delta') {
+        const r: Reading = { role: 'other' };
+        if (isObj(v.delta) && typeof v.delta.stop_reason === 'string') r.finishReason = v.delta.stop_reason;
+        if (isObj(v.usage)) r.mergeUsage = v.usage;
+        return r;
+      }
+      if (t === 'message_stop') return { role: 'completion' };
+      if (t === 'error') return { role: 'error', message: errorText(v.error) };
+      return { role: 'other' };
+    }
+    case 'ollama': {
+      if (v.error !== undefined) return { role: 'error', message: errorText(v.error) };
+      const r: Reading = { role: 'other' };
+      if (isObj(v.message) && typeof v.message.content === 'string') { r.text = v.message.content; r.textKey = 'content'; r.role = 'delta'; }
+      if (typeof v.response === 'string') { r.text = v.response; r.textKey = 'response'; r.role = 'delta'; }
+      if (v.done === true) {
+        r.role = 'completion';
+        if (typeof v.done_reason === 'string') r.finishReason = v.done_reason;
+        const usage: Obj = {};
+        for (const [k, x] of Object.entries(v)) if (typeof x === 'number') usage[k] = x;
+        r.usage = usage;
+      }
+      return r;
+    }
+    case 'ddg': {
+      if (v.error !== undefined) return { role: 'error', message: errorText(v.error) };
+      if (typeof v.message === 'string') return { role: 'delta', text: v.message, textKey: 'message' };
+      if (typeof v.content === 'string') return { role: 'delta', text: v.content, textKey: 'content' };
+      return { role: 'other' };
+    }
+  }
+}
+
+/** Reads a body as `format` the way the contract says, from the bytes up. */
+export function reference(body: string, format: ModelFormat, choice = 0): Reference {
+  const off = byteIndex(body);
+  const length = off[body.length];
+  const ref: Reference = { frames: [], text: '', reasoning: '', status: 'truncated', events: 0, comments: [], plainBody: false };
+
+  // A plain JSON error document instead of a stream (Ollama's is an ordinary error line).
+  const lead = body.length - body.trimStart().length;
+  if (format !== 'ollama' && body[lead] === '{') {
+    const v: unknown = JSON.parse(body);
+    if (!isObj(v) || v.error === undefined) throw new Error('reference: a JSON body that is not an error');
+    ref.plainBody = true;
+    ref.events = 1;
+    ref.status = 'failed';
+    ref.error = { code: 'ERR_PROVIDER', message: errorText(v.error), offset: off[lead] };
+    return ref;
+  }
+
+  let raw: { kind: 'event' | 'comment'; type: string; data: string; start: number; dataStart: number; dataEnd: number; end: number; crlf: boolean; atFlush: boolean; comment?: string }[];
+  if (format === 'ollama' || format === 'ddg') {
+    raw = [];
+    for (const l of scanLines(body, off)) {
+      if (l.text.trim() === '') continue;
+      let data = l.text;
+      let skip = 0;
+      if (format === 'ddg') {
+        if (data.startsWith('data: ')) skip = 6; else if (data.startsWith('data:')) skip = 5; else if (data !== '[DONE]') throw new Error(`reference: ddg line ${data}`);
+        data = data.slice(skip);
+      }
+      if (!l.terminated && data !== '[DONE]' && jsonErrorAt(data)?.truncated) break; // the stream ended inside this line
+      raw.push({ kind: 'event', type: '', data, start: l.start, dataStart: l.start + skip, dataEnd: l.contentEnd, end: l.end, crlf: l.crlf, atFlush: !l.terminated });
+    }
+  } else {
+    raw = scanSse(body, off).map((it) => (it.kind === 'comment'
+      ? { kind: 'comment' as const, type: '', data: '', start: it.start, dataStart: it.start, dataEnd: it.contentEnd, end: it.end, crlf: it.crlf, atFlush: false, comment: it.text }
+      : { kind: 'event' as const, ...it.ev, atFlush: false }));
+  }
+
+  for (const r of raw) {
+    const frame: Frame = {
+      ...r, role: 'comment', text: '', reasoning: '', literals: [], clientContent: '',
+    };
+    ref.frames.push(frame);
+    if (r.kind === 'comment') { ref.comments.push(r.comment!); continue; }
+    ref.events++;
+    const m = interpret(format, r.type || 'message', r.data, choice);
+    frame.role = m.role;
+    if (m.role === 'bad') {
+      const bad = jsonErrorAt(r.data)!;
+      ref.status = 'failed';
+      ref.error = { code: 'ERR_BAD_EVENT', offset: r.dataStart + utf8Length(r.data.slice(0, bad.at)) };
+      return ref;
+    }
+    if (m.role === 'error') {
+      ref.status = 'failed';
+      ref.error = { code: 'ERR_PROVIDER', message: m.message, offset: r.dataStart };
+      return ref;
+    }
+    if (m.text !== undefined) {
+      frame.text = m.text;
+      frame.literals = literalsOf(r.data, m.textKey!, [m.text]);
+      ref.text += m.text;
+    }
+    if (m.reasoning !== undefined) { frame.reasoning = m.reasoning; ref.reasoning += m.reasoning; }
+    if (m.clientContent !== undefined) frame.clientContent = m.clientContent;
+    if (m.finishReason !== undefined) ref.finishReason = m.finishReason;
+    if (m.usage !== undefined) ref.usage = { ...m.usage };
+    if (m.mergeUsage !== undefined) ref.usage = { ...ref.usage, ...m.mergeUsage };
+    if (m.role === 'completion') {
+      ref.status = 'done';
+      break;
+    }
+  }
+  if (ref.status !== 'done') ref.error = { code: 'ERR_STREAM_TRUNCATED', offset: length };
+  return ref;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fixtures
+
+const ZWJ = '\u200d';
+const TAB = '\t';
+const fixtures: Fixture[] = [];
+
+function add(f: Omit<Fixture, 'bytes'>): void {
+  if (fixtures.some((g) => g.name === f.name)) throw new Error(`duplicate fixture ${f.name}`);
+  fixtures.push({ ...f, bytes: enc.encode(f.body) });
+}
+
+// ----- OpenAI Chat Completions -----------------------------------------------------------------
+
+{
+  const body = String.raw`data: {"id":"chatcmpl-C1a9kQ","object":"chat.completion.chunk","created":1754300000,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_07871e2ad8","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C1a9kQ","object":"chat.completion.chunk","created":1754300000,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_07871e2ad8","choices":[{"index":0,"delta":{"content":"Sure! Here\u2019s a short note in three languages:\n\n"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C1a9kQ","object":"chat.completion.chunk","created":1754300000,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_07871e2ad8","choices":[{"index":0,"delta":{"content":"1. 中文：你好，"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C1a9kQ","object":"chat.completion.chunk","created":1754300000,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_07871e2ad8","choices":[{"index":0,"delta":{"content":"世界！这是一个流式回答。\n"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C1a9kQ","object":"chat.completion.chunk","created":1754300000,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_07871e2ad8","choices":[{"index":0,"delta":{"content":"2. Français : le cafe"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C1a9kQ","object":"chat.completion.chunk","created":1754300000,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_07871e2ad8","choices":[{"index":0,"delta":{"content":"\u0301 est prêt, dit-il \"vite\".\n"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C1a9kQ","object":"chat.completion.chunk","created":1754300000,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_07871e2ad8","choices":[{"index":0,"delta":{"content":"3. Emoji : 👩"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C1a9kQ","object":"chat.completion.chunk","created":1754300000,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_07871e2ad8","choices":[{"index":0,"delta":{"content":"${ZWJ}💻 au travail, drapeaux 🇯"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C1a9kQ","object":"chat.completion.chunk","created":1754300000,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_07871e2ad8","choices":[{"index":0,"delta":{"content":"🇵 et 🇫🇷, sourire \ud83d\ude00 et \ud83d"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C1a9kQ","object":"chat.completion.chunk","created":1754300000,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_07871e2ad8","choices":[{"index":0,"delta":{"content":"\ude4f.\n"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C1a9kQ","object":"chat.completion.chunk","created":1754300000,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_07871e2ad8","choices":[{"index":0,"delta":{"content":"Chemin : C:\\temp\\new\\, tab:\tfin."},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C1a9kQ","object":"chat.completion.chunk","created":1754300000,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_07871e2ad8","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}
+
+data: [DONE]
+
+`;
+  add({
+    name: 'openai-basic',
+    format: 'openai',
+    note: 'role chunk, escapes (\\u2019, \\n, \\", \\\\, \\t), NFD e + U+0301 and a ZWJ sequence and a flag split across deltas, a surrogate pair split into two escaped deltas, finish chunk, [DONE]',
+    body,
+    expected: {
+      text: 'Sure! Here\u2019s a short note in three languages:\n\n1. 中文：你好，世界！这是一个流式回答。\n2. Français : le cafe\u0301 est prêt, dit-il "vite".\n'
+        + '3. Emoji : 👩\u200d💻 au travail, drapeaux 🇯🇵 et 🇫🇷, sourire 😀 et 🙏.\nChemin : C:\\temp\\new\\, tab:\tfin.',
+      reasoning: '',
+      status: 'done',
+      finishReason: 'stop',
+      events: 13,
+      comments: [],
+    },
+  });
+}
+
+{
+  const body = crlf(String.raw`data: {"id":"chatcmpl-C2u7","object":"chat.completion.chunk","created":1754300020,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C2u7","object":"chat.completion.chunk","created":1754300020,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{"content":"日本語：こんにちは。"},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C2u7","object":"chat.completion.chunk","created":1754300020,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{"content":"今日は良い天気ですね。\n"},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C2u7","object":"chat.completion.chunk","created":1754300020,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{"content":"한국어: 안녕하세요, "},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C2u7","object":"chat.completion.chunk","created":1754300020,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{"content":"\u1112"},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C2u7","object":"chat.completion.chunk","created":1754300020,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{"content":"\u1161\u11ab국어 "},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C2u7","object":"chat.completion.chunk","created":1754300020,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{"content":"텍스트입니다. Then the answer went on and on until max_tok"},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C2u7","object":"chat.completion.chunk","created":1754300020,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{"content":"ens cut it mid-"},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C2u7","object":"chat.completion.chunk","created":1754300020,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"length"}],"usage":null}
+
+data: {"id":"chatcmpl-C2u7","object":"chat.completion.chunk","created":1754300020,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[],"usage":{"prompt_tokens":42,"completion_tokens":64,"total_tokens":106,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}
+
+data: [DONE]
+
+`);
+  add({
+    name: 'openai-usage-crlf',
+    format: 'openai',
+    note: 'stream_options.include_usage: "usage":null on every chunk, then the choices: [] chunk with usage; finish_reason length; conjoining Hangul jamo (NFC composes them) split across escaped deltas; CRLF',
+    body,
+    expected: {
+      text: '日本語：こんにちは。今日は良い天気ですね。\n한국어: 안녕하세요, \u1112\u1161\u11ab국어 텍스트입니다. Then the answer went on and on until max_tokens cut it mid-',
+      reasoning: '',
+      status: 'done',
+      finishReason: 'length',
+      usage: {
+        prompt_tokens: 42, completion_tokens: 64, total_tokens: 106,
+        prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      },
+      events: 11,
+      comments: [],
+    },
+  });
+}
+
+{
+  const body = String.raw`data: {"id":"chatcmpl-C3tc","object":"chat.completion.chunk","created":1754300040,"model":"gpt-4.1-2025-04-14","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C3tc","object":"chat.completion.chunk","created":1754300040,"model":"gpt-4.1-2025-04-14","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"content":"Let me check the weather in "},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C3tc","object":"chat.completion.chunk","created":1754300040,"model":"gpt-4.1-2025-04-14","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"content":"東京 and Zürich 🌦️ first."},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C3tc","object":"chat.completion.chunk","created":1754300040,"model":"gpt-4.1-2025-04-14","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"content":null,"tool_calls":[{"index":0,"id":"call_Jx7uBhD1","type":"function","function":{"name":"get_weather","arguments":""}}]},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C3tc","object":"chat.completion.chunk","created":1754300040,"model":"gpt-4.1-2025-04-14","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C3tc","object":"chat.completion.chunk","created":1754300040,"model":"gpt-4.1-2025-04-14","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"東京\",\"unit\":\"c\"}"}}]},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C3tc","object":"chat.completion.chunk","created":1754300040,"model":"gpt-4.1-2025-04-14","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"content":null,"tool_calls":[{"index":1,"id":"call_Qm2sLw9P","type":"function","function":{"name":"get_weather","arguments":""}}]},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C3tc","object":"chat.completion.chunk","created":1754300040,"model":"gpt-4.1-2025-04-14","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\"city\":\"Z\u00fcrich\"}"}}]},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C3tc","object":"chat.completion.chunk","created":1754300040,"model":"gpt-4.1-2025-04-14","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"content":" (Two calls sent.)"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C3tc","object":"chat.completion.chunk","created":1754300040,"model":"gpt-4.1-2025-04-14","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"tool_calls"}]}
+
+data: [DONE]
+
+`;
+  add({
+    name: 'openai-tool-calls',
+    format: 'openai',
+    note: 'text, two parallel tool_calls whose argument fragments hold quotes and Chinese (content: null beside them), text again, finish_reason tool_calls',
+    body,
+    expected: {
+      text: 'Let me check the weather in 東京 and Zürich 🌦️ first. (Two calls sent.)',
+      reasoning: '',
+      status: 'done',
+      finishReason: 'tool_calls',
+      events: 11,
+      comments: [],
+    },
+  });
+}
+
+{
+  const body = String.raw`: keep-alive
+
+data: {"id":"5f0c1e2a-7b7e-4f9a-9d7e-1b1e0c6f2a11","object":"chat.completion.chunk","created":1754300060,"model":"deepseek-reasoner","system_fingerprint":"fp_7e73fd9a08_prod0425fp8","choices":[{"index":0,"delta":{"role":"assistant","content":null,"reasoning_content":""},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"5f0c1e2a-7b7e-4f9a-9d7e-1b1e0c6f2a11","object":"chat.completion.chunk","created":1754300060,"model":"deepseek-reasoner","system_fingerprint":"fp_7e73fd9a08_prod0425fp8","choices":[{"index":0,"delta":{"content":null,"reasoning_content":"用户问的是 1+1。"},"logprobs":null,"finish_reason":null}]}
+
+: keep-alive
+
+data: {"id":"5f0c1e2a-7b7e-4f9a-9d7e-1b1e0c6f2a11","object":"chat.completion.chunk","created":1754300060,"model":"deepseek-reasoner","system_fingerprint":"fp_7e73fd9a08_prod0425fp8","choices":[{"index":0,"delta":{"content":null,"reasoning_content":"\n答案显然是 2，但要解释\u201c为什么\u201d。"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"5f0c1e2a-7b7e-4f9a-9d7e-1b1e0c6f2a11","object":"chat.completion.chunk","created":1754300060,"model":"deepseek-reasoner","system_fingerprint":"fp_7e73fd9a08_prod0425fp8","choices":[{"index":0,"delta":{"content":"1 + 1 = 2。\n\n","reasoning_content":null},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"5f0c1e2a-7b7e-4f9a-9d7e-1b1e0c6f2a11","object":"chat.completion.chunk","created":1754300060,"model":"deepseek-reasoner","system_fingerprint":"fp_7e73fd9a08_prod0425fp8","choices":[{"index":0,"delta":{"content":"原因：在皮亚诺公理中，","reasoning_content":null},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"5f0c1e2a-7b7e-4f9a-9d7e-1b1e0c6f2a11","object":"chat.completion.chunk","created":1754300060,"model":"deepseek-reasoner","system_fingerprint":"fp_7e73fd9a08_prod0425fp8","choices":[{"index":0,"delta":{"content":"2 被定义为 1 的后继。✅","reasoning_content":null},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"5f0c1e2a-7b7e-4f9a-9d7e-1b1e0c6f2a11","object":"chat.completion.chunk","created":1754300060,"model":"deepseek-reasoner","system_fingerprint":"fp_7e73fd9a08_prod0425fp8","choices":[{"index":0,"delta":{"content":"","reasoning_content":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":85,"total_tokens":97,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":41},"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":12}}
+
+data: [DONE]
+
+`;
+  add({
+    name: 'openai-reasoning-content',
+    format: 'openai',
+    note: 'DeepSeek style: reasoning_content deltas beside content: null, then content beside reasoning_content: null; usage on the finish chunk (choices not empty); ": keep-alive" comments',
+    body,
+    expected: {
+      text: '1 + 1 = 2。\n\n原因：在皮亚诺公理中，2 被定义为 1 的后继。✅',
+      reasoning: '用户问的是 1+1。\n答案显然是 2，但要解释“为什么”。',
+      status: 'done',
+      finishReason: 'stop',
+      usage: {
+        prompt_tokens: 12, completion_tokens: 85, total_tokens: 97,
+        prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 41 },
+        prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 12,
+      },
+      events: 8,
+      comments: ['keep-alive', 'keep-alive'],
+    },
+  });
+}
+
+{
+  const body = String.raw`: OPENROUTER PROCESSING
+
+: OPENROUTER PROCESSING
+
+data: {"id":"gen-1754300080-Kx2vQ","provider":"Anthropic","model":"anthropic/claude-sonnet-4","object":"chat.completion.chunk","created":1754300080,"choices":[{"index":0,"delta":{"role":"assistant","content":"","reasoning":"The user wants a haiku about autumn 🍁. "},"finish_reason":null,"native_finish_reason":null,"logprobs":null}]}
+
+data: {"id":"gen-1754300080-Kx2vQ","provider":"Anthropic","model":"anthropic/claude-sonnet-4","object":"chat.completion.chunk","created":1754300080,"choices":[{"index":0,"delta":{"role":"assistant","content":"","reasoning":"Count syllables: 5\u20137\u20135."},"finish_reason":null,"native_finish_reason":null,"logprobs":null}]}
+
+:ping
+
+data: {"id":"gen-1754300080-Kx2vQ","provider":"Anthropic","model":"anthropic/claude-sonnet-4","object":"chat.completion.chunk","created":1754300080,"choices":[{"index":0,"delta":{"role":"assistant","content":"Crisp maple leaves fall \u2014\n"},"finish_reason":null,"native_finish_reason":null,"logprobs":null}]}
+
+data: {"id":"gen-1754300080-Kx2vQ","provider":"Anthropic","model":"anthropic/claude-sonnet-4","object":"chat.completion.chunk","created":1754300080,"choices":[{"index":0,"delta":{"role":"assistant","content":"whispers of a cooling wind,\n"},"finish_reason":null,"native_finish_reason":null,"logprobs":null}]}
+
+data: {"id":"gen-1754300080-Kx2vQ","provider":"Anthropic","model":"anthropic/claude-sonnet-4","object":"chat.completion.chunk","created":1754300080,"choices":[{"index":0,"delta":{"role":"assistant","content":"the year exhales slow. 🍂"},"finish_reason":null,"native_finish_reason":null,"logprobs":null}]}
+
+data: {"id":"gen-1754300080-Kx2vQ","provider":"Anthropic","model":"anthropic/claude-sonnet-4","object":"chat.completion.chunk","created":1754300080,"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":"stop","native_finish_reason":"end_turn","logprobs":null}]}
+
+data: {"id":"gen-1754300080-Kx2vQ","provider":"Anthropic","model":"anthropic/claude-sonnet-4","object":"chat.completion.chunk","created":1754300080,"choices":[],"usage":{"prompt_tokens":31,"completion_tokens":58,"total_tokens":89,"cost":0.000963,"is_byok":false,"completion_tokens_details":{"reasoning_tokens":19}}}
+
+data: [DONE]
+
+`;
+  add({
+    name: 'openai-reasoning-keepalive',
+    format: 'openai',
+    note: 'OpenRouter style: processing comments before the first event and ":ping" (no space) between events, reasoning deltas (the "reasoning" member), usage chunk with choices: []',
+    body,
+    expected: {
+      text: 'Crisp maple leaves fall —\nwhispers of a cooling wind,\nthe year exhales slow. 🍂',
+      reasoning: 'The user wants a haiku about autumn 🍁. Count syllables: 5–7–5.',
+      status: 'done',
+      finishReason: 'stop',
+      usage: { prompt_tokens: 31, completion_tokens: 58, total_tokens: 89, cost: 0.000963, is_byok: false, completion_tokens_details: { reasoning_tokens: 19 } },
+      events: 8,
+      comments: ['OPENROUTER PROCESSING', 'OPENROUTER PROCESSING', 'ping'],
+    },
+  });
+}
+
+{
+  const body = crlf(String.raw`data: {"id":"chatcmpl-C4n2","object":"chat.completion.chunk","created":1754300100,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C4n2","object":"chat.completion.chunk","created":1754300100,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":1,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C4n2","object":"chat.completion.chunk","created":1754300100,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{"content":"Option A: 北京烤鸭"},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C4n2","object":"chat.completion.chunk","created":1754300100,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":1,"delta":{"content":"Option B: Ελληνικά"},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C4n2","object":"chat.completion.chunk","created":1754300100,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":1,"delta":{"content":" \u2014 καλημέρα! 🇬"},"logprobs":null,"finish_reason":null},{"index":0,"delta":{"content":" 🦆 is crispy"},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C4n2","object":"chat.completion.chunk","created":1754300100,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{"content":", served with 葱 and 酱."},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C4n2","object":"chat.completion.chunk","created":1754300100,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":1,"delta":{"content":"🇷 Ο καφές είναι"},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C4n2","object":"chat.completion.chunk","created":1754300100,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}
+
+data: {"id":"chatcmpl-C4n2","object":"chat.completion.chunk","created":1754300100,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[{"index":1,"delta":{},"logprobs":null,"finish_reason":"length"}],"usage":null}
+
+data: {"id":"chatcmpl-C4n2","object":"chat.completion.chunk","created":1754300100,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_560af6e559","choices":[],"usage":{"prompt_tokens":18,"completion_tokens":40,"total_tokens":58,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}
+
+data: [DONE]
+
+`);
+  const usage = {
+    prompt_tokens: 18, completion_tokens: 40, total_tokens: 58,
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+  add({
+    name: 'openai-choices-0',
+    format: 'openai',
+    note: 'n = 2: each chunk carries one choice or both (index 1 first in the array); followed by index, default choice 0; CRLF',
+    body,
+    expected: {
+      text: 'Option A: 北京烤鸭 🦆 is crispy, served with 葱 and 酱.',
+      reasoning: '',
+      status: 'done',
+      finishReason: 'stop',
+      usage,
+      events: 11,
+      comments: [],
+    },
+  });
+  add({
+    name: 'openai-choices-1',
+    format: 'openai',
+    choice: 1,
+    note: 'the same stream with choice: 1: index 1 is followed (its flag split across two chunks), finish_reason length',
+    body,
+    expected: {
+      text: 'Option B: Ελληνικά — καλημέρα! 🇬🇷 Ο καφές είναι',
+      reasoning: '',
+      status: 'done',
+      finishReason: 'length',
+      usage,
+      events: 11,
+      comments: [],
+    },
+  });
+}
+
+{
+  const body = String.raw`data: {"id":"chatcmpl-C5ee","object":"chat.completion.chunk","created":1754300120,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C5ee","object":"chat.completion.chunk","created":1754300120,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"content":"Der Bericht über die Größe der Städte: "},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C5ee","object":"chat.completion.chunk","created":1754300120,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"content":"München, Köln, Düsseldorf \u2014 und das Caf"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C5ee","object":"chat.completion.chunk","created":1754300120,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"content":"e"},"logprobs":null,"finish_reason":null}]}
+
+data: {"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error","param":null,"code":null}}
+
+`;
+  add({
+    name: 'openai-error-mid',
+    format: 'openai',
+    note: 'deltas, then an error event (the connection then closes): ERR_PROVIDER; the last delta ends on a cluster that may still grow',
+    body,
+    expected: {
+      text: 'Der Bericht über die Größe der Städte: München, Köln, Düsseldorf — und das Cafe',
+      reasoning: '',
+      status: 'failed',
+      events: 5,
+      comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'The server had an error while processing your request', offset: at(body, '{"error":{"message":"The server') },
+    },
+  });
+}
+
+{
+  const body = `{
+    "error": {
+        "message": "Incorrect API key provided: sk-test***. You can find your API key at https://platform.openai.com/account/api-keys.",
+        "type": "invalid_request_error",
+        "param": null,
+        "code": "invalid_api_key"
+    }
+}
+`;
+  add({
+    name: 'openai-error-body',
+    format: 'openai',
+    note: 'a failed request: a pretty-printed JSON error document over several lines, no SSE framing',
+    body,
+    expected: {
+      text: '', reasoning: '', status: 'failed', events: 1, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'Incorrect API key provided', offset: 0 },
+    },
+  });
+}
+
+{
+  const body = String.raw`data: {"id":"chatcmpl-C6tr","object":"chat.completion.chunk","created":1754300140,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}
+
+: keep-alive
+
+data: {"id":"chatcmpl-C6tr","object":"chat.completion.chunk","created":1754300140,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"content":"西安的城墙很古老，"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C6tr","object":"chat.completion.chunk","created":1754300140,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"content":"骑自行车一圈大约需要"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C6tr","object":"chat.completion.chunk","created":1754300140,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"content":"两个小时 🚲"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C6tr","object":"chat.completion.chunk","created":1754300140,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"content":"。另外半`;
+  add({
+    name: 'openai-truncated',
+    format: 'openai',
+    note: 'the connection drops inside an event (no blank line, no [DONE]): ERR_STREAM_TRUNCATED, that event is not read',
+    body,
+    expected: {
+      text: '西安的城墙很古老，骑自行车一圈大约需要两个小时 🚲',
+      reasoning: '', status: 'truncated', events: 4, comments: ['keep-alive'],
+      error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(body) },
+    },
+  });
+}
+
+{
+  const body = String.raw`data: {"id":"chatcmpl-C7nd","object":"chat.completion.chunk","created":1754300160,"model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C7nd","object":"chat.completion.chunk","created":1754300160,"model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"delta":{"content":"Ça y est : "},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C7nd","object":"chat.completion.chunk","created":1754300160,"model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"delta":{"content":"la réponse est complète. 🏳️‍🌈"},"logprobs":null,"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-C7nd","object":"chat.completion.chunk","created":1754300160,"model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}
+
+data: {"id":"chatcmpl-C7nd","object":"chat.completion.chunk","created":1754300160,"model":"gpt-4o-mini-2024-07-18","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":14,"total_tokens":23}}
+
+`;
+  add({
+    name: 'openai-truncated-after-finish',
+    format: 'openai',
+    note: 'finish_reason and usage arrived, then the connection closed without data: [DONE]: still truncated',
+    body,
+    expected: {
+      text: 'Ça y est : la réponse est complète. 🏳️‍🌈',
+      reasoning: '', status: 'truncated', finishReason: 'stop',
+      usage: { prompt_tokens: 9, completion_tokens: 14, total_tokens: 23 },
+      events: 5, comments: [],
+      error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(body) },
+    },
+  });
+}
+
+{
+  const body = String.raw`data: {"id":"chatcmpl-C8bx","object":"chat.completion.chunk","created":1754300180,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C8bx","object":"chat.completion.chunk","created":1754300180,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"content":"Columns: name"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C8bx","object":"chat.completion.chunk","created":1754300180,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"content":"${TAB}size${TAB}Größe"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-C8bx","object":"chat.completion.chunk","created":1754300180,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"content":" and more"},"logprobs":null,"finish_reason":null}]}
+
+data: [DONE]
+
+`;
+  add({
+    name: 'openai-bad-event',
+    format: 'openai',
+    note: 'a proxy unescaped \\t: a raw TAB inside a JSON string is invalid JSON: ERR_BAD_EVENT at the TAB, the text before it kept',
+    body,
+    expected: {
+      text: 'Columns: name',
+      reasoning: '', status: 'failed', events: 3, comments: [],
+      error: { code: 'ERR_BAD_EVENT', offset: at(body, '"content":"\tsize', 11) },
+    },
+  });
+}
+
+{
+  const body = String.raw`data: {"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{"hate":{"filtered":false,"severity":"safe"},"self_harm":{"filtered":false,"severity":"safe"},"sexual":{"filtered":false,"severity":"safe"},"violence":{"filtered":false,"severity":"safe"}}}]}
+
+data: {"choices":[{"content_filter_results":{},"delta":{"content":null,"role":"assistant","refusal":null},"finish_reason":null,"index":0,"logprobs":null}],"created":1754300200,"id":"chatcmpl-C9az","model":"gpt-4o-2024-11-20","object":"chat.completion.chunk","system_fingerprint":"fp_ee1d74bde0"}
+
+data: {"choices":[{"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}},"delta":{"content":"Tie\u0302\u0301ng Vie\u0323\u0302t: "},"finish_reason":null,"index":0,"logprobs":null}],"created":1754300200,"id":"chatcmpl-C9az","model":"gpt-4o-2024-11-20","object":"chat.completion.chunk","system_fingerprint":"fp_ee1d74bde0"}
+
+data: {"choices":[{"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}},"delta":{"content":null},"finish_reason":null,"index":0,"logprobs":null}],"created":1754300200,"id":"chatcmpl-C9az","model":"gpt-4o-2024-11-20","object":"chat.completion.chunk","system_fingerprint":"fp_ee1d74bde0"}
+
+data: {"choices":[{"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}},"delta":{"content":"xin chào. हिन्दी: नमस्ते"},"finish_reason":null,"index":0,"logprobs":null}],"created":1754300200,"id":"chatcmpl-C9az","model":"gpt-4o-2024-11-20","object":"chat.completion.chunk","system_fingerprint":"fp_ee1d74bde0"}
+
+data: {"choices":[{"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}},"delta":{"content":" दुनिया 🙏🏽"},"finish_reason":null,"index":0,"logprobs":null}],"created":1754300200,"id":"chatcmpl-C9az","model":"gpt-4o-2024-11-20","object":"chat.completion.chunk","system_fingerprint":"fp_ee1d74bde0"}
+
+data: {"choices":[{"content_filter_results":{},"delta":{"content":null},"finish_reason":"stop","index":0,"logprobs":null}],"created":1754300200,"id":"chatcmpl-C9az","model":"gpt-4o-2024-11-20","object":"chat.completion.chunk","system_fingerprint":"fp_ee1d74bde0"}
+
+data: [DONE]
+
+`;
+  add({
+    name: 'openai-content-null',
+    format: 'openai',
+    note: 'Azure style: a first chunk with choices: [] and prompt_filter_results, members in another order, content: null in the role, middle and finish chunks; Vietnamese in NFD escapes, Devanagari, a skin-tone emoji',
+    body,
+    expected: {
+      text: 'Tie\u0302\u0301ng Vie\u0323\u0302t: xin chào. हिन्दी: नमस्ते दुनिया 🙏🏽',
+      reasoning: '', status: 'done', finishReason: 'stop', events: 8, comments: [],
+    },
+  });
+}
+
+// ----- OpenAI Responses ------------------------------------------------------------------------
+
+{
+  const body = String.raw`event: response.created
+data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_68a1f0c2b5e08190a3e4","object":"response","created_at":1754300300,"status":"in_progress","error":null,"incomplete_details":null,"model":"gpt-4.1-2025-04-14","output":[],"parallel_tool_calls":true,"temperature":1.0,"tool_choice":"auto","tools":[],"top_p":1.0,"usage":null,"metadata":{}}}
+
+event: response.in_progress
+data: {"type":"response.in_progress","sequence_number":1,"response":{"id":"resp_68a1f0c2b5e08190a3e4","object":"response","created_at":1754300300,"status":"in_progress","error":null,"incomplete_details":null,"model":"gpt-4.1-2025-04-14","output":[],"usage":null,"metadata":{}}}
+
+event: response.output_item.added
+data: {"type":"response.output_item.added","sequence_number":2,"output_index":0,"item":{"id":"msg_68a1f0c3d9f48190b7a1","type":"message","status":"in_progress","content":[],"role":"assistant"}}
+
+event: response.content_part.added
+data: {"type":"response.content_part.added","sequence_number":3,"item_id":"msg_68a1f0c3d9f48190b7a1","output_index":0,"content_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""}}
+
+event: response.output_text.delta
+data: {"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_68a1f0c3d9f48190b7a1","output_index":0,"content_index":0,"delta":"Привет! ","logprobs":[]}
+
+event: response.output_text.delta
+data: {"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_68a1f0c3d9f48190b7a1","output_index":0,"content_index":0,"delta":"Вот ответ: ¿Qué tal? 🇪","logprobs":[]}
+
+event: response.output_text.delta
+data: {"type":"response.output_text.delta","sequence_number":6,"item_id":"msg_68a1f0c3d9f48190b7a1","output_index":0,"content_index":0,"delta":"🇸🇲🇽 \u2014 «n\u0303» y \"comillas\"","logprobs":[]}
+
+event: response.output_text.delta
+data: {"type":"response.output_text.delta","sequence_number":7,"item_id":"msg_68a1f0c3d9f48190b7a1","output_index":0,"content_index":0,"delta":", a\\b, \ud83d\udc4b\ud83c\udffd.","logprobs":[]}
+
+event: response.output_text.done
+data: {"type":"response.output_text.done","sequence_number":8,"item_id":"msg_68a1f0c3d9f48190b7a1","output_index":0,"content_index":0,"text":"Привет! Вот ответ: ¿Qué tal? 🇪🇸🇲🇽 \u2014 «n\u0303» y \"comillas\", a\\b, \ud83d\udc4b\ud83c\udffd.","logprobs":[]}
+
+event: response.content_part.done
+data: {"type":"response.content_part.done","sequence_number":9,"item_id":"msg_68a1f0c3d9f48190b7a1","output_index":0,"content_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":"Привет! Вот ответ: ¿Qué tal? 🇪🇸🇲🇽 \u2014 «n\u0303» y \"comillas\", a\\b, \ud83d\udc4b\ud83c\udffd."}}
+
+event: response.output_item.done
+data: {"type":"response.output_item.done","sequence_number":10,"output_index":0,"item":{"id":"msg_68a1f0c3d9f48190b7a1","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"logprobs":[],"text":"Привет! Вот ответ: ¿Qué tal? 🇪🇸🇲🇽 \u2014 «n\u0303» y \"comillas\", a\\b, \ud83d\udc4b\ud83c\udffd."}],"role":"assistant"}}
+
+event: response.completed
+data: {"type":"response.completed","sequence_number":11,"response":{"id":"resp_68a1f0c2b5e08190a3e4","object":"response","created_at":1754300300,"status":"completed","error":null,"incomplete_details":null,"model":"gpt-4.1-2025-04-14","output":[{"id":"msg_68a1f0c3d9f48190b7a1","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"logprobs":[],"text":"Привет! Вот ответ: ¿Qué tal? 🇪🇸🇲🇽 \u2014 «n\u0303» y \"comillas\", a\\b, \ud83d\udc4b\ud83c\udffd."}],"role":"assistant"}],"usage":{"input_tokens":37,"input_tokens_details":{"cached_tokens":0},"output_tokens":29,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":66},"metadata":{}}}
+
+`;
+  add({
+    name: 'responses-basic',
+    format: 'openai-responses',
+    note: 'created, in_progress, item and part added, text deltas (a flag pair split, an escaped NFD ñ, quotes, a backslash, an escaped emoji with skin tone), then the done events that repeat the whole text (not text again), completed with usage',
+    body,
+    expected: {
+      text: 'Привет! Вот ответ: ¿Qué tal? 🇪🇸🇲🇽 — «n\u0303» y "comillas", a\\b, 👋🏽.',
+      reasoning: '', status: 'done', finishReason: 'completed',
+      usage: { input_tokens: 37, input_tokens_details: { cached_tokens: 0 }, output_tokens: 29, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 66 },
+      events: 12, comments: [],
+    },
+  });
+}
+
+{
+  const body = String.raw`event: response.created
+data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_68a1f1a0c1d88190","object":"response","created_at":1754300320,"status":"in_progress","model":"o4-mini-2025-04-16","output":[],"usage":null}}
+
+: keep-alive
+
+event: response.output_item.added
+data: {"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"rs_68a1f1a1e2f08190","type":"reasoning","summary":[]}}
+
+event: response.output_item.done
+data: {"type":"response.output_item.done","sequence_number":2,"output_index":0,"item":{"id":"rs_68a1f1a1e2f08190","type":"reasoning","summary":[]}}
+
+event: response.output_item.added
+data: {"type":"response.output_item.added","sequence_number":3,"output_index":1,"item":{"id":"msg_68a1f1a2a0b48190","type":"message","status":"in_progress","content":[],"role":"assistant"}}
+
+event: response.output_text.delta
+data: {"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_68a1f1a2a0b48190","output_index":1,"content_index":0,"delta":"I'll look up the rate for ","logprobs":[]}
+
+event: response.output_text.delta
+data: {"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_68a1f1a2a0b48190","output_index":1,"content_index":0,"delta":"¥ \u2192 € (円からユーロ).","logprobs":[]}
+
+event: response.output_item.done
+data: {"type":"response.output_item.done","sequence_number":6,"output_index":1,"item":{"id":"msg_68a1f1a2a0b48190","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"text":"I'll look up the rate for ¥ \u2192 € (円からユーロ)."}],"role":"assistant"}}
+
+: keep-alive
+
+event: response.output_item.added
+data: {"type":"response.output_item.added","sequence_number":7,"output_index":2,"item":{"id":"fc_68a1f1a3b1c58190","type":"function_call","status":"in_progress","arguments":"","call_id":"call_xR4bW2","name":"exchange_rate"}}
+
+event: response.function_call_arguments.delta
+data: {"type":"response.function_call_arguments.delta","sequence_number":8,"item_id":"fc_68a1f1a3b1c58190","output_index":2,"delta":"{\"from\":\"JPY\","}
+
+event: response.function_call_arguments.delta
+data: {"type":"response.function_call_arguments.delta","sequence_number":9,"item_id":"fc_68a1f1a3b1c58190","output_index":2,"delta":"\"to\":\"EUR\"}"}
+
+event: response.function_call_arguments.done
+data: {"type":"response.function_call_arguments.done","sequence_number":10,"item_id":"fc_68a1f1a3b1c58190","output_index":2,"arguments":"{\"from\":\"JPY\",\"to\":\"EUR\"}"}
+
+event: response.output_item.done
+data: {"type":"response.output_item.done","sequence_number":11,"output_index":2,"item":{"id":"fc_68a1f1a3b1c58190","type":"function_call","status":"completed","arguments":"{\"from\":\"JPY\",\"to\":\"EUR\"}","call_id":"call_xR4bW2","name":"exchange_rate"}}
+
+event: response.completed
+data: {"type":"response.completed","sequence_number":12,"response":{"id":"resp_68a1f1a0c1d88190","object":"response","created_at":1754300320,"status":"completed","model":"o4-mini-2025-04-16","output":[],"usage":{"input_tokens":81,"input_tokens_details":{"cached_tokens":64},"output_tokens":152,"output_tokens_details":{"reasoning_tokens":128},"total_tokens":233}}}
+
+`;
+  add({
+    name: 'responses-tool-call',
+    format: 'openai-responses',
+    note: 'a reasoning item, a message, then a function call whose argument deltas also have a "delta" member (not text); keep-alive comments',
+    body,
+    expected: {
+      text: "I'll look up the rate for ¥ → € (円からユーロ).",
+      reasoning: '', status: 'done', finishReason: 'completed',
+      usage: { input_tokens: 81, input_tokens_details: { cached_tokens: 64 }, output_tokens: 152, output_tokens_details: { reasoning_tokens: 128 }, total_tokens: 233 },
+      events: 13, comments: ['keep-alive', 'keep-alive'],
+    },
+  });
+}
+
+{
+  const body = crlf(String.raw`event: response.created
+data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_68a1f2","object":"response","created_at":1754300340,"status":"in_progress","model":"gpt-4.1-2025-04-14","output":[],"usage":null}}
+
+event: response.output_item.added
+data: {"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"msg_68a1f2","type":"message","status":"in_progress","content":[],"role":"assistant"}}
+
+event: response.output_text.delta
+data: {"type":"response.output_text.delta","sequence_number":2,"item_id":"msg_68a1f2","output_index":0,"content_index":0,"delta":"Schritt 1: Öffnen Sie die Datei \"config.yml\"","logprobs":[]}
+
+event: response.output_text.delta
+data: {"type":"response.output_text.delta","sequence_number":3,"item_id":"msg_68a1f2","output_index":0,"content_index":0,"delta":" und ändern Sie 👨‍👩‍👧‍👦","logprobs":[]}
+
+event: response.failed
+data: {"type":"response.failed","sequence_number":4,"response":{"id":"resp_68a1f2","object":"response","created_at":1754300340,"status":"failed","error":{"code":"server_error","message":"The model produced invalid content. Consider modifying your prompt if you are seeing this error persistently."},"incomplete_details":null,"model":"gpt-4.1-2025-04-14","output":[],"usage":null}}
+
+`);
+  add({
+    name: 'responses-failed-crlf',
+    format: 'openai-responses',
+    note: 'text deltas (a family ZWJ sequence), then response.failed with response.error; CRLF',
+    body,
+    expected: {
+      text: 'Schritt 1: Öffnen Sie die Datei "config.yml" und ändern Sie 👨‍👩‍👧‍👦',
+      reasoning: '', status: 'failed', events: 5, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'The model produced invalid content', offset: at(body, '{"type":"response.failed"') },
+    },
+  });
+}
+
+{
+  const body = String.raw`event: response.created
+data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_68a1f3","object":"response","created_at":1754300360,"status":"in_progress","model":"gpt-4.1-mini-2025-04-14","output":[],"usage":null}}
+
+event: response.output_text.delta
+data: {"type":"response.output_text.delta","sequence_number":1,"item_id":"msg_68a1f3","output_index":0,"content_index":0,"delta":"Un momento… ","logprobs":[]}
+
+event: error
+data: {"type":"error","sequence_number":2,"code":"rate_limit_exceeded","message":"Rate limit reached for gpt-4.1-mini in organization org-Xy on tokens per min (TPM): Limit 200000, Used 199412, Requested 1337.","param":null}
+
+`;
+  add({
+    name: 'responses-error-event',
+    format: 'openai-responses',
+    note: 'an "error" event after a delta: ERR_PROVIDER with its message',
+    body,
+    expected: {
+      text: 'Un momento… ',
+      reasoning: '', status: 'failed', events: 3, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'Rate limit reached for gpt-4.1-mini', offset: at(body, '{"type":"error"') },
+    },
+  });
+}
+
+{
+  const body = '{"error":{"message":"The model \'gpt-9\' does not exist or you do not have access to it.","type":"invalid_request_error","param":"model","code":"model_not_found"}}';
+  add({
+    name: 'responses-error-body',
+    format: 'openai-responses',
+    note: 'a compact JSON error document without a final newline: ERR_PROVIDER (from push or flush)',
+    body,
+    expected: {
+      text: '', reasoning: '', status: 'failed', events: 1, comments: [],
+      error: { code: 'ERR_PROVIDER', message: "The model 'gpt-9' does not exist", offset: 0 },
+    },
+  });
+}
+
+{
+  const body = String.raw`event: response.created
+data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_68a1f4","object":"response","created_at":1754300380,"status":"in_progress","model":"gpt-4.1-2025-04-14","output":[],"usage":null}}
+
+event: response.output_text.delta
+data: {"type":"response.output_text.delta","sequence_number":1,"item_id":"msg_68a1f4","output_index":0,"content_index":0,"delta":"Η απάντηση: ","logprobs":[]}
+
+: keep-alive
+
+event: response.output_text.delta
+data: {"type":"response.output_text.delta","sequence_number":2,"item_id":"msg_68a1f4","output_index":0,"content_index":0,"delta":"ο\u0301λα καλα\u0301 ✔️","logprobs":[]}
+
+event: response.output_text.done
+data: {"type":"response.output_text.done","sequence_number":3,"item_id":"msg_68a1f4","output_index":0,"content_index":0,"text":"Η απάντηση: ο\u0301λα καλα\u0301 ✔️","logprobs":[]}
+
+`;
+  add({
+    name: 'responses-truncated',
+    format: 'openai-responses',
+    note: 'the stream stops after output_text.done, between whole events, without response.completed: truncated; Greek with escaped combining accents',
+    body,
+    expected: {
+      text: 'Η απάντηση: ο\u0301λα καλα\u0301 ✔️',
+      reasoning: '', status: 'truncated', events: 4, comments: ['keep-alive'],
+      error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(body) },
+    },
+  });
+}
+
+// ----- Anthropic Messages ----------------------------------------------------------------------
+
+{
+  const body = String.raw`event: message_start
+data: {"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":472,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":0},"output_tokens":2,"service_tier":"standard"}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: ping
+data: {"type":"ping"}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"مرحبا بالعالم! "}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"שלום עולם. Good job 👍"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"🏽 \u2014 here\u2019s the list:\n- item \"one\"\n"}}
+
+event: ping
+data: {"type":"ping"}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"- item two: 100\u00a0% ✓\n- Zoë and Noe\u0308l"}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":48}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+`;
+  add({
+    name: 'anthropic-basic',
+    format: 'anthropic',
+    note: 'message_start with usage, a text block with pings among its deltas (Arabic, Hebrew, a skin tone split from its emoji, \\u00a0, NFD ë), message_delta end_turn with usage, message_stop',
+    body,
+    expected: {
+      text: 'مرحبا بالعالم! שלום עולם. Good job 👍🏽 — here’s the list:\n- item "one"\n- item two: 100\u00a0% ✓\n- Zoë and Noe\u0308l',
+      reasoning: '', status: 'done', finishReason: 'end_turn',
+      usage: {
+        input_tokens: 472, cache_creation_input_tokens: 0, cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 }, output_tokens: 48, service_tier: 'standard',
+      },
+      events: 11, comments: [],
+    },
+  });
+}
+
+{
+  const body = crlf(String.raw`event: message_start
+data: {"type":"message_start","message":{"id":"msg_01ThinkKx9","type":"message","role":"assistant","model":"claude-opus-4-1-20250805","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":90,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":4}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"先算 27 × 453："}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"27 × 453 = 12231.\nCheck: 453 × 30 = 13590, minus 1359 → 12231 ✓"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDdcvCJ2Oqo8iMN2AiMAp6QmF7gkTv9qfhVIKPHB+nmg+7b0DoeJZS6KMF0Rl1cYF4xeBoAUsQ9Q=="}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: content_block_start
+data: {"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"27 × 453 = **12 231**。"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"\n\n验证：453 × 30 − 453 × 3 = 13 590 − 1 359"}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":1}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"max_tokens","stop_sequence":null},"usage":{"input_tokens":90,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":256}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+`);
+  add({
+    name: 'anthropic-thinking-crlf',
+    format: 'anthropic',
+    note: 'a thinking block (thinking_delta into reasoning, signature_delta nowhere), then a text block; stop_reason max_tokens; message_delta usage overrides message_start usage; CRLF',
+    body,
+    expected: {
+      text: '27 × 453 = **12 231**。\n\n验证：453 × 30 − 453 × 3 = 13 590 − 1 359',
+      reasoning: '先算 27 × 453：27 × 453 = 12231.\nCheck: 453 × 30 = 13590, minus 1359 → 12231 ✓',
+      status: 'done', finishReason: 'max_tokens',
+      usage: { input_tokens: 90, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 256 },
+      events: 12, comments: [],
+    },
+  });
+}
+
+{
+  const body = String.raw`event: message_start
+data: {"type": "message_start", "message": {"id": "msg_014p7gG3wDgGV9EUtLvnow3U", "type": "message", "role": "assistant", "model": "claude-3-5-haiku-20241022", "stop_sequence": null, "usage": {"input_tokens": 472, "output_tokens": 2}, "content": [], "stop_reason": null}}
+
+event: content_block_start
+data: {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
+
+event: ping
+data: {"type": "ping"}
+
+event: content_block_delta
+data: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Okay, let\u2019s check the weather for "}}
+
+event: content_block_delta
+data: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "San Francisco (旧金山), CA 🌉:"}}
+
+event: content_block_stop
+data: {"type": "content_block_stop", "index": 0}
+
+event: content_block_start
+data: {"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_01T1x1fJ34qAmk2tNTrN7Up6", "name": "get_weather", "input": {}}}
+
+event: content_block_delta
+data: {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": ""}}
+
+event: content_block_delta
+data: {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"location\": \"San Fra"}}
+
+event: ping
+data: {"type": "ping"}
+
+event: content_block_delta
+data: {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "ncisco, CA\", \"unit\": \"fahrenheit\", \"note\": \"text: \\u00e9\"}"}}
+
+event: content_block_stop
+data: {"type": "content_block_stop", "index": 1}
+
+event: message_delta
+data: {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 89}}
+
+event: message_stop
+data: {"type": "message_stop"}
+
+`;
+  add({
+    name: 'anthropic-tool-use',
+    format: 'anthropic',
+    note: 'JSON with spaces after colons and commas; a text block, then a tool_use block whose input_json_delta fragments hold quotes and a "text" key (not text); pings; stop_reason tool_use',
+    body,
+    expected: {
+      text: 'Okay, let’s check the weather for San Francisco (旧金山), CA 🌉:',
+      reasoning: '', status: 'done', finishReason: 'tool_use',
+      usage: { input_tokens: 472, output_tokens: 89 },
+      events: 14, comments: [],
+    },
+  });
+}
+
+{
+  const body = String.raw`event: message_start
+data: {"type":"message_start","message":{"id":"msg_01Ovl","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":15,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Voici le début de la réponse : "}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"les élèves étudient à l\u2019école"}}
+
+event: error
+data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}
+
+`;
+  add({
+    name: 'anthropic-error-mid',
+    format: 'anthropic',
+    note: 'deltas, then event: error (overloaded_error) mid-stream: ERR_PROVIDER "Overloaded"',
+    body,
+    expected: {
+      text: 'Voici le début de la réponse : les élèves étudient à l’école',
+      reasoning: '', status: 'failed', usage: { input_tokens: 15, output_tokens: 1 }, events: 5, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'Overloaded', offset: at(body, '{"type":"error"') },
+    },
+  });
+}
+
+{
+  const body = '{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"},"request_id":"req_011CSHoEeqs5C35K2UUqR7Fy"}\n';
+  add({
+    name: 'anthropic-error-body',
+    format: 'anthropic',
+    note: 'a failed request: Anthropic\'s JSON error document (type, error, request_id), no SSE framing',
+    body,
+    expected: {
+      text: '', reasoning: '', status: 'failed', events: 1, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'invalid x-api-key', offset: 0 },
+    },
+  });
+}
+
+{
+  const body = String.raw`event: message_start
+data: {"type":"message_start","message":{"id":"msg_01Trn","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":30,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Türkçe: İstanbul’da "}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hava güzel ☀️"}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":12}}
+
+`;
+  add({
+    name: 'anthropic-truncated',
+    format: 'anthropic',
+    note: 'message_delta arrived (stop_reason, usage) but not message_stop: truncated, finishReason kept',
+    body,
+    expected: {
+      text: 'Türkçe: İstanbul’da hava güzel ☀️',
+      reasoning: '', status: 'truncated', finishReason: 'end_turn',
+      usage: { input_tokens: 30, output_tokens: 12 },
+      events: 6, comments: [],
+      error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(body) },
+    },
+  });
+}
+
+{
+  const body = String.raw`event: message_start
+data: {"type":"message_start","message":{"id":"msg_01Bad","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":22,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Русский текст: всё "}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"хорошо, продолж
+
+event: message_stop
+data: {"type":"message_stop"}
+
+`;
+  add({
+    name: 'anthropic-bad-event',
+    format: 'anthropic',
+    note: 'an event whose JSON is cut short before its blank line: ERR_BAD_EVENT at the end of its data',
+    body,
+    expected: {
+      text: 'Русский текст: всё ',
+      reasoning: '', status: 'failed', usage: { input_tokens: 22, output_tokens: 1 }, events: 4, comments: [],
+      error: { code: 'ERR_BAD_EVENT', offset: at(body, 'хорошо, продолж\n', 15) },
+    },
+  });
+}
+
+// ----- Ollama ----------------------------------------------------------------------------------
+
+{
+  const body = `{"model":"qwen3:8b","created_at":"2025-08-04T10:15:30.123456Z","message":{"role":"assistant","content":"Bonjour"},"done":false}
+{"model":"qwen3:8b","created_at":"2025-08-04T10:15:30.150211Z","message":{"role":"assistant","content":" ! Voilà"},"done":false}
+{"model":"qwen3:8b","created_at":"2025-08-04T10:15:30.176903Z","message":{"role":"assistant","content":" une réponse en 中文和日本語"},"done":false}
+{"model":"qwen3:8b","created_at":"2025-08-04T10:15:30.203377Z","message":{"role":"assistant","content":"：\\"引用\\" 🧑"},"done":false}
+{"model":"qwen3:8b","created_at":"2025-08-04T10:15:30.230014Z","message":{"role":"assistant","content":"\\u200d🍳 et\\nune ligne"},"done":false}
+{"model":"qwen3:8b","created_at":"2025-08-04T10:15:30.256620Z","message":{"role":"assistant","content":" de plus."},"done":false}
+{"model":"qwen3:8b","created_at":"2025-08-04T10:15:30.283155Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":4883583458,"load_duration":1334875,"prompt_eval_count":26,"prompt_eval_duration":342546000,"eval_count":282,"eval_duration":4535599000}
+`;
+  add({
+    name: 'ollama-chat',
+    format: 'ollama',
+    note: '/api/chat lines: message.content deltas (escaped quotes, an escaped ZWJ joining a split sequence, \\n), the done line with done_reason stop and its counts and durations',
+    body,
+    expected: {
+      text: 'Bonjour ! Voilà une réponse en 中文和日本語："引用" 🧑‍🍳 et\nune ligne de plus.',
+      reasoning: '', status: 'done', finishReason: 'stop',
+      usage: { total_duration: 4883583458, load_duration: 1334875, prompt_eval_count: 26, prompt_eval_duration: 342546000, eval_count: 282, eval_duration: 4535599000 },
+      events: 7, comments: [],
+    },
+  });
+}
+
+{
+  const body = `{"model":"llama3.2","created_at":"2025-08-04T10:20:01.000000Z","response":"Once","done":false}
+{"model":"llama3.2","created_at":"2025-08-04T10:20:01.021000Z","response":" upon a time, in Kraków","done":false}
+{"model":"llama3.2","created_at":"2025-08-04T10:20:01.042000Z","response":", a dragon 🐉 named Smok","done":false}
+{"model":"llama3.2","created_at":"2025-08-04T10:20:01.063000Z","response":" said \\"cze\\u015b\\u0107\\" to","done":false}
+{"model":"llama3.2","created_at":"2025-08-04T10:20:01.084000Z","response":" everyone","done":false}
+{"model":"llama3.2","created_at":"2025-08-04T10:20:01.105000Z","response":"","done":true,"done_reason":"length","context":[128006,9125,128007,271,38766,1303,33025,2696],"total_duration":1102931250,"load_duration":20463084,"prompt_eval_count":31,"prompt_eval_duration":91000000,"eval_count":8,"eval_duration":990000000}`;
+  add({
+    name: 'ollama-generate',
+    format: 'ollama',
+    note: '/api/generate lines: "response" deltas; the done line (done_reason length, a context array that is not usage) has no final newline: read at flush',
+    body,
+    expected: {
+      text: 'Once upon a time, in Kraków, a dragon 🐉 named Smok said "cześć" to everyone',
+      reasoning: '', status: 'done', finishReason: 'length',
+      usage: { total_duration: 1102931250, load_duration: 20463084, prompt_eval_count: 31, prompt_eval_duration: 91000000, eval_count: 8, eval_duration: 990000000 },
+      events: 6, comments: [],
+    },
+  });
+}
+
+{
+  const body = `{"model":"llama3.1","created_at":"2025-08-04T10:25:00.000000Z","message":{"role":"assistant","content":"Je vérifie la météo à "},"done":false}
+{"model":"llama3.1","created_at":"2025-08-04T10:25:00.030000Z","message":{"role":"assistant","content":"Montréal 🍁…"},"done":false}
+{"model":"llama3.1","created_at":"2025-08-04T10:25:00.900000Z","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"get_current_weather","arguments":{"city":"Montréal","format":"celsius","content":"not text"}}}]},"done":false}
+{"model":"llama3.1","created_at":"2025-08-04T10:25:00.930000Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":885095291,"load_duration":3753500,"prompt_eval_count":122,"prompt_eval_duration":328493000,"eval_count":33,"eval_duration":552222000}
+`;
+  add({
+    name: 'ollama-tool-calls',
+    format: 'ollama',
+    note: 'text, then a line with message.tool_calls (arguments as an object holding a "content" key): not text',
+    body,
+    expected: {
+      text: 'Je vérifie la météo à Montréal 🍁…',
+      reasoning: '', status: 'done', finishReason: 'stop',
+      usage: { total_duration: 885095291, load_duration: 3753500, prompt_eval_count: 122, prompt_eval_duration: 328493000, eval_count: 33, eval_duration: 552222000 },
+      events: 4, comments: [],
+    },
+  });
+}
+
+{
+  const body = `{"model":"mistral","created_at":"2025-08-04T10:30:00.000000Z","message":{"role":"assistant","content":"Hier ist die Antwort: "},"done":false}
+{"model":"mistral","created_at":"2025-08-04T10:30:00.040000Z","message":{"role":"assistant","content":"Straße, Maß, Fuß "},"done":false}
+{"error":"an error was encountered while running the model: unexpected EOF"}
+`;
+  add({
+    name: 'ollama-error-mid',
+    format: 'ollama',
+    note: 'deltas, then an {"error": "..."} line: ERR_PROVIDER',
+    body,
+    expected: {
+      text: 'Hier ist die Antwort: Straße, Maß, Fuß ',
+      reasoning: '', status: 'failed', events: 3, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'unexpected EOF', offset: at(body, '{"error"') },
+    },
+  });
+}
+
+{
+  const body = '{"error":"model \\"llama9\\" not found, try pulling it first"}\n';
+  add({
+    name: 'ollama-error-body',
+    format: 'ollama',
+    note: 'a failed request (404): one JSON error line',
+    body,
+    expected: {
+      text: '', reasoning: '', status: 'failed', events: 1, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'model "llama9" not found, try pulling it first', offset: 0 },
+    },
+  });
+}
+
+{
+  const body = `{"model":"gemma3","created_at":"2025-08-04T10:35:00.000000Z","message":{"role":"assistant","content":"Ελληνικά και "},"done":false}
+{"model":"gemma3","created_at":"2025-08-04T10:35:00.025000Z","message":{"role":"assistant","content":"עברית 🕎"},"done":false}
+{"model":"gemma3","created_at":"2025-08-04T10:35:00.050000Z","message":{"role":"assistant","content":" και ακόμα`;
+  add({
+    name: 'ollama-truncated',
+    format: 'ollama',
+    note: 'the connection drops inside a line (its JSON cut short): truncated, not a bad line',
+    body,
+    expected: {
+      text: 'Ελληνικά και עברית 🕎',
+      reasoning: '', status: 'truncated', events: 2, comments: [],
+      error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(body) },
+    },
+  });
+}
+
+{
+  const body = `{"model":"phi4","created_at":"2025-08-04T10:40:00.000000Z","message":{"role":"assistant","content":"Ok: "},"done":false}
+{"model":"phi4","created_at":"2025-08-04T10:40:00.020000Z","message":{"role":"assistant","content":"naïve café"},"done":False}
+{"model":"phi4","created_at":"2025-08-04T10:40:00.040000Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"eval_count":3}
+`;
+  add({
+    name: 'ollama-bad-line',
+    format: 'ollama',
+    note: 'a line a Python proxy wrote (False): ERR_BAD_EVENT at the F',
+    body,
+    expected: {
+      text: 'Ok: ',
+      reasoning: '', status: 'failed', events: 2, comments: [],
+      error: { code: 'ERR_BAD_EVENT', offset: at(body, 'False', 0) },
+    },
+  });
+}
+
+// ----- ddg -------------------------------------------------------------------------------------
+
+{
+  const body = String.raw`data: {"role":"assistant","message":"","created":1754300600,"id":"chatcmpl-DDG1","action":"success","model":"gpt-4o-mini-2024-07-18"}
+
+data: {"role":"assistant","message":"DuckDuckGo 的回答：","created":1754300600,"id":"chatcmpl-DDG1","action":"success","model":"gpt-4o-mini-2024-07-18"}
+
+data: {"role":"assistant","message":"隐私很重要 🦆","created":1754300600,"id":"chatcmpl-DDG1","action":"success","model":"gpt-4o-mini-2024-07-18"}
+
+data: {"role":"assistant","message":"\n\u2014 \"quoted\", back\\slash, e\u0301","created":1754300600,"id":"chatcmpl-DDG1","action":"success","model":"gpt-4o-mini-2024-07-18"}
+
+data: {"role":"assistant","message":" and 🇨","created":1754300600,"id":"chatcmpl-DDG1","action":"success","model":"gpt-4o-mini-2024-07-18"}
+
+data: {"role":"assistant","message":"🇭.","created":1754300600,"id":"chatcmpl-DDG1","action":"success","model":"gpt-4o-mini-2024-07-18"}
+
+data: [DONE]
+
+`;
+  add({
+    name: 'ddg-message',
+    format: 'ddg',
+    note: 'data lines with "message" (blank lines between them), escapes, a flag split across lines, ended by data: [DONE]',
+    body,
+    expected: {
+      text: 'DuckDuckGo 的回答：隐私很重要 🦆\n— "quoted", back\\slash, e\u0301 and 🇨🇭.',
+      reasoning: '', status: 'done', events: 7, comments: [],
+    },
+  });
+}
+
+{
+  const body = crlf(String.raw`data: {"content":"Hola, "}
+data: {"content":"¿cómo estás? "}
+data: {"content":"Aquí tienes: 👨‍👩‍👧"}
+data: {"content":"${ZWJ}👦 una familia"}
+data: {"content":" y \u00f1and\u00fa \\o/"}
+[DONE]
+`);
+  add({
+    name: 'ddg-content-crlf',
+    format: 'ddg',
+    note: 'translated lines with "content", CRLF, a ZWJ family split between lines, ended by a bare [DONE] line',
+    body,
+    expected: {
+      text: 'Hola, ¿cómo estás? Aquí tienes: 👨‍👩‍👧‍👦 una familia y ñandú \\o/',
+      reasoning: '', status: 'done', events: 6, comments: [],
+    },
+  });
+}
+
+{
+  const body = String.raw`data: {"message":"Português: "}
+data: {"message":"ação, coração, maçã"}
+data: {"message":" 🍎"}
+[DONE]`;
+  add({
+    name: 'ddg-done-at-eof',
+    format: 'ddg',
+    note: 'the bare [DONE] line has no final newline: read at flush, the stream is done',
+    body,
+    expected: {
+      text: 'Português: ação, coração, maçã 🍎',
+      reasoning: '', status: 'done', events: 4, comments: [],
+    },
+  });
+}
+
+{
+  const body = String.raw`data: {"message":"Svenska: "}
+data: {"message":"smörgåsbord och "}
+data: {"message":"kött\u00adbullar"}
+`;
+  add({
+    name: 'ddg-truncated',
+    format: 'ddg',
+    note: 'whole lines, then the end without [DONE]: truncated',
+    body,
+    expected: {
+      text: 'Svenska: smörgåsbord och kött\u00adbullar',
+      reasoning: '', status: 'truncated', events: 3, comments: [],
+      error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(body) },
+    },
+  });
+}
+
+{
+  const body = '{"error":{"message":"Too many requests: the conversation limit was reached, try again later","type":"rate_limit_error"}}';
+  add({
+    name: 'ddg-error-body',
+    format: 'ddg',
+    note: 'a failed request: a plain JSON error document, no data: prefix',
+    body,
+    expected: {
+      text: '', reasoning: '', status: 'failed', events: 1, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'Too many requests', offset: 0 },
+    },
+  });
+}
+
+{
+  const body = String.raw`data: {"message":"Nederlands: "}
+data: {"message":"één, twee, drie"}
+data: {"error":{"message":"upstream closed the conversation (ERR_CONVERSATION_LIMIT)","type":"upstream_error"}}
+`;
+  add({
+    name: 'ddg-error-line',
+    format: 'ddg',
+    note: 'a data line holding an error object mid-stream: ERR_PROVIDER',
+    body,
+    expected: {
+      text: 'Nederlands: één, twee, drie',
+      reasoning: '', status: 'failed', events: 3, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'upstream closed the conversation', offset: at(body, '{"error"') },
+    },
+  });
+}
+
+{
+  const body = String.raw`data: {"message":"Polski: "}
+data: {"message":"zażółć gęślą jaźń"}
+data: {'message': 'repr of a dict'}
+data: [DONE]
+`;
+  add({
+    name: 'ddg-bad-line',
+    format: 'ddg',
+    note: 'a line that is not JSON (single quotes): ERR_BAD_EVENT at its second byte',
+    body,
+    expected: {
+      text: 'Polski: zażółć gęślą jaźń',
+      reasoning: '', status: 'failed', events: 3, comments: [],
+      error: { code: 'ERR_BAD_EVENT', offset: at(body, "{'message'", 1) },
+    },
+  });
+}
+
+export const FIXTURES: readonly Fixture[] = fixtures;
+export const FORMATS: readonly ModelFormat[] = ['openai', 'openai-responses', 'anthropic', 'ollama', 'ddg'];
