@@ -19,7 +19,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 3;
+export const ABI_VERSION: i32 = 4;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -175,6 +175,8 @@ export const SR_TYPE1: i32 = 4;
 /** SSE record words: the ID span (with SF_ID). */
 export const SR_ID0: i32 = 5;
 export const SR_ID1: i32 = 6;
+/** SSE record word: an event's first data value's start, relative to IN_PTR of the call (negative: an earlier call). */
+export const SR_DSTART: i32 = 7;
 
 /** SSE record kinds (the low 4 bits of the head word). */
 export const K_MASK: i32 = 15;

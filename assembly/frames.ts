@@ -21,6 +21,7 @@
 //   +112 i32    pending UTF-8 error address − IN_PTR
 //   +116 u32    mode of the current call
 //   +120 u32    SSE: input bytes seen while a large DATA block stood idle (see bShrinkIdle)
+//   +124 i32    SSE: where the event's first data value began, relative to IN_PTR of the current call
 import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_NREC, FR_STATUS, IN_PTR, M_UTF8_OUT, OUT_CAP, OUT_PTR, RAW_PTR,
 } from './abi';
@@ -28,7 +29,7 @@ import { carried, carryReset, isFatal, keepTail, runStart, setCarried, skipBom }
 import { freeRecord, release, res, reserve } from './runtime';
 import { decodeWhatwg, firstErrorScalar, runAscii, transcode, validate } from './utf8';
 
-export const FRAME_STATE_BYTES: usize = 124;
+export const FRAME_STATE_BYTES: usize = 128;
 
 // Record offsets
 export const O_FL: usize = 8;
@@ -47,6 +48,7 @@ export const O_RETRY: usize = 104;
 export const O_ERR: usize = 112;
 export const O_MODE: usize = 116;
 export const O_IDLE: usize = 120;
+export const O_DSTART: usize = 124;
 
 // Frame flags (+8)
 export const L_CR: u32 = 1;          // the last byte framed was a CR: swallow one leading LF
@@ -407,13 +409,21 @@ export function finish(status: i32): i32 {
   return status;
 }
 
+/** Makes the offsets relative to the previous call's input window relative to the next one's. */
+export function rebase(st: usize): void {
+  const last = load<i32>(st, O_LASTLEN);
+  store<i32>(st, load<i32>(st, O_LINEREL) - last, O_LINEREL);
+  store<i32>(st, load<i32>(st, O_DSTART) - last, O_DSTART);
+  store<u32>(st, 0, O_LASTLEN);
+}
+
 /**
  * Common start of a push: rebases the line start, validates carry + chunk, and cuts the run at a
  * bad sequence in strict mode. Returns the start of the run; O_END holds its end.
  */
 export function runBegin(st: usize, len: usize, mode: u32): usize {
   store<u32>(st, mode, O_MODE);
-  store<i32>(st, load<i32>(st, O_LINEREL) - load<i32>(st, O_LASTLEN), O_LINEREL);
+  rebase(st);
   store<u32>(st, <u32>len, O_LASTLEN);
   const end = IN_PTR + len;
   let start = runStart(st);

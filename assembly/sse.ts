@@ -19,15 +19,15 @@
 import {
   FR_ERR, FR_JOIN, FR_NREC, FR_STATUS, IN_JOIN, IN_PTR, K_COMMENT, K_EVENT, K_ID, M_COMMENTS, M_EOF_DISPATCH,
   M_IN_SPANS, R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, SPAN_BYTES,
-  SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS,
+  SPAN_PTR, SR_DATA0, SR_DATA1, SR_DSTART, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS,
 } from './abi';
 import { carried, isFatal, runStart, setCarried, setFlags } from './carry';
 import {
   A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE, C_COLON, C_CR, C_LF, C_NUL,
-  C_SPACE, FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_END, O_ERR, O_FL, O_IDLE, O_LASTLEN, O_LINEREL,
+  C_SPACE, FRAME_STATE_BYTES, O_DSTART, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_END, O_ERR, O_FL, O_IDLE, O_LASTLEN, O_LINEREL,
   O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP, S_ID_SET, S_INEVENT, S_TPREV, W_DATA,
   bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, bShrinkIdle, batchStart, copy, emit, finish, frameResetCommon,
-  isDataField, nextNl, nlStart, noLineEnd, nrec, outFits, outUsed, pastTerminator, runBegin, setNrec, zero16,
+  isDataField, nextNl, nlStart, noLineEnd, nrec, outFits, outUsed, pastTerminator, rebase, runBegin, setNrec, zero16,
 } from './frames';
 import { allocZeroed, res } from './runtime';
 
@@ -93,6 +93,7 @@ function dataAppend(st: usize, v: usize, n: usize, lf: bool, nonAscii: bool, fro
   const max = <usize>load<u32>(st, O_MAX);
   const add = n + (lf ? 1 : 0);
   if (held(st, !fromLine) + add > max) return limitHit();
+  if (!hasPend && bLen(st, B_DATA) == 0) store<i32>(st, relOf(st, v), O_DSTART); // the event's first data
   if (lf && !fromLine && !hasPend && bLen(st, B_DATA) == 0) {
     hasPend = true;
     pendV = v;
@@ -110,6 +111,13 @@ function dataAppend(st: usize, v: usize, n: usize, lf: bool, nonAscii: bool, fro
   return true;
 }
 
+/** Where v (in the run, or in LINE) lies in the stream, relative to IN_PTR of the call. */
+function relOf(st: usize, v: usize): i32 {
+  const lp = bPtr(st, B_LINE);
+  if (lp != 0 && v >= lp && v <= lp + bLen(st, B_LINE)) return load<i32>(st, O_LINEREL) + <i32>(v - lp);
+  return <i32>(v - IN_PTR);
+}
+
 /** Sets buffer b to [v, v + n). */
 function setBuf(st: usize, b: usize, v: usize, n: usize, fromLine: bool): bool {
   const max = <usize>load<u32>(st, O_MAX);
@@ -120,7 +128,7 @@ function setBuf(st: usize, b: usize, v: usize, n: usize, fromLine: bool): bool {
 }
 
 // @ts-ignore: decorator
-@inline function record(w0: i32, d0: i32, d1: i32, t0: i32, t1: i32, i0: i32, i1: i32): void {
+@inline function record(w0: i32, d0: i32, d1: i32, t0: i32, t1: i32, i0: i32, i1: i32, ds: i32 = 0): void {
   const r = SPAN_PTR + nrec * REC_BYTES;
   store<i32>(r, w0, SR_HEAD << 2);
   store<i32>(r, d0, SR_DATA0 << 2);
@@ -129,7 +137,7 @@ function setBuf(st: usize, b: usize, v: usize, n: usize, fromLine: bool): bool {
   store<i32>(r, t1, SR_TYPE1 << 2);
   store<i32>(r, i0, SR_ID0 << 2);
   store<i32>(r, i1, SR_ID1 << 2);
-  store<i32>(r, 0, (SSE_REC_WORDS - 1) << 2);
+  store<i32>(r, ds, SR_DSTART << 2);
   setNrec(nrec + 1);
 }
 
@@ -147,6 +155,7 @@ function dispatch(st: usize): void {
   let dp = bPtr(st, B_DATA);
   let dataAscii = (f & A_DATA) == 0;
   const fromRun = hasPend;
+  const ds = hasPend ? <i32>(pendV - IN_PTR) : load<i32>(st, O_DSTART);
   if (hasPend) {
     hasPend = false;
     dp = pendV;
@@ -200,12 +209,12 @@ function dispatch(st: usize): void {
     const t0 = <i32>emit(0, 0);
     const t1 = tl != 0 && !sameType ? <i32>emit(tp, tl) : t0;
     const i1 = <i32>emit(ip, il);
-    record(w0, d0, d1, t0, t1, t1, i1);
+    record(w0, d0, d1, t0, t1, t1, i1, ds);
   } else {
     // unlikely: an event larger than OUT (the batch is empty): hand over its buffers' bytes
     rawUsed = true;
     w0 |= SF_RAW | (dataAscii ? SF_DA : 0) | ((f & A_TYPE) == 0 ? SF_TA : 0) | ((f & A_IDS) == 0 ? SF_IA : 0);
-    record(w0, <i32>dp, <i32>(dp + dl), <i32>tp, <i32>(tp + tl), <i32>ip, <i32>(ip + il));
+    record(w0, <i32>dp, <i32>(dp + dl), <i32>tp, <i32>(tp + tl), <i32>ip, <i32>(ip + il), ds);
   }
   bSetLen(st, B_DATA, 0);
   bSetLen(st, B_TYPE, 0);
@@ -529,13 +538,13 @@ function status(st: usize, s: i32): i32 {
 function recordFromRun(st: usize, w0: i32, v: usize, n: usize): bool {
   if (v >= IN_PTR && (load<u32>(st, O_MODE) & M_IN_SPANS) != 0) {
     const o = <i32>outUsed;
-    record(w0 | SF_IN, <i32>(v - IN_PTR), <i32>(v + n - IN_PTR), o, o, o, o);
+    record(w0 | SF_IN, <i32>(v - IN_PTR), <i32>(v + n - IN_PTR), o, o, o, o, <i32>(v - IN_PTR));
     return true;
   }
   if (!outFits(n + 8)) return false;
   const d0 = <i32>outUsed;
   const d1 = <i32>emit(v, n);
-  record(w0, d0, d1, d1, d1, d1, d1);
+  record(w0, d0, d1, d1, d1, d1, d1, <i32>(v - IN_PTR));
   return true;
 }
 
@@ -646,12 +655,12 @@ function sseRun(st: usize, p: usize): i32 {
           copy(IN_PTR - dl, bPtr(st, B_DATA), dl);
           res(FR_JOIN, <i32>head);
           const o = <i32>outUsed;
-          record(K_EVENT | SF_IN, -<i32>dl, <i32>n, o, o, o, o);
+          record(K_EVENT | SF_IN, -<i32>dl, <i32>n, o, o, o, o, load<i32>(st, O_DSTART));
         } else {
           const d0 = <i32>outUsed;
           emit(bPtr(st, B_DATA), dl);
           const d1 = <i32>emit(p, n);
-          record(K_EVENT, d0, d1, d1, d1, d1, d1);
+          record(K_EVENT, d0, d1, d1, d1, d1, d1, load<i32>(st, O_DSTART));
         }
         bSetLen(st, B_DATA, 0);
         setFl(st, f & ~(P_MASK | S_INEVENT | A_DATA | A_TYPE));
@@ -735,6 +744,7 @@ function newStream(st: usize, shrink: bool): void {
  */
 export function sseFlush(st: usize, mode: u32): i32 {
   store<u32>(st, mode, O_MODE);
+  rebase(st); // the offsets of the flush are relative to the end of the stream
   rawUsed = false;
   retrySeen = false;
   hasPend = false;
@@ -748,8 +758,6 @@ export function sseFlush(st: usize, mode: u32): i32 {
       return s;
     }
     // the incomplete character becomes U+FFFD: it continues the unfinished line
-    store<i32>(st, load<i32>(st, O_LINEREL) - load<i32>(st, O_LASTLEN), O_LINEREL);
-    store<u32>(st, 0, O_LASTLEN);
     const p = runStart(st);
     setCarried(st, 0);
     setFl(st, (fl(st) & ~L_RUNASCII) | L_DIRTY);

@@ -10,9 +10,9 @@ import { ModelStreamError, hex } from './errors.js';
 import { FrameStream, frameLimit } from './frames.js';
 import {
   DF_BLANK, DF_DONE, DF_ERROR, MD_REC, FR_ERR, FR_NREC, F_FATAL, IN_CAP, IN_JOIN, JF_ASCII, JF_ESCAPED, JREC_WORDS, JR_END, JR_HEAD,
-  JR_INDEX, JR_START, JSON_PROG_CAP, MDOC_WORDS, MDR_NEXT, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MGATHER_CAP, MGR_PTR,
+  JE_TRUNCATED, JR_INDEX, JR_START, JSON_PROG_CAP, MDOC_WORDS, MDR_NEXT, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MGATHER_CAP, MGR_PTR,
   LINE_REC_WORDS, LR_END, LR_START, MG_WORDS, MK_LINES, MK_SSE, MK_STRIP_DATA, M_COMMENTS, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_TRUNC, K_COMMENT, K_MASK,
-  SR_HEAD, SSE_REC_WORDS,
+  SR_DSTART, SR_HEAD, SSE_REC_WORDS,
 } from './generated/abi.js';
 import { FORMATS, Kind, MODEL_FORMATS, type Doc, type FormatSpec, type ModelFormat, type Sink } from './model-formats.js';
 import { booleanOption, checkOptions, oneOf } from './options.js';
@@ -69,6 +69,63 @@ export interface ModelReport extends FinalReport {
 export type ModelStatus = 'open' | 'done' | 'truncated' | 'failed';
 
 const EMPTY = new Uint8Array(0);
+
+// What one call holds while it runs (one call runs at a time, and no user code runs during one):
+/** The text a ModelStream's call committed so far. */
+let callOut = '';
+/** Gather entries written for the batch being read. */
+let gathered = 0;
+/** During a flush: the incomplete character held before it, and that a flush is under way. */
+let carried: Uint8Array = EMPTY;
+let flushing = false;
+
+/** The options of a model reader (stream or relay). */
+interface ReaderOptions {
+  format: ModelFormat; fatal?: boolean; maxEventBytes?: number; choice?: number;
+  eof?: 'error' | 'allow'; raw?: boolean; normalize?: 'NFC' | false;
+}
+
+/** What a reader's options decide: the same object for every stream made with the same options. */
+interface Plan {
+  readonly format: ModelFormat;
+  readonly fatal: boolean;
+  readonly maxEventBytes: number;
+  readonly choice: number;
+  readonly comments: boolean;
+  readonly eof: 'error' | 'allow';
+  readonly raw: boolean;
+  readonly normalize: 'NFC' | false;
+  readonly spec: FormatSpec;
+  readonly prog: number;
+  readonly framing: number;
+  readonly mode: number;
+}
+
+let plansOf: Core | null = null;
+const plans = new Map<string, Plan>();
+
+function planOf(core: Core, format: ModelFormat, fatal: boolean, maxEventBytes: number, choice: number, comments: boolean,
+  eof: 'error' | 'allow', raw: boolean, normalize: 'NFC' | false): Plan {
+  if (plansOf !== core) {
+    plansOf = core;
+    plans.clear();
+  }
+  const key = `${format}|${fatal}|${maxEventBytes}|${choice}|${comments}|${eof}|${raw}|${normalize}`;
+  let plan = plans.get(key);
+  if (plan === undefined) {
+    if (plans.size > 256) plans.clear(); // (a realm with many option sets: a cache, not a registry)
+    const spec = FORMATS[format];
+    const lines = spec.framing === 'lines';
+    plan = Object.freeze({
+      format, fatal, maxEventBytes, choice, comments, eof, raw, normalize, spec,
+      prog: programAddress(core, format, spec),
+      framing: lines ? MK_LINES | (spec.stripData ? MK_STRIP_DATA : 0) : MK_SSE,
+      mode: lines ? M_UTF8_OUT : M_UTF8_OUT | M_IN_SPANS | M_COMMENTS,
+    });
+    plans.set(key, plan);
+  }
+  return plan;
+}
 const SSE_STATE: StateKind = { reset: (x, st) => x.sseReset(st), free: (x, st) => x.frameFree(st) };
 const LINES_STATE: StateKind = { reset: (x, st) => x.linesReset(st), free: (x, st) => x.frameFree(st) };
 
@@ -113,53 +170,46 @@ const decodeUtf8 = (b: Uint8Array): string => (utf8 ??= new TextDecoder('utf-8',
  * decides what becomes of the text spans (a string for the text layer, or bytes for a client).
  */
 export abstract class ModelReader extends FrameStream {
-  readonly format: ModelFormat;
-  readonly fatal: boolean;
-  readonly choice: number;
-  readonly maxEventBytes: number;
-  protected readonly spec: FormatSpec;
-  protected readonly prog: number;
-  protected readonly framing: number;
-  protected readonly mode: number;
+  /** @internal What the options decided (shared by the streams made with the same options). */
+  readonly plan: Plan;
   protected _status: ModelStatus = 'open';
   protected _events = 0;
   protected _heartbeats = 0;
-  /** What the events said so far (made at the first push: an idle stream holds none). */
-  protected reader: Reader | null = null;
+  /** @internal What the events said so far (the format's description writes them through the realm's Reader). */
+  said: Said = NOTHING_SAID;
   /** SSE formats: 0 before the first byte that is not white space, 1 an event stream, 2 a JSON body. */
   protected sniffed = 0;
-  /** The relay forwards comments; a model stream only counts them. */
-  protected readonly forwardComments: boolean;
-  /** At a flush: the incomplete character held before it. */
-  private carried: Uint8Array = EMPTY;
   /** Lines read (blank ones too), for the line number of a bad one. */
   private lineNo = 0;
-  private body: Uint8Array[] | null = null;
-  private bodyBytes = 0;
+  /** A JSON body instead of an event stream: its bytes so far. */
+  private body: { parts: Uint8Array[]; bytes: number } | null = null;
 
-  protected constructor(what: string, options: { format: ModelFormat; fatal?: boolean; maxEventBytes?: number; choice?: number }, comments = false) {
+  protected constructor(what: string, options: ReaderOptions, comments = false) {
     const format = oneOf(options.format, 'format', what, MODEL_FORMATS, undefined);
     const fatal = booleanOption(options.fatal, 'fatal', what, true);
     const max = frameLimit(options.maxEventBytes, 'maxEventBytes', what, DEFAULT_MAX_EVENT_BYTES);
-    const spec = FORMATS[format];
-    const lines = spec.framing === 'lines';
-    const flags = fatal ? F_FATAL : 0;
-    super(what, lines ? LINES_STATE : SSE_STATE, (x) => (lines ? x.linesNew(flags, max) : x.sseNew(flags, max)));
-    this.fatal = fatal;
-    this.format = format;
-    this.spec = spec;
-    this.maxEventBytes = max;
     const choice = options.choice ?? 0;
     if (typeof choice !== 'number' || !Number.isInteger(choice) || choice < 0) {
       throw new TypeError(`${what}: choice must be a non-negative integer, got ${String(choice)}`);
     }
-    this.choice = choice;
-    this.framing = lines ? MK_LINES | (spec.stripData ? MK_STRIP_DATA : 0) : MK_SSE;
-    this.mode = lines ? M_UTF8_OUT : M_UTF8_OUT | M_IN_SPANS | M_COMMENTS;
-    this.forwardComments = comments;
-    this.prog = programAddress(this.core, format, spec);
+    const eof = oneOf(options.eof, 'eof', what, ['error', 'allow'], 'error');
+    const raw = booleanOption(options.raw, 'raw', what, false);
+    const normalize = oneOf(options.normalize, 'normalize', what, ['NFC', false], 'NFC');
+    const lines = FORMATS[format].framing === 'lines';
+    const flags = fatal ? F_FATAL : 0;
+    super(what, lines ? LINES_STATE : SSE_STATE, (x) => (lines ? x.linesNew(flags, max) : x.sseNew(flags, max)));
+    this.plan = planOf(this.core, format, fatal, max, choice, comments, eof, raw, normalize);
     if (lines) this.sniffed = 1;
   }
+
+  get format(): ModelFormat { return this.plan.format; }
+  get fatal(): boolean { return this.plan.fatal; }
+  get choice(): number { return this.plan.choice; }
+  get maxEventBytes(): number { return this.plan.maxEventBytes; }
+  protected get spec(): FormatSpec { return this.plan.spec; }
+  protected get framing(): number { return this.plan.framing; }
+  protected get mode(): number { return this.plan.mode; }
+  protected get forwardComments(): boolean { return this.plan.comments; }
 
   /** @internal A string span of the answer's text (an escaped JSON string when JF_ESCAPED is in flags). */
   abstract span(ptr: number, len: number, flags: number): void;
@@ -167,6 +217,8 @@ export abstract class ModelReader extends FrameStream {
   protected batchDone(): void {}
   /** A valid event's JSON document, after the description read it (and found no error). */
   protected eventDoc(_ptr: number, _len: number): void {}
+  /** The provider's completion was just read. */
+  protected completed(): void {}
   /** Records of the batch that are no documents (comments), from `from` up to `to`, in order: counted as heartbeats. */
   protected between(from: number, to: number): void {
     if (this.framing !== MK_SSE) return;
@@ -179,15 +231,15 @@ export abstract class ModelReader extends FrameStream {
   /** `'done'` once the provider's completion arrived; `'truncated'` after a flush without it; `'failed'` after an error. */
   get status(): ModelStatus { return this._status; }
   /** The finish reason as the provider sent it (`finish_reason`, `stop_reason`, `done_reason`, …). */
-  get finishReason(): string | undefined { return this.reader?.finishReason; }
+  get finishReason(): string | undefined { return this.said.finishReason; }
   /** The provider's usage object, when it sent one. */
-  get usage(): Record<string, unknown> | undefined { return this.reader?.usage; }
+  get usage(): Record<string, unknown> | undefined { return this.said.usage; }
   /** Reasoning or thinking text so far, as sent (never part of the answer's text). */
-  get reasoning(): string { return this.reader?.reasoning ?? ''; }
+  get reasoning(): string { return this.said.reasoning; }
   /** Provider events (or lines) read so far. */
   get events(): number { return this._events; }
   /** Keep-alives read so far (SSE comments, Anthropic pings): never progress. */
-  get heartbeats(): number { return this._heartbeats + (this.reader?.pings ?? 0); }
+  get heartbeats(): number { return this._heartbeats + this.said.pings; }
   /** Bytes of core memory the stream holds now. */
   get retainedBytes(): number { return this.st === 0 ? 0 : this.core.x.frameRetained(this.st); }
 
@@ -196,18 +248,22 @@ export abstract class ModelReader extends FrameStream {
     this._events = 0;
     this._heartbeats = 0;
     this.lineNo = 0;
-    this.reader = null;
+    this.said = NOTHING_SAID;
     this.sniffed = this.framing === MK_SSE ? 0 : 1;
     this.body = null;
-    this.bodyBytes = 0;
   }
 
   /** The framing's end of stream (the last line of an NDJSON stream is read here). */
   protected flushFrames(): void {
     if (this.sniffed === 2) this.endBody();
     const lines = this.framing !== MK_SSE;
-    this.carried = this.carriedBytes();
-    this.flushCore(() => (lines ? this.core.x.linesFlush(this.st, this.mode) : this.core.x.sseFlush(this.st, this.mode)));
+    carried = this.carriedBytes();
+    flushing = true;
+    try {
+      this.flushCore(() => (lines ? this.core.x.linesFlush(this.st, this.mode) : this.core.x.sseFlush(this.st, this.mode)));
+    } finally {
+      flushing = false;
+    }
   }
 
   protected override released(): void {
@@ -237,7 +293,7 @@ export abstract class ModelReader extends FrameStream {
       return new ModelStreamError('ERR_EVENT_TOO_LARGE', at, message, this.textSoFar());
     }
     const message = r & R_TRUNC
-      ? `Truncated UTF-8: the stream ended inside a character that starts at byte offset ${at} (${hex(this.carried)})`
+      ? `Truncated UTF-8: the stream ended inside a character that starts at byte offset ${at} (${hex(carried)})`
       : `Invalid UTF-8 at byte offset ${at} (bytes from there: ${hex(core.bytesAt(rel, 4))})`;
     return new ModelStreamError('ERR_INVALID_UTF8', at, message, this.textSoFar());
   }
@@ -246,13 +302,12 @@ export abstract class ModelReader extends FrameStream {
   /** The documents of the batch the last frame call wrote, read by the format's description. */
   protected collect(): void {
     const core = this.core;
-    this.reader ??= new Reader(core, this, this.choice);
     core.sync();
     const nrec = core.i32[core.res + FR_NREC];
     let next = 0;
     let prev = 0;
     while (next < nrec) {
-      const nd = core.x.modelDocs(next, nrec, this.framing, this.prog);
+      const nd = core.x.modelDocs(next, nrec, this.framing, this.plan.prog);
       core.sync();
       next = core.i32[core.res + MDR_NEXT];
       const docs = core.mdoc;
@@ -279,33 +334,46 @@ export abstract class ModelReader extends FrameStream {
     if (this._status !== 'open') return; // after the completion: nothing more is the answer
     const ptr = i32[e + MD_PTR];
     if (flags & DF_DONE) {
-      if (this.spec.doneMarker) this._status = 'done';
+      if (this.spec.doneMarker) {
+        this._status = 'done';
+        this.completed();
+      }
       else this.badEvent(this.offsetOf(e, 0), `[DONE] at byte offset ${this.offsetOf(e, 0)} is not an event of the ${this.format} format`);
       return;
     }
     if (flags & DF_ERROR) {
+      // the last line of a line stream, cut short by the end: the stream is truncated
+      if (flushing && this.framing !== MK_SSE && i32[e + MD_JN] === JE_TRUNCATED) {
+        this._events--; // not an event: one the stream ended inside
+        return;
+      }
       const why = JSON_ERRORS[i32[e + MD_JN]] ?? 'not JSON';
       const at = this.offsetOf(e, i32[e + MD_J0]);
       this.badEvent(at, this.framing === MK_SSE ? `Invalid JSON in the event at byte offset ${at}: ${why}` : `Invalid JSON on line ${this.lineNo} (byte offset ${at}): ${why}`);
       return;
     }
-    const reader = this.reader!;
+    const reader = readerOf(this.core);
+    reader.stream = this;
     reader.dPtr = ptr;
     reader.dLen = i32[e + MD_LEN];
     reader.dRec = this.core.mjrec + i32[e + MD_J0] * JREC_WORDS;
     reader.n = i32[e + MD_JN];
     this.spec.read(reader, reader);
-    if (reader.done) this._status = 'done';
-    const why = reader.providerError;
+    const said = this.said; // (made by the first thing a description reported)
+    const why = said.error;
     if (why !== null) {
-      reader.providerError = null;
+      said.error = null;
       this.batchDone();
       this._status = 'failed';
       const at = this.offsetOf(e, 0);
-      const detail = reader.providerDetail;
+      const detail = said.errorDetail;
       this.stop(new ModelStreamError('ERR_PROVIDER', at, `The provider sent an error at byte offset ${at}: ${why}${detail ? ` (${detail})` : ''}`, this.textSoFar(), why));
     }
     this.eventDoc(ptr, reader.dLen);
+    if (said.done) {
+      this._status = 'done';
+      this.completed();
+    }
   }
 
   /** The absolute stream offset of byte `at` of a document at `ptr` (exact when it lies in this read). */
@@ -321,8 +389,8 @@ export abstract class ModelReader extends FrameStream {
       const inLine = ptr - (core.outPtr + text);
       return this.base + start + (inLine >= 0 && inLine < 8 ? inLine : 0) + at;
     }
-    const rel = ptr - core.inPtr;
-    return rel >= -IN_JOIN && rel < IN_CAP ? this.base + rel + at : this.base;
+    // an event: where its data began in the stream (exact when the data is one line)
+    return this.base + i32[core.span + i32[e + MD_REC] * SSE_REC_WORDS + SR_DSTART] + at;
   }
 
 
@@ -355,18 +423,20 @@ export abstract class ModelReader extends FrameStream {
   }
 
   private keepBody(chunk: Uint8Array): void {
-    this.bodyBytes += chunk.length;
-    if (this.bodyBytes > this.maxEventBytes) {
+    const body = (this.body ??= { parts: [], bytes: 0 });
+    body.bytes += chunk.length;
+    if (body.bytes > this.maxEventBytes) {
       this.stop(new ModelStreamError('ERR_EVENT_TOO_LARGE', this.bytesIn,
         `The ${this.format} response is a JSON body larger than maxEventBytes (${this.maxEventBytes} bytes)`, ''));
     }
-    (this.body ??= []).push(chunk.slice());
+    body.parts.push(chunk.slice());
     this.bytesIn += chunk.length;
   }
 
   private endBody(): void {
-    const parts = this.body ?? [];
-    const all = new Uint8Array(this.bodyBytes);
+    this._events = 1; // the body is the provider's one answer
+    const parts = this.body?.parts ?? [];
+    const all = new Uint8Array(this.body?.bytes ?? 0);
     let o = 0;
     for (const p of parts) {
       all.set(p, o);
@@ -400,40 +470,36 @@ export abstract class ModelReader extends FrameStream {
  * the call before the error; the stream then stays failed until `reset()`.
  */
 export class ModelStream extends ModelReader {
-  readonly eof: 'error' | 'allow';
-  readonly raw: boolean;
-  private readonly normalize: 'NFC' | false;
-  private readonly textOptions: { normalize: 'NFC' | false; maxTextBytes?: number; maxPendingBytes?: number };
   private assembler: TextAssembler | null;
   private rawText: string[] | null;
   /** After flush(): the text layer's report (null in the raw mode: made on request). */
   private finalText: FinalReport | null = null;
   private ended = false;
-  /** The text committed by the current call, and all text committed (in UTF-16 units). */
-  private out = '';
+  /** All text committed (in UTF-16 units). */
   private committed = 0;
-  /** Gather entries written for the current batch. */
-  private gn = 0;
+
+  /** What `flush()` does without the provider's completion. */
+  get eof(): 'error' | 'allow' { return this.plan.eof; }
+  /** The raw-delta mode. */
+  get raw(): boolean { return this.plan.raw; }
 
   constructor(options: ModelStreamOptions) {
     if (options === undefined) throw new TypeError("ModelStream: options are required: new ModelStream({ format: 'openai' })");
     checkOptions(options, 'ModelStream', OPTIONS, HINTS);
     super('ModelStream', options);
-    this.eof = oneOf(options.eof, 'eof', 'ModelStream', ['error', 'allow'], 'error');
-    this.raw = booleanOption(options.raw, 'raw', 'ModelStream', false);
-    this.normalize = oneOf(options.normalize, 'normalize', 'ModelStream', ['NFC', false], 'NFC');
-    this.textOptions = { normalize: this.normalize, maxTextBytes: options.maxTextBytes, maxPendingBytes: options.maxPendingBytes };
-    this.assembler = this.raw ? null : new TextAssembler(this.textOptions);
-    this.rawText = this.raw ? [] : null;
+    this.assembler = this.plan.raw ? null : new TextAssembler({ normalize: this.plan.normalize, maxTextBytes: options.maxTextBytes, maxPendingBytes: options.maxPendingBytes });
+    this.rawText = this.plan.raw ? [] : null;
   }
 
   /** The text committed by the chunk: whole graphemes, NFC (or the raw deltas with `raw: true`). */
   push(chunk: Uint8Array): string {
     this.open(chunk, 'ModelStream.push()');
-    this.out = '';
+    callOut = '';
     if (this.sniffed !== 1 && this.sniff(chunk)) return '';
     this.frameAll(chunk, this.mode);
-    return this.out;
+    const out = callOut;
+    callOut = ''; // not kept: an idle stream holds no string
+    return out;
   }
 
   /**
@@ -444,9 +510,9 @@ export class ModelStream extends ModelReader {
   flush(): string {
     if (this.failure !== null) this.rethrow();
     if (this.ended) return '';
-    this.out = '';
+    callOut = '';
     this.flushFrames();
-    let rest = this.out;
+    let rest = callOut;
     const assembler = this.assembler;
     const text = assembler !== null ? assembler.finish() : null;
     if (text !== null) {
@@ -457,7 +523,7 @@ export class ModelStream extends ModelReader {
     this.ended = true;
     if (this._status === 'open') {
       this._status = 'truncated';
-      if (this.eof === 'error') {
+      if (this.plan.eof === 'error') {
         this.stop(new ModelStreamError('ERR_STREAM_TRUNCATED', this.bytesIn,
           `The stream ended without its completion (${COMPLETION[this.format]}) after ${this.bytesIn} bytes: the text is incomplete`, rest));
       }
@@ -482,7 +548,7 @@ export class ModelStream extends ModelReader {
     }
     const r = this.makeReport(this.finalText);
     const expected = options?.expected;
-    if (expected !== undefined) r.mismatch = (this.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== r.text;
+    if (expected !== undefined) r.mismatch = (this.plan.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== r.text;
     return r;
   }
 
@@ -490,33 +556,34 @@ export class ModelStream extends ModelReader {
     super.resetState();
     this.finalText = null;
     this.ended = false;
-    this.out = '';
+    callOut = '';
     this.committed = 0;
-    this.gn = 0;
-    this.assembler = this.raw ? null : new TextAssembler(this.textOptions);
-    this.rawText = this.raw ? [] : null;
+    gathered = 0;
+    const a = this.assembler;
+    this.assembler = a === null ? null : new TextAssembler({ normalize: a.normalize, maxTextBytes: a.maxTextBytes, maxPendingBytes: a.maxPendingBytes });
+    this.rawText = this.plan.raw ? [] : null;
   }
 
   protected textSoFar(): string {
-    return this.out;
+    return callOut;
   }
 
   /** @internal A text span: a gather entry for the batch's one string. */
   span(ptr: number, len: number, flags: number): void {
-    if (this.gn === MGATHER_CAP) this.batchDone();
+    if (gathered === MGATHER_CAP) this.batchDone();
     const i32 = this.core.i32;
-    const g = this.core.mgather + this.gn * MG_WORDS;
+    const g = this.core.mgather + gathered * MG_WORDS;
     i32[g] = ptr;
     i32[g + 1] = len;
     i32[g + 2] = flags;
-    this.gn++;
+    gathered++;
   }
 
   /** Makes the string of the batch's text spans (one core call, one string) and commits it. */
   protected override batchDone(): void {
-    const n = this.gn;
+    const n = gathered;
     if (n === 0) return;
-    this.gn = 0;
+    gathered = 0;
     const core = this.core;
     let text: string;
     const g0 = core.mgather;
@@ -539,11 +606,11 @@ export class ModelStream extends ModelReader {
     }
     if (this.rawText !== null) {
       this.rawText.push(text);
-      this.out += text;
+      callOut += text;
     } else {
       const c = this.assembler!.push(text);
       this.committed += c.length;
-      this.out += c;
+      callOut += c;
     }
   }
 
@@ -558,16 +625,41 @@ export class ModelStream extends ModelReader {
       base = a.finish();
     }
     const r: ModelReport = { ...base, status, events: this._events };
-    const reader = this.reader;
-    if (reader?.finishReason !== undefined) r.finishReason = reader.finishReason;
-    if (reader?.usage !== undefined) r.usage = reader.usage;
+    const said = this.said;
+    if (said.finishReason !== undefined) r.finishReason = said.finishReason;
+    if (said.usage !== undefined) r.usage = said.usage;
     return r;
   }
 }
 
+/** What a stream's events said: written by its format's description, read by the stream. */
+interface Said {
+  finishReason: string | undefined;
+  usage: Record<string, unknown> | undefined;
+  reasoning: string;
+  pings: number;
+  done: boolean;
+  /** The error a description reported while reading a document. */
+  error: string | null;
+  errorDetail: string | undefined;
+}
+
+/** What a stream that read nothing has said (shared, never written). */
+const NOTHING_SAID: Said = Object.freeze({
+  finishReason: undefined, usage: undefined, reasoning: '', pings: 0, done: false, error: null, errorDetail: undefined,
+}) as Said;
+
+let readers: { core: Core; reader: Reader } | null = null;
+
+/** The realm's Reader (one: a document is read at a time). */
+function readerOf(core: Core): Reader {
+  if (readers === null || readers.core !== core) readers = { core, reader: new Reader(core) };
+  return readers.reader;
+}
+
 /**
- * Reading one stream's provider events: the document being read (its records, for the format's
- * description), what the description reported, and the text spans gathered for the batch.
+ * The document being read, for a format's description (Doc), and what it reports, written into
+ * the stream's `said` (Sink). One per realm: the fields are set for each document.
  */
 class Reader implements Doc, Sink {
   /** The document being read: its address, length, first record (as an i32 index) and records. */
@@ -575,52 +667,56 @@ class Reader implements Doc, Sink {
   dLen = 0;
   dRec = 0;
   n = 0;
-  done = false;
-  finishReason: string | undefined = undefined;
-  usage: Record<string, unknown> | undefined = undefined;
-  reasoning = '';
-  /** The error a description reported while reading a document. */
-  providerError: string | null = null;
-  providerDetail: string | undefined = undefined;
-  pings = 0;
-  readonly choice: number;
+  stream: ModelReader | null = null;
 
-  constructor(private readonly core: Core, private readonly stream: ModelReader, choice: number) {
-    this.choice = choice;
+  constructor(private readonly core: Core) {}
+
+  get choice(): number {
+    return this.stream!.choice;
   }
 
-  // ---- Sink: what a format's description reports ----------------------------------------------
+  /** The stream's record of what was said, made the first time something is. */
+  private get said(): Said {
+    const stream = this.stream!;
+    let said = stream.said;
+    if (said === NOTHING_SAID) {
+      said = stream.said = { finishReason: undefined, usage: undefined, reasoning: '', pings: 0, done: false, error: null, errorDetail: undefined };
+    }
+    return said;
+  }
 
   onText(_doc: Doc, j: number): void {
     const i32 = this.core.i32;
     const w = this.dRec + j * JREC_WORDS;
     const start = i32[w + JR_START];
-    this.stream.span(this.dPtr + start, i32[w + JR_END] - start, i32[w + JR_HEAD] >>> 24);
+    this.stream!.span(this.dPtr + start, i32[w + JR_END] - start, i32[w + JR_HEAD] >>> 24);
   }
 
   onReasoning(doc: Doc, j: number): void {
-    this.reasoning += doc.string(j);
+    this.said.reasoning += doc.string(j);
   }
 
   onFinishReason(reason: string): void {
-    this.finishReason = reason;
+    this.said.finishReason = reason;
   }
 
   onUsage(fields: Record<string, unknown>): void {
-    this.usage = this.usage === undefined ? fields : { ...this.usage, ...fields };
+    const said = this.said;
+    said.usage = said.usage === undefined ? fields : { ...said.usage, ...fields };
   }
 
   onDone(): void {
-    this.done = true;
+    this.said.done = true;
   }
 
   onPing(): void {
-    this.pings++;
+    this.said.pings++;
   }
 
   onError(message: string, detail?: string): void {
-    this.providerError = message;
-    this.providerDetail = detail;
+    const said = this.said;
+    said.error = message;
+    said.errorDetail = detail;
   }
 
   // ---- Doc: the records of the document being read --------------------------------------------

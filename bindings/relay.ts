@@ -62,6 +62,9 @@ export class SseRelay extends ModelReader {
   private finishSent = false;
   private ended = false;
   private errorSent = false;
+  private upstreamError: ModelStreamError | null = null;
+  /** A high surrogate that ended the last text span (its pair may start the next). */
+  private highSurrogate = false;
 
   constructor(options: SseRelayOptions) {
     if (options === undefined) throw new TypeError("SseRelay: options are required: new SseRelay({ from: 'anthropic' })");
@@ -90,7 +93,7 @@ export class SseRelay extends ModelReader {
       this.frameAll(chunk, this.mode);
     } catch (e) {
       if (!(e instanceof ModelStreamError)) throw e;
-      this.errorEvent(e);
+      this.upstreamError = e; // written by flush(), after the whole events before it
     }
     return this.view();
   }
@@ -109,12 +112,17 @@ export class SseRelay extends ModelReader {
         this.flushFrames();
       } catch (e) {
         if (!(e instanceof ModelStreamError)) throw e;
-        this.errorEvent(e);
+        this.upstreamError = e;
       }
     }
-    if (this.failure === null) {
+    if (this.highSurrogate) {
+      this.highSurrogate = false;
+      this._textBytes += 3; // a lone high surrogate at the end: U+FFFD
+    }
+    if (this.upstreamError !== null) {
+      this.errorEvent(this.upstreamError);
+    } else if (this.failure === null) {
       if (this._status === 'done') {
-        this.finishChunk();
         this.write(DONE);
       } else {
         this._status = 'truncated';
@@ -132,6 +140,8 @@ export class SseRelay extends ModelReader {
     this.finishSent = false;
     this.ended = false;
     this.errorSent = false;
+    this.upstreamError = null;
+    this.highSurrogate = false;
   }
 
   protected textSoFar(): string {
@@ -141,22 +151,56 @@ export class SseRelay extends ModelReader {
   /** @internal A text span of the followed choice: counted, and for a translated stream written as a chunk. */
   span(ptr: number, len: number, flags: number): void {
     const core = this.core;
-    this._textBytes += flags & JF_ESCAPED ? enc.encode(JSON.parse(`"${core.utf8(ptr, len)}"`) as string).length : len;
+    this._textBytes += flags & JF_ESCAPED ? this.escapedBytes(JSON.parse(`"${core.utf8(ptr, len)}"`) as string) : this.plainBytes(len);
     if (this.passThrough || len === 0) return;
     this.write(this.head);
     this.write(core.u8.subarray(ptr, ptr + len));
     this.write(CONTENT_END);
   }
 
-  /** A valid upstream event: from `openai` its data pass through; for a translated stream the finish reason, when it came. */
+  /** A valid upstream event: from `openai` its data pass through. */
   protected override eventDoc(ptr: number, len: number): void {
     if (this.passThrough) {
       this.write(DATA);
       this.write(this.core.u8.subarray(ptr, ptr + len));
       this.write(END);
-    } else if (this.reader!.finishReason !== undefined) {
-      this.finishChunk();
     }
+  }
+
+  /** The upstream's completion: for a translated stream, the chunk with the finish reason. */
+  protected override completed(): void {
+    this.finishChunk();
+  }
+
+  /** UTF-8 bytes of text that had no escape: its bytes (a pending high surrogate had no pair: 3). */
+  private plainBytes(len: number): number {
+    const pending = this.highSurrogate ? 3 : 0;
+    this.highSurrogate = false;
+    return pending + len;
+  }
+
+  /**
+   * UTF-8 bytes of an unescaped string, as the joined text has them: a surrogate pair split across
+   * two deltas is one character of 4 bytes, a lone surrogate 3 (U+FFFD).
+   */
+  private escapedBytes(s: string): number {
+    let n = 0;
+    let i = 0;
+    if (this.highSurrogate) {
+      this.highSurrogate = false;
+      const c = s.charCodeAt(0);
+      if (c >= 0xdc00 && c <= 0xdfff) { n += 4; i = 1; } else n += 3;
+    }
+    for (; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x80) n += 1;
+      else if (c < 0x800) n += 2;
+      else if (c >= 0xd800 && c <= 0xdbff) {
+        const d = i + 1 < s.length ? s.charCodeAt(i + 1) : -1;
+        if (d >= 0xdc00 && d <= 0xdfff) { n += 4; i++; } else if (d === -1) this.highSurrogate = true; else n += 3;
+      } else n += 3;
+    }
+    return n;
   }
 
   /** Comments of the batch (keep-alives), forwarded as comments. */
@@ -182,7 +226,7 @@ export class SseRelay extends ModelReader {
 
   private finishChunk(): void {
     if (this.finishSent || this.passThrough) return;
-    const why = this.reader?.finishReason;
+    const why = this.said.finishReason;
     if (why === undefined && this._status !== 'done') return;
     this.finishSent = true;
     const reason = JSON.stringify(why === undefined ? 'stop' : FINISH[why] ?? why);
