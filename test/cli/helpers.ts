@@ -104,17 +104,8 @@ export function noStack(stderr: string): boolean {
   return !/\n\s+at .*:\d+:\d+/.test(stderr) && !/^\w*Error: /m.test(stderr);
 }
 
-/** mulberry32 */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded PRNG of the tests and benchmarks (mulberry32). */
+export { rng as prng } from '../helpers/random.js';
 
 const enc = new TextEncoder();
 
