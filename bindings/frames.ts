@@ -80,7 +80,7 @@ export abstract class FrameStream extends CoreStream {
 }
 
 /** Raw scratch blocks above this size are returned to the heap right after use. */
-const KEEP_SCRATCH = 1 << 20;
+export const KEEP_SCRATCH = 1 << 20;
 
 /**
  * Text of `len` UTF-8 bytes at `addr` in WASM memory (a line or event too large for the output

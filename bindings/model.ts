@@ -7,7 +7,7 @@
 import { type FinalReport, TextAssembler } from './assembler.js';
 import { type StateKind } from './core-stream.js';
 import { ModelStreamError, hex } from './errors.js';
-import { FrameStream, frameLimit } from './frames.js';
+import { FrameStream, KEEP_SCRATCH, frameLimit } from './frames.js';
 import {
   DF_BLANK, DF_DONE, DF_ERROR, MD_REC, FR_ERR, FR_NREC, F_FATAL, IN_CAP, IN_JOIN, JF_ASCII, JF_ESCAPED, JREC_WORDS, JR_END, JR_HEAD,
   JE_TRUNCATED, JR_INDEX, JR_START, JSON_PROG_CAP, MDOC_WORDS, MDR_NEXT, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MGATHER_CAP, MGR_PTR,
@@ -322,6 +322,8 @@ export abstract class ModelReader extends FrameStream {
       if (next > rec) this.between(rec, next);
       prev = next;
       this.batchDone();
+      // the scratch blocks of a large event (its document, its text) go back, as the raw text's do
+      if (core.x.modelScratchBytes() > KEEP_SCRATCH) core.x.modelScratchFree();
     }
   }
 

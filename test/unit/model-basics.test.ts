@@ -1,7 +1,7 @@
 // ModelStream on one stream of each format, read whole and in pieces: exact text, status and fields.
 // (The recorded-shape fixtures and every-cutting checks are in model.test.ts.)
 import { it, expect } from 'vitest';
-import { ModelStream, ModelStreamError } from '../../bindings/index.js';
+import { ModelStream, ModelStreamError, coreMemoryUsed } from '../../bindings/index.js';
 const enc = (s: string) => new TextEncoder().encode(s);
 it('each format: text (NFC and raw), status, finish reason, usage, reasoning and errors, at several read sizes', () => {
   const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
@@ -135,4 +135,15 @@ it('hostile input: memory stays bounded and the errors are typed', () => {
   for (let i = 0; i < 1000; i++) n += t.push(tiny).length;
   expect(n).toBe(1_000_000);
   expect(t.retainedBytes).toBeLessThan(4096);
+});
+
+it('a large event\'s scratch blocks (its document, its text) go back to the core after it is read', () => {
+  const before = coreMemoryUsed();
+  const m = new ModelStream({ format: 'openai', raw: true });
+  const content = 'é'.repeat(2 << 20); // 4 MiB of UTF-8, larger than the output window
+  const text = m.push(enc(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\ndata: [DONE]\n\n`));
+  expect(text).toBe(content);
+  // what the core holds beyond the stream's own record and buffers: no scratch kept
+  expect(coreMemoryUsed() - before - m.retainedBytes).toBeLessThan(64 * 1024);
+  m.dispose();
 });
