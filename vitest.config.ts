@@ -16,6 +16,7 @@ const coreTests = [
   'test/property/frames*.test.ts',
   'test/unit/json-core*.test.ts',
   'test/property/json-core*.test.ts',
+  'test/property/model*.test.ts',
   'test/unit/model*.test.ts',
   'test/unit/relay*.test.ts',
 ];

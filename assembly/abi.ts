@@ -19,7 +19,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 4;
+export const ABI_VERSION: i32 = 5;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -38,7 +38,7 @@ export const IN_SLACK: usize = 64;
 /** UTF-16 output: one unit per input byte at most, plus the carry, plus slack for 16-byte stores. */
 export const OUT_CAP: usize = (IN_CAP + IN_HEAD) * 2 + 128;
 /** Words of the result record. */
-export const RES_WORDS: usize = 16;
+export const RES_WORDS: usize = 24;
 /** Bytes of span records the framers may write per call. */
 export const SPAN_BYTES: usize = 65536;
 
@@ -376,6 +376,67 @@ export const MJREC_CAP: i32 = 4096;
 export const MDR_DOCS: i32 = 8;
 /** Result word of modelDocs: the record to continue from (the batch's record count when done). */
 export const MDR_NEXT: i32 = 9;
+
+/** Result word of modelDocs: documents it read to the end itself (quiet events, see "Templates"): events. */
+export const MDR_QUIET: i32 = 11;
+/** Result word of modelDocs: blank documents (empty lines) it passed. */
+export const MDR_BLANK: i32 = 12;
+/** Result word of modelDocs: gather entries now written (the count it was given, plus the quiet events' text spans). */
+export const MDR_GATHERED: i32 = 13;
+/** Result word of modelDocs: SSE comments (keep-alives) among the records it passed. */
+export const MDR_COMMENTS: i32 = 14;
+/** Result word of modelDocs: the address of the bytes it wrote for a client (ME_* modes). */
+export const MDR_EMIT_PTR: i32 = 15;
+/** Result word of modelDocs: how many bytes it wrote for a client. */
+export const MDR_EMIT_LEN: i32 = 16;
+/** Result word of modelDocs: UTF-8 bytes of the quiet events' text (what the joined text holds). */
+export const MDR_TEXT_BYTES: i32 = 17;
+/** Result word of modelDocs: 1 when the text so far ends in a high surrogate escape (its pair may come next), else 0. */
+export const MDR_HIGH: i32 = 18;
+/** Result word of modelDocs: UTF-16 units of the batch's text, gathered at MGR_PTR; −1 when not gathered. */
+export const MDR_UNITS: i32 = 19;
+/** Result word of modelDocs: 1 when the model streams' scratch blocks hold more than MODEL_SCRATCH_KEEP bytes (JS then frees them). */
+export const MDR_SCRATCH: i32 = 20;
+/** Result word of modelPush / modelMore: 1 when they read the batch's documents (the MDR_* words are of that read). */
+export const MDR_READ: i32 = 21;
+/** Scratch bytes the model streams keep between calls; past it, JS gives them back after the call. */
+export const MODEL_SCRATCH_KEEP: i32 = 1 << 20;
+
+// Templates: what a format's quiet event looks like (a text delta and nothing else), so that the
+// core reads such an event to the end itself and JS sees only the others. One rule per path id of
+// the format's program; a record whose rule does not accept it makes the event one for JS.
+//   header  u16 number of rules, u16 number of MR_LITERAL rules (each must match once), u32 0
+//   rule    u8 role (MR_*), u8 ignored kinds (bit 1 << JK_* for each kind the rule accepts and
+//           ignores), u16 literal length, u16 literal offset (from the template's first byte), u16 0
+/** Bytes of a template's header. */
+export const MT_HEAD_BYTES: usize = 8;
+/** Bytes of a template's rule. */
+export const MT_RULE_BYTES: usize = 8;
+/** Rule: accepts only its ignored kinds. */
+export const MR_NONE: i32 = 0;
+/** Rule: a string is text (a gather entry, or bytes for a client), in the followed element. */
+export const MR_TEXT: i32 = 1;
+/** Rule: a string equal to the literal (unescaped, byte for byte); every such rule must match. */
+export const MR_LITERAL: i32 = 2;
+/** Rule: a number equal to the followed choice; its element is the one whose text is read. */
+export const MR_CHOICE: i32 = 3;
+/** Rule: a string that is not the literal (an equal one is for JS). */
+export const MR_NOT_LITERAL: i32 = 4;
+
+/** modelDocs emit mode: a quiet event's data is written for the client as `data: <data>` + LF LF. */
+export const ME_PASS: i32 = 1;
+/** modelDocs emit mode: each text span of a quiet event is written as the head (MHEAD_PTR), the span's bytes and CONTENT_END. */
+export const ME_CHUNKS: i32 = 2;
+/** modelDocs emit mode: comments are written for the client (`:` + text + LF LF). */
+export const ME_COMMENTS: i32 = 4;
+/** modelDocs emit mode: the text so far ends in a high surrogate escape (MDR_HIGH of the last call). */
+export const ME_HIGH: i32 = 8;
+/** modelDocs mode: gather the batch's text (MDR_UNITS) when the call reads it to the end with no event for JS. */
+export const ME_GATHER: i32 = 16;
+/** Bytes of the head area: a u32 length, then the head's bytes (a chunk up to its content string). */
+export const MHEAD_CAP: i32 = 1024;
+/** Address of the head area JS writes for ME_CHUNKS. */
+export const MHEAD_PTR: usize = memory.data(MHEAD_CAP, 16);
 
 /** Words of a gather entry: a string span's address, its length, its JSON flags (JF_*). */
 export const MG_WORDS: i32 = 3;
