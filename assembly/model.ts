@@ -278,7 +278,9 @@ export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize, t: u
     }
     const inWindow = p >= IN_PTR - IN_JOIN && p + n <= IN_PTR + IN_CAP;
     if (!inWindow && (p < OUT_PTR || p + n > OUT_PTR + OUT_CAP)) {
-      // unlikely: a document in a stream buffer or a raw line: read a copy with slack
+      // unlikely: a document in a stream buffer or a raw line: read a copy with slack (after JS
+      // took the text spans gathered so far, which may lie in the copy of the one before)
+      if (g != 0) break;
       const s = scratchFor(false, n + JSON_READ_SLACK + 16);
       copy(s, p, n);
       p = s;
