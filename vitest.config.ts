@@ -17,6 +17,7 @@ const coreTests = [
   'test/unit/json-core*.test.ts',
   'test/property/json-core*.test.ts',
   'test/property/model*.test.ts',
+  'test/property/sse-encode*.test.ts',
   'test/unit/model*.test.ts',
   'test/unit/relay*.test.ts',
 ];

@@ -438,6 +438,27 @@ export const MHEAD_CAP: i32 = 1024;
 /** Address of the head area JS writes for ME_CHUNKS. */
 export const MHEAD_PTR: usize = memory.data(MHEAD_CAP, 16);
 
+// The SSE writer (sseWrite): a byte reader's events in the wire format, from the reader's bytes
+// and its event table, written by JS into the input window and the span area, and the batch's
+// types and IDs in the strings area. The run is reported in MDR_EMIT_PTR and MDR_EMIT_LEN.
+
+/** Words per event in a byte reader's event table. */
+export const EV_WORDS: i32 = 5;
+/** Event word: where its data begins in the reader's bytes. */
+export const EV_DATA0: i32 = 0;
+/** Event word: where its data ends. */
+export const EV_DATA1: i32 = 1;
+/** Event word: index of its type in the batch's types. */
+export const EV_TYPE: i32 = 2;
+/** Event word: index of the last event ID in the batch's IDs. */
+export const EV_ID: i32 = 3;
+/** Event word: 1 when the event changed the last event ID. */
+export const EV_ID_CHANGED: i32 = 4;
+/** Bytes of the strings area: a (u32 offset from the area's start, u32 length) pair per string, then their bytes. */
+export const SW_STR_CAP: i32 = 8192;
+/** Address of the strings area. */
+export const SW_STR_PTR: usize = memory.data(SW_STR_CAP, 16);
+
 /** Words of a gather entry: a string span's address, its length, its JSON flags (JF_*). */
 export const MG_WORDS: i32 = 3;
 /** Gather entries per call at the most. */

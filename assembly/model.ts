@@ -18,6 +18,7 @@ import { release, res, reserve } from './runtime';
 import { linesMore, linesPush } from './lines';
 import { sseMore, ssePush } from './sse';
 import { transcode } from './utf8';
+import { emit, emit1, emit2, emitCapacity, emitLength, emitReset, emitRoom, emitStart, emitTrim, emitted } from './writer';
 
 // A block for documents that lie in a stream's own buffers (events larger than the output window):
 // the reader needs JSON_READ_SLACK readable bytes past a document's end, which a heap block does
@@ -55,7 +56,7 @@ function scratchFor(isText: bool, need: usize): usize {
 
 /** Returns the scratch blocks to the heap (after a large event; the bindings call it). */
 export function modelScratchFree(): void {
-  modelEmitTrim(0);
+  emitTrim(0);
   if (docScratch != 0) {
     heap.free(docScratch);
     release(docScratchCap);
@@ -69,7 +70,7 @@ export function modelScratchFree(): void {
 
 /** Bytes of scratch the model streams hold (for the bindings' retained-memory figures). */
 export function modelScratchBytes(): u32 {
-  return <u32>(docScratchCap + textScratchCap + emitCap);
+  return <u32>(docScratchCap + textScratchCap + emitCapacity());
 }
 
 // @ts-ignore: decorator
@@ -85,45 +86,6 @@ export function modelScratchBytes(): u32 {
 @inline function isDone(p: usize, n: usize): bool {
   // "[DONE]"
   return n == 6 && load<u32>(p) == 0x4E4F445B && load<u16>(p, 4) == 0x5D45;
-}
-
-// The bytes written for a client by the last call (ME_* modes): a heap block kept for the next
-// call, grown by 2×, given back with the scratch.
-let emitPtr: usize = 0;
-let emitCap: usize = 0;
-let emitLen: usize = 0;
-
-/** Room for `n` more bytes for the client: the address to write them at. */
-function emitRoom(n: usize): usize {
-  const need = emitLen + n;
-  if (need > emitCap) {
-    let nc: usize = emitCap < 4096 ? 4096 : emitCap << 1;
-    if (nc < need) nc = need;
-    reserve(nc);
-    const np = heap.alloc(nc);
-    if (emitPtr != 0) {
-      copy(np, emitPtr, emitLen);
-      heap.free(emitPtr);
-      release(emitCap);
-    }
-    emitPtr = np;
-    emitCap = nc;
-  }
-  return emitPtr + emitLen;
-}
-
-/** Writes `n` bytes from `src` for the client. */
-// @ts-ignore: decorator
-@inline function emit(src: usize, n: usize): void {
-  copy(emitRoom(n), src, n);
-  emitLen += n;
-}
-
-/** Writes the two bytes `a`, `b` for the client. */
-// @ts-ignore: decorator
-@inline function emit2(a: u32, b: u32): void {
-  store<u16>(emitRoom(2), <u16>(a | (b << 8)));
-  emitLen += 2;
 }
 
 // `"},"finish_reason":null}]}` LF LF: the end of a chunk written with ME_CHUNKS.
@@ -227,7 +189,7 @@ export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize, t: u
   let quiet: i32 = 0, blank: i32 = 0, comments: i32 = 0;
   let textBytes: usize = 0;
   let high = (emitMode & ME_HIGH) != 0;
-  emitLen = 0;
+  emitReset();
   if (lines && k > 0) prevEnd = <usize>load<i32>(SPAN_PTR + (<usize>(k - 1) * LINE_REC_WORDS << 2), LR_END << 2);
   for (; k < nrec; k++) {
     let p: usize, n: usize;
@@ -259,8 +221,7 @@ export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize, t: u
             emit2(0x3A, C_SPACE); // ": "
             emit((head & SF_RAW) != 0 ? <usize>d0 : OUT_PTR + <usize>d0, <usize>(d1 - d0));
           } else {
-            store<u8>(emitRoom(1), 0x3A); // ":"
-            emitLen++;
+            emit1(0x3A); // ":"
           }
           emit2(0x0A, 0x0A);
         }
@@ -333,7 +294,7 @@ export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize, t: u
             store<u16>(o, 0x203A, 4);   // ": "
             copy(o + 6, p, n);
             store<u16>(o + 6 + n, 0x0A0A);
-            emitLen += n + 8;
+            emitted(n + 8);
           }
           quiet++;
           prevEnd = lineEnd;
@@ -364,8 +325,8 @@ export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize, t: u
   res(MDR_QUIET, quiet);
   res(MDR_BLANK, blank);
   res(MDR_COMMENTS, comments);
-  res(MDR_EMIT_PTR, <i32>emitPtr);
-  res(MDR_EMIT_LEN, <i32>emitLen);
+  res(MDR_EMIT_PTR, <i32>emitStart());
+  res(MDR_EMIT_LEN, <i32>emitLength());
   res(MDR_TEXT_BYTES, <i32>textBytes);
   res(MDR_HIGH, high ? 1 : 0);
   let units: i32 = -1;
@@ -379,7 +340,7 @@ export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize, t: u
   }
   res(MDR_GATHERED, g);
   res(MDR_UNITS, units);
-  res(MDR_SCRATCH, docScratchCap + textScratchCap + emitCap > <usize>MODEL_SCRATCH_KEEP ? 1 : 0);
+  res(MDR_SCRATCH, docScratchCap + textScratchCap + emitCapacity() > <usize>MODEL_SCRATCH_KEEP ? 1 : 0);
   return nd;
 }
 
@@ -409,15 +370,6 @@ export function modelPush(st: usize, len: usize, mode: u32, framing: i32, prog: 
 export function modelMore(st: usize, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32): i32 {
   const r = (framing & MK_LINES) != 0 ? linesMore(st) : sseMore(st);
   return readBatch(r, framing, prog, t, choice, emitMode);
-}
-
-/** Gives the block of bytes written for clients back when it is larger than `keep`. */
-export function modelEmitTrim(keep: usize): void {
-  if (emitCap > keep) {
-    heap.free(emitPtr);
-    release(emitCap);
-    emitPtr = emitCap = emitLen = 0;
-  }
 }
 
 /**

@@ -17,6 +17,8 @@ export interface CoreExports {
   readonly SPAN_PTR: WebAssembly.Global;
   readonly JSON_PROG_PTR: WebAssembly.Global;
   readonly MHEAD_PTR: WebAssembly.Global;
+  readonly SW_STR_PTR: WebAssembly.Global;
+  sseWrite(n: number, data: number, table: number, nTypes: number): number;
   readonly JSON_REC_PTR: WebAssembly.Global;
   readonly MDOC_PTR: WebAssembly.Global;
   readonly MJREC_PTR: WebAssembly.Global;
