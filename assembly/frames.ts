@@ -411,46 +411,66 @@ function emitText(src: usize, n: usize): usize {
     outUsed += batchDirty ? decodeWhatwg(src, src + n, o, false) : transcode(src, src + n, o);
     return outUsed;
   }
-  copy(OUT_PTR + outUsed, src, n);
+  const o = OUT_PTR + outUsed;
   outUsed += n;
-  if (!posUnits) return outUsed;
-  outUnits += posAscii ? n : utf16Units(src, n);
+  if (!posUnits || posAscii) {
+    copy(o, src, n);
+    if (!posUnits) return outUsed;
+    outUnits += n;
+  } else {
+    outUnits += copyUnits(o, src, n);
+  }
   return outUnits;
 }
 
 /**
- * UTF-16 units of the n bytes of valid UTF-8 at p: one per byte that is not a continuation byte
- * (10xxxxxx), and one more per 4-byte lead (11110xxx: a surrogate pair). Valid input has no byte
- * above F4, so "at least F0" is exactly a 4-byte lead.
+ * Copies the n bytes of valid UTF-8 at src to dst (as `copy`) and returns their UTF-16 units: one
+ * per byte that is not a continuation byte (10xxxxxx), one more per 4-byte lead (11110xxx: a
+ * surrogate pair). Valid input has no byte above F4, so "at least F0" is exactly a 4-byte lead.
  */
-export function utf16Units(p: usize, n: usize): usize {
-  let d: usize = 0; // continuation bytes − 4-byte leads
-  const end = p + n;
+function copyUnits(dst: usize, src: usize, n: usize): usize {
+  let units: usize = 0;
   if (ASC_FEATURE_SIMD) {
-    const c = i8x16.splat(-64), f = i8x16.splat(<i8>0xF0);
-    while (p + 16 <= end) {
-      const v = v128.load(p);
-      // signed, 80..BF are the bytes below C0 = −64
-      d += <usize>popcnt(i8x16.bitmask(i8x16.lt_s(v, c))) - <usize>popcnt(i8x16.bitmask(i8x16.ge_u(v, f)));
-      p += 16;
-    }
-  } else {
-    while (p + 8 <= end) {
-      const w = load<u64>(p);
-      // bit 7 of a byte set and its bit 6 clear (a left shift moves each byte's bit 6 to its bit 7)
-      const cont = w & ~(w << 1) & 0x8080808080808080;
-      const lead4 = w & (w << 1) & (w << 2) & (w << 3) & 0x8080808080808080;
-      d += <usize>popcnt(cont) - <usize>popcnt(lead4);
-      p += 8;
+    // per-lane u8 counters (at most 2 per block): reduced every 127 blocks at the latest
+    const notCont = i8x16.splat(-65), lead4 = i8x16.splat(<i8>0xF0);
+    while (n >= 16) {
+      let k = n >> 4;
+      if (k > 127) k = 127;
+      n -= k << 4;
+      let acc = i8x16.splat(0);
+      do {
+        const v = v128.load(src);
+        v128.store(dst, v);
+        // signed, the continuation bytes 80..BF are −128..−65; the masks are −1 per lane
+        acc = i8x16.sub(i8x16.sub(acc, i8x16.gt_s(v, notCont)), i8x16.ge_u(v, lead4));
+        src += 16;
+        dst += 16;
+      } while (--k != 0);
+      const w = i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(acc));
+      units += <usize>(i32x4.extract_lane(w, 0) + i32x4.extract_lane(w, 1) + i32x4.extract_lane(w, 2) + i32x4.extract_lane(w, 3));
     }
   }
-  while (p < end) {
-    const b = load<u8>(p);
-    if ((b & 0xC0) == 0x80) d++;
-    else if (b >= 0xF0) d--;
-    p++;
+  while (n >= 8) {
+    const w = load<u64>(src);
+    store<u64>(dst, w);
+    // bytes with bit 7 clear or bit 6 set (a left shift moves each byte's bit 6 to its bit 7),
+    // and bytes with bits 7..4 set
+    const notCont = (~w | (w << 1)) & 0x8080808080808080;
+    const lead4 = w & (w << 1) & (w << 2) & (w << 3) & 0x8080808080808080;
+    units += <usize>(popcnt(notCont) + popcnt(lead4));
+    src += 8;
+    dst += 8;
+    n -= 8;
   }
-  return n - d;
+  while (n != 0) {
+    const c = load<u8>(src);
+    store<u8>(dst, c);
+    units += ((c & 0xC0) != 0x80 ? 1 : 0) + (c >= 0xF0 ? 1 : 0);
+    src++;
+    dst++;
+    n--;
+  }
+  return units;
 }
 
 /** Writes the batch's result words (FR_*) with `status`; returns it. */
