@@ -77,6 +77,13 @@ export const M_COMMENTS: i32 = 4;
 export const M_EOF_DISPATCH: i32 = 8;
 /** SSE byte-level path: data still in the run is not copied (SF_IN). */
 export const M_IN_SPANS: i32 = 16;
+/**
+ * Lines and SSE, with M_UTF8_OUT: the spans of the batch's text (line ends; SSE data, type, ID and
+ * comment spans) are UTF-16 offsets into what TextDecoder makes of the batch's bytes, so that JS
+ * decodes them with one call and slices the string. Not for a dirty batch (FR_UNITS −1): bad bytes
+ * let through (fatal: false) become U+FFFD per span, which changes lengths; its spans stay bytes.
+ */
+export const M_UTF16_POS: i32 = 32;
 
 // ---------------------------------------------------------------------------------------------
 // State records: what every kind shares (the frame kit extends it; JS reads only these)
@@ -133,6 +140,11 @@ export const FR_RAW_ASCII: i32 = 6;
  * 0 when none): the first part of an event whose data continues in the chunk, zeros before it.
  */
 export const FR_JOIN: i32 = 7;
+/**
+ * Word: with M_UTF16_POS, the batch's length in UTF-16 units when its spans are UTF-16 offsets;
+ * −1 when they are byte offsets (a dirty batch, or the mode bit not given).
+ */
+export const FR_UNITS: i32 = 15;
 
 /** Call the *More function again: the run is not finished. */
 export const R_MORE: i32 = 1;
