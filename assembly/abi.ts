@@ -19,7 +19,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 5;
+export const ABI_VERSION: i32 = 6;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -144,7 +144,7 @@ export const FR_JOIN: i32 = 7;
  * Word: with M_UTF16_POS, the batch's length in UTF-16 units when its spans are UTF-16 offsets;
  * −1 when they are byte offsets (a dirty batch, or the mode bit not given).
  */
-export const FR_UNITS: i32 = 15;
+export const FR_UNITS: i32 = 22;
 
 /** Call the *More function again: the run is not finished. */
 export const R_MORE: i32 = 1;
