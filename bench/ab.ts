@@ -4,7 +4,7 @@
 //
 //   npm run build                                   # this checkout: dist/
 //   (build the base revision's dist/ somewhere, e.g. a git worktree)
-//   node build/bench/ab.js --base ../base/dist/index.js [--new dist/index.js] [--rounds 9] [--only sse,lines,utf8]
+//   node build/bench/ab.js --base ../base/dist/index.js [--new dist/index.js] [--rounds 9] [--only sse,encode,model,lines,utf8]
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { asciiSse, chinese, chunked, mixed, perEvent } from './corpus.js';
@@ -47,6 +47,30 @@ function works(only: Set<string> | null): Work[] {
       const p = new lib.SseParser();
       return () => { let n = 0; for (const c of ps) n += p.pushBytes(c).length; n += p.flushBytes().length; return n; };
     });
+    add('encode', `pushBytes + encode() OpenAI ${rn}`, cut(openai), (lib, ps) => {
+      const p = new lib.SseParser();
+      return () => { let n = 0; for (const c of ps) n += p.pushBytes(c).encode().length; n += p.flushBytes().encode().length; return n; };
+    });
+    for (const [cn, bytes, format] of [['OpenAI', openai, 'openai'], ['Anthropic', anthropic, 'anthropic']] as const) {
+      add('model', `ModelStream raw ${cn} ${rn}`, cut(bytes), (lib, ps) => () => {
+        const m = new lib.ModelStream({ format, raw: true });
+        let s = '';
+        for (const c of ps) s += m.push(c);
+        return s + m.flush();
+      });
+      add('model', `ModelStream ${cn} ${rn}`, cut(bytes), (lib, ps) => () => {
+        const m = new lib.ModelStream({ format });
+        let s = '';
+        for (const c of ps) s += m.push(c);
+        return s + m.flush();
+      });
+      add('model', `SseRelay ${cn} → openai ${rn}`, cut(bytes), (lib, ps) => () => {
+        const r = new lib.SseRelay({ from: format, id: 'chatcmpl-1', model: 'm' });
+        let n = 0;
+        for (const c of ps) n += r.push(c).length;
+        return n + r.flush().length;
+      });
+    }
   }
   const lines = enc.encode(asciiSse(1 << 20));
   for (const [sn, s] of sizes) {

@@ -39,6 +39,7 @@ const WRITER_KEEP = 1 << 20;
 
 /** What the strings area holds (per slot: the string whose bytes are there), for the realm's core. */
 const slots: string[] = [];
+const slotIsType: boolean[] = [];
 let slotsOf: Core | null = null;
 let slotsEnd = 0;
 
@@ -55,14 +56,14 @@ function putStrings(core: Core, events: SseByteEvents): boolean {
     slots.length = 0;
   }
   const base = core.x.SW_STR_PTR.value as number;
-  const v = new DataView(core.u8.buffer);
+  const i32 = core.i32;
+  const w0 = base >> 2;
   // bytes go after the largest head written so far; a changed slot is written anew at the end
   let end = Math.max(slotsEnd, SW_STR_CAP / 2);
   for (let i = 0; i < total; i++) {
     const s = i < events.nTypes ? events.types[i] : events.ids[i - events.nTypes];
     const isType = i < events.nTypes;
-    const key = isType ? `t${s}` : `i${s}`;
-    if (slots[i] === key) continue;
+    if (slots[i] === s && slotIsType[i] === isType) continue;
     let len = 0;
     if (!(isType && s === 'message')) {
       if (end + s.length * 3 > SW_STR_CAP) {
@@ -73,10 +74,11 @@ function putStrings(core: Core, events: SseByteEvents): boolean {
       }
       len = utf8Encoder().encodeInto(s, core.u8.subarray(base + end, base + SW_STR_CAP)).written;
     }
-    v.setUint32(base + i * 8, end, true);
-    v.setUint32(base + i * 8 + 4, len, true);
+    i32[w0 + 2 * i] = end;
+    i32[w0 + 2 * i + 1] = len;
     end += len;
-    slots[i] = key;
+    slots[i] = s;
+    slotIsType[i] = isType;
   }
   slotsEnd = end;
   return true;
