@@ -173,15 +173,21 @@ function upstreamError(status, text) {
   return errorBody(String(message), (typeof e === 'object' && e?.type) || v?.type || 'upstream_error', (typeof e === 'object' && e?.code) || null);
 }
 
-/** Reads a stream's body up to `limit` bytes; resolves null past it. */
-function readBody(stream, limit) {
+/**
+ * Reads a stream's body up to `limit` bytes; resolves null past it, and then destroys the stream,
+ * or with `drain` reads the rest without keeping it (a client's request, which is then answered).
+ */
+function readBody(stream, limit, drain = false) {
   return new Promise((resolve, reject) => {
     const parts = [];
     let n = 0;
     stream.on('data', (b) => {
+      if (n > limit) return;
       n += b.length;
-      if (n > limit) { resolve(null); stream.destroy(); return; }
-      parts.push(b);
+      if (n <= limit) return void parts.push(b);
+      parts.length = 0;
+      resolve(null);
+      if (!drain) stream.destroy();
     });
     stream.on('end', () => resolve(Buffer.concat(parts)));
     stream.on('error', reject);
@@ -207,7 +213,6 @@ export function createGateway(options = {}) {
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   /** @type {Set<Stream>} */
   const streams = new Set();
-  let pendingTotal = 0;
   const previousCoreLimit = coreMemoryLimit();
   setCoreMemoryLimit(Math.min(2 ** 32 - 1, Math.max(previousCoreLimit ?? 0, o.maxPendingBytes)));
 
@@ -232,14 +237,15 @@ export function createGateway(options = {}) {
       m.limitErrors.inc({ limit: 'max_streams' });
       return sendJson(res, 503, errorBody(`the gateway has ${streams.size} streams open (maxStreams ${o.maxStreams}); retry later`, 'overloaded', 'ERR_MAX_STREAMS'), { 'retry-after': '1' });
     }
-    if (pendingTotal + coreMemoryUsed() >= o.maxPendingBytes) {
+    const held = pendingBytes();
+    if (held >= o.maxPendingBytes) {
       m.limitErrors.inc({ limit: 'pending_bytes' });
-      return sendJson(res, 503, errorBody(`the gateway's streams hold ${pendingTotal + coreMemoryUsed()} bytes (maxPendingBytes ${o.maxPendingBytes}); retry later`, 'overloaded', 'ERR_PENDING_BYTES'), { 'retry-after': '1' });
+      return sendJson(res, 503, errorBody(`the gateway's streams hold ${held} bytes (maxPendingBytes ${o.maxPendingBytes}); retry later`, 'overloaded', 'ERR_PENDING_BYTES'), { 'retry-after': '1' });
     }
-    const raw = await readBody(req, o.maxRequestBytes);
+    const raw = await readBody(req, o.maxRequestBytes, true);
     if (raw === null) {
       m.limitErrors.inc({ limit: 'request_bytes' });
-      return sendJson(res, 413, errorBody(`the request body is over ${o.maxRequestBytes} bytes`, 'invalid_request_error', 'ERR_REQUEST_TOO_LARGE'));
+      return sendJson(res, 413, errorBody(`the request body is over ${o.maxRequestBytes} bytes`, 'invalid_request_error', 'ERR_REQUEST_TOO_LARGE'), { connection: 'close' });
     }
     let body;
     try { body = JSON.parse(raw.toString('utf8')); } catch { body = undefined; }
@@ -276,9 +282,11 @@ export function createGateway(options = {}) {
       this.res = res;
       this.upReq = null;
       this.upRes = null;
+      /** The stream's relay while it runs. */
+      this.relayer = null;
       /** Keep-alive ticks since the upstream last sent bytes. */
       this.idle = 0;
-      this.pending = 0;
+      /** The most bytes the stream held at once (its client's write buffer and its unfinished event). */
       this.peak = 0;
       this.status = 'aborted';
       this.closed = false;
@@ -316,6 +324,7 @@ export function createGateway(options = {}) {
       const res = this.res;
       const relay = new SseRelay({ from: format, maxEventBytes: o.maxEventBytes });
       const passThrough = format === 'openai';
+      this.relayer = relay;
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
       res.flushHeaders();
       return new Promise((resolve) => {
@@ -323,6 +332,7 @@ export function createGateway(options = {}) {
         let events = 0;
         const stop = () => {
           ended = true;
+          this.relayer = null;
           relay.dispose();
           resolve();
         };
@@ -381,8 +391,6 @@ export function createGateway(options = {}) {
           }
           events = n;
           const p = res.writableLength + relay.retainedBytes;
-          pendingTotal += p - this.pending;
-          this.pending = p;
           if (p > this.peak) this.peak = p;
         });
         upRes.on('end', end);
@@ -468,12 +476,20 @@ export function createGateway(options = {}) {
       if (this.closed) return;
       this.closed = true;
       streams.delete(this);
-      pendingTotal -= this.pending;
-      this.pending = 0;
       m.streamsOpen.dec();
       m.streams.inc({ status: this.status });
       m.pending.observe(this.peak);
     }
+  }
+
+  /**
+   * What the streams hold now: their clients' write buffers, their upstream responses' read
+   * buffers, and (in the core) their unfinished events.
+   */
+  function pendingBytes() {
+    let n = coreMemoryUsed();
+    for (const s of streams) n += s.res.writableLength + (s.upRes?.readableLength ?? 0);
+    return n;
   }
 
   // The keep-alive clock: one timer for all streams; a stream silent for TICKS + 1 ticks (more than
@@ -497,7 +513,7 @@ export function createGateway(options = {}) {
     options: o,
     registry: m.registry,
     /** Streams open now and the bytes they hold (client buffers and unfinished events). */
-    stats: () => ({ streams: streams.size, pendingBytes: pendingTotal, coreBytes: coreMemoryUsed() }),
+    stats: () => ({ streams: streams.size, pendingBytes: pendingBytes(), coreBytes: coreMemoryUsed() }),
     listen(port = 0, host = '127.0.0.1') {
       return new Promise((resolve, reject) => {
         server.once('error', reject);

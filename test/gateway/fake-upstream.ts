@@ -94,5 +94,6 @@ export class FakeUpstream {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const s of this.sockets) s.destroy();
     await closed;
+    await this.noSockets();
   }
 }
