@@ -31,6 +31,8 @@ const quick = argv.includes('--quick');
 const profile = argv.includes('--profile');
 /** `--profile [kind]`: which gateway to profile (seam unless named), `--only event|cut` the regime. */
 const profiled = profile && argv[argv.indexOf('--profile') + 1] && !argv[argv.indexOf('--profile') + 1].startsWith('--') ? argv[argv.indexOf('--profile') + 1] : 'seam';
+/** `--memory`: only the memory per idle stream. */
+const memoryOnly = argv.includes('--memory');
 const onlyRegime = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
 const onlyN = argv.includes('--n') ? Number(argv[argv.indexOf('--n') + 1]) : undefined;
 
@@ -221,17 +223,17 @@ async function main() {
   ];
   const t0 = performance.now();
   for (let rep = 0; rep < PLAN.reps; rep++) {
-    for (const [regime, n, e] of cases) {
+    for (const [regime, n, e] of memoryOnly ? [] : cases) {
       const order = regime === 'event' ? kinds : KINDS;
       for (const k of order) {
         const r = await load(gws[k], ports[k], regime, n, e, 1 + rep * 7919);
         add(named.length ? `${regime} N=${n} E=${e}` : `${regime} N=${n}`, k, r);
       }
-      console.error(`rep ${rep + 1}/${PLAN.reps} ${regime} N=${n} E=${e}: ${KINDS.map((k) => `${k} ${fmt(Object.values(results).at(-1)[k].at(-1).cpuPer100k)}`).join(', ')} CPU-s/100k events (${fmt((performance.now() - t0) / 1000, 0)} s)`);
+      console.error(`rep ${rep + 1}/${PLAN.reps} ${regime} N=${n} E=${e}: ${KINDS.map((k) => `${k} ${fmt(results[named.length ? `${regime} N=${n} E=${e}` : `${regime} N=${n}`][k].at(-1).cpuPer100k)}`).join(', ')} CPU-s/100k events (${fmt((performance.now() - t0) / 1000, 0)} s)`);
     }
     if (!named.length) for (const k of KINDS) add('idle', k, await idleMemory(gws[k], ports[k], PLAN.idle));
   }
-  if (PLAN.once && !named.length) {
+  if (PLAN.once && !named.length && !memoryOnly) {
     const [n, e] = PLAN.once;
     for (const k of KINDS) add(`event N=${n} (once)`, k, await load(gws[k], ports[k], 'event', n, e, 3));
   }

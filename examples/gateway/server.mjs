@@ -197,9 +197,13 @@ function readBody(stream, limit, drain = false) {
       resolve(null);
       if (!drain) stream.destroy();
     });
-    stream.on('end', () => resolve(Buffer.concat(parts)));
+    const done = () => {
+      resolve(n > limit ? null : Buffer.concat(parts));
+      parts.length = 0; // the listeners stay on the stream for its life: keep nothing in them
+    };
+    stream.on('end', done);
     stream.on('error', reject);
-    stream.on('close', () => resolve(n > limit ? null : Buffer.concat(parts)));
+    stream.on('close', done);
   });
 }
 
@@ -251,26 +255,25 @@ export function createGateway(options = {}) {
       m.limitErrors.inc({ limit: 'pending_bytes' });
       return sendJson(res, 503, errorBody(`the gateway's streams hold ${held} bytes (maxPendingBytes ${o.maxPendingBytes}); retry later`, 'overloaded', 'ERR_PENDING_BYTES'), { 'retry-after': '1' });
     }
-    const raw = await readBody(req, o.maxRequestBytes, true);
+    let raw = await readBody(req, o.maxRequestBytes, true);
     if (raw === null) {
       m.limitErrors.inc({ limit: 'request_bytes' });
       return sendJson(res, 413, errorBody(`the request body is over ${o.maxRequestBytes} bytes`, 'invalid_request_error', 'ERR_REQUEST_TOO_LARGE'), { connection: 'close' });
     }
     let body;
     try { body = JSON.parse(raw.toString('utf8')); } catch { body = undefined; }
+    raw = null; // not kept for the life of the stream
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       return sendJson(res, 400, errorBody('the request body must be a JSON object', 'invalid_request_error', 'ERR_BAD_REQUEST'));
     }
     const stream = body.stream === true;
     // A whole answer from an upstream other than OpenAI is read from its stream (so that it is
     // validated and assembled as the streamed one is); OpenAI's whole answer passes through.
-    const up = upstreamRequest(format, upstreamUrl, format === 'openai' ? body : { ...body, stream: true }, req.headers);
-    const payload = Buffer.from(JSON.stringify(up.payload));
     const s = new Stream(res);
     streams.add(s);
     m.streamsOpen.inc();
     try {
-      const upRes = await s.request(up, payload);
+      const upRes = await s.request(upstreamRequest(format, upstreamUrl, format === 'openai' ? body : { ...body, stream: true }, req.headers));
       if (upRes === null) return; // the client left, or the upstream failed before answering (answered)
       if (upRes.statusCode >= 400) {
         const text = await readBody(upRes, ERROR_BODY_BYTES);
@@ -278,7 +281,8 @@ export function createGateway(options = {}) {
         s.status = 'failed';
         return sendJson(res, upRes.statusCode, upstreamError(upRes.statusCode, text === null ? '' : text.toString('utf8')));
       }
-      if (!stream) return await (format === 'openai' ? s.whole(upRes) : s.assemble(upRes, body));
+      if (!stream) return await (format === 'openai' ? s.whole(upRes) : s.assemble(upRes, body.model));
+      body = null;
       await s.relay(upRes);
     } finally {
       s.close();
@@ -308,16 +312,21 @@ export function createGateway(options = {}) {
     }
 
     /** Sends the upstream request; resolves its response, or null (then the client was answered or left). */
-    request(up, payload) {
+    request(up) {
+      const payload = Buffer.from(JSON.stringify(up.payload));
       return new Promise((resolve) => {
         this.done = () => resolve(null);
         const upReq = http.request({ hostname: up.hostname, port: up.port, path: up.path, method: 'POST', agent,
           headers: { ...up.headers, 'content-length': payload.length } });
         this.upReq = upReq;
-        const timer = setTimeout(() => upReq.destroy(new Error(`no answer from the upstream within ${o.upstreamTimeout} ms`)), o.upstreamTimeout);
-        upReq.on('response', (r) => { clearTimeout(timer); this.upRes = r; resolve(r); });
-        upReq.on('error', (err) => {
+        let timer = setTimeout(() => upReq.destroy(new Error(`no answer from the upstream within ${o.upstreamTimeout} ms`)), o.upstreamTimeout);
+        const answered = () => {
           clearTimeout(timer);
+          timer = null; // the handlers below live as long as the request: not its timer
+        };
+        upReq.on('response', (r) => { answered(); this.upRes = r; resolve(r); });
+        upReq.on('error', (err) => {
+          answered();
           if (this.upRes !== null || this.closed || this.left) return; // after the answer began: the response's own end says it
           m.providerErrors.inc({ source: 'connect' });
           this.status = 'failed';
@@ -424,7 +433,7 @@ export function createGateway(options = {}) {
     }
 
     /** Another upstream's stream read whole into one `chat.completion` (`stream: false`). */
-    async assemble(upRes, request) {
+    async assemble(upRes, model) {
       const ms = new ModelStream({ format, normalize: false, maxEventBytes: o.maxEventBytes, maxTextBytes: o.maxResponseBytes });
       let text = '';
       let failure = null;
@@ -462,7 +471,7 @@ export function createGateway(options = {}) {
       ms.dispose();
       this.status = 'done';
       const answer = {
-        id: `chatcmpl-gw${Date.now().toString(36)}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: request.model ?? format,
+        id: `chatcmpl-gw${Date.now().toString(36)}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: model ?? format,
         choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: FINISH[finish] ?? finish ?? 'stop' }],
       };
       if (usage) answer.usage = usage;
