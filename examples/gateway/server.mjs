@@ -250,7 +250,7 @@ export function createGateway(options = {}) {
       m.limitErrors.inc({ limit: 'max_streams' });
       return sendJson(res, 503, errorBody(`the gateway has ${streams.size} streams open (maxStreams ${o.maxStreams}); retry later`, 'overloaded', 'ERR_MAX_STREAMS'), { 'retry-after': '1' });
     }
-    const held = pendingBytes();
+    const held = mightBeFull() ? pendingBytes() : 0;
     if (held >= o.maxPendingBytes) {
       m.limitErrors.inc({ limit: 'pending_bytes' });
       return sendJson(res, 503, errorBody(`the gateway's streams hold ${held} bytes (maxPendingBytes ${o.maxPendingBytes}); retry later`, 'overloaded', 'ERR_PENDING_BYTES'), { 'retry-after': '1' });
@@ -509,6 +509,14 @@ export function createGateway(options = {}) {
     for (const s of streams) n += s.res.writableLength + (s.upRes?.readableLength ?? 0);
     return n;
   }
+
+  /**
+   * Whether the streams might hold maxPendingBytes, which spares the walk over every stream when
+   * they cannot: a client buffer holds at most the high-water mark plus one relayed read (a 64 KiB
+   * socket read, up to 8 times larger once translated from ddg's short lines) and the upstream
+   * response's buffer at most its 16 KiB high-water mark plus one read.
+   */
+  const mightBeFull = () => coreMemoryUsed() + streams.size * (o.highWaterMark + 10 * 64 * KiB) >= o.maxPendingBytes;
 
   // The keep-alive clock: one timer for all streams; a stream silent for TICKS + 1 ticks (more than
   // `keepalive` seconds) gets a comment, unless its client is not reading anyway.
