@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, test } from 'vitest';
 import { coreMemoryLimit } from 'seam-stream';
 import { FIXTURES } from '../helpers/model-fixtures.js';
-import { chat, post, startGateway, type Running } from './helpers.js';
+import { chat, post, readStream, startGateway, type Running } from './helpers.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);
@@ -43,19 +43,6 @@ async function metrics(r: Running): Promise<Map<string, number>> {
     out.set(line.slice(0, i), Number(line.slice(i + 1)));
   }
   return out;
-}
-
-/** Reads a streamed answer with the official client: its text and what it threw. */
-async function readStream(client: OpenAI, model: string): Promise<{ text: string; thrown: unknown }> {
-  const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Bonjour' }], stream: true });
-  let text = '';
-  let thrown: unknown;
-  try {
-    for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
-  } catch (e) {
-    thrown = e;
-  }
-  return { text, thrown };
 }
 
 describe('a truncated upstream: an error event, never [DONE]', () => {
@@ -192,6 +179,15 @@ function openRaw(url: string, model: string): Promise<{ res: IncomingMessage; fi
   });
 }
 
+/** After clients left: the upstream has no socket open, the gateway no stream, and `n` streams count as aborted. */
+async function allAborted(r: Running, n: number): Promise<Map<string, number>> {
+  await r.up.noSockets();
+  await expect.poll(() => r.gw.stats().streams).toBe(0);
+  const m = await metrics(r);
+  expect(m.get('llm_streams_total{status="aborted"}')).toBe(n);
+  return m;
+}
+
 describe('a client that leaves: the upstream request is aborted', () => {
   test('mid-stream: the upstream socket closes, the stream counts as aborted', async () => {
     g = await startGateway();
@@ -210,10 +206,7 @@ describe('a client that leaves: the upstream request is aborted', () => {
     expect(g.gw.stats().streams).toBe(1);
     c.destroy();
     await upstreamClosed;
-    await g.up.noSockets();
-    await expect.poll(() => g!.gw.stats().streams).toBe(0);
-    const m = await metrics(g);
-    expect(m.get('llm_streams_total{status="aborted"}')).toBe(1);
+    const m = await allAborted(g, 1);
     expect(m.get('llm_streams_open')).toBe(0);
   });
 
@@ -229,10 +222,7 @@ describe('a client that leaves: the upstream request is aborted', () => {
     await wasAsked;
     expect(g.up.openSockets).toBe(1);
     req.destroy();
-    await g.up.noSockets();
-    await expect.poll(() => g!.gw.stats().streams).toBe(0);
-    const m = await metrics(g);
-    expect(m.get('llm_streams_total{status="aborted"}')).toBe(1);
+    const m = await allAborted(g, 1);
     expect(m.get('llm_provider_errors_total{source="connect"}')).toBe(0);
   });
 
@@ -242,9 +232,7 @@ describe('a client that leaves: the upstream request is aborted', () => {
     const clients = await Promise.all(Array.from({ length: 40 }, () => openRaw(g!.url, 'm')));
     expect(g.gw.stats().streams).toBe(40);
     for (const c of clients) c.destroy();
-    await g.up.noSockets();
-    await expect.poll(() => g!.gw.stats().streams).toBe(0);
-    expect((await metrics(g)).get('llm_streams_total{status="aborted"}')).toBe(40);
+    await allAborted(g, 40);
   });
 });
 

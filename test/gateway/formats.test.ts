@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FIXTURES, FORMATS, type Fixture, type ModelFormat } from '../helpers/model-fixtures.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import {
-  awkwardCuts, chat, clientText, expectedWire, failingFrame, normalizeIds, normalizeOffsets, pool, post, startGateway, type Running,
+  awkwardCuts, chat, clientText, expectedWire, failingFrame, normalizeIds, normalizeOffsets, pool, post, readStream, startGateway, type Running,
 } from './helpers.js';
 
 // The relay follows choice 0: the choice-1 reading of a body is ModelStream's alone.
@@ -60,14 +60,7 @@ describe.each(FORMATS.map((f) => [f] as const))('the gateway in front of a %s up
     for (const [how, at] of cuttings) {
       const why = `${name}, ${how} (${at.length} cuts: ${at.slice(0, 12).join(',')}${at.length > 12 ? ',…' : ''})`;
       g.up.scripts.set(name, { pieces: cut(f.bytes, at) });
-      const stream = await client.chat.completions.create({ model: name, messages: [{ role: 'user', content: 'Bonjour' }], stream: true });
-      let text = '';
-      let thrown: unknown;
-      try {
-        for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
-      } catch (e) {
-        thrown = e;
-      }
+      const { text, thrown } = await readStream(client, name);
       expect(text, why).toBe(clientText(f));
       if (f.expected.status === 'done') expect(thrown, why).toBeUndefined();
       else {

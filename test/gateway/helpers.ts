@@ -2,6 +2,7 @@
 // client that returns the exact bytes of a response, the awkward cut points of a body, and what a
 // client must read from a fixture relayed through the gateway.
 import { request } from 'node:http';
+import type OpenAI from 'openai';
 import { createGateway, type Gateway, type GatewayOptions } from '../../examples/gateway/server.mjs';
 import { SseRelay } from '../../bindings/index.js';
 import { reference, type Fixture } from '../helpers/model-fixtures.js';
@@ -100,4 +101,17 @@ export async function pool<T>(items: T[], limit: number, fn: (item: T, index: nu
       await fn(items[k], k);
     }
   }));
+}
+
+/** Reads a streamed answer with the official client: the text of choices[0] and what the iteration threw. */
+export async function readStream(client: OpenAI, model: string): Promise<{ text: string; thrown: unknown }> {
+  const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Bonjour' }], stream: true });
+  let text = '';
+  let thrown: unknown;
+  try {
+    for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+  } catch (e) {
+    thrown = e;
+  }
+  return { text, thrown };
 }
