@@ -295,8 +295,6 @@ export function createGateway(options = {}) {
       this.res = res;
       this.upReq = null;
       this.upRes = null;
-      /** The stream's relay while it runs. */
-      this.relayer = null;
       /** Keep-alive ticks since the upstream last sent bytes. */
       this.idle = 0;
       /** The most bytes the stream held at once (its client's write buffer and its unfinished event). */
@@ -342,7 +340,6 @@ export function createGateway(options = {}) {
       const res = this.res;
       const relay = new SseRelay({ from: format, maxEventBytes: o.maxEventBytes });
       const passThrough = format === 'openai';
-      this.relayer = relay;
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
       res.flushHeaders();
       return new Promise((resolve) => {
@@ -350,7 +347,6 @@ export function createGateway(options = {}) {
         let events = 0;
         const stop = () => {
           ended = true;
-          this.relayer = null;
           relay.dispose();
           resolve();
         };
