@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, test } from 'vitest';
 import { coreMemoryLimit } from 'seam-stream';
 import { FIXTURES } from '../helpers/model-fixtures.js';
-import { chat, post, readStream, startGateway, type Running } from './helpers.js';
+import { chat, post, readStream, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);

@@ -15,7 +15,7 @@ import { FIXTURES, FORMATS, type Fixture, type ModelFormat } from '../helpers/mo
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import {
   awkwardCuts, chat, clientText, expectedWire, failingFrame, normalizeIds, normalizeOffsets, pool, post, readStream, startGateway, type Running,
-} from './helpers.js';
+} from './support.js';
 
 // The relay follows choice 0: the choice-1 reading of a body is ModelStream's alone.
 const fixtures = FIXTURES.filter((f) => f.choice === undefined);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import { FakeUpstream } from './fake-upstream.js';
-import { clientText } from './helpers.js';
+import { clientText } from './support.js';
 
 const server = join(__dirname, '..', '..', 'examples', 'gateway', 'server.mjs');
 
