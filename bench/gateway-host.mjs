@@ -1,0 +1,81 @@
+// One gateway of the load benchmark in its own process (a child of bench/gateway.mjs), reporting
+// its own CPU time and memory over IPC:
+//   node --expose-gc bench/gateway-host.mjs <kind> <upstream-url>
+// kinds: seam (examples/gateway/server.mjs as it ships, metrics on), seam-nometrics (the same with
+// --no-metrics, to measure prom-client's cost), and the gateways people write, on the same
+// node:http plumbing (request parsed and written again, backpressure, abort on close):
+//   json:  TextDecoder + eventsource-parser + JSON.parse + JSON.stringify + TextEncoder per event;
+//   plain: TextDecoder + eventsource-parser, `data: ${data}\n\n` + TextEncoder per event (no JSON);
+//   raw:   the upstream's reads forwarded as they are (no parsing: the ceiling on node:http).
+import http from 'node:http';
+import { createParser } from 'eventsource-parser';
+import { createGateway } from '../examples/gateway/server.mjs';
+
+const [kind, upstream] = process.argv.slice(2);
+const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+const target = new URL(upstream);
+
+/** The peers' proxy: `transform(upRes, res)` returns the function that handles one upstream read. */
+function peer(makeTransform) {
+  return http.createServer((req, res) => {
+    const parts = [];
+    req.on('data', (b) => parts.push(b));
+    req.on('end', () => {
+      const body = JSON.stringify(JSON.parse(Buffer.concat(parts).toString('utf8')));
+      const upReq = http.request({ hostname: target.hostname, port: target.port, path: '/v1/chat/completions', method: 'POST', agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (upRes) => {
+        res.writeHead(upRes.statusCode, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+        res.flushHeaders();
+        let paused = false;
+        const write = (bytes) => {
+          if (!res.write(bytes)) paused = true;
+        };
+        const onRead = makeTransform(write);
+        upRes.on('data', (chunk) => {
+          onRead(chunk);
+          if (paused) {
+            paused = false;
+            upRes.pause();
+            res.once('drain', () => upRes.resume());
+          }
+        });
+        upRes.on('end', () => res.end());
+        upRes.on('error', () => res.destroy());
+      });
+      upReq.on('error', () => res.destroy());
+      res.on('close', () => { if (!res.writableFinished) upReq.destroy(); });
+      upReq.end(body);
+    });
+  });
+}
+
+const encoder = new TextEncoder();
+const framed = (toBytes) => (write) => {
+  const decoder = new TextDecoder();
+  const parser = createParser({ onEvent: (e) => write(toBytes(e.data)) });
+  return (chunk) => parser.feed(decoder.decode(chunk, { stream: true }));
+};
+
+const kinds = {
+  json: () => peer(framed((d) => encoder.encode(d === '[DONE]' ? 'data: [DONE]\n\n' : `data: ${JSON.stringify(JSON.parse(d))}\n\n`))),
+  plain: () => peer(framed((d) => encoder.encode(`data: ${d}\n\n`))),
+  raw: () => peer((write) => write),
+};
+
+let listening;
+if (kind === 'seam' || kind === 'seam-nometrics') {
+  const gw = createGateway({ upstream, metrics: kind === 'seam' });
+  listening = gw.listen(0).then((url) => Number(new URL(url).port));
+} else {
+  const server = kinds[kind]();
+  listening = new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
+}
+
+process.on('message', (msg) => {
+  if (msg.cmd === 'usage') {
+    if (msg.gc && globalThis.gc) { globalThis.gc(); globalThis.gc(); }
+    process.send({ id: msg.id, cpu: process.cpuUsage(), mem: process.memoryUsage() });
+  }
+});
+process.on('disconnect', () => process.exit(0));
+listening.then((port) => process.send({ port }));

@@ -1,0 +1,498 @@
+// The gateway's faults, each with its exact output: a truncated upstream, invalid UTF-8 and JSON,
+// upstream HTTP errors, a client that leaves (the upstream request is aborted: its socket closes),
+// a client that does not read (the upstream read pauses; the gateway's buffers stay bounded), the
+// per-event, per-stream-count and total limits, keep-alives, bad requests, and the metrics that
+// count all of it.
+import { request, type IncomingMessage, type ServerResponse } from 'node:http';
+import OpenAI from 'openai';
+import { afterEach, describe, expect, test } from 'vitest';
+import { coreMemoryLimit } from 'seam-stream';
+import { FIXTURES } from '../helpers/model-fixtures.js';
+import { chat, post, readStream, startGateway, type Running } from './support.js';
+
+const enc = new TextEncoder();
+const b = (s: string) => enc.encode(s);
+/** An OpenAI chunk with this content, as the upstream writes it. */
+const chunk = (content: string) => `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]}\n\n`;
+const finish = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n';
+const DONE = 'data: [DONE]\n\n';
+const errorEvent = (message: string, code: string, offset: number, type = 'upstream_stream_error') =>
+  `data: ${JSON.stringify({ error: { message, type, code, offset } })}\n\n`;
+const truncatedAt = (n: number, format = 'openai') => errorEvent(`The upstream ${format} stream ended without its completion: the answer is cut short`, 'ERR_STREAM_TRUNCATED', n);
+
+let g: Running | undefined;
+afterEach(async () => {
+  if (g) {
+    await g.close();
+    expect(g.up.openSockets).toBe(0);
+    g = undefined;
+  }
+  // each gateway sets the core's budget for its life and puts the one before it back
+  expect(coreMemoryLimit()).toBeUndefined();
+});
+
+const clientOf = (r: Running) => new OpenAI({ baseURL: `${r.url}/v1`, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+
+/** The gateway's metrics as name{labels} → value. */
+async function metrics(r: Running): Promise<Map<string, number>> {
+  const text = await (await fetch(`${r.url}/metrics`)).text();
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const i = line.lastIndexOf(' ');
+    out.set(line.slice(0, i), Number(line.slice(i + 1)));
+  }
+  return out;
+}
+
+describe('a truncated upstream: an error event, never [DONE]', () => {
+  test.each([['closes mid-event', 'destroy'], ['ends its body mid-event', 'end']] as const)('an OpenAI upstream that %s', async (_, then) => {
+    g = await startGateway();
+    const sent = chunk('Bonjour, ') + chunk('le monde');
+    const half = chunk('et la suite').slice(0, 60);
+    g.up.scripts.set('m', { pieces: [b(sent), b(half)], then });
+    const r = await post(g.url, chat('m'));
+    expect(r.status).toBe(200);
+    expect(r.body.toString()).toBe(sent + truncatedAt(b(sent + half).length));
+    const { text, thrown } = await readStream(clientOf(g), 'm');
+    expect(text).toBe('Bonjour, le monde');
+    expect(thrown).toBeInstanceOf(OpenAI.APIError);
+    expect((thrown as InstanceType<typeof OpenAI.APIError>).code).toBe('ERR_STREAM_TRUNCATED');
+    const m = await metrics(g);
+    expect(m.get('llm_upstream_truncated_total')).toBe(2);
+    expect(m.get('llm_streams_total{status="truncated"}')).toBe(2);
+    expect(m.get('llm_stream_final_mismatch_total')).toBe(0);
+  });
+
+  test('an upstream that sent its finish reason but not [DONE]: truncated, and a final mismatch', async () => {
+    g = await startGateway();
+    const sent = chunk('Fin') + finish;
+    g.up.scripts.set('m', { pieces: [b(sent)] });
+    const r = await post(g.url, chat('m'));
+    expect(r.body.toString()).toBe(sent + truncatedAt(b(sent).length));
+    const m = await metrics(g);
+    expect(m.get('llm_stream_final_mismatch_total')).toBe(1);
+    expect(m.get('llm_upstream_truncated_total')).toBe(1);
+  });
+
+  test('an Anthropic upstream cut before message_stop, through the openai client', async () => {
+    g = await startGateway({ upstreamFormat: 'anthropic' });
+    const f = FIXTURES.find((x) => x.name === 'anthropic-basic')!;
+    const stop = f.body.indexOf('event: message_stop');
+    g.up.scripts.set('m', { pieces: [b(f.body.slice(0, stop))], then: 'destroy' });
+    const { text, thrown } = await readStream(clientOf(g), 'm');
+    expect(text).toBe(f.expected.text);
+    expect((thrown as InstanceType<typeof OpenAI.APIError>).code).toBe('ERR_STREAM_TRUNCATED');
+    expect((thrown as InstanceType<typeof OpenAI.APIError>).message).toBe('The upstream anthropic stream ended without its completion: the answer is cut short');
+  });
+});
+
+describe('invalid upstream bytes: an error event naming the offset', () => {
+  test('invalid UTF-8', async () => {
+    g = await startGateway();
+    const good = chunk('déjà ');
+    const bad = Buffer.concat([Buffer.from(good), Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"vu'), Buffer.from([0xe9]), Buffer.from('"}}]}\n\n')]);
+    const at = Buffer.byteLength(good) + 'data: {"choices":[{"index":0,"delta":{"content":"vu'.length;
+    g.up.scripts.set('m', { pieces: [bad.subarray(0, at - 3), bad.subarray(at - 3)] });
+    const r = await post(g.url, chat('m'));
+    expect(r.body.toString()).toBe(good + errorEvent(`Invalid UTF-8 at byte offset ${at} (bytes from there: E9 22 7D 7D)`, 'ERR_INVALID_UTF8', at));
+    const m = await metrics(g);
+    expect(m.get('llm_utf8_decode_error_total')).toBe(1);
+    expect(m.get('llm_streams_total{status="failed"}')).toBe(1);
+  });
+
+  test('invalid JSON', async () => {
+    g = await startGateway();
+    const good = chunk('un ');
+    const bad = 'data: {"choices":[{"index":0,"delta":{"content":"deux"}},]}\n\n';
+    const at = b(good).length + bad.indexOf(']}\n');
+    g.up.scripts.set('m', { pieces: [b(good + bad)] });
+    const r = await post(g.url, chat('m'));
+    const body = r.body.toString();
+    expect(body.startsWith(good)).toBe(true);
+    const e = JSON.parse(body.slice(good.length + 6)) as { error: { message: string; type: string; code: string; offset: number } };
+    expect(e.error.code).toBe('ERR_BAD_EVENT');
+    expect(e.error.offset).toBe(at);
+    expect(e.error.message).toMatch(new RegExp(`^Invalid JSON in the event at byte offset ${at}: `));
+    expect(body).toBe(good + errorEvent(e.error.message, 'ERR_BAD_EVENT', at));
+    expect((await metrics(g)).get('llm_bad_event_total')).toBe(1);
+  });
+});
+
+describe('upstream HTTP errors: the client gets their status and message', () => {
+  const cases = [
+    ['openai', 429, { error: { message: 'Rate limit reached for gpt-4o', type: 'requests', code: 'rate_limit_exceeded' } },
+      { message: 'Rate limit reached for gpt-4o', type: 'requests', code: 'rate_limit_exceeded' }],
+    ['anthropic', 529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, { message: 'Overloaded', type: 'overloaded_error', code: null }],
+    ['ollama', 404, { error: "model 'llama9' not found" }, { message: "model 'llama9' not found", type: 'upstream_error', code: null }],
+    ['openai-responses', 400, { error: { message: 'Invalid input', type: 'invalid_request_error', param: 'input', code: null } },
+      { message: 'Invalid input', type: 'invalid_request_error', code: null }],
+    ['ddg', 500, 'upstream exploded', { message: 'upstream exploded', type: 'upstream_error', code: null }],
+  ] as const;
+
+  test.each(cases)('%s %i', async (format, status, body, want) => {
+    g = await startGateway({ upstreamFormat: format });
+    g.up.scripts.set('m', {
+      write: (res: ServerResponse) => {
+        res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
+      },
+    });
+    const r = await post(g.url, chat('m'));
+    expect(r.status).toBe(status);
+    expect(r.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(r.body.toString())).toEqual({ error: want });
+    const e = await clientOf(g).chat.completions.create({ model: 'm', messages: [], stream: true }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(OpenAI.APIError);
+    expect((e as InstanceType<typeof OpenAI.APIError>).status).toBe(status);
+    expect((e as InstanceType<typeof OpenAI.APIError>).message).toBe(`${status} ${want.message}`);
+    expect((await metrics(g)).get('llm_provider_errors_total{source="status"}')).toBe(2);
+  });
+
+  test('an upstream that cannot be reached: 502', async () => {
+    g = await startGateway();
+    const port = Number(new URL(g.up.url).port);
+    await g.up.close();
+    const { createGateway } = await import('../../examples/gateway/server.mjs');
+    const gw = createGateway({ upstream: `http://127.0.0.1:${port}` });
+    const url = await gw.listen(0);
+    const r = await post(url, chat('m'));
+    await gw.close();
+    expect(r.status).toBe(502);
+    const e = JSON.parse(r.body.toString()) as { error: { message: string; type: string; code: string } };
+    expect(e.error.code).toBe('ERR_UPSTREAM_UNREACHABLE');
+    expect(e.error.message).toBe(`the upstream could not be reached: connect ECONNREFUSED 127.0.0.1:${port}`);
+  });
+});
+
+/** Opens a stream with a raw client; resolves once its first bytes arrived, with the response. */
+function openRaw(url: string, model: string): Promise<{ res: IncomingMessage; first: Buffer; destroy(): void }> {
+  return new Promise((resolve, reject) => {
+    const payload = Buffer.from(JSON.stringify(chat(model)));
+    const req = request(`${url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': payload.length } }, (res) => {
+      res.once('data', (first: Buffer) => {
+        res.pause();
+        resolve({ res, first, destroy: () => req.destroy() });
+      });
+    });
+    req.on('error', (e) => { if (!req.destroyed) reject(e); });
+    req.end(payload);
+  });
+}
+
+/** After clients left: the upstream has no socket open, the gateway no stream, and `n` streams count as aborted. */
+async function allAborted(r: Running, n: number): Promise<Map<string, number>> {
+  await r.up.noSockets();
+  await expect.poll(() => r.gw.stats().streams).toBe(0);
+  const m = await metrics(r);
+  expect(m.get('llm_streams_total{status="aborted"}')).toBe(n);
+  return m;
+}
+
+describe('a client that leaves: the upstream request is aborted', () => {
+  test('mid-stream: the upstream socket closes, the stream counts as aborted', async () => {
+    g = await startGateway();
+    let upstreamClosed!: Promise<void>;
+    g.up.scripts.set('m', {
+      write: (res: ServerResponse) => {
+        upstreamClosed = new Promise((resolve) => res.on('close', resolve));
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(chunk('premier'));
+        // and then nothing: a model thinking for a long time
+      },
+    });
+    const c = await openRaw(g.url, 'm');
+    expect(c.first.toString()).toBe(chunk('premier'));
+    expect(g.up.openSockets).toBe(1);
+    expect(g.gw.stats().streams).toBe(1);
+    c.destroy();
+    await upstreamClosed;
+    const m = await allAborted(g, 1);
+    expect(m.get('llm_streams_open')).toBe(0);
+  });
+
+  test('before the upstream answered: the pending request is aborted', async () => {
+    g = await startGateway();
+    let asked!: () => void;
+    const wasAsked = new Promise<void>((resolve) => { asked = resolve; });
+    g.up.scripts.set('m', { write: () => asked() }); // never answers
+    const payload = Buffer.from(JSON.stringify(chat('m')));
+    const req = request(`${g.url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-length': payload.length } });
+    req.on('error', () => {});
+    req.end(payload);
+    await wasAsked;
+    expect(g.up.openSockets).toBe(1);
+    req.destroy();
+    const m = await allAborted(g, 1);
+    expect(m.get('llm_provider_errors_total{source="connect"}')).toBe(0);
+  });
+
+  test('many clients leaving at once leave no socket behind', async () => {
+    g = await startGateway();
+    g.up.scripts.set('m', { pieces: Array.from({ length: 1000 }, (_, i) => b(chunk(`${i} `))), gapMs: 2 });
+    const clients = await Promise.all(Array.from({ length: 40 }, () => openRaw(g!.url, 'm')));
+    expect(g.gw.stats().streams).toBe(40);
+    for (const c of clients) c.destroy();
+    await allAborted(g, 40);
+  });
+});
+
+describe('a client that does not read: backpressure on the upstream read', () => {
+  test('the gateway holds a bounded number of bytes while the upstream is held back; then every byte arrives', async () => {
+    const highWaterMark = 64 * 1024;
+    g = await startGateway({ highWaterMark });
+    const event = chunk('x'.repeat(4000));
+    const piece = b(event.repeat(16)); // 64 KiB a write
+    const total = 48 * 1024 * 1024;
+    let written = 0;
+    g.up.scripts.set('m', {
+      write: async (res: ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        while (written < total && !res.destroyed) {
+          written += piece.length;
+          if (!res.write(piece)) await new Promise((w) => res.once('drain', w));
+        }
+        res.end(DONE);
+      },
+    });
+    const c = await openRaw(g.url, 'm');
+    // the client reads nothing more: let the buffers on the way fill up
+    let last = -1;
+    for (let k = 0; k < 60 && written !== last; k++) {
+      last = written;
+      await new Promise((w) => setTimeout(w, 100));
+    }
+    expect(written, 'the upstream is held back').toBe(last);
+    expect(written, 'the upstream is held back').toBeLessThan(total / 2);
+    const held = g.gw.stats().pendingBytes;
+    // the client's write buffer (high-water mark plus one relayed read) and the upstream's readable buffer
+    expect(held).toBeLessThanOrEqual(highWaterMark + 2 * piece.length + 16 * 1024);
+    // now read it all: every event, then [DONE]
+    let bytes = c.first.length;
+    let tail = '';
+    await new Promise<void>((resolve) => {
+      c.res.on('data', (d: Buffer) => { bytes += d.length; tail = (tail + d.toString('latin1')).slice(-64); });
+      c.res.on('end', resolve);
+      c.res.resume();
+    });
+    expect(bytes).toBe(written + DONE.length);
+    expect(tail.endsWith(event.slice(-50) + DONE)).toBe(true);
+    const m = await metrics(g);
+    expect(m.get('llm_bytes_out_total')).toBe(written + DONE.length);
+    expect(m.get('llm_events_out_total')).toBe(written / event.length + 1);
+    expect(m.get('llm_stream_pending_bytes_count')).toBe(1);
+    expect(m.get('llm_stream_pending_bytes_sum')).toBeLessThanOrEqual(highWaterMark + 2 * piece.length);
+  });
+});
+
+describe('limits', () => {
+  test('an upstream event over maxEventBytes', async () => {
+    g = await startGateway({ maxEventBytes: 16 * 1024 });
+    const good = chunk('petit ');
+    g.up.scripts.set('m', { pieces: [b(good), b(chunk('x'.repeat(32 * 1024)))] });
+    const r = await post(g.url, chat('m'));
+    const at = b(good).length;
+    expect(r.body.toString()).toBe(good + errorEvent(
+      `Server-sent event exceeds maxEventBytes (16384 bytes) at the line starting at byte offset ${at}; nothing past the limit was buffered`, 'ERR_EVENT_TOO_LARGE', at));
+    const m = await metrics(g);
+    expect(m.get('llm_limit_errors_total{limit="event_bytes"}')).toBe(1);
+    expect(m.get('llm_streams_total{status="limit"}')).toBe(1);
+  });
+
+  test('maxStreams: past it a request is answered 503, and admitted again once a stream ends', async () => {
+    g = await startGateway({ maxStreams: 2 });
+    g.up.scripts.set('slow', { pieces: [b(chunk('a'))], then: 'hang' });
+    g.up.scripts.set('quick', { pieces: [b(chunk('vite') + DONE)] });
+    const open = [await openRaw(g.url, 'slow'), await openRaw(g.url, 'slow')];
+    const r = await post(g.url, chat('quick'));
+    expect(r.status).toBe(503);
+    expect(r.headers['retry-after']).toBe('1');
+    expect(JSON.parse(r.body.toString())).toEqual({ error: { message: 'the gateway has 2 streams open (maxStreams 2); retry later', type: 'overloaded', code: 'ERR_MAX_STREAMS' } });
+    const e = await clientOf(g).chat.completions.create({ model: 'quick', messages: [], stream: true }).catch((x: unknown) => x);
+    expect((e as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+    open[0].destroy();
+    await expect.poll(() => g!.gw.stats().streams).toBe(1);
+    expect((await post(g.url, chat('quick'))).body.toString()).toBe(chunk('vite') + DONE);
+    open[1].destroy();
+    expect((await metrics(g)).get('llm_limit_errors_total{limit="max_streams"}')).toBe(2);
+  });
+
+  test('maxPendingBytes in the core: the stream that would pass it stops with an error event, the others go on', async () => {
+    g = await startGateway({ maxPendingBytes: 128 * 1024 });
+    expect(coreMemoryLimit()).toBe(128 * 1024);
+    const bigA = chunk('a'.repeat(60 * 1024));
+    const bigB = chunk('b'.repeat(100 * 1024));
+    let releaseA!: () => void;
+    const aMayEnd = new Promise<void>((resolve) => { releaseA = resolve; });
+    g.up.scripts.set('A', {
+      write: async (res: ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(chunk('début '));
+        res.write(bigA.slice(0, -10)); // an unfinished event of 60 KiB, held by the gateway
+        await aMayEnd;
+        res.end(bigA.slice(-10) + DONE);
+      },
+    });
+    const piecesB = [];
+    for (let i = 0; i < bigB.length; i += 10 * 1024) piecesB.push(b(bigB.slice(i, i + 10 * 1024)));
+    g.up.scripts.set('B', { pieces: piecesB, gapMs: 2 });
+    const a = await openRaw(g.url, 'A');
+    expect(a.first.toString()).toBe(chunk('début '));
+    await expect.poll(() => g!.gw.stats().coreBytes).toBeGreaterThan(60 * 1024);
+    const rb = await post(g.url, chat('B'));
+    const eb = JSON.parse(rb.body.toString().slice(6)) as { error: { message: string; type: string; code: string } };
+    expect(eb.error.code).toBe('ERR_CORE_MEMORY');
+    expect(eb.error.type).toBe('overloaded');
+    expect(eb.error.message).toMatch(/^the gateway is out of stream memory: The core memory budget \(131072 bytes, setCoreMemoryLimit\)/);
+    releaseA();
+    let rest = '';
+    a.res.setEncoding('utf8');
+    await new Promise<void>((resolve) => { a.res.on('data', (s: string) => { rest += s; }); a.res.on('end', resolve); a.res.resume(); });
+    expect(a.first.toString() + rest).toBe(chunk('début ') + bigA + DONE);
+    const m = await metrics(g);
+    expect(m.get('llm_limit_errors_total{limit="core_memory"}')).toBe(1);
+    expect(m.get('llm_streams_total{status="limit"}')).toBe(1);
+    expect(m.get('llm_streams_total{status="done"}')).toBe(1);
+  });
+
+  test('maxPendingBytes with clients that do not read: a new request is answered 503 while the total is past it', async () => {
+    g = await startGateway({ maxPendingBytes: 256 * 1024, highWaterMark: 512 * 1024 });
+    const piece = b(chunk('y'.repeat(8000)).repeat(8));
+    g.up.scripts.set('flood', {
+      write: async (res: ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (let i = 0; i < 2000 && !res.destroyed; i++) if (!res.write(piece)) await new Promise((w) => res.once('drain', w));
+        res.end();
+      },
+    });
+    g.up.scripts.set('quick', { pieces: [b(chunk('vite') + DONE)] });
+    const flood = await openRaw(g.url, 'flood');
+    await expect.poll(() => g!.gw.stats().pendingBytes, { timeout: 10_000 }).toBeGreaterThanOrEqual(256 * 1024);
+    const r = await post(g.url, chat('quick'));
+    expect(r.status).toBe(503);
+    const e = JSON.parse(r.body.toString()) as { error: { message: string; code: string } };
+    expect(e.error.code).toBe('ERR_PENDING_BYTES');
+    expect(e.error.message).toMatch(/^the gateway's streams hold \d+ bytes \(maxPendingBytes 262144\); retry later$/);
+    flood.destroy();
+    await expect.poll(() => g!.gw.stats().streams).toBe(0);
+    expect(g.gw.stats().pendingBytes).toBe(0);
+    expect((await post(g.url, chat('quick'))).body.toString()).toBe(chunk('vite') + DONE);
+    expect((await metrics(g)).get('llm_limit_errors_total{limit="pending_bytes"}')).toBe(1);
+  });
+});
+
+describe('keep-alives', () => {
+  /** Reads a stream with the arrival time of each piece. */
+  async function timed(url: string, model: string): Promise<{ body: string; keepalives: number[]; after: number[]; started: number }> {
+    const started = performance.now();
+    const r = await new Promise<{ pieces: [number, string][] }>((resolve, reject) => {
+      const payload = Buffer.from(JSON.stringify(chat(model)));
+      const req = request(`${url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-length': payload.length } }, (res) => {
+        const pieces: [number, string][] = [];
+        res.setEncoding('utf8');
+        res.on('data', (s: string) => pieces.push([performance.now(), s]));
+        res.on('end', () => resolve({ pieces }));
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+    const keepalives: number[] = [];
+    /** For each keep-alive, the milliseconds since the piece before it arrived. */
+    const after: number[] = [];
+    let prev = started;
+    for (const [t, s] of r.pieces) {
+      for (const _ of s.matchAll(/: keep-alive\n\n/g)) {
+        keepalives.push(t - started);
+        after.push(t - prev);
+      }
+      prev = t;
+    }
+    return { body: r.pieces.map(([, s]) => s).join(''), keepalives, after, started };
+  }
+
+  test('upstream comments are forwarded, and the gateway writes its own during upstream silence', async () => {
+    g = await startGateway({ keepalive: 0.1 });
+    const gap = 400;
+    g.up.scripts.set('m', { pieces: [b(chunk('un ')), b(': upstream-ping\n\n'), b(chunk('deux')), b(DONE)], gapMs: gap });
+    const { body, keepalives, after } = await timed(g.url, 'm');
+    expect(body.replace(/: keep-alive\n\n/g, '')).toBe(chunk('un ') + ': upstream-ping\n\n' + chunk('deux') + DONE);
+    // three silences of 400 ms: a comment after each 100–125 ms of silence (about 3 in each; at
+    // least one however late a loaded machine runs the timers)
+    const gaps = body.split(/data: |: upstream-ping\n\n/).slice(1, 4).map((part) => part.split(': keep-alive\n\n').length - 1);
+    expect(gaps.length).toBe(3);
+    for (const n of gaps) expect(n).toBeGreaterThanOrEqual(1);
+    // and none before 100 ms of silence (of the upstream, or since the last keep-alive)
+    for (const ms of after) expect(ms).toBeGreaterThanOrEqual(95);
+    expect((await metrics(g)).get('llm_keepalive_sent_total')).toBe(keepalives.length);
+    // the official client reads through them
+    const { text, thrown } = await readStream(clientOf(g), 'm');
+    expect(thrown).toBeUndefined();
+    expect(text).toBe('un deux');
+  });
+
+  test('none while the upstream writes more often than the period, and none when keepalive is 0', async () => {
+    g = await startGateway({ keepalive: 0.5 });
+    g.up.scripts.set('m', { pieces: Array.from({ length: 20 }, (_, i) => b(chunk(`${i}`))).concat([b(DONE)]), gapMs: 20 });
+    expect((await timed(g.url, 'm')).keepalives).toEqual([]);
+    await g.close();
+    g = await startGateway({ keepalive: 0 });
+    g.up.scripts.set('m', { pieces: [b(chunk('un')), b(DONE)], gapMs: 300 });
+    expect((await timed(g.url, 'm')).body).toBe(chunk('un') + DONE);
+  });
+});
+
+describe('requests', () => {
+  test('routes, methods, bodies', async () => {
+    g = await startGateway({ maxRequestBytes: 1000 });
+    const raw = (method: string, path: string, body?: string) => fetch(`${g!.url}${path}`, { method, body }).then(async (r) => [r.status, await r.json()] as const);
+    expect(await raw('GET', '/v1/models')).toEqual([404, { error: { message: 'no route GET /v1/models', type: 'invalid_request_error', code: 'not_found' } }]);
+    expect(await raw('GET', '/v1/chat/completions')).toEqual([405, { error: { message: 'use POST', type: 'invalid_request_error', code: 'method_not_allowed' } }]);
+    expect(await raw('POST', '/v1/chat/completions', '{"model":')).toEqual([400, { error: { message: 'the request body must be a JSON object', type: 'invalid_request_error', code: 'ERR_BAD_REQUEST' } }]);
+    expect(await raw('POST', '/v1/chat/completions', JSON.stringify({ model: 'x'.repeat(2000) }))).toEqual([413, { error: { message: 'the request body is over 1000 bytes', type: 'invalid_request_error', code: 'ERR_REQUEST_TOO_LARGE' } }]);
+    expect(g.up.received).toEqual([]);
+    expect((await metrics(g)).get('llm_limit_errors_total{limit="request_bytes"}')).toBe(1);
+  });
+});
+
+describe('the metrics of a mixed load, exactly', () => {
+  test('counts', async () => {
+    g = await startGateway();
+    const ok = chunk('a') + chunk('b') + finish + DONE;
+    const cutShort = chunk('c') + finish;
+    g.up.scripts.set('ok', { pieces: [b(ok)] });
+    g.up.scripts.set('cut', { pieces: [b(cutShort)], then: 'destroy' });
+    g.up.scripts.set('utf8', { pieces: [Buffer.concat([Buffer.from(chunk('d')), Buffer.from([0xff, 10, 10])])] });
+    g.up.scripts.set('limited', { write: (res) => { res.writeHead(429, { 'content-type': 'application/json' }).end('{"error":{"message":"slow down"}}'); } });
+    const bodies = await Promise.all(['ok', 'cut', 'utf8', 'limited'].map((m) => post(g!.url, chat(m))));
+    const m = await metrics(g);
+    const streamed = bodies.slice(0, 3).reduce((n, r) => n + r.body.length, 0);
+    expect(Object.fromEntries([...m].filter(([k]) => k.startsWith('llm_') && !k.includes('_bucket')))).toEqual({
+      llm_utf8_decode_error_total: 1,
+      llm_stream_final_mismatch_total: 1,
+      llm_streams_open: 0,
+      'llm_streams_total{status="done"}': 1,
+      'llm_streams_total{status="truncated"}': 1,
+      'llm_streams_total{status="failed"}': 2,
+      'llm_streams_total{status="limit"}': 0,
+      'llm_streams_total{status="aborted"}': 0,
+      llm_bytes_in_total: b(ok).length + b(cutShort).length + b(chunk('d')).length + 3,
+      llm_bytes_out_total: streamed,
+      llm_events_in_total: 4 + 2 + 1, // the bad line is no event
+      llm_events_out_total: 4 + 3 + 2, // each ends with [DONE] or its error event
+      llm_upstream_truncated_total: 1,
+      'llm_limit_errors_total{limit="max_streams"}': 0,
+      'llm_limit_errors_total{limit="pending_bytes"}': 0,
+      'llm_limit_errors_total{limit="core_memory"}': 0,
+      'llm_limit_errors_total{limit="event_bytes"}': 0,
+      'llm_limit_errors_total{limit="request_bytes"}': 0,
+      'llm_limit_errors_total{limit="response_bytes"}': 0,
+      'llm_provider_errors_total{source="status"}': 1,
+      'llm_provider_errors_total{source="stream"}': 0,
+      'llm_provider_errors_total{source="connect"}': 0,
+      llm_bad_event_total: 0,
+      llm_keepalive_sent_total: 0,
+      llm_stream_pending_bytes_sum: expect.any(Number),
+      llm_stream_pending_bytes_count: 4,
+    });
+    expect(bodies[0].body.toString()).toBe(ok);
+  });
+});

@@ -1,0 +1,99 @@
+// The gateway as its command runs it: `node examples/gateway/server.mjs --port 0 …` in a child
+// process, read by the official openai client, stopped with SIGTERM; nothing is left behind (the
+// process exits 0, the fake upstream has no socket open).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { FIXTURES } from '../helpers/model-fixtures.js';
+import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { FakeUpstream } from './fake-upstream.js';
+import { clientText } from './support.js';
+
+const server = join(__dirname, '..', '..', 'examples', 'gateway', 'server.mjs');
+
+let up: FakeUpstream;
+beforeAll(async () => {
+  up = new FakeUpstream();
+  await up.listen();
+});
+afterAll(async () => {
+  await up.close();
+});
+
+/** Starts the command; resolves with the child and the URL it printed. */
+function start(args: string[]): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const child = spawn(process.execPath, [server, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /^listening (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
+      if (m) resolve({ child, url: m[1], stderr: () => err });
+    });
+    child.on('exit', (code) => reject(new Error(`the gateway exited (${code}) before listening: ${err}`)));
+  });
+}
+
+const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => {
+  if (child.exitCode !== null) resolve(child.exitCode);
+  else child.on('exit', (code) => resolve(code));
+});
+
+test('an Anthropic upstream through the command, then SIGTERM', async () => {
+  const f = FIXTURES.find((x) => x.name === 'anthropic-basic')!;
+  const next = rng(SEED + 3);
+  up.scripts.set('claude', { pieces: cut(f.bytes, randomCuts(f.bytes, next, 40)) });
+  const { child, url, stderr } = await start(['--port', '0', '--upstream', up.url, '--upstream-format', 'anthropic', '--keepalive', '0.05']);
+  try {
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+    const texts = await Promise.all(Array.from({ length: 8 }, async () => {
+      const stream = await client.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'Bonjour' }], stream: true });
+      let text = '';
+      for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+      return text;
+    }));
+    expect(texts, `seed ${SEED}`).toEqual(Array(8).fill(clientText(f)));
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain('llm_streams_total{status="done"} 8\n');
+    expect(metrics).toContain('llm_streams_open 0\n');
+    await up.noSockets();
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited(child)).toBe(0);
+  expect(stderr()).toBe('');
+});
+
+test('a client that leaves a child gateway mid-stream: the upstream socket closes', async () => {
+  up.scripts.set('slow', { pieces: Array.from({ length: 200 }, (_, i) => new TextEncoder().encode(`data: {"choices":[{"index":0,"delta":{"content":"${i} "}}]}\n\n`)), gapMs: 10 });
+  const { child, url } = await start(['--port', '0', '--upstream', up.url]);
+  try {
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'k', maxRetries: 0 });
+    const controller = new AbortController();
+    const stream = await client.chat.completions.create({ model: 'slow', messages: [], stream: true }, { signal: controller.signal });
+    let text = '';
+    for await (const c of stream) {
+      text += c.choices[0]?.delta?.content ?? '';
+      if (text === '0 1 2 ') {
+        controller.abort(); // the request's socket is destroyed; leaving the loop ends the iteration
+        break;
+      }
+    }
+    expect(text).toBe('0 1 2 ');
+    await up.noSockets();
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited(child)).toBe(0);
+});
+
+test('bad arguments: exit 2 with the usage', async () => {
+  const child = spawn(process.execPath, [server, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  expect(await exited(child)).toBe(2);
+  expect(err).toMatch(/^--upstream is required\nusage: node examples\/gateway\/server\.mjs --port <n> --upstream <base-url>/);
+});

@@ -1,0 +1,117 @@
+// What the gateway's tests share: the gateway in this process with a fake upstream, a raw HTTP
+// client that returns the exact bytes of a response, the awkward cut points of a body, and what a
+// client must read from a fixture relayed through the gateway.
+import { request } from 'node:http';
+import type OpenAI from 'openai';
+import { createGateway, type Gateway, type GatewayOptions } from '../../examples/gateway/server.mjs';
+import { SseRelay } from '../../bindings/index.js';
+import { reference, type Fixture } from '../helpers/model-fixtures.js';
+import { FakeUpstream } from './fake-upstream.js';
+
+export interface Running { up: FakeUpstream; gw: Gateway; url: string; close(): Promise<void> }
+
+/** A fake upstream and a gateway in front of it (its base URL: the upstream's plus `path`), listening on 127.0.0.1. */
+export async function startGateway(options: Omit<GatewayOptions, 'upstream'> = {}, path = ''): Promise<Running> {
+  const up = new FakeUpstream();
+  await up.listen();
+  const gw = createGateway({ ...options, upstream: up.url + path });
+  const url = await gw.listen(0);
+  return {
+    up, gw, url,
+    async close() {
+      await gw.close();
+      await up.close();
+    },
+  };
+}
+
+export interface RawResponse { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
+
+/** POSTs a chat completions request and returns the response's status, headers and exact bytes. */
+export function post(url: string, body: unknown, path = '/v1/chat/completions'): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const payload = Buffer.from(JSON.stringify(body));
+    const req = request(`${url}${path}`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': payload.length } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (b: Buffer) => parts.push(b));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+export const chat = (model: string, stream = true) => ({ model, stream, messages: [{ role: 'user', content: 'Bonjour' }] });
+
+/**
+ * The byte positions where a cut is awkward: inside a UTF-8 character, at each side of a line
+ * end (between CR and LF too), right after a backslash (inside a JSON escape), and inside each
+ * `data:` field name and after its colon.
+ */
+export function awkwardCuts(bytes: Uint8Array): number[] {
+  const at: number[] = [];
+  for (let i = 1; i < bytes.length; i++) {
+    const c = bytes[i];
+    const p = bytes[i - 1];
+    const inChar = (c & 0xc0) === 0x80;
+    const lineEnd = p === 10 || p === 13 || c === 10 || c === 13;
+    const escape = p === 0x5c;
+    const field = (p === 0x61 && c === 0x3a) || (p === 0x3a && c === 0x20) || (p === 0x64 && c === 0x61 && bytes[i + 1] === 0x74);
+    if (inChar || lineEnd || escape || field) at.push(i);
+  }
+  return at;
+}
+
+/** What the official client reads from a relayed fixture: choices[0].delta.content joined. */
+export function clientText(f: Fixture): string {
+  const ref = reference(f.body, f.format);
+  const relayed = ref.frames.filter((fr) => fr.role !== 'error' && fr.role !== 'bad' && !(fr.role === 'completion' && fr.data === '[DONE]'));
+  return relayed.map((fr) => (f.format === 'openai' ? fr.clientContent : fr.text)).join('');
+}
+
+/** The bytes and their place of the event that fails a fixture's stream (an error or a bad event), if one does. */
+export function failingFrame(f: Fixture): { start: number; end: number } | undefined {
+  const fr = reference(f.body, f.format).frames.find((x) => x.role === 'error' || x.role === 'bad');
+  return fr && { start: fr.start, end: fr.end };
+}
+
+/**
+ * The bytes a gateway must write for a fixture: SseRelay's reading of the whole body, with the
+ * chunk ids and times that a translated stream makes for itself written as `ID` and `0`.
+ */
+export function expectedWire(f: Fixture): string {
+  const r = new SseRelay({ from: f.format });
+  const out = Buffer.concat([Buffer.from(r.push(f.bytes)), Buffer.from(r.flush())]).toString('utf8');
+  r.dispose();
+  return normalizeIds(out);
+}
+
+export const normalizeIds = (wire: string) => wire.replace(/"id":"chatcmpl-[^"]*","object":"chat\.completion\.chunk","created":\d+/g, '"id":"ID","object":"chat.completion.chunk","created":0');
+
+/** An error event's offset written as `N` (where a cut inside the failing event may move it). */
+export const normalizeOffsets = (wire: string) => wire.replace(/byte offset \d+/g, 'byte offset N').replace(/"offset":\d+/g, '"offset":N');
+
+/** Runs `fn` over `items` with at most `limit` at a time. */
+export async function pool<T>(items: T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const k = next++;
+      await fn(items[k], k);
+    }
+  }));
+}
+
+/** Reads a streamed answer with the official client: the text of choices[0] and what the iteration threw. */
+export async function readStream(client: OpenAI, model: string): Promise<{ text: string; thrown: unknown }> {
+  const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Bonjour' }], stream: true });
+  let text = '';
+  let thrown: unknown;
+  try {
+    for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+  } catch (e) {
+    thrown = e;
+  }
+  return { text, thrown };
+}
