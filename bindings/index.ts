@@ -29,4 +29,6 @@ export { ModelStreamError, type ModelStreamErrorCode } from './errors.js';
 export { SseRelay, type SseRelayOptions } from './relay.js';
 
 // Streams
-export { Utf8DecoderStream, LineDecoderStream, SseDecoderStream } from './streams.js';
+export {
+  Utf8DecoderStream, LineDecoderStream, LineBatchDecoderStream, SseDecoderStream, SseBatchDecoderStream, readChunks,
+} from './streams.js';

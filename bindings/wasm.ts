@@ -88,7 +88,6 @@ function requestedBackend(): Backend | undefined {
   return v;
 }
 
-const utf8Text = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * The shared instance. Views over its memory are cached; a memory growth (only the heap grows,
@@ -113,6 +112,8 @@ export class Core {
   u8!: Uint8Array;
   i32!: Int32Array;
   private nodeBuf: NodeBuffer | null = null;
+  /** The browsers' string route (made with the core, not at import: no top-level work to keep). */
+  private readonly utf8Text = new TextDecoder('utf-8', { ignoreBOM: true });
   private readonly NodeBuffer: NodeBufferCtor | null;
 
   constructor(backend: Backend, bytes: Uint8Array) {
@@ -167,7 +168,7 @@ export class Core {
   latin1(ptr: number, len: number): string {
     if (len === 0) return '';
     if (this.nodeBuf) return this.nodeBuf.latin1Slice(ptr, ptr + len);
-    return utf8Text.decode(this.u8.subarray(ptr, ptr + len));
+    return this.utf8Text.decode(this.u8.subarray(ptr, ptr + len));
   }
 
   /** UTF-16 units at [ptr, ptr + 2·units) as a string. */
@@ -183,7 +184,7 @@ export class Core {
   /** UTF-8 bytes at [ptr, ptr + len) (validated, or to be replaced as TextDecoder does). */
   utf8(ptr: number, len: number): string {
     if (len === 0) return '';
-    return utf8Text.decode(this.u8.subarray(ptr, ptr + len));
+    return this.utf8Text.decode(this.u8.subarray(ptr, ptr + len));
   }
 
   /** The text a UTF-8 push reported in the result record (U8_* words), of the kind it returned. */
