@@ -3,7 +3,7 @@
 // Layer 1: bytes (UTF-8 in WebAssembly)
 export { Utf8Decoder, Utf8Validator, type Utf8DecoderOptions } from './utf8.js';
 export { Utf8DecodeError } from './errors.js';
-export { wasmBackend, type Backend } from './wasm.js';
+export { wasmBackend, ready, SeamWasmError, type Backend, type SeamWasmErrorCode } from './wasm.js';
 export { coreMemoryLimit, coreMemoryUsed, setCoreMemoryLimit } from './memory.js';
 
 // Layer 2: frames (lines, NDJSON, Server-Sent Events)
