@@ -32,3 +32,9 @@ export { SseRelay, type SseRelayOptions } from './relay.js';
 export {
   Utf8DecoderStream, LineDecoderStream, LineBatchDecoderStream, SseDecoderStream, SseBatchDecoderStream, readChunks,
 } from './streams.js';
+
+// A Worker that decodes off the page's thread (the Worker itself is seam-stream/worker)
+export {
+  streamInWorker, WorkerStreamError, type WorkerStream, type WorkerRequest, type WorkerPart, type WorkerReport,
+  type SseWorkerReport, type WorkerErrorData,
+} from './worker-client.js';
