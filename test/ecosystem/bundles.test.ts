@@ -1,0 +1,41 @@
+// What bundlers keep of the built package (dist/index.js): an entry that imports only the text
+// layer carries no WebAssembly, one that imports only the framing carries no Unicode tables, with
+// esbuild and with Vite (scripts/bundle-sizes.mjs makes the bundles and prints their sizes).
+import { describe, expect, it } from 'vitest';
+import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from '../../bindings/generated/wasm-binaries.js';
+import { STAGE1_BASE64, STAGE2_BASE64 } from '../../bindings/unicode/generated-tables.js';
+// @ts-expect-error: a plain ESM script without types
+import { bundle } from '../../scripts/bundle-sizes.mjs';
+
+const make = bundle as (tool: 'esbuild' | 'vite', names: string[]) => Promise<string>;
+/** Whether `code` holds the WebAssembly core: its bytes (either build) or the API that compiles them. */
+const wasm = (code: string) => ({
+  simd: code.includes(SIMD_WASM_BASE64.slice(0, 200)), scalar: code.includes(SCALAR_WASM_BASE64.slice(0, 200)),
+  api: code.includes('WebAssembly'),
+});
+const tables = (code: string) => ({ stage1: code.includes(STAGE1_BASE64.slice(0, 200)), stage2: code.includes(STAGE2_BASE64.slice(0, 200)) });
+
+describe.each(['esbuild', 'vite'] as const)('a bundle made by %s', (tool) => {
+  it('of the text layer alone carries no WebAssembly', async () => {
+    const code = await make(tool, ['TextAssembler', 'GraphemeCommitter', 'NfcCommitter', 'countText', 'convertOffset']);
+    expect(wasm(code)).toEqual({ simd: false, scalar: false, api: false });
+    expect(tables(code)).toEqual({ stage1: true, stage2: true });
+  });
+
+  it('of SseParser alone carries no Unicode tables', async () => {
+    const code = await make(tool, ['SseParser']);
+    expect(tables(code)).toEqual({ stage1: false, stage2: false });
+    expect(wasm(code)).toEqual({ simd: true, scalar: true, api: true });
+    expect(code).not.toContain('TransformStream');
+  });
+
+  it('of streamInWorker alone carries neither', async () => {
+    const code = await make(tool, ['streamInWorker']);
+    expect({ ...wasm(code), ...tables(code) }).toEqual({ simd: false, scalar: false, api: false, stage1: false, stage2: false });
+  });
+
+  it('of everything carries both', async () => {
+    const code = await make(tool, ['*']);
+    expect({ ...wasm(code), ...tables(code) }).toEqual({ simd: true, scalar: true, api: true, stage1: true, stage2: true });
+  });
+});
