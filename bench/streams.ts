@@ -1,5 +1,5 @@
 // The TransformStreams against a reader loop over `push`: the OpenAI-shaped stream of bench/sse.ts
-// (1 MiB) fed through a ReadableStream (one chunk per pull), read to its end by each contender:
+// (2 MiB) fed through a ReadableStream (one chunk per pull), read to its end by each contender:
 //   push loop      a reader loop over the source calling SseParser#push / LineDecoder#push
 //   hop + push     the same loop behind source.pipeThrough(new TransformStream()): the floor of any
 //                  TransformStream, what the stream machinery costs per chunk with no work in it
@@ -9,8 +9,8 @@
 // of each one's time divided by the push loop's in the same round. Every contender's output (the
 // count and total length of the events' data, or of the lines) is checked equal before timing.
 //
-//   npx tsup bench/streams.ts --format esm --out-dir build/bench-streams --platform node && \
-//     node build/bench-streams/streams.js [--rounds 15]
+//   npm run bench:streams   (or, once built: node build/bench/streams.js [--rounds 15] [--chromium])
+// --chromium runs the same in headless Chromium (/usr/bin/chromium), this file bundled for it.
 import {
   LineBatchDecoderStream, LineDecoder, LineDecoderStream, SseBatchDecoderStream, SseDecoderStream, SseParser,
 } from '../bindings/index.js';
@@ -91,11 +91,12 @@ async function timeOnce(f: Contender, chunks: Uint8Array[]): Promise<number> {
 }
 
 export async function runStreamsBench(rounds: number): Promise<string[]> {
-  const bytes = openaiStream(1 << 20);
+  const bytes = openaiStream(2 << 20);
   const cases: Array<[string, Uint8Array[]]> = [
     ['one event per read', perEvent(bytes, 1)],
     ['1 KiB', chunked(bytes, 1024)],
     ['16 KiB', chunked(bytes, 16384)],
+    ['128 KiB', chunked(bytes, 131072)],
   ];
   const out = [
     '| decoder | reads | items per read | per item / push loop | batch / push loop | hop + push / push loop | batch / hop + push |',
@@ -129,7 +130,48 @@ export async function runStreamsBench(rounds: number): Promise<string[]> {
   return out;
 }
 
-const i = process.argv.indexOf('--rounds');
-const rounds = i > 0 ? Number(process.argv[i + 1]) : 15;
-console.log(`Node ${process.version}, ${rounds} rounds, time relative to a reader loop over push (lower is faster)`);
-for (const line of await runStreamsBench(rounds)) console.log(line);
+/** Runs the table in headless Chromium (Debian's): this file bundled for the browser, served on loopback. */
+async function inChromium(rounds: number): Promise<string[]> {
+  const [{ build }, { createServer }, { chromium }, { fileURLToPath }] = await Promise.all([
+    import('esbuild'), import('node:http'), import('playwright-core'), import('node:url'),
+  ]);
+  // from a source checkout: build/bench/streams.js -> bench/streams.ts
+  const source = fileURLToPath(new URL('../../bench/streams.ts', import.meta.url));
+  // (the Node-only imports of this function stay imports: the page never calls it)
+  const code = (await build({
+    entryPoints: [source], bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'error',
+    external: ['node:*', 'esbuild', 'playwright-core'],
+    define: { 'process.argv': '[]' }, // bench/sse.ts looks at its command line at import
+  })).outputFiles[0].text;
+  const server = createServer((req, res) => {
+    if (req.url === '/streams.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(code);
+    else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>streams</title>');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${(server.address() as { port: number }).port}/`);
+    const ua = await page.evaluate('navigator.userAgent') as string;
+    const lines = await page.evaluate(`import('/streams.js').then((m) => m.runStreamsBench(${rounds}))`) as string[];
+    return [`${/(HeadlessChrome|Chrome)\/[\d.]+/.exec(ua)?.[0] ?? ua}, ${rounds} rounds, time relative to a reader loop over push (lower is faster)`, ...lines];
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+const argv: string[] = (globalThis as { process?: { argv: string[] } }).process?.argv ?? [];
+if (argv[1] !== undefined && /streams\.[jt]s$/.test(argv[1])) {
+  const i = argv.indexOf('--rounds');
+  const rounds = i > 0 ? Number(argv[i + 1]) : 15;
+  if (argv.includes('--chromium')) {
+    for (const line of await inChromium(rounds)) console.log(line);
+  } else {
+    console.log(`Node ${process.version}, ${rounds} rounds, time relative to a reader loop over push (lower is faster)`);
+    for (const line of await runStreamsBench(rounds)) console.log(line);
+  }
+}
