@@ -2,8 +2,8 @@
 // reader as a gateway forwards them.
 import type { SseByteEvents } from './sse-bytes.js';
 
-const EMPTY = new Uint8Array(0);
-const DATA_PREFIX = new Uint8Array([100, 97, 116, 97, 58, 32]); // 'data: '
+const EMPTY = /* @__PURE__ */ new Uint8Array(0);
+const DATA_PREFIX = /* @__PURE__ */ new Uint8Array([100, 97, 116, 97, 58, 32]); // 'data: '
 
 let encoder: TextEncoder | undefined;
 function utf8Encoder(): TextEncoder {

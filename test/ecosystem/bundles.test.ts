@@ -1,12 +1,16 @@
 // What bundlers keep of the built package (dist/index.js): an entry that imports only the text
 // layer carries no WebAssembly, one that imports only the framing carries no Unicode tables, with
 // esbuild and with Vite (scripts/bundle-sizes.mjs makes the bundles and prints their sizes).
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { build, type PluginBuild } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from '../../bindings/generated/wasm-binaries.js';
 import { STAGE1_BASE64, STAGE2_BASE64 } from '../../bindings/unicode/generated-tables.js';
 // @ts-expect-error: a plain ESM script without types
 import { bundle } from '../../scripts/bundle-sizes.mjs';
 
+const root = join(__dirname, '..', '..');
 const make = bundle as (tool: 'esbuild' | 'vite', names: string[]) => Promise<string>;
 /** Whether `code` holds the WebAssembly core: its bytes (either build) or the API that compiles them. */
 const wasm = (code: string) => ({
@@ -37,5 +41,37 @@ describe.each(['esbuild', 'vite'] as const)('a bundle made by %s', (tool) => {
   it('of everything carries both', async () => {
     const code = await make(tool, ['*']);
     expect({ ...wasm(code), ...tables(code) }).toEqual({ simd: true, scalar: true, api: true, stage1: true, stage2: true });
+  });
+});
+
+describe('top-level work', () => {
+  // What a module does when imported, with every module marked as having side effects: a bundler
+  // that ignores "sideEffects": false keeps exactly this. Numeric constants are free; anything else
+  // (a call, an allocation, a class that reads a global) is work. The model streams' modules build
+  // their path programs and key bytes at import (to be made lazy); the Worker's entry listens.
+  const WORKS = new Set(['model.ts', 'model-formats.ts', 'relay.ts', 'worker.ts', 'index.ts']);
+  const modules = readdirSync(join(root, 'bindings'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') && !WORKS.has(f));
+  const keepAll = {
+    name: 'keep-all',
+    setup(b: PluginBuild) {
+      b.onResolve({ filter: /.*/ }, async (a) => {
+        if (a.pluginData) return undefined;
+        const r = await b.resolve(a.path, { resolveDir: a.resolveDir, kind: a.kind, pluginData: true });
+        return { ...r, sideEffects: true };
+      });
+    },
+  };
+
+  it.each(modules)('%s does none', async (file) => {
+    const out = await build({
+      stdin: { contents: `import ${JSON.stringify(join(root, 'bindings', file))};`, resolveDir: root },
+      bundle: true, format: 'esm', write: false, minifySyntax: true, plugins: [keepAll], logLevel: 'error',
+    });
+    const work = out.outputFiles[0].text
+      .replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '')
+      .replace(/(?:\bvar|,)\s*[\w$]+\s*=\s*[\d\s*+<>()-]+(?=[,;\n]|$)/g, '')
+      .replace(/[;\s]/g, '');
+    expect(work).toBe('');
   });
 });
