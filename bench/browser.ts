@@ -10,7 +10,7 @@ import { chromium } from 'playwright-core';
 const root = process.cwd();
 const server = createServer((req, res) => {
   const url = req.url ?? '/';
-  const file = url === '/' ? null : url === '/page.mjs' ? join(root, 'bench', 'browser-page.mjs') : /^\/dist\/[\w.-]+\.js$/.test(url) ? join(root, url) : undefined;
+  const file = url === '/' ? null : url === '/page.mjs' ? join(root, 'bench', 'browser-page.mjs') : /^\/dist\/(chunks\/)?[\w.-]+\.js$/.test(url) ? join(root, url) : undefined;
   if (file === undefined) return void res.writeHead(404).end();
   res.writeHead(200, { 'content-type': file ? 'text/javascript' : 'text/html' });
   res.end(file ? readFileSync(file) : '<!doctype html><title>seam bench</title>');

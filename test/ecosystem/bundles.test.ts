@@ -1,8 +1,11 @@
 // What bundlers keep of the built package (dist/index.js): an entry that imports only the text
 // layer carries no WebAssembly, one that imports only the framing carries no Unicode tables, with
-// esbuild and with Vite (scripts/bundle-sizes.mjs makes the bundles and prints their sizes).
-import { readdirSync } from 'node:fs';
+// esbuild and with Vite (scripts/bundle-sizes.mjs makes the bundles and prints their sizes); no
+// module does top-level work; the Worker entry is exported and Vite bundles it from its name.
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build, type PluginBuild } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from '../../bindings/generated/wasm-binaries.js';
@@ -73,5 +76,37 @@ describe('top-level work', () => {
       .replace(/(?:\bvar|,)\s*[\w$]+\s*=\s*[\d\s*+<>()-]+(?=[,;\n]|$)/g, '')
       .replace(/[;\s]/g, '');
     expect(work).toBe('');
+  });
+});
+
+describe('seam-stream/worker', () => {
+  it('is in the exports map: dist/worker.js', () => {
+    expect(import.meta.resolve('seam-stream/worker')).toBe(pathToFileURL(join(root, 'dist', 'worker.js')).href);
+  });
+
+  it('is bundled by Vite from new Worker(new URL(\'seam-stream/worker\', import.meta.url)) as a file of its own', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seam-vite-worker-'));
+    try {
+      mkdirSync(join(dir, 'node_modules'));
+      symlinkSync(root, join(dir, 'node_modules', 'seam-stream'), 'dir');
+      writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>');
+      writeFileSync(join(dir, 'main.js'), [
+        "import { streamInWorker } from 'seam-stream';",
+        "const worker = new Worker(new URL('seam-stream/worker', import.meta.url), { type: 'module' });",
+        "globalThis.run = (url) => streamInWorker(worker, { url, format: 'openai' });",
+      ].join('\n'));
+      const { build: vite } = await import('vite');
+      const out = await vite({ root: dir, configFile: false, logLevel: 'silent', build: { write: false } });
+      const files = (Array.isArray(out) ? out : [out]).flatMap((o) => (o as { output: Array<{ fileName: string; type: string; code?: string; source?: string | Uint8Array }> }).output);
+      const worker = files.find((f) => /^assets\/worker-[\w-]+\.js$/.test(f.fileName));
+      expect(worker, files.map((f) => f.fileName).join(', ')).toBeDefined();
+      const main = files.find((f) => f.type === 'chunk' && /^assets\/index-/.test(f.fileName))!;
+      expect(main.code).toContain(`new URL(\`/${worker!.fileName}\``);
+      const workerCode = String(worker!.source ?? worker!.code);
+      expect(workerCode).toContain('WebAssembly');
+      expect(workerCode).toContain(SIMD_WASM_BASE64.slice(0, 200));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
