@@ -66,6 +66,7 @@ export function streamInWorker(worker: Worker, request: WorkerRequest, options?:
   const parts: WorkerPart[] = [];
   let waiting: { resolve(r: IteratorResult<WorkerPart>): void; reject(e: unknown): void } | undefined;
   let ended = false;
+  let returned = false;
   let error: Error | undefined;
   let settle!: { resolve(r: WorkerReport): void; reject(e: unknown): void };
   const report = new Promise<WorkerReport>((resolve, reject) => { settle = { resolve, reject }; });
@@ -119,11 +120,13 @@ export function streamInWorker(worker: Worker, request: WorkerRequest, options?:
     report,
     cancel,
     next() {
+      if (returned) return Promise.resolve({ done: true, value: undefined });
       if (parts.length > 0) return Promise.resolve({ done: false, value: parts.shift()! });
       if (ended) return error ? Promise.reject(error) : Promise.resolve({ done: true, value: undefined });
       return new Promise((resolve, reject) => { waiting = { resolve, reject }; });
     },
     return() {
+      returned = true;
       cancel();
       parts.length = 0;
       return Promise.resolve({ done: true, value: undefined });
