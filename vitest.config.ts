@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // The core's tests run twice: against the SIMD build and against the scalar reference build;
-// the UTF-8 tests once more on the browsers' string route.
+// the UTF-8, line and SSE tests once more on the browsers' string route.
 // The text layer is plain TypeScript and runs once.
 const coreTests = [
   'test/unit/utf8*.test.ts',
@@ -16,6 +16,8 @@ const coreTests = [
   'test/property/frames*.test.ts',
   'test/unit/json-core*.test.ts',
   'test/property/json-core*.test.ts',
+  'test/property/model*.test.ts',
+  'test/property/sse-encode*.test.ts',
   'test/unit/model*.test.ts',
   'test/unit/relay*.test.ts',
 ];
@@ -36,12 +38,26 @@ export default defineConfig({
         test: { name: 'scalar', include: coreTests, env: { SEAM_WASM: 'scalar' } },
       },
       {
-        // Utf8Decoder's browser route (TextDecoder decodes, the core places errors), run in Node
+        // The browsers' string route, run in Node: Utf8Decoder (TextDecoder decodes, the core
+        // places errors), lines and SSE (one TextDecoder call per push, sliced at UTF-16 offsets)
         extends: true,
         test: {
           name: 'textdecoder-route',
-          include: ['test/unit/utf8*.test.ts', 'test/property/utf8*.test.ts', 'test/unit/shared-instance.test.ts'],
+          include: [
+            'test/unit/utf8*.test.ts', 'test/property/utf8*.test.ts', 'test/unit/shared-instance.test.ts',
+            'test/unit/lines*.test.ts', 'test/unit/sse*.test.ts', 'test/unit/edges*.test.ts', 'test/conformance/sse*.test.ts',
+            'test/property/frames*.test.ts', 'test/property/sse*.test.ts',
+          ],
           env: { SEAM_WASM: 'simd', SEAM_STRINGS: 'textdecoder' },
+        },
+      },
+      {
+        // ... and the scalar core's UTF-16 count on that route
+        extends: true,
+        test: {
+          name: 'textdecoder-route-scalar',
+          include: ['test/property/frames*.test.ts', 'test/conformance/sse*.test.ts', 'test/unit/lines*.test.ts'],
+          env: { SEAM_WASM: 'scalar', SEAM_STRINGS: 'textdecoder' },
         },
       },
     ],

@@ -19,7 +19,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 4;
+export const ABI_VERSION: i32 = 6;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -38,7 +38,7 @@ export const IN_SLACK: usize = 64;
 /** UTF-16 output: one unit per input byte at most, plus the carry, plus slack for 16-byte stores. */
 export const OUT_CAP: usize = (IN_CAP + IN_HEAD) * 2 + 128;
 /** Words of the result record. */
-export const RES_WORDS: usize = 16;
+export const RES_WORDS: usize = 24;
 /** Bytes of span records the framers may write per call. */
 export const SPAN_BYTES: usize = 65536;
 
@@ -77,6 +77,13 @@ export const M_COMMENTS: i32 = 4;
 export const M_EOF_DISPATCH: i32 = 8;
 /** SSE byte-level path: data still in the run is not copied (SF_IN). */
 export const M_IN_SPANS: i32 = 16;
+/**
+ * Lines and SSE, with M_UTF8_OUT: the spans of the batch's text (line ends; SSE data, type, ID and
+ * comment spans) are UTF-16 offsets into what TextDecoder makes of the batch's bytes, so that JS
+ * decodes them with one call and slices the string. Not for a dirty batch (FR_UNITS −1): bad bytes
+ * let through (fatal: false) become U+FFFD per span, which changes lengths; its spans stay bytes.
+ */
+export const M_UTF16_POS: i32 = 32;
 
 // ---------------------------------------------------------------------------------------------
 // State records: what every kind shares (the frame kit extends it; JS reads only these)
@@ -133,6 +140,11 @@ export const FR_RAW_ASCII: i32 = 6;
  * 0 when none): the first part of an event whose data continues in the chunk, zeros before it.
  */
 export const FR_JOIN: i32 = 7;
+/**
+ * Word: with M_UTF16_POS, the batch's length in UTF-16 units when its spans are UTF-16 offsets;
+ * −1 when they are byte offsets (a dirty batch, or the mode bit not given).
+ */
+export const FR_UNITS: i32 = 22;
 
 /** Call the *More function again: the run is not finished. */
 export const R_MORE: i32 = 1;
@@ -376,6 +388,88 @@ export const MJREC_CAP: i32 = 4096;
 export const MDR_DOCS: i32 = 8;
 /** Result word of modelDocs: the record to continue from (the batch's record count when done). */
 export const MDR_NEXT: i32 = 9;
+
+/** Result word of modelDocs: documents it read to the end itself (quiet events, see "Templates"): events. */
+export const MDR_QUIET: i32 = 11;
+/** Result word of modelDocs: blank documents (empty lines) it passed. */
+export const MDR_BLANK: i32 = 12;
+/** Result word of modelDocs: gather entries now written (the count it was given, plus the quiet events' text spans). */
+export const MDR_GATHERED: i32 = 13;
+/** Result word of modelDocs: SSE comments (keep-alives) among the records it passed. */
+export const MDR_COMMENTS: i32 = 14;
+/** Result word of modelDocs: the address of the bytes it wrote for a client (ME_* modes). */
+export const MDR_EMIT_PTR: i32 = 15;
+/** Result word of modelDocs: how many bytes it wrote for a client. */
+export const MDR_EMIT_LEN: i32 = 16;
+/** Result word of modelDocs: UTF-8 bytes of the quiet events' text (what the joined text holds). */
+export const MDR_TEXT_BYTES: i32 = 17;
+/** Result word of modelDocs: 1 when the text so far ends in a high surrogate escape (its pair may come next), else 0. */
+export const MDR_HIGH: i32 = 18;
+/** Result word of modelDocs: UTF-16 units of the batch's text, gathered at MGR_PTR; −1 when not gathered. */
+export const MDR_UNITS: i32 = 19;
+/** Result word of modelDocs: 1 when the model streams' scratch blocks hold more than MODEL_SCRATCH_KEEP bytes (JS then frees them). */
+export const MDR_SCRATCH: i32 = 20;
+/** Result word of modelPush / modelMore: 1 when they read the batch's documents (the MDR_* words are of that read). */
+export const MDR_READ: i32 = 21;
+/** Scratch bytes the model streams keep between calls; past it, JS gives them back after the call. */
+export const MODEL_SCRATCH_KEEP: i32 = 1 << 20;
+
+// Templates: what a format's quiet event looks like (a text delta and nothing else), so that the
+// core reads such an event to the end itself and JS sees only the others. One rule per path id of
+// the format's program; a record whose rule does not accept it makes the event one for JS.
+//   header  u16 number of rules, u16 number of MR_LITERAL rules (each must match once), u32 0
+//   rule    u8 role (MR_*), u8 ignored kinds (bit 1 << JK_* for each kind the rule accepts and
+//           ignores), u16 literal length, u16 literal offset (from the template's first byte), u16 0
+/** Bytes of a template's header. */
+export const MT_HEAD_BYTES: usize = 8;
+/** Bytes of a template's rule. */
+export const MT_RULE_BYTES: usize = 8;
+/** Rule: accepts only its ignored kinds. */
+export const MR_NONE: i32 = 0;
+/** Rule: a string is text (a gather entry, or bytes for a client), in the followed element. */
+export const MR_TEXT: i32 = 1;
+/** Rule: a string equal to the literal (unescaped, byte for byte); every such rule must match. */
+export const MR_LITERAL: i32 = 2;
+/** Rule: a number equal to the followed choice; its element is the one whose text is read. */
+export const MR_CHOICE: i32 = 3;
+/** Rule: a string that is not the literal (an equal one is for JS). */
+export const MR_NOT_LITERAL: i32 = 4;
+
+/** modelDocs emit mode: a quiet event's data is written for the client as `data: <data>` + LF LF. */
+export const ME_PASS: i32 = 1;
+/** modelDocs emit mode: each text span of a quiet event is written as the head (MHEAD_PTR), the span's bytes and CONTENT_END. */
+export const ME_CHUNKS: i32 = 2;
+/** modelDocs emit mode: comments are written for the client (`:` + text + LF LF). */
+export const ME_COMMENTS: i32 = 4;
+/** modelDocs emit mode: the text so far ends in a high surrogate escape (MDR_HIGH of the last call). */
+export const ME_HIGH: i32 = 8;
+/** modelDocs mode: gather the batch's text (MDR_UNITS) when the call reads it to the end with no event for JS. */
+export const ME_GATHER: i32 = 16;
+/** Bytes of the head area: a u32 length, then the head's bytes (a chunk up to its content string). */
+export const MHEAD_CAP: i32 = 1024;
+/** Address of the head area JS writes for ME_CHUNKS. */
+export const MHEAD_PTR: usize = memory.data(MHEAD_CAP, 16);
+
+// The SSE writer (sseWrite): a byte reader's events in the wire format, from the reader's bytes
+// and its event table, written by JS into the input window and the span area, and the batch's
+// types and IDs in the strings area. The run is reported in MDR_EMIT_PTR and MDR_EMIT_LEN.
+
+/** Words per event in a byte reader's event table. */
+export const EV_WORDS: i32 = 5;
+/** Event word: where its data begins in the reader's bytes. */
+export const EV_DATA0: i32 = 0;
+/** Event word: where its data ends. */
+export const EV_DATA1: i32 = 1;
+/** Event word: index of its type in the batch's types. */
+export const EV_TYPE: i32 = 2;
+/** Event word: index of the last event ID in the batch's IDs. */
+export const EV_ID: i32 = 3;
+/** Event word: 1 when the event changed the last event ID. */
+export const EV_ID_CHANGED: i32 = 4;
+/** Bytes of the strings area: a (u32 offset from the area's start, u32 length) pair per string, then their bytes. */
+export const SW_STR_CAP: i32 = 8192;
+/** Address of the strings area. */
+export const SW_STR_PTR: usize = memory.data(SW_STR_CAP, 16);
 
 /** Words of a gather entry: a string span's address, its length, its JSON flags (JF_*). */
 export const MG_WORDS: i32 = 3;

@@ -23,7 +23,8 @@
 //   +120 u32    SSE: input bytes seen while a large DATA block stood idle (see bShrinkIdle)
 //   +124 i32    SSE: where the event's first data value began, relative to IN_PTR of the current call
 import {
-  ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_NREC, FR_STATUS, IN_PTR, M_UTF8_OUT, OUT_CAP, OUT_PTR, RAW_PTR,
+  ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_NREC, FR_STATUS, FR_UNITS, IN_PTR, M_UTF16_POS, M_UTF8_OUT, OUT_CAP,
+  OUT_PTR, RAW_PTR,
 } from './abi';
 import { carried, carryReset, isFatal, keepTail, runStart, setCarried, skipBom } from './carry';
 import { freeRecord, release, res, reserve } from './runtime';
@@ -353,21 +354,36 @@ export let outUsed: usize = 0;   // units (UTF-16) or bytes (Latin-1, UTF-8)
 export let nrec: usize = 0;
 export let batchEnc: i32 = ENC_LATIN1;
 export let batchDirty: bool = false;
+/** M_UTF16_POS on a clean UTF-8 batch: spans are UTF-16 offsets (outUnits), not bytes. */
+let posUnits: bool = false;
+/** ... and the batch's bytes are all ASCII: a unit per byte, nothing to count. */
+let posAscii: bool = false;
+/** With posUnits: UTF-16 units of the batch's text so far. */
+let outUnits: usize = 0;
 
 // @ts-ignore: decorator
 @inline export function setNrec(n: usize): void { nrec = n; }
 // @ts-ignore: decorator
 @inline export function setOutUsed(n: usize): void { outUsed = n; }
 
+/** Where the next span of the batch's text begins, in the unit its spans are reported in. */
+// @ts-ignore: decorator
+@inline export function outPos(): usize { return posUnits ? outUnits : outUsed; }
+
 /** Starts a batch: chooses the text encoding from the mode, the run and the held buffers. */
 export function batchStart(st: usize, mode: u32, held: u32): void {
   outUsed = 0;
+  outUnits = 0;
   nrec = 0;
   const fl = load<u32>(st, O_FL);
   batchDirty = (fl & L_DIRTY) != 0;
-  if (mode & M_UTF8_OUT) batchEnc = ENC_UTF8;
-  else if ((fl & L_RUNASCII) != 0 && (fl & held) == 0 && !batchDirty) batchEnc = ENC_LATIN1;
-  else batchEnc = ENC_UTF16;
+  const ascii = (fl & L_RUNASCII) != 0 && (fl & held) == 0 && !batchDirty;
+  posUnits = false;
+  if (mode & M_UTF8_OUT) {
+    batchEnc = ENC_UTF8;
+    posUnits = (mode & M_UTF16_POS) != 0 && !batchDirty;
+    posAscii = ascii;
+  } else batchEnc = ascii ? ENC_LATIN1 : ENC_UTF16;
 }
 
 /** Bytes of OUT that n source bytes may need. */
@@ -383,21 +399,78 @@ export function batchStart(st: usize, mode: u32, held: u32): void {
   return used + outNeed(n) + OUT_SLACK <= OUT_CAP;
 }
 
-/** Appends the text of [src, src + n) to OUT; returns the new end offset. */
+/** Appends the text of [src, src + n) to OUT; returns the new end (see outPos). */
 // @ts-ignore: decorator
 @inline export function emit(src: usize, n: usize): usize {
-  return n == 0 ? outUsed : emitText(src, n);
+  return n == 0 ? outPos() : emitText(src, n);
 }
 
 function emitText(src: usize, n: usize): usize {
   if (batchEnc == ENC_UTF16) {
     const o = OUT_PTR + (outUsed << 1);
     outUsed += batchDirty ? decodeWhatwg(src, src + n, o, false) : transcode(src, src + n, o);
-  } else {
-    copy(OUT_PTR + outUsed, src, n);
-    outUsed += n;
+    return outUsed;
   }
-  return outUsed;
+  const o = OUT_PTR + outUsed;
+  outUsed += n;
+  if (!posUnits || posAscii) {
+    copy(o, src, n);
+    if (!posUnits) return outUsed;
+    outUnits += n;
+  } else {
+    outUnits += copyUnits(o, src, n);
+  }
+  return outUnits;
+}
+
+/**
+ * Copies the n bytes of valid UTF-8 at src to dst (as `copy`) and returns their UTF-16 units: one
+ * per byte that is not a continuation byte (10xxxxxx), one more per 4-byte lead (11110xxx: a
+ * surrogate pair). Valid input has no byte above F4, so "at least F0" is exactly a 4-byte lead.
+ */
+function copyUnits(dst: usize, src: usize, n: usize): usize {
+  let units: usize = 0;
+  if (ASC_FEATURE_SIMD) {
+    // per-lane u8 counters (at most 2 per block): reduced every 127 blocks at the latest
+    const notCont = i8x16.splat(-65), lead4 = i8x16.splat(<i8>0xF0);
+    while (n >= 16) {
+      let k = n >> 4;
+      if (k > 127) k = 127;
+      n -= k << 4;
+      let acc = i8x16.splat(0);
+      do {
+        const v = v128.load(src);
+        v128.store(dst, v);
+        // signed, the continuation bytes 80..BF are −128..−65; the masks are −1 per lane
+        acc = i8x16.sub(i8x16.sub(acc, i8x16.gt_s(v, notCont)), i8x16.ge_u(v, lead4));
+        src += 16;
+        dst += 16;
+      } while (--k != 0);
+      const w = i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(acc));
+      units += <usize>(i32x4.extract_lane(w, 0) + i32x4.extract_lane(w, 1) + i32x4.extract_lane(w, 2) + i32x4.extract_lane(w, 3));
+    }
+  }
+  while (n >= 8) {
+    const w = load<u64>(src);
+    store<u64>(dst, w);
+    // bytes with bit 7 clear or bit 6 set (a left shift moves each byte's bit 6 to its bit 7),
+    // and bytes with bits 7..4 set
+    const notCont = (~w | (w << 1)) & 0x8080808080808080;
+    const lead4 = w & (w << 1) & (w << 2) & (w << 3) & 0x8080808080808080;
+    units += <usize>(popcnt(notCont) + popcnt(lead4));
+    src += 8;
+    dst += 8;
+    n -= 8;
+  }
+  while (n != 0) {
+    const c = load<u8>(src);
+    store<u8>(dst, c);
+    units += ((c & 0xC0) != 0x80 ? 1 : 0) + (c >= 0xF0 ? 1 : 0);
+    src++;
+    dst++;
+    n--;
+  }
+  return units;
 }
 
 /** Writes the batch's result words (FR_*) with `status`; returns it. */
@@ -406,6 +479,7 @@ export function finish(status: i32): i32 {
   res(FR_ENC, batchEnc);
   res(FR_LEN, <i32>outUsed);
   res(FR_NREC, <i32>nrec);
+  res(FR_UNITS, posUnits ? <i32>outUnits : -1);
   return status;
 }
 

@@ -825,3 +825,56 @@ export function jsonUnescape(p: usize, len: usize, out: usize): usize {
 export function jsonUtf16(p: usize, len: usize, out: usize): usize {
   return transcode(p, p + len, out);
 }
+
+/** Whether the text jsonUtf8Length counted ended in a high surrogate escape (its pair may follow). */
+let pendingHigh: bool = false;
+
+/**
+ * UTF-8 bytes of a validated string span's text as the joined text of a stream holds it: a
+ * surrogate pair of `\u` escapes is one character of 4 bytes, a lone surrogate 3 (U+FFFD once
+ * encoded). `high`: the text before the span ended in a high surrogate escape; afterwards
+ * `jsonEndsHigh()` says whether this one does (a pair split across two deltas is one character).
+ */
+export function jsonUtf8Length(p: usize, len: usize, high: bool): usize {
+  const end = p + len;
+  let n: usize = 0;
+  while (p < end) {
+    const r = nextBackslash(p, end);
+    if (r > p) {
+      if (high) n += 3;
+      high = false;
+      n += r - p;
+    }
+    if (r >= end) break;
+    const e = <u32>load<u8>(r, 1);
+    if (e == 0x75) {
+      const c = hex4(r + 2);
+      p = r + 6;
+      if (c >= 0xD800 && c <= 0xDBFF) {
+        if (high) n += 3;
+        high = true;
+        continue;
+      }
+      if (c >= 0xDC00 && c <= 0xDFFF) {
+        n += high ? 4 : 3;
+        high = false;
+        continue;
+      }
+      if (high) n += 3;
+      high = false;
+      n += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+    } else {
+      if (high) n += 3;
+      high = false;
+      n += 1;
+      p = r + 2;
+    }
+  }
+  pendingHigh = high;
+  return n;
+}
+
+/** After jsonUtf8Length: whether its span's text ended in a high surrogate escape. */
+export function jsonEndsHigh(): bool {
+  return pendingHigh;
+}

@@ -4,15 +4,21 @@
 // a push's text are written out as one run of UTF-16 units, so that JS makes one string per push.
 // Bytes in, records out; no strings.
 import {
-  DF_BLANK, DF_DONE, DF_ERROR, ENC_UTF8, FR_ENC, FR_RAW_PTR, IN_JOIN, IN_PTR, JF_ESCAPED, JREC_BYTES, JSON_READ_SLACK,
-  JE_RECORDS, JSON_UTF16_SLACK, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END, MDOC_CAP, MDOC_PTR, MDOC_WORDS, MDR_DOCS, MDR_NEXT, MD_FLAGS,
-  MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, MGATHER_PTR, MGR_PTR, MG_WORDS, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA,
-  OUT_CAP, OUT_PTR, RES_PTR, R_RAW, SF_IN, SF_RAW, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS, IN_CAP,
+  DF_DONE, DF_ERROR, FR_RAW_PTR, IN_CAP, IN_JOIN, IN_PTR, JF_ASCII, JF_ESCAPED, JK_NUMBER, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT,
+  JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, JSON_READ_SLACK, JSON_UTF16_SLACK, K_COMMENT, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END,
+  MDOC_PTR, MDR_BLANK, MDR_COMMENTS, MDR_DOCS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_NEXT, MDR_QUIET, MDR_TEXT_BYTES,
+  MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_PASS, MGATHER_CAP,
+  MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CHOICE, MR_LITERAL, MR_NOT_LITERAL,
+  MR_TEXT, MT_HEAD_BYTES, FR_NREC, MODEL_SCRATCH_KEEP, MDR_READ, MDR_SCRATCH, MT_RULE_BYTES, OUT_CAP, OUT_PTR, RES_PTR, R_RAW, SF_IN, SF_RAW, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD,
+  SSE_REC_WORDS,
 } from './abi';
 import { C_SPACE, copy, isDataField } from './frames';
-import { jsonErrorAt, jsonRead, jsonUnescape } from './json';
+import { jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8Length } from './json';
 import { release, res, reserve } from './runtime';
+import { linesMore, linesPush } from './lines';
+import { sseMore, ssePush } from './sse';
 import { transcode } from './utf8';
+import { emit, emit1, emit2, emitCapacity, emitLength, emitReset, emitRoom, emitStart, emitTrim, emitted } from './writer';
 
 // A block for documents that lie in a stream's own buffers (events larger than the output window):
 // the reader needs JSON_READ_SLACK readable bytes past a document's end, which a heap block does
@@ -50,6 +56,7 @@ function scratchFor(isText: bool, need: usize): usize {
 
 /** Returns the scratch blocks to the heap (after a large event; the bindings call it). */
 export function modelScratchFree(): void {
+  emitTrim(0);
   if (docScratch != 0) {
     heap.free(docScratch);
     release(docScratchCap);
@@ -63,7 +70,7 @@ export function modelScratchFree(): void {
 
 /** Bytes of scratch the model streams hold (for the bindings' retained-memory figures). */
 export function modelScratchBytes(): u32 {
-  return <u32>(docScratchCap + textScratchCap);
+  return <u32>(docScratchCap + textScratchCap + emitCapacity());
 }
 
 // @ts-ignore: decorator
@@ -81,34 +88,121 @@ export function modelScratchBytes(): u32 {
   return n == 6 && load<u32>(p) == 0x4E4F445B && load<u16>(p, 4) == 0x5D45;
 }
 
+// `"},"finish_reason":null}]}` LF LF: the end of a chunk written with ME_CHUNKS.
+const CONTENT_END: usize = memory.data<u8>([
+  0x22, 0x7D, 0x2C, 0x22, 0x66, 0x69, 0x6E, 0x69, 0x73, 0x68, 0x5F, 0x72, 0x65, 0x61, 0x73, 0x6F, 0x6E, 0x22, 0x3A,
+  0x6E, 0x75, 0x6C, 0x6C, 0x7D, 0x5D, 0x7D, 0x0A, 0x0A,
+]);
+const CONTENT_END_LEN: usize = 28;
+
+/** Whether the string record at `w` of a document at `p` is the literal of rule `rule` in template `t`. */
+// @ts-ignore: decorator
+@inline function isLiteral(t: usize, rule: usize, p: usize, w: usize): bool {
+  if (((load<u32>(w) >>> JREC_FLAGS_SHIFT) & JF_ESCAPED) != 0) return false;
+  const s = p + <usize>load<i32>(w, JR_START << 2);
+  const n = <usize>(load<i32>(w, JR_END << 2) - load<i32>(w, JR_START << 2));
+  if (n != <usize>load<u16>(rule, 2)) return false;
+  const l = t + <usize>load<u16>(rule, 4);
+  let i: usize = 0;
+  for (; i + 8 <= n; i += 8) if (load<u64>(s + i) != load<u64>(l + i)) return false;
+  for (; i < n; i++) if (load<u8>(s + i) != load<u8>(l + i)) return false;
+  return true;
+}
+
+/** The value of a number record that is a small non-negative integer in plain digits, or −1. */
+function smallInt(p: usize, w: usize): i32 {
+  let v: i32 = 0;
+  const e = p + <usize>load<i32>(w, JR_END << 2);
+  for (let q = p + <usize>load<i32>(w, JR_START << 2); q < e; q++) {
+    const d = <i32>load<u8>(q) - 0x30;
+    if (<u32>d > 9 || v > 100000000) return -1;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
 /**
- * Reads the JSON documents of the batch the last frame call wrote (records `first` to `nrec` − 1),
- * with the path program at `prog`: one document entry each (MD_*), and the JSON records in the
- * model record area. Stops before a document whose records would not fit; MDR_NEXT says where to
- * continue. `framing`: MK_SSE or MK_LINES, with MK_STRIP_DATA for lines that carry "data: ".
- * Returns the number of entries.
+ * Whether the `nrec` records of the document at `p` make a quiet event by template `t` (see abi.ts,
+ * "Templates"): nothing in it but text of the followed element and what the template ignores.
+ * Returns its number of text records, or −1 when the event is one for JS.
  */
-export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize): i32 {
+function quietText(t: usize, p: usize, nrec: i32, choice: i32): i32 {
+  const nrules = <u32>load<u16>(t);
+  let lits: u32 = 0;
+  let chosen: i32 = -2;
+  let textEl: i32 = -2;
+  let ntext: i32 = 0;
+  let follows = false;
+  for (let j = 0; j < nrec; j++) {
+    const w = MJREC_PTR + (<usize>j * JREC_BYTES);
+    const head = load<u32>(w);
+    const id = head & 0xFFFF;
+    if (id >= nrules) return -1;
+    const kind = (head >>> JREC_KIND_SHIFT) & 0xFF;
+    const rule = t + MT_HEAD_BYTES + <usize>id * MT_RULE_BYTES;
+    if (((<u32>load<u8>(rule, 1) >>> kind) & 1) != 0) continue;
+    const role = <i32>load<u8>(rule);
+    if (kind != JK_STRING && role != MR_CHOICE) return -1;
+    if (role == MR_TEXT) {
+      const el = load<i32>(w, JR_INDEX << 2);
+      if (textEl == -2) textEl = el;
+      else if (textEl != el) follows = true;
+      ntext++;
+    } else if (role == MR_LITERAL) {
+      if (!isLiteral(t, rule, p, w)) return -1;
+      lits++;
+    } else if (role == MR_NOT_LITERAL) {
+      if (isLiteral(t, rule, p, w) || ((head >>> JREC_FLAGS_SHIFT) & JF_ESCAPED) != 0) return -1;
+    } else if (role == MR_CHOICE) {
+      if (kind != JK_NUMBER || chosen != -2 || smallInt(p, w) != choice) return -1;
+      chosen = load<i32>(w, JR_INDEX << 2);
+    } else {
+      return -1;
+    }
+  }
+  if (lits != <u32>load<u16>(t, 2)) return -1;
+  if ((load<u16>(t, 4) & 1) != 0 && ntext != 0) {
+    // text of one element only, the followed one (by its index, or by position without one)
+    if (follows || textEl != (chosen != -2 ? chosen : choice)) return -1;
+  }
+  return ntext;
+}
+
+/**
+ * Reads the JSON documents of the batch the last frame call wrote, from record `first` up to
+ * `nrec` − 1, with the path program at `prog`. Blank documents, comments and, with a template `t`
+ * (0: none), quiet events are read to the end here: a quiet event's text spans become gather
+ * entries after the `gathered` ones JS wrote (or, with ME_PASS / ME_CHUNKS in `emit`, bytes for
+ * the client; ME_COMMENTS writes the comments too). The first other document becomes one
+ * document entry (MD_*), its JSON records in the model record area, and the call stops after it,
+ * so that JS reads it in order. MDR_NEXT says where to continue. `framing`: MK_SSE or MK_LINES,
+ * with MK_STRIP_DATA for lines that carry "data: ". Returns the number of entries (0 or 1).
+ */
+export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize, t: usize, choice: i32, gathered: i32, emitMode: i32): i32 {
   const lines = (framing & MK_LINES) != 0;
   const strip = (framing & MK_STRIP_DATA) != 0;
   const rawLine = lines && (load<i32>(RES_PTR, 0) & R_RAW) != 0;
   let nd: i32 = 0;
-  let jrec: u32 = 0;
   let k = first;
   let prevEnd: usize = 0;
+  let g = gathered;
+  let quiet: i32 = 0, blank: i32 = 0, comments: i32 = 0;
+  let textBytes: usize = 0;
+  let high = (emitMode & ME_HIGH) != 0;
+  emitReset();
   if (lines && k > 0) prevEnd = <usize>load<i32>(SPAN_PTR + (<usize>(k - 1) * LINE_REC_WORDS << 2), LR_END << 2);
   for (; k < nrec; k++) {
     let p: usize, n: usize;
+    let lineEnd: usize = prevEnd;
     if (lines) {
-      const end = <usize>load<i32>(SPAN_PTR + (<usize>k * LINE_REC_WORDS << 2), LR_END << 2);
+      lineEnd = <usize>load<i32>(SPAN_PTR + (<usize>k * LINE_REC_WORDS << 2), LR_END << 2);
       if (rawLine) {
         p = <usize>load<i32>(RES_PTR, FR_RAW_PTR << 2);
-        n = end;
+        n = lineEnd;
       } else {
         p = OUT_PTR + prevEnd;
-        n = end - prevEnd;
+        n = lineEnd - prevEnd;
       }
-      prevEnd = end;
       if (strip && isDataField(p, p + n)) {
         let v: usize = 5;
         if (v < n && load<u8>(p + v) == C_SPACE) v++;
@@ -118,48 +212,164 @@ export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize): i32
     } else {
       const r = SPAN_PTR + (<usize>k * SSE_REC_WORDS << 2);
       const head = load<i32>(r, SR_HEAD << 2);
-      if ((head & K_MASK) != K_EVENT) continue;
+      const kind = head & K_MASK;
+      if (kind == K_COMMENT) {
+        comments++;
+        if ((emitMode & ME_COMMENTS) != 0) {
+          const d0 = load<i32>(r, SR_DATA0 << 2), d1 = load<i32>(r, SR_DATA1 << 2);
+          if (d1 > d0) {
+            emit2(0x3A, C_SPACE); // ": "
+            emit((head & SF_RAW) != 0 ? <usize>d0 : OUT_PTR + <usize>d0, <usize>(d1 - d0));
+          } else {
+            emit1(0x3A); // ":"
+          }
+          emit2(0x0A, 0x0A);
+        }
+        continue;
+      }
+      if (kind != K_EVENT) continue;
       const d0 = load<i32>(r, SR_DATA0 << 2), d1 = load<i32>(r, SR_DATA1 << 2);
       n = <usize>(d1 - d0);
       p = (head & SF_RAW) != 0 ? <usize>d0 : (head & SF_IN) != 0 ? IN_PTR + <usize>d0 : OUT_PTR + <usize>d0;
     }
-    let flags: i32 = 0;
-    if (nd == MDOC_CAP) break;
+    if (isBlank(p, n)) {
+      blank++;
+      prevEnd = lineEnd;
+      continue;
+    }
     const inWindow = p >= IN_PTR - IN_JOIN && p + n <= IN_PTR + IN_CAP;
     if (!inWindow && (p < OUT_PTR || p + n > OUT_PTR + OUT_CAP)) {
-      // unlikely: a document in a stream buffer or a raw line: read a copy with slack
+      // unlikely: a document in a stream buffer or a raw line: read a copy with slack (after JS
+      // took the text spans gathered so far, which may lie in the copy of the one before)
+      if (g != 0) break;
       const s = scratchFor(false, n + JSON_READ_SLACK + 16);
       copy(s, p, n);
       p = s;
     }
-    const e = MDOC_PTR + (<usize>nd * MDOC_WORDS << 2);
+    let flags: i32 = 0;
+    let got: i32 = 0;
+    if (isDone(p, n)) {
+      flags = DF_DONE;
+    } else {
+      got = jsonRead(prog, p, n, MJREC_PTR, <u32>MJREC_CAP);
+      if (got < 0) {
+        flags = DF_ERROR;
+      } else if (t != 0) {
+        const nt = quietText(t, p, got, choice);
+        if (nt >= 0) {
+          if (g + nt > MGATHER_CAP) break; // the gather list is full: JS takes it, then calls again
+          for (let j = 0; j < got; j++) {
+            const w = MJREC_PTR + (<usize>j * JREC_BYTES);
+            const head = load<u32>(w);
+            const rule = t + MT_HEAD_BYTES + <usize>(head & 0xFFFF) * MT_RULE_BYTES;
+            if (load<u8>(rule) != <u8>MR_TEXT || ((head >>> JREC_KIND_SHIFT) & 0xFF) != JK_STRING) continue;
+            const sp = p + <usize>load<i32>(w, JR_START << 2);
+            const sl = <usize>(load<i32>(w, JR_END << 2) - load<i32>(w, JR_START << 2));
+            const jf = head >>> JREC_FLAGS_SHIFT;
+            if (emitMode & (ME_PASS | ME_CHUNKS)) {
+              if ((jf & JF_ESCAPED) != 0) {
+                textBytes += jsonUtf8Length(sp, sl, high);
+                high = jsonEndsHigh();
+              } else if (sl != 0) {
+                if (high) textBytes += 3;
+                high = false;
+                textBytes += sl;
+              }
+              if ((emitMode & ME_CHUNKS) != 0 && sl != 0) {
+                emit(MHEAD_PTR + 4, <usize>load<u32>(MHEAD_PTR));
+                emit(sp, sl);
+                emit(CONTENT_END, CONTENT_END_LEN);
+              }
+            } else {
+              const e = MGATHER_PTR + (<usize>g * MG_WORDS << 2);
+              store<i32>(e, <i32>sp);
+              store<i32>(e, <i32>sl, 4);
+              store<i32>(e, <i32>jf, 8);
+              g++;
+            }
+          }
+          if ((emitMode & ME_PASS) != 0) {
+            const o = emitRoom(n + 8);
+            store<u32>(o, 0x61746164); // "data"
+            store<u16>(o, 0x203A, 4);   // ": "
+            copy(o + 6, p, n);
+            store<u16>(o + 6 + n, 0x0A0A);
+            emitted(n + 8);
+          }
+          quiet++;
+          prevEnd = lineEnd;
+          continue;
+        }
+      }
+    }
+    // a document for JS: its entry, and the call stops after it
+    const e = MDOC_PTR;
     store<i32>(e, k, MD_REC << 2);
     store<i32>(e, <i32>p, MD_PTR << 2);
     store<i32>(e, <i32>n, MD_LEN << 2);
-    if (isDone(p, n)) flags = DF_DONE;
-    else if (isBlank(p, n)) flags = DF_BLANK;
-    if (flags != 0) {
-      store<i32>(e, <i32>jrec, MD_J0 << 2);
-      store<i32>(e, 0, MD_JN << 2);
+    if ((flags & DF_ERROR) != 0) {
+      store<i32>(e, jsonErrorAt(), MD_J0 << 2);
+      store<i32>(e, -got, MD_JN << 2);
     } else {
-      const got = jsonRead(prog, p, n, MJREC_PTR + jrec * JREC_BYTES, <u32>MJREC_CAP - jrec);
-      if (got == -JE_RECORDS && jrec != 0) break; // with earlier documents: continue in the next call
-      if (got < 0) {
-        flags = DF_ERROR;
-        store<i32>(e, jsonErrorAt(), MD_J0 << 2);
-        store<i32>(e, -got, MD_JN << 2);
-      } else {
-        store<i32>(e, <i32>jrec, MD_J0 << 2);
-        store<i32>(e, got, MD_JN << 2);
-        jrec += <u32>got;
-      }
+      store<i32>(e, 0, MD_J0 << 2);
+      store<i32>(e, got, MD_JN << 2);
     }
     store<i32>(e, flags, MD_FLAGS << 2);
-    nd++;
+    nd = 1;
+    k++;
+    prevEnd = lineEnd;
+    break;
   }
   res(MDR_DOCS, nd);
   res(MDR_NEXT, k);
+  res(MDR_QUIET, quiet);
+  res(MDR_BLANK, blank);
+  res(MDR_COMMENTS, comments);
+  res(MDR_EMIT_PTR, <i32>emitStart());
+  res(MDR_EMIT_LEN, <i32>emitLength());
+  res(MDR_TEXT_BYTES, <i32>textBytes);
+  res(MDR_HIGH, high ? 1 : 0);
+  let units: i32 = -1;
+  if ((emitMode & ME_GATHER) != 0 && nd == 0 && k == nrec && g != 0) {
+    // the batch read to the end with nothing for JS: its text now (one ASCII span with no escape
+    // is its own bytes, which JS reads as they are)
+    if (g > 1 || (load<i32>(MGATHER_PTR, 8) & (JF_ASCII | JF_ESCAPED)) != JF_ASCII) {
+      units = <i32>modelGather(g);
+      g = 0;
+    }
+  }
+  res(MDR_GATHERED, g);
+  res(MDR_UNITS, units);
+  res(MDR_SCRATCH, docScratchCap + textScratchCap + emitCapacity() > <usize>MODEL_SCRATCH_KEEP ? 1 : 0);
   return nd;
+}
+
+/** After a frame call: the batch's documents read from its first record (modelDocs), in the same call. */
+// @ts-ignore: decorator
+@inline function readBatch(r: i32, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32): i32 {
+  const nrec = load<i32>(RES_PTR, FR_NREC << 2);
+  if (nrec > 0) {
+    modelDocs(0, nrec, framing, prog, t, choice, 0, emitMode);
+    res(MDR_READ, 1);
+  } else {
+    res(MDR_READ, 0);
+  }
+  return r;
+}
+
+/**
+ * A model stream's push in one call: the frame push (ssePush or linesPush) and the read of its
+ * batch's documents (modelDocs from record 0, with no gather entries yet). Returns the frame status.
+ */
+export function modelPush(st: usize, len: usize, mode: u32, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32): i32 {
+  const r = (framing & MK_LINES) != 0 ? linesPush(st, len, mode) : ssePush(st, len, mode);
+  return readBatch(r, framing, prog, t, choice, emitMode);
+}
+
+/** The frame continuation after R_MORE (sseMore or linesMore) and the read of its batch, in one call. */
+export function modelMore(st: usize, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32): i32 {
+  const r = (framing & MK_LINES) != 0 ? linesMore(st) : sseMore(st);
+  return readBatch(r, framing, prog, t, choice, emitMode);
 }
 
 /**

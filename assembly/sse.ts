@@ -27,7 +27,7 @@ import {
   C_SPACE, FRAME_STATE_BYTES, O_DSTART, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_END, O_ERR, O_FL, O_IDLE, O_LASTLEN, O_LINEREL,
   O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP, S_ID_SET, S_INEVENT, S_TPREV, W_DATA,
   bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, bShrinkIdle, batchStart, copy, emit, finish, frameResetCommon,
-  isDataField, nextNl, nlStart, noLineEnd, nrec, outFits, outUsed, pastTerminator, rebase, runBegin, setNrec, zero16,
+  isDataField, nextNl, nlStart, noLineEnd, nrec, outFits, outPos, pastTerminator, rebase, runBegin, setNrec, zero16,
 } from './frames';
 import { allocZeroed, res } from './runtime';
 
@@ -537,12 +537,12 @@ function status(st: usize, s: i32): i32 {
  */
 function recordFromRun(st: usize, w0: i32, v: usize, n: usize): bool {
   if (v >= IN_PTR && (load<u32>(st, O_MODE) & M_IN_SPANS) != 0) {
-    const o = <i32>outUsed;
+    const o = <i32>outPos();
     record(w0 | SF_IN, <i32>(v - IN_PTR), <i32>(v + n - IN_PTR), o, o, o, o, <i32>(v - IN_PTR));
     return true;
   }
   if (!outFits(n + 8)) return false;
-  const d0 = <i32>outUsed;
+  const d0 = <i32>outPos();
   const d1 = <i32>emit(v, n);
   record(w0, d0, d1, d1, d1, d1, d1, <i32>(v - IN_PTR));
   return true;
@@ -654,10 +654,10 @@ function sseRun(st: usize, p: usize): i32 {
           zero16(IN_PTR - head, head);
           copy(IN_PTR - dl, bPtr(st, B_DATA), dl);
           res(FR_JOIN, <i32>head);
-          const o = <i32>outUsed;
+          const o = <i32>outPos();
           record(K_EVENT | SF_IN, -<i32>dl, <i32>n, o, o, o, o, load<i32>(st, O_DSTART));
         } else {
-          const d0 = <i32>outUsed;
+          const d0 = <i32>outPos();
           emit(bPtr(st, B_DATA), dl);
           const d1 = <i32>emit(p, n);
           record(K_EVENT, d0, d1, d1, d1, d1, d1, load<i32>(st, O_DSTART));

@@ -1,34 +1,99 @@
-// UTF-8 decoding in headless Chromium (Debian's /usr/bin/chromium): the ESM build's browser route
-// (SIMD validation in WebAssembly, then TextDecoder on the validated span) against TextDecoder.
-//   npm run build && node build/bench/browser.js
+// seam's ESM build in headless Chromium (Debian's /usr/bin/chromium), against what a page does
+// without it; the page's code is bench/browser-page.mjs. The corpus is bench/sse.ts's OpenAI-shaped
+// stream (4 MiB), served on loopback and read in memory.
+//   npm run build && node build/bench/browser.js [--only utf8,sse,model] [--rounds 11]
+//     [--base DIR]            also run DIR/index.js (another commit's dist) in the same rounds
+//     [--profile SIZE]        profile SseParser.push alone at SIZE-byte reads (0: one event per read)
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
+import { openaiStream } from './sse.js';
+
+interface Row { corpus: string; chunk: string; bytes: number; events?: number; ms: Record<string, number> }
+interface Out { backend: string; ua: string; rounds: number; builds: string[]; utf8?: Row[]; sse?: Row[]; model?: Row[] }
+
+const argv = process.argv.slice(2);
+const arg = (name: string): string | undefined => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+const base = arg('--base');
+const sections = (arg('--only') ?? 'utf8,sse,model').split(',');
+const rounds = Number(arg('--rounds') ?? 11);
+const profile = arg('--profile');
 
 const root = process.cwd();
+const corpus = openaiStream(4 << 20);
+const files: Record<string, string> = {
+  '/page.mjs': join(root, 'bench', 'browser-page.mjs'),
+  '/peer/eventsource-parser.js': join(root, 'node_modules', 'eventsource-parser', 'dist', 'index.js'),
+};
 const server = createServer((req, res) => {
   const url = req.url ?? '/';
-  const file = url === '/' ? null : url === '/page.mjs' ? join(root, 'bench', 'browser-page.mjs') : /^\/dist\/(chunks\/)?[\w.-]+\.js$/.test(url) ? join(root, url) : undefined;
+  if (url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>seam bench</title>');
+  if (url === '/corpus/openai.bin') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(corpus);
+  const m = /^\/(dist|base)\/((?:chunks\/)?[\w.-]+\.js)$/.exec(url);
+  const file = files[url] ?? (m ? join(m[1] === 'dist' ? join(root, 'dist') : base ?? '/nonexistent', m[2]) : undefined);
   if (file === undefined) return void res.writeHead(404).end();
-  res.writeHead(200, { 'content-type': file ? 'text/javascript' : 'text/html' });
-  res.end(file ? readFileSync(file) : '<!doctype html><title>seam bench</title>');
+  try {
+    const body = readFileSync(file);
+    res.writeHead(200, { 'content-type': 'text/javascript' }).end(body);
+  } catch {
+    res.writeHead(404).end();
+  }
 });
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
 });
+
+const mbps = (r: Row, who: string) => r.bytes / r.ms[who] / 1e3;
+const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+
+function printTable(title: string, rows: Row[], builds: string[], seamName: string, peerName: string): void {
+  const hasBase = builds.includes('base');
+  const hasDecode = rows[0].ms.decode !== undefined;
+  console.log(`\n${title}\n`);
+  console.log(`| corpus | reads | ${seamName} MB/s |${hasBase ? ' base MB/s |' : ''} ${peerName} MB/s | ratio |${hasBase ? ' base ratio |' : ''}${hasDecode ? ' TextDecoder alone (ceiling) |' : ''}`);
+  console.log(`|---|---|---:|${hasBase ? '---:|' : ''}---:|---:|${hasBase ? '---:|' : ''}${hasDecode ? '---:|' : ''}`);
+  for (const r of rows) {
+    const ratio = r.ms.peer / r.ms.seam;
+    const b = hasBase ? ` ${fmt(mbps(r, 'base'))} |` : '';
+    const br = hasBase ? ` ${(r.ms.peer / r.ms.base).toFixed(2)}× |` : '';
+    const dr = hasDecode ? ` ${(r.ms.peer / r.ms.decode).toFixed(2)}× |` : '';
+    console.log(`| ${r.corpus} | ${r.chunk} | ${fmt(mbps(r, 'seam'))} |${b} ${fmt(mbps(r, 'peer'))} | **${ratio.toFixed(2)}×** |${br}${dr}`);
+  }
+}
+
 try {
   const page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-  const out = (await page.evaluate("import('/page.mjs').then((p) => p.run())")) as {
-    backend: string; ua: string; rows: { corpus: string; chunk: number; seam: number; peer: number }[];
-  };
-  console.log(`${out.ua.replace(/^.*(Chrome\/[\d.]+).*$/, '$1')} (headless), core: ${out.backend}; 15 interleaved runs, medians\n`);
-  console.log('| corpus | chunk | Utf8Decoder MB/s | TextDecoder fatal, stream MB/s | ratio |\n|---|---:|---:|---:|---:|');
-  for (const r of out.rows) console.log(`| ${r.corpus} | ${r.chunk} B | ${r.seam.toFixed(0)} | ${r.peer.toFixed(0)} | **${(r.seam / r.peer).toFixed(2)}×** |`);
+  if (profile !== undefined) {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+    await page.evaluate(`import('/page.mjs').then((p) => p.profileLoop(${Number(profile)}, 300))`); // warm up
+    await cdp.send('Profiler.start');
+    await page.evaluate(`import('/page.mjs').then((p) => p.profileLoop(${Number(profile)}, 3000))`);
+    const { profile: prof } = await cdp.send('Profiler.stop') as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[] } };
+    const self = new Map<string, number>();
+    const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+    for (const id of prof.samples) {
+      const f = byId.get(id)!.callFrame;
+      const key = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\//, '')}:${f.lineNumber + 1}`;
+      self.set(key, (self.get(key) ?? 0) + 1);
+    }
+    const total = prof.samples.length;
+    console.log(`SseParser.push at ${profile} B reads: self time of ${total} samples`);
+    for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${(100 * v / total).toFixed(1).padStart(5)}%  ${k}`);
+  } else {
+    const out = (await page.evaluate(`import('/page.mjs').then((p) => p.run(${JSON.stringify({ sections, base: base !== undefined, rounds })}))`)) as Out;
+    console.log(`${out.ua.replace(/^.*(Chrome\/[\d.]+).*$/, '$1')} (headless), core: ${out.backend}; ${out.rounds} interleaved rounds, medians;`
+      + ` every sample ≥ 10 ms of work; ratio = peer's time / seam's${base ? '; base = ' + base : ''}`);
+    if (out.utf8) printTable('UTF-8', out.utf8, ['seam'], 'Utf8Decoder', 'TextDecoder fatal, stream');
+    if (out.sse) printTable(`SSE string events (${out.sse[0].events} events)`, out.sse, out.builds, 'SseParser.push', 'TextDecoder + eventsource-parser');
+    if (out.model) printTable('Model stream: bytes → committed text', out.model, out.builds, 'ModelStream (defaults)', 'TextDecoder + eventsource-parser + JSON.parse + Intl.Segmenter hold-back + NFC');
+  }
 } finally {
   await browser.close();
   server.close();

@@ -13,7 +13,7 @@ export const LAYERS = ['utf8', 'sse', 'text'] as const;
 export type Layer = (typeof LAYERS)[number];
 
 export interface RunOptions {
-  /** quick: 3 rounds × 0.15 s, SSE at 64 B and 1 KiB; full: 9 rounds × 0.4 s, SSE at every read size. */
+  /** quick: 3 rounds × 0.15 s, SSE at one event per read, 64 B and 1 KiB; full: 9 rounds × 0.4 s, SSE at every read size. */
   mode?: 'quick' | 'full';
   /** Overrides the mode's rounds. */
   rounds?: number;
@@ -78,7 +78,7 @@ function runLayers(o: RunOptions, opts: BenchOptions, log: (r: Row) => void): Ro
   if (only.includes('sse')) {
     // sse.ts filters its own corpora and read sizes before building them
     const sseCorpora = o.corpus ? ['OpenAI', 'Anthropic', 'one'].filter((n) => o.corpus!.some((c) => n.toLowerCase().startsWith(c.toLowerCase()) || c.toLowerCase().startsWith(n.toLowerCase()))) : undefined;
-    const chunk = o.chunk ? [...o.chunk] : full ? undefined : [64, 1024];
+    const chunk = o.chunk ? [...o.chunk] : full ? undefined : [-1, 64, 1024];
     if (sseCorpora === undefined || sseCorpora.length > 0) rows.push(...runSseBench(opts, log, { corpus: sseCorpora, chunk }));
   }
   if (only.includes('text')) rows.push(...runTextBench(opts, log));

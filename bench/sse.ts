@@ -7,10 +7,10 @@
 // Alone (its own output directory: the CLI bench build cleans build/bench):
 //   npx tsup bench/sse.ts --format esm --out-dir build/bench-sse --platform node \
 //     --external benchmark --external eventsource-parser && node build/bench-sse/sse.js [--full]
-//     [--corpus OpenAI,Anthropic,one] [--chunk 16,64,1024,16384]
+//     [--corpus OpenAI,Anthropic,one] [--chunk event,3events,16,64,1024,16384]
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { SseParser, Utf8Decoder, Utf8Validator } from '../bindings/index.js';
-import { chunked, prng } from './corpus.js';
+import { chunked, perEvent, prng } from './corpus.js';
 import { type BenchOptions, FULL, QUICK, type Row, assertSame, compare, compareRates, table } from './harness.js';
 
 const enc = new TextEncoder();
@@ -126,6 +126,11 @@ function peerEvents(chunks: Uint8Array[]): Ev[] {
   return out;
 }
 
+/** A stream in reads of `size` bytes, or of −size events. */
+const cut = (bytes: Uint8Array, size: number): Uint8Array[] => (size < 0 ? perEvent(bytes, -size) : chunked(bytes, size));
+/** A read size's name in the tables. */
+const readName = (size: number): string => (size === -1 ? '1 event' : size < 0 ? `${-size} events` : size >= 1024 ? `${size >> 10} KiB` : `${size} B`);
+
 /** Runs the SSE rows; `log` sees each row as it completes. */
 export function runSseBench(opts: BenchOptions, log: (r: Row) => void = () => {}, filter?: { corpus?: string[]; chunk?: number[] }): Row[] {
   const corpora = [
@@ -133,13 +138,15 @@ export function runSseBench(opts: BenchOptions, log: (r: Row) => void = () => {}
     { name: 'Anthropic-shaped 4 MiB', bytes: anthropicStream() },
     { name: 'one 8 MiB event', bytes: bigEvent() },
   ].filter((c) => !filter?.corpus || filter.corpus.some((f) => c.name.startsWith(f)));
-  const sizes = filter?.chunk ?? [16, 64, 1024, 16384];
+  // read sizes: −1 and −3 are one and three events per read (what real APIs flush)
+  const sizes = filter?.chunk ?? [-1, -3, 16, 64, 1024, 16384];
   const rows: Row[] = [];
   const parser = new SseParser();
   const bytesParser = new SseParser();
   for (const { name, bytes } of corpora) {
     for (const size of sizes) {
-      const chunks = chunked(bytes, size);
+      if (size < 0 && name.startsWith('one')) continue; // (one event: one read)
+      const chunks = cut(bytes, size);
       const theirs = peerEvents(chunks);
       assertSame(`sse ${name} ${size}`, seamEvents(chunks, parser), theirs);
       assertSame(`sse bytes ${name} ${size}`, seamByteEvents(chunks, bytesParser), theirs);
@@ -172,7 +179,7 @@ export function runSseBench(opts: BenchOptions, log: (r: Row) => void = () => {}
         for (const c of chunks) sink += decoder.push(c).length;
         decoder.flush();
       };
-      const chunk = size >= 1024 ? `${size >> 10} KiB` : `${size} B`;
+      const chunk = readName(size);
       const variants = [['SseParser.push (string events)', seam], ['SseParser.pushBytes (byte-level)', seamBytes]] as [string, () => void][];
       if (name.startsWith('OpenAI')) {
         variants.push(['floor: copy + validate, no framing (Utf8Validator.push)', floor]);
@@ -183,6 +190,27 @@ export function runSseBench(opts: BenchOptions, log: (r: Row) => void = () => {}
         rows.push(row);
         log(row);
       }
+      if (!name.startsWith('one')) {
+        // what a gateway that forwards the events does: the byte path and encode(), against a
+        // forwarder that frames with eventsource-parser and writes `data: …` (no JSON)
+        const fwd = new SseParser();
+        const forward = () => {
+          for (const c of chunks) sink += fwd.pushBytes(c).encode().length;
+          sink += fwd.flushBytes().encode().length;
+        };
+        const enc = new TextEncoder();
+        const plain = () => {
+          const dec = new TextDecoder();
+          const p = createParser({ onEvent: (e) => { sink += enc.encode(e.event ? `event: ${e.event}\ndata: ${e.data}\n\n` : `data: ${e.data}\n\n`).length; } });
+          for (const c of chunks) p.feed(dec.decode(c, { stream: true }));
+          p.feed(dec.decode());
+        };
+        const row = compare({ layer: 'sse', case: 'SseParser.pushBytes + encode() (forwarding)', corpus: name, chunk, peerName: 'plain forwarder (eventsource-parser + `data: …` + TextEncoder)' },
+          bytes.length, forward, plain, opts);
+        rows.push(row);
+        log(row);
+        fwd.dispose();
+      }
       validator.dispose();
       decoder.dispose();
       if (sink < 0) console.log(sink);
@@ -190,7 +218,7 @@ export function runSseBench(opts: BenchOptions, log: (r: Row) => void = () => {}
   }
   parser.dispose();
   bytesParser.dispose();
-  if (!filter?.corpus || filter.corpus.some((f) => 'one 8 MiB event'.startsWith(f) || 'OpenAI'.startsWith(f))) rows.push(...perByteRows(opts, log, sizes));
+  if (!filter?.corpus || filter.corpus.some((f) => 'one 8 MiB event'.startsWith(f) || 'OpenAI'.startsWith(f))) rows.push(...perByteRows(opts, log, sizes.filter((n) => n > 0)));
   return rows;
 }
 
@@ -234,6 +262,6 @@ if (isMain) {
   const opts = argv.includes('--full') ? FULL : QUICK;
   const arg = (k: string) => { const i = argv.indexOf(k); return i >= 0 ? argv[i + 1].split(',') : undefined; };
   const rows = runSseBench(opts, (r) => console.error(`  ${r.case} | ${r.corpus} | ${r.chunk}: ${r.seam.toFixed(0)} vs ${r.peer.toFixed(0)} MB/s (${r.ratio.toFixed(2)}x)`),
-    { corpus: arg('--corpus'), chunk: arg('--chunk')?.map(Number) });
+    { corpus: arg('--corpus'), chunk: arg('--chunk')?.map((c) => (c === 'event' ? -1 : c === '3events' ? -3 : Number(c))) });
   console.log(`Node ${process.version}; ${opts === FULL ? 'full' : 'quick'} run (${opts.rounds} rounds × ${opts.maxTime} s)\n\n${table(rows)}`);
 }

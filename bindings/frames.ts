@@ -2,8 +2,11 @@
 // window, the core's batches drained until the run is done, errors and traps), raw text for
 // lines or events too long for the output window, and the byte limit option.
 import { CoreStream } from './core-stream.js';
-import { FR_NREC, RAW_PTR, R_LIMIT, R_MORE, R_UTF8, ST_CARRY, ST_NCARRY } from './generated/abi.js';
+import {
+  FR_NREC, M_UTF16_POS, M_UTF8_OUT, RAW_PTR, R_LIMIT, R_MORE, R_UTF8, ST_CARRY, ST_NCARRY,
+} from './generated/abi.js';
 import { byteLimitOption } from './options.js';
+import { textDecoderRoute } from './utf8.js';
 import { type Core, forPieces } from './wasm.js';
 
 /**
@@ -79,6 +82,23 @@ export abstract class FrameStream extends CoreStream {
   }
 }
 
+let routeCore: Core | null = null;
+let routeMode = 0;
+
+/**
+ * The text mode of line and SSE pushes on this runtime. Node: 0, the core writes UTF-16 (or ASCII
+ * bytes) and each batch becomes one string by a Buffer copy. Browsers (and SEAM_STRINGS=textdecoder):
+ * the core copies UTF-8 and reports each span's UTF-16 offset, so that one TextDecoder call makes
+ * the batch's string, which is sliced per line or event (docs/frames.md).
+ */
+export function frameTextMode(core: Core): number {
+  if (core !== routeCore) {
+    routeCore = core;
+    routeMode = textDecoderRoute(core) ? M_UTF8_OUT | M_UTF16_POS : 0;
+  }
+  return routeMode;
+}
+
 /** Raw scratch blocks above this size are returned to the heap right after use. */
 export const KEEP_SCRATCH = 1 << 20;
 
@@ -90,7 +110,7 @@ export const KEEP_SCRATCH = 1 << 20;
 export function rawText(core: Core, addr: number, len: number, ascii: boolean, dirty: boolean): string {
   if (len === 0) return '';
   if (ascii) return core.latin1(addr, len);
-  if (core.textMode !== 0) return core.utf8(addr, len);
+  if (frameTextMode(core) !== 0) return core.utf8(addr, len);
   const units = core.x.rawUtf16(addr, len, dirty ? 1 : 0);
   core.sync();
   const s = core.utf16(core.word(RAW_PTR), units);

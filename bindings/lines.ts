@@ -3,10 +3,10 @@
 // complete lines of a call into one text run; this file builds one string per run and slices it.
 import { type StateKind } from './core-stream.js';
 import { LineLimitError, NdjsonParseError, Utf8DecodeError } from './errors.js';
-import { FrameStream, frameLimit, rawText } from './frames.js';
+import { FrameStream, frameLimit, frameTextMode, rawText } from './frames.js';
 import { booleanOption, checkOptions } from './options.js';
 import {
-  ENC_LATIN1, ENC_UTF8, FR_ENC, FR_ERR, FR_LEN, FR_NREC, FR_RAW_ASCII, FR_RAW_PTR, F_FATAL, LINE_REC_WORDS, LR_END,
+  ENC_LATIN1, ENC_UTF8, FR_ENC, FR_ERR, FR_LEN, FR_NREC, FR_RAW_ASCII, FR_RAW_PTR, FR_UNITS, F_FATAL, LINE_REC_WORDS, LR_END,
   LR_START, R_LIMIT, R_RAW, R_TRUNC,
 } from './generated/abi.js';
 
@@ -104,19 +104,25 @@ abstract class LineFramer extends FrameStream {
       out.push(rawText(core, i32[res + FR_RAW_PTR], len, i32[res + FR_RAW_ASCII] === 1, !this.fatal));
       return;
     }
+    if (n === 0) return;
     const enc = i32[res + FR_ENC];
     const outPtr = core.outPtr;
+    let text: string;
     if (enc === ENC_UTF8) {
-      let prev = 0;
-      for (let i = 0; i < n; i++) {
-        const end = i32[span + LINE_REC_WORDS * i + LR_END];
-        out.push(core.utf8(outPtr + prev, end - prev));
-        prev = end;
+      if (i32[res + FR_UNITS] < 0) {
+        // a dirty batch: each line is decoded on its own, bad bytes replaced as TextDecoder does per line
+        let prev = 0;
+        for (let i = 0; i < n; i++) {
+          const end = i32[span + LINE_REC_WORDS * i + LR_END];
+          out.push(core.utf8(outPtr + prev, end - prev));
+          prev = end;
+        }
+        return;
       }
-      return;
+      text = core.utf8(outPtr, len); // line ends are UTF-16 offsets into this string
+    } else {
+      text = enc === ENC_LATIN1 ? core.latin1(outPtr, len) : core.utf16(outPtr, len);
     }
-    if (n === 0) return;
-    const text = enc === ENC_LATIN1 ? core.latin1(outPtr, len) : core.utf16(outPtr, len);
     if (n === 1) {
       out.push(text);
       return;
@@ -145,7 +151,7 @@ abstract class LineFramer extends FrameStream {
     this.sink = out;
     this.sinkOffs = offs;
     this.sinkAll = all;
-    this.frameAll(chunk, this.core.textMode);
+    this.frameAll(chunk, frameTextMode(this.core));
   }
 
   /** End of stream: the unterminated last line; then a new stream begins. */
@@ -155,7 +161,7 @@ abstract class LineFramer extends FrameStream {
     this.sinkOffs = offs;
     this.sinkAll = all;
     const carried = this.carriedBytes();
-    const r = this.flushCore(() => this.core.x.linesFlush(this.st, this.core.textMode));
+    const r = this.flushCore(() => this.core.x.linesFlush(this.st, frameTextMode(this.core)));
     this.bytesIn = 0;
     if (r & R_TRUNC) {
       // the line before the incomplete character is on the error, as lines decoded before any error are

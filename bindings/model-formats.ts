@@ -59,6 +59,8 @@ export interface FormatSpec {
   readonly doneMarker: boolean;
   /** The compiled path program. */
   readonly program: Uint8Array;
+  /** What a quiet event looks like, compiled (see {@link template}): the core reads those to the end itself. */
+  readonly template: Uint8Array;
   /** Reads one event (its JSON parsed without error). */
   read(doc: Doc, sink: Sink): void;
   /** A body that is not an event stream but one JSON object: its error message, if it is an error. */
@@ -66,6 +68,57 @@ export interface FormatSpec {
 }
 
 const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
+
+/**
+ * What a quiet event (a text delta and nothing else) may hold at one path of a format's program:
+ * `text` (a string there is the answer's text, in the followed element), `literal` (a string that
+ * must equal `literal`, and every literal rule must match), `not` (a string other than `literal`),
+ * `choice` (a number equal to the followed choice: its element is the one read), or `none`. Values
+ * of the `ignore`d kinds are accepted and ignored; anything else makes the event one the
+ * description reads. A rule must accept exactly what the description would ignore.
+ */
+interface QuietRule {
+  role: 'text' | 'literal' | 'not' | 'choice' | 'none';
+  ignore: number;
+  literal?: string;
+}
+const bit = (k: Kind): number => 1 << k;
+/** Kinds to ignore: all of them, all but one, or one. */
+const ALL = bit(Kind.String) | bit(Kind.Number) | bit(Kind.Object) | bit(Kind.Array) | bit(Kind.True) | bit(Kind.False) | bit(Kind.Null);
+const allBut = (k: Kind): number => ALL & ~bit(k);
+const NULL = bit(Kind.Null);
+const text: QuietRule = { role: 'text', ignore: allBut(Kind.String) };
+const ignored: QuietRule = { role: 'none', ignore: ALL };
+const strings: QuietRule = { role: 'none', ignore: allBut(Kind.String) }; // a string is for the description
+const literal = (l: string): QuietRule => ({ role: 'literal', ignore: 0, literal: l });
+
+const ROLES = { none: 0, text: 1, literal: 2, choice: 3, not: 4 } as const;
+
+/**
+ * A template in the core's layout (assembly/abi.ts, "Templates"): a header, one rule per path id,
+ * then the literals' bytes.
+ */
+export function template(rules: readonly QuietRule[]): Uint8Array {
+  const lits = rules.map((r) => (r.literal === undefined ? new Uint8Array(0) : ascii(r.literal)));
+  const head = 8 + rules.length * 8;
+  const out = new Uint8Array(head + lits.reduce((n, l) => n + l.length, 0));
+  const v = new DataView(out.buffer);
+  v.setUint16(0, rules.length, true);
+  v.setUint16(2, rules.filter((r) => r.role === 'literal').length, true);
+  v.setUint16(4, rules.some((r) => r.role === 'choice') ? 1 : 0, true);
+  let at = head;
+  rules.forEach((r, i) => {
+    const o = 8 + i * 8;
+    if (r.role === 'text' && r.ignore & bit(Kind.String)) throw new Error('seam: a text rule cannot ignore strings');
+    out[o] = ROLES[r.role];
+    out[o + 1] = r.ignore;
+    v.setUint16(o + 2, lits[i].length, true);
+    v.setUint16(o + 4, at, true);
+    out.set(lits[i], at);
+    at += lits[i].length;
+  });
+  return out;
+}
 
 /** The string at record j, or undefined when there is none or it is not a string. */
 function stringAt(doc: Doc, j: number): string | undefined {
@@ -94,6 +147,11 @@ const openai: FormatSpec = {
   program: compilePaths([
     'choices[*].index', 'choices[*].delta.content', 'choices[*].delta.reasoning_content', 'choices[*].delta.reasoning',
     'choices[*].finish_reason', 'usage', 'error', 'error.message', 'error.type', 'error.code',
+  ]),
+  // a delta of the followed choice: no reasoning, finish reason, usage object or error
+  template: template([
+    { role: 'choice', ignore: 0 }, text, strings, strings, strings, { role: 'none', ignore: allBut(Kind.Object) }, { role: 'none', ignore: NULL },
+    ignored, ignored, ignored,
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -149,6 +207,7 @@ const responses: FormatSpec = {
     'type', 'delta', 'response.usage', 'response.status', 'response.error.message', 'message',
     'response.incomplete_details.reason', 'code', 'response.error.code',
   ]),
+  template: template([literal('response.output_text.delta'), text, ignored, ignored, ignored, ignored, ignored, ignored, ignored]),
   read(doc, sink) {
     const n = doc.n;
     let t = -1;
@@ -199,6 +258,7 @@ const anthropic: FormatSpec = {
     'type', 'delta.type', 'delta.text', 'delta.thinking', 'delta.stop_reason', 'usage', 'message.usage', 'error.message', 'error',
     'error.type',
   ]),
+  template: template([literal('content_block_delta'), literal('text_delta'), text, ignored, ignored, ignored, ignored, ignored, ignored, ignored]),
   read(doc, sink) {
     const n = doc.n;
     let t = -1;
@@ -251,6 +311,8 @@ const ollama: FormatSpec = {
   framing: 'lines',
   doneMarker: false,
   program: compilePaths(['message.content', 'response', 'done', 'done_reason', 'error', 'message.thinking', 'thinking']),
+  // a line that is not the last: text, and no error, thinking or reason
+  template: template([text, text, { role: 'none', ignore: allBut(Kind.True) }, strings, { role: 'none', ignore: NULL }, strings, strings]),
   read(doc, sink) {
     const n = doc.n;
     let done = false;
@@ -288,6 +350,7 @@ const ddg: FormatSpec = {
   stripData: true,
   doneMarker: true,
   program: compilePaths(['message', 'content', 'error', 'error.message', 'action', 'type', 'status']),
+  template: template([text, text, { role: 'none', ignore: NULL }, ignored, { role: 'not', ignore: allBut(Kind.String), literal: 'error' }, ignored, ignored]),
   read(doc, sink) {
     const n = doc.n;
     let action = -1;

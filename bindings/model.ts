@@ -7,12 +7,12 @@
 import { type FinalReport, TextAssembler } from './assembler.js';
 import { type StateKind } from './core-stream.js';
 import { ModelStreamError, hex } from './errors.js';
-import { FrameStream, KEEP_SCRATCH, frameLimit } from './frames.js';
+import { FrameStream, frameLimit } from './frames.js';
 import {
-  DF_BLANK, DF_DONE, DF_ERROR, MD_REC, FR_ERR, FR_NREC, F_FATAL, IN_CAP, IN_JOIN, JF_ASCII, JF_ESCAPED, JREC_WORDS, JR_END, JR_HEAD,
-  JE_TRUNCATED, JR_INDEX, JR_START, JSON_PROG_CAP, MDOC_WORDS, MDR_NEXT, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MGATHER_CAP, MGR_PTR,
-  LINE_REC_WORDS, LR_END, LR_START, MG_WORDS, MK_LINES, MK_SSE, MK_STRIP_DATA, M_COMMENTS, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_TRUNC, K_COMMENT, K_MASK,
-  SR_DSTART, SR_HEAD, SSE_REC_WORDS,
+  DF_DONE, DF_ERROR, MD_REC, MDR_BLANK, MDR_DOCS, MDR_READ, MDR_SCRATCH, MDR_COMMENTS, MDR_GATHERED, MDR_QUIET, MDR_UNITS, ME_GATHER, FR_ERR, FR_NREC, F_FATAL, JF_ASCII, JF_ESCAPED, JREC_WORDS, JR_END, JR_HEAD,
+  JE_TRUNCATED, JR_INDEX, JR_START, JSON_PROG_CAP, MDR_NEXT, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MGATHER_CAP, MGR_PTR,
+  LINE_REC_WORDS, LR_END, LR_START, MG_WORDS, MK_LINES, MK_SSE, MK_STRIP_DATA, M_COMMENTS, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_TRUNC,
+  SR_DSTART, SSE_REC_WORDS,
 } from './generated/abi.js';
 import { FORMATS, Kind, MODEL_FORMATS, type Doc, type FormatSpec, type ModelFormat, type Sink } from './model-formats.js';
 import { booleanOption, checkOptions, oneOf } from './options.js';
@@ -75,6 +75,8 @@ const EMPTY = new Uint8Array(0);
 let callOut = '';
 /** Gather entries written for the batch being read. */
 let gathered = 0;
+/** A frame call that reads its batch's documents itself was just made (its MDR_* words are in the result record). */
+let readPending = false;
 /** During a flush: the incomplete character held before it, and that a flush is under way. */
 let carried: Uint8Array = EMPTY;
 let flushing = false;
@@ -97,6 +99,8 @@ interface Plan {
   readonly normalize: 'NFC' | false;
   readonly spec: FormatSpec;
   readonly prog: number;
+  /** The format's template (quiet events), or 0 where the core may not read events to the end itself. */
+  readonly tmpl: number;
   readonly framing: number;
   readonly mode: number;
 }
@@ -119,6 +123,7 @@ function planOf(core: Core, format: ModelFormat, fatal: boolean, maxEventBytes: 
     plan = Object.freeze({
       format, fatal, maxEventBytes, choice, comments, eof, raw, normalize, spec,
       prog: programAddress(core, format, spec),
+      tmpl: programAddress(core, format, spec) + templateOffset(spec),
       framing: lines ? MK_LINES | (spec.stripData ? MK_STRIP_DATA : 0) : MK_SSE,
       mode: lines ? M_UTF8_OUT : M_UTF8_OUT | M_IN_SPANS | M_COMMENTS,
     });
@@ -144,6 +149,9 @@ const PROGRAM_SLOT = JSON_PROG_CAP / 8;
 let programsOf: Core | null = null;
 const programAt = new Map<ModelFormat, number>();
 
+/** Where a format's template lies in its slot, after its program (4-byte aligned). */
+const templateOffset = (spec: FormatSpec): number => (spec.program.length + 3) & ~3;
+
 function programAddress(core: Core, format: ModelFormat, spec: FormatSpec): number {
   if (programsOf !== core) {
     programsOf = core;
@@ -151,10 +159,11 @@ function programAddress(core: Core, format: ModelFormat, spec: FormatSpec): numb
   }
   let at = programAt.get(format);
   if (at === undefined) {
-    if (spec.program.length > PROGRAM_SLOT) throw new Error(`seam: the ${format} path program does not fit its slot`);
+    if (templateOffset(spec) + spec.template.length > PROGRAM_SLOT) throw new Error(`seam: the ${format} path program does not fit its slot`);
     at = (core.x.JSON_PROG_PTR.value as number) + PROGRAM_SLOT * MODEL_FORMATS.indexOf(format);
     core.sync();
     core.u8.set(spec.program, at);
+    core.u8.set(spec.template, at + templateOffset(spec));
     programAt.set(format, at);
   }
   return at;
@@ -219,12 +228,12 @@ export abstract class ModelReader extends FrameStream {
   protected eventDoc(_ptr: number, _len: number): void {}
   /** The provider's completion was just read. */
   protected completed(): void {}
-  /** Records of the batch that are no documents (comments), from `from` up to `to`, in order: counted as heartbeats. */
-  protected between(from: number, to: number): void {
-    if (this.framing !== MK_SSE) return;
-    const i32 = this.core.i32;
-    for (let k = from; k < to; k++) if ((i32[this.core.span + k * SSE_REC_WORDS + SR_HEAD] & K_MASK) === K_COMMENT) this._heartbeats++;
-  }
+  /** The core's mode for its next read (ME_* bits), with what that mode needs put in place. */
+  protected readMode(): number { return 0; }
+  /** The template of quiet events the core may read to the end itself (0: none). */
+  protected quietTemplate(): number { return this.plan.tmpl; }
+  /** After each call of the core's reader: what it read to the end itself (bytes for a client, their counts). */
+  protected quietDone(): void {}
   /** The text a call produced before an error, for the error. */
   protected abstract textSoFar(): string;
 
@@ -273,12 +282,24 @@ export abstract class ModelReader extends FrameStream {
 
   // ---- framing -------------------------------------------------------------------------------
 
+  // A push and its continuations frame the bytes and read the batch's documents in one core call.
   protected pushCore(len: number, mode: number): number {
-    return this.framing === MK_SSE ? this.core.x.ssePush(this.st, len, mode) : this.core.x.linesPush(this.st, len, mode);
+    const plan = this.plan;
+    const read = this.readMode();
+    readPending = true;
+    return this.core.x.modelPush(this.st, len, mode, plan.framing, plan.prog, this.template(), plan.choice, read);
   }
 
   protected more(): number {
-    return this.framing === MK_SSE ? this.core.x.sseMore(this.st) : this.core.x.linesMore(this.st);
+    const plan = this.plan;
+    const read = this.readMode();
+    readPending = true;
+    return this.core.x.modelMore(this.st, plan.framing, plan.prog, this.template(), plan.choice, read);
+  }
+
+  /** The template for the next read: none once the stream is done or failed (then every event is read here). */
+  private template(): number {
+    return this._status === 'open' ? this.quietTemplate() : 0;
   }
 
   protected error(r: number): Error {
@@ -299,31 +320,37 @@ export abstract class ModelReader extends FrameStream {
   }
 
 
-  /** The documents of the batch the last frame call wrote, read by the format's description. */
+  /**
+   * The documents of the batch the last frame call wrote. The core reads blank lines, comments and
+   * quiet events (text deltas: see the format's template) to the end itself; each other document
+   * comes back alone, in order, for the format's description.
+   */
   protected collect(): void {
     const core = this.core;
     core.sync();
     const nrec = core.i32[core.res + FR_NREC];
+    let read = readPending && core.i32[core.res + MDR_READ] === 1; // (read by the frame call itself)
+    readPending = false;
     let next = 0;
-    let prev = 0;
     while (next < nrec) {
-      const nd = core.x.modelDocs(next, nrec, this.framing, this.plan.prog);
+      const nd = read ? core.i32[core.res + MDR_DOCS]
+        : core.x.modelDocs(next, nrec, this.framing, this.plan.prog, this.template(), this.plan.choice, gathered, this.readMode());
+      read = false;
       core.sync();
-      next = core.i32[core.res + MDR_NEXT];
-      const docs = core.mdoc;
-      let rec = prev;
-      for (let d = 0; d < nd; d++) {
-        const e = docs + d * MDOC_WORDS;
-        const k = core.i32[e + MD_REC];
-        if (k > rec) this.between(rec, k);
-        rec = k + 1;
-        this.document(e);
-      }
-      if (next > rec) this.between(rec, next);
-      prev = next;
+      const i32 = core.i32;
+      const r = core.res;
+      next = i32[r + MDR_NEXT];
+      const quiet = i32[r + MDR_QUIET];
+      this._events += quiet;
+      this.lineNo += quiet + i32[r + MDR_BLANK];
+      this._heartbeats += i32[r + MDR_COMMENTS];
+      gathered = i32[r + MDR_GATHERED];
+      this.quietDone();
+      const scratch = i32[r + MDR_SCRATCH];
+      if (nd !== 0) this.document(core.mdoc);
       this.batchDone();
       // the scratch blocks of a large event (its document, its text) go back, as the raw text's do
-      if (core.x.modelScratchBytes() > KEEP_SCRATCH) core.x.modelScratchFree();
+      if (scratch !== 0) core.x.modelScratchFree();
     }
   }
 
@@ -331,7 +358,6 @@ export abstract class ModelReader extends FrameStream {
     const i32 = this.core.i32;
     const flags = i32[e + MD_FLAGS];
     this.lineNo++;
-    if (flags & DF_BLANK) return;
     this._events++;
     if (this._status !== 'open') return; // after the completion: nothing more is the answer
     const ptr = i32[e + MD_PTR];
@@ -581,6 +607,15 @@ export class ModelStream extends ModelReader {
     gathered++;
   }
 
+  /** Gathered in the core: the batch's text read to the end there (ME_GATHER). */
+  protected override readMode(): number { return this.plan.fatal ? ME_GATHER : 0; }
+
+  protected override quietDone(): void {
+    const core = this.core;
+    const units = core.i32[core.res + MDR_UNITS];
+    if (units >= 0) this.commit(core.utf16(core.word(MGR_PTR), units));
+  }
+
   /** Makes the string of the batch's text spans (one core call, one string) and commits it. */
   protected override batchDone(): void {
     const n = gathered;
@@ -606,6 +641,11 @@ export class ModelStream extends ModelReader {
         text += i32[g + 2] & JF_ESCAPED ? (JSON.parse(`"${s}"`) as string) : s;
       }
     }
+    this.commit(text);
+  }
+
+  /** Text of the answer, in order: to the raw deltas, or through the text layer. */
+  private commit(text: string): void {
     if (this.rawText !== null) {
       this.rawText.push(text);
       callOut += text;

@@ -6,7 +6,10 @@
 // whole, validated events are written; `[DONE]` only after a completed upstream, an error event
 // in OpenAI's shape otherwise.
 import { ModelStreamError } from './errors.js';
-import { JF_ESCAPED, K_COMMENT, K_MASK, SF_RAW, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS } from './generated/abi.js';
+import {
+  JF_ESCAPED, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_HIGH, MDR_TEXT_BYTES, ME_CHUNKS, ME_COMMENTS, ME_HIGH, ME_PASS, MHEAD_CAP,
+} from './generated/abi.js';
+import { type Core } from './wasm.js';
 import { ModelReader, type ModelFormat } from './model.js';
 import { checkOptions, oneOf } from './options.js';
 
@@ -43,6 +46,10 @@ const FINISH: Readonly<Record<string, string>> = {
 };
 
 let relays = 0;
+/** Which relay's head is in the core's head area (its serial), and that core. */
+let headIn = 0;
+let headCore: Core | null = null;
+let serials = 0;
 
 /**
  * The bytes a gateway writes to its client for an upstream model stream. `push(chunk)` returns a
@@ -52,6 +59,7 @@ export class SseRelay extends ModelReader {
   readonly from: ModelFormat;
   readonly to: 'openai';
   private readonly passThrough: boolean;
+  private readonly serial = ++serials;
   private readonly head: Uint8Array;
   private readonly idJson: string;
   private readonly modelJson: string;
@@ -158,6 +166,46 @@ export class SseRelay extends ModelReader {
     this.write(CONTENT_END);
   }
 
+  /**
+   * The core writes the client's bytes for quiet events (text deltas) itself: from `openai` their
+   * data as they are, from the other formats a chunk per text span (this relay's head, the span's
+   * escaped bytes, the chunk's end), and the comments in between.
+   */
+  protected override readMode(): number {
+    const core = this.core;
+    let mode = this.forwardComments ? ME_COMMENTS : 0;
+    if (this.highSurrogate) mode |= ME_HIGH;
+    if (this.passThrough) return mode | ME_PASS;
+    if (headIn !== this.serial || headCore !== core) {
+      core.sync();
+      const at = core.x.MHEAD_PTR.value as number;
+      new DataView(core.u8.buffer).setUint32(at, this.head.length, true);
+      core.u8.set(this.head, at + 4);
+      headIn = this.serial;
+      headCore = core;
+    }
+    return mode | ME_CHUNKS;
+  }
+
+  /** A head too long for the core's head area: every event is read here. */
+  protected override quietTemplate(): number {
+    return this.passThrough || this.head.length <= MHEAD_CAP - 4 ? this.plan.tmpl : 0;
+  }
+
+  /** What the core wrote for the client and counted: one copy into the relay's buffer. */
+  protected override quietDone(): void {
+    const core = this.core;
+    const i32 = core.i32;
+    const r = core.res;
+    const n = i32[r + MDR_EMIT_LEN];
+    if (n !== 0) {
+      const at = i32[r + MDR_EMIT_PTR];
+      this.write(core.u8.subarray(at, at + n));
+    }
+    this._textBytes += i32[r + MDR_TEXT_BYTES];
+    this.highSurrogate = i32[r + MDR_HIGH] === 1;
+  }
+
   /** A valid upstream event: from `openai` its data pass through. */
   protected override eventDoc(ptr: number, len: number): void {
     if (this.passThrough) {
@@ -174,6 +222,7 @@ export class SseRelay extends ModelReader {
 
   /** UTF-8 bytes of text that had no escape: its bytes (a pending high surrogate had no pair: 3). */
   private plainBytes(len: number): number {
+    if (len === 0) return 0; // (an empty delta between the halves of a pair splits nothing)
     const pending = this.highSurrogate ? 3 : 0;
     this.highSurrogate = false;
     return pending + len;
@@ -201,27 +250,6 @@ export class SseRelay extends ModelReader {
       } else n += 3;
     }
     return n;
-  }
-
-  /** Comments of the batch (keep-alives), forwarded as comments. */
-  protected override between(from: number, to: number): void {
-    super.between(from, to);
-    if (!this.forwardComments) return;
-    const core = this.core;
-    const i32 = core.i32;
-    for (let k = from; k < to; k++) {
-      const r = core.span + k * SSE_REC_WORDS;
-      const head = i32[r + SR_HEAD];
-      if ((head & K_MASK) !== K_COMMENT) continue;
-      const d0 = i32[r + SR_DATA0], d1 = i32[r + SR_DATA1];
-      const at = head & SF_RAW ? d0 : core.outPtr + d0;
-      this.write(COLON);
-      if (d1 > d0) {
-        this.write(SPACE);
-        this.write(core.u8.subarray(at, at + (d1 - d0)));
-      }
-      this.write(END);
-    }
   }
 
   private finishChunk(): void {
@@ -258,5 +286,3 @@ export class SseRelay extends ModelReader {
   }
 }
 
-const COLON = enc.encode(':');
-const SPACE = enc.encode(' ');

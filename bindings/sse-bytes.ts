@@ -37,10 +37,14 @@ export class SseByteEvents {
   table: Int32Array = new Int32Array(EV_WORDS * 4);
   // Distinct types and ids of this batch; counters rather than array lengths (setting an array's
   // length is a runtime call in V8).
-  private readonly types: string[] = [];
-  private readonly ids: string[] = [];
-  private nTypes = 0;
-  private nIds = 0;
+  /** @internal The batch's distinct types (the first `nTypes`), read by the wire writer. */
+  readonly types: string[] = [];
+  /** @internal The batch's distinct IDs (the first `nIds`). */
+  readonly ids: string[] = [];
+  /** @internal */
+  nTypes = 0;
+  /** @internal */
+  nIds = 0;
 
   /** Input bytes seen since `bytes` / the table were last more than a quarter used. */
   private idleBytes = 0;

@@ -1,6 +1,8 @@
 // The SSE wire format, written: one event from strings (encodeSse), and the events of a byte-path
 // reader as a gateway forwards them.
+import { EV_WORDS, MDR_EMIT_PTR, SPAN_BYTES, SW_STR_CAP } from './generated/abi.js';
 import type { SseByteEvents } from './sse-bytes.js';
+import { type Core, getCore } from './wasm.js';
 
 const EMPTY = /* @__PURE__ */ new Uint8Array(0);
 const DATA_PREFIX = /* @__PURE__ */ new Uint8Array([100, 97, 116, 97, 58, 32]); // 'data: '
@@ -13,8 +15,75 @@ function utf8Encoder(): TextEncoder {
 /**
  * The events of a byte-path reader in the SSE wire format: `event:` when the type is not
  * `message`, `id:` when the event changed the last event ID, one `data:` line per line of data.
+ * The core writes them (its SSE writer) from a copy of the reader's bytes and table; JS copies
+ * the result out once. A batch larger than the core's windows is written here.
  */
 export function encodeByteEvents(events: SseByteEvents): Uint8Array {
+  const n = events.length;
+  const core = getCore();
+  if (n === 0 || events.byteLength > core.inCap || n * EV_WORDS * 4 > SPAN_BYTES) return encodeInJs(events);
+  core.sync();
+  if (!putStrings(core, events)) return encodeInJs(events);
+  core.u8.set(events.bytes.subarray(0, events.byteLength), core.inPtr);
+  core.i32.set(events.table.subarray(0, n * EV_WORDS), core.span);
+  const len = core.x.sseWrite(n, core.inPtr, core.span << 2, events.nTypes);
+  core.sync();
+  const at = core.word(MDR_EMIT_PTR);
+  const out = core.u8.slice(at, at + len);
+  if (len > WRITER_KEEP) core.x.modelScratchFree(); // (the writer's block goes back with the model streams' scratch)
+  return out;
+}
+
+/** The writer's block is given back after a run larger than this. */
+const WRITER_KEEP = 1 << 20;
+
+/** What the strings area holds (per slot: the string whose bytes are there), for the realm's core. */
+const slots: string[] = [];
+let slotsOf: Core | null = null;
+let slotsEnd = 0;
+
+/**
+ * The batch's types, then its IDs, in the core's strings area as (offset, length) entries and
+ * UTF-8 bytes; a slot that holds the same string as last time is kept. False when they do not fit.
+ */
+function putStrings(core: Core, events: SseByteEvents): boolean {
+  const total = events.nTypes + events.nIds;
+  const head = total * 8;
+  if (head > SW_STR_CAP / 2) return false;
+  if (slotsOf !== core) {
+    slotsOf = core;
+    slots.length = 0;
+  }
+  const base = core.x.SW_STR_PTR.value as number;
+  const v = new DataView(core.u8.buffer);
+  // bytes go after the largest head written so far; a changed slot is written anew at the end
+  let end = Math.max(slotsEnd, SW_STR_CAP / 2);
+  for (let i = 0; i < total; i++) {
+    const s = i < events.nTypes ? events.types[i] : events.ids[i - events.nTypes];
+    const isType = i < events.nTypes;
+    const key = isType ? `t${s}` : `i${s}`;
+    if (slots[i] === key) continue;
+    let len = 0;
+    if (!(isType && s === 'message')) {
+      if (end + s.length * 3 > SW_STR_CAP) {
+        // full: start the bytes over (every slot is written again)
+        slots.length = 0;
+        slotsEnd = 0;
+        return end === SW_STR_CAP / 2 ? false : putStrings(core, events);
+      }
+      len = utf8Encoder().encodeInto(s, core.u8.subarray(base + end, base + SW_STR_CAP)).written;
+    }
+    v.setUint32(base + i * 8, end, true);
+    v.setUint32(base + i * 8 + 4, len, true);
+    end += len;
+    slots[i] = key;
+  }
+  slotsEnd = end;
+  return true;
+}
+
+/** The same, written in JS (batches larger than the core's windows). */
+function encodeInJs(events: SseByteEvents): Uint8Array {
   let size = 0;
   const head: Uint8Array[] = [];
   for (let i = 0; i < events.length; i++) {

@@ -4,10 +4,10 @@
 // and exposes the events through a reader without a JS string or object per event.
 import { type StateKind } from './core-stream.js';
 import { ReentrantCallError, SseCallbackError, SseLimitError, Utf8DecodeError } from './errors.js';
-import { FrameStream, frameLimit, rawText } from './frames.js';
+import { FrameStream, frameLimit, frameTextMode, rawText } from './frames.js';
 import { booleanOption, checkOptions, functionOption, oneOf } from './options.js';
 import {
-  ENC_LATIN1, ENC_UTF8, FR_ENC, FR_ERR, FR_JOIN, FR_LEN, FR_NREC, F_FATAL, K_COMMENT, K_EVENT, K_MASK, M_COMMENTS,
+  ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_ERR, FR_JOIN, FR_LEN, FR_NREC, FR_UNITS, F_FATAL, K_COMMENT, K_EVENT, K_MASK, M_COMMENTS,
   M_EOF_DISPATCH, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_RETRY, R_TRUNC, R_TRUNCATED, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW,
   SF_SAME_TYPE, SF_TA, SF_TYPE, SR_DATA0, SR_DATA1, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS,
 } from './generated/abi.js';
@@ -133,8 +133,9 @@ export class SseParser extends FrameStream {
     this.maxEventBytes = max;
     this.eof = eof;
     this.onComment = onComment;
-    this.mode = this.core.textMode | (onComment ? M_COMMENTS : 0);
-    this.bytesMode = this.mode | M_UTF8_OUT | M_IN_SPANS;
+    const comments = onComment ? M_COMMENTS : 0;
+    this.mode = frameTextMode(this.core) | comments;
+    this.bytesMode = comments | M_UTF8_OUT | M_IN_SPANS; // byte spans: no M_UTF16_POS
   }
 
   /** The last event ID string (set when an event is dispatched; kept across `reset()`). */
@@ -266,11 +267,17 @@ export class SseParser extends FrameStream {
     const n = i32[res + FR_NREC];
     if (r & R_RETRY) this._retry = core.x.sseRetry(this.st);
     if (n === 0) return;
-    const enc = i32[res + FR_ENC];
+    let enc = i32[res + FR_ENC];
     const len = i32[res + FR_LEN];
     const outPtr = core.outPtr;
     let text = '';
-    if (enc !== ENC_UTF8) text = enc === ENC_LATIN1 ? core.latin1(outPtr, len) : core.utf16(outPtr, len);
+    if (enc !== ENC_UTF8) {
+      text = enc === ENC_LATIN1 ? core.latin1(outPtr, len) : core.utf16(outPtr, len);
+    } else if (i32[res + FR_UNITS] >= 0) {
+      // the browser route: spans are UTF-16 offsets into the batch's one decoded string
+      text = core.utf8(outPtr, len);
+      enc = ENC_UTF16;
+    } // else a dirty batch: each span is decoded on its own (bad bytes replaced per span)
     let s = core.span;
     const plain = enc !== ENC_UTF8;
     let out = this.evs;

@@ -253,7 +253,7 @@ function unpackTail(packed: number, n: number): Uint8Array {
 }
 
 /** Where `TextDecoder` builds the strings (browsers; or SEAM_STRINGS=textdecoder for testing). */
-function textDecoderRoute(core: Core): boolean {
+export function textDecoderRoute(core: Core): boolean {
   if (core.textMode !== 0) return true;
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   return env?.SEAM_STRINGS === 'textdecoder';

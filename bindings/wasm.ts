@@ -16,6 +16,9 @@ export interface CoreExports {
   readonly RES_PTR: WebAssembly.Global;
   readonly SPAN_PTR: WebAssembly.Global;
   readonly JSON_PROG_PTR: WebAssembly.Global;
+  readonly MHEAD_PTR: WebAssembly.Global;
+  readonly SW_STR_PTR: WebAssembly.Global;
+  sseWrite(n: number, data: number, table: number, nTypes: number): number;
   readonly JSON_REC_PTR: WebAssembly.Global;
   readonly MDOC_PTR: WebAssembly.Global;
   readonly MJREC_PTR: WebAssembly.Global;
@@ -54,7 +57,9 @@ export interface CoreExports {
   jsonUnescape(p: number, len: number, out: number): number;
   jsonUtf16(p: number, len: number, out: number): number;
   // Layer 4: model streams (assembly/model.ts)
-  modelDocs(first: number, nrec: number, framing: number, prog: number): number;
+  modelDocs(first: number, nrec: number, framing: number, prog: number, tmpl: number, choice: number, gathered: number, mode: number): number;
+  modelPush(st: number, len: number, mode: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
+  modelMore(st: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
   modelGather(n: number): number;
   modelScratchFree(): void;
   modelScratchBytes(): number;

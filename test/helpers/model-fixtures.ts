@@ -15,8 +15,11 @@
 //   body is one event; an event or line the stream ends inside is not one.
 // - An unterminated last line (NDJSON, ddg) is read at flush(): complete JSON (or [DONE]) counts;
 //   JSON cut short by the end of the stream is a truncated stream, not ERR_BAD_EVENT.
-// - openai-responses: finishReason is response.status of response.completed ('completed' here);
-//   reasoning is '' (only OpenAI's reasoning_content / reasoning and Anthropic's thinking count).
+// - openai-responses: finishReason is response.status of response.completed ('completed' here).
+// - reasoning: OpenAI's reasoning_content / reasoning, Anthropic's thinking, the Responses API's
+//   reasoning text and summary deltas, Ollama's thinking; never part of the text.
+// - OpenAI: the followed choice is the one whose index is the option; in a chunk whose choices
+//   carry no index, the one at that position. An `error` or `done_reason` that is null is none.
 // - ddg: a data line whose JSON has an `error` member is ERR_PROVIDER (message: error.message).
 // - usage: OpenAI's last non-null `usage`; Anthropic's message_start.message.usage with
 //   message_delta.usage's members over it (shallow); Responses' response.usage; Ollama's
@@ -299,8 +302,10 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
       const choices = Array.isArray(v.choices) ? v.choices : [];
       const c0 = choices[0];
       if (isObj(c0) && isObj(c0.delta) && typeof c0.delta.content === 'string') r.clientContent = c0.delta.content;
-      for (const c of choices) {
-        if (!isObj(c) || c.index !== choice) continue;
+      // the choice whose index is the option; in chunks that give no index, the one at that position
+      const byPosition = choices.every((c) => !isObj(c) || c.index === undefined);
+      for (const [i, c] of choices.entries()) {
+        if (!isObj(c) || (byPosition ? i !== choice : c.index !== choice)) continue;
         const d = isObj(c.delta) ? c.delta : {};
         if (typeof d.content === 'string') { r.text = d.content; r.textKey = 'content'; r.role = 'delta'; }
         if (typeof d.reasoning_content === 'string') r.reasoning = d.reasoning_content;
@@ -315,6 +320,7 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
       if (t !== type) throw new Error(`reference: event ${type} holds type ${String(t)}`);
       const resp = isObj(v.response) ? v.response : {};
       if (t === 'response.output_text.delta') return { role: 'delta', text: v.delta as string, textKey: 'delta' };
+      if ((t === 'response.reasoning_text.delta' || t === 'response.reasoning_summary_text.delta') && typeof v.delta === 'string') return { role: 'other', reasoning: v.delta };
       if (t === 'response.completed') return { role: 'completion', finishReason: (resp.status as string) ?? 'completed', usage: resp.usage as Obj };
       if (t === 'response.failed') return { role: 'error', message: errorText(resp.error) };
       if (t === 'error') return { role: 'error', message: errorText(v) };
@@ -340,8 +346,10 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
       return { role: 'other' };
     }
     case 'ollama': {
-      if (v.error !== undefined) return { role: 'error', message: errorText(v.error) };
+      if (v.error != null) return { role: 'error', message: errorText(v.error) };
       const r: Reading = { role: 'other' };
+      if (isObj(v.message) && typeof v.message.thinking === 'string') r.reasoning = v.message.thinking;
+      if (typeof v.thinking === 'string') r.reasoning = (r.reasoning ?? '') + v.thinking;
       if (isObj(v.message) && typeof v.message.content === 'string') { r.text = v.message.content; r.textKey = 'content'; r.role = 'delta'; }
       if (typeof v.response === 'string') { r.text = v.response; r.textKey = 'response'; r.role = 'delta'; }
       if (v.done === true) {
@@ -354,7 +362,7 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
       return r;
     }
     case 'ddg': {
-      if (v.error !== undefined) return { role: 'error', message: errorText(v.error) };
+      if (v.error != null) return { role: 'error', message: errorText(v.error) };
       if (typeof v.message === 'string') return { role: 'delta', text: v.message, textKey: 'message' };
       if (typeof v.content === 'string') return { role: 'delta', text: v.content, textKey: 'content' };
       return { role: 'other' };

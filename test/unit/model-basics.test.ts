@@ -147,3 +147,23 @@ it('a large event\'s scratch blocks (its document, its text) go back to the core
   expect(coreMemoryUsed() - before - m.retainedBytes).toBeLessThan(64 * 1024);
   m.dispose();
 });
+
+it('events larger than the output window, back to back with small ones, at several read sizes: every text exactly once, in order', () => {
+  const parts: string[] = [];
+  let body = '';
+  for (let i = 0; i < 6; i++) {
+    const t = i % 2 === 0 ? `${i}${'ü€'.repeat(40_000 + i * 999)}` : `small ${i} "q"`;
+    parts.push(t);
+    body += `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: t } }] })}\n\n`;
+  }
+  body += 'data: [DONE]\n\n';
+  const bytes = enc(body);
+  for (const step of [bytes.length, 65_536, 70_001, 4_093]) {
+    const m = new ModelStream({ format: 'openai', raw: true });
+    let out = '';
+    for (let i = 0; i < bytes.length; i += step) out += m.push(bytes.subarray(i, i + step));
+    out += m.flush();
+    expect(out === parts.join(''), `read size ${step}`).toBe(true);
+    expect(m.status).toBe('done');
+  }
+});

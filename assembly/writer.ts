@@ -1,0 +1,139 @@
+// The core's writer: bytes for a client, written into one block that the next call reuses (JS
+// copies them out once). The model streams' relay writes its events here, and the SSE writer
+// below writes a byte reader's events in the wire format.
+import {
+  EV_DATA0, EV_DATA1, EV_ID, EV_ID_CHANGED, EV_TYPE, EV_WORDS, MDR_EMIT_LEN, MDR_EMIT_PTR, SW_STR_PTR,
+} from './abi';
+import { copy } from './frames';
+import { release, res, reserve } from './runtime';
+
+let emitPtr: usize = 0;
+let emitCap: usize = 0;
+let emitLen: usize = 0;
+
+/** A new run of bytes for a client (the last one is overwritten). */
+// @ts-ignore: decorator
+@inline export function emitReset(): void {
+  emitLen = 0;
+}
+
+/** Where the run starts, how long it is, and the block's size. */
+// @ts-ignore: decorator
+@inline export function emitStart(): usize { return emitPtr; }
+// @ts-ignore: decorator
+@inline export function emitLength(): usize { return emitLen; }
+// @ts-ignore: decorator
+@inline export function emitCapacity(): usize { return emitCap; }
+
+/** Room for `n` more bytes: the address to write them at (then `emitted(n)`). Grows the block by 2×. */
+export function emitRoom(n: usize): usize {
+  const need = emitLen + n;
+  if (need > emitCap) {
+    let nc: usize = emitCap < 4096 ? 4096 : emitCap << 1;
+    if (nc < need) nc = need;
+    reserve(nc);
+    const np = heap.alloc(nc);
+    if (emitPtr != 0) {
+      copy(np, emitPtr, emitLen);
+      heap.free(emitPtr);
+      release(emitCap);
+    }
+    emitPtr = np;
+    emitCap = nc;
+  }
+  return emitPtr + emitLen;
+}
+
+/** `n` bytes were written at the address `emitRoom` gave. */
+// @ts-ignore: decorator
+@inline export function emitted(n: usize): void {
+  emitLen += n;
+}
+
+/** Writes `n` bytes from `src`. */
+// @ts-ignore: decorator
+@inline export function emit(src: usize, n: usize): void {
+  copy(emitRoom(n), src, n);
+  emitLen += n;
+}
+
+/** Writes the byte `a`. */
+// @ts-ignore: decorator
+@inline export function emit1(a: u32): void {
+  store<u8>(emitRoom(1), <u8>a);
+  emitLen += 1;
+}
+
+/** Writes the bytes `a`, `b`. */
+// @ts-ignore: decorator
+@inline export function emit2(a: u32, b: u32): void {
+  store<u16>(emitRoom(2), <u16>(a | (b << 8)));
+  emitLen += 2;
+}
+
+/** Gives the block back when it is larger than `keep` bytes. */
+export function emitTrim(keep: usize): void {
+  if (emitCap > keep) {
+    heap.free(emitPtr);
+    release(emitCap);
+    emitPtr = emitCap = emitLen = 0;
+  }
+}
+
+/** Writes the string `i` of the strings area (its bytes, at its offset). */
+// @ts-ignore: decorator
+@inline function emitString(i: i32): void {
+  const e = SW_STR_PTR + (<usize>i << 3);
+  emit(SW_STR_PTR + <usize>load<u32>(e), <usize>load<u32>(e, 4));
+}
+
+/**
+ * A byte reader's `n` events in the SSE wire format (SseByteEvents.encode): for each, `event: T`
+ * when its type is not `message` (its string's length is 0), `id: I` when it changed the last
+ * event ID, one `data: ` line per LF-separated line of its data, and the blank line. `data` is
+ * the reader's bytes, `table` its event table (EV_WORDS words per event), and the strings area
+ * (SW_STR_PTR) holds the batch's types, then its IDs (`nTypes` of them first). The run's address
+ * and length are in MDR_EMIT_PTR and MDR_EMIT_LEN; returns the length.
+ */
+export function sseWrite(n: i32, data: usize, table: usize, nTypes: i32): usize {
+  emitReset();
+  for (let i = 0; i < n; i++) {
+    const w = table + (<usize>(i * EV_WORDS) << 2);
+    const type = load<i32>(w, EV_TYPE << 2);
+    if (load<u32>(SW_STR_PTR + (<usize>type << 3), 4) != 0) {
+      const o = emitRoom(7);
+      store<u32>(o, 0x6E657665); // "even"
+      store<u16>(o, 0x3A74, 4);   // "t:"
+      store<u8>(o, 0x20, 6);      // " "
+      emitted(7);
+      emitString(type);
+      emit1(0x0A);
+    }
+    if (load<i32>(w, EV_ID_CHANGED << 2) != 0) {
+      const o = emitRoom(4);
+      store<u32>(o, 0x203A6469); // "id: "
+      emitted(4);
+      emitString(nTypes + load<i32>(w, EV_ID << 2));
+      emit1(0x0A);
+    }
+    let p = data + <usize>load<i32>(w, EV_DATA0 << 2);
+    const end = data + <usize>load<i32>(w, EV_DATA1 << 2);
+    for (;;) {
+      let q = p;
+      while (q < end && load<u8>(q) != 0x0A) q++;
+      const len = q - p;
+      const o = emitRoom(len + 8);
+      store<u32>(o, 0x61746164); // "data"
+      store<u16>(o, 0x203A, 4);   // ": "
+      copy(o + 6, p, len);
+      store<u8>(o + 6 + len, 0x0A);
+      emitted(len + 7);
+      if (q >= end) break;
+      p = q + 1;
+    }
+    emit1(0x0A);
+  }
+  res(MDR_EMIT_PTR, <i32>emitPtr);
+  res(MDR_EMIT_LEN, <i32>emitLen);
+  return emitLen;
+}
