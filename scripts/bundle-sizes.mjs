@@ -2,7 +2,8 @@
 // What a bundle of seam carries: bundles tiny entries that import one thing each from the built
 // package (dist/index.js) with esbuild and with Vite, minified, and prints their sizes, minified
 // and gzipped. `bundle` is also what test/ecosystem/bundles.test.ts checks the contents of.
-//   npm run build && node scripts/bundle-sizes.mjs [--markdown]
+//   npm run build && node scripts/bundle-sizes.mjs [--dist DIR]
+// --dist measures another build's index.js (DIR/index.js: another commit's dist, say).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -10,7 +11,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'dist', 'index.js');
+const at = process.argv.indexOf('--dist');
+const dist = at > 0 ? join(process.argv[at + 1], 'index.js') : join(root, 'dist', 'index.js');
 
 /** The imports measured: a label and the names imported. */
 export const IMPORTS = [
@@ -42,7 +44,7 @@ export async function bundle(tool, names) {
     writeFileSync(file, entry(names));
     if (tool === 'esbuild') {
       const { build } = await import('esbuild');
-      const out = await build({ entryPoints: [file], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, logLevel: 'error' });
+      const out = await build({ entryPoints: [file], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
       return out.outputFiles[0].text;
     }
     const { build } = await import('vite');
@@ -64,14 +66,15 @@ if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) 
   for (const [label, names] of IMPORTS) {
     const sizes = [];
     for (const tool of ['esbuild', 'vite']) {
-      const code = await bundle(tool, names);
-      sizes.push(kb(code.length), kb(gzipSync(code).length));
+      // (an import the measured build does not export is a dash)
+      const code = await bundle(tool, names).catch(() => undefined);
+      sizes.push(...(code === undefined ? ['—', '—'] : [kb(code.length), kb(gzipSync(code).length)]));
     }
     rows.push([label, ...sizes]);
   }
   const esbuildVersion = (await import('esbuild')).version;
   const viteVersion = (await import('vite')).version;
-  console.log(`Minified bundles of one import from dist/index.js (esbuild ${esbuildVersion}, Vite ${viteVersion}); 1 KB = 1000 bytes\n`);
+  console.log(`Minified bundles of one import from ${dist} (esbuild ${esbuildVersion}, Vite ${viteVersion}); 1 KB = 1000 bytes\n`);
   console.log('| import | esbuild, minified | gzipped | Vite, minified | gzipped |');
   console.log('|---|---:|---:|---:|---:|');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
