@@ -1,25 +1,62 @@
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'tsup';
+
+// Every module of bindings/ is an entry of the ESM build, so that code splitting gives each its own
+// chunk (a chunk holds the modules reached by the same set of entries, and a module is the only
+// one reached by itself and its importers). A bundler then keeps only the chunks a program's
+// imports reach ("sideEffects": false in package.json): importing SseParser leaves out the Unicode
+// tables, importing TextAssembler leaves out the WebAssembly. The entries other than the public
+// ones (dist/index.js, dist/worker.js) are re-exports of their chunk that nothing imports, and are
+// deleted after the build.
+const PUBLIC = ['index', 'worker'];
+const modules = (dir: string, prefix = ''): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) Object.assign(out, modules(join(dir, e.name), `${prefix}${e.name}/`));
+    else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out[`${prefix}${e.name.slice(0, -3)}`] = join(dir, e.name);
+  }
+  return out;
+};
+const entries = modules('bindings');
+const internal = Object.keys(entries).filter((name) => !PUBLIC.includes(name));
+
+const common = {
+  target: 'es2022',
+  platform: 'neutral',
+  sourcemap: true,
+  // Bundled so that the ESM build runs in a browser as is, with no bundler or import map.
+  noExternal: [/^@noble\/hashes/],
+  // Inlines the contract's constants (bindings/generated/abi.ts) where they are used: a
+  // module-level binding is a context load on every use in V8, a literal is free.
+  esbuildOptions(options: { minifySyntax?: boolean; chunkNames?: string }) {
+    options.minifySyntax = true;
+    options.chunkNames = 'chunks/[name]-[hash]';
+  },
+} as const;
 
 export default defineConfig([
   {
-    // The library: ESM for browsers and bundlers, CommonJS for require(), types for both.
-    entry: { index: 'bindings/index.ts' },
-    format: ['esm', 'cjs'],
-    dts: true,
-    target: 'es2022',
-    platform: 'neutral',
-    sourcemap: true,
-    // Cleans dist/ but for the command, which the other entry builds at the same time.
+    // The library for browsers and bundlers: ESM, one chunk per module (see above).
+    ...common,
+    entry: Object.fromEntries([...PUBLIC.map((n) => [n, entries[n]]), ...internal.map((n) => [`internal/${n}`, entries[n]])]),
+    format: ['esm'],
+    dts: { entry: { index: 'bindings/index.ts' } },
+    // Cleans dist/ but for the command, which the last entry builds at the same time.
     clean: ['!cli.js'],
+    splitting: true,
+    async onSuccess() {
+      rmSync(join('dist', 'internal'), { recursive: true, force: true });
+    },
+  },
+  {
+    // The library for require() and Node: one CommonJS file (Node's import entry re-exports it; its
+    // types, dist/index.d.cts, are a copy of dist/index.d.ts made by scripts/gen-node-entry.mjs).
+    ...common,
+    entry: { index: 'bindings/index.ts' },
+    format: ['cjs'],
     splitting: false,
     treeshake: true,
-    // Bundled so that the ESM build runs in a browser as is, with no bundler or import map.
-    noExternal: [/^@noble\/hashes/],
-    // Inlines the contract's constants (bindings/generated/abi.ts) where they are used: a
-    // module-level binding is a context load on every use in V8, a literal is free.
-    esbuildOptions(options) {
-      options.minifySyntax = true;
-    },
   },
   {
     // The `seam-stream` command: demo, bench and decode. It loads the library by its package name

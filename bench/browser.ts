@@ -31,7 +31,7 @@ const server = createServer((req, res) => {
   const url = req.url ?? '/';
   if (url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>seam bench</title>');
   if (url === '/corpus/openai.bin') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(corpus);
-  const m = /^\/(dist|base)\/([\w.-]+\.js)$/.exec(url);
+  const m = /^\/(dist|base)\/((?:chunks\/)?[\w.-]+\.js)$/.exec(url);
   const file = files[url] ?? (m ? join(m[1] === 'dist' ? join(root, 'dist') : base ?? '/nonexistent', m[2]) : undefined);
   if (file === undefined) return void res.writeHead(404).end();
   try {

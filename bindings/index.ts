@@ -3,7 +3,7 @@
 // Layer 1: bytes (UTF-8 in WebAssembly)
 export { Utf8Decoder, Utf8Validator, type Utf8DecoderOptions } from './utf8.js';
 export { Utf8DecodeError } from './errors.js';
-export { wasmBackend, type Backend } from './wasm.js';
+export { wasmBackend, ready, SeamWasmError, type Backend, type SeamWasmErrorCode } from './wasm.js';
 export { coreMemoryLimit, coreMemoryUsed, setCoreMemoryLimit } from './memory.js';
 
 // Layer 2: frames (lines, NDJSON, Server-Sent Events)
@@ -29,4 +29,12 @@ export { ModelStreamError, type ModelStreamErrorCode } from './errors.js';
 export { SseRelay, type SseRelayOptions } from './relay.js';
 
 // Streams
-export { Utf8DecoderStream, LineDecoderStream, SseDecoderStream } from './streams.js';
+export {
+  Utf8DecoderStream, LineDecoderStream, LineBatchDecoderStream, SseDecoderStream, SseBatchDecoderStream, readChunks,
+} from './streams.js';
+
+// A Worker that decodes off the page's thread (the Worker itself is seam-stream/worker)
+export {
+  streamInWorker, WorkerStreamError, type WorkerStream, type WorkerRequest, type WorkerPart, type WorkerReport,
+  type SseWorkerReport, type WorkerErrorData,
+} from './worker-client.js';

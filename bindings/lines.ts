@@ -11,7 +11,7 @@ import {
 } from './generated/abi.js';
 
 /** Where no call is under way, its output goes nowhere (a decoder makes no arrays of its own). */
-const NOTHING = Object.freeze([]) as unknown as unknown[];
+const NOTHING = /* @__PURE__ */ Object.freeze([]) as unknown as unknown[];
 
 /** Habits that explain an unknown option of a line decoder. */
 const LINE_HINTS = {

@@ -4,8 +4,8 @@ import { EV_WORDS, MDR_EMIT_PTR, SPAN_BYTES, SW_STR_CAP } from './generated/abi.
 import type { SseByteEvents } from './sse-bytes.js';
 import { type Core, getCore } from './wasm.js';
 
-const EMPTY = new Uint8Array(0);
-const DATA_PREFIX = new Uint8Array([100, 97, 116, 97, 58, 32]); // 'data: '
+const EMPTY = /* @__PURE__ */ new Uint8Array(0);
+const DATA_PREFIX = /* @__PURE__ */ new Uint8Array([100, 97, 116, 97, 58, 32]); // 'data: '
 
 let encoder: TextEncoder | undefined;
 function utf8Encoder(): TextEncoder {

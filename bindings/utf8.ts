@@ -244,7 +244,7 @@ export class Utf8Decoder extends Utf8Stream {
   }
 }
 
-const scratch = new Uint8Array(6);
+const scratch = /* @__PURE__ */ new Uint8Array(6);
 
 /** The held bytes, written at the start of a shared scratch array (valid until the next call). */
 function unpackTail(packed: number, n: number): Uint8Array {

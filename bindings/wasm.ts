@@ -93,7 +93,6 @@ function requestedBackend(): Backend | undefined {
   return v;
 }
 
-const utf8Text = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * The shared instance. Views over its memory are cached; a memory growth (only the heap grows,
@@ -118,10 +117,13 @@ export class Core {
   u8!: Uint8Array;
   i32!: Int32Array;
   private nodeBuf: NodeBuffer | null = null;
+  /** The browsers' string route (made with the core, not at import: no top-level work to keep). */
+  private readonly utf8Text = new TextDecoder('utf-8', { ignoreBOM: true });
   private readonly NodeBuffer: NodeBufferCtor | null;
 
-  constructor(backend: Backend, bytes: Uint8Array) {
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes as BufferSource), {});
+  /** From the module's bytes (compiled synchronously) or from an instance of it. */
+  constructor(backend: Backend, source: Uint8Array | WebAssembly.Instance) {
+    const instance = source instanceof Uint8Array ? new WebAssembly.Instance(new WebAssembly.Module(source as BufferSource), {}) : source;
     const x = instance.exports as unknown as CoreExports;
     const version = x.ABI_VERSION instanceof WebAssembly.Global ? x.ABI_VERSION.value as number : undefined;
     if (version !== ABI_VERSION) {
@@ -172,7 +174,7 @@ export class Core {
   latin1(ptr: number, len: number): string {
     if (len === 0) return '';
     if (this.nodeBuf) return this.nodeBuf.latin1Slice(ptr, ptr + len);
-    return utf8Text.decode(this.u8.subarray(ptr, ptr + len));
+    return this.utf8Text.decode(this.u8.subarray(ptr, ptr + len));
   }
 
   /** UTF-16 units at [ptr, ptr + 2·units) as a string. */
@@ -188,7 +190,7 @@ export class Core {
   /** UTF-8 bytes at [ptr, ptr + len) (validated, or to be replaced as TextDecoder does). */
   utf8(ptr: number, len: number): string {
     if (len === 0) return '';
-    return utf8Text.decode(this.u8.subarray(ptr, ptr + len));
+    return this.utf8Text.decode(this.u8.subarray(ptr, ptr + len));
   }
 
   /** The text a UTF-8 push reported in the result record (U8_* words), of the kind it returned. */
@@ -215,18 +217,116 @@ export class Core {
   }
 }
 
-let core: Core | undefined;
+/** Why this realm cannot run the core: the code says what to change. */
+export type SeamWasmErrorCode =
+  /** A Content Security Policy forbids compiling WebAssembly: add `'wasm-unsafe-eval'` to `script-src`. */
+  | 'ERR_WASM_BLOCKED'
+  /** The engine refuses to compile this module synchronously here: call `await ready()` once first. */
+  | 'ERR_WASM_SYNC'
+  /** The runtime has no WebAssembly (a JIT-less mode, a locked-down browser). */
+  | 'ERR_WASM_UNAVAILABLE';
 
-/** The realm's core, instantiated synchronously on first use. */
-export function getCore(): Core {
-  if (core !== undefined) return core;
+/**
+ * The WebAssembly core cannot be compiled in this realm. Every use of a decoder (Utf8Decoder,
+ * LineDecoder, SseParser, ModelStream, SseRelay…) throws it, with the engine's own error as
+ * `cause`; the text layer (TextAssembler, GraphemeCommitter, NfcCommitter, countText) needs no
+ * WebAssembly and keeps working.
+ */
+export class SeamWasmError extends Error {
+  readonly code: SeamWasmErrorCode;
+
+  constructor(code: SeamWasmErrorCode, cause: unknown) {
+    const engine = cause instanceof Error ? cause.message : String(cause);
+    super(
+      code === 'ERR_WASM_BLOCKED'
+        ? `seam: the page's Content Security Policy blocks WebAssembly; add 'wasm-unsafe-eval' to its script-src `
+          + `directive (Content-Security-Policy: script-src 'self' 'wasm-unsafe-eval'). The engine said: ${engine}`
+        : code === 'ERR_WASM_SYNC'
+          ? `seam: this engine refuses to compile the WebAssembly core synchronously here; call \`await ready()\` `
+            + `(exported by seam-stream) once before the first decoder. The engine said: ${engine}`
+          : `seam: this runtime has no WebAssembly, which the decoders need (the text layer does not). ${engine}`,
+      { cause },
+    );
+    this.name = 'SeamWasmError';
+    this.code = code;
+  }
+}
+
+/** The engine's refusal as seam's error, or undefined when `err` is something else. */
+function refusal(err: unknown): SeamWasmError | undefined {
+  const message = err instanceof Error ? err.message : '';
+  // Chromium: CompileError "…'unsafe-eval' is not an allowed source of script…"; Firefox: "…blocked by
+  // CSP"; Safari: "…'unsafe-eval' or 'wasm-unsafe-eval' is not an allowed source…" (an EvalError).
+  if (/unsafe-eval|Content Security Policy|\bCSP\b/i.test(message)) return new SeamWasmError('ERR_WASM_BLOCKED', err);
+  // Chromium's limit on synchronous compiles on the main thread (4 KB once, 8 MB today), a RangeError.
+  if (err instanceof RangeError && /WebAssembly\.(compile|instantiate)|main thread/i.test(message)) {
+    return new SeamWasmError('ERR_WASM_SYNC', err);
+  }
+  return undefined;
+}
+
+let core: Core | undefined;
+/** The refusal of the first attempt, thrown again by every later one (a policy does not change). */
+let refused: SeamWasmError | undefined;
+
+/** Which build to run, and its bytes. */
+function pick(): { backend: Backend; bytes: Uint8Array } {
+  if (typeof WebAssembly !== 'object' || WebAssembly === null) {
+    throw (refused = new SeamWasmError('ERR_WASM_UNAVAILABLE', new ReferenceError('WebAssembly is not defined')));
+  }
   const want = requestedBackend();
   const simd = base64Bytes(SIMD_WASM_BASE64);
   const simdOk = WebAssembly.validate(simd as BufferSource);
   if (want === 'simd' && !simdOk) throw new Error('SEAM_WASM=simd, but this runtime does not validate the SIMD build');
   const backend = want ?? (simdOk ? 'simd' : 'scalar');
-  core = new Core(backend, backend === 'simd' ? simd : base64Bytes(SCALAR_WASM_BASE64));
+  return { backend, bytes: backend === 'simd' ? simd : base64Bytes(SCALAR_WASM_BASE64) };
+}
+
+/** The realm's core, instantiated synchronously on first use (or by {@link ready}). */
+export function getCore(): Core {
+  if (core !== undefined) return core;
+  if (refused !== undefined) throw refused;
+  const { backend, bytes } = pick();
+  try {
+    core = new Core(backend, bytes);
+  } catch (err) {
+    const e = refusal(err);
+    if (e === undefined) throw err;
+    // A refusal of sync compiles is not final: ready() may still compile asynchronously.
+    if (e.code === 'ERR_WASM_BLOCKED') refused = e;
+    throw e;
+  }
   return core;
+}
+
+let readying: Promise<Backend> | undefined;
+
+/**
+ * Compiles and instantiates the core asynchronously (`WebAssembly.compile`, `WebAssembly.instantiate`)
+ * and installs it, so that every later use is synchronous as usual. Optional: without it the core
+ * is compiled synchronously on first use, which works in Node and in current browsers. Call it
+ * where an engine refuses synchronous compiles (of more than 4 KB on a page's main thread) or to
+ * take the compile off the first push. Resolves with the backend; rejects with a
+ * {@link SeamWasmError} where WebAssembly is blocked (a Content Security Policy without
+ * `'wasm-unsafe-eval'`) or missing.
+ */
+export function ready(): Promise<Backend> {
+  if (core !== undefined) return Promise.resolve(core.backend);
+  return (readying ??= (async () => {
+    if (refused !== undefined) throw refused;
+    const { backend, bytes } = pick();
+    let instance: WebAssembly.Instance;
+    try {
+      instance = await WebAssembly.instantiate(await WebAssembly.compile(bytes as BufferSource), {});
+    } catch (err) {
+      const e = refusal(err);
+      if (e === undefined) throw err;
+      throw (refused = e);
+    }
+    // A synchronous first use may have won the race while this compiled: keep the one in use.
+    core ??= new Core(backend, instance);
+    return core.backend;
+  })().finally(() => { readying = undefined; }));
 }
 
 /** Which build of the core this realm runs: `'simd'`, or `'scalar'` where SIMD does not validate. */

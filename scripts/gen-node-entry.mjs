@@ -2,7 +2,7 @@
 // of the CommonJS build, so that in Node `import` and `require` share one implementation (one
 // class per name, `instanceof` across both, one WebAssembly instance). Browsers and bundlers get
 // the standalone ESM build, dist/index.js. Run after tsup; the names come from the built file.
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -23,3 +23,6 @@ writeFileSync(
 const loaded = Object.keys(await import(pathToFileURL(file).href)).sort();
 if (loaded.join() !== names.join()) throw new Error(`dist/index.node.js exports ${loaded.join()}, not ${names.join()}`);
 console.log(`dist/index.node.js: ${names.length} names re-exported from dist/index.cjs`);
+
+// The CommonJS build's types: the same declarations as the ESM build's (one declaration build).
+copyFileSync(join(dist, 'index.d.ts'), join(dist, 'index.d.cts'));

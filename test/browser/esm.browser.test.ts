@@ -2,49 +2,23 @@
 // init call, SIMD core, no Node Buffer (so the TextDecoder string route), every layer, compared
 // with the browser's own TextDecoder and normalize. Run by `npm run test:browser` (CI installs
 // Chromium first); `npm test` does not need a browser.
-import { createServer, type Server } from 'node:http';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Server } from 'node:http';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { close, launch, serve } from './harness.js';
 
-const root = join(__dirname, '..', '..');
 let server: Server;
 let browser: Browser;
 let base = '';
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const url = req.url ?? '/';
-    if (url === '/') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end('<!doctype html><title>seam</title>');
-      return;
-    }
-    if (url === '/page.mjs') {
-      res.writeHead(200, { 'content-type': 'text/javascript' });
-      res.end(readFileSync(join(__dirname, 'page.mjs')));
-      return;
-    }
-    if (!/^\/dist\/[\w.-]+\.js$/.test(url)) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/javascript' });
-    res.end(readFileSync(join(root, url)));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  ({ server, base } = await serve());
+  browser = await launch();
 });
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((r) => server?.close(r));
+  await close(server);
 });
 
 describe('ESM build in Chromium', () => {
