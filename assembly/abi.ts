@@ -407,12 +407,14 @@ export const MDR_TEXT_BYTES: i32 = 17;
 export const MDR_HIGH: i32 = 18;
 /** Result word of modelDocs: UTF-16 units of the batch's text, gathered at MGR_PTR; −1 when not gathered. */
 export const MDR_UNITS: i32 = 19;
-/** Result word of modelDocs: 1 when the model streams' scratch blocks hold more than MODEL_SCRATCH_KEEP bytes (JS then frees them). */
+/** Result word of modelDocs, modelGather and sseWrite: 1 when the call left heap blocks of scratch (JS frees them with modelScratchFree once it has read the results). */
 export const MDR_SCRATCH: i32 = 20;
 /** Result word of modelPush / modelMore: 1 when they read the batch's documents (the MDR_* words are of that read). */
 export const MDR_READ: i32 = 21;
-/** Scratch bytes the model streams keep between calls; past it, JS gives them back after the call. */
-export const MODEL_SCRATCH_KEEP: i32 = 1 << 20;
+/** Bytes of the static area a call's text (modelGather) is written in; more takes a heap block for the call. */
+export const TEXT_SCRATCH_CAP: i32 = 1 << 17;
+/** Bytes of the static area the writer writes in (the relay's and sseWrite's bytes); more takes a heap block for the call. */
+export const EMIT_CAP: i32 = 1 << 18;
 
 // Templates: what a format's quiet event looks like (a text delta and nothing else), so that the
 // core reads such an event to the end itself and JS sees only the others. One rule per path id of

@@ -9,7 +9,7 @@ import {
   MDOC_PTR, MDR_BLANK, MDR_COMMENTS, MDR_DOCS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_NEXT, MDR_QUIET, MDR_TEXT_BYTES,
   MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_PASS, MGATHER_CAP,
   MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CHOICE, MR_LITERAL, MR_NOT_LITERAL,
-  MR_TEXT, MT_HEAD_BYTES, FR_NREC, MODEL_SCRATCH_KEEP, MDR_READ, MDR_SCRATCH, MT_RULE_BYTES, OUT_CAP, OUT_PTR, RES_PTR, R_RAW, SF_IN, SF_RAW, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD,
+  MR_TEXT, MT_HEAD_BYTES, FR_NREC, TEXT_SCRATCH_CAP, MDR_READ, MDR_SCRATCH, MT_RULE_BYTES, OUT_CAP, OUT_PTR, RES_PTR, R_RAW, SF_IN, SF_RAW, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD,
   SSE_REC_WORDS,
 } from './abi';
 import { C_SPACE, copy, isDataField } from './frames';
@@ -20,29 +20,31 @@ import { sseMore, ssePush } from './sse';
 import { transcode } from './utf8';
 import { emit, emit1, emit2, emitCapacity, emitLength, emitReset, emitRoom, emitStart, emitTrim, emitted } from './writer';
 
-// A block for documents that lie in a stream's own buffers (events larger than the output window):
-// the reader needs JSON_READ_SLACK readable bytes past a document's end, which a heap block does
-// not promise, so such a document is read from a copy.
+// Scratch of one call, given back before the next (nothing is held between calls, so that the
+// core's memory in use is the streams' own):
+// - a copy of a document that lies in a stream's own buffers (an event larger than the output
+//   window): the reader needs JSON_READ_SLACK readable bytes past a document's end, which a heap
+//   block does not promise; a heap block for the call;
+// - the UTF-16 units of a gather: a static area, or a heap block for the call when larger.
 let docScratch: usize = 0;
 let docScratchCap: usize = 0;
-// The UTF-16 units of a gather.
 let textScratch: usize = 0;
 let textScratchCap: usize = 0;
+const TEXT_STATIC: usize = memory.data(TEXT_SCRATCH_CAP, 16);
 
-/** A heap block of at least `need` bytes in (ptr, cap) (kept for the next call, grown by 2×). */
+/** A block of at least `need` bytes for this call. */
 function scratchFor(isText: bool, need: usize): usize {
+  if (isText && need <= <usize>TEXT_SCRATCH_CAP) return TEXT_STATIC;
   let ptr = isText ? textScratch : docScratch;
   let cap = isText ? textScratchCap : docScratchCap;
   if (need > cap) {
-    let nc: usize = cap < 4096 ? 4096 : cap << 1;
-    if (nc < need) nc = need;
     if (ptr != 0) {
       heap.free(ptr);
       release(cap);
     }
-    reserve(nc);
-    ptr = heap.alloc(nc);
-    cap = nc;
+    reserve(need);
+    ptr = heap.alloc(need);
+    cap = need;
     if (isText) {
       textScratch = ptr;
       textScratchCap = cap;
@@ -54,9 +56,9 @@ function scratchFor(isText: bool, need: usize): usize {
   return ptr;
 }
 
-/** Returns the scratch blocks to the heap (after a large event; the bindings call it). */
+/** Gives the heap blocks of the last call's scratch back (the bindings call it when MDR_SCRATCH says there are some). */
 export function modelScratchFree(): void {
-  emitTrim(0);
+  emitTrim();
   if (docScratch != 0) {
     heap.free(docScratch);
     release(docScratchCap);
@@ -68,9 +70,15 @@ export function modelScratchFree(): void {
   docScratch = docScratchCap = textScratch = textScratchCap = 0;
 }
 
-/** Bytes of scratch the model streams hold (for the bindings' retained-memory figures). */
+/** Bytes of heap scratch held now (0 between calls once the bindings freed it). */
 export function modelScratchBytes(): u32 {
   return <u32>(docScratchCap + textScratchCap + emitCapacity());
+}
+
+/** Whether a call left heap scratch, in MDR_SCRATCH. */
+// @ts-ignore: decorator
+@inline function reportScratch(): void {
+  res(MDR_SCRATCH, docScratchCap + textScratchCap + emitCapacity() != 0 ? 1 : 0);
 }
 
 // @ts-ignore: decorator
@@ -340,7 +348,7 @@ export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize, t: u
   }
   res(MDR_GATHERED, g);
   res(MDR_UNITS, units);
-  res(MDR_SCRATCH, docScratchCap + textScratchCap + emitCapacity() > <usize>MODEL_SCRATCH_KEEP ? 1 : 0);
+  reportScratch();
   return nd;
 }
 
@@ -388,5 +396,6 @@ export function modelGather(n: i32): usize {
     o += ((f & JF_ESCAPED) != 0 ? jsonUnescape(p, len, o) : transcode(p, p + len, o)) << 1;
   }
   res(MGR_PTR, <i32>out);
+  reportScratch();
   return (o - out) >> 1;
 }

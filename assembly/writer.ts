@@ -2,13 +2,15 @@
 // copies them out once). The model streams' relay writes its events here, and the SSE writer
 // below writes a byte reader's events in the wire format.
 import {
-  EV_DATA0, EV_DATA1, EV_ID, EV_ID_CHANGED, EV_TYPE, EV_WORDS, MDR_EMIT_LEN, MDR_EMIT_PTR, SW_STR_PTR,
+  EMIT_CAP, EV_DATA0, EV_DATA1, EV_ID, EV_ID_CHANGED, EV_TYPE, EV_WORDS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_SCRATCH, SW_STR_PTR,
 } from './abi';
 import { copy } from './frames';
 import { release, res, reserve } from './runtime';
 
-let emitPtr: usize = 0;
-let emitCap: usize = 0;
+// A static area, or a heap block for the call when a call writes more (given back after it).
+const EMIT_STATIC: usize = memory.data(EMIT_CAP, 16);
+let emitPtr: usize = EMIT_STATIC;
+let emitCap: usize = <usize>EMIT_CAP;
 let emitLen: usize = 0;
 
 /** A new run of bytes for a client (the last one is overwritten). */
@@ -17,24 +19,24 @@ let emitLen: usize = 0;
   emitLen = 0;
 }
 
-/** Where the run starts, how long it is, and the block's size. */
+/** Where the run starts, how long it is, and the bytes of heap it holds (0 in the static area). */
 // @ts-ignore: decorator
 @inline export function emitStart(): usize { return emitPtr; }
 // @ts-ignore: decorator
 @inline export function emitLength(): usize { return emitLen; }
 // @ts-ignore: decorator
-@inline export function emitCapacity(): usize { return emitCap; }
+@inline export function emitCapacity(): usize { return emitPtr == EMIT_STATIC ? 0 : emitCap; }
 
 /** Room for `n` more bytes: the address to write them at (then `emitted(n)`). Grows the block by 2×. */
 export function emitRoom(n: usize): usize {
   const need = emitLen + n;
   if (need > emitCap) {
-    let nc: usize = emitCap < 4096 ? 4096 : emitCap << 1;
+    let nc: usize = emitCap << 1;
     if (nc < need) nc = need;
     reserve(nc);
     const np = heap.alloc(nc);
-    if (emitPtr != 0) {
-      copy(np, emitPtr, emitLen);
+    copy(np, emitPtr, emitLen);
+    if (emitPtr != EMIT_STATIC) {
       heap.free(emitPtr);
       release(emitCap);
     }
@@ -71,13 +73,15 @@ export function emitRoom(n: usize): usize {
   emitLen += 2;
 }
 
-/** Gives the block back when it is larger than `keep` bytes. */
-export function emitTrim(keep: usize): void {
-  if (emitCap > keep) {
+/** Gives a heap block back (the writer writes in its static area again). */
+export function emitTrim(): void {
+  if (emitPtr != EMIT_STATIC) {
     heap.free(emitPtr);
     release(emitCap);
-    emitPtr = emitCap = emitLen = 0;
+    emitPtr = EMIT_STATIC;
+    emitCap = <usize>EMIT_CAP;
   }
+  emitLen = 0;
 }
 
 /** Writes the string `i` of the strings area (its bytes, at its offset). */
@@ -135,5 +139,6 @@ export function sseWrite(n: i32, data: usize, table: usize, nTypes: i32): usize 
   }
   res(MDR_EMIT_PTR, <i32>emitPtr);
   res(MDR_EMIT_LEN, <i32>emitLen);
+  res(MDR_SCRATCH, emitPtr != EMIT_STATIC ? 1 : 0);
   return emitLen;
 }

@@ -345,12 +345,16 @@ export abstract class ModelReader extends FrameStream {
       this.lineNo += quiet + i32[r + MDR_BLANK];
       this._heartbeats += i32[r + MDR_COMMENTS];
       gathered = i32[r + MDR_GATHERED];
-      this.quietDone();
-      const scratch = i32[r + MDR_SCRATCH];
-      if (nd !== 0) this.document(core.mdoc);
-      this.batchDone();
-      // the scratch blocks of a large event (its document, its text) go back, as the raw text's do
-      if (scratch !== 0) core.x.modelScratchFree();
+      try {
+        this.quietDone();
+        if (nd !== 0) this.document(core.mdoc);
+        this.batchDone();
+      } finally {
+        // heap scratch of the call (a large event's document or text, a large run of bytes for
+        // the client) goes back now, also when the event failed: between calls the core holds
+        // only the streams' own memory
+        if (core.i32[r + MDR_SCRATCH] !== 0) core.x.modelScratchFree();
+      }
     }
   }
 

@@ -1,6 +1,6 @@
 // The SSE wire format, written: one event from strings (encodeSse), and the events of a byte-path
 // reader as a gateway forwards them.
-import { EV_WORDS, MDR_EMIT_PTR, SPAN_BYTES, SW_STR_CAP } from './generated/abi.js';
+import { EV_WORDS, MDR_EMIT_PTR, MDR_SCRATCH, SPAN_BYTES, SW_STR_CAP } from './generated/abi.js';
 import type { SseByteEvents } from './sse-bytes.js';
 import { type Core, getCore } from './wasm.js';
 
@@ -30,12 +30,9 @@ export function encodeByteEvents(events: SseByteEvents): Uint8Array {
   core.sync();
   const at = core.word(MDR_EMIT_PTR);
   const out = core.u8.slice(at, at + len);
-  if (len > WRITER_KEEP) core.x.modelScratchFree(); // (the writer's block goes back with the model streams' scratch)
+  if (core.word(MDR_SCRATCH) !== 0) core.x.modelScratchFree(); // (a run larger than the writer's static area)
   return out;
 }
-
-/** The writer's block is given back after a run larger than this. */
-const WRITER_KEEP = 1 << 20;
 
 /** What the strings area holds (per slot: the string whose bytes are there), for the realm's core. */
 const slots: string[] = [];

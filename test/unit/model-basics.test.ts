@@ -167,3 +167,17 @@ it('events larger than the output window, back to back with small ones, at sever
     expect(m.status).toBe('done');
   }
 });
+
+it('the core holds nothing for a relay or a model stream between calls, also after an event larger than its static areas fails', () => {
+  const before = coreMemoryUsed();
+  const big = 'ü'.repeat(300_000); // text and relayed bytes larger than the static areas
+  const ok = enc(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: big } }] })}\n\n`);
+  const m = new ModelStream({ format: 'openai', raw: true });
+  expect(m.push(ok)).toBe(big);
+  expect(coreMemoryUsed() - before - m.retainedBytes).toBe(0);
+  const bad = enc(`data: {"choices":[{"index":0,"delta":{"content":"${big}"}}]\n\n`); // one } short
+  expect(() => m.push(bad)).toThrow(ModelStreamError);
+  expect(coreMemoryUsed() - before - m.retainedBytes).toBe(0);
+  m.dispose();
+  expect(coreMemoryUsed()).toBe(before);
+});
