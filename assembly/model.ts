@@ -18,7 +18,7 @@ import { release, res, reserve } from './runtime';
 import { linesMore, linesPush } from './lines';
 import { sseMore, ssePush } from './sse';
 import { transcode } from './utf8';
-import { emit, emit1, emit2, emitCapacity, emitLength, emitReset, emitRoom, emitStart, emitTrim, emitted } from './writer';
+import { emit, emit1, emit2, emitCapacity, emitData, emitLength, emitReset, emitStart, emitTrim } from './writer';
 
 // Scratch of one call, given back before the next (nothing is held between calls, so that the
 // core's memory in use is the streams' own):
@@ -296,14 +296,7 @@ export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize, t: u
               g++;
             }
           }
-          if ((emitMode & ME_PASS) != 0) {
-            const o = emitRoom(n + 8);
-            store<u32>(o, 0x61746164); // "data"
-            store<u16>(o, 0x203A, 4);   // ": "
-            copy(o + 6, p, n);
-            store<u16>(o + 6 + n, 0x0A0A);
-            emitted(n + 8);
-          }
+          if ((emitMode & ME_PASS) != 0) emitData(p, n, 2);
           quiet++;
           prevEnd = lineEnd;
           continue;

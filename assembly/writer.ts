@@ -73,6 +73,16 @@ export function emitRoom(n: usize): usize {
   emitLen += 2;
 }
 
+/** Writes `data: `, the `n` bytes at `p`, and `lfs` line feeds (1 or 2). */
+export function emitData(p: usize, n: usize, lfs: usize): void {
+  const o = emitRoom(n + 8);
+  store<u32>(o, 0x61746164); // "data"
+  store<u16>(o, 0x203A, 4);   // ": "
+  copy(o + 6, p, n);
+  store<u16>(o + 6 + n, 0x0A0A); // (room for two; the second counts only when asked for)
+  emitted(n + 6 + lfs);
+}
+
 /** Gives a heap block back (the writer writes in its static area again). */
 export function emitTrim(): void {
   if (emitPtr != EMIT_STATIC) {
@@ -125,13 +135,7 @@ export function sseWrite(n: i32, data: usize, table: usize, nTypes: i32): usize 
     for (;;) {
       let q = p;
       while (q < end && load<u8>(q) != 0x0A) q++;
-      const len = q - p;
-      const o = emitRoom(len + 8);
-      store<u32>(o, 0x61746164); // "data"
-      store<u16>(o, 0x203A, 4);   // ": "
-      copy(o + 6, p, len);
-      store<u8>(o + 6 + len, 0x0A);
-      emitted(len + 7);
+      emitData(p, q - p, 1);
       if (q >= end) break;
       p = q + 1;
     }
