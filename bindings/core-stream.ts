@@ -22,6 +22,10 @@ function registryOf(kind: StateKind, core: Core): FinalizationRegistry<number> |
   return kind.registry;
 }
 
+/** What a disposed decoder's failure is until it is used: one marker per realm, made on first use. */
+let disposed: Error | undefined;
+const disposedMark = (): Error => (disposed ??= new Error('disposed'));
+
 /**
  * A decoder that owns one state record of the shared core. Subclasses make the record (through
  * `create`), frame or decode, and turn the core's results into strings and errors; this class
@@ -70,7 +74,8 @@ export abstract class CoreStream {
     registryOf(this.kind, this.core)?.unregister(this);
     this.kind.free(this.core.x, this.st);
     this.st = 0;
-    this.failure = new DisposedError(this.what);
+    // the error itself is made when a disposed decoder is used (a gateway disposes thousands)
+    this.failure = disposedMark();
   }
 
   /** What a subclass keeps beside the core's record, reset with it. */
@@ -88,6 +93,7 @@ export abstract class CoreStream {
    * delivered once, and a retry loop must not process it twice.
    */
   protected rethrow(): never {
+    if (this.failure === disposed) throw new DisposedError(this.what);
     throw (this.again ??= withoutOutput(this.failure!));
   }
 
