@@ -46,6 +46,9 @@ const FINISH: Readonly<Record<string, string>> = {
 };
 
 let relays = 0;
+const NO_BYTES = new Uint8Array(0);
+/** A relay's output buffer above this size is dropped after a call that used less than a quarter of it. */
+const RELAY_KEEP_BYTES = 16 * 1024;
 /** Which relay's head is in the core's head area (its serial), and that core. */
 let headIn = 0;
 let headCore: Core | null = null;
@@ -64,7 +67,8 @@ export class SseRelay extends ModelReader {
   private readonly idJson: string;
   private readonly modelJson: string;
   private readonly created: number;
-  private buf = new Uint8Array(1024);
+  /** The bytes of the last call (made on the first write; dropped when large and little used). */
+  private buf: Uint8Array = NO_BYTES;
   private used = 0;
   private _textBytes = 0;
   private finishSent = false;
@@ -93,7 +97,7 @@ export class SseRelay extends ModelReader {
 
   /** Bytes to write to the client now: whole, validated events (a view, valid until the next call). */
   push(chunk: Uint8Array): Uint8Array {
-    this.used = 0;
+    this.fresh();
     if (this.failure !== null || this.ended) return this.view();
     try {
       this.open(chunk, 'SseRelay.push()');
@@ -112,7 +116,7 @@ export class SseRelay extends ModelReader {
    * (`ERR_STREAM_TRUNCATED`, or the upstream's error if it was not written yet), never `[DONE]`.
    */
   flush(): Uint8Array {
-    this.used = 0;
+    this.fresh();
     if (this.ended) return this.view();
     this.ended = true;
     if (this.failure === null) {
@@ -270,10 +274,20 @@ export class SseRelay extends ModelReader {
     this.write(enc.encode(`data: ${JSON.stringify({ error })}\n\n`));
   }
 
+  /**
+   * A new call: the last call's view is no longer valid. A buffer grown by large reads is dropped
+   * once a call used less than a quarter of it, so that thousands of open relays do not each keep
+   * the largest read they saw.
+   */
+  private fresh(): void {
+    if (this.buf.length > RELAY_KEEP_BYTES && this.used < this.buf.length >> 2) this.buf = NO_BYTES;
+    this.used = 0;
+  }
+
   private write(bytes: Uint8Array): void {
     const need = this.used + bytes.length;
     if (need > this.buf.length) {
-      const grown = new Uint8Array(Math.max(need, this.buf.length * 2));
+      const grown = new Uint8Array(Math.max(need, this.buf.length * 2, 1024));
       grown.set(this.buf.subarray(0, this.used));
       this.buf = grown;
     }

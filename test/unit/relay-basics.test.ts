@@ -56,3 +56,17 @@ it('translates each format to OpenAI chunks, passes OpenAI through, and ends wit
   expect(JSON.parse(bad.datas[1]).error).toMatchObject({ message: 'Overloaded', code: 'ERR_PROVIDER' });
   expect(bad.relay.status).toBe('failed');
 });
+
+it('a relay keeps no large output buffer once its reads are small again, and an idle one holds none', () => {
+  const r = new SseRelay({ from: 'openai' });
+  const ev = (s: string) => new TextEncoder().encode(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: s } }] })}\n\n`);
+  const big = r.push(ev('x'.repeat(100_000)));
+  expect(big.length).toBe(ev('x'.repeat(100_000)).length);
+  expect(big.buffer.byteLength).toBeGreaterThanOrEqual(100_000);
+  const small = r.push(ev('y'));
+  expect(new TextDecoder().decode(small)).toBe(new TextDecoder().decode(ev('y')));
+  const after = r.push(ev('z'));
+  expect(after.buffer.byteLength).toBeLessThanOrEqual(16 * 1024);
+  expect(new TextDecoder().decode(after)).toBe(new TextDecoder().decode(ev('z')));
+  expect(new SseRelay({ from: 'openai' }).push(new Uint8Array(0)).buffer.byteLength).toBe(0);
+});
