@@ -78,7 +78,18 @@ export function modelScratchBytes(): u32 {
 /** Whether a call left heap scratch, in MDR_SCRATCH. */
 // @ts-ignore: decorator
 @inline function reportScratch(): void {
-  res(MDR_SCRATCH, docScratchCap + textScratchCap + emitCapacity() != 0 ? 1 : 0);
+  res(MDR_SCRATCH, modelScratchBytes() != 0 ? 1 : 0);
+}
+
+/**
+ * UTF-8 bytes of the text of a string span (escaped when `escaped`), counted as the relay counts a
+ * quiet event's (jsonUtf8Length): `high` says the text before it ended in a high surrogate
+ * escape; MDR_HIGH says whether this one does. For the spans of events JS reads.
+ */
+export function modelTextBytes(p: usize, len: usize, high: i32): usize {
+  const n = jsonUtf8Length(p, len, high != 0);
+  res(MDR_HIGH, jsonEndsHigh() ? 1 : 0);
+  return n;
 }
 
 // @ts-ignore: decorator

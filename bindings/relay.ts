@@ -7,7 +7,7 @@
 // in OpenAI's shape otherwise.
 import { ModelStreamError } from './errors.js';
 import {
-  JF_ESCAPED, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_HIGH, MDR_TEXT_BYTES, ME_CHUNKS, ME_COMMENTS, ME_HIGH, ME_PASS, MHEAD_CAP,
+  MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_HIGH, MDR_TEXT_BYTES, ME_CHUNKS, ME_COMMENTS, ME_HIGH, ME_PASS, MHEAD_CAP,
 } from './generated/abi.js';
 import { type Core } from './wasm.js';
 import { ModelReader, type ModelFormat } from './model.js';
@@ -161,9 +161,11 @@ export class SseRelay extends ModelReader {
   }
 
   /** @internal A text span of the followed choice: counted, and for a translated stream written as a chunk. */
-  span(ptr: number, len: number, flags: number): void {
+  span(ptr: number, len: number, _flags: number): void {
     const core = this.core;
-    this._textBytes += flags & JF_ESCAPED ? this.escapedBytes(JSON.parse(`"${core.utf8(ptr, len)}"`) as string) : this.plainBytes(len);
+    // counted by the core's rule for quiet events (a pair split across deltas is one character)
+    this._textBytes += core.x.modelTextBytes(ptr, len, this.highSurrogate ? 1 : 0);
+    this.highSurrogate = core.word(MDR_HIGH) === 1;
     if (this.passThrough || len === 0) return;
     this.write(this.head);
     this.write(core.u8.subarray(ptr, ptr + len));
@@ -222,38 +224,6 @@ export class SseRelay extends ModelReader {
   /** The upstream's completion: for a translated stream, the chunk with the finish reason. */
   protected override completed(): void {
     this.finishChunk();
-  }
-
-  /** UTF-8 bytes of text that had no escape: its bytes (a pending high surrogate had no pair: 3). */
-  private plainBytes(len: number): number {
-    if (len === 0) return 0; // (an empty delta between the halves of a pair splits nothing)
-    const pending = this.highSurrogate ? 3 : 0;
-    this.highSurrogate = false;
-    return pending + len;
-  }
-
-  /**
-   * UTF-8 bytes of an unescaped string, as the joined text has them: a surrogate pair split across
-   * two deltas is one character of 4 bytes, a lone surrogate 3 (U+FFFD).
-   */
-  private escapedBytes(s: string): number {
-    let n = 0;
-    let i = 0;
-    if (this.highSurrogate) {
-      this.highSurrogate = false;
-      const c = s.charCodeAt(0);
-      if (c >= 0xdc00 && c <= 0xdfff) { n += 4; i = 1; } else n += 3;
-    }
-    for (; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c < 0x80) n += 1;
-      else if (c < 0x800) n += 2;
-      else if (c >= 0xd800 && c <= 0xdbff) {
-        const d = i + 1 < s.length ? s.charCodeAt(i + 1) : -1;
-        if (d >= 0xdc00 && d <= 0xdfff) { n += 4; i++; } else if (d === -1) this.highSurrogate = true; else n += 3;
-      } else n += 3;
-    }
-    return n;
   }
 
   private finishChunk(): void {

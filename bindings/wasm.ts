@@ -60,6 +60,7 @@ export interface CoreExports {
   modelDocs(first: number, nrec: number, framing: number, prog: number, tmpl: number, choice: number, gathered: number, mode: number): number;
   modelPush(st: number, len: number, mode: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
   modelMore(st: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
+  modelTextBytes(ptr: number, len: number, high: number): number;
   modelGather(n: number): number;
   modelScratchFree(): void;
   modelScratchBytes(): number;
