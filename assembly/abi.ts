@@ -19,7 +19,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 6;
+export const ABI_VERSION: i32 = 7;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -374,17 +374,13 @@ export const MD_J0: i32 = 3;
 export const MD_JN: i32 = 4;
 /** Document word: flags (DF_*). */
 export const MD_FLAGS: i32 = 5;
-/** The document is empty or white space only: not read. */
-export const DF_BLANK: i32 = 1;
 /** The document is exactly `[DONE]`: not read. */
 export const DF_DONE: i32 = 2;
 /** The document is not valid JSON: MD_JN is the code, MD_J0 the offset. */
 export const DF_ERROR: i32 = 4;
-/** Document entries modelDocs writes per call at the most. */
-export const MDOC_CAP: i32 = 4096;
-/** JSON records modelDocs writes per call at the most (a call stops before a document that would pass it). */
+/** JSON records of the one document a modelDocs call hands to JS at the most (more is JE_RECORDS). */
 export const MJREC_CAP: i32 = 4096;
-/** Result word of modelDocs: documents written. */
+/** Result word of modelDocs: document entries written, 0 or 1 (a call stops after the document it hands to JS). */
 export const MDR_DOCS: i32 = 8;
 /** Result word of modelDocs: the record to continue from (the batch's record count when done). */
 export const MDR_NEXT: i32 = 9;
@@ -480,8 +476,8 @@ export const MGATHER_CAP: i32 = 4096;
 /** Result word of modelGather: the address of the UTF-16 units it wrote. */
 export const MGR_PTR: i32 = 10;
 
-/** Address of the document entries. */
-export const MDOC_PTR: usize = memory.data(MDOC_CAP * MDOC_WORDS * 4, 16);
+/** Address of the document entry. */
+export const MDOC_PTR: usize = memory.data(MDOC_WORDS * 4, 16);
 /** Address of the model streams' JSON records. */
 export const MJREC_PTR: usize = memory.data(MJREC_CAP * <i32>JREC_BYTES, 16);
 /** Address of the gather entries JS writes. */

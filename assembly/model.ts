@@ -71,8 +71,8 @@ export function modelScratchFree(): void {
 }
 
 /** Bytes of heap scratch held now (0 between calls once the bindings freed it). */
-export function modelScratchBytes(): u32 {
-  return <u32>(docScratchCap + textScratchCap + emitCapacity());
+function modelScratchBytes(): usize {
+  return docScratchCap + textScratchCap + emitCapacity();
 }
 
 /** Whether a call left heap scratch, in MDR_SCRATCH. */

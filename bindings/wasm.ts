@@ -63,7 +63,6 @@ export interface CoreExports {
   modelTextBytes(ptr: number, len: number, high: number): number;
   modelGather(n: number): number;
   modelScratchFree(): void;
-  modelScratchBytes(): number;
 }
 
 export type Backend = 'simd' | 'scalar';
