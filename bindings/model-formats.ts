@@ -357,8 +357,7 @@ const ddg: FormatSpec = {
     let type = -1;
     for (let j = 0; j < n; j++) {
       const p = doc.path(j);
-      const k = doc.kind(j);
-      if (p === D.error && k !== Kind.Null) {
+      if (p === D.error && doc.kind(j) !== Kind.Null) {
         let m = -1;
         for (let i = 0; i < n; i++) if (doc.path(i) === D.errorMessage) m = i;
         sink.onError(errorMessage(doc, j, m));
@@ -366,11 +365,16 @@ const ddg: FormatSpec = {
       }
       if (p === D.action) action = j;
       else if (p === D.type) type = j;
-      else if ((p === D.message || p === D.content) && k === Kind.String) sink.onText(doc, j);
     }
+    // `"action": "error"` (with the error's `type` and `status`): the line is an error, not text
     if (action >= 0 && doc.is(action, D_ERROR)) {
       const status = find(doc, D.status);
       sink.onError(type >= 0 ? doc.string(type) : 'error', status >= 0 ? `status ${doc.string(status)}` : undefined);
+      return;
+    }
+    for (let j = 0; j < n; j++) {
+      const p = doc.path(j);
+      if ((p === D.message || p === D.content) && doc.kind(j) === Kind.String) sink.onText(doc, j);
     }
   },
 };

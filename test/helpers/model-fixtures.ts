@@ -20,7 +20,8 @@
 //   reasoning text and summary deltas, Ollama's thinking; never part of the text.
 // - OpenAI: the followed choice is the one whose index is the option; in a chunk whose choices
 //   carry no index, the one at that position. An `error` or `done_reason` that is null is none.
-// - ddg: a data line whose JSON has an `error` member is ERR_PROVIDER (message: error.message).
+// - ddg: a data line whose JSON has an `error` member is ERR_PROVIDER (message: error.message), and so
+//   is one with `"action": "error"` (message: its `type`); such a line's text is not the answer's.
 // - usage: OpenAI's last non-null `usage`; Anthropic's message_start.message.usage with
 //   message_delta.usage's members over it (shallow); Responses' response.usage; Ollama's
 //   top-level numeric members of the done line.
@@ -330,7 +331,7 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
       const t = v.type;
       if (t !== type) throw new Error(`reference: event ${type} holds type ${String(t)}`);
       if (t === 'content_block_delta' && isObj(v.delta)) {
-        if (v.delta.type === 'text_delta') return { role: 'delta', text: v.delta.text as string, textKey: 'text' };
+        if (v.delta.type === 'text_delta') return typeof v.delta.text === 'string' ? { role: 'delta', text: v.delta.text, textKey: 'text' } : { role: 'other' };
         if (v.delta.type === 'thinking_delta') return { role: 'other', reasoning: v.delta.thinking as string };
         return { role: 'other' };
       }
@@ -363,6 +364,7 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
     }
     case 'ddg': {
       if (v.error != null) return { role: 'error', message: errorText(v.error) };
+      if (v.action === 'error') return { role: 'error', message: typeof v.type === 'string' ? v.type : 'error' };
       if (typeof v.message === 'string') return { role: 'delta', text: v.message, textKey: 'message' };
       if (typeof v.content === 'string') return { role: 'delta', text: v.content, textKey: 'content' };
       return { role: 'other' };
