@@ -22,6 +22,8 @@
 //   +116 u32    mode of the current call
 //   +120 u32    SSE: input bytes seen while a large DATA block stood idle (see bShrinkIdle)
 //   +124 i32    SSE: where the event's first data value began, relative to IN_PTR of the current call
+//   +128 buf    SHAPE: the shape of the stream's last quiet event (shape.ts)
+//   +140 u32    quiet events read in full since the stream (re)started, up to 2 (shape.ts)
 import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_NREC, FR_STATUS, FR_UNITS, IN_PTR, M_UTF16_POS, M_UTF8_OUT, OUT_CAP,
   OUT_PTR, RAW_PTR,
@@ -30,7 +32,7 @@ import { carried, carryReset, isFatal, keepTail, runStart, setCarried, skipBom }
 import { freeRecord, release, res, reserve } from './runtime';
 import { decodeWhatwg, firstErrorScalar, runAscii, transcode, validate } from './utf8';
 
-export const FRAME_STATE_BYTES: usize = 128;
+export const FRAME_STATE_BYTES: usize = 144;
 
 // Record offsets
 export const O_FL: usize = 8;
@@ -50,6 +52,8 @@ export const O_ERR: usize = 112;
 export const O_MODE: usize = 116;
 export const O_IDLE: usize = 120;
 export const O_DSTART: usize = 124;
+export const B_SHAPE: usize = 128;
+export const O_QUIET: usize = 140;
 
 // Frame flags (+8)
 export const L_CR: u32 = 1;          // the last byte framed was a CR: swallow one leading LF
@@ -122,6 +126,11 @@ const OUT_SLACK: usize = 64;
     store<u32>(st + b, <u32>nc, 8);
   }
   return ptr;
+}
+
+/** Buffer b's block with room for `need` bytes in all (its length unchanged). */
+export function bEnsure(st: usize, b: usize, need: usize): usize {
+  return bRoom(st, b, need, NO_LIMIT);
 }
 
 /** Appends n bytes at src to buffer b (see bRoom for `limit`). */
@@ -225,7 +234,7 @@ export function bShrinkIdle(st: usize, b: usize, incoming: usize): void {
 /** Bytes of heap the stream's record and buffers take. */
 export function frameRetained(st: usize): u32 {
   return <u32>FRAME_STATE_BYTES + load<u32>(st + B_LINE, 8) + load<u32>(st + B_DATA, 8) + load<u32>(st + B_TYPE, 8)
-    + load<u32>(st + B_ID, 8) + load<u32>(st + B_IDS, 8) + load<u32>(st + B_TPREV, 8);
+    + load<u32>(st + B_ID, 8) + load<u32>(st + B_IDS, 8) + load<u32>(st + B_TPREV, 8) + load<u32>(st + B_SHAPE, 8);
 }
 
 /** Returns an idle (empty) buffer's block to the heap when it is large. */
@@ -551,6 +560,8 @@ export function frameResetCommon(st: usize, shrink: bool): void {
   store<u32>(st, 0, O_LASTLEN);
   bSetLen(st, B_LINE, 0);
   if (shrink) bShrink(st, B_LINE);
+  bFree(st, B_SHAPE);
+  store<u32>(st, 0, O_QUIET);
 }
 
 /** Bytes the stream holds: the unfinished line or event and the carry. */
@@ -576,6 +587,8 @@ export function frameRelease(st: usize, failed: bool): void {
   if (bLen(st, B_LINE) == 0) bFree(st, B_LINE);
   if (bLen(st, B_DATA) == 0) bFree(st, B_DATA);
   if (bLen(st, B_TYPE) == 0) bFree(st, B_TYPE);
+  bFree(st, B_SHAPE);
+  store<u32>(st, 0, O_QUIET);
   store<u32>(st, 0, O_IDLE);
 }
 
@@ -587,6 +600,7 @@ export function frameFree(st: usize): void {
   bFree(st, B_ID);
   bFree(st, B_IDS);
   bFree(st, B_TPREV);
+  bFree(st, B_SHAPE);
   freeRecord(st, FRAME_STATE_BYTES);
 }
 

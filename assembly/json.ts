@@ -761,6 +761,25 @@ export function jsonRead(prog: usize, p: usize, len: usize, out: usize, maxRecs:
   return <i32>(jKilled ? compact() : jNrec);
 }
 
+/**
+ * For a reader that knows a document's shape (shape.ts): the closing quote of the string body at
+ * q, validated as a read validates it, or 0; `jsonEscaped` then says whether it held an escape.
+ * The document's end must hold the sentinel (a 0) and its slack must follow.
+ */
+export function jsonStringEnd(q: usize): usize {
+  return stringEnd(q);
+}
+
+/** Whether the body `jsonStringEnd` scanned last held an escape. */
+export function jsonEscaped(): bool {
+  return sEscaped != 0;
+}
+
+/** Whether [p, end) is all ASCII (whole blocks are read: the document's slack). */
+export function jsonAscii(p: usize, end: usize): bool {
+  return asciiSpan(p, end);
+}
+
 /** `jsonRead` of the len bytes at the input window, its records in the built-in record area. */
 export function jsonReadIn(prog: usize, len: usize): i32 {
   return jsonRead(prog, IN_PTR, len, JSON_REC_PTR, JSON_REC_CAP);

@@ -15,6 +15,7 @@ import {
 import { C_SPACE, copy, isDataField } from './frames';
 import { jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8Length } from './json';
 import { release, res, reserve } from './runtime';
+import { shapeLearn, shapeMatch } from './shape';
 import { linesMore, linesPush } from './lines';
 import { sseMore, ssePush } from './sse';
 import { transcode } from './utf8';
@@ -197,7 +198,7 @@ function quietText(t: usize, p: usize, nrec: i32, choice: i32): i32 {
  * so that JS reads it in order. MDR_NEXT says where to continue. `framing`: MK_SSE or MK_LINES,
  * with MK_STRIP_DATA for lines that carry "data: ". Returns the number of entries (0 or 1).
  */
-export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize, t: usize, choice: i32, gathered: i32, emitMode: i32): i32 {
+export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: usize, t: usize, choice: i32, gathered: i32, emitMode: i32): i32 {
   const lines = (framing & MK_LINES) != 0;
   const strip = (framing & MK_STRIP_DATA) != 0;
   const rawLine = lines && (load<i32>(RES_PTR, 0) & R_RAW) != 0;
@@ -270,48 +271,54 @@ export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize, t: u
     if (isDone(p, n)) {
       flags = DF_DONE;
     } else {
-      got = jsonRead(prog, p, n, MJREC_PTR, <u32>MJREC_CAP);
-      if (got < 0) {
-        flags = DF_ERROR;
-      } else if (t != 0) {
-        const nt = quietText(t, p, got, choice);
-        if (nt >= 0) {
-          if (g + nt > MGATHER_CAP) break; // the gather list is full: JS takes it, then calls again
-          for (let j = 0; j < got; j++) {
-            const w = MJREC_PTR + (<usize>j * JREC_BYTES);
-            const head = load<u32>(w);
-            const rule = t + MT_HEAD_BYTES + <usize>(head & 0xFFFF) * MT_RULE_BYTES;
-            if (load<u8>(rule) != <u8>MR_TEXT || ((head >>> JREC_KIND_SHIFT) & 0xFF) != JK_STRING) continue;
-            const sp = p + <usize>load<i32>(w, JR_START << 2);
-            const sl = <usize>(load<i32>(w, JR_END << 2) - load<i32>(w, JR_START << 2));
-            const jf = head >>> JREC_FLAGS_SHIFT;
-            if (emitMode & (ME_PASS | ME_CHUNKS)) {
-              if ((jf & JF_ESCAPED) != 0) {
-                textBytes += jsonUtf8Length(sp, sl, high);
-                high = jsonEndsHigh();
-              } else if (sl != 0) {
-                if (high) textBytes += 3;
-                high = false;
-                textBytes += sl;
-              }
-              if ((emitMode & ME_CHUNKS) != 0 && sl != 0) {
-                emit(MHEAD_PTR + 4, <usize>load<u32>(MHEAD_PTR));
-                emit(sp, sl);
-                emit(CONTENT_END, CONTENT_END_LEN);
-              }
-            } else {
-              const e = MGATHER_PTR + (<usize>g * MG_WORDS << 2);
-              store<i32>(e, <i32>sp);
-              store<i32>(e, <i32>sl, 4);
-              store<i32>(e, <i32>jf, 8);
-              g++;
-            }
-          }
-          if ((emitMode & ME_PASS) != 0) emitData(p, n, 2);
-          quiet++;
-          prevEnd = lineEnd;
-          continue;
+      let nt: i32 = -1;
+      if (t != 0 && shapeMatch(st, t, prog, choice, p, n)) {
+        got = nt = 1; // the shape of the quiet event before it: its text record
+      } else {
+        got = jsonRead(prog, p, n, MJREC_PTR, <u32>MJREC_CAP);
+        if (got < 0) {
+          flags = DF_ERROR;
+        } else if (t != 0) {
+          nt = quietText(t, p, got, choice);
+          if (nt == 1) shapeLearn(st, t, prog, choice, p, n, got);
         }
+      }
+      if (nt >= 0) {
+        if (g + nt > MGATHER_CAP) break; // the gather list is full: JS takes it, then calls again
+        for (let j = 0; j < got; j++) {
+          const w = MJREC_PTR + (<usize>j * JREC_BYTES);
+          const head = load<u32>(w);
+          const rule = t + MT_HEAD_BYTES + <usize>(head & 0xFFFF) * MT_RULE_BYTES;
+          if (load<u8>(rule) != <u8>MR_TEXT || ((head >>> JREC_KIND_SHIFT) & 0xFF) != JK_STRING) continue;
+          const sp = p + <usize>load<i32>(w, JR_START << 2);
+          const sl = <usize>(load<i32>(w, JR_END << 2) - load<i32>(w, JR_START << 2));
+          const jf = head >>> JREC_FLAGS_SHIFT;
+          if (emitMode & (ME_PASS | ME_CHUNKS)) {
+            if ((jf & JF_ESCAPED) != 0) {
+              textBytes += jsonUtf8Length(sp, sl, high);
+              high = jsonEndsHigh();
+            } else if (sl != 0) {
+              if (high) textBytes += 3;
+              high = false;
+              textBytes += sl;
+            }
+            if ((emitMode & ME_CHUNKS) != 0 && sl != 0) {
+              emit(MHEAD_PTR + 4, <usize>load<u32>(MHEAD_PTR));
+              emit(sp, sl);
+              emit(CONTENT_END, CONTENT_END_LEN);
+            }
+          } else {
+            const e = MGATHER_PTR + (<usize>g * MG_WORDS << 2);
+            store<i32>(e, <i32>sp);
+            store<i32>(e, <i32>sl, 4);
+            store<i32>(e, <i32>jf, 8);
+            g++;
+          }
+        }
+        if ((emitMode & ME_PASS) != 0) emitData(p, n, 2);
+        quiet++;
+        prevEnd = lineEnd;
+        continue;
       }
     }
     // a document for JS: its entry, and the call stops after it
@@ -358,10 +365,10 @@ export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize, t: u
 
 /** After a frame call: the batch's documents read from its first record (modelDocs), in the same call. */
 // @ts-ignore: decorator
-@inline function readBatch(r: i32, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32): i32 {
+@inline function readBatch(st: usize, r: i32, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32): i32 {
   const nrec = load<i32>(RES_PTR, FR_NREC << 2);
   if (nrec > 0) {
-    modelDocs(0, nrec, framing, prog, t, choice, 0, emitMode);
+    modelDocs(st, 0, nrec, framing, prog, t, choice, 0, emitMode);
     res(MDR_READ, 1);
   } else {
     res(MDR_READ, 0);
@@ -375,13 +382,13 @@ export function modelDocs(first: i32, nrec: i32, framing: i32, prog: usize, t: u
  */
 export function modelPush(st: usize, len: usize, mode: u32, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32): i32 {
   const r = (framing & MK_LINES) != 0 ? linesPush(st, len, mode) : ssePush(st, len, mode);
-  return readBatch(r, framing, prog, t, choice, emitMode);
+  return readBatch(st, r, framing, prog, t, choice, emitMode);
 }
 
 /** The frame continuation after R_MORE (sseMore or linesMore) and the read of its batch, in one call. */
 export function modelMore(st: usize, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32): i32 {
   const r = (framing & MK_LINES) != 0 ? linesMore(st) : sseMore(st);
-  return readBatch(r, framing, prog, t, choice, emitMode);
+  return readBatch(st, r, framing, prog, t, choice, emitMode);
 }
 
 /**

@@ -334,7 +334,7 @@ export abstract class ModelReader extends FrameStream {
     let next = 0;
     while (next < nrec) {
       const nd = read ? core.i32[core.res + MDR_DOCS]
-        : core.x.modelDocs(next, nrec, this.framing, this.plan.prog, this.template(), this.plan.choice, gathered, this.readMode());
+        : core.x.modelDocs(this.st, next, nrec, this.framing, this.plan.prog, this.template(), this.plan.choice, gathered, this.readMode());
       read = false;
       core.sync();
       const i32 = core.i32;

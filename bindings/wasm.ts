@@ -57,7 +57,7 @@ export interface CoreExports {
   jsonUnescape(p: number, len: number, out: number): number;
   jsonUtf16(p: number, len: number, out: number): number;
   // Layer 4: model streams (assembly/model.ts)
-  modelDocs(first: number, nrec: number, framing: number, prog: number, tmpl: number, choice: number, gathered: number, mode: number): number;
+  modelDocs(st: number, first: number, nrec: number, framing: number, prog: number, tmpl: number, choice: number, gathered: number, mode: number): number;
   modelPush(st: number, len: number, mode: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
   modelMore(st: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
   modelTextBytes(ptr: number, len: number, high: number): number;

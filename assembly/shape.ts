@@ -1,0 +1,219 @@
+// Shapes of quiet events. Within a stream, a quiet event (a text delta: see abi.ts, "Templates")
+// repeats the one before it byte for byte except inside some string values: its text, and values
+// no path asks for (an ID, a timestamp, padding). After the reader read a quiet event in full, its
+// shape is kept in the stream's record (buffer SHAPE): the bytes between those values, and which
+// value is the text. The next event is first matched against it: its bytes between the values are
+// compared, and the values themselves scanned and validated as the reader would.
+//
+// Why a match is the same event to the reader: the reader's records and errors depend on the
+// document's bytes outside those string bodies only. A string body the program does not record is
+// validated and skipped whatever it holds; the text's body only gives its record's span and flags,
+// and no template rule looks at the text's content. Keys, every recorded value other than the text
+// (the literals a template compares) and all other tokens are among the compared bytes, so the
+// same structure, the same records (spans aside) and the same verdict follow; the one record a
+// quiet event with a shape has, its text, is rebuilt from the scan. A body that fails the scan or
+// bytes that differ fall back to the full read, which reports any error.
+//
+// Layout of SHAPE (bytes):
+//   +0  u32  the template       +4  u32 the path program     +8  i32 the choice
+//   +12 u32  the text record's head word, without its flags   +16 i32 its element index
+//   +20 u16  segments           +22 u16 the text's hole (after segment k, k < segments − 1)
+//   +24 u16  misses since the last match
+//   +26 u16  lengths of the segments, then their bytes, then 16 bytes of slack for the compares
+// A segment ends with the opening quote of a hole's string; the next begins with its closing quote.
+import { JF_ASCII, JF_ESCAPED, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, MJREC_PTR, MR_TEXT, MT_HEAD_BYTES, MT_RULE_BYTES } from './abi';
+import { B_SHAPE, O_QUIET, bEnsure, bLen, bPtr, bSetLen, copy } from './frames';
+import { jsonAscii, jsonEscaped, jsonStringEnd } from './json';
+
+/** Documents longer than this get no shape (the bytes a stream keeps for it stay small). */
+const SHAPE_MAX_DOC: usize = 768;
+/** At most this many segments (holes + 1). */
+const SHAPE_MAX_SEGS: u32 = 24;
+const H_SEGS: usize = 20;
+const H_HOLE: usize = 22;
+const H_MISSES: usize = 24;
+const H_LENS: usize = 26;
+/** After this many misses in a row, a new shape is learned only every 16th quiet event. */
+const RELEARN_FREELY: u32 = 3;
+
+/** Whether the n bytes at a and b are equal (whole blocks are read: both have slack). */
+// @ts-ignore: decorator
+@inline function same(a: usize, b: usize, n: usize): bool {
+  let i: usize = 0;
+  if (ASC_FEATURE_SIMD) {
+    for (; i + 16 <= n; i += 16) {
+      if (v128.any_true(v128.xor(v128.load(a + i), v128.load(b + i)))) return false;
+    }
+    if (i < n) {
+      const m = i8x16.bitmask(i8x16.eq(v128.load(a + i), v128.load(b + i)));
+      const want = (1 << <i32>(n - i)) - 1;
+      if ((m & want) != want) return false;
+    }
+  } else {
+    for (; i + 8 <= n; i += 8) {
+      if (load<u64>(a + i) != load<u64>(b + i)) return false;
+    }
+    if (i < n) {
+      const x = load<u64>(a + i) ^ load<u64>(b + i);
+      if ((x << (<u64>(8 - (n - i)) << 3)) != 0) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Matches the document [p, p + n) against the stream's shape for template `t`, program `prog` and
+ * `choice`: when it has it, writes its one record (the text) at MJREC_PTR and returns true.
+ */
+export function shapeMatch(st: usize, t: usize, prog: usize, choice: i32, p: usize, n: usize): bool {
+  if (bLen(st, B_SHAPE) == 0) return false;
+  const s = bPtr(st, B_SHAPE);
+  if (load<u32>(s) != <u32>t || load<u32>(s, 4) != <u32>prog || load<i32>(s, 8) != choice) return false;
+  const segs = <u32>load<u16>(s, H_SEGS);
+  const hole = <u32>load<u16>(s, H_HOLE);
+  const end = p + n;
+  const saved = load<u8>(end);
+  store<u8>(end, 0); // the reader's sentinel: a scan stops at the end
+  let f = s + H_LENS + (<usize>segs << 1);
+  let q = p;
+  let ts: usize = 0, te: usize = 0;
+  let escaped = false;
+  let ok = true;
+  for (let k: u32 = 0; k < segs; k++) {
+    const len = <usize>load<u16>(s + H_LENS + (<usize>k << 1));
+    if (q + len > end || !same(q, f, len)) {
+      ok = false;
+      break;
+    }
+    q += len;
+    f += len;
+    if (k + 1 == segs) break;
+    const e = jsonStringEnd(q);
+    if (e == 0) {
+      ok = false;
+      break;
+    }
+    if (k == hole) {
+      ts = q;
+      te = e;
+      escaped = jsonEscaped();
+    }
+    q = e;
+  }
+  if (ok && q != end) ok = false;
+  store<u8>(end, saved);
+  if (!ok) {
+    const m = <u32>load<u16>(s, H_MISSES);
+    if (m < 0xFFFF) store<u16>(s, <u16>(m + 1), H_MISSES);
+    return false;
+  }
+  store<u16>(s, 0, H_MISSES);
+  let flags: u32 = escaped ? JF_ESCAPED : 0;
+  if (jsonAscii(ts, te)) flags |= JF_ASCII;
+  const w = MJREC_PTR;
+  store<u32>(w, load<u32>(s, 12) | (flags << JREC_FLAGS_SHIFT));
+  store<i32>(w, load<i32>(s, 16), JR_INDEX << 2);
+  store<i32>(w, <i32>(ts - p), JR_START << 2);
+  store<i32>(w, <i32>(te - p), JR_END << 2);
+  return true;
+}
+
+/** Whether any of the `nrec` records starts at offset `off` (a string value the program records). */
+function recordedAt(nrec: i32, off: i32): bool {
+  for (let j = 0; j < nrec; j++) {
+    if (load<i32>(MJREC_PTR + (<usize>j * JREC_BYTES), JR_START << 2) == off) return true;
+  }
+  return false;
+}
+
+/** Where the segments of the document being learned begin and end (two words each). */
+const SEGS: usize = memory.data(<i32>SHAPE_MAX_SEGS * 8, 16);
+
+/**
+ * After the full read of a quiet event [p, p + n) with one text record and `nrec` records in all:
+ * keeps its shape (see above). Not at the stream's first quiet event (a stream that goes idle
+ * after one holds no shape; an OpenAI stream's first delta, with its role, has a shape of its
+ * own), and only 1 time in 16 once the stream keeps missing its shapes.
+ */
+export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usize, n: usize, nrec: i32): void {
+  if (load<u32>(st, O_QUIET) < 2) {
+    store<u32>(st, load<u32>(st, O_QUIET) + 1, O_QUIET);
+    if (load<u32>(st, O_QUIET) < 2) return;
+  }
+  let misses: u32 = 0;
+  if (bLen(st, B_SHAPE) != 0) {
+    misses = <u32>load<u16>(bPtr(st, B_SHAPE), H_MISSES);
+    if (misses > RELEARN_FREELY && (misses & 15) != 0) return;
+  }
+  if (n > SHAPE_MAX_DOC) return;
+  // the text record
+  let textHead: u32 = 0, textIdx: i32 = 0, textOff: i32 = -1;
+  for (let j = 0; j < nrec; j++) {
+    const w = MJREC_PTR + (<usize>j * JREC_BYTES);
+    const head = load<u32>(w);
+    const rule = t + MT_HEAD_BYTES + <usize>(head & 0xFFFF) * MT_RULE_BYTES;
+    if (load<u8>(rule) != <u8>MR_TEXT || ((head >>> JREC_KIND_SHIFT) & 0xFF) != JK_STRING) continue;
+    textHead = head & ((1 << JREC_FLAGS_SHIFT) - 1);
+    textIdx = load<i32>(w, JR_INDEX << 2);
+    textOff = load<i32>(w, JR_START << 2);
+  }
+  if (textOff < 0) return;
+  // the holes: every string value with no record but the text's (the document is valid JSON)
+  const end = p + n;
+  let segs: u32 = 0;
+  let hole: u32 = 0xFFFF;
+  let fixed: usize = 0;
+  let from = p;
+  let q = p;
+  while (q < end) {
+    if (load<u8>(q) != 0x22) {
+      q++;
+      continue;
+    }
+    const b = q + 1;
+    let e = b;
+    while (true) {
+      const c = load<u8>(e);
+      if (c == 0x22) break;
+      e += c == 0x5C ? 2 : 1;
+    }
+    let a = e + 1;
+    while (a < end && (load<u8>(a) == 0x20 || load<u8>(a) == 0x0A || load<u8>(a) == 0x0D || load<u8>(a) == 0x09)) a++;
+    const isKey = a < end && load<u8>(a) == 0x3A;
+    const off = <i32>(b - p);
+    if (!isKey && (off == textOff || !recordedAt(nrec, off))) {
+      if (segs + 1 >= SHAPE_MAX_SEGS) return;
+      if (off == textOff) hole = segs;
+      store<u32>(SEGS + (<usize>segs << 3), <u32>from);
+      store<u32>(SEGS + (<usize>segs << 3), <u32>b, 4);
+      fixed += b - from;
+      segs++;
+      from = e;
+    }
+    q = e + 1;
+  }
+  if (hole == 0xFFFF) return;
+  store<u32>(SEGS + (<usize>segs << 3), <u32>from);
+  store<u32>(SEGS + (<usize>segs << 3), <u32>end, 4);
+  fixed += end - from;
+  segs++;
+  const size = H_LENS + (<usize>segs << 1) + fixed;
+  const s = bEnsure(st, B_SHAPE, size + 16);
+  store<u32>(s, <u32>t);
+  store<u32>(s, <u32>prog, 4);
+  store<i32>(s, choice, 8);
+  store<u32>(s, textHead, 12);
+  store<i32>(s, textIdx, 16);
+  store<u16>(s, <u16>segs, H_SEGS);
+  store<u16>(s, <u16>hole, H_HOLE);
+  store<u16>(s, <u16>misses, H_MISSES);
+  let o = s + H_LENS + (<usize>segs << 1);
+  for (let k: u32 = 0; k < segs; k++) {
+    const a = <usize>load<u32>(SEGS + (<usize>k << 3));
+    const len = <usize>load<u32>(SEGS + (<usize>k << 3), 4) - a;
+    store<u16>(s + H_LENS + (<usize>k << 1), <u16>len);
+    copy(o, a, len);
+    o += len;
+  }
+  bSetLen(st, B_SHAPE, size);
+}

@@ -1,0 +1,244 @@
+// Within a stream the core reads a quiet event by its shape: the bytes between the string values
+// of the quiet event before it are compared, and the values are scanned (assembly/shape.ts). This
+// property test makes streams whose events repeat one shape per stream (its key order, white
+// space, filler and IDs chosen per stream) with new text each time, and breaks the shape in single
+// events in every way that matters: a hole's value of another length or with escapes, text that
+// holds the bytes that follow it, a literal or index or null that changes, a key more, white
+// space, a bad escape or a control byte in a hole, a cut document. ModelStream (raw mode) and
+// SseRelay must give what the JSON.parse reference reading gives (test/helpers/model-fixtures.ts),
+// errors included, at one event per read, three per read, whole and cut at random. Seeded; the
+// seed and the stream are printed on failure.
+import { createParser } from 'eventsource-parser';
+import { describe, expect, test } from 'vitest';
+import { ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
+import { reference, type ModelFormat } from '../helpers/model-fixtures.js';
+import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+
+const enc = new TextEncoder();
+type Rnd = () => number;
+const pick = <T>(r: Rnd, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+const chance = (r: Rnd, p: number) => r() < p;
+
+const TEXTS = [
+  'Hello', ' world', 'café', 'cafe\u0301', '世界', '👩‍💻', '🇯🇵', '', ' ', 'a"b', 'ends with \\', '\\', '"', 'tab\there', 'line\nbreak',
+  '😀', '\ud800', '\udc00x', 'é', 'a much longer piece of text that runs past one block of sixteen bytes, twice over',
+  // text that holds the bytes that follow it in an OpenAI or Anthropic event
+  '"},"logprobs":null,"finish_reason":null}]}', '"}}', '","content":"x',
+];
+
+/** A JSON string for `s`, each code unit written as itself or escaped at random (lone surrogates always escaped). */
+function str(r: Rnd, s: string): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff;
+    const lone = !pair && c >= 0xd800 && c <= 0xdfff;
+    if (lone || c < 0x20 || c === 0x22 || c === 0x5c || chance(r, 0.05)) {
+      if (c === 0x22) out += chance(r, 0.5) ? '\\"' : '\\u0022';
+      else if (c === 0x5c) out += chance(r, 0.7) ? '\\\\' : '\\u005c';
+      else if (c === 0x0a && chance(r, 0.5)) out += '\\n';
+      else out += `\\u${c.toString(16).padStart(4, '0')}`;
+    } else if (pair) {
+      out += s.slice(i, i + 2);
+      i++;
+    } else {
+      out += s[i];
+    }
+  }
+  return `${out}"`;
+}
+
+/** A JSON text that is not valid where a string body is: a bad escape, a control byte, or a cut. */
+const BAD_STRINGS = ['"bad \\x escape"', '"a \\u12G4"', '"raw \u0001 control"', '"tab\there"', '"ends in a lone \\'];
+
+const ws = (r: Rnd) => (chance(r, 0.2) ? pick(r, [' ', '\t', ' \t', '\n']) : '');
+
+/** A document's members, kept in one order for the whole stream: [key, JSON text]. */
+type Members = [string, string][];
+/** The white space a stream writes around its tokens, chosen once (`w[i]` for slot i). */
+type Spaces = string[];
+
+function render(members: Members, w: Spaces): string {
+  return `{${members.map(([k, v], i) => `${w[(3 * i) % w.length]}${JSON.stringify(k)}${w[(3 * i + 1) % w.length]}:${w[(3 * i + 2) % w.length]}${v}`).join(',')}}`;
+}
+
+function shuffled<T>(r: Rnd, xs: T[]): T[] {
+  const m = xs.slice();
+  for (let i = m.length - 1; i > 0; i--) { const j = Math.floor(r() * (i + 1)); [m[i], m[j]] = [m[j], m[i]]; }
+  return m;
+}
+
+const set = (m: Members, key: string, value: string): Members => m.map(([k, v]) => [k, k === key ? value : v]);
+
+interface Stream { body: string; events: number }
+
+const sse = (data: string, type?: string) => `${type ? `event: ${type}\n` : ''}data: ${data}\n\n`;
+
+/** One stream of `format` whose quiet events share one shape, broken now and then. */
+function stream(r: Rnd, format: ModelFormat): Stream {
+  const n = 5 + Math.floor(r() * 40);
+  const w: Spaces = Array.from({ length: 7 }, () => ws(r));
+  const id = str(r, pick(r, ['chatcmpl-9x8Yz', 'chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG', 'x', '']));
+  const dup = chance(r, 0.15); // the stream's events carry the text key twice (the last wins)
+  const breakRate = pick(r, [0, 0.05, 0.2]);
+  let body = '';
+  // the event of the stream's shape, with `text` (a JSON text) as its text, broken by `b` (0: not)
+  const event = (text: string, b: number): string => {
+    switch (format) {
+      case 'openai': {
+        let delta: Members = dup ? [['content', str(r, 'dead')], ['content', text]] : [['content', text]];
+        let choice: Members = [['index', '0'], ['delta', '']];
+        choice.push(['logprobs', 'null'], ['finish_reason', 'null']);
+        let top: Members = [['id', id], ['object', '"chat.completion.chunk"'], ['created', '1732900000'], ['model', '"gpt-4o-2024-08-06"'], ['system_fingerprint', '"fp_d28bcae782"'], ['choices', '']];
+        if (b === 1) top = set(top, 'id', str(r, pick(r, TEXTS))); // a hole: any string
+        if (b === 2) top = set(top, 'model', str(r, 'another model, longer than before'));
+        if (b === 3) delta = [...delta, ['reasoning_content', str(r, 'thinking')]];
+        if (b === 4) choice = set(choice, 'finish_reason', '"stop"');
+        if (b === 5) choice = set(choice, 'index', '1');
+        if (b === 6) delta = set(delta, 'content', 'null');
+        if (b === 7) delta = [...delta, ['content', str(r, 'the last wins')]];
+        if (b === 8) top = set(top, 'created', '1732900001');
+        if (b === 9) top = [...top, ['error', '{"message":"overloaded","type":"server_error"}']];
+        if (b === 10) top = set(top, 'id', pick(r, BAD_STRINGS));
+        if (b === 11) delta = set(delta, 'content', pick(r, BAD_STRINGS));
+        if (b === 12) top = set(top, 'object', '"chat.completion.chunk" '); // white space
+        if (b === 13) delta = [['role', '"assistant"'], ...delta];
+        choice = set(choice, 'delta', render(delta, w));
+        top = set(top, 'choices', `[${render(choice, w)}]`);
+        return sse(render(top, w));
+      }
+      case 'anthropic': {
+        let delta: Members = dup ? [['type', '"text_delta"'], ['text', str(r, 'dead')], ['text', text]] : [['type', '"text_delta"'], ['text', text]];
+        let top: Members = [['type', '"content_block_delta"'], ['index', '0'], ['delta', '']];
+        if (b === 1) delta = set(delta, 'type', '"thinking_delta"');
+        if (b === 2) delta = set(delta, 'type', '"text_del\\u0074a"');
+        if (b === 3) top = set(top, 'index', '1');
+        if (b === 4) delta = set(delta, 'text', pick(r, BAD_STRINGS));
+        if (b === 5) delta = [...delta, ['thinking', str(r, 'hmm')]];
+        if (b === 6) top = set(top, 'type', '"ping"');
+        if (b === 7) delta = set(delta, 'text', '7');
+        top = set(top, 'delta', render(delta, w));
+        return sse(render(top, w), JSON.parse(top[0][1]) as string);
+      }
+      case 'openai-responses': {
+        let top: Members = [['type', '"response.output_text.delta"'], ['item_id', str(r, 'msg_1')], ['output_index', '0'], ['content_index', '0'], ['delta', text], ['sequence_number', '7'], ['obfuscation', str(r, 'a1b2c3'.slice(0, 1 + Math.floor(r() * 6)))]];
+        if (b === 1) top = set(top, 'type', '"response.reasoning_text.delta"');
+        if (b === 2) top = set(top, 'delta', pick(r, BAD_STRINGS));
+        if (b === 3) top = set(top, 'obfuscation', pick(r, BAD_STRINGS));
+        if (b === 4) top = set(top, 'output_index', '1');
+        return sse(render(top, w), JSON.parse(top[0][1]) as string);
+      }
+      case 'ollama': {
+        let msg: Members = [['role', '"assistant"'], ['content', text]];
+        let top: Members = [['model', '"llama3.2"'], ['created_at', str(r, `2026-01-01T00:00:0${Math.floor(r() * 10)}.${Math.floor(r() * 1e6)}Z`)], ['message', ''], ['done', 'false']];
+        if (b === 1) msg = [...msg, ['thinking', str(r, 'hmm')]];
+        if (b === 2) msg = set(msg, 'content', pick(r, BAD_STRINGS.slice(0, 3)));
+        if (b === 3) top = set(top, 'done', 'true');
+        top = set(top, 'message', render(msg, w));
+        return `${render(top, w.map((s) => s.replace('\n', ' ')))}\n`;
+      }
+      default: {
+        let top: Members = [['role', '"assistant"'], ['message', text], ['created', '1700000000'], ['id', id], ['action', '"success"'], ['model', '"gpt-4o-mini"']];
+        if (b === 1) top = set(top, 'message', pick(r, BAD_STRINGS.slice(0, 3)));
+        if (b === 2) top = set(top, 'action', '"error"');
+        return `data: ${render(top, w.map((s) => s.replace('\n', ' ')))}\r\n`;
+      }
+    }
+  };
+  const breaks = { openai: 13, anthropic: 7, 'openai-responses': 4, ollama: 3, ddg: 2 }[format];
+  if (format === 'openai') body += sse(`{"id":${id},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`);
+  if (format === 'anthropic') body += sse('{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}', 'content_block_start');
+  for (let i = 0; i < n; i++) {
+    const b = chance(r, breakRate) ? 1 + Math.floor(r() * breaks) : 0;
+    body += event(str(r, pick(r, TEXTS)), b);
+  }
+  switch (format) {
+    case 'openai': body += sse('[DONE]'); break;
+    case 'anthropic': body += sse('{"type":"message_stop"}', 'message_stop'); break;
+    case 'openai-responses': body += sse('{"type":"response.completed","response":{"status":"completed"}}', 'response.completed'); break;
+    case 'ollama': body += '{"model":"llama3.2","done":true,"done_reason":"stop"}\n'; break;
+    default: body += 'data: [DONE]\r\n';
+  }
+  return { body, events: n };
+}
+
+/** The delta text a client reads from relayed bytes. */
+function clientText(bytes: Uint8Array): string {
+  let s = '';
+  const p = createParser({
+    onEvent: (e) => {
+      if (e.data === '[DONE]') return;
+      const v = JSON.parse(e.data) as { choices?: { index?: number; delta?: { content?: string | null } }[] };
+      for (const c of v.choices ?? []) if ((c.index ?? 0) === 0 && typeof c.delta?.content === 'string') s += c.delta.content;
+    },
+  });
+  p.feed(new TextDecoder().decode(bytes));
+  return s;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
+
+/** Reads of whole events, `k` to a read (the body's events end with a blank line or a line end). */
+function perEvents(body: string, bytes: Uint8Array, k: number, lines: boolean): Uint8Array[] {
+  const ends: number[] = [];
+  const sep = lines ? '\n' : '\n\n';
+  let i = 0, count = 0, byteAt = 0, last = 0;
+  for (;;) {
+    const j = body.indexOf(sep, i);
+    if (j < 0) break;
+    byteAt += enc.encode(body.slice(last, j + sep.length)).length;
+    last = i = j + sep.length;
+    if (++count % k === 0) ends.push(byteAt);
+  }
+  return cut(bytes, ends.filter((e) => e < bytes.length));
+}
+
+const FORMATS: ModelFormat[] = ['openai', 'anthropic', 'openai-responses', 'ollama', 'ddg'];
+
+describe('quiet events read by their shape give what the JSON.parse reading gives', () => {
+  for (const format of FORMATS) {
+    test(`${format}: 120 streams of one shape each, broken now and then, seed ${SEED}`, () => {
+      const r = rng(SEED + 100 + FORMATS.indexOf(format));
+      const lines = format === 'ollama' || format === 'ddg';
+      let failed = 0;
+      for (let s = 0; s < 120; s++) {
+        const { body } = stream(r, format);
+        const bytes = enc.encode(body);
+        const ref = reference(body, format);
+        if (ref.error) failed++;
+        const where = `seed ${SEED}, ${format} stream ${s}: ${JSON.stringify(body)}`;
+        const readings = [[bytes], perEvents(body, bytes, 1, lines), perEvents(body, bytes, 3, lines), cut(bytes, randomCuts(bytes, r, 80))];
+        for (const chunks of readings) {
+          const m = new ModelStream({ format, raw: true, eof: 'allow' });
+          let got = '';
+          let error: { code: string; offset: number } | undefined;
+          try {
+            for (const c of chunks) got += m.push(c);
+            got += m.flush();
+          } catch (e) {
+            if (!(e instanceof ModelStreamError)) throw e;
+            error = { code: e.code, offset: e.offset };
+            got += e.text;
+          }
+          expect({ text: got, reasoning: m.reasoning, status: m.status, finishReason: m.finishReason, error }, where)
+            .toEqual({ text: ref.text, reasoning: ref.reasoning, status: ref.status, finishReason: ref.finishReason, error: ref.error && { code: ref.error.code, offset: ref.error.offset } });
+          if (ref.error) continue;
+          const relay = new SseRelay({ from: format });
+          const out: Uint8Array[] = [];
+          for (const c of chunks) out.push(relay.push(c).slice());
+          out.push(relay.flush().slice());
+          expect(relay.textBytes, where).toBe(enc.encode(ref.text).length);
+          expect(clientText(concat(out)), where).toBe(ref.text);
+        }
+      }
+      // both kinds of stream were made: some end in an error, most do not
+      expect(failed).toBeGreaterThan(5);
+      expect(failed).toBeLessThan(100);
+    });
+  }
+});
