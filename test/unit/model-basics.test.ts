@@ -181,3 +181,40 @@ it('the core holds nothing for a relay or a model stream between calls, also aft
   m.dispose();
   expect(coreMemoryUsed()).toBe(before);
 });
+
+it('a stream keeps the shape of its last text delta from its second one on, bounded, and gives it back at its end, on a failure and on reset()', () => {
+  const ev = (content: string, id = 'chatcmpl-1') => enc(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`);
+  const m = new ModelStream({ format: 'openai', raw: true });
+  const idle = m.retainedBytes;
+  expect(m.push(ev('a'))).toBe('a');
+  expect(m.retainedBytes).toBe(idle); // one delta: no shape yet (a stream idle after its first delta holds none)
+  expect(m.push(ev('b'))).toBe('b');
+  const shaped = m.retainedBytes;
+  const size = ev('b').length;
+  expect(shaped).toBeGreaterThan(idle);
+  expect(shaped - idle).toBeLessThan(size + 64); // about the event's size: the bytes between its values
+  // read by the shape: the text, an ID of another length, escapes, and the bytes that follow the text
+  expect(m.push(ev('c "\\ é', 'chatcmpl-much-longer-id'))).toBe('c "\\ é');
+  expect(m.push(ev('"},"logprobs":null}]}'))).toBe('"},"logprobs":null}]}');
+  expect(m.retainedBytes).toBe(shaped);
+  // a large event gets no shape; the one kept stays
+  expect(m.push(ev('x'.repeat(2000)))).toBe('x'.repeat(2000));
+  expect(m.retainedBytes).toBe(shaped);
+  m.push(enc('data: [DONE]\n\n'));
+  m.flush();
+  expect(m.retainedBytes).toBe(idle); // the end of the stream gives it back
+  // a failure gives it back
+  m.reset();
+  m.push(ev('a'));
+  m.push(ev('b'));
+  expect(m.retainedBytes).toBe(shaped);
+  expect(() => m.push(enc('data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"\\q"}}]}\n\n'))).toThrow(ModelStreamError);
+  expect(m.retainedBytes).toBe(idle);
+  // so does reset()
+  m.reset();
+  m.push(ev('a'));
+  m.push(ev('b'));
+  expect(m.retainedBytes).toBe(shaped);
+  m.reset();
+  expect(m.retainedBytes).toBe(idle);
+});
