@@ -5,6 +5,8 @@
 //   model  ModelStream (defaults: graphemes, NFC, counts, SHA-256) against TextDecoder (stream) +
 //          eventsource-parser + JSON.parse + an Intl.Segmenter hold-back of the last cluster + NFC
 //          per commit
+//   fetch  the same two over fetch(): a 50 MB stream from the server, to the last text, and fetch
+//          with a reader loop alone; whole runs timed (each takes far longer than a clock step)
 // With a base build (`/base/index.js`, another commit's dist), its SseParser and ModelStream run
 // in the same rounds: before/after in one page.
 //
@@ -183,6 +185,72 @@ function modelRows(builds, createParser, bytes, rounds) {
   return rows;
 }
 
+/** The `fetch` section: whole runs over fetch() of /corpus/big.sse, interleaved, medians. */
+async function fetchRows(m, rounds) {
+  const { EventSourceParserStream } = await import('/peer/stream.js');
+  const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  const textOf = (data) => (data === '[DONE]' ? '' : (JSON.parse(data).choices?.[0]?.delta?.content ?? ''));
+  let bytes = 0;
+  let events = 0;
+  const plain = async () => {
+    const r = (await fetch('/corpus/big.sse')).body.getReader();
+    let n = 0;
+    for (;;) {
+      const { done, value } = await r.read();
+      if (done) break;
+      n += value.length;
+    }
+    bytes = n;
+    return '';
+  };
+  const seam = async () => {
+    const r = (await fetch('/corpus/big.sse')).body.getReader();
+    const s = new m.ModelStream({ format: 'openai' });
+    let out = '';
+    for (;;) {
+      const { done, value } = await r.read();
+      if (done) break;
+      out += s.push(value);
+    }
+    out += s.flush();
+    const report = s.finish();
+    events = report.events;
+    return report.sha256 ? out : '';
+  };
+  const peer = async () => {
+    const body = (await fetch('/corpus/big.sse')).body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+    const r = body.getReader();
+    let held = '';
+    let out = '';
+    for (;;) {
+      const { done, value } = await r.read();
+      if (done) break;
+      const t = textOf(value.data);
+      if (t === '') continue;
+      const buf = held + t;
+      let last = 0;
+      for (const seg of segmenter.segment(buf)) last = seg.index;
+      out += buf.slice(0, last).normalize('NFC');
+      held = buf.slice(last);
+    }
+    return out + held.normalize('NFC');
+  };
+  if ((await seam()) !== (await peer())) throw new Error('over fetch: the texts differ');
+  await plain();
+  const contenders = { fetch: plain, seam, peer };
+  const names = Object.keys(contenders);
+  const times = Object.fromEntries(names.map((k) => [k, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(k + round) % names.length];
+      const t0 = performance.now();
+      await contenders[name]();
+      times[name].push(performance.now() - t0);
+    }
+  }
+  return { bytes, events, rounds, ms: Object.fromEntries(names.map((k) => [k, median(times[k])])) };
+}
+
 /** A loop of seam's SseParser.push alone at one read size, for the profiler. */
 export async function profileLoop(size, ms) {
   const m = await import('/dist/index.js');
@@ -208,5 +276,6 @@ export async function run({ sections = ['utf8', 'sse', 'model'], base = false, r
   if (sections.includes('utf8')) out.utf8 = utf8Rows(m, rounds);
   if (sections.includes('sse')) out.sse = sseRows(builds, createParser, bytes, rounds);
   if (sections.includes('model')) out.model = modelRows(builds, createParser, bytes, rounds);
+  if (sections.includes('fetch')) out.fetch = await fetchRows(m, Math.min(rounds, 5));
   return out;
 }

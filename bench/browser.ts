@@ -1,7 +1,7 @@
 // seam's ESM build in headless Chromium (Debian's /usr/bin/chromium), against what a page does
 // without it; the page's code is bench/browser-page.mjs. The corpus is bench/sse.ts's OpenAI-shaped
 // stream (4 MiB), served on loopback and read in memory.
-//   npm run build && node build/bench/browser.js [--only utf8,sse,model] [--rounds 11]
+//   npm run build && node build/bench/browser.js [--only utf8,sse,model,fetch] [--rounds 11]
 //     [--base DIR]            also run DIR/index.js (another commit's dist) in the same rounds
 //     [--profile SIZE]        profile SseParser.push alone at SIZE-byte reads (0: one event per read)
 import { createServer } from 'node:http';
@@ -12,12 +12,15 @@ import { chromium } from 'playwright-core';
 import { openaiStream } from './sse.js';
 
 interface Row { corpus: string; chunk: string; bytes: number; events?: number; ms: Record<string, number> }
-interface Out { backend: string; ua: string; rounds: number; builds: string[]; utf8?: Row[]; sse?: Row[]; model?: Row[] }
+interface Out {
+  backend: string; ua: string; rounds: number; builds: string[]; utf8?: Row[]; sse?: Row[]; model?: Row[];
+  fetch?: { bytes: number; events: number; rounds: number; ms: Record<string, number> };
+}
 
 const argv = process.argv.slice(2);
 const arg = (name: string): string | undefined => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
 const base = arg('--base');
-const sections = (arg('--only') ?? 'utf8,sse,model').split(',');
+const sections = (arg('--only') ?? 'utf8,sse,model,fetch').split(',');
 const rounds = Number(arg('--rounds') ?? 11);
 const profile = arg('--profile');
 
@@ -26,11 +29,28 @@ const corpus = openaiStream(4 << 20);
 const files: Record<string, string> = {
   '/page.mjs': join(root, 'bench', 'browser-page.mjs'),
   '/peer/eventsource-parser.js': join(root, 'node_modules', 'eventsource-parser', 'dist', 'index.js'),
+  '/peer/index.js': join(root, 'node_modules', 'eventsource-parser', 'dist', 'index.js'),
+  '/peer/stream.js': join(root, 'node_modules', 'eventsource-parser', 'dist', 'stream.js'),
 };
+/** The `fetch` section's stream: 50 MB OpenAI-shaped, written to the socket 16 KiB at a time. */
+const big = sections.includes('fetch') ? openaiStream(57.5e6, 21) : new Uint8Array(0);
 const server = createServer((req, res) => {
   const url = req.url ?? '/';
   if (url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>seam bench</title>');
   if (url === '/corpus/openai.bin') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(corpus);
+  if (url === '/corpus/big.sse') {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    let i = 0;
+    const pump = (): void => {
+      while (i < big.length) {
+        const piece = big.subarray(i, i + 16384);
+        i += piece.length;
+        if (!res.write(piece)) return void res.once('drain', pump);
+      }
+      res.end();
+    };
+    return pump();
+  }
   const m = /^\/(dist|base)\/((?:chunks\/)?[\w.-]+\.js)$/.exec(url);
   const file = files[url] ?? (m ? join(m[1] === 'dist' ? join(root, 'dist') : base ?? '/nonexistent', m[2]) : undefined);
   if (file === undefined) return void res.writeHead(404).end();
@@ -93,6 +113,15 @@ try {
     if (out.utf8) printTable('UTF-8', out.utf8, ['seam'], 'Utf8Decoder', 'TextDecoder fatal, stream');
     if (out.sse) printTable(`SSE string events (${out.sse[0].events} events)`, out.sse, out.builds, 'SseParser.push', 'TextDecoder + eventsource-parser');
     if (out.model) printTable('Model stream: bytes → committed text', out.model, out.builds, 'ModelStream (defaults)', 'TextDecoder + eventsource-parser + JSON.parse + Intl.Segmenter hold-back + NFC');
+    if (out.fetch) {
+      const f = out.fetch;
+      console.log(`\nOver fetch: ${(f.bytes / 1e6).toFixed(0)} MB OpenAI-shaped stream (${f.events} events) served on loopback in 16 KiB writes, fetch() to the last text, ${f.rounds} interleaved rounds, medians\n`);
+      console.log('| pipeline | seconds | MB/s | ratio |');
+      console.log('|---|---:|---:|---:|');
+      console.log(`| fetch + a reader loop, no decoding (the ceiling) | ${(f.ms.fetch / 1e3).toFixed(2)} | ${fmt(f.bytes / f.ms.fetch / 1e3)} | |`);
+      console.log(`| ModelStream (defaults) in a reader loop, and finish() | ${(f.ms.seam / 1e3).toFixed(2)} | ${fmt(f.bytes / f.ms.seam / 1e3)} | **${(f.ms.peer / f.ms.seam).toFixed(2)}×** |`);
+      console.log(`| TextDecoderStream + EventSourceParserStream + JSON.parse + Intl.Segmenter hold-back + NFC | ${(f.ms.peer / 1e3).toFixed(2)} | ${fmt(f.bytes / f.ms.peer / 1e3)} | 1 |`);
+    }
   }
 } finally {
   await browser.close();
