@@ -96,7 +96,6 @@ function requestedBackend(): Backend | undefined {
 
 /** Strings up to this many units are made by `short`. */
 const SHORT = 16;
-const F = String.fromCharCode;
 
 /**
  * The string of the `n` ≤ SHORT units of `u` from `p`, by one call of String.fromCharCode with
@@ -105,6 +104,7 @@ const F = String.fromCharCode;
  * deltas are mostly this short.
  */
 function short(u: Uint8Array | Uint16Array, p: number, n: number): string {
+  const F = String.fromCharCode;
   switch (n) {
     case 0: return '';
     case 1: return F(u[p]);
