@@ -770,6 +770,13 @@ export function jsonStringEnd(q: usize): usize {
   return stringEnd(q);
 }
 
+/** The same for a number at q: the address after it, validated as a read validates it, or 0. */
+export function jsonNumberEnd(q: usize): usize {
+  const c = <u32>load<u8>(q);
+  if (c != MINUS && !isDigit(c)) return 0;
+  return scanNumber(q);
+}
+
 /** Whether the body `jsonStringEnd` scanned last held an escape. */
 export function jsonEscaped(): bool {
   return sEscaped != 0;

@@ -1,13 +1,14 @@
 // Shapes of quiet events. Within a stream, a quiet event (a text delta: see abi.ts, "Templates")
-// repeats the one before it byte for byte except inside some string values: its text, and values
-// no path asks for (an ID, a timestamp, padding). After the reader read a quiet event in full, its
-// shape is kept in the stream's record (buffer SHAPE): the bytes between those values, and which
-// value is the text. The next event is first matched against it: its bytes between the values are
-// compared, and the values themselves scanned and validated as the reader would.
+// repeats the one before it byte for byte except inside some values: its text, and string and
+// number values no path asks for (an ID, a timestamp, padding, a counter). After the reader read a quiet event in full, its
+// shape is kept in the stream's record (buffer SHAPE): the bytes between those values, which are
+// numbers, and which one is the text. The next event is first matched against it: its bytes
+// between the values are compared, and the values themselves scanned and validated as the reader
+// would.
 //
 // Why a match is the same event to the reader: the reader's records and errors depend on the
-// document's bytes outside those string bodies only. A string body the program does not record is
-// validated and skipped whatever it holds; the text's body only gives its record's span and flags,
+// document's bytes outside those values only. A string body or a number the program does not
+// record is validated and skipped whatever it holds; the text's body only gives its record's span and flags,
 // and no template rule looks at the text's content. Keys, every recorded value other than the text
 // (the literals a template compares) and all other tokens are among the compared bytes, so the
 // same structure, the same records (spans aside) and the same verdict follow; the one record a
@@ -19,11 +20,13 @@
 //   +12 u32  the text record's head word, without its flags   +16 i32 its element index
 //   +20 u16  segments           +22 u16 the text's hole (after segment k, k < segments − 1)
 //   +24 u16  misses since the last match
-//   +26 u16  lengths of the segments, then their bytes, then 16 bytes of slack for the compares
-// A segment ends with the opening quote of a hole's string; the next begins with its closing quote.
+//   +28 u32  bit k set: the hole after segment k is a number (else a string body)
+//   +32 u16  lengths of the segments, then their bytes, then 16 bytes of slack for the compares
+// A segment ends with the opening quote of a hole's string, or right before its number; the next
+// begins with the string's closing quote, or right after the number.
 import { JF_ASCII, JF_ESCAPED, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, MJREC_PTR, MR_TEXT, MT_HEAD_BYTES, MT_RULE_BYTES } from './abi';
 import { B_SHAPE, O_QUIET, bEnsure, bLen, bPtr, bSetLen, copy } from './frames';
-import { jsonAscii, jsonEscaped, jsonStringEnd } from './json';
+import { jsonAscii, jsonEscaped, jsonNumberEnd, jsonStringEnd } from './json';
 
 /** Documents longer than this get no shape (the bytes a stream keeps for it stay small). */
 const SHAPE_MAX_DOC: usize = 768;
@@ -32,7 +35,8 @@ const SHAPE_MAX_SEGS: u32 = 24;
 const H_SEGS: usize = 20;
 const H_HOLE: usize = 22;
 const H_MISSES: usize = 24;
-const H_LENS: usize = 26;
+const H_NUMBERS: usize = 28;
+const H_LENS: usize = 32;
 /** After this many misses in a row, a new shape is learned only every 16th quiet event. */
 const RELEARN_FREELY: u32 = 3;
 
@@ -71,6 +75,7 @@ export function shapeMatch(st: usize, t: usize, prog: usize, choice: i32, p: usi
   if (load<u32>(s) != <u32>t || load<u32>(s, 4) != <u32>prog || load<i32>(s, 8) != choice) return false;
   const segs = <u32>load<u16>(s, H_SEGS);
   const hole = <u32>load<u16>(s, H_HOLE);
+  const numbers = load<u32>(s, H_NUMBERS);
   const end = p + n;
   const saved = load<u8>(end);
   store<u8>(end, 0); // the reader's sentinel: a scan stops at the end
@@ -88,7 +93,7 @@ export function shapeMatch(st: usize, t: usize, prog: usize, choice: i32, p: usi
     q += len;
     f += len;
     if (k + 1 == segs) break;
-    const e = jsonStringEnd(q);
+    const e = ((numbers >>> k) & 1) != 0 ? jsonNumberEnd(q) : jsonStringEnd(q);
     if (e == 0) {
       ok = false;
       break;
@@ -165,8 +170,30 @@ export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usi
   let fixed: usize = 0;
   let from = p;
   let q = p;
+  let numbers: u32 = 0;
   while (q < end) {
-    if (load<u8>(q) != 0x22) {
+    const c0 = <u32>load<u8>(q);
+    if (c0 == 0x2D || c0 - 0x30 < 10) {
+      // a number (outside strings, a `-` or a digit starts one): a hole unless it is recorded
+      let e = q + 1;
+      while (e < end) {
+        const c = <u32>load<u8>(e);
+        if (c - 0x30 < 10 || c == 0x2E || c == 0x2B || c == 0x2D || (c | 0x20) == 0x65) e++;
+        else break;
+      }
+      if (!recordedAt(nrec, <i32>(q - p))) {
+        if (segs + 1 >= SHAPE_MAX_SEGS) return;
+        numbers |= <u32>1 << segs;
+        store<u32>(SEGS + (<usize>segs << 3), <u32>from);
+        store<u32>(SEGS + (<usize>segs << 3), <u32>q, 4);
+        fixed += q - from;
+        segs++;
+        from = e;
+      }
+      q = e;
+      continue;
+    }
+    if (c0 != 0x22) {
       q++;
       continue;
     }
@@ -207,6 +234,7 @@ export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usi
   store<u16>(s, <u16>segs, H_SEGS);
   store<u16>(s, <u16>hole, H_HOLE);
   store<u16>(s, <u16>misses, H_MISSES);
+  store<u32>(s, numbers, H_NUMBERS);
   let o = s + H_LENS + (<usize>segs << 1);
   for (let k: u32 = 0; k < segs; k++) {
     const a = <usize>load<u32>(SEGS + (<usize>k << 3));

@@ -2,9 +2,9 @@
 // of the quiet event before it are compared, and the values are scanned (assembly/shape.ts). This
 // property test makes streams whose events repeat one shape per stream (its key order, white
 // space, filler and IDs chosen per stream) with new text each time, and breaks the shape in single
-// events in every way that matters: a hole's value of another length or with escapes, text that
-// holds the bytes that follow it, a literal or index or null that changes, a key more, white
-// space, a bad escape or a control byte in a hole, a cut document. ModelStream (raw mode) and
+// events in every way that matters: a hole's value (a string or a number) of another length or
+// with escapes, text that holds the bytes that follow it, a literal or index or null that changes,
+// a key more, white space, a bad escape, a control byte or a bad number in a hole, a cut document. ModelStream (raw mode) and
 // SseRelay must give what the JSON.parse reference reading gives (test/helpers/model-fixtures.ts),
 // errors included, at one event per read, three per read, whole and cut at random. Seeded; the
 // seed and the stream are printed on failure.
@@ -83,7 +83,8 @@ function stream(r: Rnd, format: ModelFormat): Stream {
   const breakRate = pick(r, [0, 0.05, 0.2]);
   let body = '';
   // the event of the stream's shape, with `text` (a JSON text) as its text, broken by `b` (0: not)
-  const event = (text: string, b: number): string => {
+  const counter = chance(r, 0.5); // the stream's events carry a number that changes each time
+  const event = (text: string, b: number, i: number): string => {
     switch (format) {
       case 'openai': {
         let delta: Members = dup ? [['content', str(r, 'dead')], ['content', text]] : [['content', text]];
@@ -103,6 +104,9 @@ function stream(r: Rnd, format: ModelFormat): Stream {
         if (b === 11) delta = set(delta, 'content', pick(r, BAD_STRINGS));
         if (b === 12) top = set(top, 'object', '"chat.completion.chunk" '); // white space
         if (b === 13) delta = [['role', '"assistant"'], ...delta];
+        if (b === 14) top = set(top, 'created', pick(r, ['01', '1.', '-', '1e', '1.5e+', '-0', '2.5E-3', '12345678901234567890']));
+        if (b === 15) top = set(top, 'created', pick(r, ['"1732900000"', 'null', '[]']));
+        if (counter) top = [...top, ['t', String(i * 7919 % 100003)]];
         choice = set(choice, 'delta', render(delta, w));
         top = set(top, 'choices', `[${render(choice, w)}]`);
         return sse(render(top, w));
@@ -126,6 +130,7 @@ function stream(r: Rnd, format: ModelFormat): Stream {
         if (b === 2) top = set(top, 'delta', pick(r, BAD_STRINGS));
         if (b === 3) top = set(top, 'obfuscation', pick(r, BAD_STRINGS));
         if (b === 4) top = set(top, 'output_index', '1');
+        top = set(top, 'sequence_number', String(i + 1)); // (it counts the events)
         return sse(render(top, w), JSON.parse(top[0][1]) as string);
       }
       case 'ollama': {
@@ -145,12 +150,12 @@ function stream(r: Rnd, format: ModelFormat): Stream {
       }
     }
   };
-  const breaks = { openai: 13, anthropic: 7, 'openai-responses': 4, ollama: 3, ddg: 2 }[format];
+  const breaks = { openai: 15, anthropic: 7, 'openai-responses': 4, ollama: 3, ddg: 2 }[format];
   if (format === 'openai') body += sse(`{"id":${id},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`);
   if (format === 'anthropic') body += sse('{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}', 'content_block_start');
   for (let i = 0; i < n; i++) {
     const b = chance(r, breakRate) ? 1 + Math.floor(r() * breaks) : 0;
-    body += event(str(r, pick(r, TEXTS)), b);
+    body += event(str(r, pick(r, TEXTS)), b, i);
   }
   switch (format) {
     case 'openai': body += sse('[DONE]'); break;
