@@ -19,7 +19,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 8;
+export const ABI_VERSION: i32 = 9;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -407,6 +407,8 @@ export const MDR_UNITS: i32 = 19;
 export const MDR_SCRATCH: i32 = 20;
 /** Result word of modelPush / modelMore: 1 when they read the batch's documents (the MDR_* words are of that read). */
 export const MDR_READ: i32 = 21;
+/** Result word of modelDocs: with ME_CHUNKS, the chat.completion.chunk events it wrote for the client. */
+export const MDR_CHUNKS: i32 = 23;
 /** Bytes of the static area a call's text (modelGather) is written in; more takes a heap block for the call. */
 export const TEXT_SCRATCH_CAP: i32 = 1 << 17;
 /** Bytes of the static area the writer writes in (the relay's and sseWrite's bytes); more takes a heap block for the call. */

@@ -6,7 +6,7 @@
 import {
   DF_DONE, DF_ERROR, FR_RAW_PTR, IN_CAP, IN_JOIN, IN_PTR, JF_ASCII, JF_ESCAPED, JK_NUMBER, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT,
   JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, JSON_READ_SLACK, JSON_UTF16_SLACK, K_COMMENT, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END,
-  MDOC_PTR, MDR_BLANK, MDR_COMMENTS, MDR_DOCS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_NEXT, MDR_QUIET, MDR_TEXT_BYTES,
+  MDOC_PTR, MDR_BLANK, MDR_CHUNKS, MDR_COMMENTS, MDR_DOCS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_NEXT, MDR_QUIET, MDR_TEXT_BYTES,
   MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_PASS, MGATHER_CAP,
   MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CHOICE, MR_LITERAL, MR_NOT_LITERAL,
   MR_TEXT, MT_HEAD_BYTES, FR_NREC, TEXT_SCRATCH_CAP, MDR_READ, MDR_SCRATCH, MT_RULE_BYTES, OUT_CAP, OUT_PTR, RES_PTR, R_RAW, SF_IN, SF_RAW, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD,
@@ -206,7 +206,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
   let k = first;
   let prevEnd: usize = 0;
   let g = gathered;
-  let quiet: i32 = 0, blank: i32 = 0, comments: i32 = 0;
+  let quiet: i32 = 0, blank: i32 = 0, comments: i32 = 0, chunks: i32 = 0;
   let textBytes: usize = 0;
   let high = (emitMode & ME_HIGH) != 0;
   emitReset();
@@ -306,6 +306,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
               emit(MHEAD_PTR + 4, <usize>load<u32>(MHEAD_PTR));
               emit(sp, sl);
               emit(CONTENT_END, CONTENT_END_LEN);
+              chunks++;
             }
           } else {
             const e = MGATHER_PTR + (<usize>g * MG_WORDS << 2);
@@ -344,6 +345,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
   res(MDR_QUIET, quiet);
   res(MDR_BLANK, blank);
   res(MDR_COMMENTS, comments);
+  res(MDR_CHUNKS, chunks);
   res(MDR_EMIT_PTR, <i32>emitStart());
   res(MDR_EMIT_LEN, <i32>emitLength());
   res(MDR_TEXT_BYTES, <i32>textBytes);

@@ -25,7 +25,7 @@ export abstract class FrameStream extends CoreStream {
   /** Takes the batch of the last call (`piece`: the bytes the run was written from, if any). */
   protected abstract collect(r: number, piece: Uint8Array | null): void;
   /** The typed error for a status with R_LIMIT or R_UTF8 (or R_TRUNC at the end). */
-  protected abstract error(r: number): Error;
+  protected abstract errorOf(r: number): Error;
 
   /** Frames a chunk of any size; a trap of the core becomes the stream's CoreMemoryError. */
   protected frameAll(chunk: Uint8Array, mode: number): void {
@@ -47,7 +47,7 @@ export abstract class FrameStream extends CoreStream {
     let r = this.pushCore(piece.length, mode);
     for (;;) {
       if (r !== 0 || core.i32[core.res + FR_NREC] !== 0) this.collect(r, piece);
-      if (r & (R_LIMIT | R_UTF8)) this.stop(this.error(r));
+      if (r & (R_LIMIT | R_UTF8)) this.stop(this.errorOf(r));
       if (!(r & R_MORE)) return;
       r = this.more();
     }

@@ -136,7 +136,7 @@ abstract class LineFramer extends FrameStream {
   }
 
   /** The typed error of an error status, carrying the output of the call so far. */
-  protected error(r: number): Error {
+  protected errorOf(r: number): Error {
     const core = this.core;
     const rel = core.word(FR_ERR);
     if (r & R_LIMIT) return new LineLimitError(this.base + rel, this.maxLineBytes, this.sinkAll);

@@ -302,7 +302,7 @@ export abstract class ModelReader extends FrameStream {
     return this._status === 'open' ? this.quietTemplate() : 0;
   }
 
-  protected error(r: number): Error {
+  protected errorOf(r: number): Error {
     const core = this.core;
     const rel = core.word(FR_ERR);
     this.batchDone();

@@ -7,7 +7,7 @@
 // in OpenAI's shape otherwise.
 import { ModelStreamError } from './errors.js';
 import {
-  MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_HIGH, MDR_TEXT_BYTES, ME_CHUNKS, ME_COMMENTS, ME_HIGH, ME_PASS, MHEAD_CAP,
+  MDR_CHUNKS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_HIGH, MDR_QUIET, MDR_TEXT_BYTES, ME_CHUNKS, ME_COMMENTS, ME_HIGH, ME_PASS, MHEAD_CAP,
 } from './generated/abi.js';
 import { type Core } from './wasm.js';
 import { ModelReader, type ModelFormat } from './model.js';
@@ -75,6 +75,9 @@ export class SseRelay extends ModelReader {
   private ended = false;
   private errorSent = false;
   private upstreamError: ModelStreamError | null = null;
+  /** The error written to the client as an SSE error event. */
+  private sentError: ModelStreamError | undefined = undefined;
+  private _eventsOut = 0;
   /** A high surrogate that ended the last text span (its pair may start the next). */
   private highSurrogate = false;
 
@@ -94,6 +97,13 @@ export class SseRelay extends ModelReader {
 
   /** UTF-8 bytes of delta text relayed so far (for usage accounting). */
   get textBytes(): number { return this._textBytes; }
+  /** SSE events written to the client so far (comments not counted; `[DONE]` and an error event are). */
+  get eventsOut(): number { return this._eventsOut; }
+  /**
+   * The error the relay wrote to the client as an SSE error event (the upstream's error, a bad
+   * event, invalid UTF-8, a limit, or ERR_STREAM_TRUNCATED), once it wrote it; undefined otherwise.
+   */
+  get error(): ModelStreamError | undefined { return this.sentError; }
 
   /** Bytes to write to the client now: whole, validated events (a view, valid until the next call). */
   push(chunk: Uint8Array): Uint8Array {
@@ -136,6 +146,7 @@ export class SseRelay extends ModelReader {
     } else if (this.failure === null) {
       if (this._status === 'done') {
         this.write(DONE);
+        this._eventsOut++;
       } else {
         this._status = 'truncated';
         this.errorEvent(new ModelStreamError('ERR_STREAM_TRUNCATED', this.bytesIn,
@@ -153,6 +164,8 @@ export class SseRelay extends ModelReader {
     this.ended = false;
     this.errorSent = false;
     this.upstreamError = null;
+    this.sentError = undefined;
+    this._eventsOut = 0;
     this.highSurrogate = false;
   }
 
@@ -170,6 +183,7 @@ export class SseRelay extends ModelReader {
     this.write(this.head);
     this.write(core.u8.subarray(ptr, ptr + len));
     this.write(CONTENT_END);
+    this._eventsOut++;
   }
 
   /**
@@ -210,6 +224,7 @@ export class SseRelay extends ModelReader {
     }
     this._textBytes += i32[r + MDR_TEXT_BYTES];
     this.highSurrogate = i32[r + MDR_HIGH] === 1;
+    this._eventsOut += this.passThrough ? i32[r + MDR_QUIET] : i32[r + MDR_CHUNKS];
   }
 
   /** A valid upstream event: from `openai` its data pass through. */
@@ -218,6 +233,7 @@ export class SseRelay extends ModelReader {
       this.write(DATA);
       this.write(this.core.u8.subarray(ptr, ptr + len));
       this.write(END);
+      this._eventsOut++;
     }
   }
 
@@ -233,6 +249,7 @@ export class SseRelay extends ModelReader {
     this.finishSent = true;
     const reason = JSON.stringify(why === undefined ? 'stop' : FINISH[why] ?? why);
     this.write(enc.encode(`data: {"id":${this.idJson},"object":"chat.completion.chunk","created":${this.created},"model":${this.modelJson},"choices":[{"index":0,"delta":{},"finish_reason":${reason}}]}\n\n`));
+    this._eventsOut++;
   }
 
   private errorEvent(e: ModelStreamError): void {
@@ -242,6 +259,8 @@ export class SseRelay extends ModelReader {
     if (this._status === 'open') this._status = e.code === 'ERR_STREAM_TRUNCATED' ? 'truncated' : 'failed';
     const error = { message: e.providerMessage ?? e.message, type: e.code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error', code: e.code, offset: e.offset };
     this.write(enc.encode(`data: ${JSON.stringify({ error })}\n\n`));
+    this._eventsOut++;
+    this.sentError = e;
   }
 
   /**

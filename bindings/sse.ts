@@ -443,7 +443,7 @@ export class SseParser extends FrameStream {
   }
 
   /** The typed error of an error status, carrying the events of the call so far. */
-  protected error(r: number): Error {
+  protected errorOf(r: number): Error {
     const core = this.core;
     const rel = core.word(FR_ERR);
     const events = this.target ?? this.takeEvents();
@@ -492,7 +492,7 @@ export class SseParser extends FrameStream {
     this.bytesIn = 0;
     if (r & (R_LIMIT | R_TRUNC)) {
       this._truncated = true;
-      this.stop(this.error(r));
+      this.stop(this.errorOf(r));
     }
     this._truncated = (r & R_TRUNCATED) !== 0;
   }

@@ -53,7 +53,6 @@ export const DEFAULTS = Object.freeze({
 
 const ERROR_BODY_BYTES = 64 * KiB;
 const FORMATS = ['openai', 'openai-responses', 'anthropic', 'ollama', 'ddg'];
-const LF_LF = Buffer.from('\n\n');
 const KEEPALIVE = Buffer.from(': keep-alive\n\n');
 /** The keep-alive clock ticks this many times per `keepalive` period (a silence is noticed within 1/4 of it). */
 const TICKS = 4;
@@ -345,6 +344,7 @@ export function createGateway(options = {}) {
       return new Promise((resolve) => {
         let ended = false;
         let events = 0;
+        let sent = 0; // events written to the client, as the relay counts them
         const stop = () => {
           ended = true;
           relay.dispose();
@@ -360,13 +360,13 @@ export function createGateway(options = {}) {
             m.truncated.inc();
             if (relay.finishReason !== undefined) m.finalMismatch.inc();
           }
-          const code = st === 'done' ? undefined : errorCode(tail);
+          const code = relay.error?.code; // the error the relay wrote to the client, if any
           if (code === 'ERR_INVALID_UTF8') m.utf8Errors.inc();
           else if (code === 'ERR_PROVIDER') m.providerErrors.inc({ source: 'stream' });
           else if (code === 'ERR_BAD_EVENT') m.badEvents.inc();
           else if (code === 'ERR_EVENT_TOO_LARGE') { m.limitErrors.inc({ limit: 'event_bytes' }); this.status = 'limit'; }
           m.eventsIn.inc(relay.events - events);
-          m.eventsOut.inc(passThrough ? 1 : countEvents(tail));
+          m.eventsOut.inc(relay.eventsOut - sent);
           m.bytesOut.inc(tail.length);
           if (!res.destroyed) res.end(tail);
           stop();
@@ -397,7 +397,8 @@ export function createGateway(options = {}) {
             // itself (a Buffer of our own) instead of a copy of the relay's view.
             const bytes = passThrough && out.length === chunk.length && chunk.equals(out) ? chunk : Buffer.from(out);
             m.bytesOut.inc(bytes.length);
-            m.eventsOut.inc(passThrough ? n - events - (relay.status === 'failed' ? 1 : 0) : countEvents(bytes));
+            m.eventsOut.inc(relay.eventsOut - sent);
+            sent = relay.eventsOut;
             if (!res.write(bytes)) {
               upRes.pause();
               res.once('drain', () => upRes.resume());
@@ -562,25 +563,6 @@ const FINISH = {
   end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls', pause_turn: 'stop', refusal: 'content_filter',
   stop: 'stop', length: 'length', completed: 'stop', incomplete: 'length', max_output_tokens: 'length', content_filter: 'content_filter',
 };
-
-/** The code of the error event that ends a relay's flush, if it wrote one. */
-function errorCode(tail) {
-  const text = tail.toString('utf8');
-  const last = text.lastIndexOf('data: {"error"');
-  if (last < 0) return undefined;
-  try {
-    return JSON.parse(text.slice(last + 6)).error.code;
-  } catch {
-    return undefined;
-  }
-}
-
-/** SSE events in whole relayed bytes: each ends with a blank line, and none has one inside (comments are not events). */
-function countEvents(bytes) {
-  let n = 0;
-  for (let i = bytes.indexOf(LF_LF); i !== -1; i = bytes.indexOf(LF_LF, i + 2)) if (bytes[bytes.lastIndexOf(10, i - 1) + 1] !== 0x3a) n++;
-  return n;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The command

@@ -146,6 +146,14 @@ function stream(r: Rnd, format: ModelFormat): { body: string; choice: number } {
   return { body, choice };
 }
 
+/** Events a client reads from relayed bytes. */
+function clientEvents(bytes: Uint8Array): number {
+  let n = 0;
+  const p = createParser({ onEvent: () => { n++; } });
+  p.feed(new TextDecoder().decode(bytes));
+  return n;
+}
+
 /** The delta text a client reads from relayed bytes. */
 function clientText(bytes: Uint8Array): string {
   let s = '';
@@ -191,6 +199,8 @@ describe('quiet events read in the core give what the JSON.parse reading gives',
           for (const c of chunks) out.push(relay.push(c).slice());
           out.push(relay.flush().slice());
           expect(relay.textBytes, where).toBe(enc.encode(ref.text).length);
+          expect(relay.eventsOut, where).toBe(clientEvents(concat(out)));
+          expect(relay.error?.code, where).toBe(ref.status === 'done' ? undefined : ref.error?.code ?? 'ERR_STREAM_TRUNCATED');
           if (format !== 'openai') expect(clientText(concat(out)), where).toBe(ref.text);
         }
       }

@@ -167,6 +167,14 @@ function stream(r: Rnd, format: ModelFormat): Stream {
   return { body, events: n };
 }
 
+/** Events a client reads from relayed bytes. */
+function clientEvents(bytes: Uint8Array): number {
+  let n = 0;
+  const p = createParser({ onEvent: () => { n++; } });
+  p.feed(new TextDecoder().decode(bytes));
+  return n;
+}
+
 /** The delta text a client reads from relayed bytes. */
 function clientText(bytes: Uint8Array): string {
   let s = '';
@@ -232,13 +240,17 @@ describe('quiet events read by their shape give what the JSON.parse reading give
           }
           expect({ text: got, reasoning: m.reasoning, status: m.status, finishReason: m.finishReason, error }, where)
             .toEqual({ text: ref.text, reasoning: ref.reasoning, status: ref.status, finishReason: ref.finishReason, error: ref.error && { code: ref.error.code, offset: ref.error.offset } });
-          if (ref.error) continue;
           const relay = new SseRelay({ from: format });
           const out: Uint8Array[] = [];
           for (const c of chunks) out.push(relay.push(c).slice());
           out.push(relay.flush().slice());
+          const sent = concat(out);
+          expect(relay.eventsOut, where).toBe(clientEvents(sent));
+          // the error it wrote, the one the stream has (ERR_STREAM_TRUNCATED for none and no completion)
+          expect(relay.error && { code: relay.error.code, offset: relay.error.offset }, where).toEqual(ref.error && { code: ref.error.code, offset: ref.error.offset });
+          if (ref.error) continue;
           expect(relay.textBytes, where).toBe(enc.encode(ref.text).length);
-          expect(clientText(concat(out)), where).toBe(ref.text);
+          expect(clientText(sent), where).toBe(ref.text);
         }
       }
       // both kinds of stream were made: some end in an error, most do not
