@@ -27,6 +27,11 @@ export function reserve(n: usize): void {
   heapUsed += n;
 }
 
+/** Whether `n` more bytes fit the budget (for what is worth keeping only when it does). */
+export function budgetFits(n: usize): bool {
+  return n <= heapBudget - heapUsed;
+}
+
 /** Gives `n` bytes of the budget back, after a block was freed or shrunk. */
 // @ts-ignore: decorator
 @inline export function release(n: usize): void {

@@ -27,6 +27,7 @@
 import { JF_ASCII, JF_ESCAPED, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, MJREC_PTR, MR_TEXT, MT_HEAD_BYTES, MT_RULE_BYTES } from './abi';
 import { B_SHAPE, O_QUIET, bEnsure, bLen, bPtr, bSetLen, copy } from './frames';
 import { jsonAscii, jsonEscaped, jsonNumberEnd, jsonStringEnd } from './json';
+import { budgetFits } from './runtime';
 
 /** Documents longer than this get no shape (the bytes a stream keeps for it stay small). */
 const SHAPE_MAX_DOC: usize = 768;
@@ -109,7 +110,7 @@ export function shapeMatch(st: usize, t: usize, prog: usize, choice: i32, p: usi
   store<u8>(end, saved);
   if (!ok) {
     const m = <u32>load<u16>(s, H_MISSES);
-    if (m < 0xFFFF) store<u16>(s, <u16>(m + 1), H_MISSES);
+    store<u16>(s, <u16>(m < 0xFFF0 ? m + 1 : 16), H_MISSES); // (wraps to a count that relearns next)
     return false;
   }
   store<u16>(s, 0, H_MISSES);
@@ -225,6 +226,9 @@ export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usi
   fixed += end - from;
   segs++;
   const size = H_LENS + (<usize>segs << 1) + fixed;
+  // a shape is worth keeping, not worth failing a push for: none past the budget (setCoreMemoryLimit)
+  const cap = <usize>load<u32>(st + B_SHAPE, 8);
+  if (size + 16 > cap && !budgetFits(size + 16 + (cap >> 1) + 48)) return;
   const s = bEnsure(st, B_SHAPE, size + 16);
   store<u32>(s, <u32>t);
   store<u32>(s, <u32>prog, 4);

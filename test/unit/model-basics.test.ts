@@ -218,3 +218,23 @@ it('a stream keeps the shape of its last text delta from its second one on, boun
   m.reset();
   expect(m.retainedBytes).toBe(idle);
 });
+
+it('a shape is never worth failing a push for: with no room in the core\'s budget a stream reads its deltas without one', async () => {
+  const { setCoreMemoryLimit } = await import('../../bindings/index.js');
+  const ev = (content: string) => enc(`data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`);
+  const m = new ModelStream({ format: 'openai', raw: true });
+  const idle = m.retainedBytes;
+  setCoreMemoryLimit(coreMemoryUsed() + 16); // room for nothing more
+  try {
+    let out = '';
+    for (const t of ['a', 'b', 'c', 'd']) out += m.push(ev(t));
+    expect(out).toBe('abcd');
+    expect(m.retainedBytes).toBe(idle); // no shape was kept
+  } finally {
+    setCoreMemoryLimit(undefined);
+  }
+  m.push(ev('e'));
+  m.push(ev('f'));
+  expect(m.retainedBytes).toBeGreaterThan(idle); // with room, it learns one
+  m.dispose();
+});
