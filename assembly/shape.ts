@@ -1,19 +1,19 @@
 // Shapes of quiet events. Within a stream, a quiet event (a text delta: see abi.ts, "Templates")
-// repeats the one before it byte for byte except inside some values: its text, and string and
-// number values no path asks for (an ID, a timestamp, padding, a counter). After the reader read a quiet event in full, its
-// shape is kept in the stream's record (buffer SHAPE): the bytes between those values, which are
-// numbers, and which one is the text. The next event is first matched against it: its bytes
-// between the values are compared, and the values themselves scanned and validated as the reader
-// would.
+// repeats the one before it byte for byte except inside some values: its text, and the string and
+// number values no path asks for (an ID, a timestamp, padding, a counter). After the reader read
+// a quiet event in full, its shape is kept in the stream's record (buffer SHAPE): the bytes
+// between those values, which of them are numbers, and which one is the text. The next event is
+// first matched against it: its bytes between the values are compared, and the values themselves
+// scanned and validated as the reader would.
 //
 // Why a match is the same event to the reader: the reader's records and errors depend on the
 // document's bytes outside those values only. A string body or a number the program does not
-// record is validated and skipped whatever it holds; the text's body only gives its record's span and flags,
-// and no template rule looks at the text's content. Keys, every recorded value other than the text
-// (the literals a template compares) and all other tokens are among the compared bytes, so the
-// same structure, the same records (spans aside) and the same verdict follow; the one record a
-// quiet event with a shape has, its text, is rebuilt from the scan. A body that fails the scan or
-// bytes that differ fall back to the full read, which reports any error.
+// record is validated and skipped whatever it holds; the text's body only gives its record's span
+// and flags, and no template rule looks at the text's content. Keys, every recorded value other
+// than the text (the literals a template compares) and all other tokens are among the compared
+// bytes, so the same structure, the same records (spans aside) and the same verdict follow; the
+// one record a quiet event with a shape has, its text, is rebuilt from the scan. A value that
+// fails the scan or bytes that differ fall back to the full read, which reports any error.
 //
 // Layout of SHAPE (bytes):
 //   +0  u32  the template       +4  u32 the path program     +8  i32 the choice
