@@ -6,40 +6,17 @@
 // checks that ModelStream (raw mode) and SseRelay give exactly what the JSON.parse reference
 // reading gives (test/helpers/model-fixtures.ts), whole and cut at random. Seeded; the seed and
 // the stream are printed on failure.
-import { createParser } from 'eventsource-parser';
 import { describe, expect, test } from 'vitest';
 import { ModelStream, SseRelay } from '../../bindings/index.js';
 import { reference, type ModelFormat } from '../helpers/model-fixtures.js';
+import { type Rnd, chance, clientEvents, clientText, concat, jsonString, pick } from '../helpers/model-streams.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 
 const enc = new TextEncoder();
-type Rnd = () => number;
-const pick = <T>(r: Rnd, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
-const chance = (r: Rnd, p: number) => r() < p;
 
 const TEXTS = ['Hello', ' world', 'café', 'cafe\u0301', '世界', '👩‍💻', '🇯🇵', 'क्ष', '', ' ', 'a"b', 'back\\slash', 'tab\there', 'line\nbreak', '\u0000nul', '😀', '\ud800', '\udc00x', 'é', 'ü'];
 
-/** A JSON string for `s`, each code unit written as itself or escaped at random (lone surrogates always escaped). */
-function str(r: Rnd, s: string): string {
-  let out = '"';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff;
-    const lone = !pair && c >= 0xd800 && c <= 0xdfff;
-    if (lone || c < 0x20 || c === 0x22 || c === 0x5c || chance(r, 0.08)) {
-      if (c === 0x22) out += chance(r, 0.5) ? '\\"' : '\\u0022';
-      else if (c === 0x5c) out += '\\\\';
-      else if (c === 0x0a && chance(r, 0.5)) out += '\\n';
-      else out += `\\u${c.toString(16).padStart(4, '0')}`;
-    } else if (pair) {
-      out += s.slice(i, i + 2);
-      i++;
-    } else {
-      out += s[i];
-    }
-  }
-  return `${out}"`;
-}
+const str = (r: Rnd, s: string): string => jsonString(r, s, 0.08);
 
 const ws = (r: Rnd) => (chance(r, 0.15) ? pick(r, [' ', '\t', ' \t', '  ']) : '');
 
@@ -144,35 +121,6 @@ function stream(r: Rnd, format: ModelFormat): { body: string; choice: number } {
     case 'ddg': body += 'data: [DONE]\n'; break;
   }
   return { body, choice };
-}
-
-/** Events a client reads from relayed bytes. */
-function clientEvents(bytes: Uint8Array): number {
-  let n = 0;
-  const p = createParser({ onEvent: () => { n++; } });
-  p.feed(new TextDecoder().decode(bytes));
-  return n;
-}
-
-/** The delta text a client reads from relayed bytes. */
-function clientText(bytes: Uint8Array): string {
-  let s = '';
-  const p = createParser({
-    onEvent: (e) => {
-      if (e.data === '[DONE]') return;
-      const v = JSON.parse(e.data) as { choices?: { index?: number; delta?: { content?: string | null } }[] };
-      for (const c of v.choices ?? []) if ((c.index ?? 0) === 0 && typeof c.delta?.content === 'string') s += c.delta.content;
-    },
-  });
-  p.feed(new TextDecoder().decode(bytes));
-  return s;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
-  return out;
 }
 
 const FORMATS: ModelFormat[] = ['openai', 'openai-responses', 'anthropic', 'ollama', 'ddg'];

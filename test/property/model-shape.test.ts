@@ -1,23 +1,21 @@
-// Within a stream the core reads a quiet event by its shape: the bytes between the string values
-// of the quiet event before it are compared, and the values are scanned (assembly/shape.ts). This
-// property test makes streams whose events repeat one shape per stream (its key order, white
-// space, filler and IDs chosen per stream) with new text each time, and breaks the shape in single
-// events in every way that matters: a hole's value (a string or a number) of another length or
-// with escapes, text that holds the bytes that follow it, a literal or index or null that changes,
-// a key more, white space, a bad escape, a control byte or a bad number in a hole, a cut document. ModelStream (raw mode) and
-// SseRelay must give what the JSON.parse reference reading gives (test/helpers/model-fixtures.ts),
-// errors included, at one event per read, three per read, whole and cut at random. Seeded; the
-// seed and the stream are printed on failure.
-import { createParser } from 'eventsource-parser';
+// Within a stream the core reads a quiet event by its shape: the bytes between the string and
+// number values of the quiet event before it are compared, and the values are scanned
+// (assembly/shape.ts). This property test makes streams whose events repeat one shape per stream
+// (its key order, white space, filler and IDs chosen per stream) with new text each time, and
+// breaks the shape in single events in every way that matters: a hole's value (a string or a
+// number) of another length or with escapes, text that holds the bytes that follow it, a literal
+// or index or null that changes, a key more, white space, a bad escape, a control byte or a bad
+// number in a hole, a cut document. ModelStream (raw mode) and SseRelay must give what the
+// JSON.parse reference reading gives (test/helpers/model-fixtures.ts), errors included, at one
+// event per read, three per read, whole and cut at random. Seeded; the seed and the stream are
+// printed on failure.
 import { describe, expect, test } from 'vitest';
 import { ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
 import { reference, type ModelFormat } from '../helpers/model-fixtures.js';
+import { type Rnd, chance, clientEvents, clientText, concat, jsonString, pick } from '../helpers/model-streams.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 
 const enc = new TextEncoder();
-type Rnd = () => number;
-const pick = <T>(r: Rnd, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
-const chance = (r: Rnd, p: number) => r() < p;
 
 const TEXTS = [
   'Hello', ' world', 'café', 'cafe\u0301', '世界', '👩‍💻', '🇯🇵', '', ' ', 'a"b', 'ends with \\', '\\', '"', 'tab\there', 'line\nbreak',
@@ -26,27 +24,7 @@ const TEXTS = [
   '"},"logprobs":null,"finish_reason":null}]}', '"}}', '","content":"x',
 ];
 
-/** A JSON string for `s`, each code unit written as itself or escaped at random (lone surrogates always escaped). */
-function str(r: Rnd, s: string): string {
-  let out = '"';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff;
-    const lone = !pair && c >= 0xd800 && c <= 0xdfff;
-    if (lone || c < 0x20 || c === 0x22 || c === 0x5c || chance(r, 0.05)) {
-      if (c === 0x22) out += chance(r, 0.5) ? '\\"' : '\\u0022';
-      else if (c === 0x5c) out += chance(r, 0.7) ? '\\\\' : '\\u005c';
-      else if (c === 0x0a && chance(r, 0.5)) out += '\\n';
-      else out += `\\u${c.toString(16).padStart(4, '0')}`;
-    } else if (pair) {
-      out += s.slice(i, i + 2);
-      i++;
-    } else {
-      out += s[i];
-    }
-  }
-  return `${out}"`;
-}
+const str = (r: Rnd, s: string): string => jsonString(r, s, 0.05);
 
 /** A JSON text that is not valid where a string body is: a bad escape, a control byte, or a cut. */
 const BAD_STRINGS = ['"bad \\x escape"', '"a \\u12G4"', '"raw \u0001 control"', '"tab\there"', '"ends in a lone \\'];
@@ -62,20 +40,12 @@ function render(members: Members, w: Spaces): string {
   return `{${members.map(([k, v], i) => `${w[(3 * i) % w.length]}${JSON.stringify(k)}${w[(3 * i + 1) % w.length]}:${w[(3 * i + 2) % w.length]}${v}`).join(',')}}`;
 }
 
-function shuffled<T>(r: Rnd, xs: T[]): T[] {
-  const m = xs.slice();
-  for (let i = m.length - 1; i > 0; i--) { const j = Math.floor(r() * (i + 1)); [m[i], m[j]] = [m[j], m[i]]; }
-  return m;
-}
-
 const set = (m: Members, key: string, value: string): Members => m.map(([k, v]) => [k, k === key ? value : v]);
-
-interface Stream { body: string; events: number }
 
 const sse = (data: string, type?: string) => `${type ? `event: ${type}\n` : ''}data: ${data}\n\n`;
 
 /** One stream of `format` whose quiet events share one shape, broken now and then. */
-function stream(r: Rnd, format: ModelFormat): Stream {
+function stream(r: Rnd, format: ModelFormat): string {
   const n = 5 + Math.floor(r() * 40);
   const w: Spaces = Array.from({ length: 7 }, () => ws(r));
   const id = str(r, pick(r, ['chatcmpl-9x8Yz', 'chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG', 'x', '']));
@@ -88,8 +58,7 @@ function stream(r: Rnd, format: ModelFormat): Stream {
     switch (format) {
       case 'openai': {
         let delta: Members = dup ? [['content', str(r, 'dead')], ['content', text]] : [['content', text]];
-        let choice: Members = [['index', '0'], ['delta', '']];
-        choice.push(['logprobs', 'null'], ['finish_reason', 'null']);
+        let choice: Members = [['index', '0'], ['delta', ''], ['logprobs', 'null'], ['finish_reason', 'null']];
         let top: Members = [['id', id], ['object', '"chat.completion.chunk"'], ['created', '1732900000'], ['model', '"gpt-4o-2024-08-06"'], ['system_fingerprint', '"fp_d28bcae782"'], ['choices', '']];
         if (b === 1) top = set(top, 'id', str(r, pick(r, TEXTS))); // a hole: any string
         if (b === 2) top = set(top, 'model', str(r, 'another model, longer than before'));
@@ -164,36 +133,7 @@ function stream(r: Rnd, format: ModelFormat): Stream {
     case 'ollama': body += '{"model":"llama3.2","done":true,"done_reason":"stop"}\n'; break;
     default: body += 'data: [DONE]\r\n';
   }
-  return { body, events: n };
-}
-
-/** Events a client reads from relayed bytes. */
-function clientEvents(bytes: Uint8Array): number {
-  let n = 0;
-  const p = createParser({ onEvent: () => { n++; } });
-  p.feed(new TextDecoder().decode(bytes));
-  return n;
-}
-
-/** The delta text a client reads from relayed bytes. */
-function clientText(bytes: Uint8Array): string {
-  let s = '';
-  const p = createParser({
-    onEvent: (e) => {
-      if (e.data === '[DONE]') return;
-      const v = JSON.parse(e.data) as { choices?: { index?: number; delta?: { content?: string | null } }[] };
-      for (const c of v.choices ?? []) if ((c.index ?? 0) === 0 && typeof c.delta?.content === 'string') s += c.delta.content;
-    },
-  });
-  p.feed(new TextDecoder().decode(bytes));
-  return s;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
-  return out;
+  return body;
 }
 
 /** Reads of whole events, `k` to a read (the body's events end with a blank line or a line end). */
@@ -220,7 +160,7 @@ describe('quiet events read by their shape give what the JSON.parse reading give
       const lines = format === 'ollama' || format === 'ddg';
       let failed = 0;
       for (let s = 0; s < 120; s++) {
-        const { body } = stream(r, format);
+        const body = stream(r, format);
         const bytes = enc.encode(body);
         const ref = reference(body, format);
         if (ref.error) failed++;

@@ -1,0 +1,63 @@
+// What the model-stream property tests share: seeded choices, JSON strings written with escapes at
+// random, and a client's reading of the bytes a relay wrote (eventsource-parser and JSON.parse).
+import { createParser } from 'eventsource-parser';
+
+export type Rnd = () => number;
+export const pick = <T>(r: Rnd, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+export const chance = (r: Rnd, p: number): boolean => r() < p;
+
+/**
+ * A JSON string for `s`, each code unit written as itself or, with probability `rate`, escaped
+ * (lone surrogates, control characters, `"` and `\` always): `"` as `\"` or `\u0022`, `\` as `\\`
+ * or `\u005c`, LF as `\n` or `\u000a`.
+ */
+export function jsonString(r: Rnd, s: string, rate: number): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff;
+    const lone = !pair && c >= 0xd800 && c <= 0xdfff;
+    if (lone || c < 0x20 || c === 0x22 || c === 0x5c || chance(r, rate)) {
+      if (c === 0x22) out += chance(r, 0.5) ? '\\"' : '\\u0022';
+      else if (c === 0x5c) out += chance(r, 0.7) ? '\\\\' : '\\u005c';
+      else if (c === 0x0a && chance(r, 0.5)) out += '\\n';
+      else out += `\\u${c.toString(16).padStart(4, '0')}`;
+    } else if (pair) {
+      out += s.slice(i, i + 2);
+      i++;
+    } else {
+      out += s[i];
+    }
+  }
+  return `${out}"`;
+}
+
+/** Events a client reads from relayed bytes. */
+export function clientEvents(bytes: Uint8Array): number {
+  let n = 0;
+  const p = createParser({ onEvent: () => { n++; } });
+  p.feed(new TextDecoder().decode(bytes));
+  return n;
+}
+
+/** The delta text of choice 0 a client reads from relayed bytes. */
+export function clientText(bytes: Uint8Array): string {
+  let s = '';
+  const p = createParser({
+    onEvent: (e) => {
+      if (e.data === '[DONE]') return;
+      const v = JSON.parse(e.data) as { choices?: { index?: number; delta?: { content?: string | null } }[] };
+      for (const c of v.choices ?? []) if ((c.index ?? 0) === 0 && typeof c.delta?.content === 'string') s += c.delta.content;
+    },
+  });
+  p.feed(new TextDecoder().decode(bytes));
+  return s;
+}
+
+/** The parts as one array. */
+export function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
