@@ -147,9 +147,29 @@ function sseRows(builds, createParser, bytes, rounds) {
   return rows;
 }
 
+/** The delta text of an OpenAI event's data, as a page reads it. */
+const textOf = (data) => (data === '[DONE]' ? '' : (JSON.parse(data).choices?.[0]?.delta?.content ?? ''));
+
+/** The peer's text layer: each event's delta held back at its last cluster, NFC per commit. */
+function peerCommit(segmenter) {
+  let held = '';
+  let out = '';
+  return {
+    event(data) {
+      const t = textOf(data);
+      if (t === '') return;
+      const buf = held + t;
+      let last = 0;
+      for (const seg of segmenter.segment(buf)) last = seg.index;
+      out += buf.slice(0, last).normalize('NFC');
+      held = buf.slice(last);
+    },
+    end: () => out + held.normalize('NFC'),
+  };
+}
+
 function modelRows(builds, createParser, bytes, rounds) {
   const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-  const textOf = (data) => (data === '[DONE]' ? '' : (JSON.parse(data).choices?.[0]?.delta?.content ?? ''));
   const rows = [];
   for (const size of [0, 64, 1024, 65536, 2 << 20]) {
     const chunks = reads(bytes, size);
@@ -161,18 +181,9 @@ function modelRows(builds, createParser, bytes, rounds) {
       return s.finish().sha256 ? out : '';
     };
     const peer = () => {
-      let held = '';
-      let out = '';
-      peerRead(createParser, chunks, (e) => {
-        const t = textOf(e.data);
-        if (t === '') return;
-        const buf = held + t;
-        let last = 0;
-        for (const seg of segmenter.segment(buf)) last = seg.index;
-        out += buf.slice(0, last).normalize('NFC');
-        held = buf.slice(last);
-      });
-      return out + held.normalize('NFC');
+      const text = peerCommit(segmenter);
+      peerRead(createParser, chunks, (e) => text.event(e.data));
+      return text.end();
     };
     const want = peer();
     for (const b of builds) if (seam(b.m) !== want) throw new Error(`ModelStream (${b.name}) at ${readName(size)}: text differs`);
@@ -189,7 +200,6 @@ function modelRows(builds, createParser, bytes, rounds) {
 async function fetchRows(m, rounds) {
   const { EventSourceParserStream } = await import('/peer/stream.js');
   const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-  const textOf = (data) => (data === '[DONE]' ? '' : (JSON.parse(data).choices?.[0]?.delta?.content ?? ''));
   let bytes = 0;
   let events = 0;
   const plain = async () => {
@@ -220,20 +230,13 @@ async function fetchRows(m, rounds) {
   const peer = async () => {
     const body = (await fetch('/corpus/big.sse')).body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
     const r = body.getReader();
-    let held = '';
-    let out = '';
+    const text = peerCommit(segmenter);
     for (;;) {
       const { done, value } = await r.read();
       if (done) break;
-      const t = textOf(value.data);
-      if (t === '') continue;
-      const buf = held + t;
-      let last = 0;
-      for (const seg of segmenter.segment(buf)) last = seg.index;
-      out += buf.slice(0, last).normalize('NFC');
-      held = buf.slice(last);
+      text.event(value.data);
     }
-    return out + held.normalize('NFC');
+    return text.end();
   };
   if ((await seam()) !== (await peer())) throw new Error('over fetch: the texts differ');
   await plain();
