@@ -15,7 +15,7 @@ import {
 import { C_SPACE, copy, isDataField } from './frames';
 import { jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8Length } from './json';
 import { release, res, reserve } from './runtime';
-import { shapeLearn, shapeMatch } from './shape';
+import { isTextRecord, shapeLearn, shapeMatch } from './shape';
 import { linesMore, linesPush } from './lines';
 import { sseMore, ssePush } from './sse';
 import { transcode } from './utf8';
@@ -288,8 +288,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
         for (let j = 0; j < got; j++) {
           const w = MJREC_PTR + (<usize>j * JREC_BYTES);
           const head = load<u32>(w);
-          const rule = t + MT_HEAD_BYTES + <usize>(head & 0xFFFF) * MT_RULE_BYTES;
-          if (load<u8>(rule) != <u8>MR_TEXT || ((head >>> JREC_KIND_SHIFT) & 0xFF) != JK_STRING) continue;
+          if (!isTextRecord(t, head)) continue;
           const sp = p + <usize>load<i32>(w, JR_START << 2);
           const sl = <usize>(load<i32>(w, JR_END << 2) - load<i32>(w, JR_START << 2));
           const jf = head >>> JREC_FLAGS_SHIFT;

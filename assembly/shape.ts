@@ -135,6 +135,20 @@ function recordedAt(nrec: i32, off: i32): bool {
 /** Where the segments of the document being learned begin and end (two words each). */
 const SEGS: usize = memory.data(<i32>SHAPE_MAX_SEGS * 8, 16);
 
+/** Segment k of the document being learned is [a, b). */
+// @ts-ignore: decorator
+@inline function segment(k: u32, a: usize, b: usize): void {
+  store<u32>(SEGS + (<usize>k << 3), <u32>a);
+  store<u32>(SEGS + (<usize>k << 3), <u32>b, 4);
+}
+
+/** Whether the record with head word `head` is text by template `t` (a string at a text rule). */
+// @ts-ignore: decorator
+@inline export function isTextRecord(t: usize, head: u32): bool {
+  const rule = t + MT_HEAD_BYTES + <usize>(head & 0xFFFF) * MT_RULE_BYTES;
+  return load<u8>(rule) == <u8>MR_TEXT && ((head >>> JREC_KIND_SHIFT) & 0xFF) == JK_STRING;
+}
+
 /**
  * After the full read of a quiet event [p, p + n) with one text record and `nrec` records in all:
  * keeps its shape (see above). Not at the stream's first quiet event (a stream that goes idle
@@ -157,14 +171,14 @@ export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usi
   for (let j = 0; j < nrec; j++) {
     const w = MJREC_PTR + (<usize>j * JREC_BYTES);
     const head = load<u32>(w);
-    const rule = t + MT_HEAD_BYTES + <usize>(head & 0xFFFF) * MT_RULE_BYTES;
-    if (load<u8>(rule) != <u8>MR_TEXT || ((head >>> JREC_KIND_SHIFT) & 0xFF) != JK_STRING) continue;
+    if (!isTextRecord(t, head)) continue;
     textHead = head & ((1 << JREC_FLAGS_SHIFT) - 1);
     textIdx = load<i32>(w, JR_INDEX << 2);
     textOff = load<i32>(w, JR_START << 2);
   }
   if (textOff < 0) return;
-  // the holes: every string value with no record but the text's (the document is valid JSON)
+  // the holes: every string or number value with no record, and the text (the document is valid
+  // JSON, so the reader's own scanners find where each value ends)
   const end = p + n;
   let segs: u32 = 0;
   let hole: u32 = 0xFFFF;
@@ -176,17 +190,11 @@ export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usi
     const c0 = <u32>load<u8>(q);
     if (c0 == 0x2D || c0 - 0x30 < 10) {
       // a number (outside strings, a `-` or a digit starts one): a hole unless it is recorded
-      let e = q + 1;
-      while (e < end) {
-        const c = <u32>load<u8>(e);
-        if (c - 0x30 < 10 || c == 0x2E || c == 0x2B || c == 0x2D || (c | 0x20) == 0x65) e++;
-        else break;
-      }
+      const e = jsonNumberEnd(q);
       if (!recordedAt(nrec, <i32>(q - p))) {
         if (segs + 1 >= SHAPE_MAX_SEGS) return;
         numbers |= <u32>1 << segs;
-        store<u32>(SEGS + (<usize>segs << 3), <u32>from);
-        store<u32>(SEGS + (<usize>segs << 3), <u32>q, 4);
+        segment(segs, from, q);
         fixed += q - from;
         segs++;
         from = e;
@@ -199,12 +207,7 @@ export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usi
       continue;
     }
     const b = q + 1;
-    let e = b;
-    while (true) {
-      const c = load<u8>(e);
-      if (c == 0x22) break;
-      e += c == 0x5C ? 2 : 1;
-    }
+    const e = jsonStringEnd(b);
     let a = e + 1;
     while (a < end && (load<u8>(a) == 0x20 || load<u8>(a) == 0x0A || load<u8>(a) == 0x0D || load<u8>(a) == 0x09)) a++;
     const isKey = a < end && load<u8>(a) == 0x3A;
@@ -212,8 +215,7 @@ export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usi
     if (!isKey && (off == textOff || !recordedAt(nrec, off))) {
       if (segs + 1 >= SHAPE_MAX_SEGS) return;
       if (off == textOff) hole = segs;
-      store<u32>(SEGS + (<usize>segs << 3), <u32>from);
-      store<u32>(SEGS + (<usize>segs << 3), <u32>b, 4);
+      segment(segs, from, b);
       fixed += b - from;
       segs++;
       from = e;
@@ -221,8 +223,7 @@ export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usi
     q = e + 1;
   }
   if (hole == 0xFFFF) return;
-  store<u32>(SEGS + (<usize>segs << 3), <u32>from);
-  store<u32>(SEGS + (<usize>segs << 3), <u32>end, 4);
+  segment(segs, from, end);
   fixed += end - from;
   segs++;
   const size = H_LENS + (<usize>segs << 1) + fixed;
