@@ -15,21 +15,22 @@ let heapUsed: usize = 0;
 let heapBudget: usize = <usize>-1;
 let budgetHit: bool = false;
 
+/** Whether `n` more bytes fit the budget (for what is worth keeping only when it does). */
+// @ts-ignore: decorator
+@inline export function budgetFits(n: usize): bool {
+  return n <= heapBudget - heapUsed;
+}
+
 /**
  * Takes `n` more bytes of the budget before a block is allocated or grown. Past the budget the
  * call traps (the bindings turn it into CoreMemoryError) before anything changed.
  */
 export function reserve(n: usize): void {
-  if (n > heapBudget - heapUsed) { // unlikely
+  if (!budgetFits(n)) { // unlikely
     budgetHit = true;
     unreachable();
   }
   heapUsed += n;
-}
-
-/** Whether `n` more bytes fit the budget (for what is worth keeping only when it does). */
-export function budgetFits(n: usize): bool {
-  return n <= heapBudget - heapUsed;
 }
 
 /** Gives `n` bytes of the budget back, after a block was freed or shrunk. */
