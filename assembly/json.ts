@@ -19,6 +19,7 @@ import {
   JREC_KIND_SHIFT, JSON_KEY_MAX, JSON_MAX_DEPTH, JSON_PROG_CAP, JSON_READ_SLACK, JSON_REC_CAP, JSON_REC_PTR,
   JSON_UTF16_SLACK,
 } from './abi';
+import { sameBytes } from './runtime';
 import { transcode } from './utf8';
 
 /** Internal: the record was made under a key that a later duplicate overrode (never reported). */
@@ -413,29 +414,6 @@ function skipContainer(q: usize, c: u32, depth: u32): usize {
 // Following the paths
 // =============================================================================================
 
-/** True when the n bytes at a and b are equal. */
-// @ts-ignore: decorator
-@inline function sameBytes(a: usize, b: usize, n: usize): bool {
-  while (n >= 8) {
-    if (load<u64>(a) != load<u64>(b)) return false;
-    a += 8;
-    b += 8;
-    n -= 8;
-  }
-  if (n >= 4) {
-    if (load<u32>(a) != load<u32>(b)) return false;
-    a += 4;
-    b += 4;
-    n -= 4;
-  }
-  while (n != 0) {
-    if (load<u8>(a) != load<u8>(b)) return false;
-    a++;
-    b++;
-    n--;
-  }
-  return true;
-}
 
 /** The child of `node` for the key of n UTF-8 bytes at k, or 0. */
 function matchEdges(node: usize, k: usize, n: usize): usize {

@@ -1,11 +1,38 @@
-// What every stream kind of the core uses besides the contract: the result record's words, the
-// heap's budget, zeroed state records on the heap, and the runtime's abort.
+// What every stream kind of the core uses besides the contract: the result record's words, a
+// byte comparison, the heap's budget, zeroed state records on the heap, and the runtime's abort.
 import { RES_PTR } from './abi';
 
 /** Writes result word `i` of the last call. */
 // @ts-ignore: decorator
 @inline export function res(i: i32, value: i32): void {
   store<i32>(RES_PTR + (<usize>i << 2), value);
+}
+
+/**
+ * True when the n bytes at a and b are equal, compared a word at a time and never read past either
+ * end (memory.compare goes byte by byte unless both have the same alignment).
+ */
+// @ts-ignore: decorator
+@inline export function sameBytes(a: usize, b: usize, n: usize): bool {
+  while (n >= 8) {
+    if (load<u64>(a) != load<u64>(b)) return false;
+    a += 8;
+    b += 8;
+    n -= 8;
+  }
+  if (n >= 4) {
+    if (load<u32>(a) != load<u32>(b)) return false;
+    a += 4;
+    b += 4;
+    n -= 4;
+  }
+  while (n != 0) {
+    if (load<u8>(a) != load<u8>(b)) return false;
+    a++;
+    b++;
+    n--;
+  }
+  return true;
 }
 
 // The budget: bytes of heap blocks the streams of the realm hold (state records, buffers, the

@@ -29,7 +29,7 @@ import {
   bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, bShrinkIdle, batchStart, copy, emit, finish, frameResetCommon,
   isDataField, nextNl, nlStart, noLineEnd, nrec, outFits, outPos, pastTerminator, rebase, runBegin, setNrec, zero16,
 } from './frames';
-import { allocZeroed, res } from './runtime';
+import { allocZeroed, res, sameBytes } from './runtime';
 
 const REC_BYTES: usize = <usize>SSE_REC_WORDS << 2;
 const REC_MAX: usize = SPAN_BYTES / REC_BYTES;
@@ -183,7 +183,7 @@ function dispatch(st: usize): void {
   let sameType = false;
   if (tl != 0) {
     w0 |= SF_TYPE;
-    if ((f & S_TPREV) != 0 && bLen(st, B_TPREV) == tl && memory.compare(bPtr(st, B_TPREV), tp, tl) == 0) {
+    if (typeRepeats(st, f)) {
       w0 |= SF_SAME_TYPE;
       sameType = true;
     } else {
@@ -548,6 +548,12 @@ function recordFromRun(st: usize, w0: i32, v: usize, n: usize): bool {
   return true;
 }
 
+/** True when the event's type (TYPE, not empty) is the type of the last event that had one. */
+function typeRepeats(st: usize, f: u32): bool {
+  const tl = bLen(st, B_TYPE);
+  return (f & S_TPREV) != 0 && bLen(st, B_TPREV) == tl && sameBytes(bPtr(st, B_TPREV), bPtr(st, B_TYPE), tl);
+}
+
 /**
  * The common typed event, all in the run: "event: T" at [p, nl) with T the type of the last event
  * that had one, then one "data:" line, then a blank line; no new ID, nothing held. Reported as
@@ -558,7 +564,7 @@ function typedEvent(st: usize, p: usize, nl: usize, end: usize, f: u32): usize {
   let tv = p + 6;
   if (tv < nl && load<u8>(tv) == C_SPACE) tv++;
   const tl = nl - tv;
-  if (tl == 0 || bLen(st, B_TPREV) != tl || memory.compare(bPtr(st, B_TPREV), tv, tl) != 0) return 0;
+  if (tl == 0 || bLen(st, B_TPREV) != tl || !sameBytes(bPtr(st, B_TPREV), tv, tl)) return 0;
   const q = lineAfter(nl, end);
   if (!isDataField(q, end)) return 0;
   const nl2 = nextNl(q, end);
@@ -638,11 +644,13 @@ function sseRun(st: usize, p: usize): i32 {
         continue;
       }
     }
-    if ((f & P_MASK) == P_DATA && (f & S_ID_SET) == 0 && bLen(st, B_TYPE) == 0) {
+    if ((f & P_MASK) == P_DATA && (f & S_ID_SET) == 0 && (bLen(st, B_TYPE) == 0 || typeRepeats(st, f))) {
       // The end of a data value begun in an earlier run, then the blank line: an event whose
-      // data is DATA + [p, nl), written to OUT from both without appending to DATA first.
+      // data is DATA + [p, nl), written to OUT from both without appending to DATA first. Its
+      // type, if any, is the one of the event before (a typed stream read in small pieces).
       const q = lineAfter(nl, end);
       const dl = bLen(st, B_DATA), n = nl - p;
+      const w0 = bLen(st, B_TYPE) == 0 ? K_EVENT : K_EVENT | SF_TYPE | SF_SAME_TYPE;
       if (blankAt(q, end)
         && held(st, false) + n + 1 <= <usize>load<u32>(st, O_MAX) && outFits(dl + n + 8)) {
         if (p == IN_PTR && dl <= IN_JOIN && (load<u32>(st, O_MODE) & M_IN_SPANS) != 0) {
@@ -655,14 +663,15 @@ function sseRun(st: usize, p: usize): i32 {
           copy(IN_PTR - dl, bPtr(st, B_DATA), dl);
           res(FR_JOIN, <i32>head);
           const o = <i32>outPos();
-          record(K_EVENT | SF_IN, -<i32>dl, <i32>n, o, o, o, o, load<i32>(st, O_DSTART));
+          record(w0 | SF_IN, -<i32>dl, <i32>n, o, o, o, o, load<i32>(st, O_DSTART));
         } else {
           const d0 = <i32>outPos();
           emit(bPtr(st, B_DATA), dl);
           const d1 = <i32>emit(p, n);
-          record(K_EVENT, d0, d1, d1, d1, d1, d1, load<i32>(st, O_DSTART));
+          record(w0, d0, d1, d1, d1, d1, d1, load<i32>(st, O_DSTART));
         }
         bSetLen(st, B_DATA, 0);
+        bSetLen(st, B_TYPE, 0);
         setFl(st, f & ~(P_MASK | S_INEVENT | A_DATA | A_TYPE));
         p = pastTerminator(st, q, end);
         continue;
