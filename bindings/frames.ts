@@ -24,6 +24,11 @@ export abstract class FrameStream extends CoreStream {
   protected abstract more(): number;
   /** Takes the batch of the last call (`piece`: the bytes the run was written from, if any). */
   protected abstract collect(r: number, piece: Uint8Array | null): void;
+  /**
+   * After a push with no status bits: takes the batch when it is the usual one for this kind of
+   * stream, with none of the general path's calls, and returns true; false leaves it to `collect`.
+   */
+  protected quick(): boolean { return false; }
   /** The typed error for a status with R_LIMIT or R_UTF8 (or R_TRUNC at the end). */
   protected abstract errorOf(r: number): Error;
 
@@ -45,6 +50,7 @@ export abstract class FrameStream extends CoreStream {
     this.base = this.bytesIn;
     this.bytesIn += piece.length;
     let r = this.pushCore(piece.length, mode);
+    if (r === 0 && this.quick()) return;
     for (;;) {
       if (r !== 0 || core.i32[core.res + FR_NREC] !== 0) this.collect(r, piece);
       if (r & (R_LIMIT | R_UTF8)) this.stop(this.errorOf(r));

@@ -321,6 +321,32 @@ export abstract class ModelReader extends FrameStream {
 
 
   /**
+   * The usual push: nothing framed, or only quiet events the core read to the end (their text
+   * gathered, or their bytes written for a client), with nothing held in scratch.
+   */
+  protected override quick(): boolean {
+    const core = this.core;
+    core.sync();
+    const i32 = core.i32;
+    const r = core.res;
+    const nrec = i32[r + FR_NREC];
+    if (nrec === 0) {
+      readPending = false;
+      return true;
+    }
+    if (i32[r + MDR_DOCS] !== 0 || i32[r + MDR_NEXT] !== nrec || i32[r + MDR_SCRATCH] !== 0) return false;
+    readPending = false;
+    const quiet = i32[r + MDR_QUIET];
+    this._events += quiet;
+    this.lineNo += quiet + i32[r + MDR_BLANK];
+    this._heartbeats += i32[r + MDR_COMMENTS];
+    gathered = i32[r + MDR_GATHERED];
+    this.quietDone();
+    if (gathered !== 0) this.batchDone();
+    return true;
+  }
+
+  /**
    * The documents of the batch the last frame call wrote. The core reads blank lines, comments and
    * quiet events (text deltas: see the format's template) to the end itself; each other document
    * comes back alone, in order, for the format's description.
