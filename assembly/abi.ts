@@ -19,7 +19,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 9;
+export const ABI_VERSION: i32 = 10;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -397,7 +397,7 @@ export const MDR_COMMENTS: i32 = 14;
 export const MDR_EMIT_PTR: i32 = 15;
 /** Result word of modelDocs: how many bytes it wrote for a client. */
 export const MDR_EMIT_LEN: i32 = 16;
-/** Result word of modelDocs: UTF-8 bytes of the quiet events' text (what the joined text holds). */
+/** Result word of modelDocs: UTF-8 bytes of the quiet events' text (what the joined text holds); of modelGather with `keep`: UTF-8 bytes of the text it kept. */
 export const MDR_TEXT_BYTES: i32 = 17;
 /** Result word of modelDocs: 1 when the text so far ends in a high surrogate escape (its pair may come next), else 0. */
 export const MDR_HIGH: i32 = 18;
@@ -445,6 +445,8 @@ export const ME_COMMENTS: i32 = 4;
 export const ME_HIGH: i32 = 8;
 /** modelDocs mode: gather the batch's text (MDR_UNITS) when the call reads it to the end with no event for JS. */
 export const ME_GATHER: i32 = 16;
+/** modelDocs mode, with ME_GATHER: the gathered text is also kept, appended to the stream's kept text (see modelGather). */
+export const ME_KEEP: i32 = 32;
 /** Bytes of the head area: a u32 length, then the head's bytes (a chunk up to its content string). */
 export const MHEAD_CAP: i32 = 1024;
 /** Address of the head area JS writes for ME_CHUNKS. */

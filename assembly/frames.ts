@@ -32,7 +32,7 @@ import { carried, carryReset, isFatal, keepTail, runStart, setCarried, skipBom }
 import { freeRecord, release, res, reserve } from './runtime';
 import { decodeWhatwg, firstErrorScalar, runAscii, transcode, validate } from './utf8';
 
-export const FRAME_STATE_BYTES: usize = 144;
+export const FRAME_STATE_BYTES: usize = 156;
 
 // Record offsets
 export const O_FL: usize = 8;
@@ -54,6 +54,7 @@ export const O_IDLE: usize = 120;
 export const O_DSTART: usize = 124;
 export const B_SHAPE: usize = 128;
 export const O_QUIET: usize = 140;
+export const B_KEEP: usize = 144;  // a raw model stream's text so far (UTF-16 units), for its report
 
 // Frame flags (+8)
 export const L_CR: u32 = 1;          // the last byte framed was a CR: swallow one leading LF
@@ -234,7 +235,7 @@ export function bShrinkIdle(st: usize, b: usize, incoming: usize): void {
 /** Bytes of heap the stream's record and buffers take. */
 export function frameRetained(st: usize): u32 {
   return <u32>FRAME_STATE_BYTES + load<u32>(st + B_LINE, 8) + load<u32>(st + B_DATA, 8) + load<u32>(st + B_TYPE, 8)
-    + load<u32>(st + B_ID, 8) + load<u32>(st + B_IDS, 8) + load<u32>(st + B_TPREV, 8) + load<u32>(st + B_SHAPE, 8);
+    + load<u32>(st + B_ID, 8) + load<u32>(st + B_IDS, 8) + load<u32>(st + B_TPREV, 8) + load<u32>(st + B_SHAPE, 8) + load<u32>(st + B_KEEP, 8);
 }
 
 /** Returns an idle (empty) buffer's block to the heap when it is large. */
@@ -601,6 +602,7 @@ export function frameFree(st: usize): void {
   bFree(st, B_IDS);
   bFree(st, B_TPREV);
   bFree(st, B_SHAPE);
+  bFree(st, B_KEEP);
   freeRecord(st, FRAME_STATE_BYTES);
 }
 

@@ -8,8 +8,8 @@ import {
 } from './abi';
 import { carried, isFatal, setFlags } from './carry';
 import {
-  A_LINE, B_LINE, FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_ERR, O_END, O_FL, O_LASTLEN,
-  O_LINEREL, O_MAX, O_MODE, O_POS, bAppend, bPtr, bLen, bSetLen, bShrink, batchStart, emit, finish,
+  A_LINE, B_KEEP, B_LINE, FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_ERR, O_END, O_FL, O_LASTLEN,
+  O_LINEREL, O_MAX, O_MODE, O_POS, bAppend, bFree, bPtr, bLen, bSetLen, bShrink, batchStart, emit, finish,
   frameResetCommon, nextNl, nlStart, nrec, outFits, outUsed, pastTerminator, runBegin, setNrec, setOutUsed,
 } from './frames';
 import { allocZeroed, res } from './runtime';
@@ -154,6 +154,7 @@ export function linesFlush(st: usize, mode: u32): i32 {
 /** A new stream on the same record. */
 export function linesReset(st: usize): void {
   frameResetCommon(st, true);
+  bFree(st, B_KEEP);
   store<u32>(st, 0, O_FL);
 }
 

@@ -7,12 +7,12 @@ import {
   DF_DONE, DF_ERROR, FR_RAW_PTR, IN_CAP, IN_JOIN, IN_PTR, JF_ASCII, JF_ESCAPED, JK_NUMBER, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT,
   JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, JSON_READ_SLACK, JSON_UTF16_SLACK, K_COMMENT, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END,
   MDOC_PTR, MDR_BLANK, MDR_CHUNKS, MDR_COMMENTS, MDR_DOCS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_NEXT, MDR_QUIET, MDR_TEXT_BYTES,
-  MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_PASS, MGATHER_CAP,
+  MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_PASS, MGATHER_CAP,
   MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CHOICE, MR_LITERAL, MR_NOT_LITERAL,
   MR_TEXT, MT_HEAD_BYTES, FR_NREC, TEXT_SCRATCH_CAP, MDR_READ, MDR_SCRATCH, MT_RULE_BYTES, OUT_CAP, OUT_PTR, RES_PTR, R_RAW, SF_IN, SF_RAW, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD,
   SSE_REC_WORDS,
 } from './abi';
-import { C_SPACE, copy, isDataField } from './frames';
+import { B_KEEP, C_SPACE, bEnsure, bFree, bLen, bPtr, bSetLen, copy, isDataField } from './frames';
 import { jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8Length } from './json';
 import { release, res, reserve } from './runtime';
 import { isTextRecord, shapeLearn, shapeMatch } from './shape';
@@ -352,9 +352,10 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
   let units: i32 = -1;
   if ((emitMode & ME_GATHER) != 0 && nd == 0 && k == nrec && g != 0) {
     // the batch read to the end with nothing for JS: its text now (one ASCII span with no escape
-    // is its own bytes, which JS reads as they are)
-    if (g > 1 || (load<i32>(MGATHER_PTR, 8) & (JF_ASCII | JF_ESCAPED)) != JF_ASCII) {
-      units = <i32>modelGather(g);
+    // is its own bytes, which JS reads as they are, unless the text is kept)
+    const keep = (emitMode & ME_KEEP) != 0;
+    if (keep || g > 1 || (load<i32>(MGATHER_PTR, 8) & (JF_ASCII | JF_ESCAPED)) != JF_ASCII) {
+      units = <i32>modelGather(st, g, keep ? 1 : 0);
       g = 0;
     }
   }
@@ -395,19 +396,46 @@ export function modelMore(st: usize, framing: i32, prog: usize, t: usize, choice
 /**
  * Writes the text of `n` string spans (gather entries: address, length, JSON flags) as one run of
  * UTF-16 units: escaped spans unescaped, the others transcoded. MGR_PTR is the run's address.
- * Returns the number of units.
+ * With `keep` (a raw model stream's text, kept for its report) the run is appended to the
+ * stream's kept text (KEEP) instead of scratch, and MDR_TEXT_BYTES is its UTF-8 length (each
+ * delta counted alone: a surrogate pair split between two deltas counts as two U+FFFD, as each
+ * half is until its other half comes). Returns the number of units.
  */
-export function modelGather(n: i32): usize {
+export function modelGather(st: usize, n: i32, keep: i32): usize {
   let bytes: usize = 0;
   for (let i = 0; i < n; i++) bytes += <usize>load<i32>(MGATHER_PTR + (<usize>i * MG_WORDS << 2), 4);
-  const out = scratchFor(true, (bytes << 1) + JSON_UTF16_SLACK);
+  const room = (bytes << 1) + JSON_UTF16_SLACK;
+  const kept = keep != 0 ? bLen(st, B_KEEP) : 0;
+  const out = keep != 0 ? bEnsure(st, B_KEEP, kept + room) + kept : scratchFor(true, room);
   let o = out;
+  let utf8: usize = 0;
   for (let i = 0; i < n; i++) {
     const g = MGATHER_PTR + (<usize>i * MG_WORDS << 2);
     const p = <usize>load<i32>(g), len = <usize>load<i32>(g, 4), f = load<i32>(g, 8);
-    o += ((f & JF_ESCAPED) != 0 ? jsonUnescape(p, len, o) : transcode(p, p + len, o)) << 1;
+    if ((f & JF_ESCAPED) != 0) {
+      o += jsonUnescape(p, len, o) << 1;
+      if (keep != 0) utf8 += jsonUtf8Length(p, len, false);
+    } else {
+      o += transcode(p, p + len, o) << 1;
+      utf8 += len;
+    }
+  }
+  if (keep != 0) {
+    bSetLen(st, B_KEEP, kept + (o - out));
+    res(MDR_TEXT_BYTES, <i32>utf8);
   }
   res(MGR_PTR, <i32>out);
   reportScratch();
   return (o - out) >> 1;
+}
+
+/** A raw model stream's kept text: MGR_PTR is the address of its units. Returns their number. */
+export function modelKept(st: usize): usize {
+  res(MGR_PTR, <i32>bPtr(st, B_KEEP));
+  return bLen(st, B_KEEP) >> 1;
+}
+
+/** Gives back a raw model stream's kept text (JS took it). */
+export function modelKeepFree(st: usize): void {
+  bFree(st, B_KEEP);
 }

@@ -23,10 +23,10 @@ import {
 } from './abi';
 import { carried, isFatal, runStart, setCarried, setFlags } from './carry';
 import {
-  A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE, C_COLON, C_CR, C_LF, C_NUL,
+  A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_KEEP, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE, C_COLON, C_CR, C_LF, C_NUL,
   C_SPACE, FRAME_STATE_BYTES, O_DSTART, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_END, O_ERR, O_FL, O_IDLE, O_LASTLEN, O_LINEREL,
   O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP, S_ID_SET, S_INEVENT, S_TPREV, W_DATA,
-  bAppend, bAppendLf, bLen, bPtr, bSetLen, bShrink, bShrinkIdle, batchStart, copy, emit, finish, frameResetCommon,
+  bAppend, bAppendLf, bFree, bLen, bPtr, bSetLen, bShrink, bShrinkIdle, batchStart, copy, emit, finish, frameResetCommon,
   isDataField, nextNl, nlStart, noLineEnd, nrec, outFits, outPos, pastTerminator, rebase, runBegin, setNrec, zero16,
 } from './frames';
 import { allocZeroed, res, sameBytes } from './runtime';
@@ -730,6 +730,7 @@ export function sseRetry(st: usize): f64 {
 /** A new stream (connection) on the record: keeps the last event ID string and the retry time. */
 export function sseReset(st: usize): void {
   newStream(st, true);
+  bFree(st, B_KEEP);
 }
 
 function newStream(st: usize, shrink: bool): void {

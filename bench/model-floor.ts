@@ -1,26 +1,24 @@
 // What a model stream's push costs beyond the core, at one event per read: ModelStream.push (raw
 // mode) against its floor, the core's own call per read (`modelPush`: frame, read by the shape,
-// gather) and the one string made from its result, with nothing else around them, and the same
-// push with its text not kept for the report. Interleaved rounds in one process, medians, ns per
-// event. The floor reaches into the bindings' internals on purpose: it is a measurement, not a use.
+// gather and keep for the report) and the one string made from its result, with nothing else
+// around them. Interleaved rounds in one process, medians, ns per event. The floor reaches into the bindings' internals on purpose: it is a measurement, not a use.
 //   npm run build && node build/bench/model-floor.js [--rounds 15]
 import { ModelStream } from '../bindings/index.js';
-import { MDR_GATHERED, MDR_UNITS, ME_GATHER, MGR_PTR } from '../bindings/generated/abi.js';
+import { MDR_GATHERED, MDR_UNITS, ME_GATHER, ME_KEEP, MGR_PTR } from '../bindings/generated/abi.js';
 import type { Core } from '../bindings/wasm.js';
 import { perEvent } from './corpus.js';
 import { median } from './harness.js';
 import { anthropicStream, openaiStream } from './sse.js';
 
-interface Inside { core: Core; st: number; plan: { mode: number; framing: number; prog: number; tmpl: number; choice: number }; rawText: string[] | null }
+interface Inside { core: Core; st: number; plan: { mode: number; framing: number; prog: number; tmpl: number; choice: number } }
 
 const argv = process.argv.slice(2);
 const rounds = Number(argv[argv.indexOf('--rounds') + 1] || 15);
 
 for (const [name, format, bytes] of [['OpenAI', 'openai', openaiStream(1 << 20)], ['Anthropic', 'anthropic', anthropicStream(1 << 20)]] as const) {
   const chunks = perEvent(bytes, 1);
-  const push = (keep: boolean) => () => {
+  const push = () => {
     const m = new ModelStream({ format, raw: true });
-    if (!keep) (m as unknown as Inside).rawText = { push: () => 0 } as unknown as string[]; // (no report text: this measurement only)
     let n = 0;
     for (const c of chunks) n += m.push(c).length;
     return n;
@@ -31,7 +29,7 @@ for (const [name, format, bytes] of [['OpenAI', 'openai', openaiStream(1 << 20)]
     let n = 0;
     for (const c of chunks) {
       core.u8.set(c, core.inPtr);
-      core.x.modelPush(st, c.length, plan.mode, plan.framing, plan.prog, plan.tmpl, plan.choice, ME_GATHER);
+      core.x.modelPush(st, c.length, plan.mode, plan.framing, plan.prog, plan.tmpl, plan.choice, ME_GATHER | ME_KEEP);
       const i32 = core.i32;
       const units = i32[core.res + MDR_UNITS];
       if (units >= 0) n += core.utf16(i32[core.res + MGR_PTR], units).length;
@@ -39,7 +37,7 @@ for (const [name, format, bytes] of [['OpenAI', 'openai', openaiStream(1 << 20)]
     }
     return n;
   };
-  const ways: [string, () => number][] = [['ModelStream.push', push(true)], ['push, text not kept', push(false)], ['floor: modelPush + one string', floor]];
+  const ways: [string, () => number][] = [['ModelStream.push', push], ['floor: modelPush + one string', floor]];
   const want = ways[0][1]();
   for (const [w, f] of ways) if (f() !== want) throw new Error(`${w}: a different amount of text`);
   const times = ways.map(() => [] as number[]);

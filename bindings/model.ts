@@ -4,18 +4,19 @@
 // the text, the finish reason, the usage, the completion and the errors out of the records; the
 // text spans of a push are written out by the core as one run of UTF-16 units, so that one string
 // is made per push, which the text layer commits (whole graphemes, NFC).
-import { type FinalReport, TextAssembler } from './assembler.js';
+import { DEFAULT_MAX_TEXT_BYTES, type FinalReport, TextAssembler } from './assembler.js';
 import { type StateKind } from './core-stream.js';
 import { ModelStreamError, hex } from './errors.js';
 import { FrameStream, frameLimit } from './frames.js';
 import {
-  DF_DONE, DF_ERROR, MD_REC, MDR_BLANK, MDR_DOCS, MDR_READ, MDR_SCRATCH, MDR_COMMENTS, MDR_GATHERED, MDR_QUIET, MDR_UNITS, ME_GATHER, FR_ERR, FR_NREC, F_FATAL, JF_ASCII, JF_ESCAPED, JREC_WORDS, JR_END, JR_HEAD,
+  DF_DONE, DF_ERROR, MD_REC, MDR_BLANK, MDR_DOCS, MDR_READ, MDR_SCRATCH, MDR_COMMENTS, MDR_GATHERED, MDR_QUIET, MDR_TEXT_BYTES, MDR_UNITS, ME_GATHER, ME_KEEP, FR_ERR, FR_NREC, F_FATAL, JF_ASCII, JF_ESCAPED, JREC_WORDS, JR_END, JR_HEAD,
   JE_TRUNCATED, JR_INDEX, JR_START, JSON_PROG_CAP, MDR_NEXT, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MGATHER_CAP, MGR_PTR,
   LINE_REC_WORDS, LR_END, LR_START, MG_WORDS, MK_LINES, MK_SSE, MK_STRIP_DATA, M_COMMENTS, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_TRUNC,
   SR_DSTART, SSE_REC_WORDS,
 } from './generated/abi.js';
 import { FORMATS, Kind, MODEL_FORMATS, type Doc, type FormatSpec, type ModelFormat, type Sink } from './model-formats.js';
-import { booleanOption, checkOptions, oneOf } from './options.js';
+import { booleanOption, byteLimitOption, checkOptions, oneOf } from './options.js';
+import { TextRangeError } from './text-errors.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse.js';
 import { type Core } from './wasm.js';
 
@@ -529,7 +530,8 @@ export abstract class ModelReader extends FrameStream {
  */
 export class ModelStream extends ModelReader {
   private assembler: TextAssembler | null;
-  private rawText: string[] | null;
+  /** The raw mode's text, kept for the report. */
+  private kept: RawText | null;
   /** After flush(): the text layer's report (null in the raw mode: made on request). */
   private finalText: FinalReport | null = null;
   private ended = false;
@@ -546,7 +548,9 @@ export class ModelStream extends ModelReader {
     checkOptions(options, 'ModelStream', OPTIONS, HINTS);
     super('ModelStream', options);
     this.assembler = this.plan.raw ? null : new TextAssembler({ normalize: this.plan.normalize, maxTextBytes: options.maxTextBytes, maxPendingBytes: options.maxPendingBytes });
-    this.rawText = this.plan.raw ? [] : null;
+    this.kept = this.plan.raw
+      ? new RawText(this.plan.fatal, byteLimitOption(options.maxTextBytes, 'maxTextBytes', 'ModelStream', DEFAULT_MAX_TEXT_BYTES, Infinity))
+      : null;
   }
 
   /** The text committed by the chunk: whole graphemes, NFC (or the raw deltas with `raw: true`). */
@@ -570,6 +574,7 @@ export class ModelStream extends ModelReader {
     if (this.ended) return '';
     callOut = '';
     this.flushFrames();
+    this.takeKept();
     let rest = callOut;
     const assembler = this.assembler;
     const text = assembler !== null ? assembler.finish() : null;
@@ -619,7 +624,8 @@ export class ModelStream extends ModelReader {
     gathered = 0;
     const a = this.assembler;
     this.assembler = a === null ? null : new TextAssembler({ normalize: a.normalize, maxTextBytes: a.maxTextBytes, maxPendingBytes: a.maxPendingBytes });
-    this.rawText = this.plan.raw ? [] : null;
+    const k = this.kept;
+    this.kept = k === null ? null : new RawText(k.inCore, k.maxBytes);
   }
 
   protected textSoFar(): string {
@@ -638,12 +644,49 @@ export class ModelStream extends ModelReader {
   }
 
   /** Gathered in the core: the batch's text read to the end there (ME_GATHER). */
-  protected override readMode(): number { return this.plan.fatal ? ME_GATHER : 0; }
+  protected override readMode(): number { return this.plan.fatal ? (this.kept !== null ? ME_GATHER | ME_KEEP : ME_GATHER) : 0; }
 
   protected override quietDone(): void {
     const core = this.core;
     const units = core.i32[core.res + MDR_UNITS];
-    if (units >= 0) this.commit(core.utf16(core.word(MGR_PTR), units));
+    if (units >= 0) this.commitGathered(units);
+  }
+
+  /** The text of `units` units the core gathered at MGR_PTR (and kept, in the raw mode). */
+  private commitGathered(units: number): void {
+    const core = this.core;
+    const text = core.utf16(core.word(MGR_PTR), units);
+    const k = this.kept;
+    if (k !== null) {
+      const bytes = core.word(MDR_TEXT_BYTES);
+      if (k.bytes + bytes > k.maxBytes) this.tooLong(k, bytes);
+      k.bytes += bytes;
+      k.units += units;
+    }
+    this.commit(text);
+  }
+
+  /** The raw text would pass maxTextBytes: the stream stops, its report has the text before. */
+  private tooLong(k: RawText, bytes: number): never {
+    this._status = 'failed';
+    this.stop(new TextRangeError('ERR_TEXT_TOO_LONG', `ModelStream: ${bytes} more bytes of raw text would pass maxTextBytes `
+      + `(${k.maxBytes} bytes, ${k.bytes} kept for the report); the stream stops before them`));
+  }
+
+  /** The raw text the core kept, as one string (the core gives its memory back). */
+  private takeKept(): void {
+    const k = this.kept;
+    if (k === null || !k.inCore || k.taken !== null || this.st === 0) return;
+    const core = this.core;
+    core.x.modelKept(this.st);
+    core.sync();
+    k.taken = core.utf16(core.word(MGR_PTR), k.units);
+    core.x.modelKeepFree(this.st);
+  }
+
+  protected override released(): void {
+    this.takeKept();
+    super.released();
   }
 
   /** Makes the string of the batch's text spans (one core call, one string) and commits it. */
@@ -654,13 +697,14 @@ export class ModelStream extends ModelReader {
     const core = this.core;
     let text: string;
     const g0 = core.mgather;
-    if (n === 1 && (core.i32[g0 + 2] & (JF_ASCII | JF_ESCAPED)) === JF_ASCII) {
+    if (n === 1 && this.kept === null && (core.i32[g0 + 2] & (JF_ASCII | JF_ESCAPED)) === JF_ASCII) {
       // one ASCII span with no escape (a push's usual delta): its bytes are its text
       text = core.latin1(core.i32[g0], core.i32[g0 + 1]);
     } else if (this.fatal) {
-      const units = core.x.modelGather(n);
+      const units = core.x.modelGather(this.st, n, this.kept !== null ? 1 : 0);
       core.sync();
-      text = core.utf16(core.word(MGR_PTR), units);
+      this.commitGathered(units);
+      return;
     } else {
       // not strict: the spans may hold bad sequences, which become U+FFFD as TextDecoder makes them
       text = '';
@@ -676,8 +720,14 @@ export class ModelStream extends ModelReader {
 
   /** Text of the answer, in order: to the raw deltas, or through the text layer. */
   private commit(text: string): void {
-    if (this.rawText !== null) {
-      this.rawText.push(text);
+    if (this.plan.raw) {
+      const k = this.kept!;
+      if (!k.inCore) {
+        const bytes = utf8Length(text);
+        if (k.bytes + bytes > k.maxBytes) this.tooLong(k, bytes);
+        k.bytes += bytes;
+        k.deltas.push(text);
+      }
       callOut += text;
     } else {
       const c = this.assembler!.push(text);
@@ -692,8 +742,8 @@ export class ModelStream extends ModelReader {
     if (text !== null) {
       base = text;
     } else {
-      const a = new TextAssembler({ normalize: false, maxPendingBytes: Infinity });
-      for (const t of this.rawText ?? []) a.push(t);
+      const a = new TextAssembler({ normalize: false, maxPendingBytes: Infinity, maxTextBytes: Infinity });
+      a.push(this.kept?.text() ?? '');
       base = a.finish();
     }
     const r: ModelReport = { ...base, status, events: this._events };
@@ -702,6 +752,42 @@ export class ModelStream extends ModelReader {
     if (said.usage !== undefined) r.usage = said.usage;
     return r;
   }
+}
+
+/**
+ * The raw mode's text so far, for the report. Strict, the core keeps it (the UTF-16 units of the
+ * text it gathers, appended to the stream's KEEP buffer: ME_KEEP) and JS takes it as one string at
+ * the end; a string kept here per delta would be copied again by every young collection of the
+ * JS heap until it is old. Not strict, the deltas are made here, and kept here.
+ */
+class RawText {
+  /** UTF-16 units and UTF-8 bytes so far (each delta counted alone). */
+  units = 0;
+  bytes = 0;
+  /** The core's kept text, once taken; the deltas made here otherwise. */
+  taken: string | null = null;
+  readonly deltas: string[] = [];
+
+  constructor(readonly inCore: boolean, readonly maxBytes: number) {}
+
+  text(): string {
+    return this.inCore ? this.taken ?? '' : this.deltas.join('');
+  }
+}
+
+/** UTF-8 bytes of a string (a lone surrogate counts as U+FFFD, 3 bytes). */
+function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a pair: 4 bytes for 2 units
+      i++;
+    } else n += 2;
+  }
+  return n;
 }
 
 /** What a stream's events said: written by its format's description, read by the stream. */

@@ -61,7 +61,9 @@ export interface CoreExports {
   modelPush(st: number, len: number, mode: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
   modelMore(st: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
   modelTextBytes(ptr: number, len: number, high: number): number;
-  modelGather(n: number): number;
+  modelGather(st: number, n: number, keep: number): number;
+  modelKept(st: number): number;
+  modelKeepFree(st: number): void;
   modelScratchFree(): void;
 }
 

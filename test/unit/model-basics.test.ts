@@ -1,7 +1,8 @@
 // ModelStream on one stream of each format, read whole and in pieces: exact text, status and fields.
 // (The recorded-shape fixtures and every-cutting checks are in model.test.ts.)
 import { it, expect } from 'vitest';
-import { ModelStream, ModelStreamError, coreMemoryUsed } from '../../bindings/index.js';
+import { createHash } from 'node:crypto';
+import { ModelStream, ModelStreamError, TextRangeError, coreMemoryUsed } from '../../bindings/index.js';
 const enc = (s: string) => new TextEncoder().encode(s);
 it('each format: text (NFC and raw), status, finish reason, usage, reasoning and errors, at several read sizes', () => {
   const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
@@ -128,13 +129,18 @@ it('hostile input: memory stays bounded and the errors are typed', () => {
   try { big.push(head); for (let i = 0; i < 20; i++) big.push(new Uint8Array(MiB).fill(0x61)); } catch (e) { err = e; }
   expect((err as ModelStreamError).code).toBe('ERR_EVENT_TOO_LARGE');
   expect(big.retainedBytes).toBeLessThan(4096);
-  // a million tiny events: nothing grows per event
-  const t = new ModelStream({ format: 'openai', raw: true });
+  // a million tiny events: nothing grows per event but the raw text kept for the report (two
+  // bytes a unit, in the core), which the end of the stream gives back
+  const t = new ModelStream({ format: 'openai', raw: true, eof: 'allow' });
   const tiny = enc('data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n'.repeat(1000));
   let n = 0;
   for (let i = 0; i < 1000; i++) n += t.push(tiny).length;
   expect(n).toBe(1_000_000);
+  expect(t.retainedBytes).toBeGreaterThanOrEqual(2_000_000);
+  expect(t.retainedBytes).toBeLessThan(4096 + 2 * 2_000_000);
+  t.flush();
   expect(t.retainedBytes).toBeLessThan(4096);
+  expect(t.finish().text).toBe('x'.repeat(1_000_000));
 });
 
 it('a large event\'s scratch blocks (its document, its text) go back to the core after it is read', () => {
@@ -184,7 +190,8 @@ it('the core holds nothing for a relay or a model stream between calls, also aft
 
 it('a stream keeps the shape of its last text delta from its second one on, bounded, and gives it back at its end, on a failure and on reset()', () => {
   const ev = (content: string, id = 'chatcmpl-1') => enc(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`);
-  const m = new ModelStream({ format: 'openai', raw: true });
+  // (not strict: the raw text is kept in JS, not in the core, so that retainedBytes is the shape's)
+  const m = new ModelStream({ format: 'openai', raw: true, fatal: false });
   const idle = m.retainedBytes;
   expect(m.push(ev('a'))).toBe('a');
   expect(m.retainedBytes).toBe(idle); // one delta: no shape yet (a stream idle after its first delta holds none)
@@ -219,10 +226,67 @@ it('a stream keeps the shape of its last text delta from its second one on, boun
   expect(m.retainedBytes).toBe(idle);
 });
 
+it('the raw mode keeps its text for the report in the core: counted in retainedBytes, given back at the end, on a failure, on reset() and by dispose()', () => {
+  const ev = (content: string) => enc(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`);
+  // escapes, non-ASCII, a surrogate pair split between two deltas (each half a lone escape), long ASCII
+  const parts = ['a', 'é "q"', '\\', '\ud83d', '\ude00', 'x'.repeat(40), '中文'];
+  const all = parts.join('');
+  const before = coreMemoryUsed();
+  for (const fatal of [true, false]) {
+    const m = new ModelStream({ format: 'openai', raw: true, fatal });
+    const idle = m.retainedBytes;
+    let out = '';
+    for (const p of parts) out += m.push(ev(p));
+    expect(out).toBe(all);
+    if (fatal) expect(m.retainedBytes - idle).toBeGreaterThanOrEqual(2 * all.length); // the units, in the core
+    m.push(enc('data: [DONE]\n\n'));
+    const r = m.finish();
+    expect([r.status, r.text, r.utf16Units, r.sha256]).toEqual(['done', all, all.length, createHash('sha256').update(all).digest('hex')]);
+    expect(m.finish().text).toBe(all); // (asked again: the same)
+    expect(m.retainedBytes).toBeLessThanOrEqual(idle);
+    // a failure: the report has the text before it, and the core's copy is given back
+    m.reset();
+    m.push(ev('ab'));
+    m.push(ev('c'));
+    expect(() => m.push(enc('data: {"choices":[{"index":0,"delta":{"content":"\\q"}}]}\n\n'))).toThrow(ModelStreamError);
+    expect(m.retainedBytes).toBeLessThanOrEqual(idle);
+    expect([m.finish().status, m.finish().text]).toEqual(['failed', 'abc']);
+    // reset() and dispose() give it back
+    m.reset();
+    m.push(ev('ab'));
+    m.push(ev('c'));
+    m.reset();
+    expect(m.retainedBytes).toBeLessThanOrEqual(idle);
+    m.push(ev('ab'));
+    m.dispose();
+  }
+  expect(coreMemoryUsed()).toBe(before);
+});
+
+it('the raw mode bounds the text it keeps by maxTextBytes: the push that would pass it fails whole, the report keeps the text before', () => {
+  const ev = (content: string) => enc(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`);
+  for (const fatal of [true, false]) {
+    const m = new ModelStream({ format: 'openai', raw: true, fatal, maxTextBytes: 10 });
+    expect(m.push(ev('12345'))).toBe('12345');
+    expect(m.push(ev('é\\'))).toBe('é\\'); // 8 bytes
+    let err: unknown;
+    try { m.push(ev('中')); } catch (e) { err = e; } // 3 more: 11
+    expect(err).toBeInstanceOf(TextRangeError);
+    expect((err as TextRangeError).code).toBe('ERR_TEXT_TOO_LONG');
+    expect((err as Error).message).toBe('ModelStream: 3 more bytes of raw text would pass maxTextBytes (10 bytes, 8 kept for the report); the stream stops before them');
+    expect(m.status).toBe('failed');
+    expect(() => m.push(ev('x'))).toThrow(TextRangeError); // failed until reset()
+    expect(m.finish().text).toBe('12345é\\');
+    expect(m.retainedBytes).toBeLessThan(4096);
+    m.dispose();
+  }
+  expect(() => new ModelStream({ format: 'openai', raw: true, maxTextBytes: 0 })).toThrow('ModelStream: maxTextBytes must be a positive integer number of bytes or Infinity, got 0');
+});
+
 it('a shape is never worth failing a push for: with no room in the core\'s budget a stream reads its deltas without one', async () => {
   const { setCoreMemoryLimit } = await import('../../bindings/index.js');
   const ev = (content: string) => enc(`data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`);
-  const m = new ModelStream({ format: 'openai', raw: true });
+  const m = new ModelStream({ format: 'openai', raw: true, fatal: false }); // (its raw text kept in JS)
   const idle = m.retainedBytes;
   setCoreMemoryLimit(coreMemoryUsed() + 16); // room for nothing more
   try {
