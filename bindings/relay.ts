@@ -55,9 +55,8 @@ let headCore: Core | null = null;
 let serials = 0;
 
 /**
- * The bytes a gateway writes to its client for an upstream model stream. `push(chunk)` returns
- * them in an array of their own, which the caller may keep (a socket may hold it until it drains):
- * the usual push, whose bytes are one run the core wrote, copies them once, out of the core.
+ * The bytes a gateway writes to its client for an upstream model stream. `push(chunk)` returns a
+ * view of memory the relay reuses: write it (or copy it) before the next call.
  */
 export class SseRelay extends ModelReader {
   readonly from: ModelFormat;
@@ -68,9 +67,7 @@ export class SseRelay extends ModelReader {
   private readonly idJson: string;
   private readonly modelJson: string;
   private readonly created: number;
-  /** The bytes of the call: one run copied out of the core, or, once there is more, in `buf`. */
-  private run: Uint8Array | null = null;
-  /** Where the bytes of a call of more than one run are put together (reused; dropped when large and little used). */
+  /** The bytes of the last call (made on the first write; dropped when large and little used). */
   private buf: Uint8Array = NO_BYTES;
   private used = 0;
   private _textBytes = 0;
@@ -108,7 +105,7 @@ export class SseRelay extends ModelReader {
    */
   get error(): ModelStreamError | undefined { return this.sentError; }
 
-  /** Bytes to write to the client now: whole, validated events, in an array the caller owns. */
+  /** Bytes to write to the client now: whole, validated events (a view, valid until the next call). */
   push(chunk: Uint8Array): Uint8Array {
     this.fresh();
     if (this.failure !== null || this.ended) return this.view();
@@ -223,8 +220,7 @@ export class SseRelay extends ModelReader {
     const n = i32[r + MDR_EMIT_LEN];
     if (n !== 0) {
       const at = i32[r + MDR_EMIT_PTR];
-      if (this.used === 0 && this.run === null) this.run = core.u8.slice(at, at + n);
-      else this.write(core.u8.subarray(at, at + n));
+      this.write(core.u8.subarray(at, at + n));
     }
     this._textBytes += i32[r + MDR_TEXT_BYTES];
     this.highSurrogate = i32[r + MDR_HIGH] === 1;
@@ -275,19 +271,9 @@ export class SseRelay extends ModelReader {
   private fresh(): void {
     if (this.buf.length > RELAY_KEEP_BYTES && this.used < this.buf.length >> 2) this.buf = NO_BYTES;
     this.used = 0;
-    this.run = null;
   }
 
   private write(bytes: Uint8Array): void {
-    const run = this.run;
-    if (run !== null) {
-      this.run = null;
-      this.append(run);
-    }
-    this.append(bytes);
-  }
-
-  private append(bytes: Uint8Array): void {
     const need = this.used + bytes.length;
     if (need > this.buf.length) {
       const grown = new Uint8Array(Math.max(need, this.buf.length * 2, 1024));
@@ -298,14 +284,8 @@ export class SseRelay extends ModelReader {
     this.used = need;
   }
 
-  /** The call's bytes, in an array of their own. */
   private view(): Uint8Array {
-    const run = this.run;
-    if (run !== null) {
-      this.run = null;
-      return run;
-    }
-    return this.used === 0 ? NO_BYTES : this.buf.slice(0, this.used);
+    return this.buf.subarray(0, this.used);
   }
 }
 

@@ -338,6 +338,7 @@ export function createGateway(options = {}) {
     relay(upRes) {
       const res = this.res;
       const relay = new SseRelay({ from: format, maxEventBytes: o.maxEventBytes });
+      const passThrough = format === 'openai';
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
       res.flushHeaders();
       return new Promise((resolve) => {
@@ -352,7 +353,7 @@ export function createGateway(options = {}) {
         /** The upstream's end: the relay's last bytes ([DONE], or the error event), then the response's end. */
         const end = () => {
           if (ended) return;
-          const tail = relay.flush(); // (the relay's bytes are ours to keep)
+          const tail = Buffer.from(relay.flush()); // a copy: the view is the relay's
           const st = relay.status;
           this.status = st === 'done' ? 'done' : st === 'truncated' ? 'truncated' : 'failed';
           if (st === 'truncated') {
@@ -392,8 +393,9 @@ export function createGateway(options = {}) {
           const n = relay.events;
           m.eventsIn.inc(n - events);
           if (out.length !== 0) {
-            // the relay's bytes are an array of our own: the socket may hold them until it drains
-            const bytes = out;
+            // From OpenAI, a read of whole canonical events comes out as it went in: write the read
+            // itself (a Buffer of our own) instead of a copy of the relay's view.
+            const bytes = passThrough && out.length === chunk.length && chunk.equals(out) ? chunk : Buffer.from(out);
             m.bytesOut.inc(bytes.length);
             m.eventsOut.inc(relay.eventsOut - sent);
             sent = relay.eventsOut;
