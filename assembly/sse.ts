@@ -17,19 +17,20 @@
 // absolute addresses of UTF-8 bytes in the stream's buffers (a record too large for OUT; it is
 // then the batch's last one).
 import {
-  FR_ERR, FR_JOIN, FR_NREC, FR_STATUS, IN_JOIN, IN_PTR, K_COMMENT, K_EVENT, K_ID, M_COMMENTS, M_EOF_DISPATCH,
+  FR_ERR, FR_JOIN, FR_NREC, FR_STATUS, F_BOM_DONE, IN_JOIN, IN_PTR, K_COMMENT, K_EVENT, K_ID, M_COMMENTS, M_EOF_DISPATCH,
   M_IN_SPANS, R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, SPAN_BYTES,
   SPAN_PTR, SR_DATA0, SR_DATA1, SR_DSTART, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS,
 } from './abi';
-import { carried, isFatal, runStart, setCarried, setFlags } from './carry';
+import { carried, flags, isFatal, runStart, setCarried, setFlags } from './carry';
 import {
   A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_KEEP, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE, C_COLON, C_CR, C_LF, C_NUL,
-  C_SPACE, FRAME_STATE_BYTES, O_DSTART, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_END, O_ERR, O_FL, O_IDLE, O_LASTLEN, O_LINEREL,
+  C_SPACE, FRAME_STATE_BYTES, O_DSTART, L_CR, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_END, O_ERR, O_FL, O_IDLE, O_LASTLEN, O_LINEREL,
   O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP, S_ID_SET, S_INEVENT, S_TPREV, W_DATA,
   bAppend, bAppendLf, bFree, bLen, bPtr, bSetLen, bShrink, bShrinkIdle, batchStart, copy, emit, finish, frameResetCommon,
   isDataField, nextNl, nlStart, noLineEnd, nrec, outFits, outPos, pastTerminator, rebase, runBegin, setNrec, zero16,
 } from './frames';
 import { allocZeroed, res, sameBytes } from './runtime';
+import { runAscii, validate } from './utf8';
 
 const REC_BYTES: usize = <usize>SSE_REC_WORDS << 2;
 const REC_MAX: usize = SPAN_BYTES / REC_BYTES;
@@ -37,6 +38,7 @@ const W_EVEN: u32 = 0x6E657665;   // 'even'
 const W_RETR: u32 = 0x72746572;   // 'retr'
 const H_ID: u16 = 0x6469;         // 'id'
 const H_T_COLON: u16 = 0x3A74;    // 't:'
+const LF_LF: u16 = 0x0A0A;
 /** The field names that are held until their line ends, 5 bytes apart: data, event, id, retry. */
 const NAMES: usize = memory.data<u8>([100, 97, 116, 97, 0, 101, 118, 101, 110, 116, 105, 100, 0, 0, 0, 114, 101, 116, 114, 121]);
 const C_E: u8 = 101; // the first letter of 'event'
@@ -691,8 +693,54 @@ function sseRun(st: usize, p: usize): i32 {
   return status(st, 0);
 }
 
+/**
+ * The usual read of a typed stream on the byte-level path: the whole read is one event of the
+ * type of the event before it ("event: T", one data line, a blank line; LF line ends), at an
+ * event's start with nothing held or carried. Framed here as sseRun frames it (one record, its
+ * data in place; the same state after), with none of the run's machinery. False, with nothing
+ * changed, for any other read.
+ */
+function repeatEvent(st: usize, len: usize, mode: u32): bool {
+  const f = fl(st);
+  if ((mode & M_IN_SPANS) == 0 || len < 16 || (f & (P_MASK | S_ID_SET | S_INEVENT | S_TPREV | L_CR | L_ERRPEND)) != S_TPREV) return false;
+  if (carried(st) != 0 || (flags(st) & F_BOM_DONE) == 0 || (bLen(st, B_LINE) | bLen(st, B_DATA) | bLen(st, B_TYPE)) != 0) return false;
+  const end = IN_PTR + len;
+  if (load<u32>(IN_PTR) != W_EVEN || load<u16>(IN_PTR, 4) != H_T_COLON || load<u16>(end - 2) != LF_LF) return false;
+  let tv = IN_PTR + 6;
+  if (load<u8>(tv) == C_SPACE) tv++;
+  const tl = bLen(st, B_TPREV);
+  const q = tv + tl + 1; // the data line
+  if (q + 5 > end - 2 || load<u8>(q - 1) != C_LF || !isDataField(q, end) || !sameBytes(bPtr(st, B_TPREV), tv, tl)) return false;
+  let v = q + 5;
+  if (load<u8>(v) == C_SPACE) v++;
+  const nl = end - 2;
+  if (v > nl || !noLineEnd(v, nl)) return false;
+  const n = nl - v;
+  if (held(st, true) + tl + n + 1 > <usize>load<u32>(st, O_MAX) || !validate(IN_PTR, end)) return false; // the general path reports it
+  // what ssePush and runBegin do first
+  bShrink(st, B_LINE);
+  bShrinkIdle(st, B_DATA, len);
+  res(FR_JOIN, 0);
+  store<u32>(st, mode, O_MODE);
+  rebase(st);
+  store<u32>(st, <u32>len, O_LASTLEN);
+  store<u32>(st, <u32>end, O_END);
+  setFl(st, (f & ~L_RUNASCII) | (runAscii ? L_RUNASCII : 0));
+  // what sseRun and typedEvent do
+  batchStart(st, mode, A_ANY);
+  rawUsed = false;
+  retrySeen = false;
+  hasPend = false;
+  curRel = 0;
+  recordFromRun(st, K_EVENT | SF_TYPE | SF_SAME_TYPE, v, n);
+  setFl(st, fl(st) & ~(S_INEVENT | A_DATA | A_TYPE));
+  status(st, 0);
+  return true;
+}
+
 /** Parses carry + the `len` bytes at IN_PTR. Returns status bits (R_*). */
 export function ssePush(st: usize, len: usize, mode: u32): i32 {
+  if (repeatEvent(st, len, mode)) return 0;
   bShrink(st, B_LINE);
   bShrinkIdle(st, B_DATA, len);
   res(FR_JOIN, 0); // the join (see sseRun): none yet

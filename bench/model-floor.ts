@@ -28,8 +28,10 @@ for (const [name, format, bytes] of [['OpenAI', 'openai', openaiStream(1 << 20)]
     const { core, plan, st } = m;
     let n = 0;
     for (const c of chunks) {
+      core.sync(); // (the kept text grows the memory now and then)
       core.u8.set(c, core.inPtr);
       core.x.modelPush(st, c.length, plan.mode, plan.framing, plan.prog, plan.tmpl, plan.choice, ME_GATHER | ME_KEEP);
+      core.sync();
       const i32 = core.i32;
       const units = i32[core.res + MDR_UNITS];
       if (units >= 0) n += core.utf16(i32[core.res + MGR_PTR], units).length;

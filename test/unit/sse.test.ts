@@ -219,6 +219,25 @@ describe(`SseParser (${wasmBackend()})`, () => {
       expect(got, `seed ${seed}, pieces of up to ${maxPiece}`).toEqual(want);
       expect(gotBytes, `seed ${seed}, pieces of up to ${maxPiece}`).toEqual(want);
     }
+    // read as real APIs flush: one event per read (which the core frames whole when its type
+    // repeats the last one), then one to three per read
+    for (const per of [1, 2]) {
+      const p = new SseParser();
+      const b = new SseParser();
+      const got: SseEvent[] = [];
+      const gotBytes: SseEvent[] = [];
+      for (let i = 0; i < parts.length;) {
+        const k = per === 1 ? 1 : 1 + Math.floor(r() * 3);
+        const c = enc(parts.slice(i, i + k).join(''));
+        i += k;
+        got.push(...p.push(c));
+        const be = b.pushBytes(c);
+        for (let j = 0; j < be.length; j++) gotBytes.push({ type: be.type(j), data: be.dataText(j), id: be.id(j) });
+      }
+      got.push(...p.flush());
+      expect(got, `seed ${seed}, ${per === 1 ? 'one event' : 'one to three events'} per read`).toEqual(want);
+      expect(gotBytes, `seed ${seed}, ${per === 1 ? 'one event' : 'one to three events'} per read`).toEqual(want);
+    }
     // the limit counts the type and the data's LF
     const typed = (n: number) => enc(`event: t\ndata: a\n\nevent: t\ndata: ${'x'.repeat(n)}\n\n${' '.repeat(80)}`);
     expect(new SseParser({ maxEventBytes: 100 }).pushBytes(typed(98)).length).toBe(2); // 1 + 98 + 1
