@@ -14,6 +14,8 @@
 // and is that time divided by the repetitions.
 const MIN_SAMPLE_MS = 10;
 
+import { holdBack } from '/peer-commit.mjs';
+
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 
 /** Milliseconds per call of fn, over at least MIN_SAMPLE_MS of calls. */
@@ -150,22 +152,10 @@ function sseRows(builds, createParser, bytes, rounds) {
 /** The delta text of an OpenAI event's data, as a page reads it. */
 const textOf = (data) => (data === '[DONE]' ? '' : (JSON.parse(data).choices?.[0]?.delta?.content ?? ''));
 
-/** The peer's text layer: each event's delta held back at its last cluster, NFC per commit. */
+/** The peer's text layer over OpenAI events: each event's delta held back at its last cluster, NFC per commit. */
 function peerCommit(segmenter) {
-  let held = '';
-  let out = '';
-  return {
-    event(data) {
-      const t = textOf(data);
-      if (t === '') return;
-      const buf = held + t;
-      let last = 0;
-      for (const seg of segmenter.segment(buf)) last = seg.index;
-      out += buf.slice(0, last).normalize('NFC');
-      held = buf.slice(last);
-    },
-    end: () => out + held.normalize('NFC'),
-  };
+  const text = holdBack(segmenter);
+  return { event: (data) => text.push(textOf(data)), end: text.end };
 }
 
 function modelRows(builds, createParser, bytes, rounds) {

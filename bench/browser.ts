@@ -28,6 +28,7 @@ const root = process.cwd();
 const corpus = openaiStream(4 << 20);
 const files: Record<string, string> = {
   '/page.mjs': join(root, 'bench', 'browser-page.mjs'),
+  '/peer-commit.mjs': join(root, 'bench', 'peer-commit.mjs'),
   '/peer/eventsource-parser.js': join(root, 'node_modules', 'eventsource-parser', 'dist', 'index.js'),
   '/peer/index.js': join(root, 'node_modules', 'eventsource-parser', 'dist', 'index.js'),
   '/peer/stream.js': join(root, 'node_modules', 'eventsource-parser', 'dist', 'stream.js'),

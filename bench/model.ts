@@ -14,6 +14,7 @@ import { createParser } from 'eventsource-parser';
 import { ModelStream, SseRelay } from '../bindings/index.js';
 import { chunked, perEvent } from './corpus.js';
 import { type BenchOptions, FULL, QUICK, type Row, assertSame, compare, table } from './harness.js';
+import { holdBack } from './peer-commit.mjs';
 import { anthropicStream, openaiStream } from './sse.js';
 
 type Reads = { name: string; cut: (b: Uint8Array) => Uint8Array[] };
@@ -72,18 +73,9 @@ function seamText(chunks: Uint8Array[], format: 'openai' | 'anthropic'): string 
 
 /** The guides' pipeline: the peer, an Intl.Segmenter hold-back of the last cluster, NFC per commit. */
 function peerText(chunks: Uint8Array[], corpus: 'OpenAI' | 'Anthropic'): string {
-  let held = '';
-  let out = '';
-  peerRead(chunks, (d) => {
-    const t = textOf[corpus](d);
-    if (t === '') return;
-    const buf = held + t;
-    let last = 0;
-    for (const seg of segmenter.segment(buf)) last = seg.index;
-    out += buf.slice(0, last).normalize('NFC');
-    held = buf.slice(last);
-  });
-  return out + held.normalize('NFC');
+  const text = holdBack(segmenter);
+  peerRead(chunks, (d) => text.push(textOf[corpus](d)));
+  return text.end();
 }
 
 /** What a client reads from relayed bytes: the delta text. */
