@@ -557,6 +557,18 @@ function typeRepeats(st: usize, f: u32): bool {
 }
 
 /**
+ * Records the event whose line starts at p, of the type of the event before it, with data
+ * [v, v + n) in the run, and leaves the stream between events (the caller checked the limit).
+ */
+// @ts-ignore: decorator
+@inline function sameTypeEvent(st: usize, p: usize, v: usize, n: usize, f: u32): bool {
+  if (!recordFromRun(st, K_EVENT | SF_TYPE | SF_SAME_TYPE, v, n)) return false;
+  curRel = <i32>(p - IN_PTR);
+  setFl(st, f & ~(S_INEVENT | A_DATA | A_TYPE));
+  return true;
+}
+
+/**
  * The common typed event, all in the run: "event: T" at [p, nl) with T the type of the last event
  * that had one, then one "data:" line, then a blank line; no new ID, nothing held. Reported as
  * the general path would (same type, no span), without copying T or the data into buffers.
@@ -577,19 +589,23 @@ function typedEvent(st: usize, p: usize, nl: usize, end: usize, f: u32): usize {
   if (v < nl2 && load<u8>(v) == C_SPACE) v++;
   const n = nl2 - v;
   if (held(st, true) + tl + n + 1 > <usize>load<u32>(st, O_MAX)) return 0; // the general path reports it
-  if (!recordFromRun(st, K_EVENT | SF_TYPE | SF_SAME_TYPE, v, n)) return 0;
-  curRel = <i32>(p - IN_PTR);
-  setFl(st, f & ~(S_INEVENT | A_DATA | A_TYPE));
+  if (!sameTypeEvent(st, p, v, n, f)) return 0;
   return pastTerminator(st, r, end);
+}
+
+/** A run's batch, empty, and the module's per-run state. */
+// @ts-ignore: decorator
+@inline function runBatch(st: usize, mode: u32): void {
+  batchStart(st, mode, A_ANY);
+  rawUsed = false;
+  retrySeen = false;
+  hasPend = false;
 }
 
 /** Frames the run from p. */
 function sseRun(st: usize, p: usize): i32 {
   const end = <usize>load<u32>(st, O_END);
-  batchStart(st, load<u32>(st, O_MODE), A_ANY);
-  rawUsed = false;
-  retrySeen = false;
-  hasPend = false;
+  runBatch(st, load<u32>(st, O_MODE));
   nlStart();
   while (true) {
     if (nrec == REC_MAX) {
@@ -727,13 +743,8 @@ function repeatEvent(st: usize, len: usize, mode: u32): bool {
   store<u32>(st, <u32>end, O_END);
   setFl(st, (f & ~L_RUNASCII) | (runAscii ? L_RUNASCII : 0));
   // what sseRun and typedEvent do
-  batchStart(st, mode, A_ANY);
-  rawUsed = false;
-  retrySeen = false;
-  hasPend = false;
-  curRel = 0;
-  recordFromRun(st, K_EVENT | SF_TYPE | SF_SAME_TYPE, v, n);
-  setFl(st, fl(st) & ~(S_INEVENT | A_DATA | A_TYPE));
+  runBatch(st, mode);
+  sameTypeEvent(st, IN_PTR, v, n, fl(st));
   status(st, 0);
   return true;
 }
