@@ -720,8 +720,8 @@ export class ModelStream extends ModelReader {
 
   /** Text of the answer, in order: to the raw deltas, or through the text layer. */
   private commit(text: string): void {
-    if (this.plan.raw) {
-      const k = this.kept!;
+    const k = this.kept;
+    if (k !== null) {
       if (!k.inCore) {
         const bytes = utf8Length(text);
         if (k.bytes + bytes > k.maxBytes) this.tooLong(k, bytes);
