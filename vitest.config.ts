@@ -52,11 +52,11 @@ export default defineConfig({
         },
       },
       {
-        // ... and the scalar core's UTF-16 count on that route
+        // ... and the scalar core's UTF-16 count and split data on that route
         extends: true,
         test: {
           name: 'textdecoder-route-scalar',
-          include: ['test/property/frames*.test.ts', 'test/conformance/sse*.test.ts', 'test/unit/lines*.test.ts'],
+          include: ['test/property/frames*.test.ts', 'test/conformance/sse*.test.ts', 'test/unit/lines*.test.ts', 'test/unit/sse-split.test.ts'],
           env: { SEAM_WASM: 'scalar', SEAM_STRINGS: 'textdecoder' },
         },
       },

@@ -16,10 +16,11 @@
 //               or UTF-8 / ASCII bytes, written by the core, read by JS.
 //   RES record  RES_WORDS i32 results of the last call.
 //   SPAN        SPAN_BYTES of span records written by the framers.
+//   PATCH       a split SSE batch's entries (M_SPLIT), one per record at most.
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 10;
+export const ABI_VERSION: i32 = 11;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -51,6 +52,8 @@ export const OUT_PTR: usize = memory.data(<i32>OUT_CAP, 16);
 export const RES_PTR: usize = memory.data(<i32>(RES_WORDS * 4), 16);
 /** Address of the span records. */
 export const SPAN_PTR: usize = memory.data(<i32>SPAN_BYTES, 16);
+/** Address of the PATCH entries of a split batch (M_SPLIT): one per SSE record (32 bytes) at most. */
+export const PATCH_PTR: usize = memory.data(<i32>(SPAN_BYTES / 32 * 8), 16);
 
 // ---------------------------------------------------------------------------------------------
 // Text encodings: of a UTF-8 push's text (ENC_MASK bits of its kind) and of a frame batch
@@ -84,6 +87,14 @@ export const M_IN_SPANS: i32 = 16;
  * let through (fatal: false) become U+FFFD per span, which changes lengths; its spans stay bytes.
  */
 export const M_UTF16_POS: i32 = 32;
+/**
+ * SSE, with M_UTF16_POS: an event's data that holds non-ASCII text keeps only its ASCII head and
+ * tail in the batch's text; the middle, from its first non-ASCII byte to its last, goes to MIDS
+ * as UTF-16 (record flag SF_SPLIT, one PATCH entry). The batch's text then stays ASCII, which a
+ * browser's TextDecoder turns into a string several times faster than mixed text (it makes a
+ * two-byte string of the whole input at its slow pace when one character needs it).
+ */
+export const M_SPLIT: i32 = 64;
 
 // ---------------------------------------------------------------------------------------------
 // State records: what every kind shares (the frame kit extends it; JS reads only these)
@@ -145,6 +156,11 @@ export const FR_JOIN: i32 = 7;
  * −1 when they are byte offsets (a dirty batch, or the mode bit not given).
  */
 export const FR_UNITS: i32 = 22;
+/**
+ * Word: with M_SPLIT, UTF-16 units in MIDS: they end at OUT_PTR + OUT_CAP, the batch's last middle
+ * first (MIDS grows down from the top of OUT, the batch's text up from its start).
+ */
+export const FR_MIDS: i32 = 10;
 
 /** Call the *More function again: the run is not finished. */
 export const R_MORE: i32 = 1;
@@ -212,6 +228,13 @@ export const SF_TA: i32 = 512;
 export const SF_IA: i32 = 1024;
 /** The data span is relative to IN_PTR: bytes of the run, not copied. */
 export const SF_IN: i32 = 2048;
+/**
+ * With M_SPLIT: the data's middle is in MIDS. Its PATCH entry (the batch's next one) gives where
+ * it goes in the span (a UTF-16 offset in the batch's text) and its length in units.
+ */
+export const SF_SPLIT: i32 = 4096;
+/** Words of a PATCH entry: the offset in the batch's text where the middle goes, its units. */
+export const PATCH_WORDS: i32 = 2;
 
 // ---------------------------------------------------------------------------------------------
 // JSON reader: limits

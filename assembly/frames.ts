@@ -25,12 +25,12 @@
 //   +128 buf    SHAPE: the shape of the stream's last quiet event (shape.ts)
 //   +140 u32    quiet events read in full since the stream (re)started, up to 2 (shape.ts)
 import {
-  ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_NREC, FR_STATUS, FR_UNITS, IN_PTR, M_UTF16_POS, M_UTF8_OUT, OUT_CAP,
-  OUT_PTR, RAW_PTR,
+  ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_MIDS, FR_NREC, FR_STATUS, FR_UNITS, IN_PTR, M_SPLIT, M_UTF16_POS,
+  M_UTF8_OUT, OUT_CAP, OUT_PTR, PATCH_PTR, PATCH_WORDS, RAW_PTR, SF_SPLIT,
 } from './abi';
 import { carried, carryReset, isFatal, keepTail, runStart, setCarried, skipBom } from './carry';
 import { freeRecord, release, res, reserve } from './runtime';
-import { decodeWhatwg, firstErrorScalar, runAscii, transcode, validate } from './utf8';
+import { decodeWhatwg, firstErrorScalar, runAscii, transcode, transcodeScalar, validate } from './utf8';
 
 export const FRAME_STATE_BYTES: usize = 156;
 
@@ -370,6 +370,13 @@ let posUnits: bool = false;
 let posAscii: bool = false;
 /** With posUnits: UTF-16 units of the batch's text so far. */
 let outUnits: usize = 0;
+/** M_SPLIT on a UTF-16-offset batch that is not all ASCII: data spans give their middles to MIDS. */
+let splitting: bool = false;
+/** Bytes of MIDS (at the top of OUT), and the PATCH entries written. */
+let midBytes: usize = 0;
+let npatch: usize = 0;
+/** SF_SPLIT when the span closed last was split: the next record takes it (see takeSplit). */
+let splitFlag: i32 = 0;
 
 // @ts-ignore: decorator
 @inline export function setNrec(n: usize): void { nrec = n; }
@@ -385,6 +392,9 @@ export function batchStart(st: usize, mode: u32, held: u32): void {
   outUsed = 0;
   outUnits = 0;
   nrec = 0;
+  midBytes = 0;
+  npatch = 0;
+  splitFlag = 0;
   const fl = load<u32>(st, O_FL);
   batchDirty = (fl & L_DIRTY) != 0;
   const ascii = (fl & L_RUNASCII) != 0 && (fl & held) == 0 && !batchDirty;
@@ -393,7 +403,11 @@ export function batchStart(st: usize, mode: u32, held: u32): void {
     batchEnc = ENC_UTF8;
     posUnits = (mode & M_UTF16_POS) != 0 && !batchDirty;
     posAscii = ascii;
-  } else batchEnc = ascii ? ENC_LATIN1 : ENC_UTF16;
+    splitting = posUnits && !ascii && (mode & M_SPLIT) != 0;
+  } else {
+    batchEnc = ascii ? ENC_LATIN1 : ENC_UTF16;
+    splitting = false;
+  }
 }
 
 /** Bytes of OUT that n source bytes may need. */
@@ -405,7 +419,7 @@ export function batchStart(st: usize, mode: u32, held: u32): void {
 /** True when n more source bytes surely fit in OUT. */
 // @ts-ignore: decorator
 @inline export function outFits(n: usize): bool {
-  const used = batchEnc == ENC_UTF16 ? outUsed << 1 : outUsed;
+  const used = batchEnc == ENC_UTF16 ? outUsed << 1 : outUsed + midBytes;
   return used + outNeed(n) + OUT_SLACK <= OUT_CAP;
 }
 
@@ -431,6 +445,181 @@ function emitText(src: usize, n: usize): usize {
     outUnits += copyUnits(o, src, n);
   }
   return outUnits;
+}
+
+/** Where a data span begins (see openSpan), in bytes of OUT. */
+let spanByte: usize = 0;
+
+/** Opens a data span that closeSpan may split: returns where it begins (see outPos). */
+// @ts-ignore: decorator
+@inline export function openSpan(): usize {
+  spanByte = outUsed;
+  return outPos();
+}
+
+/**
+ * Closes the data span [d0, d1) opened by openSpan (d1 as emit returned it). When splitting and the
+ * span holds non-ASCII text, its middle (from the first non-ASCII byte to the last) moves to MIDS;
+ * returns the span's end, less the middle's units.
+ */
+// @ts-ignore: decorator
+@inline export function closeSpan(d0: usize, d1: usize): usize {
+  // a span of ASCII has as many units as bytes
+  return splitting && d1 - d0 != outUsed - spanByte ? splitSpan(d0, d1) : d1;
+}
+
+/** The flags the record being written takes from its span (SF_SPLIT or 0); cleared. */
+// @ts-ignore: decorator
+@inline export function takeSplit(): i32 {
+  const f = splitFlag;
+  splitFlag = 0;
+  return f;
+}
+
+/** The first byte ≥ 0x80 in [p, end), or end when there is none. */
+function firstHigh(p: usize, end: usize): usize {
+  if (ASC_FEATURE_SIMD) {
+    while (p + 16 <= end) {
+      const m = i8x16.bitmask(v128.load(p));
+      if (m != 0) return p + ctz(m);
+      p += 16;
+    }
+  } else {
+    while (p + 8 <= end) {
+      const w = load<u64>(p) & 0x8080808080808080;
+      if (w != 0) return p + <usize>(ctz(w) >> 3);
+      p += 8;
+    }
+  }
+  while (p < end && load<u8>(p) < 0x80) p++;
+  return p;
+}
+
+/** The end of the last byte ≥ 0x80 in [p, end), which holds one. */
+function lastHighEnd(p: usize, end: usize): usize {
+  if (ASC_FEATURE_SIMD) {
+    while (end - p >= 16) {
+      const m = i8x16.bitmask(v128.load(end - 16));
+      if (m != 0) return end - 15 + (31 - <usize>clz(m));
+      end -= 16;
+    }
+  } else {
+    while (end - p >= 8) {
+      const w = load<u64>(end - 8) & 0x8080808080808080;
+      if (w != 0) return end - <usize>(clz(w) >> 3);
+      end -= 8;
+    }
+  }
+  while (load<u8>(end - 1) < 0x80) end--;
+  return end;
+}
+
+/** Middles up to this many bytes are transcoded straight into MIDS (the scalar way writes no more than its units). */
+const SHORT_MIDDLE: usize = 64;
+
+/** UTF-16 units of the valid UTF-8 [p, end) (see copyUnits). */
+function unitsOf(p: usize, end: usize): usize {
+  let units: usize = 0;
+  while (p + 8 <= end) {
+    const w = load<u64>(p);
+    units += <usize>(popcnt((~w | (w << 1)) & 0x8080808080808080) + popcnt(w & (w << 1) & (w << 2) & (w << 3) & 0x8080808080808080));
+    p += 8;
+  }
+  while (p < end) {
+    const c = load<u8>(p++);
+    units += ((c & 0xC0) != 0x80 ? 1 : 0) + (c >= 0xF0 ? 1 : 0);
+  }
+  return units;
+}
+
+/**
+ * Moves the non-ASCII middle [f, l) of the valid UTF-8 at src (which holds it) to MIDS, for the
+ * data span that begins at `cut` − (f − src) in the batch's text; returns its units, or −1
+ * when MIDS has no room (nothing is written). `scratch`: free room past the batch's text.
+ */
+function toMids(f: usize, l: usize, cutAt: usize, scratch: usize): isize {
+  const top = OUT_PTR + OUT_CAP - midBytes;
+  const mb = l - f;
+  // a long middle goes through the SIMD transcode past the text (it writes whole blocks, past
+  // its end), then to MIDS: at most 4 bytes per byte of the middle
+  if (scratch + (mb << 2) + OUT_SLACK > top) return -1; // unlikely: no room
+  let mu: usize;
+  if (mb <= SHORT_MIDDLE) {
+    mu = unitsOf(f, l);
+    transcodeScalar(f, l, top - (mu << 1));
+  } else {
+    mu = transcode(f, l, scratch);
+    memory.copy(top - (mu << 1), scratch, mu << 1);
+  }
+  const e = PATCH_PTR + ((npatch * <usize>PATCH_WORDS) << 2);
+  store<i32>(e, <i32>cutAt);
+  store<i32>(e, <i32>mu, 4);
+  npatch++;
+  midBytes += mu << 1;
+  splitFlag = SF_SPLIT;
+  return <isize>mu;
+}
+
+/**
+ * Appends the data span [src, src + n) to the batch's text, as emit does; when splitting and it
+ * holds non-ASCII text, its middle goes to MIDS instead (the record takes SF_SPLIT).
+ */
+// @ts-ignore: decorator
+@inline export function emitData(src: usize, n: usize): usize {
+  return splitting && n != 0 ? emitSplit(src, n) : emit(src, n);
+}
+
+function emitSplit(src: usize, n: usize): usize {
+  const end = src + n;
+  const o = OUT_PTR + outUsed;
+  // The ASCII head is copied while its end is looked for (by whole blocks: bytes past it are
+  // overwritten below, and outFits gave room for n).
+  let f = src;
+  let q = o;
+  if (ASC_FEATURE_SIMD) {
+    while (f + 16 <= end) {
+      const v = v128.load(f);
+      v128.store(q, v);
+      const m = i8x16.bitmask(v);
+      if (m != 0) {
+        f += ctz(m);
+        q = 0;
+        break;
+      }
+      f += 16;
+      q += 16;
+    }
+  }
+  if (q != 0) {
+    const t = f;
+    f = firstHigh(t, end);
+    copy(q, t, f - t);
+  }
+  if (f == end) {
+    outUsed += n;
+    outUnits += n;
+    return outUnits;
+  }
+  const l = lastHighEnd(f, end);
+  const pre = f - src, suf = end - l;
+  if (toMids(f, l, outUnits + pre, o + n) < 0) return emitText(src, n);
+  copy(o + pre, l, suf);
+  outUsed += pre + suf;
+  outUnits += pre + suf;
+  return outUnits;
+}
+
+/** closeSpan's work: the span is in the batch's text already; its middle moves out. */
+function splitSpan(d0: usize, d1: usize): usize {
+  const a = OUT_PTR + spanByte, b = OUT_PTR + outUsed;
+  const f = firstHigh(a, b);
+  const l = lastHighEnd(f, b);
+  const mu = toMids(f, l, d0 + (f - a), b);
+  if (mu < 0) return d1; // the span stays whole
+  memory.copy(f, l, b - l);
+  outUsed -= l - f;
+  outUnits -= <usize>mu;
+  return d1 - <usize>mu;
 }
 
 /**
@@ -490,6 +679,7 @@ export function finish(status: i32): i32 {
   res(FR_LEN, <i32>outUsed);
   res(FR_NREC, <i32>nrec);
   res(FR_UNITS, posUnits ? <i32>outUnits : -1);
+  res(FR_MIDS, <i32>(midBytes >> 1));
   return status;
 }
 

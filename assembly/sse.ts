@@ -26,8 +26,9 @@ import {
   A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_KEEP, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE, C_COLON, C_CR, C_LF, C_NUL,
   C_SPACE, FRAME_STATE_BYTES, O_DSTART, L_CR, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_END, O_ERR, O_FL, O_IDLE, O_LASTLEN, O_LINEREL,
   O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP, S_ID_SET, S_INEVENT, S_TPREV, W_DATA,
-  bAppend, bAppendLf, bFree, bLen, bPtr, bSetLen, bShrink, bShrinkIdle, batchStart, copy, emit, finish, frameResetCommon,
-  isDataField, nextNl, nlStart, noLineEnd, nrec, outFits, outPos, pastTerminator, rebase, runBegin, setNrec, zero16,
+  bAppend, bAppendLf, bFree, bLen, bPtr, bSetLen, bShrink, bShrinkIdle, batchStart, closeSpan, copy, emit, emitData, finish,
+  frameResetCommon, isDataField, nextNl, nlStart, noLineEnd, nrec, openSpan, outFits, outPos, pastTerminator, rebase, runBegin,
+  setNrec, takeSplit, zero16,
 } from './frames';
 import { allocZeroed, res, sameBytes } from './runtime';
 import { runAscii, validate } from './utf8';
@@ -132,7 +133,7 @@ function setBuf(st: usize, b: usize, v: usize, n: usize, fromLine: bool): bool {
 // @ts-ignore: decorator
 @inline function record(w0: i32, d0: i32, d1: i32, t0: i32, t1: i32, i0: i32, i1: i32, ds: i32 = 0): void {
   const r = SPAN_PTR + nrec * REC_BYTES;
-  store<i32>(r, w0, SR_HEAD << 2);
+  store<i32>(r, w0 | takeSplit(), SR_HEAD << 2);
   store<i32>(r, d0, SR_DATA0 << 2);
   store<i32>(r, d1, SR_DATA1 << 2);
   store<i32>(r, t0, SR_TYPE0 << 2);
@@ -205,8 +206,8 @@ function dispatch(st: usize): void {
       d0 = <i32>(dp - IN_PTR);
       d1 = d0 + <i32>dl;
     } else {
-      d0 = <i32>emit(0, 0);
-      d1 = <i32>emit(dp, dl);
+      d0 = <i32>outPos();
+      d1 = <i32>emitData(dp, dl);
     }
     const t0 = <i32>emit(0, 0);
     const t1 = tl != 0 && !sameType ? <i32>emit(tp, tl) : t0;
@@ -545,7 +546,7 @@ function recordFromRun(st: usize, w0: i32, v: usize, n: usize): bool {
   }
   if (!outFits(n + 8)) return false;
   const d0 = <i32>outPos();
-  const d1 = <i32>emit(v, n);
+  const d1 = <i32>emitData(v, n);
   record(w0, d0, d1, d1, d1, d1, d1, <i32>(v - IN_PTR));
   return true;
 }
@@ -683,9 +684,9 @@ function sseRun(st: usize, p: usize): i32 {
           const o = <i32>outPos();
           record(w0 | SF_IN, -<i32>dl, <i32>n, o, o, o, o, load<i32>(st, O_DSTART));
         } else {
-          const d0 = <i32>outPos();
+          const d0 = <i32>openSpan();
           emit(bPtr(st, B_DATA), dl);
-          const d1 = <i32>emit(p, n);
+          const d1 = <i32>closeSpan(<usize>d0, emit(p, n));
           record(w0, d0, d1, d1, d1, d1, d1, load<i32>(st, O_DSTART));
         }
         bSetLen(st, B_DATA, 0);

@@ -7,9 +7,9 @@ import { ReentrantCallError, SseCallbackError, SseLimitError, Utf8DecodeError } 
 import { FrameStream, frameLimit, frameTextMode, rawText } from './frames.js';
 import { booleanOption, checkOptions, functionOption, oneOf } from './options.js';
 import {
-  ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_ERR, FR_JOIN, FR_LEN, FR_NREC, FR_UNITS, F_FATAL, K_COMMENT, K_EVENT, K_MASK, M_COMMENTS,
-  M_EOF_DISPATCH, M_IN_SPANS, M_UTF8_OUT, R_LIMIT, R_RETRY, R_TRUNC, R_TRUNCATED, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW,
-  SF_SAME_TYPE, SF_TA, SF_TYPE, SR_DATA0, SR_DATA1, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS,
+  ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_ERR, FR_JOIN, FR_LEN, FR_MIDS, FR_NREC, FR_UNITS, F_FATAL, K_COMMENT, K_EVENT, K_MASK,
+  M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS, M_SPLIT, M_UTF8_OUT, OUT_CAP, PATCH_WORDS, R_LIMIT, R_RETRY, R_TRUNC, R_TRUNCATED, SF_DA,
+  SF_IA, SF_ID, SF_IN, SF_RAW, SF_SAME_TYPE, SF_SPLIT, SF_TA, SF_TYPE, SR_DATA0, SR_DATA1, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS,
 } from './generated/abi.js';
 import { SseByteEvents } from './sse-bytes.js';
 import { EV_DATA0, EV_DATA1, EV_ID, EV_ID_CHANGED, EV_TYPE, EV_WORDS } from './sse-table.js';
@@ -134,7 +134,9 @@ export class SseParser extends FrameStream {
     this.eof = eof;
     this.onComment = onComment;
     const comments = onComment ? M_COMMENTS : 0;
-    this.mode = frameTextMode(this.core) | comments;
+    const route = frameTextMode(this.core);
+    // the browsers' route: data with non-ASCII text gives its middle apart (see collect)
+    this.mode = route | (route !== 0 ? M_SPLIT : 0) | comments;
     this.bytesMode = comments | M_UTF8_OUT | M_IN_SPANS; // byte spans: no M_UTF16_POS
   }
 
@@ -271,14 +273,21 @@ export class SseParser extends FrameStream {
     const len = i32[res + FR_LEN];
     const outPtr = core.outPtr;
     let text = '';
+    // M_SPLIT: the middles of the batch's non-ASCII data spans, the last first (see M_SPLIT)
+    let mids = '';
+    let nm = 0;
     if (enc !== ENC_UTF8) {
       text = enc === ENC_LATIN1 ? core.latin1(outPtr, len) : core.utf16(outPtr, len);
     } else if (i32[res + FR_UNITS] >= 0) {
       // the browser route: spans are UTF-16 offsets into the batch's one decoded string
       text = core.utf8(outPtr, len);
       enc = ENC_UTF16;
+      nm = i32[res + FR_MIDS];
+      if (nm !== 0) mids = core.wellFormed16(outPtr + OUT_CAP - 2 * nm, nm);
     } // else a dirty batch: each span is decoded on its own (bad bytes replaced per span)
     let s = core.span;
+    let pk = core.patch; // the next PATCH entry
+    let mEnd = nm; // where the next middle ends in `mids`
     const plain = enc !== ENC_UTF8;
     let out = this.evs;
     if (out === null) {
@@ -294,6 +303,14 @@ export class SseParser extends FrameStream {
         out[e++] = { type: w0 === K_EVENT ? 'message' : this.prevType, data: d0 === 0 && d1 === text.length ? text : text.slice(d0, d1), id: this._lastEventId };
         continue;
       }
+      if (w0 === (K_EVENT | SF_SPLIT) || w0 === (K_EVENT | SF_TYPE | SF_SAME_TYPE | SF_SPLIT)) {
+        // ... with a middle apart (M_SPLIT): the head, the middle, the tail
+        const cut = i32[pk], mu = i32[pk + 1];
+        pk += PATCH_WORDS;
+        out[e++] = { type: w0 === (K_EVENT | SF_SPLIT) ? 'message' : this.prevType, data: text.slice(d0, cut) + mids.slice(mEnd - mu, mEnd) + text.slice(cut, d1), id: this._lastEventId };
+        mEnd -= mu;
+        continue;
+      }
       if (w0 & SF_RAW) {
         this.nEvs = e;
         this.rawRecord(w0, d0, d1, i32[s + SR_TYPE0], i32[s + SR_TYPE1], i32[s + SR_ID0], i32[s + SR_ID1], null);
@@ -303,7 +320,17 @@ export class SseParser extends FrameStream {
       this.typeAndId(w0, enc, text, i32[s + SR_TYPE0], i32[s + SR_TYPE1], i32[s + SR_ID0], i32[s + SR_ID1]);
       const kind = w0 & K_MASK;
       if (kind === K_EVENT) {
-        out[e++] = { type: w0 & SF_TYPE ? this.prevType : 'message', data: d0 === 0 && d1 === text.length ? text : this.piece(enc, text, d0, d1), id: this._lastEventId };
+        let data: string;
+        if (w0 & SF_SPLIT) {
+          // the head, the middle, the tail: the middle goes at `cut` of the span
+          const cut = i32[pk], mu = i32[pk + 1];
+          pk += PATCH_WORDS;
+          data = text.slice(d0, cut) + mids.slice(mEnd - mu, mEnd) + text.slice(cut, d1);
+          mEnd -= mu;
+        } else {
+          data = d0 === 0 && d1 === text.length ? text : this.piece(enc, text, d0, d1);
+        }
+        out[e++] = { type: w0 & SF_TYPE ? this.prevType : 'message', data, id: this._lastEventId };
       } else if (kind === K_COMMENT) {
         (this.comments ??= []).push(this.piece(enc, text, d0, d1));
       }

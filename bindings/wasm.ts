@@ -15,6 +15,7 @@ export interface CoreExports {
   readonly OUT_PTR: WebAssembly.Global;
   readonly RES_PTR: WebAssembly.Global;
   readonly SPAN_PTR: WebAssembly.Global;
+  readonly PATCH_PTR: WebAssembly.Global;
   readonly JSON_PROG_PTR: WebAssembly.Global;
   readonly MHEAD_PTR: WebAssembly.Global;
   readonly SW_STR_PTR: WebAssembly.Global;
@@ -96,6 +97,9 @@ function requestedBackend(): Backend | undefined {
 }
 
 
+/** Without Node's Buffer, strings of more UTF-16 units than this are made by a UTF-16LE TextDecoder. */
+const UTF16_DECODE = 256;
+
 /** Strings up to this many units are made by `short`. */
 const SHORT = 16;
 
@@ -142,6 +146,8 @@ export class Core {
   readonly res: number;
   /** Index of the span records in `i32`. */
   readonly span: number;
+  /** Index in `i32` of a split batch's PATCH entries (M_SPLIT). */
+  readonly patch: number;
   /** Indexes in `i32` of the model streams' areas: document entries, JSON records, gather entries. */
   readonly mdoc: number;
   readonly mjrec: number;
@@ -154,6 +160,7 @@ export class Core {
   private nodeBuf: NodeBuffer | null = null;
   /** The browsers' string route (made with the core, not at import: no top-level work to keep). */
   private readonly utf8Text = new TextDecoder('utf-8', { ignoreBOM: true });
+  private utf16Text: TextDecoder | null = null;
   private readonly NodeBuffer: NodeBufferCtor | null;
 
   /** From the module's bytes (compiled synchronously) or from an instance of it. */
@@ -172,6 +179,7 @@ export class Core {
     this.outPtr = x.OUT_PTR.value as number;
     this.res = (x.RES_PTR.value as number) >> 2;
     this.span = (x.SPAN_PTR.value as number) >> 2;
+    this.patch = (x.PATCH_PTR.value as number) >> 2;
     // (a global's value is read through a call: read once)
     this.mdoc = (x.MDOC_PTR.value as number) >> 2;
     this.mjrec = (x.MJREC_PTR.value as number) >> 2;
@@ -221,6 +229,16 @@ export class Core {
     const u16 = new Uint16Array(this.u8.buffer, ptr, units);
     for (let i = 0; i < units; i += 8192) s += String.fromCharCode.apply(null, u16.subarray(i, i + 8192) as unknown as number[]);
     return s;
+  }
+
+  /**
+   * As `utf16`, for units transcoded from valid UTF-8 (no lone surrogate, which a UTF-16LE
+   * TextDecoder would replace): in Chromium such a call costs more than String.fromCharCode.apply
+   * on a few hundred units, and less above.
+   */
+  wellFormed16(ptr: number, units: number): string {
+    if (units <= UTF16_DECODE || this.nodeBuf) return this.utf16(ptr, units);
+    return (this.utf16Text ??= new TextDecoder('utf-16le', { ignoreBOM: true })).decode(this.u8.subarray(ptr, ptr + 2 * units));
   }
 
   /** UTF-8 bytes at [ptr, ptr + len) (validated, or to be replaced as TextDecoder does). */

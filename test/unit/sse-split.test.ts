@@ -1,0 +1,85 @@
+// SSE data with non-ASCII text on every route. On the browsers' route (the textdecoder-route
+// projects) the core keeps each such data's ASCII head and tail in the batch's text and gives its
+// middle apart (M_SPLIT), and the parser joins the three; elsewhere the same events must come out.
+// Every case is checked against the spec-literal reference, whole, cut everywhere, and in random
+// pieces.
+import { describe, expect, test } from 'vitest';
+import { SseParser, wasmBackend, type SseEvent } from '../../bindings/index.js';
+import { getCore } from '../../bindings/wasm.js';
+import { frameTextMode } from '../../bindings/frames.js';
+import { referenceParse } from '../conformance/sse-reference.js';
+import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+function parseIn(chunks: Uint8Array[]): SseEvent[] {
+  const p = new SseParser();
+  const out: SseEvent[] = [];
+  for (const c of chunks) out.push(...p.push(c));
+  out.push(...p.flush());
+  p.dispose();
+  return out;
+}
+
+/** Data lines whose non-ASCII text sits at the start, the end, the middle, all over, or nowhere. */
+const DATAS = [
+  'é', 'é at the start', 'at the end é', 'a {"content":"每个事件都是一小段文本，"} b', '👩‍💻🇯🇵', 'ab😀cd😀ef',
+  'no accents at all', '', 'x', 'caf\u0065\u0301 déjà vu, ünïcödé', '{"delta":{"text":"🙏🏽🚀✨"},"n":1}',
+  '\u00a0', 'ascii then \u0800 then ascii then \uffff end', '\u{10ffff}',
+];
+
+function stream(seed: number, events: number): string {
+  const r = rng(seed);
+  let s = '';
+  for (let i = 0; i < events; i++) {
+    const k = Math.floor(r() * 6);
+    const d = DATAS[Math.floor(r() * DATAS.length)];
+    if (k === 0) s += `event: typé\ndata: ${d}\n\n`; // a type with non-ASCII text: not split
+    else if (k === 1) s += `id: ïd${i}\ndata: ${d}\ndata: ${DATAS[i % DATAS.length]}\n\n`; // two data lines
+    else if (k === 2) s += `: comment ${d}\ndata:${d}\r\n\r\n`;
+    else if (k === 3) s += `event: t\ndata: ${d}\n\n`;
+    else s += `data: ${d}\n\n`;
+  }
+  return s;
+}
+
+describe(`SSE data with non-ASCII text (${wasmBackend()}, ${frameTextMode(getCore()) === 0 ? 'UTF-16 route' : 'TextDecoder route'})`, () => {
+  test('each data shape, alone and after an ASCII event, every two-piece split and a one-byte drip', () => {
+    for (const d of DATAS) {
+      const bytes = enc(`data: ascii\n\ndata: ${d}\n\nevent: t\ndata: ${d}\ndata: ${d}\n\n`);
+      const want = referenceParse(bytes).events;
+      expect(parseIn([bytes])).toEqual(want);
+      for (let i = 0; i <= bytes.length; i++) expect(parseIn(cut(bytes, [i])), `${JSON.stringify(d)} cut at ${i}`).toEqual(want);
+      expect(parseIn(Array.from(bytes, (_, i) => bytes.subarray(i, i + 1)))).toEqual(want);
+    }
+  });
+
+  test('mixed streams of typed, multi-line, commented and plain events in random pieces (seeded)', () => {
+    for (let t = 0; t < 40; t++) {
+      const seed = SEED + t;
+      const bytes = enc(stream(seed, 200));
+      const want = referenceParse(bytes).events;
+      const next = rng(seed ^ 0x5eed);
+      for (const max of [1, 7, 64, 1024, 1 << 16]) {
+        expect(parseIn(cut(bytes, randomCuts(bytes, next, max))), `seed ${seed}, pieces up to ${max} B`).toEqual(want);
+      }
+    }
+  });
+
+  test('one push of many split events fills the output window: several batches, the same events', () => {
+    // 60,000 events of 40 bytes, nearly all with a middle: the batch ends on its room for text and
+    // middles together, then goes on
+    let s = '';
+    for (let i = 0; i < 60000; i++) s += `data: ${i} 每个事件 ${i % 7 === 0 ? '' : 'é'}!\n\n`;
+    const bytes = enc(s);
+    expect(parseIn([bytes])).toEqual(referenceParse(bytes).events);
+    expect(parseIn(cut(bytes, [65536, 131072, 200000]))).toEqual(referenceParse(bytes).events);
+  });
+
+  test('a data value of 100,000 characters with non-ASCII text at both ends and nothing between', () => {
+    const d = `é${'a'.repeat(100000)}😀`;
+    const bytes = enc(`data: x\n\ndata: ${d}\n\ndata: ${d.slice(1, -2)}\n\n`);
+    expect(parseIn([bytes])).toEqual(referenceParse(bytes).events);
+    expect(parseIn(cut(bytes, [10, 50000, 100010]))).toEqual(referenceParse(bytes).events);
+  });
+});
