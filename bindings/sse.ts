@@ -75,6 +75,9 @@ export interface SseParserOptions {
   eof?: 'discard' | 'dispatch';
 }
 
+/** Split batches with at most this many units of middles make each middle on its own (see collect). */
+const FEW_MIDS = 256;
+
 /** A Utf8DecodeError or SseLimitError thrown by a parser carries the events dispatched before it. */
 export interface SseUtf8DecodeError extends Utf8DecodeError {
   readonly events: SseEvent[] | SseByteEvents;
@@ -283,8 +286,10 @@ export class SseParser extends FrameStream {
       text = core.utf8(outPtr, len);
       enc = ENC_UTF16;
       nm = i32[res + FR_MIDS];
-      if (nm !== 0) mids = core.wellFormed16(outPtr + OUT_CAP - 2 * nm, nm);
+      // a few middles (a small read) are made one by one, with no second call for the batch
+      if (nm > FEW_MIDS) mids = core.wellFormed16(outPtr + OUT_CAP - 2 * nm, nm);
     } // else a dirty batch: each span is decoded on its own (bad bytes replaced per span)
+    const midsPtr = outPtr + OUT_CAP - 2 * nm;
     let s = core.span;
     let pk = core.patch; // the next PATCH entry
     let mEnd = nm; // where the next middle ends in `mids`
@@ -307,7 +312,8 @@ export class SseParser extends FrameStream {
         // ... with a middle apart (M_SPLIT): the head, the middle, the tail
         const cut = i32[pk], mu = i32[pk + 1];
         pk += PATCH_WORDS;
-        out[e++] = { type: w0 === (K_EVENT | SF_SPLIT) ? 'message' : this.prevType, data: text.slice(d0, cut) + mids.slice(mEnd - mu, mEnd) + text.slice(cut, d1), id: this._lastEventId };
+        const mid = nm > FEW_MIDS ? mids.slice(mEnd - mu, mEnd) : core.utf16(midsPtr + 2 * (mEnd - mu), mu);
+        out[e++] = { type: w0 === (K_EVENT | SF_SPLIT) ? 'message' : this.prevType, data: text.slice(d0, cut) + mid + text.slice(cut, d1), id: this._lastEventId };
         mEnd -= mu;
         continue;
       }
@@ -325,7 +331,7 @@ export class SseParser extends FrameStream {
           // the head, the middle, the tail: the middle goes at `cut` of the span
           const cut = i32[pk], mu = i32[pk + 1];
           pk += PATCH_WORDS;
-          data = text.slice(d0, cut) + mids.slice(mEnd - mu, mEnd) + text.slice(cut, d1);
+          data = text.slice(d0, cut) + (nm > FEW_MIDS ? mids.slice(mEnd - mu, mEnd) : core.utf16(midsPtr + 2 * (mEnd - mu), mu)) + text.slice(cut, d1);
           mEnd -= mu;
         } else {
           data = d0 === 0 && d1 === text.length ? text : this.piece(enc, text, d0, d1);
