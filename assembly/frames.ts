@@ -358,7 +358,8 @@ export function noLineEnd(p: usize, end: usize): bool {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The batch being written: text in OUT, records in SPAN
+// The batch being written: text in OUT, records in SPAN (and, for split SSE data, the middles at
+// the top of OUT and their PATCH entries: see M_SPLIT)
 
 export let outUsed: usize = 0;   // units (UTF-16) or bytes (Latin-1, UTF-8)
 export let nrec: usize = 0;
@@ -514,7 +515,7 @@ function lastHighEnd(p: usize, end: usize): usize {
   return end;
 }
 
-/** Middles up to this many bytes are transcoded straight into MIDS (the scalar way writes no more than its units). */
+/** Middles up to this many bytes are transcoded straight into MIDS (the scalar transcode writes only its units). */
 const SHORT_MIDDLE: usize = 64;
 
 /** UTF-16 units of the valid UTF-8 [p, end) (see copyUnits). */
@@ -533,8 +534,8 @@ function unitsOf(p: usize, end: usize): usize {
 }
 
 /**
- * Moves the non-ASCII middle [f, l) of the valid UTF-8 at src (which holds it) to MIDS, for the
- * data span that begins at `cut` − (f − src) in the batch's text; returns its units, or −1
+ * Writes the non-ASCII middle [f, l) of a data span (valid UTF-8) to MIDS as UTF-16 and its PATCH
+ * entry (`cutAt`: where it goes in the batch's text, a UTF-16 offset). Returns its units, or −1
  * when MIDS has no room (nothing is written). `scratch`: free room past the batch's text.
  */
 function toMids(f: usize, l: usize, cutAt: usize, scratch: usize): isize {
