@@ -411,10 +411,14 @@ export function batchStart(st: usize, mode: u32, held: u32): void {
   }
 }
 
-/** Bytes of OUT that n source bytes may need. */
+/**
+ * Bytes of OUT that n source bytes may need: two per byte as UTF-16, and when splitting (a
+ * middle's UTF-16 takes up to two bytes per byte of it: ASCII between its non-ASCII characters);
+ * one as UTF-8.
+ */
 // @ts-ignore: decorator
 @inline export function outNeed(n: usize): usize {
-  return batchEnc == ENC_UTF16 ? n << 1 : n;
+  return batchEnc == ENC_UTF16 || splitting ? n << 1 : n;
 }
 
 /** True when n more source bytes surely fit in OUT. */

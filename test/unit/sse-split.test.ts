@@ -76,6 +76,26 @@ describe(`SSE data with non-ASCII text (${wasmBackend()}, ${frameTextMode(getCor
     expect(parseIn(cut(bytes, [65536, 131072, 200000]))).toEqual(referenceParse(bytes).events);
   });
 
+  test('a nearly full window: a middle with ASCII inside (more UTF-16 bytes than UTF-8), then a long type or ID', () => {
+    // the middle's UTF-16 takes 2 bytes per ASCII byte inside it; the type and ID are written
+    // after it and must not run into it (the data held from earlier pieces fills the window)
+    const data = `${'h'.repeat(137138)}é${'a'.repeat(296)}é${'t'.repeat(10)}`;
+    for (const head of [`event: ${'T'.repeat(2000)}\n`, `id: ${'I'.repeat(1500)}\n`]) {
+      for (const tail of ['\n\n', '\n']) {
+        const bytes = enc(`${head}data: ${data}${tail}`);
+        const want = referenceParse(bytes, { eof: 'dispatch' }).events;
+        for (const at of [[], [60000, 120000], [65536, 131072]]) {
+          const p = new SseParser({ eof: 'dispatch' });
+          const got: SseEvent[] = [];
+          for (const c of cut(bytes, at)) got.push(...p.push(c));
+          got.push(...p.flush());
+          p.dispose();
+          expect(got, `${head.slice(0, 4)} ${JSON.stringify(tail)} cut at ${at}`).toEqual(want);
+        }
+      }
+    }
+  });
+
   test('a data value of 100,000 characters with non-ASCII text at both ends and nothing between', () => {
     const d = `é${'a'.repeat(100000)}😀`;
     const bytes = enc(`data: x\n\ndata: ${d}\n\ndata: ${d.slice(1, -2)}\n\n`);
