@@ -38,6 +38,11 @@ export const IN_HEAD: usize = IN_JOIN + 64;
 export const IN_SLACK: usize = 64;
 /** UTF-16 output: one unit per input byte at most, plus the carry, plus slack for 16-byte stores. */
 export const OUT_CAP: usize = (IN_CAP + IN_HEAD) * 2 + 128;
+/**
+ * With M_SPLIT, OUT's upper half holds MIDS (the middles of split SSE data, UTF-16) and the lower
+ * half the batch's text: each half holds the text of a whole input window.
+ */
+export const MIDS_OFF: usize = OUT_CAP / 2;
 /** Words of the result record. */
 export const RES_WORDS: usize = 24;
 /** Bytes of span records the framers may write per call. */
@@ -156,10 +161,7 @@ export const FR_JOIN: i32 = 7;
  * −1 when they are byte offsets (a dirty batch, or the mode bit not given).
  */
 export const FR_UNITS: i32 = 22;
-/**
- * Word: with M_SPLIT, UTF-16 units in MIDS: they end at OUT_PTR + OUT_CAP, the batch's last middle
- * first (MIDS grows down from the top of OUT, the batch's text up from its start).
- */
+/** Word: with M_SPLIT, UTF-16 units in MIDS (at OUT_PTR + MIDS_OFF, the batch's middles in order). */
 export const FR_MIDS: i32 = 10;
 
 /** Call the *More function again: the run is not finished. */

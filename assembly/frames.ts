@@ -26,11 +26,11 @@
 //   +140 u32    quiet events read in full since the stream (re)started, up to 2 (shape.ts)
 import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_MIDS, FR_NREC, FR_STATUS, FR_UNITS, IN_PTR, M_SPLIT, M_UTF16_POS,
-  M_UTF8_OUT, OUT_CAP, OUT_PTR, PATCH_PTR, PATCH_WORDS, RAW_PTR, SF_SPLIT,
+  M_UTF8_OUT, MIDS_OFF, OUT_CAP, OUT_PTR, PATCH_PTR, PATCH_WORDS, RAW_PTR, SF_SPLIT,
 } from './abi';
 import { carried, carryReset, isFatal, keepTail, runStart, setCarried, skipBom } from './carry';
 import { freeRecord, release, res, reserve } from './runtime';
-import { decodeWhatwg, firstErrorScalar, runAscii, transcode, transcodeScalar, validate } from './utf8';
+import { decodeWhatwg, firstErrorScalar, runAscii, transcode, validate } from './utf8';
 
 export const FRAME_STATE_BYTES: usize = 156;
 
@@ -358,8 +358,8 @@ export function noLineEnd(p: usize, end: usize): bool {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The batch being written: text in OUT, records in SPAN (and, for split SSE data, the middles at
-// the top of OUT and their PATCH entries: see M_SPLIT)
+// The batch being written: text in OUT, records in SPAN (and, for split SSE data, the middles in
+// OUT's upper half and their PATCH entries: see M_SPLIT)
 
 export let outUsed: usize = 0;   // units (UTF-16) or bytes (Latin-1, UTF-8)
 export let nrec: usize = 0;
@@ -373,7 +373,7 @@ let posAscii: bool = false;
 let outUnits: usize = 0;
 /** M_SPLIT on a UTF-16-offset batch that is not all ASCII: data spans give their middles to MIDS. */
 let splitting: bool = false;
-/** Bytes of MIDS (at the top of OUT), and the PATCH entries written. */
+/** Bytes of MIDS (OUT's upper half), and the PATCH entries written. */
 let midBytes: usize = 0;
 let npatch: usize = 0;
 /** SF_SPLIT when the span closed last was split: the next record takes it (see takeSplit). */
@@ -411,20 +411,21 @@ export function batchStart(st: usize, mode: u32, held: u32): void {
   }
 }
 
-/**
- * Bytes of OUT that n source bytes may need: two per byte as UTF-16, and when splitting (a
- * middle's UTF-16 takes up to two bytes per byte of it: ASCII between its non-ASCII characters);
- * one as UTF-8.
- */
+/** Bytes of OUT that n source bytes may need. */
 // @ts-ignore: decorator
 @inline export function outNeed(n: usize): usize {
-  return batchEnc == ENC_UTF16 || splitting ? n << 1 : n;
+  return batchEnc == ENC_UTF16 ? n << 1 : n;
 }
 
-/** True when n more source bytes surely fit in OUT. */
+/**
+ * True when n more source bytes surely fit in OUT. Splitting, the text has OUT's lower half and
+ * MIDS the upper one, where a middle's UTF-16 takes up to two bytes per byte of it (ASCII between
+ * its non-ASCII characters).
+ */
 // @ts-ignore: decorator
 @inline export function outFits(n: usize): bool {
-  const used = batchEnc == ENC_UTF16 ? outUsed << 1 : outUsed + midBytes;
+  if (splitting) return outUsed + n + OUT_SLACK <= MIDS_OFF && midBytes + (n << 1) + OUT_SLACK <= OUT_CAP - MIDS_OFF;
+  const used = batchEnc == ENC_UTF16 ? outUsed << 1 : outUsed;
   return used + outNeed(n) + OUT_SLACK <= OUT_CAP;
 }
 
@@ -450,27 +451,6 @@ function emitText(src: usize, n: usize): usize {
     outUnits += copyUnits(o, src, n);
   }
   return outUnits;
-}
-
-/** Where a data span begins (see openSpan), in bytes of OUT. */
-let spanByte: usize = 0;
-
-/** Opens a data span that closeSpan may split: returns where it begins (see outPos). */
-// @ts-ignore: decorator
-@inline export function openSpan(): usize {
-  spanByte = outUsed;
-  return outPos();
-}
-
-/**
- * Closes the data span [d0, d1) opened by openSpan (d1 as emit returned it). When splitting and the
- * span holds non-ASCII text, its middle (from the first non-ASCII byte to the last) moves to MIDS;
- * returns the span's end, less the middle's units.
- */
-// @ts-ignore: decorator
-@inline export function closeSpan(d0: usize, d1: usize): usize {
-  // a span of ASCII has as many units as bytes
-  return splitting && d1 - d0 != outUsed - spanByte ? splitSpan(d0, d1) : d1;
 }
 
 /** The flags the record being written takes from its span (SF_SPLIT or 0); cleared. */
@@ -519,50 +499,19 @@ function lastHighEnd(p: usize, end: usize): usize {
   return end;
 }
 
-/** Middles up to this many bytes are transcoded straight into MIDS (the scalar transcode writes only its units). */
-const SHORT_MIDDLE: usize = 64;
-
-/** UTF-16 units of the valid UTF-8 [p, end) (see copyUnits). */
-function unitsOf(p: usize, end: usize): usize {
-  let units: usize = 0;
-  while (p + 8 <= end) {
-    const w = load<u64>(p);
-    units += <usize>(popcnt((~w | (w << 1)) & 0x8080808080808080) + popcnt(w & (w << 1) & (w << 2) & (w << 3) & 0x8080808080808080));
-    p += 8;
-  }
-  while (p < end) {
-    const c = load<u8>(p++);
-    units += ((c & 0xC0) != 0x80 ? 1 : 0) + (c >= 0xF0 ? 1 : 0);
-  }
-  return units;
-}
-
 /**
  * Writes the non-ASCII middle [f, l) of a data span (valid UTF-8) to MIDS as UTF-16 and its PATCH
- * entry (`cutAt`: where it goes in the batch's text, a UTF-16 offset). Returns its units, or −1
- * when MIDS has no room (nothing is written). `scratch`: free room past the batch's text.
+ * entry (`cutAt`: where it goes in the batch's text, a UTF-16 offset). outFits gave room for it
+ * and for the SIMD transcode's whole blocks past its end.
  */
-function toMids(f: usize, l: usize, cutAt: usize, scratch: usize): isize {
-  const top = OUT_PTR + OUT_CAP - midBytes;
-  const mb = l - f;
-  // a long middle goes through the SIMD transcode past the text (it writes whole blocks, past
-  // its end), then to MIDS: at most 4 bytes per byte of the middle
-  if (scratch + (mb << 2) + OUT_SLACK > top) return -1; // unlikely: no room
-  let mu: usize;
-  if (mb <= SHORT_MIDDLE) {
-    mu = unitsOf(f, l);
-    transcodeScalar(f, l, top - (mu << 1));
-  } else {
-    mu = transcode(f, l, scratch);
-    memory.copy(top - (mu << 1), scratch, mu << 1);
-  }
+function toMids(f: usize, l: usize, cutAt: usize): void {
+  const mu = transcode(f, l, OUT_PTR + MIDS_OFF + midBytes);
   const e = PATCH_PTR + ((npatch * <usize>PATCH_WORDS) << 2);
   store<i32>(e, <i32>cutAt);
   store<i32>(e, <i32>mu, 4);
   npatch++;
   midBytes += mu << 1;
   splitFlag = SF_SPLIT;
-  return <isize>mu;
 }
 
 /**
@@ -607,24 +556,39 @@ function emitSplit(src: usize, n: usize): usize {
   }
   const l = lastHighEnd(f, end);
   const pre = f - src, suf = end - l;
-  if (toMids(f, l, outUnits + pre, o + n) < 0) return emitText(src, n);
+  toMids(f, l, outUnits + pre);
   copy(o + pre, l, suf);
   outUsed += pre + suf;
   outUnits += pre + suf;
   return outUnits;
 }
 
-/** closeSpan's work: the span is in the batch's text already; its middle moves out. */
-function splitSpan(d0: usize, d1: usize): usize {
-  const a = OUT_PTR + spanByte, b = OUT_PTR + outUsed;
-  const f = firstHigh(a, b);
-  const l = lastHighEnd(f, b);
-  const mu = toMids(f, l, d0 + (f - a), b);
-  if (mu < 0) return d1; // the span stays whole
-  memory.copy(f, l, b - l);
-  outUsed -= l - f;
-  outUnits -= <usize>mu;
-  return d1 - <usize>mu;
+/** As emitData, for a data span in two pieces (held DATA, then the run's end of it). */
+// @ts-ignore: decorator
+@inline export function emitData2(a: usize, an: usize, b: usize, bn: usize): usize {
+  if (!splitting) {
+    emit(a, an);
+    return emit(b, bn);
+  }
+  return emitSplit2(a, an, b, bn);
+}
+
+/** Both pieces are copied into the text, then the middle moves from there to MIDS. */
+function emitSplit2(a: usize, an: usize, b: usize, bn: usize): usize {
+  const o = OUT_PTR + outUsed, end = o + an + bn;
+  let n = an + bn;
+  copy(o, a, an);
+  copy(o + an, b, bn);
+  const f = firstHigh(o, end);
+  if (f != end) {
+    const l = lastHighEnd(f, end);
+    toMids(f, l, outUnits + (f - o));
+    memory.copy(f, l, end - l);
+    n -= l - f;
+  }
+  outUsed += n;
+  outUnits += n;
+  return outUnits;
 }
 
 /**

@@ -26,8 +26,8 @@ import {
   A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_KEEP, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE, C_COLON, C_CR, C_LF, C_NUL,
   C_SPACE, FRAME_STATE_BYTES, O_DSTART, L_CR, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_END, O_ERR, O_FL, O_IDLE, O_LASTLEN, O_LINEREL,
   O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP, S_ID_SET, S_INEVENT, S_TPREV, W_DATA,
-  bAppend, bAppendLf, bFree, bLen, bPtr, bSetLen, bShrink, bShrinkIdle, batchStart, closeSpan, copy, emit, emitData, finish,
-  frameResetCommon, isDataField, nextNl, nlStart, noLineEnd, nrec, openSpan, outFits, outPos, pastTerminator, rebase, runBegin,
+  bAppend, bAppendLf, bFree, bLen, bPtr, bSetLen, bShrink, bShrinkIdle, batchStart, copy, emit, emitData, emitData2, finish,
+  frameResetCommon, isDataField, nextNl, nlStart, noLineEnd, nrec, outFits, outPos, pastTerminator, rebase, runBegin,
   setNrec, takeSplit, zero16,
 } from './frames';
 import { allocZeroed, res, sameBytes } from './runtime';
@@ -684,9 +684,8 @@ function sseRun(st: usize, p: usize): i32 {
           const o = <i32>outPos();
           record(w0 | SF_IN, -<i32>dl, <i32>n, o, o, o, o, load<i32>(st, O_DSTART));
         } else {
-          const d0 = <i32>openSpan();
-          emit(bPtr(st, B_DATA), dl);
-          const d1 = <i32>closeSpan(<usize>d0, emit(p, n));
+          const d0 = <i32>outPos();
+          const d1 = <i32>emitData2(bPtr(st, B_DATA), dl, p, n);
           record(w0, d0, d1, d1, d1, d1, d1, load<i32>(st, O_DSTART));
         }
         bSetLen(st, B_DATA, 0);

@@ -8,7 +8,7 @@ import { FrameStream, frameLimit, frameTextMode, rawText } from './frames.js';
 import { booleanOption, checkOptions, functionOption, oneOf } from './options.js';
 import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_ERR, FR_JOIN, FR_LEN, FR_MIDS, FR_NREC, FR_UNITS, F_FATAL, K_COMMENT, K_EVENT, K_MASK,
-  M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS, M_SPLIT, M_UTF8_OUT, OUT_CAP, PATCH_WORDS, R_LIMIT, R_RETRY, R_TRUNC, R_TRUNCATED, SF_DA,
+  M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS, MIDS_OFF, M_SPLIT, M_UTF8_OUT, PATCH_WORDS, R_LIMIT, R_RETRY, R_TRUNC, R_TRUNCATED, SF_DA,
   SF_IA, SF_ID, SF_IN, SF_RAW, SF_SAME_TYPE, SF_SPLIT, SF_TA, SF_TYPE, SR_DATA0, SR_DATA1, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS,
 } from './generated/abi.js';
 import { SseByteEvents } from './sse-bytes.js';
@@ -276,7 +276,7 @@ export class SseParser extends FrameStream {
     const len = i32[res + FR_LEN];
     const outPtr = core.outPtr;
     let text = '';
-    // M_SPLIT: the middles of the batch's non-ASCII data spans, the last first (see M_SPLIT)
+    // M_SPLIT: the middles of the batch's non-ASCII data spans, in order (see M_SPLIT)
     let mids = '';
     let nm = 0;
     if (enc !== ENC_UTF8) {
@@ -287,12 +287,12 @@ export class SseParser extends FrameStream {
       enc = ENC_UTF16;
       nm = i32[res + FR_MIDS];
       // a few middles (a small read) are made one by one, with no second call for the batch
-      if (nm > FEW_MIDS) mids = core.wellFormed16(outPtr + OUT_CAP - 2 * nm, nm);
+      if (nm > FEW_MIDS) mids = core.wellFormed16(outPtr + MIDS_OFF, nm);
     } // else a dirty batch: each span is decoded on its own (bad bytes replaced per span)
-    const midsPtr = outPtr + OUT_CAP - 2 * nm;
+    const midsPtr = outPtr + MIDS_OFF;
     let s = core.span;
     let pk = core.patch; // the next PATCH entry
-    let mEnd = nm; // where the next middle ends in `mids`
+    let mAt = 0; // where the next middle begins in `mids`
     const plain = enc !== ENC_UTF8;
     let out = this.evs;
     if (out === null) {
@@ -312,9 +312,9 @@ export class SseParser extends FrameStream {
         // ... with a middle apart (M_SPLIT): the head, the middle, the tail
         const cut = i32[pk], mu = i32[pk + 1];
         pk += PATCH_WORDS;
-        const mid = nm > FEW_MIDS ? mids.slice(mEnd - mu, mEnd) : core.utf16(midsPtr + 2 * (mEnd - mu), mu);
+        const mid = nm > FEW_MIDS ? mids.slice(mAt, mAt + mu) : core.utf16(midsPtr + 2 * mAt, mu);
         out[e++] = { type: w0 === (K_EVENT | SF_SPLIT) ? 'message' : this.prevType, data: text.slice(d0, cut) + mid + text.slice(cut, d1), id: this._lastEventId };
-        mEnd -= mu;
+        mAt += mu;
         continue;
       }
       if (w0 & SF_RAW) {
@@ -331,8 +331,8 @@ export class SseParser extends FrameStream {
           // the head, the middle, the tail: the middle goes at `cut` of the span
           const cut = i32[pk], mu = i32[pk + 1];
           pk += PATCH_WORDS;
-          data = text.slice(d0, cut) + (nm > FEW_MIDS ? mids.slice(mEnd - mu, mEnd) : core.utf16(midsPtr + 2 * (mEnd - mu), mu)) + text.slice(cut, d1);
-          mEnd -= mu;
+          data = text.slice(d0, cut) + (nm > FEW_MIDS ? mids.slice(mAt, mAt + mu) : core.utf16(midsPtr + 2 * mAt, mu)) + text.slice(cut, d1);
+          mAt += mu;
         } else {
           data = d0 === 0 && d1 === text.length ? text : this.piece(enc, text, d0, d1);
         }
