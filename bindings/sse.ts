@@ -308,14 +308,18 @@ export class SseParser extends FrameStream {
         out[e++] = { type: w0 === K_EVENT ? 'message' : this.prevType, data: d0 === 0 && d1 === text.length ? text : text.slice(d0, d1), id: this._lastEventId };
         continue;
       }
-      if (w0 === (K_EVENT | SF_SPLIT) || w0 === (K_EVENT | SF_TYPE | SF_SAME_TYPE | SF_SPLIT)) {
-        // ... with a middle apart (M_SPLIT): the head, the middle, the tail
+      let data: string | null = null;
+      if (w0 & SF_SPLIT) {
+        // a data value with its middle apart (M_SPLIT): the head, the middle (at `cut`), the tail
         const cut = i32[pk], mu = i32[pk + 1];
         pk += PATCH_WORDS;
-        const mid = nm > FEW_MIDS ? mids.slice(mAt, mAt + mu) : core.utf16(midsPtr + 2 * mAt, mu);
-        out[e++] = { type: w0 === (K_EVENT | SF_SPLIT) ? 'message' : this.prevType, data: text.slice(d0, cut) + mid + text.slice(cut, d1), id: this._lastEventId };
+        data = text.slice(d0, cut) + (nm > FEW_MIDS ? mids.slice(mAt, mAt + mu) : core.utf16(midsPtr + 2 * mAt, mu)) + text.slice(cut, d1);
         mAt += mu;
-        continue;
+        if (w0 === (K_EVENT | SF_SPLIT) || w0 === (K_EVENT | SF_TYPE | SF_SAME_TYPE | SF_SPLIT)) {
+          // ... of the common case's kind
+          out[e++] = { type: w0 === (K_EVENT | SF_SPLIT) ? 'message' : this.prevType, data, id: this._lastEventId };
+          continue;
+        }
       }
       if (w0 & SF_RAW) {
         this.nEvs = e;
@@ -326,16 +330,7 @@ export class SseParser extends FrameStream {
       this.typeAndId(w0, enc, text, i32[s + SR_TYPE0], i32[s + SR_TYPE1], i32[s + SR_ID0], i32[s + SR_ID1]);
       const kind = w0 & K_MASK;
       if (kind === K_EVENT) {
-        let data: string;
-        if (w0 & SF_SPLIT) {
-          // the head, the middle, the tail: the middle goes at `cut` of the span
-          const cut = i32[pk], mu = i32[pk + 1];
-          pk += PATCH_WORDS;
-          data = text.slice(d0, cut) + (nm > FEW_MIDS ? mids.slice(mAt, mAt + mu) : core.utf16(midsPtr + 2 * mAt, mu)) + text.slice(cut, d1);
-          mAt += mu;
-        } else {
-          data = d0 === 0 && d1 === text.length ? text : this.piece(enc, text, d0, d1);
-        }
+        data ??= d0 === 0 && d1 === text.length ? text : this.piece(enc, text, d0, d1);
         out[e++] = { type: w0 & SF_TYPE ? this.prevType : 'message', data, id: this._lastEventId };
       } else if (kind === K_COMMENT) {
         (this.comments ??= []).push(this.piece(enc, text, d0, d1));
