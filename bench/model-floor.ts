@@ -1,7 +1,8 @@
 // What a model stream's push costs beyond the core, at one event per read: ModelStream.push (raw
 // mode) against its floor, the core's own call per read (`modelPush`: frame, read by the shape,
 // gather and keep for the report) and the one string made from its result, with nothing else
-// around them. Interleaved rounds in one process, medians, ns per event. The floor reaches into the bindings' internals on purpose: it is a measurement, not a use.
+// around them. Interleaved rounds in one process, medians, ns per event. The floor reaches into
+// the bindings' internals on purpose: it is a measurement, not a use.
 //   npm run build && node build/bench/model-floor.js [--rounds 15]
 import { ModelStream } from '../bindings/index.js';
 import { MDR_GATHERED, MDR_UNITS, ME_GATHER, ME_KEEP, MGR_PTR } from '../bindings/generated/abi.js';
