@@ -352,6 +352,7 @@ export function createGateway(options = {}) {
         };
         /** The upstream's end: the relay's last bytes ([DONE], or the error event), then the response's end. */
         const end = () => {
+          take(); // the reads of this tick first
           if (ended) return;
           const tail = Buffer.from(relay.flush()); // a copy: the view is the relay's
           const st = relay.status;
@@ -372,8 +373,17 @@ export function createGateway(options = {}) {
           stop();
         };
         this.done = () => { if (!ended) stop(); };
-        upRes.on('data', (chunk) => {
-          this.idle = 0;
+        // One socket read of the upstream holds many HTTP chunks when the upstream is ahead of the
+        // gateway (each a 'data' event, in one go): the reads of one tick are relayed as one push
+        // and written as one client write, right after the last of them (process.nextTick, which
+        // runs before the response's own 'end').
+        const pending = [];
+        let pendingBytes = 0;
+        const take = () => {
+          if (pending.length === 0 || ended) return;
+          const chunk = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+          pending.length = 0;
+          pendingBytes = 0;
           let out;
           try {
             out = relay.push(chunk);
@@ -407,6 +417,12 @@ export function createGateway(options = {}) {
           events = n;
           const p = res.writableLength + relay.retainedBytes;
           if (p > this.peak) this.peak = p;
+        };
+        upRes.on('data', (chunk) => {
+          this.idle = 0;
+          if (pending.length === 0) process.nextTick(take);
+          pending.push(chunk);
+          pendingBytes += chunk.length;
         });
         upRes.on('end', end);
         upRes.on('error', end); // the upstream's connection broke: the relay's flush calls it truncated
