@@ -70,6 +70,13 @@ export class SseRelay extends ModelReader {
   /** The bytes of the last call (made on the first write; dropped when large and little used). */
   private buf: Uint8Array = NO_BYTES;
   private used = 0;
+  /** The chunk being pushed (only during the call). */
+  private input: Uint8Array = NO_BYTES;
+  /**
+   * From `openai`: the pushed chunk itself, when what the call writes for the client is that chunk
+   * unchanged (whole canonical events): the call returns it instead of a copy.
+   */
+  private same: Uint8Array | null = null;
   private _textBytes = 0;
   private finishSent = false;
   private ended = false;
@@ -92,7 +99,7 @@ export class SseRelay extends ModelReader {
     this.idJson = JSON.stringify(options.id ?? `chatcmpl-seam${Date.now().toString(36)}${(relays++).toString(36)}`);
     this.modelJson = JSON.stringify(options.model ?? from);
     this.created = Math.floor(Date.now() / 1000);
-    this.head = enc.encode(`data: {"id":${this.idJson},"object":"chat.completion.chunk","created":${this.created},"model":${this.modelJson},"choices":[{"index":0,"delta":{"content":"`);
+    this.head = this.passThrough ? NO_BYTES : enc.encode(`data: {"id":${this.idJson},"object":"chat.completion.chunk","created":${this.created},"model":${this.modelJson},"choices":[{"index":0,"delta":{"content":"`);
   }
 
   /** UTF-8 bytes of delta text relayed so far (for usage accounting). */
@@ -105,19 +112,29 @@ export class SseRelay extends ModelReader {
    */
   get error(): ModelStreamError | undefined { return this.sentError; }
 
-  /** Bytes to write to the client now: whole, validated events (a view, valid until the next call). */
+  /**
+   * Bytes to write to the client now: whole, validated events (a view, valid until the next call).
+   * From `openai`, a chunk of whole events written as the relay writes them (`data: ` and a blank
+   * line each, nothing else) comes back as the chunk itself, where the runtime compares memory
+   * natively (Node), instead of a copy.
+   */
   push(chunk: Uint8Array): Uint8Array {
     this.fresh();
     if (this.failure !== null || this.ended) return this.view();
     try {
       this.open(chunk, 'SseRelay.push()');
       if (this.sniffed !== 1 && this.sniff(chunk)) return this.view();
+      this.input = chunk;
       this.frameAll(chunk, this.mode);
     } catch (e) {
       if (!(e instanceof ModelStreamError)) throw e;
       this.upstreamError = e; // written by flush(), after the whole events before it
+    } finally {
+      this.input = NO_BYTES;
     }
-    return this.view();
+    const out = this.view();
+    this.same = null; // (an idle relay does not hold its caller's chunk)
+    return out;
   }
 
   /**
@@ -220,7 +237,9 @@ export class SseRelay extends ModelReader {
     const n = i32[r + MDR_EMIT_LEN];
     if (n !== 0) {
       const at = i32[r + MDR_EMIT_PTR];
-      this.write(core.u8.subarray(at, at + n));
+      const input = this.input;
+      if (this.used === 0 && this.same === null && n === input.length && this.passThrough && core.sameAt(at, input)) this.same = input;
+      else this.write(core.u8.subarray(at, at + n));
     }
     this._textBytes += i32[r + MDR_TEXT_BYTES];
     this.highSurrogate = i32[r + MDR_HIGH] === 1;
@@ -271,9 +290,16 @@ export class SseRelay extends ModelReader {
   private fresh(): void {
     if (this.buf.length > RELAY_KEEP_BYTES && this.used < this.buf.length >> 2) this.buf = NO_BYTES;
     this.used = 0;
+    this.same = null;
   }
 
   private write(bytes: Uint8Array): void {
+    const same = this.same;
+    if (same !== null) {
+      // more after the pushed chunk's own bytes: they become the start of the buffer
+      this.same = null;
+      this.write(same);
+    }
     const need = this.used + bytes.length;
     if (need > this.buf.length) {
       const grown = new Uint8Array(Math.max(need, this.buf.length * 2, 1024));
@@ -285,7 +311,7 @@ export class SseRelay extends ModelReader {
   }
 
   private view(): Uint8Array {
-    return this.buf.subarray(0, this.used);
+    return this.same ?? this.buf.subarray(0, this.used);
   }
 }
 

@@ -73,6 +73,7 @@ export type Backend = 'simd' | 'scalar';
 interface NodeBuffer extends Uint8Array {
   latin1Slice(start: number, end: number): string;
   ucs2Slice(start: number, end: number): string;
+  compare(target: Uint8Array, targetStart: number, targetEnd: number, sourceStart: number, sourceEnd: number): number;
 }
 interface NodeBufferCtor {
   from(ab: ArrayBuffer): NodeBuffer;
@@ -239,6 +240,14 @@ export class Core {
   wellFormed16(ptr: number, units: number): string {
     if (units <= UTF16_DECODE || this.nodeBuf) return this.utf16(ptr, units);
     return (this.utf16Text ??= new TextDecoder('utf-16le', { ignoreBOM: true })).decode(this.u8.subarray(ptr, ptr + 2 * units));
+  }
+
+  /**
+   * Whether the bytes at `ptr` are `bytes`, where the runtime compares memory natively (Node's
+   * Buffer); false elsewhere, so that the caller copies as it would without the answer.
+   */
+  sameAt(ptr: number, bytes: Uint8Array): boolean {
+    return this.nodeBuf !== null && this.nodeBuf.compare(bytes, 0, bytes.length, ptr, ptr + bytes.length) === 0;
   }
 
   /** UTF-8 bytes at [ptr, ptr + len) (validated, or to be replaced as TextDecoder does). */

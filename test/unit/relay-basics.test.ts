@@ -70,3 +70,35 @@ it('a relay keeps no large output buffer once its reads are small again, and an 
   expect(new TextDecoder().decode(after)).toBe(new TextDecoder().decode(ev('z')));
   expect(new SseRelay({ from: 'openai' }).push(new Uint8Array(0)).buffer.byteLength).toBe(0);
 });
+
+it('from openai, a chunk of whole events written as the relay writes them comes back as the chunk itself; any other, as the bytes the relay writes', () => {
+  const ev = (i: number) => `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"w${i} ü"},"finish_reason":null}]}\n\n`;
+  const r = new SseRelay({ from: 'openai' });
+  let body = '';
+  for (let i = 0; i < 500; i++) body += ev(i);
+  const whole = Buffer.from(body); // 63 KB: one piece of the input window
+  expect(r.push(whole)).toBe(whole); // the chunk itself (Node compares memory natively), no copy
+  let tiny = '';
+  for (let i = 0; i < 6000; i++) tiny += 'data: {}\n\n'; // more records than one batch holds: the call continues
+  const many = Buffer.from(tiny);
+  expect(Buffer.from(r.push(many)).equals(many)).toBe(true);
+  const big = Buffer.concat([whole, whole]); // larger than the input window: framed in pieces, written as a copy
+  const out = r.push(big);
+  expect(out).not.toBe(big);
+  expect(Buffer.from(out).equals(big)).toBe(true);
+  expect(r.eventsOut).toBe(7500);
+  // the same events with "data:" and no space, a comment, and an event cut at the end: written as the relay writes them
+  const bare = Buffer.from(`data:${ev(1).slice(6)}: ping\n\n${ev(2)}${ev(3).slice(0, 20)}`);
+  const out2 = r.push(bare);
+  expect(out2).not.toBe(bare);
+  expect(Buffer.from(out2).toString()).toBe(`${ev(1)}: ping\n\n${ev(2)}`);
+  // the rest of the cut event, then an event the relay reads in JS (a finish chunk): the chunk's own bytes come first
+  const finish = 'data: {"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n';
+  const rest = Buffer.from(ev(3).slice(20) + finish);
+  const out3 = Buffer.from(r.push(rest)).toString();
+  expect(out3).toBe(ev(3) + finish);
+  const tail = Buffer.from(r.push(Buffer.from(`${ev(4)}data: [DONE]\n\n`))).toString();
+  expect(tail).toBe(ev(4));
+  expect(Buffer.from(r.flush()).toString()).toBe('data: [DONE]\n\n');
+  expect(r.status).toBe('done');
+});
