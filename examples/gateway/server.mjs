@@ -42,7 +42,7 @@ export const DEFAULTS = Object.freeze({
   maxResponseBytes: 8 * MiB,
   /**
    * The client's write buffer past which the upstream read pauses (the response's high-water
-   * mark); a stream holds at most this plus one relayed read.
+   * mark); a stream holds at most this plus one relayed burst (the upstream reads of one tick).
    */
   highWaterMark: 64 * KiB,
   /** Milliseconds to wait for the upstream's response headers. */
@@ -403,9 +403,10 @@ export function createGateway(options = {}) {
           const n = relay.events;
           m.eventsIn.inc(n - events);
           if (out.length !== 0) {
-            // From OpenAI, a read of whole canonical events comes out as it went in: write the read
-            // itself (a Buffer of our own) instead of a copy of the relay's view.
-            const bytes = passThrough && out.length === chunk.length && chunk.equals(out) ? chunk : Buffer.from(out);
+            // From OpenAI, a read of whole canonical events comes out as it went in (the relay
+            // returns the chunk itself on Node): write the read (a Buffer of our own), not a copy
+            // of the relay's view.
+            const bytes = out === chunk || (passThrough && out.length === chunk.length && chunk.equals(out)) ? chunk : Buffer.from(out);
             m.bytesOut.inc(bytes.length);
             m.eventsOut.inc(relay.eventsOut - sent);
             sent = relay.eventsOut;
@@ -525,11 +526,12 @@ export function createGateway(options = {}) {
 
   /**
    * Whether the streams might hold maxPendingBytes, which spares the walk over every stream when
-   * they cannot: a client buffer holds at most the high-water mark plus one relayed read (a 64 KiB
-   * socket read, up to 8 times larger once translated from ddg's short lines) and the upstream
-   * response's buffer at most its 16 KiB high-water mark plus one read.
+   * they cannot: a client buffer holds at most the high-water mark plus one relayed burst (the
+   * reads of one tick: a 64 KiB socket read, or after a pause the response's buffer of at most its
+   * 16 KiB high-water mark plus one read; up to 8 times larger once translated from ddg's short
+   * lines), and the upstream response's buffer at most 16 KiB plus one read.
    */
-  const mightBeFull = () => coreMemoryUsed() + streams.size * (o.highWaterMark + 10 * 64 * KiB) >= o.maxPendingBytes;
+  const mightBeFull = () => coreMemoryUsed() + streams.size * (o.highWaterMark + 12 * 64 * KiB) >= o.maxPendingBytes;
 
   // The keep-alive clock: one timer for all streams; a stream silent for TICKS + 1 ticks (more than
   // `keepalive` seconds) gets a comment, unless its client is not reading anyway.
