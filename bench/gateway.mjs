@@ -4,6 +4,7 @@
 //   npm run bench:gateway                 # = npm run build && node bench/gateway.mjs (the full run)
 //   node bench/gateway.mjs --quick        # fewer events and repetitions: a few minutes
 //   node bench/gateway.mjs --profile      # seam's gateway alone under --cpu-prof: where its CPU goes
+//   node bench/gateway.mjs --case event:500:200 --case cut:500:200 --reps 11   # some cases, more repetitions
 //
 // Gateways (bench/gateway-host.mjs): (a) seam's (examples/gateway/server.mjs), (b) the JSON
 // gateway people write, (c) a plain forwarder with eventsource-parser and no JSON, (d) raw
@@ -36,10 +37,13 @@ const profiled = profile && argv[argv.indexOf('--profile') + 1] && !argv[argv.in
 const memoryOnly = argv.includes('--memory');
 const onlyRegime = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
 const onlyN = argv.includes('--n') ? Number(argv[argv.indexOf('--n') + 1]) : undefined;
+/** `--reps N`: repetitions instead of the plan's (the ratios' medians are steadier with more). */
+const repsArg = argv.includes('--reps') ? Number(argv[argv.indexOf('--reps') + 1]) : undefined;
 
 const PLAN = quick
   ? { reps: 3, full: [[50, 1000], [500, 100]], paced: [[50, 50], [500, 50]], idle: 500, once: null }
   : { reps: 5, full: [[50, 2000], [500, 200]], paced: [[50, 100], [500, 100]], idle: 500, once: [1000, 100] };
+if (repsArg) PLAN.reps = repsArg;
 const KINDS = ['seam', 'json', 'plain', 'raw', 'rawtick'];
 const NAMES = { seam: '(a) seam', json: '(b) JSON gateway', plain: '(c) plain forwarder', raw: '(d) raw forwarding', rawtick: '(e) raw forwarding, the reads of a tick in one write', 'seam-nometrics': '(a) seam, metrics off' };
 
