@@ -338,7 +338,6 @@ export function createGateway(options = {}) {
     relay(upRes) {
       const res = this.res;
       const relay = new SseRelay({ from: format, maxEventBytes: o.maxEventBytes });
-      const passThrough = format === 'openai';
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
       res.flushHeaders();
       return new Promise((resolve) => {
@@ -377,13 +376,13 @@ export function createGateway(options = {}) {
         // gateway (each a 'data' event, in one go): the reads of one tick are relayed as one push
         // and written as one client write, right after the last of them (process.nextTick, which
         // runs before the response's own 'end').
-        const pending = [];
-        let pendingBytes = 0;
+        const burst = [];
+        let burstBytes = 0;
         const take = () => {
-          if (pending.length === 0 || ended) return;
-          const chunk = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
-          pending.length = 0;
-          pendingBytes = 0;
+          if (burst.length === 0 || ended) return;
+          const chunk = burst.length === 1 ? burst[0] : Buffer.concat(burst, burstBytes);
+          burst.length = 0;
+          burstBytes = 0;
           let out;
           try {
             out = relay.push(chunk);
@@ -403,10 +402,9 @@ export function createGateway(options = {}) {
           const n = relay.events;
           m.eventsIn.inc(n - events);
           if (out.length !== 0) {
-            // From OpenAI, a read of whole canonical events comes out as it went in (the relay
-            // returns the chunk itself on Node): write the read (a Buffer of our own), not a copy
-            // of the relay's view.
-            const bytes = out === chunk || (passThrough && out.length === chunk.length && chunk.equals(out)) ? chunk : Buffer.from(out);
+            // From OpenAI, a read of whole canonical events comes back as the read itself (the
+            // relay compares it): write it as it is; anything else is a copy of the relay's view.
+            const bytes = out === chunk ? chunk : Buffer.from(out);
             m.bytesOut.inc(bytes.length);
             m.eventsOut.inc(relay.eventsOut - sent);
             sent = relay.eventsOut;
@@ -421,9 +419,9 @@ export function createGateway(options = {}) {
         };
         upRes.on('data', (chunk) => {
           this.idle = 0;
-          if (pending.length === 0) process.nextTick(take);
-          pending.push(chunk);
-          pendingBytes += chunk.length;
+          if (burst.length === 0) process.nextTick(take);
+          burst.push(chunk);
+          burstBytes += chunk.length;
         });
         upRes.on('end', end);
         upRes.on('error', end); // the upstream's connection broke: the relay's flush calls it truncated
