@@ -73,10 +73,12 @@ export class SseRelay extends ModelReader {
   /** The chunk being pushed (only during the call). */
   private input: Uint8Array = NO_BYTES;
   /**
-   * From `openai`: the pushed chunk itself, when what the call writes for the client is that chunk
-   * unchanged (whole canonical events): the call returns it instead of a copy.
+   * From `openai`, during a push: what the call wrote for the client so far is the pushed chunk's
+   * first `sameEnd` bytes, unchanged (whole canonical events), and it is kept as that (nothing is
+   * copied) while it stays so; -1 once it did not (or outside a push). The call then returns the
+   * chunk itself, or a view of its start (before a `[DONE]`, which flush() writes).
    */
-  private same: Uint8Array | null = null;
+  private sameEnd = -1;
   private _textBytes = 0;
   private finishSent = false;
   private ended = false;
@@ -121,19 +123,22 @@ export class SseRelay extends ModelReader {
   push(chunk: Uint8Array): Uint8Array {
     this.fresh();
     if (this.failure !== null || this.ended) return this.view();
+    let out: Uint8Array;
     try {
       this.open(chunk, 'SseRelay.push()');
       if (this.sniffed !== 1 && this.sniff(chunk)) return this.view();
       this.input = chunk;
+      if (this.passThrough) this.sameEnd = 0;
       this.frameAll(chunk, this.mode);
     } catch (e) {
       if (!(e instanceof ModelStreamError)) throw e;
       this.upstreamError = e; // written by flush(), after the whole events before it
     } finally {
-      this.input = NO_BYTES;
+      const k = this.sameEnd;
+      out = k < 0 ? this.view() : k === chunk.length ? chunk : chunk.subarray(0, k);
+      this.sameEnd = -1;
+      this.input = NO_BYTES; // (an idle relay does not hold its caller's chunk)
     }
-    const out = this.view();
-    this.same = null; // (an idle relay does not hold its caller's chunk)
     return out;
   }
 
@@ -237,8 +242,8 @@ export class SseRelay extends ModelReader {
     const n = i32[r + MDR_EMIT_LEN];
     if (n !== 0) {
       const at = i32[r + MDR_EMIT_PTR];
-      const input = this.input;
-      if (this.used === 0 && this.same === null && n === input.length && this.passThrough && core.sameAt(at, input)) this.same = input;
+      const k = this.sameEnd;
+      if (k >= 0 && core.sameAt(at, this.input, k, n)) this.sameEnd = k + n;
       else this.write(core.u8.subarray(at, at + n));
     }
     this._textBytes += i32[r + MDR_TEXT_BYTES];
@@ -249,9 +254,15 @@ export class SseRelay extends ModelReader {
   /** A valid upstream event: from `openai` its data pass through. */
   protected override eventDoc(ptr: number, len: number): void {
     if (this.passThrough) {
-      this.write(DATA);
-      this.write(this.core.u8.subarray(ptr, ptr + len));
-      this.write(END);
+      const k = this.sameEnd;
+      const input = this.input;
+      if (k >= 0 && startsWith(input, k, DATA) && this.core.sameAt(ptr, input, k + DATA.length, len) && startsWith(input, k + DATA.length + len, END)) {
+        this.sameEnd = k + DATA.length + len + END.length; // the event as it came
+      } else {
+        this.write(DATA);
+        this.write(this.core.u8.subarray(ptr, ptr + len));
+        this.write(END);
+      }
       this._eventsOut++;
     }
   }
@@ -290,15 +301,16 @@ export class SseRelay extends ModelReader {
   private fresh(): void {
     if (this.buf.length > RELAY_KEEP_BYTES && this.used < this.buf.length >> 2) this.buf = NO_BYTES;
     this.used = 0;
-    this.same = null;
+    this.sameEnd = -1;
   }
 
   private write(bytes: Uint8Array): void {
-    const same = this.same;
-    if (same !== null) {
-      // more after the pushed chunk's own bytes: they become the start of the buffer
-      this.same = null;
-      this.write(same);
+    const k = this.sameEnd;
+    if (k >= 0) {
+      // bytes other than the pushed chunk's own next ones: the chunk's start so far becomes the
+      // start of the buffer
+      this.sameEnd = -1;
+      if (k !== 0) this.write(this.input.subarray(0, k));
     }
     const need = this.used + bytes.length;
     if (need > this.buf.length) {
@@ -311,7 +323,14 @@ export class SseRelay extends ModelReader {
   }
 
   private view(): Uint8Array {
-    return this.same ?? this.buf.subarray(0, this.used);
+    return this.buf.subarray(0, this.used);
   }
+}
+
+/** Whether `bytes` hold `word` at `at`. */
+function startsWith(bytes: Uint8Array, at: number, word: Uint8Array): boolean {
+  if (at + word.length > bytes.length) return false;
+  for (let i = 0; i < word.length; i++) if (bytes[at + i] !== word[i]) return false;
+  return true;
 }
 

@@ -243,11 +243,13 @@ export class Core {
   }
 
   /**
-   * Whether the bytes at `ptr` are `bytes`, where the runtime compares memory natively (Node's
-   * Buffer); false elsewhere, so that the caller copies as it would without the answer.
+   * Whether the `len` bytes at `ptr` are those of `bytes` from `start` (all of them by default),
+   * where the runtime compares memory natively (Node's Buffer); false elsewhere, so that the
+   * caller copies as it would without the answer.
    */
-  sameAt(ptr: number, bytes: Uint8Array): boolean {
-    return this.nodeBuf !== null && this.nodeBuf.compare(bytes, 0, bytes.length, ptr, ptr + bytes.length) === 0;
+  sameAt(ptr: number, bytes: Uint8Array, start = 0, len = bytes.length - start): boolean {
+    return this.nodeBuf !== null && start + len <= bytes.length
+      && this.nodeBuf.compare(bytes, start, start + len, ptr, ptr + len) === 0;
   }
 
   /** UTF-8 bytes at [ptr, ptr + len) (validated, or to be replaced as TextDecoder does). */

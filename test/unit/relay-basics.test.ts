@@ -71,7 +71,7 @@ it('a relay keeps no large output buffer once its reads are small again, and an 
   expect(new SseRelay({ from: 'openai' }).push(new Uint8Array(0)).buffer.byteLength).toBe(0);
 });
 
-it('from openai, a chunk of whole events written as the relay writes them comes back as the chunk itself; any other, as the bytes the relay writes', () => {
+it('from openai, a chunk of whole events written as the relay writes them comes back as the chunk itself (or its start, before a [DONE]); any other, as the bytes the relay writes', () => {
   const ev = (i: number) => `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"w${i} ü"},"finish_reason":null}]}\n\n`;
   const r = new SseRelay({ from: 'openai' });
   let body = '';
@@ -82,10 +82,8 @@ it('from openai, a chunk of whole events written as the relay writes them comes 
   for (let i = 0; i < 6000; i++) tiny += 'data: {}\n\n'; // more records than one batch holds: the call continues
   const many = Buffer.from(tiny);
   expect(Buffer.from(r.push(many)).equals(many)).toBe(true);
-  const big = Buffer.concat([whole, whole]); // larger than the input window: framed in pieces, written as a copy
-  const out = r.push(big);
-  expect(out).not.toBe(big);
-  expect(Buffer.from(out).equals(big)).toBe(true);
+  const big = Buffer.concat([whole, whole]); // larger than the input window: framed in pieces, still the chunk itself
+  expect(r.push(big)).toBe(big);
   expect(r.eventsOut).toBe(7500);
   // the same events with "data:" and no space, a comment, and an event cut at the end: written as the relay writes them
   const bare = Buffer.from(`data:${ev(1).slice(6)}: ping\n\n${ev(2)}${ev(3).slice(0, 20)}`);
@@ -97,8 +95,36 @@ it('from openai, a chunk of whole events written as the relay writes them comes 
   const rest = Buffer.from(ev(3).slice(20) + finish);
   const out3 = Buffer.from(r.push(rest)).toString();
   expect(out3).toBe(ev(3) + finish);
-  const tail = Buffer.from(r.push(Buffer.from(`${ev(4)}data: [DONE]\n\n`))).toString();
-  expect(tail).toBe(ev(4));
+  // a finish chunk between text deltas (read in JS) is still the chunk's own bytes
+  const mid = Buffer.from(ev(4) + finish + ev(5));
+  expect(r.push(mid)).toBe(mid);
+  // written before a [DONE] (which flush() writes): a view of the chunk's start, its own memory
+  const last = Buffer.from(`${ev(6)}data: [DONE]\n\n`);
+  const tail = r.push(last);
+  expect(tail.buffer).toBe(last.buffer);
+  expect(tail.byteOffset).toBe(last.byteOffset);
+  expect(Buffer.from(tail).toString()).toBe(ev(6));
   expect(Buffer.from(r.flush()).toString()).toBe('data: [DONE]\n\n');
   expect(r.status).toBe('done');
+  expect(r.eventsOut).toBe(7500 + 2 + 2 + 3 + 1 + 1);
+});
+
+it('from openai, a chunk whose events differ from what the relay writes anywhere comes back as the relay\'s bytes', () => {
+  const ev = (i: number) => `data: {"choices":[{"index":0,"delta":{"content":"w${i}"},"finish_reason":null}]}\n\n`;
+  const finish = '{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}';
+  const cases: [string, string][] = [
+    [`${ev(1)}id: 7\n${ev(2)}`, ev(1) + ev(2)], // a field the relay drops
+    [`${ev(1)}data:${finish}\n\n`, `${ev(1)}data: ${finish}\n\n`], // an event read in JS, without the space
+    [`${ev(1)}data: ${finish}\r\n\r\n${ev(2)}`, `${ev(1)}data: ${finish}\n\n${ev(2)}`], // CRLF after it
+    [`${ev(1)}\n${ev(2)}`, ev(1) + ev(2)], // a blank line more
+    [`${ev(1)}event: x\n${ev(2)}`, ev(1) + ev(2)], // an event type
+  ];
+  for (const [input, want] of cases) {
+    const r = new SseRelay({ from: 'openai', comments: false });
+    const chunk = Buffer.from(input);
+    const out = r.push(chunk);
+    expect(out.buffer).not.toBe(chunk.buffer);
+    expect(Buffer.from(out).toString()).toBe(want);
+    r.dispose();
+  }
 });
