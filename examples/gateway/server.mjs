@@ -159,8 +159,9 @@ function makeMetrics() {
 /** The `limit` label of llm_limit_errors_total. */
 const LIMITS = ['max_streams', 'pending_bytes', 'core_memory', 'event_bytes', 'request_bytes', 'response_bytes'];
 
-/** A stand-in for the metrics when they are off: the same calls, doing nothing. */
-const NO_METRICS = new Proxy({}, { get: (_, k) => (k === 'registry' ? null : { inc() {}, dec() {}, observe() {} }) });
+/** A stand-in for the metrics when they are off: the same calls, doing nothing (one object, not one per call). */
+const NOTHING = Object.freeze({ inc() {}, dec() {}, observe() {} });
+const NO_METRICS = new Proxy({}, { get: (_, k) => (k === 'registry' ? null : NOTHING) });
 
 function sendJson(res, status, value, extraHeaders) {
   if (res.headersSent) return void res.destroy();
@@ -197,7 +198,7 @@ function readBody(stream, limit, drain = false) {
       if (!drain) stream.destroy();
     });
     const done = () => {
-      resolve(n > limit ? null : Buffer.concat(parts));
+      resolve(n > limit ? null : parts.length === 1 ? parts[0] : Buffer.concat(parts, n));
       parts.length = 0; // the listeners stay on the stream for its life: keep nothing in them
     };
     stream.on('end', done);
@@ -298,6 +299,13 @@ export function createGateway(options = {}) {
       this.idle = 0;
       /** The most bytes the stream held at once (its client's write buffer and its unfinished event). */
       this.peak = 0;
+      /**
+       * The client's write buffer right after the gateway last wrote to it: at least what it holds
+       * now (it only shrinks until the next write). Their sum over the streams is `written`.
+       */
+      this.wrote = 0;
+      /** The upstream read is paused (the client's buffer is full): its response buffers up to a read more than its high-water mark. */
+      this.paused = false;
       this.status = 'aborted';
       this.closed = false;
       /** The client left before the answer ended. */
@@ -368,7 +376,10 @@ export function createGateway(options = {}) {
           m.eventsIn.inc(relay.events - events);
           m.eventsOut.inc(relay.eventsOut - sent);
           m.bytesOut.inc(tail.length);
-          if (!res.destroyed) res.end(tail);
+          if (!res.destroyed) {
+            res.end(tail);
+            this.wroteNow();
+          }
           stop();
         };
         this.done = () => { if (!ended) stop(); };
@@ -402,19 +413,25 @@ export function createGateway(options = {}) {
           const n = relay.events;
           m.eventsIn.inc(n - events);
           if (out.length !== 0) {
-            // From OpenAI, a read of whole canonical events comes back as the read itself (the
-            // relay compares it): write it as it is; anything else is a copy of the relay's view.
-            const bytes = out === chunk ? chunk : Buffer.from(out);
+            // From OpenAI, a read of whole canonical events comes back as the read itself, or its
+            // start before a [DONE] (the relay compares them): memory of the read (its buffer),
+            // written as it is; anything else is the relay's reused view, copied.
+            const bytes = out.buffer === chunk.buffer ? out : Buffer.from(out);
             m.bytesOut.inc(bytes.length);
             m.eventsOut.inc(relay.eventsOut - sent);
             sent = relay.eventsOut;
             if (!res.write(bytes)) {
               upRes.pause();
-              res.once('drain', () => upRes.resume());
+              this.paused = true;
+              paused++;
+              res.once('drain', () => {
+                if (this.paused) { this.paused = false; paused--; }
+                upRes.resume();
+              });
             }
           }
           events = n;
-          const p = res.writableLength + relay.retainedBytes;
+          const p = this.wroteNow() + relay.retainedBytes;
           if (p > this.peak) this.peak = p;
         };
         upRes.on('data', (chunk) => {
@@ -502,9 +519,20 @@ export function createGateway(options = {}) {
       done?.();
     }
 
+    /** After a write to the client: its buffer now, into `written`. */
+    wroteNow() {
+      const w = this.res.writableLength;
+      written += w - this.wrote;
+      this.wrote = w;
+      return w;
+    }
+
     close() {
       if (this.closed) return;
       this.closed = true;
+      written -= this.wrote;
+      this.wrote = 0;
+      if (this.paused) { this.paused = false; paused--; }
       streams.delete(this);
       m.streamsOpen.dec();
       m.streams.inc({ status: this.status });
@@ -523,13 +551,15 @@ export function createGateway(options = {}) {
   }
 
   /**
-   * Whether the streams might hold maxPendingBytes, which spares the walk over every stream when
-   * they cannot: a client buffer holds at most the high-water mark plus one relayed burst (the
-   * reads of one tick: a 64 KiB socket read, or after a pause the response's buffer of at most its
-   * 16 KiB high-water mark plus one read; up to 8 times larger once translated from ddg's short
-   * lines), and the upstream response's buffer at most 16 KiB plus one read.
+   * Whether the streams might hold maxPendingBytes, which spares the walk over every stream (for
+   * each new request: quadratic in the streams open) when they cannot. An upper bound kept as the
+   * streams go: each client buffer as it was right after the gateway's last write to it (it only
+   * shrinks until the next), and for each paused upstream read its response's buffer at most (its
+   * 16 KiB high-water mark plus one 64 KiB socket read; a flowing one holds nothing between reads).
    */
-  const mightBeFull = () => coreMemoryUsed() + streams.size * (o.highWaterMark + 12 * 64 * KiB) >= o.maxPendingBytes;
+  let written = 0;
+  let paused = 0;
+  const mightBeFull = () => coreMemoryUsed() + written + paused * 80 * KiB >= o.maxPendingBytes;
 
   // The keep-alive clock: one timer for all streams; a stream silent for TICKS + 1 ticks (more than
   // `keepalive` seconds) gets a comment, unless its client is not reading anyway.
@@ -542,6 +572,7 @@ export function createGateway(options = {}) {
         m.keepalives.inc();
         m.bytesOut.inc(KEEPALIVE.length);
         s.res.write(KEEPALIVE);
+        s.wroteNow();
       }
     }, (o.keepalive * 1000) / TICKS);
     ticker.unref();
