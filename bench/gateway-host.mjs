@@ -1,8 +1,9 @@
 // One gateway of the load benchmark in its own process (a child of bench/gateway.mjs), reporting
 // its own CPU time and memory over IPC:
-//   node --expose-gc bench/gateway-host.mjs <kind> <upstream-url>
+//   node --expose-gc bench/gateway-host.mjs <kind> <upstream-url> [<checkout, for seam-base>]
 // kinds: seam (examples/gateway/server.mjs as it ships, metrics on), seam-nometrics (the same with
-// --no-metrics, to measure prom-client's cost), and the gateways people write, on the same
+// --no-metrics, to measure prom-client's cost), seam-base (the gateway of the checkout named by a
+// third argument, built: a change against the build before it), and the gateways people write, on the same
 // node:http plumbing (request parsed and written again, backpressure, abort on close):
 //   json:  TextDecoder + eventsource-parser + JSON.parse + JSON.stringify + TextEncoder per event;
 //   plain: TextDecoder + eventsource-parser, `data: ${data}\n\n` + TextEncoder per event (no JSON);
@@ -10,6 +11,8 @@
 //   rawtick: the same, with the reads of one tick written as one (what seam's gateway does with
 //          its relay's output), to show how much of seam's speed is that coalescing alone.
 import http from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import { createGateway } from '../examples/gateway/server.mjs';
 
@@ -76,7 +79,12 @@ const kinds = {
 };
 
 let listening;
-if (kind === 'seam' || kind === 'seam-nometrics') {
+if (kind === 'seam-base') {
+  // the gateway of another checkout (its own build): the change against the build before it
+  const { createGateway: baseGateway } = await import(pathToFileURL(join(process.argv[4], 'examples', 'gateway', 'server.mjs')).href);
+  const gw = baseGateway({ upstream });
+  listening = gw.listen(0).then((url) => Number(new URL(url).port));
+} else if (kind === 'seam' || kind === 'seam-nometrics') {
   const gw = createGateway({ upstream, metrics: kind === 'seam' });
   listening = gw.listen(0).then((url) => Number(new URL(url).port));
 } else {

@@ -5,6 +5,8 @@
 //   node bench/gateway.mjs --quick        # fewer events and repetitions: a few minutes
 //   node bench/gateway.mjs --profile      # seam's gateway alone under --cpu-prof: where its CPU goes
 //   node bench/gateway.mjs --case event:500:200 --case cut:500:200 --reps 11   # some cases, more repetitions
+//   node bench/gateway.mjs --base ../before --case event:500:200   # also the gateway of another checkout (built), interleaved
+//   node bench/gateway.mjs --profile seam --case event:500:1 --reps 30   # a warm profile of some cases
 //
 // Gateways (bench/gateway-host.mjs): (a) seam's (examples/gateway/server.mjs), (b) the JSON
 // gateway people write, (c) a plain forwarder with eventsource-parser and no JSON, (d) raw
@@ -39,13 +41,17 @@ const onlyRegime = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : 
 const onlyN = argv.includes('--n') ? Number(argv[argv.indexOf('--n') + 1]) : undefined;
 /** `--reps N`: repetitions instead of the plan's (the ratios' medians are steadier with more). */
 const repsArg = argv.includes('--reps') ? Number(argv[argv.indexOf('--reps') + 1]) : undefined;
+/** `--warmup N`: repetitions of the full-speed cases run first and not counted (1; 0: none). */
+const warmups = argv.includes('--warmup') ? Number(argv[argv.indexOf('--warmup') + 1]) : 1;
+/** `--base DIR`: also run the gateway of the checkout at DIR (built), as (a′), interleaved with the rest. */
+const baseDir = argv.includes('--base') ? argv[argv.indexOf('--base') + 1] : undefined;
 
 const PLAN = quick
   ? { reps: 3, full: [[50, 1000], [500, 100]], paced: [[50, 50], [500, 50]], idle: 500, once: null }
   : { reps: 5, full: [[50, 2000], [500, 200]], paced: [[50, 100], [500, 100]], idle: 500, once: [1000, 100] };
 if (repsArg) PLAN.reps = repsArg;
 const KINDS = ['seam', 'json', 'plain', 'raw', 'rawtick'];
-const NAMES = { seam: '(a) seam', json: '(b) JSON gateway', plain: '(c) plain forwarder', raw: '(d) raw forwarding', rawtick: '(e) raw forwarding, the reads of a tick in one write', 'seam-nometrics': '(a) seam, metrics off' };
+const NAMES = { 'seam-base': "(a') seam, the --base checkout", seam: '(a) seam', json: '(b) JSON gateway', plain: '(c) plain forwarder', raw: '(d) raw forwarding', rawtick: '(e) raw forwarding, the reads of a tick in one write', 'seam-nometrics': '(a) seam, metrics off' };
 
 // ---------------------------------------------------------------------------------------------
 // Processes
@@ -189,9 +195,9 @@ async function main() {
   const upPort = await upstream.ready;
   const upUrl = `http://127.0.0.1:${upPort}`;
   const profDir = join(here, '..', 'build', 'bench', 'gateway-prof');
-  const kinds = profile ? [profiled] : [...KINDS, 'seam-nometrics'];
+  const kinds = profile ? [profiled] : [...KINDS, 'seam-nometrics', ...(baseDir ? ['seam-base'] : [])];
   if (profile) { rmSync(profDir, { recursive: true, force: true }); mkdirSync(profDir, { recursive: true }); }
-  const gws = Object.fromEntries(kinds.map((k) => [k, start('gateway-host.mjs', [k, upUrl],
+  const gws = Object.fromEntries(kinds.map((k) => [k, start('gateway-host.mjs', [k, upUrl, ...(k === 'seam-base' ? [baseDir] : [])],
     ['--expose-gc', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])])]));
   const ports = {};
   for (const k of kinds) ports[k] = await gws[k].ready;
@@ -206,11 +212,15 @@ async function main() {
   }
   console.error(`checked: every gateway writes the upstream's bytes, for each regime`);
 
+  // `--case regime:N:events` (repeatable) runs those cases instead of the plan's
+  const named = argv.flatMap((x, i) => (x === '--case' ? [argv[i + 1].split(':')] : [])).map(([r, n, e]) => [r, Number(n), Number(e)]);
   if (profile) {
-    for (const [n, e] of PLAN.full) for (const regime of ['event', 'cut']) {
-      if ((onlyRegime && regime !== onlyRegime) || (onlyN && n !== onlyN)) continue;
+    // the plan's full-speed cases once (or the named ones, `--reps` times: a warm process)
+    const runs = named.length ? Array.from({ length: repsArg ?? 1 }, () => named).flat()
+      : PLAN.full.flatMap(([n, e]) => [['event', n, e], ['cut', n, e]]).filter(([r, n]) => !(onlyRegime && r !== onlyRegime) && !(onlyN && n !== onlyN));
+    for (const [regime, n, e] of runs) {
       const r = await load(gws[profiled], ports[profiled], regime, n, e, 1);
-      console.error(`profiled ${regime} N=${n}: ${fmt(r.cpuPer100k)} CPU-s per 100k events`);
+      console.error(`profiled ${regime} N=${n} E=${e}: ${fmt(r.cpuPer100k)} CPU-s per 100k events`);
     }
     await Promise.all(Object.values(gws).map((g) => g.stop()));
     await upstream.stop();
@@ -220,16 +230,27 @@ async function main() {
   /** results[key][kind] = one result per repetition */
   const results = {};
   const add = (key, kind, r) => ((results[key] ??= {})[kind] ??= []).push(r);
-  // `--case regime:N:events` (repeatable) runs those cases instead of the plan's
-  const named = argv.flatMap((x, i) => (x === '--case' ? [argv[i + 1].split(':')] : [])).map(([r, n, e]) => [r, Number(n), Number(e)]);
   const cases = named.length ? named : [
     ...PLAN.full.flatMap(([n, e]) => [['event', n, e], ['cut', n, e]]),
     ...PLAN.paced.map(([n, e]) => ['paced', n, e]),
   ];
+  // Warm-up: each full-speed case once through every gateway, not counted. A gateway runs for
+  // days; its first thousands of streams run code V8 has not optimized yet (the first repetition
+  // of a fresh process cost up to 2× the later ones, for every gateway, and the kinds warm at
+  // different speeds), so that a cold repetition measures the JIT, not the gateway.
+  if (!memoryOnly && warmups > 0) {
+    for (let w = 0; w < warmups; w++) {
+      for (const [regime, n, e] of cases) {
+        if (regime === 'paced') continue;
+        for (const k of kinds) await load(gws[k], ports[k], regime, n, e, 104729 + w);
+      }
+    }
+    console.error(`warmed up: ${warmups} repetition(s) of the full-speed cases through every gateway, not counted`);
+  }
   const t0 = performance.now();
   for (let rep = 0; rep < PLAN.reps; rep++) {
     for (const [regime, n, e] of memoryOnly ? [] : cases) {
-      const order = regime === 'event' ? kinds : KINDS;
+      const order = regime === 'event' ? kinds : [...KINDS, ...(baseDir ? ['seam-base'] : [])];
       for (const k of order) {
         const r = await load(gws[k], ports[k], regime, n, e, 1 + rep * 7919);
         add(named.length ? `${regime} N=${n} E=${e}` : `${regime} N=${n}`, k, r);
@@ -257,7 +278,7 @@ function ratio(rows, x, f) {
 function report(results) {
   const lines = [];
   const out = (s = '') => lines.push(s);
-  out(`Node ${process.version}, ${quick ? 'quick' : 'full'} run, ${PLAN.reps} interleaved repetitions, medians; the gateway's own CPU time.`);
+  out(`Node ${process.version}, ${quick ? 'quick' : 'full'} run, ${PLAN.reps} interleaved repetitions after ${warmups} of warm-up, medians; the gateway's own CPU time.`);
   out();
   out('| regime | N | events/run | (a) CPU-s per 100k events | (b) | (c) | (d) | (e) | events per CPU-second: a/b | a/c | a/d | a/e | events/s a/b | a/c | a/d | p99 added latency a, ms | a/b | a/d |');
   out('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
@@ -272,6 +293,12 @@ function report(results) {
     out(`| ${regime} | ${nPart} | ${rows.seam[0].events} | ${fmt(med('seam', (r) => r.cpuPer100k))} | ${fmt(med('json', (r) => r.cpuPer100k))} | ${fmt(med('plain', (r) => r.cpuPer100k))} | ${fmt(med('raw', (r) => r.cpuPer100k))} | ${fmt(med('rawtick', (r) => r.cpuPer100k))} `
       + `| **${fmt(per('json'))}×** | **${fmt(per('plain'))}×** | **${fmt(per('raw'))}×** | ${fmt(per('rawtick'))}× | ${fmt(eps('json'))}× | ${fmt(eps('plain'))}× | ${fmt(eps('raw'))}× `
       + `| ${fmt(med('seam', (r) => r.p99 / 1000), 1)} | ${fmt(lat('json'))}× | ${fmt(lat('raw'))}× |`);
+  }
+  const based = Object.entries(results).filter(([, rows]) => rows['seam-base']);
+  if (based.length) {
+    out();
+    out(`This change against the build before it (--base ${baseDir}), events per CPU-second, a/a′ (> 1: this build is faster):`);
+    for (const [key, rows] of based) out(`- ${key}: ${fmt(ratio(rows, 'seam-base', (a, b) => a.perCpuSec / b.perCpuSec), 3)}× (per repetition: ${rows.seam.map((a, i) => fmt(a.perCpuSec / rows['seam-base'][i].perCpuSec, 3)).join(', ')}); a′/b ${fmt(median(rows['seam-base'].map((r, i) => r.perCpuSec / rows.json[i].perCpuSec)))}×, a′/d ${fmt(median(rows['seam-base'].map((r, i) => r.perCpuSec / rows.raw[i].perCpuSec)))}×`);
   }
   const metricsOff = Object.entries(results).filter(([, rows]) => rows['seam-nometrics']);
   if (metricsOff.length) {
