@@ -453,6 +453,22 @@ describe('requests', () => {
   });
 });
 
+describe('metrics off', () => {
+  test('the same answers and faults, no /metrics, and every metric the gateway counts stood in for', async () => {
+    g = await startGateway({ metrics: false, maxEventBytes: 4096 });
+    g.up.scripts.set('m', { pieces: [b(chunk('Bonjour, ') + chunk('le monde') + DONE)] });
+    expect((await post(g.url, chat('m'))).body.toString()).toBe(chunk('Bonjour, ') + chunk('le monde') + DONE);
+    g.up.scripts.set('cut', { pieces: [b(chunk('à moitié'))], then: 'end' });
+    expect((await post(g.url, chat('cut'))).body.toString()).toBe(chunk('à moitié') + truncatedAt(b(chunk('à moitié')).length));
+    g.up.scripts.set('big', { pieces: [b(chunk('x'.repeat(5000)))] });
+    expect((await post(g.url, chat('big'))).body.toString()).toMatch(/"code":"ERR_EVENT_TOO_LARGE"/);
+    const r = await fetch(`${g.url}/metrics`);
+    expect(r.status).toBe(404);
+    expect(await r.json()).toEqual({ error: { message: 'metrics are off', type: 'invalid_request_error', code: 'not_found' } });
+    expect(g.gw.registry).toBe(null);
+  });
+});
+
 describe('the metrics of a mixed load, exactly', () => {
   test('counts', async () => {
     g = await startGateway();
