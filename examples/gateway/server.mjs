@@ -13,6 +13,7 @@
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { requestUpstream } from './upstream.mjs';
 import { ModelStream, ModelStreamError, SseRelay, coreMemoryLimit, coreMemoryUsed, setCoreMemoryLimit } from 'seam-stream';
 
 const KiB = 1024;
@@ -113,7 +114,7 @@ export function upstreamRequest(format, base, body, headers) {
     default:
       throw new TypeError(`unknown upstream format ${format}`);
   }
-  return { hostname: url.hostname, port: url.port || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };
+  return { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };
 }
 
 /** The gateway's metrics, in their own registry (so that several gateways can live in one process). */
@@ -229,8 +230,6 @@ export function createGateway(options = {}) {
   const format = o.upstreamFormat;
   const upstreamUrl = new URL(o.upstream);
   const m = o.metrics ? makeMetrics() : NO_METRICS;
-  // one connection per upstream request, closed with it: an aborted stream leaves no socket behind
-  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   /** @type {Set<Stream>} */
   const streams = new Set();
   const previousCoreLimit = coreMemoryLimit();
@@ -328,24 +327,25 @@ export function createGateway(options = {}) {
       const payload = Buffer.from(JSON.stringify(up.payload));
       return new Promise((resolve) => {
         this.done = () => resolve(null);
-        const upReq = http.request({ hostname: up.hostname, port: up.port, path: up.path, method: 'POST', agent,
-          headers: { ...up.headers, 'content-length': payload.length } });
-        this.upReq = upReq;
-        let timer = setTimeout(() => upReq.destroy(new Error(`no answer from the upstream within ${o.upstreamTimeout} ms`)), o.upstreamTimeout);
-        const answered = () => {
-          clearTimeout(timer);
-          timer = null; // the handlers below live as long as the request: not its timer
-        };
-        upReq.on('response', (r) => { answered(); this.upRes = r; resolve(r); });
-        upReq.on('error', (err) => {
-          answered();
-          if (this.upRes !== null || this.closed || this.left) return; // after the answer began: the response's own end says it
+        const failed = (err) => {
+          if (this.closed || this.left) return resolve(null);
           m.providerErrors.inc({ source: 'connect' });
           this.status = 'failed';
           if (!this.res.destroyed) sendJson(this.res, 502, errorBody(`the upstream could not be reached: ${err.message}`, 'upstream_error', 'ERR_UPSTREAM_UNREACHABLE'));
           resolve(null);
+        };
+        // one connection per upstream request, closed with it: an aborted stream leaves no socket behind
+        const upReq = requestUpstream({ ...up, body: payload });
+        this.upReq = upReq;
+        const timer = setTimeout(() => upReq.destroy(new Error(`no answer from the upstream within ${o.upstreamTimeout} ms`)), o.upstreamTimeout);
+        upReq.response.then((r) => {
+          clearTimeout(timer);
+          this.upRes = r;
+          if (this.closed || this.left) { r.destroy(); resolve(null); } else resolve(r);
+        }, (err) => {
+          clearTimeout(timer);
+          failed(err);
         });
-        upReq.end(payload);
       });
     }
 
@@ -605,7 +605,6 @@ export function createGateway(options = {}) {
       for (const s of streams) { s.abort(); s.res.destroy(); }
       const closed = new Promise((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
       server.closeAllConnections();
-      agent.destroy();
       setCoreMemoryLimit(previousCoreLimit);
       return closed;
     },

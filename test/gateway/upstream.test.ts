@@ -1,0 +1,274 @@
+// The gateway's own HTTP/1.1 client for its upstream (examples/gateway/upstream.mjs):
+// - its chunked decoder, on chunk framings with extensions, trailers and sizes in either case, cut
+//   in two at every byte, dripped and cut at random (seed printed): always the payload, and the
+//   same payload as Node's own HTTP parser reads (a node:http server's chunked writes as oracle);
+// - malformed framing: an UpstreamProtocolError at its exact byte offset;
+// - responses from a raw TCP server, cut at every byte of their head and body: status, headers,
+//   body (chunked, Content-Length, until close), interim 1xx heads skipped, a cut body an error,
+//   and nothing left open.
+import net from 'node:net';
+import http from 'node:http';
+import { afterEach, describe, expect, test } from 'vitest';
+import { ChunkedDecoder, UpstreamProtocolError, requestUpstream } from '../../examples/gateway/upstream.mjs';
+import { SEED, cut, randomCuts, rng, standardChunkings } from '../helpers/random.js';
+
+const b = (s: string) => Buffer.from(s, 'latin1');
+
+/** Decodes the pieces (each copied first: the decoder works in place) into one payload. */
+function decodeAll(pieces: Uint8Array[]): { payload: Buffer; done: boolean } {
+  const d = new ChunkedDecoder();
+  const out: Buffer[] = [];
+  for (const p of pieces) out.push(Buffer.from(d.decode(Buffer.from(p))));
+  return { payload: Buffer.concat(out), done: d.done };
+}
+
+const PAYLOAD = Buffer.from('data: {"choices":[{"delta":{"content":"é👩‍💻 ok"}}]}\n\n');
+const FRAMINGS: [string, Buffer, Buffer][] = [
+  ['plain sizes', b(`${PAYLOAD.length.toString(16)}\r\n`), b('\r\n')],
+  ['upper case hex, leading zeros', b(`00${PAYLOAD.length.toString(16).toUpperCase()}\r\n`), b('\r\n')],
+  ['an extension', b(`${PAYLOAD.length.toString(16)};name=value;q="x y"\r\n`), b('\r\n')],
+  ['white space before an extension', b(`${PAYLOAD.length.toString(16)} ;ext\r\n`), b('\r\n')],
+];
+
+describe('the chunked decoder', () => {
+  test.each(FRAMINGS)('%s, with trailers: every two-piece split, a drip, random cuts (seed printed)', (_, head, tail) => {
+    const body = Buffer.concat([head, PAYLOAD, tail, b('3\r\nabc\r\n'), head, PAYLOAD, tail, b('0\r\nx-trailer: 1\r\nother: 2\r\n\r\n')]);
+    const want = Buffer.concat([PAYLOAD, b('abc'), PAYLOAD]);
+    for (const pieces of standardChunkings(body)) {
+      const got = decodeAll(pieces);
+      expect(got.payload.equals(want)).toBe(true);
+      expect(got.done).toBe(true);
+    }
+    const next = rng(SEED);
+    for (let round = 0; round < 50; round++) {
+      const got = decodeAll(cut(body, randomCuts(body, next, 1 + round)));
+      expect(got.payload.equals(want), `seed ${SEED} round ${round}`).toBe(true);
+    }
+  });
+
+  test('the payload moves within the read itself: the result is a view of it', () => {
+    const read = Buffer.concat([b('5\r\nhello\r\n6\r\n world\r\n')]);
+    const d = new ChunkedDecoder();
+    const out = d.decode(read);
+    expect(out.buffer).toBe(read.buffer);
+    expect(out.byteOffset).toBe(read.byteOffset);
+    expect(Buffer.from(out).toString()).toBe('hello world');
+    expect(d.done).toBe(false);
+    expect(Buffer.from(d.decode(b('0\r\n\r\nanything after the body'))).length).toBe(0);
+    expect(d.done).toBe(true);
+  });
+
+  test('what Node\'s own HTTP parser reads of a node:http server\'s chunked writes, byte for byte', async () => {
+    const pieces = ['', 'a', 'é'.repeat(3000), '\r\n', '0\r\n', 'x'.repeat(70_000), '👩‍💻'];
+    const server = http.createServer((_, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const p of pieces) res.write(p);
+      res.end('last');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      // the wire as a raw client reads it, and the body as http.request reads it
+      const wire = await new Promise<Buffer>((resolve) => {
+        const s = net.connect(port, '127.0.0.1', () => s.write('GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n'));
+        const parts: Buffer[] = [];
+        s.on('data', (d) => parts.push(d));
+        s.on('close', () => resolve(Buffer.concat(parts)));
+      });
+      const oracle = await new Promise<Buffer>((resolve) => {
+        http.get({ port, host: '127.0.0.1', agent: false }, (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (d) => parts.push(d));
+          res.on('end', () => resolve(Buffer.concat(parts)));
+        });
+      });
+      expect(oracle.toString()).toBe(pieces.join('') + 'last');
+      const body = wire.subarray(wire.indexOf('\r\n\r\n') + 4);
+      const next = rng(SEED + 1);
+      for (let round = 0; round < 20; round++) {
+        const got = decodeAll(cut(body, randomCuts(body, next, [1, 7, 100, 5000][round % 4])));
+        expect(got.payload.equals(oracle), `seed ${SEED + 1} round ${round}`).toBe(true);
+        expect(got.done).toBe(true);
+      }
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  const BAD: [string, string, number, RegExp, string][] = [
+    ['no size', '\r\nabc', 0, /a chunk size line without a size/, ''],
+    ['a letter in the size', '5g\r\nhello', 1, /byte 0x67 in a chunk size/, ''],
+    ['a bare LF after the size', '5\nhello', 1, /byte 0xa in a chunk size/, ''],
+    ['a bare LF in an extension', '5;x\nhello', 3, /a bare LF in a chunk size line/, ''],
+    ['CR without LF', '5\rhello', 2, /no LF after the CR of a chunk size line/, ''],
+    ['a chunk longer than its size', '5\r\nhello!\r\n', 8, /a chunk longer than its size/, 'hello'],
+    ['CR without LF after the data', '5\r\nhello\rX', 9, /no LF after the CR that ends a chunk/, 'hello'],
+    ['a size of 14 hex digits', '10000000000000\r\n', 13, /a chunk size over 13 hex digits/, ''],
+    ['a bare LF in the trailers', '0\r\nx: 1\n', 7, /a bare LF in the trailers/, ''],
+  ];
+  test.each(BAD)('%s: UpstreamProtocolError at its byte offset, with the payload before it, at every split; then it stays failed', (_, text, at, why, more) => {
+    const body = Buffer.concat([b('3\r\nabc\r\n'), b(text)]);
+    for (const pieces of standardChunkings(body)) {
+      const d = new ChunkedDecoder();
+      let err: unknown;
+      const out: Buffer[] = [];
+      try {
+        for (const p of pieces) out.push(Buffer.from(d.decode(Buffer.from(p))));
+      } catch (e) { err = e; }
+      expect(err).toBeInstanceOf(UpstreamProtocolError);
+      expect((err as Error).message).toMatch(why);
+      expect((err as Error).message).toContain(`at byte ${8 + at}:`);
+      out.push(Buffer.from((err as { payload: Uint8Array }).payload));
+      expect(Buffer.concat(out).toString()).toBe(`abc${more}`); // every payload byte before the fault, once
+      expect(() => d.decode(b('0\r\n\r\n'))).toThrow(UpstreamProtocolError);
+      expect(d.done).toBe(false);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// requests against a raw TCP server
+
+let servers: net.Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  servers = [];
+});
+
+/** A TCP server that answers each connection with `answer` cut at `at`, then closes (or not, with `close: false`). */
+async function rawServer(answer: Buffer, at: number[], opts: { close?: boolean } = {}) {
+  const seen: Buffer[] = [];
+  const open = new Set<net.Socket>();
+  const server = net.createServer((s) => {
+    open.add(s);
+    s.on('close', () => open.delete(s));
+    s.on('error', () => {});
+    const got: Buffer[] = [];
+    s.on('data', async (d) => {
+      got.push(d);
+      const all = Buffer.concat(got);
+      const h = all.indexOf('\r\n\r\n');
+      if (h < 0) return;
+      const len = Number(/content-length: (\d+)/i.exec(all.subarray(0, h).toString())?.[1] ?? 0);
+      if (all.length < h + 4 + len) return;
+      s.removeAllListeners('data');
+      seen.push(all);
+      s.on('data', () => {});
+      for (const piece of cut(answer, at)) {
+        s.write(piece);
+        await new Promise((r) => setImmediate(r));
+      }
+      if (opts.close !== false) s.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  servers.push(server);
+  return { port: (server.address() as net.AddressInfo).port, seen, open };
+}
+
+/** One request; resolves its status, headers, body and how it ended. */
+async function fetchRaw(port: number, extra: Record<string, string> = {}) {
+  const req = requestUpstream({ hostname: '127.0.0.1', port, path: '/v1/x?y=1', headers: { 'content-type': 'application/json', ...extra }, body: Buffer.from('{"a":1}') });
+  const res = await req.response;
+  const parts: Buffer[] = [];
+  const ended = await new Promise<string>((resolve) => {
+    let how = '';
+    res.on('data', (d: Buffer) => parts.push(Buffer.from(d)));
+    res.on('end', () => { how ||= 'end'; });
+    res.on('error', (e: Error) => { how ||= `error: ${e.message}`; });
+    res.on('close', () => resolve(how || 'close'));
+  });
+  return { status: res.statusCode, headers: res.headers, body: Buffer.concat(parts).toString(), ended, socket: req.socket as net.Socket };
+}
+
+describe('a request and its answer', () => {
+  const chunked = b('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nX-Two: a\r\nx-two: b\r\n\r\n'
+    + '6\r\ndata: \r\n4\r\nhi\n\n\r\n0\r\n\r\n');
+
+  test('what the upstream receives: the request line, host, headers, content-length, connection: close, the body', async () => {
+    const up = await rawServer(chunked, []);
+    await fetchRaw(up.port, { authorization: 'Bearer k' });
+    expect(up.seen[0].toString()).toBe('POST /v1/x?y=1 HTTP/1.1\r\nhost: 127.0.0.1:' + up.port
+      + '\r\ncontent-type: application/json\r\nauthorization: Bearer k\r\ncontent-length: 7\r\nconnection: close\r\n\r\n{"a":1}');
+    expect(() => requestUpstream({ hostname: '127.0.0.1', port: up.port, path: '/', headers: { 'x-a': 'one\r\nx-b: two' }, body: Buffer.alloc(0) }))
+      .toThrow(/header "x-a" has a character HTTP does not allow/);
+  });
+
+  test('a chunked answer cut at every byte: its status, headers and payload, and its connection closed', async () => {
+    for (let i = 0; i <= chunked.length; i++) {
+      const up = await rawServer(chunked, [i], { close: false }); // the gateway closes it, the body being whole
+      const r = await fetchRaw(up.port);
+      expect([r.status, r.headers['content-type'], r.headers['x-two'], r.body, r.ended]).toEqual([200, 'text/event-stream', 'a, b', 'data: hi\n\n', 'end']);
+      expect(r.socket.destroyed).toBe(true);
+    }
+  });
+
+  test('Content-Length, until the close, and interim 1xx heads, each cut at every byte', async () => {
+    const cases: [string, string, string][] = [
+      ['HTTP/1.1 404 Not Found\r\nContent-Length: 11\r\n\r\n{"e":"no"}\nignored', '{"e":"no"}\n', 'end'],
+      ['HTTP/1.0 200 OK\r\n\r\nuntil the close', 'until the close', 'end'],
+      ['HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok', 'ok', 'end'],
+      ['HTTP/1.1 204 No Content\r\n\r\n', '', 'end'],
+    ];
+    for (const [answer, body, ended] of cases) {
+      for (let i = 0; i <= answer.length; i++) {
+        const up = await rawServer(b(answer), [i]);
+        const r = await fetchRaw(up.port);
+        expect([r.body, r.ended], `${JSON.stringify(answer)} cut at ${i}`).toEqual([body, ended]);
+      }
+    }
+  });
+
+  test('a body cut short, or malformed: an error after the payload before it', async () => {
+    const cases: [string, string, RegExp][] = [
+      ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n3\r\nab', 'helloab', /closed the connection before the end of its body/],
+      ['HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf', 'half', /closed the connection before the end of its body/],
+      ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n', 'hello', /malformed at byte 10: a chunk size line without a size/],
+    ];
+    for (const [answer, body, why] of cases) {
+      const up = await rawServer(b(answer), []);
+      const r = await fetchRaw(up.port);
+      expect(r.body).toBe(body);
+      expect(r.ended).toMatch(why);
+    }
+  });
+
+  test('no answer a client could read: the response promise rejects', async () => {
+    const bad: [string, RegExp][] = [
+      ['SPDY/3 200 OK\r\n\r\n', /does not start with an HTTP\/1.1 status line/],
+      ['HTTP/1.1 200 OK\r\nBad Header\r\n\r\n', /a malformed header line/],
+      ['HTTP/1.1 200 OK\r\nX-Long: ' + 'x'.repeat(70_000), /response head is over 65536 bytes/],
+      ['HTTP/1.1 200 OK\r\n', /closed the connection before answering/],
+    ];
+    for (const [answer, why] of bad) {
+      const up = await rawServer(b(answer), []);
+      const req = requestUpstream({ hostname: '127.0.0.1', port: up.port, path: '/', headers: {}, body: Buffer.alloc(0) });
+      await expect(req.response).rejects.toThrow(why);
+      expect((req.socket as net.Socket).destroyed).toBe(true);
+    }
+    const closed = net.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as net.AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    await expect(requestUpstream({ hostname: '127.0.0.1', port, path: '/', headers: {}, body: Buffer.alloc(0) }).response).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  test('destroy() before the answer rejects with its reason; a destroyed body ends in close alone, and the upstream sees the close', async () => {
+    const up = await rawServer(b(''), [], { close: false });
+    const req = requestUpstream({ hostname: '127.0.0.1', port: up.port, path: '/', headers: {}, body: Buffer.alloc(0) });
+    await new Promise((r) => setTimeout(r, 20));
+    req.destroy(new Error('no answer within 5 ms'));
+    await expect(req.response).rejects.toThrow('no answer within 5 ms');
+    const up2 = await rawServer(b('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n'), [], { close: false });
+    const req2 = requestUpstream({ hostname: '127.0.0.1', port: up2.port, path: '/', headers: {}, body: Buffer.alloc(0) });
+    const res = await req2.response;
+    const events: string[] = [];
+    await new Promise<void>((resolve) => {
+      res.on('data', (d: Buffer) => { events.push(`data ${d}`); res.destroy(); events.push(`destroyed ${res.destroyed}`); });
+      res.on('end', () => events.push('end'));
+      res.on('close', () => { events.push('close'); resolve(); });
+    });
+    expect(events).toEqual(['data hello', 'destroyed true', 'close']);
+    await expect.poll(() => up2.open.size).toBe(0);
+  });
+});
