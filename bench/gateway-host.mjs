@@ -9,12 +9,15 @@
 //   plain: TextDecoder + eventsource-parser, `data: ${data}\n\n` + TextEncoder per event (no JSON);
 //   raw:   the upstream's reads forwarded as they are (no parsing: the ceiling on node:http);
 //   rawtick: the same, with the reads of one tick written as one (what seam's gateway does with
-//          its relay's output), to show how much of seam's speed is that coalescing alone.
+//          its relay's output), to show how much of seam's speed is that coalescing alone;
+//   rawsock: raw forwarding through seam's gateway's own upstream client (one read of the
+//          upstream socket, its chunk framing taken out, per write): the ceiling of that design.
 import http from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import { createGateway } from '../examples/gateway/server.mjs';
+import { requestUpstream } from '../examples/gateway/upstream.mjs';
 
 const [kind, upstream] = process.argv.slice(2);
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
@@ -61,6 +64,29 @@ const kinds = {
   json: () => peer(framed((d) => encoder.encode(d === '[DONE]' ? 'data: [DONE]\n\n' : `data: ${JSON.stringify(JSON.parse(d))}\n\n`))),
   plain: () => peer(framed((d) => encoder.encode(`data: ${d}\n\n`))),
   raw: () => peer((write) => write),
+  // raw forwarding through seam's gateway's own upstream client (examples/gateway/upstream.mjs):
+  // each socket read of the upstream, its chunk framing taken out, written as it is
+  rawsock: () => http.createServer((req, res) => {
+    const parts = [];
+    req.on('data', (b) => parts.push(b));
+    req.on('end', () => {
+      const body = Buffer.from(JSON.stringify(JSON.parse(Buffer.concat(parts).toString('utf8'))));
+      const upReq = requestUpstream({ hostname: target.hostname, port: Number(target.port), path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body });
+      res.on('close', () => { if (!res.writableFinished) upReq.destroy(); });
+      upReq.response.then((upRes) => {
+        res.writeHead(upRes.statusCode, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+        res.flushHeaders();
+        upRes.on('data', (bytes) => {
+          if (!res.write(bytes)) {
+            upRes.pause();
+            res.once('drain', () => upRes.resume());
+          }
+        });
+        upRes.on('end', () => res.end());
+        upRes.on('error', () => res.destroy());
+      }, () => res.destroy());
+    });
+  }),
   rawtick: () => peer((write) => {
     const parts = [];
     let bytes = 0;
