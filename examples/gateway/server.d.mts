@@ -41,6 +41,6 @@ export interface Gateway {
 export const DEFAULTS: Readonly<Omit<Required<GatewayOptions>, 'upstream'> & { upstream: undefined }>;
 export function createGateway(options: GatewayOptions): Gateway;
 export function upstreamRequest(format: UpstreamFormat, base: string, body: Record<string, unknown>, headers: IncomingHttpHeaders): {
-  hostname: string; port: string | number; path: string; headers: Record<string, string>; payload: Record<string, unknown>;
+  protocol: string; hostname: string; port: number; path: string; headers: Record<string, string>; payload: Record<string, unknown>;
 };
 export function parseArgs(argv: string[]): { help: true } | { port: number; options: Partial<GatewayOptions> };

@@ -1,6 +1,8 @@
 // A reference gateway: an OpenAI-compatible `POST /v1/chat/completions` in front of one upstream
 // (OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Ollama or a ddg-style line
-// stream), on Node's `http` module. The upstream's bytes go through seam's SseRelay: whole,
+// stream): a server on Node's `http` module, reading its upstream with its own HTTP/1.1 client
+// (./upstream.mjs: one 'data' per socket read, not one per HTTP chunk; http or https). The
+// upstream's bytes go through seam's SseRelay: whole,
 // validated events are written to the client (byte for byte from an OpenAI upstream, translated
 // to `chat.completion.chunk`s from the others), `data: [DONE]` only after the upstream's own
 // completion and an SSE error event otherwise. Around it: upstream HTTP errors with their status
@@ -561,12 +563,13 @@ export function createGateway(options = {}) {
    * Whether the streams might hold maxPendingBytes, which spares the walk over every stream (for
    * each new request: quadratic in the streams open) when they cannot. An upper bound kept as the
    * streams go: each client buffer as it was right after the gateway's last write to it (it only
-   * shrinks until the next), and for each paused upstream read its response's buffer at most (its
-   * 16 KiB high-water mark plus one 64 KiB socket read; a flowing one holds nothing between reads).
+   * shrinks until the next), and for each paused upstream read its socket's buffer at most (its
+   * high-water mark, 16 KiB on Node 20 and 64 KiB from Node 22, plus one 64 KiB read; a flowing
+   * one holds nothing between reads).
    */
   let written = 0;
   let paused = 0;
-  const mightBeFull = () => coreMemoryUsed() + written + paused * 80 * KiB >= o.maxPendingBytes;
+  const mightBeFull = () => coreMemoryUsed() + written + paused * 128 * KiB >= o.maxPendingBytes;
 
   // The keep-alive clock: one timer for all streams; a stream silent for TICKS + 1 ticks (more than
   // `keepalive` seconds) gets a comment, unless its client is not reading anyway.

@@ -312,9 +312,10 @@ export class UpstreamResponse extends EventEmitter {
 /**
  * Sends a request: resolves its UpstreamResponse once the status and headers arrived, rejects on
  * a connection error, a malformed head or `destroy()`. The returned object has `destroy(err)`
- * (closes the connection) and `destroyed`.
+ * (closes the connection) and `destroyed`. With `protocol: 'https:'` over TLS, the certificate
+ * checked against Node's CAs (NODE_EXTRA_CA_CERTS adds some), or against `ca` when given.
  */
-export function requestUpstream({ protocol = 'http:', hostname, port, path, headers, body, servername }) {
+export function requestUpstream({ protocol = 'http:', hostname, port, path, headers, body, servername, ca }) {
   const host = hostname.replace(/^\[(.*)\]$/, '$1'); // (a URL's IPv6 address comes in brackets)
   const head = [`POST ${path} HTTP/1.1`, `host: ${host.includes(':') ? `[${host}]` : host}:${port}`];
   for (const [k, v] of Object.entries({ ...headers, 'content-length': body.length, connection: 'close' })) {
@@ -323,7 +324,7 @@ export function requestUpstream({ protocol = 'http:', hostname, port, path, head
     head.push(`${k}: ${value}`);
   }
   const socket = protocol === 'https:'
-    ? tls.connect({ host, port, servername: servername ?? (net.isIP(host) ? undefined : host), ALPNProtocols: ['http/1.1'] })
+    ? tls.connect({ host, port, servername: servername ?? (net.isIP(host) ? undefined : host), ALPNProtocols: ['http/1.1'], ...(ca ? { ca } : {}) })
     : net.connect({ host, port });
   socket.setNoDelay(true);
   let fail;

@@ -1,9 +1,17 @@
 // A fake model upstream for the gateway's tests: an HTTP server that answers each request with the
 // script registered under the request's `model` (every format's request keeps it), writing the
 // script's pieces as separate writes, and that counts its open sockets, so a test can check that
-// nothing is left behind.
+// nothing is left behind. Over HTTPS with `tls` (test/gateway/tls/: a self-signed certificate for
+// localhost and 127.0.0.1, for these tests only).
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { join } from 'node:path';
+
+/** The test certificate (PEM) that a TLS fake upstream presents, and its key. */
+export const TEST_CERT = join(__dirname, 'tls', 'localhost-cert.pem');
+const TEST_KEY = join(__dirname, 'tls', 'localhost-key.pem');
 
 export interface Script {
   /** HTTP status (200 unless given) and content type. */
@@ -22,7 +30,7 @@ export interface Script {
 export interface Received { method: string; url: string; headers: IncomingMessage['headers']; body: unknown }
 
 export class FakeUpstream {
-  readonly server: Server;
+  readonly server: Server | import('node:https').Server;
   readonly scripts = new Map<string, Script>();
   /** Every request, in order. */
   readonly received: Received[] = [];
@@ -30,8 +38,8 @@ export class FakeUpstream {
   private readonly closedWaiters: (() => void)[] = [];
   url = '';
 
-  constructor() {
-    this.server = createServer((req, res) => {
+  constructor(private readonly tls = false) {
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
       let text = '';
       req.setEncoding('utf8');
       req.on('data', (s: string) => { text += s; });
@@ -47,8 +55,9 @@ export class FakeUpstream {
         }
         void this.play(script, req, res);
       });
-    });
-    this.server.on('connection', (s: Socket) => {
+    };
+    this.server = tls ? createTlsServer({ key: readFileSync(TEST_KEY), cert: readFileSync(TEST_CERT) }, handler) : createServer(handler);
+    this.server.on(tls ? 'secureConnection' : 'connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => {
         this.sockets.delete(s);
@@ -59,7 +68,7 @@ export class FakeUpstream {
 
   async listen(): Promise<string> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = `${this.tls ? 'https' : 'http'}://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this.url;
   }
 

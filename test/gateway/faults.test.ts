@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, test } from 'vitest';
 import { coreMemoryLimit } from 'seam-stream';
 import { FIXTURES } from '../helpers/model-fixtures.js';
+import { FakeUpstream } from './fake-upstream.js';
 import { chat, post, readStream, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
@@ -161,6 +162,25 @@ describe('upstream HTTP errors: the client gets their status and message', () =>
     const e = JSON.parse(r.body.toString()) as { error: { message: string; type: string; code: string } };
     expect(e.error.code).toBe('ERR_UPSTREAM_UNREACHABLE');
     expect(e.error.message).toBe(`the upstream could not be reached: connect ECONNREFUSED 127.0.0.1:${port}`);
+  });
+
+  test('an https upstream whose certificate is not trusted: 502, its reason, no socket left', async () => {
+    const up = new FakeUpstream(true);
+    await up.listen();
+    const { createGateway } = await import('../../examples/gateway/server.mjs');
+    const gw = createGateway({ upstream: up.url });
+    const url = await gw.listen(0);
+    try {
+      const r = await post(url, chat('m'));
+      expect(r.status).toBe(502);
+      const e = JSON.parse(r.body.toString()) as { error: { message: string; code: string } };
+      expect([e.error.code, e.error.message]).toEqual(['ERR_UPSTREAM_UNREACHABLE', 'the upstream could not be reached: self-signed certificate']);
+      expect(up.received).toEqual([]);
+      await up.noSockets();
+    } finally {
+      await gw.close();
+      await up.close();
+    }
   });
 });
 

@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
-import { FakeUpstream } from './fake-upstream.js';
+import { FakeUpstream, TEST_CERT } from './fake-upstream.js';
 import { clientText } from './support.js';
 
 const server = join(__dirname, '..', '..', 'examples', 'gateway', 'server.mjs');
@@ -22,8 +22,8 @@ afterAll(async () => {
 });
 
 /** Starts the command; resolves with the child and the URL it printed. */
-function start(args: string[]): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
-  const child = spawn(process.execPath, [server, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function start(args: string[], env?: Record<string, string>): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const child = spawn(process.execPath, [server, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   let err = '';
   child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
@@ -88,6 +88,28 @@ test('a client that leaves a child gateway mid-stream: the upstream socket close
     child.kill('SIGTERM');
   }
   expect(await exited(child)).toBe(0);
+});
+
+test('an https upstream whose certificate the process trusts (NODE_EXTRA_CA_CERTS), through the command', async () => {
+  const tlsUp = new FakeUpstream(true);
+  await tlsUp.listen();
+  const f = FIXTURES.find((x) => x.name === 'openai-basic')!;
+  tlsUp.scripts.set('gpt', { pieces: cut(f.bytes, randomCuts(f.bytes, rng(SEED + 4), 30)) });
+  const { child, url, stderr } = await start(['--port', '0', '--upstream', tlsUp.url], { NODE_EXTRA_CA_CERTS: TEST_CERT });
+  try {
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+    const stream = await client.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'Bonjour' }], stream: true });
+    let text = '';
+    for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+    expect(text, `seed ${SEED + 4}`).toBe(clientText(f));
+    expect(tlsUp.received[0].headers.host).toBe(new URL(tlsUp.url).host);
+    await tlsUp.noSockets();
+  } finally {
+    child.kill('SIGTERM');
+    await tlsUp.close();
+  }
+  expect(await exited(child)).toBe(0);
+  expect(stderr()).toBe('');
 });
 
 test('bad arguments: exit 2 with the usage', async () => {

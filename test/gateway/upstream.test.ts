@@ -5,12 +5,15 @@
 // - malformed framing: an UpstreamProtocolError at its exact byte offset;
 // - responses from a raw TCP server, cut at every byte of their head and body: status, headers,
 //   body (chunked, Content-Length, until close), interim 1xx heads skipped, a cut body an error,
-//   and nothing left open.
-import net from 'node:net';
+//   and nothing left open;
+// - an https upstream (a self-signed test certificate): rejected unless trusted, then the same.
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ChunkedDecoder, UpstreamProtocolError, requestUpstream } from '../../examples/gateway/upstream.mjs';
 import { SEED, cut, randomCuts, rng, standardChunkings } from '../helpers/random.js';
+import { FakeUpstream, TEST_CERT } from './fake-upstream.js';
 
 const b = (s: string) => Buffer.from(s, 'latin1');
 
@@ -270,5 +273,28 @@ describe('a request and its answer', () => {
     });
     expect(events).toEqual(['data hello', 'destroyed true', 'close']);
     await expect.poll(() => up2.open.size).toBe(0);
+  });
+});
+
+describe('over TLS', () => {
+  test('an https upstream: the certificate is checked (rejected unless trusted), then the answer as over TCP', async () => {
+    const up = new FakeUpstream(true);
+    await up.listen();
+    try {
+      up.scripts.set('m', { pieces: [b('data: {"a":1}\n\n'), b('data: [DONE]\n\n')] });
+      const ask = (ca?: Buffer) => requestUpstream({ protocol: 'https:', hostname: '127.0.0.1', port: Number(new URL(up.url).port), path: '/v1/chat/completions',
+        headers: { 'content-type': 'application/json' }, body: Buffer.from('{"model":"m"}'), ca });
+      await expect(ask().response).rejects.toThrow(/self-signed certificate/);
+      const res = await ask(readFileSync(TEST_CERT)).response;
+      const parts: Buffer[] = [];
+      await new Promise<void>((resolve) => {
+        res.on('data', (d: Buffer) => parts.push(Buffer.from(d)));
+        res.on('end', resolve);
+      });
+      expect([res.statusCode, Buffer.concat(parts).toString()]).toEqual([200, 'data: {"a":1}\n\ndata: [DONE]\n\n']);
+      await up.noSockets();
+    } finally {
+      await up.close();
+    }
   });
 });
