@@ -228,6 +228,10 @@ export class UpstreamResponse extends EventEmitter {
     return this;
   }
 
+  addListener(event, listener) {
+    return this.on(event, listener);
+  }
+
   start() {
     const socket = this.socket;
     socket.off('error', this.onEarly);

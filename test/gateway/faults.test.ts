@@ -164,6 +164,19 @@ describe('upstream HTTP errors: the client gets their status and message', () =>
     expect(e.error.message).toBe(`the upstream could not be reached: connect ECONNREFUSED 127.0.0.1:${port}`);
   });
 
+  test('an upstream that accepts the request and never answers: 502 after upstreamTimeout, its socket closed', async () => {
+    g = await startGateway({ upstreamTimeout: 150 });
+    g.up.scripts.set('m', { write: () => {} }); // headers never come
+    const t0 = Date.now();
+    const r = await post(g.url, chat('m'));
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
+    expect(r.status).toBe(502);
+    expect(JSON.parse(r.body.toString())).toEqual({ error: {
+      message: 'the upstream could not be reached: no answer from the upstream within 150 ms', type: 'upstream_error', code: 'ERR_UPSTREAM_UNREACHABLE' } });
+    await g.up.noSockets();
+    expect((await metrics(g)).get('llm_provider_errors_total{source="connect"}')).toBe(1);
+  });
+
   test('an https upstream whose certificate is not trusted: 502, its reason, no socket left', async () => {
     const up = new FakeUpstream(true);
     await up.listen();

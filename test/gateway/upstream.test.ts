@@ -176,7 +176,7 @@ async function fetchRaw(port: number, extra: Record<string, string> = {}) {
   const parts: Buffer[] = [];
   const ended = await new Promise<string>((resolve) => {
     let how = '';
-    res.on('data', (d: Buffer) => parts.push(Buffer.from(d)));
+    res.addListener('data', (d: Buffer) => parts.push(Buffer.from(d))); // (as on(): the body starts with its first 'data' listener)
     res.on('end', () => { how ||= 'end'; });
     res.on('error', (e: Error) => { how ||= `error: ${e.message}`; });
     res.on('close', () => resolve(how || 'close'));
