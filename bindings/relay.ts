@@ -117,8 +117,9 @@ export class SseRelay extends ModelReader {
   /**
    * Bytes to write to the client now: whole, validated events (a view, valid until the next call).
    * From `openai`, a chunk of whole events written as the relay writes them (`data: ` and a blank
-   * line each, nothing else) comes back as the chunk itself, where the runtime compares memory
-   * natively (Node), instead of a copy.
+   * line each, nothing else) comes back as the chunk itself, or as a view of its start when it ends
+   * in the `[DONE]` that flush() writes, where the runtime compares memory natively (Node), instead
+   * of a copy: `out.buffer === chunk.buffer` tells.
    */
   push(chunk: Uint8Array): Uint8Array {
     this.fresh();
@@ -301,7 +302,6 @@ export class SseRelay extends ModelReader {
   private fresh(): void {
     if (this.buf.length > RELAY_KEEP_BYTES && this.used < this.buf.length >> 2) this.buf = NO_BYTES;
     this.used = 0;
-    this.sameEnd = -1;
   }
 
   private write(bytes: Uint8Array): void {

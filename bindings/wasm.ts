@@ -243,11 +243,11 @@ export class Core {
   }
 
   /**
-   * Whether the `len` bytes at `ptr` are those of `bytes` from `start` (all of them by default),
-   * where the runtime compares memory natively (Node's Buffer); false elsewhere, so that the
-   * caller copies as it would without the answer.
+   * Whether the `len` bytes at `ptr` are those of `bytes` from `start`, where the runtime compares
+   * memory natively (Node's Buffer); false elsewhere, so that the caller copies as it would without
+   * the answer.
    */
-  sameAt(ptr: number, bytes: Uint8Array, start = 0, len = bytes.length - start): boolean {
+  sameAt(ptr: number, bytes: Uint8Array, start: number, len: number): boolean {
     return this.nodeBuf !== null && start + len <= bytes.length
       && this.nodeBuf.compare(bytes, start, start + len, ptr, ptr + len) === 0;
   }
