@@ -19,6 +19,14 @@ export const MAX_HEAD_BYTES = 64 * 1024;
 
 const CRLF_CRLF = Buffer.from('\r\n\r\n');
 
+/** Closes a connection, its late errors (of a socket being torn down) ignored. */
+function closeQuietly(socket) {
+  socket.on('error', () => {});
+  socket.destroy();
+}
+
+const cutShort = () => new UpstreamProtocolError('the upstream closed the connection before the end of its body');
+
 /** An upstream that broke the HTTP/1.1 framing (its head or its chunks). */
 export class UpstreamProtocolError extends Error {
   constructor(message) {
@@ -193,7 +201,7 @@ export class UpstreamResponse extends EventEmitter {
     this.socket = socket;
     this.statusCode = statusCode;
     this.headers = headers;
-    this.destroyed = false;
+    /** The body ended, was cut or was destroyed: the connection is closed. */
     this.ended = false;
     const te = (headers['transfer-encoding'] ?? '').toLowerCase();
     const cl = headers['content-length'];
@@ -205,13 +213,17 @@ export class UpstreamResponse extends EventEmitter {
     this.started = false;
     /** How the connection ended before the body was asked for (its error, or a close). */
     this.early = undefined;
-    this.onEarly = (err) => { this.early ??= err ?? new UpstreamProtocolError('the upstream closed the connection before the end of its body'); };
+    this.onEarly = (err) => { this.early ??= err ?? cutShort(); };
     socket.on('error', this.onEarly);
     socket.on('close', this.onEarly);
     this.onData = (b) => this.take(b);
-    this.onEnd = () => this.finish(this.complete() ? null : new UpstreamProtocolError('the upstream closed the connection before the end of its body'));
+    /** The connection's end or close: the body's end if it was whole. */
+    this.onGone = () => this.finish(this.complete() ? null : cutShort());
     this.onError = (err) => this.finish(err);
-    this.onClose = () => this.finish(this.complete() ? null : new UpstreamProtocolError('the upstream closed the connection before the end of its body'));
+  }
+
+  get destroyed() {
+    return this.ended;
   }
 
   /** Whether the body arrived whole (its last chunk, or its Content-Length; until the close: any). */
@@ -238,9 +250,9 @@ export class UpstreamResponse extends EventEmitter {
     socket.off('close', this.onEarly);
     if (this.ended) return;
     socket.on('data', this.onData);
-    socket.on('end', this.onEnd);
+    socket.on('end', this.onGone);
     socket.on('error', this.onError);
-    socket.on('close', this.onClose);
+    socket.on('close', this.onGone);
     const rest = this.rest;
     this.rest = null;
     if (rest !== null && rest.length) this.take(rest);
@@ -273,12 +285,10 @@ export class UpstreamResponse extends EventEmitter {
     this.ended = true;
     const socket = this.socket;
     socket.off('data', this.onData);
-    socket.off('end', this.onEnd);
-    socket.off('close', this.onClose);
-    socket.on('error', () => {}); // (late errors of a socket being torn down)
+    socket.off('end', this.onGone);
+    socket.off('close', this.onGone);
     socket.off('error', this.onError);
-    socket.destroy();
-    this.destroyed = true;
+    closeQuietly(socket);
     if (!err) this.emit('end');
     else if (this.listenerCount('error') > 0) this.emit('error', err);
     this.emit('close');
@@ -300,9 +310,7 @@ export class UpstreamResponse extends EventEmitter {
   destroy() {
     if (this.ended) return this;
     this.ended = true;
-    this.destroyed = true;
-    this.socket.on('error', () => {});
-    this.socket.destroy();
+    closeQuietly(this.socket);
     process.nextTick(() => this.emit('close'));
     return this;
   }
@@ -338,8 +346,7 @@ export function requestUpstream({ protocol = 'http:', hostname, port, path, head
     destroy(err) {
       if (req.destroyed) return;
       req.destroyed = true;
-      socket.on('error', () => {});
-      socket.destroy();
+      closeQuietly(socket);
       fail?.(err ?? new Error('the upstream request was aborted'));
     },
   };
@@ -353,12 +360,11 @@ export function requestUpstream({ protocol = 'http:', hostname, port, path, head
       fail = null;
       if (err) {
         req.destroyed = true;
-        socket.on('error', () => {});
-        socket.destroy();
+        closeQuietly(socket);
         reject(err);
       } else resolve(res);
     };
-    fail = (err) => done(err);
+    fail = done;
     const onData = (b) => {
       parts.push(b);
       bytes += b.length;
