@@ -434,7 +434,7 @@ export function createGateway(options = {}) {
               this.paused = true;
               paused++;
               res.once('drain', () => {
-                if (this.paused) { this.paused = false; paused--; }
+                this.unpaused();
                 upRes.resume();
               });
             }
@@ -536,12 +536,19 @@ export function createGateway(options = {}) {
       return w;
     }
 
+    /** The upstream read goes on (its client drained, or the stream ended): out of `paused`. */
+    unpaused() {
+      if (!this.paused) return;
+      this.paused = false;
+      paused--;
+    }
+
     close() {
       if (this.closed) return;
       this.closed = true;
       written -= this.wrote;
       this.wrote = 0;
-      if (this.paused) { this.paused = false; paused--; }
+      this.unpaused();
       streams.delete(this);
       m.streamsOpen.dec();
       m.streams.inc({ status: this.status });
