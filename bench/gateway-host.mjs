@@ -23,15 +23,33 @@ const [kind, upstream] = process.argv.slice(2);
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 const target = new URL(upstream);
 
-/** The peers' proxy: `transform(upRes, res)` returns the function that handles one upstream read. */
-function peer(makeTransform) {
+/** The upstream request of the gateways people write: `http.request`, one 'data' per HTTP chunk. */
+function viaHttp(body, answered, failed) {
+  const upReq = http.request({ hostname: target.hostname, port: target.port, path: '/v1/chat/completions', method: 'POST', agent,
+    headers: { 'content-type': 'application/json', 'content-length': body.length } }, answered);
+  upReq.on('error', failed);
+  upReq.end(body);
+  return upReq;
+}
+
+/** The same through seam's gateway's own upstream client (examples/gateway/upstream.mjs): one 'data' per socket read. */
+function viaSocket(body, answered, failed) {
+  const upReq = requestUpstream({ hostname: target.hostname, port: Number(target.port), path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body });
+  upReq.response.then(answered, failed);
+  return upReq;
+}
+
+/**
+ * The peers' proxy: `makeTransform(write)` returns the function that handles one upstream read;
+ * `request` sends the upstream request (viaHttp unless given).
+ */
+function peer(makeTransform, request = viaHttp) {
   return http.createServer((req, res) => {
     const parts = [];
     req.on('data', (b) => parts.push(b));
     req.on('end', () => {
-      const body = JSON.stringify(JSON.parse(Buffer.concat(parts).toString('utf8')));
-      const upReq = http.request({ hostname: target.hostname, port: target.port, path: '/v1/chat/completions', method: 'POST', agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (upRes) => {
+      const body = Buffer.from(JSON.stringify(JSON.parse(Buffer.concat(parts).toString('utf8'))));
+      const upReq = request(body, (upRes) => {
         res.writeHead(upRes.statusCode, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
         res.flushHeaders();
         let paused = false;
@@ -45,10 +63,8 @@ function peer(makeTransform) {
         upRes.on('data', makeTransform(write));
         upRes.on('end', () => res.end());
         upRes.on('error', () => res.destroy());
-      });
-      upReq.on('error', () => res.destroy());
+      }, () => res.destroy());
       res.on('close', () => { if (!res.writableFinished) upReq.destroy(); });
-      upReq.end(body);
     });
   });
 }
@@ -64,29 +80,9 @@ const kinds = {
   json: () => peer(framed((d) => encoder.encode(d === '[DONE]' ? 'data: [DONE]\n\n' : `data: ${JSON.stringify(JSON.parse(d))}\n\n`))),
   plain: () => peer(framed((d) => encoder.encode(`data: ${d}\n\n`))),
   raw: () => peer((write) => write),
-  // raw forwarding through seam's gateway's own upstream client (examples/gateway/upstream.mjs):
-  // each socket read of the upstream, its chunk framing taken out, written as it is
-  rawsock: () => http.createServer((req, res) => {
-    const parts = [];
-    req.on('data', (b) => parts.push(b));
-    req.on('end', () => {
-      const body = Buffer.from(JSON.stringify(JSON.parse(Buffer.concat(parts).toString('utf8'))));
-      const upReq = requestUpstream({ hostname: target.hostname, port: Number(target.port), path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body });
-      res.on('close', () => { if (!res.writableFinished) upReq.destroy(); });
-      upReq.response.then((upRes) => {
-        res.writeHead(upRes.statusCode, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-        res.flushHeaders();
-        upRes.on('data', (bytes) => {
-          if (!res.write(bytes)) {
-            upRes.pause();
-            res.once('drain', () => upRes.resume());
-          }
-        });
-        upRes.on('end', () => res.end());
-        upRes.on('error', () => res.destroy());
-      }, () => res.destroy());
-    });
-  }),
+  // raw forwarding through seam's gateway's own upstream client: each socket read of the
+  // upstream, its chunk framing taken out, written as it is
+  rawsock: () => peer((write) => write, viaSocket),
   rawtick: () => peer((write) => {
     const parts = [];
     let bytes = 0;

@@ -54,6 +54,8 @@ const PLAN = quick
   : { reps: 5, full: [[50, 2000], [500, 200]], paced: [[50, 100], [500, 100]], idle: 500, once: [1000, 100] };
 if (repsArg) PLAN.reps = repsArg;
 const KINDS = ['seam', 'json', 'plain', 'raw', 'rawtick', 'rawsock'];
+/** The kinds of every regime: with `--base`, the other checkout's gateway too. */
+const COMPARED = [...KINDS, ...(baseDir ? ['seam-base'] : [])];
 const NAMES = { 'seam-base': "(a') seam, the --base checkout", seam: '(a) seam', json: '(b) JSON gateway', plain: '(c) plain forwarder', raw: '(d) raw forwarding', rawtick: '(e) raw forwarding, the reads of a tick in one write', rawsock: "(f) raw forwarding through seam's upstream client", 'seam-nometrics': '(a) seam, metrics off' };
 
 // ---------------------------------------------------------------------------------------------
@@ -198,7 +200,7 @@ async function main() {
   const upPort = await upstream.ready;
   const upUrl = `http://127.0.0.1:${upPort}`;
   const profDir = join(here, '..', 'build', 'bench', 'gateway-prof');
-  const kinds = profile ? [profiled] : [...KINDS, 'seam-nometrics', ...(baseDir ? ['seam-base'] : [])];
+  const kinds = profile ? [profiled] : [...COMPARED, 'seam-nometrics'];
   if (profile) { rmSync(profDir, { recursive: true, force: true }); mkdirSync(profDir, { recursive: true }); }
   const gws = Object.fromEntries(kinds.map((k) => [k, start('gateway-host.mjs', [k, upUrl, ...(k === 'seam-base' ? [baseDir] : [])],
     ['--expose-gc', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])])]));
@@ -253,7 +255,7 @@ async function main() {
   const t0 = performance.now();
   for (let rep = 0; rep < PLAN.reps; rep++) {
     for (const [regime, n, e] of memoryOnly ? [] : cases) {
-      const order = regime === 'event' ? kinds : [...KINDS, ...(baseDir ? ['seam-base'] : [])];
+      const order = regime === 'event' ? kinds : COMPARED;
       for (const k of order) {
         const r = await load(gws[k], ports[k], regime, n, e, 1 + rep * 7919);
         add(named.length ? `${regime} N=${n} E=${e}` : `${regime} N=${n}`, k, r);
