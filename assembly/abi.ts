@@ -20,7 +20,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 12;
+export const ABI_VERSION: i32 = 13;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -336,7 +336,7 @@ export const JP_EDGE_CHILD: usize = 0;
 export const JP_EDGE_KEY_LEN: usize = 4;
 export const JP_EDGE_KEY_OFF: usize = 6;
 /** Bytes of the built-in program area (JSON_PROG_PTR): room for several formats' programs. */
-export const JSON_PROG_CAP: u32 = 8192;
+export const JSON_PROG_CAP: u32 = 32768;
 
 // ---------------------------------------------------------------------------------------------
 // JSON reader: results and errors
@@ -460,9 +460,13 @@ export const MR_CHOICE: i32 = 3;
 /** Rule: a string that is not the literal (an equal one is for JS). */
 export const MR_NOT_LITERAL: i32 = 4;
 
-/** modelDocs emit mode: a quiet event's data is written for the client as `data: <data>` + LF LF. */
+/**
+ * modelDocs emit mode: a quiet event is written for the client as it came: the head (in the head
+ * area: its `event:` line, for a format that names its events; empty otherwise), a `data: ` line per
+ * line of its data, then a blank line.
+ */
 export const ME_PASS: i32 = 1;
-/** modelDocs emit mode: each text span of a quiet event is written as the head (MHEAD_PTR), the span's bytes and CONTENT_END. */
+/** modelDocs emit mode: each text span of a quiet event is written as the head, the span's bytes and the end (both in the head area, MHEAD_PTR). */
 export const ME_CHUNKS: i32 = 2;
 /** modelDocs emit mode: comments are written for the client (`:` + text + LF LF). */
 export const ME_COMMENTS: i32 = 4;
@@ -472,8 +476,11 @@ export const ME_HIGH: i32 = 8;
 export const ME_GATHER: i32 = 16;
 /** modelDocs mode, with ME_GATHER: the gathered text is also kept, appended to the stream's kept text (see modelGather). */
 export const ME_KEEP: i32 = 32;
-/** Bytes of the head area: a u32 length, then the head's bytes (a chunk up to its content string). */
-export const MHEAD_CAP: i32 = 1024;
+/**
+ * Bytes of the head area: a u32 length of the head, a u32 length of the end, the head's bytes (a
+ * client's event up to its text string), then the end's bytes (the rest of that event).
+ */
+export const MHEAD_CAP: i32 = 2048;
 /** Address of the head area JS writes for ME_CHUNKS. */
 export const MHEAD_PTR: usize = memory.data(MHEAD_CAP, 16);
 

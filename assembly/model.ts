@@ -4,7 +4,7 @@
 // a push's text are written out as one run of UTF-16 units, so that JS makes one string per push.
 // Bytes in, records out; no strings.
 import {
-  DF_DONE, DF_ERROR, FR_RAW_PTR, IN_CAP, IN_JOIN, IN_PTR, JF_ASCII, JF_ESCAPED, JK_NUMBER, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT,
+  DF_DONE, DF_ERROR, FR_RAW_PTR, JSON_REC_PTR, IN_CAP, IN_JOIN, IN_PTR, JF_ASCII, JF_ESCAPED, JK_NUMBER, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT,
   JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, JSON_READ_SLACK, JSON_UTF16_SLACK, K_COMMENT, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END,
   MDOC_PTR, MDR_BLANK, MDR_CHUNKS, MDR_COMMENTS, MDR_DOCS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_NEXT, MDR_QUIET, MDR_TEXT_BYTES,
   MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_PASS, MGATHER_CAP,
@@ -19,7 +19,7 @@ import { isTextRecord, shapeLearn, shapeMatch } from './shape';
 import { linesMore, linesPush } from './lines';
 import { sseMore, ssePush } from './sse';
 import { transcode } from './utf8';
-import { emit, emit1, emit2, emitCapacity, emitData, emitLength, emitReset, emitStart, emitTrim } from './writer';
+import { emit, emit1, emit2, emitCapacity, emitEvent, emitLength, emitReset, emitStart, emitTrim } from './writer';
 
 // Scratch of one call, given back before the next (nothing is held between calls, so that the
 // core's memory in use is the streams' own):
@@ -31,6 +31,9 @@ let docScratch: usize = 0;
 let docScratchCap: usize = 0;
 let textScratch: usize = 0;
 let textScratchCap: usize = 0;
+// - a copy of a text JS checks (a tool call's arguments, modelCheckArea): a heap block for the call.
+let checkScratch: usize = 0;
+let checkScratchCap: usize = 0;
 const TEXT_STATIC: usize = memory.data(TEXT_SCRATCH_CAP, 16);
 
 /** A block of at least `need` bytes for this call. */
@@ -68,6 +71,51 @@ export function modelScratch(n: usize): usize {
   return p;
 }
 
+/**
+ * The text of a JSON string's body [p, p + len) (escaped, as the reader found it) as UTF-16 units
+ * in scratch: MGR_PTR is their address. Returns their number. (Strings a description reads: a
+ * reasoning delta, a call's arguments, an error message.)
+ */
+export function modelUnescape(p: usize, len: usize): usize {
+  const out = scratchFor(true, (len << 1) + JSON_UTF16_SLACK);
+  const n = jsonUnescape(p, len, out);
+  res(MGR_PTR, <i32>out);
+  reportScratch();
+  return n;
+}
+
+// A path program of one path, the document itself (a root node with path id 0, no keys, no [*]).
+const WHOLE: usize = memory.data<u8>([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], 4);
+
+/**
+ * Whether [p, p + len) (valid UTF-8, JSON_READ_SLACK readable bytes after it) is one complete JSON
+ * value: a tool call's arguments, checked when the call ends. Its one record goes to the built-in
+ * record area, apart from a batch's. Returns 1 or 0.
+ */
+export function modelValid(p: usize, len: usize): i32 {
+  return jsonRead(WHOLE, p, len, JSON_REC_PTR, 1) >= 0 ? 1 : 0;
+}
+
+/**
+ * A block of at least `n` bytes, and JSON_READ_SLACK zeroed bytes after them, for a text JS writes
+ * to have it checked (modelValid) while a batch is being read: apart from the batch's own scratch.
+ */
+export function modelCheckArea(n: usize): usize {
+  const need = n + JSON_READ_SLACK + 16;
+  if (need > checkScratchCap) {
+    if (checkScratch != 0) {
+      heap.free(checkScratch);
+      release(checkScratchCap);
+    }
+    reserve(need);
+    checkScratch = heap.alloc(need);
+    checkScratchCap = need;
+  }
+  memory.fill(checkScratch + n, 0, JSON_READ_SLACK + 16);
+  reportScratch();
+  return checkScratch;
+}
+
 /** Gives the heap blocks of the last call's scratch back (the bindings call it when MDR_SCRATCH says there are some). */
 export function modelScratchFree(): void {
   emitTrim();
@@ -79,12 +127,16 @@ export function modelScratchFree(): void {
     heap.free(textScratch);
     release(textScratchCap);
   }
-  docScratch = docScratchCap = textScratch = textScratchCap = 0;
+  if (checkScratch != 0) {
+    heap.free(checkScratch);
+    release(checkScratchCap);
+  }
+  docScratch = docScratchCap = textScratch = textScratchCap = checkScratch = checkScratchCap = 0;
 }
 
 /** Bytes of heap scratch held now (0 between calls once the bindings freed it). */
 function modelScratchBytes(): usize {
-  return docScratchCap + textScratchCap + emitCapacity();
+  return docScratchCap + textScratchCap + checkScratchCap + emitCapacity();
 }
 
 /** Whether a call left heap scratch, in MDR_SCRATCH. */
@@ -118,13 +170,6 @@ export function modelTextBytes(p: usize, len: usize, high: i32): usize {
   // "[DONE]"
   return n == 6 && load<u32>(p) == 0x4E4F445B && load<u16>(p, 4) == 0x5D45;
 }
-
-// `"},"finish_reason":null}]}` LF LF: the end of a chunk written with ME_CHUNKS.
-const CONTENT_END: usize = memory.data<u8>([
-  0x22, 0x7D, 0x2C, 0x22, 0x66, 0x69, 0x6E, 0x69, 0x73, 0x68, 0x5F, 0x72, 0x65, 0x61, 0x73, 0x6F, 0x6E, 0x22, 0x3A,
-  0x6E, 0x75, 0x6C, 0x6C, 0x7D, 0x5D, 0x7D, 0x0A, 0x0A,
-]);
-const CONTENT_END_LEN: usize = 28;
 
 /** Whether the string record at `w` of a document at `p` is the literal of rule `rule` in template `t`. */
 // @ts-ignore: decorator
@@ -313,9 +358,10 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
               textBytes += sl;
             }
             if ((emitMode & ME_CHUNKS) != 0 && sl != 0) {
-              emit(MHEAD_PTR + 4, <usize>load<u32>(MHEAD_PTR));
+              const headLen = <usize>load<u32>(MHEAD_PTR);
+              emit(MHEAD_PTR + 8, headLen);
               emit(sp, sl);
-              emit(CONTENT_END, CONTENT_END_LEN);
+              emit(MHEAD_PTR + 8 + headLen, <usize>load<u32>(MHEAD_PTR, 4));
               chunks++;
             }
           } else {
@@ -326,7 +372,11 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
             g++;
           }
         }
-        if ((emitMode & ME_PASS) != 0) emitData(p, n, 2);
+        if ((emitMode & ME_PASS) != 0) {
+          const hl = <usize>load<u32>(MHEAD_PTR);
+          if (hl != 0) emit(MHEAD_PTR + 8, hl); // (the event's name, for a format that names them)
+          emitEvent(p, n);
+        }
         quiet++;
         prevEnd = lineEnd;
         continue;

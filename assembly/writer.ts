@@ -83,6 +83,19 @@ export function emitData(p: usize, n: usize, lfs: usize): void {
   emitted(n + 6 + lfs);
 }
 
+/** Writes an event's data [p, p + n) as the wire format has it: a `data: ` line per LF-separated line, then a blank line. */
+export function emitEvent(p: usize, n: usize): void {
+  const end = p + n;
+  for (;;) {
+    let q = p;
+    while (q < end && load<u8>(q) != 0x0A) q++;
+    emitData(p, q - p, 1);
+    if (q >= end) break;
+    p = q + 1;
+  }
+  emit1(0x0A);
+}
+
 /** Gives a heap block back (the writer writes in its static area again). */
 export function emitTrim(): void {
   if (emitPtr != EMIT_STATIC) {
@@ -130,16 +143,8 @@ export function sseWrite(n: i32, data: usize, table: usize, nTypes: i32): usize 
       emitString(nTypes + load<i32>(w, EV_ID << 2));
       emit1(0x0A);
     }
-    let p = data + <usize>load<i32>(w, EV_DATA0 << 2);
-    const end = data + <usize>load<i32>(w, EV_DATA1 << 2);
-    for (;;) {
-      let q = p;
-      while (q < end && load<u8>(q) != 0x0A) q++;
-      emitData(p, q - p, 1);
-      if (q >= end) break;
-      p = q + 1;
-    }
-    emit1(0x0A);
+    const d0 = <usize>load<i32>(w, EV_DATA0 << 2);
+    emitEvent(data + d0, <usize>load<i32>(w, EV_DATA1 << 2) - d0);
   }
   res(MDR_EMIT_PTR, <i32>emitPtr);
   res(MDR_EMIT_LEN, <i32>emitLen);

@@ -23,7 +23,9 @@ export { convertOffset, type OffsetUnit } from './text/offsets.js';
 export { TextRangeError, type TextRangeErrorCode } from './text/errors.js';
 
 // Layer 4: model streams
-export { ModelStream, type ModelFormat, type ModelReport, type ModelStreamOptions } from './models/stream.js';
+export {
+  ModelStream, DEFAULT_MAX_ARGUMENT_BYTES, type ModelFormat, type ModelReport, type ModelStreamOptions, type ReasoningBlock, type ToolCall,
+} from './models/stream.js';
 export { type ModelStatus } from './models/reader.js';
 export { ModelStreamError, type ModelStreamErrorCode } from './models/errors.js';
 export { SseRelay, type SseRelayOptions } from './models/relay.js';

@@ -66,6 +66,9 @@ export interface CoreExports {
   modelKept(st: number): number;
   modelKeepFree(st: number): void;
   modelScratch(n: number): number;
+  modelUnescape(p: number, len: number): number;
+  modelValid(p: number, len: number): number;
+  modelCheckArea(n: number): number;
   modelScratchFree(): void;
 }
 

@@ -1,33 +1,48 @@
 // One event's JSON as a format's description reads it: the records the core wrote for the
-// document (Doc), and what the description reports (Sink), written into the stream's `said`.
+// document (Doc), and what the description reports (Sink), kept in the reader's Message and
+// passed to its output.
 // A reader borrows the realm's one DocReader for each document it hands to its description.
-import { JF_ASCII, JF_ESCAPED, JK_NUMBER, JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_INDEX, JR_START } from '../core/generated/abi.js';
+import {
+  JF_ASCII, JF_ESCAPED, JK_NUMBER, JK_OBJECT, JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_INDEX, JR_START, MDR_SCRATCH, MGR_PTR,
+} from '../core/generated/abi.js';
 import { type Core } from '../core/wasm.js';
 import type { Doc, Sink } from './formats/describe.js';
+import { type Call, Message } from './message.js';
 
-/** What a stream's events said: written by its format's description, read by the stream. */
-export interface Said {
-  finishReason: string | undefined;
-  usage: Record<string, unknown> | undefined;
-  reasoning: string;
-  pings: number;
-  done: boolean;
-  /** The error a description reported while reading a document. */
-  error: string | null;
-  errorDetail: string | undefined;
+/**
+ * What the owner of a document does with the parts of the message as they come, besides keeping
+ * them in its Message: a relay writes them for its client. A ModelStream keeps them only.
+ */
+export interface MessageOut {
+  /** A reasoning fragment: record bytes (a JSON string's body, escaped when JF_ESCAPED is in flags). */
+  reasoning(ptr: number, len: number, flags: number): void;
+  /** A reasoning block's signature (Anthropic's signature_delta), or a redacted block's data (`redacted`). */
+  signature(ptr: number, len: number, flags: number, redacted: boolean): void;
+  /** The reasoning block ended. */
+  reasoningEnded(): void;
+  /** A tool call began (its id and name as far as they came). */
+  callBegan(call: Call): void;
+  /** A fragment of a call's arguments (a string's body), or its whole arguments (`whole`: a JSON value's text). */
+  callArgs(call: Call, ptr: number, len: number, flags: number, whole: boolean): void;
+  /** The call ended. */
+  callEnded(call: Call): void;
 }
 
-/** What a stream that read nothing has said (shared, never written). */
-export const NOTHING_SAID: Said = /* @__PURE__ */ Object.freeze({
-  finishReason: undefined, usage: undefined, reasoning: '', pings: 0, done: false, error: null, errorDetail: undefined,
-}) as Said;
-
-/** The reader a document is read for: what it has said, the choice it follows, and its text spans. */
+/** The reader a document is read for: what it has said, the choice it follows, and where its parts go. */
 export interface DocOwner {
-  said: Said;
+  /** What it said so far (null before anything). */
+  message: Message | null;
   readonly choice: number;
   /** A string span of the answer's text (an escaped JSON string when JF_ESCAPED is in flags). */
   span(ptr: number, len: number, flags: number): void;
+  /** Keep reasoning and arguments in the Message (a stream), or only pass them to `out` (a relay). */
+  readonly keeps: boolean;
+  /** Where the parts go as they come (a relay), or null. */
+  readonly out: MessageOut | null;
+  /** The most bytes of tool-call arguments the stream keeps in all. */
+  readonly maxArgumentBytes: number;
+  /** An event its format's clients cannot read as it is (a relay to the same format writes it anew). */
+  nonCanonical?(doc: DocReader, finish: number, usage: number): void;
 }
 
 /** The JSON reader's error codes (JE_* of assembly/abi.ts, by number), for messages. */
@@ -37,6 +52,16 @@ export const JSON_ERRORS: readonly string[] = [
 ];
 
 let realm: { core: Core; reader: DocReader } | null = null;
+const enc = /* @__PURE__ */ new TextEncoder();
+
+/** The text of the escaped JSON string body at [ptr, ptr + len), unescaped in the core (no JSON.parse). */
+export function unescaped(core: Core, ptr: number, len: number): string {
+  const units = core.x.modelUnescape(ptr, len);
+  core.sync();
+  const s = core.utf16(core.word(MGR_PTR), units);
+  if (core.word(MDR_SCRATCH) !== 0) core.x.modelScratchFree();
+  return s;
+}
 
 /** The realm's DocReader, set to the document of `len` bytes at `ptr` whose `n` records start at record area index `rec`. */
 export function borrowDoc(core: Core, owner: DocOwner, ptr: number, len: number, rec: number, n: number): DocReader {
@@ -51,8 +76,8 @@ export function borrowDoc(core: Core, owner: DocOwner, ptr: number, len: number,
 }
 
 /**
- * The document being read, for a format's description (Doc), and what it reports, written into
- * its owner's `said` (Sink). One per realm: a document is read at a time, and the fields are set
+ * The document being read, for a format's description (Doc), and what it reports, kept in its
+ * owner's Message and passed to its `out` (Sink). One per realm: a document is read at a time, and the fields are set
  * for each.
  */
 export class DocReader implements Doc, Sink {
@@ -69,25 +94,133 @@ export class DocReader implements Doc, Sink {
     return this.owner!.choice;
   }
 
-  /** The owner's record of what was said, made the first time something is. */
-  private get said(): Said {
+  /** The owner's Message, made the first time something is said. */
+  private get said(): Message {
     const owner = this.owner!;
-    let said = owner.said;
-    if (said === NOTHING_SAID) {
-      said = owner.said = { finishReason: undefined, usage: undefined, reasoning: '', pings: 0, done: false, error: null, errorDetail: undefined };
-    }
-    return said;
+    return (owner.message ??= new Message());
   }
 
   onText(_doc: Doc, j: number): void {
-    const i32 = this.core.i32;
-    const w = this.dRec + j * JREC_WORDS;
-    const start = i32[w + JR_START];
-    this.owner!.span(this.dPtr + start, i32[w + JR_END] - start, i32[w + JR_HEAD] >>> 24);
+    this.owner!.span(this.ptr(j), this.len(j), this.flags(j));
   }
 
-  onReasoning(doc: Doc, j: number): void {
-    this.said.reasoning += doc.string(j);
+  onReasoning(_doc: Doc, j: number): void {
+    const owner = this.owner!;
+    if (owner.keeps) this.said.block().text += this.string(j);
+    owner.out?.reasoning(this.ptr(j), this.len(j), this.flags(j));
+  }
+
+  onReasoningSignature(_doc: Doc, j: number, redacted = false): void {
+    const owner = this.owner!;
+    if (owner.keeps) {
+      const m = this.said;
+      if (redacted) {
+        m.thinking.push({ text: '', redacted: this.string(j) });
+        m.thinkingOpen = false;
+      } else {
+        const b = m.block();
+        b.signature = (b.signature ?? '') + this.string(j);
+      }
+    }
+    owner.out?.signature(this.ptr(j), this.len(j), this.flags(j), redacted);
+  }
+
+  onReasoningEnd(): void {
+    const owner = this.owner!;
+    if (owner.message !== null) owner.message.thinkingOpen = false;
+    owner.out?.reasoningEnded();
+  }
+
+  onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1): void {
+    const owner = this.owner!;
+    const idText = id >= 0 && doc.kind(id) === JK_STRING ? this.string(id) : '';
+    const { call, began } = this.said.call(key, idText, server);
+    if (call.id === '' && idText !== '') call.id = idText;
+    if (call.name === '' && name >= 0 && doc.kind(name) === JK_STRING) call.name = this.string(name);
+    if (input >= 0 && doc.kind(input) === JK_OBJECT) call.fallback = this.string(input);
+    if (began) owner.out?.callBegan(call);
+  }
+
+  onToolArguments(doc: Doc, key: number, j: number, ifNone = false): void {
+    if (doc.kind(j) !== JK_STRING) return;
+    const { call, began } = this.said.call(key, '', false);
+    if (began) this.owner!.out?.callBegan(call);
+    if (ifNone && (call.bytes !== 0 || this.len(j) === 0)) return;
+    this.fragment(call, j, false);
+  }
+
+  onWholeToolCall(doc: Doc, id: number, name: number, args: number): void {
+    const owner = this.owner!;
+    const m = this.said;
+    const call = m.whole();
+    if (id >= 0 && doc.kind(id) === JK_STRING) call.id = this.string(id);
+    if (name >= 0 && doc.kind(name) === JK_STRING) call.name = this.string(name);
+    owner.out?.callBegan(call);
+    if (args >= 0) this.fragment(call, args, doc.kind(args) !== JK_STRING);
+    this.ended(call);
+  }
+
+  onToolCallEnd(_doc: Doc, key: number): void {
+    const m = this.owner!.message;
+    if (m === null) return;
+    for (const list of [m.calls, m.serverCalls]) {
+      for (const c of list) if (c.key === key && !c.done) this.ended(c);
+    }
+  }
+
+  hasCall(key: number): boolean {
+    const m = this.owner!.message;
+    return m !== null && (m.calls.some((c) => c.key === key && !c.done) || m.serverCalls.some((c) => c.key === key && !c.done));
+  }
+
+  onToolCallsEnd(): void {
+    const m = this.owner!.message;
+    if (m === null) return;
+    for (const c of m.calls) if (!c.done) this.ended(c);
+    for (const c of m.serverCalls) if (!c.done) this.ended(c);
+  }
+
+  /** A fragment (or the whole) of a call's arguments: kept within the limit, and passed on. */
+  private fragment(call: Call, j: number, whole: boolean): void {
+    const owner = this.owner!;
+    const len = this.len(j);
+    if (owner.keeps) {
+      const m = this.said;
+      if (m.argumentBytes + len > owner.maxArgumentBytes) {
+        m.tooLong = true;
+        return;
+      }
+      m.argumentBytes += len;
+      const text = this.string(j);
+      call.text = whole ? text : call.text + text;
+    }
+    call.bytes += len;
+    owner.out?.callArgs(call, this.ptr(j), len, this.flags(j), whole);
+  }
+
+  /** A call ended: done, and (kept) its arguments checked in the core. */
+  ended(call: Call): void {
+    const owner = this.owner!;
+    call.done = true;
+    if (owner.keeps) call.valid = this.validJson(call.args());
+    owner.out?.callEnded(call);
+  }
+
+  /**
+   * Whether `text` is one complete JSON value, read by the core's JSON reader (no JSON.parse), in a
+   * block of its own: a batch's documents and text may lie in every other area.
+   */
+  private validJson(text: string): boolean {
+    const core = this.core;
+    const bytes = enc.encode(text);
+    const at = core.x.modelCheckArea(bytes.length);
+    core.sync();
+    core.u8.set(bytes, at);
+    return core.x.modelValid(at, bytes.length) === 1;
+  }
+
+  onNonCanonical(_doc: Doc, finish: number, usage: number): void {
+    this.owner!.nonCanonical?.(this, finish, usage);
   }
 
   onFinishReason(reason: string): void {
@@ -113,11 +246,21 @@ export class DocReader implements Doc, Sink {
     said.errorDetail = detail;
   }
 
+  /** Record j's address, length and flags. */
+  ptr(j: number): number { return this.dPtr + this.core.i32[this.dRec + j * JREC_WORDS + JR_START]; }
+  len(j: number): number {
+    const w = this.dRec + j * JREC_WORDS;
+    return this.core.i32[w + JR_END] - this.core.i32[w + JR_START];
+  }
+  flags(j: number): number { return this.core.i32[this.dRec + j * JREC_WORDS + JR_HEAD] >>> 24; }
+
   // ---- Doc: the records of the document being read --------------------------------------------
 
   path(j: number): number { return this.core.i32[this.dRec + j * JREC_WORDS + JR_HEAD] & 0xffff; }
   kind(j: number): number { return (this.core.i32[this.dRec + j * JREC_WORDS + JR_HEAD] >>> 16) & 0xff; }
   index(j: number): number { return this.core.i32[this.dRec + j * JREC_WORDS + JR_INDEX]; }
+  start(j: number): number { return this.core.i32[this.dRec + j * JREC_WORDS + JR_START]; }
+  end(j: number): number { return this.core.i32[this.dRec + j * JREC_WORDS + JR_END]; }
 
   string(j: number): string {
     const i32 = this.core.i32;
@@ -127,7 +270,7 @@ export class DocReader implements Doc, Sink {
     const len = i32[w + JR_END] - i32[w + JR_START];
     const flags = head >>> 24;
     if (((head >>> 16) & 0xff) !== JK_STRING) return this.core.utf8(a, len);
-    if (flags & JF_ESCAPED) return JSON.parse(`"${this.core.utf8(a, len)}"`) as string;
+    if (flags & JF_ESCAPED) return unescaped(this.core, a, len);
     return flags & JF_ASCII ? this.core.latin1(a, len) : this.core.utf8(a, len);
   }
 

@@ -6,6 +6,7 @@ export type ModelStreamErrorCode =
   | 'ERR_PROVIDER' // the provider's error event or error body
   | 'ERR_BAD_EVENT' // an event that is not valid JSON, or not an event of the format
   | 'ERR_EVENT_TOO_LARGE' // an event over maxEventBytes
+  | 'ERR_ARGUMENTS_TOO_LARGE' // tool-call arguments over maxArgumentBytes
   | 'ERR_INVALID_UTF8'; // invalid or truncated UTF-8
 
 /**
@@ -20,18 +21,21 @@ export class ModelStreamError extends Error {
   readonly text: string;
   /** With ERR_PROVIDER: the provider's own message. */
   readonly providerMessage: string | undefined;
+  /** With ERR_PROVIDER: the provider's type or code for it (`overloaded_error`, `rate_limit_exceeded`, …), when it gave one. */
+  readonly providerCode: string | undefined;
 
-  constructor(code: ModelStreamErrorCode, offset: number, message: string, text: string, providerMessage?: string) {
+  constructor(code: ModelStreamErrorCode, offset: number, message: string, text: string, providerMessage?: string, providerCode?: string) {
     super(message);
     this.name = 'ModelStreamError';
     this.code = code;
     this.offset = offset;
     this.text = text;
     this.providerMessage = providerMessage;
+    this.providerCode = providerCode;
   }
 
   /** @internal The same error without the text it carried. */
   withoutOutput(): ModelStreamError {
-    return new ModelStreamError(this.code, this.offset, this.message, '', this.providerMessage);
+    return new ModelStreamError(this.code, this.offset, this.message, '', this.providerMessage, this.providerCode);
   }
 }

@@ -5,10 +5,12 @@
 import { JF_ESCAPED, JSON_READ_SLACK, MJREC_CAP } from '../core/generated/abi.js';
 import { checkOptions, oneOf } from '../core/options.js';
 import { type Core, getCore } from '../core/wasm.js';
-import { JSON_ERRORS, NOTHING_SAID, type Said, borrowDoc } from './document.js';
+import { JSON_ERRORS, borrowDoc, unescaped } from './document.js';
 import type { ProviderError } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
+import { Message, type ToolCall } from './message.js';
 import { programAddress } from './plan.js';
+import { DEFAULT_MAX_ARGUMENT_BYTES } from './reader.js';
 
 /** What one event says, as {@link ModelEventReader.read} returns it. */
 export interface ModelEventReading {
@@ -52,8 +54,14 @@ const DONE = '[DONE]';
 export class ModelEventReader {
   readonly format: ModelFormat;
   readonly choice: number;
+  /** @internal What the events said: the calls persist from event to event, the rest is each event's. */
+  message: Message | null = new Message();
   /** @internal */
-  said: Said = NOTHING_SAID;
+  readonly keeps = true;
+  /** @internal */
+  readonly out = null;
+  /** @internal */
+  readonly maxArgumentBytes = DEFAULT_MAX_ARGUMENT_BYTES;
   private readonly core: Core;
   private text = '';
 
@@ -99,31 +107,49 @@ export class ModelEventReader {
         r.invalid = { offset: core.x.jsonErrorAt(), message: JSON_ERRORS[-n] ?? 'not JSON' };
         return r;
       }
-      this.said = NOTHING_SAID;
+      const m = this.fresh();
       this.text = '';
       const doc = borrowDoc(core, this, at, bytes.length, core.mjrec, n);
       spec.read(doc, doc);
+      if (m.done) doc.onToolCallsEnd();
     } finally {
       if (large) core.x.modelScratchFree();
     }
-    const said = this.said;
+    const m = this.message!;
     r.text = this.text;
-    r.reasoning = said.reasoning;
-    r.done = said.done;
-    r.heartbeat = said.pings !== 0;
-    if (said.finishReason !== undefined) r.finishReason = said.finishReason;
-    if (said.usage !== undefined) r.usage = said.usage;
-    if (said.error !== null) r.error = said.errorDetail === undefined ? { message: said.error } : { message: said.error, detail: said.errorDetail };
-    this.said = NOTHING_SAID;
+    r.reasoning = m.reasoning();
+    r.done = m.done;
+    r.heartbeat = m.pings !== 0;
+    if (m.finishReason !== undefined) r.finishReason = m.finishReason;
+    if (m.usage !== undefined) r.usage = m.usage;
+    if (m.error !== null) r.error = m.errorDetail === undefined ? { message: m.error } : { message: m.error, detail: m.errorDetail };
     this.text = '';
     return r;
+  }
+
+  /** The client's tool calls of the events read so far (as {@link ModelStream.toolCalls}). */
+  get toolCalls(): readonly ToolCall[] {
+    return this.message!.calls.map((c) => c.snapshot());
+  }
+
+  /** The message with this event's own parts emptied (its calls go on). */
+  private fresh(): Message {
+    const m = this.message!;
+    m.finishReason = undefined;
+    m.usage = undefined;
+    m.pings = 0;
+    m.done = false;
+    m.error = null;
+    m.errorDetail = undefined;
+    m.thinking.length = 0;
+    m.thinkingOpen = false;
+    return m;
   }
 
   /** @internal A text span of the event. */
   span(ptr: number, len: number, flags: number): void {
     const core = this.core;
-    const s = core.utf8(ptr, len);
-    this.text += flags & JF_ESCAPED ? (JSON.parse(`"${s}"`) as string) : s;
+    this.text += flags & JF_ESCAPED ? unescaped(core, ptr, len) : core.utf8(ptr, len);
   }
 }
 

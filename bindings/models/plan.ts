@@ -4,7 +4,7 @@
 import { JSON_PROG_CAP, MK_LINES, MK_SSE, MK_STRIP_DATA, M_COMMENTS, M_IN_SPANS, M_UTF8_OUT } from '../core/generated/abi.js';
 import { type Core } from '../core/wasm.js';
 import { type FormatSpec } from './formats/describe.js';
-import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
+import { FORMATS, type ModelFormat } from './formats/index.js';
 
 /** What a reader's options decide: the same object for every stream made with the same options. */
 export interface Plan {
@@ -16,6 +16,8 @@ export interface Plan {
   readonly eof: 'error' | 'allow';
   readonly raw: boolean;
   readonly normalize: 'NFC' | false;
+  /** The most bytes of tool-call arguments a stream keeps. */
+  readonly maxArgumentBytes: number;
   readonly spec: FormatSpec;
   readonly prog: number;
   /** The format's template (quiet events): where it lies in the core. */
@@ -30,12 +32,12 @@ let plansOf: Core | null = null;
 const plans = /* @__PURE__ */ new Map<string, Plan>();
 
 export function planOf(core: Core, format: ModelFormat, fatal: boolean, maxEventBytes: number, choice: number, comments: boolean,
-  eof: 'error' | 'allow', raw: boolean, normalize: 'NFC' | false): Plan {
+  eof: 'error' | 'allow', raw: boolean, normalize: 'NFC' | false, maxArgumentBytes: number): Plan {
   if (plansOf !== core) {
     plansOf = core;
     plans.clear();
   }
-  const key = `${format}|${fatal}|${maxEventBytes}|${choice}|${comments}|${eof}|${raw}|${normalize}`;
+  const key = `${format}|${fatal}|${maxEventBytes}|${choice}|${comments}|${eof}|${raw}|${normalize}|${maxArgumentBytes}`;
   let plan = plans.get(key);
   if (plan === undefined) {
     if (plans.size > 256) plans.clear(); // (a realm with many option sets: a cache, not a registry)
@@ -43,7 +45,7 @@ export function planOf(core: Core, format: ModelFormat, fatal: boolean, maxEvent
     const lines = spec.framing === 'lines';
     const prog = programAddress(core, format, spec);
     plan = Object.freeze({
-      format, fatal, maxEventBytes, choice, comments, eof, raw, normalize, spec, prog,
+      format, fatal, maxEventBytes, choice, comments, eof, raw, normalize, maxArgumentBytes, spec, prog,
       tmpl: prog + templateOffset(spec),
       framing: lines ? MK_LINES | (spec.stripData ? MK_STRIP_DATA : 0) : MK_SSE,
       mode: lines ? M_UTF8_OUT : M_UTF8_OUT | M_IN_SPANS | M_COMMENTS,
@@ -53,31 +55,42 @@ export function planOf(core: Core, format: ModelFormat, fatal: boolean, maxEvent
   return plan;
 }
 
-/** Each format's program, placed once per core in its slot of the program area (PROGRAM_SLOTS of them). */
-const PROGRAM_SLOTS = 8;
+/** Each format's program and template, placed once per core, one after the other, in the program area. */
 let programsOf: Core | null = null;
-const programAt = /* @__PURE__ */ new Map<ModelFormat, number>();
+const programAt = /* @__PURE__ */ new Map<string, number>();
+let programEnd = 0;
 
-/** Where a format's template lies in its slot, after its program (4-byte aligned). */
+/** Where a format's template lies after its program (4-byte aligned). */
 const templateOffset = (spec: FormatSpec): number => (spec.program.length + 3) & ~3;
 
-/** Where format's path program lies in the core (placed there on first use). */
+/** Where a format's path program lies in the core (placed there on first use); its template follows it. */
 export function programAddress(core: Core, format: ModelFormat, spec: FormatSpec = FORMATS[format]): number {
+  return placed(core, format, spec.program, spec.template);
+}
+
+/** Where a format's envelope program lies in the core (placed there on first use). */
+export function envelopeAddress(core: Core, format: ModelFormat): number {
+  return placed(core, `${format} envelope`, FORMATS[format].envelope!, new Uint8Array(0));
+}
+
+/** Where a program (and the template after it) lies in the program area: placed one after the other, once per core. */
+function placed(core: Core, key: string, program: Uint8Array, tmpl: Uint8Array): number {
   if (programsOf !== core) {
     programsOf = core;
     programAt.clear();
+    programEnd = 0;
   }
-  let at = programAt.get(format);
+  let at = programAt.get(key);
   if (at === undefined) {
-    const size = JSON_PROG_CAP / PROGRAM_SLOTS;
-    if (templateOffset(spec) + spec.template.length > size) throw new Error(`seam: the ${format} path program does not fit its slot`);
-    const slot = MODEL_FORMATS.indexOf(format);
-    if (slot >= PROGRAM_SLOTS) throw new Error(`seam: no program slot for ${format}`);
-    at = (core.x.JSON_PROG_PTR.value as number) + size * slot;
+    const t = (program.length + 3) & ~3;
+    const size = (t + tmpl.length + 15) & ~15;
+    if (programEnd + size > JSON_PROG_CAP) throw new Error(`seam: the ${key} path program does not fit the program area`);
+    at = (core.x.JSON_PROG_PTR.value as number) + programEnd;
+    programEnd += size;
     core.sync();
-    core.u8.set(spec.program, at);
-    core.u8.set(spec.template, at + templateOffset(spec));
-    programAt.set(format, at);
+    core.u8.set(program, at);
+    core.u8.set(tmpl, at + t);
+    programAt.set(key, at);
   }
   return at;
 }

@@ -3,19 +3,20 @@
 // with the format's path program in the same call (quiet events, text deltas, read to the end by
 // the core; every other event handed to the format's description), the status, finish reason,
 // usage and reasoning, and the provider's errors as ModelStreamErrors.
-import { booleanOption, oneOf } from '../core/options.js';
+import { booleanOption, byteLimitOption, oneOf } from '../core/options.js';
 import { type StateKind } from '../core/stream.js';
 import {
   DF_DONE, DF_ERROR, FR_NREC, F_FATAL, JE_TRUNCATED, JREC_WORDS, LINE_REC_WORDS, LR_END, LR_START, MDR_BLANK, MDR_COMMENTS,
   MDR_DOCS, MDR_GATHERED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_SCRATCH, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, MK_SSE, R_LIMIT,
   SR_DSTART, SSE_REC_WORDS,
 } from '../core/generated/abi.js';
-import { FrameStream, frameLimit } from '../frames/frame-stream.js';
+import { FrameStream, MAX_LIMIT_BYTES, frameLimit } from '../frames/frame-stream.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../frames/sse.js';
-import { JSON_ERRORS, NOTHING_SAID, type Said, borrowDoc } from './document.js';
+import { type DocReader, JSON_ERRORS, type MessageOut, borrowDoc } from './document.js';
 import { ModelStreamError } from './errors.js';
 import { type FormatSpec } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
+import { type Message, type ReasoningBlock, type ToolCall } from './message.js';
 import { type Plan, planOf } from './plan.js';
 
 export type ModelStatus = 'open' | 'done' | 'truncated' | 'failed';
@@ -23,8 +24,11 @@ export type ModelStatus = 'open' | 'done' | 'truncated' | 'failed';
 /** The options of a model reader (stream or relay). */
 export interface ReaderOptions {
   format: ModelFormat; fatal?: boolean; maxEventBytes?: number; choice?: number;
-  eof?: 'error' | 'allow'; raw?: boolean; normalize?: 'NFC' | false;
+  eof?: 'error' | 'allow'; raw?: boolean; normalize?: 'NFC' | false; maxArgumentBytes?: number;
 }
+
+/** Default of `maxArgumentBytes`: 16 MiB. */
+export const DEFAULT_MAX_ARGUMENT_BYTES = 16 * 1024 * 1024;
 
 const SSE_STATE: StateKind = { reset: (x, st) => x.sseReset(st), free: (x, st) => x.frameFree(st) };
 const LINES_STATE: StateKind = { reset: (x, st) => x.linesReset(st), free: (x, st) => x.frameFree(st) };
@@ -79,12 +83,10 @@ export abstract class ModelReader extends FrameStream {
   protected _status: ModelStatus = 'open';
   protected _events = 0;
   protected _heartbeats = 0;
-  /** @internal What the events said so far (the format's description writes them through the realm's DocReader). */
-  said: Said = NOTHING_SAID;
+  /** @internal What the events said so far (the format's description writes it through the realm's DocReader); null before anything. */
+  message: Message | null = null;
   /** SSE formats: 0 before the first byte that is not white space, 1 an event stream, 2 a JSON body. */
   protected sniffed = 0;
-  /** The template of quiet events the core may read to the end itself (0: none, every event is read here). */
-  protected tmpl: number;
   /** Lines read (blank ones too), for the line number of a bad one. */
   private lineNo = 0;
   /** A JSON body instead of an event stream: its bytes so far. */
@@ -101,11 +103,11 @@ export abstract class ModelReader extends FrameStream {
     const eof = oneOf(options.eof, 'eof', what, ['error', 'allow'], 'error');
     const raw = booleanOption(options.raw, 'raw', what, false);
     const normalize = oneOf(options.normalize, 'normalize', what, ['NFC', false], 'NFC');
+    const maxArgs = byteLimitOption(options.maxArgumentBytes, 'maxArgumentBytes', what, DEFAULT_MAX_ARGUMENT_BYTES, MAX_LIMIT_BYTES);
     const lines = FORMATS[format].framing === 'lines';
     const flags = fatal ? F_FATAL : 0;
     super(what, lines ? LINES_STATE : SSE_STATE, (x) => (lines ? x.linesNew(flags, max) : x.sseNew(flags, max)));
-    this.plan = planOf(this.core, format, fatal, max, choice, comments, eof, raw, normalize);
-    this.tmpl = this.plan.tmpl;
+    this.plan = planOf(this.core, format, fatal, max, choice, comments, eof, raw, normalize, maxArgs);
     if (lines) this.sniffed = 1;
   }
 
@@ -125,7 +127,7 @@ export abstract class ModelReader extends FrameStream {
    * A valid event's JSON document (`len` bytes at `ptr`), after the description read it and found no
    * error, or the `[DONE]` marker (`len` 0); the status says whether it completed the stream.
    */
-  protected event(_ptr: number, _len: number): void {}
+  protected event(_ptr: number, _len: number, _doc: DocReader | null): void {}
   /** The core's mode for its next read (ME_* bits), with what that mode needs put in place. */
   protected readMode(): number { return 0; }
   /** After each call of the core's reader: what it read to the end itself (bytes for a client, their counts). */
@@ -134,22 +136,27 @@ export abstract class ModelReader extends FrameStream {
   /** `'done'` once the provider's completion arrived; `'truncated'` after a flush without it; `'failed'` after an error. */
   get status(): ModelStatus { return this._status; }
   /** The finish reason as the provider sent it (`finish_reason`, `stop_reason`, `done_reason`, …). */
-  get finishReason(): string | undefined { return this.said.finishReason; }
+  get finishReason(): string | undefined { return this.message?.finishReason; }
   /** The provider's usage object, when it sent one. */
-  get usage(): Record<string, unknown> | undefined { return this.said.usage; }
-  /** Reasoning or thinking text so far, as sent (never part of the answer's text). */
-  get reasoning(): string { return this.said.reasoning; }
+  get usage(): Record<string, unknown> | undefined { return this.message?.usage; }
   /** Provider events (or lines) read so far. */
   get events(): number { return this._events; }
   /** Keep-alives read so far (SSE comments, Anthropic pings): never progress. */
-  get heartbeats(): number { return this._heartbeats + this.said.pings; }
+  get heartbeats(): number { return this._heartbeats + (this.message?.pings ?? 0); }
+
+  /** @internal Whether reasoning and arguments are kept (a stream) or only passed to `out` (a relay). */
+  get keeps(): boolean { return true; }
+  /** @internal Where the message's parts go as they come (a relay's writer). */
+  get out(): MessageOut | null { return null; }
+  /** @internal The most bytes of tool-call arguments kept in all. */
+  get maxArgumentBytes(): number { return this.plan.maxArgumentBytes; }
 
   protected override resetState(): void {
     this._status = 'open';
     this._events = 0;
     this._heartbeats = 0;
     this.lineNo = 0;
-    this.said = NOTHING_SAID;
+    this.message = null;
     this.sniffed = this.framing === MK_SSE ? 0 : 1;
     this.body = null;
   }
@@ -187,6 +194,9 @@ export abstract class ModelReader extends FrameStream {
     call.readPending = true;
     return this.core.x.modelMore(this.st, plan.framing, plan.prog, this.template(), plan.choice, read);
   }
+
+  /** The template of quiet events the core may read to the end itself (0: none, every event is read here). */
+  protected get tmpl(): number { return this.plan.tmpl; }
 
   /** The template for the next read: none once the stream is done or failed (then every event is read here). */
   private template(): number {
@@ -278,8 +288,8 @@ export abstract class ModelReader extends FrameStream {
     const ptr = i32[e + MD_PTR];
     if (flags & DF_DONE) {
       if (this.spec.doneMarker) {
-        this._status = 'done';
-        this.event(0, 0); // (the marker: no document)
+        this.completed(borrowDoc(this.core, this, 0, 0, 0, 0));
+        this.event(0, 0, null); // (the marker: no document)
       }
       else this.badEvent(this.offsetOf(e, 0), `[DONE] at byte offset ${this.offsetOf(e, 0)} is not an event of the ${this.format} format`);
       return;
@@ -298,18 +308,33 @@ export abstract class ModelReader extends FrameStream {
     const len = i32[e + MD_LEN];
     const doc = borrowDoc(this.core, this, ptr, len, this.core.mjrec + i32[e + MD_J0] * JREC_WORDS, i32[e + MD_JN]);
     this.spec.read(doc, doc);
-    const said = this.said; // (made by the first thing a description reported)
-    const why = said.error;
-    if (why !== null) {
-      said.error = null;
-      this.batchDone();
-      this._status = 'failed';
-      const at = this.offsetOf(e, 0);
-      const detail = said.errorDetail;
-      this.stop(new ModelStreamError('ERR_PROVIDER', at, `The provider sent an error at byte offset ${at}: ${why}${detail ? ` (${detail})` : ''}`, call.out, why));
+    const m = this.message;
+    if (m !== null) {
+      const why = m.error;
+      if (why !== null) {
+        m.error = null;
+        this.batchDone();
+        this._status = 'failed';
+        const at = this.offsetOf(e, 0);
+        const detail = m.errorDetail;
+        this.stop(new ModelStreamError('ERR_PROVIDER', at, `The provider sent an error at byte offset ${at}: ${why}${detail ? ` (${detail})` : ''}`, call.out, why, detail));
+      }
+      if (m.tooLong) {
+        this.batchDone();
+        this._status = 'failed';
+        const at = this.offsetOf(e, 0);
+        this.stop(new ModelStreamError('ERR_ARGUMENTS_TOO_LARGE', at, `The tool-call arguments in the event at byte offset ${at} would pass `
+          + `maxArgumentBytes (${this.maxArgumentBytes} bytes, ${m.argumentBytes} kept); nothing past the limit was kept`, call.out));
+      }
+      if (m.done) this.completed(doc);
     }
-    if (said.done) this._status = 'done';
-    this.event(ptr, len);
+    this.event(ptr, len, doc);
+  }
+
+  /** The provider's completion: the stream is done, and every call it left open ended with it. */
+  private completed(doc: DocReader): void {
+    this._status = 'done';
+    doc.onToolCallsEnd();
   }
 
   /** The absolute stream offset of byte `at` of a document at `ptr` (exact when it lies in this read). */
@@ -387,7 +412,7 @@ export abstract class ModelReader extends FrameStream {
     const err = this.spec.errorBody(value);
     if (err !== undefined) {
       this._status = 'failed';
-      this.stop(new ModelStreamError('ERR_PROVIDER', 0, `The provider answered with an error body: ${err.message}${err.detail ? ` (${err.detail})` : ''}`, '', err.message));
+      this.stop(new ModelStreamError('ERR_PROVIDER', 0, `The provider answered with an error body: ${err.message}${err.detail ? ` (${err.detail})` : ''}`, '', err.message, err.detail));
     }
     this.stop(new ModelStreamError('ERR_BAD_EVENT', 0, `The ${this.format} response is a JSON body, not an event stream`, ''));
   }

@@ -9,10 +9,13 @@ import { utf8Length } from '../text/counts.js';
 import { TextRangeError } from '../text/errors.js';
 import { ModelStreamError } from './errors.js';
 import type { ModelFormat } from './formats/index.js';
+import type { ReasoningBlock, ToolCall } from './message.js';
 import { ModelReader, call } from './reader.js';
+export { DEFAULT_MAX_ARGUMENT_BYTES } from './reader.js';
 
 export type { ModelFormat } from './formats/index.js';
 export type { ModelStatus } from './reader.js';
+export type { ReasoningBlock, ToolCall } from './message.js';
 
 /** Options of {@link ModelStream}. */
 export interface ModelStreamOptions {
@@ -47,6 +50,12 @@ export interface ModelStreamOptions {
    * @defaultValue false
    */
   raw?: boolean;
+  /**
+   * The most bytes of tool-call arguments (as sent) the stream keeps, for all its calls together;
+   * a fragment that would pass it is a ModelStreamError (`ERR_ARGUMENTS_TOO_LARGE`).
+   * @defaultValue 16 MiB
+   */
+  maxArgumentBytes?: number;
 }
 
 /** The end of a model stream: the text's report, with what the provider said about it. */
@@ -57,9 +66,15 @@ export interface ModelReport extends FinalReport {
   usage?: Record<string, unknown>;
   /** Provider events (SSE events, or NDJSON/ddg lines) read, `[DONE]` included, blank lines not. */
   events: number;
+  /** Reasoning text, as sent (never part of the text). */
+  reasoning: string;
+  /** The client's tool calls (see {@link ModelStream.toolCalls}). */
+  toolCalls: ToolCall[];
+  /** The provider's own tool calls, when it made any (see {@link ModelStream.serverToolCalls}). */
+  serverToolCalls?: ToolCall[];
 }
 
-const OPTIONS = ['format', 'fatal', 'maxEventBytes', 'normalize', 'choice', 'eof', 'raw', 'maxTextBytes', 'maxPendingBytes'];
+const OPTIONS = ['format', 'fatal', 'maxEventBytes', 'normalize', 'choice', 'eof', 'raw', 'maxTextBytes', 'maxPendingBytes', 'maxArgumentBytes'];
 const HINTS = {
   keys: {
     onEvent: 'the text is returned by push(chunk); finishReason, usage and status are properties',
@@ -91,6 +106,31 @@ export class ModelStream extends ModelReader {
   get eof(): 'error' | 'allow' { return this.plan.eof; }
   /** The raw-delta mode. */
   get raw(): boolean { return this.plan.raw; }
+
+  /** Reasoning or thinking text so far, as sent (never part of the answer's text). */
+  get reasoning(): string { return this.message?.reasoning() ?? ''; }
+
+  /**
+   * Reasoning in blocks, with what a caller must send back with each: Anthropic's signature, or a
+   * redacted block's data (one block for formats without blocks).
+   */
+  get reasoningBlocks(): readonly ReasoningBlock[] {
+    return this.message?.thinking.map((b) => ({ ...b })) ?? [];
+  }
+
+  /**
+   * The client's tool calls begun so far, in order: each with the provider's id, its name, its
+   * arguments as JSON text (growing as fragments arrive), whether it is done and, once done,
+   * whether its arguments are one complete JSON value.
+   */
+  get toolCalls(): readonly ToolCall[] {
+    return this.message?.calls.map((c) => c.snapshot()) ?? [];
+  }
+
+  /** The provider's own tool calls (Anthropic's `server_tool_use`, Responses' hosted tools): not the client's to run. */
+  get serverToolCalls(): readonly ToolCall[] {
+    return this.message?.serverCalls.map((c) => c.snapshot()) ?? [];
+  }
 
   constructor(options: ModelStreamOptions) {
     if (options === undefined) throw new TypeError("ModelStream: options are required: new ModelStream({ format: 'openai' })");
@@ -289,10 +329,13 @@ export class ModelStream extends ModelReader {
       a.push(this.kept?.text() ?? '');
       base = a.finish();
     }
-    const r: ModelReport = { ...base, status, events: this._events };
-    const said = this.said;
-    if (said.finishReason !== undefined) r.finishReason = said.finishReason;
-    if (said.usage !== undefined) r.usage = said.usage;
+    const r: ModelReport = { ...base, status, events: this._events, reasoning: this.reasoning, toolCalls: [...this.toolCalls] };
+    const m = this.message;
+    if (m !== null) {
+      if (m.finishReason !== undefined) r.finishReason = m.finishReason;
+      if (m.usage !== undefined) r.usage = m.usage;
+      if (m.serverCalls.length !== 0) r.serverToolCalls = [...this.serverToolCalls];
+    }
     return r;
   }
 }

@@ -32,7 +32,7 @@ const MODEL_CODES = new Set<string>(['ERR_STREAM_TRUNCATED', 'ERR_PROVIDER', 'ER
 /** The error the Worker described, as a ModelStreamError where it was one. */
 function revive(data: WorkerErrorData): Error {
   if (data.name === 'ModelStreamError' && MODEL_CODES.has(data.code) && data.offset !== undefined) {
-    const e = new ModelStreamError(data.code as ModelStreamErrorCode, data.offset, data.message, data.text ?? '', data.providerMessage);
+    const e = new ModelStreamError(data.code as ModelStreamErrorCode, data.offset, data.message, data.text ?? '', data.providerMessage, data.providerCode);
     if (data.status !== undefined) Object.assign(e, { status: data.status });
     return e;
   }

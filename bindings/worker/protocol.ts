@@ -59,6 +59,7 @@ export interface WorkerErrorData {
   /** ModelStreamError's text committed by the call (already posted as a part). */
   text?: string;
   providerMessage?: string;
+  providerCode?: string;
   /** With ERR_HTTP: the response's status. */
   status?: number;
 }

@@ -28,6 +28,7 @@ function errorData(err: unknown, fallback: string): WorkerErrorData {
   if (typeof e.offset === 'number') out.offset = e.offset;
   if (typeof e.text === 'string') out.text = e.text;
   if (typeof e.providerMessage === 'string') out.providerMessage = e.providerMessage;
+  if (typeof e.providerCode === 'string') out.providerCode = e.providerCode;
   if (typeof e.status === 'number') out.status = e.status;
   return out;
 }

@@ -67,7 +67,9 @@ export function awkwardCuts(bytes: Uint8Array): number[] {
 export function clientText(f: Fixture): string {
   const ref = reference(f.body, f.format);
   const relayed = ref.frames.filter((fr) => fr.role !== 'error' && fr.role !== 'bad' && !(fr.role === 'completion' && fr.data === '[DONE]'));
-  return relayed.map((fr) => (f.format === 'openai' ? fr.clientContent : fr.text)).join('');
+  // (from openai, what choices[0] holds; an event written anew, Mistral's content array, holds the text)
+  const anew = (data: string) => /"content":\s*\[/.test(data);
+  return relayed.map((fr) => (f.format === 'openai' && !anew(fr.data) ? fr.clientContent : fr.text)).join('');
 }
 
 /** The bytes and their place of the event that fails a fixture's stream (an error or a bad event), if one does. */
@@ -87,7 +89,8 @@ export function expectedWire(f: Fixture): string {
   return normalizeIds(out);
 }
 
-export const normalizeIds = (wire: string) => wire.replace(/"id":"chatcmpl-[^"]*","object":"chat\.completion\.chunk","created":\d+/g, '"id":"ID","object":"chat.completion.chunk","created":0');
+export const normalizeIds = (wire: string) => wire.replace(/"id":"chatcmpl-[^"]*","object":"chat\.completion\.chunk","created":\d+/g, '"id":"ID","object":"chat.completion.chunk","created":0')
+  .replace(/"(call|toolu)_seam[^"]*"/g, '"$1_ID"');
 
 /** An error event's offset written as `N` (where a cut inside the failing event may move it). */
 export const normalizeOffsets = (wire: string) => wire.replace(/byte offset \d+/g, 'byte offset N').replace(/"offset":\d+/g, '"offset":N');

@@ -43,6 +43,22 @@ export interface Expected {
   /** SSE comments (keep-alives), their text as a parser reports it. */
   comments: string[];
   error?: { code: ModelErrorCode; message?: string; offset: number };
+  /** The client's tool calls at the end (id, name, arguments as joined, done, valid), when the fixture has any. */
+  toolCalls?: ExpectedCall[];
+  /** The provider's own tool calls at the end, when it made any. */
+  serverToolCalls?: ExpectedCall[];
+  /** Reasoning blocks' signatures and redacted data, in order, when there are any. */
+  signatures?: string[];
+}
+
+/** A tool call as a stream ends with it. */
+export interface ExpectedCall {
+  index: number;
+  id: string;
+  name: string;
+  arguments: string;
+  done: boolean;
+  valid?: boolean;
 }
 
 export interface Fixture {
@@ -97,7 +113,21 @@ export interface Frame {
   clientContent: string;
   /** The comment's text (kind 'comment'). */
   comment?: string;
+  /** What the frame does to the message's tool calls, in order. */
+  calls: CallOp[];
+  /** Reasoning blocks: the frame ends one, or brings a signature or a redacted block's data. */
+  reasoningEnd?: boolean;
+  signature?: string;
+  redacted?: string;
 }
+
+/** A frame's doing to the tool calls (as the contract reads each format, computed with JSON.parse). */
+export type CallOp =
+  | { op: 'begin'; key: number; id: string; name: string; server: boolean; input?: string }
+  | { op: 'args'; key: number; text: string; ifNone?: boolean }
+  | { op: 'whole'; id: string; name: string; args: string }
+  | { op: 'end'; key: number }
+  | { op: 'endAll' };
 
 export interface Reference {
   /** Frames in stream order up to the one that ends the reading (completion, error, bad event). */
@@ -112,6 +142,89 @@ export interface Reference {
   error?: { code: ModelErrorCode; message?: string; offset: number };
   /** The body is one plain JSON error document, not a stream. */
   plainBody: boolean;
+  /** The tool calls at the end, client's and server's. */
+  toolCalls: ExpectedCall[];
+  serverToolCalls: ExpectedCall[];
+  /** Signatures and redacted data of the reasoning blocks, in order. */
+  signatures: string[];
+  /** The client's tool calls as a relay's client reads them: the fragments joined (a start's input once the call ended without any). */
+  clientCalls: { id: string; name: string; arguments: string }[];
+}
+
+/** The tool calls of a message, as frames change them: the contract's reading, with JSON.parse. */
+export class CallBook {
+  readonly calls: (ExpectedCall & { key: number; server: boolean; fallback: string })[] = [];
+  private last: CallBook['calls'][number] | null = null;
+
+  private find(key: number, id: string, server: boolean) {
+    if (key >= 0) {
+      for (const kind of [false, true]) {
+        const list = this.calls.filter((c) => c.server === kind && c.key === key && !c.done);
+        if (list.length) return list[list.length - 1];
+      }
+      return undefined;
+    }
+    if (id !== '') return this.calls.find((c) => c.server === server && c.id === id);
+    return this.last !== null && this.last.server === server ? this.last : undefined;
+  }
+
+  private make(key: number, server: boolean) {
+    const c = { index: this.calls.filter((x) => x.server === server).length, id: '', name: '', arguments: '', done: false, key, server, fallback: '' };
+    this.calls.push(c);
+    return c;
+  }
+
+  /** Applies a frame's op; says which call it touched, whether it began it, and the argument text it appended. */
+  apply(op: CallOp): { call?: CallBook['calls'][number]; began: boolean; text: string } {
+    if (op.op === 'begin') {
+      let c = this.find(op.key, op.id, op.server);
+      const began = c === undefined;
+      if (c === undefined) c = this.make(op.key, op.server);
+      this.last = c;
+      if (c.id === '' && op.id !== '') c.id = op.id;
+      if (c.name === '' && op.name !== '') c.name = op.name;
+      if (op.input !== undefined) c.fallback = op.input;
+      return { call: c, began, text: '' };
+    }
+    if (op.op === 'args') {
+      let c = this.find(op.key, '', false);
+      const began = c === undefined;
+      if (c === undefined) c = this.make(op.key, false);
+      this.last = c;
+      if (op.ifNone && (c.arguments !== '' || op.text === '')) return { call: c, began, text: '' };
+      c.arguments += op.text;
+      return { call: c, began, text: op.text };
+    }
+    if (op.op === 'whole') {
+      const c = this.make(-1, false);
+      this.last = null;
+      Object.assign(c, { id: op.id, name: op.name, arguments: op.args });
+      this.end(c);
+      return { call: c, began: true, text: op.args };
+    }
+    if (op.op === 'end') {
+      for (const c of this.calls) if (c.key === op.key && !c.done) this.end(c);
+    } else {
+      for (const c of this.calls) if (!c.done) this.end(c);
+    }
+    return { began: false, text: '' };
+  }
+
+  private end(c: CallBook['calls'][number]): void {
+    c.done = true;
+    if (c.arguments === '') c.arguments = c.fallback;
+    try { JSON.parse(c.arguments); c.valid = true; } catch { c.valid = false; }
+  }
+
+  /** The calls of one kind, as a stream reports them. */
+  of(server: boolean): ExpectedCall[] {
+    return this.calls.filter((c) => c.server === server).map((c) => {
+      const args = c.arguments === '' ? c.fallback : c.arguments;
+      const out: ExpectedCall = { index: c.index, id: c.id, name: c.name, arguments: args, done: c.done };
+      if (c.valid !== undefined) out.valid = c.valid;
+      return out;
+    });
+  }
 }
 
 interface RawLine { text: string; start: number; contentEnd: number; end: number; crlf: boolean; terminated: boolean }
@@ -279,6 +392,8 @@ function literalsOf(json: string, key: string, values: string[]): string[] {
 
 interface Reading {
   role: Frame['role'];
+  calls?: CallOp[];
+  reasoningEnd?: boolean; signature?: string; redacted?: string;
   text?: string; reasoning?: string; finishReason?: string;
   usage?: Obj; mergeUsage?: Obj;
   message?: string;
@@ -309,9 +424,29 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
         if (!isObj(c) || (byPosition ? i !== choice : c.index !== choice)) continue;
         const d = isObj(c.delta) ? c.delta : {};
         if (typeof d.content === 'string') { r.text = d.content; r.textKey = 'content'; r.role = 'delta'; }
+        if (Array.isArray(d.content)) {
+          // Mistral's parts: text parts are text, thinking parts (a string, or text parts) reasoning
+          for (const part of d.content) {
+            if (!isObj(part)) continue;
+            if ((part.type === 'text' || part.type === undefined) && typeof part.text === 'string') { r.text = (r.text ?? '') + part.text; r.textKey = 'text'; r.role = 'delta'; }
+            if (typeof part.thinking === 'string') r.reasoning = (r.reasoning ?? '') + part.thinking;
+            if (Array.isArray(part.thinking)) for (const t of part.thinking) if (isObj(t) && typeof t.text === 'string') r.reasoning = (r.reasoning ?? '') + t.text;
+          }
+        }
         if (typeof d.reasoning_content === 'string') r.reasoning = d.reasoning_content;
         if (typeof d.reasoning === 'string') r.reasoning = d.reasoning;
-        if (typeof c.finish_reason === 'string') r.finishReason = c.finish_reason;
+        if (Array.isArray(d.tool_calls)) {
+          for (const tc of d.tool_calls) {
+            if (!isObj(tc)) continue;
+            const key = typeof tc.index === 'number' ? tc.index : -1;
+            const fn = isObj(tc.function) ? tc.function : {};
+            const id = typeof tc.id === 'string' ? tc.id : '';
+            const name = typeof fn.name === 'string' ? fn.name : '';
+            if (typeof tc.id === 'string' || name !== '') (r.calls ??= []).push({ op: 'begin', key, id, name, server: false });
+            if (typeof fn.arguments === 'string') (r.calls ??= []).push({ op: 'args', key, text: fn.arguments });
+          }
+        }
+        if (typeof c.finish_reason === 'string') { r.finishReason = c.finish_reason; (r.calls ??= []).push({ op: 'endAll' }); }
       }
       if (isObj(v.usage)) r.usage = v.usage;
       return r;
@@ -322,6 +457,24 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
       const resp = isObj(v.response) ? v.response : {};
       if (t === 'response.output_text.delta') return { role: 'delta', text: v.delta as string, textKey: 'delta' };
       if ((t === 'response.reasoning_text.delta' || t === 'response.reasoning_summary_text.delta') && typeof v.delta === 'string') return { role: 'other', reasoning: v.delta };
+      const key = typeof v.output_index === 'number' ? v.output_index : -1;
+      const item = isObj(v.item) ? v.item : undefined;
+      if (t === 'response.function_call_arguments.delta' && typeof v.delta === 'string') return { role: 'other', calls: [{ op: 'args', key, text: v.delta }] };
+      if (t === 'response.function_call_arguments.done' && typeof v.arguments === 'string') return { role: 'other', calls: [{ op: 'args', key, text: v.arguments, ifNone: true }] };
+      if ((t === 'response.output_item.added' || t === 'response.output_item.done') && item !== undefined && typeof item.type === 'string') {
+        const done = t === 'response.output_item.done';
+        const calls: CallOp[] = [];
+        if (item.type === 'function_call') {
+          calls.push({ op: 'begin', key, id: typeof item.call_id === 'string' ? item.call_id : '', name: typeof item.name === 'string' ? item.name : '', server: false });
+          if (typeof item.arguments === 'string') calls.push({ op: 'args', key, text: item.arguments, ifNone: true });
+        } else if (item.type === 'reasoning') {
+          return { role: 'other', reasoningEnd: done };
+        } else if (item.type !== 'message') {
+          calls.push({ op: 'begin', key, id: typeof item.id === 'string' ? item.id : '', name: item.type, server: true });
+        }
+        if (done && calls.length) calls.push({ op: 'end', key });
+        return { role: 'other', calls };
+      }
       if (t === 'response.completed') return { role: 'completion', finishReason: (resp.status as string) ?? 'completed', usage: resp.usage as Obj };
       if (t === 'response.failed') return { role: 'error', message: errorText(resp.error) };
       if (t === 'error') return { role: 'error', message: errorText(v) };
@@ -333,8 +486,19 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
       if (t === 'content_block_delta' && isObj(v.delta)) {
         if (v.delta.type === 'text_delta') return typeof v.delta.text === 'string' ? { role: 'delta', text: v.delta.text, textKey: 'text' } : { role: 'other' };
         if (v.delta.type === 'thinking_delta') return { role: 'other', reasoning: v.delta.thinking as string };
+        if (v.delta.type === 'signature_delta') return { role: 'other', signature: v.delta.signature as string };
+        if (v.delta.type === 'input_json_delta' && typeof v.index === 'number') return { role: 'other', calls: [{ op: 'args', key: v.index, text: v.delta.partial_json as string }] };
         return { role: 'other' };
       }
+      if (t === 'content_block_start' && isObj(v.content_block) && typeof v.index === 'number') {
+        const b = v.content_block;
+        if (b.type === 'tool_use' || b.type === 'server_tool_use' || b.type === 'mcp_tool_use') {
+          return { role: 'other', calls: [{ op: 'begin', key: v.index, id: String(b.id ?? ''), name: String(b.name ?? ''), server: b.type !== 'tool_use', input: isObj(b.input) ? JSON.stringify(b.input) : undefined }] };
+        }
+        if (b.type === 'redacted_thinking' && typeof b.data === 'string') return { role: 'other', redacted: b.data };
+        return { role: 'other' };
+      }
+      if (t === 'content_block_stop' && typeof v.index === 'number') return { role: 'other', reasoningEnd: true, calls: [{ op: 'end', key: v.index }] };
       if (t === 'message_start' && isObj(v.message) && isObj(v.message.usage)) return { role: 'other', usage: v.message.usage };
       if (t === 'message_delta') {
         const r: Reading = { role: 'other' };
@@ -342,7 +506,7 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
         if (isObj(v.usage)) r.mergeUsage = v.usage;
         return r;
       }
-      if (t === 'message_stop') return { role: 'completion' };
+      if (t === 'message_stop') return { role: 'completion', calls: [{ op: 'endAll' }] };
       if (t === 'error') return { role: 'error', message: errorText(v.error) };
       return { role: 'other' };
     }
@@ -353,6 +517,13 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
       if (typeof v.thinking === 'string') r.reasoning = (r.reasoning ?? '') + v.thinking;
       if (isObj(v.message) && typeof v.message.content === 'string') { r.text = v.message.content; r.textKey = 'content'; r.role = 'delta'; }
       if (typeof v.response === 'string') { r.text = v.response; r.textKey = 'response'; r.role = 'delta'; }
+      if (isObj(v.message) && Array.isArray(v.message.tool_calls)) {
+        for (const tc of v.message.tool_calls) {
+          if (!isObj(tc)) continue;
+          const fn = isObj(tc.function) ? tc.function : {};
+          (r.calls ??= []).push({ op: 'whole', id: typeof tc.id === 'string' ? tc.id : '', name: typeof fn.name === 'string' ? fn.name : '', args: fn.arguments === undefined ? '' : JSON.stringify(fn.arguments) });
+        }
+      }
       if (v.done === true) {
         r.role = 'completion';
         if (typeof v.done_reason === 'string') r.finishReason = v.done_reason;
@@ -376,7 +547,17 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
 export function reference(body: string, format: ModelFormat, choice = 0): Reference {
   const off = byteIndex(body);
   const length = off[body.length];
-  const ref: Reference = { frames: [], text: '', reasoning: '', status: 'truncated', events: 0, comments: [], plainBody: false };
+  const ref: Reference = {
+    frames: [], text: '', reasoning: '', status: 'truncated', events: 0, comments: [], plainBody: false, toolCalls: [], serverToolCalls: [],
+    signatures: [], clientCalls: [],
+  };
+  const book = new CallBook();
+  const calls = (): Reference => {
+    ref.toolCalls = book.of(false);
+    ref.serverToolCalls = book.of(true);
+    ref.clientCalls = book.calls.filter((c) => !c.server).map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
+    return ref;
+  };
 
   // A plain JSON error document instead of a stream (Ollama's is an ordinary error line).
   const lead = body.length - body.trimStart().length;
@@ -412,7 +593,7 @@ export function reference(body: string, format: ModelFormat, choice = 0): Refere
 
   for (const r of raw) {
     const frame: Frame = {
-      ...r, role: 'comment', text: '', reasoning: '', literals: [], clientContent: '',
+      ...r, role: 'comment', text: '', reasoning: '', literals: [], clientContent: '', calls: [],
     };
     ref.frames.push(frame);
     if (r.kind === 'comment') { ref.comments.push(r.comment!); continue; }
@@ -423,12 +604,12 @@ export function reference(body: string, format: ModelFormat, choice = 0): Refere
       const bad = jsonErrorAt(r.data)!;
       ref.status = 'failed';
       ref.error = { code: 'ERR_BAD_EVENT', offset: r.dataStart + utf8Length(r.data.slice(0, bad.at)) };
-      return ref;
+      return calls();
     }
     if (m.role === 'error') {
       ref.status = 'failed';
       ref.error = { code: 'ERR_PROVIDER', message: m.message, offset: r.dataStart };
-      return ref;
+      return calls();
     }
     if (m.text !== undefined) {
       frame.text = m.text;
@@ -436,6 +617,12 @@ export function reference(body: string, format: ModelFormat, choice = 0): Refere
       ref.text += m.text;
     }
     if (m.reasoning !== undefined) { frame.reasoning = m.reasoning; ref.reasoning += m.reasoning; }
+    if (m.signature !== undefined) { frame.signature = m.signature; ref.signatures.push(m.signature); }
+    if (m.redacted !== undefined) { frame.redacted = m.redacted; ref.signatures.push(m.redacted); }
+    if (m.reasoningEnd) frame.reasoningEnd = true;
+    frame.calls = m.calls ?? [];
+    if (m.role === 'completion') frame.calls = [...frame.calls, { op: 'endAll' }];
+    for (const op of frame.calls) book.apply(op);
     if (m.clientContent !== undefined) frame.clientContent = m.clientContent;
     if (m.finishReason !== undefined) ref.finishReason = m.finishReason;
     if (m.usage !== undefined) ref.usage = { ...m.usage };
@@ -446,7 +633,7 @@ export function reference(body: string, format: ModelFormat, choice = 0): Refere
     }
   }
   if (ref.status !== 'done') ref.error = { code: 'ERR_STREAM_TRUNCATED', offset: length };
-  return ref;
+  return calls();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -589,6 +776,10 @@ data: [DONE]
       finishReason: 'tool_calls',
       events: 11,
       comments: [],
+      toolCalls: [
+        { index: 0, id: 'call_Jx7uBhD1', name: 'get_weather', arguments: '{"city":"東京","unit":"c"}', done: true, valid: true },
+        { index: 1, id: 'call_Qm2sLw9P', name: 'get_weather', arguments: '{"city":"Zürich"}', done: true, valid: true },
+      ],
     },
   });
 }
@@ -1005,6 +1196,7 @@ data: {"type":"response.completed","sequence_number":12,"response":{"id":"resp_6
       reasoning: '', status: 'done', finishReason: 'completed',
       usage: { input_tokens: 81, input_tokens_details: { cached_tokens: 64 }, output_tokens: 152, output_tokens_details: { reasoning_tokens: 128 }, total_tokens: 233 },
       events: 13, comments: ['keep-alive', 'keep-alive'],
+      toolCalls: [{ index: 0, id: 'call_xR4bW2', name: 'exchange_rate', arguments: '{"from":"JPY","to":"EUR"}', done: true, valid: true }],
     },
   });
 }
@@ -1201,7 +1393,7 @@ data: {"type":"message_stop"}
   add({
     name: 'anthropic-thinking-crlf',
     format: 'anthropic',
-    note: 'a thinking block (thinking_delta into reasoning, signature_delta nowhere), then a text block; stop_reason max_tokens; message_delta usage overrides message_start usage; CRLF',
+    note: 'a thinking block (thinking_delta into reasoning, signature_delta its signature), then a text block; stop_reason max_tokens; message_delta usage overrides message_start usage; CRLF',
     body,
     expected: {
       text: '27 × 453 = **12 231**。\n\n验证：453 × 30 − 453 × 3 = 13 590 − 1 359',
@@ -1209,6 +1401,7 @@ data: {"type":"message_stop"}
       status: 'done', finishReason: 'max_tokens',
       usage: { input_tokens: 90, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 256 },
       events: 12, comments: [],
+      signatures: ['EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDdcvCJ2Oqo8iMN2AiMAp6QmF7gkTv9qfhVIKPHB+nmg+7b0DoeJZS6KMF0Rl1cYF4xeBoAUsQ9Q=='],
     },
   });
 }
@@ -1267,6 +1460,10 @@ data: {"type": "message_stop"}
       reasoning: '', status: 'done', finishReason: 'tool_use',
       usage: { input_tokens: 472, output_tokens: 89 },
       events: 14, comments: [],
+      toolCalls: [{
+        index: 0, id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather',
+        arguments: String.raw`{"location": "San Francisco, CA", "unit": "fahrenheit", "note": "text: \u00e9"}`, done: true, valid: true,
+      }],
     },
   });
 }
@@ -1442,6 +1639,7 @@ data: {"type":"message_stop"}
       reasoning: '', status: 'done', finishReason: 'stop',
       usage: { total_duration: 885095291, load_duration: 3753500, prompt_eval_count: 122, prompt_eval_duration: 328493000, eval_count: 33, eval_duration: 552222000 },
       events: 4, comments: [],
+      toolCalls: [{ index: 0, id: '', name: 'get_current_weather', arguments: '{"city":"Montréal","format":"celsius","content":"not text"}', done: true, valid: true }],
     },
   });
 }
@@ -1645,6 +1843,235 @@ data: [DONE]
       text: 'Polski: zażółć gęślą jaźń',
       reasoning: '', status: 'failed', events: 3, comments: [],
       error: { code: 'ERR_BAD_EVENT', offset: at(body, "{'message'", 1) },
+    },
+  });
+}
+
+// ----- The whole message: tool calls, reasoning, server tools ------------------------------------
+// Recorded shapes of agents' streams: parallel calls and calls with no arguments, text before and
+// between calls, the provider's own tools beside the client's, thinking with its signature,
+// Mistral's content arrays and calls without `index`, invalid arguments, a fragment for a call
+// that never began, and streams cut inside a call's arguments.
+
+{
+  const c = (delta: string, finish = 'null') => `data: {"id":"chatcmpl-Dk9q","object":"chat.completion.chunk","created":1764600000,"model":"gpt-4.1-2025-04-14","choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}]}\n\n`;
+  const body = c('{"role":"assistant","content":null}')
+    + c('{"tool_calls":[{"index":0,"id":"call_A1","type":"function","function":{"name":"read_file","arguments":""}}]}')
+    + c('{"tool_calls":[{"index":0,"function":{"arguments":"{\\"path\\": \\"src/é.ts"}}]}')
+    + c('{"tool_calls":[{"index":0,"function":{"arguments":"\\"}"}}]}')
+    + c('{"tool_calls":[{"index":1,"id":"call_B2","type":"function","function":{"name":"list_dir","arguments":""}}]}')
+    + c('{"tool_calls":[{"index":1,"function":{"arguments":"{}"}}]}')
+    + c('{"tool_calls":[{"index":2,"id":"call_C3","type":"function","function":{"name":"now","arguments":""}}]}')
+    + c('{}', '"tool_calls"')
+    + 'data: {"id":"chatcmpl-Dk9q","object":"chat.completion.chunk","created":1764600000,"model":"gpt-4.1-2025-04-14","choices":[],"usage":{"prompt_tokens":41,"completion_tokens":30,"total_tokens":71,"prompt_tokens_details":{"cached_tokens":32}}}\n\n'
+    + 'data: [DONE]\n\n';
+  add({
+    name: 'openai-parallel-calls',
+    format: 'openai',
+    note: 'three parallel calls: escaped quotes and a non-ASCII path in fragments, one with `{}`, one with no arguments at all (invalid: empty); usage chunk with no choices',
+    body,
+    expected: {
+      text: '', reasoning: '', status: 'done', finishReason: 'tool_calls', events: 10, comments: [],
+      usage: { prompt_tokens: 41, completion_tokens: 30, total_tokens: 71, prompt_tokens_details: { cached_tokens: 32 } },
+      toolCalls: [
+        { index: 0, id: 'call_A1', name: 'read_file', arguments: '{"path": "src/é.ts"}', done: true, valid: true },
+        { index: 1, id: 'call_B2', name: 'list_dir', arguments: '{}', done: true, valid: true },
+        { index: 2, id: 'call_C3', name: 'now', arguments: '', done: true, valid: false },
+      ],
+    },
+  });
+}
+
+{
+  const c = (delta: string, finish = 'null') => `data: {"id":"0199a1b2","object":"chat.completion.chunk","created":1764600010,"model":"deepseek-chat","choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}]}\n\n`;
+  const body = c('{"role":"assistant","content":"","reasoning_content":"The user wants "}')
+    + c('{"content":null,"reasoning_content":"two lookups."}')
+    + c('{"content":"Checking "}')
+    + c('{"content":"both: "}')
+    + c('{"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"weather","arguments":""}}]}')
+    + c('{"tool_calls":[{"index":0,"id":"","type":"function","function":{"name":"","arguments":"{\\"city\\":"}}]}')
+    + c('{"tool_calls":[{"index":0,"function":{"arguments":" \\"Oslo\\"}"}}]}')
+    + c('{"content":" then "}')
+    + c('{"tool_calls":[{"index":3,"function":{"arguments":"{\\"x\\":"}}]}')
+    + c('{"tool_calls":[{"index":0,"function":{"arguments":"trailing"}}]}')
+    + c('{}', '"tool_calls"')
+    + 'data: [DONE]\n\n';
+  add({
+    name: 'openai-reasoning-calls-text',
+    format: 'openai',
+    note: 'reasoning_content, text before and between calls, a name sent again as "", a fragment for index 3 that never began (it begins a call), arguments made invalid by a late fragment',
+    body,
+    expected: {
+      text: 'Checking both:  then ', reasoning: 'The user wants two lookups.', status: 'done', finishReason: 'tool_calls', events: 12, comments: [],
+      toolCalls: [
+        { index: 0, id: 'call_0', name: 'weather', arguments: '{"city": "Oslo"}trailing', done: true, valid: false },
+        { index: 1, id: '', name: '', arguments: '{"x":', done: true, valid: false },
+      ],
+    },
+  });
+}
+
+{
+  const c = (delta: string, finish = 'null') => `data: {"id":"6f1e","object":"chat.completion.chunk","created":1764600020,"model":"magistral-medium-2509","choices":[{"index":0,"delta":${delta},"finish_reason":${finish}}]}\n\n`;
+  const body = c('{"role":"assistant","content":""}')
+    + c('{"content":[{"type":"thinking","thinking":[{"type":"text","text":"Need the "}]}]}')
+    + c('{"content":[{"type":"thinking","thinking":[{"type":"text","text":"rate. "}]}]}')
+    + c('{"content":[{"type":"text","text":"Let me look "}]}')
+    + c('{"content":[{"type":"text","text":"it up. 💱"}]}')
+    + c('{"tool_calls":[{"id":"k9Xq2","function":{"name":"rate","arguments":"{\\"pair\\": \\"EUR/JPY\\"}"}},{"id":"Wm3pL","function":{"name":"clock","arguments":"{}"}}]}', '"tool_calls"')
+    + 'data: {"id":"6f1e","object":"chat.completion.chunk","created":1764600020,"model":"magistral-medium-2509","choices":[],"usage":{"prompt_tokens":20,"total_tokens":45,"completion_tokens":25}}\n\n'
+    + 'data: [DONE]\n\n';
+  add({
+    name: 'openai-mistral-arrays',
+    format: 'openai',
+    note: "Mistral: content as arrays of thinking and text parts; two calls whole, without index, in one delta with the finish",
+    body,
+    expected: {
+      text: 'Let me look it up. 💱', reasoning: 'Need the rate. ', status: 'done', finishReason: 'tool_calls', events: 8, comments: [],
+      usage: { prompt_tokens: 20, total_tokens: 45, completion_tokens: 25 },
+      toolCalls: [
+        { index: 0, id: 'k9Xq2', name: 'rate', arguments: '{"pair": "EUR/JPY"}', done: true, valid: true },
+        { index: 1, id: 'Wm3pL', name: 'clock', arguments: '{}', done: true, valid: true },
+      ],
+    },
+  });
+}
+
+{
+  const c = (delta: string) => `data: {"id":"chatcmpl-Ew2","object":"chat.completion.chunk","created":1764600030,"model":"gpt-4o","choices":[{"index":0,"delta":${delta},"finish_reason":null}]}\n\n`;
+  const body = c('{"role":"assistant","content":"Writing it."}')
+    + c('{"tool_calls":[{"index":0,"id":"call_W","type":"function","function":{"name":"write_file","arguments":""}}]}')
+    + c('{"tool_calls":[{"index":0,"function":{"arguments":"{\\"path\\":\\"a.txt\\",\\"content\\":\\"Hello"}}]}')
+    + c('{"tool_calls":[{"index":0,"function":{"arguments":", wor"}}]}');
+  add({
+    name: 'openai-cut-in-call',
+    format: 'openai',
+    note: "the stream is cut inside a call's arguments: truncated, the call not done",
+    body,
+    expected: {
+      text: 'Writing it.', reasoning: '', status: 'truncated', events: 4, comments: [],
+      error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(body) },
+      toolCalls: [{ index: 0, id: 'call_W', name: 'write_file', arguments: '{"path":"a.txt","content":"Hello, wor', done: false }],
+    },
+  });
+}
+
+{
+  const a = (type: string, data: string) => `event: ${type}\ndata: ${data}\n\n`;
+  const body = a('message_start', '{"type":"message_start","message":{"id":"msg_01Srv","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":2048,"cache_creation_input_tokens":0,"cache_read_input_tokens":1024,"output_tokens":3}}}')
+    + a('content_block_start', '{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}')
+    + a('content_block_delta', '{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Search, then "}}')
+    + a('content_block_delta', '{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"call the tool."}}')
+    + a('content_block_delta', '{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EuYBCkQYAiJA0sig=="}}')
+    + a('content_block_stop', '{"type":"content_block_stop","index":0}')
+    + a('content_block_start', '{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xl"}}')
+    + a('content_block_stop', '{"type":"content_block_stop","index":1}')
+    + a('content_block_start', '{"type":"content_block_start","index":2,"content_block":{"type":"server_tool_use","id":"srvtoolu_014","name":"web_search","input":{}}}')
+    + a('content_block_delta', '{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":""}}')
+    + a('content_block_delta', '{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\\"query\\": \\"Zürich weather\\"}"}}')
+    + a('content_block_stop', '{"type":"content_block_stop","index":2}')
+    + a('content_block_start', '{"type":"content_block_start","index":3,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_014","content":[{"type":"web_search_result","title":"Wetter","url":"https://example.com","encrypted_content":"Eq8B"}]}}')
+    + a('content_block_stop', '{"type":"content_block_stop","index":3}')
+    + a('content_block_start', '{"type":"content_block_start","index":4,"content_block":{"type":"text","text":""}}')
+    + a('content_block_delta', '{"type":"content_block_delta","index":4,"delta":{"type":"text_delta","text":"Found it; "}}')
+    + a('content_block_stop', '{"type":"content_block_stop","index":4}')
+    + a('ping', '{"type": "ping"}')
+    + a('content_block_start', '{"type":"content_block_start","index":5,"content_block":{"type":"tool_use","id":"toolu_01Ab","name":"save_note","input":{}}}')
+    + a('content_block_delta', '{"type":"content_block_delta","index":5,"delta":{"type":"input_json_delta","partial_json":""}}')
+    + a('content_block_delta', '{"type":"content_block_delta","index":5,"delta":{"type":"input_json_delta","partial_json":"{\\"text\\": \\"3°C, ☁\\"}"}}')
+    + a('content_block_stop', '{"type":"content_block_stop","index":5}')
+    + a('content_block_start', '{"type":"content_block_start","index":6,"content_block":{"type":"tool_use","id":"toolu_01Cd","name":"ping_host","input":{}}}')
+    + a('content_block_stop', '{"type":"content_block_stop","index":6}')
+    + a('message_delta', '{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":187}}')
+    + a('message_stop', '{"type":"message_stop"}');
+  add({
+    name: 'anthropic-server-tools-thinking',
+    format: 'anthropic',
+    note: "thinking with its signature, a redacted block, a server tool call and its result (the provider's own), text, then two client calls (one with no input: its start's {}); a ping",
+    body,
+    expected: {
+      text: 'Found it; ', reasoning: 'Search, then call the tool.', status: 'done', finishReason: 'tool_use', events: 26, comments: [],
+      usage: { input_tokens: 2048, cache_creation_input_tokens: 0, cache_read_input_tokens: 1024, output_tokens: 187 },
+      signatures: ['EuYBCkQYAiJA0sig==', 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xl'],
+      toolCalls: [
+        { index: 0, id: 'toolu_01Ab', name: 'save_note', arguments: '{"text": "3°C, ☁"}', done: true, valid: true },
+        { index: 1, id: 'toolu_01Cd', name: 'ping_host', arguments: '{}', done: true, valid: true },
+      ],
+      serverToolCalls: [{ index: 0, id: 'srvtoolu_014', name: 'web_search', arguments: '{"query": "Zürich weather"}', done: true, valid: true }],
+    },
+  });
+}
+
+{
+  const a = (type: string, data: string) => `event: ${type}\ndata: ${data}\n\n`;
+  const body = a('message_start', '{"type":"message_start","message":{"id":"msg_01Cut","type":"message","role":"assistant","model":"claude-haiku-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":30,"output_tokens":1}}}')
+    + a('content_block_start', '{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_01Ed","name":"edit","input":{}}}')
+    + a('content_block_delta', '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\\"old\\": \\"a\\", "}}')
+    + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"\\"new\\": ';
+  add({
+    name: 'anthropic-cut-in-call',
+    format: 'anthropic',
+    note: "cut inside an event of a call's arguments: truncated, the call not done, no message_stop",
+    body,
+    expected: {
+      text: '', reasoning: '', status: 'truncated', events: 3, comments: [],
+      usage: { input_tokens: 30, output_tokens: 1 },
+      error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(body) },
+      toolCalls: [{ index: 0, id: 'toolu_01Ed', name: 'edit', arguments: '{"old": "a", ', done: false }],
+    },
+  });
+}
+
+{
+  const e = (type: string, data: string) => `event: ${type}\ndata: ${data}\n\n`;
+  const body = e('response.created', '{"type":"response.created","sequence_number":0,"response":{"id":"resp_9","object":"response","status":"in_progress","output":[]}}')
+    + e('response.output_item.added', '{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}}')
+    + e('response.reasoning_summary_text.delta', '{"type":"response.reasoning_summary_text.delta","sequence_number":2,"item_id":"rs_1","output_index":0,"summary_index":0,"delta":"**Plan** search first"}')
+    + e('response.output_item.done', '{"type":"response.output_item.done","sequence_number":3,"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"**Plan** search first"}]}}')
+    + e('response.output_item.added', '{"type":"response.output_item.added","sequence_number":4,"output_index":1,"item":{"id":"ws_2","type":"web_search_call","status":"in_progress"}}')
+    + e('response.output_item.done', '{"type":"response.output_item.done","sequence_number":5,"output_index":1,"item":{"id":"ws_2","type":"web_search_call","status":"completed","action":{"type":"search","query":"jpy eur"}}}')
+    + e('response.output_item.added', '{"type":"response.output_item.added","sequence_number":6,"output_index":2,"item":{"id":"fc_3","type":"function_call","status":"in_progress","arguments":"","call_id":"call_AAA","name":"convert"}}')
+    + e('response.function_call_arguments.delta', '{"type":"response.function_call_arguments.delta","sequence_number":7,"item_id":"fc_3","output_index":2,"delta":"{\\"amount\\":"}')
+    + e('response.function_call_arguments.delta', '{"type":"response.function_call_arguments.delta","sequence_number":8,"item_id":"fc_3","output_index":2,"delta":"100}"}')
+    + e('response.function_call_arguments.done', '{"type":"response.function_call_arguments.done","sequence_number":9,"item_id":"fc_3","output_index":2,"arguments":"{\\"amount\\":100}"}')
+    + e('response.output_item.done', '{"type":"response.output_item.done","sequence_number":10,"output_index":2,"item":{"id":"fc_3","type":"function_call","status":"completed","arguments":"{\\"amount\\":100}","call_id":"call_AAA","name":"convert"}}')
+    + e('response.output_item.added', '{"type":"response.output_item.added","sequence_number":11,"output_index":3,"item":{"id":"fc_4","type":"function_call","status":"in_progress","arguments":"","call_id":"call_BBB","name":"noop"}}')
+    + e('response.function_call_arguments.done', '{"type":"response.function_call_arguments.done","sequence_number":12,"item_id":"fc_4","output_index":3,"arguments":"{}"}')
+    + e('response.output_item.done', '{"type":"response.output_item.done","sequence_number":13,"output_index":3,"item":{"id":"fc_4","type":"function_call","status":"completed","arguments":"{}","call_id":"call_BBB","name":"noop"}}')
+    + e('response.completed', '{"type":"response.completed","sequence_number":14,"response":{"id":"resp_9","object":"response","status":"completed","usage":{"input_tokens":88,"input_tokens_details":{"cached_tokens":0},"output_tokens":40,"output_tokens_details":{"reasoning_tokens":20},"total_tokens":128}}}');
+  add({
+    name: 'responses-hosted-and-calls',
+    format: 'openai-responses',
+    note: "a reasoning summary, a hosted web search (the provider's own), a function call in fragments with .done repeating the whole, and one whose arguments come only in .done",
+    body,
+    expected: {
+      text: '', reasoning: '**Plan** search first', status: 'done', finishReason: 'completed', events: 15, comments: [],
+      usage: { input_tokens: 88, input_tokens_details: { cached_tokens: 0 }, output_tokens: 40, output_tokens_details: { reasoning_tokens: 20 }, total_tokens: 128 },
+      toolCalls: [
+        { index: 0, id: 'call_AAA', name: 'convert', arguments: '{"amount":100}', done: true, valid: true },
+        { index: 1, id: 'call_BBB', name: 'noop', arguments: '{}', done: true, valid: true },
+      ],
+      serverToolCalls: [{ index: 0, id: 'ws_2', name: 'web_search_call', arguments: '', done: true, valid: false }],
+    },
+  });
+}
+
+{
+  const body = '{"model":"qwen3","created_at":"2026-11-30T10:00:00Z","message":{"role":"assistant","content":"","thinking":"Two cities."},"done":false}\n'
+    + '{"model":"qwen3","created_at":"2026-11-30T10:00:01Z","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"weather","arguments":{"city":"Lyon"}}},{"function":{"name":"weather","arguments":{"city":"Köln","days":[1,2]}}}]},"done":false}\n'
+    + '{"model":"qwen3","created_at":"2026-11-30T10:00:02Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":5000,"prompt_eval_count":12,"eval_count":30}\n';
+  add({
+    name: 'ollama-parallel-calls',
+    format: 'ollama',
+    note: 'thinking, then two whole calls in one line (arguments objects, one with an array)',
+    body,
+    expected: {
+      text: '', reasoning: 'Two cities.', status: 'done', finishReason: 'stop', events: 3, comments: [],
+      usage: { total_duration: 5000, prompt_eval_count: 12, eval_count: 30 },
+      toolCalls: [
+        { index: 0, id: '', name: 'weather', arguments: '{"city":"Lyon"}', done: true, valid: true },
+        { index: 1, id: '', name: 'weather', arguments: '{"city":"Köln","days":[1,2]}', done: true, valid: true },
+      ],
     },
   });
 }

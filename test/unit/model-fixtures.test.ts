@@ -21,6 +21,9 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('fixture %s', (_, f) =>
     expect(ref.usage).toEqual(e.usage);
     expect(ref.events).toBe(e.events);
     expect(ref.comments).toEqual(e.comments);
+    expect(ref.toolCalls).toEqual(e.toolCalls ?? []);
+    expect(ref.serverToolCalls).toEqual(e.serverToolCalls ?? []);
+    expect(ref.signatures).toEqual(e.signatures ?? []);
     if (e.status === 'done') {
       expect(e.error).toBeUndefined();
       expect(ref.error).toBeUndefined();
@@ -44,7 +47,7 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('fixture %s', (_, f) =>
       if (fr.crlf) expect([...f.bytes.subarray(fr.end - 2, fr.end)]).toEqual([13, 10]);
       if (fr.atFlush) expect(fr.end).toBe(f.bytes.length);
       for (const lit of fr.literals) expect(fr.data).toContain(lit);
-      expect(fr.literals.map((l) => JSON.parse(l) as string).join('')).toBe(fr.text);
+      if (fr.literals.length) expect(fr.literals.map((l) => JSON.parse(l) as string).join('')).toBe(fr.text);
       prev = fr.end;
     }
     if (f.expected.error && f.expected.error.code !== 'ERR_STREAM_TRUNCATED' && !ref.plainBody) {

@@ -16,7 +16,7 @@ import { describe, expect, test } from 'vitest';
 import {
   ModelStream, ModelStreamError, SseParser, TextAssembler, coreMemoryUsed,
 } from '../../bindings/index.js';
-import { FIXTURES, reference, type Fixture, type Frame, type ModelFormat, type Reference } from '../helpers/model-fixtures.js';
+import { CallBook, FIXTURES, reference, type ExpectedCall, type Fixture, type Frame, type ModelFormat, type Reference } from '../helpers/model-fixtures.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -66,6 +66,19 @@ class Oracle {
   whole(mode: Mode): string {
     const raw = this.ref.text;
     return mode === 'nfc' ? raw.normalize('NFC') : raw;
+  }
+
+  readonly #calls = new Map<number, ExpectedCall[]>();
+
+  /** The client's tool calls once the first n frames are read. */
+  calls(n: number): ExpectedCall[] {
+    let c = this.#calls.get(n);
+    if (c === undefined) {
+      const book = new CallBook();
+      for (let i = 0; i < n; i++) for (const op of this.frames[i].calls) book.apply(op);
+      this.#calls.set(n, (c = book.of(false)));
+    }
+    return c;
   }
 
   /** Frames certainly read, and frames possibly read (a CR LF frame at its CR), after `bytes` bytes. */
@@ -146,6 +159,8 @@ function run(o: Oracle, chunks: Uint8Array[], mode: Mode, why: string, extra: { 
     if (o.failure >= 0) expect(o.failure >= lo, `${why}: push ${k} did not throw though the failing frame was complete`).toBe(true);
     const want = [o.committed(lo, mode), o.committed(hi, mode)];
     if (!want.includes(so)) expect(so, `${why}: text after push ${k} (${bytes} bytes)`).toBe(want[0]);
+    const calls = JSON.stringify(m.toolCalls);
+    if (calls !== JSON.stringify(o.calls(lo)) && calls !== JSON.stringify(o.calls(hi))) expect(m.toolCalls, `${why}: tool calls after push ${k} (${bytes} bytes)`).toEqual(o.calls(lo));
     const status = o.completion >= 0 && o.completion < lo ? ['done'] : o.completion >= 0 && o.completion < hi ? ['open', 'done'] : ['open'];
     if (!status.includes(m.status)) expect(m.status, `${why}: status after push ${k} (${bytes} bytes)`).toBe(status[0]);
   }
@@ -203,6 +218,9 @@ function settle(o: Oracle, chunks: Uint8Array[], mode: Mode, r: Outcome, why: st
   expect(r.m.reasoning, `${why}: reasoning`).toBe(e.reasoning);
   expect(r.m.finishReason, `${why}: finishReason`).toBe(e.finishReason);
   expect(r.m.usage, `${why}: usage`).toEqual(e.usage);
+  expect(r.m.toolCalls, `${why}: toolCalls`).toEqual(e.toolCalls ?? []);
+  expect(r.m.serverToolCalls, `${why}: serverToolCalls`).toEqual(e.serverToolCalls ?? []);
+  expect(r.m.reasoningBlocks.flatMap((b) => [b.signature, b.redacted].filter((x) => x !== undefined)), `${why}: signatures`).toEqual(e.signatures ?? []);
 }
 
 /** The report after a run in the committed mode, against TextAssembler and node:crypto. */
@@ -224,6 +242,9 @@ function checkReport(o: Oracle, r: Outcome, why: string): void {
   expect(report.finishReason, why).toBe(e.finishReason);
   expect(report.usage, why).toEqual(e.usage);
   expect(report.events, why).toBe(e.events);
+  expect(report.reasoning, why).toBe(e.reasoning);
+  expect(report.toolCalls, why).toEqual(e.toolCalls ?? []);
+  expect(report.serverToolCalls, why).toEqual(e.serverToolCalls?.length ? e.serverToolCalls : undefined);
 }
 
 describe.each(FIXTURES.map((f) => [f.name, f] as const))('ModelStream: %s', (name, f) => {

@@ -39,7 +39,10 @@ it('translates each format to OpenAI chunks, passes OpenAI through, and ends wit
       expect(datas[datas.length - 1]).toBe('[DONE]');
       const chunks = datas.slice(0, -1).map((d) => JSON.parse(d));
       expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join(''), `${from} ${step}`).toBe(text);
-      expect(chunks[chunks.length - 1].choices[0].finish_reason).toBe(finish);
+      // the finish chunk, then (from an upstream that sent usage) the usage chunk, with no choices
+      const last = chunks.filter((c) => c.choices.length !== 0).pop();
+      expect(last.choices[0].finish_reason).toBe(finish);
+      if (from === 'anthropic') expect(chunks[chunks.length - 1]).toMatchObject({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 } });
       expect(relay.textBytes).toBe(enc(text).length);
       expect(relay.status).toBe('done');
       if (from === 'anthropic') expect(comments).toEqual(['keep-alive']);

@@ -1,47 +1,99 @@
 // Anthropic Messages: SSE events named by their `type`, text in `content_block_delta` events with a
-// `text_delta`, completed by `message_stop`; `event: error` for the provider's errors.
+// `text_delta`, completed by `message_stop`; `event: error` for the provider's errors. Content
+// comes in blocks, each begun by `content_block_start` and ended by `content_block_stop` at its
+// `index`: text, thinking (with a `signature_delta` to send back), redacted thinking, `tool_use`
+// (the client's calls, arguments as `input_json_delta` fragments) and `server_tool_use` (the
+// provider's own).
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, SSE_STREAM, type FormatSpec, LENGTH, STOP, TOOLS, errorMessage, errorOfBody, find, ignored, literal, names,
-  stringAt, template, text,
+  FILTERED, type FormatSpec, LENGTH, STOP, TOOLS, errorMessage, errorOfBody, find, ignored, literal, names, stringAt, template,
+  text, count, sseFormat,
 } from './describe.js';
 
-const P = { type: 0, deltaType: 1, text: 2, thinking: 3, stopReason: 4, usage: 5, messageUsage: 6, errorMessage: 7, error: 8, errorType: 9 } as const;
-/** Event types and delta types. */
+const P = {
+  type: 0, deltaType: 1, text: 2, thinking: 3, stopReason: 4, usage: 5, messageUsage: 6, errorMessage: 7, error: 8, errorType: 9,
+  index: 10, blockType: 11, blockId: 12, blockName: 13, blockInput: 14, partialJson: 15, signature: 16, blockData: 17,
+  blockThinking: 18, blockSignature: 19, blockText: 20,
+} as const;
+/** Event types, delta types and block types. */
 const T = /* @__PURE__ */ names({
-  delta: 'content_block_delta', text: 'text_delta', thinking: 'thinking_delta', messageDelta: 'message_delta',
-  messageStart: 'message_start', stop: 'message_stop', error: 'error', ping: 'ping',
+  delta: 'content_block_delta', start: 'content_block_start', stopBlock: 'content_block_stop', text: 'text_delta',
+  thinking: 'thinking_delta', signature: 'signature_delta', json: 'input_json_delta', messageDelta: 'message_delta',
+  messageStart: 'message_start', stop: 'message_stop', error: 'error', ping: 'ping', textBlock: 'text',
+  thinkingBlock: 'thinking', redacted: 'redacted_thinking', toolUse: 'tool_use', serverToolUse: 'server_tool_use',
+  mcpToolUse: 'mcp_tool_use',
 });
 
-export const anthropic: FormatSpec = {
-  ...SSE_STREAM,
+export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
   doneMarker: false,
+  quietEvent: 'content_block_delta',
   completion: 'a message_stop event',
   finishReasons: {
     end_turn: STOP, stop_sequence: { openai: 'stop', anthropic: 'stop_sequence' }, max_tokens: LENGTH, tool_use: TOOLS,
     pause_turn: { openai: 'stop', anthropic: 'pause_turn' }, refusal: FILTERED,
   },
   errorBody: errorOfBody,
+  usage(u) {
+    const read = count(u, 'cache_read_input_tokens');
+    const write = count(u, 'cache_creation_input_tokens');
+    const input = count(u, 'input_tokens');
+    return { input: input === undefined ? undefined : input + (read ?? 0) + (write ?? 0), output: count(u, 'output_tokens'), cacheRead: read, cacheWrite: write };
+  },
   program: /* @__PURE__ */ compilePaths([
     'type', 'delta.type', 'delta.text', 'delta.thinking', 'delta.stop_reason', 'usage', 'message.usage', 'error.message', 'error',
-    'error.type',
+    'error.type', 'index', 'content_block.type', 'content_block.id', 'content_block.name', 'content_block.input',
+    'delta.partial_json', 'delta.signature', 'content_block.data', 'content_block.thinking', 'content_block.signature',
+    'content_block.text',
   ]),
-  template: /* @__PURE__ */ template([/* @__PURE__ */ literal('content_block_delta'), /* @__PURE__ */ literal('text_delta'), text, ignored, ignored, ignored, ignored, ignored, ignored, ignored]),
+  template: /* @__PURE__ */ template([
+    /* @__PURE__ */ literal('content_block_delta'), /* @__PURE__ */ literal('text_delta'), text, ignored, ignored, ignored, ignored,
+    ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored,
+  ]),
   read(doc, sink) {
     const n = doc.n;
     const t = find(doc, P.type);
     if (t < 0) return;
+    const at = (p: number) => find(doc, p);
     if (doc.is(t, T.delta)) {
-      const dt = find(doc, P.deltaType);
+      const dt = at(P.deltaType);
       if (dt < 0) return;
-      const want = doc.is(dt, T.text) ? P.text : doc.is(dt, T.thinking) ? P.thinking : -1;
-      if (want < 0) return; // input_json_delta, signature_delta: not text
-      for (let j = 0; j < n; j++) {
-        if (doc.path(j) !== want || doc.kind(j) !== JK_STRING) continue;
-        if (want === P.text) sink.onText(doc, j);
-        else sink.onReasoning(doc, j);
+      const key = doc.int(at(P.index));
+      if (doc.is(dt, T.text)) {
+        const j = at(P.text);
+        if (j >= 0 && doc.kind(j) === JK_STRING) sink.onText(doc, j);
+      } else if (doc.is(dt, T.thinking)) {
+        const j = at(P.thinking);
+        if (j >= 0 && doc.kind(j) === JK_STRING) sink.onReasoning(doc, j);
+      } else if (doc.is(dt, T.signature)) {
+        const j = at(P.signature);
+        if (j >= 0 && doc.kind(j) === JK_STRING) sink.onReasoningSignature(doc, j);
+      } else if (doc.is(dt, T.json)) {
+        const j = at(P.partialJson);
+        if (j >= 0 && key >= 0) sink.onToolArguments(doc, key, j);
       }
+    } else if (doc.is(t, T.start)) {
+      const bt = at(P.blockType);
+      const key = doc.int(at(P.index));
+      if (bt < 0 || key < 0) return;
+      if (doc.is(bt, T.toolUse) || doc.is(bt, T.serverToolUse) || doc.is(bt, T.mcpToolUse)) {
+        sink.onToolCall(doc, key, at(P.blockId), at(P.blockName), !doc.is(bt, T.toolUse), at(P.blockInput));
+      } else if (doc.is(bt, T.textBlock)) {
+        const j = at(P.blockText);
+        if (j >= 0 && doc.kind(j) === JK_STRING && doc.end(j) > doc.start(j)) sink.onText(doc, j);
+      } else if (doc.is(bt, T.thinkingBlock)) {
+        const j = at(P.blockThinking);
+        if (j >= 0 && doc.kind(j) === JK_STRING && doc.end(j) > doc.start(j)) sink.onReasoning(doc, j);
+        const s = at(P.blockSignature);
+        if (s >= 0 && doc.kind(s) === JK_STRING && doc.end(s) > doc.start(s)) sink.onReasoningSignature(doc, s);
+      } else if (doc.is(bt, T.redacted)) {
+        const j = at(P.blockData);
+        if (j >= 0 && doc.kind(j) === JK_STRING) sink.onReasoningSignature(doc, j, true);
+      }
+    } else if (doc.is(t, T.stopBlock)) {
+      const key = doc.int(at(P.index));
+      if (key >= 0) sink.onToolCallEnd(doc, key);
+      sink.onReasoningEnd();
     } else if (doc.is(t, T.messageDelta)) {
       for (let j = 0; j < n; j++) {
         const p = doc.path(j);
@@ -49,16 +101,15 @@ export const anthropic: FormatSpec = {
         else if (p === P.usage && doc.kind(j) === JK_OBJECT) sink.onUsage(doc.value(j) as Record<string, unknown>);
       }
     } else if (doc.is(t, T.messageStart)) {
-      for (let j = 0; j < n; j++) {
-        if (doc.path(j) === P.messageUsage && doc.kind(j) === JK_OBJECT) sink.onUsage(doc.value(j) as Record<string, unknown>);
-      }
+      const u = at(P.messageUsage);
+      if (u >= 0 && doc.kind(u) === JK_OBJECT) sink.onUsage(doc.value(u) as Record<string, unknown>);
     } else if (doc.is(t, T.stop)) {
       sink.onDone();
     } else if (doc.is(t, T.ping)) {
       sink.onPing();
     } else if (doc.is(t, T.error)) {
-      const e = find(doc, P.error);
-      sink.onError(e >= 0 ? errorMessage(doc, e, find(doc, P.errorMessage)) : 'error', stringAt(doc, find(doc, P.errorType)));
+      const e = at(P.error);
+      sink.onError(e >= 0 ? errorMessage(doc, e, at(P.errorMessage)) : 'error', stringAt(doc, at(P.errorType)));
     }
   },
-};
+});

@@ -14,6 +14,7 @@ export const ddg: FormatSpec = {
   doneMarker: true,
   completion: 'a [DONE] line',
   finishReasons: {},
+  usage: () => ({}),
   errorBody(body: unknown): ProviderError | undefined {
     const b = body as { action?: unknown; type?: unknown; status?: unknown } | null;
     if (typeof b === 'object' && b !== null && b.action === 'error') {

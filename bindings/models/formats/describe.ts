@@ -18,6 +18,9 @@ export interface Doc {
   kind(j: number): number;
   /** Element index of the innermost `[*]` of the record's path, −1 without one. */
   index(j: number): number;
+  /** Where the record's value begins and ends in the document (a string's body; any other value whole). */
+  start(j: number): number;
+  end(j: number): number;
   /** The record's string value (unescaped) or the JSON text of any other value. */
   string(j: number): string;
   /** The record's value as JSON.parse gives it (objects, numbers). */
@@ -34,8 +37,43 @@ export interface Doc {
 export interface Sink {
   /** The answer text: record j (a string) is appended. */
   onText(doc: Doc, j: number): void;
-  /** Reasoning or thinking text, kept apart from the answer. */
+  /** Reasoning or thinking text, kept apart from the answer (record j, a string, is appended to the reasoning block). */
   onReasoning(doc: Doc, j: number): void;
+  /** A reasoning block's signature (record j, a string); with `redacted`, a redacted block's data. */
+  onReasoningSignature(doc: Doc, j: number, redacted?: boolean): void;
+  /** The reasoning block ended: the next reasoning begins another. */
+  onReasoningEnd(): void;
+  /**
+   * A tool call begins, or says more of itself. `key` is the provider's own for the call (OpenAI's
+   * `index`, Anthropic's block index, Responses' output index), −1 when it sent none (Mistral: the
+   * call is then found by its id, or is the last one); `id`, `name`: records (−1: none); `server`:
+   * the provider runs the tool itself; `input`: Anthropic's start input (an object record), the
+   * arguments when no fragment has text.
+   */
+  onToolCall(doc: Doc, key: number, id: number, name: number, server?: boolean, input?: number): void;
+  /**
+   * A fragment of a call's arguments (record j, a string: its text is appended as sent). A
+   * fragment for a call that never began begins one (id '', name '').
+   */
+  /**
+   * A fragment of a call's arguments, record j, with `ifNone`: the whole arguments again (Responses'
+   * `.done`), taken only when the call has none yet.
+   */
+  onToolArguments(doc: Doc, key: number, j: number, ifNone?: boolean): void;
+  /** A whole call in one: begun, its arguments a JSON value (record `args`: Ollama's object), ended. */
+  onWholeToolCall(doc: Doc, id: number, name: number, args: number): void;
+  /** The call with `key` ended. */
+  onToolCallEnd(doc: Doc, key: number): void;
+  /** Every call ended (OpenAI's finish reason). */
+  onToolCallsEnd(): void;
+  /** Whether a call with this key began and has not ended. */
+  hasCall(key: number): boolean;
+  /**
+   * The event is not in its format's usual form, which every client reads (Mistral's content
+   * array, calls without `index`): a relay to the same format writes it anew (in the envelope the
+   * format's `envelope` program finds). Records (−1: none): its finish reason and usage. Reported first.
+   */
+  onNonCanonical(doc: Doc, finish: number, usage: number): void;
   onFinishReason(reason: string): void;
   /** Usage fields; merged over what came before (Anthropic sends them in two events). */
   onUsage(fields: Record<string, unknown>): void;
@@ -67,6 +105,18 @@ export interface FinishWords {
   readonly anthropic: string;
 }
 
+/** Token counts in one shape, whatever the provider calls them. */
+export interface Usage {
+  /** Input (prompt) tokens, cached ones included. */
+  input?: number;
+  output?: number;
+  /** Input tokens read from the provider's cache, and written to it. */
+  cacheRead?: number;
+  cacheWrite?: number;
+  /** Output tokens spent on reasoning. */
+  reasoning?: number;
+}
+
 /** Everything seam knows of one provider's stream: one object per format, the only place its facts are written. */
 export interface FormatSpec {
   readonly framing: 'sse' | 'lines';
@@ -88,6 +138,15 @@ export interface FormatSpec {
   read(doc: Doc, sink: Sink): void;
   /** A body that is not an event stream but one JSON value (an HTTP error answer): the provider's error in it, if it is one. */
   errorBody(body: unknown): ProviderError | undefined;
+  /** Its usage object's counts. */
+  usage(fields: Record<string, unknown>): Usage;
+  /** The paths of an event's envelope (OpenAI's `id`, `created`, `model`), for an event written anew. */
+  readonly envelope?: Uint8Array;
+  /**
+   * SSE formats that name their events (Anthropic, Responses): an event's name (its `event:` line)
+   * is its data's `type` member, path 0 of the program; a quiet event's name is this.
+   */
+  readonly quietEvent?: string;
 }
 
 // A description's data is built by calls at import (path programs, templates, key bytes), each
@@ -127,6 +186,8 @@ export const ignored: QuietRule = { role: 'none', ignore: ALL };
 /** A string is for the description. */
 export const strings: QuietRule = { role: 'none', ignore: NOT_STRING };
 export const choice: QuietRule = { role: 'choice', ignore: 0 };
+/** Any value here is for the description: the event is never quiet. */
+export const never: QuietRule = { role: 'none', ignore: 0 };
 export function literal(l: string): QuietRule {
   return { role: 'literal', ignore: 0, literal: l };
 }
@@ -220,8 +281,17 @@ export function finishIn(spec: FormatSpec, reason: string, to: keyof FinishWords
   return Object.hasOwn(spec.finishReasons, reason) ? spec.finishReasons[reason][to] : reason;
 }
 
-/** How an SSE stream comes. */
-export const SSE_STREAM = { framing: 'sse', contentType: 'text/event-stream' } as const;
+/** A number at `path` (dot-separated) of `o`, or undefined. */
+export function count(o: unknown, path: string): number | undefined {
+  let v: unknown = o;
+  for (const k of path.split('.')) v = isObj(v) ? v[k] : undefined;
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/** A format whose stream comes as Server-Sent Events (`text/event-stream`). */
+export function sseFormat(spec: Omit<FormatSpec, 'framing' | 'contentType'>): FormatSpec {
+  return { framing: 'sse', contentType: 'text/event-stream', ...spec };
+}
 
 /** Finish reasons that OpenAI and Anthropic share the meaning of, in both words. */
 export const STOP: FinishWords = { openai: 'stop', anthropic: 'end_turn' };

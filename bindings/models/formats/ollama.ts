@@ -1,10 +1,13 @@
 // Ollama: NDJSON lines, text at `message.content` (chat) or `response` (generate), the last line
-// `"done": true` with its reason and counts.
+// `"done": true` with its reason and counts; thinking in `thinking`; tool calls whole, in
+// `message.tool_calls` (`function.name`, `function.arguments` as an object).
 import { JK_NULL, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
-import { type FormatSpec, LENGTH, NULL, STOP, errorOfBody, noneOf, strings, template, text } from './describe.js';
+import { type FormatSpec, LENGTH, NULL, STOP, errorOfBody, never, noneOf, strings, template, text, count } from './describe.js';
 
-const P = { content: 0, response: 1, done: 2, doneReason: 3, error: 4, thinking: 5, genThinking: 6 } as const;
+const P = {
+  content: 0, response: 1, done: 2, doneReason: 3, error: 4, thinking: 5, genThinking: 6, call: 7, callName: 8, callArguments: 9, callId: 10,
+} as const;
 /** The counts of the last line that are its usage. */
 const USAGE = ['prompt_eval_count', 'eval_count', 'total_duration', 'load_duration', 'prompt_eval_duration', 'eval_duration'];
 
@@ -15,9 +18,15 @@ export const ollama: FormatSpec = {
   completion: 'a line with "done": true',
   finishReasons: { stop: STOP, length: LENGTH },
   errorBody: errorOfBody,
-  program: /* @__PURE__ */ compilePaths(['message.content', 'response', 'done', 'done_reason', 'error', 'message.thinking', 'thinking']),
+  usage: (u) => ({ input: count(u, 'prompt_eval_count'), output: count(u, 'eval_count') }),
+  program: /* @__PURE__ */ compilePaths([
+    'message.content', 'response', 'done', 'done_reason', 'error', 'message.thinking', 'thinking', 'message.tool_calls[*]',
+    'message.tool_calls[*].function.name', 'message.tool_calls[*].function.arguments', 'message.tool_calls[*].id',
+  ]),
   // a line that is not the last: text, and no error, thinking or reason
-  template: /* @__PURE__ */ template([text, text, /* @__PURE__ */ noneOf(JK_TRUE), strings, { role: 'none', ignore: NULL }, strings, strings]),
+  template: /* @__PURE__ */ template([
+    text, text, /* @__PURE__ */ noneOf(JK_TRUE), strings, { role: 'none', ignore: NULL }, strings, strings, never, never, never, never,
+  ]),
   read(doc, sink) {
     const n = doc.n;
     let done = false;
@@ -34,6 +43,18 @@ export const ollama: FormatSpec = {
         else if (p === P.doneReason) sink.onFinishReason(doc.string(j));
       } else if (p === P.done && k === JK_TRUE) {
         done = true;
+      } else if (p === P.call) {
+        // a whole call: its name, arguments and id are the records inside it
+        let name = -1;
+        let args = -1;
+        let id = -1;
+        for (let i = j + 1; i < n && doc.start(i) < doc.end(j); i++) {
+          const q = doc.path(i);
+          if (q === P.callName) name = i;
+          else if (q === P.callArguments) args = i;
+          else if (q === P.callId) id = i;
+        }
+        sink.onWholeToolCall(doc, id, name, args);
       }
     }
     if (done) {

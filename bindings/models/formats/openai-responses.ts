@@ -1,29 +1,48 @@
 // OpenAI Responses: SSE events each named by its `type`, text in `response.output_text.delta`,
-// completed by `response.completed` (or `response.incomplete`, with its reason).
+// completed by `response.completed` (or `response.incomplete`, with its reason). The output comes
+// as items at an `output_index`: `function_call` items are the client's calls (`call_id`, `name`,
+// arguments in `response.function_call_arguments.delta` fragments, repeated whole by `.done`),
+// the hosted tools' items (`web_search_call`, `code_interpreter_call`, …) the provider's own, and
+// `reasoning` items carry the reasoning's text and summary deltas.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, SSE_STREAM, type FormatSpec, LENGTH, STOP, errorOfBody, find, ignored, literal, names, stringAt, template, text,
+  FILTERED, type FormatSpec, LENGTH, STOP, errorOfBody, find, ignored, literal, names, stringAt, template, text, count,
+  sseFormat,
 } from './describe.js';
 
-const P = { type: 0, delta: 1, usage: 2, status: 3, errorMessage: 4, message: 5, incomplete: 6, code: 7, errorCode: 8 } as const;
-/** Event types. */
+const P = {
+  type: 0, delta: 1, usage: 2, status: 3, errorMessage: 4, message: 5, incomplete: 6, code: 7, errorCode: 8, outputIndex: 9,
+  itemType: 10, itemId: 11, itemCallId: 12, itemName: 13, itemArguments: 14, arguments: 15,
+} as const;
+/** Event types and item types. */
 const T = /* @__PURE__ */ names({
   text: 'response.output_text.delta', reasoning: 'response.reasoning_text.delta', summary: 'response.reasoning_summary_text.delta',
   completed: 'response.completed', incomplete: 'response.incomplete', failed: 'response.failed', error: 'error',
+  added: 'response.output_item.added', itemDone: 'response.output_item.done', args: 'response.function_call_arguments.delta',
+  argsDone: 'response.function_call_arguments.done', functionCall: 'function_call', reasoningItem: 'reasoning',
+  message: 'message',
 });
 
-export const openaiResponses: FormatSpec = {
-  ...SSE_STREAM,
+export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
   doneMarker: false,
+  quietEvent: 'response.output_text.delta',
   completion: 'a response.completed event',
   finishReasons: { completed: STOP, incomplete: LENGTH, max_output_tokens: LENGTH, content_filter: FILTERED },
   errorBody: errorOfBody,
+  usage: (u) => ({
+    input: count(u, 'input_tokens'), output: count(u, 'output_tokens'), cacheRead: count(u, 'input_tokens_details.cached_tokens'),
+    reasoning: count(u, 'output_tokens_details.reasoning_tokens'),
+  }),
   program: /* @__PURE__ */ compilePaths([
     'type', 'delta', 'response.usage', 'response.status', 'response.error.message', 'message',
-    'response.incomplete_details.reason', 'code', 'response.error.code',
+    'response.incomplete_details.reason', 'code', 'response.error.code', 'output_index', 'item.type', 'item.id', 'item.call_id',
+    'item.name', 'item.arguments', 'arguments',
   ]),
-  template: /* @__PURE__ */ template([/* @__PURE__ */ literal('response.output_text.delta'), text, ignored, ignored, ignored, ignored, ignored, ignored, ignored]),
+  template: /* @__PURE__ */ template([
+    /* @__PURE__ */ literal('response.output_text.delta'), text, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored,
+    ignored, ignored, ignored, ignored, ignored, ignored,
+  ]),
   read(doc, sink) {
     const t = find(doc, P.type);
     if (t < 0) return;
@@ -34,6 +53,31 @@ export const openaiResponses: FormatSpec = {
     } else if (doc.is(t, T.reasoning) || doc.is(t, T.summary)) {
       const d = at(P.delta);
       if (d >= 0 && doc.kind(d) === JK_STRING) sink.onReasoning(doc, d);
+    } else if (doc.is(t, T.args)) {
+      const key = doc.int(at(P.outputIndex));
+      const d = at(P.delta);
+      if (key >= 0 && d >= 0) sink.onToolArguments(doc, key, d);
+    } else if (doc.is(t, T.argsDone)) {
+      const key = doc.int(at(P.outputIndex));
+      const a = at(P.arguments);
+      if (key >= 0 && a >= 0) sink.onToolArguments(doc, key, a, true);
+    } else if (doc.is(t, T.added) || doc.is(t, T.itemDone)) {
+      const key = doc.int(at(P.outputIndex));
+      const it = at(P.itemType);
+      if (key < 0 || it < 0 || doc.kind(it) !== JK_STRING) return;
+      const done = doc.is(t, T.itemDone);
+      if (doc.is(it, T.functionCall)) {
+        sink.onToolCall(doc, key, at(P.itemCallId), at(P.itemName));
+        const a = at(P.itemArguments);
+        if (a >= 0) sink.onToolArguments(doc, key, a, true);
+        if (done) sink.onToolCallEnd(doc, key);
+      } else if (doc.is(it, T.reasoningItem)) {
+        if (done) sink.onReasoningEnd();
+      } else if (!doc.is(it, T.message)) {
+        // a hosted tool's item (web search, file search, code interpreter, MCP, …): the provider's own
+        sink.onToolCall(doc, key, at(P.itemId), it, true);
+        if (done) sink.onToolCallEnd(doc, key);
+      }
     } else if (doc.is(t, T.completed) || doc.is(t, T.incomplete)) {
       const u = at(P.usage);
       if (u >= 0 && doc.kind(u) === JK_OBJECT) sink.onUsage(doc.value(u) as Record<string, unknown>);
@@ -52,4 +96,4 @@ export const openaiResponses: FormatSpec = {
       sink.onError(stringAt(doc, m) ?? (c >= 0 ? doc.string(c) : 'error'), stringAt(doc, c));
     }
   },
-};
+});

@@ -1,26 +1,48 @@
 // OpenAI Chat Completions (and the servers that speak it: DeepSeek, Groq, Mistral, xAI, vLLM, …):
 // SSE events of `chat.completion.chunk`s, text at `choices[i].delta.content`, ended by `data: [DONE]`.
+// Reasoning in `reasoning_content` or `reasoning`; tool calls as `tool_calls` deltas (an `index`,
+// then `id` and `function.name` once, `function.arguments` in fragments); Mistral's content as an
+// array of parts (`text`, and `thinking` parts of text), and its calls whole, without `index`.
 import { JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, SSE_STREAM, type FormatSpec, LENGTH, NULL, STOP, TOOLS, choice, errorMessage, errorOfBody, find, ignored, noneOf,
-  stringAt, strings, template, text,
+  FILTERED, NULL, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, ascii, choice, errorMessage, errorOfBody, find, ignored,
+  never, noneOf, stringAt, strings, template, text, count, sseFormat,
 } from './describe.js';
 
-const P = { index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7, errorType: 8, errorCode: 9 } as const;
+const P = {
+  index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7, errorType: 8,
+  errorCode: 9, delta: 10, partType: 11, partText: 12, partThinking: 13, partThinkingText: 14, callIndex: 15, callId: 16,
+  callName: 17, callArguments: 18, call: 19,
+} as const;
+const TEXT_PART = /* @__PURE__ */ ascii('text');
 
-export const openai: FormatSpec = {
-  ...SSE_STREAM,
+/** The records of record `r`'s value: those that begin inside it. */
+const inside = (doc: Doc, r: number, j: number): boolean => doc.start(j) >= doc.start(r) && doc.start(j) < doc.end(r);
+
+export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
   doneMarker: true,
   completion: 'data: [DONE]',
   finishReasons: { stop: STOP, length: LENGTH, tool_calls: TOOLS, function_call: TOOLS, content_filter: FILTERED },
   errorBody: errorOfBody,
+  envelope: /* @__PURE__ */ compilePaths(['id', 'created', 'model']),
+  usage: (u) => ({
+    input: count(u, 'prompt_tokens'), output: count(u, 'completion_tokens'), cacheRead: count(u, 'prompt_tokens_details.cached_tokens'),
+    reasoning: count(u, 'completion_tokens_details.reasoning_tokens'),
+  }),
   program: /* @__PURE__ */ compilePaths([
     'choices[*].index', 'choices[*].delta.content', 'choices[*].delta.reasoning_content', 'choices[*].delta.reasoning',
-    'choices[*].finish_reason', 'usage', 'error', 'error.message', 'error.type', 'error.code',
+    'choices[*].finish_reason', 'usage', 'error', 'error.message', 'error.type', 'error.code', 'choices[*].delta',
+    'choices[*].delta.content[*].type', 'choices[*].delta.content[*].text', 'choices[*].delta.content[*].thinking',
+    'choices[*].delta.content[*].thinking[*].text', 'choices[*].delta.tool_calls[*].index', 'choices[*].delta.tool_calls[*].id',
+    'choices[*].delta.tool_calls[*].function.name', 'choices[*].delta.tool_calls[*].function.arguments',
+    'choices[*].delta.tool_calls[*]',
   ]),
-  // a delta of the followed choice: no reasoning, finish reason, usage object or error
-  template: /* @__PURE__ */ template([choice, text, strings, strings, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored, ignored]),
+  // a delta of the followed choice: no reasoning, finish reason, usage object, error, parts or calls
+  template: /* @__PURE__ */ template([
+    choice, text, strings, strings, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored, ignored,
+    ignored, never, never, never, never, never, never, never, never, never,
+  ]),
   read(doc, sink) {
     const n = doc.n;
     // the element of `choices` to follow: the one whose index is the choice (by position without one)
@@ -46,14 +68,104 @@ export const openai: FormatSpec = {
       return;
     }
     if (!sawIndex) el = sink.choice;
+    if (!canonical(doc, sink)) {
+      const usage = find(doc, P.usage);
+      sink.onNonCanonical(doc, recordOf(doc, P.finish, el), usage >= 0 && doc.kind(usage) === JK_OBJECT ? usage : -1);
+    }
     if (el < 0) return;
+    let delta = -1;
+    let finish = -1;
     for (let j = 0; j < n; j++) {
-      if (doc.index(j) !== el) continue;
       const p = doc.path(j);
-      if (doc.kind(j) !== JK_STRING) continue;
+      if (p === P.delta) {
+        if (doc.index(j) === el) delta = j;
+        continue;
+      }
+      if (p >= P.partType || doc.index(j) !== el || doc.kind(j) !== JK_STRING) continue;
       if (p === P.content) sink.onText(doc, j);
       else if (p === P.reasoningContent || p === P.reasoning) sink.onReasoning(doc, j);
-      else if (p === P.finish) sink.onFinishReason(doc.string(j));
+      else if (p === P.finish) finish = j;
+    }
+    if (delta >= 0) {
+      parts(doc, sink, delta);
+      calls(doc, sink, delta);
+    }
+    if (finish >= 0) {
+      sink.onFinishReason(doc.string(finish));
+      sink.onToolCallsEnd();
     }
   },
-};
+});
+
+/**
+ * Whether every client reads the event as it is: no content parts, no call without `index`, and
+ * no fragment of a call that never began (a first delta without the `id` clients need).
+ */
+function canonical(doc: Doc, sink: Parameters<FormatSpec['read']>[1]): boolean {
+  const n = doc.n;
+  for (let j = 0; j < n; j++) {
+    const p = doc.path(j);
+    if (p >= P.partType && p <= P.partThinkingText) return false;
+    if (p === P.call) {
+      let key = -1;
+      let id = false;
+      for (let i = j + 1; i < n && doc.start(i) < doc.end(j); i++) {
+        if (doc.path(i) === P.callIndex) key = doc.int(i);
+        else if (doc.path(i) === P.callId && doc.kind(i) === JK_STRING) id = true;
+      }
+      if (key < 0 || (!id && !sink.hasCall(key))) return false;
+    }
+  }
+  return true;
+}
+
+/** The record of path `p` in element `el` of `choices` that is not null, or −1. */
+function recordOf(doc: Doc, p: number, el: number): number {
+  for (let j = 0; j < doc.n; j++) if (doc.path(j) === p && doc.index(j) === el && doc.kind(j) !== JK_NULL) return j;
+  return -1;
+}
+
+/** Mistral's content as an array of parts: `text` parts are text, `thinking` parts (text parts in them, or a string) reasoning. */
+function parts(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number): void {
+  const n = doc.n;
+  for (let j = 0; j < n; j++) {
+    const p = doc.path(j);
+    if (p < P.partType || p > P.partThinkingText || doc.kind(j) !== JK_STRING || !inside(doc, delta, j)) continue;
+    if (p === P.partText) {
+      // a part's text is the answer's when the part's type is 'text' (or it has none)
+      const k = doc.index(j);
+      let typed = -1;
+      for (let i = 0; i < n; i++) if (doc.path(i) === P.partType && doc.index(i) === k && inside(doc, delta, i)) typed = i;
+      if (typed < 0 || doc.is(typed, TEXT_PART)) sink.onText(doc, j);
+    } else if (p === P.partThinking || p === P.partThinkingText) {
+      sink.onReasoning(doc, j);
+    }
+  }
+}
+
+/**
+ * The `tool_calls` deltas of the followed choice, element by element: its `index` is the call's
+ * key (none from Mistral, whose calls come whole, found by their id), `id` and `function.name`
+ * begin it, `function.arguments` is a fragment.
+ */
+function calls(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number): void {
+  const n = doc.n;
+  for (let e = 0; e < n; e++) {
+    if (doc.path(e) !== P.call || !inside(doc, delta, e)) continue;
+    let key = -1;
+    let id = -1;
+    let name = -1;
+    let args = -1;
+    for (let j = e + 1; j < n && doc.start(j) < doc.end(e); j++) {
+      const p = doc.path(j);
+      if (p === P.callIndex) key = doc.int(j);
+      else if (p === P.callId) id = j;
+      else if (p === P.callName) name = j;
+      else if (p === P.callArguments) args = j;
+    }
+    if ((id >= 0 && doc.kind(id) === JK_STRING) || (name >= 0 && doc.kind(name) === JK_STRING && doc.end(name) > doc.start(name))) {
+      sink.onToolCall(doc, key, id, name);
+    }
+    if (args >= 0) sink.onToolArguments(doc, key, args);
+  }
+}

@@ -1,0 +1,149 @@
+// Layer 4: the whole message a stream says besides its text: the finish reason and usage, its
+// completion or error, reasoning (in blocks, with the signatures a caller must send back), and
+// tool calls, the client's and the provider's own, as their fragments arrive. A format's
+// description reports them (formats/describe.ts, Sink) and a reader keeps them here.
+
+/** A tool call, as a stream has it so far. */
+export interface ToolCall {
+  /** 0, 1, … in the order the calls began (not the provider's block or output index). */
+  index: number;
+  /** The provider's id for the call (OpenAI's `id`, Anthropic's `tool_use` id, Responses' `call_id`); '' when it sent none. */
+  id: string;
+  name: string;
+  /**
+   * The arguments as JSON text: the fragments joined as sent (OpenAI, Anthropic, Responses), or
+   * the arguments object's JSON (Ollama). Anthropic's call whose fragments are all empty has the
+   * `input` of its start (`{}`).
+   */
+  arguments: string;
+  /** The provider ended the call (its block's stop, its item's done, the finish, a whole call). */
+  done: boolean;
+  /** Once done: whether `arguments` is one complete JSON value (checked in the core). */
+  valid?: boolean;
+}
+
+/** A block of reasoning: its text, and what a caller sends back with it (Anthropic's signature, or the data of a redacted block). */
+export interface ReasoningBlock {
+  text: string;
+  signature?: string;
+  /** A redacted thinking block's data (its text is empty). */
+  redacted?: string;
+}
+
+/** A call while it grows. */
+export class Call {
+  id = '';
+  name = '';
+  /** The arguments so far (fragments joined), or their JSON text when `whole`. */
+  text = '';
+  /** Bytes of the arguments as sent (escaped), for the limit. */
+  bytes = 0;
+  /** Anthropic: the `input` of the start, the arguments when no fragment has text. */
+  fallback = '';
+  done = false;
+  valid: boolean | undefined = undefined;
+  /** The snapshot last handed out, and whether it is still what the call holds. */
+  view: ToolCall | null = null;
+
+  constructor(
+    /** 0, 1, … among the calls of its kind (client or server). */
+    readonly index: number,
+    /** The provider's key: OpenAI's `index`, Anthropic's block index, Responses' output index; −1 for none. */
+    readonly key: number,
+    /** The provider's own tool (Anthropic `server_tool_use`, Responses' hosted tools): not the client's to run. */
+    readonly server: boolean,
+  ) {}
+
+  /** The arguments as they stand (with the fallback when the fragments brought none). */
+  args(): string {
+    return this.text === '' ? this.fallback : this.text;
+  }
+
+  snapshot(): ToolCall {
+    let v = this.view;
+    const args = this.args();
+    if (v === null || v.arguments !== args || v.done !== this.done || v.id !== this.id || v.name !== this.name) {
+      v = { index: this.index, id: this.id, name: this.name, arguments: args, done: this.done };
+      if (this.valid !== undefined) v.valid = this.valid;
+      this.view = v;
+    }
+    return v;
+  }
+}
+
+/** The last call of `list` with `key` that has not ended. */
+function openCall(list: readonly Call[], key: number): Call | undefined {
+  for (let i = list.length - 1; i >= 0; i--) if (list[i].key === key && !list[i].done) return list[i];
+  return undefined;
+}
+
+/** What a stream's events said: written through its format's description, read by the stream. */
+export class Message {
+  finishReason: string | undefined = undefined;
+  usage: Record<string, unknown> | undefined = undefined;
+  pings = 0;
+  done = false;
+  /** The error a description reported while reading a document (taken by the reader). */
+  error: string | null = null;
+  errorDetail: string | undefined = undefined;
+  /** Reasoning blocks; the last one takes more text while `thinkingOpen`. */
+  readonly thinking: ReasoningBlock[] = [];
+  thinkingOpen = false;
+  /** Client tool calls and the provider's own, in the order they began. */
+  readonly calls: Call[] = [];
+  readonly serverCalls: Call[] = [];
+  /** The call that took the last fragment. */
+  last: Call | null = null;
+  /** Bytes of arguments kept in all (for the limit), and that a fragment would have passed it. */
+  argumentBytes = 0;
+  tooLong = false;
+
+  /** All reasoning text, as sent. */
+  reasoning(): string {
+    const t = this.thinking;
+    return t.length === 0 ? '' : t.length === 1 ? t[0].text : t.map((b) => b.text).join('');
+  }
+
+  /** The reasoning block that takes text now (a new one after an ended block). */
+  block(): ReasoningBlock {
+    const t = this.thinking;
+    if (!this.thinkingOpen || t.length === 0) {
+      t.push({ text: '' });
+      this.thinkingOpen = true;
+    }
+    return t[t.length - 1];
+  }
+
+  /** A new client call that comes whole (Ollama's): it takes no fragments after. */
+  whole(): Call {
+    const c = new Call(this.calls.length, -1, false);
+    this.calls.push(c);
+    this.last = null;
+    return c;
+  }
+
+  /**
+   * The call a provider's key names, begun when new. `key` −1 (no index: Mistral): the call with
+   * `id`, or a new one when `id` is new, or the last call when there is no id either.
+   */
+  call(key: number, id: string, server: boolean): { call: Call; began: boolean } {
+    const list = server ? this.serverCalls : this.calls;
+    let found: Call | undefined;
+    if (key >= 0) {
+      // (a fragment names its call by key alone: a server call's too)
+      found = openCall(this.calls, key) ?? openCall(this.serverCalls, key);
+    } else if (id !== '') {
+      found = list.find((c) => c.id === id);
+    } else if (this.last !== null && this.last.server === server) {
+      found = this.last;
+    }
+    if (found !== undefined) {
+      this.last = found;
+      return { call: found, began: false };
+    }
+    const c = new Call(list.length, key, server);
+    list.push(c);
+    this.last = c;
+    return { call: c, began: true };
+  }
+}

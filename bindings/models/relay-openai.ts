@@ -1,0 +1,176 @@
+// Layer 4: a relay's client in OpenAI Chat Completions: `chat.completion.chunk` events. A role
+// chunk first; text as `delta.content`, reasoning as `delta.reasoning_content` (or dropped); each
+// client tool call as `tool_calls` deltas, the first with its `index`, `id`, `type` and
+// `function.name`, then `function.arguments` fragments copied as the escaped bytes they came as;
+// a last chunk with the finish reason (`tool_calls` exactly when calls were written), the usage
+// once, then `data: [DONE]`. An error is `data: {"error": …}`, never `[DONE]`.
+import type { DocReader } from './document.js';
+import type { ModelStreamError } from './errors.js';
+import { finishIn } from './formats/describe.js';
+import type { Call } from './message.js';
+import { type ClientWriter, type QuietText, type RelayTarget, callId, errorParts, usageOf, utf8 } from './writer.js';
+
+const TEXT_END = /* @__PURE__ */ utf8('"},"finish_reason":null}]}\n\n');
+const ARGS_END = /* @__PURE__ */ utf8('"}}]},"finish_reason":null}]}\n\n');
+const DONE = /* @__PURE__ */ utf8('data: [DONE]\n\n');
+
+let versions = 0;
+
+/** The bytes a relay writes to an OpenAI Chat Completions client. */
+export class OpenAiWriter implements ClientWriter {
+  readonly comments = true;
+  /** The role chunk was written (a pass-through relay's upstream writes its own). */
+  private started: boolean;
+  /** `data: {…,"choices":[{"index":0,"delta":` of this relay's chunks, or of the upstream's event being written anew. */
+  private open: string;
+  private textHead: Uint8Array | null = null;
+  private reasoningHead: Uint8Array | null = null;
+  private argsHead: Uint8Array | null = null;
+  private argsFor = -1;
+  private quietText: QuietText | null = null;
+  /** Client tool calls written. */
+  private calls = 0;
+
+  constructor(private readonly t: RelayTarget, readonly keepsReasoning: boolean, started = false) {
+    this.started = started;
+    this.open = envelope(t.idJson, String(t.created), t.modelJson);
+  }
+
+  /** Writes the events of one upstream event anew, in the upstream's envelope (`null`: this relay's own again). */
+  rewrite(id: string | null, created: string, model: string): void {
+    this.open = id === null ? envelope(this.t.idJson, String(this.t.created), this.t.modelJson) : envelope(id, created, model);
+    this.textHead = this.reasoningHead = this.argsHead = null;
+    this.argsFor = -1;
+    this.quietText = null;
+  }
+
+  private chunk(delta: string, finish = 'null'): void {
+    this.t.write(utf8(`${this.open}${delta},"finish_reason":${finish}}]}\n\n`));
+    this.t.wrote(1);
+  }
+
+  private start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.chunk('{"role":"assistant","content":""}');
+  }
+
+  quiet(): QuietText | null {
+    if (!this.started) return null;
+    return (this.quietText ??= { version: ++versions, head: this.head(), end: TEXT_END });
+  }
+
+  private head(): Uint8Array {
+    return (this.textHead ??= utf8(`${this.open}{"content":"`));
+  }
+
+  text(ptr: number, len: number): void {
+    if (len === 0) return;
+    this.start();
+    this.t.write(this.head());
+    this.t.writeSpan(ptr, len);
+    this.t.write(TEXT_END);
+    this.t.wrote(1);
+  }
+
+  keepAlive(): void {}
+
+  reasoning(ptr: number, len: number): void {
+    if (!this.keepsReasoning || len === 0) return;
+    this.start();
+    this.t.write((this.reasoningHead ??= utf8(`${this.open}{"reasoning_content":"`)));
+    this.t.writeSpan(ptr, len);
+    this.t.write(TEXT_END);
+    this.t.wrote(1);
+  }
+
+  signature(): void {}
+  reasoningEnded(): void {}
+
+  callBegan(call: Call): void {
+    if (call.server) return;
+    this.start();
+    this.calls++;
+    this.chunk(`{"tool_calls":[{"index":${call.index},"id":${callId(this.t, call, 'call_seam')},"type":"function","function":{"name":${JSON.stringify(call.name)},"arguments":""}}]}`);
+  }
+
+  callArgs(call: Call, ptr: number, len: number, _flags: number, whole: boolean): void {
+    if (call.server || len === 0) return;
+    if (whole) {
+      // a JSON value (Ollama's object): its text, as a JSON string
+      const s = JSON.stringify(this.t.text(ptr, len, false));
+      this.chunk(`{"tool_calls":[{"index":${call.index},"function":{"arguments":${s}}}]}`);
+      return;
+    }
+    if (this.argsFor !== call.index) {
+      this.argsFor = call.index;
+      this.argsHead = utf8(`${this.open}{"tool_calls":[{"index":${call.index},"function":{"arguments":"`);
+    }
+    this.t.write(this.argsHead!);
+    this.t.writeSpan(ptr, len);
+    this.t.write(ARGS_END);
+    this.t.wrote(1);
+  }
+
+  /** A call that ended with no argument text but its start's input (Anthropic's `{}`): that, as its arguments. */
+  callEnded(call: Call): void {
+    if (call.server || call.bytes !== 0 || call.fallback === '') return;
+    this.chunk(`{"tool_calls":[{"index":${call.index},"function":{"arguments":${JSON.stringify(call.fallback)}}}]}`);
+  }
+
+  /**
+   * The end of an upstream event written anew: its finish reason (record `finish`, as the upstream
+   * wrote it) and its usage (record `usage`, its JSON as it came), each in a chunk of its own.
+   */
+  rewritten(doc: DocReader, finish: number, usage: number): void {
+    if (finish >= 0) this.chunk('{}', JSON.stringify(doc.string(finish)));
+    if (usage >= 0) {
+      const open = this.open.slice(0, this.open.indexOf('"choices":'));
+      this.t.write(utf8(`${open}"choices":[],"usage":`));
+      this.t.writeSpan(doc.ptr(usage), doc.len(usage));
+      this.t.write(utf8('}\n\n'));
+      this.t.wrote(1);
+    }
+  }
+
+  /** The last chunk: the finish reason in OpenAI's words (`tool_calls` exactly when calls were written), then the usage. */
+  completed(): void {
+    this.start();
+    const why = this.t.message?.finishReason;
+    let reason = why === undefined ? 'stop' : finishIn(this.t.spec, why, 'openai');
+    if (this.calls !== 0) reason = 'tool_calls';
+    else if (reason === 'tool_calls') reason = 'stop';
+    this.chunk('{}', JSON.stringify(reason));
+    this.usage();
+  }
+
+  /** The usage once, in a chunk of its own with no choices (as OpenAI writes it). */
+  private usage(): void {
+    const u = usageOf(this.t);
+    if (u === undefined) return;
+    const input = u.input ?? 0;
+    const output = u.output ?? 0;
+    let s = `{"prompt_tokens":${input},"completion_tokens":${output},"total_tokens":${input + output}`;
+    if (u.cacheRead !== undefined) s += `,"prompt_tokens_details":{"cached_tokens":${u.cacheRead}}`;
+    if (u.reasoning !== undefined) s += `,"completion_tokens_details":{"reasoning_tokens":${u.reasoning}}`;
+    const open = this.open.slice(0, this.open.indexOf('"choices":'));
+    this.t.write(utf8(`${open}"choices":[],"usage":${s}}}\n\n`));
+    this.t.wrote(1);
+  }
+
+  end(): void {
+    this.t.write(DONE);
+    this.t.wrote(1);
+  }
+
+  error(e: ModelStreamError): void {
+    const { message, type } = errorParts(e);
+    this.t.write(utf8(`data: ${JSON.stringify({ error: { message, type, code: e.code, offset: e.offset } })}\n\n`));
+    this.t.wrote(1);
+  }
+}
+
+/** `data: {…,"choices":[{"index":0,"delta":` with these id, created and model (JSON texts). */
+function envelope(id: string, created: string, model: string): string {
+  return `data: {"id":${id},"object":"chat.completion.chunk","created":${created},"model":${model},"choices":[{"index":0,"delta":`;
+}

@@ -1,0 +1,80 @@
+// Layer 4: what a relay's client writers share: what they write through (the relay), what a
+// writer is (the parts of the message as they come, then the completion, the end or an error),
+// and the small JSON pieces they write. A writer per client format: relay-openai.ts (OpenAI Chat
+// Completions), relay-anthropic.ts (Anthropic Messages).
+import type { MessageOut } from './document.js';
+import type { ModelStreamError } from './errors.js';
+import type { FormatSpec, Usage } from './formats/describe.js';
+import type { Call, Message } from './message.js';
+
+/** What a writer writes through: the relay. */
+export interface RelayTarget {
+  /** Appends bytes for the client. */
+  write(bytes: Uint8Array): void;
+  /** Appends the `len` bytes at `ptr` of the core's memory. */
+  writeSpan(ptr: number, len: number): void;
+  /** The text of `len` bytes at `ptr` of the core's memory (a string's body: unescaped when `escaped`). */
+  text(ptr: number, len: number, escaped: boolean): string;
+  /** Counts events written for the client. */
+  wrote(events: number): void;
+  /** What the upstream said so far. */
+  readonly message: Message | null;
+  /** The upstream's format. */
+  readonly spec: FormatSpec;
+  /** A text unique to the relay, for the ids it makes (a call the upstream sent without one). */
+  readonly serial: string;
+  /** The relay's `id` and `model` (JSON strings), and its `created` time. */
+  readonly idJson: string;
+  readonly modelJson: string;
+  readonly created: number;
+}
+
+/** The bytes a client writer puts around a text span that the core writes itself (a quiet event). */
+export interface QuietText {
+  /** Which text this head is for: it changes when the writer's block does. */
+  readonly version: number;
+  readonly head: Uint8Array;
+  readonly end: Uint8Array;
+}
+
+/** A client's wire format: the message's parts as they come (MessageOut), then its end. */
+export interface ClientWriter extends MessageOut {
+  /** Answer text, from an event read in JS: `len` bytes of a string's body at `ptr`. */
+  text(ptr: number, len: number): void;
+  /** The head and end for text the core writes itself, or null while text must come through `text` (a block to open first). */
+  quiet(): QuietText | null;
+  /** A keep-alive comment of the upstream's (counted by the core, not written by it). */
+  keepAlive(): void;
+  /** Whether the core writes the upstream's comments itself, as comments. */
+  readonly comments: boolean;
+  /** The upstream's completion arrived. */
+  completed(): void;
+  /** After the completion: what ends the client's stream. */
+  end(): void;
+  /** The stream failed: an error event in the client's shape, never a completion. */
+  error(e: ModelStreamError): void;
+}
+
+const enc = /* @__PURE__ */ new TextEncoder();
+
+/** The UTF-8 of a string. */
+export const utf8 = (s: string): Uint8Array => enc.encode(s);
+
+/** The upstream's usage in one shape, or undefined when it sent none. */
+export function usageOf(t: RelayTarget): Usage | undefined {
+  const u = t.message?.usage;
+  return u === undefined ? undefined : t.spec.usage(u);
+}
+
+/** A call's id for a client: the provider's, or one made for it (`prefix` + the relay's serial + its index) when it sent none. */
+export function callId(t: RelayTarget, call: Call, prefix: string): string {
+  return JSON.stringify(call.id !== '' ? call.id : `${prefix}${t.serial}_${call.index}`);
+}
+
+/** A JSON number member, or nothing when the value is unknown. */
+export const member = (name: string, v: number | undefined): string => (v === undefined ? '' : `,"${name}":${v}`);
+
+/** An error's type and message for a client: the provider's own, else what kind of failure it was. */
+export function errorParts(e: ModelStreamError): { message: string; type: string } {
+  return { message: e.providerMessage ?? e.message, type: e.code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error' };
+}
