@@ -20,7 +20,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 13;
+export const ABI_VERSION: i32 = 14;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -44,7 +44,7 @@ export const OUT_CAP: usize = (IN_CAP + IN_HEAD) * 2 + 128;
  */
 export const MIDS_OFF: usize = OUT_CAP / 2;
 /** Words of the result record. */
-export const RES_WORDS: usize = 24;
+export const RES_WORDS: usize = 32;
 /** Bytes of span records the framers may write per call. */
 export const SPAN_BYTES: usize = 65536;
 
@@ -432,26 +432,42 @@ export const MDR_UNITS: i32 = 19;
 export const MDR_SCRATCH: i32 = 20;
 /** Result word of modelPush / modelMore: 1 when they read the batch's documents (the MDR_* words are of that read). */
 export const MDR_READ: i32 = 21;
-/** Result word of modelDocs: with ME_CHUNKS, the chat.completion.chunk events it wrote for the client. */
+/** Result word of modelDocs: with ME_CHUNKS, the events it wrote for the client (one per content span). */
 export const MDR_CHUNKS: i32 = 23;
+/** Result word of modelDocs: bytes (as sent, escaped) of reasoning the call's quiet events held. */
+export const MDR_REASON_BYTES: i32 = 24;
+/** Result word of modelDocs: bytes (as sent, escaped) of the current call's arguments the call's quiet events held. */
+export const MDR_ARGS_BYTES: i32 = 25;
 /** Bytes of the static area a call's text (modelGather) is written in; more takes a heap block for the call. */
 export const TEXT_SCRATCH_CAP: i32 = 1 << 17;
 /** Bytes of the static area the writer writes in (the relay's and sseWrite's bytes); more takes a heap block for the call. */
 export const EMIT_CAP: i32 = 1 << 18;
 
-// Templates: what a format's quiet event looks like (a text delta and nothing else), so that the
-// core reads such an event to the end itself and JS sees only the others. One rule per path id of
-// the format's program; a record whose rule does not accept it makes the event one for JS.
-//   header  u16 number of rules, u16 number of MR_LITERAL rules (each must match once), u32 0
+// Templates: what a format's quiet event looks like (a delta of the answer's text, of reasoning, or
+// of the current tool call's arguments, and nothing else), so that the core reads such an event to
+// the end itself and JS sees only the others. One rule per path id of the format's program; a
+// record whose rule does not accept it makes the event one for JS.
+//   header  u16 number of rules, u16 number of MR_LITERAL rules (each must match once),
+//           u16 flags (MT_CHOICE), u16 number of kinds
 //   rule    u8 role (MR_*), u8 ignored kinds (bit 1 << JK_* for each kind the rule accepts and
-//           ignores), u16 literal length, u16 literal offset (from the template's first byte), u16 0
+//           ignores), u16 literal length, u16 literal offset (from the template's first byte),
+//           u8 channel (CH_*, of an MR_TEXT rule), u8 0
+//   kind    u16 literal length, u16 literal offset, u8 channel (CH_*), u8 0, u16 name length,
+//           u16 name offset, u16 0 (the kinds follow the rules; the literals' bytes follow them)
+// The content records of a quiet event (MR_TEXT) are all of one channel, in one element, and a
+// kind the event names (MR_KIND) must be of that channel. An event of the arguments channel names
+// its call (MR_CALL), which must be the stream's current call (modelSetCall).
 /** Bytes of a template's header. */
 export const MT_HEAD_BYTES: usize = 8;
 /** Bytes of a template's rule. */
 export const MT_RULE_BYTES: usize = 8;
+/** Bytes of a template's kind. */
+export const MT_KIND_BYTES: usize = 12;
+/** Template flag: it has an MR_CHOICE rule. */
+export const MT_CHOICE: i32 = 1;
 /** Rule: accepts only its ignored kinds. */
 export const MR_NONE: i32 = 0;
-/** Rule: a string is text (a gather entry, or bytes for a client), in the followed element. */
+/** Rule: a string is content of the rule's channel (text, reasoning, or the call's arguments), in the followed element. */
 export const MR_TEXT: i32 = 1;
 /** Rule: a string equal to the literal (unescaped, byte for byte); every such rule must match. */
 export const MR_LITERAL: i32 = 2;
@@ -459,14 +475,30 @@ export const MR_LITERAL: i32 = 2;
 export const MR_CHOICE: i32 = 3;
 /** Rule: a string that is not the literal (an equal one is for JS). */
 export const MR_NOT_LITERAL: i32 = 4;
+/** Rule: a string equal to one of the template's kinds (its literal); the event is of that kind's channel. */
+export const MR_KIND: i32 = 5;
+/** Rule: a number naming the call (the provider's key): in an event of the arguments channel, the stream's current call. */
+export const MR_CALL: i32 = 6;
+/** Rule: an object (the followed choice's delta) whose element must be the followed one. */
+export const MR_SCOPE: i32 = 7;
+/** Channel: the answer's text. */
+export const CH_TEXT: i32 = 0;
+/** Channel: reasoning. */
+export const CH_REASONING: i32 = 1;
+/** Channel: the current tool call's arguments. */
+export const CH_ARGS: i32 = 2;
+/** An MR_TEXT rule's channel: the kind's (the event's MR_KIND literal says which). */
+export const CH_OF_KIND: i32 = 3;
 
 /**
- * modelDocs emit mode: a quiet event is written for the client as it came: the head (in the head
- * area: its `event:` line, for a format that names its events; empty otherwise), a `data: ` line per
- * line of its data, then a blank line.
+ * modelDocs emit mode: a quiet event is written for the client as it came: its name (with
+ * ME_NAMED), a `data: ` line per line of its data, then a blank line.
  */
 export const ME_PASS: i32 = 1;
-/** modelDocs emit mode: each text span of a quiet event is written as the head, the span's bytes and the end (both in the head area, MHEAD_PTR). */
+/**
+ * modelDocs emit mode: each content span of a quiet event is written as its channel's head, the
+ * span's bytes and its end (in the head area's slot of the channel, MHEAD_PTR).
+ */
 export const ME_CHUNKS: i32 = 2;
 /** modelDocs emit mode: comments are written for the client (`:` + text + LF LF). */
 export const ME_COMMENTS: i32 = 4;
@@ -477,10 +509,20 @@ export const ME_GATHER: i32 = 16;
 /** modelDocs mode, with ME_GATHER: the gathered text is also kept, appended to the stream's kept text (see modelGather). */
 export const ME_KEEP: i32 = 32;
 /**
- * Bytes of the head area: a u32 length of the head, a u32 length of the end, the head's bytes (a
- * client's event up to its text string), then the end's bytes (the rest of that event).
+ * modelDocs mode: reasoning may be read to the end by the core (appended to the stream's REASON
+ * buffer, or written with ME_CHUNKS); without it reasoning events are for JS.
  */
-export const MHEAD_CAP: i32 = 2048;
+export const ME_REASONING: i32 = 64;
+/** modelDocs mode: the current call's arguments may be read to the end by the core (appended to ARGS within the stream's budget, or written). */
+export const ME_ARGS: i32 = 128;
+/** modelDocs mode: text events are for JS (a client's writer that must begin a block first). */
+export const ME_NO_TEXT: i32 = 256;
+/** modelDocs mode, with ME_PASS: a quiet event is written with its name (`event:` and its kind's name). */
+export const ME_NAMED: i32 = 512;
+/** Bytes of a channel's slot in the head area: a u32 length of the head, a u32 length of the end, the head's bytes, then the end's. */
+export const MHEAD_SLOT: i32 = 1024;
+/** Bytes of the head area: a slot per channel (CH_TEXT, CH_REASONING, CH_ARGS). */
+export const MHEAD_CAP: i32 = 3072;
 /** Address of the head area JS writes for ME_CHUNKS. */
 export const MHEAD_PTR: usize = memory.data(MHEAD_CAP, 16);
 

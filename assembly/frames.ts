@@ -25,16 +25,18 @@
 // Layer 4's part (a model stream is a frame stream with these; layers 2 and 3 leave them empty):
 //   +128 buf    SHAPE: the shape of the stream's last quiet event (shape.ts)
 //   +140 u32    quiet events read in full since the stream (re)started, up to 2 (shape.ts)
-//   +144 buf    KEEP: a raw model stream's text so far, UTF-16 units, for its report (model.ts)
+//   +144 u32    the stream's block of layer 4 (model-state.ts: kept text, reasoning and arguments,
+//               the current call), 0 while it has none
 import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_MIDS, FR_NREC, FR_STATUS, FR_UNITS, IN_PTR, M_SPLIT, M_UTF16_POS,
   M_UTF8_OUT, MIDS_OFF, OUT_CAP, OUT_PTR, PATCH_PTR, PATCH_WORDS, RAW_PTR, SF_SPLIT,
 } from './abi';
 import { carried, carryReset, isFatal, keepTail, runStart, setCarried, skipBom } from './carry';
+import { modelStateFree, modelStateRelease, modelStateRetained } from './model-state';
 import { freeRecord, release, res, reserve } from './runtime';
 import { decodeWhatwg, firstErrorScalar, runAscii, transcode, validate } from './utf8';
 
-export const FRAME_STATE_BYTES: usize = 156;
+export const FRAME_STATE_BYTES: usize = 148;
 
 // Record offsets
 export const O_FL: usize = 8;
@@ -57,7 +59,7 @@ export const O_DSTART: usize = 124;
 // Layer 4's part of the record (model streams: shape.ts, model.ts)
 export const B_SHAPE: usize = 128;
 export const O_QUIET: usize = 140;
-export const B_KEEP: usize = 144;
+export const O_MODEL: usize = 144;
 
 // Frame flags (+8)
 export const L_CR: u32 = 1;          // the last byte framed was a CR: swallow one leading LF
@@ -238,7 +240,8 @@ export function bShrinkIdle(st: usize, b: usize, incoming: usize): void {
 /** Bytes of heap the stream's record and buffers take. */
 export function frameRetained(st: usize): u32 {
   return <u32>FRAME_STATE_BYTES + load<u32>(st + B_LINE, 8) + load<u32>(st + B_DATA, 8) + load<u32>(st + B_TYPE, 8)
-    + load<u32>(st + B_ID, 8) + load<u32>(st + B_IDS, 8) + load<u32>(st + B_TPREV, 8) + load<u32>(st + B_SHAPE, 8) + load<u32>(st + B_KEEP, 8);
+    + load<u32>(st + B_ID, 8) + load<u32>(st + B_IDS, 8) + load<u32>(st + B_TPREV, 8) + load<u32>(st + B_SHAPE, 8)
+    + modelStateRetained(st);
 }
 
 /** Returns an idle (empty) buffer's block to the heap when it is large. */
@@ -750,6 +753,7 @@ export function frameRelease(st: usize, failed: bool): void {
   if (bLen(st, B_LINE) == 0) bFree(st, B_LINE);
   if (bLen(st, B_DATA) == 0) bFree(st, B_DATA);
   if (bLen(st, B_TYPE) == 0) bFree(st, B_TYPE);
+  modelStateRelease(st, failed);
   bFree(st, B_SHAPE);
   store<u32>(st, 0, O_QUIET);
   store<u32>(st, 0, O_IDLE);
@@ -764,9 +768,10 @@ export function frameFree(st: usize): void {
   bFree(st, B_IDS);
   bFree(st, B_TPREV);
   bFree(st, B_SHAPE);
-  bFree(st, B_KEEP);
+  modelStateFree(st);
   freeRecord(st, FRAME_STATE_BYTES);
 }
+
 
 // ---------------------------------------------------------------------------------------------
 // Raw text (a line or event too long for OUT) → UTF-16 in a scratch block

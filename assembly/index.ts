@@ -26,5 +26,5 @@ export { jsonRead, jsonReadIn, jsonErrorAt, jsonUnescape, jsonUtf16 } from './js
 export { sseWrite } from './writer';
 export {
   modelDocs, modelMore, modelPush, modelTextBytes, modelGather, modelKept, modelKeepFree, modelScratch, modelScratchFree,
-  modelUnescape, modelValid, modelCheckArea,
+  modelUnescape, modelValid, modelCheckArea, modelSetCall, modelPart,
 } from './model';

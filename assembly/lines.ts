@@ -6,9 +6,10 @@ import {
   ENC_UTF8, FR_ERR, FR_ENC, IN_PTR, FR_RAW_ASCII, FR_RAW_PTR, LINE_REC_WORDS, LR_END, LR_START, R_LIMIT, R_MORE, R_RAW,
   R_TRUNC, R_UTF8, SPAN_BYTES, SPAN_PTR,
 } from './abi';
+import { modelStateFree } from './model-state';
 import { carried, isFatal, setFlags } from './carry';
 import {
-  A_LINE, B_KEEP, B_LINE, FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_ERR, O_END, O_FL, O_LASTLEN,
+  A_LINE, B_LINE, FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_ERR, O_END, O_FL, O_LASTLEN,
   O_LINEREL, O_MAX, O_MODE, O_POS, bAppend, bFree, bPtr, bLen, bSetLen, bShrink, batchStart, emit, finish,
   frameResetCommon, nextNl, nlStart, nrec, outFits, outUsed, pastTerminator, runBegin, setNrec, setOutUsed,
 } from './frames';
@@ -154,7 +155,7 @@ export function linesFlush(st: usize, mode: u32): i32 {
 /** A new stream on the same record. */
 export function linesReset(st: usize): void {
   frameResetCommon(st, true);
-  bFree(st, B_KEEP);
+  modelStateFree(st);
   store<u32>(st, 0, O_FL);
 }
 

@@ -4,18 +4,20 @@
 // a push's text are written out as one run of UTF-16 units, so that JS makes one string per push.
 // Bytes in, records out; no strings.
 import {
-  DF_DONE, DF_ERROR, FR_RAW_PTR, JSON_REC_PTR, IN_CAP, IN_JOIN, IN_PTR, JF_ASCII, JF_ESCAPED, JK_NUMBER, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT,
-  JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, JSON_READ_SLACK, JSON_UTF16_SLACK, K_COMMENT, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END,
-  MDOC_PTR, MDR_BLANK, MDR_CHUNKS, MDR_COMMENTS, MDR_DOCS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_NEXT, MDR_QUIET, MDR_TEXT_BYTES,
-  MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_PASS, MGATHER_CAP,
-  MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CHOICE, MR_LITERAL, MR_NOT_LITERAL,
-  MR_TEXT, MT_HEAD_BYTES, FR_NREC, TEXT_SCRATCH_CAP, MDR_READ, MDR_SCRATCH, MT_RULE_BYTES, OUT_CAP, OUT_PTR, RES_PTR, R_RAW, SF_IN, SF_RAW, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD,
-  SSE_REC_WORDS,
+  CH_ARGS, CH_OF_KIND, CH_REASONING, CH_TEXT, DF_DONE, DF_ERROR, FR_NREC, FR_RAW_PTR, IN_CAP, IN_JOIN, IN_PTR, JF_ASCII, JF_ESCAPED, JK_NUMBER,
+  JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, JSON_READ_SLACK, JSON_REC_PTR, JSON_UTF16_SLACK,
+  K_COMMENT, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END, MDOC_PTR, MDR_ARGS_BYTES, MDR_BLANK, MDR_CHUNKS, MDR_COMMENTS, MDR_DOCS,
+  MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES,
+  MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_PASS,
+  MGATHER_CAP, MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MHEAD_SLOT, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CALL, MR_CHOICE,
+  MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
+  RES_PTR, R_RAW, SF_IN, SF_RAW, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS, TEXT_SCRATCH_CAP,
 } from './abi';
-import { B_KEEP, C_SPACE, bEnsure, bFree, bLen, bPtr, bSetLen, copy, isDataField } from './frames';
+import { C_SPACE, NO_LIMIT, bAppend, bEnsure, bFree, bLen, bPtr, bSetLen, copy, isDataField } from './frames';
+import { MS_ARGS, MS_ARGS_LEFT, MS_CALL, MS_KEEP, MS_REASON, argsLeft, currentCall, modelState, modelStateOf, modelStateTrim } from './model-state';
 import { jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8Length } from './json';
 import { release, res, reserve } from './runtime';
-import { isTextRecord, shapeLearn, shapeMatch } from './shape';
+import { channelOn, isTextRecord, quietChannel, quietKind, setQuiet, shapeLearn, shapeMatch } from './shape';
 import { linesMore, linesPush } from './lines';
 import { sseMore, ssePush } from './sse';
 import { transcode } from './utf8';
@@ -171,18 +173,22 @@ export function modelTextBytes(p: usize, len: usize, high: i32): usize {
   return n == 6 && load<u32>(p) == 0x4E4F445B && load<u16>(p, 4) == 0x5D45;
 }
 
-/** Whether the string record at `w` of a document at `p` is the literal of rule `rule` in template `t`. */
+/** Whether the string record at `w` of a document at `p` is the literal [l, l + n) (no escape in it). */
 // @ts-ignore: decorator
-@inline function isLiteral(t: usize, rule: usize, p: usize, w: usize): bool {
+@inline function isBytes(l: usize, n: usize, p: usize, w: usize): bool {
   if (((load<u32>(w) >>> JREC_FLAGS_SHIFT) & JF_ESCAPED) != 0) return false;
   const s = p + <usize>load<i32>(w, JR_START << 2);
-  const n = <usize>(load<i32>(w, JR_END << 2) - load<i32>(w, JR_START << 2));
-  if (n != <usize>load<u16>(rule, 2)) return false;
-  const l = t + <usize>load<u16>(rule, 4);
+  if (n != <usize>(load<i32>(w, JR_END << 2) - load<i32>(w, JR_START << 2))) return false;
   let i: usize = 0;
   for (; i + 8 <= n; i += 8) if (load<u64>(s + i) != load<u64>(l + i)) return false;
   for (; i < n; i++) if (load<u8>(s + i) != load<u8>(l + i)) return false;
   return true;
+}
+
+/** Whether the string record at `w` of a document at `p` is the literal of rule `rule` in template `t`. */
+// @ts-ignore: decorator
+@inline function isLiteral(t: usize, rule: usize, p: usize, w: usize): bool {
+  return isBytes(t + <usize>load<u16>(rule, 4), <usize>load<u16>(rule, 2), p, w);
 }
 
 /** The value of a number record that is a small non-negative integer in plain digits, or −1. */
@@ -197,52 +203,146 @@ function smallInt(p: usize, w: usize): i32 {
   return v;
 }
 
+/** The address of kind `k` of template `t`. */
+// @ts-ignore: decorator
+@inline function kindAt(t: usize, k: i32): usize {
+  return t + MT_HEAD_BYTES + <usize>load<u16>(t) * MT_RULE_BYTES + <usize>k * MT_KIND_BYTES;
+}
+
 /**
  * Whether the `nrec` records of the document at `p` make a quiet event by template `t` (see abi.ts,
- * "Templates"): nothing in it but text of the followed element and what the template ignores.
- * Returns its number of text records, or −1 when the event is one for JS.
+ * "Templates"): nothing in it but content of one channel, in the followed element, and what the
+ * template ignores; an event of the arguments channel (even an empty fragment, which would begin
+ * a call) names the stream's current call. An empty string of text says nothing and is ignored;
+ * any reasoning string (an empty one begins a block) makes the event one of reasoning. Returns its number of content records that are not empty (setQuiet
+ * keeps of what), or −1 when the event is one for JS.
  */
-function quietText(t: usize, p: usize, nrec: i32, choice: i32): i32 {
+function quietText(st: usize, t: usize, p: usize, nrec: i32, choice: i32): i32 {
   const nrules = <u32>load<u16>(t);
+  const nkinds = <i32>load<u16>(t, 6);
   let lits: u32 = 0;
   let chosen: i32 = -2;
   let textEl: i32 = -2;
+  let scopeEl: i32 = -2;
   let ntext: i32 = 0;
-  let follows = false;
+  let channel: i32 = -1;
+  let kind: i32 = -1;
+  let call: usize = 0;
+  let args = false;
+  let reason = false;
   for (let j = 0; j < nrec; j++) {
     const w = MJREC_PTR + (<usize>j * JREC_BYTES);
     const head = load<u32>(w);
     const id = head & 0xFFFF;
     if (id >= nrules) return -1;
-    const kind = (head >>> JREC_KIND_SHIFT) & 0xFF;
+    const jk = (head >>> JREC_KIND_SHIFT) & 0xFF;
     const rule = t + MT_HEAD_BYTES + <usize>id * MT_RULE_BYTES;
-    if (((<u32>load<u8>(rule, 1) >>> kind) & 1) != 0) continue;
+    if (((<u32>load<u8>(rule, 1) >>> jk) & 1) != 0) continue;
     const role = <i32>load<u8>(rule);
-    if (kind != JK_STRING && role != MR_CHOICE) return -1;
-    if (role == MR_TEXT) {
+    if (role == MR_CHOICE) {
+      if (jk != JK_NUMBER || chosen != -2 || smallInt(p, w) != choice) return -1;
+      chosen = load<i32>(w, JR_INDEX << 2);
+    } else if (role == MR_CALL) {
+      if (jk != JK_NUMBER || call != 0) return -1;
+      call = w;
+    } else if (role == MR_SCOPE) {
+      const el = load<i32>(w, JR_INDEX << 2);
+      if (scopeEl == -2) scopeEl = el;
+      else if (scopeEl != el) return -1;
+    } else if (jk != JK_STRING) {
+      return -1;
+    } else if (role == MR_TEXT) {
+      const ch = <i32>load<u8>(rule, 6);
+      if (ch == CH_ARGS) args = true;
+      else if (ch == CH_REASONING) reason = true;
+      if (load<i32>(w, JR_END << 2) == load<i32>(w, JR_START << 2)) continue; // (empty)
+      if (channel == -1) channel = ch;
+      else if (channel != ch) return -1;
       const el = load<i32>(w, JR_INDEX << 2);
       if (textEl == -2) textEl = el;
-      else if (textEl != el) follows = true;
+      else if (textEl != el) return -1; // (content of one element only)
       ntext++;
     } else if (role == MR_LITERAL) {
       if (!isLiteral(t, rule, p, w)) return -1;
       lits++;
     } else if (role == MR_NOT_LITERAL) {
       if (isLiteral(t, rule, p, w) || ((head >>> JREC_FLAGS_SHIFT) & JF_ESCAPED) != 0) return -1;
-    } else if (role == MR_CHOICE) {
-      if (kind != JK_NUMBER || chosen != -2 || smallInt(p, w) != choice) return -1;
-      chosen = load<i32>(w, JR_INDEX << 2);
+    } else if (role == MR_KIND) {
+      if (kind != -1) return -1;
+      for (let k = 0; k < nkinds; k++) {
+        const ka = kindAt(t, k);
+        if (isBytes(t + <usize>load<u16>(ka, 2), <usize>load<u16>(ka), p, w)) {
+          kind = k;
+          break;
+        }
+      }
+      if (kind < 0) return -1;
     } else {
       return -1;
     }
   }
   if (lits != <u32>load<u16>(t, 2)) return -1;
-  if ((load<u16>(t, 4) & 1) != 0 && ntext != 0) {
-    // text of one element only, the followed one (by its index, or by position without one)
-    if (follows || textEl != (chosen != -2 ? chosen : choice)) return -1;
+  if (nkinds != 0 && kind < 0) return -1; // (a template with kinds: a quiet event names one)
+  if (kind >= 0) {
+    // the kind says the channel: content of another is for JS
+    const kc = <i32>load<u8>(kindAt(t, kind), 4);
+    if (channel != -1 && channel != CH_OF_KIND && channel != kc) return -1;
+    channel = kc;
+    if (kc == CH_REASONING && ntext == 0) return -1; // (an empty reasoning delta begins a block: for JS)
+  } else if (channel == CH_OF_KIND) {
+    return -1;
   }
+  if (args) {
+    if (channel == -1) channel = CH_ARGS;
+    else if (channel != CH_ARGS) return -1;
+  }
+  if (reason && channel != CH_REASONING) return -1; // (so is an empty reasoning string beside other content)
+  if (channel == CH_ARGS && (call == 0 || smallInt(p, call) + 1 != currentCall(st))) return -1;
+  if (ntext != 0 && (load<u16>(t, 4) & MT_CHOICE) != 0) {
+    // the content lies in the followed choice (its delta's element, when a call's element holds it)
+    const followed = chosen != -2 ? chosen : choice;
+    if ((scopeEl != -2 ? scopeEl : textEl) != followed) return -1;
+  }
+  setQuiet(channel, kind, call != 0 ? smallInt(p, call) : -1);
   return ntext;
 }
+
+/**
+ * Whether the quiet event quietText just read (its `nrec` records at MJREC_PTR) may be read to the
+ * end in `mode`: its channel is on, and arguments kept by the core (no client) fit the stream's
+ * budget (a fragment past it is for JS, which fails the stream with its offset).
+ */
+function quietFits(st: usize, t: usize, nrec: i32, mode: i32): bool {
+  if (!channelOn(quietChannel(), mode)) return false;
+  if (quietChannel() != CH_ARGS || (mode & (ME_PASS | ME_CHUNKS)) != 0) return true;
+  let need: u32 = 0;
+  for (let j = 0; j < nrec; j++) {
+    const w = MJREC_PTR + (<usize>j * JREC_BYTES);
+    if (isTextRecord(t, load<u32>(w))) need += <u32>(load<i32>(w, JR_END << 2) - load<i32>(w, JR_START << 2));
+  }
+  return need <= argsLeft(st);
+}
+
+/** Writes a content span for the client in channel `ch`'s slot of the head area: its head, the span, its end. False when the slot is empty (the channel is dropped). */
+function emitSlot(ch: i32, sp: usize, sl: usize): bool {
+  const slot = MHEAD_PTR + <usize>ch * MHEAD_SLOT;
+  const hl = <usize>load<u32>(slot);
+  const el = <usize>load<u32>(slot, 4);
+  if ((hl | el) == 0) return false;
+  emit(slot + 8, hl);
+  emit(sp, sl);
+  emit(slot + 8 + hl, el);
+  return true;
+}
+
+/** Writes `event: ` and the name of kind `k` of template `t`, and a LF. */
+function emitName(t: usize, k: i32): void {
+  const ka = kindAt(t, k);
+  emit(EVENT_FIELD, 7);
+  emit(t + <usize>load<u16>(ka, 8), <usize>load<u16>(ka, 6));
+  emit1(0x0A);
+}
+const EVENT_FIELD: usize = memory.data<u8>([0x65, 0x76, 0x65, 0x6E, 0x74, 0x3A, 0x20, 0]);
 
 /**
  * Reads the JSON documents of the batch the last frame call wrote, from record `first` up to
@@ -264,6 +364,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
   let g = gathered;
   let quiet: i32 = 0, blank: i32 = 0, comments: i32 = 0, chunks: i32 = 0;
   let textBytes: usize = 0;
+  let reasonBytes: usize = 0, argsBytes: usize = 0;
   let high = (emitMode & ME_HIGH) != 0;
   emitReset();
   if (lines && k > 0) prevEnd = <usize>load<i32>(SPAN_PTR + (<usize>(k - 1) * LINE_REC_WORDS << 2), LR_END << 2);
@@ -328,42 +429,50 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
       flags = DF_DONE;
     } else {
       let nt: i32 = -1;
-      if (t != 0 && shapeMatch(st, t, prog, choice, p, n)) {
-        got = nt = 1; // the shape of the quiet event before it: its text record
+      if (t != 0 && shapeMatch(st, t, prog, choice, p, n, emitMode)) {
+        got = nt = 1; // the shape of the quiet event before it: its content record
       } else {
         got = jsonRead(prog, p, n, MJREC_PTR, <u32>MJREC_CAP);
         if (got < 0) {
           flags = DF_ERROR;
         } else if (t != 0) {
-          nt = quietText(t, p, got, choice);
+          nt = quietText(st, t, p, got, choice);
+          if (nt >= 0 && !quietFits(st, t, got, emitMode)) nt = -1;
           if (nt == 1) shapeLearn(st, t, prog, choice, p, n, got);
         }
       }
       if (nt >= 0) {
         if (g + nt > MGATHER_CAP) break; // the gather list is full: JS takes it, then calls again
+        const ch = quietChannel();
         for (let j = 0; j < got; j++) {
           const w = MJREC_PTR + (<usize>j * JREC_BYTES);
           const head = load<u32>(w);
           if (!isTextRecord(t, head)) continue;
           const sp = p + <usize>load<i32>(w, JR_START << 2);
           const sl = <usize>(load<i32>(w, JR_END << 2) - load<i32>(w, JR_START << 2));
+          if (sl == 0) continue;
           const jf = head >>> JREC_FLAGS_SHIFT;
-          if (emitMode & (ME_PASS | ME_CHUNKS)) {
+          if (ch != CH_TEXT) {
+            // reasoning, or the current call's arguments: written for the client, or kept for JS
+            if (ch == CH_REASONING) reasonBytes += sl;
+            else argsBytes += sl;
+            if ((emitMode & (ME_PASS | ME_CHUNKS)) == 0) {
+              const ms = modelStateOf(st);
+              bAppend(ms, ch == CH_REASONING ? MS_REASON : MS_ARGS, sp, sl, NO_LIMIT);
+              if (ch == CH_ARGS) store<u32>(ms, load<u32>(ms, MS_ARGS_LEFT) - <u32>sl, MS_ARGS_LEFT);
+            } else if ((emitMode & ME_CHUNKS) != 0 && emitSlot(ch, sp, sl)) {
+              chunks++;
+            }
+          } else if (emitMode & (ME_PASS | ME_CHUNKS)) {
             if ((jf & JF_ESCAPED) != 0) {
               textBytes += jsonUtf8Length(sp, sl, high);
               high = jsonEndsHigh();
-            } else if (sl != 0) {
+            } else {
               if (high) textBytes += 3;
               high = false;
               textBytes += sl;
             }
-            if ((emitMode & ME_CHUNKS) != 0 && sl != 0) {
-              const headLen = <usize>load<u32>(MHEAD_PTR);
-              emit(MHEAD_PTR + 8, headLen);
-              emit(sp, sl);
-              emit(MHEAD_PTR + 8 + headLen, <usize>load<u32>(MHEAD_PTR, 4));
-              chunks++;
-            }
+            if ((emitMode & ME_CHUNKS) != 0 && emitSlot(CH_TEXT, sp, sl)) chunks++;
           } else {
             const e = MGATHER_PTR + (<usize>g * MG_WORDS << 2);
             store<i32>(e, <i32>sp);
@@ -373,8 +482,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
           }
         }
         if ((emitMode & ME_PASS) != 0) {
-          const hl = <usize>load<u32>(MHEAD_PTR);
-          if (hl != 0) emit(MHEAD_PTR + 8, hl); // (the event's name, for a format that names them)
+          if ((emitMode & ME_NAMED) != 0 && quietKind() >= 0) emitName(t, quietKind()); // (the event's name, for a format that names them)
           emitEvent(p, n);
         }
         quiet++;
@@ -410,6 +518,8 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
   res(MDR_EMIT_LEN, <i32>emitLength());
   res(MDR_TEXT_BYTES, <i32>textBytes);
   res(MDR_HIGH, high ? 1 : 0);
+  res(MDR_REASON_BYTES, <i32>reasonBytes);
+  res(MDR_ARGS_BYTES, <i32>argsBytes);
   let units: i32 = -1;
   if ((emitMode & ME_GATHER) != 0 && nd == 0 && k == nrec && g != 0) {
     // the batch read to the end with nothing for JS: its text now (one ASCII span with no escape
@@ -466,8 +576,9 @@ export function modelGather(st: usize, n: i32, keep: i32): usize {
   let bytes: usize = 0;
   for (let i = 0; i < n; i++) bytes += <usize>load<i32>(MGATHER_PTR + (<usize>i * MG_WORDS << 2), 4);
   const room = (bytes << 1) + JSON_UTF16_SLACK;
-  const kept = keep != 0 ? bLen(st, B_KEEP) : 0;
-  const out = keep != 0 ? bEnsure(st, B_KEEP, kept + room) + kept : scratchFor(true, room);
+  const ms = keep != 0 ? modelStateOf(st) : 0;
+  const kept = keep != 0 ? bLen(ms, MS_KEEP) : 0;
+  const out = keep != 0 ? bEnsure(ms, MS_KEEP, kept + room) + kept : scratchFor(true, room);
   let o = out;
   let utf8: usize = 0;
   for (let i = 0; i < n; i++) {
@@ -482,7 +593,7 @@ export function modelGather(st: usize, n: i32, keep: i32): usize {
     }
   }
   if (keep != 0) {
-    bSetLen(st, B_KEEP, kept + (o - out));
+    bSetLen(ms, MS_KEEP, kept + (o - out));
     res(MDR_TEXT_BYTES, <i32>utf8);
   }
   res(MGR_PTR, <i32>out);
@@ -492,11 +603,56 @@ export function modelGather(st: usize, n: i32, keep: i32): usize {
 
 /** A raw model stream's kept text: MGR_PTR is the address of its units. Returns their number. */
 export function modelKept(st: usize): usize {
-  res(MGR_PTR, <i32>bPtr(st, B_KEEP));
-  return bLen(st, B_KEEP) >> 1;
+  const ms = modelState(st);
+  res(MGR_PTR, ms == 0 ? 0 : <i32>bPtr(ms, MS_KEEP));
+  return ms == 0 ? 0 : bLen(ms, MS_KEEP) >> 1;
 }
 
 /** Gives back a raw model stream's kept text (JS took it). */
 export function modelKeepFree(st: usize): void {
-  bFree(st, B_KEEP);
+  const ms = modelState(st);
+  if (ms == 0) return;
+  bFree(ms, MS_KEEP);
+  modelStateTrim(st);
+}
+
+/**
+ * The stream's current tool call: `key` is the provider's key for it (−1: none, and no argument
+ * event is quiet), `argsLeft` the bytes of arguments the core may still keep for it (within the
+ * stream's budget, maxArgumentBytes).
+ */
+export function modelSetCall(st: usize, key: i32, left: u32): void {
+  if (key < 0 && modelState(st) == 0) return;
+  const ms = modelStateOf(st);
+  store<i32>(ms, key < 0 ? 0 : key + 1, MS_CALL);
+  store<u32>(ms, left, MS_ARGS_LEFT);
+  if (key < 0) modelStateTrim(st);
+}
+
+/**
+ * The reasoning (`which` 0) or arguments (1) the core kept from quiet events since JS last took
+ * them, unescaped as one run of UTF-16 units (MGR_PTR; the strings' bodies joined, so that a pair
+ * split between two fragments is whole, as joining their strings makes it); the buffer is given
+ * back. Returns the number of units.
+ */
+export function modelPart(st: usize, which: i32): usize {
+  const ms = modelState(st);
+  const b = which == 0 ? MS_REASON : MS_ARGS;
+  const len = ms == 0 ? 0 : bLen(ms, b);
+  if (len == 0) {
+    res(MGR_PTR, 0);
+    reportScratch();
+    return 0;
+  }
+  // the reader's unescape reads past the end: the buffer has the slack (its block is not the
+  // document's) only when room is made for it
+  const q = bEnsure(ms, b, len + JSON_READ_SLACK + 16);
+  memory.fill(q + len, 0, JSON_READ_SLACK + 16);
+  const out = scratchFor(true, (len << 1) + JSON_UTF16_SLACK);
+  const units = jsonUnescape(q, len, out);
+  bFree(ms, b); // (taken at JS's events and at the end, rarely: nothing is held for the next)
+  modelStateTrim(st);
+  res(MGR_PTR, <i32>out);
+  reportScratch();
+  return units;
 }

@@ -20,12 +20,18 @@
 //   +12 u32  the text record's head word, without its flags   +16 i32 its element index
 //   +20 u16  segments           +22 u16 the text's hole (after segment k, k < segments − 1)
 //   +24 u16  misses since the last match
+//   +26 u8   the content's channel (CH_*, 0xFF: none)   +27 u8 its kind (0xFF: none)
 //   +28 u32  bit k set: the hole after segment k is a number (else a string body)
-//   +32 u16  lengths of the segments, then their bytes, then 16 bytes of slack for the compares
+//   +32 i32  the key of the call it names (−1: none)
+//   +36 u16  lengths of the segments, then their bytes, then 16 bytes of slack for the compares
 // A segment ends with the opening quote of a hole's string, or right before its number; the next
 // begins with the string's closing quote, or right after the number.
-import { JF_ASCII, JF_ESCAPED, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, MJREC_PTR, MR_TEXT, MT_HEAD_BYTES, MT_RULE_BYTES } from './abi';
+import {
+  CH_ARGS, CH_REASONING, CH_TEXT, JF_ASCII, JF_ESCAPED, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START,
+  ME_ARGS, ME_CHUNKS, ME_GATHER, ME_NO_TEXT, ME_PASS, ME_REASONING, MJREC_PTR, MR_TEXT, MT_HEAD_BYTES, MT_RULE_BYTES,
+} from './abi';
 import { B_SHAPE, O_QUIET, bEnsure, bLen, bPtr, bSetLen, copy } from './frames';
+import { argsLeft, currentCall } from './model-state';
 import { jsonAscii, jsonEscaped, jsonNumberEnd, jsonStringEnd } from './json';
 import { budgetFits } from './runtime';
 
@@ -36,10 +42,40 @@ const SHAPE_MAX_SEGS: u32 = 24;
 const H_SEGS: usize = 20;
 const H_HOLE: usize = 22;
 const H_MISSES: usize = 24;
+const H_CHANNEL: usize = 26;
+const H_KIND: usize = 27;
 const H_NUMBERS: usize = 28;
-const H_LENS: usize = 32;
+const H_CALL: usize = 32;
+const H_LENS: usize = 36;
 /** After this many misses in a row, a new shape is learned only every 16th quiet event. */
 const RELEARN_FREELY: u32 = 3;
+
+/** What the last quiet event read (quietText or shapeMatch) was: its channel (CH_*, −1: no content), its kind (−1: none), the key of its call (−1: none). */
+const QUIET: usize = memory.data(12, 4);
+
+// @ts-ignore: decorator
+@inline export function setQuiet(channel: i32, kind: i32, call: i32): void {
+  store<i32>(QUIET, channel);
+  store<i32>(QUIET, kind, 4);
+  store<i32>(QUIET, call, 8);
+}
+// @ts-ignore: decorator
+@inline export function quietChannel(): i32 { return load<i32>(QUIET); }
+// @ts-ignore: decorator
+@inline export function quietKind(): i32 { return load<i32>(QUIET, 4); }
+// @ts-ignore: decorator
+@inline export function quietCall(): i32 { return load<i32>(QUIET, 8); }
+
+/**
+ * Whether a quiet event of channel `ch` may be read to the end by the core in `mode` (ME_*): text
+ * unless ME_NO_TEXT; reasoning and arguments with their bits, when written for a client or kept.
+ */
+// @ts-ignore: decorator
+@inline export function channelOn(ch: i32, mode: i32): bool {
+  if (ch < 0) return true;
+  if (ch == CH_TEXT) return (mode & ME_NO_TEXT) == 0;
+  return (mode & (ch == CH_REASONING ? ME_REASONING : ME_ARGS)) != 0 && (mode & (ME_PASS | ME_CHUNKS | ME_GATHER)) != 0;
+}
 
 /** Whether the n bytes at a and b are equal (whole blocks are read: both have slack). */
 // @ts-ignore: decorator
@@ -68,12 +104,19 @@ const RELEARN_FREELY: u32 = 3;
 
 /**
  * Matches the document [p, p + n) against the stream's shape for template `t`, program `prog` and
- * `choice`: when it has it, writes its one record (the text) at MJREC_PTR and returns true.
+ * `choice`: when it has it, and its channel is on in `mode` (an argument fragment's call is the
+ * current one, and fits the budget when kept), writes its one record (the content) at MJREC_PTR,
+ * sets what the quiet event is (setQuiet) and returns true.
  */
-export function shapeMatch(st: usize, t: usize, prog: usize, choice: i32, p: usize, n: usize): bool {
+export function shapeMatch(st: usize, t: usize, prog: usize, choice: i32, p: usize, n: usize, mode: i32): bool {
   if (bLen(st, B_SHAPE) == 0) return false;
   const s = bPtr(st, B_SHAPE);
   if (load<u32>(s) != <u32>t || load<u32>(s, 4) != <u32>prog || load<i32>(s, 8) != choice) return false;
+  const c8 = <i32>load<u8>(s, H_CHANNEL);
+  const channel = c8 == 0xFF ? -1 : c8;
+  const call = load<i32>(s, H_CALL);
+  if (!channelOn(channel, mode)) return false;
+  if (channel == CH_ARGS && call + 1 != currentCall(st)) return false;
   const segs = <u32>load<u16>(s, H_SEGS);
   const hole = <u32>load<u16>(s, H_HOLE);
   const numbers = load<u32>(s, H_NUMBERS);
@@ -114,6 +157,8 @@ export function shapeMatch(st: usize, t: usize, prog: usize, choice: i32, p: usi
     return false;
   }
   store<u16>(s, 0, H_MISSES);
+  if (channel == CH_ARGS && (mode & (ME_PASS | ME_CHUNKS)) == 0 && <u32>(te - ts) > argsLeft(st)) return false;
+  setQuiet(channel, <i32>load<u8>(s, H_KIND) == 0xFF ? -1 : <i32>load<u8>(s, H_KIND), call);
   let flags: u32 = escaped ? JF_ESCAPED : 0;
   if (jsonAscii(ts, te)) flags |= JF_ASCII;
   const w = MJREC_PTR;
@@ -171,7 +216,7 @@ export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usi
   for (let j = 0; j < nrec; j++) {
     const w = MJREC_PTR + (<usize>j * JREC_BYTES);
     const head = load<u32>(w);
-    if (!isTextRecord(t, head)) continue;
+    if (!isTextRecord(t, head) || load<i32>(w, JR_END << 2) == load<i32>(w, JR_START << 2)) continue;
     textHead = head & ((1 << JREC_FLAGS_SHIFT) - 1);
     textIdx = load<i32>(w, JR_INDEX << 2);
     textOff = load<i32>(w, JR_START << 2);
@@ -239,7 +284,10 @@ export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usi
   store<u16>(s, <u16>segs, H_SEGS);
   store<u16>(s, <u16>hole, H_HOLE);
   store<u16>(s, <u16>misses, H_MISSES);
+  store<u8>(s, <u8>quietChannel(), H_CHANNEL);
+  store<u8>(s, <u8>quietKind(), H_KIND);
   store<u32>(s, numbers, H_NUMBERS);
+  store<i32>(s, quietCall(), H_CALL);
   let o = s + H_LENS + (<usize>segs << 1);
   for (let k: u32 = 0; k < segs; k++) {
     const a = <usize>load<u32>(SEGS + (<usize>k << 3));

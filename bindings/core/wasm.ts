@@ -65,6 +65,8 @@ export interface CoreExports {
   modelGather(st: number, n: number, keep: number): number;
   modelKept(st: number): number;
   modelKeepFree(st: number): void;
+  modelSetCall(st: number, key: number, argsLeft: number): void;
+  modelPart(st: number, which: number): number;
   modelScratch(n: number): number;
   modelUnescape(p: number, len: number): number;
   modelValid(p: number, len: number): number;

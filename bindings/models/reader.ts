@@ -6,9 +6,9 @@
 import { booleanOption, byteLimitOption, oneOf } from '../core/options.js';
 import { type StateKind } from '../core/stream.js';
 import {
-  DF_DONE, DF_ERROR, FR_NREC, F_FATAL, JE_TRUNCATED, JREC_WORDS, LINE_REC_WORDS, LR_END, LR_START, MDR_BLANK, MDR_COMMENTS,
-  MDR_DOCS, MDR_GATHERED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_SCRATCH, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, MK_SSE, R_LIMIT,
-  SR_DSTART, SSE_REC_WORDS,
+  DF_DONE, DF_ERROR, FR_NREC, F_FATAL, JE_TRUNCATED, JREC_WORDS, LINE_REC_WORDS, LR_END, LR_START, MDR_ARGS_BYTES, MDR_BLANK,
+  MDR_COMMENTS, MDR_DOCS, MDR_GATHERED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MD_FLAGS, MD_J0, MD_JN, MD_LEN,
+  MD_PTR, MD_REC, MGR_PTR, MK_SSE, R_LIMIT, SR_DSTART, SSE_REC_WORDS,
 } from '../core/generated/abi.js';
 import { FrameStream, MAX_LIMIT_BYTES, frameLimit } from '../frames/frame-stream.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../frames/sse.js';
@@ -16,7 +16,7 @@ import { type DocReader, JSON_ERRORS, type MessageOut, borrowDoc } from './docum
 import { ModelStreamError } from './errors.js';
 import { type FormatSpec } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
-import { type Message, type ReasoningBlock, type ToolCall } from './message.js';
+import { type Call, Message } from './message.js';
 import { type Plan, planOf } from './plan.js';
 
 export type ModelStatus = 'open' | 'done' | 'truncated' | 'failed';
@@ -91,6 +91,8 @@ export abstract class ModelReader extends FrameStream {
   private lineNo = 0;
   /** A JSON body instead of an event stream: its bytes so far. */
   private body: { parts: Uint8Array[]; bytes: number } | null = null;
+  /** What the core reads to the end besides text (made the first time: a stream of text only has none). */
+  private parts: CoreParts | null = null;
 
   protected constructor(what: string, options: ReaderOptions, comments = false) {
     const format = oneOf(options.format, 'format', what, MODEL_FORMATS, undefined);
@@ -152,6 +154,7 @@ export abstract class ModelReader extends FrameStream {
   get maxArgumentBytes(): number { return this.plan.maxArgumentBytes; }
 
   protected override resetState(): void {
+    this.parts = null; // (the core's reset dropped its current call and what it kept)
     this._status = 'open';
     this._events = 0;
     this._heartbeats = 0;
@@ -174,8 +177,72 @@ export abstract class ModelReader extends FrameStream {
   }
 
   protected override released(): void {
+    this.takeParts();
     super.released();
     if (this._status === 'open') this._status = 'failed';
+  }
+
+  // ---- reasoning and arguments the core reads to the end ----------------------------------------
+
+  /**
+   * The call whose argument fragments the core may read to the end itself (null: none), for the
+   * next read: given to the core when it changed, with the budget left (a stream that keeps them).
+   */
+  protected setCall(c: Call | null): void {
+    let p = this.parts;
+    if (p === null) {
+      if (c === null) return;
+      p = this.parts = new CoreParts();
+    }
+    const m = this.message;
+    const left = this.keeps && m !== null ? this.maxArgumentBytes - m.argumentBytes : 0x7fffffff;
+    if (c === p.call && (c === null || left === p.left)) return;
+    if (p.held & 2) this.takeParts(false);
+    p.call = c;
+    p.left = left;
+    this.core.x.modelSetCall(this.st, c === null ? -1 : c.key, left);
+  }
+
+  /** After a read: the reasoning and arguments the core read to the end (counted; kept in the core until taken). */
+  private partsRead(): void {
+    const i32 = this.core.i32;
+    const r = this.core.res;
+    const args = i32[r + MDR_ARGS_BYTES];
+    if (args !== 0) {
+      const p = this.parts!;
+      p.call!.bytes += args;
+      if (this.keeps) {
+        this.message!.argumentBytes += args;
+        p.left -= args;
+        p.held |= 2;
+      }
+    }
+    if (i32[r + MDR_REASON_BYTES] !== 0 && this.keeps) (this.parts ??= new CoreParts()).held |= 1;
+  }
+
+  /**
+   * @internal The reasoning and arguments the core kept from quiet events, taken into the Message
+   * (one string each): before an event JS reads, when a caller asks, and at the end. `freeScratch`:
+   * the call's heap scratch goes back now (not inside a read, whose event may lie in it).
+   */
+  takeParts(freeScratch = true): void {
+    const p = this.parts;
+    if (p === null || p.held === 0 || this.st === 0) return;
+    const held = p.held;
+    p.held = 0;
+    const core = this.core;
+    const x = core.x;
+    if (held & 1) {
+      const units = x.modelPart(this.st, 0);
+      core.sync();
+      (this.message ??= new Message()).block().text += core.utf16(core.word(MGR_PTR), units);
+    }
+    if (held & 2) {
+      const units = x.modelPart(this.st, 1);
+      core.sync();
+      p.call!.text += core.utf16(core.word(MGR_PTR), units);
+    }
+    if (freeScratch && core.word(MDR_SCRATCH) !== 0) x.modelScratchFree();
   }
 
   // ---- framing -------------------------------------------------------------------------------
@@ -236,6 +303,7 @@ export abstract class ModelReader extends FrameStream {
     this.lineNo += quiet + i32[r + MDR_BLANK];
     this._heartbeats += i32[r + MDR_COMMENTS];
     call.gathered = i32[r + MDR_GATHERED];
+    this.partsRead();
     this.quietDone();
     if (call.gathered !== 0) this.batchDone();
     return true;
@@ -267,6 +335,7 @@ export abstract class ModelReader extends FrameStream {
       this._heartbeats += i32[r + MDR_COMMENTS];
       call.gathered = i32[r + MDR_GATHERED];
       try {
+        this.partsRead();
         this.quietDone();
         if (nd !== 0) this.document(core.mdoc);
         this.batchDone();
@@ -280,11 +349,16 @@ export abstract class ModelReader extends FrameStream {
   }
 
   private document(e: number): void {
-    const i32 = this.core.i32;
+    let i32 = this.core.i32;
     const flags = i32[e + MD_FLAGS];
     this.lineNo++;
     this._events++;
     if (this._status !== 'open') return; // after the completion: nothing more is the answer
+    if (this.parts !== null && this.parts.held !== 0) {
+      // what the core kept comes before what this event says (its scratch stays: the event may lie in it)
+      this.takeParts(false);
+      i32 = this.core.i32;
+    }
     const ptr = i32[e + MD_PTR];
     if (flags & DF_DONE) {
       if (this.spec.doneMarker) {
@@ -417,4 +491,16 @@ export abstract class ModelReader extends FrameStream {
     this.stop(new ModelStreamError('ERR_BAD_EVENT', 0, `The ${this.format} response is a JSON body, not an event stream`, ''));
   }
 
+}
+
+/**
+ * What the core reads to the end for a reader besides text: the call whose argument fragments it
+ * reads (its key is the core's current call), the bytes of arguments it may still keep (the
+ * budget it was given, less what it kept since), and what it kept that JS has not taken yet (1
+ * reasoning, 2 arguments).
+ */
+class CoreParts {
+  call: Call | null = null;
+  left = 0;
+  held = 0;
 }

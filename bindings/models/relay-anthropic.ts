@@ -8,11 +8,11 @@
 import type { ModelStreamError } from './errors.js';
 import { finishIn } from './formats/describe.js';
 import type { Call } from './message.js';
-import { type ClientWriter, type QuietText, type RelayTarget, callId, errorParts, member, usageOf, utf8 } from './writer.js';
+import { type ClientWriter, type QuietHeads, type RelayTarget, callId, errorParts, member, usageOf } from './writer.js';
 
-const DELTA_END = /* @__PURE__ */ utf8('"}}\n\n');
-const PING = /* @__PURE__ */ utf8('event: ping\ndata: {"type":"ping"}\n\n');
-const STOP = /* @__PURE__ */ utf8('event: message_stop\ndata: {"type":"message_stop"}\n\n');
+const DELTA_END = '"}}\n\n';
+const PING = 'event: ping\ndata: {"type":"ping"}\n\n';
+const STOP = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 
 let versions = 0;
 
@@ -27,13 +27,16 @@ export class AnthropicWriter implements ClientWriter {
   private block: Block | null = null;
   /** The call whose `tool_use` block is open. */
   private call: Call | null = null;
-  private quietText: QuietText | null = null;
+  /** The head of the open block's deltas, and what the core may write itself (for the call of `headsFor`). */
+  private deltaHead: string | null = null;
+  private heads: QuietHeads | null = null;
+  private headsFor: Call | null = null;
   private calls = 0;
 
   constructor(private readonly t: RelayTarget) {}
 
   private event(type: string, data: string): void {
-    this.t.write(utf8(`event: ${type}\ndata: ${data}\n\n`));
+    this.t.writeText(`event: ${type}\ndata: ${data}\n\n`);
     this.t.wrote(1);
   }
 
@@ -53,6 +56,8 @@ export class AnthropicWriter implements ClientWriter {
     this.start();
     this.index++;
     this.block = kind;
+    this.deltaHead = null;
+    this.heads = null;
     this.event('content_block_start', `{"type":"content_block_start","index":${this.index},"content_block":${content}}`);
   }
 
@@ -61,41 +66,54 @@ export class AnthropicWriter implements ClientWriter {
     this.event('content_block_stop', `{"type":"content_block_stop","index":${this.index}}`);
     this.block = null;
     this.call = null;
-    this.quietText = null;
+    this.deltaHead = null;
+    this.heads = null;
   }
 
   /** A `content_block_delta` of the open block: its head (the span and DELTA_END follow). */
-  private delta(type: string, field: string): Uint8Array {
-    return utf8(`event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.index},"delta":{"type":"${type}","${field}":"`);
+  private delta(type: string, field: string): string {
+    return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.index},"delta":{"type":"${type}","${field}":"`;
   }
 
-  private span(head: Uint8Array, ptr: number, len: number): void {
-    this.t.write(head);
+  private span(head: string, ptr: number, len: number): void {
+    this.t.writeText(head);
     this.t.writeSpan(ptr, len);
-    this.t.write(DELTA_END);
+    this.t.writeText(DELTA_END);
     this.t.wrote(1);
   }
 
-  quiet(): QuietText | null {
-    if (this.block !== 'text') return null;
-    return (this.quietText ??= { version: ++versions, head: this.delta('text_delta', 'text'), end: DELTA_END });
+  /** The open block's channel only: its deltas' head (the arguments' when the block is the last call's). */
+  quiet(last: Call | null): QuietHeads {
+    if (this.heads !== null && (this.block !== 'tool' || this.headsFor === last)) return this.heads;
+    this.headsFor = last;
+    const b = this.block;
+    const head = b === null || (b === 'tool' && this.call !== last) ? null : { head: this.openDelta(), end: DELTA_END };
+    return (this.heads = {
+      version: ++versions, text: b === 'text' ? head : null, reasoning: b === 'thinking' ? head : null, args: b === 'tool' ? head : null,
+    });
+  }
+
+  /** The head of the open block's deltas. */
+  private openDelta(): string {
+    return (this.deltaHead ??= this.block === 'text' ? this.delta('text_delta', 'text')
+      : this.block === 'thinking' ? this.delta('thinking_delta', 'thinking') : this.delta('input_json_delta', 'partial_json'));
   }
 
   text(ptr: number, len: number): void {
     if (len === 0) return;
     if (this.block !== 'text') this.begin('text', '{"type":"text","text":""}');
-    this.span(this.quiet()!.head, ptr, len);
+    this.span(this.openDelta(), ptr, len);
   }
 
   keepAlive(): void {
-    this.t.write(PING);
+    this.t.writeText(PING);
     this.t.wrote(1);
   }
 
   reasoning(ptr: number, len: number): void {
     if (len === 0) return;
     if (this.block !== 'thinking') this.begin('thinking', '{"type":"thinking","thinking":""}');
-    this.span(this.delta('thinking_delta', 'thinking'), ptr, len);
+    this.span(this.openDelta(), ptr, len);
   }
 
   signature(ptr: number, len: number, _flags: number, redacted: boolean): void {
@@ -131,7 +149,7 @@ export class AnthropicWriter implements ClientWriter {
       this.event('content_block_delta', `{"type":"content_block_delta","index":${this.index},"delta":{"type":"input_json_delta","partial_json":${s}}}`);
       return;
     }
-    this.span(this.delta('input_json_delta', 'partial_json'), ptr, len);
+    this.span(this.openDelta(), ptr, len);
   }
 
   callEnded(call: Call): void {
@@ -159,7 +177,7 @@ export class AnthropicWriter implements ClientWriter {
       usage = '{"output_tokens":0}';
     }
     this.event('message_delta', `{"type":"message_delta","delta":{"stop_reason":${JSON.stringify(reason)},"stop_sequence":null},"usage":${usage}}`);
-    this.t.write(STOP);
+    this.t.writeText(STOP);
     this.t.wrote(1);
   }
 

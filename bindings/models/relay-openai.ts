@@ -8,11 +8,11 @@ import type { DocReader } from './document.js';
 import type { ModelStreamError } from './errors.js';
 import { finishIn } from './formats/describe.js';
 import type { Call } from './message.js';
-import { type ClientWriter, type QuietText, type RelayTarget, callId, errorParts, usageOf, utf8 } from './writer.js';
+import { type ClientWriter, DROPPED, type QuietHeads, type RelayTarget, callId, errorParts, usageOf } from './writer.js';
 
-const TEXT_END = /* @__PURE__ */ utf8('"},"finish_reason":null}]}\n\n');
-const ARGS_END = /* @__PURE__ */ utf8('"}}]},"finish_reason":null}]}\n\n');
-const DONE = /* @__PURE__ */ utf8('data: [DONE]\n\n');
+const TEXT_END = '"},"finish_reason":null}]}\n\n';
+const ARGS_END = '"}}]},"finish_reason":null}]}\n\n';
+const DONE = 'data: [DONE]\n\n';
 
 let versions = 0;
 
@@ -23,11 +23,13 @@ export class OpenAiWriter implements ClientWriter {
   private started: boolean;
   /** `data: {…,"choices":[{"index":0,"delta":` of this relay's chunks, or of the upstream's event being written anew. */
   private open: string;
-  private textHead: Uint8Array | null = null;
-  private reasoningHead: Uint8Array | null = null;
-  private argsHead: Uint8Array | null = null;
+  private textHead: string | null = null;
+  private reasoningHead: string | null = null;
+  private argsHead: string | null = null;
   private argsFor = -1;
-  private quietText: QuietText | null = null;
+  /** What the core may write itself, for the call of this index (−1: none). */
+  private heads: QuietHeads | null = null;
+  private headsFor = -1;
   /** Client tool calls written. */
   private calls = 0;
 
@@ -41,35 +43,57 @@ export class OpenAiWriter implements ClientWriter {
     this.open = id === null ? envelope(this.t.idJson, String(this.t.created), this.t.modelJson) : envelope(id, created, model);
     this.textHead = this.reasoningHead = this.argsHead = null;
     this.argsFor = -1;
-    this.quietText = null;
+    this.heads = null;
   }
 
   private chunk(delta: string, finish = 'null'): void {
-    this.t.write(utf8(`${this.open}${delta},"finish_reason":${finish}}]}\n\n`));
+    this.t.writeText(`${this.open}${delta},"finish_reason":${finish}}]}\n\n`);
     this.t.wrote(1);
   }
 
   private start(): void {
     if (this.started) return;
     this.started = true;
+    this.heads = null;
     this.chunk('{"role":"assistant","content":""}');
   }
 
-  quiet(): QuietText | null {
-    if (!this.started) return null;
-    return (this.quietText ??= { version: ++versions, head: this.head(), end: TEXT_END });
+  /** Text and reasoning once the role chunk is written (reasoning left out when dropped); the arguments of the last call while it is open. */
+  quiet(last: Call | null): QuietHeads {
+    const forCall = last !== null && !last.server && !last.done ? last.index : -1;
+    if (this.heads !== null && this.headsFor === forCall) return this.heads;
+    this.headsFor = forCall;
+    const started = this.started;
+    return (this.heads = {
+      version: ++versions,
+      text: started ? { head: this.head(), end: TEXT_END } : null,
+      reasoning: !this.keepsReasoning ? DROPPED : started ? { head: this.reasoningOpen(), end: TEXT_END } : null,
+      args: forCall >= 0 ? { head: this.argsOpen(forCall), end: ARGS_END } : null,
+    });
   }
 
-  private head(): Uint8Array {
-    return (this.textHead ??= utf8(`${this.open}{"content":"`));
+  private reasoningOpen(): string {
+    return (this.reasoningHead ??= `${this.open}{"reasoning_content":"`);
+  }
+
+  private argsOpen(index: number): string {
+    if (this.argsFor !== index) {
+      this.argsFor = index;
+      this.argsHead = `${this.open}{"tool_calls":[{"index":${index},"function":{"arguments":"`;
+    }
+    return this.argsHead!;
+  }
+
+  private head(): string {
+    return (this.textHead ??= `${this.open}{"content":"`);
   }
 
   text(ptr: number, len: number): void {
     if (len === 0) return;
     this.start();
-    this.t.write(this.head());
+    this.t.writeText(this.head());
     this.t.writeSpan(ptr, len);
-    this.t.write(TEXT_END);
+    this.t.writeText(TEXT_END);
     this.t.wrote(1);
   }
 
@@ -78,9 +102,9 @@ export class OpenAiWriter implements ClientWriter {
   reasoning(ptr: number, len: number): void {
     if (!this.keepsReasoning || len === 0) return;
     this.start();
-    this.t.write((this.reasoningHead ??= utf8(`${this.open}{"reasoning_content":"`)));
+    this.t.writeText(this.reasoningOpen());
     this.t.writeSpan(ptr, len);
-    this.t.write(TEXT_END);
+    this.t.writeText(TEXT_END);
     this.t.wrote(1);
   }
 
@@ -102,13 +126,9 @@ export class OpenAiWriter implements ClientWriter {
       this.chunk(`{"tool_calls":[{"index":${call.index},"function":{"arguments":${s}}}]}`);
       return;
     }
-    if (this.argsFor !== call.index) {
-      this.argsFor = call.index;
-      this.argsHead = utf8(`${this.open}{"tool_calls":[{"index":${call.index},"function":{"arguments":"`);
-    }
-    this.t.write(this.argsHead!);
+    this.t.writeText(this.argsOpen(call.index));
     this.t.writeSpan(ptr, len);
-    this.t.write(ARGS_END);
+    this.t.writeText(ARGS_END);
     this.t.wrote(1);
   }
 
@@ -126,9 +146,9 @@ export class OpenAiWriter implements ClientWriter {
     if (finish >= 0) this.chunk('{}', JSON.stringify(doc.string(finish)));
     if (usage >= 0) {
       const open = this.open.slice(0, this.open.indexOf('"choices":'));
-      this.t.write(utf8(`${open}"choices":[],"usage":`));
+      this.t.writeText(`${open}"choices":[],"usage":`);
       this.t.writeSpan(doc.ptr(usage), doc.len(usage));
-      this.t.write(utf8('}\n\n'));
+      this.t.writeText('}\n\n');
       this.t.wrote(1);
     }
   }
@@ -154,18 +174,18 @@ export class OpenAiWriter implements ClientWriter {
     if (u.cacheRead !== undefined) s += `,"prompt_tokens_details":{"cached_tokens":${u.cacheRead}}`;
     if (u.reasoning !== undefined) s += `,"completion_tokens_details":{"reasoning_tokens":${u.reasoning}}`;
     const open = this.open.slice(0, this.open.indexOf('"choices":'));
-    this.t.write(utf8(`${open}"choices":[],"usage":${s}}}\n\n`));
+    this.t.writeText(`${open}"choices":[],"usage":${s}}}\n\n`);
     this.t.wrote(1);
   }
 
   end(): void {
-    this.t.write(DONE);
+    this.t.writeText(DONE);
     this.t.wrote(1);
   }
 
   error(e: ModelStreamError): void {
     const { message, type } = errorParts(e);
-    this.t.write(utf8(`data: ${JSON.stringify({ error: { message, type, code: e.code, offset: e.offset } })}\n\n`));
+    this.t.writeText(`data: ${JSON.stringify({ error: { message, type, code: e.code, offset: e.offset } })}\n\n`);
     this.t.wrote(1);
   }
 }

@@ -9,8 +9,8 @@
 // escaped again). Only whole, validated events are written; the completion only after the
 // upstream's own, an error event in the client's shape otherwise.
 import {
-  JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_START, MDR_CHUNKS, MDR_COMMENTS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_HIGH, MDR_QUIET, MDR_TEXT_BYTES, ME_CHUNKS, ME_COMMENTS, ME_HIGH,
-  ME_PASS, MHEAD_CAP,
+  JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_START, MDR_CHUNKS, MDR_COMMENTS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_HIGH, MDR_QUIET, MDR_TEXT_BYTES,
+  ME_ARGS, ME_CHUNKS, ME_COMMENTS, ME_HIGH, ME_NAMED, ME_NO_TEXT, ME_PASS, ME_REASONING, MHEAD_SLOT,
 } from '../core/generated/abi.js';
 import { checkOptions, oneOf } from '../core/options.js';
 import { type Core } from '../core/wasm.js';
@@ -21,7 +21,7 @@ import { envelopeAddress } from './plan.js';
 import { ModelReader, call } from './reader.js';
 import { AnthropicWriter } from './relay-anthropic.js';
 import { OpenAiWriter } from './relay-openai.js';
-import type { ClientWriter, QuietText, RelayTarget } from './writer.js';
+import type { ClientWriter, QuietHeads, QuietText, RelayTarget } from './writer.js';
 
 /** Options of {@link SseRelay}. */
 export interface SseRelayOptions {
@@ -59,11 +59,11 @@ let relays = 0;
 const NO_BYTES = /* @__PURE__ */ new Uint8Array(0);
 /** A relay's output buffer above this size is dropped after a call that used less than a quarter of it. */
 const RELAY_KEEP_BYTES = 16 * 1024;
-/** Which head is in the core's head area (its version), and that core. */
-let headIn = 0;
-let headCore: Core | null = null;
-/** Versions of pass-through heads (negative: apart from the writers' versions). */
-let passVersions = -(2 ** 30);
+/** Which heads are in the core's head area (their version), and that core. */
+let headsIn = 0;
+let headsCore: Core | null = null;
+/** Which of those heads fit their slots (bit c: channel c), and so may be written by the core. */
+let headsFit = 0;
 
 /**
  * The bytes a gateway writes to its client for an upstream model stream. `push(chunk)` returns a
@@ -95,10 +95,6 @@ export class SseRelay extends ModelReader {
    * returns the chunk itself, or a view of its start (before a `[DONE]`, which flush() writes).
    */
   private sameEnd = -1;
-  /** Whether the core may read quiet events to the end itself now (the writer can take text from it). */
-  private quiet = true;
-  /** When the formats are the same: what the core writes before a quiet event's data (its `event:` line, for a format that names its events). */
-  private readonly passHead: QuietText | null;
   /** A pass-through relay is writing the event being read anew (its records, for its finish and usage). */
   private rewriting: { doc: DocReader; finish: number; usage: number } | null = null;
   private _textBytes = 0;
@@ -127,9 +123,6 @@ export class SseRelay extends ModelReader {
     this.modelJson = JSON.stringify(options.model ?? from);
     this.created = Math.floor(Date.now() / 1000);
     this.writer = to === 'openai' ? new OpenAiWriter(this, reasoning === 'pass', this.passThrough) : new AnthropicWriter(this);
-    const named = this.plan.spec.quietEvent;
-    this.passHead = this.passThrough ? { version: ++passVersions, head: named === undefined ? NO_BYTES : enc.encode(`event: ${named}\n`), end: NO_BYTES } : null;
-    this.quietTemplate();
   }
 
   /** UTF-8 bytes of delta text relayed so far (for usage accounting). */
@@ -231,13 +224,25 @@ export class SseRelay extends ModelReader {
     this.writer = this.to === 'openai'
       ? new OpenAiWriter(this, (this.writer as OpenAiWriter).keepsReasoning, this.passThrough)
       : new AnthropicWriter(this);
-    this.quietTemplate();
   }
 
   // ---- RelayTarget: what the writer writes through ---------------------------------------------
 
   /** @internal */
   write(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buf.set(bytes, this.used);
+    this.used += bytes.length;
+  }
+
+  /** @internal */
+  writeText(s: string): void {
+    this.room(s.length * 3);
+    this.used += enc.encodeInto(s, this.buf.subarray(this.used)).written;
+  }
+
+  /** Room for `n` more bytes in the buffer (and what the call wrote so far in it). */
+  private room(n: number): void {
     const k = this.sameEnd;
     if (k >= 0) {
       // bytes other than the pushed chunk's own next ones: the chunk's start so far becomes the
@@ -245,14 +250,12 @@ export class SseRelay extends ModelReader {
       this.sameEnd = -1;
       if (k !== 0) this.write(this.input.subarray(0, k));
     }
-    const need = this.used + bytes.length;
+    const need = this.used + n;
     if (need > this.buf.length) {
       const grown = new Uint8Array(Math.max(need, this.buf.length * 2, 1024));
       grown.set(this.buf.subarray(0, this.used));
       this.buf = grown;
     }
-    this.buf.set(bytes, this.used);
-    this.used = need;
   }
 
   /** @internal */
@@ -280,7 +283,6 @@ export class SseRelay extends ModelReader {
     this.highSurrogate = core.word(MDR_HIGH) === 1;
     if (this.passThrough && this.rewriting === null) return;
     this.writer.text(ptr, len);
-    this.quietTemplate();
   }
 
   /**
@@ -296,38 +298,55 @@ export class SseRelay extends ModelReader {
   }
 
   /**
-   * The core writes the client's bytes for quiet events (text deltas) itself: when the formats are
-   * the same their data as they are, otherwise one event per text span (the writer's head, the
-   * span's escaped bytes, its end), and the comments in between.
+   * The core writes the client's bytes for quiet events itself: when the formats are the same
+   * their data as they are (with their names), otherwise one event per content span (the head of
+   * its channel, the span's escaped bytes, its end) for the channels the writer can take from it
+   * now, and the comments in between.
    */
   protected override readMode(): number {
     let mode = this.plan.comments && (this.passThrough || this.writer.comments) ? ME_COMMENTS : 0;
     if (this.highSurrogate) mode |= ME_HIGH;
-    const q = this.passThrough ? this.passHead! : this.writer.quiet();
-    if (q === null) return mode; // (the template is off: nothing is quiet)
-    const core = this.core;
-    if (headIn !== q.version || headCore !== core) {
-      core.sync();
-      const at = core.x.MHEAD_PTR.value as number;
-      const dv = new DataView(core.u8.buffer);
-      dv.setUint32(at, q.head.length, true);
-      dv.setUint32(at + 4, q.end.length, true);
-      core.u8.set(q.head, at + 8);
-      core.u8.set(q.end, at + 8 + q.head.length);
-      headIn = q.version;
-      headCore = core;
+    const last = this.message?.last ?? null;
+    if (this.passThrough) {
+      this.setCall(last !== null && !last.done && last.key >= 0 ? last : null);
+      return mode | ME_PASS | ME_REASONING | ME_ARGS | (this.plan.spec.namedEvents === true ? ME_NAMED : 0);
     }
-    return mode | (this.passThrough ? ME_PASS : ME_CHUNKS);
+    const q = this.writer.quiet(last);
+    if (headsIn !== q.version || headsCore !== this.core) this.putHeads(q);
+    const fit = headsFit;
+    if (!(fit & 1)) mode |= ME_NO_TEXT;
+    if (fit & 2) mode |= ME_REASONING;
+    if (fit & 4) mode |= ME_ARGS;
+    this.setCall(fit & 4 ? last : null);
+    return mode | ME_CHUNKS;
   }
 
-  /** @internal The template of quiet events: none while the writer cannot take text from the core. */
-  protected override get tmpl(): number { return this.quiet ? this.plan.tmpl : 0; }
-
-  /** Quiet events only while the writer can take text from the core (its head fits the head area). */
-  private quietTemplate(): void {
-    if (this.passThrough) return;
-    const q = this.writer.quiet();
-    this.quiet = q !== null && q.head.length + q.end.length <= MHEAD_CAP - 8;
+  /**
+   * The writer's heads into the core's head area, a slot per channel; a channel without one, or
+   * whose head is too large for its slot (a very long `id` or `model`), stays with the writer.
+   */
+  private putHeads(q: QuietHeads): void {
+    const core = this.core;
+    core.sync();
+    const at = core.x.MHEAD_PTR.value as number;
+    const dv = new DataView(core.u8.buffer);
+    const slots: (QuietText | null)[] = [q.text, q.reasoning, q.args];
+    let fit = 0;
+    for (let c = 0; c < 3; c++) {
+      const h = slots[c];
+      const o = at + c * MHEAD_SLOT;
+      if (h === null) continue;
+      const head = enc.encodeInto(h.head, core.u8.subarray(o + 8, o + MHEAD_SLOT));
+      if (head.read !== h.head.length) continue;
+      const end = enc.encodeInto(h.end, core.u8.subarray(o + 8 + head.written, o + MHEAD_SLOT));
+      if (end.read !== h.end.length) continue;
+      dv.setUint32(o, head.written, true);
+      dv.setUint32(o + 4, end.written, true);
+      fit |= 1 << c;
+    }
+    headsIn = q.version;
+    headsCore = core;
+    headsFit = fit;
   }
 
   /** What the core wrote for the client and counted: one copy into the relay's buffer. */
@@ -364,7 +383,6 @@ export class SseRelay extends ModelReader {
         this.passEvent(ptr, len, doc);
       }
     } else {
-      this.quietTemplate();
       if (this._status === 'done' && !this.completedSent) {
         this.completedSent = true;
         this.writer.completed();
@@ -380,7 +398,7 @@ export class SseRelay extends ModelReader {
   private passEvent(ptr: number, len: number, doc: DocReader | null): void {
     const core = this.core;
     let name: Uint8Array | null = null;
-    if (this.plan.spec.quietEvent !== undefined && doc !== null) {
+    if (this.plan.spec.namedEvents === true && doc !== null) {
       const j = findPath(doc, 0);
       if (j >= 0 && doc.kind(j) === JK_STRING) name = enc.encode(`event: ${core.utf8(doc.ptr(j), doc.len(j))}\n`);
     }

@@ -3,7 +3,7 @@
 // UTF-16 units, so that one string is made per push, which the text layer commits (whole
 // graphemes, NFC), or which the raw mode returns as the provider sent it.
 import { checkOptions, byteLimitOption } from '../core/options.js';
-import { JF_ASCII, JF_ESCAPED, MDR_TEXT_BYTES, MDR_UNITS, ME_GATHER, ME_KEEP, MGATHER_CAP, MGR_PTR, MG_WORDS } from '../core/generated/abi.js';
+import { JF_ASCII, JF_ESCAPED, MDR_TEXT_BYTES, MDR_UNITS, ME_ARGS, ME_GATHER, ME_KEEP, ME_REASONING, MGATHER_CAP, MGR_PTR, MG_WORDS } from '../core/generated/abi.js';
 import { DEFAULT_MAX_TEXT_BYTES, type FinalReport, TextAssembler } from '../text/assembler.js';
 import { utf8Length } from '../text/counts.js';
 import { TextRangeError } from '../text/errors.js';
@@ -108,13 +108,17 @@ export class ModelStream extends ModelReader {
   get raw(): boolean { return this.plan.raw; }
 
   /** Reasoning or thinking text so far, as sent (never part of the answer's text). */
-  get reasoning(): string { return this.message?.reasoning() ?? ''; }
+  get reasoning(): string {
+    this.takeParts();
+    return this.message?.reasoning() ?? '';
+  }
 
   /**
    * Reasoning in blocks, with what a caller must send back with each: Anthropic's signature, or a
    * redacted block's data (one block for formats without blocks).
    */
   get reasoningBlocks(): readonly ReasoningBlock[] {
+    this.takeParts();
     return this.message?.thinking.map((b) => ({ ...b })) ?? [];
   }
 
@@ -124,11 +128,13 @@ export class ModelStream extends ModelReader {
    * whether its arguments are one complete JSON value.
    */
   get toolCalls(): readonly ToolCall[] {
+    this.takeParts();
     return this.message?.calls.map((c) => c.snapshot()) ?? [];
   }
 
   /** The provider's own tool calls (Anthropic's `server_tool_use`, Responses' hosted tools): not the client's to run. */
   get serverToolCalls(): readonly ToolCall[] {
+    this.takeParts();
     return this.message?.serverCalls.map((c) => c.snapshot()) ?? [];
   }
 
@@ -163,6 +169,7 @@ export class ModelStream extends ModelReader {
     if (this.ended) return '';
     call.begin(this);
     this.flushFrames();
+    this.takeParts();
     this.takeKept();
     let rest = call.out;
     const assembler = this.assembler;
@@ -226,8 +233,16 @@ export class ModelStream extends ModelReader {
     call.gathered++;
   }
 
-  /** Gathered in the core: the batch's text read to the end there (ME_GATHER). */
-  protected override readMode(): number { return this.plan.fatal ? (this.kept !== null ? ME_GATHER | ME_KEEP : ME_GATHER) : 0; }
+  /**
+   * Gathered in the core: the batch's text read to the end there (ME_GATHER), and reasoning and
+   * the last open call's argument fragments kept there until they are asked for.
+   */
+  protected override readMode(): number {
+    if (!this.plan.fatal) return 0;
+    const last = this.message?.last ?? null;
+    this.setCall(last !== null && !last.done && last.key >= 0 ? last : null);
+    return (this.kept !== null ? ME_GATHER | ME_KEEP : ME_GATHER) | ME_REASONING | ME_ARGS;
+  }
 
   protected override quietDone(): void {
     const core = this.core;

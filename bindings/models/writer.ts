@@ -9,8 +9,8 @@ import type { Call, Message } from './message.js';
 
 /** What a writer writes through: the relay. */
 export interface RelayTarget {
-  /** Appends bytes for the client. */
-  write(bytes: Uint8Array): void;
+  /** Appends a text for the client, as UTF-8 (encoded into the relay's buffer: no bytes are made for it). */
+  writeText(s: string): void;
   /** Appends the `len` bytes at `ptr` of the core's memory. */
   writeSpan(ptr: number, len: number): void;
   /** The text of `len` bytes at `ptr` of the core's memory (a string's body: unescaped when `escaped`). */
@@ -29,20 +29,36 @@ export interface RelayTarget {
   readonly created: number;
 }
 
-/** The bytes a client writer puts around a text span that the core writes itself (a quiet event). */
+/** The bytes a client writer puts around a content span that the core writes itself (a quiet event's). */
 export interface QuietText {
-  /** Which text this head is for: it changes when the writer's block does. */
-  readonly version: number;
-  readonly head: Uint8Array;
-  readonly end: Uint8Array;
+  readonly head: string;
+  readonly end: string;
 }
+
+/**
+ * What the core may write itself, per channel: the bytes around a span of the answer's text, of
+ * reasoning, and of the current call's arguments; null where the channel's events must come
+ * through the writer (a block to open first). A head and end both empty: the channel's spans are
+ * left out (reasoning dropped).
+ */
+export interface QuietHeads {
+  /** Which heads these are: it changes when any of them does. */
+  readonly version: number;
+  readonly text: QuietText | null;
+  readonly reasoning: QuietText | null;
+  /** For the stream's last call (the one `quiet` was asked about). */
+  readonly args: QuietText | null;
+}
+
+/** A head and end of nothing: the channel's spans are left out. */
+export const DROPPED: QuietText = { head: '', end: '' };
 
 /** A client's wire format: the message's parts as they come (MessageOut), then its end. */
 export interface ClientWriter extends MessageOut {
   /** Answer text, from an event read in JS: `len` bytes of a string's body at `ptr`. */
   text(ptr: number, len: number): void;
-  /** The head and end for text the core writes itself, or null while text must come through `text` (a block to open first). */
-  quiet(): QuietText | null;
+  /** What the core may write itself now, with `last` the stream's last call (its arguments' head when they are the writer's to write now). */
+  quiet(last: Call | null): QuietHeads;
   /** A keep-alive comment of the upstream's (counted by the core, not written by it). */
   keepAlive(): void;
   /** Whether the core writes the upstream's comments itself, as comments. */
@@ -54,11 +70,6 @@ export interface ClientWriter extends MessageOut {
   /** The stream failed: an error event in the client's shape, never a completion. */
   error(e: ModelStreamError): void;
 }
-
-const enc = /* @__PURE__ */ new TextEncoder();
-
-/** The UTF-8 of a string. */
-export const utf8 = (s: string): Uint8Array => enc.encode(s);
 
 /** The upstream's usage in one shape, or undefined when it sent none. */
 export function usageOf(t: RelayTarget): Usage | undefined {

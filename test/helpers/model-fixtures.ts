@@ -518,10 +518,15 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
       if (isObj(v.message) && typeof v.message.content === 'string') { r.text = v.message.content; r.textKey = 'content'; r.role = 'delta'; }
       if (typeof v.response === 'string') { r.text = v.response; r.textKey = 'response'; r.role = 'delta'; }
       if (isObj(v.message) && Array.isArray(v.message.tool_calls)) {
+        // a call's arguments: a string's text, or an object's JSON text as it came
+        const raw = rawValues(data, 'arguments');
+        let k = 0;
         for (const tc of v.message.tool_calls) {
           if (!isObj(tc)) continue;
           const fn = isObj(tc.function) ? tc.function : {};
-          (r.calls ??= []).push({ op: 'whole', id: typeof tc.id === 'string' ? tc.id : '', name: typeof fn.name === 'string' ? fn.name : '', args: fn.arguments === undefined ? '' : JSON.stringify(fn.arguments) });
+          const text = fn.arguments === undefined ? '' : typeof fn.arguments === 'string' ? fn.arguments : raw[k];
+          if (fn.arguments !== undefined) k++;
+          (r.calls ??= []).push({ op: 'whole', id: typeof tc.id === 'string' ? tc.id : '', name: typeof fn.name === 'string' ? fn.name : '', args: text });
         }
       }
       if (v.done === true) {
@@ -2078,3 +2083,36 @@ data: [DONE]
 
 export const FIXTURES: readonly Fixture[] = fixtures;
 export const FORMATS: readonly ModelFormat[] = ['openai', 'openai-responses', 'anthropic', 'ollama', 'ddg'];
+
+/** The JSON texts, as written, of the values of every member named `key` (spelled without escapes) in a JSON text, in order. */
+export function rawValues(json: string, key: string): string[] {
+  const out: string[] = [];
+  const name = JSON.stringify(key);
+  const ws = (i: number) => { while (i < json.length && ' \t\r\n'.includes(json[i])) i++; return i; };
+  const stringEnd = (i: number) => { for (i++; json[i] !== '"'; i++) if (json[i] === '\\') i++; return i + 1; };
+  const valueEnd = (i: number): number => {
+    if (json[i] === '"') return stringEnd(i);
+    if (json[i] === '{' || json[i] === '[') {
+      let depth = 0;
+      for (; i < json.length; i++) {
+        if (json[i] === '"') { i = stringEnd(i) - 1; continue; }
+        if (json[i] === '{' || json[i] === '[') depth++;
+        else if (json[i] === '}' || json[i] === ']') { depth--; if (depth === 0) return i + 1; }
+      }
+      return i;
+    }
+    while (i < json.length && !',}] \t\r\n'.includes(json[i])) i++;
+    return i;
+  };
+  for (let i = 0; i < json.length; i++) {
+    if (json[i] !== '"') continue;
+    const end = stringEnd(i);
+    const colon = ws(end);
+    if (json.slice(i, end) === name && json[colon] === ':') {
+      const v = ws(colon + 1);
+      out.push(json.slice(v, valueEnd(v)));
+    }
+    i = end - 1;
+  }
+  return out;
+}

@@ -7,8 +7,8 @@
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, type FormatSpec, LENGTH, STOP, TOOLS, errorMessage, errorOfBody, find, ignored, literal, names, stringAt, template,
-  text, count, sseFormat,
+  FILTERED, type FormatSpec, LENGTH, STOP, TOOLS, argsText, callKey, count, errorMessage, errorOfBody, find, ignored, kind, literal,
+  names, reasoningText, sseFormat, stringAt, template, text,
 } from './describe.js';
 
 const P = {
@@ -27,7 +27,7 @@ const T = /* @__PURE__ */ names({
 
 export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
   doneMarker: false,
-  quietEvent: 'content_block_delta',
+  namedEvents: true,
   completion: 'a message_stop event',
   finishReasons: {
     end_turn: STOP, stop_sequence: { openai: 'stop', anthropic: 'stop_sequence' }, max_tokens: LENGTH, tool_use: TOOLS,
@@ -46,9 +46,14 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
     'delta.partial_json', 'delta.signature', 'content_block.data', 'content_block.thinking', 'content_block.signature',
     'content_block.text',
   ]),
+  // a content_block_delta of text, thinking, or the current call's input JSON
   template: /* @__PURE__ */ template([
-    /* @__PURE__ */ literal('content_block_delta'), /* @__PURE__ */ literal('text_delta'), text, ignored, ignored, ignored, ignored,
-    ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored,
+    /* @__PURE__ */ literal('content_block_delta'), kind, text, reasoningText, ignored, ignored, ignored, ignored, ignored, ignored, callKey,
+    ignored, ignored, ignored, ignored, argsText, ignored, ignored, ignored, ignored, ignored,
+  ], [
+    { literal: 'text_delta', channel: 'text', name: 'content_block_delta' },
+    { literal: 'thinking_delta', channel: 'reasoning', name: 'content_block_delta' },
+    { literal: 'input_json_delta', channel: 'args', name: 'content_block_delta' },
   ]),
   read(doc, sink) {
     const n = doc.n;

@@ -5,8 +5,8 @@
 // each event through a Doc, which makes strings only where one is needed (a finish reason, an
 // error message, a usage object: once per stream, not per delta).
 import {
-  JK_ARRAY, JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE, MR_CHOICE, MR_LITERAL, MR_NONE, MR_NOT_LITERAL, MR_TEXT,
-  MT_HEAD_BYTES, MT_RULE_BYTES,
+  CH_ARGS, CH_OF_KIND, CH_REASONING, CH_TEXT, JK_ARRAY, JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE, MR_CALL, MR_CHOICE,
+  MR_KIND, MR_LITERAL, MR_NONE, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES,
 } from '../../core/generated/abi.js';
 
 /** One event's JSON, as a description reads it: record j of path ids, kinds (JK_*), spans. */
@@ -144,9 +144,9 @@ export interface FormatSpec {
   readonly envelope?: Uint8Array;
   /**
    * SSE formats that name their events (Anthropic, Responses): an event's name (its `event:` line)
-   * is its data's `type` member, path 0 of the program; a quiet event's name is this.
+   * is its data's `type` member, path 0 of the program (a quiet event's: its template kind's name).
    */
-  readonly quietEvent?: string;
+  readonly namedEvents?: boolean;
 }
 
 // A description's data is built by calls at import (path programs, templates, key bytes), each
@@ -165,23 +165,54 @@ export function names<K extends string>(words: Readonly<Record<K, string>>): Rea
 }
 
 /**
- * What a quiet event (a text delta and nothing else) may hold at one path of a format's program:
- * `text` (a string there is the answer's text, in the followed element), `literal` (a string that
- * must equal `literal`, and every literal rule must match), `not` (a string other than `literal`),
- * `choice` (a number equal to the followed choice: its element is the one read), or `none`. Values
- * of the `ignore`d kinds are accepted and ignored; anything else makes the event one the
- * description reads. A rule must accept exactly what the description would ignore.
+ * What a quiet event (a delta of the answer's text, of reasoning, or of the current tool call's
+ * arguments, and nothing else) may hold at one path of a format's program:
+ * - `text`: a string there is content of the rule's `channel` (`'kind'`: of the channel the
+ *   event's kind says), in the followed element;
+ * - `literal`: a string that must equal `literal` (every literal rule must match); `not`: a
+ *   string other than `literal`;
+ * - `kind`: a string equal to one of the template's kinds (the event is of that kind's channel);
+ * - `choice`: a number equal to the followed choice (its element is the one read);
+ * - `call`: a number, the provider's key of the call (an arguments event's must be the current call's);
+ * - `scope`: the followed choice's delta (content of a call's element lies in it);
+ * - `none`.
+ * Values of the `ignore`d kinds are accepted and ignored; anything else makes the event one the
+ * description reads. A rule must accept exactly what the description would ignore, or read as
+ * the core does (its text appended, its reasoning appended to the open block, its fragment
+ * appended to the current call).
  */
 export interface QuietRule {
-  role: 'text' | 'literal' | 'not' | 'choice' | 'none';
+  role: 'text' | 'literal' | 'not' | 'choice' | 'kind' | 'call' | 'scope' | 'none';
   ignore: number;
   literal?: string;
+  channel?: QuietChannel;
+}
+/** The channels of quiet content: the answer's text, reasoning, the current call's arguments, or the kind's. */
+export type QuietChannel = 'text' | 'reasoning' | 'args' | 'kind';
+/** An event kind of a template: the string a `kind` rule's value equals, its channel, and the event's name (its `event:` line). */
+export interface QuietKind {
+  literal: string;
+  channel: Exclude<QuietChannel, 'kind'>;
+  name: string;
 }
 /** Kinds to ignore (bit 1 << JK_*): all of them, all but one, or one. */
 const ALL = (1 << JK_STRING) | (1 << JK_NUMBER) | (1 << JK_OBJECT) | (1 << JK_ARRAY) | (1 << JK_TRUE) | (1 << JK_FALSE) | (1 << JK_NULL);
 const NOT_STRING = (1 << JK_NUMBER) | (1 << JK_OBJECT) | (1 << JK_ARRAY) | (1 << JK_TRUE) | (1 << JK_FALSE) | (1 << JK_NULL);
 export const NULL = 1 << JK_NULL;
-export const text: QuietRule = { role: 'text', ignore: NOT_STRING };
+export const OBJECT = 1 << JK_OBJECT;
+export const text: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'text' };
+/** Reasoning text (a string; any reasoning string, even empty, makes the event one of reasoning). */
+export const reasoningText: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'reasoning' };
+/** A fragment of the current call's arguments (a string). */
+export const argsText: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'args' };
+/** Content of the channel the event's kind says. */
+export const kindText: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'kind' };
+/** The event's kind: one of the template's kinds. */
+export const kind: QuietRule = { role: 'kind', ignore: 0 };
+/** The call's key (a number): an arguments event's call must be the current one. */
+export const callKey: QuietRule = { role: 'call', ignore: NULL };
+/** The followed choice's delta. */
+export const scope: QuietRule = { role: 'scope', ignore: 0 };
 export const ignored: QuietRule = { role: 'none', ignore: ALL };
 /** A string is for the description. */
 export const strings: QuietRule = { role: 'none', ignore: NOT_STRING };
@@ -199,30 +230,49 @@ export function noneOf(k: number): QuietRule {
   return { role: 'none', ignore: ALL & ~(1 << k) };
 }
 
-const ROLES: Readonly<Record<QuietRule['role'], number>> = { none: MR_NONE, text: MR_TEXT, literal: MR_LITERAL, choice: MR_CHOICE, not: MR_NOT_LITERAL };
+const ROLES: Readonly<Record<QuietRule['role'], number>> = {
+  none: MR_NONE, text: MR_TEXT, literal: MR_LITERAL, choice: MR_CHOICE, not: MR_NOT_LITERAL, kind: MR_KIND, call: MR_CALL, scope: MR_SCOPE,
+};
+const CHANNELS: Readonly<Record<QuietChannel, number>> = { text: CH_TEXT, reasoning: CH_REASONING, args: CH_ARGS, kind: CH_OF_KIND };
 
 /**
  * A template in the core's layout (assembly/abi.ts, "Templates"): a header, one rule per path id,
- * then the literals' bytes.
+ * the kinds, then the literals' and names' bytes.
  */
-export function template(rules: readonly QuietRule[]): Uint8Array {
+export function template(rules: readonly QuietRule[], kinds: readonly QuietKind[] = []): Uint8Array {
   const lits = rules.map((r) => (r.literal === undefined ? new Uint8Array(0) : ascii(r.literal)));
-  const head = MT_HEAD_BYTES + rules.length * MT_RULE_BYTES;
-  const out = new Uint8Array(head + lits.reduce((n, l) => n + l.length, 0));
+  const kindBytes = kinds.map((k) => [ascii(k.literal), ascii(k.name)]);
+  const head = MT_HEAD_BYTES + rules.length * MT_RULE_BYTES + kinds.length * MT_KIND_BYTES;
+  const out = new Uint8Array(head + lits.reduce((n, l) => n + l.length, 0) + kindBytes.reduce((n, [l, m]) => n + l.length + m.length, 0));
   const v = new DataView(out.buffer);
   v.setUint16(0, rules.length, true);
   v.setUint16(2, rules.filter((r) => r.role === 'literal').length, true);
-  v.setUint16(4, rules.some((r) => r.role === 'choice') ? 1 : 0, true);
+  v.setUint16(4, rules.some((r) => r.role === 'choice') ? MT_CHOICE : 0, true);
+  v.setUint16(6, kinds.length, true);
+  if (rules.some((r) => r.role === 'kind') !== (kinds.length !== 0)) throw new Error('seam: a template has kinds exactly when it has a kind rule');
   let at = head;
+  const put = (b: Uint8Array): number => {
+    out.set(b, at);
+    at += b.length;
+    return at - b.length;
+  };
   rules.forEach((r, i) => {
     const o = MT_HEAD_BYTES + i * MT_RULE_BYTES;
     if (r.role === 'text' && r.ignore & (1 << JK_STRING)) throw new Error('seam: a text rule cannot ignore strings');
     out[o] = ROLES[r.role];
     out[o + 1] = r.ignore;
     v.setUint16(o + 2, lits[i].length, true);
-    v.setUint16(o + 4, at, true);
-    out.set(lits[i], at);
-    at += lits[i].length;
+    v.setUint16(o + 4, put(lits[i]), true);
+    out[o + 6] = CHANNELS[r.channel ?? 'text'];
+  });
+  kinds.forEach((k, i) => {
+    const o = MT_HEAD_BYTES + rules.length * MT_RULE_BYTES + i * MT_KIND_BYTES;
+    const [l, name] = kindBytes[i];
+    v.setUint16(o, l.length, true);
+    v.setUint16(o + 2, put(l), true);
+    out[o + 4] = CHANNELS[k.channel];
+    v.setUint16(o + 6, name.length, true);
+    v.setUint16(o + 8, put(name), true);
   });
   return out;
 }

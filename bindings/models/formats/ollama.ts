@@ -3,7 +3,7 @@
 // `message.tool_calls` (`function.name`, `function.arguments` as an object).
 import { JK_NULL, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
-import { type FormatSpec, LENGTH, NULL, STOP, errorOfBody, never, noneOf, strings, template, text, count } from './describe.js';
+import { type FormatSpec, LENGTH, NULL, STOP, count, errorOfBody, never, noneOf, reasoningText, strings, template, text } from './describe.js';
 
 const P = {
   content: 0, response: 1, done: 2, doneReason: 3, error: 4, thinking: 5, genThinking: 6, call: 7, callName: 8, callArguments: 9, callId: 10,
@@ -23,9 +23,10 @@ export const ollama: FormatSpec = {
     'message.content', 'response', 'done', 'done_reason', 'error', 'message.thinking', 'thinking', 'message.tool_calls[*]',
     'message.tool_calls[*].function.name', 'message.tool_calls[*].function.arguments', 'message.tool_calls[*].id',
   ]),
-  // a line that is not the last: text, and no error, thinking or reason
+  // a line that is not the last: text or thinking, and no error, reason or calls
   template: /* @__PURE__ */ template([
-    text, text, /* @__PURE__ */ noneOf(JK_TRUE), strings, { role: 'none', ignore: NULL }, strings, strings, never, never, never, never,
+    text, text, /* @__PURE__ */ noneOf(JK_TRUE), strings, { role: 'none', ignore: NULL }, reasoningText, reasoningText, never, never, never,
+    never,
   ]),
   read(doc, sink) {
     const n = doc.n;

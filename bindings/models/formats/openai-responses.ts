@@ -7,8 +7,8 @@
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, type FormatSpec, LENGTH, STOP, errorOfBody, find, ignored, literal, names, stringAt, template, text, count,
-  sseFormat,
+  FILTERED, type FormatSpec, LENGTH, STOP, callKey, count, errorOfBody, find, ignored, kind, kindText, names, sseFormat, stringAt,
+  template,
 } from './describe.js';
 
 const P = {
@@ -26,7 +26,7 @@ const T = /* @__PURE__ */ names({
 
 export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
   doneMarker: false,
-  quietEvent: 'response.output_text.delta',
+  namedEvents: true,
   completion: 'a response.completed event',
   finishReasons: { completed: STOP, incomplete: LENGTH, max_output_tokens: LENGTH, content_filter: FILTERED },
   errorBody: errorOfBody,
@@ -39,9 +39,15 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
     'response.incomplete_details.reason', 'code', 'response.error.code', 'output_index', 'item.type', 'item.id', 'item.call_id',
     'item.name', 'item.arguments', 'arguments',
   ]),
+  // a delta of the output's text, of reasoning (its text or summary), or of the current call's arguments
   template: /* @__PURE__ */ template([
-    /* @__PURE__ */ literal('response.output_text.delta'), text, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored,
-    ignored, ignored, ignored, ignored, ignored, ignored,
+    kind, kindText, ignored, ignored, ignored, ignored, ignored, ignored, ignored, callKey, ignored, ignored, ignored, ignored, ignored,
+    ignored,
+  ], [
+    { literal: 'response.output_text.delta', channel: 'text', name: 'response.output_text.delta' },
+    { literal: 'response.reasoning_text.delta', channel: 'reasoning', name: 'response.reasoning_text.delta' },
+    { literal: 'response.reasoning_summary_text.delta', channel: 'reasoning', name: 'response.reasoning_summary_text.delta' },
+    { literal: 'response.function_call_arguments.delta', channel: 'args', name: 'response.function_call_arguments.delta' },
   ]),
   read(doc, sink) {
     const t = find(doc, P.type);

@@ -6,8 +6,8 @@
 import { JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, NULL, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, ascii, choice, errorMessage, errorOfBody, find, ignored,
-  never, noneOf, stringAt, strings, template, text, count, sseFormat,
+  FILTERED, NULL, OBJECT, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, argsText, ascii, callKey, choice, count, errorMessage, errorOfBody,
+  find, ignored, never, noneOf, reasoningText, scope, sseFormat, stringAt, strings, template, text,
 } from './describe.js';
 
 const P = {
@@ -38,10 +38,11 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     'choices[*].delta.tool_calls[*].function.name', 'choices[*].delta.tool_calls[*].function.arguments',
     'choices[*].delta.tool_calls[*]',
   ]),
-  // a delta of the followed choice: no reasoning, finish reason, usage object, error, parts or calls
+  // a delta of the followed choice: text, reasoning, or a fragment of the current call's arguments
+  // (no finish reason, usage object, error, parts, or a call's id or name)
   template: /* @__PURE__ */ template([
-    choice, text, strings, strings, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored, ignored,
-    ignored, never, never, never, never, never, never, never, never, never,
+    choice, text, reasoningText, reasoningText, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
+    ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT },
   ]),
   read(doc, sink) {
     const n = doc.n;

@@ -1,0 +1,90 @@
+// Layer 4 (model streams): what a model stream holds besides its frame record, in a block of its
+// own that the record points to (frames.ts, +144), made the first time it is needed: the stream's
+// parts that the core read to the end and JS has not taken yet, and the call they are for. A frame
+// stream of layers 2 and 3, and a model stream that has read only text, have none.
+//
+// Layout of the block:
+//   +0  buf  KEEP: a raw model stream's text so far, UTF-16 units, for its report (model.ts)
+//   +12 buf  REASON: reasoning of quiet events, JS has not taken it yet (escaped JSON string bodies)
+//   +24 buf  ARGS: the current call's argument fragments of quiet events, not taken yet (escaped)
+//   +36 i32  the current call's key + 1 (MR_CALL), 0 when there is none
+//   +40 u32  bytes of arguments ARGS may still take (the stream's budget, set with the call)
+import { O_MODEL, bFree, bLen } from './frames';
+import { allocZeroed, freeRecord } from './runtime';
+
+export const MODEL_STATE_BYTES: usize = 44;
+export const MS_KEEP: usize = 0;
+export const MS_REASON: usize = 12;
+export const MS_ARGS: usize = 24;
+export const MS_CALL: usize = 36;
+export const MS_ARGS_LEFT: usize = 40;
+
+/** The stream's block, or 0 when it has none. */
+// @ts-ignore: decorator
+@inline export function modelState(st: usize): usize {
+  return <usize>load<u32>(st, O_MODEL);
+}
+
+/** The stream's block, made (zeroed: no call, nothing kept) when it has none. */
+export function modelStateOf(st: usize): usize {
+  let ms = modelState(st);
+  if (ms == 0) {
+    ms = allocZeroed(MODEL_STATE_BYTES);
+    store<u32>(st, <u32>ms, O_MODEL);
+  }
+  return ms;
+}
+
+/** The key + 1 of the stream's current call (0: none). */
+// @ts-ignore: decorator
+@inline export function currentCall(st: usize): i32 {
+  const ms = modelState(st);
+  return ms == 0 ? 0 : load<i32>(ms, MS_CALL);
+}
+
+/** Bytes of arguments the core may still keep for the current call. */
+// @ts-ignore: decorator
+@inline export function argsLeft(st: usize): u32 {
+  const ms = modelState(st);
+  return ms == 0 ? 0 : load<u32>(ms, MS_ARGS_LEFT);
+}
+
+/** Gives the block and its buffers back (a new stream, or the record's end). */
+export function modelStateFree(st: usize): void {
+  const ms = modelState(st);
+  if (ms == 0) return;
+  bFree(ms, MS_KEEP);
+  bFree(ms, MS_REASON);
+  bFree(ms, MS_ARGS);
+  freeRecord(ms, MODEL_STATE_BYTES);
+  store<u32>(st, 0, O_MODEL);
+}
+
+/**
+ * After a stream ended or failed: the parts' buffers go back (JS took what they held), and the
+ * block too when it holds nothing (no kept text, no call).
+ */
+export function modelStateRelease(st: usize, failed: bool): void {
+  const ms = modelState(st);
+  if (ms == 0) return;
+  if (bLen(ms, MS_REASON) == 0 || failed) bFree(ms, MS_REASON);
+  if (bLen(ms, MS_ARGS) == 0 || failed) bFree(ms, MS_ARGS);
+  modelStateTrim(st);
+}
+
+/** Gives the block back when it holds nothing (no buffer, no call). */
+export function modelStateTrim(st: usize): void {
+  const ms = modelState(st);
+  if (ms == 0) return;
+  if (load<u32>(ms + MS_KEEP, 8) == 0 && load<u32>(ms + MS_REASON, 8) == 0 && load<u32>(ms + MS_ARGS, 8) == 0 && load<i32>(ms, MS_CALL) == 0) {
+    freeRecord(ms, MODEL_STATE_BYTES);
+    store<u32>(st, 0, O_MODEL);
+  }
+}
+
+/** Bytes of heap the block and its buffers take (0 without one). */
+export function modelStateRetained(st: usize): u32 {
+  const ms = modelState(st);
+  if (ms == 0) return 0;
+  return <u32>MODEL_STATE_BYTES + load<u32>(ms + MS_KEEP, 8) + load<u32>(ms + MS_REASON, 8) + load<u32>(ms + MS_ARGS, 8);
+}

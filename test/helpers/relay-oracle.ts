@@ -1,0 +1,271 @@
+// What a relay of a model stream must write for its client, from the reference reading of the
+// stream (model-fixtures.ts), and the checks of a relay's output against it: shared by the relay's
+// fixture tests (test/unit/relay.test.ts) and the generated streams of the property tests.
+import { expect } from 'vitest';
+import { SseRelay } from '../../bindings/index.js';
+import { type ClientMessage, readAnthropic, readOpenAi, sse } from './clients.js';
+import { CallBook, reference, type Fixture, type Frame, type ModelFormat, type Reference } from './model-fixtures.js';
+
+export type Client = 'openai' | 'anthropic';
+const enc = new TextEncoder();
+const utf8Length = (s: string) => enc.encode(s).length;
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The finish reasons each format sends, in the clients' words (written here, apart from the library's tables). */
+export const WORDS: Record<ModelFormat, Record<string, [string, string]>> = {
+  openai: { stop: ['stop', 'end_turn'], length: ['length', 'max_tokens'], tool_calls: ['tool_calls', 'tool_use'], content_filter: ['content_filter', 'refusal'] },
+  anthropic: { end_turn: ['stop', 'end_turn'], max_tokens: ['length', 'max_tokens'], tool_use: ['tool_calls', 'tool_use'], stop_sequence: ['stop', 'stop_sequence'] },
+  'openai-responses': { completed: ['stop', 'end_turn'], incomplete: ['length', 'max_tokens'] },
+  ollama: { stop: ['stop', 'end_turn'], length: ['length', 'max_tokens'] },
+  ddg: {},
+};
+
+/** The upstream's usage in one shape (input counts cached tokens), written here from each format's documentation. */
+export function counts(format: ModelFormat, u: Obj | undefined): { input: number; output: number; read?: number; write?: number; reasoning?: number } | undefined {
+  if (u === undefined || format === 'ddg') return undefined;
+  const n = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const at = (o: unknown, k: string) => (isObj(o) ? o[k] : undefined);
+  switch (format) {
+    case 'openai': return { input: n(u.prompt_tokens) ?? 0, output: n(u.completion_tokens) ?? 0, read: n(at(u.prompt_tokens_details, 'cached_tokens')), reasoning: n(at(u.completion_tokens_details, 'reasoning_tokens')) };
+    case 'openai-responses': return { input: n(u.input_tokens) ?? 0, output: n(u.output_tokens) ?? 0, read: n(at(u.input_tokens_details, 'cached_tokens')), reasoning: n(at(u.output_tokens_details, 'reasoning_tokens')) };
+    case 'anthropic': {
+      const read = n(u.cache_read_input_tokens);
+      const write = n(u.cache_creation_input_tokens);
+      return { input: (n(u.input_tokens) ?? 0) + (read ?? 0) + (write ?? 0), output: n(u.output_tokens) ?? 0, read, write };
+    }
+    case 'ollama': return { input: n(u.prompt_eval_count) ?? 0, output: n(u.eval_count) ?? 0 };
+  }
+}
+
+/**
+ * Whether an OpenAI client reads every frame as it is: no content array, no call without index,
+ * no fragment of a call that never began (its first delta has no id).
+ */
+export function canonical(frames: Frame[]): boolean {
+  const begun = new Set<number>();
+  for (const fr of frames) {
+    if (fr.kind !== 'event' || fr.data === '[DONE]' || fr.role === 'bad' || fr.role === 'error') continue;
+    const v = JSON.parse(fr.data) as Obj;
+    for (const c of Array.isArray(v.choices) ? v.choices : []) {
+      if (!isObj(c) || !isObj(c.delta)) continue;
+      if (Array.isArray(c.delta.content)) return false;
+      for (const t of Array.isArray(c.delta.tool_calls) ? c.delta.tool_calls : []) {
+        if (!isObj(t) || typeof t.index !== 'number') return false;
+        if (typeof t.id === 'string') begun.add(t.index);
+        else if (!begun.has(t.index)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+/** What a relay of a fixture must write, from the reference reading. */
+export class Oracle {
+  readonly ref: Reference;
+  readonly frames: Frame[];
+  readonly done: boolean;
+  /** Frames that reach the client: all but a failing one (and [DONE], which flush writes). */
+  readonly relayed: Frame[];
+  readonly passThrough: boolean;
+  readonly canonical: boolean;
+
+  constructor(readonly f: Fixture, readonly to: Client) {
+    this.ref = reference(f.body, f.format);
+    this.frames = this.ref.frames;
+    this.done = this.ref.status === 'done';
+    this.relayed = this.frames.filter((fr) => fr.role !== 'error' && fr.role !== 'bad' && !(fr.role === 'completion' && fr.data === '[DONE]'));
+    this.passThrough = f.format === to;
+    this.canonical = f.format !== 'openai' || canonical(this.frames);
+  }
+
+  /** The text a client reads of the first n frames. */
+  textOf(n: number): string {
+    const frames = this.frames.slice(0, n).filter((fr) => this.relayed.includes(fr));
+    return frames.map((fr) => fr.text).join('');
+  }
+
+  /** Pass-through: the exact bytes of the relayed frames among the first n frames. */
+  wire(n: number): string {
+    let s = '';
+    for (const fr of this.frames.slice(0, n)) {
+      if (!this.relayed.includes(fr)) continue;
+      if (fr.kind === 'comment') s += `: ${fr.comment}\n\n`;
+      else s += `${this.to === 'anthropic' ? `event: ${fr.type}\n` : ''}${fr.data.split('\n').map((l) => `data: ${l}\n`).join('')}\n`;
+    }
+    return s;
+  }
+
+  /**
+   * The client's tool calls. A call the upstream sent without an id gets one made by the relay. To
+   * Anthropic each call is a tool_use block, and a fragment of a call whose block has ended (calls
+   * that interleave) is written in a block of its own, with the same id.
+   */
+  calls(): { id: string | RegExp; name: string; arguments: string }[] {
+    const made = this.to === 'openai' ? /^call_seam/ : /^toolu_seam/;
+    const id = (c: { id: string }) => (c.id === '' && !(this.passThrough && this.canonical) ? made : c.id);
+    if (this.to === 'openai' || this.passThrough) return this.ref.clientCalls.map((c) => ({ ...c, id: id(c) }));
+    const book = new CallBook();
+    const blocks: { id: string | RegExp; name: string; arguments: string }[] = [];
+    let open: CallBook['calls'][number] | null = null;
+    for (const fr of this.relayed) {
+      for (const op of fr.calls) {
+        const { call, began, text } = book.apply(op);
+        if (op.op === 'end' || op.op === 'endAll') {
+          if (open !== null && open.done) open = null;
+          continue;
+        }
+        if (call === undefined || call.server) continue;
+        if (began || (open !== call && text !== '')) {
+          blocks.push({ id: id(call), name: call.name, arguments: '' });
+          open = call;
+        }
+        if (open === call) {
+          const b = blocks[blocks.length - 1];
+          b.name = call.name;
+          b.arguments += text;
+        }
+        if (op.op === 'whole') open = null;
+      }
+    }
+    return blocks;
+  }
+
+  /** The message the client ends with. */
+  expected(): Partial<Omit<ClientMessage, 'calls'>> & { calls?: ReturnType<Oracle['calls']> } {
+    const { f, ref, to } = this;
+    const calls = this.calls();
+    const out: ReturnType<Oracle['expected']> = { text: this.textOf(this.frames.length), reasoning: ref.reasoning, calls, done: this.done };
+    if (this.passThrough) {
+      out.finish = to === 'openai' ? lastFinish(this.relayed) : (ref.finishReason ?? null);
+      return out;
+    }
+    if (this.done) {
+      const w = ref.finishReason === undefined ? undefined : WORDS[f.format][ref.finishReason];
+      let finish = w === undefined ? ref.finishReason ?? (to === 'openai' ? 'stop' : 'end_turn') : w[to === 'openai' ? 0 : 1];
+      if (calls.length) finish = to === 'openai' ? 'tool_calls' : 'tool_use';
+      else if (finish === 'tool_calls' || finish === 'tool_use') finish = to === 'openai' ? 'stop' : 'end_turn';
+      out.finish = finish;
+      const u = counts(f.format, ref.usage);
+      if (to === 'openai') {
+        out.usage = u === undefined ? null : {
+          prompt_tokens: u.input, completion_tokens: u.output, total_tokens: u.input + u.output,
+          ...(u.read !== undefined ? { prompt_tokens_details: { cached_tokens: u.read } } : {}),
+          ...(u.reasoning !== undefined ? { completion_tokens_details: { reasoning_tokens: u.reasoning } } : {}),
+        };
+      } else {
+        out.usage = u === undefined ? { input_tokens: 0, output_tokens: 0 } : {
+          input_tokens: u.input - (u.read ?? 0) - (u.write ?? 0), output_tokens: u.output,
+          ...(u.read !== undefined ? { cache_read_input_tokens: u.read } : {}), ...(u.write !== undefined ? { cache_creation_input_tokens: u.write } : {}),
+        };
+      }
+    } else {
+      out.finish = null;
+    }
+    return out;
+  }
+
+  seen(bytes: number): [number, number] {
+    let lo = 0;
+    while (lo < this.frames.length && !this.frames[lo].atFlush && this.frames[lo].end <= bytes) lo++;
+    const next = this.frames[lo];
+    return [lo, next && !next.atFlush && next.crlf && next.end - 1 === bytes ? lo + 1 : lo];
+  }
+}
+
+/** The finish_reason of the last relayed OpenAI chunk that had one. */
+export function lastFinish(frames: Frame[]): string | null {
+  let finish: string | null = null;
+  for (const fr of frames) {
+    if (fr.kind !== 'event' || fr.data === '[DONE]' || fr.role === 'bad' || fr.role === 'error') continue;
+    const v = JSON.parse(fr.data) as Obj;
+    for (const c of Array.isArray(v.choices) ? v.choices : []) if (isObj(c) && (c.index ?? 0) === 0 && typeof c.finish_reason === 'string') finish = c.finish_reason;
+  }
+  return finish;
+}
+
+export const concat = (parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+};
+
+/** The client's reading; a pass-through OpenAI stream's chunks are the upstream's own (not checked for the fields a relay writes). */
+export const read = (to: Client, bytes: Uint8Array, upstreams = false) => (to === 'openai' ? readOpenAi(bytes, !upstreams) : readAnthropic(bytes));
+
+/** Expected calls with a made id as a pattern. */
+export const matching = (calls: { id: string | RegExp; name: string; arguments: string }[]) => calls.map((c) => ({ ...c, id: c.id instanceof RegExp ? expect.stringMatching(c.id) : c.id }));
+
+/** Whether a text is one JSON value. */
+export const isJson = (t: string) => { try { JSON.parse(t); return true; } catch { return false; } };
+
+/** Feeds the chunks (copying each returned view), checking what was written after every push; then flushes. */
+export function relay(o: Oracle, chunks: Uint8Array[], why: string): { r: SseRelay; pushed: Uint8Array[]; flushed: Uint8Array } {
+  const r = new SseRelay({ from: o.f.format, to: o.to, id: o.to === 'openai' ? 'chatcmpl-t' : 'msg_t', model: 'm' });
+  expect(r.status, why).toBe('open');
+  const pushed: Uint8Array[] = [];
+  let bytes = 0;
+  for (let k = 0; k < chunks.length; k++) {
+    bytes += chunks[k].length;
+    const out = r.push(chunks[k]);
+    expect(out, why).toBeInstanceOf(Uint8Array);
+    pushed.push(out.slice());
+    const [lo, hi] = o.seen(bytes);
+    // whole events only, and the text of the frames complete so far
+    const text = read(o.to, concat(pushed), o.passThrough).text;
+    const want = [o.textOf(lo), o.textOf(hi)];
+    if (!want.includes(text)) expect(text, `${why}: text written after push ${k} (${bytes} bytes in)`).toBe(want[0]);
+  }
+  return { r, pushed, flushed: r.flush().slice() };
+}
+
+export function settle(o: Oracle, chunks: Uint8Array[], why: string): void {
+  const { r, pushed, flushed } = relay(o, chunks, why);
+  const e = o.f.expected;
+  const all = concat([...pushed, flushed]);
+  const m = read(o.to, all, o.passThrough);
+  const want = o.expected();
+  for (const k of Object.keys(want) as (keyof ClientMessage)[]) {
+    if (k === 'calls') {
+      // to Anthropic a call with no fragments has its start's input, `{}`
+      const args = (calls: { arguments: string }[]) => (o.to === 'anthropic' ? calls.map((c) => ({ ...c, arguments: c.arguments === '' ? '{}' : c.arguments })) : calls);
+      expect(args(m.calls), `${why}: client's calls`).toEqual(args(matching(want.calls!)));
+    }
+    else expect(m[k], `${why}: client's ${k}`).toEqual(want[k]);
+  }
+  if (o.done) {
+    expect(m.error, `${why}: no error`).toBeNull();
+  } else {
+    expect(m.error, `${why}: the error event`).not.toBeNull();
+    const err = m.error!;
+    if (o.to === 'openai') {
+      expect(err.code, why).toBe(e.error!.code);
+      expect(typeof err.type === 'string' && err.type.length > 0, why).toBe(true);
+    } else {
+      expect(err.type, why).toMatch(/_error$/);
+    }
+    if (e.error!.message !== undefined) expect(err.message, why).toContain(e.error!.message);
+    expect(sse(flushed).events.length, `${why}: flush writes the error event`).toBe(1);
+  }
+  if (o.passThrough && o.canonical) {
+    // byte for byte: the relayed frames, then the completion or the error event
+    expect(new TextDecoder().decode(concat(pushed)), `${why}: pass-through`).toBe(o.wire(o.frames.length));
+    if (o.done) {
+      const tail = new TextDecoder().decode(flushed);
+      const end = o.to === 'openai' ? 'data: [DONE]\n\n' : '';
+      if (o.frames[o.frames.length - 1].atFlush) expect(tail.endsWith(end), why).toBe(true);
+      else expect(tail, `${why}: flush after a completed upstream`).toBe(end);
+    }
+  }
+  if (!o.passThrough) {
+    // each text is the provider's JSON string literal, copied as it was
+    const field = o.to === 'openai' ? 'content' : 'text';
+    const literals = sse(all).events.flatMap((ev) => [...ev.data.matchAll(new RegExp(`"${field}"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`, 'g'))].map((x) => x[1]));
+    expect(literals.filter((l) => l !== '""'), `${why}: literals`).toEqual(o.relayed.flatMap((fr) => fr.literals).filter((l) => l !== '""'));
+  }
+  expect(r.textBytes, `${why}: textBytes`).toBe(utf8Length(o.relayed.map((fr) => fr.text).join('')));
+  expect(r.status, `${why}: status`).toBe(e.status);
+  expect(r.finishReason, `${why}: finishReason`).toBe(e.finishReason);
+  expect(r.usage, `${why}: usage`).toEqual(e.usage);
+}
