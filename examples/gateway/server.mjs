@@ -487,8 +487,10 @@ export function createGateway(options = {}) {
     /** The request's body, then the upstream's answer. */
     async serve(req) {
       const res = this.res;
-      let raw = await readBody(req, o.maxRequestBytes, true, (n) => this.hold(n));
+      // (a request that breaks off, or that Node's requestTimeout cuts, errs with 'aborted': the client is gone)
+      let raw = await readBody(req, o.maxRequestBytes, true, (n) => this.hold(n)).catch(() => undefined);
       this.release();
+      if (raw === undefined) return;
       if (this.left || this.expired || (Buffer.isBuffer(raw) && !req.complete)) return; // (the client left mid-body, or it timed out)
       if (raw === false) {
         m.limitErrors.inc({ limit: 'pending_bytes' });
@@ -695,8 +697,8 @@ export function createGateway(options = {}) {
       if (body === null || body === false) {
         m.limitErrors.inc({ limit: body === null ? 'response_bytes' : 'pending_bytes' });
         this.status = 'limit';
-        return sendJson(this.res, 502, errorBody(body === null ? `the upstream's answer is over ${o.maxResponseBytes} bytes`
-          : `the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer`, 'upstream_error', body === null ? 'ERR_RESPONSE_TOO_LARGE' : 'ERR_PENDING_BYTES'));
+        return body === null ? sendJson(this.res, 502, errorBody(`the upstream's answer is over ${o.maxResponseBytes} bytes`, 'upstream_error', 'ERR_RESPONSE_TOO_LARGE'))
+          : sendJson(this.res, 503, errorBody(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`, 'overloaded', 'ERR_PENDING_BYTES'), { 'retry-after': '1' });
       }
       m.bytesIn.inc(body.length);
       m.bytesOut.inc(body.length);
@@ -720,7 +722,7 @@ export function createGateway(options = {}) {
             const more = ms.push(chunk);
             text += more;
             if (!this.hold(more.length)) {
-              failure = Object.assign(new Error(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer`), { code: 'ERR_PENDING_BYTES' });
+              failure = Object.assign(new Error(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`), { code: 'ERR_PENDING_BYTES' });
               upRes.destroy();
               resolve();
             }
@@ -744,7 +746,12 @@ export function createGateway(options = {}) {
         if (code === 'ERR_PROVIDER') m.providerErrors.inc({ source: 'stream' });
         if (code === 'ERR_BAD_EVENT') m.badEvents.inc();
         if (code === 'ERR_EVENT_TOO_LARGE' || code === 'ERR_TEXT_TOO_LONG') { m.limitErrors.inc({ limit: 'response_bytes' }); this.status = 'limit'; }
-        if (code === 'ERR_PENDING_BYTES') { m.limitErrors.inc({ limit: 'pending_bytes' }); this.status = 'limit'; }
+        if (code === 'ERR_PENDING_BYTES') {
+          m.limitErrors.inc({ limit: 'pending_bytes' });
+          this.status = 'limit';
+          ms.dispose();
+          return sendJson(this.res, 503, errorBody(failure.message, 'overloaded', code), { 'retry-after': '1' });
+        }
         const message = failure instanceof ModelStreamError ? failure.providerMessage ?? failure.message : failure.message;
         ms.dispose();
         return sendJson(this.res, 502, errorBody(message, code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error', code,
@@ -1006,13 +1013,14 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     if (!args.options.upstream) throw new TypeError(`--upstream is required\n${USAGE}`);
     gw = createGateway(args.options);
     const url = await gw.listen(args.port, args.host);
+    // (the signals are caught before the line a supervisor waits for is printed)
+    const stop = () => gw.close().then(() => process.exit(0));
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
     console.log(`listening ${url}`);
     if (gw.metricsUrl) console.log(`metrics ${gw.metricsUrl}/metrics`);
   } catch (e) {
     console.error(e.message);
     process.exit(2);
   }
-  const stop = () => gw.close().then(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
 }
