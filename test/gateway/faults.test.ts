@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { coreMemoryLimit } from 'seam-stream';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { FakeUpstream } from './fake-upstream.js';
-import { chat, post, readStream, startGateway, type Running } from './support.js';
+import { chat, closeGateway, metricsAt, post, readStream, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);
@@ -23,28 +23,14 @@ const truncatedAt = (n: number, format = 'openai') => errorEvent(`The upstream $
 
 let g: Running | undefined;
 afterEach(async () => {
-  if (g) {
-    await g.close();
-    expect(g.up.openSockets).toBe(0);
-    g = undefined;
-  }
-  // each gateway sets the core's budget for its life and puts the one before it back
-  expect(coreMemoryLimit()).toBeUndefined();
+  await closeGateway(g);
+  g = undefined;
 });
 
 const clientOf = (r: Running) => new OpenAI({ baseURL: `${r.url}/v1`, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
 
 /** The gateway's metrics as name{labels} → value. */
-async function metrics(r: Running): Promise<Map<string, number>> {
-  const text = await (await fetch(`${r.url}/metrics`)).text();
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const i = line.lastIndexOf(' ');
-    out.set(line.slice(0, i), Number(line.slice(i + 1)));
-  }
-  return out;
-}
+const metrics = (r: Running) => metricsAt(`${r.url}/metrics`);
 
 describe('a truncated upstream: an error event, never [DONE]', () => {
   test.each([['closes mid-event', 'destroy'], ['ends its body mid-event', 'end']] as const)('an OpenAI upstream that %s', async (_, then) => {

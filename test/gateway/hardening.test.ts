@@ -6,10 +6,8 @@
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { coreMemoryLimit } from 'seam-stream';
 import { createGateway, type Gateway, type GatewayOptions } from '../../examples/gateway/server.mjs';
-import { FakeUpstream } from './fake-upstream.js';
-import { chat, post, type RawResponse, type Running } from './support.js';
+import { chat, closeGateway, metricsAt, post, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);
@@ -18,52 +16,17 @@ const DONE = 'data: [DONE]\n\n';
 const timeoutEvent = (message: string, code: string) => `data: ${JSON.stringify({ error: { message, type: 'timeout', code } })}\n\n`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A gateway in front of a fake upstream, its log lines kept. */
-async function start(options: Omit<GatewayOptions, 'upstream'> = {}, format?: GatewayOptions['upstreamFormat']): Promise<Running & { log: string[] }> {
-  const up = new FakeUpstream();
-  await up.listen();
-  const log: string[] = [];
-  const gw = createGateway({ log: (line) => log.push(line), ...options, upstream: up.url, upstreamFormat: format });
-  const url = await gw.listen(0);
-  return { up, gw, url, log, async close() { await gw.close(); await up.close(); } };
-}
+/** A gateway in front of a fake upstream of `format`, its log lines kept. */
+const start = (options: Omit<GatewayOptions, 'upstream'> = {}, format?: GatewayOptions['upstreamFormat']) => startGateway({ ...options, upstreamFormat: format });
 
-let g: (Running & { log: string[] }) | undefined;
+let g: Running | undefined;
 afterEach(async () => {
-  if (g) {
-    await g.close();
-    expect(g.up.openSockets).toBe(0);
-    g = undefined;
-  }
-  expect(coreMemoryLimit()).toBeUndefined();
+  await closeGateway(g);
+  g = undefined;
 });
 
-/** The gateway's metrics as name{labels} → value (from a URL, with headers). */
-async function metricsAt(url: string, headers: Record<string, string> = {}): Promise<Map<string, number>> {
-  const text = await (await fetch(url, { headers })).text();
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const i = line.lastIndexOf(' ');
-    out.set(line.slice(0, i), Number(line.slice(i + 1)));
-  }
-  return out;
-}
-
 /** POSTs with headers; the status, headers and exact body. */
-function postWith(url: string, body: unknown, headers: Record<string, string>, path = '/v1/chat/completions'): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const payload = Buffer.from(JSON.stringify(body));
-    const req = request(`${url}${path}`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': payload.length, ...headers } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+const postWith = (url: string, body: unknown, headers: Record<string, string>) => post(url, body, '/v1/chat/completions', headers);
 
 /** Opens a stream and reads nothing after its first bytes; resolves with the response and a promise of its socket's close. */
 function openIdle(url: string, model: string): Promise<{ res: IncomingMessage; first: Buffer; closed: Promise<void>; destroy(): void }> {

@@ -314,6 +314,14 @@ describe('over TLS', () => {
 // ---------------------------------------------------------------------------------------------
 // The findings of issue 27 on the upstream client, each failing on the client before it
 
+/** An answer whose head the client refuses: the response promise rejects with `why`, the socket closed. */
+async function headRefused(answer: string, why: string) {
+  const up = await rawServer(b(answer), []);
+  const req = requestUpstream({ hostname: '127.0.0.1', port: up.port, path: '/', headers: {}, body: Buffer.alloc(0) });
+  await expect(req.response).rejects.toThrow(new UpstreamProtocolError(why));
+  expect((req.socket as net.Socket).destroyed).toBe(true);
+}
+
 describe('issue 27, finding 4: ambiguous framing is refused, not guessed', () => {
   test.each([
     ['both Transfer-Encoding and Content-Length', 'Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n', 'both Transfer-Encoding and Content-Length'],
@@ -322,12 +330,7 @@ describe('issue 27, finding 4: ambiguous framing is refused, not guessed', () =>
     ['an invalid Content-Length', 'Content-Length: 5x\r\n\r\nhello', 'an invalid Content-Length "5x"'],
     ['Content-Length: 5, 5', 'Content-Length: 5, 5\r\n\r\nhello', 'an invalid Content-Length "5, 5"'],
     ['Transfer-Encoding gzip', 'Transfer-Encoding: gzip\r\n\r\nhello', 'Transfer-Encoding "gzip" (only chunked is read)'],
-  ])('%s: the response promise rejects, the socket is closed', async (_, rest, why) => {
-    const up = await rawServer(b(`HTTP/1.1 200 OK\r\n${rest}`), []);
-    const req = requestUpstream({ hostname: '127.0.0.1', port: up.port, path: '/', headers: {}, body: Buffer.alloc(0) });
-    await expect(req.response).rejects.toThrow(new UpstreamProtocolError(`the upstream's response head is malformed: ${why}`));
-    expect((req.socket as net.Socket).destroyed).toBe(true);
-  });
+  ])('%s: the response promise rejects, the socket is closed', (_, rest, why) => headRefused(`HTTP/1.1 200 OK\r\n${rest}`, `the upstream's response head is malformed: ${why}`));
 });
 
 describe('issue 27, finding 5: the head and the chunks are read as strictly as llhttp', () => {
@@ -342,12 +345,7 @@ describe('issue 27, finding 5: the head and the chunks are read as strictly as l
     ['a control byte in a value', 'HTTP/1.1 200 OK\r\nX-A: a\u0001b\r\n\r\n', "the upstream's response head is malformed: byte 0x1 in the value of header X-A"],
     ['a 101', 'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n', "the upstream's response head is malformed: a 101 Switching Protocols (the gateway asked for no upgrade)"],
     ['a 103', 'HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok', "the upstream's response head is malformed: an interim 103 answer (only 100 Continue is skipped)"],
-  ])('%s: the response promise rejects', async (_, answer, why) => {
-    const up = await rawServer(b(answer), []);
-    const req = requestUpstream({ hostname: '127.0.0.1', port: up.port, path: '/', headers: {}, body: Buffer.alloc(0) });
-    await expect(req.response).rejects.toThrow(new UpstreamProtocolError(why));
-    expect((req.socket as net.Socket).destroyed).toBe(true);
-  });
+  ])('%s: the response promise rejects, the socket is closed', (_, answer, why) => headRefused(answer, why));
 
   test.each([
     ['"5 ff" (llhttp: invalid chunk size; read as 5 before)', '5 ff\r\nhello\r\n0\r\n\r\n', '', 'malformed at byte 1: byte 0x20 in a chunk size'],
