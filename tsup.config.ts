@@ -9,7 +9,7 @@ import { defineConfig } from 'tsup';
 // tables, importing TextAssembler leaves out the WebAssembly. The entries other than the public
 // ones (dist/index.js, dist/worker.js) are re-exports of their chunk that nothing imports, and are
 // deleted after the build.
-const PUBLIC = ['index', 'worker'];
+const PUBLIC = { index: 'index', worker: 'worker/worker' } as const;
 const modules = (dir: string, prefix = ''): Record<string, string> => {
   const out: Record<string, string> = {};
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -19,7 +19,7 @@ const modules = (dir: string, prefix = ''): Record<string, string> => {
   return out;
 };
 const entries = modules('bindings');
-const internal = Object.keys(entries).filter((name) => !PUBLIC.includes(name));
+const internal = Object.keys(entries).filter((name) => !(Object.values(PUBLIC) as string[]).includes(name));
 
 const common = {
   target: 'es2022',
@@ -27,7 +27,7 @@ const common = {
   sourcemap: true,
   // Bundled so that the ESM build runs in a browser as is, with no bundler or import map.
   noExternal: [/^@noble\/hashes/],
-  // Inlines the contract's constants (bindings/generated/abi.ts) where they are used: a
+  // Inlines the contract's constants (bindings/core/generated/abi.ts) where they are used: a
   // module-level binding is a context load on every use in V8, a literal is free.
   esbuildOptions(options: { minifySyntax?: boolean; chunkNames?: string }) {
     options.minifySyntax = true;
@@ -39,7 +39,7 @@ export default defineConfig([
   {
     // The library for browsers and bundlers: ESM, one chunk per module (see above).
     ...common,
-    entry: Object.fromEntries([...PUBLIC.map((n) => [n, entries[n]]), ...internal.map((n) => [`internal/${n}`, entries[n]])]),
+    entry: Object.fromEntries([...Object.entries(PUBLIC).map(([out, n]) => [out, entries[n]]), ...internal.map((n) => [`internal/${n}`, entries[n]])]),
     format: ['esm'],
     dts: { entry: { index: 'bindings/index.ts' } },
     // Cleans dist/ but for the command, which the last entry builds at the same time.

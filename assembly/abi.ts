@@ -20,7 +20,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 11;
+export const ABI_VERSION: i32 = 12;
 
 // ---------------------------------------------------------------------------------------------
 // Windows

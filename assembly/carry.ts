@@ -1,4 +1,4 @@
-// Per-stream UTF-8 state shared by every decoder kind: the carried incomplete tail and the BOM.
+// Layer 1 (bytes): per-stream UTF-8 state shared by every decoder kind: the carried incomplete tail and the BOM.
 //
 // Layout at the start of every state record (the frame kit's record extends it):
 //   +ST_CARRY   u8[4]  carried bytes (an incomplete sequence, at most 3)

@@ -1,4 +1,4 @@
-// The UTF-8 decoder stream: carry + chunk in, text out as a span of the input window (ASCII or
+// Layer 1 (bytes): the UTF-8 decoder stream: carry + chunk in, text out as a span of the input window (ASCII or
 // validated UTF-8) or of the output window (UTF-16). The result record: U8_* words (abi.ts).
 import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, IN_PTR, M_UTF8_OUT, M_VALIDATE, OUT_PTR, U8_ERR, U8_KIND, U8_LEN, U8_PTR,

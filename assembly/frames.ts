@@ -1,6 +1,6 @@
-// The frame kit: what the line framer (lines.ts) and the SSE framer (sse.ts) stand on. The state
-// record of a frame stream, growable byte buffers inside it, short copies, the newline search
-// (SIMD with a scalar twin), the batch being written (text in OUT, records in SPAN), the common
+// Layer 2 (frames): the frame kit, what the line framer (lines.ts) and the SSE framer (sse.ts)
+// stand on. The state record of a frame stream, growable byte buffers inside it, short copies, the
+// newline search (SIMD with a scalar twin), the batch being written (text in OUT, records in SPAN), the common
 // start of a push (carry, BOM, validation) and raw text for lines or events too long for OUT.
 //
 // State record of a frame stream (lines and SSE):
@@ -22,8 +22,10 @@
 //   +116 u32    mode of the current call
 //   +120 u32    SSE: input bytes seen while a large DATA block stood idle (see bShrinkIdle)
 //   +124 i32    SSE: where the event's first data value began, relative to IN_PTR of the current call
+// Layer 4's part (a model stream is a frame stream with these; layers 2 and 3 leave them empty):
 //   +128 buf    SHAPE: the shape of the stream's last quiet event (shape.ts)
 //   +140 u32    quiet events read in full since the stream (re)started, up to 2 (shape.ts)
+//   +144 buf    KEEP: a raw model stream's text so far, UTF-16 units, for its report (model.ts)
 import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_MIDS, FR_NREC, FR_STATUS, FR_UNITS, IN_PTR, M_SPLIT, M_UTF16_POS,
   M_UTF8_OUT, MIDS_OFF, OUT_CAP, OUT_PTR, PATCH_PTR, PATCH_WORDS, RAW_PTR, SF_SPLIT,
@@ -52,9 +54,10 @@ export const O_ERR: usize = 112;
 export const O_MODE: usize = 116;
 export const O_IDLE: usize = 120;
 export const O_DSTART: usize = 124;
+// Layer 4's part of the record (model streams: shape.ts, model.ts)
 export const B_SHAPE: usize = 128;
 export const O_QUIET: usize = 140;
-export const B_KEEP: usize = 144;  // a raw model stream's text so far (UTF-16 units), for its report
+export const B_KEEP: usize = 144;
 
 // Frame flags (+8)
 export const L_CR: u32 = 1;          // the last byte framed was a CR: swallow one leading LF

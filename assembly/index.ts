@@ -24,4 +24,4 @@ export { sseNew, ssePush, sseMore, sseFlush, sseReset, sseRetry } from './sse';
 // Layer 4: the JSON reader (each event's data, for the model streams)
 export { jsonRead, jsonReadIn, jsonErrorAt, jsonUnescape, jsonUtf16 } from './json';
 export { sseWrite } from './writer';
-export { modelDocs, modelMore, modelPush, modelTextBytes, modelGather, modelKept, modelKeepFree, modelScratchFree } from './model';
+export { modelDocs, modelMore, modelPush, modelTextBytes, modelGather, modelKept, modelKeepFree, modelScratch, modelScratchFree } from './model';

@@ -1,7 +1,9 @@
-// A JSON reader over bytes in linear memory: validates one whole document by RFC 8259 and reports
-// where the values at a few requested paths are, as records of offsets. No strings, no allocation.
+// Layer 4 (model streams): a JSON reader over bytes in linear memory. It validates one whole
+// document by RFC 8259 and reports where the values at a few requested paths are, as records of
+// offsets. No strings, no allocation.
 //
-// The paths come as a path program (a trie of keys, below) that JS compiles once per format and
+// The paths come as a path program (a trie of keys: its layout, the records' and the error codes
+// are in abi.ts, "JSON reader") that JS compiles once per format and
 // writes into memory. Values at paths are validated like everything else; every other subtree is
 // validated and skipped (string bodies 16 bytes at a time in the SIMD build, 8 in the scalar one).
 // Duplicate keys resolve as JSON.parse does: the last one wins, containers included, so the
@@ -703,13 +705,10 @@ function readArray(elem: usize, q: usize, depth: u32): usize {
 // Exports
 // =============================================================================================
 
-/** Address of the built-in path program area (JSON_PROG_CAP bytes). */
-/** Address of the built-in record area (JSON_REC_CAP records). */
-
 /**
- * Validates the JSON document [p, p + len) in full and writes a record (see "Records") at `out`
- * for every value at a path of the program at `prog`, at most `maxRecs`. Returns the number of
- * records, or −JE_* (`jsonErrorAt` gives the offset).
+ * Validates the JSON document [p, p + len) in full and writes a record (abi.ts, "JSON reader:
+ * records") at `out` for every value at a path of the program at `prog`, at most `maxRecs`.
+ * Returns the number of records, or −JE_* (`jsonErrorAt` gives the offset).
  */
 export function jsonRead(prog: usize, p: usize, len: usize, out: usize, maxRecs: u32): i32 {
   const end = p + len;
@@ -770,8 +769,10 @@ export function jsonReadIn(prog: usize, len: usize): i32 {
   return jsonRead(prog, IN_PTR, len, JSON_REC_PTR, JSON_REC_CAP);
 }
 
-/** Offset of the last read's error, relative to the document (see "Results and errors"), or −1
- *  when it succeeded. */
+/**
+ * Offset of the last read's error, relative to the document (abi.ts, "JSON reader: results and
+ * errors"), or −1 when it succeeded.
+ */
 export function jsonErrorAt(): i32 {
   return jErr == JE_OK ? -1 : <i32>(jErrAt - jBase);
 }

@@ -1,4 +1,4 @@
-// Line framing over carry + chunk (the frame kit, frames.ts): LF, CRLF and lone CR, strict UTF-8,
+// Layer 2 (frames): line framing over carry + chunk (the frame kit, frames.ts): LF, CRLF and lone CR, strict UTF-8,
 // the unfinished line held in the stream's LINE buffer (appended to, never re-scanned), and complete
 // lines copied into the OUT window as one text run per call (ASCII bytes, UTF-16 or UTF-8) with one
 // line record (LINE_REC_WORDS) per line.

@@ -1,4 +1,4 @@
-// Model streams in the core: after a frame batch (SSE events or lines, framed on the byte-level
+// Layer 4 (model streams) in the core: after a frame batch (SSE events or lines, framed on the byte-level
 // path so that their bytes are UTF-8 in place), each event's data or line is read as one JSON
 // document with a format's path program, in one call for the whole batch; and the string spans of
 // a push's text are written out as one run of UTF-16 units, so that JS makes one string per push.
@@ -55,6 +55,17 @@ function scratchFor(isText: bool, need: usize): usize {
     }
   }
   return ptr;
+}
+
+/**
+ * A block for one document of `n` bytes that JS writes (a document larger than the input window,
+ * read with jsonRead), with the slack the reader needs past its end, zeroed. JS gives it back with
+ * modelScratchFree once it has read the records.
+ */
+export function modelScratch(n: usize): usize {
+  const p = scratchFor(false, n + JSON_READ_SLACK + 16);
+  memory.fill(p + n, 0, JSON_READ_SLACK + 16);
+  return p;
 }
 
 /** Gives the heap blocks of the last call's scratch back (the bindings call it when MDR_SCRATCH says there are some). */

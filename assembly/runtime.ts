@@ -1,4 +1,4 @@
-// What every stream kind of the core uses besides the contract: the result record's words, a
+// Every layer: what every stream kind of the core uses besides the contract: the result record's words, a
 // byte comparison, the heap's budget, zeroed state records on the heap, and the runtime's abort.
 import { RES_PTR } from './abi';
 

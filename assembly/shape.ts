@@ -1,4 +1,4 @@
-// Shapes of quiet events. Within a stream, a quiet event (a text delta: see abi.ts, "Templates")
+// Layer 4 (model streams): shapes of quiet events. Within a stream, a quiet event (a text delta: see abi.ts, "Templates")
 // repeats the one before it byte for byte except inside some values: its text, and the string and
 // number values no path asks for (an ID, a timestamp, padding, a counter). After the reader read
 // a quiet event in full, its shape is kept in the stream's record (buffer SHAPE): the bytes

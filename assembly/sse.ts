@@ -1,4 +1,4 @@
-// Server-Sent Events: the WHATWG HTML "event stream interpretation", framed over the frame kit's
+// Layer 2 (frames): Server-Sent Events, the WHATWG HTML "event stream interpretation", framed over the frame kit's
 // run (frames.ts). Bytes in, records out; no strings.
 //
 // Per line: blank → dispatch; ':' → comment; else field/value split at the first colon with one

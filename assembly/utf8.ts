@@ -1,4 +1,4 @@
-// UTF-8 kernels over byte runs in linear memory: validation (Unicode Table 3-7), the incomplete
+// Layer 1 (bytes): UTF-8 kernels over byte runs in linear memory: validation (Unicode Table 3-7), the incomplete
 // tail that a stream carries to its next chunk, the WHATWG decoder (the reference, used for
 // replacement and to place errors exactly) and the UTF-8 → UTF-16 transcoder.
 //

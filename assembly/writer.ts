@@ -1,4 +1,4 @@
-// The core's writer: bytes for a client, written into one block that the next call reuses (JS
+// Layer 4 (model streams): the core's writer, bytes for a client, written into one block that the next call reuses (JS
 // copies them out once). The model streams' relay writes its events here, and the SSE writer
 // below writes a byte reader's events in the wire format.
 import {

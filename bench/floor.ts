@@ -12,8 +12,8 @@
 //   Utf8Decoder.push          the library, as users call it
 import { createParser } from 'eventsource-parser';
 import { SseParser, Utf8Decoder } from '../bindings/index.js';
-import { ENC_MASK, ENC_UTF16, M_IN_SPANS, M_UTF8_OUT, M_VALIDATE, U8_LEN, U8_PTR } from '../bindings/generated/abi.js';
-import { getCore } from '../bindings/wasm.js';
+import { ENC_MASK, ENC_UTF16, M_IN_SPANS, M_UTF8_OUT, M_VALIDATE, U8_LEN, U8_PTR } from '../bindings/core/generated/abi.js';
+import { getCore } from '../bindings/core/wasm.js';
 import { asciiSse, chinese, chunked, emojiHeavy, mixed } from './corpus.js';
 import { median } from './harness.js';
 import { openaiStream } from './sse.js';

@@ -12,7 +12,7 @@
 //                                              the content of choice 0 (a span, no string)
 //   read + locate + string                     and the content's JS string by the bindings' routes
 //                                              (latin1Slice; jsonUtf16 + ucs2Slice; jsonUnescape + ucs2Slice)
-import { getCore } from '../bindings/wasm.js';
+import { getCore } from '../bindings/core/wasm.js';
 import { JF_ASCII, JF_ESCAPED, compilePaths, jx } from '../test/helpers/json-core.js';
 import { median } from './harness.js';
 import { openaiStream } from './sse.js';

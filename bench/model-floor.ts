@@ -9,8 +9,8 @@
 //   npm run build && node build/bench/model-floor.js [--rounds 15] [--reads event,64]
 import { createParser } from 'eventsource-parser';
 import { ModelStream } from '../bindings/index.js';
-import { FR_NREC, MDR_DOCS, MDR_GATHERED, MDR_NEXT, MDR_UNITS, ME_GATHER, ME_KEEP, MGR_PTR } from '../bindings/generated/abi.js';
-import type { Core } from '../bindings/wasm.js';
+import { FR_NREC, MDR_DOCS, MDR_GATHERED, MDR_NEXT, MDR_UNITS, ME_GATHER, ME_KEEP, MGR_PTR } from '../bindings/core/generated/abi.js';
+import type { Core } from '../bindings/core/wasm.js';
 import { chunked, perEvent } from './corpus.js';
 import { median } from './harness.js';
 import { anthropicStream, openaiStream } from './sse.js';

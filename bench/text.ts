@@ -11,8 +11,8 @@
 //     non-streaming floor, joining all deltas and doing NFC + counts + hash once at the end.
 import { createHash } from 'node:crypto';
 import { splitGraphemes, countGraphemes as usCount } from 'unicode-segmenter/grapheme';
-import { TextAssembler, type FinalReport } from '../bindings/assembler.js';
-import { GraphemeCommitter } from '../bindings/grapheme.js';
+import { TextAssembler, type FinalReport } from '../bindings/text/assembler.js';
+import { GraphemeCommitter } from '../bindings/text/grapheme.js';
 import { prng } from './corpus.js';
 import { type BenchOptions, QUICK, type Row, assertSame, compare } from './harness.js';
 

@@ -1,5 +1,6 @@
 // Options of the command: one table per subcommand, from which both the parser and the help text
 // come, so that --help lists every option with its default.
+import { editDistance } from '../bindings/core/edit-distance.js';
 import { UsageError } from './errors.js';
 
 export type OptionKind = 'flag' | 'string' | 'int' | 'bytes' | 'seconds' | 'list';
@@ -29,19 +30,8 @@ export interface CommandSpec {
 
 export type Values = Record<string, string | number | boolean | string[] | undefined>;
 
-/** Levenshtein distance (insertions, deletions, substitutions, and swaps of neighbours). */
-export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
+// The edit distance is the library's own, bundled into the command.
+export { editDistance };
 
 /** The candidate nearest to `word` by edit distance, if near enough to be a likely typo, or one it begins. */
 export function nearest(word: string, candidates: readonly string[]): string | undefined {

@@ -1,10 +1,10 @@
 // `seam-stream check [FILE|-]`: validates a capture without printing its text. It reads on past
 // what would stop `decode` (framing continues with U+FFFD past invalid UTF-8) to list every
 // problem with its byte offset, and counts events, bytes and graphemes.
-import { LineDecoder, SseParser, TextAssembler, Utf8DecodeError, Utf8Validator, type SseEvent } from 'seam-stream';
+import { LineDecoder, ModelEventReader, SseParser, TextAssembler, Utf8DecodeError, Utf8Validator, describeFormat, type SseEvent } from 'seam-stream';
 import type { Values } from './args.js';
 import { EXIT, exitCodeOf } from './errors.js';
-import { COMPLETION, errorMessage, frameJson, framingOf, interpret, isErrorBody, isModelFormat, type Format, type Reading } from './formats.js';
+import { completionOf, framingOf, isModelFormat, type Format, type PlainFormat } from './formats.js';
 import { exitWith, openInput } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks, Utf8Errors, type SseLine } from './scan.js';
@@ -57,6 +57,8 @@ export class Checker {
   done = false;
   finishReason: string | undefined;
   private readonly framing: ReturnType<typeof framingOf>;
+  /** A model format's events, read as the library reads them. */
+  private readonly reader: ModelEventReader | undefined;
   private readonly text = new TextAssembler();
   private readonly validator = new Utf8Validator({ ignoreBOM: true });
   private utf8Js: Utf8Errors | undefined;
@@ -73,6 +75,7 @@ export class Checker {
 
   constructor(readonly format: Format, private readonly limits: Limits, private readonly choice: number, private readonly maxListed: number) {
     this.framing = framingOf(format);
+    if (isModelFormat(format)) this.reader = new ModelEventReader({ format, choice });
     if (this.framing === 'sse') {
       this.sse = new SseParser({ fatal: false, maxEventBytes: limits.maxEventBytes, onComment: () => void this.heartbeats++ });
       this.blocks = new SseBlocks((l) => this.sseLine(l));
@@ -122,7 +125,7 @@ export class Checker {
       this.problem({ kind: 'unterminated', offset: at, message: `the stream ends inside an event that starts at byte ${at}: without the blank line that ends it, it is not dispatched` });
     }
     if (isModelFormat(this.format) && !this.done && !this.framingStopped) {
-      this.problem({ kind: 'completion', offset: this.bytes, message: `the stream ends without its completion (${COMPLETION[this.format]})` });
+      this.problem({ kind: 'completion', offset: this.bytes, message: `the stream ends without its completion (${completionOf(this.format)})` });
     }
   }
 
@@ -240,7 +243,7 @@ export class Checker {
       this.textPiece(`${ev.data}\n`);
       return;
     }
-    this.modelFrame(ev.type, ev.data, offset, undefined);
+    this.modelFrame(ev.data, offset, undefined);
   }
 
   private line(l: string): void {
@@ -261,31 +264,22 @@ export class Checker {
       }
       return;
     }
-    this.modelFrame('message', l, offset, number);
+    this.modelFrame(l, offset, number);
   }
 
-  private modelFrame(type: string, data: string, offset: number, line: number | undefined): void {
-    const format = this.format as Exclude<Format, 'sse' | 'ndjson' | 'lines' | 'text'>;
-    const f = frameJson(format, data);
-    if ('skip' in f) return;
+  private modelFrame(data: string, offset: number, line: number | undefined): void {
+    const r = this.reader!.read(data);
+    if (r.blank) return;
     if (line !== undefined) this.events++;
-    if ('done' in f) {
-      this.done = true;
-      return;
-    }
-    let v: unknown;
-    try {
-      v = JSON.parse(f.json);
-    } catch (e) {
+    if (r.invalid !== undefined) {
       const where = line !== undefined ? `on line ${line}` : `in the event at byte ${offset}`;
-      this.problem({ kind: 'json', offset, line, message: `invalid JSON ${where}: ${(e as Error).message}` });
+      this.problem({ kind: 'json', offset, line, message: `invalid JSON ${where}: ${r.invalid.message}` });
       return;
     }
-    const r: Reading = interpret(format, type, v, this.choice);
     if (r.heartbeat) this.heartbeats++;
     if (r.finishReason !== undefined) this.finishReason = r.finishReason;
     if (r.text) this.textPiece(r.text);
-    if (r.error !== undefined) this.problem({ kind: 'provider', offset, line, message: `the provider sent an error: ${r.error}` });
+    if (r.error !== undefined) this.problem({ kind: 'provider', offset, line, message: `the provider sent an error: ${described(r.error)}` });
     if (r.done) this.done = true;
   }
 
@@ -299,7 +293,8 @@ export class Checker {
       this.problem({ kind: 'json', offset: this.bodyStart, message: `the input is neither an event stream nor a JSON body: ${(e as Error).message}` });
       return;
     }
-    if (isErrorBody(v)) this.problem({ kind: 'provider', offset: this.bodyStart, message: `the provider answered with an error body: ${errorMessage(v)}` });
+    const err = describeFormat(this.format as Exclude<Format, PlainFormat>).errorOfBody(v);
+    if (err !== undefined) this.problem({ kind: 'provider', offset: this.bodyStart, message: `the provider answered with an error body: ${described(err)}` });
     else this.problem({ kind: 'json', offset: this.bodyStart, message: `the input is a JSON document, not a ${this.format} event stream` });
   }
 
@@ -307,6 +302,11 @@ export class Checker {
     const r = this.text.finish();
     this.report = { graphemes: r.graphemes, utf8Bytes: r.utf8Bytes };
   }
+}
+
+/** A provider's error as one line: its message, then its type or code. */
+function described(e: { message: string; detail?: string }): string {
+  return e.detail !== undefined && e.detail !== e.message ? `${e.message} (${e.detail})` : e.message;
 }
 
 /** The exit code of a check: the first problem that would stop decode, else 8 for tolerated ones. */

@@ -3,7 +3,7 @@
 // against the library's constants there).
 import type { CommandSpec, OptionSpec } from './args.js';
 import { exitTableText } from './errors.js';
-import { COMPLETION, FORMATS, type Format } from './formats.js';
+import { FORMATS, completionOf } from './formats.js';
 
 export const formatOption: OptionSpec = {
   name: 'format', kind: 'string', arg: 'FORMAT', choices: FORMATS, default: 'sniffed from the first bytes',
@@ -51,7 +51,7 @@ export const decodeSpec: CommandSpec = {
     { name: 'lines', kind: 'flag', default: 'off', help: 'the same as --format lines --events' },
     { name: 'text', kind: 'flag', default: 'off', help: 'the same as --format text' },
   ],
-  epilog: `formats and what completes them:\n${(Object.keys(COMPLETION) as Format[]).map((f) => `  ${f.padEnd(17)}${COMPLETION[f]}`).join('\n')}\n\n${exitTableText([0, 1, 2, 3, 4, 5, 6, 7, 130])}`,
+  epilog: `formats and what completes them:\n${FORMATS.map((f) => `  ${f.padEnd(17)}${completionOf(f)}`).join('\n')}\n\n${exitTableText([0, 1, 2, 3, 4, 5, 6, 7, 130])}`,
 };
 
 export const checkSpec: CommandSpec = {

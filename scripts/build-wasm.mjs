@@ -1,8 +1,8 @@
 // Compiles the AssemblyScript core twice (scalar and SIMD) and embeds both binaries as base64
-// in bindings/generated/wasm-binaries.ts, which the bindings instantiate synchronously; then
-// writes the contract's TypeScript mirror, bindings/generated/abi.ts (scripts/gen-abi.mjs).
+// in bindings/core/generated/wasm-binaries.ts, which the bindings instantiate synchronously; then
+// writes the contract's TypeScript mirror, bindings/core/generated/abi.ts (scripts/gen-abi.mjs).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +28,9 @@ for (const { target, file, name } of targets) {
   out += `export const ${name}_WASM_BASE64 =\n  '${bytes.toString('base64')}';\n`;
   console.log(`wasm ${target}: ${file} ${bytes.length} bytes`);
 }
-mkdirSync(join(root, 'bindings', 'generated'), { recursive: true });
-writeFileSync(join(root, 'bindings', 'generated', 'wasm-binaries.ts'), out);
-writeFileSync(join(root, 'bindings', 'generated', 'abi.ts'), render(parseAbi(readFileSync(join(root, 'assembly', 'abi.ts'), 'utf8'))));
-console.log('abi: bindings/generated/abi.ts');
+// (where the generated files were before the layers had folders: a stale copy would be built as a module)
+rmSync(join(root, 'bindings', 'generated'), { recursive: true, force: true });
+mkdirSync(join(root, 'bindings', 'core', 'generated'), { recursive: true });
+writeFileSync(join(root, 'bindings', 'core', 'generated', 'wasm-binaries.ts'), out);
+writeFileSync(join(root, 'bindings', 'core', 'generated', 'abi.ts'), render(parseAbi(readFileSync(join(root, 'assembly', 'abi.ts'), 'utf8'))));
+console.log('abi: bindings/core/generated/abi.ts');

@@ -1,4 +1,4 @@
-// Generates bindings/generated/abi.ts from assembly/abi.ts, the one contract between the core and
+// Generates bindings/core/generated/abi.ts from assembly/abi.ts, the one contract between the core and
 // the bindings: every `export const NAME: type = expression;` whose value the source alone fixes
 // (numbers, and expressions of earlier constants) is written again for TypeScript, with its doc
 // comment and its section. Constants whose value only the compiler knows (the windows'
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const srcPath = join(root, 'assembly', 'abi.ts');
-const outPath = join(root, 'bindings', 'generated', 'abi.ts');
+const outPath = join(root, 'bindings', 'core', 'generated', 'abi.ts');
 
 /** Parses the contract: sections, constants with their doc comments and values. */
 export function parseAbi(src) {
@@ -111,12 +111,12 @@ if (isMain) {
       /* missing */
     }
     if (disk !== out) {
-      console.error('bindings/generated/abi.ts is stale: run npm run build');
+      console.error('bindings/core/generated/abi.ts is stale: run npm run build');
       process.exit(1);
     }
   } else {
     mkdirSync(dirname(outPath), { recursive: true });
     writeFileSync(outPath, out);
-    console.log(`gen-abi: bindings/generated/abi.ts (${out.length} bytes)`);
+    console.log(`gen-abi: bindings/core/generated/abi.ts (${out.length} bytes)`);
   }
 }

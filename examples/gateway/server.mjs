@@ -19,7 +19,9 @@ import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { UpstreamProtocolError, requestUpstream } from './upstream.mjs';
-import { ModelStream, ModelStreamError, SseRelay, coreMemoryLimit, coreMemoryUsed, setCoreMemoryLimit } from 'seam-stream';
+import {
+  MODEL_FORMATS, ModelStream, ModelStreamError, SseRelay, coreMemoryLimit, coreMemoryUsed, describeFormat, setCoreMemoryLimit,
+} from 'seam-stream';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -28,7 +30,7 @@ const MiB = 1024 * KiB;
 export const DEFAULTS = Object.freeze({
   /** The upstream's base URL (required), e.g. `http://127.0.0.1:11434`. */
   upstream: undefined,
-  /** The upstream's format: openai | openai-responses | anthropic | ollama | ddg. */
+  /** The upstream's format: one of the library's MODEL_FORMATS. */
   upstreamFormat: 'openai',
   /** Seconds of upstream silence after which the gateway writes `: keep-alive` (fractions accepted; 0: never). */
   keepalive: 15,
@@ -93,7 +95,6 @@ export const DEFAULTS = Object.freeze({
 });
 
 const ERROR_BODY_BYTES = 64 * KiB;
-const FORMATS = ['openai', 'openai-responses', 'anthropic', 'ollama', 'ddg'];
 const KEEPALIVE = Buffer.from(': keep-alive\n\n');
 /** The gateway's clock ticks this many times per its shortest period (a silence is noticed within 1/4 of it). */
 const TICKS = 4;
@@ -105,7 +106,7 @@ const TICKS = 4;
 export function upstreamRequest(format, base, body, headers) {
   const url = typeof base === 'string' ? new URL(base) : base;
   const prefix = url.pathname.replace(/\/+$/, '');
-  const out = { 'content-type': 'application/json', accept: format === 'ollama' ? 'application/x-ndjson' : 'text/event-stream' };
+  const out = { 'content-type': 'application/json', accept: describeFormat(format).contentType };
   const auth = headers.authorization;
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const text = (c) => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (typeof p === 'string' ? p : p?.text ?? '')).join('') : '');
@@ -226,13 +227,13 @@ function sendJson(res, status, value, extraHeaders) {
 
 const errorBody = (message, type, code, extra) => ({ error: { message, type, code: code ?? null, ...extra } });
 
-/** An upstream error body's message, type and code (OpenAI's, Anthropic's, Ollama's shapes; a body of another kind is not passed on). */
-function upstreamError(status, text) {
+/** An upstream error body's message, type and code (as the format writes them; a body of another kind is not passed on). */
+function upstreamError(format, status, text) {
   let v;
   try { v = JSON.parse(text); } catch { v = undefined; }
-  const e = v?.error;
-  const message = (typeof e === 'string' ? e : e?.message) ?? v?.message ?? v?.detail ?? `upstream answered HTTP ${status}`;
-  return errorBody(String(message), (typeof e === 'object' && e?.type) || v?.type || 'upstream_error', (typeof e === 'object' && e?.code) || null);
+  const e = describeFormat(format).errorOfBody(v);
+  if (e !== undefined) return errorBody(e.message, e.type ?? 'upstream_error', e.code ?? null);
+  return errorBody(`upstream answered HTTP ${status}`, 'upstream_error', null);
 }
 
 /**
@@ -291,7 +292,7 @@ export function createGateway(options = {}) {
   for (const k of Object.keys(options)) if (!(k in DEFAULTS)) throw new TypeError(`createGateway: unknown option ${k}`);
   const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
   if (typeof o.upstream !== 'string') throw new TypeError('createGateway: upstream (the base URL) is required');
-  if (!FORMATS.includes(o.upstreamFormat)) throw new TypeError(`createGateway: upstreamFormat must be one of ${FORMATS.join(', ')}`);
+  if (!MODEL_FORMATS.includes(o.upstreamFormat)) throw new TypeError(`createGateway: upstreamFormat must be one of ${MODEL_FORMATS.join(', ')}`);
   for (const k of ['keepalive', 'maxStreams', 'maxPendingBytes', 'maxEventBytes', 'maxRequestBytes', 'maxResponseBytes', 'highWaterMark', 'maxConnections', 'maxConnectionsPerAddress']) {
     if (typeof o[k] !== 'number' || !(o[k] >= 0)) throw new TypeError(`createGateway: ${k} must be a non-negative number`);
   }
@@ -520,7 +521,7 @@ export function createGateway(options = {}) {
         if (this.left || this.expired) return;
         m.providerErrors.inc({ source: 'status' });
         this.status = 'failed';
-        return sendJson(res, upRes.statusCode, upstreamError(upRes.statusCode, typeof text === 'object' && text !== null ? text.toString('utf8') : ''));
+        return sendJson(res, upRes.statusCode, upstreamError(format, upRes.statusCode, typeof text === 'object' && text !== null ? text.toString('utf8') : ''));
       }
       if (!stream) return await (format === 'openai' ? this.whole(upRes) : this.assemble(upRes, body.model));
       body = null;
@@ -763,7 +764,7 @@ export function createGateway(options = {}) {
       this.status = 'done';
       const answer = {
         id: `chatcmpl-gw${Date.now().toString(36)}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: model ?? format,
-        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: FINISH[finish] ?? finish ?? 'stop' }],
+        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finish === undefined ? 'stop' : describeFormat(format).finishReason(finish, 'openai') }],
       };
       if (usage) answer.usage = usage;
       const bytes = Buffer.from(JSON.stringify(answer));
@@ -940,18 +941,12 @@ export function createGateway(options = {}) {
   };
 }
 
-/** Finish reasons of a whole answer in OpenAI's words (as the relay maps them). */
-const FINISH = {
-  end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls', pause_turn: 'stop', refusal: 'content_filter',
-  stop: 'stop', length: 'length', completed: 'stop', incomplete: 'length', max_output_tokens: 'length', content_filter: 'content_filter',
-};
-
 // ---------------------------------------------------------------------------------------------
 // The command
 
 const USAGE = `usage: node examples/gateway/server.mjs --port <n> --upstream <base-url>
   [--host ADDRESS]  (127.0.0.1; beyond loopback only with --api-key, or --allow-no-keys)
-  [--upstream-format openai|openai-responses|anthropic|ollama|ddg]
+  [--upstream-format ${MODEL_FORMATS.join('|')}]
   [--api-key KEY]... [--api-key-file FILE]  (also SEAM_GATEWAY_API_KEYS: keys separated by commas or white space)
   [--upstream-key KEY] [--upstream-key-file FILE]  (also SEAM_GATEWAY_UPSTREAM_KEY)
   [--keepalive SECONDS] [--upstream-timeout MS] [--body-timeout MS] [--client-timeout MS] [--max-duration MS]

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GraphemeCommitter } from '../../bindings/grapheme.js';
-import { countText } from '../../bindings/text.js';
+import { GraphemeCommitter } from '../../bindings/text/grapheme.js';
+import { countText } from '../../bindings/text/counts.js';
 import { graphemeCases } from './unicode-data.js';
 
 const cases = graphemeCases();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TextAssembler } from '../../bindings/assembler.js';
-import { NfcCommitter } from '../../bindings/nfc.js';
+import { TextAssembler } from '../../bindings/text/assembler.js';
+import { NfcCommitter } from '../../bindings/text/nfc.js';
 import { normalizationRows, randomPieces, rng } from './unicode-data.js';
 
 const rows = normalizationRows();

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type PluginBuild } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from '../../bindings/generated/wasm-binaries.js';
-import { STAGE1_BASE64, STAGE2_BASE64 } from '../../bindings/unicode/generated-tables.js';
+import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from '../../bindings/core/generated/wasm-binaries.js';
+import { STAGE1_BASE64, STAGE2_BASE64 } from '../../bindings/text/unicode/generated-tables.js';
 // @ts-expect-error: a plain ESM script without types
 import { bundle } from '../../scripts/bundle-sizes.mjs';
 
@@ -50,9 +50,8 @@ describe.each(['esbuild', 'vite'] as const)('a bundle made by %s', (tool) => {
 describe('top-level work', () => {
   // What a module does when imported, with every module marked as having side effects: a bundler
   // that ignores "sideEffects": false keeps exactly this. Numeric constants are free; anything else
-  // (a call, an allocation, a class that reads a global) is work. The model streams' modules build
-  // their path programs and key bytes at import (to be made lazy); the Worker's entry listens.
-  const WORKS = new Set(['model.ts', 'model-formats.ts', 'relay.ts', 'worker.ts', 'index.ts']);
+  // (a call, an allocation, a class that reads a global) is work. The Worker's entry listens.
+  const WORKS = new Set([join('worker', 'worker.ts'), 'index.ts']);
   const modules = readdirSync(join(root, 'bindings'), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.ts') && !WORKS.has(f));
   const keepAll = {

@@ -1,11 +1,11 @@
 // The core's JSON reader (assembly/json.ts) as the tests drive it: its exports, a path program
 // compiler, records read back, strings made by the routes the bindings will use, the values
 // JSON.parse gives at the same paths, and an independent reference for errors and their offsets.
-import { getCore, type Core } from '../../bindings/wasm.js';
+import { getCore, type Core } from '../../bindings/core/wasm.js';
 
-import * as A from '../../bindings/generated/abi.js';
-import { JF_ASCII, JF_ESCAPED, JF_INTEGER, JSON_MAX_DEPTH, JSON_REC_CAP } from '../../bindings/generated/abi.js';
-import { compilePaths, parsePath, STAR, type Step } from '../../bindings/json-paths.js';
+import * as A from '../../bindings/core/generated/abi.js';
+import { JF_ASCII, JF_ESCAPED, JF_INTEGER, JSON_MAX_DEPTH, JSON_REC_CAP } from '../../bindings/core/generated/abi.js';
+import { compilePaths, parsePath, STAR, type Step } from '../../bindings/models/paths.js';
 
 export { JF_ASCII, JF_ESCAPED, JF_INTEGER, JSON_MAX_DEPTH, JSON_REC_CAP, compilePaths, parsePath, STAR, type Step };
 export const JK = { string: A.JK_STRING, number: A.JK_NUMBER, object: A.JK_OBJECT, array: A.JK_ARRAY, true: A.JK_TRUE, false: A.JK_FALSE, null: A.JK_NULL } as const;

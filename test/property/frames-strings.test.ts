@@ -6,9 +6,9 @@
 import { createParser } from 'eventsource-parser';
 import { describe, expect, test } from 'vitest';
 import { LineDecoder, SseParser } from '../../bindings/index.js';
-import { frameTextMode } from '../../bindings/frames.js';
-import { M_UTF16_POS, M_UTF8_OUT } from '../../bindings/generated/abi.js';
-import { getCore } from '../../bindings/wasm.js';
+import { frameTextMode } from '../../bindings/frames/frame-stream.js';
+import { M_UTF16_POS, M_UTF8_OUT } from '../../bindings/core/generated/abi.js';
+import { getCore } from '../../bindings/core/wasm.js';
 import { referenceParse } from '../conformance/sse-reference.js';
 import { run } from '../conformance/sse-harness.js';
 import { SEED, cut, randomCuts, rng, standardChunkings } from '../helpers/random.js';

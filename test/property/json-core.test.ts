@@ -8,7 +8,7 @@
 // Seeded: fast-check prints the seed on failure; set SEAM_SEED to replay a run.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { getCore, wasmBackend } from '../../bindings/wasm.js';
+import { getCore, wasmBackend } from '../../bindings/core/wasm.js';
 import {
   JE, compilePaths, expectedAt, foundIn, loadProgram, parses, readIn, referenceCheck, type ReadResult,
 } from '../helpers/json-core.js';

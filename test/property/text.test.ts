@@ -4,11 +4,11 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TextAssembler } from '../../bindings/assembler.js';
-import { GraphemeCommitter } from '../../bindings/grapheme.js';
-import { NfcCommitter } from '../../bindings/nfc.js';
-import { convertOffset } from '../../bindings/offsets.js';
-import { countText } from '../../bindings/text.js';
+import { TextAssembler } from '../../bindings/text/assembler.js';
+import { GraphemeCommitter } from '../../bindings/text/grapheme.js';
+import { NfcCommitter } from '../../bindings/text/nfc.js';
+import { convertOffset } from '../../bindings/text/offsets.js';
+import { countText } from '../../bindings/text/counts.js';
 import { cut } from '../helpers/random.js';
 
 const SEED = Number(process.env.SEAM_SEED ?? 0x7e47);

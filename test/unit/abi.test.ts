@@ -1,20 +1,20 @@
 // The contract between the core and the bindings is assembly/abi.ts alone: the bindings' mirror
-// (bindings/generated/abi.ts) is generated from it, and both builds of the core export every
+// (bindings/core/generated/abi.ts) is generated from it, and both builds of the core export every
 // constant of it as a global. These tests fail when either side changes a value the other has not
 // seen, when the mirror is stale, and when a core of another ABI version is instantiated.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ABI_ADDRESSES, ABI_CONSTANTS, ABI_VERSION } from '../../bindings/generated/abi.js';
-import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from '../../bindings/generated/wasm-binaries.js';
-import { Core } from '../../bindings/wasm.js';
+import { ABI_ADDRESSES, ABI_CONSTANTS, ABI_VERSION } from '../../bindings/core/generated/abi.js';
+import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from '../../bindings/core/generated/wasm-binaries.js';
+import { Core } from '../../bindings/core/wasm.js';
 // @ts-expect-error: a plain ES module script without types
 import { parseAbi, render } from '../../scripts/gen-abi.mjs';
 
 const root = join(__dirname, '..', '..');
 const abiSource = readFileSync(join(root, 'assembly', 'abi.ts'), 'utf8');
-const mirror = readFileSync(join(root, 'bindings', 'generated', 'abi.ts'), 'utf8');
+const mirror = readFileSync(join(root, 'bindings', 'core', 'generated', 'abi.ts'), 'utf8');
 
 function globalsOf(b64: string): Map<string, number> {
   const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(b64, 'base64')), {});

@@ -1,7 +1,7 @@
 // The core's JSON reader: exact records for provider events, duplicate keys (the last wins),
 // strings made by the bindings' routes, and exact error codes and offsets.
 import { describe, expect, test } from 'vitest';
-import { getCore, wasmBackend } from '../../bindings/wasm.js';
+import { getCore, wasmBackend } from '../../bindings/core/wasm.js';
 import {
   JE, JF_ASCII, JF_ESCAPED, JF_INTEGER, JK, JSON_MAX_DEPTH, compilePaths, expectedAt, foundIn, jx, loadProgram,
   parses, readIn, recString, records, referenceCheck, type Rec, type ReadResult,

@@ -3,7 +3,7 @@
 // with what it produces alone.
 import { describe, expect, it } from 'vitest';
 import { LineDecoder, Utf8Decoder } from '../../bindings/index.js';
-import { getCore } from '../../bindings/wasm.js';
+import { getCore } from '../../bindings/core/wasm.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import { type Outcome, decodeWith } from '../helpers/utf8-oracle.js';
 

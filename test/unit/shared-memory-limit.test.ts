@@ -3,7 +3,7 @@
 // other streams go on.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CoreMemoryError, LineDecoder, SseParser } from '../../bindings/index.js';
-import { type CoreExports, getCore } from '../../bindings/wasm.js';
+import { type CoreExports, getCore } from '../../bindings/core/wasm.js';
 
 const enc = new TextEncoder();
 const core = getCore();

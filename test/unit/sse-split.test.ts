@@ -5,8 +5,8 @@
 // pieces.
 import { describe, expect, test } from 'vitest';
 import { SseParser, wasmBackend, type SseEvent } from '../../bindings/index.js';
-import { getCore } from '../../bindings/wasm.js';
-import { frameTextMode } from '../../bindings/frames.js';
+import { getCore } from '../../bindings/core/wasm.js';
+import { frameTextMode } from '../../bindings/frames/frame-stream.js';
 import { referenceParse } from '../conformance/sse-reference.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 

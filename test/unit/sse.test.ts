@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest';
 import {
   SseDecoderStream, SseLimitError, SseParser, Utf8DecodeError, encodeSse, wasmBackend, type SseEvent,
 } from '../../bindings/index.js';
-import { getCore } from '../../bindings/wasm.js';
+import { getCore } from '../../bindings/core/wasm.js';
 import { referenceParse } from '../conformance/sse-reference.js';
 import { cut, randomCuts } from '../helpers/random.js';
 

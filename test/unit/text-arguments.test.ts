@@ -1,12 +1,12 @@
 // Careless callers of the text layer: anything but a string is a TypeError that says what was
 // expected and what was given, and changes nothing; it is never committed, counted or hashed.
 import { describe, expect, it } from 'vitest';
-import { TextAssembler } from '../../bindings/assembler.js';
-import { GraphemeCommitter } from '../../bindings/grapheme.js';
-import { NfcCommitter } from '../../bindings/nfc.js';
-import { convertOffset, type OffsetUnit } from '../../bindings/offsets.js';
-import { countText } from '../../bindings/text.js';
-import { TextRangeError } from '../../bindings/text-errors.js';
+import { TextAssembler } from '../../bindings/text/assembler.js';
+import { GraphemeCommitter } from '../../bindings/text/grapheme.js';
+import { NfcCommitter } from '../../bindings/text/nfc.js';
+import { convertOffset, type OffsetUnit } from '../../bindings/text/offsets.js';
+import { countText } from '../../bindings/text/counts.js';
+import { TextRangeError } from '../../bindings/text/errors.js';
 import { thrown } from '../helpers/thrown.js';
 
 function typeError(f: () => unknown): string {

@@ -1,12 +1,12 @@
-// bindings/options.ts (the checks every layer can share) and the text classes' options.
+// bindings/core/options.ts (the checks every layer can share) and the text classes' options.
 import { describe, expect, it } from 'vitest';
-import { TextAssembler } from '../../bindings/assembler.js';
-import { GraphemeCommitter } from '../../bindings/grapheme.js';
-import { NfcCommitter } from '../../bindings/nfc.js';
+import { TextAssembler } from '../../bindings/text/assembler.js';
+import { GraphemeCommitter } from '../../bindings/text/grapheme.js';
+import { NfcCommitter } from '../../bindings/text/nfc.js';
 import {
   booleanOption, byteLimitOption, checkOptions, describeValue, functionOption, nearestName, oneOf,
-} from '../../bindings/options.js';
-import { TextRangeError } from '../../bindings/text-errors.js';
+} from '../../bindings/core/options.js';
+import { TextRangeError } from '../../bindings/text/errors.js';
 import { thrown } from '../helpers/thrown.js';
 
 /** A plain TypeError (not a TextRangeError, no code); returns its message. */

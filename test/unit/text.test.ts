@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { TextAssembler, createHasher } from '../../bindings/assembler.js';
-import { DEFAULT_MAX_PENDING_BYTES, GraphemeCommitter } from '../../bindings/grapheme.js';
-import { NfcCommitter } from '../../bindings/nfc.js';
-import { convertOffset, type OffsetUnit } from '../../bindings/offsets.js';
-import { countText } from '../../bindings/text.js';
-import { TextRangeError } from '../../bindings/text-errors.js';
+import { TextAssembler, createHasher } from '../../bindings/text/assembler.js';
+import { DEFAULT_MAX_PENDING_BYTES, GraphemeCommitter } from '../../bindings/text/grapheme.js';
+import { NfcCommitter } from '../../bindings/text/nfc.js';
+import { convertOffset, type OffsetUnit } from '../../bindings/text/offsets.js';
+import { countText } from '../../bindings/text/counts.js';
+import { TextRangeError } from '../../bindings/text/errors.js';
 
 const code = (f: () => unknown): string => {
   try {

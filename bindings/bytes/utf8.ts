@@ -1,0 +1,312 @@
+// Layer 1: incremental strict UTF-8. The core validates carry + chunk and transcodes; this file
+// turns its result record into strings and errors.
+import { type StateKind, CoreStream } from '../core/stream.js';
+import { booleanOption, checkOptions } from '../core/options.js';
+import { Utf8DecodeError } from './errors.js';
+import { F_FATAL, F_IGNORE_BOM, M_VALIDATE, ST_CARRY, U8_ERR, UTF8_ERROR } from '../core/generated/abi.js';
+import { type Core, expectBytes, forPieces } from '../core/wasm.js';
+
+/** What a TextDecoder habit explains, for the options of the UTF-8 decoders. */
+const UTF8_HINTS = {
+  keys: {
+    stream: 'stream is an option of decode(input, { stream: true }); push(chunk) always streams',
+    encoding: 'these decoders read UTF-8 only',
+    label: 'these decoders read UTF-8 only',
+  },
+  notObject: (v: unknown) => (typeof v === 'string' ? 'TextDecoder takes a label first; these decoders read UTF-8 only and take only options' : undefined),
+};
+
+/** A UTF-8 decoder's state record: the ≤3-byte carry and the flags. */
+const UTF8_STATE: StateKind = { reset: (x, st) => x.utf8Reset(st), free: (x, st) => x.stateFree(st) };
+
+/** Options of {@link Utf8Decoder}, {@link Utf8Validator} and {@link Utf8DecoderStream}. */
+export interface Utf8DecoderOptions {
+  /**
+   * Strict decoding: invalid or truncated UTF-8 throws {@link Utf8DecodeError} with the absolute
+   * byte offset. With `false`, each maximal bad subpart becomes U+FFFD exactly as `TextDecoder` does.
+   * @defaultValue true
+   */
+  fatal?: boolean;
+  /**
+   * Keep a leading byte order mark (U+FEFF) as text. By default one leading BOM per stream is dropped.
+   * @defaultValue false
+   */
+  ignoreBOM?: boolean;
+}
+
+/**
+ * A UTF-8 stream: the shared core's state record for it (the ≤3-byte carry and flags), the byte
+ * count, and the error that stopped it. Base of the decoder and the validator.
+ */
+abstract class Utf8Stream extends CoreStream {
+  readonly encoding = 'utf-8' as const;
+  readonly fatal: boolean;
+  readonly ignoreBOM: boolean;
+
+  constructor(options: Utf8DecoderOptions | undefined, what: string, allowed: readonly string[]) {
+    checkOptions(options, what, allowed, UTF8_HINTS);
+    const fatal = booleanOption(options?.fatal, 'fatal', what, true);
+    const ignoreBOM = booleanOption(options?.ignoreBOM, 'ignoreBOM', what, false);
+    super(what, UTF8_STATE, (x) => x.utf8New((fatal ? F_FATAL : 0) | (ignoreBOM ? F_IGNORE_BOM : 0)));
+    this.fatal = fatal;
+    this.ignoreBOM = ignoreBOM;
+  }
+
+  /** The held-back incomplete tail, 0..3 bytes. */
+  get pendingBytes(): number {
+    return this.failure ? 0 : this.core.x.utf8Pending(this.st);
+  }
+
+  /** Decodes one piece that fits the input window; `before` is text this call already produced. */
+  protected piece(chunk: Uint8Array, mode: number, before: string): string {
+    const core = this.core;
+    core.sync();
+    core.u8.set(chunk, core.inPtr);
+    const kind = core.x.utf8Push(this.st, chunk.length, mode);
+    const text = core.text(kind);
+    if (kind & UTF8_ERROR) {
+      const rel = core.word(U8_ERR);
+      const end = Math.min(4, chunk.length - rel);
+      const err = new Utf8DecodeError('ERR_INVALID_UTF8', this.bytesIn + rel, before + text, core.bytesAt(rel, Math.max(1, end)));
+      this.bytesIn += chunk.length;
+      this.stop(err);
+    }
+    this.bytesIn += chunk.length;
+    return text;
+  }
+
+  protected run(chunk: Uint8Array, mode: number, where: string): string {
+    this.open(chunk, where);
+    if (chunk.length <= this.core.inCap) return this.piece(chunk, mode, '');
+    let text = '';
+    forPieces(this.core, chunk, (p) => { text += this.piece(p, mode, text); });
+    return text;
+  }
+
+  /** Ends the stream: the held tail is an error (strict) or one U+FFFD; then a new stream begins. */
+  protected end(): string {
+    if (this.failure) this.rethrow();
+    const pending = this.core.x.utf8Pending(this.st);
+    let rest = '';
+    if (pending !== 0) {
+      if (this.fatal) {
+        this.core.sync();
+        const bytes = this.core.u8.slice(this.st + ST_CARRY, this.st + ST_CARRY + pending);
+        this.core.x.utf8Reset(this.st);
+        this.stop(new Utf8DecodeError('ERR_TRUNCATED_UTF8', this.bytesIn - pending, '', bytes));
+      }
+      rest = '\uFFFD';
+    }
+    this.core.x.utf8Reset(this.st);
+    this.bytesIn = 0;
+    return rest;
+  }
+}
+
+/**
+ * Incremental UTF-8 decoding with a carry of at most 3 bytes between chunks.
+ *
+ * Strict by default: invalid input throws {@link Utf8DecodeError} (code, absolute offset, and the
+ * text this call decoded before the bad sequence), and the decoder keeps throwing it until
+ * `reset()`. With `fatal: false` the output equals `TextDecoder`'s with `stream: true`, character
+ * for character, for every chunking.
+ */
+export class Utf8Decoder extends Utf8Stream {
+  private continuing = false;
+  /**
+   * Where the runtime has no fast copy from WebAssembly memory into a string (browsers),
+   * `TextDecoder` validates and decodes on the happy path (it does both in one pass, and a
+   * second validation would only cost time), and the core is used only to place an error.
+   */
+  private td: TextDecoder | null;
+  /** That route's held bytes (the incomplete character at the end of the input so far), packed
+   *  little-endian into a number to keep an idle decoder small, and how many there are. */
+  private tailBytes = 0;
+  private tailLen = 0;
+
+  constructor(options?: Utf8DecoderOptions) {
+    super(options, 'Utf8Decoder', ['fatal', 'ignoreBOM']);
+    this.td = textDecoderRoute(this.core) ? this.newTextDecoder() : null;
+  }
+
+  private newTextDecoder(): TextDecoder {
+    return new TextDecoder('utf-8', { fatal: this.fatal, ignoreBOM: this.ignoreBOM });
+  }
+
+  /** All text that is complete so far; an incomplete tail (≤3 bytes) is held back. */
+  push(chunk: Uint8Array): string {
+    const td = this.td;
+    if (td === null) return this.run(chunk, this.core.textMode, 'Utf8Decoder.push()');
+    this.open(chunk, 'Utf8Decoder.push()');
+    let text: string;
+    try {
+      text = td.decode(chunk, { stream: true });
+    } catch {
+      this.placeError(chunk);
+    }
+    this.keepTail(chunk);
+    this.bytesIn += chunk.length;
+    return text;
+  }
+
+  /** End of stream: the rest (U+FFFD for a held tail when not strict), then a new stream begins. */
+  flush(): string {
+    const td = this.td;
+    if (td === null) return this.end();
+    if (this.failure) this.rethrow();
+    let rest: string;
+    try {
+      rest = td.decode();
+    } catch {
+      this.stop(new Utf8DecodeError('ERR_TRUNCATED_UTF8', this.bytesIn - this.tailLen, '', unpackTail(this.tailBytes, this.tailLen).slice()));
+    }
+    this.tailLen = 0;
+    this.bytesIn = 0;
+    return rest;
+  }
+
+  override get pendingBytes(): number {
+    if (this.td === null) return super.pendingBytes;
+    return this.failure ? 0 : this.tailLen;
+  }
+
+  protected override resetState(): void {
+    if (this.td !== null) {
+      this.td = this.newTextDecoder();
+      this.tailLen = 0;
+    }
+  }
+
+  /** `TextDecoder.decode` semantics: with `stream: true` like push, else push + flush. */
+  decode(input?: ArrayBufferLike | ArrayBufferView, options?: { stream?: boolean }): string {
+    if (!this.continuing) this.reset();
+    const stream = options?.stream === true;
+    this.continuing = stream;
+    try {
+      const text = input === undefined ? '' : this.push(asBytes(input));
+      return stream ? text : text + this.flush();
+    } catch (e) {
+      // as TextDecoder: after a call throws, the next call starts a new stream
+      this.continuing = false;
+      throw e;
+    }
+  }
+
+  /** Keeps the bytes of the incomplete character at the end of the input so far (a valid prefix). */
+  private keepTail(chunk: Uint8Array): void {
+    let src = chunk;
+    let end = chunk.length;
+    if (end < 3) {
+      // the character may have begun in earlier chunks: look at the held bytes + this chunk
+      unpackTail(this.tailBytes, this.tailLen);
+      scratch.set(chunk, this.tailLen);
+      src = scratch;
+      end = this.tailLen + chunk.length;
+    }
+    const at = incompleteTail(src, end);
+    let packed = 0;
+    for (let i = end - 1; i >= at; i--) packed = packed * 256 + src[i];
+    this.tailBytes = packed;
+    this.tailLen = end - at;
+  }
+
+  /** The strict error TextDecoder found in this chunk, placed exactly by the core. */
+  private placeError(chunk: Uint8Array): never {
+    const held = this.tailLen;
+    const input = new Uint8Array(held + chunk.length);
+    input.set(unpackTail(this.tailBytes, held));
+    input.set(chunk, held);
+    let at = this.bytesIn - held; // absolute offset of input[0]
+    const core = this.core;
+    // a BOM can only be at the very start of the stream, where TextDecoder has not dropped it yet
+    const st = core.x.utf8New(F_FATAL | (this.ignoreBOM || at > 0 ? F_IGNORE_BOM : 0));
+    let err: Utf8DecodeError | null = null;
+    try {
+      let text = '';
+      for (let i = 0; i < input.length && err === null; i += core.inCap) {
+        const piece = input.subarray(i, i + core.inCap);
+        core.sync();
+        core.u8.set(piece, core.inPtr);
+        const kind = core.x.utf8Push(st, piece.length, core.textMode);
+        text += core.text(kind);
+        if (kind & UTF8_ERROR) {
+          const rel = core.word(U8_ERR);
+          err = new Utf8DecodeError('ERR_INVALID_UTF8', at + rel, text, core.bytesAt(rel, Math.max(1, Math.min(4, piece.length - rel))));
+        }
+        at += piece.length;
+      }
+    } finally {
+      core.x.stateFree(st);
+    }
+    if (err === null) throw new Error('seam: TextDecoder rejected input that the core accepts (please report this input)');
+    this.bytesIn += chunk.length;
+    this.stop(err);
+  }
+}
+
+const scratch = /* @__PURE__ */ new Uint8Array(6);
+
+/** The held bytes, written at the start of a shared scratch array (valid until the next call). */
+function unpackTail(packed: number, n: number): Uint8Array {
+  for (let i = 0; i < n; i++, packed = Math.floor(packed / 256)) scratch[i] = packed & 0xff;
+  return scratch.subarray(0, n);
+}
+
+/** Where `TextDecoder` builds the strings (browsers; or SEAM_STRINGS=textdecoder for testing). */
+export function textDecoderRoute(core: Core): boolean {
+  if (core.textMode !== 0) return true;
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return env?.SEAM_STRINGS === 'textdecoder';
+}
+
+/**
+ * Start of the incomplete character at the end of bytes [0, end): a lead byte followed by fewer
+ * continuation bytes than it needs, each in its allowed range (what TextDecoder holds back).
+ */
+function incompleteTail(b: Uint8Array, end: number): number {
+  for (let i = 1; i <= 3 && end - i >= 0; i++) {
+    const lead = b[end - i];
+    if ((lead & 0xc0) === 0x80) continue;
+    const need = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    if (need <= i) return end;
+    if (i >= 2) {
+      const c = b[end - i + 1];
+      const lo = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+      const hi = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+      if (c < lo || c > hi) return end;
+    }
+    return end - i;
+  }
+  return end;
+}
+
+/**
+ * Strict UTF-8 validation of a stream without building any string: for gateways that forward
+ * bytes. Throws {@link Utf8DecodeError} like a strict {@link Utf8Decoder}.
+ */
+export class Utf8Validator extends Utf8Stream {
+  constructor(options?: { ignoreBOM?: boolean }) {
+    checkOptions(options, 'Utf8Validator', ['ignoreBOM'], UTF8_HINTS);
+    super({ fatal: true, ignoreBOM: options?.ignoreBOM ?? true }, 'Utf8Validator', ['fatal', 'ignoreBOM']);
+  }
+
+  /** Validates the chunk (an incomplete tail is held for the next one). */
+  push(chunk: Uint8Array): void {
+    this.run(chunk, M_VALIDATE, 'Utf8Validator.push()');
+  }
+
+  /** End of stream: throws `ERR_TRUNCATED_UTF8` if a character was left incomplete. */
+  flush(): void {
+    this.end();
+  }
+}
+
+/** @internal The bytes of a BufferSource, as a view (no copy). */
+export function asBytes(input: ArrayBufferLike | ArrayBufferView): Uint8Array {
+  if (input instanceof Uint8Array) return input;
+  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer)) {
+    return new Uint8Array(input);
+  }
+  throw new TypeError(`Utf8Decoder.decode() expects an ArrayBuffer or an ArrayBuffer view, got ${input === null ? 'null' : typeof input}`);
+}

@@ -1,0 +1,114 @@
+// Web TransformStreams over the decoders, what every layer's streams share: the base class, how an
+// error errors the stream after the output it carries was enqueued (the output a decoder's error
+// carries, `text`, `lines` or `events`, is never lost), the per-item and batch transformers; and
+// a reader loop over a ReadableStream.
+//
+// The per-item streams enqueue one item (line, event) at a time, as the contract says; every item
+// then costs the stream machinery a queue entry and its reader a promise. The batch streams
+// enqueue each push's output as one array, so a read costs what a call of `push` does
+// (bench/streams.ts measures both against a reader loop over `push`).
+
+// The global read through a pure call, not named in `extends`: a bundler drops a class that extends
+// a local binding when nothing uses it, but keeps one that reads a global (which could throw).
+export const Transform: typeof TransformStream = /* @__PURE__ */ (() => TransformStream)();
+
+/**
+ * After a push threw: enqueues the output its error carries (`carried`), then errors the stream,
+ * but only once the reader has taken what was enqueued: erroring a ReadableStream drops the chunks
+ * still queued in it. (A reader with a read pending takes a chunk at once; the rest wait in the
+ * queue until it reads again.)
+ */
+export function failed<O>(controller: TransformStreamDefaultController<O>, err: unknown, carried: O[]): void | Promise<never> {
+  for (const x of carried) controller.enqueue(x);
+  if (controller.desiredSize === null || controller.desiredSize >= 0) throw err;
+  return afterDrain(controller, err);
+}
+
+/** Rejects with `err` once the readable side's queue is empty (or the stream has ended). */
+function afterDrain<T>(controller: TransformStreamDefaultController<T>, err: unknown): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    const check = () => {
+      const size = controller.desiredSize;
+      if (size === null || size >= 0) reject(err);
+      else setTimeout(check, 1); // the error path only: there is no event for "the reader took it"
+    };
+    check();
+  });
+}
+
+/** The output a decoder's error carries: its `lines` or `events`, or its `text`. */
+export const listOn = <T>(err: unknown, name: 'lines' | 'events'): T[] => {
+  const v = (err as Record<string, unknown> | null)?.[name];
+  return Array.isArray(v) ? (v as T[]) : [];
+};
+export const textOn = (err: unknown): string[] => {
+  const t = (err as { text?: unknown } | null)?.text;
+  return typeof t === 'string' && t !== '' ? [t] : [];
+};
+
+export type ListDecoder<T> = { push(chunk: Uint8Array): T[]; flush(): T[] };
+
+/** A stream over a decoder whose push returns arrays: one chunk per item. */
+export function perItem<T>(decoder: ListDecoder<T>, name: 'lines' | 'events'): Transformer<Uint8Array, T> {
+  const step = (out: T[], controller: TransformStreamDefaultController<T>): void => {
+    for (let i = 0; i < out.length; i++) controller.enqueue(out[i]);
+  };
+  return {
+    transform(chunk, controller) {
+      let out: T[];
+      try { out = decoder.push(chunk); } catch (err) { return failed(controller, err, listOn<T>(err, name)); }
+      step(out, controller);
+    },
+    flush(controller) {
+      let out: T[];
+      try { out = decoder.flush(); } catch (err) { return failed(controller, err, listOn<T>(err, name)); }
+      step(out, controller);
+    },
+  };
+}
+
+/** A stream over a decoder whose push returns arrays: one chunk per push that produced anything. */
+export function batched<T>(decoder: ListDecoder<T>, name: 'lines' | 'events'): Transformer<Uint8Array, T[]> {
+  const carried = (err: unknown): T[][] => {
+    const out = listOn<T>(err, name);
+    return out.length === 0 ? [] : [out];
+  };
+  return {
+    transform(chunk, controller) {
+      let out: T[];
+      try { out = decoder.push(chunk); } catch (err) { return failed(controller, err, carried(err)); }
+      if (out.length !== 0) controller.enqueue(out);
+    },
+    flush(controller) {
+      let out: T[];
+      try { out = decoder.flush(); } catch (err) { return failed(controller, err, carried(err)); }
+      if (out.length !== 0) controller.enqueue(out);
+    },
+  };
+}
+
+/**
+ * The chunks of a ReadableStream as an async iterator, through a reader: `for await` directly over
+ * a ReadableStream is not supported by every current browser (Safari). Leaving the loop early
+ * (`break`, `return`, a throw) cancels the stream; an error of the stream is thrown by the loop.
+ */
+export async function* readChunks<T>(readable: ReadableStream<T>): AsyncGenerator<T, void, undefined> {
+  const reader = readable.getReader();
+  let finished = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        finished = true;
+        return;
+      }
+      yield value;
+    }
+  } catch (err) {
+    finished = true;
+    throw err;
+  } finally {
+    if (!finished) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}

@@ -1,0 +1,420 @@
+// The typed glue over the core's raw exports: one instance per realm, created synchronously on
+// first use, its windows and views cached, and the fastest string routes this runtime offers.
+import { ABI_VERSION, ENC_LATIN1, ENC_MASK, ENC_UTF16, IN_CAP, M_UTF8_OUT, U8_LEN, U8_PTR } from './generated/abi.js';
+import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from './generated/wasm-binaries.js';
+
+/**
+ * The raw exports of assembly/index.ts: the functions, and every constant of assembly/abi.ts as
+ * a global (bindings/generated/abi.ts holds their values; the addresses are read here).
+ * Addresses and lengths are byte counts (i32).
+ */
+export interface CoreExports {
+  readonly memory: WebAssembly.Memory;
+  readonly ABI_VERSION: WebAssembly.Global;
+  readonly IN_PTR: WebAssembly.Global;
+  readonly OUT_PTR: WebAssembly.Global;
+  readonly RES_PTR: WebAssembly.Global;
+  readonly SPAN_PTR: WebAssembly.Global;
+  readonly PATCH_PTR: WebAssembly.Global;
+  readonly JSON_PROG_PTR: WebAssembly.Global;
+  readonly MHEAD_PTR: WebAssembly.Global;
+  readonly SW_STR_PTR: WebAssembly.Global;
+  sseWrite(n: number, data: number, table: number, nTypes: number): number;
+  readonly JSON_REC_PTR: WebAssembly.Global;
+  readonly MDOC_PTR: WebAssembly.Global;
+  readonly MJREC_PTR: WebAssembly.Global;
+  readonly MGATHER_PTR: WebAssembly.Global;
+  simd(): number;
+  stateFree(st: number): void;
+  heapLimit(bytes: number): void;
+  heapInUse(): number;
+  heapBudgetHit(): number;
+  utf8New(flags: number): number;
+  utf8Push(st: number, len: number, mode: number): number;
+  utf8Pending(st: number): number;
+  utf8Reset(st: number): void;
+  // Layer 2: frames (assembly/frames.ts, lines.ts, sse.ts)
+  linesNew(flags: number, max: number): number;
+  linesPush(st: number, len: number, mode: number): number;
+  linesMore(st: number): number;
+  linesFlush(st: number, mode: number): number;
+  linesReset(st: number): void;
+  framePending(st: number): number;
+  frameRelease(st: number, failed: number): void;
+  frameRetained(st: number): number;
+  frameFree(st: number): void;
+  rawUtf16(ptr: number, len: number, dirty: number): number;
+  rawFree(): void;
+  sseNew(flags: number, max: number): number;
+  ssePush(st: number, len: number, mode: number): number;
+  sseMore(st: number): number;
+  sseFlush(st: number, mode: number): number;
+  sseReset(st: number): void;
+  sseRetry(st: number): number;
+  // Layer 4: the JSON reader (assembly/json.ts)
+  jsonRead(prog: number, p: number, len: number, out: number, maxRecs: number): number;
+  jsonReadIn(prog: number, len: number): number;
+  jsonErrorAt(): number;
+  jsonUnescape(p: number, len: number, out: number): number;
+  jsonUtf16(p: number, len: number, out: number): number;
+  // Layer 4: model streams (assembly/model.ts)
+  modelDocs(st: number, first: number, nrec: number, framing: number, prog: number, tmpl: number, choice: number, gathered: number, mode: number): number;
+  modelPush(st: number, len: number, mode: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
+  modelMore(st: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
+  modelTextBytes(ptr: number, len: number, high: number): number;
+  modelGather(st: number, n: number, keep: number): number;
+  modelKept(st: number): number;
+  modelKeepFree(st: number): void;
+  modelScratch(n: number): number;
+  modelScratchFree(): void;
+}
+
+export type Backend = 'simd' | 'scalar';
+
+interface NodeBuffer extends Uint8Array {
+  latin1Slice(start: number, end: number): string;
+  ucs2Slice(start: number, end: number): string;
+  compare(target: Uint8Array, targetStart: number, targetEnd: number, sourceStart: number, sourceEnd: number): number;
+}
+interface NodeBufferCtor {
+  from(ab: ArrayBuffer): NodeBuffer;
+  prototype: NodeBuffer;
+}
+
+function base64Bytes(b64: string): Uint8Array {
+  const B = (globalThis as { Buffer?: { from(s: string, enc: string): Uint8Array } }).Buffer;
+  if (B) return new Uint8Array(B.from(b64, 'base64'));
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+function requestedBackend(): Backend | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  const v = env?.SEAM_WASM;
+  if (v === undefined || v === '') return undefined;
+  if (v !== 'simd' && v !== 'scalar') throw new TypeError(`SEAM_WASM must be "simd" or "scalar", got ${JSON.stringify(v)}`);
+  return v;
+}
+
+
+/** Without Node's Buffer, strings of more UTF-16 units than this are made by a UTF-16LE TextDecoder. */
+const UTF16_DECODE = 256;
+
+/** Strings up to this many units are made by `short`. */
+const SHORT = 16;
+
+/**
+ * The string of the `n` ≤ SHORT units of `u` from `p`, by one call of String.fromCharCode with
+ * that many arguments: on Node 20 a third to a half of the cost of a Buffer copy (latin1Slice,
+ * ucs2Slice: 70–110 ns for short strings, most of it the call into C++), and a model stream's
+ * deltas are mostly this short.
+ */
+function short(u: Uint8Array | Uint16Array, p: number, n: number): string {
+  const F = String.fromCharCode;
+  switch (n) {
+    case 0: return '';
+    case 1: return F(u[p]);
+    case 2: return F(u[p], u[p + 1]);
+    case 3: return F(u[p], u[p + 1], u[p + 2]);
+    case 4: return F(u[p], u[p + 1], u[p + 2], u[p + 3]);
+    case 5: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4]);
+    case 6: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5]);
+    case 7: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6]);
+    case 8: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7]);
+    case 9: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8]);
+    case 10: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9]);
+    case 11: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10]);
+    case 12: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11]);
+    case 13: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12]);
+    case 14: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13]);
+    case 15: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14]);
+    default: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15]);
+  }
+}
+
+/**
+ * The shared instance. Views over its memory are cached; a memory growth (only the heap grows,
+ * when arenas need room) detaches them, which `sync()` notices by their zero length.
+ */
+export class Core {
+  readonly x: CoreExports;
+  readonly backend: Backend;
+  readonly inPtr: number;
+  readonly inCap: number;
+  readonly outPtr: number;
+  /** Index of the result record in `i32`. */
+  readonly res: number;
+  /** Index of the span records in `i32`. */
+  readonly span: number;
+  /** Index in `i32` of a split batch's PATCH entries (M_SPLIT). */
+  readonly patch: number;
+  /** Indexes in `i32` of the model streams' areas: document entries, JSON records, gather entries. */
+  readonly mdoc: number;
+  readonly mjrec: number;
+  readonly mgather: number;
+  /** Push mode for text: UTF-16 copies where the runtime has them, else UTF-8 for TextDecoder. */
+  readonly textMode: number;
+  u8!: Uint8Array;
+  u16!: Uint16Array;
+  i32!: Int32Array;
+  private nodeBuf: NodeBuffer | null = null;
+  /** The browsers' string route (made with the core, not at import: no top-level work to keep). */
+  private readonly utf8Text = new TextDecoder('utf-8', { ignoreBOM: true });
+  private utf16Text: TextDecoder | null = null;
+  private readonly NodeBuffer: NodeBufferCtor | null;
+
+  /** From the module's bytes (compiled synchronously) or from an instance of it. */
+  constructor(backend: Backend, source: Uint8Array | WebAssembly.Instance) {
+    const instance = source instanceof Uint8Array ? new WebAssembly.Instance(new WebAssembly.Module(source as BufferSource), {}) : source;
+    const x = instance.exports as unknown as CoreExports;
+    const version = x.ABI_VERSION instanceof WebAssembly.Global ? x.ABI_VERSION.value as number : undefined;
+    if (version !== ABI_VERSION) {
+      throw new Error(`seam: stale build: the WebAssembly core speaks ABI version ${String(version)} and the bindings `
+        + `version ${ABI_VERSION}; rebuild both with npm run build`);
+    }
+    this.x = x;
+    this.backend = backend;
+    this.inPtr = x.IN_PTR.value as number;
+    this.inCap = IN_CAP;
+    this.outPtr = x.OUT_PTR.value as number;
+    this.res = (x.RES_PTR.value as number) >> 2;
+    this.span = (x.SPAN_PTR.value as number) >> 2;
+    this.patch = (x.PATCH_PTR.value as number) >> 2;
+    // (a global's value is read through a call: read once)
+    this.mdoc = (x.MDOC_PTR.value as number) >> 2;
+    this.mjrec = (x.MJREC_PTR.value as number) >> 2;
+    this.mgather = (x.MGATHER_PTR.value as number) >> 2;
+    const B = (globalThis as unknown as { Buffer?: NodeBufferCtor }).Buffer;
+    this.NodeBuffer = B && typeof B.prototype.latin1Slice === 'function' && typeof B.prototype.ucs2Slice === 'function' ? B : null;
+    this.textMode = this.NodeBuffer ? 0 : M_UTF8_OUT;
+    // Grow once up front so that the first streams do not detach the views.
+    this.x.memory.grow(16);
+    this.sync();
+  }
+
+  /** Re-creates the views after a memory growth. Cheap when nothing changed. */
+  sync(): void {
+    if (this.u8 !== undefined && this.u8.length !== 0) return;
+    const ab = this.x.memory.buffer as ArrayBuffer;
+    this.u8 = new Uint8Array(ab);
+    this.u16 = new Uint16Array(ab);
+    this.i32 = new Int32Array(ab);
+    this.nodeBuf = this.NodeBuffer ? this.NodeBuffer.from(ab) : null;
+    this.heads.length = 0;
+  }
+
+  private readonly heads: Uint8Array[] = [];
+
+  /**
+   * A view of the `n` bytes right before the input window (n a power of two from 64 to 4096),
+   * made once: copying from a view at hand costs a fraction of making one per copy.
+   */
+  head(n: number): Uint8Array {
+    const k = 31 - Math.clz32(n);
+    return (this.heads[k] ??= this.u8.subarray(this.inPtr - n, this.inPtr));
+  }
+
+  /** ASCII bytes at [ptr, ptr + len) as a string. */
+  latin1(ptr: number, len: number): string {
+    if (len <= SHORT) return short(this.u8, ptr, len);
+    if (this.nodeBuf) return this.nodeBuf.latin1Slice(ptr, ptr + len);
+    return this.utf8Text.decode(this.u8.subarray(ptr, ptr + len));
+  }
+
+  /** UTF-16 units at [ptr, ptr + 2·units) as a string. */
+  utf16(ptr: number, units: number): string {
+    if (units <= SHORT && (ptr & 1) === 0) return short(this.u16, ptr >>> 1, units);
+    if (this.nodeBuf) return this.nodeBuf.ucs2Slice(ptr, ptr + 2 * units);
+    let s = '';
+    const u16 = new Uint16Array(this.u8.buffer, ptr, units);
+    for (let i = 0; i < units; i += 8192) s += String.fromCharCode.apply(null, u16.subarray(i, i + 8192) as unknown as number[]);
+    return s;
+  }
+
+  /**
+   * As `utf16`, for units transcoded from valid UTF-8 (no lone surrogate, which a UTF-16LE
+   * TextDecoder would replace): in Chromium such a call costs more than String.fromCharCode.apply
+   * on a few hundred units, and less above.
+   */
+  wellFormed16(ptr: number, units: number): string {
+    if (units <= UTF16_DECODE || this.nodeBuf) return this.utf16(ptr, units);
+    return (this.utf16Text ??= new TextDecoder('utf-16le', { ignoreBOM: true })).decode(this.u8.subarray(ptr, ptr + 2 * units));
+  }
+
+  /**
+   * Whether the `len` bytes at `ptr` are those of `bytes` from `start`, where the runtime compares
+   * memory natively (Node's Buffer); false elsewhere, so that the caller copies as it would without
+   * the answer.
+   */
+  sameAt(ptr: number, bytes: Uint8Array, start: number, len: number): boolean {
+    return this.nodeBuf !== null && start + len <= bytes.length
+      && this.nodeBuf.compare(bytes, start, start + len, ptr, ptr + len) === 0;
+  }
+
+  /** UTF-8 bytes at [ptr, ptr + len) (validated, or to be replaced as TextDecoder does). */
+  utf8(ptr: number, len: number): string {
+    if (len === 0) return '';
+    return this.utf8Text.decode(this.u8.subarray(ptr, ptr + len));
+  }
+
+  /** The text a UTF-8 push reported in the result record (U8_* words), of the kind it returned. */
+  text(kind: number): string {
+    const i32 = this.i32;
+    const ptr = i32[this.res + U8_PTR];
+    const len = i32[this.res + U8_LEN];
+    switch (kind & ENC_MASK) {
+      case ENC_LATIN1: return this.latin1(ptr, len);
+      case ENC_UTF16: return this.utf16(ptr, len);
+      default: return this.utf8(ptr, len);
+    }
+  }
+
+  /** Result word `i` of the last call. */
+  word(i: number): number {
+    return this.i32[this.res + i];
+  }
+
+  /** Up to `n` bytes at the input window + `rel` (rel may be negative: carried bytes). */
+  bytesAt(rel: number, n: number): Uint8Array {
+    const p = this.inPtr + rel;
+    return this.u8.slice(p, p + n);
+  }
+}
+
+/** Why this realm cannot run the core: the code says what to change. */
+export type SeamWasmErrorCode =
+  /** A Content Security Policy forbids compiling WebAssembly: add `'wasm-unsafe-eval'` to `script-src`. */
+  | 'ERR_WASM_BLOCKED'
+  /** The engine refuses to compile this module synchronously here: call `await ready()` once first. */
+  | 'ERR_WASM_SYNC'
+  /** The runtime has no WebAssembly (a JIT-less mode, a locked-down browser). */
+  | 'ERR_WASM_UNAVAILABLE';
+
+/**
+ * The WebAssembly core cannot be compiled in this realm. Every use of a decoder (Utf8Decoder,
+ * LineDecoder, SseParser, ModelStream, SseRelay…) throws it, with the engine's own error as
+ * `cause`; the text layer (TextAssembler, GraphemeCommitter, NfcCommitter, countText) needs no
+ * WebAssembly and keeps working.
+ */
+export class SeamWasmError extends Error {
+  readonly code: SeamWasmErrorCode;
+
+  constructor(code: SeamWasmErrorCode, cause: unknown) {
+    const engine = cause instanceof Error ? cause.message : String(cause);
+    super(
+      code === 'ERR_WASM_BLOCKED'
+        ? `seam: the page's Content Security Policy blocks WebAssembly; add 'wasm-unsafe-eval' to its script-src `
+          + `directive (Content-Security-Policy: script-src 'self' 'wasm-unsafe-eval'). The engine said: ${engine}`
+        : code === 'ERR_WASM_SYNC'
+          ? `seam: this engine refuses to compile the WebAssembly core synchronously here; call \`await ready()\` `
+            + `(exported by seam-stream) once before the first decoder. The engine said: ${engine}`
+          : `seam: this runtime has no WebAssembly, which the decoders need (the text layer does not). ${engine}`,
+      { cause },
+    );
+    this.name = 'SeamWasmError';
+    this.code = code;
+  }
+}
+
+/** The engine's refusal as seam's error, or undefined when `err` is something else. */
+function refusal(err: unknown): SeamWasmError | undefined {
+  const message = err instanceof Error ? err.message : '';
+  // Chromium: CompileError "…'unsafe-eval' is not an allowed source of script…"; Firefox: "…blocked by
+  // CSP"; Safari: "…'unsafe-eval' or 'wasm-unsafe-eval' is not an allowed source…" (an EvalError).
+  if (/unsafe-eval|Content Security Policy|\bCSP\b/i.test(message)) return new SeamWasmError('ERR_WASM_BLOCKED', err);
+  // Chromium's limit on synchronous compiles on the main thread (4 KB once, 8 MB today), a RangeError.
+  if (err instanceof RangeError && /WebAssembly\.(compile|instantiate)|main thread/i.test(message)) {
+    return new SeamWasmError('ERR_WASM_SYNC', err);
+  }
+  return undefined;
+}
+
+let core: Core | undefined;
+/** The refusal of the first attempt, thrown again by every later one (a policy does not change). */
+let refused: SeamWasmError | undefined;
+
+/** Which build to run, and its bytes. */
+function pick(): { backend: Backend; bytes: Uint8Array } {
+  if (typeof WebAssembly !== 'object' || WebAssembly === null) {
+    throw (refused = new SeamWasmError('ERR_WASM_UNAVAILABLE', new ReferenceError('WebAssembly is not defined')));
+  }
+  const want = requestedBackend();
+  const simd = base64Bytes(SIMD_WASM_BASE64);
+  const simdOk = WebAssembly.validate(simd as BufferSource);
+  if (want === 'simd' && !simdOk) throw new Error('SEAM_WASM=simd, but this runtime does not validate the SIMD build');
+  const backend = want ?? (simdOk ? 'simd' : 'scalar');
+  return { backend, bytes: backend === 'simd' ? simd : base64Bytes(SCALAR_WASM_BASE64) };
+}
+
+/** The realm's core, instantiated synchronously on first use (or by {@link ready}). */
+export function getCore(): Core {
+  if (core !== undefined) return core;
+  if (refused !== undefined) throw refused;
+  const { backend, bytes } = pick();
+  try {
+    core = new Core(backend, bytes);
+  } catch (err) {
+    const e = refusal(err);
+    if (e === undefined) throw err;
+    // A refusal of sync compiles is not final: ready() may still compile asynchronously.
+    if (e.code === 'ERR_WASM_BLOCKED') refused = e;
+    throw e;
+  }
+  return core;
+}
+
+let readying: Promise<Backend> | undefined;
+
+/**
+ * Compiles and instantiates the core asynchronously (`WebAssembly.compile`, `WebAssembly.instantiate`)
+ * and installs it, so that every later use is synchronous as usual. Optional: without it the core
+ * is compiled synchronously on first use, which works in Node and in current browsers. Call it
+ * where an engine refuses synchronous compiles (of more than 4 KB on a page's main thread) or to
+ * take the compile off the first push. Resolves with the backend; rejects with a
+ * {@link SeamWasmError} where WebAssembly is blocked (a Content Security Policy without
+ * `'wasm-unsafe-eval'`) or missing.
+ */
+export function ready(): Promise<Backend> {
+  if (core !== undefined) return Promise.resolve(core.backend);
+  return (readying ??= (async () => {
+    if (refused !== undefined) throw refused;
+    const { backend, bytes } = pick();
+    let instance: WebAssembly.Instance;
+    try {
+      instance = await WebAssembly.instantiate(await WebAssembly.compile(bytes as BufferSource), {});
+    } catch (err) {
+      const e = refusal(err);
+      if (e === undefined) throw err;
+      throw (refused = e);
+    }
+    // A synchronous first use may have won the race while this compiled: keep the one in use.
+    core ??= new Core(backend, instance);
+    return core.backend;
+  })().finally(() => { readying = undefined; }));
+}
+
+/** Which build of the core this realm runs: `'simd'`, or `'scalar'` where SIMD does not validate. */
+export function wasmBackend(): Backend {
+  return getCore().backend;
+}
+
+/** Calls `each` on window-sized pieces of `chunk` (one piece when it fits). */
+export function forPieces(core: Core, chunk: Uint8Array, each: (piece: Uint8Array) => void): void {
+  const cap = core.inCap;
+  if (chunk.length <= cap) {
+    each(chunk);
+    return;
+  }
+  for (let i = 0; i < chunk.length; i += cap) each(chunk.subarray(i, i + cap));
+}
+
+/** Throws a TypeError unless `chunk` is a Uint8Array (a Node Buffer is one). */
+export function expectBytes(chunk: unknown, where: string): asserts chunk is Uint8Array {
+  if (!(chunk instanceof Uint8Array)) {
+    const got = chunk === null ? 'null' : Array.isArray(chunk) ? 'an array' : typeof chunk === 'string' ? 'a string' : typeof chunk;
+    const hint = typeof chunk === 'string' ? ' Encode it first (new TextEncoder().encode(text)), or skip decoding: it is already text.' : '';
+    throw new TypeError(`${where} expects a Uint8Array (or Buffer) of bytes, got ${got}.${hint}`);
+  }
+}

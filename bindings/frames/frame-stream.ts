@@ -1,0 +1,163 @@
+// What the line decoders and the SSE parser share: the frame stream (a piece of input into the
+// window, the core's batches drained until the run is done, errors and traps), raw text for
+// lines or events too long for the output window, and the byte limit option.
+import { Utf8DecodeError } from '../bytes/errors.js';
+import { textDecoderRoute } from '../bytes/utf8.js';
+import {
+  FR_ERR, FR_NREC, M_UTF16_POS, M_UTF8_OUT, RAW_PTR, R_LIMIT, R_MORE, R_TRUNC, R_UTF8, ST_CARRY, ST_NCARRY,
+} from '../core/generated/abi.js';
+import { byteLimitOption } from '../core/options.js';
+import { CoreStream } from '../core/stream.js';
+import { type Core, forPieces } from '../core/wasm.js';
+
+const EMPTY = /* @__PURE__ */ new Uint8Array(0);
+
+/**
+ * A decoder over the frame kit of the core (assembly/frames.ts). A push copies each window-sized
+ * piece of the chunk into the input window and calls the core, which returns a batch of records
+ * and status bits; with R_MORE the run is not done and `more()` returns the next batch.
+ */
+export abstract class FrameStream extends CoreStream {
+  /** Absolute byte offset of the piece being framed (offsets in the result are relative to it). */
+  protected base = 0;
+  /** During a flush: the incomplete character the stream held before it (a strict flush reports it). */
+  protected carried: Uint8Array = EMPTY;
+
+  /** The core's push for this kind of stream. */
+  protected abstract pushCore(len: number, mode: number): number;
+  /** The core's continuation after R_MORE. */
+  protected abstract more(): number;
+  /** Takes the batch of the last call (`piece`: the bytes the run was written from, if any). */
+  protected abstract collect(r: number, piece: Uint8Array | null): void;
+  /**
+   * After a push with no status bits: takes the batch when it is the usual one for this kind of
+   * stream, with none of the general path's calls, and returns true; false leaves it to `collect`.
+   */
+  protected quick(): boolean { return false; }
+  /** The typed error for a status with R_LIMIT or R_UTF8 (or R_TRUNC at the end). */
+  protected abstract errorOf(r: number): Error;
+
+  /** Frames a chunk of any size; a trap of the core becomes the stream's CoreMemoryError. */
+  protected frameAll(chunk: Uint8Array, mode: number): void {
+    try {
+      if (chunk.length <= this.core.inCap) this.frame(chunk, mode);
+      else forPieces(this.core, chunk, (piece) => this.frame(piece, mode));
+    } catch (e) {
+      throw this.trapped(e, this.base);
+    }
+  }
+
+  /** Frames one piece that fits the input window, drained of its batches. */
+  private frame(piece: Uint8Array, mode: number): void {
+    const core = this.core;
+    core.sync();
+    core.u8.set(piece, core.inPtr);
+    this.base = this.bytesIn;
+    this.bytesIn += piece.length;
+    let r = this.pushCore(piece.length, mode);
+    if (r === 0 && this.quick()) return;
+    for (;;) {
+      if (r !== 0 || core.i32[core.res + FR_NREC] !== 0) this.collect(r, piece);
+      if (r & (R_LIMIT | R_UTF8)) this.stop(this.errorOf(r));
+      if (!(r & R_MORE)) return;
+      r = this.more();
+    }
+  }
+
+  /**
+   * Bytes of core memory the stream holds now: its record and buffers, that is the unfinished
+   * line or event, and a large event buffer kept for reuse (it is returned after four times its
+   * size of input has gone by without a large event).
+   */
+  get retainedBytes(): number {
+    return this.st === 0 ? 0 : this.core.x.frameRetained(this.st);
+  }
+
+  /** With R_LIMIT, R_UTF8 or R_TRUNC: the absolute byte offset the status concerns. */
+  protected errorOffset(): number {
+    return this.base + this.core.word(FR_ERR);
+  }
+
+  /**
+   * The Utf8DecodeError of an R_UTF8 status (the bad bytes from its offset) or an R_TRUNC one (the
+   * incomplete character held at the end), carrying `output` as its `lines` or `events` when given.
+   */
+  protected utf8Error(r: number, name?: 'lines' | 'events', output?: unknown): Utf8DecodeError {
+    const trunc = (r & R_TRUNC) !== 0;
+    const e = new Utf8DecodeError(trunc ? 'ERR_TRUNCATED_UTF8' : 'ERR_INVALID_UTF8', this.errorOffset(), '',
+      trunc ? this.carried : this.core.bytesAt(this.core.word(FR_ERR), 4));
+    if (name !== undefined) Object.defineProperty(e, name, { value: output, enumerable: true });
+    return e;
+  }
+
+  /**
+   * Calls the core's flush (`f`) as the end of the stream, with the incomplete character it holds
+   * (its carried bytes) read before, for the error; a trap becomes CoreMemoryError.
+   */
+  protected flushCore(f: () => number): number {
+    this.base = this.bytesIn;
+    const core = this.core;
+    core.sync();
+    const n = core.u8[this.st + ST_NCARRY];
+    this.carried = n === 0 ? EMPTY : core.u8.slice(this.st + ST_CARRY, this.st + ST_CARRY + n);
+    try {
+      const r = f();
+      this.collect(r, null);
+      this.core.x.frameRelease(this.st, 0); // a new stream starts small
+      return r;
+    } catch (e) {
+      throw this.trapped(e, this.base);
+    }
+  }
+
+  protected override released(): void {
+    if (this.st !== 0) this.core.x.frameRelease(this.st, 1);
+  }
+}
+
+let routeCore: Core | null = null;
+let routeMode = 0;
+
+/**
+ * The text mode of line and SSE pushes on this runtime. Node: 0, the core writes UTF-16 (or ASCII
+ * bytes) and each batch becomes one string by a Buffer copy. Browsers (and SEAM_STRINGS=textdecoder):
+ * the core copies UTF-8 and reports each span's UTF-16 offset, so that one TextDecoder call makes
+ * the batch's string, which is sliced per line or event (docs/frames.md).
+ */
+export function frameTextMode(core: Core): number {
+  if (core !== routeCore) {
+    routeCore = core;
+    routeMode = textDecoderRoute(core) ? M_UTF8_OUT | M_UTF16_POS : 0;
+  }
+  return routeMode;
+}
+
+/** Raw scratch blocks above this size are returned to the heap right after use. */
+export const KEEP_SCRATCH = 1 << 20;
+
+/**
+ * Text of `len` UTF-8 bytes at `addr` in WASM memory (a line or event too large for the output
+ * window): Latin-1 when ASCII, else a UTF-16 transcode in the core where the runtime has a UTF-16
+ * copy route, else TextDecoder. `dirty`: the bytes may be invalid (replacement as TextDecoder).
+ */
+export function rawText(core: Core, addr: number, len: number, ascii: boolean, dirty: boolean): string {
+  if (len === 0) return '';
+  if (ascii) return core.latin1(addr, len);
+  if (frameTextMode(core) !== 0) return core.utf8(addr, len);
+  const units = core.x.rawUtf16(addr, len, dirty ? 1 : 0);
+  core.sync();
+  const s = core.utf16(core.word(RAW_PTR), units);
+  if (len > KEEP_SCRATCH) core.x.rawFree();
+  return s;
+}
+
+/**
+ * The largest byte limit accepted: one buffer of the core's allocator holds at most 1 GiB, and
+ * growing a buffer to its limit needs the old and the new block at once.
+ */
+export const MAX_LIMIT_BYTES = 512 * 1024 * 1024;
+
+/** A frame stream's byte limit option (`maxLineBytes`, `maxEventBytes`). */
+export function frameLimit(value: unknown, name: string, where: string, def: number): number {
+  return byteLimitOption(value, name, where, def, MAX_LIMIT_BYTES);
+}

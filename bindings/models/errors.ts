@@ -1,0 +1,37 @@
+// Errors of layer 4: a model stream that is cut short, an error from the provider, a bad event.
+
+/** What went wrong in a model stream. */
+export type ModelStreamErrorCode =
+  | 'ERR_STREAM_TRUNCATED' // the stream ended without its provider's completion
+  | 'ERR_PROVIDER' // the provider's error event or error body
+  | 'ERR_BAD_EVENT' // an event that is not valid JSON, or not an event of the format
+  | 'ERR_EVENT_TOO_LARGE' // an event over maxEventBytes
+  | 'ERR_INVALID_UTF8'; // invalid or truncated UTF-8
+
+/**
+ * A model stream's error, with the absolute byte offset in the stream and the text the call had
+ * committed before it (nothing returned is lost). The stream stays failed until `reset()`.
+ */
+export class ModelStreamError extends Error {
+  readonly code: ModelStreamErrorCode;
+  /** Absolute byte offset in the stream: of the bad byte, the event, or the end. */
+  readonly offset: number;
+  /** The text committed by this call before the error. */
+  readonly text: string;
+  /** With ERR_PROVIDER: the provider's own message. */
+  readonly providerMessage: string | undefined;
+
+  constructor(code: ModelStreamErrorCode, offset: number, message: string, text: string, providerMessage?: string) {
+    super(message);
+    this.name = 'ModelStreamError';
+    this.code = code;
+    this.offset = offset;
+    this.text = text;
+    this.providerMessage = providerMessage;
+  }
+
+  /** @internal The same error without the text it carried. */
+  withoutOutput(): ModelStreamError {
+    return new ModelStreamError(this.code, this.offset, this.message, '', this.providerMessage);
+  }
+}

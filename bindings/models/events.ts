@@ -1,0 +1,133 @@
+// Layer 4 for events that arrive already framed, as strings or bytes (an EventSource's messages,
+// a capture split by another tool, the command's `check`): each read with the same description
+// that a ModelStream reads its events with, its JSON read in the core, so that the two cannot
+// disagree about what an event means.
+import { JF_ESCAPED, JSON_READ_SLACK, MJREC_CAP } from '../core/generated/abi.js';
+import { checkOptions, oneOf } from '../core/options.js';
+import { type Core, getCore } from '../core/wasm.js';
+import { JSON_ERRORS, NOTHING_SAID, type Said, borrowDoc } from './document.js';
+import type { ProviderError } from './formats/describe.js';
+import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
+import { programAddress } from './plan.js';
+
+/** What one event says, as {@link ModelEventReader.read} returns it. */
+export interface ModelEventReading {
+  /** The answer's text in the event ('' when none). */
+  text: string;
+  /** Reasoning or thinking text in the event ('' when none). */
+  reasoning: string;
+  /** The provider's completion: the stream is done. */
+  done: boolean;
+  /** A keep-alive (Anthropic `ping`). */
+  heartbeat: boolean;
+  finishReason?: string;
+  usage?: Record<string, unknown>;
+  /** The provider's error the event carries. */
+  error?: ProviderError;
+  /** Not an event of the format: invalid JSON (`offset` is where it stops being JSON, in the event's bytes), or a `[DONE]` the format does not send. */
+  invalid?: { offset: number; message: string };
+  /** Nothing to read: a blank line of a line format. */
+  blank: boolean;
+}
+
+/** Options of {@link ModelEventReader}. */
+export interface ModelEventReaderOptions {
+  /** The provider's format. */
+  format: ModelFormat;
+  /** Which choice to follow (OpenAI's `index`). @defaultValue 0 */
+  choice?: number;
+}
+
+const enc = /* @__PURE__ */ new TextEncoder();
+const dec = /* @__PURE__ */ new TextDecoder('utf-8', { ignoreBOM: true });
+const DONE = '[DONE]';
+
+/**
+ * Reads a provider's events one at a time, given already framed: an SSE event's data, or one line
+ * of a line format (NDJSON, ddg), as a string or as bytes. Each is read by the description a
+ * {@link ModelStream} reads that format with (its JSON read in the WebAssembly core), so both say
+ * the same of every event. Unlike a stream, a bad or erroring event is reported in its reading,
+ * and the next one is read as usual.
+ */
+export class ModelEventReader {
+  readonly format: ModelFormat;
+  readonly choice: number;
+  /** @internal */
+  said: Said = NOTHING_SAID;
+  private readonly core: Core;
+  private text = '';
+
+  constructor(options: ModelEventReaderOptions) {
+    if (options === undefined) throw new TypeError("ModelEventReader: options are required: new ModelEventReader({ format: 'openai' })");
+    checkOptions(options, 'ModelEventReader', ['format', 'choice']);
+    this.format = oneOf(options.format, 'format', 'ModelEventReader', MODEL_FORMATS, undefined);
+    const choice = options.choice ?? 0;
+    if (typeof choice !== 'number' || !Number.isInteger(choice) || choice < 0) {
+      throw new TypeError(`ModelEventReader: choice must be a non-negative integer, got ${String(choice)}`);
+    }
+    this.choice = choice;
+    this.core = getCore();
+  }
+
+  /** What one event (its data, or one line) says. */
+  read(data: string | Uint8Array): ModelEventReading {
+    const spec = FORMATS[this.format];
+    let bytes = typeof data === 'string' ? enc.encode(data) : data;
+    const r: ModelEventReading = { text: '', reasoning: '', done: false, heartbeat: false, blank: false };
+    if (spec.stripData && bytes.length >= 5 && dec.decode(bytes.subarray(0, 5)) === 'data:') {
+      bytes = bytes.subarray(bytes.length > 5 && bytes[5] === 0x20 ? 6 : 5);
+    }
+    if (isBlank(bytes)) {
+      r.blank = true;
+      return r;
+    }
+    if (bytes.length === DONE.length && dec.decode(bytes) === DONE) {
+      if (spec.doneMarker) r.done = true;
+      else r.invalid = { offset: 0, message: `[DONE] is not an event of the ${this.format} format` };
+      return r;
+    }
+    const core = this.core;
+    core.sync();
+    const large = bytes.length > core.inCap;
+    const at = large ? core.x.modelScratch(bytes.length) : core.inPtr;
+    core.sync();
+    core.u8.set(bytes, at);
+    if (!large) core.u8.fill(0, at + bytes.length, at + bytes.length + JSON_READ_SLACK);
+    try {
+      const n = core.x.jsonRead(programAddress(core, this.format), at, bytes.length, core.mjrec << 2, MJREC_CAP);
+      if (n < 0) {
+        r.invalid = { offset: core.x.jsonErrorAt(), message: JSON_ERRORS[-n] ?? 'not JSON' };
+        return r;
+      }
+      this.said = NOTHING_SAID;
+      this.text = '';
+      const doc = borrowDoc(core, this, at, bytes.length, core.mjrec, n);
+      spec.read(doc, doc);
+    } finally {
+      if (large) core.x.modelScratchFree();
+    }
+    const said = this.said;
+    r.text = this.text;
+    r.reasoning = said.reasoning;
+    r.done = said.done;
+    r.heartbeat = said.pings !== 0;
+    if (said.finishReason !== undefined) r.finishReason = said.finishReason;
+    if (said.usage !== undefined) r.usage = said.usage;
+    if (said.error !== null) r.error = said.errorDetail === undefined ? { message: said.error } : { message: said.error, detail: said.errorDetail };
+    this.said = NOTHING_SAID;
+    this.text = '';
+    return r;
+  }
+
+  /** @internal A text span of the event. */
+  span(ptr: number, len: number, flags: number): void {
+    const core = this.core;
+    const s = core.utf8(ptr, len);
+    this.text += flags & JF_ESCAPED ? (JSON.parse(`"${s}"`) as string) : s;
+  }
+}
+
+function isBlank(b: Uint8Array): boolean {
+  for (let i = 0; i < b.length; i++) if (b[i] !== 0x20 && b[i] !== 0x09 && b[i] !== 0x0a && b[i] !== 0x0d) return false;
+  return true;
+}

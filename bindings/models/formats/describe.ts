@@ -1,0 +1,230 @@
+// The language a format's description is written in: the records of one event's JSON as the core
+// reports them (Doc), what a description reports while it reads them (Sink), the description
+// itself (FormatSpec: every fact of one provider's stream), and the template of its quiet events.
+// A description names the paths the core locates (compiled once into a path program) and reads
+// each event through a Doc, which makes strings only where one is needed (a finish reason, an
+// error message, a usage object: once per stream, not per delta).
+import {
+  JK_ARRAY, JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE, MR_CHOICE, MR_LITERAL, MR_NONE, MR_NOT_LITERAL, MR_TEXT,
+  MT_HEAD_BYTES, MT_RULE_BYTES,
+} from '../../core/generated/abi.js';
+
+/** One event's JSON, as a description reads it: record j of path ids, kinds (JK_*), spans. */
+export interface Doc {
+  /** Records of the event's document, in document order (dead duplicates already dropped). */
+  readonly n: number;
+  path(j: number): number;
+  /** The record's value kind: JK_STRING, JK_NUMBER, JK_OBJECT, JK_ARRAY, JK_TRUE, JK_FALSE or JK_NULL. */
+  kind(j: number): number;
+  /** Element index of the innermost `[*]` of the record's path, −1 without one. */
+  index(j: number): number;
+  /** The record's string value (unescaped) or the JSON text of any other value. */
+  string(j: number): string;
+  /** The record's value as JSON.parse gives it (objects, numbers). */
+  value(j: number): unknown;
+  /** A small non-negative integer value, or −1. */
+  int(j: number): number;
+  /** Whether the record is a string equal to `ascii` (no string is made). */
+  is(j: number, ascii: Uint8Array): boolean;
+  /** The whole event as JSON.parse gives it (for the rare event that is read whole). */
+  whole(): unknown;
+}
+
+/** What a description reports while it reads an event. */
+export interface Sink {
+  /** The answer text: record j (a string) is appended. */
+  onText(doc: Doc, j: number): void;
+  /** Reasoning or thinking text, kept apart from the answer. */
+  onReasoning(doc: Doc, j: number): void;
+  onFinishReason(reason: string): void;
+  /** Usage fields; merged over what came before (Anthropic sends them in two events). */
+  onUsage(fields: Record<string, unknown>): void;
+  /** The provider's completion: the stream is done. */
+  onDone(): void;
+  /** The provider's error: the stream fails with its message (and its type or code, when it gave one). */
+  onError(message: string, detail?: string): void;
+  /** A keep-alive event (Anthropic `ping`). */
+  onPing(): void;
+  /** Which choice to follow (OpenAI `index`). */
+  readonly choice: number;
+}
+
+/** A provider's error, read from an error event or an error body. */
+export interface ProviderError {
+  /** The provider's message. */
+  message: string;
+  /** Its type (`invalid_request_error`, `overloaded_error`, …), when it gave one. */
+  type?: string;
+  /** Its code (`invalid_api_key`, …), when it gave one. */
+  code?: string;
+  /** What a message shows beside it: the code, else the type (or a status). */
+  detail?: string;
+}
+
+/** A finish reason in OpenAI's words (`finish_reason`) and in Anthropic's (`stop_reason`). */
+export interface FinishWords {
+  readonly openai: string;
+  readonly anthropic: string;
+}
+
+/** Everything seam knows of one provider's stream: one object per format, the only place its facts are written. */
+export interface FormatSpec {
+  readonly framing: 'sse' | 'lines';
+  /** The media type its stream comes as. */
+  readonly contentType: string;
+  /** Lines: a leading `data:` is not part of the JSON (ddg). */
+  readonly stripData?: boolean;
+  /** `data: [DONE]` (or a bare `[DONE]` line) completes the stream. */
+  readonly doneMarker: boolean;
+  /** What completes the stream, as messages name it. */
+  readonly completion: string;
+  /** The finish reasons it sends, in OpenAI's and Anthropic's words (a reason not listed is passed on as it is). */
+  readonly finishReasons: Readonly<Record<string, FinishWords>>;
+  /** The compiled path program. */
+  readonly program: Uint8Array;
+  /** What a quiet event looks like, compiled (see {@link template}): the core reads those to the end itself. */
+  readonly template: Uint8Array;
+  /** Reads one event (its JSON parsed without error). */
+  read(doc: Doc, sink: Sink): void;
+  /** A body that is not an event stream but one JSON value (an HTTP error answer): the provider's error in it, if it is one. */
+  errorBody(body: unknown): ProviderError | undefined;
+}
+
+// A description's data is built by calls at import (path programs, templates, key bytes), each
+// marked pure where it is made, so that a bundler drops a description nothing imports.
+
+/** The bytes of an ASCII string. */
+export function ascii(s: string): Uint8Array {
+  return Uint8Array.from(s, (c) => c.charCodeAt(0));
+}
+
+/** The bytes of each of a format's names (its event types, block types), to compare records with. */
+export function names<K extends string>(words: Readonly<Record<K, string>>): Readonly<Record<K, Uint8Array>> {
+  const out = {} as Record<K, Uint8Array>;
+  for (const k of Object.keys(words) as K[]) out[k] = ascii(words[k]);
+  return out;
+}
+
+/**
+ * What a quiet event (a text delta and nothing else) may hold at one path of a format's program:
+ * `text` (a string there is the answer's text, in the followed element), `literal` (a string that
+ * must equal `literal`, and every literal rule must match), `not` (a string other than `literal`),
+ * `choice` (a number equal to the followed choice: its element is the one read), or `none`. Values
+ * of the `ignore`d kinds are accepted and ignored; anything else makes the event one the
+ * description reads. A rule must accept exactly what the description would ignore.
+ */
+export interface QuietRule {
+  role: 'text' | 'literal' | 'not' | 'choice' | 'none';
+  ignore: number;
+  literal?: string;
+}
+/** Kinds to ignore (bit 1 << JK_*): all of them, all but one, or one. */
+const ALL = (1 << JK_STRING) | (1 << JK_NUMBER) | (1 << JK_OBJECT) | (1 << JK_ARRAY) | (1 << JK_TRUE) | (1 << JK_FALSE) | (1 << JK_NULL);
+const NOT_STRING = (1 << JK_NUMBER) | (1 << JK_OBJECT) | (1 << JK_ARRAY) | (1 << JK_TRUE) | (1 << JK_FALSE) | (1 << JK_NULL);
+export const NULL = 1 << JK_NULL;
+export const text: QuietRule = { role: 'text', ignore: NOT_STRING };
+export const ignored: QuietRule = { role: 'none', ignore: ALL };
+/** A string is for the description. */
+export const strings: QuietRule = { role: 'none', ignore: NOT_STRING };
+export const choice: QuietRule = { role: 'choice', ignore: 0 };
+export function literal(l: string): QuietRule {
+  return { role: 'literal', ignore: 0, literal: l };
+}
+export function notLiteral(l: string): QuietRule {
+  return { role: 'not', ignore: NOT_STRING, literal: l };
+}
+/** Anything but a value of kind `k`, which is for the description. */
+export function noneOf(k: number): QuietRule {
+  return { role: 'none', ignore: ALL & ~(1 << k) };
+}
+
+const ROLES: Readonly<Record<QuietRule['role'], number>> = { none: MR_NONE, text: MR_TEXT, literal: MR_LITERAL, choice: MR_CHOICE, not: MR_NOT_LITERAL };
+
+/**
+ * A template in the core's layout (assembly/abi.ts, "Templates"): a header, one rule per path id,
+ * then the literals' bytes.
+ */
+export function template(rules: readonly QuietRule[]): Uint8Array {
+  const lits = rules.map((r) => (r.literal === undefined ? new Uint8Array(0) : ascii(r.literal)));
+  const head = MT_HEAD_BYTES + rules.length * MT_RULE_BYTES;
+  const out = new Uint8Array(head + lits.reduce((n, l) => n + l.length, 0));
+  const v = new DataView(out.buffer);
+  v.setUint16(0, rules.length, true);
+  v.setUint16(2, rules.filter((r) => r.role === 'literal').length, true);
+  v.setUint16(4, rules.some((r) => r.role === 'choice') ? 1 : 0, true);
+  let at = head;
+  rules.forEach((r, i) => {
+    const o = MT_HEAD_BYTES + i * MT_RULE_BYTES;
+    if (r.role === 'text' && r.ignore & (1 << JK_STRING)) throw new Error('seam: a text rule cannot ignore strings');
+    out[o] = ROLES[r.role];
+    out[o + 1] = r.ignore;
+    v.setUint16(o + 2, lits[i].length, true);
+    v.setUint16(o + 4, at, true);
+    out.set(lits[i], at);
+    at += lits[i].length;
+  });
+  return out;
+}
+
+/** The string at record j, or undefined when there is none or it is not a string. */
+export function stringAt(doc: Doc, j: number): string | undefined {
+  return j >= 0 && doc.kind(j) === JK_STRING ? doc.string(j) : undefined;
+}
+
+/** The first record of path p, or −1. */
+export function find(doc: Doc, p: number): number {
+  for (let j = 0; j < doc.n; j++) if (doc.path(j) === p) return j;
+  return -1;
+}
+
+/** The message of an `error` value: a string, or an object's `message` (else its JSON). */
+export function errorMessage(doc: Doc, errorRec: number, messageRec: number): string {
+  if (messageRec >= 0 && doc.kind(messageRec) === JK_STRING) return doc.string(messageRec);
+  return doc.string(errorRec);
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/**
+ * The error in a JSON error body as the providers write them: `{"error": "…"}` (Ollama),
+ * `{"error": {"message", "type", "code"}}` (OpenAI), `{"type": "error", "error": {"type",
+ * "message"}}` (Anthropic), and, from OpenAI-compatible servers, a bare `{"message"}` or
+ * `{"detail"}`. Undefined when the body holds none.
+ */
+export function errorOfBody(body: unknown): ProviderError | undefined {
+  if (!isObj(body)) return undefined;
+  const err = body.error;
+  if (err === undefined || err === null) {
+    const message = str(body.message) ?? str(body.detail);
+    return message === undefined ? undefined : providerError(message, str(body.type), str(body.code));
+  }
+  if (typeof err === 'string') return { message: err };
+  if (!isObj(err)) return { message: JSON.stringify(err) };
+  return providerError(str(err.message) ?? JSON.stringify(err), str(err.type), str(err.code));
+}
+
+/** A provider's error with its type and code, and the one of them a message shows. */
+export function providerError(message: string, type?: string, code?: string): ProviderError {
+  const e: ProviderError = { message };
+  if (type !== undefined) e.type = type;
+  if (code !== undefined) e.code = code;
+  const detail = code ?? type;
+  if (detail !== undefined) e.detail = detail;
+  return e;
+}
+
+/** A format's finish reason in the words of a client's format (one it does not list, as it is). */
+export function finishIn(spec: FormatSpec, reason: string, to: keyof FinishWords): string {
+  return Object.hasOwn(spec.finishReasons, reason) ? spec.finishReasons[reason][to] : reason;
+}
+
+/** How an SSE stream comes. */
+export const SSE_STREAM = { framing: 'sse', contentType: 'text/event-stream' } as const;
+
+/** Finish reasons that OpenAI and Anthropic share the meaning of, in both words. */
+export const STOP: FinishWords = { openai: 'stop', anthropic: 'end_turn' };
+export const LENGTH: FinishWords = { openai: 'length', anthropic: 'max_tokens' };
+export const TOOLS: FinishWords = { openai: 'tool_calls', anthropic: 'tool_use' };
+export const FILTERED: FinishWords = { openai: 'content_filter', anthropic: 'refusal' };

@@ -1,0 +1,60 @@
+// The formats a model stream can be read in: one description per provider (its own file beside
+// this one), the only place its facts are written. The library reads streams with them, and the
+// command and the gateway take what they need of them from here (through the package's exports).
+import { anthropic } from './anthropic.js';
+import { ddg } from './ddg.js';
+import { type FormatSpec, type ProviderError, finishIn } from './describe.js';
+import { ollama } from './ollama.js';
+import { openai } from './openai.js';
+import { openaiResponses } from './openai-responses.js';
+
+export type { ProviderError } from './describe.js';
+
+/** The formats a model stream can be read in. */
+export type ModelFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg';
+
+export const FORMATS: Readonly<Record<ModelFormat, FormatSpec>> = {
+  openai, 'openai-responses': openaiResponses, anthropic, ollama, ddg,
+};
+
+/** Every format, in the order the messages list them. */
+export const MODEL_FORMATS: readonly ModelFormat[] = /* @__PURE__ */ Object.freeze(/* @__PURE__ */ Object.keys(FORMATS) as ModelFormat[]);
+
+/** The wire formats a relay writes for its client. */
+export type ClientFormat = 'openai' | 'anthropic';
+
+/** What seam knows of a format, for code around a stream (a gateway, a command): {@link describeFormat}. */
+export interface ModelFormatFacts {
+  readonly format: ModelFormat;
+  /** How its stream is framed: Server-Sent Events, NDJSON (a JSON value per line), or other lines (ddg's `data:` lines). */
+  readonly framing: 'sse' | 'ndjson' | 'lines';
+  /** The media type its stream comes as. */
+  readonly contentType: string;
+  /** What completes its stream, in words (`data: [DONE]`, `a message_stop event`, …). */
+  readonly completion: string;
+  /** One of its finish reasons in the words of a client's format (a reason it does not list comes back as it is). */
+  finishReason(reason: string, to: ClientFormat): string;
+  /** The provider's error in a JSON body (an HTTP error answer), or undefined when the body holds none. */
+  errorOfBody(body: unknown): ProviderError | undefined;
+}
+
+const facts = new Map<ModelFormat, ModelFormatFacts>();
+
+/** What seam knows of a format: its framing, media type, completion, finish reasons and error bodies. */
+export function describeFormat(format: ModelFormat): ModelFormatFacts {
+  const spec = FORMATS[format];
+  if (spec === undefined) throw new TypeError(`describeFormat: format must be one of ${MODEL_FORMATS.join(', ')}, got ${String(format)}`);
+  let f = facts.get(format);
+  if (f === undefined) {
+    f = Object.freeze({
+      format,
+      framing: spec.framing === 'sse' ? 'sse' : spec.stripData ? 'lines' : 'ndjson',
+      contentType: spec.contentType,
+      completion: spec.completion,
+      finishReason: (reason: string, to: ClientFormat) => finishIn(spec, reason, to),
+      errorOfBody: (body: unknown) => spec.errorBody(body),
+    });
+    facts.set(format, f);
+  }
+  return f;
+}

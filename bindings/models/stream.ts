@@ -1,0 +1,319 @@
+// Layer 4: a model's stream, from its bytes to its text. The core frames the stream and reads each
+// event's JSON (reader.ts); the text spans of a push are written out by the core as one run of
+// UTF-16 units, so that one string is made per push, which the text layer commits (whole
+// graphemes, NFC), or which the raw mode returns as the provider sent it.
+import { checkOptions, byteLimitOption } from '../core/options.js';
+import { JF_ASCII, JF_ESCAPED, MDR_TEXT_BYTES, MDR_UNITS, ME_GATHER, ME_KEEP, MGATHER_CAP, MGR_PTR, MG_WORDS } from '../core/generated/abi.js';
+import { DEFAULT_MAX_TEXT_BYTES, type FinalReport, TextAssembler } from '../text/assembler.js';
+import { utf8Length } from '../text/counts.js';
+import { TextRangeError } from '../text/errors.js';
+import { ModelStreamError } from './errors.js';
+import type { ModelFormat } from './formats/index.js';
+import { ModelReader, call } from './reader.js';
+
+export type { ModelFormat } from './formats/index.js';
+export type { ModelStatus } from './reader.js';
+
+/** Options of {@link ModelStream}. */
+export interface ModelStreamOptions {
+  /** Where the provider puts its text and what completes its stream. */
+  format: ModelFormat;
+  /**
+   * Strict UTF-8: invalid UTF-8 is a ModelStreamError (`ERR_INVALID_UTF8`). With `false`, bad
+   * sequences inside the text become U+FFFD exactly as `TextDecoder` makes them.
+   * @defaultValue true
+   */
+  fatal?: boolean;
+  /** As {@link TextAssembler}'s. @defaultValue 256 MiB */
+  maxTextBytes?: number;
+  /** As {@link TextAssembler}'s. @defaultValue 64 KiB */
+  maxPendingBytes?: number;
+  /** The most bytes one event (or line) may hold while it is assembled, as {@link SseParser}'s. @defaultValue 16 MiB */
+  maxEventBytes?: number;
+  /** As {@link TextAssembler}'s: `'NFC'`, or `false` for the raw text (still whole graphemes). @defaultValue 'NFC' */
+  normalize?: 'NFC' | false;
+  /** Which choice to follow (OpenAI's `index`). @defaultValue 0 */
+  choice?: number;
+  /**
+   * What `flush()` does with a stream that ended without its provider's completion: `'error'`
+   * throws ModelStreamError (`ERR_STREAM_TRUNCATED`); `'allow'` returns the rest. Either way the
+   * status is `'truncated'`.
+   * @defaultValue 'error'
+   */
+  eof?: 'error' | 'allow';
+  /**
+   * The raw-delta mode: `push` returns the delta text as the provider sent it, with no grapheme
+   * commit and no NFC (for callers that commit text themselves).
+   * @defaultValue false
+   */
+  raw?: boolean;
+}
+
+/** The end of a model stream: the text's report, with what the provider said about it. */
+export interface ModelReport extends FinalReport {
+  /** `'done'` only when the provider's completion arrived. */
+  status: 'done' | 'truncated' | 'failed';
+  finishReason?: string;
+  usage?: Record<string, unknown>;
+  /** Provider events (SSE events, or NDJSON/ddg lines) read, `[DONE]` included, blank lines not. */
+  events: number;
+}
+
+const OPTIONS = ['format', 'fatal', 'maxEventBytes', 'normalize', 'choice', 'eof', 'raw', 'maxTextBytes', 'maxPendingBytes'];
+const HINTS = {
+  keys: {
+    onEvent: 'the text is returned by push(chunk); finishReason, usage and status are properties',
+    maxLineBytes: 'ModelStream limits each event (or NDJSON line) with maxEventBytes',
+    provider: "did you mean 'format'?",
+    type: "did you mean 'format'?",
+  },
+};
+
+/**
+ * A model's stream, from its bytes to its text: `push(chunk)` returns the text committed by the
+ * chunk (whole graphemes, NFC, as {@link TextAssembler}), and the stream knows when it is done
+ * (the provider's completion), its finish reason and usage, and the provider's errors.
+ *
+ * Errors are {@link ModelStreamError}s with the absolute byte offset and the text committed by
+ * the call before the error; the stream then stays failed until `reset()`.
+ */
+export class ModelStream extends ModelReader {
+  private assembler: TextAssembler | null;
+  /** The raw mode's text, kept for the report. */
+  private kept: RawText | null;
+  /** After flush(): the text layer's report (null in the raw mode: made on request). */
+  private finalText: FinalReport | null = null;
+  private ended = false;
+  /** All text committed (in UTF-16 units). */
+  private committed = 0;
+
+  /** What `flush()` does without the provider's completion. */
+  get eof(): 'error' | 'allow' { return this.plan.eof; }
+  /** The raw-delta mode. */
+  get raw(): boolean { return this.plan.raw; }
+
+  constructor(options: ModelStreamOptions) {
+    if (options === undefined) throw new TypeError("ModelStream: options are required: new ModelStream({ format: 'openai' })");
+    checkOptions(options, 'ModelStream', OPTIONS, HINTS);
+    super('ModelStream', options);
+    this.assembler = this.plan.raw ? null : new TextAssembler({ normalize: this.plan.normalize, maxTextBytes: options.maxTextBytes, maxPendingBytes: options.maxPendingBytes });
+    this.kept = this.plan.raw
+      ? new RawText(this.plan.fatal, byteLimitOption(options.maxTextBytes, 'maxTextBytes', 'ModelStream', DEFAULT_MAX_TEXT_BYTES, Infinity))
+      : null;
+  }
+
+  /** The text committed by the chunk: whole graphemes, NFC (or the raw deltas with `raw: true`). */
+  push(chunk: Uint8Array): string {
+    this.open(chunk, 'ModelStream.push()');
+    call.begin(this);
+    if (this.sniffed !== 1 && this.sniff(chunk)) return '';
+    this.frameAll(chunk, this.mode);
+    const out = call.out;
+    call.out = ''; // not kept: an idle stream holds no string
+    return out;
+  }
+
+  /**
+   * End of stream: the text still held back. Without the provider's completion the status is
+   * `'truncated'` and, unless `eof: 'allow'`, this throws ModelStreamError (`ERR_STREAM_TRUNCATED`)
+   * with that text on it. Then `finish()` gives the report; `reset()` starts a new stream.
+   */
+  flush(): string {
+    if (this.failure !== null) this.rethrow();
+    if (this.ended) return '';
+    call.begin(this);
+    this.flushFrames();
+    this.takeKept();
+    let rest = call.out;
+    const assembler = this.assembler;
+    const text = assembler !== null ? assembler.finish() : null;
+    if (text !== null) {
+      rest += text.text.slice(this.committed);
+      this.committed = text.text.length;
+    }
+    this.finalText = text;
+    this.ended = true;
+    if (this._status === 'open') {
+      this._status = 'truncated';
+      if (this.plan.eof === 'error') {
+        this.stop(new ModelStreamError('ERR_STREAM_TRUNCATED', this.bytesIn,
+          `The stream ended without its completion (${this.spec.completion}) after ${this.bytesIn} bytes: the text is incomplete`, rest));
+      }
+    }
+    this.bytesIn = 0;
+    return rest;
+  }
+
+  /** The report: the committed text, its counts and SHA-256, status, finish reason, usage. Flushes first if needed (without throwing). */
+  finish(options?: { expected?: string }): ModelReport {
+    checkOptions(options, 'ModelStream.finish', ['expected']);
+    if (!this.ended && this.failure !== null) {
+      // failed: the text committed before the error
+      this.finalText = this.assembler?.finish() ?? null;
+      this.ended = true;
+    } else if (!this.ended) {
+      try {
+        this.flush();
+      } catch (e) {
+        if (!(e instanceof ModelStreamError) || !this.ended) throw e;
+      }
+    }
+    const r = this.makeReport(this.finalText);
+    const expected = options?.expected;
+    if (expected !== undefined) r.mismatch = (this.plan.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== r.text;
+    return r;
+  }
+
+  protected override resetState(): void {
+    super.resetState();
+    this.finalText = null;
+    this.ended = false;
+    this.committed = 0;
+    const a = this.assembler;
+    this.assembler = a === null ? null : new TextAssembler({ normalize: a.normalize, maxTextBytes: a.maxTextBytes, maxPendingBytes: a.maxPendingBytes });
+    const k = this.kept;
+    this.kept = k === null ? null : new RawText(k.inCore, k.maxBytes);
+  }
+
+  /** @internal A text span: a gather entry for the batch's one string. */
+  span(ptr: number, len: number, flags: number): void {
+    if (call.gathered === MGATHER_CAP) this.batchDone();
+    const i32 = this.core.i32;
+    const g = this.core.mgather + call.gathered * MG_WORDS;
+    i32[g] = ptr;
+    i32[g + 1] = len;
+    i32[g + 2] = flags;
+    call.gathered++;
+  }
+
+  /** Gathered in the core: the batch's text read to the end there (ME_GATHER). */
+  protected override readMode(): number { return this.plan.fatal ? (this.kept !== null ? ME_GATHER | ME_KEEP : ME_GATHER) : 0; }
+
+  protected override quietDone(): void {
+    const core = this.core;
+    const units = core.i32[core.res + MDR_UNITS];
+    if (units >= 0) this.commitGathered(units);
+  }
+
+  /** The text of `units` units the core gathered at MGR_PTR (and kept, in the raw mode). */
+  private commitGathered(units: number): void {
+    const core = this.core;
+    const text = core.utf16(core.word(MGR_PTR), units);
+    const k = this.kept;
+    if (k !== null) {
+      const bytes = core.word(MDR_TEXT_BYTES);
+      if (k.bytes + bytes > k.maxBytes) this.tooLong(k, bytes);
+      k.bytes += bytes;
+      k.units += units;
+    }
+    this.commit(text);
+  }
+
+  /** The raw text would pass maxTextBytes: the stream stops, its report has the text before. */
+  private tooLong(k: RawText, bytes: number): never {
+    this._status = 'failed';
+    this.stop(new TextRangeError('ERR_TEXT_TOO_LONG', `ModelStream: ${bytes} more bytes of raw text would pass maxTextBytes `
+      + `(${k.maxBytes} bytes, ${k.bytes} kept for the report); the stream stops before them`));
+  }
+
+  /** The raw text the core kept, as one string (the core gives its memory back). */
+  private takeKept(): void {
+    const k = this.kept;
+    if (k === null || !k.inCore || k.taken !== null || this.st === 0) return;
+    const core = this.core;
+    core.x.modelKept(this.st);
+    core.sync();
+    k.taken = core.utf16(core.word(MGR_PTR), k.units);
+    core.x.modelKeepFree(this.st);
+  }
+
+  protected override released(): void {
+    this.takeKept();
+    super.released();
+  }
+
+  /** Makes the string of the batch's text spans (one core call, one string) and commits it. */
+  protected override batchDone(): void {
+    const n = call.gathered;
+    if (n === 0) return;
+    call.gathered = 0;
+    const core = this.core;
+    let text: string;
+    const g0 = core.mgather;
+    if (n === 1 && this.kept === null && (core.i32[g0 + 2] & (JF_ASCII | JF_ESCAPED)) === JF_ASCII) {
+      // one ASCII span with no escape (a push's usual delta): its bytes are its text
+      text = core.latin1(core.i32[g0], core.i32[g0 + 1]);
+    } else if (this.fatal) {
+      const units = core.x.modelGather(this.st, n, this.kept !== null ? 1 : 0);
+      core.sync();
+      this.commitGathered(units);
+      return;
+    } else {
+      // not strict: the spans may hold bad sequences, which become U+FFFD as TextDecoder makes them
+      text = '';
+      const i32 = core.i32;
+      for (let i = 0; i < n; i++) {
+        const g = core.mgather + i * MG_WORDS;
+        const s = core.utf8(i32[g], i32[g + 1]);
+        text += i32[g + 2] & JF_ESCAPED ? (JSON.parse(`"${s}"`) as string) : s;
+      }
+    }
+    this.commit(text);
+  }
+
+  /** Text of the answer, in order: to the raw deltas, or through the text layer. */
+  private commit(text: string): void {
+    const k = this.kept;
+    if (k !== null) {
+      if (!k.inCore) {
+        const bytes = utf8Length(text);
+        if (k.bytes + bytes > k.maxBytes) this.tooLong(k, bytes);
+        k.bytes += bytes;
+        k.deltas.push(text);
+      }
+      call.out += text;
+    } else {
+      const c = this.assembler!.push(text);
+      this.committed += c.length;
+      call.out += c;
+    }
+  }
+
+  private makeReport(text: FinalReport | null): ModelReport {
+    const status = this._status === 'open' ? 'truncated' : this._status;
+    let base: FinalReport;
+    if (text !== null) {
+      base = text;
+    } else {
+      const a = new TextAssembler({ normalize: false, maxPendingBytes: Infinity, maxTextBytes: Infinity });
+      a.push(this.kept?.text() ?? '');
+      base = a.finish();
+    }
+    const r: ModelReport = { ...base, status, events: this._events };
+    const said = this.said;
+    if (said.finishReason !== undefined) r.finishReason = said.finishReason;
+    if (said.usage !== undefined) r.usage = said.usage;
+    return r;
+  }
+}
+
+/**
+ * The raw mode's text so far, for the report. Strict, the core keeps it (the UTF-16 units of the
+ * text it gathers, appended to the stream's KEEP buffer: ME_KEEP) and JS takes it as one string at
+ * the end; a string kept here per delta would be copied again by every young collection of the
+ * JS heap until it is old. Not strict, the deltas are made here, and kept here.
+ */
+class RawText {
+  /** UTF-16 units and UTF-8 bytes so far (each delta counted alone). */
+  units = 0;
+  bytes = 0;
+  /** The core's kept text, once taken; the deltas made here otherwise. */
+  taken: string | null = null;
+  readonly deltas: string[] = [];
+
+  constructor(readonly inCore: boolean, readonly maxBytes: number) {}
+
+  text(): string {
+    return this.inCore ? this.taken ?? '' : this.deltas.join('');
+  }
+}

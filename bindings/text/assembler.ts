@@ -1,0 +1,417 @@
+// TextAssembler: whole graphemes + NFC + counts + SHA-256 for a model's text deltas, in one pass
+// over each delta.
+//
+// A commit point must be both a final grapheme boundary and NFC-stable (the code point after it
+// is a starter that never combines backward). Pieces cut there are normalized separately and
+// their concatenation equals NFC of the whole text; the boundary survives normalization because
+// the code point after it is untouched by NFC and no grapheme rule can join it to what NFC makes
+// of the text before it.
+
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
+import { BREAK, DEFAULT_MAX_PENDING_BYTES, START_STATE, step } from './grapheme.js';
+import { byteLimitOption, checkOptions, describeValue, oneOf } from '../core/options.js';
+import { countText } from './counts.js';
+import { TEXT_OPTION_HINTS, TextRangeError, invalidOption, limitInPlaceOfOptions, notText } from './errors.js';
+import { Prop, bmpProps, propOf } from './unicode/props.js';
+
+/** Default {@link TextAssemblerOptions.maxTextBytes}: 256 MiB. */
+export const DEFAULT_MAX_TEXT_BYTES = 256 * 1024 * 1024;
+
+/** Options for {@link TextAssembler}. */
+export interface TextAssemblerOptions {
+  /**
+   * `'NFC'` normalizes the committed text; `false` commits the raw text (still whole graphemes).
+   * @defaultValue 'NFC'
+   */
+  normalize?: 'NFC' | false;
+  /**
+   * The most UTF-8 bytes held back while waiting for a boundary that is both a final grapheme
+   * boundary and NFC-stable. Past it (say, 10,000 combining marks in one cluster) the held text
+   * is committed anyway, cut inside the cluster, and {@link TextAssembler.forcedCommits} counts
+   * it; NFC of that cut may then differ from NFC of the whole text. No text is dropped.
+   * @defaultValue 65536 (64 KiB)
+   */
+  maxPendingBytes?: number;
+  /**
+   * The most UTF-8 bytes of committed text kept for {@link FinalReport.text}. A `push` (or
+   * `finish`) that would commit past it throws {@link TextRangeError} with code
+   * `ERR_TEXT_TOO_LONG` and changes nothing: the delta is refused whole, and the text committed
+   * and held before it stays, so a smaller delta or `finish()` can still follow.
+   * @defaultValue 268435456 (256 MiB)
+   */
+  maxTextBytes?: number;
+}
+
+/** What {@link TextAssembler.finish} returns. */
+export interface FinalReport {
+  /** The whole committed text. */
+  text: string;
+  /** Bytes of the UTF-8 of `text` (an unpaired surrogate counts 3, as the U+FFFD an encoder writes). */
+  utf8Bytes: number;
+  /** Code points of `text`. */
+  codePoints: number;
+  /** UTF-16 code units of `text` (`text.length`). */
+  utf16Units: number;
+  /** Extended grapheme clusters of `text` (UAX #29, Unicode 17.0). */
+  graphemes: number;
+  /** NFC changed the raw text. */
+  normalizationChanged: boolean;
+  /** Hex SHA-256 of the UTF-8 of `text` (unpaired surrogates encoded as U+FFFD). */
+  sha256: string;
+  /** Only when `expected` was given: NFC(expected) !== text (with `normalize: false`, expected !== text). */
+  mismatch?: boolean;
+}
+
+/** @internal */
+export interface Hasher {
+  update(text: string): void;
+  digest(): string;
+}
+
+type NodeCrypto = { createHash(alg: 'sha256'): { update(s: string, enc: 'utf8'): unknown; digest(enc: 'hex'): string } };
+/** Looked up on the first hasher, not at import; null where there is none. */
+let nodeCrypto: NodeCrypto | null | undefined;
+
+function findNodeCrypto(): NodeCrypto | null {
+  try {
+    // Node >= 20.16 has getBuiltinModule: no import of 'node:crypto' that a browser bundle would trip on.
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    return (nodeCrypto = (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null);
+  } catch {
+    return (nodeCrypto = null);
+  }
+}
+
+/**
+ * @internal Node's crypto (native, ~1 GB/s, takes strings) where it exists; @noble/hashes
+ * elsewhere (browsers have only the asynchronous WebCrypto).
+ */
+export function createHasher(native = true): Hasher {
+  const crypto = native ? (nodeCrypto === undefined ? findNodeCrypto() : nodeCrypto) : null;
+  if (crypto) {
+    const h = crypto.createHash('sha256');
+    return { update: (s) => void h.update(s, 'utf8'), digest: () => h.digest('hex') };
+  }
+  const h = nobleSha256.create();
+  const enc = new TextEncoder();
+  return {
+    update: (s) => void h.update(enc.encode(s)),
+    digest: () => {
+      let hex = '';
+      for (const b of h.digest()) hex += (b < 16 ? '0' : '') + b.toString(16);
+      return hex;
+    },
+  };
+}
+
+const OPTIONS = ['normalize', 'maxPendingBytes', 'maxTextBytes'] as const;
+const WHICH_LIMIT = "did you mean 'maxTextBytes' (all the committed text) or 'maxPendingBytes' (the text held back)?";
+const KEY_HINTS: Readonly<Record<string, string>> = {
+  normalization: "did you mean 'normalize'?",
+  normalizationForm: "did you mean 'normalize'?",
+  form: "did you mean 'normalize'?",
+  nfc: "did you mean 'normalize'? ('NFC' or false)",
+  expected: 'an option of finish(): finish({ expected })',
+  maxBytes: WHICH_LIMIT,
+  maxLength: WHICH_LIMIT,
+  limit: WHICH_LIMIT,
+  maxLineBytes: WHICH_LIMIT,
+  maxEventBytes: WHICH_LIMIT,
+};
+const OPTION_HINTS = {
+  keys: [KEY_HINTS, TEXT_OPTION_HINTS],
+  notObject: (value: unknown) =>
+    typeof value === 'string' || typeof value === 'boolean' ? `did you mean new TextAssembler({ normalize: ${describeValue(value)} })?`
+      : limitInPlaceOfOptions('TextAssembler', 'maxTextBytes')(value),
+};
+const NORMALIZE_HINTS: Readonly<Record<string, string>> = {
+  true: "NFC is the default; 'NFC' names it and false turns it off",
+  NFD: 'only NFC is streamed; give false and normalize the finished text for another form',
+  NFKC: 'only NFC is streamed; give false and normalize the finished text for another form',
+  NFKD: 'only NFC is streamed; give false and normalize the finished text for another form',
+};
+const FINISH_HINTS = {
+  notObject: (value: unknown) => (typeof value === 'string' ? 'did you mean finish({ expected: text })?' : undefined),
+};
+
+/** Committed text is hashed in batches of about this many UTF-16 units (one native call per batch). */
+const HASH_BATCH = 16 * 1024;
+
+/**
+ * Turns a model's text deltas into committed text: whole extended grapheme clusters, normalized
+ * to NFC, with running counts and SHA-256. `finish()` returns the {@link FinalReport}.
+ *
+ * `push` returns text that will never change: the concatenation of everything it returns is a
+ * prefix of the final `text`. Surrogates and runaway clusters are handled as
+ * {@link GraphemeCommitter} and {@link NfcCommitter} document. After `finish()` the assembler is
+ * ready for a new stream.
+ */
+export class TextAssembler {
+  /** Whether committed text is normalized, from the options. */
+  readonly normalize: 'NFC' | false;
+  /** The hold-back limit, from the options. */
+  readonly maxPendingBytes: number;
+  /** The committed-text limit, from the options. */
+  readonly maxTextBytes: number;
+
+  #held = '';
+  #scan = 0;
+  #state = START_STATE;
+  // Raw counts of the scanned part of #held.
+  #heldBytes = 0;
+  #heldCps = 0;
+  #heldGraphemes = 0;
+  #heldDirty = false;
+  /** #held begins inside a cluster (after a forced commit). */
+  #heldMid = false;
+  #forced = 0;
+  /** The BMP's property bytes, fetched once by the constructor (see GraphemeCommitter). */
+  #bmp: Uint8Array;
+
+  #pieces: string[] = [];
+  #hashedPieces = 0;
+  #unhashedUnits = 0;
+  #hasher: Hasher = createHasher();
+  #bytes = 0;
+  #cps = 0;
+  #units = 0;
+  #graphemes = 0;
+  #changed = false;
+
+  /**
+   * Options that are not an object, unknown options and values of the wrong type throw a
+   * `TypeError`; a value out of range throws `TextRangeError` (`ERR_INVALID_OPTION`).
+   */
+  constructor(options?: TextAssemblerOptions) {
+    const where = 'TextAssembler';
+    checkOptions(options, where, OPTIONS, OPTION_HINTS);
+    this.normalize = oneOf(options?.normalize, 'normalize', where, ['NFC', false], 'NFC', invalidOption, NORMALIZE_HINTS);
+    this.maxPendingBytes = byteLimitOption(options?.maxPendingBytes, 'maxPendingBytes', where, DEFAULT_MAX_PENDING_BYTES, Infinity, invalidOption);
+    this.maxTextBytes = byteLimitOption(options?.maxTextBytes, 'maxTextBytes', where, DEFAULT_MAX_TEXT_BYTES, Infinity, invalidOption);
+    this.#bmp = bmpProps();
+  }
+
+  /** Raw text held back (the last cluster or clusters, not yet normalized). */
+  get pending(): string {
+    return this.#held;
+  }
+
+  /** How many times the hold-back passed `maxPendingBytes` and was committed at an unsafe point. */
+  get forcedCommits(): number {
+    return this.#forced;
+  }
+
+  /** Adds a delta; returns newly committed text: whole graphemes, NFC. Anything but a string is a `TypeError` and changes nothing. */
+  push(delta: string): string {
+    if (typeof delta !== 'string') throw notText(delta, 'TextAssembler.push', 'delta', (arg) => `push(${arg})`);
+    if (delta.length === 0) return '';
+    return this.#run(delta, false);
+  }
+
+  /**
+   * End of stream: commits what is held and returns the report. With `expected` (the provider's
+   * idea of the final text), `mismatch` says whether it differs from `text` after NFC.
+   */
+  finish(options?: { expected?: string }): FinalReport {
+    // Checked before anything changes: a bad call leaves the stream as it was.
+    checkOptions(options, 'TextAssembler.finish', ['expected'], FINISH_HINTS);
+    const expected = options?.expected;
+    if (expected !== undefined && typeof expected !== 'string') {
+      throw notText(expected, 'TextAssembler.finish', 'expected', (arg) => `finish({ expected: ${arg} })`, false);
+    }
+    if (this.#held.length !== 0) this.#run('', true);
+    this.#hashPending();
+    const text = this.#pieces.length === 1 ? this.#pieces[0] : this.#pieces.join('');
+    const report: FinalReport = {
+      text,
+      utf8Bytes: this.#bytes,
+      codePoints: this.#cps,
+      utf16Units: this.#units,
+      graphemes: this.#graphemes,
+      normalizationChanged: this.#changed,
+      sha256: this.#hasher.digest(),
+    };
+    if (expected !== undefined) {
+      report.mismatch = (this.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== text;
+    }
+    this.#reset();
+    return report;
+  }
+
+  #reset(): void {
+    this.#held = '';
+    this.#scan = 0;
+    this.#state = START_STATE;
+    this.#heldBytes = this.#heldCps = this.#heldGraphemes = 0;
+    this.#heldDirty = this.#heldMid = this.#changed = false;
+    this.#pieces = [];
+    this.#hashedPieces = this.#unhashedUnits = 0;
+    this.#hasher = createHasher();
+    this.#bytes = this.#cps = this.#units = this.#graphemes = 0;
+  }
+
+  /**
+   * Scans `text` (the held text was scanned by earlier calls, except a trailing lone high
+   * surrogate, which moves to the front of `text`) and commits held + text up to the last commit
+   * point; everything when `final`.
+   */
+  #run(text: string, final: boolean): string {
+    let held = this.#held;
+    if (this.#scan < held.length) {
+      text = held.slice(this.#scan) + text;
+      held = held.slice(0, this.#scan);
+    }
+    const n = text.length;
+    const max = this.maxPendingBytes;
+    const nfc = this.normalize === 'NFC';
+    let st = this.#state;
+    let i = 0;
+    // Raw counts from the start of held to i, and to the latest commit point.
+    let bytes = this.#heldBytes;
+    let cps = this.#heldCps;
+    let g = this.#heldGraphemes;
+    let cut = -1; // the latest commit point in text
+    let cutBytes = 0;
+    let cutCps = 0;
+    let cutG = 0;
+    let dirty = this.#heldDirty; // the text from the latest commit point to i has an NFC-unstable code point
+    let cutDirty = false; // the text before it has one
+    let cutMid = this.#heldMid; // the text from the latest commit point begins inside a cluster
+    const pieceMid = this.#heldMid;
+    let forced = 0;
+    const bmp = this.#bmp;
+    while (i < n) {
+      let cp = text.charCodeAt(i);
+      if (cp < 0x7f && cp >= 0x20 && st === 0) {
+        // Printable ASCII after a plain Other: a grapheme boundary and NFC-stable, state unchanged.
+        if (dirty) cutDirty = true;
+        dirty = false;
+        cut = i;
+        cutBytes = bytes;
+        cutCps = cps;
+        cutG = g;
+        cutMid = false;
+        bytes++;
+        cps++;
+        g++;
+        i++;
+        continue;
+      }
+      let w = 1;
+      if ((cp & 0xfc00) === 0xd800) {
+        if (i + 1 === n) {
+          if (!final) break; // a lone high surrogate at the end: wait for its pair
+        } else {
+          const lo = text.charCodeAt(i + 1);
+          if ((lo & 0xfc00) === 0xdc00) {
+            cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
+            w = 2;
+          }
+        }
+      }
+      const p = cp < 0x10000 ? bmp[cp] : propOf(cp);
+      st = step(st, p);
+      if (st & BREAK) {
+        st ^= BREAK;
+        if (!nfc || (p & Prop.NfcUnstable) === 0) {
+          if (dirty) cutDirty = true;
+          dirty = false;
+          cut = i;
+          cutBytes = bytes;
+          cutCps = cps;
+          cutG = g;
+          cutMid = false;
+        }
+        g++;
+      }
+      if (p & Prop.NfcUnstable) dirty = true;
+      bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : w === 2 ? 4 : 3;
+      cps++;
+      i += w;
+      if (bytes - cutBytes > max) {
+        // Runaway: commit inside the cluster (documented on maxPendingBytes).
+        if (dirty) cutDirty = true;
+        dirty = false;
+        cut = i;
+        cutBytes = bytes;
+        cutCps = cps;
+        cutG = g;
+        cutMid = true;
+        forced++;
+      }
+    }
+    if (final) {
+      if (dirty) cutDirty = true;
+      cut = n;
+      cutBytes = bytes;
+      cutCps = cps;
+      cutG = g;
+      cutMid = false;
+    }
+    if (cut < 0) {
+      this.#state = st;
+      this.#forced += forced;
+      this.#held = held + text;
+      this.#scan = held.length + i;
+      this.#heldBytes = bytes;
+      this.#heldCps = cps;
+      this.#heldGraphemes = g;
+      this.#heldDirty = dirty;
+      return '';
+    }
+    const piece = cut === 0 ? held : cut === n ? held + text : held + text.slice(0, cut);
+    let out = piece;
+    if (nfc && cutDirty) out = piece.normalize('NFC');
+    let addBytes = cutBytes, addCps = cutCps, addUnits = piece.length, addG = cutG;
+    if (out !== piece) {
+      // NFC changed the piece: count what we commit. The piece starts at a boundary (unless a
+      // forced commit cut a cluster, whose start was counted with the previous piece).
+      const c = countText(out);
+      addBytes = c.utf8Bytes;
+      addCps = c.codePoints;
+      addUnits = c.utf16Units;
+      addG = pieceMid ? c.graphemes - 1 : c.graphemes;
+    }
+    // The limit is checked before anything changes: the delta is refused whole, and what was
+    // committed and held before it stays as it was.
+    if (this.#bytes + addBytes > this.maxTextBytes) {
+      throw new TextRangeError('ERR_TEXT_TOO_LONG', `committing ${addBytes} more bytes would pass maxTextBytes (${this.maxTextBytes} bytes, ${this.#bytes} committed); the delta was not taken`);
+    }
+    this.#state = st;
+    this.#forced += forced;
+    this.#held = cut === n ? '' : text.slice(cut);
+    this.#scan = i - cut;
+    this.#heldBytes = bytes - cutBytes;
+    this.#heldCps = cps - cutCps;
+    this.#heldGraphemes = g - cutG;
+    this.#heldDirty = dirty;
+    this.#heldMid = cutMid;
+    if (piece.length === 0) return '';
+    if (out !== piece) this.#changed = true;
+    this.#bytes += addBytes;
+    this.#cps += addCps;
+    this.#units += addUnits;
+    this.#graphemes += addG;
+    this.#pieces.push(out);
+    this.#unhashedUnits += out.length;
+    if (this.#unhashedUnits >= HASH_BATCH) this.#hashPending();
+    return out;
+  }
+
+  #hashPending(): void {
+    const from = this.#hashedPieces;
+    const to = this.#pieces.length;
+    if (from === to) return;
+    if (to - from === 1) {
+      this.#hasher.update(this.#pieces[from]);
+    } else {
+      // Join the batch once and keep the joined string: finish() joins fewer, larger pieces.
+      const batch = this.#pieces.slice(from, to).join('');
+      this.#hasher.update(batch);
+      this.#pieces.length = from;
+      this.#pieces.push(batch);
+    }
+    this.#hashedPieces = this.#pieces.length;
+    this.#unhashedUnits = 0;
+  }
+}
