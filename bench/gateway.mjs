@@ -264,7 +264,7 @@ async function main() {
       }
       console.error(`rep ${rep + 1}/${PLAN.reps} ${regime} N=${n} E=${e}: ${KINDS.map((k) => `${k} ${fmt(results[named.length ? `${regime} N=${n} E=${e}` : `${regime} N=${n}`][k].at(-1).cpuPer100k)}`).join(', ')} CPU-s/100k events (${fmt((performance.now() - t0) / 1000, 0)} s)`);
     }
-    if (!named.length) for (const k of KINDS) add('idle', k, await idleMemory(gws[k], ports[k], PLAN.idle));
+    if (!named.length) for (const k of COMPARED) add('idle', k, await idleMemory(gws[k], ports[k], PLAN.idle));
   }
   if (PLAN.once && !named.length && !memoryOnly) {
     const [n, e] = PLAN.once;
@@ -321,11 +321,12 @@ function report(results) {
   out();
   out('| gateway | heap + external per stream | RSS per stream | heap + external − (b)\'s |');
   out('|---|---:|---:|---:|');
-  for (const k of KINDS) {
+  for (const k of COMPARED) {
     const h = median(idle[k].map((r) => r.heapPerStream));
     const diff = median(idle[k].map((r, i) => r.heapPerStream - idle.json[i].heapPerStream));
     out(`| ${NAMES[k]} | ${fmt(h / 1024)} KiB | ${fmt(median(idle[k].map((r) => r.rssPerStream)) / 1024)} KiB | ${fmt(diff / 1024)} KiB |`);
   }
+  if (idle['seam-base']) out(`\n(a) − (a′), heap + external per idle stream: ${fmt(median(idle.seam.map((r, i) => r.heapPerStream - idle['seam-base'][i].heapPerStream)) / 1024)} KiB (median of the repetitions' differences)`);
   finish(lines, results);
 }
 

@@ -793,12 +793,17 @@ export function createGateway(options = {}) {
      * answer was started; a client that takes nothing is then dropped.
      */
     expire(kind, message) {
-      if (this.expired || this.closed) return;
+      if (this.closed) return;
+      const res = this.res;
+      if (this.expired) { // (its end written after another timeout, and not taken either)
+        if (kind === 'client') res.destroy();
+        return;
+      }
       this.expired = true;
       m.timeouts.inc({ timeout: kind });
       if (this.counted) this.status = 'limit';
       const code = { body: 'ERR_UPSTREAM_BODY_TIMEOUT', client: 'ERR_CLIENT_TIMEOUT', duration: 'ERR_MAX_DURATION' }[kind];
-      const res = this.res;
+      const answered = res.writableEnded; // the answer was whole, and waits for its client to take it
       this.stopUpstream();
       if (!res.headersSent) sendJson(res, 504, errorBody(message, 'timeout', code), { connection: 'close' });
       else if (!res.writableEnded) {
@@ -807,7 +812,7 @@ export function createGateway(options = {}) {
         m.bytesOut.inc(e.length);
         res.end(e);
       }
-      if (kind === 'client') res.destroy();
+      if (kind === 'client' || answered) res.destroy();
     }
 
     /** After a write to the client: its buffer now, into `written`. */
@@ -881,9 +886,7 @@ export function createGateway(options = {}) {
   const ticker = setInterval(() => {
     tick++;
     for (const s of streams) {
-      if (s.expired) continue;
       const res = s.res;
-      if (tick - s.born > durationTicks) { s.expire('duration', `the stream passed maxDuration (${o.maxDuration} ms)`); continue; }
       const socket = res.socket;
       if (socket && res.writableLength > 0) {
         const taken = socket.bytesWritten - socket.writableLength; // bytes the system took from the socket
@@ -892,6 +895,8 @@ export function createGateway(options = {}) {
           continue;
         }
       } else s.stalled = 0;
+      if (s.expired) continue;
+      if (tick - s.born > durationTicks) { s.expire('duration', `the stream passed maxDuration (${o.maxDuration} ms)`); continue; }
       if (s.upRes === null || s.upRes.destroyed) continue;
       if (tick - s.heard > bodyTicks) { s.expire('body', `the upstream sent nothing for ${o.bodyTimeout} ms`); continue; }
       if (tick - Math.max(s.heard, s.beat) <= keepaliveTicks || !res.headersSent || res.writableLength > 0 || res.writableEnded) continue;

@@ -169,6 +169,26 @@ describe('finding 1: the slow client and the slow upstream give back the slot, t
     expect(m.get('llm_streams_open')).toBe(0);
   });
 
+  test('a whole answer its client never takes: the slot is held while the answer waits, then the client is dropped and it all given back', async () => {
+    g = await start({ clientTimeout: 300 });
+    const answer = JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'w'.repeat(7 * 1024 * 1024) } }] });
+    g.up.scripts.set('m', { contentType: 'application/json', pieces: [b(answer)] });
+    const payload = Buffer.from(JSON.stringify(chat('m', false)));
+    let got = 0;
+    const req = request(`${g.url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-length': payload.length } }, (res) => {
+      res.once('data', (d: Buffer) => { got += d.length; res.pause(); });
+      res.on('error', () => {});
+    });
+    req.on('error', () => {});
+    req.end(payload);
+    await expect.poll(() => got).toBeGreaterThan(0);
+    expect(g.gw.stats().streams).toBe(1); // answered, not yet taken: the slot and the bytes stay counted
+    expect(g.gw.stats().pendingBytes).toBeGreaterThan(0);
+    await expect.poll(() => g!.gw.stats(), { timeout: 5000 }).toEqual({ streams: 0, pendingBytes: 0, coreBytes: 0, connections: 0 });
+    expect((await metricsAt(`${g.url}/metrics`)).get('gateway_timeouts_total{timeout="client"}')).toBe(1);
+    req.destroy();
+  });
+
   test('an upstream that trickles: each byte within bodyTimeout keeps the stream, maxDuration ends it; slot, socket and memory given back', async () => {
     g = await start({ bodyTimeout: 200, maxDuration: 600, keepalive: 0 });
     const event = chunk('lent');
