@@ -7,6 +7,11 @@
 // moved together within the read's own buffer, no copy), so that the relay gets every event of
 // the read at once and, from OpenAI, hands back that same memory to write.
 //
+// It reads its upstream as strictly as llhttp (Node's parser) reads a response, or more strictly
+// where a gateway has no use for the leniency (test/gateway/parser-differential.test.ts holds it to
+// that): no framing is guessed, every limit holds however the bytes are cut, and the request head
+// it writes is checked as the Latin-1 bytes it is written as.
+//
 // What a response offers is the part of http.IncomingMessage the gateway uses: statusCode,
 // headers, 'data' / 'end' / 'error' / 'close', pause(), resume(), destroy(), destroyed and
 // readableLength. Its body waits for its first 'data' listener (as a Readable's would).
