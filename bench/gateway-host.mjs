@@ -11,11 +11,17 @@
 //   rawtick: the same, with the reads of one tick written as one (what seam's gateway does with
 //          its relay's output), to show how much of seam's speed is that coalescing alone;
 //   rawsock: raw forwarding through seam's gateway's own upstream client (one read of the
-//          upstream socket, its chunk framing taken out, per write): the ceiling of that design.
+//          upstream socket, its chunk framing taken out, per write): the ceiling of that design;
+//   rawundici: raw forwarding through undici's dispatcher (a Pool, `dispatch` with onResponseData
+//          views, one per HTTP chunk), the chunks of one tick written as one: the same ceiling on
+//          undici, to tell whether the gateway's own client earns its place.
+// seam's gateway runs without a cap on connections per address: the load client is one address.
+import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createParser } from 'eventsource-parser';
+import { Pool } from 'undici';
 import { createGateway } from '../examples/gateway/server.mjs';
 import { requestUpstream } from '../examples/gateway/upstream.mjs';
 
@@ -37,6 +43,33 @@ function viaSocket(body, answered, failed) {
   const upReq = requestUpstream({ hostname: target.hostname, port: Number(target.port), path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body });
   upReq.response.then(answered, failed);
   return upReq;
+}
+
+/**
+ * The same through undici's dispatcher: a Pool (a connection per request, closed after it, as the
+ * others), its answer handed over as a response-like emitter (statusCode, 'data' per HTTP chunk,
+ * 'end', 'error', pause(), resume()).
+ */
+let pool = null;
+function viaUndici(body, answered, failed) {
+  pool ??= new Pool(target.origin, { connections: null, pipelining: 1, maxHeaderSize: 64 * 1024, headersTimeout: 60_000, bodyTimeout: 300_000 });
+  const res = new EventEmitter();
+  let controller = null;
+  let aborted = false;
+  res.pause = () => controller?.pause();
+  res.resume = () => controller?.resume();
+  pool.dispatch({ path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(body.length) }, body, reset: true }, {
+    onRequestStart(c) { controller = c; if (aborted) c.abort(new Error('aborted')); },
+    onResponseStart(_c, statusCode) {
+      if (statusCode < 200) return;
+      res.statusCode = statusCode;
+      answered(res);
+    },
+    onResponseData(_c, chunk) { res.emit('data', chunk); },
+    onResponseEnd() { res.emit('end'); },
+    onResponseError(_c, err) { if (res.statusCode) res.emit('error', err); else failed(err); },
+  });
+  return { destroy() { aborted = true; controller?.abort(new Error('aborted')); } };
 }
 
 /**
@@ -76,6 +109,23 @@ const framed = (toBytes) => (write) => {
   return (chunk) => parser.feed(decoder.decode(chunk, { stream: true }));
 };
 
+/** The reads (or chunks) of one tick written as one (what seam's gateway does with its relay's output). */
+function perTick(write) {
+  const parts = [];
+  let bytes = 0;
+  const take = () => {
+    const b = parts.length === 1 ? parts[0] : Buffer.concat(parts, bytes);
+    parts.length = 0;
+    bytes = 0;
+    write(b);
+  };
+  return (chunk) => {
+    if (parts.length === 0) process.nextTick(take); // (before the response's 'end', which is queued after it)
+    parts.push(chunk);
+    bytes += chunk.length;
+  };
+}
+
 const kinds = {
   json: () => peer(framed((d) => encoder.encode(d === '[DONE]' ? 'data: [DONE]\n\n' : `data: ${JSON.stringify(JSON.parse(d))}\n\n`))),
   plain: () => peer(framed((d) => encoder.encode(`data: ${d}\n\n`))),
@@ -83,21 +133,8 @@ const kinds = {
   // raw forwarding through seam's gateway's own upstream client: each socket read of the
   // upstream, its chunk framing taken out, written as it is
   rawsock: () => peer((write) => write, viaSocket),
-  rawtick: () => peer((write) => {
-    const parts = [];
-    let bytes = 0;
-    const take = () => {
-      const b = parts.length === 1 ? parts[0] : Buffer.concat(parts, bytes);
-      parts.length = 0;
-      bytes = 0;
-      write(b);
-    };
-    return (chunk) => {
-      if (parts.length === 0) process.nextTick(take); // (before the response's 'end', which is queued after it)
-      parts.push(chunk);
-      bytes += chunk.length;
-    };
-  }),
+  rawtick: () => peer(perTick),
+  rawundici: () => peer(perTick, viaUndici),
 };
 
 let listening;
@@ -107,7 +144,7 @@ if (kind === 'seam-base') {
   const gw = baseGateway({ upstream });
   listening = gw.listen(0).then((url) => Number(new URL(url).port));
 } else if (kind === 'seam' || kind === 'seam-nometrics') {
-  const gw = createGateway({ upstream, metrics: kind === 'seam' });
+  const gw = createGateway({ upstream, metrics: kind === 'seam', maxConnectionsPerAddress: 0 });
   listening = gw.listen(0).then((url) => Number(new URL(url).port));
 } else {
   const server = kinds[kind]();

@@ -13,7 +13,9 @@
 // forwarding, (e) raw forwarding with the reads of one tick written as one (the coalescing seam's
 // gateway does, alone), (f) raw forwarding through seam's gateway's own upstream client
 // (examples/gateway/upstream.mjs: one write per socket read of the upstream, where (b) to (e) read
-// it with http.request, one 'data' per HTTP chunk); and seam's with its metrics off, to measure
+// it with http.request, one 'data' per HTTP chunk), (g) the same raw forwarding through undici's
+// dispatcher (one onResponseData view per HTTP chunk, the chunks of a tick written as one): the
+// gateway's own client against undici's, as (f)/(g); and seam's with its metrics off, to measure
 // what prom-client costs. Regimes
 // (bench/gateway-upstream.mjs): one event per write at full speed, randomly cut writes, and
 // events paced 10 ms apart. Every run of a repetition is interleaved (a, b, c, d, a, b, …), and
@@ -53,10 +55,10 @@ const PLAN = quick
   ? { reps: 3, full: [[50, 1000], [500, 100]], paced: [[50, 50], [500, 50]], idle: 500, once: null }
   : { reps: 5, full: [[50, 2000], [500, 200]], paced: [[50, 100], [500, 100]], idle: 500, once: [1000, 100] };
 if (repsArg) PLAN.reps = repsArg;
-const KINDS = ['seam', 'json', 'plain', 'raw', 'rawtick', 'rawsock'];
+const KINDS = ['seam', 'json', 'plain', 'raw', 'rawtick', 'rawsock', 'rawundici'];
 /** The kinds of every regime: with `--base`, the other checkout's gateway too. */
 const COMPARED = [...KINDS, ...(baseDir ? ['seam-base'] : [])];
-const NAMES = { 'seam-base': "(a') seam, the --base checkout", seam: '(a) seam', json: '(b) JSON gateway', plain: '(c) plain forwarder', raw: '(d) raw forwarding', rawtick: '(e) raw forwarding, the reads of a tick in one write', rawsock: "(f) raw forwarding through seam's upstream client", 'seam-nometrics': '(a) seam, metrics off' };
+const NAMES = { 'seam-base': "(a') seam, the --base checkout", seam: '(a) seam', json: '(b) JSON gateway', plain: '(c) plain forwarder', raw: '(d) raw forwarding', rawtick: '(e) raw forwarding, the reads of a tick in one write', rawsock: "(f) raw forwarding through seam's upstream client", rawundici: "(g) raw forwarding through undici's dispatcher, the chunks of a tick in one write", 'seam-nometrics': '(a) seam, metrics off' };
 
 // ---------------------------------------------------------------------------------------------
 // Processes
@@ -262,7 +264,7 @@ async function main() {
       }
       console.error(`rep ${rep + 1}/${PLAN.reps} ${regime} N=${n} E=${e}: ${KINDS.map((k) => `${k} ${fmt(results[named.length ? `${regime} N=${n} E=${e}` : `${regime} N=${n}`][k].at(-1).cpuPer100k)}`).join(', ')} CPU-s/100k events (${fmt((performance.now() - t0) / 1000, 0)} s)`);
     }
-    if (!named.length) for (const k of KINDS) add('idle', k, await idleMemory(gws[k], ports[k], PLAN.idle));
+    if (!named.length) for (const k of COMPARED) add('idle', k, await idleMemory(gws[k], ports[k], PLAN.idle));
   }
   if (PLAN.once && !named.length && !memoryOnly) {
     const [n, e] = PLAN.once;
@@ -285,8 +287,8 @@ function report(results) {
   const out = (s = '') => lines.push(s);
   out(`Node ${process.version}, ${quick ? 'quick' : 'full'} run, ${PLAN.reps} interleaved repetitions after ${warmups} of warm-up, medians; the gateway's own CPU time.`);
   out();
-  out('| regime | N | events/run | (a) CPU-s per 100k events | (b) | (c) | (d) | (e) | (f) | events per CPU-second: a/b | a/c | a/d | a/e | a/f | events/s a/b | a/c | a/d | p99 added latency a, ms | a/b | a/d |');
-  out('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  out('| regime | N | events/run | (a) CPU-s per 100k events | (b) | (c) | (d) | (e) | (f) | (g) | events per CPU-second: a/b | a/c | a/d | a/e | a/f | a/g | f/g | events/s a/b | a/c | a/d | p99 added latency a, ms | a/b | a/d |');
+  out('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [key, rows] of Object.entries(results)) {
     if (key === 'idle') continue;
     const [regime, nPart] = key.split(' N=');
@@ -295,8 +297,9 @@ function report(results) {
     const per = (x) => ratio(rows, x, (a, b) => a.perCpuSec / b.perCpuSec);
     const eps = (x) => ratio(rows, x, (a, b) => a.eps / b.eps);
     const lat = (x) => ratio(rows, x, (a, b) => a.p99 / b.p99);
-    out(`| ${regime} | ${nPart} | ${rows.seam[0].events} | ${fmt(med('seam', (r) => r.cpuPer100k))} | ${fmt(med('json', (r) => r.cpuPer100k))} | ${fmt(med('plain', (r) => r.cpuPer100k))} | ${fmt(med('raw', (r) => r.cpuPer100k))} | ${fmt(med('rawtick', (r) => r.cpuPer100k))} | ${fmt(med('rawsock', (r) => r.cpuPer100k))} `
-      + `| **${fmt(per('json'))}×** | **${fmt(per('plain'))}×** | **${fmt(per('raw'))}×** | ${fmt(per('rawtick'))}× | ${fmt(per('rawsock'))}× | ${fmt(eps('json'))}× | ${fmt(eps('plain'))}× | ${fmt(eps('raw'))}× `
+    const fg = median(rows.rawsock.map((r, i) => r.perCpuSec / rows.rawundici[i].perCpuSec)); // the own client against undici's, in the same repetition
+    out(`| ${regime} | ${nPart} | ${rows.seam[0].events} | ${fmt(med('seam', (r) => r.cpuPer100k))} | ${fmt(med('json', (r) => r.cpuPer100k))} | ${fmt(med('plain', (r) => r.cpuPer100k))} | ${fmt(med('raw', (r) => r.cpuPer100k))} | ${fmt(med('rawtick', (r) => r.cpuPer100k))} | ${fmt(med('rawsock', (r) => r.cpuPer100k))} | ${fmt(med('rawundici', (r) => r.cpuPer100k))} `
+      + `| **${fmt(per('json'))}×** | **${fmt(per('plain'))}×** | **${fmt(per('raw'))}×** | ${fmt(per('rawtick'))}× | ${fmt(per('rawsock'))}× | ${fmt(per('rawundici'))}× | ${fmt(fg)}× | ${fmt(eps('json'))}× | ${fmt(eps('plain'))}× | ${fmt(eps('raw'))}× `
       + `| ${fmt(med('seam', (r) => r.p99 / 1000), 1)} | ${fmt(lat('json'))}× | ${fmt(lat('raw'))}× |`);
   }
   const based = Object.entries(results).filter(([, rows]) => rows['seam-base']);
@@ -318,11 +321,12 @@ function report(results) {
   out();
   out('| gateway | heap + external per stream | RSS per stream | heap + external − (b)\'s |');
   out('|---|---:|---:|---:|');
-  for (const k of KINDS) {
+  for (const k of COMPARED) {
     const h = median(idle[k].map((r) => r.heapPerStream));
     const diff = median(idle[k].map((r, i) => r.heapPerStream - idle.json[i].heapPerStream));
     out(`| ${NAMES[k]} | ${fmt(h / 1024)} KiB | ${fmt(median(idle[k].map((r) => r.rssPerStream)) / 1024)} KiB | ${fmt(diff / 1024)} KiB |`);
   }
+  if (idle['seam-base']) out(`\n(a) − (a′), heap + external per idle stream: ${fmt(median(idle.seam.map((r, i) => r.heapPerStream - idle['seam-base'][i].heapPerStream)) / 1024)} KiB (median of the repetitions' differences)`);
   finish(lines, results);
 }
 

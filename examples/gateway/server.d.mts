@@ -24,17 +24,43 @@ export interface GatewayOptions {
   maxResponseBytes?: number;
   /** @defaultValue 64 KiB */
   highWaterMark?: number;
-  /** @defaultValue 60000 */
+  /** Milliseconds for the upstream's headers (more than 0). @defaultValue 60000 */
   upstreamTimeout?: number;
+  /** Milliseconds of upstream silence after its headers (keep-alive comments do not count). @defaultValue 300000 */
+  bodyTimeout?: number;
+  /** Milliseconds for the client's request to arrive, and for a client to take some of its answer. @defaultValue 30000 */
+  clientTimeout?: number;
+  /** Milliseconds a stream may live. @defaultValue 3600000 */
+  maxDuration?: number;
+  /** Keys a client must present (`authorization: Bearer KEY` or `x-api-key`). @defaultValue [] */
+  apiKeys?: string[];
+  /** The gateway's own key for its upstream (with apiKeys, the client's is never forwarded). */
+  upstreamKey?: string;
+  /** Listen beyond loopback without apiKeys. @defaultValue false */
+  allowNoKeys?: boolean;
+  /** @defaultValue 4096 */
+  maxConnections?: number;
+  /** @defaultValue 256 */
+  maxConnectionsPerAddress?: number;
+  /** Serve /metrics on a listener of its own (0: a free port), not on the API's. */
+  metricsPort?: number;
+  /** @defaultValue '127.0.0.1' */
+  metricsHost?: string;
+  /** Where log lines go (the detail of a 5xx under its request id, warnings). @defaultValue a line to stderr */
+  log?: (line: string) => void;
   /** @defaultValue true */
   metrics?: boolean;
 }
 
 export interface Gateway {
   readonly server: Server;
+  /** The metrics listener (with metricsPort), else null. */
+  readonly metricsServer: Server | null;
+  /** Its URL once listening, else null. */
+  readonly metricsUrl: string | null;
   readonly options: Required<GatewayOptions>;
   readonly registry: Registry | null;
-  stats(): { streams: number; pendingBytes: number; coreBytes: number };
+  stats(): { streams: number; pendingBytes: number; coreBytes: number; connections: number };
   listen(port?: number, host?: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -44,4 +70,6 @@ export function createGateway(options: GatewayOptions): Gateway;
 export function upstreamRequest(format: UpstreamFormat, base: string, body: Record<string, unknown>, headers: IncomingHttpHeaders): {
   protocol: string; hostname: string; port: number; path: string; headers: Record<string, string>; payload: Record<string, unknown>;
 };
-export function parseArgs(argv: string[]): { help: true } | { port: number; options: Partial<GatewayOptions> };
+/** Whether a host is the loopback interface only (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(host: string): boolean;
+export function parseArgs(argv: string[], env?: Record<string, string | undefined>): { help: true } | { port: number; host: string; options: Partial<GatewayOptions> };

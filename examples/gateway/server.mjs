@@ -12,10 +12,13 @@
 //   node examples/gateway/server.mjs --port 0 --upstream http://127.0.0.1:8080 --upstream-format anthropic
 //
 // In-process: `const gw = createGateway({ upstream, upstreamFormat }); const url = await gw.listen(0);`
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { requestUpstream } from './upstream.mjs';
+import { UpstreamProtocolError, requestUpstream } from './upstream.mjs';
 import {
   MODEL_FORMATS, ModelStream, ModelStreamError, SseRelay, coreMemoryLimit, coreMemoryUsed, describeFormat, setCoreMemoryLimit,
 } from 'seam-stream';
@@ -50,15 +53,50 @@ export const DEFAULTS = Object.freeze({
    * mark); a stream holds at most this plus one relayed burst (the upstream reads of one tick).
    */
   highWaterMark: 64 * KiB,
-  /** Milliseconds to wait for the upstream's response headers. */
+  /** Milliseconds to wait for the upstream's response headers (more than 0). */
   upstreamTimeout: 60_000,
+  /**
+   * Milliseconds of upstream silence after its headers past which the stream ends with an error
+   * event and the upstream connection is closed. The gateway's own keep-alive comments do not
+   * count as upstream bytes; the upstream's own comments (its pings) do.
+   */
+  bodyTimeout: 300_000,
+  /**
+   * Milliseconds for a client's request (head and body) to arrive, and for a client whose answer
+   * waits in the gateway's write buffer to take some of it: past it, the client is dropped.
+   */
+  clientTimeout: 30_000,
+  /** Milliseconds a stream may live, from its request to its end. */
+  maxDuration: 3_600_000,
+  /** Keys a client must present (`authorization: Bearer KEY` or `x-api-key: KEY`); none: the gateway asks for none. */
+  apiKeys: [],
+  /**
+   * The gateway's own key for its upstream, sent in the header its format uses (bearer; `x-api-key`
+   * for anthropic). Without it and without apiKeys, the client's bearer goes to the upstream as it
+   * is; with apiKeys, the client's credential never leaves the gateway.
+   */
+  upstreamKey: undefined,
+  /** Listen beyond loopback without apiKeys (refused otherwise: `listen()` rejects). */
+  allowNoKeys: false,
+  /** Connections open at once (past it a new one is answered 503 and closed; 0: no cap). */
+  maxConnections: 4096,
+  /** Connections open at once from one client address (0: no cap; behind a proxy every client has its address). */
+  maxConnectionsPerAddress: 256,
+  /**
+   * Serve `GET /metrics` on a listener of its own at this port (0: a free one), on `metricsHost`,
+   * and not on the API's. Without it, /metrics is on the API's listener, behind the apiKeys if any.
+   */
+  metricsPort: undefined,
+  metricsHost: '127.0.0.1',
+  /** Where the gateway's log lines go (the detail of a 5xx under its request id, warnings): a function of one line. */
+  log: undefined,
   /** Serve `GET /metrics` and count (false: no prom-client calls at all, for measuring their cost). */
   metrics: true,
 });
 
 const ERROR_BODY_BYTES = 64 * KiB;
 const KEEPALIVE = Buffer.from(': keep-alive\n\n');
-/** The keep-alive clock ticks this many times per `keepalive` period (a silence is noticed within 1/4 of it). */
+/** The gateway's clock ticks this many times per its shortest period (a silence is noticed within 1/4 of it). */
 const TICKS = 4;
 
 /**
@@ -148,6 +186,10 @@ function makeMetrics() {
     providerErrors: c('llm_provider_errors_total', 'Upstream errors: an HTTP error status, or an error event or body in the stream', ['source']),
     badEvents: c('llm_bad_event_total', 'Upstream events that were not valid JSON, or not events of the format'),
     keepalives: c('llm_keepalive_sent_total', 'Keep-alive comments the gateway wrote during upstream silence'),
+    timeouts: c('gateway_timeouts_total', 'Requests or streams ended by a timeout: request (the client\'s request did not arrive), body (upstream silence), client (the client took nothing), duration (maxDuration)', ['timeout']),
+    authFailures: c('gateway_auth_failures_total', 'Requests refused for a missing or wrong key'),
+    connectionsRejected: c('gateway_connections_rejected_total', 'Connections refused by a cap: total, per_address', ['limit']),
+    connectionsOpen: new Gauge({ name: 'gateway_connections_open', help: 'Client connections open now', registers: [registry] }),
     pending: new Histogram({
       name: 'llm_stream_pending_bytes', help: 'The most bytes a stream held at once (unfinished upstream event + client write buffer)',
       buckets: [1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB, 4 * MiB, 16 * MiB], registers: [registry],
@@ -157,6 +199,8 @@ function makeMetrics() {
   for (const status of ['done', 'truncated', 'failed', 'limit', 'aborted']) metrics.streams.inc({ status }, 0);
   for (const limit of LIMITS) metrics.limitErrors.inc({ limit }, 0);
   for (const source of ['status', 'stream', 'connect']) metrics.providerErrors.inc({ source }, 0);
+  for (const timeout of ['request', 'body', 'client', 'duration']) metrics.timeouts.inc({ timeout }, 0);
+  for (const limit of ['total', 'per_address']) metrics.connectionsRejected.inc({ limit }, 0);
   return metrics;
 }
 
@@ -167,45 +211,50 @@ const LIMITS = ['max_streams', 'pending_bytes', 'core_memory', 'event_bytes', 'r
  * A stand-in for the metrics when they are off: the same calls, doing nothing. A plain object (a
  * Proxy's trap on every count made the gateway slower with its metrics off than on).
  */
-const NOTHING = Object.freeze({ inc() {}, dec() {}, observe() {} });
+const NOTHING = Object.freeze({ inc() {}, dec() {}, observe() {}, set() {} });
 const NO_METRICS = Object.freeze({
   registry: null,
   ...Object.fromEntries(['utf8Errors', 'finalMismatch', 'streamsOpen', 'streams', 'bytesIn', 'bytesOut', 'eventsIn', 'eventsOut', 'truncated',
-    'limitErrors', 'providerErrors', 'badEvents', 'keepalives', 'pending'].map((k) => [k, NOTHING])),
+    'limitErrors', 'providerErrors', 'badEvents', 'keepalives', 'pending', 'timeouts', 'authFailures', 'connectionsRejected', 'connectionsOpen'].map((k) => [k, NOTHING])),
 });
 
 function sendJson(res, status, value, extraHeaders) {
   if (res.headersSent) return void res.destroy();
   const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...extraHeaders });
+  res.writeHead(status, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(body), ...extraHeaders });
   res.end(body);
 }
 
 const errorBody = (message, type, code, extra) => ({ error: { message, type, code: code ?? null, ...extra } });
 
-/** An upstream error body's message, type and code (as the format writes them, else its text). */
+/** An upstream error body's message, type and code (as the format writes them; a body of another kind is not passed on). */
 function upstreamError(format, status, text) {
   let v;
   try { v = JSON.parse(text); } catch { v = undefined; }
   const e = describeFormat(format).errorOfBody(v);
   if (e !== undefined) return errorBody(e.message, e.type ?? 'upstream_error', e.code ?? null);
-  return errorBody(text.trim() || `upstream answered HTTP ${status}`, 'upstream_error', null);
+  return errorBody(`upstream answered HTTP ${status}`, 'upstream_error', null);
 }
 
 /**
  * Reads a stream's body up to `limit` bytes; resolves null past it, and then destroys the stream,
  * or with `drain` reads the rest without keeping it (a client's request, which is then answered).
+ * `hold(bytes)`, called for each piece kept, returns false when the gateway's budget is spent:
+ * the read then stops as past the limit, and resolves false.
  */
-function readBody(stream, limit, drain = false) {
+function readBody(stream, limit, drain = false, hold = undefined) {
   return new Promise((resolve, reject) => {
     const parts = [];
     let n = 0;
     stream.on('data', (b) => {
       if (n > limit) return;
       n += b.length;
-      if (n <= limit) return void parts.push(b);
+      const kept = n <= limit && (hold === undefined || hold(b.length));
+      if (kept) return void parts.push(b);
+      const why = n <= limit ? false : null;
+      n = limit + 1;
       parts.length = 0;
-      resolve(null);
+      resolve(why);
       if (!drain) stream.destroy();
     });
     const done = () => {
@@ -218,6 +267,23 @@ function readBody(stream, limit, drain = false) {
   });
 }
 
+/** Whether a listening host is the loopback interface only. */
+export function isLoopback(host) {
+  const h = String(host ?? '').replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+/** A key's digest: keys are compared as SHA-256 digests (of one length), in constant time. */
+const digest = (key) => createHash('sha256').update(key, 'latin1').digest();
+
+/** The credential a client presented: `authorization: Bearer KEY`, or `x-api-key: KEY`. */
+function presented(headers) {
+  const auth = headers.authorization;
+  if (typeof auth === 'string' && /^bearer /i.test(auth)) return auth.slice(7).trim();
+  const key = headers['x-api-key'];
+  return typeof key === 'string' ? key.trim() : undefined;
+}
+
 /**
  * A gateway server (not listening yet). `listen(port, host)` resolves its URL; `close()` ends
  * every stream (aborting their upstream requests) and resolves when the server is closed.
@@ -227,33 +293,136 @@ export function createGateway(options = {}) {
   const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
   if (typeof o.upstream !== 'string') throw new TypeError('createGateway: upstream (the base URL) is required');
   if (!MODEL_FORMATS.includes(o.upstreamFormat)) throw new TypeError(`createGateway: upstreamFormat must be one of ${MODEL_FORMATS.join(', ')}`);
-  for (const k of ['keepalive', 'maxStreams', 'maxPendingBytes', 'maxEventBytes', 'maxRequestBytes', 'maxResponseBytes', 'highWaterMark', 'upstreamTimeout']) {
+  for (const k of ['keepalive', 'maxStreams', 'maxPendingBytes', 'maxEventBytes', 'maxRequestBytes', 'maxResponseBytes', 'highWaterMark', 'maxConnections', 'maxConnectionsPerAddress']) {
     if (typeof o[k] !== 'number' || !(o[k] >= 0)) throw new TypeError(`createGateway: ${k} must be a non-negative number`);
   }
+  for (const k of ['upstreamTimeout', 'bodyTimeout', 'clientTimeout', 'maxDuration']) {
+    if (typeof o[k] !== 'number' || !(o[k] > 0) || !Number.isFinite(o[k])) throw new TypeError(`createGateway: ${k} must be a positive number of milliseconds`);
+  }
+  if (!Array.isArray(o.apiKeys) || o.apiKeys.some((k) => typeof k !== 'string' || !/^[\x21-\x7e]+$/.test(k))) {
+    throw new TypeError('createGateway: apiKeys must be strings of visible ASCII');
+  }
+  if (o.upstreamKey !== undefined && (typeof o.upstreamKey !== 'string' || !/^[\x21-\x7e]+$/.test(o.upstreamKey))) {
+    throw new TypeError('createGateway: upstreamKey must be a string of visible ASCII');
+  }
+  if (o.metricsPort !== undefined && !(Number.isInteger(o.metricsPort) && o.metricsPort >= 0 && o.metricsPort <= 65535)) {
+    throw new TypeError('createGateway: metricsPort must be 0..65535');
+  }
+  const log = o.log ?? ((line) => process.stderr.write(`${line}\n`));
   const format = o.upstreamFormat;
   const upstreamUrl = new URL(o.upstream);
+  if (upstreamUrl.protocol !== 'http:' && upstreamUrl.protocol !== 'https:') {
+    throw new TypeError(`createGateway: the upstream must be an http: or https: URL, not ${upstreamUrl.protocol}`);
+  }
+  if (upstreamUrl.username || upstreamUrl.password) throw new TypeError('createGateway: put the upstream\'s key in upstreamKey, not in its URL');
+  if (upstreamUrl.protocol === 'http:' && !isLoopback(upstreamUrl.hostname)) {
+    log(`gateway: warning: the upstream ${upstreamUrl.origin} is plain http beyond loopback: every prompt, answer and key crosses the network unencrypted`);
+  }
+  const keys = o.apiKeys.map(digest);
+  /** Whether a request carries one of the apiKeys (every key compared, in constant time). */
+  const authorized = (headers) => {
+    const key = presented(headers);
+    if (key === undefined) return false;
+    const d = digest(key);
+    let ok = false;
+    for (const k of keys) ok = timingSafeEqual(d, k) || ok;
+    return ok;
+  };
+  // what the upstream gets as its credential (upstreamRequest puts a bearer where the format wants it)
+  const upstreamCredential = o.upstreamKey !== undefined ? { authorization: `Bearer ${o.upstreamKey}` } : null;
   const m = o.metrics ? makeMetrics() : NO_METRICS;
   /** @type {Set<Stream>} */
   const streams = new Set();
   const previousCoreLimit = coreMemoryLimit();
   setCoreMemoryLimit(Math.min(2 ** 32 - 1, Math.max(previousCoreLimit ?? 0, o.maxPendingBytes)));
 
-  const server = http.createServer({ highWaterMark: o.highWaterMark }, (req, res) => {
-    handle(req, res).catch((err) => {
-      if (!res.headersSent) sendJson(res, 500, errorBody(`gateway error: ${err?.message ?? err}`, 'gateway_error', 'ERR_GATEWAY'));
-      else res.destroy(err);
+  // request ids: a random prefix per gateway and a count (cheaper than a UUID per request)
+  const idPrefix = `gw-${randomBytes(4).toString('hex')}-`;
+  let requests = 0;
+
+  const server = http.createServer({
+    highWaterMark: o.highWaterMark,
+    // the client's request (head and body) must arrive within clientTimeout; Node checks it on its own clock
+    requestTimeout: o.clientTimeout,
+    headersTimeout: o.clientTimeout,
+    connectionsCheckingInterval: Math.max(5, Math.min(30_000, Math.floor(o.clientTimeout / 4))),
+  }, (req, res) => {
+    const id = idPrefix + (++requests).toString(36);
+    res.setHeader('x-request-id', id);
+    handle(req, res, id).catch((err) => {
+      log(`gateway: request ${id}: 500: ${err?.stack ?? err}`);
+      if (!res.headersSent) sendJson(res, 500, errorBody(`gateway error (request id ${id}; the gateway's log has the detail)`, 'gateway_error', 'ERR_GATEWAY'));
+      else res.destroy();
     });
   });
 
-  async function handle(req, res) {
-    const path = req.url.split('?')[0];
-    if (req.method === 'GET' && path === '/metrics') {
-      if (!m.registry) return sendJson(res, 404, errorBody('metrics are off', 'invalid_request_error', 'not_found'));
-      const text = await m.registry.metrics();
-      res.writeHead(200, { 'content-type': m.registry.contentType });
-      return void res.end(text);
+  // A request that did not arrive within clientTimeout (Node's requestTimeout): 408 in the API's
+  // shape, then the connection closes (the stream that read its body, if any, is aborted with it).
+  server.on('clientError', (err, socket) => {
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') m.timeouts.inc({ timeout: 'request' });
+    if (!socket.writable || socket._httpMessage?.headersSent) return void socket.destroy();
+    const [status, text, body] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', errorBody(`the request did not arrive within ${o.clientTimeout} ms`, 'invalid_request_error', 'ERR_REQUEST_TIMEOUT')]
+      : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', errorBody('the request head is too large', 'invalid_request_error', 'ERR_HEADERS_TOO_LARGE')]
+        : [400, 'Bad Request', errorBody('the request is not valid HTTP/1.1', 'invalid_request_error', 'ERR_BAD_REQUEST')];
+    const json = JSON.stringify(body);
+    socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n${json}`);
+    socket.destroySoon?.();
+  });
+
+  // Connection caps, in total and per client address: past them a connection is answered 503 and closed.
+  const perAddress = new Map();
+  let connections = 0;
+  server.on('connection', (socket) => {
+    const address = socket.remoteAddress ?? '';
+    const mine = perAddress.get(address) ?? 0;
+    const over = o.maxConnections > 0 && connections >= o.maxConnections ? 'total'
+      : o.maxConnectionsPerAddress > 0 && mine >= o.maxConnectionsPerAddress ? 'per_address' : null;
+    if (over !== null) {
+      m.connectionsRejected.inc({ limit: over });
+      const json = JSON.stringify(errorBody(over === 'total' ? `the gateway has ${connections} connections open (maxConnections ${o.maxConnections}); retry later`
+        : `this address has ${mine} connections open (maxConnectionsPerAddress ${o.maxConnectionsPerAddress}); retry later`, 'overloaded', 'ERR_MAX_CONNECTIONS'));
+      socket.on('error', () => {});
+      socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(json)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${json}`);
+      socket.resume(); // (what the client sends is read and dropped, so that it reads the 503 rather than a reset)
+      setTimeout(() => socket.destroy(), 1000).unref();
+      return;
     }
-    if (path !== '/v1/chat/completions') return sendJson(res, 404, errorBody(`no route ${req.method} ${path}`, 'invalid_request_error', 'not_found'));
+    connections++;
+    perAddress.set(address, mine + 1);
+    m.connectionsOpen.inc();
+    socket.once('close', () => {
+      connections--;
+      const left = perAddress.get(address) - 1;
+      if (left === 0) perAddress.delete(address);
+      else perAddress.set(address, left);
+      m.connectionsOpen.dec();
+    });
+  });
+
+  /** GET /metrics: Prometheus text. */
+  async function serveMetrics(res) {
+    if (!m.registry) return sendJson(res, 404, errorBody('metrics are off', 'invalid_request_error', 'not_found'));
+    const text = await m.registry.metrics();
+    res.writeHead(200, { 'content-type': m.registry.contentType, 'x-content-type-options': 'nosniff' });
+    res.end(text);
+  }
+
+  const metricsServer = o.metricsPort === undefined ? null : http.createServer((req, res) => {
+    const path = req.url.split('?')[0];
+    if (req.method === 'GET' && path === '/metrics') return void serveMetrics(res).catch(() => res.destroy());
+    sendJson(res, 404, errorBody('no route (this listener serves GET /metrics)', 'invalid_request_error', 'not_found'));
+  });
+
+  async function handle(req, res, id) {
+    const path = req.url.split('?')[0];
+    if (keys.length > 0 && !authorized(req.headers)) {
+      m.authFailures.inc();
+      return sendJson(res, 401, errorBody('Incorrect or missing API key: send it as authorization: Bearer KEY (or x-api-key: KEY)', 'invalid_request_error', 'invalid_api_key'),
+        { 'www-authenticate': 'Bearer', connection: 'close' });
+    }
+    if (req.method === 'GET' && path === '/metrics' && metricsServer === null) return serveMetrics(res);
+    if (path !== '/v1/chat/completions') return sendJson(res, 404, errorBody(`no route ${req.method} ${path.slice(0, 200)}`, 'invalid_request_error', 'not_found'));
     if (req.method !== 'POST') return sendJson(res, 405, errorBody('use POST', 'invalid_request_error', 'method_not_allowed'), { allow: 'POST' });
     if (streams.size >= o.maxStreams) {
       m.limitErrors.inc({ limit: 'max_streams' });
@@ -264,35 +433,14 @@ export function createGateway(options = {}) {
       m.limitErrors.inc({ limit: 'pending_bytes' });
       return sendJson(res, 503, errorBody(`the gateway's streams hold ${held} bytes (maxPendingBytes ${o.maxPendingBytes}); retry later`, 'overloaded', 'ERR_PENDING_BYTES'), { 'retry-after': '1' });
     }
-    let raw = await readBody(req, o.maxRequestBytes, true);
-    if (raw === null) {
-      m.limitErrors.inc({ limit: 'request_bytes' });
-      return sendJson(res, 413, errorBody(`the request body is over ${o.maxRequestBytes} bytes`, 'invalid_request_error', 'ERR_REQUEST_TOO_LARGE'), { connection: 'close' });
-    }
-    let body;
-    try { body = JSON.parse(raw.toString('utf8')); } catch { body = undefined; }
-    raw = null; // not kept for the life of the stream
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      return sendJson(res, 400, errorBody('the request body must be a JSON object', 'invalid_request_error', 'ERR_BAD_REQUEST'));
-    }
-    const stream = body.stream === true;
-    // A whole answer from an upstream other than OpenAI is read from its stream (so that it is
-    // validated and assembled as the streamed one is); OpenAI's whole answer passes through.
-    const s = new Stream(res);
+    // Admitted: the stream's slot is taken before its body is read, and the body counts in the budget.
+    const s = new Stream(res, id);
     streams.add(s);
     m.streamsOpen.inc();
     try {
-      const upRes = await s.request(upstreamRequest(format, upstreamUrl, format === 'openai' ? body : { ...body, stream: true }, req.headers));
-      if (upRes === null) return; // the client left, or the upstream failed before answering (answered)
-      if (upRes.statusCode >= 400) {
-        const text = await readBody(upRes, ERROR_BODY_BYTES);
-        m.providerErrors.inc({ source: 'status' });
-        s.status = 'failed';
-        return sendJson(res, upRes.statusCode, upstreamError(format, upRes.statusCode, text === null ? '' : text.toString('utf8')));
-      }
-      if (!stream) return await (format === 'openai' ? s.whole(upRes) : s.assemble(upRes, body.model));
-      body = null;
-      await s.relay(upRes);
+      await s.serve(req);
+      // the answer is written; the slot (and what the answer holds) goes once the client took it all
+      if (!res.writableFinished && !res.destroyed) await new Promise((resolve) => { s.done = resolve; res.once('close', resolve); res.once('finish', resolve); });
     } finally {
       s.close();
     }
@@ -300,12 +448,18 @@ export function createGateway(options = {}) {
 
   /** One client request and its upstream request. */
   class Stream {
-    constructor(res) {
+    constructor(res, id) {
       this.res = res;
+      this.id = id;
       this.upReq = null;
       this.upRes = null;
-      /** Keep-alive ticks since the upstream last sent bytes. */
-      this.idle = 0;
+      /** The clock's tick when the upstream last sent bytes (or answered), and when the stream began. */
+      this.heard = tick;
+      this.beat = tick;
+      this.born = tick;
+      /** Bytes the client had taken at the last tick (its socket's written bytes less its buffer), and ticks since that moved. */
+      this.taken = 0;
+      this.stalled = 0;
       /** The most bytes the stream held at once (its client's write buffer and its unfinished event). */
       this.peak = 0;
       /**
@@ -313,16 +467,91 @@ export function createGateway(options = {}) {
        * now (it only shrinks until the next write). Their sum over the streams is `written`.
        */
       this.wrote = 0;
+      /** Bytes the stream holds in JavaScript (the request body being read, a whole answer): their sum is `holding`. */
+      this.held = 0;
       /** The upstream read is paused (the client's buffer is full): its response buffers up to a read more than its high-water mark. */
       this.paused = false;
       this.status = 'aborted';
+      /** The stream reached its upstream request: it counts in llm_streams_total. */
+      this.counted = false;
       this.closed = false;
       /** The client left before the answer ended. */
       this.left = false;
-      this.done = null; // resolves the current phase when the client leaves
+      /** A timeout ended the stream (its answer written). */
+      this.expired = false;
+      this.done = null; // resolves the current phase when the client leaves or a timeout ends the stream
       res.on('close', () => {
         if (!res.writableFinished) this.abort();
       });
+    }
+
+    /** The request's body, then the upstream's answer. */
+    async serve(req) {
+      const res = this.res;
+      // (a request that breaks off, or that Node's requestTimeout cuts, errs with 'aborted': the client is gone)
+      let raw = await readBody(req, o.maxRequestBytes, true, (n) => this.hold(n)).catch(() => undefined);
+      this.release();
+      if (raw === undefined) return;
+      if (this.left || this.expired || (Buffer.isBuffer(raw) && !req.complete)) return; // (the client left mid-body, or it timed out)
+      if (raw === false) {
+        m.limitErrors.inc({ limit: 'pending_bytes' });
+        return sendJson(res, 503, errorBody(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this request's body; retry later`, 'overloaded', 'ERR_PENDING_BYTES'),
+          { 'retry-after': '1', connection: 'close' });
+      }
+      if (raw === null) {
+        m.limitErrors.inc({ limit: 'request_bytes' });
+        return sendJson(res, 413, errorBody(`the request body is over ${o.maxRequestBytes} bytes`, 'invalid_request_error', 'ERR_REQUEST_TOO_LARGE'), { connection: 'close' });
+      }
+      let body;
+      try { body = JSON.parse(raw.toString('utf8')); } catch { body = undefined; }
+      raw = null; // not kept for the life of the stream
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        return sendJson(res, 400, errorBody('the request body must be a JSON object', 'invalid_request_error', 'ERR_BAD_REQUEST'));
+      }
+      const stream = body.stream === true;
+      this.counted = true;
+      // A whole answer from an upstream other than OpenAI is read from its stream (so that it is
+      // validated and assembled as the streamed one is); OpenAI's whole answer passes through.
+      const credential = upstreamCredential ?? (keys.length > 0 ? {} : req.headers);
+      const upRes = await this.request(upstreamRequest(format, upstreamUrl, format === 'openai' ? body : { ...body, stream: true }, credential));
+      if (upRes === null) return; // the client left, or the upstream failed before answering (answered)
+      if (upRes.statusCode >= 400) {
+        const text = await readBody(upRes, ERROR_BODY_BYTES, false, (n) => this.hold(n));
+        this.release();
+        if (this.left || this.expired) return;
+        m.providerErrors.inc({ source: 'status' });
+        this.status = 'failed';
+        return sendJson(res, upRes.statusCode, upstreamError(format, upRes.statusCode, typeof text === 'object' && text !== null ? text.toString('utf8') : ''));
+      }
+      if (!stream) return await (format === 'openai' ? this.whole(upRes) : this.assemble(upRes, body.model));
+      body = null;
+      await this.relay(upRes);
+    }
+
+    /** Holds `n` more bytes in JavaScript; false once the streams together hold maxPendingBytes. */
+    hold(n) {
+      this.held += n;
+      holding += n;
+      return !(mightBeFull() && pendingBytes() >= o.maxPendingBytes);
+    }
+
+    /** What the stream held in JavaScript is let go. */
+    release() {
+      holding -= this.held;
+      this.held = 0;
+    }
+
+    /** A 502 with a generic message; the detail goes to the log under the request id. */
+    failed(err) {
+      if (this.closed || this.left || this.expired) return;
+      m.providerErrors.inc({ source: 'connect' });
+      this.status = 'failed';
+      const timeout = err?.code === 'ERR_UPSTREAM_TIMEOUT';
+      if (!timeout) log(`gateway: request ${this.id}: 502: ${err?.message ?? err}`);
+      const [message, code] = timeout ? [`the upstream could not be reached: ${err.message}`, 'ERR_UPSTREAM_UNREACHABLE']
+        : err instanceof UpstreamProtocolError ? [`the upstream's answer broke HTTP/1.1 (request id ${this.id}; the gateway's log has the detail)`, 'ERR_UPSTREAM_PROTOCOL']
+          : [`the upstream could not be reached (request id ${this.id}; the gateway's log has the detail)`, 'ERR_UPSTREAM_UNREACHABLE'];
+      if (!this.res.destroyed) sendJson(this.res, 502, errorBody(message, 'upstream_error', code));
     }
 
     /** Sends the upstream request; resolves its response, or null (then the client was answered or left). */
@@ -330,24 +559,29 @@ export function createGateway(options = {}) {
       const payload = Buffer.from(JSON.stringify(up.payload));
       return new Promise((resolve) => {
         this.done = () => resolve(null);
-        const failed = (err) => {
-          if (this.closed || this.left) return resolve(null);
-          m.providerErrors.inc({ source: 'connect' });
-          this.status = 'failed';
-          if (!this.res.destroyed) sendJson(this.res, 502, errorBody(`the upstream could not be reached: ${err.message}`, 'upstream_error', 'ERR_UPSTREAM_UNREACHABLE'));
-          resolve(null);
-        };
         // one connection per upstream request, closed with it: an aborted stream leaves no socket behind
-        const upReq = requestUpstream({ ...up, body: payload });
+        let upReq;
+        try {
+          upReq = requestUpstream({ ...up, body: payload });
+        } catch (err) {
+          this.failed(err);
+          return resolve(null);
+        }
         this.upReq = upReq;
-        const timer = setTimeout(() => upReq.destroy(new Error(`no answer from the upstream within ${o.upstreamTimeout} ms`)), o.upstreamTimeout);
+        const timer = setTimeout(() => {
+          const err = new Error(`no answer from the upstream within ${o.upstreamTimeout} ms`);
+          err.code = 'ERR_UPSTREAM_TIMEOUT';
+          upReq.destroy(err);
+        }, o.upstreamTimeout);
         upReq.response.then((r) => {
           clearTimeout(timer);
           this.upRes = r;
-          if (this.closed || this.left) { r.destroy(); resolve(null); } else resolve(r);
+          this.heard = tick;
+          if (this.closed || this.left || this.expired) { r.destroy(); resolve(null); } else resolve(r);
         }, (err) => {
           clearTimeout(timer);
-          failed(err);
+          this.failed(err);
+          resolve(null);
         });
       });
     }
@@ -356,7 +590,7 @@ export function createGateway(options = {}) {
     relay(upRes) {
       const res = this.res;
       const relay = new SseRelay({ from: format, maxEventBytes: o.maxEventBytes });
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
       res.flushHeaders();
       return new Promise((resolve) => {
         let ended = false;
@@ -445,7 +679,7 @@ export function createGateway(options = {}) {
           if (p > this.peak) this.peak = p;
         };
         upRes.on('data', (chunk) => {
-          this.idle = 0;
+          this.heard = tick;
           if (burst.length === 0) process.nextTick(take);
           burst.push(chunk);
           burstBytes += chunk.length;
@@ -458,16 +692,19 @@ export function createGateway(options = {}) {
 
     /** OpenAI's whole answer (`stream: false`), passed through with its status, bounded. */
     async whole(upRes) {
-      const body = await readBody(upRes, o.maxResponseBytes);
-      if (body === null) {
-        m.limitErrors.inc({ limit: 'response_bytes' });
+      const body = await readBody(upRes, o.maxResponseBytes, false, (n) => { this.heard = tick; return this.hold(n); });
+      this.release();
+      if (this.left || this.expired) return;
+      if (body === null || body === false) {
+        m.limitErrors.inc({ limit: body === null ? 'response_bytes' : 'pending_bytes' });
         this.status = 'limit';
-        return sendJson(this.res, 502, errorBody(`the upstream's answer is over ${o.maxResponseBytes} bytes`, 'upstream_error', 'ERR_RESPONSE_TOO_LARGE'));
+        return body === null ? sendJson(this.res, 502, errorBody(`the upstream's answer is over ${o.maxResponseBytes} bytes`, 'upstream_error', 'ERR_RESPONSE_TOO_LARGE'))
+          : sendJson(this.res, 503, errorBody(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`, 'overloaded', 'ERR_PENDING_BYTES'), { 'retry-after': '1' });
       }
       m.bytesIn.inc(body.length);
       m.bytesOut.inc(body.length);
       this.status = 'done';
-      this.res.writeHead(upRes.statusCode, { 'content-type': upRes.headers['content-type'] ?? 'application/json', 'content-length': body.length });
+      this.res.writeHead(upRes.statusCode, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': body.length });
       this.res.end(body);
     }
 
@@ -480,14 +717,24 @@ export function createGateway(options = {}) {
         this.done = resolve;
         upRes.on('data', (chunk) => {
           if (failure) return;
+          this.heard = tick;
           m.bytesIn.inc(chunk.length);
-          try { text += ms.push(chunk); } catch (err) { failure = err; upRes.destroy(); resolve(); }
+          try {
+            const more = ms.push(chunk);
+            text += more;
+            if (!this.hold(more.length)) {
+              failure = Object.assign(new Error(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`), { code: 'ERR_PENDING_BYTES' });
+              upRes.destroy();
+              resolve();
+            }
+          } catch (err) { failure = err; upRes.destroy(); resolve(); }
         });
         upRes.on('end', resolve);
         upRes.on('error', resolve);
         upRes.on('close', resolve);
       });
-      if (this.left || this.res.destroyed) return;
+      this.release();
+      if (this.left || this.expired || this.res.destroyed) return void ms.dispose();
       if (!failure) {
         try { text += ms.flush(); } catch (err) { failure = err; }
       }
@@ -500,6 +747,12 @@ export function createGateway(options = {}) {
         if (code === 'ERR_PROVIDER') m.providerErrors.inc({ source: 'stream' });
         if (code === 'ERR_BAD_EVENT') m.badEvents.inc();
         if (code === 'ERR_EVENT_TOO_LARGE' || code === 'ERR_TEXT_TOO_LONG') { m.limitErrors.inc({ limit: 'response_bytes' }); this.status = 'limit'; }
+        if (code === 'ERR_PENDING_BYTES') {
+          m.limitErrors.inc({ limit: 'pending_bytes' });
+          this.status = 'limit';
+          ms.dispose();
+          return sendJson(this.res, 503, errorBody(failure.message, 'overloaded', code), { 'retry-after': '1' });
+        }
         const message = failure instanceof ModelStreamError ? failure.providerMessage ?? failure.message : failure.message;
         ms.dispose();
         return sendJson(this.res, 502, errorBody(message, code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error', code,
@@ -522,11 +775,44 @@ export function createGateway(options = {}) {
     /** The client left: abort the upstream request (its socket is destroyed with it). */
     abort() {
       this.left = true;
+      this.stopUpstream();
+    }
+
+    /** Closes the upstream connection and ends the current phase. */
+    stopUpstream() {
       if (this.upReq !== null && !this.upReq.destroyed) this.upReq.destroy();
       if (this.upRes !== null && !this.upRes.destroyed) this.upRes.destroy();
       const done = this.done;
       this.done = null;
       done?.();
+    }
+
+    /**
+     * A timeout ends the stream: the current phase ends (a relay writes nothing more), the upstream
+     * connection closes, and the client gets an SSE error event (never [DONE]), or a 504 when no
+     * answer was started; a client that takes nothing is then dropped.
+     */
+    expire(kind, message) {
+      if (this.closed) return;
+      const res = this.res;
+      if (this.expired) { // (its end written after another timeout, and not taken either)
+        if (kind === 'client') res.destroy();
+        return;
+      }
+      this.expired = true;
+      m.timeouts.inc({ timeout: kind });
+      if (this.counted) this.status = 'limit';
+      const code = { body: 'ERR_UPSTREAM_BODY_TIMEOUT', client: 'ERR_CLIENT_TIMEOUT', duration: 'ERR_MAX_DURATION' }[kind];
+      const answered = res.writableEnded; // the answer was whole, and waits for its client to take it
+      this.stopUpstream();
+      if (!res.headersSent) sendJson(res, 504, errorBody(message, 'timeout', code), { connection: 'close' });
+      else if (!res.writableEnded) {
+        const e = Buffer.from(`data: ${JSON.stringify(errorBody(message, 'timeout', code))}\n\n`);
+        m.eventsOut.inc(1);
+        m.bytesOut.inc(e.length);
+        res.end(e);
+      }
+      if (kind === 'client' || answered) res.destroy();
     }
 
     /** After a write to the client: its buffer now, into `written`. */
@@ -549,21 +835,25 @@ export function createGateway(options = {}) {
       this.closed = true;
       written -= this.wrote;
       this.wrote = 0;
+      this.release();
       this.unpaused();
       streams.delete(this);
       m.streamsOpen.dec();
-      m.streams.inc({ status: this.status });
-      m.pending.observe(this.peak);
+      if (this.counted) {
+        m.streams.inc({ status: this.status });
+        m.pending.observe(this.peak);
+      }
     }
   }
 
   /**
    * What the streams hold now: their clients' write buffers, their upstream responses' read
-   * buffers, and (in the core) their unfinished events.
+   * buffers, what they hold in JavaScript (request bodies, whole answers) and (in the core) their
+   * unfinished events.
    */
   function pendingBytes() {
     let n = coreMemoryUsed();
-    for (const s of streams) n += s.res.writableLength + (s.upRes?.readableLength ?? 0);
+    for (const s of streams) n += s.res.writableLength + (s.upRes?.readableLength ?? 0) + s.held;
     return n;
   }
 
@@ -571,53 +861,87 @@ export function createGateway(options = {}) {
    * Whether the streams might hold maxPendingBytes, which spares the walk over every stream (for
    * each new request: quadratic in the streams open) when they cannot. An upper bound kept as the
    * streams go: each client buffer as it was right after the gateway's last write to it (it only
-   * shrinks until the next), and for each paused upstream read its socket's buffer at most (its
+   * shrinks until the next), for each paused upstream read its socket's buffer at most (its
    * high-water mark, 16 KiB on Node 20 and 64 KiB from Node 22, plus one 64 KiB read; a flowing
-   * one holds nothing between reads).
+   * one holds nothing between reads), and what the streams hold in JavaScript.
    */
   let written = 0;
   let paused = 0;
-  const mightBeFull = () => coreMemoryUsed() + written + paused * 128 * KiB >= o.maxPendingBytes;
+  let holding = 0;
+  const mightBeFull = () => coreMemoryUsed() + written + holding + paused * 128 * KiB >= o.maxPendingBytes;
 
-  // The keep-alive clock: one timer for all streams; a stream silent for TICKS + 1 ticks (more than
-  // `keepalive` seconds) gets a comment, unless its client is not reading anyway.
-  let ticker = null;
-  if (o.keepalive > 0) {
-    ticker = setInterval(() => {
-      for (const s of streams) {
-        if (++s.idle <= TICKS || s.upRes === null || !s.res.headersSent || s.res.writableLength > 0 || s.res.writableEnded) continue;
-        s.idle = 0;
-        m.keepalives.inc();
-        m.bytesOut.inc(KEEPALIVE.length);
-        s.res.write(KEEPALIVE);
-        s.wroteNow();
-      }
-    }, (o.keepalive * 1000) / TICKS);
-    ticker.unref();
-  }
+  // The clock: one timer for all streams, ticking TICKS times per its shortest period (keepalive,
+  // bodyTimeout, clientTimeout, maxDuration), so each is noticed within a quarter of it at most.
+  // A stream whose upstream is silent for longer than `keepalive` gets a comment (unless its client
+  // is not reading anyway); the comments do not count as upstream bytes for bodyTimeout.
+  const periods = [o.bodyTimeout, o.clientTimeout, o.maxDuration];
+  if (o.keepalive > 0) periods.push(o.keepalive * 1000);
+  const period = Math.max(1, Math.min(...periods) / TICKS);
+  const ticksOf = (ms) => Math.max(1, Math.ceil(ms / period));
+  const keepaliveTicks = o.keepalive > 0 ? Math.max(1, Math.round((o.keepalive * 1000) / period)) : Infinity;
+  const bodyTicks = ticksOf(o.bodyTimeout);
+  const clientTicks = ticksOf(o.clientTimeout);
+  const durationTicks = ticksOf(o.maxDuration);
+  let tick = 0;
+  const ticker = setInterval(() => {
+    tick++;
+    for (const s of streams) {
+      const res = s.res;
+      const socket = res.socket;
+      if (socket && res.writableLength > 0) {
+        const taken = socket.bytesWritten - socket.writableLength; // bytes the system took from the socket
+        if (taken !== s.taken) { s.taken = taken; s.stalled = 0; } else if (++s.stalled > clientTicks) {
+          s.expire('client', `the client took none of its answer for ${o.clientTimeout} ms`);
+          continue;
+        }
+      } else s.stalled = 0;
+      if (s.expired) continue;
+      if (tick - s.born > durationTicks) { s.expire('duration', `the stream passed maxDuration (${o.maxDuration} ms)`); continue; }
+      if (s.upRes === null || s.upRes.destroyed) continue;
+      if (tick - s.heard > bodyTicks) { s.expire('body', `the upstream sent nothing for ${o.bodyTimeout} ms`); continue; }
+      if (tick - Math.max(s.heard, s.beat) <= keepaliveTicks || !res.headersSent || res.writableLength > 0 || res.writableEnded) continue;
+      s.beat = tick;
+      m.keepalives.inc();
+      m.bytesOut.inc(KEEPALIVE.length);
+      res.write(KEEPALIVE);
+      s.wroteNow();
+    }
+  }, period);
+  ticker.unref();
 
+  let metricsUrl = null;
   return {
     server,
+    metricsServer,
     options: o,
     registry: m.registry,
-    /** Streams open now and the bytes they hold (client buffers and unfinished events). */
-    stats: () => ({ streams: streams.size, pendingBytes: pendingBytes(), coreBytes: coreMemoryUsed() }),
-    listen(port = 0, host = '127.0.0.1') {
-      return new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve(`http://${host}:${server.address().port}`);
+    /** The metrics listener's URL once listening (with metricsPort), else null. */
+    get metricsUrl() { return metricsUrl; },
+    /** Streams open now, the bytes they hold (client buffers, request bodies and whole answers, unfinished events), connections open. */
+    stats: () => ({ streams: streams.size, pendingBytes: pendingBytes(), coreBytes: coreMemoryUsed(), connections }),
+    async listen(port = 0, host = '127.0.0.1') {
+      if (!isLoopback(host) && keys.length === 0 && !o.allowNoKeys) {
+        throw new TypeError(`createGateway: listening on ${host} (beyond loopback) without apiKeys: anyone who reaches it uses the upstream; set apiKeys, or allowNoKeys to say so`);
+      }
+      const on = (srv, p, h) => new Promise((resolve, reject) => {
+        srv.once('error', reject);
+        srv.listen(p, h, () => {
+          srv.off('error', reject);
+          resolve(`http://${h.includes(':') ? `[${h}]` : h}:${srv.address().port}`);
         });
       });
+      if (metricsServer !== null) metricsUrl = await on(metricsServer, o.metricsPort, o.metricsHost);
+      return on(server, port, host);
     },
     close() {
-      if (ticker) clearInterval(ticker);
+      clearInterval(ticker);
       for (const s of streams) { s.abort(); s.res.destroy(); }
-      const closed = new Promise((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+      const closing = (srv) => new Promise((resolve) => (srv.listening ? srv.close(() => resolve()) : resolve()));
+      const closed = Promise.all([closing(server), ...(metricsServer ? [closing(metricsServer)] : [])]);
       server.closeAllConnections();
+      metricsServer?.closeAllConnections();
       setCoreMemoryLimit(previousCoreLimit);
-      return closed;
+      return closed.then(() => {});
     },
   };
 }
@@ -626,45 +950,77 @@ export function createGateway(options = {}) {
 // The command
 
 const USAGE = `usage: node examples/gateway/server.mjs --port <n> --upstream <base-url>
-  [--upstream-format ${MODEL_FORMATS.join('|')}] [--keepalive SECONDS]
-  [--max-streams N] [--max-pending-bytes N] [--max-event-bytes N] [--no-metrics]`;
+  [--host ADDRESS]  (127.0.0.1; beyond loopback only with --api-key, or --allow-no-keys)
+  [--upstream-format ${MODEL_FORMATS.join('|')}]
+  [--api-key KEY]... [--api-key-file FILE]  (also SEAM_GATEWAY_API_KEYS: keys separated by commas or white space)
+  [--upstream-key KEY] [--upstream-key-file FILE]  (also SEAM_GATEWAY_UPSTREAM_KEY)
+  [--keepalive SECONDS] [--upstream-timeout MS] [--body-timeout MS] [--client-timeout MS] [--max-duration MS]
+  [--max-streams N] [--max-pending-bytes N] [--max-event-bytes N] [--max-request-bytes N] [--max-response-bytes N]
+  [--high-water-mark N] [--max-connections N] [--max-connections-per-address N]
+  [--metrics-port N] [--metrics-host ADDRESS] [--no-metrics]`;
 
-export function parseArgs(argv) {
-  const flags = {
-    '--upstream': 'upstream', '--upstream-format': 'upstreamFormat', '--keepalive': 'keepalive', '--max-streams': 'maxStreams',
-    '--max-pending-bytes': 'maxPendingBytes', '--max-event-bytes': 'maxEventBytes', '--max-request-bytes': 'maxRequestBytes',
-    '--max-response-bytes': 'maxResponseBytes', '--high-water-mark': 'highWaterMark', '--upstream-timeout': 'upstreamTimeout',
+/** Keys in a text (a file, an environment variable): separated by commas, white space or lines; `#` starts a comment line. */
+const keysIn = (text) => text.split('\n').filter((l) => !l.trim().startsWith('#')).join('\n').split(/[\s,]+/).filter(Boolean);
+
+/**
+ * The command's arguments as createGateway's options, with its port and host. `env` gives the
+ * environment variables (SEAM_GATEWAY_API_KEYS, SEAM_GATEWAY_UPSTREAM_KEY).
+ */
+export function parseArgs(argv, env = {}) {
+  const numbers = {
+    '--keepalive': 'keepalive', '--max-streams': 'maxStreams', '--max-pending-bytes': 'maxPendingBytes', '--max-event-bytes': 'maxEventBytes',
+    '--max-request-bytes': 'maxRequestBytes', '--max-response-bytes': 'maxResponseBytes', '--high-water-mark': 'highWaterMark',
+    '--upstream-timeout': 'upstreamTimeout', '--body-timeout': 'bodyTimeout', '--client-timeout': 'clientTimeout', '--max-duration': 'maxDuration',
+    '--max-connections': 'maxConnections', '--max-connections-per-address': 'maxConnectionsPerAddress', '--metrics-port': 'metricsPort',
   };
+  const strings = { '--upstream': 'upstream', '--upstream-format': 'upstreamFormat', '--upstream-key': 'upstreamKey', '--metrics-host': 'metricsHost' };
   const options = {};
+  const apiKeys = [];
   let port = 0;
+  let host = '127.0.0.1';
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--no-metrics') { options.metrics = false; continue; }
+    if (a === '--allow-no-keys') { options.allowNoKeys = true; continue; }
     if (a === '--help' || a === '-h') return { help: true };
     const value = argv[++i];
     if (value === undefined) throw new TypeError(`${a} needs a value\n${USAGE}`);
     if (a === '--port') port = Number(value);
-    else if (flags[a]) options[flags[a]] = flags[a] === 'upstream' || flags[a] === 'upstreamFormat' ? value : Number(value);
+    else if (a === '--host') host = value;
+    else if (a === '--api-key') apiKeys.push(value);
+    else if (a === '--api-key-file') apiKeys.push(...keysIn(readFileSync(value, 'latin1')));
+    else if (a === '--upstream-key-file') options.upstreamKey = readFileSync(value, 'latin1').trim();
+    else if (numbers[a]) {
+      const n = Number(value);
+      if (value.trim() === '' || !Number.isFinite(n)) throw new TypeError(`${a} needs a number, not ${JSON.stringify(value)}\n${USAGE}`);
+      options[numbers[a]] = n;
+    } else if (strings[a]) options[strings[a]] = value;
     else throw new TypeError(`unknown argument ${a}\n${USAGE}`);
   }
+  if (env.SEAM_GATEWAY_API_KEYS) apiKeys.push(...keysIn(env.SEAM_GATEWAY_API_KEYS));
+  if (options.upstreamKey === undefined && env.SEAM_GATEWAY_UPSTREAM_KEY) options.upstreamKey = env.SEAM_GATEWAY_UPSTREAM_KEY.trim();
+  if (apiKeys.length) options.apiKeys = apiKeys;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`--port must be 0..65535\n${USAGE}`);
-  return { port, options };
+  return { port, host, options };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   let args;
+  let gw;
   try {
-    args = parseArgs(process.argv.slice(2));
+    args = parseArgs(process.argv.slice(2), process.env);
     if (args.help) { console.log(USAGE); process.exit(0); }
     if (!args.options.upstream) throw new TypeError(`--upstream is required\n${USAGE}`);
+    gw = createGateway(args.options);
+    const url = await gw.listen(args.port, args.host);
+    // (the signals are caught before the line a supervisor waits for is printed)
+    const stop = () => gw.close().then(() => process.exit(0));
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    console.log(`listening ${url}`);
+    if (gw.metricsUrl) console.log(`metrics ${gw.metricsUrl}/metrics`);
   } catch (e) {
     console.error(e.message);
     process.exit(2);
   }
-  const gw = createGateway(args.options);
-  const url = await gw.listen(args.port);
-  console.log(`listening ${url}`);
-  const stop = () => gw.close().then(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
 }

@@ -7,6 +7,11 @@
 // moved together within the read's own buffer, no copy), so that the relay gets every event of
 // the read at once and, from OpenAI, hands back that same memory to write.
 //
+// It reads its upstream as strictly as llhttp (Node's parser) reads a response, or more strictly
+// where a gateway has no use for the leniency (test/gateway/parser-differential.test.ts holds it to
+// that): no framing is guessed, every limit holds however the bytes are cut, and the request head
+// it writes is checked as the Latin-1 bytes it is written as.
+//
 // What a response offers is the part of http.IncomingMessage the gateway uses: statusCode,
 // headers, 'data' / 'end' / 'error' / 'close', pause(), resume(), destroy(), destroyed and
 // readableLength. Its body waits for its first 'data' listener (as a Readable's would).
@@ -17,7 +22,6 @@ import tls from 'node:tls';
 /** The most bytes a response's status line and headers may take. */
 export const MAX_HEAD_BYTES = 64 * 1024;
 
-const CRLF_CRLF = Buffer.from('\r\n\r\n');
 
 /** Closes a connection, its late errors (of a socket being torn down) ignored. */
 function closeQuietly(socket) {
@@ -40,25 +44,54 @@ const HEX = new Int8Array(256).fill(-1);
 for (let i = 0; i < 10; i++) HEX[48 + i] = i;
 for (let i = 0; i < 6; i++) { HEX[65 + i] = 10 + i; HEX[97 + i] = 10 + i; }
 
+/** The bytes of a token (RFC 9110 5.6.2: a header name, a chunk extension's name or value). */
+const TOKEN = new Uint8Array(256);
+for (const c of Buffer.from("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", 'latin1')) TOKEN[c] = 1;
+/** The bytes of a header value (and of a reason phrase, and inside a quoted string): HTAB, visible ASCII and space, obs-text. */
+const VALUE = new Uint8Array(256);
+VALUE[9] = 1;
+for (let c = 0x20; c <= 0x7e; c++) VALUE[c] = 1;
+for (let c = 0x80; c <= 0xff; c++) VALUE[c] = 1;
+
+/** The most header fields in a response head, and in its trailers (each counted alone). */
+export const MAX_HEADERS = 100;
+/** The most bytes of one chunk's extensions (`;name=value…` after its size). */
+export const MAX_CHUNK_EXTENSION_BYTES = 4096;
+/** The most bytes of a chunked body's trailer section. */
+export const MAX_TRAILER_BYTES = 16 * 1024;
+
 // states of the chunked decoder
-const SIZE = 0; // hex digits of a chunk's size
-const EXT = 1; // a chunk extension (or white space) up to CR
-const SIZE_LF = 2; // LF after the size line's CR
-const DATA = 3; // the chunk's bytes
-const DATA_CR = 4; // CR after them
-const DATA_LF = 5; // LF after that CR
-const TRAILER = 6; // trailer lines, up to an empty one
-const TRAILER_LF = 7; // LF after a trailer line's CR
-const END = 8; // the last chunk and its trailers were read
+const SIZE = 0; // the first hex digit of a chunk's size
+const SIZE_MORE = 1; // more hex digits, or what ends them (`;` or CR)
+const EXT_NAME = 2; // a chunk extension's name (a token) after `;`
+const EXT_VALUE_START = 3; // after `=`: a token or a quoted string
+const EXT_VALUE = 4; // a token value
+const EXT_QUOTED = 5; // inside a quoted value
+const EXT_QUOTED_ESCAPE = 6; // after a backslash in it
+const EXT_QUOTED_END = 7; // after its closing quote: `;` or CR
+const SIZE_LF = 8; // LF after the size line's CR
+const DATA = 9; // the chunk's bytes
+const DATA_CR = 10; // CR after them
+const DATA_LF = 11; // LF after that CR
+const TRAILER = 12; // the start of a trailer line (or the empty line that ends them)
+const TRAILER_NAME = 13; // a trailer field's name
+const TRAILER_VALUE = 14; // its value, up to CR
+const TRAILER_LF = 15; // LF after a trailer line's CR
+const TRAILER_END_LF = 16; // LF after the empty line's CR
+const END = 17; // the last chunk and its trailers were read
 
 /** The most hex digits of a chunk size (2^52 bytes: more than any stream, less than a double holds exactly). */
 const MAX_SIZE_DIGITS = 13;
 
 /**
  * `Transfer-Encoding: chunked` taken out of a body read by read, in place: `decode(buf)` moves the
- * read's payload bytes to its start and returns a view of them (of `buf` itself). Malformed
- * framing throws UpstreamProtocolError with the body's byte offset, and with `payload`, the bytes
- * of that read before the fault; the decoder then throws again.
+ * read's payload bytes to its start and returns a view of them (of `buf` itself). The framing is
+ * read as strictly as llhttp (Node's parser) reads it: a size in hex digits and nothing else (no
+ * white space), extensions as `;token[=token|"quoted"]` and at most MAX_CHUNK_EXTENSION_BYTES of
+ * them, CRLF everywhere (no bare LF or CR), trailer fields with token names and header-value
+ * bytes, at most MAX_HEADERS and MAX_TRAILER_BYTES of them, no folded line. Malformed framing
+ * throws UpstreamProtocolError with the body's byte offset, and with `payload`, the bytes of that
+ * read before the fault; the decoder then throws again.
  */
 export class ChunkedDecoder {
   constructor() {
@@ -66,7 +99,11 @@ export class ChunkedDecoder {
     this.size = 0;
     this.digits = 0;
     this.left = 0;
-    this.lineEmpty = true;
+    /** Bytes of the current chunk's extensions, and of the trailers; trailer fields. */
+    this.ext = 0;
+    this.nameStart = 0;
+    this.trailerBytes = 0;
+    this.trailers = 0;
     /** Body bytes read so far (framing included), for the offset in an error. */
     this.offset = 0;
     /** The framing error that stopped the body (thrown again by later calls). */
@@ -84,47 +121,50 @@ export class ChunkedDecoder {
     let state = this.state;
     try {
       while (i < n) {
+        if (state === DATA) {
+          const m = Math.min(this.left, n - i);
+          if (w !== i) buf.copyWithin(w, i, i + m);
+          w += m;
+          i += m;
+          this.left -= m;
+          if (this.left === 0) state = DATA_CR;
+          continue;
+        }
+        const c = buf[i];
         switch (state) {
-          case DATA: {
-            const m = Math.min(this.left, n - i);
-            if (w !== i) buf.copyWithin(w, i, i + m);
-            w += m;
-            i += m;
-            this.left -= m;
-            if (this.left === 0) state = DATA_CR;
-            break;
-          }
-          case SIZE: {
-            const c = buf[i];
+          case SIZE:
+          case SIZE_MORE: {
             const v = HEX[c];
             if (v >= 0) {
               if (++this.digits > MAX_SIZE_DIGITS) throw this.bad(i, 'a chunk size over 13 hex digits');
               this.size = this.size * 16 + v;
-            } else if (this.digits === 0) {
+              state = SIZE_MORE;
+            } else if (state === SIZE) {
               throw this.bad(i, 'a chunk size line without a size');
             } else if (c === 0x0d) {
               state = SIZE_LF;
-            } else if (c === 0x3b || c === 0x20 || c === 0x09) {
-              state = EXT;
+            } else if (c === 0x3b) {
+              state = EXT_NAME;
+              this.ext = 0;
+              this.nameStart = 0;
             } else {
               throw this.bad(i, `byte 0x${c.toString(16)} in a chunk size`);
             }
-            i++;
             break;
           }
-          case EXT: {
-            const c = buf[i++];
-            if (c === 0x0d) state = SIZE_LF;
-            else if (c === 0x0a) throw this.bad(i - 1, 'a bare LF in a chunk size line');
+          case EXT_NAME:
+          case EXT_VALUE_START:
+          case EXT_VALUE:
+          case EXT_QUOTED:
+          case EXT_QUOTED_ESCAPE:
+          case EXT_QUOTED_END:
+            if (++this.ext > MAX_CHUNK_EXTENSION_BYTES) throw this.bad(i, `chunk extensions over ${MAX_CHUNK_EXTENSION_BYTES} bytes`);
+            state = this.extension(state, c, i);
             break;
-          }
           case SIZE_LF:
-            if (buf[i] !== 0x0a) throw this.bad(i, 'no LF after the CR of a chunk size line');
-            i++;
-            if (this.size === 0) {
-              state = TRAILER;
-              this.lineEmpty = true;
-            } else {
+            if (c !== 0x0a) throw this.bad(i, 'no LF after the CR of a chunk size line');
+            if (this.size === 0) state = TRAILER;
+            else {
               state = DATA;
               this.left = this.size;
             }
@@ -132,31 +172,25 @@ export class ChunkedDecoder {
             this.digits = 0;
             break;
           case DATA_CR:
-            if (buf[i] !== 0x0d) throw this.bad(i, 'a chunk longer than its size');
-            i++;
+            if (c !== 0x0d) throw this.bad(i, 'a chunk longer than its size');
             state = DATA_LF;
             break;
           case DATA_LF:
-            if (buf[i] !== 0x0a) throw this.bad(i, 'no LF after the CR that ends a chunk');
-            i++;
+            if (c !== 0x0a) throw this.bad(i, 'no LF after the CR that ends a chunk');
             state = SIZE;
             break;
-          case TRAILER: {
-            const c = buf[i++];
-            if (c === 0x0d) state = TRAILER_LF;
-            else if (c === 0x0a) throw this.bad(i - 1, 'a bare LF in the trailers');
-            else this.lineEmpty = false;
-            break;
-          }
+          case TRAILER:
+          case TRAILER_NAME:
+          case TRAILER_VALUE:
           case TRAILER_LF:
-            if (buf[i] !== 0x0a) throw this.bad(i, 'no LF after the CR of a trailer line');
-            i++;
-            if (this.lineEmpty) state = END;
-            else { state = TRAILER; this.lineEmpty = true; }
+          case TRAILER_END_LF:
+            if (++this.trailerBytes > MAX_TRAILER_BYTES) throw this.bad(i, `trailers over ${MAX_TRAILER_BYTES} bytes`);
+            state = this.trailer(state, c, i);
             break;
           default: // END: what follows the body is not read
-            i = n;
+            i = n - 1;
         }
+        i++;
       }
     } catch (err) {
       this.failure = err;
@@ -168,26 +202,179 @@ export class ChunkedDecoder {
     return buf.subarray(0, w);
   }
 
+  /** One byte of a chunk's extensions: the next state. */
+  extension(state, c, i) {
+    switch (state) {
+      case EXT_NAME: // (a name of one token byte at least: `this.ext` counts the bytes since the `;`)
+        if (TOKEN[c]) return EXT_NAME;
+        if (this.nameStart === this.ext - 1) break;
+        if (c === 0x3b) { this.nameStart = this.ext; return EXT_NAME; }
+        if (c === 0x3d) return EXT_VALUE_START;
+        if (c === 0x0d) return SIZE_LF;
+        break;
+      case EXT_VALUE_START:
+        if (c === 0x22) return EXT_QUOTED;
+        if (TOKEN[c]) return EXT_VALUE;
+        break;
+      case EXT_VALUE:
+        if (TOKEN[c]) return EXT_VALUE;
+        if (c === 0x3b) { this.nameStart = this.ext; return EXT_NAME; }
+        if (c === 0x0d) return SIZE_LF;
+        break;
+      case EXT_QUOTED:
+        if (c === 0x22) return EXT_QUOTED_END;
+        if (c === 0x5c) return EXT_QUOTED_ESCAPE;
+        if (VALUE[c]) return EXT_QUOTED;
+        break;
+      case EXT_QUOTED_ESCAPE:
+        if (VALUE[c]) return EXT_QUOTED;
+        break;
+      default: // EXT_QUOTED_END
+        if (c === 0x3b) { this.nameStart = this.ext; return EXT_NAME; }
+        if (c === 0x0d) return SIZE_LF;
+    }
+    throw this.bad(i, c === 0x0a ? 'a bare LF in a chunk size line' : `byte 0x${c.toString(16)} in a chunk extension`);
+  }
+
+  /** One byte of the trailer section: the next state. */
+  trailer(state, c, i) {
+    switch (state) {
+      case TRAILER:
+        if (c === 0x0d) return TRAILER_END_LF;
+        if (TOKEN[c]) {
+          if (++this.trailers > MAX_HEADERS) throw this.bad(i, `more than ${MAX_HEADERS} trailer fields`);
+          return TRAILER_NAME;
+        }
+        if (c === 0x20 || c === 0x09) throw this.bad(i, 'a folded trailer line');
+        break;
+      case TRAILER_NAME:
+        if (TOKEN[c]) return TRAILER_NAME;
+        if (c === 0x3a) return TRAILER_VALUE;
+        break;
+      case TRAILER_VALUE:
+        if (VALUE[c]) return TRAILER_VALUE;
+        if (c === 0x0d) return TRAILER_LF;
+        break;
+      case TRAILER_LF:
+        if (c === 0x0a) return TRAILER;
+        throw this.bad(i, 'no LF after the CR of a trailer line');
+      default: // TRAILER_END_LF
+        if (c === 0x0a) return END;
+        throw this.bad(i, 'no LF after the CR of a trailer line');
+    }
+    throw this.bad(i, c === 0x0a ? 'a bare LF in the trailers' : `byte 0x${c.toString(16)} in a trailer line`);
+  }
+
   bad(at, what) {
     return new UpstreamProtocolError(`the upstream's chunked body is malformed at byte ${this.offset + at}: ${what}`);
   }
 }
 
-/** A status line and header lines; throws UpstreamProtocolError. */
-function parseHead(text) {
-  const lines = text.split('\r\n');
-  const m = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/.exec(lines[0]);
-  if (!m) throw new UpstreamProtocolError(`the upstream's answer does not start with an HTTP/1.1 status line: ${JSON.stringify(lines[0].slice(0, 80))}`);
-  const headers = {};
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i];
-    const c = line.indexOf(':');
-    if (c <= 0 || /[\s]/.test(line[c - 1])) throw new UpstreamProtocolError(`the upstream sent a malformed header line: ${JSON.stringify(line.slice(0, 80))}`);
-    const name = line.slice(0, c).toLowerCase();
-    const value = line.slice(c + 1).trim();
-    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+const isSpace = (c) => c === 0x20 || c === 0x09;
+
+/**
+ * A response head read byte by byte as llhttp reads it, or more strictly: `HTTP/1.0` or `HTTP/1.1`,
+ * one space, a status of three digits (100–599), then nothing or a space and a reason of
+ * header-value bytes; header fields as `token:` OWS value OWS with header-value bytes only; every
+ * line ended by CRLF (no bare LF or CR), no folded line, at most MAX_HEADERS fields and
+ * MAX_HEAD_BYTES in all (interim 100 heads included). Each line is checked as it completes, so a
+ * fault is found at its line, however the head is cut.
+ */
+class HeadReader {
+  constructor() {
+    /** Bytes of the head read so far (of earlier interim heads too), for the limit. */
+    this.used = 0;
+    this.reset();
   }
-  return { statusCode: Number(m[1]), headers };
+
+  reset() {
+    this.statusCode = 0;
+    this.headers = {};
+    this.fields = 0;
+    this.lineStart = 0;
+    this.scanned = 0;
+  }
+
+  /**
+   * Reads `all` (the head's bytes so far, from its first) from where the last call stopped: the
+   * offset of the body's first byte once the head is whole, -1 while it is not. Throws
+   * UpstreamProtocolError.
+   */
+  read(all) {
+    for (let i = this.scanned; i < all.length; i++) {
+      const c = all[i];
+      if (c === 0x0d) {
+        if (i + 1 === all.length) { this.scanned = i; return this.limit(all.length); }
+        if (all[i + 1] !== 0x0a) throw badHead(`a CR without LF in line ${JSON.stringify(all.toString('latin1', this.lineStart, i + 2).slice(0, 80))}`);
+        const end = i;
+        i++;
+        if (end === this.lineStart && this.statusCode !== 0) { // the empty line: the head is whole
+          this.limit(i + 1);
+          return i + 1;
+        }
+        this.line(all, this.lineStart, end);
+        this.lineStart = i + 1;
+      } else if (c === 0x0a) {
+        throw badHead(`a bare LF in line ${JSON.stringify(all.toString('latin1', this.lineStart, i + 1).slice(0, 80))}`);
+      }
+    }
+    this.scanned = all.length;
+    return this.limit(all.length);
+  }
+
+  limit(bytes) {
+    if (this.used + bytes > MAX_HEAD_BYTES) throw badHead(`the upstream's response head is over ${MAX_HEAD_BYTES} bytes`);
+    return -1;
+  }
+
+  line(all, a, b) {
+    if (this.statusCode === 0) return void this.statusLine(all, a, b);
+    const first = all[a];
+    if (isSpace(first)) throw badHead(`a folded header line: ${JSON.stringify(all.toString('latin1', a, b).slice(0, 80))}`);
+    let c = a;
+    while (c < b && TOKEN[all[c]]) c++;
+    if (c === a || c === b || all[c] !== 0x3a) throw badHead(`the upstream sent a malformed header line: ${JSON.stringify(all.toString('latin1', a, b).slice(0, 80))}`);
+    let v = c + 1;
+    let e = b;
+    while (v < e && isSpace(all[v])) v++;
+    while (e > v && isSpace(all[e - 1])) e--;
+    for (let k = v; k < e; k++) {
+      if (!VALUE[all[k]]) throw badHead(`byte 0x${all[k].toString(16)} in the value of header ${all.toString('latin1', a, c)}`);
+    }
+    if (++this.fields > MAX_HEADERS) throw badHead(`more than ${MAX_HEADERS} header fields`);
+    const name = all.toString('latin1', a, c).toLowerCase();
+    const value = all.toString('latin1', v, e);
+    const had = this.headers[name];
+    if (had === undefined) this.headers[name] = value;
+    else if (name === 'content-length') throw badHead('a duplicate Content-Length');
+    else this.headers[name] = `${had}, ${value}`;
+  }
+
+  statusLine(all, a, b) {
+    const text = all.toString('latin1', a, b);
+    const m = /^HTTP\/1\.[01] ([1-5]\d\d)(?: ([^]*))?$/.exec(text);
+    let ok = m !== null;
+    if (ok && m[2] !== undefined) for (let k = a + 13; k < b; k++) if (!VALUE[all[k]]) ok = false;
+    if (!ok) throw badHead(`the upstream's answer does not start with an HTTP/1.1 status line: ${JSON.stringify(text.slice(0, 80))}`);
+    this.statusCode = Number(m[1]);
+  }
+}
+
+const badHead = (what) => new UpstreamProtocolError(what.startsWith('the upstream') ? what : `the upstream's response head is malformed: ${what}`);
+
+/**
+ * How a response's body is framed (RFC 9112 6.3, without guessing): throws UpstreamProtocolError
+ * on both Transfer-Encoding and Content-Length, a Transfer-Encoding other than `chunked`, a
+ * Content-Length that is not digits (a duplicate was refused while the head was read).
+ */
+function framing(statusCode, headers) {
+  const te = headers['transfer-encoding'];
+  const cl = headers['content-length'];
+  if (te !== undefined && cl !== undefined) throw badHead('both Transfer-Encoding and Content-Length');
+  if (te !== undefined && te.toLowerCase() !== 'chunked') throw badHead(`Transfer-Encoding ${JSON.stringify(te.slice(0, 80))} (only chunked is read)`);
+  if (cl !== undefined && !/^\d{1,15}$/.test(cl)) throw badHead(`an invalid Content-Length ${JSON.stringify(cl.slice(0, 80))}`);
+  if (statusCode === 204 || statusCode === 304) return { chunked: false, left: 0 };
+  return { chunked: te !== undefined, left: te !== undefined ? Infinity : cl !== undefined ? Number(cl) : Infinity };
 }
 
 /**
@@ -203,11 +390,10 @@ export class UpstreamResponse extends EventEmitter {
     this.headers = headers;
     /** The body ended, was cut or was destroyed: the connection is closed. */
     this.ended = false;
-    const te = (headers['transfer-encoding'] ?? '').toLowerCase();
-    const cl = headers['content-length'];
-    this.chunked = /(?:^|,)\s*chunked\s*$/.test(te);
-    /** Body bytes still to come with a Content-Length (Infinity: until the connection closes). */
-    this.left = this.chunked ? Infinity : statusCode === 204 || statusCode === 304 ? 0 : cl !== undefined && /^\d+$/.test(cl.trim()) ? Number(cl) : Infinity;
+    const frame = framing(statusCode, headers);
+    this.chunked = frame.chunked;
+    /** Body bytes still to come with a Content-Length (Infinity: chunked, or until the connection closes). */
+    this.left = frame.left;
     this.decoder = this.chunked ? new ChunkedDecoder() : null;
     this.rest = rest; // body bytes of the head's read, until the body is read
     this.started = false;
@@ -321,24 +507,52 @@ export class UpstreamResponse extends EventEmitter {
   }
 }
 
+/** A host name (DNS labels), an IPv4 address, or an IPv6 address (in brackets or not). */
+const HOSTNAME = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
+
+/** Whether every character of `value` is a byte HTTP allows in a field value: HTAB, 0x20–0x7E, 0x80–0xFF (the head is written as Latin-1). */
+export function isFieldValue(value) {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c > 0xff || !VALUE[c]) return false;
+  }
+  return true;
+}
+
+/**
+ * Checks what goes into a request head: a path of visible ASCII starting with `/`, a host name or
+ * IP address, a port 1–65535, token header names, header values of field-value bytes (checked as
+ * the Latin-1 bytes they are written as, so U+010D cannot become CR). Throws TypeError.
+ */
+function checkRequest(host, port, path, headers) {
+  if (!(net.isIP(host) || (host.length <= 253 && HOSTNAME.test(host)))) throw new TypeError(`requestUpstream: ${JSON.stringify(host)} is not a host name or IP address`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new TypeError(`requestUpstream: port ${port} is not 1..65535`);
+  if (typeof path !== 'string' || !/^\/[\x21-\x7e]*$/.test(path)) throw new TypeError(`requestUpstream: the path ${JSON.stringify(path)} must start with / and hold visible ASCII only (percent-encode the rest)`);
+  for (const [k, v] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k) || !isFieldValue(String(v))) throw new TypeError(`requestUpstream: header ${JSON.stringify(k)} has a character HTTP does not allow`);
+  }
+}
+
 /**
  * Sends a request: resolves its UpstreamResponse once the status and headers arrived, rejects on
  * a connection error, a malformed head or `destroy()`. The returned object has `destroy(err)`
  * (closes the connection) and `destroyed`. With `protocol: 'https:'` over TLS, the certificate
  * checked against Node's CAs (NODE_EXTRA_CA_CERTS adds some), or against `ca` when given.
+ * Interim `100 Continue` heads are skipped; any other 1xx (101 included) is an error.
+ * `createConnection()`, when given, opens the connection instead (a Duplex: a tunnel, or a test's
+ * stream in memory).
  */
-export function requestUpstream({ protocol = 'http:', hostname, port, path, headers, body, servername, ca }) {
+export function requestUpstream({ protocol = 'http:', hostname, port, path, headers, body, servername, ca, createConnection }) {
+  if (protocol !== 'http:' && protocol !== 'https:') throw new TypeError(`requestUpstream: protocol ${JSON.stringify(protocol)} (http: or https:)`);
   const host = hostname.replace(/^\[(.*)\]$/, '$1'); // (a URL's IPv6 address comes in brackets)
+  const all = { ...headers, 'content-length': body.length, connection: 'close' };
+  checkRequest(host, port, path, all);
   const head = [`POST ${path} HTTP/1.1`, `host: ${host.includes(':') ? `[${host}]` : host}:${port}`];
-  for (const [k, v] of Object.entries({ ...headers, 'content-length': body.length, connection: 'close' })) {
-    const value = String(v);
-    if (/[\r\n\0]/.test(value) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k)) throw new TypeError(`requestUpstream: header ${JSON.stringify(k)} has a character HTTP does not allow`);
-    head.push(`${k}: ${value}`);
-  }
-  const socket = protocol === 'https:'
+  for (const [k, v] of Object.entries(all)) head.push(`${k}: ${v}`);
+  const socket = createConnection ? createConnection() : protocol === 'https:'
     ? tls.connect({ host, port, servername: servername ?? (net.isIP(host) ? undefined : host), ALPNProtocols: ['http/1.1'], ...(ca ? { ca } : {}) })
     : net.connect({ host, port });
-  socket.setNoDelay(true);
+  socket.setNoDelay?.(true);
   let fail;
   const req = {
     destroyed: false,
@@ -351,8 +565,8 @@ export function requestUpstream({ protocol = 'http:', hostname, port, path, head
     },
   };
   req.response = new Promise((resolve, reject) => {
-    let parts = [];
-    let bytes = 0;
+    let all = null;
+    const reader = new HeadReader();
     const done = (err, res) => {
       socket.off('data', onData);
       socket.off('error', onError);
@@ -366,31 +580,26 @@ export function requestUpstream({ protocol = 'http:', hostname, port, path, head
     };
     fail = done;
     const onData = (b) => {
-      parts.push(b);
-      bytes += b.length;
-      let all = parts.length === 1 ? parts[0] : Buffer.concat(parts, bytes);
-      for (;;) {
-        const at = all.indexOf(CRLF_CRLF);
-        if (at < 0) {
-          if (all.length > MAX_HEAD_BYTES) return void done(new UpstreamProtocolError(`the upstream's response head is over ${MAX_HEAD_BYTES} bytes`));
-          parts = [all];
-          return;
+      all = all === null ? b : Buffer.concat([all, b]);
+      try {
+        for (;;) {
+          const at = reader.read(all);
+          if (at < 0) return;
+          const { statusCode, headers: got } = reader;
+          const rest = all.subarray(at);
+          if (statusCode === 100) { // an interim 100 Continue (some servers send it unasked): the next head
+            reader.used += at;
+            reader.reset();
+            all = rest;
+            continue;
+          }
+          if (statusCode < 200) throw badHead(statusCode === 101 ? 'a 101 Switching Protocols (the gateway asked for no upgrade)' : `an interim ${statusCode} answer (only 100 Continue is skipped)`);
+          const res = new UpstreamResponse(socket, statusCode, got, rest);
+          socket.pause(); // until the body is read (its first 'data' listener)
+          return void done(null, res);
         }
-        let parsed;
-        try {
-          parsed = parseHead(all.toString('latin1', 0, at));
-        } catch (err) {
-          return void done(err);
-        }
-        const rest = all.subarray(at + 4);
-        if (parsed.statusCode >= 100 && parsed.statusCode < 200) { // an interim answer (103 Early Hints, 100 Continue): the next head
-          all = rest;
-          parts = [rest];
-          bytes = rest.length;
-          continue;
-        }
-        socket.pause(); // until the body is read (its first 'data' listener)
-        return void done(null, new UpstreamResponse(socket, parsed.statusCode, parsed.headers, rest));
+      } catch (err) {
+        done(err);
       }
     };
     const onError = (err) => done(err);

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { coreMemoryLimit } from 'seam-stream';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { FakeUpstream } from './fake-upstream.js';
-import { chat, post, readStream, startGateway, type Running } from './support.js';
+import { chat, closeGateway, metricsAt, post, readStream, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);
@@ -23,28 +23,14 @@ const truncatedAt = (n: number, format = 'openai') => errorEvent(`The upstream $
 
 let g: Running | undefined;
 afterEach(async () => {
-  if (g) {
-    await g.close();
-    expect(g.up.openSockets).toBe(0);
-    g = undefined;
-  }
-  // each gateway sets the core's budget for its life and puts the one before it back
-  expect(coreMemoryLimit()).toBeUndefined();
+  await closeGateway(g);
+  g = undefined;
 });
 
 const clientOf = (r: Running) => new OpenAI({ baseURL: `${r.url}/v1`, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
 
 /** The gateway's metrics as name{labels} → value. */
-async function metrics(r: Running): Promise<Map<string, number>> {
-  const text = await (await fetch(`${r.url}/metrics`)).text();
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const i = line.lastIndexOf(' ');
-    out.set(line.slice(0, i), Number(line.slice(i + 1)));
-  }
-  return out;
-}
+const metrics = (r: Running) => metricsAt(`${r.url}/metrics`);
 
 describe('a truncated upstream: an error event, never [DONE]', () => {
   test.each([['closes mid-event', 'destroy'], ['ends its body mid-event', 'end']] as const)('an OpenAI upstream that %s', async (_, then) => {
@@ -128,7 +114,8 @@ describe('upstream HTTP errors: the client gets their status and message', () =>
     ['ollama', 404, { error: "model 'llama9' not found" }, { message: "model 'llama9' not found", type: 'upstream_error', code: null }],
     ['openai-responses', 400, { error: { message: 'Invalid input', type: 'invalid_request_error', param: 'input', code: null } },
       { message: 'Invalid input', type: 'invalid_request_error', code: null }],
-    ['ddg', 500, 'upstream exploded', { message: 'upstream exploded', type: 'upstream_error', code: null }],
+    // a body that is not JSON (a traceback, a proxy's HTML page) is not passed on: its status alone
+    ['ddg', 500, 'upstream exploded', { message: 'upstream answered HTTP 500', type: 'upstream_error', code: null }],
   ] as const;
 
   test.each(cases)('%s %i', async (format, status, body, want) => {
@@ -154,14 +141,18 @@ describe('upstream HTTP errors: the client gets their status and message', () =>
     const port = Number(new URL(g.up.url).port);
     await g.up.close();
     const { createGateway } = await import('../../examples/gateway/server.mjs');
-    const gw = createGateway({ upstream: `http://127.0.0.1:${port}` });
+    const log: string[] = [];
+    const gw = createGateway({ upstream: `http://127.0.0.1:${port}`, log: (line) => log.push(line) });
     const url = await gw.listen(0);
     const r = await post(url, chat('m'));
     await gw.close();
     expect(r.status).toBe(502);
-    const e = JSON.parse(r.body.toString()) as { error: { message: string; type: string; code: string } };
-    expect(e.error.code).toBe('ERR_UPSTREAM_UNREACHABLE');
-    expect(e.error.message).toBe(`the upstream could not be reached: connect ECONNREFUSED 127.0.0.1:${port}`);
+    // the answer's message is generic, with the request id; the detail is in the log under it
+    const id = r.headers['x-request-id'] as string;
+    expect(id).toMatch(/^gw-[0-9a-f]{8}-1$/);
+    expect(JSON.parse(r.body.toString())).toEqual({ error: {
+      message: `the upstream could not be reached (request id ${id}; the gateway's log has the detail)`, type: 'upstream_error', code: 'ERR_UPSTREAM_UNREACHABLE' } });
+    expect(log).toEqual([`gateway: request ${id}: 502: connect ECONNREFUSED 127.0.0.1:${port}`]);
   });
 
   test('an upstream that accepts the request and never answers: 502 after upstreamTimeout, its socket closed', async () => {
@@ -181,13 +172,16 @@ describe('upstream HTTP errors: the client gets their status and message', () =>
     const up = new FakeUpstream(true);
     await up.listen();
     const { createGateway } = await import('../../examples/gateway/server.mjs');
-    const gw = createGateway({ upstream: up.url });
+    const log: string[] = [];
+    const gw = createGateway({ upstream: up.url, log: (line) => log.push(line) });
     const url = await gw.listen(0);
     try {
       const r = await post(url, chat('m'));
       expect(r.status).toBe(502);
+      const id = r.headers['x-request-id'] as string;
       const e = JSON.parse(r.body.toString()) as { error: { message: string; code: string } };
-      expect([e.error.code, e.error.message]).toEqual(['ERR_UPSTREAM_UNREACHABLE', 'the upstream could not be reached: self-signed certificate']);
+      expect([e.error.code, e.error.message]).toEqual(['ERR_UPSTREAM_UNREACHABLE', `the upstream could not be reached (request id ${id}; the gateway's log has the detail)`]);
+      expect(log).toEqual([`gateway: request ${id}: 502: self-signed certificate`]);
       expect(up.received).toEqual([]);
       await up.noSockets();
     } finally {

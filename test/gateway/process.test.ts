@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 /** Starts the command; resolves with the child and the URL it printed. */
-function start(args: string[], env?: Record<string, string>): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+function start(args: string[], env?: Record<string, string>): Promise<{ child: ChildProcess; url: string; stderr: () => string; stdout: () => string }> {
   const child = spawn(process.execPath, [server, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   let err = '';
@@ -31,7 +31,7 @@ function start(args: string[], env?: Record<string, string>): Promise<{ child: C
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /^listening (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
-      if (m) resolve({ child, url: m[1], stderr: () => err });
+      if (m) resolve({ child, url: m[1], stderr: () => err, stdout: () => out });
     });
     child.on('exit', (code) => reject(new Error(`the gateway exited (${code}) before listening: ${err}`)));
   });
@@ -118,4 +118,43 @@ test('bad arguments: exit 2 with the usage', async () => {
   child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
   expect(await exited(child)).toBe(2);
   expect(err).toMatch(/^--upstream is required\nusage: node examples\/gateway\/server\.mjs --port <n> --upstream <base-url>/);
+});
+
+test('keys from --api-key-file and SEAM_GATEWAY_API_KEYS, the upstream key from SEAM_GATEWAY_UPSTREAM_KEY, /metrics on --metrics-port', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const file = join(mkdtempSync(join(tmpdir(), 'seam-gw-')), 'keys');
+  writeFileSync(file, '# the gateway\'s keys\nfile-key-1\nfile-key-2\n');
+  up.scripts.set('keyed', { pieces: [new TextEncoder().encode('data: [DONE]\n\n')] });
+  const received = up.received.length;
+  const { child, url, stderr, stdout } = await start(['--port', '0', '--upstream', up.url, '--api-key-file', file, '--api-key', 'arg-key', '--metrics-port', '0'],
+    { SEAM_GATEWAY_API_KEYS: 'env-key-1, env-key-2', SEAM_GATEWAY_UPSTREAM_KEY: 'upstream-secret' });
+  try {
+    const ask = (key?: string) => fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: key ? { authorization: `Bearer ${key}` } : {}, body: JSON.stringify({ model: 'keyed', stream: true }) });
+    expect((await ask()).status).toBe(401);
+    expect((await ask('nope')).status).toBe(401);
+    for (const key of ['file-key-1', 'file-key-2', 'arg-key', 'env-key-1', 'env-key-2']) expect([key, (await ask(key)).status]).toEqual([key, 200]);
+    expect(up.received.slice(received).map((r) => r.headers.authorization)).toEqual(Array(5).fill('Bearer upstream-secret'));
+    expect((await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer arg-key' } })).status).toBe(404);
+    await expect.poll(stdout).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\nmetrics http:\/\/127\.0\.0\.1:\d+\/metrics\n$/);
+    const metricsUrl = /\nmetrics (\S+)\n/.exec(stdout())![1];
+    expect(await (await fetch(metricsUrl)).text()).toContain('gateway_auth_failures_total 2\n');
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited(child)).toBe(0);
+  expect(stderr()).toBe('');
+});
+
+test('--host beyond loopback without keys: exit 2 with the reason; with --allow-no-keys it listens', async () => {
+  const child = spawn(process.execPath, [server, '--port', '0', '--upstream', up.url, '--host', '0.0.0.0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  expect(await exited(child)).toBe(2);
+  expect(err).toBe('createGateway: listening on 0.0.0.0 (beyond loopback) without apiKeys: anyone who reaches it uses the upstream; set apiKeys, or allowNoKeys to say so\n');
+  const open = spawn(process.execPath, [server, '--port', '0', '--upstream', up.url, '--host', '0.0.0.0', '--allow-no-keys'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const line = await new Promise<string>((resolve) => { let out = ''; open.stdout!.on('data', (d: Buffer) => { out += d.toString(); if (out.includes('\n')) resolve(out); }); });
+  expect(line).toMatch(/^listening http:\/\/0\.0\.0\.0:\d+\n$/);
+  open.kill('SIGTERM');
+  expect(await exited(open)).toBe(0);
 });

@@ -2,22 +2,25 @@
 // client that returns the exact bytes of a response, the awkward cut points of a body, and what a
 // client must read from a fixture relayed through the gateway.
 import { request } from 'node:http';
+import { expect } from 'vitest';
+import { coreMemoryLimit } from 'seam-stream';
 import type OpenAI from 'openai';
 import { createGateway, type Gateway, type GatewayOptions } from '../../examples/gateway/server.mjs';
 import { SseRelay } from '../../bindings/index.js';
 import { reference, type Fixture } from '../helpers/model-fixtures.js';
 import { FakeUpstream } from './fake-upstream.js';
 
-export interface Running { up: FakeUpstream; gw: Gateway; url: string; close(): Promise<void> }
+export interface Running { up: FakeUpstream; gw: Gateway; url: string; log: string[]; close(): Promise<void> }
 
-/** A fake upstream and a gateway in front of it (its base URL: the upstream's plus `path`), listening on 127.0.0.1. */
+/** A fake upstream and a gateway in front of it (its base URL: the upstream's plus `path`), listening on 127.0.0.1; its log lines kept. */
 export async function startGateway(options: Omit<GatewayOptions, 'upstream'> = {}, path = ''): Promise<Running> {
   const up = new FakeUpstream();
   await up.listen();
-  const gw = createGateway({ ...options, upstream: up.url + path });
+  const log: string[] = [];
+  const gw = createGateway({ log: (line) => log.push(line), ...options, upstream: up.url + path });
   const url = await gw.listen(0);
   return {
-    up, gw, url,
+    up, gw, url, log,
     async close() {
       await gw.close();
       await up.close();
@@ -25,13 +28,22 @@ export async function startGateway(options: Omit<GatewayOptions, 'upstream'> = {
   };
 }
 
+/** After a test: its gateway closed with no upstream socket left, and the core's budget put back (each gateway sets it for its life). */
+export async function closeGateway(r: Running | undefined): Promise<void> {
+  if (r) {
+    await r.close();
+    expect(r.up.openSockets).toBe(0);
+  }
+  expect(coreMemoryLimit()).toBeUndefined();
+}
+
 export interface RawResponse { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
 
-/** POSTs a chat completions request and returns the response's status, headers and exact bytes. */
-export function post(url: string, body: unknown, path = '/v1/chat/completions'): Promise<RawResponse> {
+/** POSTs a chat completions request (with `headers` too) and returns the response's status, headers and exact bytes. */
+export function post(url: string, body: unknown, path = '/v1/chat/completions', headers: Record<string, string> = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const payload = Buffer.from(JSON.stringify(body));
-    const req = request(`${url}${path}`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': payload.length } }, (res) => {
+    const req = request(`${url}${path}`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': payload.length, ...headers } }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (b: Buffer) => parts.push(b));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
@@ -40,6 +52,18 @@ export function post(url: string, body: unknown, path = '/v1/chat/completions'):
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** A gateway's metrics (GET `url`, with `headers`) as name{labels} → value. */
+export async function metricsAt(url: string, headers: Record<string, string> = {}): Promise<Map<string, number>> {
+  const text = await (await fetch(url, { headers })).text();
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const i = line.lastIndexOf(' ');
+    out.set(line.slice(0, i), Number(line.slice(i + 1)));
+  }
+  return out;
 }
 
 export const chat = (model: string, stream = true) => ({ model, stream, messages: [{ role: 'user', content: 'Bonjour' }] });

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ChunkedDecoder, UpstreamProtocolError, requestUpstream } from '../../examples/gateway/upstream.mjs';
 import { SEED, cut, randomCuts, rng, standardChunkings } from '../helpers/random.js';
@@ -30,7 +31,7 @@ const FRAMINGS: [string, Buffer, Buffer][] = [
   ['plain sizes', b(`${PAYLOAD.length.toString(16)}\r\n`), b('\r\n')],
   ['upper case hex, leading zeros', b(`00${PAYLOAD.length.toString(16).toUpperCase()}\r\n`), b('\r\n')],
   ['an extension', b(`${PAYLOAD.length.toString(16)};name=value;q="x y"\r\n`), b('\r\n')],
-  ['white space before an extension', b(`${PAYLOAD.length.toString(16)} ;ext\r\n`), b('\r\n')],
+  ['extensions with quoted values and no value', b(`${PAYLOAD.length.toString(16)};a="x \\"y\\"";b;c=d\r\n`), b('\r\n')],
 ];
 
 describe('the chunked decoder', () => {
@@ -108,6 +109,17 @@ describe('the chunked decoder', () => {
     ['CR without LF after the data', '5\r\nhello\rX', 9, /no LF after the CR that ends a chunk/, 'hello'],
     ['a size of 14 hex digits', '10000000000000\r\n', 13, /a chunk size over 13 hex digits/, ''],
     ['a bare LF in the trailers', '0\r\nx: 1\n', 7, /a bare LF in the trailers/, ''],
+    // as llhttp: no white space in a size line, a size of hex digits alone, extensions bounded
+    ['white space before an extension', '5 ;ext\r\nhello', 1, /byte 0x20 in a chunk size/, ''],
+    ['"5 ff": a size, a space, more hex', '5 ff\r\nhello', 1, /byte 0x20 in a chunk size/, ''],
+    ['an extension without a name', '5;=x\r\nhello', 2, /byte 0x3d in a chunk extension/, ''],
+    ['white space after the ;', '5; a\r\nhello', 2, /byte 0x20 in a chunk extension/, ''],
+    ['extensions over 4096 bytes', `5;a=${'x'.repeat(5000)}\r\nhello`, 4098, /chunk extensions over 4096 bytes/, ''],
+    ['a bad trailer name', '0\r\nx y: 1\r\n\r\n', 4, /byte 0x20 in a trailer line/, ''],
+    ['a folded trailer line', '0\r\nx: 1\r\n y\r\n\r\n', 9, /a folded trailer line/, ''],
+    ['a control byte in a trailer value', '0\r\nx: \u0001\r\n\r\n', 6, /byte 0x1 in a trailer line/, ''],
+    ['trailers over 16 KiB', `0\r\nx: ${'t'.repeat(17_000)}\r\n\r\n`, 3 + 16_384, /trailers over 16384 bytes/, ''],
+    ['more than 100 trailer fields', `0\r\n${'t: 1\r\n'.repeat(101)}\r\n`, 3 + 600, /more than 100 trailer fields/, ''],
   ];
   test.each(BAD)('%s: UpstreamProtocolError at its byte offset, with the payload before it, at every split; then it stays failed', (_, text, at, why, more) => {
     const body = Buffer.concat([b('3\r\nabc\r\n'), b(text)]);
@@ -210,7 +222,7 @@ describe('a request and its answer', () => {
     const cases: [string, string, string][] = [
       ['HTTP/1.1 404 Not Found\r\nContent-Length: 11\r\n\r\n{"e":"no"}\nignored', '{"e":"no"}\n', 'end'],
       ['HTTP/1.0 200 OK\r\n\r\nuntil the close', 'until the close', 'end'],
-      ['HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok', 'ok', 'end'],
+      ['HTTP/1.1 100 Continue\r\nX-Interim: 1\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok', 'ok', 'end'],
       ['HTTP/1.1 204 No Content\r\n\r\n', '', 'end'],
     ];
     for (const [answer, body, ended] of cases) {
@@ -296,5 +308,79 @@ describe('over TLS', () => {
     } finally {
       await up.close();
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The findings of issue 27 on the upstream client, each failing on the client before it
+
+/** An answer whose head the client refuses: the response promise rejects with `why`, the socket closed. */
+async function headRefused(answer: string, why: string) {
+  const up = await rawServer(b(answer), []);
+  const req = requestUpstream({ hostname: '127.0.0.1', port: up.port, path: '/', headers: {}, body: Buffer.alloc(0) });
+  await expect(req.response).rejects.toThrow(new UpstreamProtocolError(why));
+  expect((req.socket as net.Socket).destroyed).toBe(true);
+}
+
+describe('issue 27, finding 4: ambiguous framing is refused, not guessed', () => {
+  test.each([
+    ['both Transfer-Encoding and Content-Length', 'Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n', 'both Transfer-Encoding and Content-Length'],
+    ['a duplicate Content-Length (the same value)', 'Content-Length: 5\r\nContent-Length: 5\r\n\r\nhello', 'a duplicate Content-Length'],
+    ['a duplicate Content-Length, the body cut short', 'Content-Length: 20\r\nContent-Length: 20\r\n\r\n{"half":', 'a duplicate Content-Length'],
+    ['an invalid Content-Length', 'Content-Length: 5x\r\n\r\nhello', 'an invalid Content-Length "5x"'],
+    ['Content-Length: 5, 5', 'Content-Length: 5, 5\r\n\r\nhello', 'an invalid Content-Length "5, 5"'],
+    ['Transfer-Encoding gzip', 'Transfer-Encoding: gzip\r\n\r\nhello', 'Transfer-Encoding "gzip" (only chunked is read)'],
+  ])('%s: the response promise rejects, the socket is closed', (_, rest, why) => headRefused(`HTTP/1.1 200 OK\r\n${rest}`, `the upstream's response head is malformed: ${why}`));
+});
+
+describe('issue 27, finding 5: the head and the chunks are read as strictly as llhttp', () => {
+  test.each([
+    ['a head of 100 KiB in one write', `HTTP/1.1 200 OK\r\nX-Big: ${'x'.repeat(100 * 1024)}\r\nContent-Length: 2\r\n\r\nok`, "the upstream's response head is over 65536 bytes"],
+    ['101 header fields', `HTTP/1.1 200 OK\r\n${'X-A: 1\r\n'.repeat(101)}\r\n`, "the upstream's response head is malformed: more than 100 header fields"],
+    ['a folded line', 'HTTP/1.1 200 OK\r\nX-A: 1\r\n 2\r\n\r\n', 'the upstream\'s response head is malformed: a folded header line: " 2"'],
+    ['a bare LF', 'HTTP/1.1 200 OK\nContent-Length: 2\n\nok', 'the upstream\'s response head is malformed: a bare LF in line "HTTP/1.1 200 OK\\n"'],
+    ['a bare CR', 'HTTP/1.1 200 OK\r\nX-A: 1\rContent-Length: 2\r\n\r\nok', 'the upstream\'s response head is malformed: a CR without LF in line "X-A: 1\\rC"'],
+    ['a header name with a space', 'HTTP/1.1 200 OK\r\nX A: 1\r\n\r\n', 'the upstream sent a malformed header line: "X A: 1"'],
+    ['a header name with (', 'HTTP/1.1 200 OK\r\nX(A): 1\r\n\r\n', 'the upstream sent a malformed header line: "X(A): 1"'],
+    ['a control byte in a value', 'HTTP/1.1 200 OK\r\nX-A: a\u0001b\r\n\r\n', "the upstream's response head is malformed: byte 0x1 in the value of header X-A"],
+    ['a 101', 'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n', "the upstream's response head is malformed: a 101 Switching Protocols (the gateway asked for no upgrade)"],
+    ['a 103', 'HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok', "the upstream's response head is malformed: an interim 103 answer (only 100 Continue is skipped)"],
+  ])('%s: the response promise rejects, the socket is closed', (_, answer, why) => headRefused(answer, why));
+
+  test.each([
+    ['"5 ff" (llhttp: invalid chunk size; read as 5 before)', '5 ff\r\nhello\r\n0\r\n\r\n', '', 'malformed at byte 1: byte 0x20 in a chunk size'],
+    ['unbounded chunk extensions', `5;x=${'e'.repeat(70_000)}\r\nhello\r\n0\r\n\r\n`, '', 'malformed at byte 4098: chunk extensions over 4096 bytes'],
+    ['unbounded trailers', `5\r\nhello\r\n0\r\nx: ${'t'.repeat(70_000)}\r\n\r\n`, 'hello', `malformed at byte ${13 + 16_384}: trailers over 16384 bytes`],
+  ])('%s: the body ends in an error after the payload before it', async (_, body, payload, why) => {
+    const up = await rawServer(b(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${body}`), []);
+    const r = await fetchRaw(up.port);
+    expect([r.status, r.body, r.ended]).toEqual([200, payload, `error: the upstream's chunked body is ${why}`]);
+  });
+});
+
+describe('issue 27, finding 6: the request head is checked as the bytes it is written as', () => {
+  const ask = (o: Partial<Parameters<typeof requestUpstream>[0]>) => () => requestUpstream({ hostname: '127.0.0.1', port: 9, path: '/', headers: {}, body: Buffer.alloc(0), ...o });
+  test.each([
+    ['U+010D U+010A in a value (Latin-1: CR LF)', { headers: { authorization: 'Bearer k\u010d\u010ax-injected: 1' } }, 'requestUpstream: header "authorization" has a character HTTP does not allow'],
+    ['a NUL in a value', { headers: { 'x-a': 'a\u0000' } }, 'requestUpstream: header "x-a" has a character HTTP does not allow'],
+    ['DEL in a value', { headers: { 'x-a': 'a\u007f' } }, 'requestUpstream: header "x-a" has a character HTTP does not allow'],
+    ['a character past U+00FF', { headers: { 'x-a': 'é€' } }, 'requestUpstream: header "x-a" has a character HTTP does not allow'],
+    ['CR LF in the path', { path: '/v1\r\nx-injected: 1' }, 'requestUpstream: the path "/v1\\r\\nx-injected: 1" must start with / and hold visible ASCII only (percent-encode the rest)'],
+    ['a space in the path', { path: '/a b' }, 'requestUpstream: the path "/a b" must start with / and hold visible ASCII only (percent-encode the rest)'],
+    ['a path without /', { path: 'v1' }, 'requestUpstream: the path "v1" must start with / and hold visible ASCII only (percent-encode the rest)'],
+    ['a host with CR LF', { hostname: 'a\r\nx: 1' }, 'requestUpstream: "a\\r\\nx: 1" is not a host name or IP address'],
+    ['a host with a space', { hostname: 'a b' }, 'requestUpstream: "a b" is not a host name or IP address'],
+    ['port 0', { port: 0 }, 'requestUpstream: port 0 is not 1..65535'],
+    ['protocol ftp:', { protocol: 'ftp:' as 'http:' }, 'requestUpstream: protocol "ftp:" (http: or https:)'],
+  ])('%s: TypeError, no connection', (_, o, why) => {
+    expect(ask(o)).toThrow(new TypeError(why));
+  });
+
+  test('what HTTP allows passes as its bytes: tab, obs-text, an IPv6 host, a host name', async () => {
+    const up = await rawServer(b('HTTP/1.1 204 No Content\r\n\r\n'), []);
+    const req = requestUpstream({ hostname: '127.0.0.1', port: up.port, path: '/a%20b?c=d&e=~', headers: { 'x-a': 'tab\there, caf\u00e9' }, body: Buffer.alloc(0) });
+    expect((await req.response).statusCode).toBe(204);
+    expect(up.seen[0].toString('latin1')).toBe(`POST /a%20b?c=d&e=~ HTTP/1.1\r\nhost: 127.0.0.1:${up.port}\r\nx-a: tab\there, caf\u00e9\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+    for (const hostname of ['[::1]', '::1', 'localhost', 'local_host-1.localhost.']) requestUpstream({ hostname, port: 9, path: '/', headers: {}, body: Buffer.alloc(0), createConnection: () => new PassThrough() }).destroy();
   });
 });
