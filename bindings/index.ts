@@ -31,7 +31,7 @@ export { ModelStreamError, type ModelStreamErrorCode } from './models/errors.js'
 export { SseRelay, type SseRelayOptions } from './models/relay.js';
 export { ModelEventReader, type ModelEventReaderOptions, type ModelEventReading } from './models/events.js';
 export {
-  MODEL_FORMATS, describeFormat, type ClientFormat, type ModelFormatFacts, type ProviderError,
+  MODEL_FORMATS, describeFormat, type ClientFormat, type ModelFormatFacts, type ProviderError, type Usage,
 } from './models/formats/index.js';
 
 // Streams

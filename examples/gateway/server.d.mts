@@ -67,9 +67,15 @@ export interface Gateway {
 
 export const DEFAULTS: Readonly<Omit<Required<GatewayOptions>, 'upstream'> & { upstream: undefined }>;
 export function createGateway(options: GatewayOptions): Gateway;
-export function upstreamRequest(format: UpstreamFormat, base: string, body: Record<string, unknown>, headers: IncomingHttpHeaders): {
+/** The client's API: `openai` (Chat Completions, `/v1/chat/completions`) or `anthropic` (Messages, `/v1/messages`). */
+export type ClientDialect = 'openai' | 'anthropic';
+/** A client's request as the upstream's (requests.mjs); a RequestError when it holds what the upstream has no word for. */
+export function upstreamRequest(format: UpstreamFormat, base: string, body: Record<string, unknown>, headers: IncomingHttpHeaders, dialect?: ClientDialect): {
   protocol: string; hostname: string; port: number; path: string; headers: Record<string, string>; payload: Record<string, unknown>;
 };
+/** An Anthropic Messages request in OpenAI Chat's form (the middle form of the translation). */
+export function chatFromMessages(body: Record<string, unknown>): Record<string, unknown>;
+export class RequestError extends Error {}
 /** Whether a host is the loopback interface only (127.0.0.0/8, ::1, localhost). */
 export function isLoopback(host: string): boolean;
 export function parseArgs(argv: string[], env?: Record<string, string | undefined>): { help: true } | { port: number; host: string; options: Partial<GatewayOptions> };

@@ -18,6 +18,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RequestError, upstreamRequest } from './requests.mjs';
 import { UpstreamProtocolError, requestUpstream } from './upstream.mjs';
 import {
   MODEL_FORMATS, ModelStream, ModelStreamError, SseRelay, coreMemoryLimit, coreMemoryUsed, describeFormat, setCoreMemoryLimit,
@@ -99,64 +100,7 @@ const KEEPALIVE = Buffer.from(': keep-alive\n\n');
 /** The gateway's clock ticks this many times per its shortest period (a silence is noticed within 1/4 of it). */
 const TICKS = 4;
 
-/**
- * How a chat completions request becomes the upstream's request: its path under the base URL and
- * its body. ddg: the base URL is the endpoint itself (its path is used as given).
- */
-export function upstreamRequest(format, base, body, headers) {
-  const url = typeof base === 'string' ? new URL(base) : base;
-  const prefix = url.pathname.replace(/\/+$/, '');
-  const out = { 'content-type': 'application/json', accept: describeFormat(format).contentType };
-  const auth = headers.authorization;
-  const messages = Array.isArray(body.messages) ? body.messages : [];
-  const text = (c) => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (typeof p === 'string' ? p : p?.text ?? '')).join('') : '');
-  let path;
-  let payload;
-  switch (format) {
-    case 'openai':
-      path = `${prefix}/v1/chat/completions`;
-      payload = body;
-      if (auth) out.authorization = auth;
-      break;
-    case 'openai-responses': {
-      path = `${prefix}/v1/responses`;
-      payload = { model: body.model, input: messages.map((m) => ({ role: m.role, content: text(m.content) })), stream: body.stream };
-      if (body.max_tokens ?? body.max_completion_tokens) payload.max_output_tokens = body.max_tokens ?? body.max_completion_tokens;
-      for (const k of ['temperature', 'top_p']) if (body[k] !== undefined) payload[k] = body[k];
-      if (auth) out.authorization = auth;
-      break;
-    }
-    case 'anthropic': {
-      path = `${prefix}/v1/messages`;
-      const system = messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => text(m.content)).join('\n\n');
-      payload = {
-        model: body.model, max_tokens: body.max_tokens ?? body.max_completion_tokens ?? 1024,
-        messages: messages.filter((m) => m.role !== 'system' && m.role !== 'developer').map((m) => ({ role: m.role, content: text(m.content) })),
-        stream: body.stream,
-      };
-      if (system) payload.system = system;
-      for (const k of ['temperature', 'top_p']) if (body[k] !== undefined) payload[k] = body[k];
-      if (body.stop !== undefined) payload.stop_sequences = [].concat(body.stop);
-      out['anthropic-version'] = '2023-06-01';
-      if (auth?.startsWith('Bearer ')) out['x-api-key'] = auth.slice(7);
-      break;
-    }
-    case 'ollama':
-      path = `${prefix}/api/chat`;
-      payload = { model: body.model, messages: messages.map((m) => ({ role: m.role, content: text(m.content) })), stream: body.stream };
-      if (body.temperature !== undefined) payload.options = { temperature: body.temperature };
-      if (auth) out.authorization = auth;
-      break;
-    case 'ddg':
-      path = prefix || '/';
-      payload = { model: body.model, messages: messages.map((m) => ({ role: m.role, content: text(m.content) })) };
-      if (auth) out.authorization = auth;
-      break;
-    default:
-      throw new TypeError(`unknown upstream format ${format}`);
-  }
-  return { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };
-}
+export { upstreamRequest, chatFromMessages, RequestError } from './requests.mjs';
 
 /** The gateway's metrics, in their own registry (so that several gateways can live in one process). */
 function makeMetrics() {
@@ -218,9 +162,35 @@ const NO_METRICS = Object.freeze({
     'limitErrors', 'providerErrors', 'badEvents', 'keepalives', 'pending', 'timeouts', 'authFailures', 'connectionsRejected', 'connectionsOpen'].map((k) => [k, NOTHING])),
 });
 
+/**
+ * The client's API, by the route it asked for: `openai` (Chat Completions) or `anthropic`
+ * (Messages). Errors and whole answers are written in its shape.
+ */
+const DIALECTS = new Map([['/v1/chat/completions', 'openai'], ['/v1/messages', 'anthropic']]);
+const dialects = new WeakMap(); // response → its client's dialect (when not openai)
+
+/** Anthropic's word for an error of an HTTP status (its API's error types). */
+const ANTHROPIC_ERRORS = {
+  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 405: 'invalid_request_error',
+  408: 'invalid_request_error', 413: 'request_too_large', 429: 'rate_limit_error', 503: 'overloaded_error', 529: 'overloaded_error',
+};
+
+/** An error body (OpenAI's shape, as errorBody writes it) in the client's dialect; `status` 0 for an SSE error event. */
+function shaped(dialect, status, value) {
+  if (dialect !== 'anthropic') return value;
+  const { message, type } = value.error;
+  return { type: 'error', error: { type: ANTHROPIC_ERRORS[status] ?? (type === 'overloaded' ? 'overloaded_error' : 'api_error'), message } };
+}
+
+/** An SSE error event in the client's dialect (OpenAI's `data: {"error": …}`, Anthropic's `event: error`). */
+function sseError(dialect, value) {
+  const json = JSON.stringify(shaped(dialect, 0, value));
+  return Buffer.from(dialect === 'anthropic' ? `event: error\ndata: ${json}\n\n` : `data: ${json}\n\n`);
+}
+
 function sendJson(res, status, value, extraHeaders) {
   if (res.headersSent) return void res.destroy();
-  const body = JSON.stringify(value);
+  const body = JSON.stringify(status >= 400 ? shaped(dialects.get(res), status, value) : value);
   res.writeHead(status, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(body), ...extraHeaders });
   res.end(body);
 }
@@ -265,6 +235,54 @@ function readBody(stream, limit, drain = false, hold = undefined) {
     stream.on('error', reject);
     stream.on('close', done);
   });
+}
+
+/**
+ * A stream read whole (ModelStream, flushed) as one answer in the client's API: a
+ * `chat.completion` with its text, tool calls and usage, or an Anthropic `message` with text and
+ * `tool_use` blocks. A call whose arguments are not one JSON value is a 502 rather than an answer
+ * the client cannot use (ERR_BAD_ARGUMENTS).
+ */
+function wholeAnswer(dialect, format, ms, text, model) {
+  const facts = describeFormat(format);
+  const calls = ms.toolCalls;
+  const bad = calls.find((c) => c.valid !== true);
+  if (bad !== undefined) {
+    throw Object.assign(new Error(`the upstream's tool call ${bad.index} (${bad.name}) has arguments that are not one JSON value`), { code: 'ERR_BAD_ARGUMENTS' });
+  }
+  const finish = ms.finishReason;
+  const usage = ms.usage === undefined ? undefined : facts.usage(ms.usage);
+  const now = Date.now();
+  if (dialect === 'anthropic') {
+    const content = [];
+    if (text !== '') content.push({ type: 'text', text });
+    for (const c of calls) content.push({ type: 'tool_use', id: c.id || `toolu_gw${now.toString(36)}${c.index}`, name: c.name, input: c.arguments === '' ? {} : JSON.parse(c.arguments) });
+    const said = finish === undefined ? 'end_turn' : facts.finishReason(finish, 'anthropic');
+    const stop = calls.length > 0 ? 'tool_use' : said === 'tool_use' ? 'end_turn' : said; // (tool_use exactly when calls are there)
+    return {
+      id: `msg_gw${now.toString(36)}`, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null,
+      usage: {
+        input_tokens: (usage?.input ?? 0) - (usage?.cacheRead ?? 0) - (usage?.cacheWrite ?? 0), output_tokens: usage?.output ?? 0,
+        ...(usage?.cacheRead !== undefined ? { cache_read_input_tokens: usage.cacheRead } : {}),
+        ...(usage?.cacheWrite !== undefined ? { cache_creation_input_tokens: usage.cacheWrite } : {}),
+      },
+    };
+  }
+  const said = finish === undefined ? 'stop' : facts.finishReason(finish, 'openai');
+  const message = { role: 'assistant', content: calls.length > 0 && text === '' ? null : text };
+  if (calls.length > 0) {
+    message.tool_calls = calls.map((c) => ({ id: c.id || `call_gw${now.toString(36)}${c.index}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+  }
+  const answer = {
+    id: `chatcmpl-gw${now.toString(36)}`, object: 'chat.completion', created: Math.floor(now / 1000), model,
+    choices: [{ index: 0, message, finish_reason: calls.length > 0 ? 'tool_calls' : said === 'tool_calls' ? 'stop' : said }],
+  };
+  if (usage !== undefined) {
+    answer.usage = { prompt_tokens: usage.input ?? 0, completion_tokens: usage.output ?? 0, total_tokens: (usage.input ?? 0) + (usage.output ?? 0) };
+    if (usage.cacheRead !== undefined) answer.usage.prompt_tokens_details = { cached_tokens: usage.cacheRead };
+    if (usage.reasoning !== undefined) answer.usage.completion_tokens_details = { reasoning_tokens: usage.reasoning };
+  }
+  return answer;
 }
 
 /** Whether a listening host is the loopback interface only. */
@@ -416,13 +434,15 @@ export function createGateway(options = {}) {
 
   async function handle(req, res, id) {
     const path = req.url.split('?')[0];
+    const dialect = DIALECTS.get(path);
+    if (dialect === 'anthropic') dialects.set(res, dialect);
     if (keys.length > 0 && !authorized(req.headers)) {
       m.authFailures.inc();
       return sendJson(res, 401, errorBody('Incorrect or missing API key: send it as authorization: Bearer KEY (or x-api-key: KEY)', 'invalid_request_error', 'invalid_api_key'),
         { 'www-authenticate': 'Bearer', connection: 'close' });
     }
     if (req.method === 'GET' && path === '/metrics' && metricsServer === null) return serveMetrics(res);
-    if (path !== '/v1/chat/completions') return sendJson(res, 404, errorBody(`no route ${req.method} ${path.slice(0, 200)}`, 'invalid_request_error', 'not_found'));
+    if (dialect === undefined) return sendJson(res, 404, errorBody(`no route ${req.method} ${path.slice(0, 200)}`, 'invalid_request_error', 'not_found'));
     if (req.method !== 'POST') return sendJson(res, 405, errorBody('use POST', 'invalid_request_error', 'method_not_allowed'), { allow: 'POST' });
     if (streams.size >= o.maxStreams) {
       m.limitErrors.inc({ limit: 'max_streams' });
@@ -434,7 +454,7 @@ export function createGateway(options = {}) {
       return sendJson(res, 503, errorBody(`the gateway's streams hold ${held} bytes (maxPendingBytes ${o.maxPendingBytes}); retry later`, 'overloaded', 'ERR_PENDING_BYTES'), { 'retry-after': '1' });
     }
     // Admitted: the stream's slot is taken before its body is read, and the body counts in the budget.
-    const s = new Stream(res, id);
+    const s = new Stream(res, id, dialect);
     streams.add(s);
     m.streamsOpen.inc();
     try {
@@ -448,9 +468,11 @@ export function createGateway(options = {}) {
 
   /** One client request and its upstream request. */
   class Stream {
-    constructor(res, id) {
+    constructor(res, id, dialect) {
       this.res = res;
       this.id = id;
+      /** The client's API: `openai` (Chat Completions) or `anthropic` (Messages). */
+      this.dialect = dialect;
       this.upReq = null;
       this.upRes = null;
       /** The clock's tick when the upstream last sent bytes (or answered), and when the stream began. */
@@ -509,11 +531,22 @@ export function createGateway(options = {}) {
         return sendJson(res, 400, errorBody('the request body must be a JSON object', 'invalid_request_error', 'ERR_BAD_REQUEST'));
       }
       const stream = body.stream === true;
-      this.counted = true;
-      // A whole answer from an upstream other than OpenAI is read from its stream (so that it is
-      // validated and assembled as the streamed one is); OpenAI's whole answer passes through.
+      // A whole answer from an upstream of another API than the client's is read from its stream
+      // (so that it is validated and assembled as the streamed one is); in the client's own API
+      // (OpenAI to OpenAI, Anthropic to Anthropic) it passes through.
       const credential = upstreamCredential ?? (keys.length > 0 ? {} : req.headers);
-      const upRes = await this.request(upstreamRequest(format, upstreamUrl, format === 'openai' ? body : { ...body, stream: true }, credential));
+      // (an Anthropic client's version and beta headers go on to an Anthropic upstream; they carry no credential)
+      const forwarded = this.dialect === 'anthropic' ? { ...credential, 'anthropic-version': req.headers['anthropic-version'], 'anthropic-beta': req.headers['anthropic-beta'] } : credential;
+      const same = format === this.dialect;
+      let up;
+      try {
+        up = upstreamRequest(format, upstreamUrl, same ? body : { ...body, stream: true }, forwarded, this.dialect);
+      } catch (err) {
+        if (!(err instanceof RequestError)) throw err;
+        return sendJson(res, 400, errorBody(err.message, 'invalid_request_error', 'ERR_BAD_REQUEST'));
+      }
+      this.counted = true;
+      const upRes = await this.request(up);
       if (upRes === null) return; // the client left, or the upstream failed before answering (answered)
       if (upRes.statusCode >= 400) {
         const text = await readBody(upRes, ERROR_BODY_BYTES, false, (n) => this.hold(n));
@@ -523,7 +556,7 @@ export function createGateway(options = {}) {
         this.status = 'failed';
         return sendJson(res, upRes.statusCode, upstreamError(format, upRes.statusCode, typeof text === 'object' && text !== null ? text.toString('utf8') : ''));
       }
-      if (!stream) return await (format === 'openai' ? this.whole(upRes) : this.assemble(upRes, body.model));
+      if (!stream) return await (same ? this.whole(upRes) : this.assemble(upRes, body.model));
       body = null;
       await this.relay(upRes);
     }
@@ -589,7 +622,7 @@ export function createGateway(options = {}) {
     /** The relay loop: upstream reads → whole validated events → client, with backpressure. */
     relay(upRes) {
       const res = this.res;
-      const relay = new SseRelay({ from: format, maxEventBytes: o.maxEventBytes });
+      const relay = new SseRelay({ from: format, to: this.dialect, maxEventBytes: o.maxEventBytes });
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
       res.flushHeaders();
       return new Promise((resolve) => {
@@ -644,7 +677,7 @@ export function createGateway(options = {}) {
           } catch (err) {
             // the core's budget for all streams (setCoreMemoryLimit): this stream stops, the others go on
             m.limitErrors.inc({ limit: 'core_memory' });
-            const e = Buffer.from(`data: ${JSON.stringify(errorBody(`the gateway is out of stream memory: ${err.message}`, 'overloaded', err.code ?? 'ERR_GATEWAY'))}\n\n`);
+            const e = sseError(this.dialect, errorBody(`the gateway is out of stream memory: ${err.message}`, 'overloaded', err.code ?? 'ERR_GATEWAY'));
             m.eventsOut.inc(1);
             m.bytesOut.inc(e.length);
             this.status = 'limit';
@@ -735,8 +768,12 @@ export function createGateway(options = {}) {
       });
       this.release();
       if (this.left || this.expired || this.res.destroyed) return void ms.dispose();
+      let answer;
       if (!failure) {
-        try { text += ms.flush(); } catch (err) { failure = err; }
+        try {
+          text += ms.flush();
+          answer = wholeAnswer(this.dialect, format, ms, text, model ?? format);
+        } catch (err) { failure = err; }
       }
       m.eventsIn.inc(ms.events);
       if (failure) {
@@ -758,15 +795,8 @@ export function createGateway(options = {}) {
         return sendJson(this.res, 502, errorBody(message, code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error', code,
           failure instanceof ModelStreamError ? { offset: failure.offset } : undefined));
       }
-      const finish = ms.finishReason;
-      const usage = ms.usage;
       ms.dispose();
       this.status = 'done';
-      const answer = {
-        id: `chatcmpl-gw${Date.now().toString(36)}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: model ?? format,
-        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finish === undefined ? 'stop' : describeFormat(format).finishReason(finish, 'openai') }],
-      };
-      if (usage) answer.usage = usage;
       const bytes = Buffer.from(JSON.stringify(answer));
       m.bytesOut.inc(bytes.length);
       sendJson(this.res, 200, answer);
@@ -807,7 +837,7 @@ export function createGateway(options = {}) {
       this.stopUpstream();
       if (!res.headersSent) sendJson(res, 504, errorBody(message, 'timeout', code), { connection: 'close' });
       else if (!res.writableEnded) {
-        const e = Buffer.from(`data: ${JSON.stringify(errorBody(message, 'timeout', code))}\n\n`);
+        const e = sseError(this.dialect, errorBody(message, 'timeout', code));
         m.eventsOut.inc(1);
         m.bytesOut.inc(e.length);
         res.end(e);

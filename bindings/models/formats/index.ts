@@ -3,12 +3,12 @@
 // command and the gateway take what they need of them from here (through the package's exports).
 import { anthropic } from './anthropic.js';
 import { ddg } from './ddg.js';
-import { type FormatSpec, type ProviderError, finishIn } from './describe.js';
+import { type FormatSpec, type ProviderError, type Usage, finishIn } from './describe.js';
 import { ollama } from './ollama.js';
 import { openai } from './openai.js';
 import { openaiResponses } from './openai-responses.js';
 
-export type { ProviderError } from './describe.js';
+export type { ProviderError, Usage } from './describe.js';
 
 /** The formats a model stream can be read in. */
 export type ModelFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg';
@@ -36,6 +36,8 @@ export interface ModelFormatFacts {
   finishReason(reason: string, to: ClientFormat): string;
   /** The provider's error in a JSON body (an HTTP error answer), or undefined when the body holds none. */
   errorOfBody(body: unknown): ProviderError | undefined;
+  /** Its usage object (ModelStream's `usage`, as the provider sent it) as token counts in one shape. */
+  usage(usage: Record<string, unknown>): Usage;
 }
 
 const facts = new Map<ModelFormat, ModelFormatFacts>();
@@ -53,6 +55,7 @@ export function describeFormat(format: ModelFormat): ModelFormatFacts {
       completion: spec.completion,
       finishReason: (reason: string, to: ClientFormat) => finishIn(spec, reason, to),
       errorOfBody: (body: unknown) => spec.errorBody(body),
+      usage: (usage: Record<string, unknown>) => spec.usage(usage),
     });
     facts.set(format, f);
   }

@@ -1,0 +1,305 @@
+// The gateway's two APIs with the whole message: `POST /v1/messages` (Anthropic Messages) and
+// `POST /v1/chat/completions` in front of an upstream of every format, read by the official
+// clients (@anthropic-ai/sdk's messages.stream() / finalMessage() / create(), openai's
+// chat.completions.stream() / finalChatCompletion()); every fixture cut at random (seed printed):
+// - the text, reasoning, tool calls (their inputs parsed by the SDK) and stop reason the relay
+//   writes, from the reference reading (test/helpers/relay-oracle.ts);
+// - a whole answer (`stream: false`) with its tool_use blocks / tool_calls;
+// - the request as each upstream receives it: tools, tool choice, the assistant's calls and the
+//   tool results of the history, in the upstream's own words (written here from each API's
+//   documentation, apart from the gateway's code);
+// - errors in the client's shape (Anthropic's `{"type":"error","error":{type,message}}`).
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { FIXTURES, FORMATS, type Fixture, type ModelFormat } from '../helpers/model-fixtures.js';
+import { Oracle, isJson, matching } from '../helpers/relay-oracle.js';
+import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { post, startGateway, type Running } from './support.js';
+
+const fixtures = FIXTURES.filter((f) => f.choice === undefined);
+const byFormat = (format: ModelFormat) => fixtures.filter((f) => f.format === format);
+
+describe.each(FORMATS.map((f) => [f] as const))('the gateway\'s /v1/messages in front of a %s upstream', (format) => {
+  let g: Running;
+  let anthropic: Anthropic;
+  let openai: OpenAI;
+  beforeAll(async () => {
+    g = await startGateway({ upstreamFormat: format });
+    anthropic = new Anthropic({ baseURL: g.url, apiKey: 'test-key', maxRetries: 0, timeout: 20_000 });
+    openai = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'test-key', maxRetries: 0, timeout: 20_000 });
+  });
+  afterAll(async () => {
+    await g.close();
+  });
+
+  const script = (f: Fixture, round: number) => {
+    const at = randomCuts(f.bytes, rng(SEED + f.bytes.length + round), 24);
+    g.up.scripts.set(f.name, { pieces: cut(f.bytes, at) });
+    return `${f.name} (seed ${SEED} round ${round}, cuts ${at.slice(0, 10).join(',')}…)`;
+  };
+
+  test.each(byFormat(format).map((f) => [f.name, f] as const))('anthropic client, messages.stream() and finalMessage(): %s', async (name, f) => {
+    const want = new Oracle(f, 'anthropic').expected();
+    const badArgs = want.calls!.some((c) => c.arguments !== '' && !isJson(c.arguments));
+    for (let round = 0; round < 2; round++) {
+      const why = script(f, round);
+      let thrown: unknown;
+      try {
+        const msg = await anthropic.messages.stream({ model: name, max_tokens: 64, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
+        expect(msg.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(''), why).toBe(want.text);
+        expect(msg.content.flatMap((b) => (b.type === 'thinking' ? [b.thinking] : [])).join(''), why).toBe(want.reasoning);
+        const calls = msg.content.flatMap((b) => (b.type === 'tool_use' ? [b] : []));
+        expect(calls.map((c) => ({ id: c.id, name: c.name })), why).toEqual(matching(want.calls!).map((c) => ({ id: c.id, name: c.name })));
+        expect(calls.map((c) => c.input), why).toEqual(want.calls!.map((c) => (c.arguments === '' ? {} : JSON.parse(c.arguments))));
+        expect(msg.stop_reason, why).toBe(want.finish);
+      } catch (e) {
+        thrown = e;
+      }
+      if (want.done && !badArgs) expect(thrown, why).toBeUndefined();
+      else if (want.done) expect(String(thrown), why).toMatch(/JSON|Unexpected|token/i);
+      else {
+        // an error event in Anthropic's shape, never a message_stop
+        expect(thrown, why).toBeInstanceOf(Anthropic.APIError);
+        const body = (thrown as { error?: { type?: string; error?: { type?: string; message?: string } } }).error;
+        expect(body?.type, why).toBe('error');
+        if (f.expected.error!.message !== undefined) expect(body?.error?.message, why).toContain(f.expected.error!.message);
+      }
+    }
+    g.up.scripts.delete(name);
+  });
+
+  test.each(byFormat(format).filter((f) => f.expected.toolCalls?.length).map((f) => [f.name, f] as const))('openai client, finalChatCompletion() with tool calls: %s', async (name, f) => {
+    const want = new Oracle(f, 'openai').expected();
+    const why = script(f, 7);
+    let thrown: unknown;
+    try {
+      const done = await openai.chat.completions.stream({ model: name, messages: [{ role: 'user', content: 'x' }] }).finalChatCompletion();
+      const msg = done.choices[0].message;
+      expect(msg.content ?? '', why).toBe(want.text);
+      expect((msg.tool_calls ?? []).map((c) => ({ id: c.id, name: c.type === 'function' ? c.function.name : '', arguments: c.type === 'function' ? c.function.arguments : '' })), why)
+        .toEqual(matching(want.calls!));
+      expect(done.choices[0].finish_reason, why).toBe(want.finish);
+    } catch (e) {
+      thrown = e;
+    }
+    if (want.done) expect(thrown, why).toBeUndefined();
+    else expect(thrown, why).toBeInstanceOf(OpenAI.APIError);
+    g.up.scripts.delete(name);
+  });
+
+  test('a whole answer (stream: false) with its tool_use blocks, from the upstream\'s stream', async () => {
+    if (format === 'anthropic') {
+      // Anthropic's whole answer passes through as it is
+      const message = { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'Bonjour' }, { type: 'tool_use', id: 'toolu_1', name: 'f', input: { a: 1 } }], stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 4 } };
+      g.up.scripts.set('whole', { contentType: 'application/json', pieces: [Buffer.from(JSON.stringify(message))] });
+      expect(await anthropic.messages.create({ model: 'whole', max_tokens: 9, messages: [{ role: 'user', content: 'x' }] })).toEqual(message);
+      expect((g.up.received.at(-1)!.body as { stream?: boolean }).stream).toBeUndefined();
+      return;
+    }
+    for (const f of byFormat(format)) {
+      const want = new Oracle(f, 'anthropic').expected();
+      const calls = f.expected.toolCalls ?? [];
+      g.up.scripts.set(f.name, { pieces: cut(f.bytes, randomCuts(f.bytes, rng(SEED + 11), 12)) });
+      const got = await anthropic.messages.create({ model: f.name, max_tokens: 9, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+      if (f.expected.status !== 'done' || calls.some((c) => !c.valid)) {
+        expect(got, f.name).toBeInstanceOf(Anthropic.APIError);
+        expect((got as InstanceType<typeof Anthropic.APIError>).status, f.name).toBe(502);
+        expect((got as InstanceType<typeof Anthropic.APIError>).error, f.name).toMatchObject({ type: 'error', error: { type: 'api_error', message: expect.any(String) } });
+        continue;
+      }
+      const msg = got as Anthropic.Message;
+      const content: unknown[] = [];
+      if (f.expected.text !== '') content.push({ type: 'text', text: f.expected.text });
+      for (const c of calls) content.push({ type: 'tool_use', id: c.id === '' ? expect.stringMatching(/^toolu_gw/) : c.id, name: c.name, input: c.arguments === '' ? {} : JSON.parse(c.arguments) });
+      expect(msg, f.name).toMatchObject({ type: 'message', role: 'assistant', model: f.name, stop_reason: want.finish, stop_sequence: null });
+      expect(msg.content, f.name).toEqual(content);
+      if (want.usage !== undefined) expect(msg.usage, f.name).toEqual(want.usage);
+      g.up.scripts.set(f.name, { pieces: cut(f.bytes, randomCuts(f.bytes, rng(SEED + 13), 12)) });
+      if (format === 'openai') continue; // (OpenAI's whole answer to an OpenAI client passes through: formats.test.ts)
+      // the openai client's whole answer: the same calls as tool_calls
+      const chat = await openai.chat.completions.create({ model: f.name, messages: [{ role: 'user', content: 'x' }] });
+      expect(chat.choices[0].message.content, f.name).toBe(calls.length > 0 && f.expected.text === '' ? null : f.expected.text);
+      expect(chat.choices[0].message.tool_calls, f.name).toEqual(calls.length === 0 ? undefined
+        : calls.map((c) => ({ id: c.id === '' ? expect.stringMatching(/^call_gw/) : c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })));
+      expect(chat.choices[0].finish_reason, f.name).toBe(new Oracle(f, 'openai').expected().finish);
+      g.up.scripts.delete(f.name);
+    }
+  });
+});
+
+// An agent's second turn: tools, a forced tool, the assistant's two calls (after its thinking, in
+// Anthropic's words) and their results, then the user's text.
+const TOOLS_SCHEMA = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+const anthropicTurn = {
+  model: 'probe', max_tokens: 100, stream: true, system: 'Be brief.', temperature: 0.5, stop_sequences: ['END'],
+  tools: [{ name: 'weather', description: 'The weather in a city', input_schema: TOOLS_SCHEMA }],
+  tool_choice: { type: 'any', disable_parallel_tool_use: true },
+  messages: [
+    { role: 'user', content: 'Weather in Paris and Lyon?' },
+    { role: 'assistant', content: [
+      { type: 'thinking', thinking: 'Two cities.', signature: 'sig' },
+      { type: 'text', text: 'Looking.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Paris' } },
+      { type: 'tool_use', id: 'toolu_2', name: 'weather', input: { city: 'Lyon' } },
+    ] },
+    { role: 'user', content: [
+      { type: 'tool_result', tool_use_id: 'toolu_1', content: '18°C' },
+      { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: '20°C' }] },
+      { type: 'text', text: 'And tomorrow?' },
+    ] },
+  ],
+};
+const chatTurn = {
+  model: 'probe', max_tokens: 100, stream: true, temperature: 0.5, stop: ['END'], parallel_tool_calls: false,
+  tools: [{ type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: TOOLS_SCHEMA } }],
+  tool_choice: 'required',
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Weather in Paris and Lyon?' },
+    { role: 'assistant', content: 'Looking.', tool_calls: [
+      { id: 'toolu_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+      { id: 'toolu_2', type: 'function', function: { name: 'weather', arguments: '{"city":"Lyon"}' } },
+    ] },
+    { role: 'tool', tool_call_id: 'toolu_1', content: '18°C' },
+    { role: 'tool', tool_call_id: 'toolu_2', content: '20°C' },
+    { role: 'user', content: 'And tomorrow?' },
+  ],
+};
+// What each upstream must receive for that turn, in its own API's words.
+const upstreamBodies: Record<Exclude<ModelFormat, 'ddg'>, unknown> = {
+  openai: chatTurn,
+  anthropic: {
+    model: 'probe', max_tokens: 100, stream: true, system: 'Be brief.', temperature: 0.5, stop_sequences: ['END'],
+    tools: [{ name: 'weather', description: 'The weather in a city', input_schema: TOOLS_SCHEMA }],
+    tool_choice: { type: 'any', disable_parallel_tool_use: true },
+    messages: [
+      { role: 'user', content: 'Weather in Paris and Lyon?' },
+      { role: 'assistant', content: [
+        { type: 'text', text: 'Looking.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Paris' } },
+        { type: 'tool_use', id: 'toolu_2', name: 'weather', input: { city: 'Lyon' } },
+      ] },
+      { role: 'user', content: [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: '18°C' },
+        { type: 'tool_result', tool_use_id: 'toolu_2', content: '20°C' },
+        { type: 'text', text: 'And tomorrow?' },
+      ] },
+    ],
+  },
+  'openai-responses': {
+    model: 'probe', stream: true, max_output_tokens: 100, temperature: 0.5, parallel_tool_calls: false,
+    tools: [{ type: 'function', name: 'weather', description: 'The weather in a city', parameters: TOOLS_SCHEMA }],
+    tool_choice: 'required',
+    input: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Weather in Paris and Lyon?' },
+      { role: 'assistant', content: 'Looking.' },
+      { type: 'function_call', call_id: 'toolu_1', name: 'weather', arguments: '{"city":"Paris"}' },
+      { type: 'function_call', call_id: 'toolu_2', name: 'weather', arguments: '{"city":"Lyon"}' },
+      { type: 'function_call_output', call_id: 'toolu_1', output: '18°C' },
+      { type: 'function_call_output', call_id: 'toolu_2', output: '20°C' },
+      { role: 'user', content: 'And tomorrow?' },
+    ],
+  },
+  ollama: {
+    model: 'probe', stream: true, options: { temperature: 0.5 },
+    tools: [{ type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: TOOLS_SCHEMA } }],
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Weather in Paris and Lyon?' },
+      { role: 'assistant', content: 'Looking.', tool_calls: [{ function: { name: 'weather', arguments: { city: 'Paris' } } }, { function: { name: 'weather', arguments: { city: 'Lyon' } } }] },
+      { role: 'tool', content: '18°C', tool_name: 'weather' },
+      { role: 'tool', content: '20°C', tool_name: 'weather' },
+      { role: 'user', content: 'And tomorrow?' },
+    ],
+  },
+};
+
+describe('tools and tool results carried to each upstream', () => {
+  let g: Running | undefined;
+  afterAll(async () => {
+    await g?.close();
+  });
+  const start = async (format: ModelFormat) => {
+    await g?.close();
+    g = await startGateway({ upstreamFormat: format }, format === 'ddg' ? '/chat' : '');
+    const f = fixtures.find((x) => x.format === format && x.expected.status === 'done')!;
+    g.up.scripts.set('probe', { pieces: [f.bytes] });
+    return g;
+  };
+
+  test.each((['openai', 'anthropic', 'openai-responses', 'ollama'] as const).flatMap((u) => (['openai', 'anthropic'] as const).map((c) => [c, u] as const)))(
+    'a %s client\'s turn to a %s upstream', async (client, format) => {
+      const r = await start(format);
+      const res = client === 'openai' ? await post(r.url, chatTurn, '/v1/chat/completions', { authorization: 'Bearer sk-client' })
+        : await post(r.url, anthropicTurn, '/v1/messages', { 'x-api-key': 'sk-client', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'b1' });
+      expect(res.status, res.body.toString()).toBe(200);
+      const got = r.up.received.at(-1)!;
+      // in the client's own API the body passes as it is (thinking blocks and all)
+      expect(got.body).toEqual(client === format ? anthropicTurnOr(client) : upstreamBodies[format]);
+      if (format === 'anthropic') {
+        expect(got.headers['x-api-key']).toBe('sk-client');
+        expect(got.headers['anthropic-version']).toBe('2023-06-01');
+        expect(got.headers['anthropic-beta']).toBe(client === 'anthropic' ? 'b1' : undefined);
+        expect(got.headers.authorization).toBeUndefined();
+      } else {
+        expect(got.headers.authorization).toBe('Bearer sk-client');
+        expect(got.headers['x-api-key']).toBeUndefined();
+      }
+    },
+  );
+
+  test('what an upstream has no word for is a 400 in the client\'s shape, and the upstream is not called', async () => {
+    const r = await start('ddg');
+    const before = r.up.received.length;
+    const a = await post(r.url, anthropicTurn, '/v1/messages');
+    expect(a.status).toBe(400);
+    expect(JSON.parse(a.body.toString())).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'a ddg upstream takes text only: no tools, tool calls or tool results' } });
+    const o = await post(r.url, chatTurn);
+    expect(o.status).toBe(400);
+    expect(JSON.parse(o.body.toString())).toEqual({ error: { message: 'a ddg upstream takes text only: no tools, tool calls or tool results', type: 'invalid_request_error', code: 'ERR_BAD_REQUEST' } });
+    await start('anthropic');
+    const bad = { ...chatTurn, messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '[1,' } }] }] };
+    const b = await post(g!.url, bad);
+    expect(b.status).toBe(400);
+    expect(JSON.parse(b.body.toString()).error.message).toBe('the arguments of tool call "c1" are not a JSON object');
+    const server = await post(g!.url, { ...anthropicTurn, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, '/v1/messages');
+    expect(server.status).toBe(200); // to Anthropic itself, its own tools pass
+    await start('openai');
+    const s = await post(g!.url, { ...anthropicTurn, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, '/v1/messages');
+    expect(s.status).toBe(400);
+    expect(JSON.parse(s.body.toString()).error.message).toMatch(/^the tool "web_search" is not a client tool with an input_schema/);
+    expect(r.up.received.length).toBe(before);
+  });
+});
+
+function anthropicTurnOr(client: 'openai' | 'anthropic') {
+  return client === 'anthropic' ? anthropicTurn : chatTurn;
+}
+
+describe('errors in Anthropic\'s shape at /v1/messages', () => {
+  test('a missing key is a 401 the SDK reads as AuthenticationError; an upstream\'s 429 keeps its status and message; a truncated stream is an error event', async () => {
+    const g = await startGateway({ upstreamFormat: 'openai', apiKeys: ['k1'] });
+    try {
+      const bad = new Anthropic({ baseURL: g.url, apiKey: 'nope', maxRetries: 0 });
+      const e = await bad.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(Anthropic.AuthenticationError);
+      expect((e as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'authentication_error', message: expect.stringMatching(/^Incorrect or missing API key/) } });
+      const client = new Anthropic({ baseURL: g.url, apiKey: 'k1', maxRetries: 0 });
+      g.up.scripts.set('busy', { status: 429, contentType: 'application/json', pieces: [Buffer.from('{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}')] });
+      const r = await client.messages.create({ model: 'busy', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((x: unknown) => x);
+      expect(r).toBeInstanceOf(Anthropic.RateLimitError);
+      expect((r as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: 'Rate limit reached' } });
+      g.up.scripts.set('cut', { pieces: [Buffer.from('data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Bon"}}]}\n\n')] });
+      const res = await post(g.url, { model: 'cut', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'x' }] }, '/v1/messages', { 'x-api-key': 'k1' });
+      const wire = res.body.toString();
+      expect(wire).toMatch(/^event: message_start\n/);
+      expect(wire).toContain('"text":"Bon"');
+      expect(wire).not.toContain('message_stop');
+      expect(wire.endsWith('event: error\ndata: {"type":"error","error":{"type":"api_error","message":"The upstream openai stream ended without its completion: the answer is cut short"}}\n\n')).toBe(true);
+    } finally {
+      await g.close();
+    }
+  });
+});
