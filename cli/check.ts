@@ -12,7 +12,7 @@ import { SNIFF_BYTES, sniff } from './sniff.js';
 import { plural } from './status.js';
 
 
-export type ProblemKind = 'utf8' | 'unterminated' | 'completion' | 'limit' | 'provider' | 'json' | 'retry' | 'field' | 'empty';
+export type ProblemKind = 'utf8' | 'unterminated' | 'completion' | 'limit' | 'provider' | 'json' | 'retry' | 'field' | 'empty' | 'arguments';
 
 export interface Problem {
   kind: ProblemKind;
@@ -24,6 +24,8 @@ export interface Problem {
 const EXIT_OF: Record<ProblemKind, number> = {
   utf8: EXIT.UTF8, unterminated: EXIT.TRUNCATED, completion: EXIT.TRUNCATED, empty: EXIT.TRUNCATED, limit: EXIT.LIMIT,
   provider: EXIT.PROVIDER, json: EXIT.BAD_EVENT, retry: EXIT.WARNINGS, field: EXIT.WARNINGS,
+  // a model that wrote a call's arguments as something else than one JSON value: the stream is whole, the call is not usable
+  arguments: EXIT.WARNINGS,
 };
 
 const KNOWN_FIELDS = new Set(['data', 'event', 'id', 'retry']);
@@ -43,6 +45,9 @@ export interface CheckResult {
   utf8Bytes: number;
   completed: boolean | null;
   finishReason: string | null;
+  /** A model format's client tool calls, and those whose arguments are not one JSON value (null for other formats). */
+  toolCalls: number | null;
+  invalidArguments: number | null;
   problemCount: number;
   problems: Problem[];
 }
@@ -56,6 +61,9 @@ export class Checker {
   heartbeats = 0;
   done = false;
   finishReason: string | undefined;
+  /** Tool calls ended so far, and those among them with invalid arguments. */
+  callsEnded = 0;
+  invalidArguments = 0;
   private readonly framing: ReturnType<typeof framingOf>;
   /** A model format's events, read as the library reads them. */
   private readonly reader: ModelEventReader | undefined;
@@ -281,6 +289,27 @@ export class Checker {
     if (r.text) this.textPiece(r.text);
     if (r.error !== undefined) this.problem({ kind: 'provider', offset, line, message: `the provider sent an error: ${described(r.error)}` });
     if (r.done) this.done = true;
+    this.calls(offset, line);
+  }
+
+  get toolCalls(): number {
+    return this.reader?.toolCalls.length ?? 0;
+  }
+
+  /** The calls the event ended: one whose arguments are not one JSON value is a problem at the event. */
+  private calls(offset: number, line: number | undefined): void {
+    const calls = this.reader!.toolCalls;
+    let ended = 0;
+    for (const c of calls) if (c.done) ended++;
+    if (ended === this.callsEnded) return;
+    this.callsEnded = ended;
+    let bad = 0;
+    for (const c of calls) {
+      if (c.valid !== false) continue;
+      if (++bad <= this.invalidArguments) continue;
+      this.problem({ kind: 'arguments', offset, line, message: `tool call ${c.index} (${JSON.stringify(c.name)}${c.id ? `, id ${c.id}` : ''}) ended with arguments that are not one JSON value` });
+    }
+    this.invalidArguments = bad;
   }
 
   private bodyEnd(): void {
@@ -366,6 +395,7 @@ export async function check(values: Values, positionals: string[]): Promise<void
     bytes: checker.bytes, lines: checker.lines, events: checker.events, heartbeats: checker.heartbeats,
     graphemes: counts.graphemes, utf8Bytes: counts.utf8Bytes,
     completed: isModelFormat(format!) ? checker.done : null, finishReason: checker.finishReason ?? null,
+    toolCalls: isModelFormat(format!) ? checker.toolCalls : null, invalidArguments: isModelFormat(format!) ? checker.invalidArguments : null,
     problemCount: checker.problemCount, problems,
   };
   process.stdout.write(values.json === true ? `${JSON.stringify(result)}\n` : humanCheck(result));
@@ -375,6 +405,7 @@ export async function check(values: Values, positionals: string[]): Promise<void
 export function humanCheck(r: CheckResult): string {
   let s = `${r.input}: ${r.format}${r.sniffed ? ' (sniffed)' : ''}, ${plural(r.bytes, 'byte')}, ${plural(r.lines, 'line')}, `
     + `${plural(r.events, 'event')}, ${plural(r.heartbeats, 'heartbeat')}, ${plural(r.graphemes, 'grapheme')} of text`
+    + `${r.toolCalls ? `, ${plural(r.toolCalls, 'tool call')}${r.invalidArguments ? ` (${r.invalidArguments} with invalid arguments)` : ''}` : ''}`
     + `${r.completed === true ? ', completed' : ''}${r.finishReason ? ` (finish reason ${JSON.stringify(r.finishReason)})` : ''}\n`;
   if (r.clean) return `${s}clean\n`;
   s += `${plural(r.problemCount, 'problem')}${r.problems.length < r.problemCount ? ` (the first ${r.problems.length} listed)` : ''}:\n`;

@@ -1,6 +1,6 @@
 // `seam-stream decode [FILE|-]`: a captured or live stream to its text (or its events), printed
 // as it commits; logs and errors on standard error only.
-import { LineDecoder, NdjsonDecoder, SseParser, TextAssembler } from 'seam-stream';
+import { LineDecoder, ModelEventReader, NdjsonDecoder, SseParser, TextAssembler } from 'seam-stream';
 import type { Values } from './args.js';
 import { EXIT, UsageError, describeError, exitCodeOf } from './errors.js';
 import { framingOf, isModelFormat, type Format } from './formats.js';
@@ -9,6 +9,7 @@ import { limitsOf, type Limits } from './options.js';
 import { SNIFF_BYTES, sniff } from './sniff.js';
 import { StatusLine, formatSeconds, plural } from './status.js';
 import { ModelStream, PlainStream, type TextStream } from './stream.js';
+import type { ToolCall } from 'seam-stream';
 
 
 interface DecodeOptions {
@@ -65,11 +66,20 @@ export function textStream(format: Format, o: { fatal: boolean; normalize: 'NFC'
   return new PlainStream({ format, fatal: o.fatal, normalize: o.normalize, eof, ...o.limits });
 }
 
-/** Prints the frames of a stream as JSON, one per line. */
+/**
+ * Prints the frames of a stream as JSON, one per line. For a model format each event is also read
+ * as the library reads it: after its line, `{"reasoning": …}` with the reasoning it holds, and
+ * `{"toolCall": {index, id, name, arguments, done, valid}}` for each tool call it begins, adds
+ * arguments to (the fragment it adds) or ends (`valid`: its arguments are one JSON value); with
+ * `replaces: true` when its arguments so far were replaced (Anthropic's `{}` of the start).
+ */
 class EventPrinter {
   private readonly frames: (chunk: Uint8Array | null) => unknown[];
   private readonly key: 'events' | 'lines' | 'values';
   private sse?: SseParser;
+  private readonly reader: ModelEventReader | undefined;
+  /** Each call's arguments printed so far, and whether its end was. */
+  private readonly printed: { args: string; done: boolean }[] = [];
 
   constructor(format: Format, o: DecodeOptions, private readonly write: (s: string) => void) {
     const { fatal } = o;
@@ -87,6 +97,28 @@ class EventPrinter {
       this.frames = (c) => (c ? d.push(c) : d.flush());
       this.key = 'lines';
     }
+    if (isModelFormat(format)) this.reader = new ModelEventReader({ format, choice: o.choice });
+  }
+
+  private frame(f: unknown): void {
+    this.write(`${JSON.stringify(f)}\n`);
+    const reader = this.reader;
+    if (reader === undefined) return;
+    const r = reader.read(this.key === 'events' ? (f as { data: string }).data : this.key === 'lines' ? (f as string) : JSON.stringify(f));
+    if (r.reasoning !== '') this.write(`${JSON.stringify({ reasoning: r.reasoning })}\n`);
+    for (const c of reader.toolCalls) {
+      const was = this.printed[c.index];
+      if (was !== undefined && c.arguments === was.args && c.done === was.done) continue;
+      // the fragment this event added; or, when the arguments so far were replaced (Anthropic's
+      // `input` of the start, `{}`, until a fragment brings text), all of them with `replaces`
+      const grows = was === undefined || c.arguments.startsWith(was.args);
+      const call: Record<string, unknown> = { index: c.index, id: c.id, name: c.name, arguments: grows ? c.arguments.slice(was?.args.length ?? 0) : c.arguments };
+      if (!grows) call.replaces = true;
+      call.done = c.done;
+      if (c.valid !== undefined) call.valid = c.valid;
+      this.write(`${JSON.stringify({ toolCall: call })}\n`);
+      this.printed[c.index] = { args: c.arguments, done: c.done };
+    }
   }
 
   get truncated(): boolean {
@@ -100,10 +132,10 @@ class EventPrinter {
     } catch (e) {
       const x = e as Record<string, unknown>;
       const before = (x.code === 'ERR_NDJSON_PARSE' ? x.values : x[this.key] ?? x.lines ?? x.events) as unknown[] | undefined;
-      for (const f of before ?? []) this.write(`${JSON.stringify(f)}\n`);
+      for (const f of before ?? []) this.frame(f);
       throw e;
     }
-    for (const f of frames) this.write(`${JSON.stringify(f)}\n`);
+    for (const f of frames) this.frame(f);
   }
 }
 
@@ -342,8 +374,16 @@ class DecodeRun {
       bytes: this.bytes, events: this.stream?.events ?? 0, heartbeats: this.stream?.heartbeats ?? 0,
       utf8Bytes: counts.utf8Bytes, codePoints: counts.codePoints, utf16Units: counts.utf16Units, graphemes: counts.graphemes,
       normalizationChanged: counts.normalizationChanged, sha256: counts.sha256,
+      ...this.messageOf(),
       seconds: Number(((performance.now() - this.t0) / 1000).toFixed(3)), exitCode: code,
     };
+  }
+
+  /** A model stream's reasoning (its UTF-8 bytes) and client tool calls, for the report. */
+  private messageOf(): Record<string, unknown> {
+    const s = this.stream;
+    if (s?.toolCalls === undefined) return {};
+    return { reasoningBytes: Buffer.byteLength(s.reasoning ?? ''), toolCalls: s.toolCalls.map((c) => ({ ...c })) };
   }
 
   /** The report of the text printed so far, when the stream did not end (interrupted, idle, empty). */
@@ -368,6 +408,11 @@ export function humanReport(r: Record<string, unknown>): string {
   if (r.usage) s += line('usage', JSON.stringify(r.usage));
   s += line('read', `${plural(r.bytes as number, 'byte')}, ${plural(r.events as number, 'event')}, ${plural(r.heartbeats as number, 'heartbeat')}`);
   s += line('text', `${plural(r.utf8Bytes as number, 'UTF-8 byte')}, ${plural(r.codePoints as number, 'code point')}, ${plural(r.utf16Units as number, 'UTF-16 unit')}, ${plural(r.graphemes as number, 'grapheme')}`);
+  if (typeof r.reasoningBytes === 'number' && r.reasoningBytes > 0) s += line('reasoning', plural(r.reasoningBytes, 'UTF-8 byte'));
+  for (const c of (r.toolCalls as ToolCall[] | undefined) ?? []) {
+    const state = !c.done ? 'not ended' : c.valid ? 'valid JSON' : 'invalid JSON';
+    s += line(c.index === 0 ? 'tool calls' : '', `${c.index}: ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments.length > 200 ? `${c.arguments.slice(0, 200)}…` : c.arguments} (${state})`);
+  }
   s += line('NFC', r.normalizationChanged === null ? 'not known (the stream did not end)' : r.normalizationChanged ? 'changed the raw text' : 'changed nothing');
   s += line('sha256', String(r.sha256));
   s += line('time', formatSeconds((r.seconds as number) * 1000));

@@ -3,7 +3,7 @@
 export { ModelStream, ModelStreamError, type ModelReport } from 'seam-stream';
 
 import {
-  LineDecoder, NdjsonDecoder, SseParser, TextAssembler, Utf8Decoder, type FinalReport,
+  LineDecoder, NdjsonDecoder, SseParser, TextAssembler, Utf8Decoder, type FinalReport, type ToolCall,
 } from 'seam-stream';
 import type { PlainFormat } from './formats.js';
 
@@ -17,6 +17,9 @@ export interface TextStream {
   readonly usage: Record<string, unknown> | undefined;
   readonly events: number;
   readonly heartbeats: number;
+  /** A model stream's reasoning and client tool calls. */
+  readonly reasoning?: string;
+  readonly toolCalls?: readonly ToolCall[];
 }
 
 /** The end of a plain SSE stream inside an event: the same code a ModelStream gives. */

@@ -28,7 +28,7 @@ describe('check', () => {
       result: {
         input: f, format: 'openai', sniffed: true, clean: true, exitCode: 0, bytes: bytes.length,
         lines: 2 * (DELTAS.length + 5), events: DELTAS.length + 3, heartbeats: 2,
-        graphemes: graphemes(TEXT), utf8Bytes: Buffer.byteLength(TEXT), completed: true, finishReason: 'stop', problemCount: 0, problems: [],
+        graphemes: graphemes(TEXT), utf8Bytes: Buffer.byteLength(TEXT), completed: true, finishReason: 'stop', toolCalls: 0, invalidArguments: 0, problemCount: 0, problems: [],
       },
     });
     const human = await run(['check', f]);
@@ -116,5 +116,24 @@ describe('check', () => {
     expect(n.result.completed).toBe(true);
     const e = await check([file(dir, 'empty', '')]);
     expect({ code: e.code, problems: e.result.problems }).toEqual({ code: 3, problems: [{ kind: 'empty', offset: 0, message: `${dir}/empty is empty (0 bytes)` }] });
+  });
+});
+
+describe('check: tool calls', () => {
+  it('counts the calls, and each one whose arguments are not one JSON value is a problem at the event that ended it (exit 8)', async () => {
+    const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const body = chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'f', arguments: '{"a":' } }] })
+      + chunk({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] })
+      + chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'g', arguments: '{"b":[1,' } }] })
+      + chunk({}, 'tool_calls') + 'data: [DONE]\n\n';
+    const f = file(dir, 'calls.sse', body);
+    const { code, result } = await check([f]);
+    const at = Buffer.byteLength(body.slice(0, body.lastIndexOf('data: {')));
+    expect({ code, toolCalls: result.toolCalls, invalidArguments: result.invalidArguments, problems: result.problems }).toEqual({
+      code: 8, toolCalls: 2, invalidArguments: 1,
+      problems: [{ kind: 'arguments', offset: at, message: 'tool call 1 ("g", id call_b) ended with arguments that are not one JSON value' }],
+    });
+    const human = await run(['check', f]);
+    expect(human.stdout.split('\n')[0]).toMatch(/, 2 tool calls \(1 with invalid arguments\), completed \(finish reason "tool_calls"\)$/);
   });
 });

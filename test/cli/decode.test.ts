@@ -115,7 +115,7 @@ describe('decode: the text, as it commits', () => {
       bytes: bytes.length, events: DELTAS.length + 3, heartbeats: 2,
       utf8Bytes: Buffer.byteLength(TEXT), codePoints: [...TEXT].length, utf16Units: TEXT.length,
       graphemes: [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(TEXT)].length,
-      normalizationChanged: true, sha256: createHash('sha256').update(TEXT).digest('hex'), seconds: 0, exitCode: 0,
+      normalizationChanged: true, sha256: createHash('sha256').update(TEXT).digest('hex'), reasoningBytes: 0, toolCalls: [], seconds: 0, exitCode: 0,
     });
   });
 
@@ -298,5 +298,58 @@ describe('decode: endings, messages and exit codes', () => {
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: 'a\ufffdb' });
     const n = await run(['decode', '--no-nfc'], { input: enc.encode('cafe\u0301') });
     expect(n.stdout).toBe('cafe\u0301');
+  });
+});
+
+describe('decode: the whole message of a model stream', () => {
+  // An agent's turn from Anthropic: thinking with its signature, a tool call in two fragments.
+  const events: [string, unknown][] = [
+    ['message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } }],
+    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Paris? ' } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'c2ln' } }],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ['content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'Looking ☀' } }],
+    ['content_block_stop', { type: 'content_block_stop', index: 1 }],
+    ['content_block_start', { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{"city":' } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } }],
+    ['content_block_stop', { type: 'content_block_stop', index: 2 }],
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 9 } }],
+    ['message_stop', { type: 'message_stop' }],
+  ];
+  const bytes = enc.encode(events.map(([t, d]) => `event: ${t}\ndata: ${JSON.stringify(d)}\n\n`).join(''));
+  const said = [
+    { reasoning: 'Paris? ' },
+    // (Anthropic's call has the `input` of its start, {}, until a fragment brings text)
+    { toolCall: { index: 0, id: 'toolu_1', name: 'weather', arguments: '{}', done: false } },
+    { toolCall: { index: 0, id: 'toolu_1', name: 'weather', arguments: '{"city":', replaces: true, done: false } },
+    { toolCall: { index: 0, id: 'toolu_1', name: 'weather', arguments: '"Paris"}', done: false } },
+    { toolCall: { index: 0, id: 'toolu_1', name: 'weather', arguments: '', done: true, valid: true } },
+  ];
+
+  it('--events: after each event its reasoning and the tool calls it begins, adds to or ends; the same at every cut', async () => {
+    const f = file(dir, 'agent.sse', bytes);
+    const lines = (stdout: string) => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const whole = await run(['decode', '--events', f]);
+    expect(whole.code).toBe(0);
+    const got = lines(whole.stdout);
+    expect(got.filter((l) => !('type' in l))).toEqual(said);
+    expect(got.filter((l) => 'type' in l).map((l) => l.type)).toEqual(events.map(([t]) => t));
+    // each model line right after its event
+    expect(got.findIndex((l) => 'reasoning' in l)).toBe(3);
+    const cut = await run(['decode', '--events', '--format', 'anthropic'], { stdin: writer(f, awkwardCuts(bytes), 0) });
+    expect(cut.stdout).toBe(whole.stdout);
+  });
+
+  it('--report: the reasoning\'s size and each tool call, in words and as JSON', async () => {
+    const f = file(dir, 'agent2.sse', bytes);
+    const r = await run(['decode', '--report', '--json', f]);
+    expect(r.stdout).toBe('Looking ☀');
+    const report = JSON.parse(r.stderr.trim().split('\n').at(-1)!);
+    expect(report).toMatchObject({ status: 'done', finishReason: 'tool_use', reasoningBytes: 7, toolCalls: [{ index: 0, id: 'toolu_1', name: 'weather', arguments: '{"city":"Paris"}', done: true, valid: true }] });
+    const h = await run(['decode', '--report', f]);
+    expect(h.stderr).toContain('  reasoning     7 UTF-8 bytes\n  tool calls    0: weather (toolu_1) {"city":"Paris"} (valid JSON)\n');
   });
 });
