@@ -23,7 +23,7 @@ export { sseNew, ssePush, sseMore, sseFlush, sseReset, sseRetry } from './sse';
 
 // Layer 4: the JSON reader (each event's data, for the model streams)
 export { jsonRead, jsonReadIn, jsonErrorAt, jsonUnescape, jsonUtf16 } from './json';
-export { sseWrite } from './writer';
+export { sameSpan, sseWrite } from './writer';
 export {
   modelDocs, modelMore, modelPush, modelTextBytes, modelGather, modelKept, modelKeepFree, modelScratch, modelScratchFree,
   modelUnescape, modelValid, modelCheckArea, modelSetCall, modelPart,

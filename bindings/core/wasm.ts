@@ -20,6 +20,7 @@ export interface CoreExports {
   readonly MHEAD_PTR: WebAssembly.Global;
   readonly SW_STR_PTR: WebAssembly.Global;
   sseWrite(n: number, data: number, table: number, nTypes: number): number;
+  sameSpan(a: number, b: number, n: number): number;
   readonly JSON_REC_PTR: WebAssembly.Global;
   readonly MDOC_PTR: WebAssembly.Global;
   readonly MJREC_PTR: WebAssembly.Global;
@@ -256,6 +257,11 @@ export class Core {
   sameAt(ptr: number, bytes: Uint8Array, start: number, len: number): boolean {
     return this.nodeBuf !== null && start + len <= bytes.length
       && this.nodeBuf.compare(bytes, start, start + len, ptr, ptr + len) === 0;
+  }
+
+  /** Whether core memory at [a, a + len) and [b, b + len) hold the same bytes (compared in the core). */
+  sameIn(a: number, b: number, len: number): boolean {
+    return this.x.sameSpan(a, b, len) !== 0;
   }
 
   /** UTF-8 bytes at [ptr, ptr + len) (validated, or to be replaced as TextDecoder does). */

@@ -146,8 +146,9 @@ export class SseRelay extends ModelReader {
    * Bytes to write to the client now: whole, validated events (a view, valid until the next call).
    * When the formats are the same, a chunk of whole events written as the relay writes them
    * (`data: ` and a blank line each, nothing else) comes back as the chunk itself, or as a view of
-   * its start when it ends in the `[DONE]` that flush() writes, where the runtime compares memory
-   * natively (Node), instead of a copy: `out.buffer === chunk.buffer` tells.
+   * its start when it ends in the `[DONE]` that flush() writes, instead of a copy (compared in the
+   * core; a chunk larger than the core's input window only where the runtime compares memory
+   * natively, Node): `out.buffer === chunk.buffer` tells.
    */
   push(chunk: Uint8Array): Uint8Array {
     call.begin(this);
@@ -358,7 +359,7 @@ export class SseRelay extends ModelReader {
     if (n !== 0) {
       const at = i32[r + MDR_EMIT_PTR];
       const k = this.sameEnd;
-      if (k >= 0 && core.sameAt(at, this.input, k, n)) this.sameEnd = k + n;
+      if (k >= 0 && this.sameInput(at, k, n)) this.sameEnd = k + n;
       else this.write(core.u8.subarray(at, at + n));
     }
     this._textBytes += i32[r + MDR_TEXT_BYTES];
@@ -406,7 +407,7 @@ export class SseRelay extends ModelReader {
     const input = this.input;
     if (k >= 0) {
       const at = name === null ? k : k + name.length;
-      if ((name === null || startsWith(input, k, name)) && startsWith(input, at, DATA) && core.sameAt(ptr, input, at + DATA.length, len)
+      if ((name === null || startsWith(input, k, name)) && startsWith(input, at, DATA) && this.sameInput(ptr, at + DATA.length, len)
         && startsWith(input, at + DATA.length + len, END)) {
         this.sameEnd = at + DATA.length + len + END.length; // the event as it came
         this._eventsOut++;
@@ -447,6 +448,18 @@ export class SseRelay extends ModelReader {
   private fresh(): void {
     if (this.buf.length > RELAY_KEEP_BYTES && this.used < this.buf.length >> 2) this.buf = NO_BYTES;
     this.used = 0;
+  }
+
+  /**
+   * Whether core memory at [ptr, ptr + len) holds the pushed chunk's bytes from `start`: compared
+   * in the core when the chunk is there whole (it fits the input window), else natively where the
+   * runtime can (Node's Buffer.compare).
+   */
+  private sameInput(ptr: number, start: number, len: number): boolean {
+    const input = this.input;
+    const core = this.core;
+    if (start + len > input.length) return false;
+    return input.length <= core.inCap ? core.sameIn(ptr, core.inPtr + start, len) : core.sameAt(ptr, input, start, len);
   }
 
   private view(): Uint8Array {
