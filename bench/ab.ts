@@ -112,7 +112,11 @@ async function main(argv: string[]): Promise<void> {
     const fb = w.make(base);
     const fn = w.make(next);
     const same = JSON.stringify(fb()) === JSON.stringify(fn());
-    if (!same) throw new Error(`${w.name}: the builds give different outputs`);
+    if (!same) {
+      // a change of what the row writes (a relay's new output) is not a speed to compare
+      console.log(`| ${w.name} | – | – | outputs differ: not compared |`);
+      continue;
+    }
     const a: number[] = [];
     const b: number[] = [];
     const ratios: number[] = [];

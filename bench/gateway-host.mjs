@@ -94,7 +94,8 @@ function peer(makeTransform, request = viaHttp) {
           }
         };
         upRes.on('data', makeTransform(write));
-        upRes.on('end', () => res.end());
+        // (the end can come in the tick of the last data, as undici's and Node 24's do: it waits for that tick's write, queued first)
+        upRes.on('end', () => process.nextTick(() => res.end()));
         upRes.on('error', () => res.destroy());
       }, () => res.destroy());
       res.on('close', () => { if (!res.writableFinished) upReq.destroy(); });
