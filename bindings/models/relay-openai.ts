@@ -89,9 +89,13 @@ export class OpenAiWriter implements ClientWriter {
   }
 
   text(ptr: number, len: number): void {
-    if (len === 0) return;
+    if (len !== 0) this.delta(this.head(), ptr, len);
+  }
+
+  /** One chunk whose delta is a string member: its head (after the role chunk), the span's escaped bytes as they came, its end. */
+  private delta(head: string, ptr: number, len: number): void {
     this.start();
-    this.t.writeText(this.head());
+    this.t.writeText(head);
     this.t.writeSpan(ptr, len);
     this.t.writeText(TEXT_END);
     this.t.wrote(1);
@@ -100,12 +104,7 @@ export class OpenAiWriter implements ClientWriter {
   keepAlive(): void {}
 
   reasoning(ptr: number, len: number): void {
-    if (!this.keepsReasoning || len === 0) return;
-    this.start();
-    this.t.writeText(this.reasoningOpen());
-    this.t.writeSpan(ptr, len);
-    this.t.writeText(TEXT_END);
-    this.t.wrote(1);
+    if (this.keepsReasoning && len !== 0) this.delta(this.reasoningOpen(), ptr, len);
   }
 
   signature(): void {}

@@ -305,24 +305,20 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai')
     case 'openai':
       path = `${prefix}/v1/chat/completions`;
       payload = chat;
-      if (key !== undefined) out.authorization = `Bearer ${key}`;
       break;
     case 'openai-responses':
       path = `${prefix}/v1/responses`;
       payload = toResponses(chat, messages);
-      if (key !== undefined) out.authorization = `Bearer ${key}`;
       break;
     case 'anthropic':
       path = `${prefix}/v1/messages`;
       payload = same ? body : toAnthropic(chat, messages);
       out['anthropic-version'] = typeof headers['anthropic-version'] === 'string' && same ? headers['anthropic-version'] : '2023-06-01';
       if (same && typeof headers['anthropic-beta'] === 'string') out['anthropic-beta'] = headers['anthropic-beta'];
-      if (key !== undefined) out['x-api-key'] = key;
       break;
     case 'ollama':
       path = `${prefix}/api/chat`;
       payload = toOllama(chat, messages);
-      if (key !== undefined) out.authorization = `Bearer ${key}`;
       break;
     case 'ddg':
       if (toolsOf(chat).length > 0 || messages.some((m) => m.role === 'tool' || m.tool_calls?.length > 0)) {
@@ -330,10 +326,11 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai')
       }
       path = prefix || '/';
       payload = { model: chat.model, messages: messages.map((m) => ({ role: m.role, content: textOf(m.content) })) };
-      if (key !== undefined) out.authorization = `Bearer ${key}`;
       break;
     default:
       throw new TypeError(`unknown upstream format ${format}`);
   }
+  // the credential in the header the format uses: Anthropic's x-api-key, a bearer elsewhere
+  if (key !== undefined) out[format === 'anthropic' ? 'x-api-key' : 'authorization'] = format === 'anthropic' ? key : `Bearer ${key}`;
   return { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };
 }

@@ -237,7 +237,7 @@ describe('tools and tool results carried to each upstream', () => {
       expect(res.status, res.body.toString()).toBe(200);
       const got = r.up.received.at(-1)!;
       // in the client's own API the body passes as it is (thinking blocks and all)
-      expect(got.body).toEqual(client === format ? anthropicTurnOr(client) : upstreamBodies[format]);
+      expect(got.body).toEqual(client === format ? (client === 'anthropic' ? anthropicTurn : chatTurn) : upstreamBodies[format]);
       if (format === 'anthropic') {
         expect(got.headers['x-api-key']).toBe('sk-client');
         expect(got.headers['anthropic-version']).toBe('2023-06-01');
@@ -273,10 +273,6 @@ describe('tools and tool results carried to each upstream', () => {
     expect(r.up.received.length).toBe(before);
   });
 });
-
-function anthropicTurnOr(client: 'openai' | 'anthropic') {
-  return client === 'anthropic' ? anthropicTurn : chatTurn;
-}
 
 describe('errors in Anthropic\'s shape at /v1/messages', () => {
   test('a missing key is a 401 the SDK reads as AuthenticationError; an upstream\'s 429 keeps its status and message; a truncated stream is an error event', async () => {
