@@ -363,7 +363,7 @@ function pick(): { backend: Backend; bytes: Uint8Array } {
   if (typeof WebAssembly !== 'object' || WebAssembly === null) {
     throw (refused = new SeamWasmError('ERR_WASM_UNAVAILABLE', new ReferenceError('WebAssembly is not defined')));
   }
-  if (SIMD_WASM_BASE64 === '') {
+  if ((SIMD_WASM_BASE64 as string) === '') {
     // (the workerd and edge-light entries carry no bytes: they hand over the compiled module at import)
     throw new Error('seam: this entry embeds no WebAssembly core; hand it the compiled module with setCoreModule() first');
   }

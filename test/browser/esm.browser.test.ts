@@ -24,7 +24,7 @@ describe(`ESM build in ${browserTitle}`, () => {
   it('decodes bytes, frames and text exactly as the browser’s own decoder would', async () => {
     const page = await browser.newPage();
     await page.goto(base + '/');
-    const result: Record<string, any> = await page.evaluate("import('/page.mjs').then((p) => p.run())");
+    const result = await page.evaluate("import('/page.mjs').then((p) => p.run())") as Record<string, any>;
     expect(result.hasBuffer).toBe(false);
     expect(result.backend).toBe('simd');
     expect(result.utf8Ok).toBe(true);

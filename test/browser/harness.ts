@@ -83,10 +83,23 @@ export async function launch(): Promise<TestBrowser> {
       close: () => browser.close(),
     };
   }
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
+  return {
+    async newPage() {
+      const page = await browser.newPage();
+      return {
+        goto: (url) => page.goto(url),
+        evaluate: (expression) => page.evaluate(expression),
+        waitForFunction: (fn) => page.waitForFunction(fn),
+        addInitScript: async (fn) => { await page.addInitScript(fn); },
+        close: () => page.close(),
+      };
+    },
+    close: () => browser.close(),
+  };
 }
 
 export const close = (server: Server | undefined) => new Promise((r) => (server ? server.close(r) : r(undefined)));

@@ -60,7 +60,16 @@ export const afterAll = (fn: Fn) => { current.after.push(fn); };
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
+/** expect.any, expect.stringMatching…: a value that decides what it equals. */
+class Asymmetric {
+  constructor(readonly name: string, readonly test: (v: unknown) => boolean) {}
+  asymmetricMatch(v: unknown): boolean { return this.test(v); }
+  toJSON(): string { return this.name; }
+}
+
 export function equals(a: unknown, b: unknown, subset = false): boolean {
+  if (b instanceof Asymmetric) return b.asymmetricMatch(a);
+  if (a instanceof Asymmetric) return a.asymmetricMatch(b);
   if (Object.is(a, b)) return true;
   if (!isObj(a) || !isObj(b)) return false;
   if (ArrayBuffer.isView(a) || ArrayBuffer.isView(b)) {
@@ -142,6 +151,7 @@ function matchers(actual: unknown, label: string | undefined, negated: boolean) 
     toBeNull: () => check(actual === null, 'to be null'),
     toBeTruthy: () => check(Boolean(actual), 'to be truthy'),
     toBeFalsy: () => check(!actual, 'to be falsy'),
+    toMatch: (e: string | RegExp) => check(typeof actual === 'string' && (typeof e === 'string' ? actual.includes(e) : e.test(actual)), 'to match', String(e)),
     toBeInstanceOf: (C: new (...a: any[]) => unknown) => check(actual instanceof C, `to be an instance of ${C.name}`),
     toThrow: (want?: unknown) => {
       const { threw, error } = thrownBy(actual);
@@ -150,9 +160,43 @@ function matchers(actual: unknown, label: string | undefined, negated: boolean) 
   };
 }
 
-export function expect(actual: unknown, label?: string) {
-  return Object.assign(matchers(actual, label, false), { not: matchers(actual, label, true) });
+type Matchers = ReturnType<typeof matchers>;
+type Async = { [K in keyof Matchers]: (...args: Parameters<Matchers[K]>) => Promise<void> };
+
+/** The matchers applied to what a promise settles with (`rejects`: its reason, which it must have). */
+function settled(promise: unknown, label: string | undefined, want: 'resolves' | 'rejects'): Async {
+  const m = matchers(undefined, label, false);
+  const out: Record<string, (...args: unknown[]) => Promise<void>> = {};
+  for (const name of Object.keys(m)) {
+    out[name] = async (...args: unknown[]) => {
+      let value: unknown;
+      let rejected = false;
+      try { value = await promise; } catch (e) { value = e; rejected = true; }
+      if (rejected !== (want === 'rejects')) {
+        assertions++;
+        throw new AssertionError(`${label ? `${label}: ` : ''}expected the promise to ${want === 'rejects' ? 'reject' : 'resolve'}, it ${rejected ? `rejected with ${String(value)}` : `resolved with ${show(value)}`}`);
+      }
+      (matchers(value, label, false) as unknown as Record<string, (...a: unknown[]) => void>)[name](...args);
+    };
+  }
+  return out as Async;
 }
+
+export function expect(actual: unknown, label?: string) {
+  return Object.assign(matchers(actual, label, false), {
+    not: matchers(actual, label, true),
+    get rejects() { return settled(actual, label, 'rejects'); },
+    get resolves() { return settled(actual, label, 'resolves'); },
+  });
+}
+expect.any = (C: unknown) => new Asymmetric(`any(${(C as { name?: string }).name})`, (v) =>
+  C === String ? typeof v === 'string' : C === Number ? typeof v === 'number' : C === Boolean ? typeof v === 'boolean'
+    : C === BigInt ? typeof v === 'bigint' : C === Function ? typeof v === 'function' : v instanceof (C as new () => unknown));
+expect.anything = () => new Asymmetric('anything', (v) => v !== null && v !== undefined);
+expect.stringMatching = (re: string | RegExp) => new Asymmetric(`stringMatching(${String(re)})`, (v) =>
+  typeof v === 'string' && (typeof re === 'string' ? v.includes(re) : re.test(v)));
+expect.stringContaining = (t: string) => new Asymmetric(`stringContaining(${t})`, (v) => typeof v === 'string' && v.includes(t));
+expect.objectContaining = (o: unknown) => new Asymmetric(`objectContaining(${show(o)})`, (v) => equals(v, o, true));
 
 // ---- running ------------------------------------------------------------------------------------
 
