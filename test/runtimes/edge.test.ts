@@ -58,7 +58,8 @@ afterAll(async () => {
 /** What SseRelay writes for a fixture, with the ids and the clock it makes normalized. */
 function relayed(f: Fixture, to: 'openai' | 'anthropic'): string {
   const r = new SseRelay({ from: 'anthropic', to, model: f.name });
-  const out = Buffer.concat([r.push(f.bytes), r.flush()].map((b) => Buffer.from(b)));
+  const head = Buffer.from(r.push(f.bytes)); // (a copy: the view is reused by the next call)
+  const out = Buffer.concat([head, Buffer.from(r.flush())]);
   return normalized(out.toString('utf8'));
 }
 const normalized = (s: string) => s
