@@ -18,7 +18,8 @@ const modules = (dir: string, prefix = ''): Record<string, string> => {
   }
   return out;
 };
-const entries = modules('bindings');
+// (bindings/entries/: the workerd and edge entries, built apart by tsup.edge.config.ts)
+const entries = Object.fromEntries(Object.entries(modules('bindings')).filter(([name]) => !name.startsWith('entries/')));
 const internal = Object.keys(entries).filter((name) => !(Object.values(PUBLIC) as string[]).includes(name));
 
 const common = {

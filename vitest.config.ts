@@ -31,7 +31,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'simd', include: ['test/**/*.test.ts'], exclude: ['test/browser/**'], env: { SEAM_WASM: 'simd' } },
+        test: { name: 'simd', include: ['test/**/*.test.ts'], exclude: ['test/browser/**', 'test/runtimes/**'], env: { SEAM_WASM: 'simd' } },
       },
       {
         extends: true,

@@ -4,7 +4,7 @@
 // Layer 1: bytes (UTF-8 in WebAssembly)
 export { Utf8Decoder, Utf8Validator, type Utf8DecoderOptions } from './bytes/utf8.js';
 export { Utf8DecodeError } from './bytes/errors.js';
-export { wasmBackend, ready, SeamWasmError, type Backend, type SeamWasmErrorCode } from './core/wasm.js';
+export { wasmBackend, ready, setCoreModule, SeamWasmError, type Backend, type SeamWasmErrorCode } from './core/wasm.js';
 export { coreMemoryLimit, coreMemoryUsed, setCoreMemoryLimit } from './core/memory.js';
 
 // Layer 2: frames (lines, NDJSON, Server-Sent Events)
@@ -37,6 +37,7 @@ export {
 // Streams
 export { Utf8DecoderStream } from './bytes/stream.js';
 export { LineDecoderStream, LineBatchDecoderStream, SseDecoderStream, SseBatchDecoderStream } from './frames/streams.js';
+export { SseRelayStream, ModelTextStream } from './models/streams.js';
 export { readChunks } from './core/transform.js';
 
 // A Worker that decodes off the page's thread (the Worker itself is seam-stream/worker)

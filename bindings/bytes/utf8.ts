@@ -123,14 +123,28 @@ export class Utf8Decoder extends Utf8Stream {
    *  little-endian into a number to keep an idle decoder small, and how many there are. */
   private tailBytes = 0;
   private tailLen = 0;
+  /** That route: no text of this stream came out yet, so a leading BOM is still to be dropped. */
+  private bomPending = false;
 
   constructor(options?: Utf8DecoderOptions) {
     super(options, 'Utf8Decoder', ['fatal', 'ignoreBOM']);
     this.td = textDecoderRoute(this.core) ? this.newTextDecoder() : null;
   }
 
+  /**
+   * The route's decoder keeps every BOM, and the stream's one leading BOM is dropped here
+   * (`bom`): Node 24 and 26's TextDecoder also drops a second BOM when the first is split across
+   * reads, and Deno 2.9's drops a BOM that begins a later read.
+   */
   private newTextDecoder(): TextDecoder {
-    return new TextDecoder('utf-8', { fatal: this.fatal, ignoreBOM: this.ignoreBOM });
+    this.bomPending = !this.ignoreBOM;
+    return new TextDecoder('utf-8', { fatal: this.fatal, ignoreBOM: true });
+  }
+
+  private bom(text: string): string {
+    if (!this.bomPending || text === '') return text;
+    this.bomPending = false;
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
 
   /** All text that is complete so far; an incomplete tail (≤3 bytes) is held back. */
@@ -146,7 +160,7 @@ export class Utf8Decoder extends Utf8Stream {
     }
     this.keepTail(chunk);
     this.bytesIn += chunk.length;
-    return text;
+    return this.bom(text);
   }
 
   /** End of stream: the rest (U+FFFD for a held tail when not strict), then a new stream begins. */
@@ -162,6 +176,8 @@ export class Utf8Decoder extends Utf8Stream {
     }
     this.tailLen = 0;
     this.bytesIn = 0;
+    rest = this.bom(rest);
+    this.bomPending = !this.ignoreBOM; // (a new stream)
     return rest;
   }
 

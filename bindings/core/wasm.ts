@@ -300,6 +300,12 @@ export type SeamWasmErrorCode =
   | 'ERR_WASM_BLOCKED'
   /** The engine refuses to compile this module synchronously here: call `await ready()` once first. */
   | 'ERR_WASM_SYNC'
+  /**
+   * The runtime compiles no WebAssembly from bytes at all (Cloudflare's workerd, Vercel's edge
+   * runtime): load seam through its `workerd` or `edge-light` export condition, or hand it the
+   * compiled module with `setCoreModule`.
+   */
+  | 'ERR_WASM_CODEGEN'
   /** The runtime has no WebAssembly (a JIT-less mode, a locked-down browser). */
   | 'ERR_WASM_UNAVAILABLE';
 
@@ -321,7 +327,12 @@ export class SeamWasmError extends Error {
         : code === 'ERR_WASM_SYNC'
           ? `seam: this engine refuses to compile the WebAssembly core synchronously here; call \`await ready()\` `
             + `(exported by seam-stream) once before the first decoder. The engine said: ${engine}`
-          : `seam: this runtime has no WebAssembly, which the decoders need (the text layer does not). ${engine}`,
+          : code === 'ERR_WASM_CODEGEN'
+            ? `seam: this runtime compiles no WebAssembly from bytes (as Cloudflare Workers and Vercel's edge runtime do); `
+              + `import seam-stream through its "workerd" or "edge-light" export condition, which loads the core as a .wasm `
+              + `module, or hand seam the compiled module before the first decoder: import core from `
+              + `'seam-stream/seam.simd.wasm'; setCoreModule(core). The engine said: ${engine}`
+            : `seam: this runtime has no WebAssembly, which the decoders need (the text layer does not). ${engine}`,
       { cause },
     );
     this.name = 'SeamWasmError';
@@ -335,6 +346,9 @@ function refusal(err: unknown): SeamWasmError | undefined {
   // Chromium: CompileError "…'unsafe-eval' is not an allowed source of script…"; Firefox: "…blocked by
   // CSP"; Safari: "…'unsafe-eval' or 'wasm-unsafe-eval' is not an allowed source…" (an EvalError).
   if (/unsafe-eval|Content Security Policy|\bCSP\b/i.test(message)) return new SeamWasmError('ERR_WASM_BLOCKED', err);
+  // workerd (V8 with code generation from bytes disallowed by the embedder): "WebAssembly.Module():
+  // Wasm code generation disallowed by embedder"; the async compile says the same.
+  if (/code generation disallowed|disallowed by embedder/i.test(message)) return new SeamWasmError('ERR_WASM_CODEGEN', err);
   // Chromium's limit on synchronous compiles on the main thread (4 KB once, 8 MB today), a RangeError.
   if (err instanceof RangeError && /WebAssembly\.(compile|instantiate)|main thread/i.test(message)) {
     return new SeamWasmError('ERR_WASM_SYNC', err);
@@ -345,11 +359,19 @@ function refusal(err: unknown): SeamWasmError | undefined {
 let core: Core | undefined;
 /** The refusal of the first attempt, thrown again by every later one (a policy does not change). */
 let refused: SeamWasmError | undefined;
+/** The compiled module handed over by setCoreModule, instantiated on first use. */
+let provided: WebAssembly.Module | undefined;
+/** The module the realm's core was instantiated from, when it came from setCoreModule. */
+let coreModule: WebAssembly.Module | undefined;
 
 /** Which build to run, and its bytes. */
 function pick(): { backend: Backend; bytes: Uint8Array } {
   if (typeof WebAssembly !== 'object' || WebAssembly === null) {
     throw (refused = new SeamWasmError('ERR_WASM_UNAVAILABLE', new ReferenceError('WebAssembly is not defined')));
+  }
+  if ((SIMD_WASM_BASE64 as string) === '') {
+    // (the workerd and edge-light entries carry no bytes: they hand over the compiled module at import)
+    throw new Error('seam: this entry embeds no WebAssembly core; hand it the compiled module with setCoreModule() first');
   }
   const want = requestedBackend();
   const simd = base64Bytes(SIMD_WASM_BASE64);
@@ -359,10 +381,21 @@ function pick(): { backend: Backend; bytes: Uint8Array } {
   return { backend, bytes: backend === 'simd' ? simd : base64Bytes(SCALAR_WASM_BASE64) };
 }
 
+/** Which build a module's instance is (its `simd()` export says how it was compiled). */
+const backendOf = (instance: WebAssembly.Instance): Backend =>
+  (instance.exports as unknown as CoreExports).simd() === 1 ? 'simd' : 'scalar';
+
 /** The realm's core, instantiated synchronously on first use (or by {@link ready}). */
 export function getCore(): Core {
   if (core !== undefined) return core;
   if (refused !== undefined) throw refused;
+  if (provided !== undefined) {
+    // Instantiating a compiled module generates no code: allowed where compiling bytes is not.
+    const instance = new WebAssembly.Instance(provided, {});
+    core = new Core(backendOf(instance), instance);
+    coreModule = provided;
+    return core;
+  }
   const { backend, bytes } = pick();
   try {
     core = new Core(backend, bytes);
@@ -370,10 +403,37 @@ export function getCore(): Core {
     const e = refusal(err);
     if (e === undefined) throw err;
     // A refusal of sync compiles is not final: ready() may still compile asynchronously.
-    if (e.code === 'ERR_WASM_BLOCKED') refused = e;
+    if (e.code === 'ERR_WASM_BLOCKED' || e.code === 'ERR_WASM_CODEGEN') refused = e;
     throw e;
   }
   return core;
+}
+
+/**
+ * Hands seam its core as a compiled `WebAssembly.Module`, for runtimes that compile no WebAssembly
+ * from bytes (Cloudflare Workers, Vercel's edge runtime, a Content Security Policy without
+ * `'wasm-unsafe-eval'` that allows a module compiled elsewhere) or that compile it themselves (a
+ * bundler's `.wasm` import, `WebAssembly.compileStreaming(fetch(url))`). The module is one of the
+ * package's own builds, `seam-stream/seam.simd.wasm` or `seam-stream/seam.scalar.wasm` (the
+ * package's `workerd` and `edge-light` entries call this at import with the SIMD build). Call it
+ * before the first decoder; the instance is made on first use, as usual. Handing over the module
+ * in use again is a no-op; another module once a core is in use is an `Error` (the decoders hold
+ * state in the instance's memory). Returns nothing; {@link wasmBackend} tells which build it is.
+ */
+export function setCoreModule(module: WebAssembly.Module): void {
+  if (typeof WebAssembly !== 'object' || !(module instanceof WebAssembly.Module)) {
+    throw new TypeError(`setCoreModule expects a WebAssembly.Module (a compiled .wasm module), got ${module === null ? 'null' : typeof module}`);
+  }
+  if (module === provided || (core !== undefined && module === coreModule)) return;
+  if (core !== undefined) {
+    throw new Error('seam: the core is already in use in this realm; call setCoreModule before the first decoder');
+  }
+  const names = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
+  if (!names.has('ABI_VERSION') || !names.has('simd') || WebAssembly.Module.imports(module).length !== 0) {
+    throw new TypeError('setCoreModule expects seam\'s own core (seam-stream/seam.simd.wasm or seam.scalar.wasm), not another module');
+  }
+  provided = module;
+  refused = undefined;
 }
 
 let readying: Promise<Backend> | undefined;
@@ -391,6 +451,7 @@ export function ready(): Promise<Backend> {
   if (core !== undefined) return Promise.resolve(core.backend);
   return (readying ??= (async () => {
     if (refused !== undefined) throw refused;
+    if (provided !== undefined) return getCore().backend;
     const { backend, bytes } = pick();
     let instance: WebAssembly.Instance;
     try {

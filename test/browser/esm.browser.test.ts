@@ -1,11 +1,10 @@
-// The ESM build in a real browser (Debian's Chromium, driven by playwright-core): imported with no
+// The ESM build in a real browser (Debian's Chromium, or Firefox ESR with SEAM_BROWSER=firefox: harness.ts): imported with no
 // init call, SIMD core, no Node Buffer (so the TextDecoder string route), every layer, compared
 // with the browser's own TextDecoder and normalize. Run by `npm run test:browser` (CI installs
 // Chromium first); `npm test` does not need a browser.
 import type { Server } from 'node:http';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { close, launch, serve } from './harness.js';
+import { browserTitle, close, launch, serve, type TestBrowser as Browser } from './harness.js';
 
 let server: Server;
 let browser: Browser;
@@ -21,11 +20,11 @@ afterAll(async () => {
   await close(server);
 });
 
-describe('ESM build in Chromium', () => {
+describe(`ESM build in ${browserTitle}`, () => {
   it('decodes bytes, frames and text exactly as the browser’s own decoder would', async () => {
     const page = await browser.newPage();
     await page.goto(base + '/');
-    const result: Record<string, any> = await page.evaluate("import('/page.mjs').then((p) => p.run())");
+    const result = await page.evaluate("import('/page.mjs').then((p) => p.run())") as Record<string, any>;
     expect(result.hasBuffer).toBe(false);
     expect(result.backend).toBe('simd');
     expect(result.utf8Ok).toBe(true);

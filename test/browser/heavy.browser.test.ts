@@ -1,15 +1,14 @@
-// Heavy streams in headless Chromium: a 50 MiB OpenAI-shaped stream (seeded; multilingual text,
+// Heavy streams in headless Chromium (or Firefox ESR: harness.ts): a 50 MiB OpenAI-shaped stream (seeded; multilingual text,
 // emoji ZWJ sequences, combining marks), written by the server in small pieces, decoded by
 // ModelStream on the page and in seam's Worker, against Node's ModelStream on the same bytes; the
 // page thread's long tasks meanwhile; the Worker's errors and cancel; a Content Security Policy
 // with and without 'wasm-unsafe-eval'; a page that uses only the text layer compiles no WebAssembly.
 import type { Server, ServerResponse } from 'node:http';
 import { build } from 'esbuild';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelStream } from '../../bindings/index.js';
 import { SEED } from '../helpers/random.js';
-import { close, launch, root, serve } from './harness.js';
+import { browserTitle, close, launch, root, serve, type TestBrowser as Browser } from './harness.js';
 import { heavyStream, pieceSizes } from './heavy-stream.js';
 
 const SIZE = 50 << 20;
@@ -108,7 +107,7 @@ function nodeReport() {
   };
 }
 
-describe(`a 50 MiB model stream in Chromium (seed ${seed}; SEAM_SEED replays)`, () => {
+describe(`a 50 MiB model stream in ${browserTitle} (seed ${seed}; SEAM_SEED replays)`, () => {
   let expected: ReturnType<typeof nodeReport>;
   beforeAll(() => { expected = nodeReport(); });
 
@@ -123,7 +122,7 @@ describe(`a 50 MiB model stream in Chromium (seed ${seed}; SEAM_SEED replays)`, 
     expect(r.textLength).toBe(expected.textLength);
     expect(r.same).toBe(true);
     expect(r.reads).toBeGreaterThan(1);
-    console.log(`page thread: ${r.ms} ms, ${r.reads} reads, long tasks ${r.longTasks.count} (longest ${r.longTasks.max} ms), ${r.fps} frames/s`);
+    console.log(`page thread: ${r.ms} ms, ${r.reads} reads, long tasks ${r.longTasks.supported ? r.longTasks.count : 'not observable'} (longest ${r.longTasks.max} ms), ${r.fps} frames/s`);
   });
 
   it('decodes in the Worker exactly as Node does, with no long task on the page', async () => {
@@ -137,8 +136,9 @@ describe(`a 50 MiB model stream in Chromium (seed ${seed}; SEAM_SEED replays)`, 
     expect(r.textSha256).toBe(expected.report.sha256);
     // batched: far fewer messages than events (at most one per 16 ms, or per MiB of text)
     expect(r.messages).toBeLessThan(expected.report.events / 100);
-    console.log(`Worker: ${r.ms} ms, ${r.messages} messages, page long tasks ${r.longTasks.count} (longest ${r.longTasks.max} ms), ${r.fps} frames/s`);
-    expect(r.longTasks.count).toBe(0);
+    console.log(`Worker: ${r.ms} ms, ${r.messages} messages, page long tasks ${r.longTasks.supported ? r.longTasks.count : 'not observable'} (longest ${r.longTasks.max} ms), ${r.fps} frames/s`);
+    // (Firefox has no 'longtask' entries: there the count says nothing, and is not checked)
+    if (r.longTasks.supported) expect(r.longTasks.count).toBe(0);
   });
 });
 

@@ -4,12 +4,14 @@
 /** Counts the page's long tasks (over 50 ms) from now until `stop()`. */
 function longTasks() {
   const seen = [];
+  // (Firefox observes no 'longtask' entries: `supported` says whether the count means anything)
+  const supported = PerformanceObserver.supportedEntryTypes.includes('longtask');
   const po = new PerformanceObserver((list) => { for (const e of list.getEntries()) seen.push(e.duration); });
-  po.observe({ type: 'longtask' });
+  if (supported) po.observe({ type: 'longtask' });
   return () => {
-    for (const e of po.takeRecords()) seen.push(e.duration);
+    if (supported) for (const e of po.takeRecords()) seen.push(e.duration);
     po.disconnect();
-    return { count: seen.length, max: Math.round(Math.max(0, ...seen)) };
+    return { count: seen.length, max: Math.round(Math.max(0, ...seen)), supported };
   };
 }
 

@@ -1,0 +1,83 @@
+// A model gateway as one fetch handler, Web APIs only: the same file runs unchanged on Cloudflare
+// Workers (workerd), Deno (`deno serve`) and Bun (`bun gateway.mjs`), and in anything else that
+// calls `export default { fetch }` (test/runtimes/edge.test.ts runs it on all three).
+//
+//   POST /v1/chat/completions   an OpenAI Chat client     } streamed from the upstream, relayed by
+//   POST /v1/messages           an Anthropic Messages one } SseRelayStream in the client's format
+//
+// The upstream's answer is relayed in one line, `upstream.body.pipeThrough(new SseRelayStream(…))`:
+// whole, validated events in the client's format, the client's completion only after the upstream's,
+// an error event in the client's shape otherwise. Configuration (the only non-Web part: where a
+// runtime keeps its variables): a Worker's bindings (`env`), else `process.env` (Deno, Bun):
+//   UPSTREAM          the upstream's base URL (http: or https:)
+//   UPSTREAM_FORMAT   openai (default), anthropic or ollama: its API
+//   UPSTREAM_KEY      the key sent to the upstream (optional)
+//   PORT              Bun's port (Deno: `deno serve --port`)
+// The requests carry text messages (and the model, max_tokens, temperature); examples/gateway/ is the
+// full gateway for Node, with tools, keys, limits and metrics.
+import { SseRelayStream, describeFormat } from 'seam-stream';
+
+const API = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic' };
+const PATH = { openai: '/v1/chat/completions', anthropic: '/v1/messages', ollama: '/api/chat' };
+
+/** A message's content as text (a string, or the text of its parts). */
+const textOf = (content) => typeof content === 'string' ? content
+  : Array.isArray(content) ? content.map((p) => (typeof p === 'string' ? p : p?.type === 'text' ? p.text : '')).join('') : '';
+
+/** The client's request as the upstream's: its system text, its turns, model and limits. */
+function upstreamBody(client, body, to) {
+  const system = [];
+  if (client === 'anthropic' && body.system !== undefined) system.push(textOf(body.system));
+  const turns = [];
+  for (const m of body.messages ?? []) {
+    if (m.role === 'system' || m.role === 'developer') system.push(textOf(m.content));
+    else turns.push({ role: m.role, content: textOf(m.content) });
+  }
+  const max = body.max_tokens ?? body.max_completion_tokens;
+  if (to === 'anthropic') {
+    return { model: body.model, ...(system.length ? { system: system.join('\n\n') } : {}), messages: turns, max_tokens: max ?? 1024, temperature: body.temperature, stream: true };
+  }
+  const messages = [...(system.length ? [{ role: 'system', content: system.join('\n\n') }] : []), ...turns];
+  if (to === 'ollama') return { model: body.model, messages, stream: true, options: { temperature: body.temperature } };
+  return { model: body.model, messages, max_tokens: max, temperature: body.temperature, stream: true };
+}
+
+/** An error answer in the client's shape. */
+function failure(client, status, message, type = 'api_error') {
+  const body = client === 'anthropic' ? { type: 'error', error: { type, message } } : { error: { message, type, code: null } };
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+export default {
+  async fetch(request, env) {
+    const config = typeof env?.UPSTREAM === 'string' ? env : globalThis.process?.env ?? {};
+    const client = API[new URL(request.url).pathname];
+    if (client === undefined) return failure('openai', 404, 'not found', 'not_found_error');
+    if (request.method !== 'POST') return failure(client, 405, 'POST only', 'invalid_request_error');
+    const from = config.UPSTREAM_FORMAT || 'openai';
+    if (!(from in PATH) || !config.UPSTREAM) return failure(client, 500, 'the gateway has no valid UPSTREAM and UPSTREAM_FORMAT');
+    let body;
+    try {
+      body = await request.json();
+    } catch {
+      return failure(client, 400, 'the body is not JSON', 'invalid_request_error');
+    }
+    const headers = { 'content-type': 'application/json', accept: describeFormat(from).contentType };
+    if (from === 'anthropic') headers['anthropic-version'] = '2023-06-01';
+    if (config.UPSTREAM_KEY) headers[from === 'anthropic' ? 'x-api-key' : 'authorization'] = from === 'anthropic' ? config.UPSTREAM_KEY : `Bearer ${config.UPSTREAM_KEY}`;
+    let upstream;
+    try {
+      upstream = await fetch(new URL(PATH[from], config.UPSTREAM), { method: 'POST', headers, body: JSON.stringify(upstreamBody(client, body, from)), signal: request.signal });
+    } catch {
+      return failure(client, 502, 'the upstream cannot be reached');
+    }
+    if (!upstream.ok || upstream.body === null) {
+      const error = describeFormat(from).errorOfBody(await upstream.json().catch(() => undefined));
+      return failure(client, upstream.status, error?.message ?? `upstream answered HTTP ${upstream.status}`, error?.type);
+    }
+    const relay = new SseRelayStream({ from, to: client, model: body.model });
+    return new Response(upstream.body.pipeThrough(relay), {
+      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' },
+    });
+  },
+};

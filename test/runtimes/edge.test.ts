@@ -1,0 +1,131 @@
+// examples/edge/gateway.mjs, unchanged, on workerd, Deno and Bun: each serves it on 127.0.0.1 in
+// front of a fake Anthropic upstream (this process) that streams the model fixtures in small
+// pieces; an OpenAI client and an Anthropic client must get what SseRelay writes here for the same
+// bytes (the ids and the clock the relay makes normalized), and an upstream's HTTP error in their
+// own shape. Each runtime loads the package as a user's project would (node_modules/seam-stream).
+import { createServer, type Server } from 'node:http';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SseRelay } from '../../bindings/index.js';
+import { FIXTURES, type Fixture } from '../helpers/model-fixtures.js';
+import { freePort, root, runtime, serveProcess, serveWorkers, type Served } from './harness.js';
+
+const fixtures = FIXTURES.filter((f) => f.format === 'anthropic' && f.choice === undefined);
+const byName = new Map(fixtures.map((f) => [f.name, f]));
+const requests: { path: string; headers: Record<string, unknown>; body: any }[] = [];
+let upstream: Server;
+let upstreamUrl = '';
+let project = '';
+
+beforeAll(async () => {
+  upstream = createServer(async (req, res) => {
+    let raw = '';
+    for await (const c of req) raw += c;
+    const body = JSON.parse(raw);
+    requests.push({ path: req.url ?? '', headers: req.headers, body });
+    if (body.model === 'no-such-model') {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"type":"error","error":{"type":"not_found_error","message":"model: no-such-model"}}');
+      return;
+    }
+    const f = byName.get(body.model) as Fixture;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    // the fixture's bytes in small pieces, each written apart
+    for (let i = 0; i < f.bytes.length; i += 37) {
+      res.write(f.bytes.subarray(i, i + 37));
+      await new Promise((r) => setImmediate(r));
+    }
+    res.end();
+  });
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+  upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  // a user's project: the example beside node_modules/seam-stream (this checkout, built)
+  mkdirSync(join(root, 'build'), { recursive: true });
+  project = mkdtempSync(join(root, 'build', 'edge-'));
+  mkdirSync(join(project, 'node_modules'));
+  symlinkSync(root, join(project, 'node_modules', 'seam-stream'), 'dir');
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ type: 'module', dependencies: { 'seam-stream': '*' } }));
+  copyFileSync(join(root, 'examples', 'edge', 'gateway.mjs'), join(project, 'gateway.mjs'));
+}, 60_000);
+
+afterAll(async () => {
+  await new Promise((r) => upstream?.close(r));
+  if (project) rmSync(project, { recursive: true, force: true });
+});
+
+/** What SseRelay writes for a fixture, with the ids and the clock it makes normalized. */
+function relayed(f: Fixture, to: 'openai' | 'anthropic'): string {
+  const r = new SseRelay({ from: 'anthropic', to, model: f.name });
+  const head = Buffer.from(r.push(f.bytes)); // (a copy: the view is reused by the next call)
+  const out = Buffer.concat([head, Buffer.from(r.flush())]);
+  return normalized(out.toString('utf8'));
+}
+const normalized = (s: string) => s
+  .replace(/(chatcmpl-seam|msg_seam|call_seam|toolu_seam)[0-9a-z_]+/g, '$1…')
+  .replace(/"created":\d+/g, '"created":0');
+
+const CLIENTS = {
+  openai: { path: '/v1/chat/completions', body: (model: string) => ({ model, stream: true, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }] }) },
+  anthropic: { path: '/v1/messages', body: (model: string) => ({ model, stream: true, max_tokens: 64, system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] }) },
+} as const;
+
+async function checkGateway(base: string): Promise<void> {
+  for (const f of fixtures) {
+    for (const to of ['openai', 'anthropic'] as const) {
+      const c = CLIENTS[to];
+      requests.length = 0;
+      const res = await fetch(base + c.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(c.body(f.name)) });
+      expect(res.status, f.name).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      expect(normalized(await res.text()), `${f.name} → ${to}`).toBe(relayed(f, to));
+      // the upstream got an Anthropic request
+      expect(requests).toHaveLength(1);
+      expect(requests[0].path).toBe('/v1/messages');
+      expect(requests[0].headers['anthropic-version']).toBe('2023-06-01');
+      expect(requests[0].body).toMatchObject({ model: f.name, system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }], stream: true });
+    }
+  }
+  const openai = await fetch(base + CLIENTS.openai.path, { method: 'POST', body: JSON.stringify(CLIENTS.openai.body('no-such-model')) });
+  expect(openai.status).toBe(404);
+  expect(await openai.json()).toEqual({ error: { message: 'model: no-such-model', type: 'not_found_error', code: null } });
+  const anthropic = await fetch(base + CLIENTS.anthropic.path, { method: 'POST', body: JSON.stringify(CLIENTS.anthropic.body('no-such-model')) });
+  expect(anthropic.status).toBe(404);
+  expect(await anthropic.json()).toEqual({ type: 'error', error: { type: 'not_found_error', message: 'model: no-such-model' } });
+}
+
+describe('examples/edge/gateway.mjs, unchanged', () => {
+  it('fixtures cover text, thinking, tool calls, errors and cut streams', () => {
+    expect(fixtures.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('on workerd (through the package\'s workerd entry)', async () => {
+    const w = await serveWorkers([{
+      name: 'edge', entry: join(project, 'gateway.mjs'), conditions: ['workerd', 'worker', 'browser'],
+      bindings: { UPSTREAM: upstreamUrl, UPSTREAM_FORMAT: 'anthropic' },
+    }]);
+    try {
+      await checkGateway(w.bases.edge);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  for (const name of ['deno', 'bun'] as const) {
+    it(`on ${name === 'deno' ? 'Deno (deno serve)' : 'Bun'}`, async () => {
+      const port = await freePort();
+      const env = { ...process.env, UPSTREAM: upstreamUrl, UPSTREAM_FORMAT: 'anthropic', PORT: String(port), NO_COLOR: '1' };
+      const args = name === 'deno'
+        ? ['serve', '--quiet', '--allow-net', '--allow-env', '--allow-read', '--host', '127.0.0.1', '--port', String(port), 'gateway.mjs']
+        : ['gateway.mjs'];
+      let served: Served | undefined;
+      try {
+        served = await serveProcess(runtime(name), args, port, '/', { cwd: project, env });
+        await checkGateway(served.base);
+      } finally {
+        await served?.stop();
+      }
+    });
+  }
+});

@@ -1,0 +1,9 @@
+// The model fixtures and the model layer's suites that use the public names only (loaded by
+// suites.ts unless SEAM_SUITES=core).
+import '../unit/model-fixtures.test.js';
+import '../unit/model.test.js';
+import '../unit/model-basics.test.js';
+import '../unit/relay-basics.test.js';
+import '../property/model-calls.test.js';
+import '../property/model-quiet.test.js';
+import '../property/model-shape.test.js';

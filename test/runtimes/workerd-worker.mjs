@@ -1,0 +1,49 @@
+// A Worker for workerd (test/runtimes/workerd.test.ts bundles it as wrangler would, resolving
+// `seam-stream` with the conditions workerd, worker, browser): it decodes and relays the request's
+// body through the package, and says which core it runs and whether this runtime compiles
+// WebAssembly from bytes.
+import { ModelStreamError, ModelTextStream, SeamWasmError, SseParser, SseRelayStream, wasmBackend } from 'seam-stream';
+
+const json = (value, status = 200) => new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
+
+export default {
+  async fetch(request) {
+    const url = new URL(request.url);
+    const q = (name) => url.searchParams.get(name) ?? undefined;
+    try {
+      if (url.pathname === '/about') {
+        let codegen = 'allowed';
+        try { new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])); } catch (e) { codegen = `${e.name}: ${e.message}`; }
+        const events = new SseParser().push(new TextEncoder().encode('data: 世界 👩‍💻\n\n'));
+        return json({ backend: wasmBackend(), codegen, events });
+      }
+      if (url.pathname === '/relay') {
+        const relay = new SseRelayStream({ from: q('from'), to: q('to'), id: q('id'), model: q('model') });
+        return new Response(request.body.pipeThrough(relay), { headers: { 'content-type': 'text/event-stream' } });
+      }
+      if (url.pathname === '/text') {
+        const stream = new ModelTextStream({ format: q('format'), choice: Number(q('choice') ?? 0) });
+        const reader = request.body.pipeThrough(stream).getReader();
+        let text = '';
+        let error;
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            text += value;
+          }
+        } catch (e) {
+          if (!(e instanceof ModelStreamError)) throw e;
+          error = { code: e.code, offset: e.offset, text: e.text };
+        }
+        const report = error ? undefined : await stream.report;
+        const m = stream.model;
+        return json({ text, error, status: m.status, finishReason: m.finishReason, usage: m.usage, reasoning: m.reasoning,
+          toolCalls: m.toolCalls, sha256: report?.sha256, graphemes: report?.graphemes });
+      }
+      return json({ error: 'not found' }, 404);
+    } catch (e) {
+      return json({ thrown: e instanceof SeamWasmError ? 'SeamWasmError' : e?.name, code: e?.code, message: String(e?.message ?? e) }, 500);
+    }
+  },
+};

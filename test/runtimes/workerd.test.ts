@@ -1,0 +1,113 @@
+// Cloudflare's workerd (the pinned npm package), serving on 127.0.0.1 a Worker bundled as wrangler
+// bundles it: the package's `workerd` entry (dist/workerd.js, its core imported as a .wasm module).
+// Every model fixture is relayed and decoded in the Worker, its body arriving in small pieces, and
+// the bytes and text it answers are checked against SseRelay and ModelStream in this process. The
+// control: the same Worker bundled without the workerd condition gets the ESM build, whose core is
+// compiled from bytes, which workerd refuses, and seam says what to do.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
+import { FIXTURES } from '../helpers/model-fixtures.js';
+import { post, root, serveWorkers } from './harness.js';
+
+let workers: Awaited<ReturnType<typeof serveWorkers>>;
+const entry = join(root, 'test', 'runtimes', 'workerd-worker.mjs');
+
+beforeAll(async () => {
+  workers = await serveWorkers([
+    { name: 'entry', entry, conditions: ['workerd', 'worker', 'browser'] },
+    { name: 'plain', entry, conditions: ['browser'] },
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await workers?.stop();
+});
+
+/** What SseRelay writes for `bytes`, in one push. */
+function relayed(bytes: Uint8Array, from: string, to: string): Uint8Array {
+  const r = new SseRelay({ from: from as 'openai', to: to as 'openai', id: 'chatcmpl-fixed', model: 'm' });
+  const a = r.push(bytes).slice();
+  const b = r.flush().slice();
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+// `created` is the relay's clock (seconds) in chunks it writes anew for OpenAI clients: the one
+// field that may differ between two runs
+const unclock = (bytes: Uint8Array) => new TextDecoder().decode(bytes).replace(/"created":\d+/g, '"created":0')
+  .replace(/(chatcmpl-seam|msg_seam|call_seam|toolu_seam)[0-9a-z_]+/g, '$1…');
+
+const unkept = (s: string) => s.replace(/^event: ping\ndata: \{"type":"ping"\}\n\n/gm, '').replace(/^:[^\n]*\n\n/gm, '');
+
+describe('workerd, through the package\'s workerd entry', () => {
+  it('runs the SIMD core from the compiled module where compiling bytes is refused', async () => {
+    const about = await (await fetch(`${workers.bases.entry}/about`)).json();
+    expect(about.codegen).toContain('Wasm code generation disallowed by embedder');
+    expect(about.backend).toBe('simd');
+    expect(about.events).toEqual([{ type: 'message', data: '世界 👩‍💻', id: '' }]);
+  });
+
+  it('relays every fixture to OpenAI and to Anthropic as SseRelay does here: byte for byte to its own format, but for made ids and clock to the other', async () => {
+    let exact = 0;
+    for (const f of FIXTURES) {
+      if (f.choice !== undefined) continue;
+      for (const to of ['openai', 'anthropic']) {
+        const want = relayed(f.bytes, f.format, to);
+        const got = await post(`${workers.bases.entry}/relay?from=${f.format}&to=${to}&id=chatcmpl-fixed&model=m`, f.bytes);
+        expect(got.status, f.name).toBe(200);
+        expect(got.type).toBe('text/event-stream');
+        // a relay that writes events anew makes ids and reads its clock: compared with those normalized
+        // (where a keep-alive lands among the events depends on how the reads were cut, which here
+        // the network decides: a stream with keep-alives is compared without them)
+        const plain = new TextDecoder().decode(want);
+        if (unkept(unclock(want)) !== plain) {
+          expect(unkept(unclock(got.bytes)), `${f.name} → ${to}`).toBe(unkept(unclock(want)));
+        } else {
+          expect(Buffer.from(got.bytes).equals(Buffer.from(want)), `${f.name} → ${to}: ${new TextDecoder().decode(got.bytes).slice(0, 300)}`).toBe(true);
+          exact++;
+        }
+      }
+    }
+    expect(exact).toBeGreaterThan(FIXTURES.length / 3); // (the fixtures from OpenAI and Anthropic to their own format)
+  });
+
+  it('decodes every fixture to the text, status, usage, reasoning and tool calls ModelStream gives here', async () => {
+    for (const f of FIXTURES) {
+      const m = new ModelStream({ format: f.format, choice: f.choice ?? 0 });
+      let text = '';
+      let error: { code: string; offset: number; text: string } | undefined;
+      try {
+        text += m.push(f.bytes);
+        text += m.flush();
+      } catch (e) {
+        if (!(e instanceof ModelStreamError)) throw e;
+        error = { code: e.code, offset: e.offset, text: e.text };
+        text += e.text;
+      }
+      const got = await (await fetch(`${workers.bases.entry}/text?format=${f.format}&choice=${f.choice ?? 0}`, {
+        method: 'POST', body: f.bytes.slice(), headers: { 'content-type': 'application/octet-stream' },
+      })).json();
+      expect(got.error?.code, f.name).toBe(error?.code);
+      expect(got.text, f.name).toBe(text); // (the text an error carries is enqueued before the stream errors)
+      expect(got.status, f.name).toBe(m.status);
+      expect(got.finishReason ?? undefined, f.name).toBe(m.finishReason);
+      expect(got.usage ?? undefined, f.name).toEqual(m.usage);
+      expect(got.reasoning, f.name).toBe(m.reasoning);
+      expect(got.toolCalls, f.name).toEqual(JSON.parse(JSON.stringify(m.toolCalls)));
+      if (!error) expect(got.sha256, f.name).toBe(createHash('sha256').update(text).digest('hex'));
+    }
+  });
+
+  it('without the workerd condition, the core cannot be compiled there, and SeamWasmError says what to do', async () => {
+    const res = await fetch(`${workers.bases.plain}/about`);
+    const body = await res.json();
+    expect(res.status).toBe(500);
+    expect(body).toMatchObject({ thrown: 'SeamWasmError', code: 'ERR_WASM_CODEGEN' });
+    expect(body.message).toContain('"workerd"');
+    expect(body.message).toContain('setCoreModule');
+  });
+});

@@ -1,0 +1,144 @@
+// SseRelayStream and ModelTextStream (the model layer for fetch handlers) against SseRelay and
+// ModelStream on the same bytes, for every model fixture and on random cuttings; their errors,
+// their report, and the one-line relay into a Response.
+import { describe, expect, it } from 'vitest';
+import { ModelStream, ModelStreamError, ModelTextStream, SseRelay, SseRelayStream, readChunks } from '../../bindings/index.js';
+import { FIXTURES } from '../helpers/model-fixtures.js';
+import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const from = (chunks: Uint8Array[]) => new ReadableStream<Uint8Array>({
+  start(c) { for (const x of chunks) c.enqueue(x); c.close(); },
+});
+const concat = (parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+};
+// the relay's clock and the ids it makes (from its clock and a counter): what two relays of the same
+// bytes may write differently
+const unclock = (b: Uint8Array) => new TextDecoder().decode(b).replace(/"created":\d+/g, '"created":0')
+  .replace(/(chatcmpl-seam|msg_seam|call_seam|toolu_seam)[0-9a-z_]+/g, '$1…');
+
+async function drain<T>(readable: ReadableStream<T>): Promise<{ out: T[]; error: unknown }> {
+  const out: T[] = [];
+  try {
+    for await (const x of readChunks(readable)) out.push(x);
+  } catch (error) {
+    return { out, error };
+  }
+  return { out, error: undefined };
+}
+
+describe('SseRelayStream', () => {
+  it('writes what SseRelay writes for the same reads, for every fixture, to OpenAI and to Anthropic, on random cuttings', async () => {
+    const next = rng(SEED);
+    for (const f of FIXTURES) {
+      for (const to of ['openai', 'anthropic'] as const) {
+        const options = { from: f.format, to, choice: f.choice, id: 'x', model: 'm' };
+        const chunks = cut(f.bytes, randomCuts(f.bytes, next, 40));
+        const r = new SseRelay(options);
+        const want = concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]);
+        const { out, error } = await drain(from(chunks).pipeThrough(new SseRelayStream(options)));
+        expect(error, f.name).toBeUndefined();
+        expect(out.every((c) => c.length > 0)).toBe(true);
+        expect(unclock(concat(out)), `${f.name} → ${to} (seed ${SEED})`).toBe(unclock(want));
+      }
+    }
+  });
+
+  it('relays in one line into a Response; outputs outlive the relay\'s next call', async () => {
+    const f = FIXTURES.find((x) => x.name === 'anthropic-tool-use')!;
+    const chunks = Array.from({ length: Math.ceil(f.bytes.length / 5) }, (_, i) => f.bytes.slice(i * 5, i * 5 + 5));
+    const stream = new SseRelayStream({ from: 'anthropic' });
+    const text = await new Response(from(chunks).pipeThrough(stream)).text();
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(text).toContain('"finish_reason":"tool_calls"');
+    expect(stream.relay.status).toBe('done');
+    expect(stream.relay.error).toBeUndefined();
+    expect(stream.relay.eventsOut).toBeGreaterThan(3);
+  });
+
+  it('passes OpenAI\'s own events through as the reads themselves', async () => {
+    const events = ['Hel', 'lo'].map((t) => `data: {"choices":[{"index":0,"delta":{"content":"${t}"}}]}\n\n`);
+    const chunks = [...events, 'data: [DONE]\n\n'].map(enc);
+    const { out } = await drain(from(chunks).pipeThrough(new SseRelayStream({ from: 'openai' })));
+    expect(out.map((c) => new TextDecoder().decode(c))).toEqual([...events, 'data: [DONE]\n\n']);
+  });
+
+  it('ends a cut upstream with an error event in the client\'s shape, never a completion', async () => {
+    const f = FIXTURES.find((x) => x.name === 'anthropic-truncated')!;
+    const stream = new SseRelayStream({ from: 'anthropic', to: 'anthropic' });
+    const text = new TextDecoder().decode(concat((await drain(from([f.bytes]).pipeThrough(stream))).out));
+    expect(text).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"[^"]*"\}\}\n\n$/);
+    expect(text).not.toContain('message_stop');
+    expect(stream.relay.error?.code).toBe('ERR_STREAM_TRUNCATED');
+  });
+
+  it('an upstream body that errors errors the client\'s stream', async () => {
+    const upstream = new ReadableStream<Uint8Array>({
+      start(c) { c.enqueue(enc('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n')); c.error(new Error('connection reset')); },
+    });
+    const { out, error } = await drain(upstream.pipeThrough(new SseRelayStream({ from: 'openai' })));
+    expect((error as Error).message).toBe('connection reset');
+    expect(new TextDecoder().decode(concat(out))).not.toContain('[DONE]');
+  });
+
+  it('checks its options as SseRelay does', () => {
+    expect(() => new SseRelayStream({ from: 'gemini' as 'openai' })).toThrow(TypeError);
+  });
+});
+
+describe('ModelTextStream', () => {
+  it('gives the text ModelStream commits and its report, for every fixture, however the stream is cut', async () => {
+    const next = rng(SEED + 1);
+    for (const f of FIXTURES) {
+      const m = new ModelStream({ format: f.format, choice: f.choice });
+      let want = '';
+      let wantError: ModelStreamError | undefined;
+      try {
+        want += m.push(f.bytes);
+        want += m.flush();
+      } catch (e) {
+        if (!(e instanceof ModelStreamError)) throw e;
+        wantError = e;
+        want += e.text;
+      }
+      const stream = new ModelTextStream({ format: f.format, choice: f.choice });
+      const { out, error } = await drain(from(cut(f.bytes, randomCuts(f.bytes, next, 40))).pipeThrough(stream));
+      expect(out.join(''), f.name).toBe(want);
+      expect(out.every((s) => s !== '')).toBe(true);
+      if (wantError === undefined) {
+        expect(error, f.name).toBeUndefined();
+        const report = await stream.report;
+        expect(report.text, f.name).toBe(want);
+        expect(report.status).toBe(m.status);
+        expect(report.sha256).toBe(m.finish().sha256);
+        expect(stream.model.toolCalls).toEqual(m.toolCalls);
+      } else {
+        expect(error, f.name).toBeInstanceOf(ModelStreamError);
+        expect((error as ModelStreamError).code, f.name).toBe(wantError.code);
+        expect((error as ModelStreamError).offset, f.name).toBe(wantError.offset);
+        await expect(stream.report).rejects.toBe(error);
+      }
+    }
+  });
+
+  it("with eof: 'allow' a cut stream ends, and its report says truncated", async () => {
+    const f = FIXTURES.find((x) => x.name === 'openai-truncated')!;
+    const stream = new ModelTextStream({ format: 'openai', eof: 'allow' });
+    const { error } = await drain(from([f.bytes]).pipeThrough(stream));
+    expect(error).toBeUndefined();
+    expect((await stream.report).status).toBe('truncated');
+  });
+
+  it('a report nobody awaits is not an unhandled rejection; a cancelled stream rejects it', async () => {
+    const stream = new ModelTextStream({ format: 'openai' });
+    const reader = from([enc('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n')]).pipeThrough(stream).getReader();
+    await reader.cancel(new Error('client left'));
+    // (runtimes without the transformer's cancel leave the report pending: only check where it settles)
+    const settled = await Promise.race([stream.report.then(() => 'resolved', (e: Error) => e.message), new Promise((r) => setTimeout(() => r('pending'), 50))]);
+    expect(['client left', 'pending']).toContain(settled);
+  });
+});
