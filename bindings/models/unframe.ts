@@ -73,7 +73,7 @@ export class Unframer {
         return { code: 'ERR_BAD_EVENT', offset: r.offset, message: `The message at byte offset ${r.offset} names an event type of ${r.eventLength} bytes` };
       }
       if (this.invoke) return this.chunk(r);
-      const name = enc.encode(JSON.stringify(utf8.decode(mem.subarray(r.event, r.event + r.eventLength))));
+      const name = this.nameOf(mem, r.event, r.eventLength);
       this.eventAt.push(this.eventsBase + this.used);
       this.frameAt.push(r.offset);
       this.room(HEAD.length + name.length + 1 + r.payloadLength * NEXT_LINE.length + 2 + TAIL.length);
@@ -103,6 +103,22 @@ export class Unframer {
       };
     }
     return null; // (a message of no type a model stream has: skipped)
+  }
+
+  /** The last event type's bytes and its JSON string (a stream sends a few types, mostly the same one in a row). */
+  private lastType: Uint8Array = new Uint8Array(0);
+  private lastName: Uint8Array = new Uint8Array(0);
+
+  /** An event type as a JSON string's bytes. */
+  private nameOf(mem: Uint8Array, at: number, n: number): Uint8Array {
+    const t = this.lastType;
+    if (t.length === n) {
+      let same = true;
+      for (let i = 0; i < n; i++) if (mem[at + i] !== t[i]) { same = false; break; }
+      if (same) return this.lastName;
+    }
+    this.lastType = mem.slice(at, at + n);
+    return (this.lastName = enc.encode(JSON.stringify(utf8.decode(this.lastType))));
   }
 
   /** A chunk of InvokeModelWithResponseStream: its bytes, decoded from base64 in the core, are one event of the inner format. */
