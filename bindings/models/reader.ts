@@ -126,8 +126,6 @@ export abstract class ModelReader extends FrameStream {
 
   /** AWS's event stream (Bedrock): the core's framer of its messages, whose events the core's model reader reads. */
   private unframer: Unframer | null = null;
-  /** An error made with the binary stream's offset already (not one of the events' offsets). */
-  private binaryError: Error | null = null;
 
   /** Frames a chunk: AWS's event stream first into its messages' events (the failure it ends in after them). */
   protected override frameAll(chunk: Uint8Array, mode: number): void {
@@ -142,7 +140,7 @@ export abstract class ModelReader extends FrameStream {
       this.batchDone();
       this._status = 'failed';
       const e = new ModelStreamError(failure.code, failure.offset, failure.message, call.out, failure.providerMessage, failure.providerCode);
-      this.binaryError = e;
+      u.binaryError = e;
       this.stop(e);
     }
   }
@@ -155,14 +153,14 @@ export abstract class ModelReader extends FrameStream {
   /** An error of the events the core read from AWS's event stream: at the offset of the message it lies in. */
   protected override stop(err: Error): never {
     const u = this.unframer;
-    if (u !== null && err instanceof ModelStreamError && err !== this.binaryError) {
+    if (u !== null && err instanceof ModelStreamError && err !== u.binaryError) {
       const at = u.offsetOf(err.offset, this.bytesIn);
       if (at !== err.offset) {
         err = new ModelStreamError(err.code, at, err.message.replaceAll(`byte offset ${err.offset}`, `byte offset ${at}`).replaceAll(`after ${err.offset} bytes`, `after ${at} bytes`),
           err.text, err.providerMessage, err.providerCode);
       }
     }
-    this.binaryError = null;
+    if (u !== null) u.binaryError = null;
     return super.stop(err);
   }
 
@@ -416,7 +414,13 @@ export abstract class ModelReader extends FrameStream {
       // after the completion: nothing more is the answer (a format's trailer may still bring its usage)
       const trailer = this.spec.trailer;
       if (trailer !== undefined && this._status === 'done' && (flags & (DF_DONE | DF_ERROR)) === 0) {
-        trailer(borrowDoc(this.core, this, i32[e + MD_PTR], i32[e + MD_LEN], this.core.mjrec + i32[e + MD_J0] * JREC_WORDS, i32[e + MD_JN]), this.trailerSink);
+        // (what a trailer may say: the usage, merged over what came before)
+        trailer(borrowDoc(this.core, this, i32[e + MD_PTR], i32[e + MD_LEN], this.core.mjrec + i32[e + MD_J0] * JREC_WORDS, i32[e + MD_JN]), {
+          onUsage: (fields: Record<string, unknown>): void => {
+            const m = (this.message ??= new Message());
+            m.usage = m.usage === undefined ? fields : { ...m.usage, ...fields };
+          },
+        });
       }
       return;
     }
@@ -470,14 +474,6 @@ export abstract class ModelReader extends FrameStream {
     }
     this.event(ptr, len, doc);
   }
-
-  /** What a trailer may say: the usage, merged over what came before. */
-  private readonly trailerSink = {
-    onUsage: (fields: Record<string, unknown>): void => {
-      const m = (this.message ??= new Message());
-      m.usage = m.usage === undefined ? fields : { ...m.usage, ...fields };
-    },
-  };
 
   /** The provider's completion: the stream is done, and every call it left open ended with it. */
   private completed(doc: DocReader): void {

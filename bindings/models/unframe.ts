@@ -29,6 +29,8 @@ export class Unframer {
   readonly framer: EventStreamFramer;
   /** Bytes of the binary stream consumed. */
   bytes = 0;
+  /** An error made with the binary stream's offset already (not one of the events' offsets). */
+  binaryError: Error | null = null;
   /** Bytes of events written for the reader before this push (its offsets), and where each event of this push begins in them and in the stream. */
   private eventsBase = 0;
   private eventAt: number[] = [];

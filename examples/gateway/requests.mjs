@@ -501,8 +501,9 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       break;
     case 'gemini': {
       // the model is in the path; the key in x-goog-api-key (the gateway's own, or the client's bearer)
-      if (typeof chat.model !== 'string' || !/^[\w.\-/]+$/.test(chat.model)) throw new RequestError('a gemini upstream needs a model name');
-      const model = chat.model.startsWith('models/') ? chat.model : `models/${chat.model}`;
+      if (typeof chat.model !== 'string' || chat.model === '') throw new RequestError('a gemini upstream needs a model name');
+      // (models/NAME or tunedModels/NAME: each segment of the name percent-encoded)
+      const model = (/^(models|tunedModels)\//.test(chat.model) ? chat.model : `models/${chat.model}`).split('/').map(encodeURIComponent).join('/');
       path = `${prefix}/v1beta/${model}:streamGenerateContent`;
       payload = toGemini(chat, messages);
       if (key !== undefined) out['x-goog-api-key'] = key;

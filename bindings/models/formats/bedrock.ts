@@ -103,11 +103,16 @@ export const bedrock: FormatSpec = {
  * that Claude on Bedrock reads exactly like Claude direct: Anthropic's description, completed by
  * its message_stop.
  */
-export const bedrockInvoke: FormatSpec = /* @__PURE__ */ Object.freeze({
-  ...anthropic,
-  framing: 'eventstream',
-  contentType: 'application/vnd.amazon.eventstream',
-  completion: 'a message_stop event (in a chunk)',
-  invoke: true,
-  errorBody: awsError,
-});
+export const bedrockInvoke: FormatSpec = /* @__PURE__ */ invokeOf(anthropic);
+
+/** The description of a model's own events carried in InvokeModelWithResponseStream's chunks. */
+function invokeOf(inner: FormatSpec): FormatSpec {
+  return Object.freeze({
+    ...inner,
+    framing: 'eventstream',
+    contentType: 'application/vnd.amazon.eventstream',
+    completion: `${inner.completion} (in a chunk)`,
+    invoke: true,
+    errorBody: awsError,
+  });
+}
