@@ -20,7 +20,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 14;
+export const ABI_VERSION: i32 = 15;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -560,3 +560,80 @@ export const MDOC_PTR: usize = memory.data(MDOC_WORDS * 4, 16);
 export const MJREC_PTR: usize = memory.data(MJREC_CAP * <i32>JREC_BYTES, 16);
 /** Address of the gather entries JS writes. */
 export const MGATHER_PTR: usize = memory.data(MGATHER_CAP * MG_WORDS * 4, 16);
+
+// ---------------------------------------------------------------------------------------------
+// AWS event stream (application/vnd.amazon.eventstream): esNew, esPush, esMore (eventstream.ts)
+//
+// A push frames the bytes at IN_PTR after what the stream holds: a record per whole message in
+// the span area (SPAN_PTR, ES_REC_WORDS each) and an entry per header in the header area
+// (ES_HDR_PTR, ESH_WORDS each), with addresses of where the bytes lie (the input window, or the
+// stream's buffer for a message that straddled pushes), valid until the next call. Offsets
+// (ER_START, ESR_ERR_AT) are relative to IN_PTR: negative for a message that began in an
+// earlier push.
+
+/** Bytes of an event stream's state record. */
+export const ES_STATE_BYTES: usize = 40;
+/** Words of a message record. */
+export const ES_REC_WORDS: i32 = 12;
+/** Message word: where the message begins (relative to IN_PTR). */
+export const ER_START: i32 = 0;
+/** Message word: its total length. */
+export const ER_LEN: i32 = 1;
+/** Message word: the address of its payload, and the payload's length. */
+export const ER_PAYLOAD: i32 = 2;
+export const ER_PAYLOAD_LEN: i32 = 3;
+/** Message word: its first header entry, and its number of headers. */
+export const ER_HDR0: i32 = 4;
+export const ER_NHDR: i32 = 5;
+/** Message word: its `:message-type` (ES_MT_*). */
+export const ER_MTYPE: i32 = 6;
+/** Message word: the value of its `:event-type`, `:exception-type` or `:error-code` (a string header): address and length. */
+export const ER_EVENT: i32 = 7;
+export const ER_EVENT_LEN: i32 = 8;
+/** Message word: the value of its `:error-message`: address and length. */
+export const ER_MESSAGE: i32 = 9;
+export const ER_MESSAGE_LEN: i32 = 10;
+
+/** `:message-type`: none, `event`, `exception`, `error`, another value. */
+export const ES_MT_NONE: i32 = 0;
+export const ES_MT_EVENT: i32 = 1;
+export const ES_MT_EXCEPTION: i32 = 2;
+export const ES_MT_ERROR: i32 = 3;
+export const ES_MT_OTHER: i32 = 4;
+
+/** Words of a header entry: its name's address and length, its type (0–9), its value's address and length (big-endian as sent). */
+export const ESH_WORDS: i32 = 5;
+export const ESH_NAME: i32 = 0;
+export const ESH_NAME_LEN: i32 = 1;
+export const ESH_TYPE: i32 = 2;
+export const ESH_VALUE: i32 = 3;
+export const ESH_VALUE_LEN: i32 = 4;
+/** Header entries per call at the most (a message with more is ESE_HEADERS). */
+export const ES_HDR_CAP: i32 = 4096;
+/** Address of the header area. */
+export const ES_HDR_PTR: usize = memory.data(ES_HDR_CAP * ESH_WORDS * 4, 16);
+
+/** Result word: message records written. */
+export const ESR_NREC: i32 = 0;
+/** Result word: header entries written. */
+export const ESR_NHDR: i32 = 1;
+/** Result word: 0, or the error (ESE_*) that stopped the stream, after the records before it. */
+export const ESR_ERR: i32 = 2;
+/** Result word: where the damaged message begins (relative to IN_PTR). */
+export const ESR_ERR_AT: i32 = 3;
+/** Result words: what the error compared (the CRC sent and the one computed; the length and the limit; …). */
+export const ESR_ERR_WANT: i32 = 4;
+export const ESR_ERR_GOT: i32 = 5;
+
+/** The prelude's CRC (its first 8 bytes) does not match: want, got. */
+export const ESE_PRELUDE_CRC: i32 = 1;
+/** The message's CRC (everything before it) does not match: want, got. */
+export const ESE_MESSAGE_CRC: i32 = 2;
+/** The total length passes the stream's limit: want the length, got the limit. Raised at the prelude, before any buffering. */
+export const ESE_LIMIT: i32 = 3;
+/** The lengths cannot be: a total under 16 bytes, or headers longer than the message holds (want total, got the headers' length). */
+export const ESE_LENGTH: i32 = 4;
+/** A header runs past the headers, or has a type not in 0–9: want its offset in the message, got the type. */
+export const ESE_HEADER: i32 = 5;
+/** One message with more than ES_HDR_CAP headers. */
+export const ESE_HEADERS: i32 = 6;

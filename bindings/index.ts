@@ -11,6 +11,9 @@ export { coreMemoryLimit, coreMemoryUsed, setCoreMemoryLimit } from './core/memo
 export { LineDecoder, NdjsonDecoder, DEFAULT_MAX_LINE_BYTES, type LineDecoderOptions, type LinesUtf8DecodeError } from './frames/lines.js';
 export { SseParser, SseByteEvents, encodeSse, DEFAULT_MAX_EVENT_BYTES, type SseParserOptions, type SseUtf8DecodeError } from './frames/sse.js';
 export { type SseEvent } from './frames/types.js';
+export {
+  EventStreamDecoder, EventStreamError, DEFAULT_MAX_MESSAGE_BYTES, type EventStreamMessage, type EventStreamHeader, type EventStreamErrorCode,
+} from './frames/eventstream.js';
 export { CoreMemoryError, DisposedError } from './core/errors.js';
 export { LineLimitError, NdjsonParseError, ReentrantCallError, SseCallbackError, SseLimitError } from './frames/errors.js';
 

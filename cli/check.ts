@@ -1,7 +1,8 @@
 // `seam-stream check [FILE|-]`: validates a capture without printing its text. It reads on past
 // what would stop `decode` (framing continues with U+FFFD past invalid UTF-8) to list every
 // problem with its byte offset, and counts events, bytes and graphemes.
-import { LineDecoder, ModelEventReader, SseParser, TextAssembler, Utf8DecodeError, Utf8Validator, describeFormat, type SseEvent } from 'seam-stream';
+import { EventStreamDecoder, EventStreamError, LineDecoder, ModelEventReader, SseParser, TextAssembler, Utf8DecodeError, Utf8Validator, describeFormat, type SseEvent } from 'seam-stream';
+import { messageFrame } from './decode.js';
 import type { Values } from './args.js';
 import { EXIT, exitCodeOf } from './errors.js';
 import { completionOf, framingOf, isModelFormat, type Format, type PlainFormat } from './formats.js';
@@ -12,7 +13,7 @@ import { SNIFF_BYTES, sniff } from './sniff.js';
 import { plural } from './status.js';
 
 
-export type ProblemKind = 'utf8' | 'unterminated' | 'completion' | 'limit' | 'provider' | 'json' | 'retry' | 'field' | 'empty' | 'arguments';
+export type ProblemKind = 'utf8' | 'unterminated' | 'completion' | 'limit' | 'provider' | 'json' | 'retry' | 'field' | 'empty' | 'arguments' | 'frame';
 
 export interface Problem {
   kind: ProblemKind;
@@ -24,6 +25,8 @@ export interface Problem {
 const EXIT_OF: Record<ProblemKind, number> = {
   utf8: EXIT.UTF8, unterminated: EXIT.TRUNCATED, completion: EXIT.TRUNCATED, empty: EXIT.TRUNCATED, limit: EXIT.LIMIT,
   provider: EXIT.PROVIDER, json: EXIT.BAD_EVENT, retry: EXIT.WARNINGS, field: EXIT.WARNINGS,
+  // AWS's event stream: a CRC that does not match, lengths that cannot be, a bad header
+  frame: EXIT.BAD_EVENT,
   // a model that wrote a call's arguments as something else than one JSON value: the stream is whole, the call is not usable
   arguments: EXIT.WARNINGS,
 };
@@ -72,6 +75,8 @@ export class Checker {
   private utf8Js: Utf8Errors | undefined;
   private tail = new Uint8Array(0);
   private sse?: SseParser;
+  /** AWS's event stream (Bedrock): every message and both its CRCs. */
+  private es?: EventStreamDecoder;
   private blocks?: SseBlocks;
   private lineDec?: LineDecoder;
   private lineStarts?: LineStarts;
@@ -84,7 +89,9 @@ export class Checker {
   constructor(readonly format: Format, private readonly limits: Limits, private readonly choice: number, private readonly maxListed: number) {
     this.framing = framingOf(format);
     if (isModelFormat(format)) this.reader = new ModelEventReader({ format, choice });
-    if (this.framing === 'sse') {
+    if (this.framing === 'eventstream') {
+      this.es = new EventStreamDecoder({ maxMessageBytes: limits.maxEventBytes });
+    } else if (this.framing === 'sse') {
       this.sse = new SseParser({ fatal: false, maxEventBytes: limits.maxEventBytes, onComment: () => void this.heartbeats++ });
       this.blocks = new SseBlocks((l) => this.sseLine(l));
     } else if (this.framing !== 'text') {
@@ -105,7 +112,7 @@ export class Checker {
   push(chunk: Uint8Array): void {
     const base = this.bytes;
     this.bytes += chunk.length;
-    this.utf8(chunk, base);
+    if (this.es === undefined) this.utf8(chunk, base); // (a binary stream's UTF-8 is its payloads', read as events)
     if (this.mode === 'start' && isModelFormat(this.format) && this.format !== 'ollama') {
       // a JSON body instead of an event stream (a provider's error answer)
       let k = 0;
@@ -194,7 +201,18 @@ export class Checker {
       return;
     }
     if (this.framingStopped) return;
-    if (this.sse) {
+    if (this.es) {
+      try {
+        if (chunk) for (const m of this.es.push(chunk)) this.esMessage(m);
+        else this.es.flush();
+      } catch (e) {
+        if (!(e instanceof EventStreamError)) throw e;
+        for (const m of e.messages) this.esMessage(m);
+        this.framingStopped = true;
+        const kind: ProblemKind = e.code === 'ERR_STREAM_TRUNCATED' ? 'unterminated' : e.code === 'ERR_FRAME_TOO_LARGE' ? 'limit' : 'frame';
+        this.problem({ kind, offset: e.offset, message: `${e.message}${kind === 'frame' ? ': framing stopped there' : ''}` });
+      }
+    } else if (this.sse) {
       if (chunk) this.blocks!.push(chunk);
       else this.blocks!.end();
       let events: SseEvent[];
@@ -218,6 +236,21 @@ export class Checker {
       }
       for (const l of lines) this.line(l);
     }
+  }
+
+  /** A message of AWS's event stream: an event read as the library reads it, or the provider's exception. */
+  private esMessage(m: import('seam-stream').EventStreamMessage): void {
+    const f = messageFrame(m, this.format);
+    const type = m.headers[':message-type']?.value;
+    if (type === 'exception' || type === 'error') {
+      this.events++;
+      const e = JSON.parse(f.data) as { error: { message: string; type?: string } };
+      this.problem({ kind: 'provider', offset: m.offset, message: `the provider sent an error: ${e.error.message}${e.error.type ? ` (${e.error.type})` : ''}` });
+      return;
+    }
+    if (f.data === '') return;
+    this.events++;
+    this.modelFrame(f.data, m.offset, undefined);
   }
 
   private limit(e: unknown): void {

@@ -1,6 +1,6 @@
 // `seam-stream decode [FILE|-]`: a captured or live stream to its text (or its events), printed
 // as it commits; logs and errors on standard error only.
-import { LineDecoder, ModelEventReader, NdjsonDecoder, SseParser, TextAssembler } from 'seam-stream';
+import { EventStreamDecoder, EventStreamError, LineDecoder, ModelEventReader, NdjsonDecoder, SseParser, TextAssembler, type EventStreamMessage } from 'seam-stream';
 import type { Values } from './args.js';
 import { EXIT, UsageError, describeError, exitCodeOf } from './errors.js';
 import { framingOf, isModelFormat, type Format } from './formats.js';
@@ -59,11 +59,44 @@ export function textStream(format: Format, o: { fatal: boolean; normalize: 'NFC'
   if (isModelFormat(format)) {
     return new ModelStream({
       format, fatal: o.fatal, normalize: o.normalize, choice: o.choice, eof,
-      maxEventBytes: framingOf(format) === 'sse' ? o.limits.maxEventBytes : o.limits.maxLineBytes,
+      maxEventBytes: framingOf(format) === 'sse' || framingOf(format) === 'eventstream' ? o.limits.maxEventBytes : o.limits.maxLineBytes,
       maxTextBytes: o.limits.maxTextBytes,
     }) as unknown as TextStream;
   }
   return new PlainStream({ format, fatal: o.fatal, normalize: o.normalize, eof, ...o.limits });
+}
+
+/**
+ * A message of AWS's event stream as a frame: its offset, its headers' values, and `data`: what a
+ * model format reads of it (a ConverseStream event's payload under its `:event-type`; an
+ * InvokeModelWithResponseStream chunk's bytes, decoded; an exception's payload as it came).
+ */
+export function messageFrame(m: EventStreamMessage, format: Format): { offset: number; headers: Record<string, unknown>; data: string } {
+  const headers: Record<string, unknown> = {};
+  for (const [k, h] of Object.entries(m.headers)) {
+    headers[k] = typeof h.value === 'bigint' ? String(h.value) : h.value instanceof Uint8Array ? Buffer.from(h.value).toString('base64') : h.value;
+  }
+  const payload = new TextDecoder().decode(m.payload);
+  let data = payload;
+  if (m.headers[':message-type']?.value === 'event') {
+    const type = String(m.headers[':event-type']?.value ?? '');
+    if (format === 'bedrock-invoke') {
+      if (type === 'chunk') {
+        try {
+          data = Buffer.from(String((JSON.parse(payload) as { bytes?: unknown }).bytes ?? ''), 'base64').toString('utf8');
+        } catch {
+          data = payload;
+        }
+      } else data = '';
+    } else if (format === 'bedrock') data = `{${JSON.stringify(type)}:${payload === '' ? '{}' : payload}}`;
+  } else if (m.headers[':message-type']?.value === 'exception') {
+    let message = payload;
+    try {
+      message = String((JSON.parse(payload) as { message?: unknown }).message ?? payload);
+    } catch { /* as it came */ }
+    data = JSON.stringify({ error: { message, type: m.headers[':exception-type']?.value } });
+  } else data = '';
+  return { offset: m.offset, headers, data };
 }
 
 /**
@@ -81,10 +114,21 @@ class EventPrinter {
   /** Each call's arguments printed so far, and whether its end was. */
   private readonly printed: { args: string; done: boolean }[] = [];
 
-  constructor(format: Format, o: DecodeOptions, private readonly write: (s: string) => void) {
+  constructor(private readonly format: Format, o: DecodeOptions, private readonly write: (s: string) => void) {
     const { fatal } = o;
     const framing = framingOf(format);
-    if (framing === 'sse') {
+    if (framing === 'eventstream') {
+      // AWS's event stream: each message with its headers, and its payload as text (an event's data is its JSON under its type)
+      const d = new EventStreamDecoder({ maxMessageBytes: o.limits.maxEventBytes });
+      this.frames = (c) => {
+        if (c === null) {
+          d.flush();
+          return [];
+        }
+        return d.push(c).map((m) => messageFrame(m, format));
+      };
+      this.key = 'events';
+    } else if (framing === 'sse') {
       const p = (this.sse = new SseParser({ fatal, maxEventBytes: o.limits.maxEventBytes, onComment: (c) => write(`${JSON.stringify({ comment: c })}\n`) }));
       this.frames = (c) => (c ? p.push(c) : p.flush());
       this.key = 'events';
@@ -131,7 +175,7 @@ class EventPrinter {
       frames = this.frames(chunk);
     } catch (e) {
       const x = e as Record<string, unknown>;
-      const before = (x.code === 'ERR_NDJSON_PARSE' ? x.values : x[this.key] ?? x.lines ?? x.events) as unknown[] | undefined;
+      const before = (x.code === 'ERR_NDJSON_PARSE' ? x.values : x instanceof EventStreamError ? x.messages.map((m) => messageFrame(m, this.format)) : x[this.key] ?? x.lines ?? x.events) as unknown[] | undefined;
       for (const f of before ?? []) this.frame(f);
       throw e;
     }

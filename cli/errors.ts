@@ -67,6 +67,7 @@ export function exitCodeOf(e: unknown): number {
     case 'ERR_LINE_TOO_LONG':
     case 'ERR_SSE_EVENT_TOO_LARGE':
     case 'ERR_EVENT_TOO_LARGE':
+    case 'ERR_FRAME_TOO_LARGE':
     case 'ERR_TEXT_TOO_LONG':
     case 'ERR_CORE_MEMORY':
       return EXIT.LIMIT;
@@ -74,6 +75,8 @@ export function exitCodeOf(e: unknown): number {
       return EXIT.PROVIDER;
     case 'ERR_BAD_EVENT':
     case 'ERR_NDJSON_PARSE':
+    case 'ERR_CRC_MISMATCH': // (AWS's event stream: a damaged message)
+    case 'ERR_BAD_FRAME':
       return EXIT.BAD_EVENT;
   }
   if (e instanceof UsageError || e instanceof InputError) return e.exitCode;
@@ -85,6 +88,7 @@ const LIMIT_OPTION: Record<string, string> = {
   ERR_LINE_TOO_LONG: '--max-line-bytes',
   ERR_SSE_EVENT_TOO_LARGE: '--max-event-bytes',
   ERR_EVENT_TOO_LARGE: '--max-event-bytes',
+  ERR_FRAME_TOO_LARGE: '--max-event-bytes',
   ERR_TEXT_TOO_LONG: '--max-text-bytes',
 };
 
@@ -96,7 +100,7 @@ export function describeError(e: unknown): string {
   if (code === 'ERR_EVENT_TOO_LARGE' && message.startsWith('Line ')) return `${message} (raise it with --max-line-bytes)`;
   if (typeof code === 'string' && code in LIMIT_OPTION) return `${message} (raise it with ${LIMIT_OPTION[code]})`;
   if (code === 'ERR_INVALID_UTF8' || code === 'ERR_TRUNCATED_UTF8' || code === 'ERR_NDJSON_PARSE' || code === 'ERR_CORE_MEMORY') return message;
-  if (code === 'ERR_PROVIDER' || code === 'ERR_BAD_EVENT' || code === 'ERR_STREAM_TRUNCATED') return message;
+  if (code === 'ERR_PROVIDER' || code === 'ERR_BAD_EVENT' || code === 'ERR_STREAM_TRUNCATED' || code === 'ERR_CRC_MISMATCH' || code === 'ERR_BAD_FRAME') return message;
   if (e instanceof UsageError || e instanceof InputError) return message;
   return `internal error: ${message}`;
 }

@@ -14,7 +14,7 @@ export function isModelFormat(f: string): f is ModelFormat {
 }
 
 /** How a format's bytes are framed. */
-export function framingOf(f: Format): 'sse' | 'lines' | 'ndjson' | 'text' {
+export function framingOf(f: Format): 'sse' | 'lines' | 'ndjson' | 'text' | 'eventstream' {
   if (isModelFormat(f)) return describeFormat(f).framing;
   return f;
 }

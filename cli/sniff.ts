@@ -26,6 +26,7 @@ function sseFlavour(type: string | undefined, data: string): Format {
   const v = parse(data);
   if (!isObj(v)) return 'sse';
   if (Array.isArray(v.choices) || v.object === 'chat.completion.chunk') return 'openai';
+  if (Array.isArray(v.candidates) || isObj(v.promptFeedback) || isObj(v.usageMetadata)) return 'gemini';
   if (typeof v.type === 'string') {
     if (v.type.startsWith('response.')) return 'openai-responses';
     if (ANTHROPIC_TYPES.has(v.type)) return 'anthropic';
@@ -42,6 +43,8 @@ function sseFlavour(type: string | undefined, data: string): Format {
  */
 export function sniff(bytes: Uint8Array, ended: boolean): Format | 'empty' | undefined {
   const enough = ended || bytes.length >= SNIFF_BYTES;
+  const binary = eventStream(bytes);
+  if (binary !== undefined) return binary;
   let start = 0;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
   else if (!ended && bytes.length < 3 && bytes.every((b, i) => b === [0xef, 0xbb, 0xbf][i])) return undefined;
@@ -80,4 +83,28 @@ export function sniff(bytes: Uint8Array, ended: boolean): Format | 'empty' | und
   }
   if (type !== undefined && (type.startsWith('response.') || ANTHROPIC_TYPES.has(type)) && enough) return sseFlavour(type, '');
   return enough ? 'sse' : undefined;
+}
+
+/** CRC-32/ISO-HDLC, bit by bit (12 bytes of a prelude: no table needed). */
+function crc32(b: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const x of b) {
+    c ^= x;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  }
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * AWS's event stream (Bedrock) when the bytes begin with a message prelude whose CRC matches:
+ * `bedrock-invoke` when its `:event-type` is `chunk` (InvokeModelWithResponseStream), `bedrock` otherwise.
+ */
+function eventStream(bytes: Uint8Array): Format | undefined {
+  if (bytes.length < 12) return undefined;
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const total = v.getUint32(0);
+  const headers = v.getUint32(4);
+  if (total < 16 || headers > total - 16 || v.getUint32(8) !== crc32(bytes.subarray(0, 8))) return undefined;
+  const h = dec.decode(bytes.subarray(12, Math.min(bytes.length, 12 + headers)));
+  return /:event-type\x07\x00\x05chunk/.test(h) ? 'bedrock-invoke' : 'bedrock';
 }

@@ -52,6 +52,16 @@ export interface CoreExports {
   sseFlush(st: number, mode: number): number;
   sseReset(st: number): void;
   sseRetry(st: number): number;
+  // Layer 2: AWS's event stream (assembly/eventstream.ts)
+  readonly ES_HDR_PTR: WebAssembly.Global;
+  crc32(p: number, n: number, crc: number): number;
+  esNew(max: number): number;
+  esPush(st: number, len: number): number;
+  esMore(st: number): number;
+  esHeld(st: number): number;
+  esReset(st: number): void;
+  esFree(st: number): void;
+  b64Decode(src: number, len: number, dst: number): number;
   // Layer 4: the JSON reader (assembly/json.ts)
   jsonRead(prog: number, p: number, len: number, out: number, maxRecs: number): number;
   jsonReadIn(prog: number, len: number): number;

@@ -149,12 +149,13 @@ export class DocReader implements Doc, Sink {
     this.fragment(call, j, false);
   }
 
-  onWholeToolCall(doc: Doc, id: number, name: number, args: number): void {
+  onWholeToolCall(doc: Doc, id: number, name: number, args: number, noArgs = ''): void {
     const owner = this.owner!;
     const m = this.said;
     const call = m.whole();
     if (id >= 0 && doc.kind(id) === JK_STRING) call.id = this.string(id);
     if (name >= 0 && doc.kind(name) === JK_STRING) call.name = this.string(name);
+    if (args < 0) call.fallback = noArgs;
     owner.out?.callBegan(call);
     if (args >= 0) this.fragment(call, args, doc.kind(args) !== JK_STRING);
     this.ended(call);

@@ -73,6 +73,11 @@ export function envelopeAddress(core: Core, format: ModelFormat): number {
   return placed(core, `${format} envelope`, FORMATS[format].envelope!, new Uint8Array(0));
 }
 
+/** Where a path program of the readers' own (not a format's) lies in the core (placed there on first use). */
+export function ownProgram(core: Core, key: string, program: Uint8Array): number {
+  return placed(core, key, program, new Uint8Array(0));
+}
+
 /** Where a program (and the template after it) lies in the program area: placed one after the other, once per core. */
 function placed(core: Core, key: string, program: Uint8Array, tmpl: Uint8Array): number {
   if (programsOf !== core) {

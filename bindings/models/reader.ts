@@ -18,6 +18,7 @@ import { type FormatSpec } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
 import { type Call, Message } from './message.js';
 import { type Plan, planOf } from './plan.js';
+import { Unframer } from './unframe.js';
 
 export type ModelStatus = 'open' | 'done' | 'truncated' | 'failed';
 
@@ -25,6 +26,8 @@ export type ModelStatus = 'open' | 'done' | 'truncated' | 'failed';
 export interface ReaderOptions {
   format: ModelFormat; fatal?: boolean; maxEventBytes?: number; choice?: number;
   eof?: 'error' | 'allow'; raw?: boolean; normalize?: 'NFC' | false; maxArgumentBytes?: number;
+  /** `bedrock-invoke`: the model's own format in the chunks (Claude's: `anthropic`, the only one read today). */
+  inner?: 'anthropic';
 }
 
 /** Default of `maxArgumentBytes`: 16 MiB. */
@@ -103,14 +106,62 @@ export abstract class ModelReader extends FrameStream {
       throw new TypeError(`${what}: choice must be a non-negative integer, got ${String(choice)}`);
     }
     const eof = oneOf(options.eof, 'eof', what, ['error', 'allow'], 'error');
+    if (options.inner !== undefined) {
+      if (format !== 'bedrock-invoke') throw new TypeError(`${what}: inner is for format 'bedrock-invoke' (the model's format in its chunks), not ${format}`);
+      oneOf(options.inner, 'inner', what, ['anthropic'], 'anthropic');
+    }
     const raw = booleanOption(options.raw, 'raw', what, false);
     const normalize = oneOf(options.normalize, 'normalize', what, ['NFC', false], 'NFC');
     const maxArgs = byteLimitOption(options.maxArgumentBytes, 'maxArgumentBytes', what, DEFAULT_MAX_ARGUMENT_BYTES, MAX_LIMIT_BYTES);
     const lines = FORMATS[format].framing === 'lines';
+    const binary = FORMATS[format].framing === 'eventstream';
     const flags = fatal ? F_FATAL : 0;
-    super(what, lines ? LINES_STATE : SSE_STATE, (x) => (lines ? x.linesNew(flags, max) : x.sseNew(flags, max)));
+    // (AWS's event stream: an event the core reads is a message's payload under its name, a little longer than the message)
+    const sseMax = binary ? Math.min(max + 4096, MAX_LIMIT_BYTES) : max;
+    super(what, lines ? LINES_STATE : SSE_STATE, (x) => (lines ? x.linesNew(flags, max) : x.sseNew(flags, sseMax)));
     this.plan = planOf(this.core, format, fatal, max, choice, comments, eof, raw, normalize, maxArgs);
     if (lines) this.sniffed = 1;
+    if (binary) this.unframer = new Unframer(what, max, FORMATS[format].invoke === true);
+  }
+
+  /** AWS's event stream (Bedrock): the core's framer of its messages, whose events the core's model reader reads. */
+  private unframer: Unframer | null = null;
+
+  /** Frames a chunk: AWS's event stream first into its messages' events (the failure it ends in after them). */
+  protected override frameAll(chunk: Uint8Array, mode: number): void {
+    const u = this.unframer;
+    if (u === null) {
+      super.frameAll(chunk, mode);
+      return;
+    }
+    const { events, failure } = u.unframe(chunk);
+    if (events.length !== 0) super.frameAll(events, mode);
+    if (failure !== null) {
+      this.batchDone();
+      this._status = 'failed';
+      const e = new ModelStreamError(failure.code, failure.offset, failure.message, call.out, failure.providerMessage, failure.providerCode);
+      u.binaryError = e;
+      this.stop(e);
+    }
+  }
+
+  /** The stream's end as an offset (the binary stream's bytes for Bedrock). */
+  protected get endOffset(): number {
+    return this.unframer !== null ? this.unframer.bytes : this.bytesIn;
+  }
+
+  /** An error of the events the core read from AWS's event stream: at the offset of the message it lies in. */
+  protected override stop(err: Error): never {
+    const u = this.unframer;
+    if (u !== null && err instanceof ModelStreamError && err !== u.binaryError) {
+      const at = u.offsetOf(err.offset, this.bytesIn);
+      if (at !== err.offset) {
+        err = new ModelStreamError(err.code, at, err.message.replaceAll(`byte offset ${err.offset}`, `byte offset ${at}`).replaceAll(`after ${err.offset} bytes`, `after ${at} bytes`),
+          err.text, err.providerMessage, err.providerCode);
+      }
+    }
+    if (u !== null) u.binaryError = null;
+    return super.stop(err);
   }
 
   get format(): ModelFormat { return this.plan.format; }
@@ -154,6 +205,7 @@ export abstract class ModelReader extends FrameStream {
   get maxArgumentBytes(): number { return this.plan.maxArgumentBytes; }
 
   protected override resetState(): void {
+    this.unframer?.reset();
     this.parts = null; // (the core's reset dropped its current call and what it kept)
     this._status = 'open';
     this._events = 0;
@@ -174,6 +226,11 @@ export abstract class ModelReader extends FrameStream {
     } finally {
       call.flushing = false;
     }
+  }
+
+  override dispose(): void {
+    this.unframer?.dispose();
+    super.dispose();
   }
 
   protected override released(): void {
@@ -353,7 +410,20 @@ export abstract class ModelReader extends FrameStream {
     const flags = i32[e + MD_FLAGS];
     this.lineNo++;
     this._events++;
-    if (this._status !== 'open') return; // after the completion: nothing more is the answer
+    if (this._status !== 'open') {
+      // after the completion: nothing more is the answer (a format's trailer may still bring its usage)
+      const trailer = this.spec.trailer;
+      if (trailer !== undefined && this._status === 'done' && (flags & (DF_DONE | DF_ERROR)) === 0) {
+        // (what a trailer may say: the usage, merged over what came before)
+        trailer(borrowDoc(this.core, this, i32[e + MD_PTR], i32[e + MD_LEN], this.core.mjrec + i32[e + MD_J0] * JREC_WORDS, i32[e + MD_JN]), {
+          onUsage: (fields: Record<string, unknown>): void => {
+            const m = (this.message ??= new Message());
+            m.usage = m.usage === undefined ? fields : { ...m.usage, ...fields };
+          },
+        });
+      }
+      return;
+    }
     if (this.parts !== null && this.parts.held !== 0) {
       // what the core kept comes before what this event says (its scratch stays: the event may lie in it)
       this.takeParts(false);

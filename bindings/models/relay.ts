@@ -48,6 +48,8 @@ export interface SseRelayOptions {
   id?: string;
   /** The `model` of the chunks (or of the message) written for a translated stream. @defaultValue the `from` format's name */
   model?: string;
+  /** `from: 'bedrock-invoke'`: the model's own format in its chunks (`anthropic`, Claude's). @defaultValue 'anthropic' */
+  inner?: 'anthropic';
 }
 
 const enc = /* @__PURE__ */ new TextEncoder();
@@ -110,9 +112,9 @@ export class SseRelay extends ModelReader {
 
   constructor(options: SseRelayOptions) {
     if (options === undefined) throw new TypeError("SseRelay: options are required: new SseRelay({ from: 'anthropic' })");
-    checkOptions(options, 'SseRelay', ['from', 'to', 'fatal', 'maxEventBytes', 'choice', 'comments', 'reasoning', 'id', 'model']);
+    checkOptions(options, 'SseRelay', ['from', 'to', 'fatal', 'maxEventBytes', 'choice', 'comments', 'reasoning', 'id', 'model', 'inner']);
     const from = oneOf(options.from, 'from', 'SseRelay', MODEL_FORMATS, undefined);
-    super('SseRelay', { format: from, fatal: options.fatal, maxEventBytes: options.maxEventBytes, choice: options.choice }, options.comments ?? true);
+    super('SseRelay', { format: from, fatal: options.fatal, maxEventBytes: options.maxEventBytes, choice: options.choice, inner: options.inner }, options.comments ?? true);
     const to = oneOf(options.to, 'to', 'SseRelay', ['openai', 'anthropic'], 'openai');
     const reasoning = oneOf(options.reasoning, 'reasoning', 'SseRelay', ['pass', 'drop'], 'pass');
     this.from = from;
@@ -199,11 +201,16 @@ export class SseRelay extends ModelReader {
       this.errorEvent(this.upstreamError);
     } else if (this.failure === null) {
       if (this._status === 'done') {
+        if (!this.completedSent && !this.passThrough) {
+          // (a format with a trailer, Bedrock's usage after its messageStop: the completion once the stream ended)
+          this.completedSent = true;
+          this.writer.completed();
+        }
         // (from Anthropic to Anthropic the upstream's own message_delta and message_stop passed)
         if (!(this.passThrough && this.to === 'anthropic')) this.writer.end();
       } else {
         this._status = 'truncated';
-        this.errorEvent(new ModelStreamError('ERR_STREAM_TRUNCATED', this.bytesIn,
+        this.errorEvent(new ModelStreamError('ERR_STREAM_TRUNCATED', this.endOffset,
           `The upstream ${this.from} stream ended without its completion: the answer is cut short`, ''));
       }
     }
@@ -384,7 +391,7 @@ export class SseRelay extends ModelReader {
         this.passEvent(ptr, len, doc);
       }
     } else {
-      if (this._status === 'done' && !this.completedSent) {
+      if (this._status === 'done' && !this.completedSent && this.plan.spec.trailer === undefined) {
         this.completedSent = true;
         this.writer.completed();
       }

@@ -21,6 +21,8 @@ export type { ReasoningBlock, ToolCall } from './message.js';
 export interface ModelStreamOptions {
   /** Where the provider puts its text and what completes its stream. */
   format: ModelFormat;
+  /** `format: 'bedrock-invoke'`: the model's own format in its chunks (`anthropic`, Claude's). @defaultValue 'anthropic' */
+  inner?: 'anthropic';
   /**
    * Strict UTF-8: invalid UTF-8 is a ModelStreamError (`ERR_INVALID_UTF8`). With `false`, bad
    * sequences inside the text become U+FFFD exactly as `TextDecoder` makes them.
@@ -74,7 +76,7 @@ export interface ModelReport extends FinalReport {
   serverToolCalls?: ToolCall[];
 }
 
-const OPTIONS = ['format', 'fatal', 'maxEventBytes', 'normalize', 'choice', 'eof', 'raw', 'maxTextBytes', 'maxPendingBytes', 'maxArgumentBytes'];
+const OPTIONS = ['format', 'fatal', 'maxEventBytes', 'normalize', 'choice', 'eof', 'raw', 'maxTextBytes', 'maxPendingBytes', 'maxArgumentBytes', 'inner'];
 const HINTS = {
   keys: {
     onEvent: 'the text is returned by push(chunk); finishReason, usage and status are properties',

@@ -277,6 +277,170 @@ function toOllama(body, messages) {
   return payload;
 }
 
+/** Chat's history as Gemini's `contents`: `model` turns with functionCall parts, tool results as functionResponse parts of a `user` turn, system apart. */
+function toGemini(body, messages) {
+  const names = new Map(); // call id → function name (a functionResponse names its function)
+  const contents = [];
+  let system = '';
+  let results = null; // the user turn that gathers consecutive tool results
+  for (const m of messages) {
+    if (m.role === 'system' || m.role === 'developer') {
+      system += (system === '' ? '' : '\n\n') + textOf(m.content);
+      continue;
+    }
+    if (m.role === 'tool') {
+      const name = names.get(m.tool_call_id);
+      if (name === undefined) throw new RequestError(`the tool result for ${JSON.stringify(m.tool_call_id ?? '')} answers no tool call of the history`);
+      const part = { functionResponse: { name, response: { result: textOf(m.content) } } };
+      if (typeof m.tool_call_id === 'string' && !m.tool_call_id.startsWith('call_seam')) part.functionResponse.id = m.tool_call_id;
+      if (results === null) contents.push((results = { role: 'user', parts: [] }));
+      results.parts.push(part);
+      continue;
+    }
+    const parts = [];
+    const text = textOf(m.content);
+    if (text !== '') parts.push({ text });
+    for (const url of imagesOf(m.content)) {
+      const d = dataUrl(url);
+      if (!d) throw new RequestError('a gemini upstream takes images as data: URLs only');
+      parts.push({ inlineData: { mimeType: d.mediaType, data: d.data } });
+    }
+    if (m.role === 'assistant') {
+      results = null;
+      for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
+        names.set(c.id, c.function?.name);
+        const call = { name: c.function?.name, args: argumentsObject(c) };
+        if (typeof c.id === 'string' && !c.id.startsWith('call_seam')) call.id = c.id;
+        parts.push({ functionCall: call });
+      }
+      contents.push({ role: 'model', parts: parts.length ? parts : [{ text: '' }] });
+      continue;
+    }
+    if (m.role !== 'user') throw new RequestError(`a message's role ${JSON.stringify(m.role)} cannot be carried to a gemini upstream`);
+    if (results !== null) { // the user's text right after tool results joins their turn
+      results.parts.push(...parts);
+      results = null;
+    } else contents.push({ role: 'user', parts: parts.length ? parts : [{ text: '' }] });
+  }
+  const out = { contents };
+  if (system !== '') out.systemInstruction = { parts: [{ text: system }] };
+  const tools = toolsOf(body);
+  if (tools.length > 0) {
+    out.tools = [{ functionDeclarations: tools.map((f) => ({ name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), parametersJsonSchema: f.parameters ?? { type: 'object', properties: {} } })) }];
+  }
+  const c = body.tool_choice;
+  let mode;
+  if (c === 'auto') mode = { mode: 'AUTO' };
+  else if (c === 'required') mode = { mode: 'ANY' };
+  else if (c === 'none') mode = { mode: 'NONE' };
+  else if (isObject(c) && typeof c.function?.name === 'string') mode = { mode: 'ANY', allowedFunctionNames: [c.function.name] };
+  else if (c !== undefined) throw new RequestError(`tool_choice ${JSON.stringify(c)}`);
+  if (mode !== undefined) out.toolConfig = { functionCallingConfig: mode };
+  const g = {};
+  if (body.temperature !== undefined) g.temperature = body.temperature;
+  if (body.top_p !== undefined) g.topP = body.top_p;
+  if ((body.max_tokens ?? body.max_completion_tokens) !== undefined) g.maxOutputTokens = body.max_tokens ?? body.max_completion_tokens;
+  if (body.stop !== undefined) g.stopSequences = [].concat(body.stop);
+  if (Object.keys(g).length > 0) out.generationConfig = g;
+  return out;
+}
+
+/** Chat's history as Bedrock Converse's `messages`: toolUse and toolResult content blocks, system apart. */
+function toConverse(body, messages) {
+  const out = { messages: [] };
+  const system = [];
+  let results = null;
+  for (const m of messages) {
+    if (m.role === 'system' || m.role === 'developer') {
+      system.push({ text: textOf(m.content) });
+      continue;
+    }
+    if (m.role === 'tool') {
+      const block = { toolResult: { toolUseId: m.tool_call_id, content: [{ text: textOf(m.content) }] } };
+      if (results === null) out.messages.push((results = { role: 'user', content: [] }));
+      results.content.push(block);
+      continue;
+    }
+    const content = [];
+    const text = textOf(m.content);
+    if (text !== '') content.push({ text });
+    for (const url of imagesOf(m.content)) {
+      const d = dataUrl(url);
+      const format = d && /^image\/(png|jpeg|gif|webp)$/.exec(d.mediaType)?.[1];
+      if (!format) throw new RequestError('a bedrock upstream takes images as data: URLs of png, jpeg, gif or webp only');
+      content.push({ image: { format, source: { bytes: d.data } } });
+    }
+    if (m.role === 'assistant') {
+      results = null;
+      for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) content.push({ toolUse: { toolUseId: c.id, name: c.function?.name, input: argumentsObject(c) } });
+      out.messages.push({ role: 'assistant', content });
+      continue;
+    }
+    if (m.role !== 'user') throw new RequestError(`a message's role ${JSON.stringify(m.role)} cannot be carried to a bedrock upstream`);
+    if (results !== null) {
+      results.content.push(...content);
+      results = null;
+    } else out.messages.push({ role: 'user', content });
+  }
+  if (system.length > 0) out.system = system;
+  const inference = {};
+  if ((body.max_tokens ?? body.max_completion_tokens) !== undefined) inference.maxTokens = body.max_tokens ?? body.max_completion_tokens;
+  if (body.temperature !== undefined) inference.temperature = body.temperature;
+  if (body.top_p !== undefined) inference.topP = body.top_p;
+  if (body.stop !== undefined) inference.stopSequences = [].concat(body.stop);
+  if (Object.keys(inference).length > 0) out.inferenceConfig = inference;
+  const tools = toolsOf(body);
+  const c = body.tool_choice;
+  if (c === 'none' && tools.length > 0) throw new RequestError('tool_choice "none" has no word in Bedrock Converse: leave the tools out instead');
+  if (tools.length > 0) {
+    out.toolConfig = { tools: tools.map((f) => ({ toolSpec: { name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), inputSchema: { json: f.parameters ?? { type: 'object', properties: {} } } } })) };
+    if (c === 'auto') out.toolConfig.toolChoice = { auto: {} };
+    else if (c === 'required') out.toolConfig.toolChoice = { any: {} };
+    else if (isObject(c) && typeof c.function?.name === 'string') out.toolConfig.toolChoice = { tool: { name: c.function.name } };
+    else if (c !== undefined && c !== 'none') throw new RequestError(`tool_choice ${JSON.stringify(c)}`);
+  }
+  return out;
+}
+
+/** The region of a Bedrock endpoint (`bedrock-runtime.<region>.amazonaws.com`), else AWS_REGION or AWS_DEFAULT_REGION. */
+function regionOf(hostname, env) {
+  const m = /^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com$/.exec(hostname);
+  return m?.[1] ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+}
+
+/**
+ * A signer for a Bedrock request: SigV4 by AWS's own signer (@smithy/signature-v4, SHA-256 from
+ * @smithy/hash-node), credentials from the usual AWS_* environment variables. Loaded when a
+ * Bedrock upstream is first used: the gateway needs it for no other.
+ */
+function bedrockSigner(hostname, env) {
+  const accessKeyId = env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+  if (!accessKeyId || !secretAccessKey) throw new RequestError('a bedrock upstream needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the gateway\'s environment');
+  const region = regionOf(hostname, env);
+  if (!region) throw new RequestError('a bedrock upstream needs its region: a bedrock-runtime.<region>.amazonaws.com URL, or AWS_REGION');
+  const credentials = { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) };
+  return async (request) => {
+    const [{ SignatureV4 }, { Hash }] = await Promise.all([import('@smithy/signature-v4'), import('@smithy/hash-node')]);
+    const signer = new SignatureV4({ service: 'bedrock', region, credentials, sha256: Hash.bind(null, 'sha256') });
+    const signed = await signer.sign(request);
+    return signed.headers;
+  };
+}
+
+/**
+ * `sign(body)` for a request: the headers with SigV4's, for the body's bytes. The Host header is
+ * signed as the gateway's client sends it (`host:port`) and left to that client to write.
+ */
+function signing(sign, url, target, headers, path) {
+  return async (body) => {
+    const query = Object.fromEntries(new URLSearchParams(url.search));
+    const signed = await sign({ method: 'POST', protocol: url.protocol, hostname: url.hostname, port: target.port, path, query, headers: { ...headers, host: `${url.hostname}:${target.port}` }, body });
+    const { host: _host, ...rest } = signed;
+    return rest;
+  };
+}
+
 /** The client's credential as the gateway received it: a bearer, or Anthropic's x-api-key. */
 function credentialOf(headers) {
   const auth = headers.authorization;
@@ -289,8 +453,11 @@ function credentialOf(headers) {
  * How a client's request becomes the upstream's: its path under the base URL, its headers and
  * its body. `dialect` is the client's API (`openai`: Chat Completions; `anthropic`: Messages).
  * ddg: the base URL is the endpoint itself (its path is used as given); it takes text only.
+ * gemini: `{base}/v1beta/models/{model}:streamGenerateContent?alt=sse`, the key in `x-goog-api-key`.
+ * bedrock: `{base}/model/{model}/converse-stream`, a Converse body, and `sign(body)`: the SigV4
+ * headers for the body's bytes (credentials from `env`'s AWS_* variables).
  */
-export function upstreamRequest(format, base, body, headers, dialect = 'openai') {
+export function upstreamRequest(format, base, body, headers, dialect = 'openai', env = process.env) {
   const url = typeof base === 'string' ? new URL(base) : base;
   const prefix = url.pathname.replace(/\/+$/, '');
   const out = { 'content-type': 'application/json', accept: describeFormat(format).contentType };
@@ -327,6 +494,38 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai')
       path = prefix || '/';
       payload = { model: chat.model, messages: messages.map((m) => ({ role: m.role, content: textOf(m.content) })) };
       break;
+    case 'gemini': {
+      // the model is in the path; the key in x-goog-api-key (the gateway's own, or the client's bearer)
+      if (typeof chat.model !== 'string' || chat.model === '') throw new RequestError('a gemini upstream needs a model name');
+      // (models/NAME or tunedModels/NAME: each segment of the name percent-encoded)
+      const model = (/^(models|tunedModels)\//.test(chat.model) ? chat.model : `models/${chat.model}`).split('/').map(encodeURIComponent).join('/');
+      path = `${prefix}/v1beta/${model}:streamGenerateContent`;
+      payload = toGemini(chat, messages);
+      if (key !== undefined) out['x-goog-api-key'] = key;
+      const q = new URLSearchParams(url.search);
+      q.set('alt', 'sse');
+      return { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: `${path}?${q}`, headers: out, payload };
+    }
+    case 'bedrock': {
+      if (typeof chat.model !== 'string' || chat.model === '') throw new RequestError('a bedrock upstream needs a model id');
+      path = `${prefix}/model/${encodeURIComponent(chat.model)}/converse-stream`;
+      payload = toConverse(chat, messages);
+      const target = { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };
+      // SigV4 over the body as sent: the gateway signs once it has the body's bytes
+      const sign = bedrockSigner(url.hostname, env);
+      target.sign = signing(sign, url, target, out, path);
+      return target;
+    }
+    case 'bedrock-invoke': {
+      // Claude on Bedrock: Anthropic's Messages body, without model and stream, with Bedrock's anthropic_version
+      if (typeof chat.model !== 'string' || chat.model === '') throw new RequestError('a bedrock upstream needs a model id');
+      path = `${prefix}/model/${encodeURIComponent(chat.model)}/invoke-with-response-stream`;
+      const { model: _model, stream: _stream, ...anthropicBody } = same ? body : toAnthropic(chat, messages);
+      payload = { anthropic_version: 'bedrock-2023-05-31', ...anthropicBody };
+      const target = { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };
+      target.sign = signing(bedrockSigner(url.hostname, env), url, target, out, path);
+      return target;
+    }
     default:
       throw new TypeError(`unknown upstream format ${format}`);
   }

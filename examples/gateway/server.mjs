@@ -588,14 +588,25 @@ export function createGateway(options = {}) {
     }
 
     /** Sends the upstream request; resolves its response, or null (then the client was answered or left). */
-    request(up) {
+    async request(up) {
       const payload = Buffer.from(JSON.stringify(up.payload));
+      let headers = up.headers;
+      if (up.sign !== undefined) {
+        // (Bedrock: SigV4 over the body as sent)
+        try {
+          headers = await up.sign(payload);
+        } catch (err) {
+          this.failed(err);
+          return null;
+        }
+        if (this.closed || this.left || this.expired) return null;
+      }
       return new Promise((resolve) => {
         this.done = () => resolve(null);
         // one connection per upstream request, closed with it: an aborted stream leaves no socket behind
         let upReq;
         try {
-          upReq = requestUpstream({ ...up, body: payload });
+          upReq = requestUpstream({ ...up, headers, body: payload });
         } catch (err) {
           this.failed(err);
           return resolve(null);

@@ -65,7 +65,7 @@ describe('mistakes on the command line: exit 1, one line naming the nearest vali
     [['decode', '--fromat', 'openai'], 'seam-stream: unknown option --fromat for seam-stream decode; did you mean --format? (seam-stream decode --help lists them)\n'],
     [['decode', '--idle'], 'seam-stream: unknown option --idle for seam-stream decode; did you mean --idle-timeout? (seam-stream decode --help lists them)\n'],
     [['bench', '--rouns', '1'], 'seam-stream: unknown option --rouns for seam-stream bench; did you mean --rounds? (seam-stream bench --help lists them)\n'],
-    [['decode', '--format', 'antrhopic'], 'seam-stream: --format: unknown value "antrhopic"; did you mean anthropic? (one of openai, openai-responses, anthropic, ollama, ddg, sse, ndjson, lines, text)\n'],
+    [['decode', '--format', 'antrhopic'], 'seam-stream: --format: unknown value "antrhopic"; did you mean anthropic? (one of openai, openai-responses, anthropic, ollama, ddg, gemini, bedrock, bedrock-invoke, sse, ndjson, lines, text)\n'],
     [['decode', '--max-event-bytes', 'lots'], 'seam-stream: --max-event-bytes takes a size in bytes (as 1048576, 64KiB or 16MiB), got "lots"\n'],
     [['decode', '--idle-timeout', '0'], 'seam-stream: --idle-timeout takes a number of seconds greater than 0, got "0"\n'],
     [['decode', '--save'], 'seam-stream: --save needs a value (FILE)\n'],

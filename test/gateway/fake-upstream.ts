@@ -47,7 +47,9 @@ export class FakeUpstream {
         let body: unknown;
         try { body = JSON.parse(text); } catch { body = text; }
         this.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-        const model = (body as { model?: string } | null)?.model ?? '';
+        // (the model in the body; Gemini's and Bedrock's requests name it in the path)
+        const inPath = /^\/(?:v1beta\/models\/([^/:?]+):|model\/([^/?]+)\/)/.exec(req.url ?? '');
+        const model = (body as { model?: string } | null)?.model ?? (inPath ? decodeURIComponent(inPath[1] ?? inPath[2]) : '');
         const script = this.scripts.get(model);
         if (!script) {
           res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no script for model ${model}`, type: 'test' } }));

@@ -202,6 +202,22 @@ const upstreamBodies: Record<Exclude<ModelFormat, 'ddg'>, unknown> = {
       { role: 'user', content: 'And tomorrow?' },
     ],
   },
+  // ai.google.dev/api/generate-content: contents of user and model turns, functionCall and functionResponse parts (their ids kept), systemInstruction, functionDeclarations
+  gemini: {
+    contents: [
+      { role: 'user', parts: [{ text: 'Weather in Paris and Lyon?' }] },
+      { role: 'model', parts: [{ text: 'Looking.' }, { functionCall: { id: 'toolu_1', name: 'weather', args: { city: 'Paris' } } }, { functionCall: { id: 'toolu_2', name: 'weather', args: { city: 'Lyon' } } }] },
+      { role: 'user', parts: [
+        { functionResponse: { id: 'toolu_1', name: 'weather', response: { result: '18°C' } } },
+        { functionResponse: { id: 'toolu_2', name: 'weather', response: { result: '20°C' } } },
+        { text: 'And tomorrow?' },
+      ] },
+    ],
+    systemInstruction: { parts: [{ text: 'Be brief.' }] },
+    tools: [{ functionDeclarations: [{ name: 'weather', description: 'The weather in a city', parametersJsonSchema: TOOLS_SCHEMA }] }],
+    toolConfig: { functionCallingConfig: { mode: 'ANY' } },
+    generationConfig: { temperature: 0.5, maxOutputTokens: 100, stopSequences: ['END'] },
+  },
   ollama: {
     model: 'probe', stream: true, options: { temperature: 0.5 },
     tools: [{ type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: TOOLS_SCHEMA } }],
@@ -229,7 +245,7 @@ describe('tools and tool results carried to each upstream', () => {
     return g;
   };
 
-  test.each((['openai', 'anthropic', 'openai-responses', 'ollama'] as const).flatMap((u) => (['openai', 'anthropic'] as const).map((c) => [c, u] as const)))(
+  test.each((['openai', 'anthropic', 'openai-responses', 'ollama', 'gemini'] as const).flatMap((u) => (['openai', 'anthropic'] as const).map((c) => [c, u] as const)))(
     'a %s client\'s turn to a %s upstream', async (client, format) => {
       const r = await start(format);
       const res = client === 'openai' ? await post(r.url, chatTurn, '/v1/chat/completions', { authorization: 'Bearer sk-client' })
@@ -242,6 +258,10 @@ describe('tools and tool results carried to each upstream', () => {
         expect(got.headers['x-api-key']).toBe('sk-client');
         expect(got.headers['anthropic-version']).toBe('2023-06-01');
         expect(got.headers['anthropic-beta']).toBe(client === 'anthropic' ? 'b1' : undefined);
+        expect(got.headers.authorization).toBeUndefined();
+      } else if (format === 'gemini') {
+        expect(got.url).toBe('/v1beta/models/probe:streamGenerateContent?alt=sse');
+        expect(got.headers['x-goog-api-key']).toBe('sk-client');
         expect(got.headers.authorization).toBeUndefined();
       } else {
         expect(got.headers.authorization).toBe('Bearer sk-client');
@@ -273,6 +293,83 @@ describe('tools and tool results carried to each upstream', () => {
     expect(r.up.received.length).toBe(before);
   });
 });
+
+// Bedrock: the Converse body, and the request signed with SigV4 by AWS's own signer (checked by signing it again with the same date)
+const converseBody = {
+  messages: [
+    { role: 'user', content: [{ text: 'Weather in Paris and Lyon?' }] },
+    { role: 'assistant', content: [{ text: 'Looking.' }, { toolUse: { toolUseId: 'toolu_1', name: 'weather', input: { city: 'Paris' } } }, { toolUse: { toolUseId: 'toolu_2', name: 'weather', input: { city: 'Lyon' } } }] },
+    { role: 'user', content: [
+      { toolResult: { toolUseId: 'toolu_1', content: [{ text: '18°C' }] } },
+      { toolResult: { toolUseId: 'toolu_2', content: [{ text: '20°C' }] } },
+      { text: 'And tomorrow?' },
+    ] },
+  ],
+  system: [{ text: 'Be brief.' }],
+  inferenceConfig: { maxTokens: 100, temperature: 0.5, stopSequences: ['END'] },
+  toolConfig: { tools: [{ toolSpec: { name: 'weather', description: 'The weather in a city', inputSchema: { json: TOOLS_SCHEMA } } }], toolChoice: { any: {} } },
+};
+
+describe('a bedrock upstream: the Converse body, signed with SigV4, its binary stream relayed', () => {
+  const env = { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', AWS_REGION: 'eu-central-1' };
+  const saved: Record<string, string | undefined> = {};
+  beforeAll(() => {
+    for (const [k, v] of Object.entries(env)) { saved[k] = process.env[k]; process.env[k] = v; }
+  });
+  afterAll(() => {
+    for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
+  });
+
+  test.each(['openai', 'anthropic'] as const)('a %s client\'s turn', async (client) => {
+    const { BEDROCK_FIXTURES } = await import('../helpers/bedrock-fixtures.js');
+    const f = BEDROCK_FIXTURES.find((x) => x.name === 'bedrock-basic')!;
+    const g = await startGateway({ upstreamFormat: 'bedrock' });
+    try {
+      g.up.scripts.set('probe', { contentType: 'application/vnd.amazon.eventstream', pieces: cut(f.bytes, randomCuts(f.bytes, rng(SEED + 5), 40)) });
+      const res = client === 'openai' ? await post(g.url, chatTurn, '/v1/chat/completions') : await post(g.url, anthropicTurn, '/v1/messages', { 'anthropic-version': '2023-06-01' });
+      expect(res.status, res.body.toString()).toBe(200);
+      expect(res.body.toString()).toContain(client === 'openai' ? 'data: [DONE]' : 'event: message_stop');
+      const got = g.up.received.at(-1)!;
+      expect(got.url).toBe('/model/probe/converse-stream');
+      expect(got.body).toEqual(converseBody);
+      const auth = String(got.headers.authorization);
+      const m = /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/(\d{8})\/eu-central-1\/bedrock\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/.exec(auth);
+      expect(m, auth).not.toBeNull();
+      expect(m![2].split(';')).toEqual(expect.arrayContaining(['host', 'content-type', 'x-amz-date', 'x-amz-content-sha256']));
+      // the same request signed again with the date it was signed at gives the same signature
+      const { SignatureV4 } = await import('@smithy/signature-v4');
+      const { Hash } = await import('@smithy/hash-node');
+      const signer = new SignatureV4({ service: 'bedrock', region: 'eu-central-1', credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY }, sha256: Hash.bind(null, 'sha256') });
+      const amz = String(got.headers['x-amz-date']);
+      const date = new Date(`${amz.slice(0, 4)}-${amz.slice(4, 6)}-${amz.slice(6, 8)}T${amz.slice(9, 11)}:${amz.slice(11, 13)}:${amz.slice(13, 15)}Z`);
+      const signedHeaders: Record<string, string> = {};
+      for (const h of m![2].split(';')) if (h !== 'x-amz-date' && h !== 'authorization') signedHeaders[h] = String(got.headers[h]);
+      const again = await signer.sign({ method: 'POST', protocol: 'http:', hostname: '127.0.0.1', path: '/model/probe/converse-stream', query: {}, headers: signedHeaders, body: JSON.stringify(got.body) }, { signingDate: date });
+      expect(again.headers.authorization).toBe(auth);
+    } finally {
+      await g.close();
+    }
+  });
+
+  test('without AWS credentials in its environment the gateway refuses the request, and the upstream is not called', async () => {
+    const g = await startGateway({ upstreamFormat: 'bedrock' });
+    const key = process.env.AWS_SECRET_ACCESS_KEY;
+    delete process.env.AWS_SECRET_ACCESS_KEY;
+    try {
+      const res = await post(g.url, chatTurn);
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.body.toString()).error.message).toMatch(/AWS_SECRET_ACCESS_KEY/);
+      expect(g.up.received.length).toBe(0);
+    } finally {
+      process.env.AWS_SECRET_ACCESS_KEY = key;
+      await g.close();
+    }
+  });
+});
+
+function anthropicTurnOr(client: 'openai' | 'anthropic') {
+  return client === 'anthropic' ? anthropicTurn : chatTurn;
+}
 
 describe('errors in Anthropic\'s shape at /v1/messages', () => {
   test('a missing key is a 401 the SDK reads as AuthenticationError; an upstream\'s 429 keeps its status and message; a truncated stream is an error event', async () => {

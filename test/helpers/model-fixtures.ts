@@ -24,10 +24,16 @@
 //   is one with `"action": "error"` (message: its `type`); such a line's text is not the answer's.
 // - usage: OpenAI's last non-null `usage`; Anthropic's message_start.message.usage with
 //   message_delta.usage's members over it (shallow); Responses' response.usage; Ollama's
-//   top-level numeric members of the done line.
+//   top-level numeric members of the done line; Gemini's usageMetadata of the chunk that completes
+//   the stream (every chunk carries running totals; the last one's are the stream's).
+// - gemini: the followed candidate is the one whose index is the option (by position in chunks
+//   whose candidates carry no index); a chunk whose followed candidate has a finishReason, or
+//   whose promptFeedback has a blockReason (no candidates: the prompt was refused), completes the
+//   stream, with that reason; a part's thoughtSignature is a signature that ends its reasoning
+//   block; a functionCall's arguments are its args object's JSON as written ('{}' without args).
 import { createParser } from 'eventsource-parser';
 
-export type ModelFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg';
+export type ModelFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg' | 'gemini';
 export type FinalStatus = 'done' | 'truncated' | 'failed';
 export type ModelErrorCode = 'ERR_STREAM_TRUNCATED' | 'ERR_PROVIDER' | 'ERR_BAD_EVENT';
 
@@ -399,6 +405,10 @@ interface Reading {
   message?: string;
   /** The member that holds the answer text (for the raw literal). */
   textKey?: string;
+  /** The answer's pieces when the frame has several (Gemini's parts), for their raw literals. */
+  texts?: string[];
+  /** Signatures when the frame has several (Gemini's parts). */
+  signatures?: string[];
   clientContent?: string;
 }
 
@@ -538,6 +548,46 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
       }
       return r;
     }
+    case 'gemini': {
+      // a GenerateContentResponse (ai.google.dev/api/generate-content), or {"error": {code, message, status}}
+      if (v.error != null) return { role: 'error', message: errorText(v.error) };
+      const r: Reading = { role: 'other' };
+      const cands = Array.isArray(v.candidates) ? v.candidates : [];
+      const byPosition = cands.every((c) => !isObj(c) || c.index === undefined);
+      const rawArgs = rawValues(data, 'args');
+      let k = 0;
+      for (const [i, c] of cands.entries()) {
+        const parts = isObj(c) && isObj(c.content) && Array.isArray(c.content.parts) ? c.content.parts : [];
+        const followed = isObj(c) && (byPosition ? i === choice : c.index === choice);
+        for (const part of parts) {
+          if (!isObj(part)) continue;
+          const args = isObj(part.functionCall) ? part.functionCall.args : undefined;
+          const raw = args === undefined ? undefined : rawArgs[k++];
+          if (!followed) continue;
+          if (typeof part.text === 'string') {
+            if (part.thought === true) r.reasoning = (r.reasoning ?? '') + part.text;
+            else { r.text = (r.text ?? '') + part.text; (r.texts ??= []).push(part.text); r.textKey = 'text'; r.role = 'delta'; }
+          }
+          if (typeof part.thoughtSignature === 'string') { (r.signatures ??= []).push(part.thoughtSignature); r.reasoningEnd = true; }
+          if (isObj(part.functionCall)) {
+            const fc = part.functionCall;
+            const text = args === undefined || args === null || typeof args === 'string' ? '{}' : raw!;
+            (r.calls ??= []).push({ op: 'whole', id: typeof fc.id === 'string' ? fc.id : '', name: typeof fc.name === 'string' ? fc.name : '', args: text });
+          }
+        }
+        if (followed && typeof c.finishReason === 'string') {
+          r.role = 'completion';
+          r.finishReason = c.finishReason;
+        }
+      }
+      const pf = isObj(v.promptFeedback) ? v.promptFeedback : {};
+      if (r.role !== 'completion' && typeof pf.blockReason === 'string') {
+        r.role = 'completion';
+        r.finishReason = pf.blockReason;
+      }
+      if (r.role === 'completion' && isObj(v.usageMetadata)) r.usage = v.usageMetadata;
+      return r;
+    }
     case 'ddg': {
       if (v.error != null) return { role: 'error', message: errorText(v.error) };
       if (v.action === 'error') return { role: 'error', message: typeof v.type === 'string' ? v.type : 'error' };
@@ -618,11 +668,12 @@ export function reference(body: string, format: ModelFormat, choice = 0): Refere
     }
     if (m.text !== undefined) {
       frame.text = m.text;
-      frame.literals = literalsOf(r.data, m.textKey!, [m.text]);
+      frame.literals = literalsOf(r.data, m.textKey!, m.texts ?? [m.text]);
       ref.text += m.text;
     }
     if (m.reasoning !== undefined) { frame.reasoning = m.reasoning; ref.reasoning += m.reasoning; }
     if (m.signature !== undefined) { frame.signature = m.signature; ref.signatures.push(m.signature); }
+    for (const sg of m.signatures ?? []) { frame.signature = sg; ref.signatures.push(sg); }
     if (m.redacted !== undefined) { frame.redacted = m.redacted; ref.signatures.push(m.redacted); }
     if (m.reasoningEnd) frame.reasoningEnd = true;
     frame.calls = m.calls ?? [];
@@ -2081,8 +2132,230 @@ data: [DONE]
   });
 }
 
+// ----- Gemini (streamGenerateContent?alt=sse) --------------------------------------------------
+// Written from ai.google.dev/api/generate-content (GenerateContentResponse, Candidate, Part,
+// FunctionCall, UsageMetadata, PromptFeedback) and the streams the API sends: CR LF line ends,
+// Google's JSON spacing (a space after each colon), usageMetadata in every chunk.
+
+{
+  const c = (text: string, extra = '') => `data: {"candidates": [{"content": {"parts": [{"text": ${JSON.stringify(text)}}],"role": "model"}${extra},"index": 0}],"usageMetadata": {"promptTokenCount": 9,"totalTokenCount": 9},"modelVersion": "gemini-2.5-flash","responseId": "mJ4vaLnrMs"}\n\n`;
+  const body = crlf(c('Grüße aus 東京 ')
+    + c(`🇯🇵 und e${'\u0301'} — "Zitat"\\`)
+    + `data: {"candidates": [{"content": {"parts": [{"text": "\\tEnde.\\n"}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 9,"candidatesTokenCount": 14,"totalTokenCount": 23,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 9}]},"modelVersion": "gemini-2.5-flash","responseId": "mJ4vaLnrMs"}\n\n`);
+  add({
+    name: 'gemini-basic',
+    format: 'gemini',
+    note: 'CR LF events, text in parts, the last chunk with finishReason STOP and the whole usageMetadata completes it',
+    body,
+    expected: {
+      text: `Grüße aus 東京 🇯🇵 und e${'\u0301'} — "Zitat"\\\tEnde.\n`,
+      reasoning: '', status: 'done', finishReason: 'STOP', events: 3, comments: [],
+      usage: { promptTokenCount: 9, candidatesTokenCount: 14, totalTokenCount: 23, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 9 }] },
+    },
+  });
+}
+
+{
+  const body = crlf(`data: {"candidates":[{"content":{"parts":[{"text":"**Weighing the options**\\nThe user asks for","thought":true}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":12,"totalTokenCount":40,"thoughtsTokenCount":28},"modelVersion":"gemini-2.5-pro"}
+
+data: {"candidates":[{"content":{"parts":[{"text":" a haiku.","thought":true}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":12,"totalTokenCount":52,"thoughtsTokenCount":40},"modelVersion":"gemini-2.5-pro"}
+
+data: {"candidates":[{"content":{"parts":[{"text":"古池や\\n","thoughtSignature":"CiQBVKhc7v2Pw3t0k5Z9yPq0sQ=="}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":12,"candidatesTokenCount":4,"totalTokenCount":56,"thoughtsTokenCount":40},"modelVersion":"gemini-2.5-pro"}
+
+data: {"candidates":[{"content":{"parts":[{"text":"蛙飛び込む\\n水の音"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":12,"candidatesTokenCount":11,"totalTokenCount":63,"thoughtsTokenCount":40},"modelVersion":"gemini-2.5-pro"}
+
+data: {"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":12,"candidatesTokenCount":11,"totalTokenCount":63,"cachedContentTokenCount":4,"thoughtsTokenCount":40},"modelVersion":"gemini-2.5-pro"}
+
+`);
+  add({
+    name: 'gemini-thinking',
+    format: 'gemini',
+    note: 'thought: true parts are reasoning, never text; the thoughtSignature on the first answer part is kept',
+    body,
+    expected: {
+      text: '古池や\n蛙飛び込む\n水の音',
+      reasoning: '**Weighing the options**\nThe user asks for a haiku.', status: 'done', finishReason: 'STOP', events: 5, comments: [],
+      usage: { promptTokenCount: 12, candidatesTokenCount: 11, totalTokenCount: 63, cachedContentTokenCount: 4, thoughtsTokenCount: 40 },
+      signatures: ['CiQBVKhc7v2Pw3t0k5Z9yPq0sQ=='],
+    },
+  });
+}
+
+{
+  const body = crlf(`data: {"candidates": [{"content": {"parts": [{"text": "Ich sehe nach: "}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 70,"totalTokenCount": 70},"modelVersion": "gemini-2.5-flash"}
+
+data: {"candidates": [{"content": {"parts": [{"functionCall": {"id": "call-7f3a","name": "get_weather","args": {"city": "Zürich","units": "celsius","text": "not the answer's"}},"thoughtSignature": "EpQCAcu98PBz"},{"functionCall": {"name": "get_time","args": {"zones": ["Europe/Zurich", "Asia/Tokyo"],"nested": {"a": [1, 2.5e3, true, null]}}}},{"functionCall": {"name": "list_alerts"}}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 70,"candidatesTokenCount": 31,"totalTokenCount": 101},"modelVersion": "gemini-2.5-flash"}
+
+`);
+  add({
+    name: 'gemini-function-calls',
+    format: 'gemini',
+    note: 'text, then three whole functionCalls in one chunk: with an id and a thoughtSignature, nested args, and no args at all ({}); STOP with calls',
+    body,
+    expected: {
+      text: 'Ich sehe nach: ',
+      reasoning: '', status: 'done', finishReason: 'STOP', events: 2, comments: [],
+      usage: { promptTokenCount: 70, candidatesTokenCount: 31, totalTokenCount: 101 },
+      signatures: ['EpQCAcu98PBz'],
+      toolCalls: [
+        { index: 0, id: 'call-7f3a', name: 'get_weather', arguments: '{"city": "Zürich","units": "celsius","text": "not the answer\'s"}', done: true, valid: true },
+        { index: 1, id: '', name: 'get_time', arguments: '{"zones": ["Europe/Zurich", "Asia/Tokyo"],"nested": {"a": [1, 2.5e3, true, null]}}', done: true, valid: true },
+        { index: 2, id: '', name: 'list_alerts', arguments: '{}', done: true, valid: true },
+      ],
+    },
+  });
+}
+
+{
+  const body = crlf(`data: {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT","safetyRatings": [{"category": "HARM_CATEGORY_DANGEROUS_CONTENT","probability": "HIGH"}]},"usageMetadata": {"promptTokenCount": 31,"totalTokenCount": 31},"modelVersion": "gemini-2.5-flash"}
+
+`);
+  add({
+    name: 'gemini-blocked',
+    format: 'gemini',
+    note: 'a refused prompt: promptFeedback.blockReason and no candidates, the one chunk; done with that reason',
+    body,
+    expected: {
+      text: '', reasoning: '', status: 'done', finishReason: 'PROHIBITED_CONTENT', events: 1, comments: [],
+      usage: { promptTokenCount: 31, totalTokenCount: 31 },
+    },
+  });
+}
+
+{
+  const body = crlf(`data: {"candidates": [{"content": {"parts": [{"text": "Der Anfang, "}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 5,"totalTokenCount": 5}}
+
+data: {"candidates": [{"content": {"parts": [{"text": "und dann"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 5,"totalTokenCount": 5}}
+
+data: {"error": {"code": 503,"message": "The model is overloaded. Please try again later.","status": "UNAVAILABLE"}}
+
+`);
+  add({
+    name: 'gemini-error-mid',
+    format: 'gemini',
+    note: 'text, then an {"error": {code, message, status}} chunk: ERR_PROVIDER, never a quiet end',
+    body,
+    expected: {
+      text: 'Der Anfang, und dann',
+      reasoning: '', status: 'failed', events: 3, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'The model is overloaded.', offset: at(body, '{"error"') },
+    },
+  });
+}
+
+{
+  const body = `{
+  "error": {
+    "code": 400,
+    "message": "API key not valid. Please pass a valid API key.",
+    "status": "INVALID_ARGUMENT",
+    "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com"}]
+  }
+}
+`;
+  add({
+    name: 'gemini-error-body',
+    format: 'gemini',
+    note: 'a failed request (400): one JSON error body, as Google writes it',
+    body,
+    expected: {
+      text: '', reasoning: '', status: 'failed', events: 1, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'API key not valid. Please pass a valid API key.', offset: 0 },
+    },
+  });
+}
+
+{
+  const body = crlf(`data: {"candidates": [{"content": {"parts": [{"text": "Ein Satz, "}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 5,"totalTokenCount": 5}}
+
+data: {"candidates": [{"content": {"parts": [{"text": "der nie endet 👩${ZWJ}💻"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 5,"totalTokenCount": 5}}
+
+`);
+  add({
+    name: 'gemini-truncated',
+    format: 'gemini',
+    note: 'every event whole, but no chunk with a finishReason before EOF: truncated',
+    body,
+    expected: {
+      text: `Ein Satz, der nie endet 👩${ZWJ}💻`,
+      reasoning: '', status: 'truncated', events: 2, comments: [],
+      error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(body) },
+    },
+  });
+}
+
+{
+  const body = crlf(`data: {"candidates": [{"content": {"parts": [{"text": "Bis hier"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 5,"totalTokenCount": 5}}
+
+data: {"candidates": [{"content": {"parts": [{"text": " und nicht weiter"}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 5,"candidatesTokenCount": 6,"totalTok`);
+  add({
+    name: 'gemini-cut-in-event',
+    format: 'gemini',
+    note: 'the connection drops inside the finishing chunk: that event never ends, the stream is truncated',
+    body,
+    expected: {
+      text: 'Bis hier',
+      reasoning: '', status: 'truncated', events: 1, comments: [],
+      error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(body) },
+    },
+  });
+}
+
+{
+  const body = crlf(`data: {"candidates": [{"content": {"parts": [{"text": "Gut"}],"role": "model"},"index": 0}]}
+
+data: {"candidates": [{"content": {"parts": [{"text": "so"}],"role": "model"},"index": 0,}]}
+
+`);
+  add({
+    name: 'gemini-bad-event',
+    format: 'gemini',
+    note: 'a trailing comma: ERR_BAD_EVENT at the ]',
+    body,
+    expected: {
+      text: 'Gut',
+      reasoning: '', status: 'failed', events: 2, comments: [],
+      error: { code: 'ERR_BAD_EVENT', offset: at(body, '0,}]', 2) },
+    },
+  });
+}
+
+{
+  // two candidates (candidateCount: 2), the chunks without index fields, several text parts in one chunk
+  const body = crlf(`data: {"candidates":[{"content":{"parts":[{"text":"A: "},{"text":"ja"}],"role":"model"}},{"content":{"parts":[{"text":"B: "},{"text":"nein"}],"role":"model"}}],"modelVersion":"gemini-2.0-flash"}
+
+data: {"candidates":[{"content":{"parts":[{"text":", gern."}],"role":"model"}},{"content":{"parts":[{"text":", leider."}],"role":"model"}}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":8,"totalTokenCount":11}}
+
+data: {"candidates":[{"content":{"parts":[{"text":" Ende"}],"role":"model"},"finishReason":"MAX_TOKENS"},{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":10,"totalTokenCount":13}}
+
+`);
+  add({
+    name: 'gemini-candidates',
+    format: 'gemini',
+    note: 'two candidates without index fields, followed by position; several text parts in a chunk; MAX_TOKENS',
+    body,
+    expected: {
+      text: 'A: ja, gern. Ende',
+      reasoning: '', status: 'done', finishReason: 'MAX_TOKENS', events: 3, comments: [],
+      usage: { promptTokenCount: 3, candidatesTokenCount: 10, totalTokenCount: 13 },
+    },
+  });
+  add({
+    name: 'gemini-candidates-choice-1',
+    format: 'gemini',
+    choice: 1,
+    note: 'the same stream, following the second candidate (its own finishReason)',
+    body,
+    expected: {
+      text: 'B: nein, leider.',
+      reasoning: '', status: 'done', finishReason: 'STOP', events: 3, comments: [],
+      usage: { promptTokenCount: 3, candidatesTokenCount: 10, totalTokenCount: 13 },
+    },
+  });
+}
+
 export const FIXTURES: readonly Fixture[] = fixtures;
-export const FORMATS: readonly ModelFormat[] = ['openai', 'openai-responses', 'anthropic', 'ollama', 'ddg'];
+export const FORMATS: readonly ModelFormat[] = ['openai', 'openai-responses', 'anthropic', 'ollama', 'ddg', 'gemini'];
 
 /** The JSON texts, as written, of the values of every member named `key` (spelled without escapes) in a JSON text, in order. */
 export function rawValues(json: string, key: string): string[] {

@@ -19,6 +19,12 @@ export const WORDS: Record<ModelFormat, Record<string, [string, string]>> = {
   'openai-responses': { completed: ['stop', 'end_turn'], incomplete: ['length', 'max_tokens'] },
   ollama: { stop: ['stop', 'end_turn'], length: ['length', 'max_tokens'] },
   ddg: {},
+  // ai.google.dev/api/generate-content#FinishReason and #BlockReason; OpenAI's own Gemini endpoint says
+  // stop, length and content_filter for these
+  gemini: {
+    STOP: ['stop', 'end_turn'], MAX_TOKENS: ['length', 'max_tokens'], SAFETY: ['content_filter', 'refusal'], RECITATION: ['content_filter', 'refusal'],
+    PROHIBITED_CONTENT: ['content_filter', 'refusal'], BLOCKLIST: ['content_filter', 'refusal'], SPII: ['content_filter', 'refusal'],
+  },
 };
 
 /** The upstream's usage in one shape (input counts cached tokens), written here from each format's documentation. */
@@ -35,6 +41,11 @@ export function counts(format: ModelFormat, u: Obj | undefined): { input: number
       return { input: (n(u.input_tokens) ?? 0) + (read ?? 0) + (write ?? 0), output: n(u.output_tokens) ?? 0, read, write };
     }
     case 'ollama': return { input: n(u.prompt_eval_count) ?? 0, output: n(u.eval_count) ?? 0 };
+    // UsageMetadata: promptTokenCount counts the cached ones; thoughts are output beside candidatesTokenCount
+    case 'gemini': {
+      const thoughts = n(u.thoughtsTokenCount);
+      return { input: n(u.promptTokenCount) ?? 0, output: (n(u.candidatesTokenCount) ?? 0) + (thoughts ?? 0), read: n(u.cachedContentTokenCount), reasoning: thoughts };
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-// A differential fuzz of agents' streams: generated OpenAI, Anthropic, Responses and Ollama streams
+// A differential fuzz of agents' streams: generated OpenAI, Anthropic, Responses, Ollama and Gemini streams
 // of text, reasoning and tool calls whose arguments come in fragments (cut anywhere in the JSON
 // text, a surrogate pair split between two fragments, escapes spelled at random), calls in
 // parallel, empty fragments, a fragment of a call that never began, and events just across the
@@ -155,13 +155,33 @@ function ollamaStream(r: Rnd): string {
   return s + '{"model":"m","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","eval_count":5}\n';
 }
 
+/** Gemini: thought parts, text parts (several to a chunk at times), whole functionCalls (no args, nested args, an id), a signature; CR LF. */
+function geminiStream(r: Rnd): string {
+  const chunk = (parts: string[], extra = '') => `data: {"candidates":[{"content":{"parts":[${parts.join(',')}],"role":"model"}${extra}${chance(r, 0.5) ? ',"index":0' : ''}}],"usageMetadata":{"promptTokenCount":4,"totalTokenCount":${4 + Math.floor(r() * 50)}}}\r\n\r\n`;
+  const part = (): string => {
+    const x = r();
+    if (x < 0.2) return `{"text":${say(r)},"thought":true}`;
+    if (x < 0.3) return `{"text":${say(r)},"thoughtSignature":${lit(r, `sig${Math.floor(r() * 99)}`)}}`;
+    if (x < 0.5) {
+      const args = chance(r, 0.15) ? '' : `,"args":{"path":${lit(r, word(r))},"n":[${Math.floor(r() * 9)},{"deep":${say(r)}}]}`;
+      return `{"functionCall":{${chance(r, 0.3) ? `"id":"fc-${Math.floor(r() * 999)}",` : ''}"name":"f${Math.floor(r() * 3)}"${args}}${chance(r, 0.3) ? `,"thoughtSignature":${lit(r, 'sg')}` : ''}}`;
+    }
+    return `{"text":${say(r)}}`;
+  };
+  let s = '';
+  for (let i = 0, n = Math.floor(r() * 7); i < n; i++) s += chunk(Array.from({ length: chance(r, 0.2) ? 2 + Math.floor(r() * 2) : 1 }, part));
+  if (chance(r, 0.1)) return s;
+  const last = chance(r, 0.5) ? [part()] : [];
+  return s + chunk(last, `,"finishReason":${pick(r, ['"STOP"', '"MAX_TOKENS"', '"SAFETY"'])}`);
+}
+
 /**
  * The generators. With `strays`, a stream may hold fragments of a call that never began, or of
  * one that ended (malformed, and passed through as they are from a format to itself, where a
  * client rejects them: left out of the streams relayed to their own format).
  */
 const GENERATE: Record<Exclude<ModelFormat, 'ddg'>, (r: Rnd, strays: boolean) => string> = {
-  openai: openaiStream, anthropic: anthropicStream, 'openai-responses': responsesStream, ollama: ollamaStream,
+  openai: openaiStream, anthropic: anthropicStream, 'openai-responses': responsesStream, ollama: ollamaStream, gemini: geminiStream,
 };
 
 /** A generated stream as a fixture whose expectations are the reference reading's. */

@@ -111,6 +111,17 @@ function stream(r: Rnd, format: ModelFormat): string {
         top = set(top, 'message', render(msg, w));
         return `${render(top, w.map((s) => s.replace('\n', ' ')))}\n`;
       }
+      case 'gemini': {
+        let part: Members = [['text', text]];
+        let cand: Members = [['content', ''], ['index', '0']];
+        let top: Members = [['candidates', ''], ['usageMetadata', `{"promptTokenCount":7,"totalTokenCount":${counter ? 7 + i : 7}}`], ['modelVersion', '"gemini-2.5-flash"'], ['responseId', id]];
+        if (b === 1) part = [...part, ['thought', 'true']];
+        if (b === 2) part = set(part, 'text', pick(r, BAD_STRINGS));
+        if (b === 3) cand = set(cand, 'index', '1');
+        cand = set(cand, 'content', render([['parts', `[${render(part, w)}]`], ['role', '"model"']], w));
+        top = set(top, 'candidates', `[${render(cand, w)}]`);
+        return sse(render(top, w));
+      }
       default: {
         let top: Members = [['role', '"assistant"'], ['message', text], ['created', '1700000000'], ['id', id], ['action', '"success"'], ['model', '"gpt-4o-mini"']];
         if (b === 1) top = set(top, 'message', pick(r, BAD_STRINGS.slice(0, 3)));
@@ -119,7 +130,7 @@ function stream(r: Rnd, format: ModelFormat): string {
       }
     }
   };
-  const breaks = { openai: 15, anthropic: 7, 'openai-responses': 4, ollama: 3, ddg: 2 }[format];
+  const breaks = { openai: 15, anthropic: 7, 'openai-responses': 4, ollama: 3, ddg: 2, gemini: 3 }[format];
   if (format === 'openai') body += sse(`{"id":${id},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`);
   if (format === 'anthropic') body += sse('{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}', 'content_block_start');
   for (let i = 0; i < n; i++) {
@@ -131,6 +142,7 @@ function stream(r: Rnd, format: ModelFormat): string {
     case 'anthropic': body += sse('{"type":"message_stop"}', 'message_stop'); break;
     case 'openai-responses': body += sse('{"type":"response.completed","response":{"status":"completed"}}', 'response.completed'); break;
     case 'ollama': body += '{"model":"llama3.2","done":true,"done_reason":"stop"}\n'; break;
+    case 'gemini': body += sse('{"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP","index":0}]}'); break;
     default: body += 'data: [DONE]\r\n';
   }
   return body;
@@ -151,7 +163,7 @@ function perEvents(body: string, bytes: Uint8Array, k: number, lines: boolean): 
   return cut(bytes, ends.filter((e) => e < bytes.length));
 }
 
-const FORMATS: ModelFormat[] = ['openai', 'anthropic', 'openai-responses', 'ollama', 'ddg'];
+const FORMATS: ModelFormat[] = ['openai', 'anthropic', 'openai-responses', 'ollama', 'ddg', 'gemini'];
 
 describe('quiet events read by their shape give what the JSON.parse reading gives', () => {
   for (const format of FORMATS) {

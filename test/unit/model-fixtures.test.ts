@@ -7,7 +7,7 @@ import { TextAssembler } from '../../bindings/index.js';
 import { FIXTURES, FORMATS, eventsourceParse, jsonErrorAt, reference, scanSseBody } from '../helpers/model-fixtures.js';
 
 const dec = new TextDecoder();
-const isSse = (format: string) => format === 'openai' || format === 'openai-responses' || format === 'anthropic';
+const isSse = (format: string) => format === 'openai' || format === 'openai-responses' || format === 'anthropic' || format === 'gemini';
 
 describe.each(FIXTURES.map((f) => [f.name, f] as const))('fixture %s', (_, f) => {
   const ref = reference(f.body, f.format, f.choice);

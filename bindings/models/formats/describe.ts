@@ -60,8 +60,11 @@ export interface Sink {
    * `.done`), taken only when the call has none yet.
    */
   onToolArguments(doc: Doc, key: number, j: number, ifNone?: boolean): void;
-  /** A whole call in one: begun, its arguments a JSON value (record `args`: Ollama's object), ended. */
-  onWholeToolCall(doc: Doc, id: number, name: number, args: number): void;
+  /**
+   * A whole call in one: begun, its arguments a JSON value (record `args`: Ollama's or Gemini's
+   * object), ended. `noArgs`: the arguments when there is no `args` record (Gemini's `{}`).
+   */
+  onWholeToolCall(doc: Doc, id: number, name: number, args: number, noArgs?: string): void;
   /** The call with `key` ended. */
   onToolCallEnd(doc: Doc, key: number): void;
   /** Every call ended (OpenAI's finish reason). */
@@ -119,7 +122,8 @@ export interface Usage {
 
 /** Everything seam knows of one provider's stream: one object per format, the only place its facts are written. */
 export interface FormatSpec {
-  readonly framing: 'sse' | 'lines';
+  /** Server-Sent Events, lines, or AWS's binary event stream (each message's payload an event, under its `:event-type`). */
+  readonly framing: 'sse' | 'lines' | 'eventstream';
   /** The media type its stream comes as. */
   readonly contentType: string;
   /** Lines: a leading `data:` is not part of the JSON (ddg). */
@@ -136,6 +140,10 @@ export interface FormatSpec {
   readonly template: Uint8Array;
   /** Reads one event (its JSON parsed without error). */
   read(doc: Doc, sink: Sink): void;
+  /** AWS's event stream of InvokeModelWithResponseStream: each `chunk` message's `bytes` (base64) is one event of this format. */
+  readonly invoke?: boolean;
+  /** Reads an event that comes after the completion, for its usage only (Bedrock's `metadata` after `messageStop`). */
+  readonly trailer?: (doc: Doc, sink: Pick<Sink, 'onUsage'>) => void;
   /** A body that is not an event stream but one JSON value (an HTTP error answer): the provider's error in it, if it is one. */
   errorBody(body: unknown): ProviderError | undefined;
   /** Its usage object's counts. */

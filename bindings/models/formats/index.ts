@@ -2,7 +2,9 @@
 // this one), the only place its facts are written. The library reads streams with them, and the
 // command and the gateway take what they need of them from here (through the package's exports).
 import { anthropic } from './anthropic.js';
+import { bedrock, bedrockInvoke } from './bedrock.js';
 import { ddg } from './ddg.js';
+import { gemini } from './gemini.js';
 import { type FormatSpec, type ProviderError, type Usage, finishIn } from './describe.js';
 import { ollama } from './ollama.js';
 import { openai } from './openai.js';
@@ -11,10 +13,10 @@ import { openaiResponses } from './openai-responses.js';
 export type { ProviderError, Usage } from './describe.js';
 
 /** The formats a model stream can be read in. */
-export type ModelFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg';
+export type ModelFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg' | 'gemini' | 'bedrock' | 'bedrock-invoke';
 
 export const FORMATS: Readonly<Record<ModelFormat, FormatSpec>> = {
-  openai, 'openai-responses': openaiResponses, anthropic, ollama, ddg,
+  openai, 'openai-responses': openaiResponses, anthropic, ollama, ddg, gemini, bedrock, 'bedrock-invoke': bedrockInvoke,
 };
 
 /** Every format, in the order the messages list them. */
@@ -26,8 +28,8 @@ export type ClientFormat = 'openai' | 'anthropic';
 /** What seam knows of a format, for code around a stream (a gateway, a command): {@link describeFormat}. */
 export interface ModelFormatFacts {
   readonly format: ModelFormat;
-  /** How its stream is framed: Server-Sent Events, NDJSON (a JSON value per line), or other lines (ddg's `data:` lines). */
-  readonly framing: 'sse' | 'ndjson' | 'lines';
+  /** How its stream is framed: Server-Sent Events, NDJSON (a JSON value per line), other lines (ddg's `data:` lines), or AWS's binary event stream (Bedrock). */
+  readonly framing: 'sse' | 'ndjson' | 'lines' | 'eventstream';
   /** The media type its stream comes as. */
   readonly contentType: string;
   /** What completes its stream, in words (`data: [DONE]`, `a message_stop event`, …). */
@@ -50,7 +52,7 @@ export function describeFormat(format: ModelFormat): ModelFormatFacts {
   if (f === undefined) {
     f = Object.freeze({
       format,
-      framing: spec.framing === 'sse' ? 'sse' : spec.stripData ? 'lines' : 'ndjson',
+      framing: spec.framing === 'sse' || spec.framing === 'eventstream' ? spec.framing : spec.stripData ? 'lines' : 'ndjson',
       contentType: spec.contentType,
       completion: spec.completion,
       finishReason: (reason: string, to: ClientFormat) => finishIn(spec, reason, to),

@@ -1,0 +1,462 @@
+// Layer 2 (frames): AWS's binary event stream (application/vnd.amazon.eventstream), the framing of
+// Bedrock's ConverseStream and InvokeModelWithResponseStream. A message is a 12-byte prelude
+// (total length, headers length: big-endian u32; a CRC32 of those 8 bytes), its headers (name
+// length u8, name, type u8, value: ten types), its payload, and a CRC32 of everything before it.
+// Both CRCs are checked here (CRC-32/ISO-HDLC, slicing by 8); a total length past the stream's
+// limit is an error as soon as the prelude is read, before a byte of the message is buffered.
+//
+// A push frames the `len` bytes at IN_PTR, with the message the last push ended inside (held in
+// the stream's buffer): one record per whole message in the span area (ES_REC_WORDS each) and
+// one entry per header in the header area (ESH_WORDS each), pointing at the bytes where they lie
+// (the input window, or the buffer for the message that straddled pushes): valid until the next
+// call. A message cut by the end of the push is held for the next one.
+import {
+  ESE_HEADER, ESE_HEADERS, ESE_LENGTH, ESE_LIMIT, ESE_MESSAGE_CRC, ESE_PRELUDE_CRC, ESH_NAME, ESH_NAME_LEN, ESH_TYPE, ESH_VALUE, ESH_VALUE_LEN,
+  ESH_WORDS, ESR_ERR, ESR_ERR_AT, ESR_ERR_GOT, ESR_ERR_WANT, ESR_NHDR, ESR_NREC, ES_HDR_CAP, ES_HDR_PTR, ES_MT_ERROR, ES_MT_EVENT,
+  ES_MT_EXCEPTION, ES_MT_NONE, ES_MT_OTHER, ER_EVENT, ER_EVENT_LEN, ER_HDR0, ER_LEN, ER_MESSAGE, ER_MESSAGE_LEN, ER_MTYPE, ER_NHDR,
+  ER_PAYLOAD, ER_PAYLOAD_LEN, ER_START, ES_REC_WORDS, ES_STATE_BYTES, IN_PTR, R_MORE, SPAN_BYTES, SPAN_PTR,
+} from './abi';
+import { allocZeroed, freeRecord, release, reserve, res } from './runtime';
+
+/** The headers a reader of Bedrock's streams acts on. */
+const ES_MESSAGE_TYPE = ':message-type';
+const ES_EVENT = ':event-type';
+const ES_EXCEPTION = ':exception-type';
+const ES_ERROR_CODE = ':error-code';
+const ES_ERROR_MESSAGE = ':error-message';
+
+// ---- CRC32 (reflected 0xEDB88320), slicing by 8 ------------------------------------------------
+
+/** Eight tables of 256 words: T[k][b] is the CRC of byte b followed by k zero bytes. */
+const CRC_T: usize = memory.data(8 * 256 * 4, 16);
+let crcReady = false;
+
+function crcInit(): void {
+  for (let i: u32 = 0; i < 256; i++) {
+    let c = i;
+    for (let k = 0; k < 8; k++) c = (c & 1) != 0 ? 0xEDB88320 ^ (c >>> 1) : c >>> 1;
+    store<u32>(CRC_T + (<usize>i << 2), c);
+  }
+  for (let t: usize = 1; t < 8; t++) {
+    for (let i: usize = 0; i < 256; i++) {
+      const prev = load<u32>(CRC_T + ((t - 1) << 10) + (i << 2));
+      store<u32>(CRC_T + (t << 10) + (i << 2), (prev >>> 8) ^ load<u32>(CRC_T + (<usize>(prev & 0xFF) << 2)));
+    }
+  }
+  crcReady = true;
+}
+
+// @ts-ignore: decorator
+@inline function tab(t: usize, b: u32): u32 {
+  return load<u32>(CRC_T + (t << 10) + (<usize>(b & 0xFF) << 2));
+}
+
+/** The CRC32 of the `n` bytes at `p`, continuing `crc` (0 to begin). */
+export function crc32(p: usize, n: usize, crc: u32): u32 {
+  if (!crcReady) crcInit();
+  let c = ~crc;
+  while (n >= 8) {
+    const a = load<u32>(p) ^ c;
+    const b = load<u32>(p, 4);
+    c = tab(7, a) ^ tab(6, a >>> 8) ^ tab(5, a >>> 16) ^ tab(4, a >>> 24) ^ tab(3, b) ^ tab(2, b >>> 8) ^ tab(1, b >>> 16) ^ tab(0, b >>> 24);
+    p += 8;
+    n -= 8;
+  }
+  while (n != 0) {
+    c = tab(0, c ^ <u32>load<u8>(p)) ^ (c >>> 8);
+    p++;
+    n--;
+  }
+  return ~c;
+}
+
+// ---- the stream's state -----------------------------------------------------------------------
+
+/** The buffer: the held message's bytes (from 0, or from O_HOLD after a message completed in it). */
+const O_BUF: usize = 0;
+const O_CAP: usize = 4;
+/** Bytes of the held (unfinished) message. */
+const O_HELD: usize = 8;
+const O_MAX: usize = 12;
+/** Where the held message begins in the buffer (a message that completed in it lies before). */
+const O_HOLD: usize = 16;
+/** A buffer replaced during the last call (its message's records pointed into it): freed by the next. */
+const O_OLD: usize = 20;
+const O_OLD_CAP: usize = 24;
+/** Continuation after R_MORE: where the run goes on, and its end. */
+const O_POS: usize = 28;
+const O_END: usize = 32;
+
+/** Bytes of a message's prelude, and of its smallest whole (prelude, no headers, no payload, its CRC). */
+const PRELUDE: u32 = 12;
+const MIN_MESSAGE: u32 = 16;
+/** The buffer's first size. */
+const MIN_CAP: usize = 256;
+
+const REC_BYTES: usize = <usize>ES_REC_WORDS << 2;
+const REC_MAX: i32 = <i32>(SPAN_BYTES / REC_BYTES);
+const HDR_BYTES: usize = <usize>ESH_WORDS << 2;
+
+let nrec: i32 = 0;
+let nhdr: i32 = 0;
+
+/** A new stream: frames of at most `max` bytes. */
+export function esNew(max: u32): usize {
+  if (!crcReady) crcInit();
+  const st = allocZeroed(ES_STATE_BYTES);
+  store<u32>(st, max, O_MAX);
+  return st;
+}
+
+/** Gives the stream's record and buffers back. */
+export function esFree(st: usize): void {
+  freeBuffers(st);
+  freeRecord(st, ES_STATE_BYTES);
+}
+
+/** A new stream on the same record (the buffer is given back). */
+export function esReset(st: usize): void {
+  freeBuffers(st);
+  store<u32>(st, 0, O_HELD);
+  store<u32>(st, 0, O_HOLD);
+}
+
+/** Bytes held of an unfinished message. */
+export function esHeld(st: usize): u32 {
+  return load<u32>(st, O_HELD);
+}
+
+function freeBuffers(st: usize): void {
+  const b = <usize>load<u32>(st, O_BUF);
+  if (b != 0) {
+    heap.free(b);
+    release(<usize>load<u32>(st, O_CAP));
+  }
+  store<u32>(st, 0, O_BUF);
+  store<u32>(st, 0, O_CAP);
+  dropOld(st);
+}
+
+function dropOld(st: usize): void {
+  const o = <usize>load<u32>(st, O_OLD);
+  if (o != 0) {
+    heap.free(o);
+    release(<usize>load<u32>(st, O_OLD_CAP));
+    store<u32>(st, 0, O_OLD);
+    store<u32>(st, 0, O_OLD_CAP);
+  }
+}
+
+/**
+ * Room for `need` bytes from the buffer's start. `keep`: the bytes before O_HOLD are a message this
+ * call reported (its records point into them), so the buffer is not moved: a new one is made for
+ * the held bytes, and the old one kept until the next call.
+ */
+function room(st: usize, need: usize, keep: bool): usize {
+  const cap = <usize>load<u32>(st, O_CAP);
+  let b = <usize>load<u32>(st, O_BUF);
+  if (need <= cap) return b;
+  let nc = cap < MIN_CAP ? MIN_CAP : cap;
+  while (nc < need) nc = nc << 1 > need + (need >> 1) ? need : nc << 1;
+  if (keep && b != 0) {
+    dropOld(st);
+    store<u32>(st, <u32>b, O_OLD);
+    store<u32>(st, <u32>cap, O_OLD_CAP);
+    reserve(nc);
+    b = heap.alloc(nc);
+  } else {
+    reserve(nc);
+    b = b == 0 ? heap.alloc(nc) : heap.realloc(b, nc);
+    release(cap);
+  }
+  store<u32>(st, <u32>b, O_BUF);
+  store<u32>(st, <u32>nc, O_CAP);
+  return b;
+}
+
+// @ts-ignore: decorator
+@inline function be32(p: usize): u32 {
+  return bswap<u32>(load<u32>(p));
+}
+
+/** Stops the call with error `code` for the message at `rel` (relative to IN_PTR). */
+function fail(code: i32, rel: i32, want: u32, got: u32): i32 {
+  res(ESR_ERR, code);
+  res(ESR_ERR_AT, rel);
+  res(ESR_ERR_WANT, <i32>want);
+  res(ESR_ERR_GOT, <i32>got);
+  return done(0);
+}
+
+function done(status: i32): i32 {
+  res(ESR_NREC, nrec);
+  res(ESR_NHDR, nhdr);
+  return status;
+}
+
+/** Checks the prelude at `p` (12 bytes there): 0, or the error it is (reported). */
+function prelude(st: usize, p: usize, rel: i32): i32 {
+  const total = be32(p);
+  const hl = be32(p + 4);
+  const want = be32(p + 8);
+  const got = crc32(p, 8, 0);
+  if (want != got) return fail(ESE_PRELUDE_CRC, rel, want, got) | 0x100;
+  if (total > load<u32>(st, O_MAX)) return fail(ESE_LIMIT, rel, total, load<u32>(st, O_MAX)) | 0x100;
+  if (total < MIN_MESSAGE || hl > total - MIN_MESSAGE) return fail(ESE_LENGTH, rel, total, hl) | 0x100;
+  return 0;
+}
+
+/** Whether a header's name is `word` (ASCII, compared in place). */
+function nameIs(p: usize, n: usize, word: string): bool {
+  if (<i32>n != word.length) return false;
+  for (let i = 0; i < <i32>n; i++) if (<i32>load<u8>(p + <usize>i) != word.charCodeAt(i)) return false;
+  return true;
+}
+
+/**
+ * Reads the whole message at `p` (its prelude checked): its CRC, its headers, its record.
+ * Returns 0, or the error it is (reported).
+ */
+function message(p: usize, rel: i32): i32 {
+  const total = be32(p);
+  const hl = be32(p + 4);
+  const want = be32(p + <usize>total - 4);
+  const got = crc32(p, <usize>total - 4, 0);
+  if (want != got) return fail(ESE_MESSAGE_CRC, rel, want, got) | 0x100;
+  const r = SPAN_PTR + <usize>nrec * REC_BYTES;
+  const hdr0 = nhdr;
+  let h = p + PRELUDE;
+  const he = h + <usize>hl;
+  let mtype = ES_MT_NONE;
+  let ev: usize = 0, evLen: i32 = 0, msg: usize = 0, msgLen: i32 = 0;
+  while (h < he) {
+    const nl = <usize>load<u8>(h);
+    const name = h + 1;
+    h = name + nl;
+    if (h >= he) return fail(ESE_HEADER, rel, <u32>(name - 1 - p), 0) | 0x100;
+    const t = <i32>load<u8>(h);
+    h++;
+    let v = h;
+    let vl: usize = 0;
+    switch (t) {
+      case 0: case 1: break;
+      case 2: vl = 1; break;
+      case 3: vl = 2; break;
+      case 4: vl = 4; break;
+      case 5: case 8: vl = 8; break;
+      case 9: vl = 16; break;
+      case 6: case 7: {
+        if (h + 2 > he) return fail(ESE_HEADER, rel, <u32>(name - 1 - p), 0) | 0x100;
+        vl = <usize>bswap<u16>(load<u16>(h));
+        v = h + 2;
+        break;
+      }
+      default: return fail(ESE_HEADER, rel, <u32>(name - 1 - p), <u32>t) | 0x100;
+    }
+    if (v + vl > he) return fail(ESE_HEADER, rel, <u32>(name - 1 - p), 0) | 0x100;
+    if (nhdr == ES_HDR_CAP) {
+      // no room: the message goes to the next call, or (alone in this one) has more headers than any call takes
+      if (hdr0 == 0) return fail(ESE_HEADERS, rel, <u32>ES_HDR_CAP, 0) | 0x100;
+      nhdr = hdr0;
+      return -1;
+    }
+    const e = ES_HDR_PTR + <usize>nhdr * HDR_BYTES;
+    store<i32>(e, <i32>name, ESH_NAME << 2);
+    store<i32>(e, <i32>nl, ESH_NAME_LEN << 2);
+    store<i32>(e, t, ESH_TYPE << 2);
+    store<i32>(e, <i32>v, ESH_VALUE << 2);
+    store<i32>(e, <i32>vl, ESH_VALUE_LEN << 2);
+    nhdr++;
+    if (t == 7 && nl > 5 && load<u8>(name) == 0x3A) {
+      // the headers a reader of Bedrock's streams acts on (the last of a name wins, as in AWS's codec)
+      if (nameIs(name, nl, ES_MESSAGE_TYPE)) {
+        mtype = nameIs(v, vl, 'event') ? ES_MT_EVENT : nameIs(v, vl, 'exception') ? ES_MT_EXCEPTION : nameIs(v, vl, 'error') ? ES_MT_ERROR : ES_MT_OTHER;
+      } else if (nameIs(name, nl, ES_EVENT) || nameIs(name, nl, ES_EXCEPTION) || nameIs(name, nl, ES_ERROR_CODE)) {
+        // :event-type for an event, :exception-type for an exception, :error-code for an error: the message's kind
+        ev = v;
+        evLen = <i32>vl;
+      } else if (nameIs(name, nl, ES_ERROR_MESSAGE)) {
+        msg = v;
+        msgLen = <i32>vl;
+      }
+    }
+    h = v + vl;
+  }
+  store<i32>(r, rel, ER_START << 2);
+  store<i32>(r, <i32>total, ER_LEN << 2);
+  store<i32>(r, <i32>(p + PRELUDE + <usize>hl), ER_PAYLOAD << 2);
+  store<i32>(r, <i32>(total - MIN_MESSAGE - hl), ER_PAYLOAD_LEN << 2);
+  store<i32>(r, hdr0, ER_HDR0 << 2);
+  store<i32>(r, nhdr - hdr0, ER_NHDR << 2);
+  store<i32>(r, mtype, ER_MTYPE << 2);
+  store<i32>(r, <i32>ev, ER_EVENT << 2);
+  store<i32>(r, evLen, ER_EVENT_LEN << 2);
+  store<i32>(r, <i32>msg, ER_MESSAGE << 2);
+  store<i32>(r, msgLen, ER_MESSAGE_LEN << 2);
+  nrec++;
+  return 0;
+}
+
+/** Frames the `len` bytes at IN_PTR after what is held. Returns R_MORE when the call ran out of room (then esMore). */
+export function esPush(st: usize, len: usize): i32 {
+  nrec = 0;
+  nhdr = 0;
+  res(ESR_ERR, 0);
+  dropOld(st);
+  let held = <usize>load<u32>(st, O_HELD);
+  let hold = <usize>load<u32>(st, O_HOLD);
+  if (hold != 0) {
+    // the held message after one that completed in the buffer last call: to the buffer's start
+    const b = <usize>load<u32>(st, O_BUF);
+    memory.copy(b, b + hold, held);
+    store<u32>(st, 0, O_HOLD);
+  }
+  let p = IN_PTR;
+  const end = IN_PTR + len;
+  let keep = false;
+  if (held != 0) {
+    // the held message: its prelude first, then the rest of it
+    const rel = -<i32>held;
+    if (held < PRELUDE) {
+      const take = min(<usize>PRELUDE - held, end - p);
+      const b = room(st, <usize>PRELUDE, false);
+      memory.copy(b + held, p, take);
+      p += take;
+      held += take;
+      store<u32>(st, <u32>held, O_HELD);
+      if (held < PRELUDE) return done(0);
+      const e = prelude(st, b, rel);
+      if (e != 0) {
+        store<u32>(st, 0, O_HELD); // (nothing of a refused message stays held)
+        return e & 0xFF;
+      }
+    }
+    const b0 = <usize>load<u32>(st, O_BUF);
+    const total = <usize>be32(b0);
+    const b = room(st, total, false);
+    const take = min(total - held, end - p);
+    memory.copy(b + held, p, take);
+    p += take;
+    held += take;
+    store<u32>(st, <u32>held, O_HELD);
+    if (held < total) return done(0);
+    store<u32>(st, 0, O_HELD);
+    held = 0;
+    const e = message(b, rel);
+    if (e > 0) return e & 0xFF;
+    keep = true;
+    store<u32>(st, <u32>total, O_HOLD); // (where a message held at the end of this call begins)
+  }
+  return run(st, p, end, keep);
+}
+
+/** Continues after R_MORE (the records of the last call are read). */
+export function esMore(st: usize): i32 {
+  nrec = 0;
+  nhdr = 0;
+  res(ESR_ERR, 0);
+  store<u32>(st, 0, O_HOLD);
+  return run(st, <usize>load<u32>(st, O_POS), <usize>load<u32>(st, O_END), false);
+}
+
+function run(st: usize, p: usize, end: usize, keep: bool): i32 {
+  while (end - p >= <usize>PRELUDE) {
+    const rel = <i32>(p - IN_PTR);
+    const e = prelude(st, p, rel);
+    if (e != 0) return e & 0xFF;
+    const total = <usize>be32(p);
+    if (end - p < total) break;
+    if (nrec == REC_MAX) return more(st, p, end);
+    const m = message(p, rel);
+    if (m < 0) return more(st, p, end);
+    if (m != 0) return m & 0xFF;
+    p += total;
+  }
+  const n = end - p;
+  if (n != 0) {
+    // the message cut by the end of the push: held (its prelude, when whole here, was checked)
+    const need = n < <usize>PRELUDE ? <usize>PRELUDE : <usize>be32(p);
+    const hold = keep ? <usize>load<u32>(st, O_HOLD) : 0;
+    const before = <usize>load<u32>(st, O_BUF);
+    const b = room(st, hold + need, keep);
+    const at: usize = b != before ? 0 : hold; // (a new buffer: the held bytes from its start)
+    memory.copy(b + at, p, n);
+    store<u32>(st, <u32>at, O_HOLD);
+    store<u32>(st, <u32>n, O_HELD);
+  } else {
+    store<u32>(st, 0, O_HOLD);
+  }
+  return done(0);
+}
+
+function more(st: usize, p: usize, end: usize): i32 {
+  store<u32>(st, <u32>p, O_POS);
+  store<u32>(st, <u32>end, O_END);
+  return done(R_MORE);
+}
+
+// ---- base64 (Bedrock's InvokeModelWithResponseStream: each chunk's `bytes`) -------------------
+
+/** The value of each base64 byte (RFC 4648, the standard alphabet), 0xFF for a byte that is not one. */
+const B64: usize = memory.data(256, 16);
+let b64Ready = false;
+
+function b64Init(): void {
+  memory.fill(B64, 0xFF, 256);
+  for (let i = 0; i < 26; i++) {
+    store<u8>(B64 + 65 + <usize>i, <u8>i);
+    store<u8>(B64 + 97 + <usize>i, <u8>(26 + i));
+  }
+  for (let i = 0; i < 10; i++) store<u8>(B64 + 48 + <usize>i, <u8>(52 + i));
+  store<u8>(B64 + 43, 62);
+  store<u8>(B64 + 47, 63);
+  b64Ready = true;
+}
+
+/**
+ * Decodes the `len` bytes of base64 at `src` (padded to a multiple of 4, `=` only at the end) into
+ * `dst` (which may be `src`: it never passes what it read). Returns the bytes written, or
+ * −(1 + the offset of the first byte that is not base64 there).
+ */
+export function b64Decode(src: usize, len: usize, dst: usize): i32 {
+  if (!b64Ready) b64Init();
+  if ((len & 3) != 0) return -(1 + <i32>(len & ~(<usize>3)));
+  let pad: usize = 0;
+  if (len != 0 && load<u8>(src + len - 1) == 0x3D) pad = load<u8>(src + len - 2) == 0x3D ? <usize>2 : <usize>1;
+  const full = len - (pad != 0 ? <usize>4 : <usize>0);
+  let o = dst;
+  let i: usize = 0;
+  for (; i < full; i += 4) {
+    const a = <u32>load<u8>(B64 + <usize>load<u8>(src + i));
+    const b = <u32>load<u8>(B64 + <usize>load<u8>(src + i + 1));
+    const c = <u32>load<u8>(B64 + <usize>load<u8>(src + i + 2));
+    const d = <u32>load<u8>(B64 + <usize>load<u8>(src + i + 3));
+    if ((a | b | c | d) > 63) {
+      let k: usize = 0;
+      while (load<u8>(B64 + <usize>load<u8>(src + i + k)) != 0xFF) k++;
+      return -(1 + <i32>(i + k));
+    }
+    const v = (a << 18) | (b << 12) | (c << 6) | d;
+    store<u8>(o, <u8>(v >>> 16));
+    store<u8>(o + 1, <u8>(v >>> 8));
+    store<u8>(o + 2, <u8>v);
+    o += 3;
+  }
+  if (pad != 0) {
+    const a = <u32>load<u8>(B64 + <usize>load<u8>(src + i));
+    const b = <u32>load<u8>(B64 + <usize>load<u8>(src + i + 1));
+    if (a == 0xFF) return -(1 + <i32>i);
+    if (b == 0xFF) return -(2 + <i32>i);
+    let v = (a << 18) | (b << 12);
+    store<u8>(o, <u8>(v >>> 16));
+    o++;
+    if (pad == 1) {
+      const c = <u32>load<u8>(B64 + <usize>load<u8>(src + i + 2));
+      if (c == 0xFF) return -(3 + <i32>i);
+      v |= c << 6;
+      store<u8>(o, <u8>(v >>> 8));
+      o++;
+    }
+  }
+  return <i32>(o - dst);
+}

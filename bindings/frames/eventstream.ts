@@ -1,0 +1,303 @@
+// Layer 2: AWS's binary event stream (application/vnd.amazon.eventstream), framed in the core
+// (assembly/eventstream.ts): both CRCs checked there, every header read there (ten value types),
+// a message longer than the limit refused at its prelude. Here the records become messages:
+// headers as AWS's own codec gives them, and the payload's bytes.
+import {
+  ESE_HEADER, ESE_HEADERS, ESE_LENGTH, ESE_LIMIT, ESE_MESSAGE_CRC, ESE_PRELUDE_CRC, ESH_NAME, ESH_NAME_LEN, ESH_TYPE, ESH_VALUE,
+  ESH_VALUE_LEN, ESH_WORDS, ESR_ERR, ESR_ERR_AT, ESR_ERR_GOT, ESR_ERR_WANT, ESR_NHDR, ESR_NREC, ES_REC_WORDS, ER_EVENT, ER_EVENT_LEN,
+  ER_HDR0, ER_LEN, ER_MESSAGE, ER_MESSAGE_LEN, ER_MTYPE, ER_NHDR, ER_PAYLOAD, ER_PAYLOAD_LEN, ER_START, JF_ESCAPED, JK_STRING, JREC_FLAGS_SHIFT,
+  JREC_KIND_SHIFT, JREC_WORDS, JR_END, JR_HEAD, JR_START, R_MORE,
+} from '../core/generated/abi.js';
+import { checkOptions } from '../core/options.js';
+import { CoreStream, type StateKind } from '../core/stream.js';
+import { type Core, forPieces } from '../core/wasm.js';
+import { MAX_LIMIT_BYTES, frameLimit } from './frame-stream.js';
+
+/** A header's value, typed as AWS's codec types it. */
+export type EventStreamHeader =
+  | { type: 'boolean'; value: boolean }
+  | { type: 'byte' | 'short' | 'integer'; value: number }
+  | { type: 'long'; value: bigint }
+  | { type: 'binary'; value: Uint8Array }
+  | { type: 'string'; value: string }
+  | { type: 'timestamp'; value: Date }
+  | { type: 'uuid'; value: string };
+
+/** One message of an event stream. */
+export interface EventStreamMessage {
+  /** Its headers by name (a name sent twice: the last). */
+  headers: Record<string, EventStreamHeader>;
+  /** Its payload (a copy). */
+  payload: Uint8Array;
+  /** Absolute byte offset of its first byte, and its total length. */
+  offset: number;
+  length: number;
+}
+
+export type EventStreamErrorCode =
+  | 'ERR_CRC_MISMATCH' // the prelude's or the message's CRC32 does not match
+  | 'ERR_BAD_FRAME' // lengths that cannot be, or a header that runs past the headers or has no type of the ten
+  | 'ERR_FRAME_TOO_LARGE' // a message longer than maxMessageBytes (refused at its prelude)
+  | 'ERR_STREAM_TRUNCATED'; // the stream ended inside a message
+
+/** A damaged event stream: the code, the absolute offset of the damaged message's first byte, and the messages of the call before it. */
+export class EventStreamError extends Error {
+  readonly code: EventStreamErrorCode;
+  readonly offset: number;
+  /** The messages this call framed before the damaged one. */
+  readonly messages: EventStreamMessage[];
+  /** ERR_CRC_MISMATCH: which CRC. */
+  readonly crc: 'prelude' | 'message' | undefined;
+  constructor(code: EventStreamErrorCode, offset: number, message: string, messages: EventStreamMessage[], crc?: 'prelude' | 'message') {
+    super(message);
+    this.name = 'EventStreamError';
+    this.code = code;
+    this.offset = offset;
+    this.messages = messages;
+    this.crc = crc;
+  }
+
+  /** @internal The same error without the messages it carried. */
+  withoutOutput(): EventStreamError {
+    return new EventStreamError(this.code, this.offset, this.message, [], this.crc);
+  }
+}
+
+/** Default of `maxMessageBytes`: 16 MiB (AWS's own limit for a message is 16 MiB too). */
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+const ES_STATE: StateKind = { reset: (x, st) => x.esReset(st), free: (x, st) => x.esFree(st) };
+const TYPES = ['boolean', 'boolean', 'byte', 'short', 'integer', 'long', 'binary', 'string', 'timestamp', 'uuid'] as const;
+const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { ignoreBOM: true });
+const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+
+/** One message record, as the core wrote it (addresses in core memory, valid until the next call). */
+export interface FrameRecord {
+  /** Absolute offset and length. */
+  offset: number;
+  length: number;
+  payload: number;
+  payloadLength: number;
+  hdr0: number;
+  nhdr: number;
+  /** ES_MT_* */
+  messageType: number;
+  /** `:event-type` / `:exception-type` / `:error-code` value (address, length), `:error-message` (address, length). */
+  event: number;
+  eventLength: number;
+  errorMessage: number;
+  errorMessageLength: number;
+}
+
+/**
+ * The core's framer for a stream, for the decoder below and for the Bedrock model formats: `frame`
+ * calls `each` for every whole message of a chunk, in order, and throws EventStreamError on damage.
+ */
+export class EventStreamFramer extends CoreStream {
+  readonly maxMessageBytes: number;
+
+  constructor(what: string, maxMessageBytes: number) {
+    super(what, ES_STATE, (x) => x.esNew(maxMessageBytes));
+    this.maxMessageBytes = maxMessageBytes;
+  }
+
+  /** Bytes held of an unfinished message. */
+  get pendingBytes(): number {
+    return this.st === 0 ? 0 : this.core.x.esHeld(this.st);
+  }
+
+  /** Frames the chunk: `each` for every whole message; the damage, if any, as EventStreamError after the messages before it. */
+  frame(chunk: Uint8Array, each: (r: FrameRecord) => void, delivered: () => EventStreamMessage[] = () => []): void {
+    if (this.failure !== null) this.rethrow();
+    const core = this.core;
+    forPieces(core, chunk, (piece) => {
+      core.sync();
+      core.u8.set(piece, core.inPtr);
+      const base = this.bytesIn;
+      this.bytesIn += piece.length;
+      let r: number;
+      try {
+        r = core.x.esPush(this.st, piece.length);
+      } catch (e) {
+        throw this.trapped(e, base);
+      }
+      for (;;) {
+        core.sync();
+        const i32 = core.i32;
+        const res = core.res;
+        const n = i32[res + ESR_NREC];
+        const span = core.span;
+        for (let k = 0; k < n; k++) {
+          const w = span + k * ES_REC_WORDS;
+          each({
+            offset: base + i32[w + ER_START], length: i32[w + ER_LEN] >>> 0, payload: i32[w + ER_PAYLOAD], payloadLength: i32[w + ER_PAYLOAD_LEN],
+            hdr0: i32[w + ER_HDR0], nhdr: i32[w + ER_NHDR], messageType: i32[w + ER_MTYPE], event: i32[w + ER_EVENT], eventLength: i32[w + ER_EVENT_LEN],
+            errorMessage: i32[w + ER_MESSAGE], errorMessageLength: i32[w + ER_MESSAGE_LEN],
+          });
+        }
+        const err = i32[res + ESR_ERR];
+        if (err !== 0) this.stop(this.damage(err, base + i32[res + ESR_ERR_AT], i32[res + ESR_ERR_WANT] >>> 0, i32[res + ESR_ERR_GOT] >>> 0, delivered()));
+        if (!(r & R_MORE)) break;
+        r = core.x.esMore(this.st);
+      }
+    });
+  }
+
+  /** End of stream: a message cut short is ERR_STREAM_TRUNCATED at the stream's end. Then a new stream. */
+  end(delivered: EventStreamMessage[] = []): void {
+    if (this.failure !== null) this.rethrow();
+    const held = this.pendingBytes;
+    const at = this.bytesIn;
+    if (held !== 0) {
+      this.stop(new EventStreamError('ERR_STREAM_TRUNCATED', at, `The event stream ended inside a message: ${held} bytes of the message at byte offset ${at - held} arrived`, delivered));
+    }
+    this.bytesIn = 0;
+  }
+
+  /** @internal The core this framer's stream lives in. */
+  get shared(): Core {
+    return this.core;
+  }
+
+  /** @internal The core's memory, where a record's bytes lie. */
+  get memory(): Uint8Array {
+    this.core.sync();
+    return this.core.u8;
+  }
+
+  private damage(code: number, at: number, want: number, got: number, messages: EventStreamMessage[]): EventStreamError {
+    const hx = (v: number) => `0x${v.toString(16).padStart(8, '0')}`;
+    switch (code) {
+      case ESE_PRELUDE_CRC:
+        return new EventStreamError('ERR_CRC_MISMATCH', at, `The prelude CRC32 of the message at byte offset ${at} does not match: sent ${hx(want)}, computed ${hx(got)}`, messages, 'prelude');
+      case ESE_MESSAGE_CRC:
+        return new EventStreamError('ERR_CRC_MISMATCH', at, `The CRC32 of the message at byte offset ${at} does not match: sent ${hx(want)}, computed ${hx(got)}`, messages, 'message');
+      case ESE_LIMIT:
+        return new EventStreamError('ERR_FRAME_TOO_LARGE', at, `The message at byte offset ${at} says it is ${want} bytes long, past maxMessageBytes (${got}); nothing of it was buffered`, messages);
+      case ESE_LENGTH:
+        return new EventStreamError('ERR_BAD_FRAME', at, `The message at byte offset ${at} has lengths that cannot be: ${want} bytes in all, ${got} of headers`, messages);
+      case ESE_HEADER:
+        return new EventStreamError('ERR_BAD_FRAME', at, `The message at byte offset ${at} has a bad header at byte ${want} of it${got > 9 ? ` (type ${got} is none of the ten)` : ': it runs past the headers'}`, messages);
+      case ESE_HEADERS:
+      default:
+        return new EventStreamError('ERR_BAD_FRAME', at, `The message at byte offset ${at} has more than ${want} headers`, messages);
+    }
+  }
+
+  /**
+   * @internal InvokeModelWithResponseStream: the `bytes` member of a chunk's payload (found by the
+   * core's JSON reader with path program `prog`, whose path 0 is `bytes`) decoded from base64 by
+   * the core, in place: where the inner event's bytes lie, or what is wrong.
+   */
+  chunkOf(r: FrameRecord, prog: number): { ptr: number; len: number } | { error: string } {
+    const core = this.core;
+    const x = core.x;
+    const recs = x.JSON_REC_PTR.value as number;
+    const n = x.jsonRead(prog, r.payload, r.payloadLength, recs, 16);
+    core.sync();
+    if (n < 0) return { error: 'its payload is not JSON' };
+    const i32 = core.i32;
+    for (let j = 0; j < n; j++) {
+      const w = (recs >> 2) + j * JREC_WORDS;
+      const head = i32[w + JR_HEAD];
+      if ((head & 0xffff) !== 0) continue;
+      if (((head >>> JREC_KIND_SHIFT) & 0xff) !== JK_STRING) return { error: 'its bytes are not a string' };
+      const start = r.payload + i32[w + JR_START];
+      const len = i32[w + JR_END] - i32[w + JR_START];
+      if (((head >>> JREC_FLAGS_SHIFT) & JF_ESCAPED) !== 0) {
+        // (a JSON encoder that escapes `/`: the string unescaped first, written back in place: it is shorter)
+        const s = JSON.parse(`"${utf8.decode(core.u8.subarray(start, start + len))}"`) as string;
+        let k = 0;
+        for (; k < s.length; k++) {
+          const c = s.charCodeAt(k);
+          if (c > 0x7f) return { error: `its bytes are not base64 (at byte ${k} of them)` };
+          core.u8[start + k] = c;
+        }
+        return this.decoded(start, k);
+      }
+      return this.decoded(start, len);
+    }
+    return { error: 'its payload has no bytes' };
+  }
+
+  private decoded(start: number, len: number): { ptr: number; len: number } | { error: string } {
+    const d = this.core.x.b64Decode(start, len, start);
+    if (d < 0) return { error: `its bytes are not base64 (at byte ${-d - 1} of them)` };
+    return { ptr: start, len: d };
+  }
+
+  /** The headers of a record, as AWS's codec gives them. */
+  headersOf(r: FrameRecord): Record<string, EventStreamHeader> {
+    const core = this.core;
+    const i32 = core.i32;
+    const u8 = core.u8;
+    const out: Record<string, EventStreamHeader> = {};
+    const hp = (core.x.ES_HDR_PTR.value as number) >> 2;
+    for (let k = 0; k < r.nhdr; k++) {
+      const w = hp + (r.hdr0 + k) * ESH_WORDS;
+      const name = utf8.decode(u8.subarray(i32[w + ESH_NAME], i32[w + ESH_NAME] + i32[w + ESH_NAME_LEN]));
+      const t = i32[w + ESH_TYPE];
+      const v = i32[w + ESH_VALUE];
+      const bytes = u8.subarray(v, v + i32[w + ESH_VALUE_LEN]);
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      let h: EventStreamHeader;
+      switch (TYPES[t]) {
+        case 'boolean': h = { type: 'boolean', value: t === 0 }; break;
+        case 'byte': h = { type: 'byte', value: view.getInt8(0) }; break;
+        case 'short': h = { type: 'short', value: view.getInt16(0) }; break;
+        case 'integer': h = { type: 'integer', value: view.getInt32(0) }; break;
+        case 'long': h = { type: 'long', value: view.getBigInt64(0) }; break;
+        case 'binary': h = { type: 'binary', value: bytes.slice() }; break;
+        case 'string': h = { type: 'string', value: utf8.decode(bytes) }; break;
+        case 'timestamp': h = { type: 'timestamp', value: new Date(Number(view.getBigInt64(0))) }; break;
+        default: {
+          const x = hex(bytes);
+          h = { type: 'uuid', value: `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}` };
+        }
+      }
+      Object.defineProperty(out, name, { value: h, enumerable: true, configurable: true, writable: true }); // (a name such as __proto__ is a key)
+    }
+    return out;
+  }
+}
+
+/**
+ * AWS's binary event stream, message by message: `push(chunk)` gives the messages the chunk
+ * completed (any cutting of the bytes), `flush()` ends the stream. Damage (a CRC that does not
+ * match, lengths that cannot be, a bad header, a message longer than `maxMessageBytes`) is an
+ * EventStreamError at the damaged message's offset, with the messages before it; the decoder
+ * then stays failed until `reset()`.
+ */
+export class EventStreamDecoder {
+  private readonly framer: EventStreamFramer;
+
+  constructor(options: { maxMessageBytes?: number } = {}) {
+    checkOptions(options, 'EventStreamDecoder', ['maxMessageBytes']);
+    const max = frameLimit(options.maxMessageBytes, 'maxMessageBytes', 'EventStreamDecoder', DEFAULT_MAX_MESSAGE_BYTES);
+    this.framer = new EventStreamFramer('EventStreamDecoder', Math.min(max, MAX_LIMIT_BYTES));
+  }
+
+  get maxMessageBytes(): number { return this.framer.maxMessageBytes; }
+  /** Bytes consumed since the stream began. */
+  get bytesIn(): number { return this.framer.bytesIn; }
+  /** Bytes held of an unfinished message. */
+  get pendingBytes(): number { return this.framer.pendingBytes; }
+
+  push(chunk: Uint8Array): EventStreamMessage[] {
+    if (!(chunk instanceof Uint8Array)) throw new TypeError('EventStreamDecoder.push() expects a Uint8Array (or Buffer) of bytes');
+    const out: EventStreamMessage[] = [];
+    const f = this.framer;
+    f.frame(chunk, (r) => {
+      out.push({ headers: f.headersOf(r), payload: f.memory.slice(r.payload, r.payload + r.payloadLength), offset: r.offset, length: r.length });
+    }, () => out);
+    return out;
+  }
+
+  /** End of stream: throws ERR_STREAM_TRUNCATED when it ended inside a message. */
+  flush(): void {
+    this.framer.end();
+  }
+
+  reset(): void { this.framer.reset(); }
+  dispose(): void { this.framer.dispose(); }
+}

@@ -1,0 +1,118 @@
+// Bedrock ConverseStream: AWS's binary event stream (application/vnd.amazon.eventstream), framed
+// and CRC-checked in the core (assembly/eventstream.ts). Each event message's payload is one JSON
+// object, named by its `:event-type` header; the reader gives the description that payload under
+// its name (`{"contentBlockDelta": {…}}`, as AWS's SDKs present the events). Text in
+// `contentBlockDelta.delta.text`; reasoning in `delta.reasoningContent` (`text`, `signature`,
+// `redactedContent`); the client's tool calls begun by `contentBlockStart.start.toolUse` (`toolUseId`,
+// `name`), their arguments in `delta.toolUse.input` fragments, ended by `contentBlockStop`;
+// `messageStop {stopReason}` completes the stream, and the `metadata {usage, metrics}` event after
+// it is still read for its usage. An exception message (`:message-type: exception`) is the
+// provider's error.
+import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
+import { anthropic } from './anthropic.js';
+import { compilePaths } from '../paths.js';
+import {
+  FILTERED, type FormatSpec, LENGTH, type ProviderError, STOP, TOOLS, argsText, callKey, count, errorOfBody, find, never, reasoningText,
+  template, text,
+} from './describe.js';
+
+const P = {
+  text: 0, input: 1, reasoning: 2, signature: 3, redacted: 4, deltaIndex: 5, startIndex: 6, toolUseId: 7, toolName: 8, stopIndex: 9,
+  stopReason: 10, usage: 11, messageStart: 12, blockStart: 13, blockStop: 14, messageStop: 15, metadata: 16,
+} as const;
+
+/** `{"message": …}` (or `Message`): AWS's JSON error bodies. */
+function awsError(body: unknown): ProviderError | undefined {
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const b = body as { message?: unknown; Message?: unknown; __type?: unknown };
+    const message = typeof b.message === 'string' ? b.message : typeof b.Message === 'string' ? b.Message : undefined;
+    if (message !== undefined) {
+      const e: ProviderError = { message };
+      if (typeof b.__type === 'string') e.type = e.detail = b.__type;
+      return e;
+    }
+  }
+  return errorOfBody(body);
+}
+
+export const bedrock: FormatSpec = {
+  framing: 'eventstream',
+  contentType: 'application/vnd.amazon.eventstream',
+  doneMarker: false,
+  completion: 'a messageStop event',
+  finishReasons: {
+    end_turn: STOP, stop_sequence: { openai: 'stop', anthropic: 'stop_sequence' }, max_tokens: LENGTH, tool_use: TOOLS,
+    guardrail_intervened: FILTERED, content_filtered: FILTERED, model_context_window_exceeded: LENGTH,
+  },
+  errorBody: awsError,
+  usage(u) {
+    const read = count(u, 'cacheReadInputTokens');
+    const write = count(u, 'cacheWriteInputTokens');
+    const input = count(u, 'inputTokens');
+    return { input: input === undefined ? undefined : input + (read ?? 0) + (write ?? 0), output: count(u, 'outputTokens'), cacheRead: read, cacheWrite: write };
+  },
+  program: /* @__PURE__ */ compilePaths([
+    'contentBlockDelta.delta.text', 'contentBlockDelta.delta.toolUse.input', 'contentBlockDelta.delta.reasoningContent.text',
+    'contentBlockDelta.delta.reasoningContent.signature', 'contentBlockDelta.delta.reasoningContent.redactedContent',
+    'contentBlockDelta.contentBlockIndex', 'contentBlockStart.contentBlockIndex', 'contentBlockStart.start.toolUse.toolUseId',
+    'contentBlockStart.start.toolUse.name', 'contentBlockStop.contentBlockIndex', 'messageStop.stopReason', 'metadata.usage', 'messageStart',
+    'contentBlockStart', 'contentBlockStop', 'messageStop', 'metadata',
+  ]),
+  // a contentBlockDelta of text, reasoning text, or the current call's input (its padding `p` ignored)
+  template: /* @__PURE__ */ template([
+    text, argsText, reasoningText, never, never, callKey, never, never, never, never, never, never, never, never, never, never, never,
+  ]),
+  read(doc, sink) {
+    const at = (p: number) => find(doc, p);
+    const str = (j: number) => j >= 0 && doc.kind(j) === JK_STRING;
+    const key = (j: number) => (j >= 0 ? doc.int(j) : -1);
+    for (let j = 0; j < doc.n; j++) {
+      const p = doc.path(j);
+      if (p === P.text && str(j)) sink.onText(doc, j);
+      else if (p === P.input && str(j)) {
+        const k = key(at(P.deltaIndex));
+        sink.onToolArguments(doc, k, j);
+      } else if (p === P.reasoning && str(j)) sink.onReasoning(doc, j);
+      else if (p === P.signature && str(j)) sink.onReasoningSignature(doc, j);
+      else if (p === P.redacted && str(j)) sink.onReasoningSignature(doc, j, true);
+      else if (p === P.blockStart) {
+        const id = at(P.toolUseId);
+        const name = at(P.toolName);
+        if (id >= 0 || name >= 0) sink.onToolCall(doc, key(at(P.startIndex)), id, name);
+      } else if (p === P.blockStop) {
+        const k = key(at(P.stopIndex));
+        if (k >= 0) sink.onToolCallEnd(doc, k);
+        sink.onReasoningEnd();
+      } else if (p === P.stopReason && str(j)) sink.onFinishReason(doc.string(j));
+      else if (p === P.messageStop) {
+        sink.onReasoningEnd();
+        sink.onToolCallsEnd();
+        sink.onDone();
+      } else if (p === P.usage && doc.kind(j) === JK_OBJECT) sink.onUsage(doc.value(j) as Record<string, unknown>);
+    }
+  },
+  trailer(doc, sink) {
+    const u = find(doc, P.usage);
+    if (u >= 0 && doc.kind(u) === JK_OBJECT) sink.onUsage(doc.value(u) as Record<string, unknown>);
+  },
+};
+
+/**
+ * InvokeModelWithResponseStream of a Claude model: the same binary event stream, whose `chunk`
+ * messages carry `{"bytes": base64}` of Anthropic's own Messages events (decoded in the core), so
+ * that Claude on Bedrock reads exactly like Claude direct: Anthropic's description, completed by
+ * its message_stop.
+ */
+export const bedrockInvoke: FormatSpec = /* @__PURE__ */ invokeOf(anthropic);
+
+/** The description of a model's own events carried in InvokeModelWithResponseStream's chunks. */
+function invokeOf(inner: FormatSpec): FormatSpec {
+  return Object.freeze({
+    ...inner,
+    framing: 'eventstream',
+    contentType: 'application/vnd.amazon.eventstream',
+    completion: `${inner.completion} (in a chunk)`,
+    invoke: true,
+    errorBody: awsError,
+  });
+}

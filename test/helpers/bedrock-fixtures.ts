@@ -1,0 +1,257 @@
+// Bedrock ConverseStream fixtures: each a list of messages (events by their `:event-type`, with
+// the JSON payloads ConverseStream sends, AWS's `p` padding included; exceptions by their
+// `:exception-type`), encoded into AWS's binary event stream by AWS's own codec
+// (@smithy/eventstream-codec), and a reference reading written from AWS's documentation of
+// ConverseStream (ConverseStreamOutput: messageStart, contentBlockStart, contentBlockDelta,
+// contentBlockStop, messageStop, metadata; the exceptions), independent of the library: the codec
+// decodes each message, JSON.parse reads its payload.
+//
+// Decisions the fixtures encode:
+// - messageStop completes the stream (its stopReason is the finish reason); the metadata event
+//   after it is still read for its usage; events after the completion count as events.
+// - a tool call's arguments are its toolUse.input fragments joined; contentBlockStop ends it;
+//   messageStop ends every call still open. reasoningContent.text is reasoning, its signature and
+//   redactedContent are the block's signature and redacted data; contentBlockStop ends the block.
+// - an exception message is ERR_PROVIDER at the message's first byte, with its payload's message
+//   and the exception type as the provider's code; the stream's error offsets are the binary
+//   stream's: a message's first byte, or the stream's length for a truncated stream.
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+export const codec = new EventStreamCodec((b: Uint8Array) => dec.decode(b), (s: string) => enc.encode(s));
+
+export type Msg =
+  | { event: string; payload: string }
+  | { exception: string; payload: string }
+  | { raw: Uint8Array };
+
+export interface BedrockCall { index: number; id: string; name: string; arguments: string; done: boolean; valid?: boolean }
+export interface BedrockExpected {
+  text: string;
+  reasoning: string;
+  status: 'done' | 'truncated' | 'failed';
+  finishReason?: string;
+  usage?: Record<string, unknown>;
+  events: number;
+  toolCalls: BedrockCall[];
+  signatures: string[];
+  error?: { code: string; offset: number; message?: string };
+}
+
+export interface BedrockFixture {
+  name: string;
+  note: string;
+  messages: Msg[];
+  bytes: Uint8Array;
+  /** Where each message begins. */
+  starts: number[];
+  expected: BedrockExpected;
+}
+
+export function encodeMessage(m: Msg): Uint8Array {
+  if ('raw' in m) return m.raw;
+  if ('event' in m) {
+    return codec.encode({
+      headers: { ':event-type': { type: 'string', value: m.event }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'event' } },
+      body: enc.encode(m.payload),
+    });
+  }
+  return codec.encode({
+    headers: { ':exception-type': { type: 'string', value: m.exception }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'exception' } },
+    body: enc.encode(m.payload),
+  });
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Reads the bytes as the contract says, from AWS's codec and JSON.parse up. `cut`: the stream's length (a message cut short at the end is not one). */
+export function bedrockReference(bytes: Uint8Array): BedrockExpected {
+  const out: BedrockExpected = { text: '', reasoning: '', status: 'truncated', events: 0, toolCalls: [], signatures: [] };
+  const open = new Map<number, BedrockCall>();
+  const end = (c: BedrockCall) => {
+    if (c.done) return;
+    c.done = true;
+    try { JSON.parse(c.arguments); c.valid = true; } catch { c.valid = false; }
+  };
+  let at = 0;
+  while (at < bytes.length) {
+    if (bytes.length - at < 12) break;
+    const total = new DataView(bytes.buffer, bytes.byteOffset + at).getUint32(0);
+    if (bytes.length - at < total) break;
+    let m: ReturnType<typeof codec.decode>;
+    try {
+      m = codec.decode(bytes.subarray(at, at + total));
+    } catch (e) {
+      out.status = 'failed';
+      out.error = { code: /checksum/i.test(String(e)) ? 'ERR_CRC_MISMATCH' : 'ERR_BAD_FRAME', offset: at };
+      return out;
+    }
+    const type = m.headers[':message-type']?.value;
+    const name = String(m.headers[':event-type']?.value ?? m.headers[':exception-type']?.value ?? '');
+    if (type === 'exception') {
+      const v = JSON.parse(dec.decode(m.body)) as Obj;
+      out.status = 'failed';
+      out.error = { code: 'ERR_PROVIDER', offset: at, message: String(v.message) };
+      return out;
+    }
+    if (type === 'event') {
+      out.events++;
+      const p = JSON.parse(dec.decode(m.body)) as Obj;
+      if (out.status === 'done') {
+        if (name === 'metadata' && isObj(p.usage)) out.usage = { ...out.usage, ...p.usage };
+      } else if (name === 'contentBlockDelta' && isObj(p.delta)) {
+        const d = p.delta;
+        if (typeof d.text === 'string') out.text += d.text;
+        if (isObj(d.toolUse) && typeof d.toolUse.input === 'string') {
+          const k = p.contentBlockIndex as number;
+          let c = open.get(k);
+          if (c === undefined || c.done) {
+            c = { index: out.toolCalls.length, id: '', name: '', arguments: '', done: false };
+            out.toolCalls.push(c);
+            open.set(k, c);
+          }
+          c.arguments += d.toolUse.input;
+        }
+        if (isObj(d.reasoningContent)) {
+          const rc = d.reasoningContent;
+          if (typeof rc.text === 'string') out.reasoning += rc.text;
+          if (typeof rc.signature === 'string') out.signatures.push(rc.signature);
+          if (typeof rc.redactedContent === 'string') out.signatures.push(rc.redactedContent);
+        }
+      } else if (name === 'contentBlockStart' && isObj(p.start) && isObj(p.start.toolUse)) {
+        const k = p.contentBlockIndex as number;
+        const c: BedrockCall = { index: out.toolCalls.length, id: String(p.start.toolUse.toolUseId ?? ''), name: String(p.start.toolUse.name ?? ''), arguments: '', done: false };
+        out.toolCalls.push(c);
+        open.set(k, c);
+      } else if (name === 'contentBlockStop') {
+        const c = open.get(p.contentBlockIndex as number);
+        if (c !== undefined) end(c);
+      } else if (name === 'messageStop') {
+        if (typeof p.stopReason === 'string') out.finishReason = p.stopReason;
+        for (const c of out.toolCalls) end(c);
+        out.status = 'done';
+      } else if (name === 'metadata' && isObj(p.usage)) {
+        out.usage = { ...out.usage, ...p.usage };
+      }
+    }
+    at += total;
+  }
+  if (out.status !== 'done') out.error = { code: 'ERR_STREAM_TRUNCATED', offset: bytes.length };
+  return out;
+}
+
+const fixtures: BedrockFixture[] = [];
+
+function add(name: string, note: string, messages: Msg[], expected: BedrockExpected, cutTo?: number): void {
+  const parts = messages.map(encodeMessage);
+  const starts: number[] = [];
+  let n = 0;
+  for (const p of parts) {
+    starts.push(n);
+    n += p.length;
+  }
+  let bytes = new Uint8Array(n);
+  parts.forEach((p, i) => bytes.set(p, starts[i]));
+  if (cutTo !== undefined) bytes = bytes.subarray(0, cutTo < 0 ? bytes.length + cutTo : cutTo);
+  fixtures.push({ name, note, messages, bytes, starts, expected });
+}
+
+const P = '"p":"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123"';
+const ev = (event: string, payload: string): Msg => ({ event, payload });
+const start = ev('messageStart', `{${P},"role":"assistant"}`);
+const text = (i: number, t: string) => ev('contentBlockDelta', `{"contentBlockIndex":${i},"delta":{"text":${JSON.stringify(t)}},${P}}`);
+const stop = (i: number) => ev('contentBlockStop', `{"contentBlockIndex":${i},${P}}`);
+const mstop = (reason: string) => ev('messageStop', `{${P},"stopReason":"${reason}"}`);
+const meta = (usage: string) => ev('metadata', `{"metrics":{"latencyMs":412},${P},"usage":${usage}}`);
+
+add('bedrock-basic', 'text in three deltas (non-ASCII, escapes), messageStop end_turn, then metadata with the usage', [
+  start, text(0, 'Grüße aus 東京 '), ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"text":"\\ud83c\\uddef\\ud83c\\uddf5 \\"zitiert\\"\\n"},${P}}`), text(0, `e\u0301 — Ende.`), stop(0),
+  mstop('end_turn'), meta('{"inputTokens":25,"outputTokens":17,"totalTokens":42}'),
+], {
+  text: 'Grüße aus 東京 🇯🇵 "zitiert"\ne\u0301 — Ende.', reasoning: '', status: 'done', finishReason: 'end_turn', events: 7, toolCalls: [], signatures: [],
+  usage: { inputTokens: 25, outputTokens: 17, totalTokens: 42 },
+});
+
+add('bedrock-tools', 'text, then two toolUse blocks (input in fragments, the first empty; one with no input at all), stopReason tool_use', [
+  start, text(0, 'Ich sehe nach.'), stop(0),
+  ev('contentBlockStart', `{"contentBlockIndex":1,${P},"start":{"toolUse":{"name":"get_weather","toolUseId":"tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"}}}`),
+  ev('contentBlockDelta', `{"contentBlockIndex":1,"delta":{"toolUse":{"input":""}},${P}}`),
+  ev('contentBlockDelta', `{"contentBlockIndex":1,"delta":{"toolUse":{"input":"{\\"city\\": \\"Zür"}},${P}}`),
+  ev('contentBlockDelta', `{"contentBlockIndex":1,"delta":{"toolUse":{"input":"ich\\", \\"days\\": [1, 2]}"}},${P}}`),
+  stop(1),
+  ev('contentBlockStart', `{"contentBlockIndex":2,${P},"start":{"toolUse":{"name":"list_alerts","toolUseId":"tooluse_2"}}}`),
+  ev('contentBlockDelta', `{"contentBlockIndex":2,"delta":{"toolUse":{"input":"{}"}},${P}}`),
+  stop(2),
+  mstop('tool_use'), meta('{"inputTokens":310,"outputTokens":61,"totalTokens":371,"cacheReadInputTokens":256,"cacheWriteInputTokens":0}'),
+], {
+  text: 'Ich sehe nach.', reasoning: '', status: 'done', finishReason: 'tool_use', events: 13, signatures: [],
+  toolCalls: [
+    { index: 0, id: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', name: 'get_weather', arguments: '{"city": "Zürich", "days": [1, 2]}', done: true, valid: true },
+    { index: 1, id: 'tooluse_2', name: 'list_alerts', arguments: '{}', done: true, valid: true },
+  ],
+  usage: { inputTokens: 310, outputTokens: 61, totalTokens: 371, cacheReadInputTokens: 256, cacheWriteInputTokens: 0 },
+});
+
+add('bedrock-reasoning', 'reasoningContent text and its signature, a redacted block, then the answer', [
+  start,
+  ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"The user wants "}},${P}}`),
+  ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"a haiku."}},${P}}`),
+  ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"signature":"EqoBCkgIARABGAIiQL2v"}},${P}}`),
+  stop(0),
+  ev('contentBlockDelta', `{"contentBlockIndex":1,"delta":{"reasoningContent":{"redactedContent":"RXJyb3IgcmVkYWN0ZWQ="}},${P}}`),
+  stop(1),
+  text(2, '古池や\n蛙飛び込む\n水の音'), stop(2),
+  mstop('end_turn'), meta('{"inputTokens":12,"outputTokens":80,"totalTokens":92}'),
+], {
+  text: '古池や\n蛙飛び込む\n水の音', reasoning: 'The user wants a haiku.', status: 'done', finishReason: 'end_turn', events: 11, toolCalls: [],
+  signatures: ['EqoBCkgIARABGAIiQL2v', 'RXJyb3IgcmVkYWN0ZWQ='], usage: { inputTokens: 12, outputTokens: 80, totalTokens: 92 },
+});
+
+{
+  const msgs: Msg[] = [start, text(0, 'Der Anfang, '), text(0, 'und dann'), { exception: 'throttlingException', payload: '{"message":"Too many requests, please wait before trying again."}' }];
+  const at = msgs.slice(0, 3).reduce((n, m) => n + encodeMessage(m).length, 0);
+  add('bedrock-throttling', 'text, then a throttlingException message: ERR_PROVIDER at its first byte', msgs, {
+    text: 'Der Anfang, und dann', reasoning: '', status: 'failed', events: 3, toolCalls: [], signatures: [],
+    error: { code: 'ERR_PROVIDER', offset: at, message: 'Too many requests' },
+  });
+}
+
+{
+  const msgs: Msg[] = [start, { exception: 'modelStreamErrorException', payload: '{"message":"Model stream error: the model produced invalid output","originalStatusCode":424}' }];
+  add('bedrock-model-error', 'a modelStreamErrorException before any text', msgs, {
+    text: '', reasoning: '', status: 'failed', events: 1, toolCalls: [], signatures: [],
+    error: { code: 'ERR_PROVIDER', offset: encodeMessage(start).length, message: 'invalid output' },
+  });
+}
+
+{
+  const msgs: Msg[] = [start, text(0, 'Ein Satz, '), text(0, 'der nie endet 👩‍💻'), stop(0)];
+  const whole = msgs.reduce((n, m) => n + encodeMessage(m).length, 0);
+  add('bedrock-truncated', 'every message whole, no messageStop: truncated at the end', msgs, {
+    text: 'Ein Satz, der nie endet 👩‍💻', reasoning: '', status: 'truncated', events: 4, toolCalls: [], signatures: [],
+    error: { code: 'ERR_STREAM_TRUNCATED', offset: whole },
+  });
+  const cutMsgs: Msg[] = [start, text(0, 'Bis hier'), text(0, ' und nicht weiter'), mstop('end_turn')];
+  const before = cutMsgs.slice(0, 2).reduce((n, m) => n + encodeMessage(m).length, 0);
+  const cutAt = before + 30;
+  add('bedrock-cut-in-frame', 'the connection drops inside a message: that message never arrived, truncated at the end', cutMsgs, {
+    text: 'Bis hier', reasoning: '', status: 'truncated', events: 2, toolCalls: [], signatures: [],
+    error: { code: 'ERR_STREAM_TRUNCATED', offset: cutAt },
+  }, cutAt);
+}
+
+{
+  // a message whose payload CRC is damaged (a byte of its payload changed in transit)
+  const msgs: Msg[] = [start, text(0, 'Gut'), text(0, 'so')];
+  const bad = encodeMessage(msgs[2]).slice();
+  bad[bad.length - 10] ^= 0x20;
+  const at = encodeMessage(start).length + encodeMessage(msgs[1]).length;
+  add('bedrock-bad-crc', 'a byte of the third message changed: ERR_CRC_MISMATCH at its first byte, the text before it delivered', [start, msgs[1], { raw: bad }], {
+    text: 'Gut', reasoning: '', status: 'failed', events: 2, toolCalls: [], signatures: [],
+    error: { code: 'ERR_CRC_MISMATCH', offset: at },
+  });
+}
+
+export const BEDROCK_FIXTURES: readonly BedrockFixture[] = fixtures;

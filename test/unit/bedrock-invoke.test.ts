@@ -1,0 +1,120 @@
+// Claude on Bedrock (format: 'bedrock-invoke'): InvokeModelWithResponseStream sends Anthropic's own
+// Messages events, each as a `chunk` message of AWS's event stream whose payload is
+// `{"bytes": base64}`. Every Anthropic fixture (test/helpers/model-fixtures.ts) is wrapped so by
+// AWS's own codec, and must read exactly as Claude direct: the same text, reasoning, tool calls,
+// finish reason, usage and status, and the same error (at the chunk that carried it), whole, at
+// every split and dripped; relayed, a client reads the same message. Base64 that is not base64
+// is ERR_BAD_EVENT at its chunk.
+import { describe, expect, test } from 'vitest';
+import { ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
+import { codec } from '../helpers/bedrock-fixtures.js';
+import { readAnthropic, readOpenAi } from '../helpers/clients.js';
+import { FIXTURES, reference } from '../helpers/model-fixtures.js';
+import { cut } from '../helpers/random.js';
+
+const enc = new TextEncoder();
+const concat = (parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+};
+const chunkMessage = (payload: string) => codec.encode({
+  headers: { ':event-type': { type: 'string', value: 'chunk' }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'event' } },
+  body: enc.encode(payload),
+});
+
+/** Each SSE event of a fixture as a chunk message (its data in base64, with AWS's padding member), and where each begins. */
+function wrap(body: string): { bytes: Uint8Array; starts: number[]; ends: number[] } {
+  const ref = reference(body, 'anthropic');
+  const parts: Uint8Array[] = [];
+  const ends: number[] = [];
+  for (const fr of ref.frames) {
+    if (fr.kind !== 'event') continue;
+    const b64 = Buffer.from(fr.data, 'utf8').toString('base64');
+    parts.push(chunkMessage(`{"bytes":"${b64}","p":"abcdefghijklmnopqrstuvwxyzABCDEFGH"}`));
+    ends.push(fr.end);
+  }
+  const starts: number[] = [];
+  let n = 0;
+  for (const p of parts) { starts.push(n); n += p.length; }
+  return { bytes: concat(parts), starts, ends };
+}
+
+function read(format: 'anthropic' | 'bedrock-invoke', chunks: Uint8Array[]) {
+  const m = new ModelStream({ format, raw: true });
+  let text = '';
+  let error: { code: string; offset: number } | undefined;
+  try {
+    for (const c of chunks) text += m.push(c);
+    text += m.flush();
+  } catch (e) {
+    if (!(e instanceof ModelStreamError)) throw e;
+    text += e.text;
+    error = { code: e.code, offset: e.offset };
+  }
+  return { text, reasoning: m.reasoning, status: m.status, finishReason: m.finishReason, usage: m.usage, toolCalls: m.toolCalls, blocks: m.reasoningBlocks, error };
+}
+
+// (fixtures whose stream is whole events: a plain error body is not an event stream, and an event cut by the end has no chunk)
+const cases = FIXTURES.filter((f) => f.format === 'anthropic' && !reference(f.body, 'anthropic').plainBody);
+
+describe.each(cases.map((f) => [f.name, f] as const))('Claude on Bedrock reads like Claude direct: %s', (_, f) => {
+  const w = wrap(f.body);
+  const direct = read('anthropic', [f.bytes]);
+  const want = (bytes: Uint8Array) => {
+    let error = direct.error;
+    if (error !== undefined) {
+      // the offset of the chunk that carried the event, or the stream's end
+      const k = w.ends.findIndex((e) => e > error!.offset);
+      error = { code: error.code, offset: error.code === 'ERR_STREAM_TRUNCATED' || k < 0 ? bytes.length : w.starts[k] };
+    }
+    return { ...direct, error };
+  };
+
+  test('whole, cut in two at every byte, dripped', () => {
+    const chunkings = [[w.bytes], Array.from({ length: w.bytes.length }, (_, i) => w.bytes.subarray(i, i + 1))];
+    for (let i = 1; i < w.bytes.length; i += 3) chunkings.push(cut(w.bytes, [i]));
+    for (const chunks of chunkings) expect(read('bedrock-invoke', chunks), `${chunks.length} chunks`).toEqual(want(w.bytes));
+  });
+
+  test.each(['openai', 'anthropic'] as const)('relayed to %s, a client reads what it reads from Claude direct', (to) => {
+    const relayed = (format: 'anthropic' | 'bedrock-invoke', bytes: Uint8Array) => {
+      const r = new SseRelay({ from: format, to, id: 'x', model: 'm' });
+      const out = concat([r.push(bytes).slice(), r.flush().slice()]);
+      const m = to === 'openai' ? readOpenAi(out) : readAnthropic(out);
+      // (the finish reason of a stream that did not complete: from Anthropic to Anthropic the upstream's own message_delta passed)
+      return { text: m.text, reasoning: m.reasoning, calls: m.calls, finish: m.done ? m.finish : null, done: m.done, error: m.error !== null };
+    };
+    expect(relayed('bedrock-invoke', w.bytes)).toEqual(relayed('anthropic', f.bytes));
+  });
+});
+
+describe('bedrock-invoke: chunks that are not', () => {
+  const good = chunkMessage(`{"bytes":"${Buffer.from('{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","usage":{"input_tokens":3,"output_tokens":1}}}').toString('base64')}"}`);
+  test.each([
+    ['a byte that is not base64', '{"bytes":"eyJ0eX!lIjoi"}'],
+    ['a length that is not a multiple of 4', '{"bytes":"eyJ0eXBlIjo"}'],
+    ['= inside', '{"bytes":"ey=0eXBlIjoi"}'],
+    ['bytes that are not a string', '{"bytes":42}'],
+    ['no bytes', '{"p":"abc"}'],
+    ['a payload that is not JSON', '{"bytes":"eyJ0eXBlIjoi"'],
+  ])('%s: ERR_BAD_EVENT at its chunk, the text before it delivered', (_, payload) => {
+    const m = new ModelStream({ format: 'bedrock-invoke' });
+    expect(() => m.push(concat([good, chunkMessage(payload)]))).toThrow(expect.objectContaining({ code: 'ERR_BAD_EVENT', offset: good.length }));
+  });
+
+  test('base64 with escaped slashes (\\/) as some JSON encoders write it is read', () => {
+    const json = '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"???>>>"}}';
+    const b64 = Buffer.from(json).toString('base64');
+    expect(b64).toContain('/');
+    const m = new ModelStream({ format: 'bedrock-invoke', raw: true, eof: 'allow' });
+    expect(m.push(concat([good, chunkMessage(`{"bytes":"${b64.replaceAll('/', '\\/')}"}`)]))).toBe('???>>>');
+  });
+
+  test('inner is for bedrock-invoke, and anthropic is the format it reads', () => {
+    expect(() => new ModelStream({ format: 'bedrock', inner: 'anthropic' })).toThrow(TypeError);
+    expect(() => new ModelStream({ format: 'bedrock-invoke', inner: 'openai' as 'anthropic' })).toThrow(TypeError);
+    expect(new ModelStream({ format: 'bedrock-invoke', inner: 'anthropic' }).format).toBe('bedrock-invoke');
+  });
+});

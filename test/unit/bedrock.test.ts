@@ -1,0 +1,188 @@
+// Bedrock ConverseStream (format: 'bedrock'): AWS's binary event stream, framed in the core, read by
+// ModelStream and relayed by SseRelay to OpenAI Chat and Anthropic Messages. The fixtures
+// (test/helpers/bedrock-fixtures.ts) are encoded by AWS's own codec and read by a reference
+// written from AWS's documentation with that codec and JSON.parse; each is fed whole, cut in two
+// at every byte, and dripped. What a relay's client reads is accumulated as the official clients
+// do (test/helpers/clients.ts), and the official openai and @anthropic-ai/sdk clients read a
+// relayed stream of every fixture over HTTP.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ModelStream, ModelStreamError, SseRelay, TextAssembler, describeFormat } from '../../bindings/index.js';
+import { BEDROCK_FIXTURES, type BedrockFixture, bedrockReference, codec, encodeMessage } from '../helpers/bedrock-fixtures.js';
+import { readAnthropic, readOpenAi } from '../helpers/clients.js';
+import { cut } from '../helpers/random.js';
+
+const enc = new TextEncoder();
+const concat = (parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+};
+
+function chunkings(b: Uint8Array): Uint8Array[][] {
+  const out: Uint8Array[][] = [[b]];
+  for (let i = 1; i < b.length; i++) out.push(cut(b, [i]));
+  out.push(Array.from({ length: b.length }, (_, i) => b.subarray(i, i + 1)));
+  return out;
+}
+
+function read(f: BedrockFixture, chunks: Uint8Array[], raw: boolean) {
+  const m = new ModelStream({ format: 'bedrock', raw });
+  let text = '';
+  let error: { code: string; offset: number; message?: string } | undefined;
+  try {
+    for (const c of chunks) text += m.push(c);
+    text += m.flush();
+  } catch (e) {
+    if (!(e instanceof ModelStreamError)) throw e;
+    text += e.text;
+    error = { code: e.code, offset: e.offset };
+    if (e.code === 'ERR_PROVIDER') error.message = e.providerMessage;
+  }
+  const r = {
+    text, reasoning: m.reasoning, status: m.status, finishReason: m.finishReason, usage: m.usage, events: m.events,
+    toolCalls: m.toolCalls.map((c) => ({ ...c })), signatures: m.reasoningBlocks.flatMap((b) => [b.signature, b.redacted].filter((x): x is string => x !== undefined)),
+    error,
+  };
+  m.dispose();
+  return r;
+}
+
+describe.each(BEDROCK_FIXTURES.map((f) => [f.name, f] as const))('bedrock fixture %s', (_, f) => {
+  const e = f.expected;
+  // (committed: a failed stream's text is what was committed before the error, its last cluster held back)
+  const want = (raw: boolean) => ({
+    text: raw ? e.text : e.status === 'failed' ? new TextAssembler().push(e.text) : e.text.normalize('NFC'), reasoning: e.reasoning, status: e.status, finishReason: e.finishReason, usage: e.usage, events: e.events,
+    toolCalls: e.toolCalls, signatures: e.signatures,
+    error: e.error && { code: e.error.code, offset: e.error.offset, ...(e.error.code === 'ERR_PROVIDER' ? { message: expect.stringContaining(e.error.message!) } : {}) },
+  });
+
+  test('the hand-written results are the reference reading (AWS\'s codec, JSON.parse) of the bytes', () => {
+    const ref = bedrockReference(f.bytes);
+    expect({ ...ref, error: ref.error && { code: ref.error.code, offset: ref.error.offset } }).toEqual({ ...e, error: e.error && { code: e.error.code, offset: e.error.offset } });
+  });
+
+  test('ModelStream, raw and committed: whole, cut in two at every byte, dripped', () => {
+    for (const chunks of chunkings(f.bytes)) {
+      expect(read(f, chunks, true), `${chunks.length} chunks (raw)`).toEqual(want(true));
+      if (chunks.length <= 2) expect(read(f, chunks, false), `${chunks.length} chunks`).toEqual(want(false));
+    }
+  });
+
+  test.each(['openai', 'anthropic'] as const)('SseRelay to %s: what its client reads, whole, at every split and dripped', (to) => {
+    for (const chunks of chunkings(f.bytes)) {
+      const r = new SseRelay({ from: 'bedrock', to });
+      const out = concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]);
+      const got = to === 'openai' ? readOpenAi(out) : readAnthropic(out);
+      const where = `${f.name} → ${to}, ${chunks.length} chunks`;
+      expect(got.text, where).toBe(e.text);
+      expect(got.reasoning, where).toBe(e.reasoning);
+      expect(got.calls, where).toEqual(e.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })));
+      expect(got.done, where).toBe(e.status === 'done');
+      if (e.status === 'done') {
+        const words = describeFormat('bedrock').finishReason(e.finishReason!, to);
+        expect(got.finish, where).toBe(e.toolCalls.length ? (to === 'openai' ? 'tool_calls' : 'tool_use') : words);
+        const u = e.usage!;
+        const cached = (u.cacheReadInputTokens as number | undefined) ?? 0;
+        const written = (u.cacheWriteInputTokens as number | undefined) ?? 0;
+        if (to === 'openai') expect(got.usage, where).toMatchObject({ prompt_tokens: (u.inputTokens as number) + cached + written, completion_tokens: u.outputTokens });
+        else expect(got.usage, where).toMatchObject({ input_tokens: u.inputTokens, output_tokens: u.outputTokens });
+        if (to === 'anthropic') expect(got.signatures, where).toEqual(e.signatures);
+      } else {
+        expect(got.error, where).toMatchObject({ ...(to === 'openai' ? { code: e.error!.code } : {}) });
+        if (e.error!.message !== undefined) expect(String(got.error!.message), where).toContain(e.error!.message);
+        expect(r.error?.code, where).toBe(e.error!.code);
+        expect(r.error?.offset, where).toBe(e.error!.offset);
+      }
+      r.dispose();
+    }
+  });
+});
+
+describe('bedrock: what is not a stream of events', () => {
+  test('a JSON error body (an HTTP 4xx from AWS) is ERR_PROVIDER with its message', () => {
+    const m = new ModelStream({ format: 'bedrock' });
+    m.push(enc.encode('{"message":"The security token included in the request is invalid."}'));
+    expect(() => m.flush()).toThrow(expect.objectContaining({ code: 'ERR_PROVIDER', providerMessage: 'The security token included in the request is invalid.' }));
+  });
+
+  test('a payload that is not JSON is ERR_BAD_EVENT at its message; invalid UTF-8 in a payload is ERR_INVALID_UTF8 there', () => {
+    const first = encodeMessage({ event: 'messageStart', payload: '{"role":"assistant"}' });
+    const bad = encodeMessage({ event: 'contentBlockDelta', payload: '{"contentBlockIndex":0,"delta":{"text":"x"},}' });
+    const m = new ModelStream({ format: 'bedrock' });
+    expect(() => m.push(concat([first, bad]))).toThrow(expect.objectContaining({ code: 'ERR_BAD_EVENT', offset: first.length }));
+    const utf = codec.encode({ headers: { ':message-type': { type: 'string', value: 'event' }, ':event-type': { type: 'string', value: 'contentBlockDelta' } }, body: Uint8Array.from([...enc.encode('{"delta":{"text":"'), 0xff, ...enc.encode('"}}')]) });
+    const n = new ModelStream({ format: 'bedrock' });
+    expect(() => n.push(concat([first, utf]))).toThrow(expect.objectContaining({ code: 'ERR_INVALID_UTF8', offset: first.length }));
+  });
+
+  test('a message claiming 4 GiB is ERR_EVENT_TOO_LARGE as soon as its prelude arrives', () => {
+    const first = encodeMessage({ event: 'messageStart', payload: '{"role":"assistant"}' });
+    const huge = new Uint8Array(12);
+    const v = new DataView(huge.buffer);
+    v.setUint32(0, 0xfffffff0);
+    v.setUint32(4, 0);
+    // the prelude's CRC, computed by the codec's own CRC on a message it encodes, then patched in: reuse the bit-by-bit CRC
+    let c = 0xffffffff;
+    for (const x of huge.subarray(0, 8)) { c ^= x; for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1; }
+    v.setUint32(8, (c ^ 0xffffffff) >>> 0);
+    const m = new ModelStream({ format: 'bedrock' });
+    expect(() => m.push(concat([first, huge]))).toThrow(expect.objectContaining({ code: 'ERR_EVENT_TOO_LARGE', offset: first.length }));
+  });
+});
+
+describe('the official clients read what SseRelay writes from Bedrock', () => {
+  let port = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (s: string) => { body += s; });
+    req.on('end', () => {
+      const f = BEDROCK_FIXTURES.find((x) => x.name === (JSON.parse(body) as { model: string }).model)!;
+      const to = req.url === '/v1/messages' ? 'anthropic' : 'openai';
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const r = new SseRelay({ from: 'bedrock', to, model: f.name });
+      for (let i = 0; i < f.bytes.length; i += 37) res.write(Buffer.from(r.push(f.bytes.subarray(i, i + 37))));
+      res.end(Buffer.from(r.flush()));
+    });
+  });
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  test.each(BEDROCK_FIXTURES.map((f) => [f.name, f] as const))('openai and anthropic: %s', async (name, f) => {
+    const e = f.expected;
+    const oa = new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'test', maxRetries: 0 });
+    const an = new Anthropic({ baseURL: `http://127.0.0.1:${port}`, apiKey: 'test', maxRetries: 0 });
+    // (both settled together: a rejection is handled as it happens)
+    const [os, as] = await Promise.allSettled([
+      oa.chat.completions.stream({ model: name, messages: [] }).finalChatCompletion(),
+      an.messages.stream({ model: name, max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).finalMessage(),
+    ]);
+    if (e.status === 'done') {
+      expect(os.status).toBe('fulfilled');
+      expect(as.status).toBe('fulfilled');
+      const done = (os as PromiseFulfilledResult<OpenAI.ChatCompletion>).value;
+      expect(done.choices[0].message.content ?? '').toBe(e.text);
+      expect((done.choices[0].message.tool_calls ?? []).map((c) => (c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : []))).toEqual(e.toolCalls.map((c) => [c.id, c.name, c.arguments]));
+      const msg = (as as PromiseFulfilledResult<Anthropic.Message>).value;
+      expect(msg.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')).toBe(e.text);
+      expect(msg.content.flatMap((b) => (b.type === 'thinking' ? [b.thinking] : [])).join('')).toBe(e.reasoning);
+      expect(msg.content.flatMap((b) => (b.type === 'tool_use' ? [b.input] : []))).toEqual(e.toolCalls.map((c) => JSON.parse(c.arguments)));
+      expect(msg.usage.output_tokens).toBe(e.usage!.outputTokens);
+    } else {
+      expect(os.status).toBe('rejected');
+      expect(as.status).toBe('rejected');
+      if (e.error!.message !== undefined) expect(String((as as PromiseRejectedResult).reason)).toContain(e.error!.message);
+    }
+  });
+});
