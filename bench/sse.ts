@@ -28,7 +28,7 @@ const nonAscii = [
 ];
 
 /** A delta of text: ~85% of them carry non-ASCII characters. */
-function delta(r: () => number): string {
+export function delta(r: () => number): string {
   let s = '';
   const n = 1 + Math.floor(r() * 4);
   for (let k = 0; k < n; k++) s += latin[Math.floor(r() * latin.length)] + ' ';
