@@ -20,7 +20,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 15;
+export const ABI_VERSION: i32 = 16;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -572,7 +572,7 @@ export const MGATHER_PTR: usize = memory.data(MGATHER_CAP * MG_WORDS * 4, 16);
 // earlier push.
 
 /** Bytes of an event stream's state record. */
-export const ES_STATE_BYTES: usize = 40;
+export const ES_STATE_BYTES: usize = 64;
 /** Words of a message record. */
 export const ES_REC_WORDS: i32 = 12;
 /** Message word: where the message begins (relative to IN_PTR). */
@@ -624,6 +624,21 @@ export const ESR_ERR_AT: i32 = 3;
 /** Result words: what the error compared (the CRC sent and the one computed; the length and the limit; …). */
 export const ESR_ERR_WANT: i32 = 4;
 export const ESR_ERR_GOT: i32 = 5;
+
+// The events a model reader reads (Bedrock), written by esEvents, esEvent and esData after the
+// records of a push: each event message as one SSE event whose data is its payload under its
+// type (`data: {"contentBlockDelta":{…}}`), a chunk's decoded bytes as one SSE event, appended to
+// the stream's event buffer (emptied by esClear) with a map entry per event: two f64, the event's
+// offset in the buffer and the absolute offset of the message it came from.
+
+/** Result word (after esEvents, esEvent, esData): the event buffer's address and its bytes. */
+export const ESR_OUT: i32 = 6;
+export const ESR_OUT_LEN: i32 = 7;
+/** Result word: the map's address and its entries. */
+export const ESR_MAP: i32 = 8;
+export const ESR_MAP_N: i32 = 9;
+/** An event type longer than this is not one a model stream has: esEvents leaves its message to the caller. */
+export const ES_MAX_TYPE: i32 = 256;
 
 /** The prelude's CRC (its first 8 bytes) does not match: want, got. */
 export const ESE_PRELUDE_CRC: i32 = 1;

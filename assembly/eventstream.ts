@@ -14,8 +14,10 @@ import {
   ESE_HEADER, ESE_HEADERS, ESE_LENGTH, ESE_LIMIT, ESE_MESSAGE_CRC, ESE_PRELUDE_CRC, ESH_NAME, ESH_NAME_LEN, ESH_TYPE, ESH_VALUE, ESH_VALUE_LEN,
   ESH_WORDS, ESR_ERR, ESR_ERR_AT, ESR_ERR_GOT, ESR_ERR_WANT, ESR_NHDR, ESR_NREC, ES_HDR_CAP, ES_HDR_PTR, ES_MT_ERROR, ES_MT_EVENT,
   ES_MT_EXCEPTION, ES_MT_NONE, ES_MT_OTHER, ER_EVENT, ER_EVENT_LEN, ER_HDR0, ER_LEN, ER_MESSAGE, ER_MESSAGE_LEN, ER_MTYPE, ER_NHDR,
-  ER_PAYLOAD, ER_PAYLOAD_LEN, ER_START, ES_REC_WORDS, ES_STATE_BYTES, IN_PTR, R_MORE, SPAN_BYTES, SPAN_PTR,
+  ER_PAYLOAD, ER_PAYLOAD_LEN, ER_START, ES_MAX_TYPE, ES_REC_WORDS, ES_STATE_BYTES, ESR_MAP, ESR_MAP_N, ESR_OUT, ESR_OUT_LEN, IN_PTR,
+  R_MORE, SPAN_BYTES, SPAN_PTR,
 } from './abi';
+import { noLineEnd } from './frames';
 import { allocZeroed, freeRecord, release, reserve, res } from './runtime';
 
 /** The headers a reader of Bedrock's streams acts on. */
@@ -86,6 +88,13 @@ const O_OLD_CAP: usize = 24;
 /** Continuation after R_MORE: where the run goes on, and its end. */
 const O_POS: usize = 28;
 const O_END: usize = 32;
+/** The events written for a model reader (esEvents): buffer, capacity, bytes; the map: buffer, capacity, entries. */
+const O_OUT: usize = 36;
+const O_OUT_CAP: usize = 40;
+const O_OUT_LEN: usize = 44;
+const O_MAP: usize = 48;
+const O_MAP_CAP: usize = 52;
+const O_MAP_N: usize = 56;
 
 /** Bytes of a message's prelude, and of its smallest whole (prelude, no headers, no payload, its CRC). */
 const PRELUDE: u32 = 12;
@@ -135,6 +144,7 @@ function freeBuffers(st: usize): void {
   store<u32>(st, 0, O_BUF);
   store<u32>(st, 0, O_CAP);
   dropOld(st);
+  freeEvents(st);
 }
 
 function dropOld(st: usize): void {
@@ -393,6 +403,246 @@ function more(st: usize, p: usize, end: usize): i32 {
   store<u32>(st, <u32>p, O_POS);
   store<u32>(st, <u32>end, O_END);
   return done(R_MORE);
+}
+
+// ---- the events a model reader reads (Bedrock) ------------------------------------------------
+
+/** Event buffers past this size are given back when emptied (a large read's or message's events). */
+const KEEP_EVENTS: u32 = 4096;
+const MAP_ENTRY: usize = 16;
+
+function freeEvents(st: usize): void {
+  freeBlock(st, O_OUT, O_OUT_CAP);
+  freeBlock(st, O_MAP, O_MAP_CAP);
+  store<u32>(st, 0, O_OUT_LEN);
+  store<u32>(st, 0, O_MAP_N);
+}
+
+function freeBlock(st: usize, at: usize, capAt: usize): void {
+  const b = <usize>load<u32>(st + at);
+  if (b == 0) return;
+  heap.free(b);
+  release(<usize>load<u32>(st + capAt));
+  store<u32>(st + at, 0);
+  store<u32>(st + capAt, 0);
+}
+
+/** Room for `n` more bytes after `used` in the block at `at`: its address. */
+function grow(st: usize, at: usize, capAt: usize, used: usize, n: usize): usize {
+  let b = <usize>load<u32>(st + at);
+  const cap = <usize>load<u32>(st + capAt);
+  if (used + n <= cap) return b;
+  let nc = cap < 1024 ? <usize>1024 : cap << 1;
+  if (nc < used + n) nc = used + n;
+  reserve(nc);
+  b = b == 0 ? heap.alloc(nc) : heap.realloc(b, nc);
+  release(cap);
+  store<u32>(st + at, <u32>b);
+  store<u32>(st + capAt, <u32>nc);
+  return b;
+}
+
+/** Empties the event buffer and its map (a large one is given back). */
+export function esClear(st: usize): void {
+  if (load<u32>(st, O_OUT_CAP) > KEEP_EVENTS) freeBlock(st, O_OUT, O_OUT_CAP);
+  if (load<u32>(st, O_MAP_CAP) > KEEP_EVENTS) freeBlock(st, O_MAP, O_MAP_CAP);
+  store<u32>(st, 0, O_OUT_LEN);
+  store<u32>(st, 0, O_MAP_N);
+}
+
+function eventsRes(st: usize): void {
+  res(ESR_OUT, <i32>load<u32>(st, O_OUT));
+  res(ESR_OUT_LEN, <i32>load<u32>(st, O_OUT_LEN));
+  res(ESR_MAP, <i32>load<u32>(st, O_MAP));
+  res(ESR_MAP_N, <i32>load<u32>(st, O_MAP_N));
+}
+
+/** A map entry for the event that begins now, from the message at absolute offset `at`. */
+function mapAdd(st: usize, at: f64): void {
+  const n = <usize>load<u32>(st, O_MAP_N);
+  const m = grow(st, O_MAP, O_MAP_CAP, n * MAP_ENTRY, MAP_ENTRY) + n * MAP_ENTRY;
+  store<f64>(m, <f64>load<u32>(st, O_OUT_LEN));
+  store<f64>(m, at, 8);
+  store<u32>(st, <u32>(n + 1), O_MAP_N);
+}
+
+/** Line breaks (CR, LF, CRLF as one) in the n bytes at p. */
+function lineBreaks(p: usize, n: usize): usize {
+  if (noLineEnd(p, p + n)) return 0;
+  let k: usize = 0;
+  const end = p + n;
+  for (; p < end; p++) {
+    const b = load<u8>(p);
+    if (b == 0x0A) k++;
+    else if (b == 0x0D) {
+      k++;
+      if (p + 1 < end && load<u8>(p + 1) == 0x0A) p++;
+    }
+  }
+  return k;
+}
+
+/** Writes the n bytes at p as SSE data at o (room made: n + 7 per line break): a line break begins another `data: ` line. Returns the end. */
+function dataLines(o: usize, p: usize, n: usize, breaks: usize): usize {
+  if (breaks == 0) {
+    memory.copy(o, p, n);
+    return o + n;
+  }
+  const end = p + n;
+  let from = p;
+  for (let i = p; i < end; i++) {
+    const b = load<u8>(i);
+    if (b != 0x0A && b != 0x0D) continue;
+    memory.copy(o, from, i - from);
+    o += i - from;
+    store<u8>(o, 0x0A);
+    store<u32>(o + 1, 0x61746164); // data
+    store<u16>(o + 5, 0x203A); // ": "
+    o += 7;
+    if (b == 0x0D && i + 1 < end && load<u8>(i + 1) == 0x0A) i++;
+    from = i + 1;
+  }
+  memory.copy(o, from, end - from);
+  return o + (end - from);
+}
+
+/** The bytes of the UTF-8 sequence at p (< end) when valid, else 0 — and, through `bad`, how many bytes its maximal invalid subpart takes. */
+let badLen: usize = 0;
+function seqLen(p: usize, end: usize): usize {
+  const b0 = <u32>load<u8>(p);
+  let need: usize = 0;
+  let lo: u32 = 0x80, hi: u32 = 0xBF;
+  if (b0 < 0x80) return 1;
+  if (b0 >= 0xC2 && b0 <= 0xDF) need = 1;
+  else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    need = 2;
+    if (b0 == 0xE0) lo = 0xA0;
+    else if (b0 == 0xED) hi = 0x9F;
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    need = 3;
+    if (b0 == 0xF0) lo = 0x90;
+    else if (b0 == 0xF4) hi = 0x8F;
+  } else {
+    badLen = 1;
+    return 0;
+  }
+  for (let i: usize = 1; i <= need; i++) {
+    if (p + i >= end) { badLen = i; return 0; }
+    const c = <u32>load<u8>(p + i);
+    if (c < lo || c > hi) { badLen = i; return 0; }
+    lo = 0x80;
+    hi = 0xBF;
+  }
+  return need + 1;
+}
+
+const HEX: string = '0123456789abcdef';
+
+/**
+ * Writes the n bytes at p (an event type: a header's string) at o as a JSON string, as
+ * JSON.stringify writes the text a UTF-8 decoder that replaces makes of them: `"` and `\`
+ * escaped, control characters as \b \f \n \r \t or \u00XX, each maximal invalid subpart as
+ * U+FFFD. Room: n * 6 + 2. Returns the end.
+ */
+function jsonName(o: usize, p: usize, n: usize): usize {
+  store<u8>(o++, 0x22);
+  const end = p + n;
+  while (p < end) {
+    const b = <u32>load<u8>(p);
+    if (b >= 0x20 && b < 0x80) {
+      if (b == 0x22 || b == 0x5C) store<u8>(o++, 0x5C);
+      store<u8>(o++, <u8>b);
+      p++;
+    } else if (b < 0x20) {
+      store<u8>(o++, 0x5C);
+      if (b == 0x08) store<u8>(o++, 0x62);
+      else if (b == 0x0C) store<u8>(o++, 0x66);
+      else if (b == 0x0A) store<u8>(o++, 0x6E);
+      else if (b == 0x0D) store<u8>(o++, 0x72);
+      else if (b == 0x09) store<u8>(o++, 0x74);
+      else {
+        store<u32>(o, 0x30303075); // u000
+        store<u8>(o + 3, <u8>HEX.charCodeAt(<i32>(b >> 4)));
+        store<u8>(o + 4, <u8>HEX.charCodeAt(<i32>(b & 15)));
+        o += 5;
+      }
+      p++;
+    } else {
+      const k = seqLen(p, end);
+      if (k != 0) {
+        memory.copy(o, p, k);
+        o += k;
+        p += k;
+      } else {
+        store<u8>(o, 0xEF);
+        store<u8>(o + 1, 0xBF);
+        store<u8>(o + 2, 0xBD);
+        o += 3;
+        p += badLen;
+      }
+    }
+  }
+  store<u8>(o++, 0x22);
+  return o;
+}
+
+/**
+ * After esPush or esMore: writes the event messages among its records from record `from` on as
+ * the events a model reader reads, `base` the absolute offset IN_PTR stands for; other messages
+ * of no type a model stream has are skipped. Stops at an exception or error message, or an event
+ * type longer than ES_MAX_TYPE: returns its record's index for the caller, or the records' number
+ * when all were written.
+ */
+export function esEvents(st: usize, from: i32, base: f64): i32 {
+  let k = from;
+  for (; k < nrec; k++) {
+    const r = SPAN_PTR + <usize>k * REC_BYTES;
+    const mt = load<i32>(r, ER_MTYPE << 2);
+    if (mt != ES_MT_EVENT) {
+      if (mt == ES_MT_EXCEPTION || mt == ES_MT_ERROR) break;
+      continue;
+    }
+    const tl = load<i32>(r, ER_EVENT_LEN << 2);
+    if (tl > ES_MAX_TYPE) break;
+    const p = <usize>load<i32>(r, ER_PAYLOAD << 2);
+    const n = <usize>load<i32>(r, ER_PAYLOAD_LEN << 2);
+    const breaks = lineBreaks(p, n);
+    mapAdd(st, base + <f64>load<i32>(r, ER_START << 2));
+    const used = <usize>load<u32>(st, O_OUT_LEN);
+    const b = grow(st, O_OUT, O_OUT_CAP, used, 7 + <usize>tl * 6 + 3 + (n == 0 ? 2 : n + breaks * 7) + 3);
+    let o = b + used;
+    store<u32>(o, 0x61746164); // data
+    store<u16>(o + 4, 0x203A); // ": "
+    store<u8>(o + 6, 0x7B); // {
+    o = jsonName(o + 7, <usize>load<i32>(r, ER_EVENT << 2), <usize>tl);
+    store<u8>(o++, 0x3A); // :
+    if (n == 0) {
+      store<u16>(o, 0x7D7B); // {}
+      o += 2;
+    } else {
+      o = dataLines(o, p, n, breaks);
+    }
+    store<u8>(o, 0x7D); // }
+    store<u16>(o + 1, 0x0A0A);
+    store<u32>(st, <u32>(o + 3 - b), O_OUT_LEN);
+  }
+  eventsRes(st);
+  return k;
+}
+
+/** Writes the n bytes at p (a chunk's decoded bytes) as one event, from the message at absolute offset `at`. */
+export function esData(st: usize, p: usize, n: usize, at: f64): void {
+  const breaks = lineBreaks(p, n);
+  mapAdd(st, at);
+  const used = <usize>load<u32>(st, O_OUT_LEN);
+  const b = grow(st, O_OUT, O_OUT_CAP, used, 6 + n + breaks * 7 + 2);
+  let o = b + used;
+  store<u32>(o, 0x61746164); // data
+  store<u16>(o + 4, 0x203A); // ": "
+  o = dataLines(o + 6, p, n, breaks);
+  store<u16>(o, 0x0A0A);
+  store<u32>(st, <u32>(o + 2 - b), O_OUT_LEN);
+  eventsRes(st);
 }
 
 // ---- base64 (Bedrock's InvokeModelWithResponseStream: each chunk's `bytes`) -------------------

@@ -61,6 +61,9 @@ export interface CoreExports {
   esHeld(st: number): number;
   esReset(st: number): void;
   esFree(st: number): void;
+  esClear(st: number): void;
+  esEvents(st: number, from: number, base: number): number;
+  esData(st: number, p: number, n: number, at: number): void;
   b64Decode(src: number, len: number, dst: number): number;
   // Layer 4: the JSON reader (assembly/json.ts)
   jsonRead(prog: number, p: number, len: number, out: number, maxRecs: number): number;

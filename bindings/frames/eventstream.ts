@@ -4,7 +4,7 @@
 // headers as AWS's own codec gives them, and the payload's bytes.
 import {
   ESE_HEADER, ESE_HEADERS, ESE_LENGTH, ESE_LIMIT, ESE_MESSAGE_CRC, ESE_PRELUDE_CRC, ESH_NAME, ESH_NAME_LEN, ESH_TYPE, ESH_VALUE,
-  ESH_VALUE_LEN, ESH_WORDS, ESR_ERR, ESR_ERR_AT, ESR_ERR_GOT, ESR_ERR_WANT, ESR_NHDR, ESR_NREC, ES_REC_WORDS, ER_EVENT, ER_EVENT_LEN,
+  ESH_VALUE_LEN, ESH_WORDS, ESR_ERR, ESR_ERR_AT, ESR_ERR_GOT, ESR_ERR_WANT, ESR_MAP, ESR_MAP_N, ESR_NREC, ESR_OUT, ESR_OUT_LEN, ES_REC_WORDS, ER_EVENT, ER_EVENT_LEN,
   ER_HDR0, ER_LEN, ER_MESSAGE, ER_MESSAGE_LEN, ER_MTYPE, ER_NHDR, ER_PAYLOAD, ER_PAYLOAD_LEN, ER_START, JF_ESCAPED, JK_STRING, JREC_FLAGS_SHIFT,
   JREC_KIND_SHIFT, JREC_WORDS, JR_END, JR_HEAD, JR_START, R_MORE,
 } from '../core/generated/abi.js';
@@ -106,8 +106,12 @@ export class EventStreamFramer extends CoreStream {
     return this.st === 0 ? 0 : this.core.x.esHeld(this.st);
   }
 
-  /** Frames the chunk: `each` for every whole message; the damage, if any, as EventStreamError after the messages before it. */
-  frame(chunk: Uint8Array, each: (r: FrameRecord) => void, delivered: () => EventStreamMessage[] = () => []): void {
+  /**
+   * Frames the chunk: `each` for every whole message; the damage, if any, as EventStreamError after
+   * the messages before it. With `batch`, each call's records are handed over as a batch instead
+   * (their number, and the absolute offset the input window stands for), to be read by index.
+   */
+  frame(chunk: Uint8Array, each: (r: FrameRecord) => void, delivered: () => EventStreamMessage[] = () => [], batch?: (n: number, base: number) => void): void {
     if (this.failure !== null) this.rethrow();
     const core = this.core;
     forPieces(core, chunk, (piece) => {
@@ -123,24 +127,78 @@ export class EventStreamFramer extends CoreStream {
       }
       for (;;) {
         core.sync();
+        const n = core.i32[core.res + ESR_NREC];
+        if (batch !== undefined) {
+          try {
+            batch(n, base);
+          } catch (e) {
+            throw this.trapped(e, base);
+          }
+        } else {
+          for (let k = 0; k < n; k++) each(this.recordAt(k, base));
+        }
+        core.sync();
         const i32 = core.i32;
         const res = core.res;
-        const n = i32[res + ESR_NREC];
-        const span = core.span;
-        for (let k = 0; k < n; k++) {
-          const w = span + k * ES_REC_WORDS;
-          each({
-            offset: base + i32[w + ER_START], length: i32[w + ER_LEN] >>> 0, payload: i32[w + ER_PAYLOAD], payloadLength: i32[w + ER_PAYLOAD_LEN],
-            hdr0: i32[w + ER_HDR0], nhdr: i32[w + ER_NHDR], messageType: i32[w + ER_MTYPE], event: i32[w + ER_EVENT], eventLength: i32[w + ER_EVENT_LEN],
-            errorMessage: i32[w + ER_MESSAGE], errorMessageLength: i32[w + ER_MESSAGE_LEN],
-          });
-        }
         const err = i32[res + ESR_ERR];
         if (err !== 0) this.stop(this.damage(err, base + i32[res + ESR_ERR_AT], i32[res + ESR_ERR_WANT] >>> 0, i32[res + ESR_ERR_GOT] >>> 0, delivered()));
         if (!(r & R_MORE)) break;
         r = core.x.esMore(this.st);
       }
     });
+  }
+
+  /** Record `k` of the last call, `base` the absolute offset the input window stood for. */
+  recordAt(k: number, base: number): FrameRecord {
+    const core = this.core;
+    core.sync();
+    const i32 = core.i32;
+    const w = core.span + k * ES_REC_WORDS;
+    return {
+      offset: base + i32[w + ER_START], length: i32[w + ER_LEN] >>> 0, payload: i32[w + ER_PAYLOAD], payloadLength: i32[w + ER_PAYLOAD_LEN],
+      hdr0: i32[w + ER_HDR0], nhdr: i32[w + ER_NHDR], messageType: i32[w + ER_MTYPE], event: i32[w + ER_EVENT], eventLength: i32[w + ER_EVENT_LEN],
+      errorMessage: i32[w + ER_MESSAGE], errorMessageLength: i32[w + ER_MESSAGE_LEN],
+    };
+  }
+
+  /**
+   * @internal The events a model reader reads, written by the core into the stream's event buffer:
+   * the event messages of the last call's records from `from` on (see esEvents in
+   * assembly/eventstream.ts). Returns the index of the first record left to the caller (an
+   * exception, an error, an event type too long), or the records' number.
+   */
+  writeEvents(from: number, base: number): number {
+    const k = this.core.x.esEvents(this.st, from, base);
+    this.eventsOut();
+    return k;
+  }
+
+  /** @internal One event of `n` bytes at `p` in core memory (a chunk's decoded bytes), from the message at absolute offset `at`. */
+  writeData(p: number, n: number, at: number): void {
+    this.core.x.esData(this.st, p, n, at);
+    this.eventsOut();
+  }
+
+  /** @internal Empties the event buffer. */
+  clearEvents(): void {
+    if (this.st !== 0) this.core.x.esClear(this.st);
+    const e = this.events;
+    e.ptr = e.len = e.map = e.mapN = 0;
+  }
+
+  /** @internal Where the event buffer and its map are (after writeEvents or writeData; until the next clearEvents). */
+  readonly events = { ptr: 0, len: 0, map: 0, mapN: 0 };
+
+  private eventsOut(): void {
+    const core = this.core;
+    core.sync();
+    const i32 = core.i32;
+    const r = core.res;
+    const e = this.events;
+    e.ptr = i32[r + ESR_OUT] >>> 0;
+    e.len = i32[r + ESR_OUT_LEN] >>> 0;
+    e.map = i32[r + ESR_MAP] >>> 0;
+    e.mapN = i32[r + ESR_MAP_N];
   }
 
   /** End of stream: a message cut short is ERR_STREAM_TRUNCATED at the stream's end. Then a new stream. */

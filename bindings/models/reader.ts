@@ -235,6 +235,7 @@ export abstract class ModelReader extends FrameStream {
 
   protected override released(): void {
     this.takeParts();
+    this.unframer?.release();
     super.released();
     if (this._status === 'open') this._status = 'failed';
   }

@@ -5,7 +5,7 @@
 // quiet events, the text layer and the relay work on Bedrock's streams as on the others. An
 // exception or error message is the provider's error; damage to the framing is an error of its
 // own, at the damaged message's offset. Offsets in the errors are the binary stream's.
-import { ES_MT_ERROR, ES_MT_EVENT, ES_MT_EXCEPTION } from '../core/generated/abi.js';
+import { ES_MAX_TYPE, ES_MT_ERROR, ES_MT_EVENT, ES_MT_EXCEPTION } from '../core/generated/abi.js';
 import { EventStreamError, EventStreamFramer, type FrameRecord } from '../frames/eventstream.js';
 import { type ModelStreamErrorCode } from './errors.js';
 import { compilePaths } from './paths.js';
@@ -13,11 +13,6 @@ import { ownProgram } from './plan.js';
 
 const enc = /* @__PURE__ */ new TextEncoder();
 const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
-const HEAD = /* @__PURE__ */ enc.encode('data: {');
-const TAIL = /* @__PURE__ */ enc.encode('}\n\n');
-const NEXT_LINE = /* @__PURE__ */ enc.encode('\ndata: ');
-/** An event type longer than this is not one of a model's streams. */
-const MAX_TYPE_BYTES = 256;
 /** InvokeModelWithResponseStream: a chunk's payload, `{"bytes": base64}`. */
 const CHUNK = /* @__PURE__ */ compilePaths(['bytes']);
 const CHUNK_TYPE = /* @__PURE__ */ enc.encode('chunk');
@@ -31,60 +26,65 @@ export class Unframer {
   bytes = 0;
   /** An error made with the binary stream's offset already (not one of the events' offsets). */
   binaryError: Error | null = null;
-  /** Bytes of events written for the reader before this push (its offsets), and where each event of this push begins in them and in the stream. */
+  /** Bytes of events written for the reader before this push (its offsets). */
   private eventsBase = 0;
-  private eventAt: number[] = [];
-  private frameAt: number[] = [];
-  private out: Uint8Array = new Uint8Array(1024);
-  private used = 0;
+  private failure: Failure | null = null;
+  private readonly onBatch = (n: number, base: number): void => this.batch(n, base);
+  private readonly onRecord = (r: FrameRecord): void => {
+    if (this.failure === null) this.failure = this.message(r);
+  };
 
   /**
    * `invoke`: InvokeModelWithResponseStream, whose `chunk` events carry the model's own events in
    * base64 (`{"bytes": …}`), each decoded by the core into one event of the inner format; otherwise
-   * ConverseStream, each event's payload under its name.
+   * ConverseStream, each event's payload under its name, written by the core.
    */
   constructor(what: string, maxMessageBytes: number, private readonly invoke = false) {
     this.framer = new EventStreamFramer(what, maxMessageBytes);
   }
 
-  /** The events of the chunk's whole messages, and the failure that stops the stream after them, if any. */
+  /**
+   * The events of the chunk's whole messages (a view of core memory, or a copy when it is longer
+   * than the input window: valid until the next core call), and the failure that stops the stream
+   * after them, if any.
+   */
   unframe(chunk: Uint8Array): { events: Uint8Array; failure: Failure | null } {
-    this.eventsBase += this.used;
-    this.used = 0;
-    this.eventAt.length = 0;
-    this.frameAt.length = 0;
-    let failure: Failure | null = null;
     const f = this.framer;
+    this.eventsBase += f.events.len;
+    f.clearEvents();
+    this.failure = null;
     try {
-      f.frame(chunk, (r) => {
-        if (failure === null) failure = this.message(r);
-      });
+      if (this.invoke) f.frame(chunk, this.onRecord);
+      else f.frame(chunk, this.onRecord, undefined, this.onBatch);
     } catch (e) {
       if (!(e instanceof EventStreamError)) throw e;
-      failure ??= damage(e);
+      this.failure ??= damage(e);
     }
     this.bytes = f.bytesIn;
-    return { events: this.out.subarray(0, this.used), failure };
+    const ev = f.events;
+    const mem = f.memory;
+    const events = ev.len > f.shared.inCap ? mem.slice(ev.ptr, ev.ptr + ev.len) : mem.subarray(ev.ptr, ev.ptr + ev.len);
+    return { events, failure: this.failure };
   }
 
-  /** One message: an event written for the reader, or the provider's error. */
+  /** ConverseStream: a call's records, written by the core; an exception or an event type too long is read here, and ends the stream. */
+  private batch(n: number, base: number): void {
+    const f = this.framer;
+    let k = 0;
+    while (k < n && this.failure === null) {
+      k = f.writeEvents(k, base);
+      if (k < n) this.failure = this.message(f.recordAt(k++, base));
+    }
+  }
+
+  /** One message the core left to this reader: the provider's error, or (InvokeModelWithResponseStream) a chunk. */
   private message(r: FrameRecord): Failure | null {
     const mem = this.framer.memory;
     if (r.messageType === ES_MT_EVENT) {
-      if (r.eventLength > MAX_TYPE_BYTES) {
+      if (r.eventLength > ES_MAX_TYPE) {
         return { code: 'ERR_BAD_EVENT', offset: r.offset, message: `The message at byte offset ${r.offset} names an event type of ${r.eventLength} bytes` };
       }
       if (this.invoke) return this.chunk(r);
-      const name = this.nameOf(mem, r.event, r.eventLength);
-      this.eventAt.push(this.eventsBase + this.used);
-      this.frameAt.push(r.offset);
-      this.room(HEAD.length + name.length + 1 + r.payloadLength * NEXT_LINE.length + 2 + TAIL.length);
-      this.put(HEAD);
-      this.put(name);
-      this.out[this.used++] = 0x3a; // :
-      if (r.payloadLength === 0) this.put(enc.encode('{}'));
-      else this.payload(mem, r.payload, r.payloadLength);
-      this.put(TAIL);
       return null;
     }
     if (r.messageType === ES_MT_EXCEPTION || r.messageType === ES_MT_ERROR) {
@@ -107,85 +107,41 @@ export class Unframer {
     return null; // (a message of no type a model stream has: skipped)
   }
 
-  /** The last event type's bytes and its JSON string (a stream sends a few types, mostly the same one in a row). */
-  private lastType: Uint8Array = new Uint8Array(0);
-  private lastName: Uint8Array = new Uint8Array(0);
-
-  /** An event type as a JSON string's bytes. */
-  private nameOf(mem: Uint8Array, at: number, n: number): Uint8Array {
-    const t = this.lastType;
-    if (t.length === n) {
-      let same = true;
-      for (let i = 0; i < n; i++) if (mem[at + i] !== t[i]) { same = false; break; }
-      if (same) return this.lastName;
-    }
-    this.lastType = mem.slice(at, at + n);
-    return (this.lastName = enc.encode(JSON.stringify(utf8.decode(this.lastType))));
-  }
-
   /** A chunk of InvokeModelWithResponseStream: its bytes, decoded from base64 in the core, are one event of the inner format. */
   private chunk(r: FrameRecord): Failure | null {
     const f = this.framer;
-    let mem = f.memory;
+    const mem = f.memory;
     const isChunk = r.eventLength === CHUNK_TYPE.length && CHUNK_TYPE.every((b, i) => mem[r.event + i] === b);
     if (!isChunk) return null; // (an event of another type: none is a model's)
     const got = f.chunkOf(r, ownProgram(f.shared, 'bedrock chunk', CHUNK));
     if ('error' in got) return { code: 'ERR_BAD_EVENT', offset: r.offset, message: `The chunk at byte offset ${r.offset} is not one: ${got.error}` };
-    mem = f.memory;
-    this.eventAt.push(this.eventsBase + this.used);
-    this.frameAt.push(r.offset);
-    this.room(HEAD.length + got.len * NEXT_LINE.length + TAIL.length);
-    this.put(HEAD.subarray(0, HEAD.length - 1)); // data: 
-    this.payload(mem, got.ptr, got.len);
-    this.put(TAIL.subarray(1));
+    f.writeData(got.ptr, got.len, r.offset);
     return null;
-  }
-
-  /** The payload as data lines: a line break in it (white space of its JSON, or a byte that makes it invalid) begins another `data:` line, as SSE joins them. */
-  private payload(mem: Uint8Array, p: number, n: number): void {
-    const end = p + n;
-    let from = p;
-    for (let i = p; i < end; i++) {
-      const b = mem[i];
-      if (b !== 0x0a && b !== 0x0d) continue;
-      this.out.set(mem.subarray(from, i), this.used);
-      this.used += i - from;
-      this.put(NEXT_LINE);
-      if (b === 0x0d && i + 1 < end && mem[i + 1] === 0x0a) i++;
-      from = i + 1;
-    }
-    this.out.set(mem.subarray(from, end), this.used);
-    this.used += end - from;
-  }
-
-  private put(b: Uint8Array): void {
-    this.out.set(b, this.used);
-    this.used += b.length;
-  }
-
-  private room(n: number): void {
-    if (this.used + n <= this.out.length) return;
-    const next = new Uint8Array(Math.max(this.out.length * 2, this.used + n));
-    next.set(this.out.subarray(0, this.used));
-    this.out = next;
   }
 
   /** An offset of the events the reader read (this push's) as the binary stream's: the first byte of the message it lies in; the events' end is the stream's. */
   offsetOf(at: number, eventsEnd: number): number {
     if (at >= eventsEnd) return this.bytes;
-    let k = this.eventAt.length - 1;
-    while (k > 0 && this.eventAt[k] > at) k--;
-    return k >= 0 ? this.frameAt[k] : this.bytes;
+    const ev = this.framer.events;
+    if (ev.mapN === 0) return this.bytes;
+    const mem = this.framer.memory;
+    const map = new Float64Array(mem.buffer, ev.map, ev.mapN * 2);
+    let k = ev.mapN - 1;
+    while (k > 0 && this.eventsBase + map[2 * k] > at) k--;
+    return map[2 * k + 1];
   }
 
   reset(): void {
     this.framer.reset();
+    this.framer.clearEvents();
     this.bytes = 0;
     this.eventsBase = 0;
-    this.used = 0;
-    this.eventAt.length = 0;
-    this.frameAt.length = 0;
-    if (this.out.length > 65536) this.out = new Uint8Array(1024);
+  }
+
+  /** After the stream failed: what the framer holds (a message's bytes, the events) is given back. */
+  release(): void {
+    this.framer.reset();
+    this.framer.clearEvents();
   }
 
   dispose(): void {
