@@ -67,7 +67,6 @@ export class EventStreamError extends Error {
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 const ES_STATE: StateKind = { reset: (x, st) => x.esReset(st), free: (x, st) => x.esFree(st) };
-const TYPES = ['boolean', 'boolean', 'byte', 'short', 'integer', 'long', 'binary', 'string', 'timestamp', 'uuid'] as const;
 const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { ignoreBOM: true });
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 
@@ -293,31 +292,60 @@ export class EventStreamFramer extends CoreStream {
     const hp = (core.x.ES_HDR_PTR.value as number) >> 2;
     for (let k = 0; k < r.nhdr; k++) {
       const w = hp + (r.hdr0 + k) * ESH_WORDS;
-      const name = utf8.decode(u8.subarray(i32[w + ESH_NAME], i32[w + ESH_NAME] + i32[w + ESH_NAME_LEN]));
+      const name = this.text(u8, i32[w + ESH_NAME], i32[w + ESH_NAME_LEN]);
       const t = i32[w + ESH_TYPE];
       const v = i32[w + ESH_VALUE];
-      const bytes = u8.subarray(v, v + i32[w + ESH_VALUE_LEN]);
-      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const n = i32[w + ESH_VALUE_LEN];
       let h: EventStreamHeader;
-      switch (TYPES[t]) {
-        case 'boolean': h = { type: 'boolean', value: t === 0 }; break;
-        case 'byte': h = { type: 'byte', value: view.getInt8(0) }; break;
-        case 'short': h = { type: 'short', value: view.getInt16(0) }; break;
-        case 'integer': h = { type: 'integer', value: view.getInt32(0) }; break;
-        case 'long': h = { type: 'long', value: view.getBigInt64(0) }; break;
-        case 'binary': h = { type: 'binary', value: bytes.slice() }; break;
-        case 'string': h = { type: 'string', value: utf8.decode(bytes) }; break;
-        case 'timestamp': h = { type: 'timestamp', value: new Date(Number(view.getBigInt64(0))) }; break;
+      switch (t) {
+        case 0: case 1: h = { type: 'boolean', value: t === 0 }; break;
+        case 2: h = { type: 'byte', value: (u8[v] << 24) >> 24 }; break;
+        case 3: h = { type: 'short', value: ((u8[v] << 24) | (u8[v + 1] << 16)) >> 16 }; break;
+        case 4: h = { type: 'integer', value: (u8[v] << 24) | (u8[v + 1] << 16) | (u8[v + 2] << 8) | u8[v + 3] }; break;
+        case 5: h = { type: 'long', value: new DataView(u8.buffer, v, 8).getBigInt64(0) }; break;
+        case 6: h = { type: 'binary', value: u8.slice(v, v + n) }; break;
+        case 7: h = { type: 'string', value: this.text(u8, v, n) }; break;
+        case 8: h = { type: 'timestamp', value: new Date(Number(new DataView(u8.buffer, v, 8).getBigInt64(0))) }; break;
         default: {
-          const x = hex(bytes);
+          const x = hex(u8.subarray(v, v + n));
           h = { type: 'uuid', value: `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}` };
         }
       }
-      Object.defineProperty(out, name, { value: h, enumerable: true, configurable: true, writable: true }); // (a name such as __proto__ is a key)
+      if (name === '__proto__') Object.defineProperty(out, name, { value: h, enumerable: true, configurable: true, writable: true }); // (a key, not the prototype)
+      else out[name] = h;
     }
     return out;
   }
+
+  /**
+   * A header's name or string value as text: the short ones a stream repeats (`:event-type`,
+   * `contentBlockDelta`, …) from a small cache of the last ones seen, compared byte for byte.
+   */
+  private text(u8: Uint8Array, p: number, n: number): string {
+    if (n > TEXT_CACHE_BYTES) return utf8.decode(u8.subarray(p, p + n));
+    const c = this.cache;
+    for (let i = 0; i < c.length; i++) {
+      const e = c[i];
+      const b = e.bytes;
+      if (b.length !== n) continue;
+      let j = 0;
+      while (j < n && b[j] === u8[p + j]) j++;
+      if (j === n) return e.text;
+    }
+    const bytes = u8.slice(p, p + n);
+    const text = utf8.decode(bytes);
+    if (c.length < TEXT_CACHE_ENTRIES) c.push({ bytes, text });
+    else c[this.cacheNext++ % TEXT_CACHE_ENTRIES] = { bytes, text };
+    return text;
+  }
+
+  private readonly cache: { bytes: Uint8Array; text: string }[] = [];
+  private cacheNext = 0;
 }
+
+/** The header texts a framer remembers, and the longest it remembers. */
+const TEXT_CACHE_ENTRIES = 16;
+const TEXT_CACHE_BYTES = 64;
 
 /**
  * AWS's binary event stream, message by message: `push(chunk)` gives the messages the chunk
