@@ -10,7 +10,7 @@ import {
 } from '../core/generated/abi.js';
 import { checkOptions } from '../core/options.js';
 import { CoreStream, type StateKind } from '../core/stream.js';
-import { type Core, forPieces } from '../core/wasm.js';
+import { type Core } from '../core/wasm.js';
 import { MAX_LIMIT_BYTES, frameLimit } from './frame-stream.js';
 
 /** A header's value, typed as AWS's codec types it. */
@@ -112,39 +112,43 @@ export class EventStreamFramer extends CoreStream {
    */
   frame(chunk: Uint8Array, each: (r: FrameRecord) => void, delivered: () => EventStreamMessage[] = () => [], batch?: (n: number, base: number) => void): void {
     if (this.failure !== null) this.rethrow();
+    const cap = this.core.inCap;
+    if (chunk.length <= cap) this.piece(chunk, each, delivered, batch);
+    else for (let i = 0; i < chunk.length; i += cap) this.piece(chunk.subarray(i, i + cap), each, delivered, batch);
+  }
+
+  private piece(piece: Uint8Array, each: (r: FrameRecord) => void, delivered: () => EventStreamMessage[], batch?: (n: number, base: number) => void): void {
     const core = this.core;
-    forPieces(core, chunk, (piece) => {
+    core.sync();
+    core.u8.set(piece, core.inPtr);
+    const base = this.bytesIn;
+    this.bytesIn += piece.length;
+    let r: number;
+    try {
+      r = core.x.esPush(this.st, piece.length);
+    } catch (e) {
+      throw this.trapped(e, base);
+    }
+    for (;;) {
       core.sync();
-      core.u8.set(piece, core.inPtr);
-      const base = this.bytesIn;
-      this.bytesIn += piece.length;
-      let r: number;
-      try {
-        r = core.x.esPush(this.st, piece.length);
-      } catch (e) {
-        throw this.trapped(e, base);
-      }
-      for (;;) {
-        core.sync();
-        const n = core.i32[core.res + ESR_NREC];
-        if (batch !== undefined) {
-          try {
-            batch(n, base);
-          } catch (e) {
-            throw this.trapped(e, base);
-          }
-        } else {
-          for (let k = 0; k < n; k++) each(this.recordAt(k, base));
+      const n = core.i32[core.res + ESR_NREC];
+      if (batch !== undefined) {
+        try {
+          batch(n, base);
+        } catch (e) {
+          throw this.trapped(e, base);
         }
-        core.sync();
-        const i32 = core.i32;
-        const res = core.res;
-        const err = i32[res + ESR_ERR];
-        if (err !== 0) this.stop(this.damage(err, base + i32[res + ESR_ERR_AT], i32[res + ESR_ERR_WANT] >>> 0, i32[res + ESR_ERR_GOT] >>> 0, delivered()));
-        if (!(r & R_MORE)) break;
-        r = core.x.esMore(this.st);
+      } else {
+        for (let k = 0; k < n; k++) each(this.recordAt(k, base));
       }
-    });
+      core.sync();
+      const i32 = core.i32;
+      const res = core.res;
+      const err = i32[res + ESR_ERR];
+      if (err !== 0) this.stop(this.damage(err, base + i32[res + ESR_ERR_AT], i32[res + ESR_ERR_WANT] >>> 0, i32[res + ESR_ERR_GOT] >>> 0, delivered()));
+      if (!(r & R_MORE)) break;
+      r = core.x.esMore(this.st);
+    }
   }
 
   /** Record `k` of the last call, `base` the absolute offset the input window stood for. */

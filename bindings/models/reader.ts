@@ -134,7 +134,8 @@ export abstract class ModelReader extends FrameStream {
       super.frameAll(chunk, mode);
       return;
     }
-    const { events, failure } = u.unframe(chunk);
+    const events = u.unframe(chunk);
+    const failure = u.failure;
     if (events.length !== 0) super.frameAll(events, mode);
     if (failure !== null) {
       this.batchDone();

@@ -28,7 +28,8 @@ export class Unframer {
   binaryError: Error | null = null;
   /** Bytes of events written for the reader before this push (its offsets). */
   private eventsBase = 0;
-  private failure: Failure | null = null;
+  /** The failure that stops the stream after the events of the last unframe(), if any. */
+  failure: Failure | null = null;
   private readonly onBatch = (n: number, base: number): void => this.batch(n, base);
   private readonly onRecord = (r: FrameRecord): void => {
     if (this.failure === null) this.failure = this.message(r);
@@ -45,10 +46,10 @@ export class Unframer {
 
   /**
    * The events of the chunk's whole messages (a view of core memory, or a copy when it is longer
-   * than the input window: valid until the next core call), and the failure that stops the stream
-   * after them, if any.
+   * than the input window: valid until the next core call); `failure` says what stops the stream
+   * after them, if anything.
    */
-  unframe(chunk: Uint8Array): { events: Uint8Array; failure: Failure | null } {
+  unframe(chunk: Uint8Array): Uint8Array {
     const f = this.framer;
     this.eventsBase += f.events.len;
     f.clearEvents();
@@ -63,8 +64,7 @@ export class Unframer {
     this.bytes = f.bytesIn;
     const ev = f.events;
     const mem = f.memory;
-    const events = ev.len > f.shared.inCap ? mem.slice(ev.ptr, ev.ptr + ev.len) : mem.subarray(ev.ptr, ev.ptr + ev.len);
-    return { events, failure: this.failure };
+    return ev.len > f.shared.inCap ? mem.slice(ev.ptr, ev.ptr + ev.len) : mem.subarray(ev.ptr, ev.ptr + ev.len);
   }
 
   /** ConverseStream: a call's records, written by the core; an exception or an event type too long is read here, and ends the stream. */
