@@ -124,6 +124,7 @@ function throwMatches(error: unknown, want: unknown): boolean {
   if (want instanceof RegExp) return want.test(message);
   if (typeof want === 'function') return error instanceof (want as new () => unknown);
   if (want instanceof Error) return message === want.message;
+  if (want instanceof Asymmetric) return want.asymmetricMatch(error);
   return false;
 }
 
