@@ -122,6 +122,10 @@ export class ModelEventReader {
     r.heartbeat = m.pings !== 0;
     if (m.finishReason !== undefined) r.finishReason = m.finishReason;
     if (m.usage !== undefined) r.usage = m.usage;
+    if (m.bad !== null) {
+      r.invalid = { offset: 0, message: m.bad };
+      m.bad = null;
+    }
     if (m.error !== null) r.error = m.errorDetail === undefined ? { message: m.error } : { message: m.error, detail: m.errorDetail };
     this.text = '';
     return r;
