@@ -57,14 +57,15 @@ describe('bedrock and gemini captures', () => {
     expect(lines.filter((l) => 'toolCall' in l).at(-1)).toMatchObject({ toolCall: { index: 1, name: 'list_alerts', done: true, valid: true } });
   });
 
-  it.each(['gemini-basic', 'gemini-function-calls', 'gemini-thinking'])('gemini: decode and check %s (sniffed)', async (name) => {
+  it.each(['gemini-basic', 'gemini-function-calls', 'gemini-thinking', 'gemini-streamed-args'])('gemini: decode and check %s (sniffed)', async (name) => {
     const f = gemini(name);
     const path = file(dir, `${name}.sse`, f.bytes);
     const d = await run(['decode', path]);
     expect({ code: d.code, text: d.stdout }).toEqual({ code: 0, text: f.expected.text.normalize('NFC') });
     const c = await run(['check', '--json', path]);
     const result = JSON.parse(c.stdout);
-    expect({ code: c.code, format: result.format, clean: result.clean, finishReason: result.finishReason }).toEqual({ code: 0, format: 'gemini', clean: true, finishReason: f.expected.finishReason });
+    expect({ code: c.code, format: result.format, clean: result.clean, finishReason: result.finishReason, toolCalls: result.toolCalls, invalidArguments: result.invalidArguments })
+      .toEqual({ code: 0, format: 'gemini', clean: true, finishReason: f.expected.finishReason, toolCalls: f.expected.toolCalls?.length ?? 0, invalidArguments: 0 });
   });
 
   it('gemini: an error chunk is exit 5 at its offset', async () => {
