@@ -2471,6 +2471,29 @@ data: {"error": {"code": 503,"message": "The model is overloaded. Please try aga
 }
 
 {
+  // throttled: 429 with Google's RESOURCE_EXHAUSTED body (its RetryInfo among the details)
+  const body = `{
+  "error": {
+    "code": 429,
+    "message": "You exceeded your current quota, please check your plan and billing details.",
+    "status": "RESOURCE_EXHAUSTED",
+    "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "38s"}]
+  }
+}
+`;
+  add({
+    name: 'gemini-rate-limited',
+    format: 'gemini',
+    note: 'a throttled request (429): RESOURCE_EXHAUSTED in one JSON error body',
+    body,
+    expected: {
+      text: '', reasoning: '', status: 'failed', events: 1, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'You exceeded your current quota', offset: 0 },
+    },
+  });
+}
+
+{
   const body = crlf(`data: {"candidates": [{"content": {"parts": [{"text": "Ein Satz, "}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 5,"totalTokenCount": 5}}
 
 data: {"candidates": [{"content": {"parts": [{"text": "der nie endet 👩${ZWJ}💻"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 5,"totalTokenCount": 5}}
