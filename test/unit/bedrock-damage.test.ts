@@ -2,10 +2,12 @@
 // message of a ConverseStream text stream (a bit flipped in each of its bytes, a total length that
 // lies, the stream cut at every byte) is an error at that message's first byte, with the text of
 // every message before it delivered (by ModelStream, and by SseRelay to an OpenAI client) and
-// nothing invented; the error's code is the one EventStreamDecoder gives for the same bytes.
+// nothing invented; the error's code is the one EventStreamDecoder gives for the same bytes. And
+// memory: a model stream and a relay of one-byte reads hold at most about the message being read.
 import { describe, expect, test } from 'vitest';
 import { EventStreamDecoder, EventStreamError, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
-import { BEDROCK_FIXTURES, bedrockReference } from '../helpers/bedrock-fixtures.js';
+import { getCore } from '../../bindings/core/wasm.js';
+import { BEDROCK_FIXTURES, bedrockReference, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { readOpenAi } from '../helpers/clients.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 
@@ -114,5 +116,44 @@ describe('bedrock: a damaged message read as a model stream', () => {
         else expect({ code: r.error?.code, offset: r.error?.offset }, `cut at ${c}`).toEqual({ code: 'ERR_STREAM_TRUNCATED', offset: c });
       }
     }
+  });
+});
+
+describe('bedrock: memory on one-byte reads', () => {
+  test.each(['stream', 'relay'] as const)('a %s of 200 text deltas (one of 24 KiB) read one byte at a time holds about its largest message, not the stream; the core\'s heap is back after dispose()', (kind) => {
+    const core = getCore();
+    const P = '"p":"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123"';
+    const delta = (t: string) => encodeMessage({ event: 'contentBlockDelta', payload: `{"contentBlockIndex":0,"delta":{"text":${JSON.stringify(t)}},${P}}` });
+    const msgs = [encodeMessage({ event: 'messageStart', payload: `{${P},"role":"assistant"}` })];
+    let want = '';
+    for (let i = 0; i < 200; i++) {
+      const t = i === 100 ? 'Grüße '.repeat(3500) : `${'Grüße '.repeat(100)}${i} `;
+      want += t;
+      msgs.push(delta(t));
+    }
+    msgs.push(encodeMessage({ event: 'contentBlockStop', payload: `{"contentBlockIndex":0,${P}}` }), encodeMessage({ event: 'messageStop', payload: `{${P},"stopReason":"end_turn"}` }));
+    const bytes = new Uint8Array(Buffer.concat(msgs));
+    const largest = Math.max(...msgs.map((x) => x.length));
+    expect(bytes.length).toBeGreaterThan(6 * largest);
+    const start = core.x.heapInUse();
+    // (the committed mode: the raw mode keeps its text in the core for the report, up to maxTextBytes)
+    const m = kind === 'stream' ? new ModelStream({ format: 'bedrock' }) : new SseRelay({ from: 'bedrock' });
+    let out = '';
+    let peak = 0;
+    const dec = new TextDecoder();
+    for (let i = 0; i < bytes.length; i++) {
+      const got = m.push(bytes.subarray(i, i + 1));
+      out += typeof got === 'string' ? got : dec.decode(got);
+      if ((i & 127) === 0) peak = Math.max(peak, core.x.heapInUse() - start);
+    }
+    const rest = m.flush();
+    out += typeof rest === 'string' ? rest : dec.decode(rest);
+    expect(m.status).toBe('done');
+    if (kind === 'stream') expect(out).toBe(want);
+    else expect(out).toContain(JSON.stringify(want.slice(0, 600)).slice(1, -1));
+    // what is held: the message being assembled, the event read from it, the text written for it
+    expect(peak).toBeLessThan(3 * largest + 32 * 1024);
+    m.dispose();
+    expect(core.x.heapInUse()).toBe(start);
   });
 });
