@@ -52,3 +52,26 @@ describe('check: a provider error event at the first byte of its event', () => {
     expect(providerOffsets(format, bytes, Array.from({ length: bytes.length - 1 }, (_, i) => i + 1)), 'dripped').toEqual([want]);
   });
 });
+
+describe('check: Vertex\'s streamed arguments at a path they cannot be written at', () => {
+  it('is a problem at its event, named as not an event of the format (not as invalid JSON); the events after it are still read', () => {
+    const part = (fc: unknown) => `data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":${JSON.stringify(fc)}}]}}]}\r\n\r\n`;
+    const head = part({ name: 'f', willContinue: true }) + part({ partialArgs: [{ jsonPath: '$.list[0]', stringValue: 'a' }], willContinue: true });
+    const bad = part({ partialArgs: [{ jsonPath: '$.list[2]', stringValue: 'c' }], willContinue: true });
+    const body = enc.encode(`${head}${bad}data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{}}]},"finishReason":"STOP"}]}\r\n\r\n`);
+    const at = enc.encode(head).length;
+    for (const cuts of [[], [at + 3], Array.from({ length: body.length - 1 }, (_, i) => i + 1)]) {
+      const c = new Checker('gemini', limits, 0, 50);
+      let s = 0;
+      for (const e of [...cuts, body.length]) {
+        c.push(body.subarray(s, e));
+        s = e;
+      }
+      c.end();
+      expect(c.problems, `${cuts.length + 1} reads`).toEqual([
+        { kind: 'json', offset: at, message: `not an event of the gemini format in the event at byte ${at}: the jsonPath "$.list[2]" is not the next element of its array (1)` },
+      ]);
+      expect(c.done).toBe(true);
+    }
+  });
+});

@@ -69,7 +69,7 @@ describe('gemini: arguments in parts that are not one JSON text', () => {
     const reader = new ModelEventReader({ format: 'gemini' });
     const data = (s: string) => s.slice('data: '.length, s.indexOf('\r\n'));
     expect(reader.read(data(begin('f'))).invalid).toBeUndefined();
-    expect(reader.read(data(partial([{ jsonPath: '$.a[1]', numberValue: 1 }]))).invalid).toEqual({ offset: 0, message: 'the jsonPath "$.a[1]" is not the next element of its array (0)' });
+    expect(reader.read(data(partial([{ jsonPath: '$.a[1]', numberValue: 1 }]))).invalid).toEqual({ offset: 0, message: 'the jsonPath "$.a[1]" is not the next element of its array (0)', json: false });
     expect(reader.read(data(chunk({ text: 'weiter' }))).text).toBe('weiter');
   });
 });
