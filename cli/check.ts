@@ -314,7 +314,7 @@ export class Checker {
     if (line !== undefined) this.events++;
     if (r.invalid !== undefined) {
       const where = line !== undefined ? `on line ${line}` : `in the event at byte ${offset}`;
-      this.problem({ kind: 'json', offset, line, message: `invalid JSON ${where}: ${r.invalid.message}` });
+      this.problem({ kind: 'json', offset, line, message: `${r.invalid.json ? 'invalid JSON' : `not an event of the ${this.format} format`} ${where}: ${r.invalid.message}` });
       return;
     }
     if (r.heartbeat) this.heartbeats++;

@@ -131,9 +131,9 @@ export class SseBlocks {
       this.blockHasData = false;
       return;
     }
-    if (this.blockStart < 0) this.blockStart = start;
     const colon = h.indexOf(58);
     const comment = colon === 0;
+    if (this.blockStart < 0 && !comment) this.blockStart = start; // (a comment is no part of an event: a keep-alive before it is not where it starts)
     const nameEnd = colon < 0 ? h.length : colon;
     const field = comment ? '' : ascii.decode(h.subarray(0, nameEnd));
     if (field === 'data' && !this.blockHasData) {

@@ -6,6 +6,7 @@ import {
   JF_ASCII, JF_ESCAPED, JK_NUMBER, JK_OBJECT, JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_INDEX, JR_START, MDR_SCRATCH, MGR_PTR,
 } from '../core/generated/abi.js';
 import { type Core } from '../core/wasm.js';
+import { utf8Length } from '../text/counts.js';
 import type { Doc, Sink } from './formats/describe.js';
 import { type Call, Message } from './message.js';
 
@@ -24,6 +25,8 @@ export interface MessageOut {
   callBegan(call: Call): void;
   /** A fragment of a call's arguments (a string's body), or its whole arguments (`whole`: a JSON value's text). */
   callArgs(call: Call, ptr: number, len: number, flags: number, whole: boolean): void;
+  /** Arguments a format's description made as JSON text (Vertex's streamed arguments), appended to a call's. */
+  callText(call: Call, text: string): void;
   /** The call ended. */
   callEnded(call: Call): void;
 }
@@ -149,16 +152,65 @@ export class DocReader implements Doc, Sink {
     this.fragment(call, j, false);
   }
 
-  onWholeToolCall(doc: Doc, id: number, name: number, args: number, noArgs = ''): void {
+  onWholeToolCall(doc: Doc, id: number, name: number, args: number, noArgs = '', signature = -1): void {
     const owner = this.owner!;
-    const m = this.said;
-    const call = m.whole();
-    if (id >= 0 && doc.kind(id) === JK_STRING) call.id = this.string(id);
-    if (name >= 0 && doc.kind(name) === JK_STRING) call.name = this.string(name);
+    const call = this.said.whole();
+    this.named(doc, call, id, name, signature);
     if (args < 0) call.fallback = noArgs;
     owner.out?.callBegan(call);
     if (args >= 0) this.fragment(call, args, doc.kind(args) !== JK_STRING);
     this.ended(call);
+  }
+
+  /** A new call's id, name and signature (string records; −1: none). */
+  private named(doc: Doc, call: Call, id: number, name: number, signature: number): void {
+    if (id >= 0 && doc.kind(id) === JK_STRING) call.id = this.string(id);
+    if (name >= 0 && doc.kind(name) === JK_STRING) call.name = this.string(name);
+    if (signature >= 0 && doc.kind(signature) === JK_STRING) call.signature = this.string(signature);
+  }
+
+  onPartCall(doc: Doc, id: number, name: number, signature: number, state: object): void {
+    const m = this.said;
+    if (m.partCall !== null) this.onPartCallEnd();
+    const call = m.whole();
+    this.named(doc, call, id, name, signature);
+    m.partCall = { call, state };
+    this.owner!.out?.callBegan(call);
+  }
+
+  partCall(): object | null {
+    return this.owner!.message?.partCall?.state ?? null;
+  }
+
+  onPartArguments(text: string): void {
+    const owner = this.owner!;
+    const p = owner.message?.partCall;
+    if (p === undefined || p === null || text === '') return;
+    const call = p.call;
+    const len = utf8Length(text);
+    if (owner.keeps) {
+      const m = this.said;
+      if (m.argumentBytes + len > owner.maxArgumentBytes) {
+        m.tooLong = true;
+        return;
+      }
+      m.argumentBytes += len;
+      call.text += text;
+    }
+    call.bytes += len;
+    owner.out?.callText(call, text);
+  }
+
+  onPartCallEnd(): void {
+    const m = this.owner!.message;
+    const p = m?.partCall;
+    if (m === null || m === undefined || p === null || p === undefined) return;
+    m.partCall = null;
+    if (!p.call.done) this.ended(p.call);
+  }
+
+  onBadEvent(why: string): void {
+    this.said.bad ??= why;
   }
 
   onToolCallEnd(_doc: Doc, key: number): void {
@@ -177,6 +229,7 @@ export class DocReader implements Doc, Sink {
   onToolCallsEnd(): void {
     const m = this.owner!.message;
     if (m === null) return;
+    m.partCall = null;
     for (const c of m.calls) if (!c.done) this.ended(c);
     for (const c of m.serverCalls) if (!c.done) this.ended(c);
   }

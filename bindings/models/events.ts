@@ -26,8 +26,12 @@ export interface ModelEventReading {
   usage?: Record<string, unknown>;
   /** The provider's error the event carries. */
   error?: ProviderError;
-  /** Not an event of the format: invalid JSON (`offset` is where it stops being JSON, in the event's bytes), or a `[DONE]` the format does not send. */
-  invalid?: { offset: number; message: string };
+  /**
+   * Not an event of the format: invalid JSON (`json`; `offset` is where it stops being JSON, in the
+   * event's bytes), or JSON the format cannot read (a `[DONE]` it does not send, Gemini's streamed
+   * arguments at a path they cannot be written at; `offset` 0).
+   */
+  invalid?: { offset: number; message: string; json: boolean };
   /** Nothing to read: a blank line of a line format. */
   blank: boolean;
 }
@@ -91,7 +95,7 @@ export class ModelEventReader {
     }
     if (bytes.length === DONE.length && dec.decode(bytes) === DONE) {
       if (spec.doneMarker) r.done = true;
-      else r.invalid = { offset: 0, message: `[DONE] is not an event of the ${this.format} format` };
+      else r.invalid = { offset: 0, message: `[DONE] is not an event of the ${this.format} format`, json: false };
       return r;
     }
     const core = this.core;
@@ -104,7 +108,7 @@ export class ModelEventReader {
     try {
       const n = core.x.jsonRead(programAddress(core, this.format), at, bytes.length, core.mjrec << 2, MJREC_CAP);
       if (n < 0) {
-        r.invalid = { offset: core.x.jsonErrorAt(), message: JSON_ERRORS[-n] ?? 'not JSON' };
+        r.invalid = { offset: core.x.jsonErrorAt(), message: JSON_ERRORS[-n] ?? 'not JSON', json: true };
         return r;
       }
       const m = this.fresh();
@@ -122,6 +126,10 @@ export class ModelEventReader {
     r.heartbeat = m.pings !== 0;
     if (m.finishReason !== undefined) r.finishReason = m.finishReason;
     if (m.usage !== undefined) r.usage = m.usage;
+    if (m.bad !== null) {
+      r.invalid = { offset: 0, message: m.bad, json: false };
+      m.bad = null;
+    }
     if (m.error !== null) r.error = m.errorDetail === undefined ? { message: m.error } : { message: m.error, detail: m.errorDetail };
     this.text = '';
     return r;

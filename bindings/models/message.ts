@@ -20,6 +20,11 @@ export interface ToolCall {
   done: boolean;
   /** Once done: whether `arguments` is one complete JSON value (checked in the core). */
   valid?: boolean;
+  /**
+   * What the caller sends back with the call: Gemini's `thoughtSignature` of the part that carried
+   * it (Gemini 3 refuses a history whose calls lack theirs).
+   */
+  signature?: string;
 }
 
 /** A block of reasoning: its text, and what a caller sends back with it (Anthropic's signature, or the data of a redacted block). */
@@ -42,6 +47,8 @@ export class Call {
   fallback = '';
   done = false;
   valid: boolean | undefined = undefined;
+  /** Gemini's thoughtSignature of the call's part ('' when none). */
+  signature = '';
   /** The snapshot last handed out, and whether it is still what the call holds. */
   view: ToolCall | null = null;
 
@@ -62,9 +69,10 @@ export class Call {
   snapshot(): ToolCall {
     let v = this.view;
     const args = this.args();
-    if (v === null || v.arguments !== args || v.done !== this.done || v.id !== this.id || v.name !== this.name) {
+    if (v === null || v.arguments !== args || v.done !== this.done || v.id !== this.id || v.name !== this.name || (v.signature ?? '') !== this.signature) {
       v = { index: this.index, id: this.id, name: this.name, arguments: args, done: this.done };
       if (this.valid !== undefined) v.valid = this.valid;
+      if (this.signature !== '') v.signature = this.signature;
       this.view = v;
     }
     return v;
@@ -97,6 +105,10 @@ export class Message {
   /** Bytes of arguments kept in all (for the limit), and that a fragment would have passed it. */
   argumentBytes = 0;
   tooLong = false;
+  /** A call whose arguments a description writes in parts (Vertex's streamed arguments), with the description's state for it; null when none is open. */
+  partCall: { call: Call; state: object } | null = null;
+  /** Why the event a description read is not one of its format (taken by the reader: ERR_BAD_EVENT). */
+  bad: string | null = null;
 
   /** All reasoning text, as sent. */
   reasoning(): string {

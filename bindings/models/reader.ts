@@ -465,6 +465,12 @@ export abstract class ModelReader extends FrameStream {
         const detail = m.errorDetail;
         this.stop(new ModelStreamError('ERR_PROVIDER', at, `The provider sent an error at byte offset ${at}: ${why}${detail ? ` (${detail})` : ''}`, call.out, why, detail));
       }
+      const bad = m.bad;
+      if (bad !== null) {
+        m.bad = null;
+        const at = this.offsetOf(e, 0);
+        this.badEvent(at, `The event at byte offset ${at} is not a ${this.format} event: ${bad}`);
+      }
       if (m.tooLong) {
         this.batchDone();
         this._status = 'failed';

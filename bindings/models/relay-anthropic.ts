@@ -139,17 +139,30 @@ export class AnthropicWriter implements ClientWriter {
 
   callArgs(call: Call, ptr: number, len: number, _flags: number, whole: boolean): void {
     if (call.server || len === 0) return;
-    if (this.call !== call) {
-      // a fragment of a call whose block has ended (calls that interleave): a block of its own again
-      this.begin('tool', `{"type":"tool_use","id":${callId(this.t, call, 'toolu_seam')},"name":${JSON.stringify(call.name)},"input":{}}`);
-      this.call = call;
-    }
+    this.toolBlock(call);
     if (whole) {
-      const s = JSON.stringify(this.t.text(ptr, len, false));
-      this.event('content_block_delta', `{"type":"content_block_delta","index":${this.index},"delta":{"type":"input_json_delta","partial_json":${s}}}`);
+      this.jsonDelta(this.t.text(ptr, len, false));
       return;
     }
     this.span(this.openDelta(), ptr, len);
+  }
+
+  callText(call: Call, text: string): void {
+    if (call.server || text === '') return;
+    this.toolBlock(call);
+    this.jsonDelta(text);
+  }
+
+  /** The block of `call` is the open one (a fragment of a call whose block has ended, calls that interleave: a block of its own again). */
+  private toolBlock(call: Call): void {
+    if (this.call === call) return;
+    this.begin('tool', `{"type":"tool_use","id":${callId(this.t, call, 'toolu_seam')},"name":${JSON.stringify(call.name)},"input":{}}`);
+    this.call = call;
+  }
+
+  /** An input_json_delta of JSON text made here (as a JSON string). */
+  private jsonDelta(text: string): void {
+    this.event('content_block_delta', `{"type":"content_block_delta","index":${this.index},"delta":{"type":"input_json_delta","partial_json":${JSON.stringify(text)}}}`);
   }
 
   callEnded(call: Call): void {

@@ -1,7 +1,9 @@
 // Layer 4: a relay's client in OpenAI Chat Completions: `chat.completion.chunk` events. A role
 // chunk first; text as `delta.content`, reasoning as `delta.reasoning_content` (or dropped); each
 // client tool call as `tool_calls` deltas, the first with its `index`, `id`, `type` and
-// `function.name`, then `function.arguments` fragments copied as the escaped bytes they came as;
+// `function.name` (and Gemini's thoughtSignature as `extra_content.google.thought_signature`, as
+// Google's OpenAI-compatible API writes it), then `function.arguments` fragments copied as the
+// escaped bytes they came as;
 // a last chunk with the finish reason (`tool_calls` exactly when calls were written), the usage
 // once, then `data: [DONE]`. An error is `data: {"error": …}`, never `[DONE]`.
 import type { DocReader } from './document.js';
@@ -114,7 +116,14 @@ export class OpenAiWriter implements ClientWriter {
     if (call.server) return;
     this.start();
     this.calls++;
-    this.chunk(`{"tool_calls":[{"index":${call.index},"id":${callId(this.t, call, 'call_seam')},"type":"function","function":{"name":${JSON.stringify(call.name)},"arguments":""}}]}`);
+    // (a call's thoughtSignature, which Gemini wants back with it, where Google's OpenAI-compatible API puts it)
+    const signature = call.signature === '' ? '' : `,"extra_content":{"google":{"thought_signature":${JSON.stringify(call.signature)}}}`;
+    this.chunk(`{"tool_calls":[{"index":${call.index},"id":${callId(this.t, call, 'call_seam')},"type":"function","function":{"name":${JSON.stringify(call.name)},"arguments":""}${signature}}]}`);
+  }
+
+  callText(call: Call, text: string): void {
+    if (call.server || text === '') return;
+    this.chunk(`{"tool_calls":[{"index":${call.index},"function":{"arguments":${JSON.stringify(text)}}}]}`);
   }
 
   callArgs(call: Call, ptr: number, len: number, _flags: number, whole: boolean): void {

@@ -277,7 +277,18 @@ function toOllama(body, messages) {
   return payload;
 }
 
-/** Chat's history as Gemini's `contents`: `model` turns with functionCall parts, tool results as functionResponse parts of a `user` turn, system apart. */
+/**
+ * Whether a call's id is not the provider's but one made for a call sent without one (by the
+ * relay, `call_seam…`, or by the gateway's whole answer, `call_gw…`; Anthropic's `toolu_…` kin):
+ * not sent back to Gemini, which gave none.
+ */
+const madeId = (id) => typeof id !== 'string' || /^(call|toolu)_(seam|gw)/.test(id);
+
+/**
+ * Chat's history as Gemini's `contents`: `model` turns with functionCall parts (each with its
+ * call's `extra_content.google.thought_signature` as its thoughtSignature), tool results as
+ * functionResponse parts of a `user` turn, system apart.
+ */
 function toGemini(body, messages) {
   const names = new Map(); // call id → function name (a functionResponse names its function)
   const contents = [];
@@ -292,7 +303,7 @@ function toGemini(body, messages) {
       const name = names.get(m.tool_call_id);
       if (name === undefined) throw new RequestError(`the tool result for ${JSON.stringify(m.tool_call_id ?? '')} answers no tool call of the history`);
       const part = { functionResponse: { name, response: { result: textOf(m.content) } } };
-      if (typeof m.tool_call_id === 'string' && !m.tool_call_id.startsWith('call_seam')) part.functionResponse.id = m.tool_call_id;
+      if (!madeId(m.tool_call_id)) part.functionResponse.id = m.tool_call_id;
       if (results === null) contents.push((results = { role: 'user', parts: [] }));
       results.parts.push(part);
       continue;
@@ -310,8 +321,11 @@ function toGemini(body, messages) {
       for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
         names.set(c.id, c.function?.name);
         const call = { name: c.function?.name, args: argumentsObject(c) };
-        if (typeof c.id === 'string' && !c.id.startsWith('call_seam')) call.id = c.id;
-        parts.push({ functionCall: call });
+        if (!madeId(c.id)) call.id = c.id;
+        // the call's thoughtSignature goes back on its part (Gemini 3 refuses a call without it):
+        // the client has it where the relay wrote it, as Google's OpenAI-compatible API does
+        const signature = c.extra_content?.google?.thought_signature;
+        parts.push(typeof signature === 'string' ? { functionCall: call, thoughtSignature: signature } : { functionCall: call });
       }
       contents.push({ role: 'model', parts: parts.length ? parts : [{ text: '' }] });
       continue;

@@ -271,7 +271,11 @@ function wholeAnswer(dialect, format, ms, text, model) {
   const said = finish === undefined ? 'stop' : facts.finishReason(finish, 'openai');
   const message = { role: 'assistant', content: calls.length > 0 && text === '' ? null : text };
   if (calls.length > 0) {
-    message.tool_calls = calls.map((c) => ({ id: c.id || `call_gw${now.toString(36)}${c.index}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    // (a call's signature, which Gemini wants back with it, where SseRelay and Google's OpenAI-compatible API put it)
+    message.tool_calls = calls.map((c) => ({
+      id: c.id || `call_gw${now.toString(36)}${c.index}`, type: 'function', function: { name: c.name, arguments: c.arguments },
+      ...(c.signature !== undefined ? { extra_content: { google: { thought_signature: c.signature } } } : {}),
+    }));
   }
   const answer = {
     id: `chatcmpl-gw${now.toString(36)}`, object: 'chat.completion', created: Math.floor(now / 1000), model,

@@ -92,7 +92,12 @@ describe.each(FORMATS.map((f) => [f] as const))('the gateway in front of a %s up
         const want = new Oracle(f, 'openai').expected();
         expect(r.object, f.name).toBe('chat.completion');
         const message: Record<string, unknown> = { role: 'assistant', content: calls.length > 0 && f.expected.text === '' ? null : f.expected.text };
-        if (calls.length > 0) message.tool_calls = calls.map((c) => ({ id: c.id === '' ? expect.stringMatching(/^call_gw/) : c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+        if (calls.length > 0) {
+          message.tool_calls = calls.map((c) => ({
+            id: c.id === '' ? expect.stringMatching(/^call_gw/) : c.id, type: 'function', function: { name: c.name, arguments: c.arguments },
+            ...(c.signature !== undefined ? { extra_content: { google: { thought_signature: c.signature } } } : {}),
+          }));
+        }
         expect(r.choices, f.name).toEqual([{ index: 0, message, finish_reason: want.finish }]);
         // the usage in OpenAI's words, as the relay writes it
         expect(r.usage ?? null, f.name).toEqual(want.usage);

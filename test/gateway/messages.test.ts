@@ -121,7 +121,10 @@ describe.each(FORMATS.map((f) => [f] as const))('the gateway\'s /v1/messages in 
       const chat = await openai.chat.completions.create({ model: f.name, messages: [{ role: 'user', content: 'x' }] });
       expect(chat.choices[0].message.content, f.name).toBe(calls.length > 0 && f.expected.text === '' ? null : f.expected.text);
       expect(chat.choices[0].message.tool_calls, f.name).toEqual(calls.length === 0 ? undefined
-        : calls.map((c) => ({ id: c.id === '' ? expect.stringMatching(/^call_gw/) : c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })));
+        : calls.map((c) => ({
+          id: c.id === '' ? expect.stringMatching(/^call_gw/) : c.id, type: 'function', function: { name: c.name, arguments: c.arguments },
+          ...(c.signature !== undefined ? { extra_content: { google: { thought_signature: c.signature } } } : {}),
+        })));
       expect(chat.choices[0].finish_reason, f.name).toBe(new Oracle(f, 'openai').expected().finish);
       g.up.scripts.delete(f.name);
     }
@@ -269,6 +272,31 @@ describe('tools and tool results carried to each upstream', () => {
       }
     },
   );
+
+  test('gemini: each call\'s thoughtSignature reaches the client (streamed and whole) and goes back on its functionCall part in the next turn', async () => {
+    const r = await start('gemini');
+    const f = fixtures.find((x) => x.name === 'gemini-streamed-args')!;
+    r.up.scripts.set('signed', { pieces: cut(f.bytes, randomCuts(f.bytes, rng(SEED + 17), 40)) });
+    const streamed = await post(r.url, { model: 'signed', stream: true, messages: [{ role: 'user', content: 'x' }] });
+    const deltas = streamed.body.toString().split('\n\n').filter((e) => e.startsWith('data: {'))
+      .flatMap((e) => (JSON.parse(e.slice(6)) as { choices: { delta: { tool_calls?: Record<string, unknown>[] } }[] }).choices[0]?.delta.tool_calls ?? []);
+    expect(deltas.filter((d) => 'id' in d).map((d) => [d.index, d.extra_content])).toEqual([[0, { google: { thought_signature: 'CmIBjz1rX0OQ+/8=' } }], [1, undefined]]);
+    r.up.scripts.set('signed', { pieces: [f.bytes] });
+    const whole = JSON.parse((await post(r.url, { model: 'signed', messages: [{ role: 'user', content: 'x' }] })).body.toString()) as { choices: { message: { tool_calls: Record<string, unknown>[] } }[] };
+    const calls = whole.choices[0].message.tool_calls;
+    expect(calls.map((c) => c.extra_content)).toEqual([{ google: { thought_signature: 'CmIBjz1rX0OQ+/8=' } }, undefined]);
+    // the next turn, with the calls as the client got them
+    const res = await post(r.url, {
+      model: 'probe', messages: [{ role: 'user', content: 'Kochen?' }, { role: 'assistant', content: null, tool_calls: calls },
+        { role: 'tool', tool_call_id: calls[0].id, content: 'ok' }, { role: 'tool', tool_call_id: calls[1].id, content: 'läuft' }],
+    }, '/v1/chat/completions', { authorization: 'Bearer sk-client' });
+    expect(res.status, res.body.toString()).toBe(200);
+    const sent = r.up.received.at(-1)!.body as { contents: { role: string; parts: Record<string, unknown>[] }[] };
+    expect(sent.contents[1]).toEqual({ role: 'model', parts: [
+      { functionCall: { name: 'cookRecipe', args: JSON.parse(f.expected.toolCalls![0].arguments) as unknown }, thoughtSignature: 'CmIBjz1rX0OQ+/8=' },
+      { functionCall: { name: 'setTimer', args: { minutes: 45 } } },
+    ] });
+  });
 
   test('what an upstream has no word for is a 400 in the client\'s shape, and the upstream is not called', async () => {
     const r = await start('ddg');

@@ -226,6 +226,14 @@ add('bedrock-reasoning', 'reasoningContent text and its signature, a redacted bl
   });
 }
 
+add('bedrock-guardrail', 'a prompt a guardrail blocked: the guardrail\'s message as the text, stopReason guardrail_intervened, metadata with its trace', [
+  start, text(0, 'Sorry, I can\'t help with that.'), stop(0), mstop('guardrail_intervened'),
+  ev('metadata', `{"metrics":{"latencyMs":95},${P},"trace":{"guardrail":{"inputAssessment":{"gr-1":{"contentPolicy":{"filters":[{"action":"BLOCKED","confidence":"HIGH","type":"VIOLENCE"}]}}}}},"usage":{"inputTokens":12,"outputTokens":0,"totalTokens":12}}`),
+], {
+  text: 'Sorry, I can\'t help with that.', reasoning: '', status: 'done', finishReason: 'guardrail_intervened', events: 5, toolCalls: [], signatures: [],
+  usage: { inputTokens: 12, outputTokens: 0, totalTokens: 12 },
+});
+
 {
   const msgs: Msg[] = [start, text(0, 'Ein Satz, '), text(0, 'der nie endet 👩‍💻'), stop(0)];
   const whole = msgs.reduce((n, m) => n + encodeMessage(m).length, 0);

@@ -65,6 +65,8 @@ export interface ExpectedCall {
   arguments: string;
   done: boolean;
   valid?: boolean;
+  /** Gemini's thoughtSignature of the call's part. */
+  signature?: string;
 }
 
 export interface Fixture {
@@ -131,7 +133,9 @@ export interface Frame {
 export type CallOp =
   | { op: 'begin'; key: number; id: string; name: string; server: boolean; input?: string }
   | { op: 'args'; key: number; text: string; ifNone?: boolean }
-  | { op: 'whole'; id: string; name: string; args: string }
+  | { op: 'whole'; id: string; name: string; args: string; signature?: string }
+  // a Gemini functionCall part: whole (args), or a part of a call whose arguments come as partialArgs
+  | { op: 'gemini'; id: string; name?: string; args?: string; more: boolean; partials: Partial[]; signature?: string }
   | { op: 'end'; key: number }
   | { op: 'endAll' };
 
@@ -157,10 +161,105 @@ export interface Reference {
   clientCalls: { id: string; name: string; arguments: string }[];
 }
 
+/** One of Vertex's partialArgs: its JSON path, its value (a string's piece, or any other value), and whether the string goes on. */
+export interface Partial { path: string; value: unknown; more: boolean }
+
+type Path = (string | number)[];
+
+/** `$.a.b[0]['c.d']` as its steps (the shapes the fixtures use). */
+function pathSteps(p: string): Path {
+  if (!p.startsWith('$')) throw new Error(`reference: jsonPath ${p}`);
+  const out: Path = [];
+  for (const m of p.slice(1).matchAll(/\.([^.[]+)|\[(\d+)\]|\['([^']*)'\]/g)) out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : m[3]));
+  return out;
+}
+
+/**
+ * A Gemini call whose arguments come in parts, read as a tree: each partialArg sets (or, for the
+ * next piece of an open string, extends) the value at its path. Its arguments so far are the
+ * tree's JSON without the closing characters of what is still open: the containers of the last
+ * value written (the root included) and the open string's quote.
+ */
+class PartTree {
+  root: Record<string, unknown> = {};
+  depth = 1;
+  open: string | null = null;
+  private leaf: { parent: Record<string | number, unknown>; key: string | number } | null = null;
+
+  set(pa: Partial): void {
+    if (this.open !== null && this.open === pa.path && typeof pa.value === 'string') {
+      this.leaf!.parent[this.leaf!.key] = `${this.leaf!.parent[this.leaf!.key] as string}${pa.value}`;
+      if (!pa.more) this.open = null;
+      return;
+    }
+    const steps = pathSteps(pa.path);
+    let node: Record<string | number, unknown> = this.root;
+    for (let i = 0; i < steps.length - 1; i++) {
+      node[steps[i]] ??= typeof steps[i + 1] === 'number' ? [] : {};
+      node = node[steps[i]] as Record<string | number, unknown>;
+    }
+    const key = steps[steps.length - 1];
+    node[key] = pa.value;
+    this.leaf = { parent: node, key };
+    this.depth = steps.length;
+    this.open = typeof pa.value === 'string' && pa.more ? pa.path : null;
+  }
+
+  text(): string {
+    const s = JSON.stringify(this.root);
+    return s.slice(0, s.length - this.depth - (this.open !== null ? 1 : 0));
+  }
+}
+
 /** The tool calls of a message, as frames change them: the contract's reading, with JSON.parse. */
 export class CallBook {
   readonly calls: (ExpectedCall & { key: number; server: boolean; fallback: string })[] = [];
   private last: CallBook['calls'][number] | null = null;
+  /** Gemini: the call whose arguments come in parts, while it is open. */
+  private part: { call: CallBook['calls'][number]; tree: PartTree } | null = null;
+
+  /** The call in parts ends: its arguments the tree's JSON. */
+  private partEnd(): { call?: CallBook['calls'][number]; text: string } {
+    const p = this.part;
+    if (p === null) return { text: '' };
+    this.part = null;
+    const before = p.call.arguments;
+    p.call.arguments = JSON.stringify(p.tree.root);
+    this.end(p.call);
+    return { call: p.call, text: p.call.arguments.slice(before.length) };
+  }
+
+  private gemini(op: Extract<CallOp, { op: 'gemini' }>): { call?: CallBook['calls'][number]; began: boolean; text: string } {
+    let text = '';
+    if (op.name !== undefined && this.part !== null) this.partEnd();
+    let began = false;
+    if (this.part === null && (op.more || op.partials.length > 0)) {
+      const c = this.make(-1, false);
+      Object.assign(c, { id: op.id, name: op.name ?? '' });
+      if (op.signature !== undefined) c.signature = op.signature;
+      this.last = null;
+      this.part = { call: c, tree: new PartTree() };
+      began = true;
+      c.arguments = '{';
+      text = '{';
+    }
+    const p = this.part;
+    if (p !== null) {
+      const before = p.call.arguments;
+      for (const pa of op.partials) p.tree.set(pa);
+      p.call.arguments = p.tree.text();
+      text += p.call.arguments.slice(before.length);
+      if (!op.more) text += this.partEnd().text;
+      return { call: p.call, began, text };
+    }
+    if (op.name === undefined && op.args === undefined && op.id === '') return { began: false, text: '' }; // (the end of no call in parts)
+    const c = this.make(-1, false);
+    this.last = null;
+    Object.assign(c, { id: op.id, name: op.name ?? '', arguments: op.args ?? '{}' });
+    if (op.signature !== undefined) c.signature = op.signature;
+    this.end(c);
+    return { call: c, began: true, text: c.arguments };
+  }
 
   private find(key: number, id: string, server: boolean) {
     if (key >= 0) {
@@ -174,8 +273,8 @@ export class CallBook {
     return this.last !== null && this.last.server === server ? this.last : undefined;
   }
 
-  private make(key: number, server: boolean) {
-    const c = { index: this.calls.filter((x) => x.server === server).length, id: '', name: '', arguments: '', done: false, key, server, fallback: '' };
+  private make(key: number, server: boolean): CallBook['calls'][number] {
+    const c: CallBook['calls'][number] = { index: this.calls.filter((x) => x.server === server).length, id: '', name: '', arguments: '', done: false, key, server, fallback: '' };
     this.calls.push(c);
     return c;
   }
@@ -201,6 +300,7 @@ export class CallBook {
       c.arguments += op.text;
       return { call: c, began, text: op.text };
     }
+    if (op.op === 'gemini') return this.gemini(op);
     if (op.op === 'whole') {
       const c = this.make(-1, false);
       this.last = null;
@@ -211,7 +311,9 @@ export class CallBook {
     if (op.op === 'end') {
       for (const c of this.calls) if (c.key === op.key && !c.done) this.end(c);
     } else {
+      const ended = this.partEnd();
       for (const c of this.calls) if (!c.done) this.end(c);
+      if (ended.call !== undefined) return { call: ended.call, began: false, text: ended.text };
     }
     return { began: false, text: '' };
   }
@@ -228,6 +330,7 @@ export class CallBook {
       const args = c.arguments === '' ? c.fallback : c.arguments;
       const out: ExpectedCall = { index: c.index, id: c.id, name: c.name, arguments: args, done: c.done };
       if (c.valid !== undefined) out.valid = c.valid;
+      if (c.signature !== undefined) out.signature = c.signature;
       return out;
     });
   }
@@ -568,11 +671,26 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
             if (part.thought === true) r.reasoning = (r.reasoning ?? '') + part.text;
             else { r.text = (r.text ?? '') + part.text; (r.texts ??= []).push(part.text); r.textKey = 'text'; r.role = 'delta'; }
           }
-          if (typeof part.thoughtSignature === 'string') { (r.signatures ??= []).push(part.thoughtSignature); r.reasoningEnd = true; }
+          const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
+          if (signature !== undefined) {
+            // a call's part: the signature is the call's; any other part's ends a reasoning block
+            if (!isObj(part.functionCall)) (r.signatures ??= []).push(signature);
+            r.reasoningEnd = true;
+          }
           if (isObj(part.functionCall)) {
             const fc = part.functionCall;
-            const text = args === undefined || args === null || typeof args === 'string' ? '{}' : raw!;
-            (r.calls ??= []).push({ op: 'whole', id: typeof fc.id === 'string' ? fc.id : '', name: typeof fc.name === 'string' ? fc.name : '', args: text });
+            const text = args === undefined || args === null || typeof args === 'string' ? undefined : raw!;
+            const partials: Partial[] = [];
+            for (const pa of Array.isArray(fc.partialArgs) ? fc.partialArgs : []) {
+              if (!isObj(pa) || typeof pa.jsonPath !== 'string') continue;
+              const value = 'stringValue' in pa ? pa.stringValue : 'numberValue' in pa ? pa.numberValue : 'boolValue' in pa ? pa.boolValue : 'nullValue' in pa ? null : undefined;
+              if (value !== undefined) partials.push({ path: pa.jsonPath, value, more: pa.willContinue === true });
+            }
+            const op: CallOp = { op: 'gemini', id: typeof fc.id === 'string' ? fc.id : '', more: fc.willContinue === true, partials };
+            if (typeof fc.name === 'string') op.name = fc.name;
+            if (text !== undefined) op.args = text;
+            if (signature !== undefined) op.signature = signature;
+            (r.calls ??= []).push(op);
           }
         }
         if (followed && typeof c.finishReason === 'string') {
@@ -2190,18 +2308,105 @@ data: {"candidates": [{"content": {"parts": [{"functionCall": {"id": "call-7f3a"
   add({
     name: 'gemini-function-calls',
     format: 'gemini',
-    note: 'text, then three whole functionCalls in one chunk: with an id and a thoughtSignature, nested args, and no args at all ({}); STOP with calls',
+    note: 'text, then three whole functionCalls in one chunk: with an id and a thoughtSignature (the call\'s), nested args, and no args at all ({}); STOP with calls',
     body,
     expected: {
       text: 'Ich sehe nach: ',
       reasoning: '', status: 'done', finishReason: 'STOP', events: 2, comments: [],
       usage: { promptTokenCount: 70, candidatesTokenCount: 31, totalTokenCount: 101 },
-      signatures: ['EpQCAcu98PBz'],
       toolCalls: [
-        { index: 0, id: 'call-7f3a', name: 'get_weather', arguments: '{"city": "Zürich","units": "celsius","text": "not the answer\'s"}', done: true, valid: true },
+        { index: 0, id: 'call-7f3a', name: 'get_weather', arguments: '{"city": "Zürich","units": "celsius","text": "not the answer\'s"}', done: true, valid: true, signature: 'EpQCAcu98PBz' },
         { index: 1, id: '', name: 'get_time', arguments: '{"zones": ["Europe/Zurich", "Asia/Tokyo"],"nested": {"a": [1, 2.5e3, true, null]}}', done: true, valid: true },
         { index: 2, id: '', name: 'list_alerts', arguments: '{}', done: true, valid: true },
       ],
+    },
+  });
+}
+
+{
+  // Vertex AI with toolConfig.functionCallingConfig.streamFunctionCallArguments (Gemini 3): each
+  // call begins with a part of its name and willContinue (its thoughtSignature beside), its
+  // arguments come as partialArgs (a JSON path and a value; a string in pieces while willContinue),
+  // an empty functionCall ends it; shapes as Vertex sends them (aiplatform v1 FunctionCall,
+  // PartialArg; recorded streams of the Vercel AI SDK's tests)
+  const v = (parts: string, extra = '') => `data: {"candidates":[{"content":{"role":"model","parts":[${parts}]}${extra}}],"usageMetadata":{"trafficType":"ON_DEMAND"},"modelVersion":"gemini-3.1-pro-preview","createTime":"2026-04-07T16:49:58.333958Z","responseId":"tjXVaYaxFISTq8YP"}\n\n`;
+  const pa = (args: string, more = true) => v(`{"functionCall":{"partialArgs":[${args}]${more ? ',"willContinue":true' : ''}}}`);
+  const body = crlf(v('{"text":"Ich koche: "}')
+    + v('{"functionCall":{"name":"cookRecipe","willContinue":true},"thoughtSignature":"CmIBjz1rX0OQ+/8="}')
+    + pa('{"jsonPath":"$.recipe.name","stringValue":"Lasagne \\"al forno\\" für ","willContinue":true}')
+    + pa('{"jsonPath":"$.recipe.name","stringValue":"4 Personen 🍝","willContinue":true}')
+    + pa('{"jsonPath":"$.recipe.name","stringValue":""}')
+    + pa('{"jsonPath":"$.recipe.ingredients[0].amount","stringValue":"16 oz","willContinue":true}')
+    + pa('{"jsonPath":"$.recipe.ingredients[0].amount","stringValue":""}')
+    + pa('{"jsonPath":"$.recipe.ingredients[0].grams","numberValue":453.5},{"jsonPath":"$.recipe.ingredients[0].fresh","boolValue":false}')
+    + v('{"functionCall":{"willContinue":true}}')
+    + pa('{"jsonPath":"$.recipe.ingredients[1].amount","stringValue":"1\\nlb"},{"jsonPath":"$.recipe.ingredients[1].note","nullValue":"NULL_VALUE"}')
+    + pa('{"jsonPath":"$.recipe[\'oven.temp\']","numberValue":180},{"jsonPath":"$.steps[0]","stringValue":"Heat","willContinue":true}')
+    + pa('{"jsonPath":"$.steps[0]","stringValue":" the oven."}')
+    + pa('{"jsonPath":"$.steps[1]","stringValue":"Layer, bake."},{"jsonPath":"$.vegetarian","boolValue":true}')
+    + v('{"functionCall":{}}')
+    + v('{"functionCall":{"name":"setTimer","willContinue":true}}')
+    + pa('{"jsonPath":"$.minutes","numberValue":45}')
+    + v('{"functionCall":{}}', ',"finishReason":"STOP"').replace('"usageMetadata":{"trafficType":"ON_DEMAND"}', '"usageMetadata":{"promptTokenCount":31,"candidatesTokenCount":684,"totalTokenCount":1741,"trafficType":"ON_DEMAND","thoughtsTokenCount":1026}'));
+  const recipe = {
+    recipe: {
+      name: 'Lasagne "al forno" für 4 Personen 🍝',
+      ingredients: [{ amount: '16 oz', grams: 453.5, fresh: false }, { amount: '1\nlb', note: null }],
+      'oven.temp': 180,
+    },
+    steps: ['Heat the oven.', 'Layer, bake.'],
+    vegetarian: true,
+  };
+  add({
+    name: 'gemini-streamed-args',
+    format: 'gemini',
+    note: 'Vertex\'s streamed function-call arguments: two calls in parts (strings in pieces, numbers, booleans, null, nested objects and arrays, a bracketed name), each one JSON text, the first with its signature',
+    body,
+    expected: {
+      text: 'Ich koche: ', reasoning: '', status: 'done', finishReason: 'STOP', events: 17, comments: [],
+      usage: { promptTokenCount: 31, candidatesTokenCount: 684, totalTokenCount: 1741, trafficType: 'ON_DEMAND', thoughtsTokenCount: 1026 },
+      toolCalls: [
+        { index: 0, id: '', name: 'cookRecipe', arguments: JSON.stringify(recipe), done: true, valid: true, signature: 'CmIBjz1rX0OQ+/8=' },
+        { index: 1, id: '', name: 'setTimer', arguments: '{"minutes":45}', done: true, valid: true },
+      ],
+    },
+  });
+
+  // no empty functionCall at the end: the call's last part has no willContinue; the finish after it
+  const end = crlf(v('{"functionCall":{"id":"fc-1","name":"writeItems","willContinue":true},"thoughtSignature":"AY89a19Z"}')
+    + pa('{"jsonPath":"$.operations[0].action","stringValue":"add","willContinue":true}')
+    + pa('{"jsonPath":"$.operations[0].action","stringValue":""}')
+    + pa('{"jsonPath":"$.operations[0].price","numberValue":0.5}')
+    + pa('{"jsonPath":"$.operations[1].action","stringValue":"add"},{"jsonPath":"$.operations[1].price","numberValue":0.3}', false)
+    + v('{"text":""}', ',"finishReason":"STOP"'));
+  add({
+    name: 'gemini-streamed-args-unterminated',
+    format: 'gemini',
+    note: 'a call in parts whose last part has no willContinue (no empty functionCall after it) ends there; then the finish',
+    body: end,
+    expected: {
+      text: '', reasoning: '', status: 'done', finishReason: 'STOP', events: 6, comments: [],
+      usage: { trafficType: 'ON_DEMAND' },
+      toolCalls: [
+        { index: 0, id: 'fc-1', name: 'writeItems', arguments: '{"operations":[{"action":"add","price":0.5},{"action":"add","price":0.3}]}', done: true, valid: true, signature: 'AY89a19Z' },
+      ],
+    },
+  });
+
+  // the connection drops while a call's arguments stream: the call stays open, its arguments as far as they came
+  const cut = crlf(v('{"functionCall":{"name":"search","willContinue":true}}')
+    + pa('{"jsonPath":"$.query","stringValue":"Wetter in ","willContinue":true}')
+    + pa('{"jsonPath":"$.query","stringValue":"Zürich","willContinue":true}')
+    + 'data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.query","stri');
+  add({
+    name: 'gemini-streamed-args-cut',
+    format: 'gemini',
+    note: 'the stream ends inside an event while a call\'s arguments stream: truncated, the call not done, its arguments as far as they came',
+    body: cut,
+    expected: {
+      text: '', reasoning: '', status: 'truncated', events: 3, comments: [],
+      error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(cut) },
+      toolCalls: [{ index: 0, id: '', name: 'search', arguments: '{"query":"Wetter in Zürich', done: false }],
     },
   });
 }
@@ -2261,6 +2466,29 @@ data: {"error": {"code": 503,"message": "The model is overloaded. Please try aga
     expected: {
       text: '', reasoning: '', status: 'failed', events: 1, comments: [],
       error: { code: 'ERR_PROVIDER', message: 'API key not valid. Please pass a valid API key.', offset: 0 },
+    },
+  });
+}
+
+{
+  // throttled: 429 with Google's RESOURCE_EXHAUSTED body (its RetryInfo among the details)
+  const body = `{
+  "error": {
+    "code": 429,
+    "message": "You exceeded your current quota, please check your plan and billing details.",
+    "status": "RESOURCE_EXHAUSTED",
+    "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "38s"}]
+  }
+}
+`;
+  add({
+    name: 'gemini-rate-limited',
+    format: 'gemini',
+    note: 'a throttled request (429): RESOURCE_EXHAUSTED in one JSON error body',
+    body,
+    expected: {
+      text: '', reasoning: '', status: 'failed', events: 1, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'You exceeded your current quota', offset: 0 },
     },
   });
 }

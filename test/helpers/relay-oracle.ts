@@ -123,6 +123,8 @@ export class Oracle {
       for (const op of fr.calls) {
         const { call, began, text } = book.apply(op);
         if (op.op === 'end' || op.op === 'endAll') {
+          // (the end of a Gemini call in parts writes what closes its arguments)
+          if (call !== undefined && open === call && text !== '') blocks[blocks.length - 1].arguments += text;
           if (open !== null && open.done) open = null;
           continue;
         }
@@ -136,7 +138,7 @@ export class Oracle {
           b.name = call.name;
           b.arguments += text;
         }
-        if (op.op === 'whole') open = null;
+        if (op.op === 'whole' || (op.op === 'gemini' && call.done)) open = null;
       }
     }
     return blocks;

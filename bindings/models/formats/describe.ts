@@ -62,9 +62,24 @@ export interface Sink {
   onToolArguments(doc: Doc, key: number, j: number, ifNone?: boolean): void;
   /**
    * A whole call in one: begun, its arguments a JSON value (record `args`: Ollama's or Gemini's
-   * object), ended. `noArgs`: the arguments when there is no `args` record (Gemini's `{}`).
+   * object), ended. `noArgs`: the arguments when there is no `args` record (Gemini's `{}`);
+   * `signature`: a string record the caller sends back with the call (Gemini's thoughtSignature).
    */
-  onWholeToolCall(doc: Doc, id: number, name: number, args: number, noArgs?: string): void;
+  onWholeToolCall(doc: Doc, id: number, name: number, args: number, noArgs?: string, signature?: number): void;
+  /**
+   * A call whose arguments come in parts that the description turns into JSON text itself
+   * (Vertex's streamed function-call arguments): begun with its id, name and signature records
+   * (−1: none) and `state`, the description's own state for it, kept with the call.
+   */
+  onPartCall(doc: Doc, id: number, name: number, signature: number, state: object): void;
+  /** The state of the open part call (null when none is open). */
+  partCall(): object | null;
+  /** JSON text the description made, appended to the open part call's arguments. */
+  onPartArguments(text: string): void;
+  /** The open part call ended. */
+  onPartCallEnd(): void;
+  /** The event is not one of the format (what the description found wrong): ERR_BAD_EVENT at the event. */
+  onBadEvent(why: string): void;
   /** The call with `key` ended. */
   onToolCallEnd(doc: Doc, key: number): void;
   /** Every call ended (OpenAI's finish reason). */

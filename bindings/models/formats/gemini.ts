@@ -1,21 +1,27 @@
 // Gemini (`streamGenerateContent?alt=sse`, the Gemini API and Vertex AI): SSE events ended by CR LF,
 // each a whole GenerateContentResponse. Text in `candidates[i].content.parts[].text`; a part with
 // `thought: true` is reasoning; `functionCall {name, args, id?}` comes whole (its arguments are the
-// `args` object's JSON as sent); a part's `thoughtSignature` is kept with the reasoning. No
-// `[DONE]`: the chunk whose followed candidate has a `finishReason` (or whose prompt was blocked,
+// `args` object's JSON as sent), or, from Vertex with `streamFunctionCallArguments`, in parts: a
+// part with the name and `willContinue: true` begins the call, parts with `partialArgs` (each a
+// JSON path and a value, a string's in pieces while `willContinue`) bring its arguments, and a
+// part without `willContinue` (`functionCall: {}`) ends it; its arguments are then one JSON text,
+// the one the whole `args` would have been. A part's `thoughtSignature` is kept with its call
+// (the caller sends it back with it), or, on any other part, with the reasoning. No `[DONE]`: the
+// chunk whose followed candidate has a `finishReason` (or whose prompt was blocked,
 // `promptFeedback.blockReason`) completes the stream, with the usage of that chunk
 // (`usageMetadata`, running totals in every chunk, whole in the last); an `{"error": …}` chunk is
 // the provider's error.
-import { JK_NULL, JK_OBJECT, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
+import { JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, type Doc, type FinishWords, type FormatSpec, LENGTH, NULL, type ProviderError, STOP, choice, count, errorOfBody, find, ignored, never,
+  FILTERED, type Doc, type Sink, type FinishWords, type FormatSpec, LENGTH, NULL, type ProviderError, STOP, choice, count, errorOfBody, find, ignored, never,
   noneOf, providerError, scope, sseFormat, stringAt, strings, template, text,
 } from './describe.js';
 
 const P = {
   index: 0, text: 1, thought: 2, signature: 3, call: 4, callName: 5, callArgs: 6, callId: 7, finish: 8, usage: 9, blockReason: 10,
-  error: 11, errorMessage: 12, errorStatus: 13, candidate: 14, part: 15,
+  error: 11, errorMessage: 12, errorStatus: 13, candidate: 14, part: 15, callContinues: 16, partial: 17, partialPath: 18, partialString: 19,
+  partialNumber: 20, partialBool: 21, partialNull: 22, partialContinues: 23,
 } as const;
 
 /** A finish reason that names no filter and no limit. */
@@ -62,11 +68,15 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     'candidates[*].content.parts[*].functionCall.name', 'candidates[*].content.parts[*].functionCall.args',
     'candidates[*].content.parts[*].functionCall.id', 'candidates[*].finishReason', 'usageMetadata', 'promptFeedback.blockReason', 'error',
     'error.message', 'error.status', 'candidates[*]', 'candidates[*].content.parts[*]',
+    'candidates[*].content.parts[*].functionCall.willContinue', 'candidates[*].content.parts[*].functionCall.partialArgs[*]',
+    'candidates[*].content.parts[*].functionCall.partialArgs[*].jsonPath', 'candidates[*].content.parts[*].functionCall.partialArgs[*].stringValue',
+    'candidates[*].content.parts[*].functionCall.partialArgs[*].numberValue', 'candidates[*].content.parts[*].functionCall.partialArgs[*].boolValue',
+    'candidates[*].content.parts[*].functionCall.partialArgs[*].nullValue', 'candidates[*].content.parts[*].functionCall.partialArgs[*].willContinue',
   ]),
   // a chunk of one text part of the followed candidate (the running usage ignored: the last chunk's is read)
   template: /* @__PURE__ */ template([
     choice, text, /* @__PURE__ */ noneOf(JK_TRUE), strings, never, never, never, never, { role: 'none', ignore: NULL }, ignored, never,
-    { role: 'none', ignore: NULL }, ignored, ignored, scope, ignored,
+    { role: 'none', ignore: NULL }, ignored, ignored, scope, ignored, never, never, never, never, never, never, never, never,
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -103,7 +113,7 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
           continue;
         }
         if (p !== P.part) continue;
-        // one part: text (an answer's, or reasoning with thought: true), a whole call, a signature
+        // one part: text (an answer's, or reasoning with thought: true), a call (whole, or a part of one), a signature
         let txt = -1;
         let thought = false;
         let sig = -1;
@@ -111,6 +121,8 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
         let name = -1;
         let args = -1;
         let id = -1;
+        let more = false;
+        let partials: number[] | null = null;
         for (let j = e + 1; j < n && doc.start(j) < doc.end(e); j++) {
           const q = doc.path(j);
           if (q === P.text) txt = j;
@@ -120,23 +132,61 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
           else if (q === P.callName) name = j;
           else if (q === P.callArgs) args = j;
           else if (q === P.callId) id = j;
+          else if (q === P.callContinues) more = doc.kind(j) === JK_TRUE;
+          else if (q === P.partial && doc.kind(j) === JK_OBJECT) (partials ??= []).push(j);
         }
         if (txt >= 0 && doc.kind(txt) === JK_STRING) {
           if (thought) sink.onReasoning(doc, txt);
           else sink.onText(doc, txt);
         }
-        if (sig >= 0 && doc.kind(sig) === JK_STRING) {
+        const signed = sig >= 0 && doc.kind(sig) === JK_STRING;
+        if (call >= 0 && doc.kind(call) === JK_OBJECT) {
+          const named = name >= 0 && doc.kind(name) === JK_STRING;
+          let open = sink.partCall() as PartArgs | null;
+          if (named && open !== null) {
+            endPartCall(sink, open); // (a new call begins: the one in parts ends)
+            open = null;
+          }
+          let began = false;
+          if (open === null && (more || partials !== null)) {
+            // a call in parts begins (its signature kept with it)
+            open = new PartArgs();
+            began = true;
+            sink.onPartCall(doc, id, name, signed ? sig : -1, open);
+            sink.onPartArguments('{');
+          }
+          if (open !== null) {
+            if (signed) {
+              if (!began) sink.onReasoningSignature(doc, sig); // (a later part's signature: the call has its own)
+              sink.onReasoningEnd();
+            }
+            for (const pa of partials ?? []) {
+              const why = open.apply(doc, sink, pa);
+              if (why !== null) {
+                sink.onBadEvent(why);
+                return;
+              }
+            }
+            if (!more) endPartCall(sink, open);
+            continue;
+          }
+          // (an empty functionCall ends a call in parts: with none open, it is no call)
+          if (!named && args < 0 && id < 0) continue;
+          if (signed) sink.onReasoningEnd();
+          sink.onWholeToolCall(doc, id, name, args >= 0 && doc.kind(args) !== JK_NULL && doc.kind(args) !== JK_STRING ? args : -1, '{}', signed ? sig : -1);
+          continue;
+        }
+        if (signed) {
           sink.onReasoningSignature(doc, sig);
           sink.onReasoningEnd();
-        }
-        if (call >= 0 && doc.kind(call) === JK_OBJECT) {
-          sink.onWholeToolCall(doc, id, name, args >= 0 && doc.kind(args) !== JK_NULL && doc.kind(args) !== JK_STRING ? args : -1, '{}');
         }
       }
     }
     const blocked = find(doc, P.blockReason);
     const reason = finish >= 0 ? finish : blocked >= 0 && doc.kind(blocked) === JK_STRING ? blocked : -1;
     if (reason >= 0) {
+      const open = sink.partCall() as PartArgs | null;
+      if (open !== null) endPartCall(sink, open);
       sink.onFinishReason(doc.string(reason));
       const u = find(doc, P.usage);
       if (u >= 0 && doc.kind(u) === JK_OBJECT) sink.onUsage(doc.value(u) as Record<string, unknown>);
@@ -145,3 +195,157 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     }
   },
 });
+
+/** A call in parts ends: its open string and containers closed, the object's brace last. */
+function endPartCall(sink: Sink, open: PartArgs): void {
+  sink.onPartArguments(open.close());
+  sink.onPartCallEnd();
+}
+
+/** An open object or array of streamed arguments: the step that leads to it, members written, an object's names. */
+interface Container {
+  arr: boolean;
+  step: string | number;
+  count: number;
+  names: Set<string> | null;
+}
+
+/**
+ * The arguments of a call that comes in parts, as JSON text written as the parts arrive: each
+ * partialArg (a JSON path, `$.a.b[0].c`, and a string, number, boolean or null) closes the
+ * containers the path leaves, opens those it enters, and writes its member, so that the text,
+ * once ended, is the `args` object's JSON (members in the order they came, no white space). A
+ * string with `willContinue` stays open for the next piece of the same path. A path that goes
+ * back into a container it left, skips an array element or repeats a member cannot be written so:
+ * the event is not one of the format.
+ */
+class PartArgs {
+  private readonly stack: Container[] = [{ arr: false, step: '', count: 0, names: new Set() }];
+  /** The path of the string left open (`willContinue`), or null. */
+  private openString: string | null = null;
+
+  /** Writes partialArg record `pa`; the reason it cannot be written, or null. */
+  apply(doc: Doc, sink: Sink, pa: number): string | null {
+    let path = -1;
+    let value = -1;
+    let more = false;
+    for (let j = pa + 1; j < doc.n && doc.start(j) < doc.end(pa); j++) {
+      const q = doc.path(j);
+      if (q === P.partialPath) path = j;
+      else if (q === P.partialContinues) more = doc.kind(j) === JK_TRUE;
+      else if ((q === P.partialString && doc.kind(j) === JK_STRING) || (q === P.partialNumber && doc.kind(j) === JK_NUMBER)
+        || (q === P.partialBool && (doc.kind(j) === JK_TRUE || doc.kind(j) === JK_FALSE)) || q === P.partialNull) value = j;
+    }
+    if (path < 0 || doc.kind(path) !== JK_STRING) return 'a partialArg without a jsonPath';
+    const where = doc.string(path);
+    if (value < 0) return null; // (nothing to write)
+    const isString = doc.path(value) === P.partialString;
+    let out = '';
+    if (this.openString !== null) {
+      if (isString && this.openString === where) {
+        // the next piece of the open string
+        out += escaped(doc.string(value));
+        if (!more) {
+          out += '"';
+          this.openString = null;
+        }
+        sink.onPartArguments(out);
+        return null;
+      }
+      out += '"';
+      this.openString = null;
+    }
+    const steps = jsonPath(where);
+    if (steps === null || steps.length === 0) return `the jsonPath ${JSON.stringify(where)} is not a path to a member or an element`;
+    // leave the containers the path is not in, then enter (and write the members of) the rest
+    const stack = this.stack;
+    let k = 0;
+    while (k + 1 < stack.length && k < steps.length - 1 && stack[k + 1].step === steps[k]) k++;
+    while (stack.length > k + 1) out += stack.pop()!.arr ? ']' : '}';
+    for (let d = k; d < steps.length; d++) {
+      const top = stack[stack.length - 1];
+      const step = steps[d];
+      if (top.arr) {
+        if (step !== top.count) return `the jsonPath ${JSON.stringify(where)} is not the next element of its array (${top.count})`;
+        if (top.count > 0) out += ',';
+      } else {
+        if (typeof step !== 'string') return `the jsonPath ${JSON.stringify(where)} indexes an object`;
+        if (top.names!.has(step)) return `the jsonPath ${JSON.stringify(where)} names a member written before`;
+        top.names!.add(step);
+        out += `${top.count > 0 ? ',' : ''}${JSON.stringify(step)}:`;
+      }
+      top.count++;
+      if (d < steps.length - 1) {
+        const arr = typeof steps[d + 1] === 'number';
+        stack.push({ arr, step, count: 0, names: arr ? null : new Set() });
+        out += arr ? '[' : '{';
+      }
+    }
+    if (isString) {
+      out += `"${escaped(doc.string(value))}`;
+      if (more) this.openString = where;
+      else out += '"';
+    } else if (doc.path(value) === P.partialNull) out += 'null';
+    else out += doc.string(value); // (a number or a boolean: its JSON text as sent)
+    sink.onPartArguments(out);
+    return null;
+  }
+
+  /** What closes the text: the open string, every open container, the object. */
+  close(): string {
+    let out = this.openString !== null ? '"' : '';
+    this.openString = null;
+    const stack = this.stack;
+    while (stack.length > 0) out += stack.pop()!.arr ? ']' : '}';
+    return out;
+  }
+}
+
+/** A string's text as the body of a JSON string. */
+const escaped = (s: string): string => JSON.stringify(s).slice(1, -1);
+
+const ESCAPES: Readonly<Record<string, string>> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', '/': '/', '\\': '\\', "'": "'", '"': '"' };
+
+/** An RFC 9535 singular path (`$.a.b[0]`, `$['a.b']`) as its steps (names and indexes), or null. */
+function jsonPath(p: string): (string | number)[] | null {
+  if (p.charCodeAt(0) !== 0x24) return null; // $
+  const out: (string | number)[] = [];
+  let i = 1;
+  while (i < p.length) {
+    const c = p[i];
+    if (c === '.') {
+      let j = i + 1;
+      while (j < p.length && p[j] !== '.' && p[j] !== '[') j++;
+      if (j === i + 1) return null;
+      out.push(p.slice(i + 1, j));
+      i = j;
+    } else if (c === '[') {
+      const q = p[i + 1];
+      if (q === "'" || q === '"') {
+        let name = '';
+        let j = i + 2;
+        for (; j < p.length && p[j] !== q; j++) {
+          if (p[j] !== '\\') {
+            name += p[j];
+            continue;
+          }
+          const e = p[++j];
+          if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(p.slice(j + 1, j + 5))) {
+            name += String.fromCharCode(parseInt(p.slice(j + 1, j + 5), 16));
+            j += 4;
+          } else if (e !== undefined && Object.hasOwn(ESCAPES, e)) name += ESCAPES[e];
+          else return null;
+        }
+        if (p[j] !== q || p[j + 1] !== ']') return null;
+        out.push(name);
+        i = j + 2;
+      } else {
+        const m = /^\[(0|[1-9][0-9]*)\]/.exec(p.slice(i));
+        if (m === null) return null;
+        out.push(Number(m[1]));
+        i += m[0].length;
+      }
+    } else return null;
+  }
+  return out;
+}

@@ -1,0 +1,204 @@
+// Gemini beyond the fixtures: Vertex's streamed function-call arguments that cannot be written as
+// one JSON text (a bad event at the event, at every chunking), a later part's signature, the
+// signature of each call through ModelStream, ModelEventReader and both relays (exact bytes), and
+// arguments in parts against the whole `args` they stand for, on random trees.
+import { describe, expect, it } from 'vitest';
+import { ModelEventReader, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
+import { SEED, rng, standardChunkings } from '../helpers/random.js';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** A Vertex chunk of one part. */
+const chunk = (part: unknown, extra = '') => `data: {"candidates":[{"content":{"role":"model","parts":[${JSON.stringify(part)}]}${extra}}]}\r\n\r\n`;
+const begin = (name: string, more: Record<string, unknown> = {}) => chunk({ functionCall: { name, willContinue: true }, ...more });
+const partial = (partialArgs: unknown[], more = true) => chunk({ functionCall: more ? { partialArgs, willContinue: true } : { partialArgs } });
+const finish = `data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{}}]},"finishReason":"STOP"}]}\r\n\r\n`;
+
+/** Reads `body` in `chunks`, returning the error (if any) and the stream. */
+function read(chunks: Uint8Array[]): { m: ModelStream; error?: ModelStreamError; text: string } {
+  const m = new ModelStream({ format: 'gemini', raw: true });
+  let text = '';
+  try {
+    for (const c of chunks) text += m.push(c);
+    text += m.flush();
+  } catch (e) {
+    if (!(e instanceof ModelStreamError)) throw e;
+    return { m, error: e, text: text + e.text };
+  }
+  return { m, text };
+}
+
+describe('gemini: arguments in parts that are not one JSON text', () => {
+  const cases: [string, unknown[][], string][] = [
+    ['goes back into an object it left', [[{ jsonPath: '$.a.x', numberValue: 1 }], [{ jsonPath: '$.b', numberValue: 2 }], [{ jsonPath: '$.a.y', numberValue: 3 }]], 'names a member written before'],
+    ['skips an array element', [[{ jsonPath: '$.list[0]', stringValue: 'a' }], [{ jsonPath: '$.list[2]', stringValue: 'c' }]], 'not the next element'],
+    ['indexes the arguments object', [[{ jsonPath: '$[0]', numberValue: 1 }]], 'indexes an object'],
+    ['repeats a member', [[{ jsonPath: '$.city', stringValue: 'Bern' }], [{ jsonPath: '$.city', stringValue: 'Basel' }]], 'names a member written before'],
+    ['is not a path', [[{ jsonPath: 'city', stringValue: 'Bern' }]], 'is not a path'],
+    ['is the root', [[{ jsonPath: '$', stringValue: 'Bern' }]], 'is not a path'],
+    ['has no jsonPath', [[{ stringValue: 'Bern' }]], 'without a jsonPath'],
+  ];
+
+  it.each(cases)('a path that %s: ERR_BAD_EVENT at its event, at every chunking; the text before it kept', (_, parts, why) => {
+    const events = [chunk({ text: 'Vorher. ' }), begin('f'), ...parts.map((p) => partial(p))];
+    const body = events.join('') + finish;
+    const bytes = enc.encode(body);
+    const bad = enc.encode(events.slice(0, -1).join('')).length + 'data: '.length;
+    const badEnd = enc.encode(events.join('')).length;
+    let runs = 0;
+    for (const chunks of standardChunkings(bytes)) {
+      const r = read(chunks);
+      const where = `${chunks.length} chunks`;
+      expect(r.error?.code, where).toBe('ERR_BAD_EVENT');
+      expect(r.error?.message, where).toContain(why);
+      // exact when the event's data lies in one chunk
+      let at = 0;
+      const starts = chunks.map((c) => (at += c.length) - c.length);
+      const inOne = !starts.some((s) => s > bad && s < badEnd - 4);
+      if (inOne) expect(r.error?.offset, where).toBe(bad);
+      else expect(r.error!.offset >= bad - 'data: '.length && r.error!.offset <= badEnd, where).toBe(true);
+      expect(r.text, where).toBe('Vorher. ');
+      expect(r.m.status, where).toBe('failed');
+      runs++;
+    }
+    expect(runs).toBe(bytes.length + 3);
+  });
+
+  it('ModelEventReader (the command\'s check) reports the event as invalid, and reads the next', () => {
+    const reader = new ModelEventReader({ format: 'gemini' });
+    const data = (s: string) => s.slice('data: '.length, s.indexOf('\r\n'));
+    expect(reader.read(data(begin('f'))).invalid).toBeUndefined();
+    expect(reader.read(data(partial([{ jsonPath: '$.a[1]', numberValue: 1 }]))).invalid).toEqual({ offset: 0, message: 'the jsonPath "$.a[1]" is not the next element of its array (0)', json: false });
+    expect(reader.read(data(chunk({ text: 'weiter' }))).text).toBe('weiter');
+  });
+});
+
+describe('gemini: signatures', () => {
+  it('a call keeps its own thoughtSignature; a text part\'s and a later part\'s are reasoning signatures', () => {
+    const body = chunk({ text: 'A', thoughtSignature: 'T1' }) + begin('f', { thoughtSignature: 'C1' })
+      + chunk({ functionCall: { partialArgs: [{ jsonPath: '$.x', numberValue: 1 }], willContinue: true }, thoughtSignature: 'LATER' })
+      + chunk({ functionCall: {} }) + chunk({ functionCall: { name: 'g', args: { y: 2 } }, thoughtSignature: 'C2' }) + finish;
+    const m = new ModelStream({ format: 'gemini' });
+    m.push(enc.encode(body));
+    m.flush();
+    expect(m.toolCalls).toEqual([
+      { index: 0, id: '', name: 'f', arguments: '{"x":1}', done: true, valid: true, signature: 'C1' },
+      { index: 1, id: '', name: 'g', arguments: '{"y":2}', done: true, valid: true, signature: 'C2' },
+    ]);
+    expect(m.reasoningBlocks).toEqual([{ text: '', signature: 'T1' }, { text: '', signature: 'LATER' }]);
+    const reader = new ModelEventReader({ format: 'gemini' });
+    reader.read(chunk({ functionCall: { name: 'g', args: {} }, thoughtSignature: 'C3' }).slice(6, -4));
+    expect(reader.toolCalls).toEqual([{ index: 0, id: '', name: 'g', arguments: '{}', done: true, valid: true, signature: 'C3' }]);
+  });
+
+  const body = begin('get_weather', { thoughtSignature: 'Cg/sig+==' }) + partial([{ jsonPath: '$.city', stringValue: 'Z\u00fcrich', willContinue: true }])
+    + partial([{ jsonPath: '$.city', stringValue: '' }], false)
+    + chunk({ functionCall: { id: 'c2', name: 'get_time', args: { tz: 'UTC' } } }, ',"finishReason":"STOP"');
+
+  it('to OpenAI: the signature as extra_content.google.thought_signature of the call\'s first delta, the arguments in parts as they came (exact bytes)', () => {
+    for (const chunks of standardChunkings(enc.encode(body))) {
+      const r = new SseRelay({ from: 'gemini', id: 'chatcmpl-1', model: 'g' });
+      let out = '';
+      for (const c of chunks) out += dec.decode(r.push(c));
+      out += dec.decode(r.flush());
+      const head = 'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":';
+      const events = out.split('\n\n').filter((e) => e !== '').map((e) => (e.startsWith(head) ? e.slice(e.indexOf('"choices":')) : e));
+      expect(events, `${chunks.length} chunks`).toEqual([
+        '"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+        `"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":${JSON.stringify(`call_seam${r.serial}_0`)},"type":"function","function":{"name":"get_weather","arguments":""},"extra_content":{"google":{"thought_signature":"Cg/sig+=="}}}]},"finish_reason":null}]}`,
+        '"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]},"finish_reason":null}]}',
+        '"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"city\\":\\"Zürich"}}]},"finish_reason":null}]}',
+        '"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\""}}]},"finish_reason":null}]}',
+        '"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"}"}}]},"finish_reason":null}]}',
+        '"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"c2","type":"function","function":{"name":"get_time","arguments":""}}]},"finish_reason":null}]}',
+        '"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\\"tz\\":\\"UTC\\"}"}}]},"finish_reason":null}]}',
+        '"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}',
+        'data: [DONE]',
+      ]);
+    }
+  });
+
+  it('to Anthropic: each call a tool_use block, the arguments in parts as input_json_delta (exact bytes)', () => {
+    const r = new SseRelay({ from: 'gemini', to: 'anthropic', id: 'msg_1', model: 'g' });
+    const out = dec.decode(r.push(enc.encode(body))) + dec.decode(r.flush());
+    const data = out.split('\n\n').filter((e) => e !== '').map((e) => e.split('\n')[1].slice('data: '.length));
+    expect(data.slice(1)).toEqual([
+      `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":${JSON.stringify(`toolu_seam${r.serial}_0`)},"name":"get_weather","input":{}}}`,
+      '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{"}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"\\"city\\":\\"Zürich"}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"\\""}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"}"}}',
+      '{"type":"content_block_stop","index":0}',
+      '{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"c2","name":"get_time","input":{}}}',
+      '{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"tz\\":\\"UTC\\"}"}}',
+      '{"type":"content_block_stop","index":1}',
+      '{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":0}}',
+      '{"type":"message_stop"}',
+    ]);
+  });
+});
+
+describe(`gemini: arguments in parts equal the whole args (random trees, seed ${SEED})`, () => {
+  type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+  const next = rng(SEED);
+  const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)];
+  const word = () => pick(['a', 'city', 'b.c', "it's", 'ü', 'x y', '"q"', 'back\\slash', '東京', '😀', 'line\nbreak']);
+  function value(depth: number): Json {
+    const k = Math.floor(next() * (depth > 2 ? 4 : 6));
+    if (k === 0) return pick([0, 1, -2.5, 1e21, 3.25, 42]);
+    if (k === 1) return next() < 0.5;
+    if (k === 2) return null;
+    if (k === 3) return Array.from({ length: 1 + Math.floor(next() * 3) }, word).join('');
+    if (k === 4) return Array.from({ length: 1 + Math.floor(next() * 3) }, () => value(depth + 1));
+    const o: Record<string, Json> = {};
+    for (let i = 0, n = 1 + Math.floor(next() * 3); i < n; i++) o[`${word()}${i}`] = value(depth + 1);
+    return o;
+  }
+  /** The leaves of an arguments object as Vertex streams them: a path each, strings in pieces. */
+  function partials(v: Json, path: string, out: Record<string, unknown>[]): void {
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => partials(x, `${path}[${i}]`, out));
+      return;
+    }
+    if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) partials(x, /^[A-Za-z0-9_]+$/.test(k) ? `${path}.${k}` : `${path}['${k.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}']`, out);
+      return;
+    }
+    if (typeof v === 'string') {
+      const cuts = [...v].length;
+      let s = v;
+      while (s.length > 0 && next() < 0.6 && cuts > 1) {
+        const at = Math.ceil(next() * (s.length - 1));
+        const cp = s.codePointAt(at - 1)! > 0xffff ? at + 1 : at;
+        out.push({ jsonPath: path, stringValue: s.slice(0, cp), willContinue: true });
+        s = s.slice(cp);
+      }
+      out.push({ jsonPath: path, stringValue: s });
+      return;
+    }
+    out.push(v === null ? { jsonPath: path, nullValue: 'NULL_VALUE' } : typeof v === 'number' ? { jsonPath: path, numberValue: v } : { jsonPath: path, boolValue: v });
+  }
+
+  it('each call\'s arguments are JSON.stringify of the object whose leaves came in parts (events of 1 to 3 partialArgs)', () => {
+    for (let round = 0; round < 300; round++) {
+      const args: Record<string, Json> = {};
+      for (let i = 0, n = Math.floor(next() * 4); i < n; i++) args[`${word()}${i}`] = value(0);
+      const list: Record<string, unknown>[] = [];
+      partials(args, '$', list);
+      let body = begin('f');
+      for (let i = 0; i < list.length;) {
+        const n = 1 + Math.floor(next() * 3);
+        body += partial(list.slice(i, i + n));
+        i += n;
+      }
+      body += finish;
+      const m = new ModelStream({ format: 'gemini' });
+      m.push(enc.encode(body));
+      m.flush();
+      expect(m.toolCalls, `seed ${SEED} round ${round}: ${JSON.stringify(args)}`).toEqual([
+        { index: 0, id: '', name: 'f', arguments: JSON.stringify(args), done: true, valid: true },
+      ]);
+    }
+  });
+});
