@@ -2,7 +2,7 @@ import { defineConfig } from 'tsup';
 
 // Benchmarks are built for Node from source (they import the bindings directly) into build/bench.
 export default defineConfig({
-  entry: { run: 'bench/run.ts', browser: 'bench/browser.ts', floor: 'bench/floor.ts', ab: 'bench/ab.ts', model: 'bench/model.ts', streams: 'bench/streams.ts', 'model-floor': 'bench/model-floor.ts', agents: 'bench/agents.ts' },
+  entry: { run: 'bench/run.ts', browser: 'bench/browser.ts', floor: 'bench/floor.ts', ab: 'bench/ab.ts', model: 'bench/model.ts', streams: 'bench/streams.ts', 'model-floor': 'bench/model-floor.ts', agents: 'bench/agents.ts', routes: 'bench/routes.ts' },
   outDir: 'build/bench',
   format: ['esm'],
   target: 'node20',
