@@ -20,33 +20,33 @@ describe('the route each runtime takes', () => {
     const r = stringRoutes();
     expect(r).toEqual(chooseRoutes(name, version, true, env, env === undefined ? 'detected' : 'SEAM_STRINGS'));
     if (env === undefined) {
-      // vitest runs on Node: 20 takes the core route, 22 and later the split one
+      // vitest runs on Node: 20 and 22 take the core route, 24 and later the split one
       expect(name).toBe('node');
-      expect(r.utf8).toBe(Number(version.split('.')[0]) >= 22 ? 'split' : 'core');
+      expect(r.utf8).toBe(Number(version.split('.')[0]) >= 24 ? 'split' : 'core');
       expect(r.frames).toBe('core');
     }
   });
 
-  test('core: Node 20 and Deno (the core transcodes, one Buffer copy makes the string)', () => {
-    for (const [name, version] of [['node', '20.20.2'], ['deno', '2.9.6']]) {
+  test('core: Node 20 and 22 and Deno (the core transcodes, one Buffer copy makes the string)', () => {
+    for (const [name, version] of [['node', '20.20.2'], ['node', '22.23.5'], ['deno', '2.9.6']]) {
       expect(chooseRoutes(name, version, true)).toEqual({
-        runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, frames: 'core', by: 'detected',
+        runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: name === 'node' ? 'buffer' : 'textdecoder', frames: 'core', by: 'detected',
       });
     }
   });
 
-  test('split: Node 22, 24 and 26 from 2 KiB reads, Bun from 1 KiB (the platform TextDecoder above, the core below)', () => {
-    for (const version of ['22.23.5', '24.22.3', '26.12.1']) {
+  test('split: Node 24 and 26 and Bun from 1 KiB reads (the platform decodes above, the core below)', () => {
+    for (const version of ['24.22.3', '26.12.1']) {
       expect(chooseRoutes('node', version, true)).toEqual({
-        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 2048, frames: 'core', by: 'detected',
+        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', frames: 'core', by: 'detected',
       });
     }
-    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, frames: 'core', by: 'detected' });
+    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', frames: 'core', by: 'detected' });
   });
 
   test('textdecoder: runtimes without a Buffer copy out of WebAssembly memory (browsers, workerd)', () => {
     for (const name of ['browser', 'workerd']) {
-      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'textdecoder', utf8PlatformFrom: Infinity, frames: 'textdecoder', by: 'detected' });
+      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform: 'textdecoder', frames: 'textdecoder', by: 'detected' });
     }
   });
 
