@@ -3,7 +3,7 @@
 // Each row times one route of seam and its peer; the table has one ratio column per route.
 //   node build/bench/routes.js [--only utf8,sse] [--rounds N] [--max-time S]
 //   bun build/bench/routes.js; deno run -A build/bench/routes.js
-import { createParser } from 'eventsource-parser';
+import { createParser, eventsourceParserVersion } from './peers.js';
 import { SseParser, Utf8Decoder } from '../bindings/index.js';
 import { forceStringRoute, runtimeName, stringRoutes } from '../bindings/core/strings.js';
 import { chunked, perEvent } from './corpus.js';
@@ -78,7 +78,7 @@ const opts: BenchOptions = { rounds: Number(arg('--rounds') ?? 5), maxTime: Numb
 const sizes = (arg('--sizes') ?? '64,256,1024,2048,4096,16384').split(',').map(Number);
 const { name, version } = runtimeName();
 const detected = stringRoutes();
-console.log(`${name} ${version}: detected routes: Utf8Decoder ${detected.utf8}${detected.utf8 === 'split' ? ` (platform from ${detected.utf8PlatformFrom} B)` : ''}, frames ${detected.frames}; `
+console.log(`${name} ${version}: detected routes: Utf8Decoder ${detected.utf8}${detected.utf8 === 'split' ? ` (platform from ${detected.utf8PlatformFrom} B)` : ''}, frames ${detected.frames}; eventsource-parser ${eventsourceParserVersion()}; `
   + `${opts.rounds} interleaved rounds × ${opts.maxTime} s; ratio = median of per-round seam/peer\n`);
 if (only.includes('utf8')) {
   const routes: Route[] = ['core', 'platform', 'textdecoder'];

@@ -40,7 +40,7 @@ describe('bench', () => {
     expect(tableRows).toHaveLength(1);
     expect(tableRows[0]).toMatch(rowPattern);
     expect(r.stdout.startsWith(`Node ${process.versions.node}, V8 ${process.versions.v8}, `)).toBe(true);
-    expect(r.stdout).toMatch(/, core: simd, string routes: Utf8Decoder (core|split \(TextDecoder from \d+ B\)), lines and SSE (core|textdecoder); quick run/);
+    expect(r.stdout).toMatch(/, core: simd, string routes: Utf8Decoder (core|split \(TextDecoder from \d+ B\)), lines and SSE (core|textdecoder); eventsource-parser 3\.1\.1; quick run/);
     expect(r.stderr.startsWith(`seam-stream bench: quick mode on Node ${process.versions.node}; `)).toBe(true);
     expect(r.stdout).toContain('quick run (1 interleaved rounds × 0.02 s per contender)');
     // the chart: one bar, its label and value
