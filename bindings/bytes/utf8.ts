@@ -129,7 +129,7 @@ export class Utf8Decoder extends Utf8Stream {
 
   /**
    * The split route (core/strings.ts): reads of at least this many bytes are decoded by the
-   * platform's TextDecoder in one non-streaming call, the core keeping the carry (Infinity: never).
+   * platform in one non-streaming call, the core keeping the carry (Infinity: never).
    */
   private readonly platformFrom: number;
 
@@ -184,11 +184,11 @@ export class Utf8Decoder extends Utf8Stream {
   /**
    * The split route's large read: the core's state holds the carry and the BOM as on the core
    * route. The carried character is completed by the core (which rejects or replaces it as
-   * usual), the read's whole characters are decoded by one non-streaming call of the platform's
-   * TextDecoder (simdutf's fast path in Node 22+ and Bun; its streaming mode is slower), and the
-   * incomplete character at the end becomes the core's carry. Where TextDecoder rejects the
-   * bytes, the core decodes them again from the same state and places the error: strictness,
-   * offsets and the error's text are the core's.
+   * usual), the read's whole characters are decoded by one non-streaming call of the platform
+   * (Node 24+: buffer.isUtf8 and utf8Slice, both simdutf, or TextDecoder while the text is ASCII;
+   * Bun: TextDecoder), and the incomplete character at the end becomes the core's carry. Where
+   * the platform rejects the bytes, the core decodes them again from the same state and places
+   * the error: strictness, offsets and the error's text are the core's.
    */
   private platform(chunk: Uint8Array): string {
     this.open(chunk, 'Utf8Decoder.push()');
