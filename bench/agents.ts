@@ -9,7 +9,7 @@
 //     JSON.parse + accumulating the calls.
 //
 //   npm run build && node build/bench/agents.js [--full] [--chunk 1event,1KiB]
-import { createParser } from 'eventsource-parser';
+import { createParser } from './peers.js';
 import { ModelStream, SseRelay } from '../bindings/index.js';
 import { chunked, perEvent, prng } from './corpus.js';
 import { type BenchOptions, FULL, QUICK, type Row, assertSame, compare, table } from './harness.js';

@@ -10,7 +10,7 @@
 //                             transcoded beforehand (ucs2Slice / latin1Slice): everything but the
 //                             transcoding and the bindings, so no decoder of this design can beat it
 //   Utf8Decoder.push          the library, as users call it
-import { createParser } from 'eventsource-parser';
+import { createParser } from './peers.js';
 import { SseParser, Utf8Decoder } from '../bindings/index.js';
 import { ENC_MASK, ENC_UTF16, M_IN_SPANS, M_UTF8_OUT, M_VALIDATE, U8_LEN, U8_PTR } from '../bindings/core/generated/abi.js';
 import { getCore } from '../bindings/core/wasm.js';

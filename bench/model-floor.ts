@@ -7,7 +7,7 @@
 // a measurement, not a use. A read whose batch has an event for JS (a start, a stop, a ping: a
 // few in a thousand) is left there by the floor, so the floor does less than a push, never more.
 //   npm run build && node build/bench/model-floor.js [--rounds 15] [--reads event,64]
-import { createParser } from 'eventsource-parser';
+import { createParser } from './peers.js';
 import { ModelStream } from '../bindings/index.js';
 import { FR_NREC, MDR_DOCS, MDR_GATHERED, MDR_NEXT, MDR_UNITS, ME_GATHER, ME_KEEP, MGR_PTR } from '../bindings/core/generated/abi.js';
 import type { Core } from '../bindings/core/wasm.js';

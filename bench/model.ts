@@ -10,7 +10,7 @@
 //     plain forwarder (no JSON); anthropic → openai against the JSON pipeline that translates.
 //
 //   npm run build && node build/bench/model.js [--full] [--corpus OpenAI,Anthropic] [--chunk event,3events,64,1024,16384]
-import { createParser } from 'eventsource-parser';
+import { createParser } from './peers.js';
 import { ModelStream, SseRelay } from '../bindings/index.js';
 import { chunked, perEvent } from './corpus.js';
 import { type BenchOptions, FULL, QUICK, type Row, assertSame, compare, table } from './harness.js';

@@ -10,7 +10,7 @@
 //
 //   npm run build && node build/bench/providers.js [--full] [--corpus Gemini,Bedrock] [--chunk event,64,1024]
 import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { createParser } from 'eventsource-parser';
+import { createParser } from './peers.js';
 import { ModelStream, SseRelay } from '../bindings/index.js';
 import { chunked, prng } from './corpus.js';
 import { FULL, QUICK, type Row, assertSame, compare, table, type BenchOptions } from './harness.js';

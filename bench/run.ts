@@ -8,6 +8,8 @@ import { runSseBench } from './sse.js';
 import { runTextBench } from './text.js';
 import { runUtf8Bench } from './utf8.js';
 import { wasmBackend } from '../bindings/index.js';
+import { runtimeName, stringRoutes } from '../bindings/core/strings.js';
+import { eventsourceParserVersion } from './peers.js';
 
 export const LAYERS = ['utf8', 'sse', 'text'] as const;
 export type Layer = (typeof LAYERS)[number];
@@ -39,6 +41,15 @@ export interface RunResult {
 }
 
 export interface RunMeta {
+  /** The runtime that ran the benchmarks and its version: `Node 24.22.3`, `Bun 1.4.5`, `Deno 2.9.6`. */
+  runtime: string;
+  /** Its JavaScript engine: `V8 13.6.233.17`, `JavaScriptCore (WebKit d6375c7)`. */
+  engine: string;
+  /** The string routes seam chose on it (bindings/core/strings.ts). */
+  routes: string;
+  /** The SSE peer's version (eventsource-parser 4 where the runtime allows, bench/peers.ts). */
+  eventsourceParser: string;
+  /** The Node version the runtime reports (Bun and Deno report the Node API level they implement). */
   node: string;
   v8: string;
   cpus: number;
@@ -120,11 +131,19 @@ export async function runBenchmarks(arg: string[] | RunOptions = {}): Promise<Ru
     setRowGate(undefined);
   }
   const mode = o.mode ?? 'quick';
+  const rt = runtimeName();
+  const label = { node: 'Node', bun: 'Bun', deno: 'Deno' }[rt.name as string] ?? rt.name;
+  const webkit = (process.versions as Record<string, string | undefined>).webkit;
+  const r = stringRoutes();
   const meta: RunMeta = {
+    runtime: `${label} ${rt.version}`,
+    engine: rt.name === 'bun' ? `JavaScriptCore${webkit ? ` (WebKit ${webkit.slice(0, 7)})` : ''}` : `V8 ${process.versions.v8}`,
+    routes: `Utf8Decoder ${r.utf8}${r.utf8 === 'split' ? ` (the platform from ${r.utf8PlatformFrom} B)` : ''}, lines and SSE ${r.frames}`,
+    eventsourceParser: eventsourceParserVersion(),
     node: process.version, v8: process.versions.v8, cpus: cpus().length, cpu: cpus()[0]?.model ?? 'cpu', core: wasmBackend(),
     mode, rounds: opts.rounds, maxTime: opts.maxTime, date: new Date().toISOString(), seconds: (performance.now() - t0) / 1000,
   };
-  const header = `Node ${meta.node}, V8 ${meta.v8}, ${meta.cpus} × ${meta.cpu}, core: ${meta.core}; `
+  const header = `${meta.runtime}, ${meta.engine}, ${meta.cpus} × ${meta.cpu}, core: ${meta.core}, string routes: ${meta.routes}; eventsource-parser ${meta.eventsourceParser}; `
     + `${mode} run (${opts.rounds} interleaved rounds × ${opts.maxTime} s per contender); MB/s = 10^6 bytes/s of input, medians; ratio = median of per-round seam/peer.`;
   return { rows, header, meta, markdown: `${header}\n\n${table(rows)}` };
 }

@@ -8,7 +8,8 @@
 //   npx tsup bench/sse.ts --format esm --out-dir build/bench-sse --platform node \
 //     --external benchmark --external eventsource-parser && node build/bench-sse/sse.js [--full]
 //     [--corpus OpenAI,Anthropic,one] [--chunk event,3events,16,64,1024,16384]
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { createParser } from './peers.js';
 import { SseParser, Utf8Decoder, Utf8Validator } from '../bindings/index.js';
 import { chunked, perEvent, prng } from './corpus.js';
 import { type BenchOptions, FULL, QUICK, type Row, assertSame, compare, compareRates, table } from './harness.js';

@@ -31,16 +31,48 @@ export function benchChart(res: RunResult): string {
   return ratioChart(
     res.rows.map((r) => ({ label: `${r.layer} ${r.case} · ${r.corpus} · ${r.chunk} vs ${r.peerName}`, group: r.layer, ratio: r.ratio })),
     'seam-stream bench: each row against its peer, measured in the same run',
-    `${m.mode} run, ${m.rounds} round${m.rounds === 1 ? '' : 's'} × ${m.maxTime} s; Node ${m.node}, ${m.cpus} × ${m.cpu}, core ${m.core}; ${m.date.slice(0, 10)}`,
+    `${m.mode} run, ${m.rounds} round${m.rounds === 1 ? '' : 's'} × ${m.maxTime} s; ${m.runtime ?? `Node ${m.node}`}, ${m.cpus} × ${m.cpu}, core ${m.core}; ${m.date.slice(0, 10)}`,
   );
 }
 
-/** A Markdown file with its generated section replaced. */
-export function replaceSection(doc: string, section: string, file: string): string {
-  const a = doc.indexOf(MARK_START);
-  const b = doc.indexOf(MARK_END);
-  if (a < 0 || b < a) throw new InputError(`cannot rewrite ${file}: it has no generated section (the lines ${MARK_START} and ${MARK_END})`);
-  return `${doc.slice(0, a + MARK_START.length)}\n\n${section.trim()}\n\n${doc.slice(b)}`;
+/** The marks of a runtime's own section (`node24`, `bun`, `deno`: scripts/runtimes.mjs's names). */
+export function runtimeMarks(key: string): { start: string; end: string } {
+  return {
+    start: `<!-- seam-stream bench ${key}: the table below is generated (seam-stream bench on that runtime); edit around it -->`,
+    end: `<!-- seam-stream bench ${key}: end of the generated table -->`,
+  };
+}
+
+/** This runtime's key for its section: `node24` (by major version), `bun`, `deno`. */
+export function runtimeKey(): string {
+  const v = process.versions as Record<string, string | undefined>;
+  if (v.bun !== undefined) return 'bun';
+  if ((globalThis as { Deno?: unknown }).Deno !== undefined) return 'deno';
+  return `node${process.versions.node.split('.')[0]}`;
+}
+
+/**
+ * A Markdown file with its generated section replaced: the section of runtime `key` where the file
+ * has one, else the file's main section.
+ */
+export function replaceSection(doc: string, section: string, file: string, key?: string): string {
+  let start = MARK_START;
+  let end = MARK_END;
+  if (key !== undefined) {
+    const m = runtimeMarks(key);
+    if (doc.includes(m.start)) ({ start, end } = m);
+  }
+  const a = doc.indexOf(start);
+  const b = doc.indexOf(end);
+  if (a < 0 || b < a) throw new InputError(`cannot rewrite ${file}: it has no generated section (the lines ${start} and ${end})`);
+  return `${doc.slice(0, a + start.length)}\n\n${section.trim()}\n\n${doc.slice(b)}`;
+}
+
+/** The runtime running this command and its version (Bun and Deno also report a Node version). */
+export function runtimeLabel(): string {
+  const v = process.versions as Record<string, string | undefined>;
+  const deno = (globalThis as { Deno?: { version?: { deno?: string } } }).Deno?.version?.deno;
+  return v.bun !== undefined ? `Bun ${v.bun}` : deno !== undefined ? `Deno ${deno}` : `Node ${process.versions.node}`;
 }
 
 export async function bench(values: Values): Promise<void> {
@@ -54,7 +86,7 @@ export async function bench(values: Values): Promise<void> {
   if (write !== undefined) {
     // before anything is timed: the file is there and has its generated section
     if (!existsSync(write)) throw new InputError(`cannot rewrite ${write}: no such file`);
-    replaceSection(readFileSync(write, 'utf8'), '', write);
+    replaceSection(readFileSync(write, 'utf8'), '', write, runtimeKey());
   }
   const here = dirname(fileURLToPath(import.meta.url));
   const runner = join(here, '..', 'build', 'bench', 'run.js');
@@ -80,7 +112,7 @@ export async function bench(values: Values): Promise<void> {
     return `[${'█'.repeat(full)}${'░'.repeat(w - full)}] ${done}/${total} rows · ${total - done} to go · ${left(done, total)}`;
   };
   const mode = values.full === true ? 'full' : 'quick';
-  process.stderr.write(`seam-stream bench: ${mode} mode; counting the rows (each layer builds its corpora and checks both outputs agree)…\n`);
+  process.stderr.write(`seam-stream bench: ${mode} mode on ${runtimeLabel()}; counting the rows (each layer builds its corpora and checks both outputs agree)…\n`);
   const res = await runBenchmarks({
     mode,
     rounds: values.rounds as number | undefined,
@@ -119,8 +151,11 @@ export async function bench(values: Values): Promise<void> {
   }
   if (write !== undefined) {
     const section = `${res.header}\n\n${res.markdown.slice(res.header.length).trim()}`;
-    saveAtomically(write, replaceSection(readFileSync(write, 'utf8'), section, write));
-    process.stderr.write(`seam-stream bench: the table section of ${write} rewritten\n`);
+    const doc = readFileSync(write, 'utf8');
+    const key = runtimeKey();
+    saveAtomically(write, replaceSection(doc, section, write, key));
+    const own = doc.includes(runtimeMarks(key).start);
+    process.stderr.write(`seam-stream bench: the ${own ? `${key} ` : ''}table section of ${write} rewritten\n`);
   }
   process.exitCode = EXIT.OK;
 }

@@ -3,8 +3,9 @@
 import { type StateKind, CoreStream } from '../core/stream.js';
 import { booleanOption, checkOptions } from '../core/options.js';
 import { Utf8DecodeError } from './errors.js';
-import { F_FATAL, F_IGNORE_BOM, M_VALIDATE, ST_CARRY, U8_ERR, UTF8_ERROR } from '../core/generated/abi.js';
-import { type Core, expectBytes, forPieces } from '../core/wasm.js';
+import { F_BOM_DONE, F_FATAL, F_IGNORE_BOM, M_VALIDATE, ST_CARRY, ST_FLAGS, ST_NCARRY, U8_ERR, UTF8_ERROR } from '../core/generated/abi.js';
+import { type NodeUtf8, nodeUtf8Functions, stringRoutes } from '../core/strings.js';
+import { expectBytes, forPieces } from '../core/wasm.js';
 
 /** What a TextDecoder habit explains, for the options of the UTF-8 decoders. */
 const UTF8_HINTS = {
@@ -126,10 +127,24 @@ export class Utf8Decoder extends Utf8Stream {
   /** That route: no text of this stream came out yet, so a leading BOM is still to be dropped. */
   private bomPending = false;
 
+  /**
+   * The split route (core/strings.ts): reads of at least this many bytes are decoded by the
+   * platform in one non-streaming call, the core keeping the carry (Infinity: never).
+   */
+  private readonly platformFrom: number;
+
   constructor(options?: Utf8DecoderOptions) {
     super(options, 'Utf8Decoder', ['fatal', 'ignoreBOM']);
-    this.td = textDecoderRoute(this.core) ? this.newTextDecoder() : null;
+    const route = stringRoutes(this.core);
+    this.td = route.utf8 === 'textdecoder' ? this.newTextDecoder() : null;
+    this.platformFrom = route.utf8 === 'split' ? route.utf8PlatformFrom : Infinity;
+    this.node = route.utf8 === 'split' && route.utf8Platform === 'buffer' ? nodeUtf8Functions() : null;
   }
+
+  /** The split route's Node functions (`utf8Platform: 'buffer'`), else null: TextDecoder. */
+  private readonly node: NodeUtf8 | null;
+  /** The split route: the last large read was ASCII (TextDecoder makes such strings faster on Node). */
+  private ascii = true;
 
   /**
    * The route's decoder keeps every BOM, and the stream's one leading BOM is dropped here
@@ -150,7 +165,10 @@ export class Utf8Decoder extends Utf8Stream {
   /** All text that is complete so far; an incomplete tail (≤3 bytes) is held back. */
   push(chunk: Uint8Array): string {
     const td = this.td;
-    if (td === null) return this.run(chunk, this.core.textMode, 'Utf8Decoder.push()');
+    if (td === null) {
+      if (chunk instanceof Uint8Array && chunk.length >= this.platformFrom) return this.platform(chunk);
+      return this.run(chunk, this.core.textMode, 'Utf8Decoder.push()');
+    }
     this.open(chunk, 'Utf8Decoder.push()');
     let text: string;
     try {
@@ -161,6 +179,73 @@ export class Utf8Decoder extends Utf8Stream {
     this.keepTail(chunk);
     this.bytesIn += chunk.length;
     return this.bom(text);
+  }
+
+  /**
+   * The split route's large read: the core's state holds the carry and the BOM as on the core
+   * route. The carried character is completed by the core (which rejects or replaces it as
+   * usual), the read's whole characters are decoded by one non-streaming call of the platform
+   * (Node 24+: buffer.isUtf8 and utf8Slice, both simdutf, or TextDecoder while the text is ASCII;
+   * Bun: TextDecoder), and the incomplete character at the end becomes the core's carry. Where
+   * the platform rejects the bytes, the core decodes them again from the same state and places
+   * the error: strictness, offsets and the error's text are the core's.
+   */
+  private platform(chunk: Uint8Array): string {
+    this.open(chunk, 'Utf8Decoder.push()');
+    const core = this.core;
+    const st = this.st;
+    const mode = core.textMode;
+    core.sync();
+    let u8 = core.u8;
+    let at = 0;
+    let text = '';
+    const carried = u8[st + ST_NCARRY];
+    const flags = u8[st + ST_FLAGS];
+    if ((flags & F_BOM_DONE) === 0) {
+      // the stream's first bytes: a BOM split across reads is the core's to find
+      if (carried !== 0 || chunk.length < 3) return this.corePieces(chunk, 0, '');
+      if (!this.ignoreBOM && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) at = 3;
+      u8[st + ST_FLAGS] = flags | F_BOM_DONE;
+      this.bytesIn += at;
+    } else if (carried !== 0) {
+      const lead = u8[st + ST_CARRY];
+      at = Math.min(chunk.length, (lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2) - carried);
+      text = this.piece(chunk.subarray(0, at), mode, '');
+      core.sync();
+      u8 = core.u8;
+      // (bytes that are no continuation: replaced, and the core carries what follows)
+      if (u8[st + ST_NCARRY] !== 0) return text + this.corePieces(chunk, at, text);
+    }
+    const tail = Math.max(at, incompleteTail(chunk, chunk.length));
+    const bytes = at === 0 && tail === chunk.length ? chunk : chunk.subarray(at, tail);
+    let body: string;
+    const node = this.node;
+    if (node !== null && !this.ascii) {
+      // Node: simdutf validates, and V8 makes a two-byte string faster than TextDecoder does
+      if (node.isUtf8(bytes)) body = node.utf8Slice.call(bytes, 0, bytes.length);
+      else if (this.fatal) return text + this.corePieces(chunk, at, text);
+      else body = (platformReplacing ??= new TextDecoder('utf-8', { ignoreBOM: true })).decode(bytes);
+    } else {
+      try {
+        body = (this.fatal ? platformFatal ??= new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+          : platformReplacing ??= new TextDecoder('utf-8', { ignoreBOM: true })).decode(bytes);
+      } catch {
+        return text + this.corePieces(chunk, at, text);
+      }
+    }
+    this.ascii = body.length === bytes.length;
+    const n = chunk.length - tail;
+    for (let i = 0; i < n; i++) u8[st + ST_CARRY + i] = chunk[tail + i];
+    u8[st + ST_NCARRY] = n;
+    this.bytesIn += chunk.length - at;
+    return text + body;
+  }
+
+  /** `chunk` from `from` through the core, in window-sized pieces; `before`: this call's text so far. */
+  private corePieces(chunk: Uint8Array, from: number, before: string): string {
+    let text = '';
+    forPieces(this.core, chunk.subarray(from), (p) => { text += this.piece(p, this.core.textMode, before + text); });
+    return text;
   }
 
   /** End of stream: the rest (U+FFFD for a held tail when not strict), then a new stream begins. */
@@ -268,12 +353,9 @@ function unpackTail(packed: number, n: number): Uint8Array {
   return scratch.subarray(0, n);
 }
 
-/** Where `TextDecoder` builds the strings (browsers; or SEAM_STRINGS=textdecoder for testing). */
-export function textDecoderRoute(core: Core): boolean {
-  if (core.textMode !== 0) return true;
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-  return env?.SEAM_STRINGS === 'textdecoder';
-}
+/** The split route's decoders: non-streaming, one per realm (they hold no state between calls). */
+let platformFatal: TextDecoder | undefined;
+let platformReplacing: TextDecoder | undefined;
 
 /**
  * Start of the incomplete character at the end of bytes [0, end): a lead byte followed by fewer

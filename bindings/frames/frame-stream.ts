@@ -2,12 +2,12 @@
 // window, the core's batches drained until the run is done, errors and traps), raw text for
 // lines or events too long for the output window, and the byte limit option.
 import { Utf8DecodeError } from '../bytes/errors.js';
-import { textDecoderRoute } from '../bytes/utf8.js';
 import {
   FR_ERR, FR_NREC, M_UTF16_POS, M_UTF8_OUT, RAW_PTR, R_LIMIT, R_MORE, R_TRUNC, R_UTF8, ST_CARRY, ST_NCARRY,
 } from '../core/generated/abi.js';
 import { byteLimitOption } from '../core/options.js';
 import { CoreStream } from '../core/stream.js';
+import { stringRoutes } from '../core/strings.js';
 import { type Core, forPieces } from '../core/wasm.js';
 
 const EMPTY = /* @__PURE__ */ new Uint8Array(0);
@@ -115,21 +115,15 @@ export abstract class FrameStream extends CoreStream {
   }
 }
 
-let routeCore: Core | null = null;
-let routeMode = 0;
-
 /**
- * The text mode of line and SSE pushes on this runtime. Node: 0, the core writes UTF-16 (or ASCII
- * bytes) and each batch becomes one string by a Buffer copy. Browsers (and SEAM_STRINGS=textdecoder):
- * the core copies UTF-8 and reports each span's UTF-16 offset, so that one TextDecoder call makes
- * the batch's string, which is sliced per line or event (docs/frames.md).
+ * The text mode of line and SSE pushes on this runtime (core/strings.ts chooses). The core route:
+ * 0, the core writes UTF-16 (or ASCII bytes) and each batch becomes one string by a Buffer copy.
+ * The textdecoder route (browsers; SEAM_STRINGS=textdecoder): the core copies UTF-8 and reports
+ * each span's UTF-16 offset, so that one TextDecoder call makes the batch's string, which is sliced
+ * per line or event (docs/frames.md).
  */
 export function frameTextMode(core: Core): number {
-  if (core !== routeCore) {
-    routeCore = core;
-    routeMode = textDecoderRoute(core) ? M_UTF8_OUT | M_UTF16_POS : 0;
-  }
-  return routeMode;
+  return stringRoutes(core).frames === 'textdecoder' ? M_UTF8_OUT | M_UTF16_POS : 0;
 }
 
 /** Raw scratch blocks above this size are returned to the heap right after use. */

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MARK_END, MARK_START, replaceSection } from '../../cli/bench.js';
+import { MARK_END, MARK_START, replaceSection, runtimeKey, runtimeMarks } from '../../cli/bench.js';
 import { file, noStack, root, run, tempDir } from './helpers.js';
 
 let dir: string;
@@ -27,7 +27,7 @@ describe('bench', () => {
     expect(rowLines[0]).toMatch(/^ {2}\[1\/1\] UTF-8 · push \(strict\) · ASCII SSE · 64 B: \d+\.\d\d× TextDecoder fatal, stream \([\d.]+ vs [\d.]+ MB\/s\) · 0 rows left, done$/);
     expect(r.stderr).toContain('seam-stream bench: 1 row to time\n');
     const { meta, rows } = JSON.parse(readFileSync(json, 'utf8'));
-    expect({ mode: meta.mode, rounds: meta.rounds, maxTime: meta.maxTime, core: meta.core, node: meta.node }).toEqual({ mode: 'quick', rounds: 1, maxTime: 0.02, core: 'simd', node: process.version });
+    expect({ mode: meta.mode, rounds: meta.rounds, maxTime: meta.maxTime, core: meta.core, node: meta.node, runtime: meta.runtime }).toEqual({ mode: 'quick', rounds: 1, maxTime: 0.02, core: 'simd', node: process.version, runtime: `Node ${process.versions.node}` });
     expect(rows).toHaveLength(1);
     const [row] = rows;
     expect({ ...row, seam: 0, peer: 0, ratio: 0 }).toEqual({ layer: 'UTF-8', case: 'push (strict)', corpus: 'ASCII SSE', chunk: '64 B', peerName: 'TextDecoder fatal, stream', seam: 0, peer: 0, ratio: 0 });
@@ -39,7 +39,12 @@ describe('bench', () => {
     const rowPattern = new RegExp(`^\\| UTF-8 \\| push \\(strict\\) \\| ASCII SSE \\| 64 B \\| [\\d.]+ \\| TextDecoder fatal, stream \\| [\\d.]+ \\| \\*\\*${ratioText}×\\*\\* \\|$`);
     expect(tableRows).toHaveLength(1);
     expect(tableRows[0]).toMatch(rowPattern);
-    expect(r.stdout.startsWith(`Node ${process.version}, V8 `)).toBe(true);
+    expect(r.stdout.startsWith(`Node ${process.versions.node}, V8 ${process.versions.v8}, `)).toBe(true);
+    expect(r.stdout).toMatch(/, core: simd, string routes: Utf8Decoder (core|split \(the platform from \d+ B\)), lines and SSE (core|textdecoder); eventsource-parser \d+\.\d+\.\d+; quick run/);
+    // eventsource-parser 4 where its engines allow (Node >= 22.12), 3.1.1 on Node 20
+    const [major, minor] = process.versions.node.split('.').map(Number);
+    expect(r.stdout).toContain(`; eventsource-parser ${major > 22 || (major === 22 && minor >= 12) ? '4.1.3' : '3.1.1'}; quick run`);
+    expect(r.stderr.startsWith(`seam-stream bench: quick mode on Node ${process.versions.node}; `)).toBe(true);
     expect(r.stdout).toContain('quick run (1 interleaved rounds × 0.02 s per contender)');
     // the chart: one bar, its label and value
     const chart = readFileSync(svg, 'utf8');
@@ -50,7 +55,7 @@ describe('bench', () => {
     expect(chart).toContain(`>${row.ratio >= 10 ? row.ratio.toFixed(1) : row.ratio.toFixed(2)}×</text>`);
     // the Markdown file: its section replaced, everything else as it was
     const doc = readFileSync(md, 'utf8');
-    expect(doc.startsWith(`# Benchmarks\n\nprose before\n\n${MARK_START}\n\nNode ${process.version}`)).toBe(true);
+    expect(doc.startsWith(`# Benchmarks\n\nprose before\n\n${MARK_START}\n\nNode ${process.versions.node}, `)).toBe(true);
     expect(doc.endsWith(`${MARK_END}\n\nprose after\n`)).toBe(true);
     expect(doc).not.toContain('old table');
     expect(doc).toContain(tableRows[0]);
@@ -65,6 +70,14 @@ describe('bench', () => {
     const out = replaceSection(doc, '| new |', 'BENCHMARKS.md');
     expect(out).toBe(`${doc.slice(0, a)}\n\n| new |\n\n${doc.slice(b)}`);
     expect(doc.slice(a, b)).toContain('| layer | case | corpus | chunk | seam MB/s | peer | peer MB/s | ratio |');
+  });
+
+  it("a runtime's own section (node24, bun, deno) is rewritten where the file has one, else the main section", () => {
+    const m = runtimeMarks('bun');
+    expect(runtimeKey()).toBe(`node${process.versions.node.split('.')[0]}`);
+    const doc = `# B\n\n${MARK_START}\n\nmain\n\n${MARK_END}\n\n## Bun\n\n${m.start}\n\nold bun\n\n${m.end}\n`;
+    expect(replaceSection(doc, '| bun |', 'B.md', 'bun')).toBe(`# B\n\n${MARK_START}\n\nmain\n\n${MARK_END}\n\n## Bun\n\n${m.start}\n\n| bun |\n\n${m.end}\n`);
+    expect(replaceSection(doc, '| deno |', 'B.md', 'deno')).toBe(`# B\n\n${MARK_START}\n\n| deno |\n\n${MARK_END}\n\n## Bun\n\n${m.start}\n\nold bun\n\n${m.end}\n`);
   });
 
   it('mistakes stop it before anything is timed', async () => {

@@ -1,0 +1,161 @@
+// Which string route each decoder takes on this runtime, chosen once per realm by feature
+// detection and the runtime's name and version, with thresholds measured per runtime
+// (docs/runtimes.md has the measurements behind each choice).
+import { type Core, getCore } from './wasm.js';
+
+/**
+ * The routes of `Utf8Decoder.push`:
+ * - `core`: the core validates and transcodes (UTF-16 or Latin-1) and the string is one copy out
+ *   of WebAssembly memory (Node's `Buffer#latin1Slice` / `ucs2Slice`);
+ * - `split`: by read size: the core as `core` below `utf8PlatformFrom` bytes, and from there the
+ *   platform's fatal `TextDecoder` decodes the read's whole characters in one non-streaming call
+ *   (the fast path of simdutf runtimes), the core holding the carry and the BOM state, and on a
+ *   failure placing the error (strictness and offsets are the core's);
+ * - `textdecoder`: a streaming `TextDecoder` decodes every read and the core only places an error
+ *   (runtimes without a fast copy out of WebAssembly memory: browsers).
+ */
+export type Utf8Route = 'core' | 'split' | 'textdecoder';
+
+/**
+ * The routes of lines and SSE events: `core`, the core writes UTF-16 (or ASCII) and each batch is
+ * one Buffer copy; `textdecoder`, the core writes UTF-8 and counts UTF-16 offsets, and one
+ * `TextDecoder` call makes each batch's string (docs/frames.md, "Strings").
+ */
+export type FrameRoute = 'core' | 'textdecoder';
+
+export interface StringRoutes {
+  /** The runtime as detected: `node 24.22.3`, `bun 1.4.5`, `deno 2.9.6`, `browser`… */
+  readonly runtime: string;
+  readonly utf8: Utf8Route;
+  /** With `split`: reads of at least this many bytes go to the platform's decoder. */
+  readonly utf8PlatformFrom: number;
+  /**
+   * With `split`, the platform's decoder: `buffer`, Node's simdutf validation (`buffer.isUtf8`)
+   * and `Buffer#utf8Slice` while the text is not ASCII, `TextDecoder` while it is (each the
+   * faster there on Node 22+); `textdecoder`, a non-streaming `TextDecoder` call.
+   */
+  readonly utf8Platform: 'buffer' | 'textdecoder';
+  readonly frames: FrameRoute;
+  /** Why: `detected`, or `SEAM_STRINGS` when the environment forced it. */
+  readonly by: 'detected' | 'SEAM_STRINGS' | 'forced';
+}
+
+/** A runtime's name and version, as its globals tell. */
+export function runtimeName(): { name: 'node' | 'bun' | 'deno' | 'workerd' | 'browser' | 'unknown'; version: string } {
+  const g = globalThis as {
+    process?: { versions?: Record<string, string | undefined> };
+    Deno?: { version?: { deno?: string } };
+    navigator?: { userAgent?: string };
+    document?: unknown;
+  };
+  const v = g.process?.versions;
+  if (v?.bun !== undefined) return { name: 'bun', version: v.bun };
+  if (g.Deno?.version?.deno !== undefined) return { name: 'deno', version: g.Deno.version.deno };
+  if (g.navigator?.userAgent === 'Cloudflare-Workers') return { name: 'workerd', version: '' };
+  if (v?.node !== undefined) return { name: 'node', version: v.node };
+  if (g.document !== undefined || g.navigator !== undefined) return { name: 'browser', version: '' };
+  return { name: 'unknown', version: '' };
+}
+
+/**
+ * The read size from which the platform's TextDecoder decodes faster than the core + a copy, per
+ * runtime (Infinity: never). Measured with `node build/bench/routes.js` (docs/runtimes.md).
+ */
+export function platformFrom(name: string, version: string): number {
+  const major = Number(version.split('.')[0]);
+  // Node 24 and later: TextDecoder decodes UTF-8 with simdutf, and Node's utf8Slice makes
+  // two-byte strings faster still. Node 22's TextDecoder is 3–8× slower than the core at every
+  // read size (0.36–0.47× through the platform), and Node 20's more so: the core there.
+  if (name === 'node') return major >= 24 ? 1024 : Infinity;
+  // Bun: simdutf, and its strings out of WebAssembly memory are slow to make
+  if (name === 'bun') return 1024;
+  return Infinity;
+}
+
+/**
+ * The routes for a runtime (`name`, `version` as {@link runtimeName} gives them), where
+ * `bufferCopy` says whether it copies strings out of WebAssembly memory natively (Node's Buffer,
+ * also in Bun and Deno), and `ask` is what SEAM_STRINGS asked for, if anything.
+ */
+export function chooseRoutes(name: string, version: string, bufferCopy: boolean, ask?: string, by: StringRoutes['by'] = 'detected'): StringRoutes {
+  const runtime = version === '' ? name : `${name} ${version}`;
+  const frames: FrameRoute = bufferCopy ? 'core' : 'textdecoder';
+  const utf8Platform = name === 'node' && bufferCopy ? 'buffer' : 'textdecoder';
+  if (ask !== undefined) {
+    // core: the core at every read size (where there is no Buffer its strings come from
+    // TextDecoder or String.fromCharCode); platform: the split route from the first byte; split:
+    // from the runtime's own threshold (2048 B where it has none); textdecoder: the browsers' route
+    switch (ask) {
+      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, frames, by };
+      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, frames, by };
+      case 'split': {
+        const from = platformFrom(name, version);
+        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, frames, by };
+      }
+      case 'textdecoder': return { runtime, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform, frames: 'textdecoder', by };
+      default: throw new TypeError(`SEAM_STRINGS must be "core", "split", "platform" or "textdecoder", got ${JSON.stringify(ask)}`);
+    }
+  }
+  if (!bufferCopy) return { runtime, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform, frames, by };
+  const from = platformFrom(name, version);
+  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, frames, by };
+}
+
+let routes: StringRoutes | undefined;
+let routesCore: Core | undefined;
+let forced: string | undefined;
+
+function envRoute(): string | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  const v = env?.SEAM_STRINGS;
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function choose(core: Core): StringRoutes {
+  const { name, version } = runtimeName();
+  const ask = forced ?? envRoute();
+  const by = forced !== undefined ? 'forced' : ask !== undefined ? 'SEAM_STRINGS' : 'detected';
+  return chooseRoutes(name, version, core.textMode === 0, ask, by);
+}
+
+/**
+ * Which string routes seam takes in this realm: chosen once, on first use, from the runtime's name
+ * and version and what it offers (docs/runtimes.md has the measurements behind each choice);
+ * `SEAM_STRINGS` (core, split, platform, textdecoder) forces one, for tests and benchmarks.
+ */
+export function stringRoutes(core: Core = getCore()): StringRoutes {
+  if (routes === undefined || routesCore !== core) {
+    routes = choose(core);
+    routesCore = core;
+  }
+  return routes;
+}
+
+/**
+ * @internal For tests and benchmarks: decoders made after this call take `route` (as the
+ * SEAM_STRINGS values), or the detected routes again with `undefined`.
+ */
+export function forceStringRoute(route: 'core' | 'split' | 'platform' | 'textdecoder' | undefined): void {
+  forced = route;
+  routes = undefined;
+}
+
+/** Node's simdutf validation and its UTF-8 slice of any Uint8Array, where the runtime has them. */
+export interface NodeUtf8 {
+  isUtf8(b: Uint8Array): boolean;
+  utf8Slice(this: Uint8Array, start: number, end: number): string;
+}
+
+let nodeUtf8: NodeUtf8 | null | undefined;
+
+/** Node's `buffer.isUtf8` and `Buffer#utf8Slice` (through process.getBuiltinModule: no import), or null. */
+export function nodeUtf8Functions(): NodeUtf8 | null {
+  if (nodeUtf8 !== undefined) return nodeUtf8;
+  const p = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const buffer = typeof p?.getBuiltinModule === 'function'
+    ? p.getBuiltinModule('buffer') as { isUtf8?: NodeUtf8['isUtf8']; Buffer?: { prototype: { utf8Slice?: NodeUtf8['utf8Slice'] } } } | undefined
+    : undefined;
+  const isUtf8 = buffer?.isUtf8;
+  const utf8Slice = buffer?.Buffer?.prototype.utf8Slice;
+  return (nodeUtf8 = typeof isUtf8 === 'function' && typeof utf8Slice === 'function' ? { isUtf8, utf8Slice } : null);
+}

@@ -1,0 +1,149 @@
+// The string routes (bindings/core/strings.ts): which one each runtime takes, and that every route
+// gives the same text and the same errors (code, offset, text before) as every other, forced one
+// after the other in this process, on conformance inputs and on seeded random streams.
+import { afterEach, describe, expect, test } from 'vitest';
+import { Utf8Decoder } from '../../bindings/index.js';
+import { chooseRoutes, forceStringRoute, runtimeName, stringRoutes } from '../../bindings/core/strings.js';
+import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { type Outcome, decodeWith, strictOracle } from '../helpers/utf8-oracle.js';
+
+const enc = new TextEncoder();
+const ROUTES = ['core', 'split', 'platform', 'textdecoder'] as const;
+type Route = (typeof ROUTES)[number];
+
+afterEach(() => forceStringRoute(undefined));
+
+describe('the route each runtime takes', () => {
+  test('this runtime: the routes its name, version and Buffer call for (or SEAM_STRINGS)', () => {
+    const { name, version } = runtimeName();
+    const env = process.env.SEAM_STRINGS;
+    const r = stringRoutes();
+    expect(r).toEqual(chooseRoutes(name, version, true, env, env === undefined ? 'detected' : 'SEAM_STRINGS'));
+    if (env === undefined) {
+      // vitest runs on Node: 20 and 22 take the core route, 24 and later the split one
+      expect(name).toBe('node');
+      expect(r.utf8).toBe(Number(version.split('.')[0]) >= 24 ? 'split' : 'core');
+      expect(r.frames).toBe('core');
+    }
+  });
+
+  test('core: Node 20 and 22 and Deno (the core transcodes, one Buffer copy makes the string)', () => {
+    for (const [name, version] of [['node', '20.20.2'], ['node', '22.23.5'], ['deno', '2.9.6']]) {
+      expect(chooseRoutes(name, version, true)).toEqual({
+        runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: name === 'node' ? 'buffer' : 'textdecoder', frames: 'core', by: 'detected',
+      });
+    }
+  });
+
+  test('split: Node 24 and 26 and Bun from 1 KiB reads (the platform decodes above, the core below)', () => {
+    for (const version of ['24.22.3', '26.12.1']) {
+      expect(chooseRoutes('node', version, true)).toEqual({
+        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', frames: 'core', by: 'detected',
+      });
+    }
+    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', frames: 'core', by: 'detected' });
+  });
+
+  test('textdecoder: runtimes without a Buffer copy out of WebAssembly memory (browsers, workerd)', () => {
+    for (const name of ['browser', 'workerd']) {
+      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform: 'textdecoder', frames: 'textdecoder', by: 'detected' });
+    }
+  });
+
+  test('SEAM_STRINGS forces a route; anything else is a TypeError', () => {
+    expect(chooseRoutes('node', '20.20.2', true, 'platform', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 0, frames: 'core' });
+    expect(chooseRoutes('node', '20.20.2', true, 'split', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 2048 });
+    expect(chooseRoutes('node', '24.22.3', true, 'core', 'SEAM_STRINGS')).toMatchObject({ utf8: 'core', frames: 'core' });
+    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder', 'SEAM_STRINGS')).toMatchObject({ utf8: 'textdecoder', frames: 'textdecoder' });
+    expect(() => chooseRoutes('node', '24.22.3', true, 'fast')).toThrow(new TypeError('SEAM_STRINGS must be "core", "split", "platform" or "textdecoder", got "fast"'));
+  });
+
+  test('a forced route is the one decoders made after it take', () => {
+    for (const route of ROUTES) {
+      forceStringRoute(route);
+      expect(stringRoutes().utf8).toBe(route === 'platform' ? 'split' : route);
+      expect(stringRoutes().by).toBe('forced');
+    }
+  });
+});
+
+/** Each route's outcome of a stream, decoded by a decoder made on that route. */
+function onEachRoute(pieces: Uint8Array[], fatal: boolean, ignoreBOM: boolean): Record<Route, Outcome | string[]> {
+  const out = {} as Record<Route, Outcome | string[]>;
+  for (const route of ROUTES) {
+    forceStringRoute(route);
+    const d = new Utf8Decoder({ fatal, ignoreBOM });
+    if (fatal) out[route] = decodeWith(d, pieces);
+    else out[route] = [...pieces.map((p) => d.push(p)), d.flush()];
+    d.dispose();
+  }
+  forceStringRoute(undefined);
+  return out;
+}
+
+function expectSame(pieces: Uint8Array[], fatal: boolean, ignoreBOM: boolean, what: string): Outcome | string[] {
+  const all = onEachRoute(pieces, fatal, ignoreBOM);
+  for (const route of ROUTES) expect(all[route], `${what}: ${route} route against core`).toEqual(all.core);
+  return all.core;
+}
+
+/** Malformed and edge sequences of the UTF-8 conformance lists (Kuhn's stress test, WHATWG, Unicode 3.9). */
+const conformance: [string, number[]][] = [
+  ['lone continuation', [0x80]], ['two continuations', [0x80, 0xbf]], ['C0 overlong', [0xc0, 0xaf]], ['C1 overlong', [0xc1, 0xbf]],
+  ['E0 overlong', [0xe0, 0x80, 0xaf]], ['E0 9F overlong', [0xe0, 0x9f, 0xbf]], ['F0 overlong', [0xf0, 0x80, 0x80, 0xaf]],
+  ['F0 8F overlong', [0xf0, 0x8f, 0xbf, 0xbf]], ['surrogate D800', [0xed, 0xa0, 0x80]], ['surrogate DFFF', [0xed, 0xbf, 0xbf]],
+  ['paired surrogates', [0xed, 0xa0, 0x80, 0xed, 0xb0, 0x80]], ['F4 90 above U+10FFFF', [0xf4, 0x90, 0x80, 0x80]],
+  ['F5', [0xf5, 0x80, 0x80, 0x80]], ['FE', [0xfe]], ['FF', [0xff]], ['truncated 2', [0xc3]], ['truncated 3/1', [0xe4]],
+  ['truncated 3/2', [0xe4, 0xb8]], ['truncated 4/3', [0xf0, 0x9f, 0x98]], ['lead then ASCII', [0xe4, 0x41]],
+  ['U+FFFF', [0xef, 0xbf, 0xbf]], ['U+10FFFF', [0xf4, 0x8f, 0xbf, 0xbf]], ['U+0080', [0xc2, 0x80]], ['U+07FF', [0xdf, 0xbf]],
+  ['U+0800', [0xe0, 0xa0, 0x80]], ['U+D7FF', [0xed, 0x9f, 0xbf]], ['U+E000', [0xee, 0x80, 0x80]], ['U+10000', [0xf0, 0x90, 0x80, 0x80]],
+  ['BOM', [0xef, 0xbb, 0xbf]], ['half a BOM', [0xef, 0xbb]], ['5-byte form', [0xf8, 0x88, 0x80, 0x80, 0x80]],
+];
+
+describe('every route gives the same text and errors', () => {
+  const filler = (n: number, r: () => number) => {
+    const alphabet = ['a', 'data: ', 'é', 'ж', '中文', '😀', '🇯🇵', '\n'];
+    let s = '';
+    while (s.length < n) s += alphabet[Math.floor(r() * alphabet.length)];
+    return enc.encode(s);
+  };
+
+  test('conformance sequences at the start, inside and at the end of 5 KB streams, in reads of 1 B to all of it', () => {
+    const r = rng(SEED);
+    const reads = [1, 3, 64, 1000, 2048, 4096, 1 << 20];
+    let checked = 0;
+    for (const [name, seq] of conformance) {
+      const body = filler(2500, r);
+      for (const at of [0, 1, body.length >> 1, body.length]) {
+        const bytes = new Uint8Array(body.length + seq.length);
+        bytes.set(body.subarray(0, at));
+        bytes.set(seq, at);
+        bytes.set(body.subarray(at), at + seq.length);
+        for (const read of reads) {
+          const pieces = cut(bytes, Array.from({ length: Math.ceil(bytes.length / read) - 1 }, (_, i) => (i + 1) * read));
+          for (const ignoreBOM of [false, true]) {
+            const strict = expectSame(pieces, true, ignoreBOM, `${name} at ${at}, reads of ${read}, ignoreBOM ${ignoreBOM}`);
+            expect(strict, `${name} at ${at}: the oracle`).toEqual(strictOracle(bytes, ignoreBOM));
+            expectSame(pieces, false, ignoreBOM, `${name} at ${at}, reads of ${read}, replacing`);
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBe(conformance.length * 4 * reads.length * 2);
+  });
+
+  test(`random streams, random reads of up to 6 KB, some corrupted (seed ${SEED})`, () => {
+    const r = rng(SEED + 1);
+    for (let i = 0; i < 150; i++) {
+      const bytes = Uint8Array.from(filler(200 + Math.floor(r() * 12000), r));
+      if (i % 3 === 0) bytes[Math.floor(r() * bytes.length)] = [0x80, 0xc0, 0xed, 0xf4, 0xff][i % 5];
+      if (i % 7 === 0) bytes.set([0xef, 0xbb, 0xbf], 0);
+      const pieces = cut(bytes, randomCuts(bytes, r, i % 2 === 0 ? 6000 : 300));
+      const ignoreBOM = i % 4 === 1;
+      const strict = expectSame(pieces, true, ignoreBOM, `stream ${i} (seed ${SEED + 1})`);
+      expect(strict, `stream ${i} (seed ${SEED + 1}): the oracle`).toEqual(strictOracle(bytes, ignoreBOM));
+      expectSame(pieces, false, ignoreBOM, `stream ${i} replacing (seed ${SEED + 1})`);
+    }
+  });
+});
