@@ -231,7 +231,8 @@ function message(p: usize, rel: i32): i32 {
   const total = be32(p);
   const hl = be32(p + 4);
   const want = be32(p + <usize>total - 4);
-  const got = crc32(p, <usize>total - 4, 0);
+  // (the first 8 bytes' CRC is the prelude's, checked equal to the one sent: the message's CRC continues from it)
+  const got = crc32(p + 8, <usize>total - 12, be32(p + 8));
   if (want != got) return fail(ESE_MESSAGE_CRC, rel, want, got) | 0x100;
   const r = SPAN_PTR + <usize>nrec * REC_BYTES;
   const hdr0 = nhdr;

@@ -52,9 +52,19 @@ export abstract class FrameStream extends CoreStream {
     const core = this.core;
     core.sync();
     core.u8.set(piece, core.inPtr);
+    this.frameIn(piece.length, piece, mode);
+  }
+
+  /**
+   * Frames the `len` bytes the caller put at the input window (`piece`: the same bytes as a view,
+   * for a stream whose collect reads them; null for one whose collect does not), drained of its
+   * batches. A trap of the core is the caller's to turn into the stream's error.
+   */
+  protected frameIn(len: number, piece: Uint8Array | null, mode: number): void {
+    const core = this.core;
     this.base = this.bytesIn;
-    this.bytesIn += piece.length;
-    let r = this.pushCore(piece.length, mode);
+    this.bytesIn += len;
+    let r = this.pushCore(len, mode);
     if (r === 0 && this.quick()) return;
     for (;;) {
       if (r !== 0 || core.i32[core.res + FR_NREC] !== 0) this.collect(r, piece);

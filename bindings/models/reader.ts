@@ -134,15 +134,31 @@ export abstract class ModelReader extends FrameStream {
       super.frameAll(chunk, mode);
       return;
     }
-    const events = u.unframe(chunk);
+    const n = u.unframe(chunk);
     const failure = u.failure;
-    if (events.length !== 0) super.frameAll(events, mode);
+    if (n !== 0) this.frameEvents(u.eventsPtr, n, mode);
     if (failure !== null) {
       this.batchDone();
       this._status = 'failed';
       const e = new ModelStreamError(failure.code, failure.offset, failure.message, call.out, failure.providerMessage, failure.providerCode);
       u.binaryError = e;
       this.stop(e);
+    }
+  }
+
+  /** The events the core wrote from AWS's event stream, at `ptr` in core memory: to the input window and read, a window at a time. */
+  private frameEvents(ptr: number, n: number, mode: number): void {
+    const core = this.core;
+    const cap = core.inCap;
+    try {
+      for (let at = 0; at < n; at += cap) {
+        const len = Math.min(cap, n - at);
+        core.sync();
+        core.u8.copyWithin(core.inPtr, ptr + at, ptr + at + len);
+        this.frameIn(len, null, mode);
+      }
+    } catch (e) {
+      throw this.trapped(e, this.base);
     }
   }
 

@@ -45,11 +45,10 @@ export class Unframer {
   }
 
   /**
-   * The events of the chunk's whole messages (a view of core memory, or a copy when it is longer
-   * than the input window: valid until the next core call); `failure` says what stops the stream
-   * after them, if anything.
+   * Frames the chunk: the bytes of its whole messages' events, which lie in core memory at
+   * `eventsPtr`; `failure` says what stops the stream after them, if anything.
    */
-  unframe(chunk: Uint8Array): Uint8Array {
+  unframe(chunk: Uint8Array): number {
     const f = this.framer;
     this.eventsBase += f.events.len;
     f.clearEvents();
@@ -62,9 +61,12 @@ export class Unframer {
       this.failure ??= damage(e);
     }
     this.bytes = f.bytesIn;
-    const ev = f.events;
-    const mem = f.memory;
-    return ev.len > f.shared.inCap ? mem.slice(ev.ptr, ev.ptr + ev.len) : mem.subarray(ev.ptr, ev.ptr + ev.len);
+    return f.events.len;
+  }
+
+  /** Where the events of the last unframe() lie in core memory (until the next call of this stream's framer). */
+  get eventsPtr(): number {
+    return this.framer.events.ptr;
   }
 
   /** ConverseStream: a call's records, written by the core; an exception or an event type too long is read here, and ends the stream. */
