@@ -21,6 +21,16 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 export const codec = new EventStreamCodec((b: Uint8Array) => dec.decode(b), (s: string) => enc.encode(s));
 
+/** CRC-32/ISO-HDLC bit by bit: the tests' reference (the core's sliced tables are checked against it), and the CRCs of messages the tests build or damage by hand. */
+export function crc32Ref(b: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const x of b) {
+    c ^= x;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  }
+  return (c ^ 0xffffffff) >>> 0;
+}
+
 export type Msg =
   | { event: string; payload: string }
   | { exception: string; payload: string }

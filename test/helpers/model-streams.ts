@@ -54,10 +54,4 @@ export function clientText(bytes: Uint8Array): string {
   return s;
 }
 
-/** The parts as one array. */
-export function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
-  return out;
-}
+export { concat } from './random.js';

@@ -5,6 +5,14 @@ export const SEED = Number(process.env.SEAM_SEED ?? 20261130);
 /** A small deterministic PRNG (mulberry32) for generators outside fast-check: the benchmarks' own. */
 export { prng as rng } from '../../bench/corpus.js';
 
+/** The parts as one array (what cut took apart). */
+export function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
+
 /** Cuts bytes (as views) or a string at the given sorted offsets. */
 export function cut<T extends Uint8Array | string>(input: T, at: number[]): T[] {
   const piece = (a: number, b?: number) =>

@@ -4,6 +4,7 @@
 import { expect } from 'vitest';
 import { SseRelay } from '../../bindings/index.js';
 import { type ClientMessage, readAnthropic, readOpenAi, sse } from './clients.js';
+import { concat } from './random.js';
 import { CallBook, reference, type Fixture, type Frame, type ModelFormat, type Reference } from './model-fixtures.js';
 
 export type Client = 'openai' | 'anthropic';
@@ -197,12 +198,8 @@ export function lastFinish(frames: Frame[]): string | null {
   return finish;
 }
 
-export const concat = (parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
-  return out;
-};
+
+export { concat };
 
 /** The client's reading; a pass-through OpenAI stream's chunks are the upstream's own (not checked for the fields a relay writes). */
 export const read = (to: Client, bytes: Uint8Array, upstreams = false) => (to === 'openai' ? readOpenAi(bytes, !upstreams) : readAnthropic(bytes));

@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import { EventStreamDecoder, EventStreamError, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
 import { getCore } from '../../bindings/core/wasm.js';
-import { BEDROCK_FIXTURES, bedrockReference, encodeMessage } from '../helpers/bedrock-fixtures.js';
+import { BEDROCK_FIXTURES, bedrockReference, crc32Ref, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { readOpenAi } from '../helpers/clients.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 
@@ -86,19 +86,11 @@ describe('bedrock: a damaged message read as a model stream', () => {
   });
 
   test(`a total length that lies (its prelude CRC made right): an error at the message, seed ${SEED}`, () => {
-    const crc = (b: Uint8Array) => {
-      let c = ~0;
-      for (const x of b) {
-        c ^= x;
-        for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-      }
-      return ~c >>> 0;
-    };
     for (const v of [0, 12, 15, len - 9, len - 1, len + 1, len + 40, 0x7fffffff]) {
       const bytes = damaged((m) => {
         const d = new DataView(m.buffer, m.byteOffset);
         d.setUint32(0, v);
-        d.setUint32(8, crc(m.subarray(0, 8)));
+        d.setUint32(8, crc32Ref(m.subarray(0, 8)));
       });
       const next = rng(SEED + v);
       expectDamage(bytes, `length ${v}`, [[bytes], cut(bytes, randomCuts(bytes, next, 7)), Array.from({ length: bytes.length }, (_, k) => bytes.subarray(k, k + 1))]);

@@ -7,21 +7,12 @@
 // short, dripped, and in seeded random reads.
 import { describe, expect, test } from 'vitest';
 import { ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
-import { codec } from '../helpers/bedrock-fixtures.js';
+import { codec, crc32Ref } from '../helpers/bedrock-fixtures.js';
 import { readOpenAi } from '../helpers/clients.js';
-import { cut, randomCuts, rng } from '../helpers/random.js';
+import { concat, cut, randomCuts, rng } from '../helpers/random.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-
-function crc32(b: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const x of b) {
-    c ^= x;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  }
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 /** A message with string headers given as bytes (so that a type may be any bytes), encoded by hand. */
 function message(headers: [string, Uint8Array][], payload: Uint8Array): Uint8Array {
@@ -35,22 +26,16 @@ function message(headers: [string, Uint8Array][], payload: Uint8Array): Uint8Arr
   const v = new DataView(out.buffer);
   v.setUint32(0, total);
   v.setUint32(4, hs.length);
-  v.setUint32(8, crc32(out.subarray(0, 8)));
+  v.setUint32(8, crc32Ref(out.subarray(0, 8)));
   out.set(hs, 12);
   out.set(payload, 12 + hs.length);
-  v.setUint32(total - 4, crc32(out.subarray(0, total - 4)));
+  v.setUint32(total - 4, crc32Ref(out.subarray(0, total - 4)));
   return out;
 }
 
 const event = (type: Uint8Array | string, payload: string) =>
   message([[':message-type', enc.encode('event')], [':event-type', typeof type === 'string' ? enc.encode(type) : type], [':content-type', enc.encode('application/json')]], enc.encode(payload));
 
-const concat = (parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
-  return out;
-};
 
 /** AWS's codec + JSON.parse: the text of the contentBlockDelta events, and the event messages' number. */
 function reference(bytes: Uint8Array): { text: string; events: number } {

@@ -10,15 +10,9 @@ import { ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js
 import { codec } from '../helpers/bedrock-fixtures.js';
 import { readAnthropic, readOpenAi } from '../helpers/clients.js';
 import { FIXTURES, reference } from '../helpers/model-fixtures.js';
-import { cut } from '../helpers/random.js';
+import { concat, cut } from '../helpers/random.js';
 
 const enc = new TextEncoder();
-const concat = (parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
-  return out;
-};
 const chunkMessage = (payload: string) => codec.encode({
   headers: { ':event-type': { type: 'string', value: 'chunk' }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'event' } },
   body: enc.encode(payload),

@@ -11,17 +11,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ModelStream, ModelStreamError, SseRelay, TextAssembler, describeFormat } from '../../bindings/index.js';
-import { BEDROCK_FIXTURES, type BedrockFixture, bedrockReference, codec, encodeMessage } from '../helpers/bedrock-fixtures.js';
+import { BEDROCK_FIXTURES, type BedrockFixture, bedrockReference, codec, crc32Ref, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { readAnthropic, readOpenAi } from '../helpers/clients.js';
-import { cut } from '../helpers/random.js';
+import { concat, cut } from '../helpers/random.js';
 
 const enc = new TextEncoder();
-const concat = (parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
-  return out;
-};
 
 function chunkings(b: Uint8Array): Uint8Array[][] {
   const out: Uint8Array[][] = [[b]];
@@ -126,10 +120,7 @@ describe('bedrock: what is not a stream of events', () => {
     const v = new DataView(huge.buffer);
     v.setUint32(0, 0xfffffff0);
     v.setUint32(4, 0);
-    // the prelude's CRC, computed by the codec's own CRC on a message it encodes, then patched in: reuse the bit-by-bit CRC
-    let c = 0xffffffff;
-    for (const x of huge.subarray(0, 8)) { c ^= x; for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1; }
-    v.setUint32(8, (c ^ 0xffffffff) >>> 0);
+    v.setUint32(8, crc32Ref(huge.subarray(0, 8))); // (a prelude whose CRC is right)
     const m = new ModelStream({ format: 'bedrock' });
     expect(() => m.push(concat([first, huge]))).toThrow(expect.objectContaining({ code: 'ERR_EVENT_TOO_LARGE', offset: first.length }));
   });

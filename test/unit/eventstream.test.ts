@@ -11,21 +11,13 @@ import { EventStreamCodec, Int64 } from '@smithy/eventstream-codec';
 import { describe, expect, test } from 'vitest';
 import { EventStreamDecoder, EventStreamError, type EventStreamMessage } from '../../bindings/index.js';
 import { getCore } from '../../bindings/core/wasm.js';
+import { crc32Ref } from '../helpers/bedrock-fixtures.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 const codec = new EventStreamCodec((b: Uint8Array) => dec.decode(b), (s: string) => enc.encode(s));
 
-/** CRC-32/ISO-HDLC bit by bit: the reference the core's sliced tables are checked against. */
-function crcRef(b: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const x of b) {
-    c ^= x;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  }
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 function coreCrc(b: Uint8Array, start = 0): number {
   const core = getCore();
@@ -50,13 +42,13 @@ describe('CRC32 in the core', () => {
     for (let n = 0; n <= 300; n++) {
       for (const a of [0, 1, 3, 7]) {
         const b = buf.subarray(a, a + n);
-        expect(coreCrc(b), `length ${n} at ${a}`).toBe(crcRef(b));
+        expect(coreCrc(b), `length ${n} at ${a}`).toBe(crc32Ref(b));
       }
     }
     // continued: crc(a ‖ b) from crc(a)
     const whole = buf.subarray(0, 200);
     const first = coreCrc(whole.subarray(0, 77));
-    expect(coreCrc(whole.subarray(77), first)).toBe(crcRef(whole));
+    expect(coreCrc(whole.subarray(77), first)).toBe(crc32Ref(whole));
   });
 });
 
@@ -207,8 +199,8 @@ describe('damage: an error at the damaged message\'s offset, the messages before
     return join([...b.messages.slice(0, K), edit(b.messages[K].slice()), ...b.messages.slice(K + 1)]).bytes;
   }
   const setU32 = (m: Uint8Array, o: number, v: number) => new DataView(m.buffer, m.byteOffset).setUint32(o, v >>> 0);
-  const fixPrelude = (m: Uint8Array) => { setU32(m, 8, crcRef(m.subarray(0, 8))); return m; };
-  const fixMessage = (m: Uint8Array) => { setU32(m, m.length - 4, crcRef(m.subarray(0, m.length - 4))); return m; };
+  const fixPrelude = (m: Uint8Array) => { setU32(m, 8, crc32Ref(m.subarray(0, 8))); return m; };
+  const fixMessage = (m: Uint8Array) => { setU32(m, m.length - 4, crc32Ref(m.subarray(0, m.length - 4))); return m; };
 
   function expectDamage(bytes: Uint8Array, code: string, where: string, pieces: Uint8Array[][] = [[bytes], cut(bytes, [at + 5]), cut(bytes, randomCuts(bytes, rng(SEED + bytes.length), 9))]): void {
     for (const chunks of pieces) {

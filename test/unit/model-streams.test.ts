@@ -4,18 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import { ModelStream, ModelStreamError, ModelTextStream, SseRelay, SseRelayStream, readChunks } from '../../bindings/index.js';
 import { FIXTURES } from '../helpers/model-fixtures.js';
-import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const from = (chunks: Uint8Array[]) => new ReadableStream<Uint8Array>({
   start(c) { for (const x of chunks) c.enqueue(x); c.close(); },
 });
-const concat = (parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) { out.set(p, at); at += p.length; }
-  return out;
-};
 // the relay's clock and the ids it makes (from its clock and a counter): what two relays of the same
 // bytes may write differently
 const unclock = (b: Uint8Array) => new TextDecoder().decode(b).replace(/"created":\d+/g, '"created":0')
