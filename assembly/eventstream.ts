@@ -136,25 +136,13 @@ export function esHeld(st: usize): u32 {
 }
 
 function freeBuffers(st: usize): void {
-  const b = <usize>load<u32>(st, O_BUF);
-  if (b != 0) {
-    heap.free(b);
-    release(<usize>load<u32>(st, O_CAP));
-  }
-  store<u32>(st, 0, O_BUF);
-  store<u32>(st, 0, O_CAP);
+  freeBlock(st, O_BUF, O_CAP);
   dropOld(st);
   freeEvents(st);
 }
 
 function dropOld(st: usize): void {
-  const o = <usize>load<u32>(st, O_OLD);
-  if (o != 0) {
-    heap.free(o);
-    release(<usize>load<u32>(st, O_OLD_CAP));
-    store<u32>(st, 0, O_OLD);
-    store<u32>(st, 0, O_OLD_CAP);
-  }
+  freeBlock(st, O_OLD, O_OLD_CAP);
 }
 
 /**
@@ -419,6 +407,7 @@ function freeEvents(st: usize): void {
   store<u32>(st, 0, O_MAP_N);
 }
 
+/** Gives back the heap block whose address and capacity the state keeps at offsets `at` and `capAt`. */
 function freeBlock(st: usize, at: usize, capAt: usize): void {
   const b = <usize>load<u32>(st + at);
   if (b == 0) return;
