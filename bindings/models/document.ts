@@ -189,12 +189,7 @@ export class DocReader implements Doc, Sink {
     const call = p.call;
     const len = utf8Length(text);
     if (owner.keeps) {
-      const m = this.said;
-      if (m.argumentBytes + len > owner.maxArgumentBytes) {
-        m.tooLong = true;
-        return;
-      }
-      m.argumentBytes += len;
+      if (!this.argumentRoom(len)) return;
       call.text += text;
     }
     call.bytes += len;
@@ -234,17 +229,23 @@ export class DocReader implements Doc, Sink {
     for (const c of m.serverCalls) if (!c.done) this.ended(c);
   }
 
+  /** Whether `len` more bytes of kept arguments fit maxArgumentBytes (then counted); past it the stream is marked too long. */
+  private argumentRoom(len: number): boolean {
+    const m = this.said;
+    if (m.argumentBytes + len > this.owner!.maxArgumentBytes) {
+      m.tooLong = true;
+      return false;
+    }
+    m.argumentBytes += len;
+    return true;
+  }
+
   /** A fragment (or the whole) of a call's arguments: kept within the limit, and passed on. */
   private fragment(call: Call, j: number, whole: boolean): void {
     const owner = this.owner!;
     const len = this.len(j);
     if (owner.keeps) {
-      const m = this.said;
-      if (m.argumentBytes + len > owner.maxArgumentBytes) {
-        m.tooLong = true;
-        return;
-      }
-      m.argumentBytes += len;
+      if (!this.argumentRoom(len)) return;
       const text = this.string(j);
       call.text = whole ? text : call.text + text;
     }
