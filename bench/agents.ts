@@ -12,7 +12,7 @@
 import { createParser } from './peers.js';
 import { ModelStream, SseRelay } from '../bindings/index.js';
 import { chunked, perEvent, prng } from './corpus.js';
-import { type BenchOptions, FULL, QUICK, type Row, assertSame, compare, table } from './harness.js';
+import { type BenchOptions, type Row, assertSame, compare, runIfMain } from './harness.js';
 
 const enc = new TextEncoder();
 const words = 'the file path function value result error check read write list update test build config server client'.split(' ');
@@ -317,11 +317,4 @@ export function runAgentBench(opts: BenchOptions, log: (r: Row) => void = () => 
   return rows;
 }
 
-const isMain = process.argv[1] !== undefined && /[\\/]agents\.js$/.test(process.argv[1]) && import.meta.url === new URL(`file://${process.argv[1]}`).href;
-if (isMain) {
-  const argv = process.argv.slice(2);
-  const arg = (n: string) => { const i = argv.indexOf(n); return i >= 0 ? argv[i + 1]?.split(',') : undefined; };
-  const rows = runAgentBench(argv.includes('--full') ? FULL : QUICK, (r) => console.error(`${r.corpus} ${r.chunk} ${r.case} vs ${r.peerName}: ${r.ratio.toFixed(2)}×`),
-    { chunk: arg('--chunk') });
-  console.log(table(rows));
-}
+runIfMain(import.meta.url, 'agents', runAgentBench);

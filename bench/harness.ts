@@ -105,3 +105,18 @@ export function table(rows: Row[]): string {
   return head + rows.map((r) =>
     `| ${r.layer} | ${r.case} | ${r.corpus} | ${r.chunk} | ${fmt(r.seam)} | ${r.peerName} | ${fmt(r.peer)} | **${r.ratio.toFixed(2)}×** |`).join('\n') + '\n';
 }
+
+/**
+ * A layer's benchmark as a command, when `url` (the file's import.meta.url) is the file Node
+ * started, built as build/bench/<name>.js: `--full` for the full mode, `--corpus a,b` and
+ * `--chunk x,y` to keep some rows; each row logged as it comes, the table printed at the end.
+ */
+export function runIfMain(url: string, name: string, run: (opts: BenchOptions, log: (r: Row) => void, filter: { corpus?: string[]; chunk?: string[] }) => Row[]): void {
+  const file = process.argv[1];
+  if (file === undefined || !file.endsWith(`${name}.js`) || url !== new URL(`file://${file}`).href) return;
+  const argv = process.argv.slice(2);
+  const arg = (n: string) => { const i = argv.indexOf(n); return i >= 0 ? argv[i + 1]?.split(',') : undefined; };
+  const rows = run(argv.includes('--full') ? FULL : QUICK, (r) => console.error(`${r.corpus} ${r.chunk} ${r.case} vs ${r.peerName}: ${r.ratio.toFixed(2)}×`),
+    { corpus: arg('--corpus'), chunk: arg('--chunk') });
+  console.log(table(rows));
+}

@@ -13,7 +13,7 @@
 import { createParser } from './peers.js';
 import { ModelStream, SseRelay } from '../bindings/index.js';
 import { chunked, perEvent } from './corpus.js';
-import { type BenchOptions, FULL, QUICK, type Row, assertSame, compare, table } from './harness.js';
+import { type BenchOptions, type Row, assertSame, compare, runIfMain } from './harness.js';
 import { holdBack } from './peer-commit.mjs';
 import { anthropicStream, openaiStream } from './sse.js';
 
@@ -185,11 +185,4 @@ export function runModelBench(opts: BenchOptions, log: (r: Row) => void = () => 
   return rows;
 }
 
-const isMain = process.argv[1] !== undefined && /[\\/]model\.js$/.test(process.argv[1]) && import.meta.url === new URL(`file://${process.argv[1]}`).href;
-if (isMain) {
-  const argv = process.argv.slice(2);
-  const arg = (n: string) => { const i = argv.indexOf(n); return i >= 0 ? argv[i + 1]?.split(',') : undefined; };
-  const rows = runModelBench(argv.includes('--full') ? FULL : QUICK, (r) => console.error(`${r.corpus} ${r.chunk} ${r.case} vs ${r.peerName}: ${r.ratio.toFixed(2)}×`),
-    { corpus: arg('--corpus'), chunk: arg('--chunk') });
-  console.log(table(rows));
-}
+runIfMain(import.meta.url, 'model', runModelBench);
