@@ -167,11 +167,17 @@ export class GraphemeCommitter {
     const bmp = this.#bmp;
     while (i < n) {
       let cp = text.charCodeAt(i);
-      if (cp < 0x7f && cp >= 0x20 && st === Gcb.Other) {
-        // ASCII fast path: printable ASCII after a plain Other is always a boundary and leaves
-        // the state plain Other (no ExtPict, InCB or RI context).
+      if (st === Gcb.Other && (cp < 0x7f ? cp >= 0x20 : (cp & 0xf800) !== 0xd800 && (bmp[cp] & ~Prop.NfcUnstable) === 0)) {
+        // Fast path: a plain Other after a plain Other (printable ASCII, and most letters and
+        // ideographs: no Extend, ExtPict, InCB or RI property) is always a boundary and leaves
+        // the state plain Other.
         cut = i++;
-        bytes = 1;
+        bytes = cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
+        if (bytes > max) {
+          cut = i;
+          bytes = 0;
+          this.#forced++;
+        }
         continue;
       }
       let w = 1;

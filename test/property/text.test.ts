@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TextAssembler } from '../../bindings/text/assembler.js';
-import { GraphemeCommitter } from '../../bindings/text/grapheme.js';
+import { BREAK, GraphemeCommitter, START_STATE, step } from '../../bindings/text/grapheme.js';
+import { propOf } from '../../bindings/text/unicode/props.js';
 import { NfcCommitter } from '../../bindings/text/nfc.js';
 import { convertOffset } from '../../bindings/text/offsets.js';
 import { countText } from '../../bindings/text/counts.js';
@@ -155,6 +156,13 @@ describe('TextAssembler vs the oracles', () => {
           expect(want.startsWith(out)).toBe(true);
           expect(bounds.has(out.length)).toBe(true);
         }
+        if (pieces.length % 2 === 1) {
+          // flush() first (half the cases): the tail, so that all the stream returned is the text
+          out += a.flush();
+          expect(out).toBe(want);
+          expect(a.pending).toBe('');
+          expect(a.flush()).toBe('');
+        }
         const r = a.finish({ expected: s });
         expect(r.text).toBe(want);
         expect(r).toEqual({
@@ -192,6 +200,79 @@ describe('TextAssembler vs the oracles', () => {
         expect(r.mismatch).toBe(true);
       }),
       { ...params, numRuns: 500 },
+    );
+  });
+});
+
+/**
+ * Where the committers cut with a small hold-back limit, worked out from the rule machine alone
+ * (one step per code point, none of the committers' fast paths): a boundary before a code point
+ * is known once that code point is whole; a cluster that passes `max` bytes since the last cut is
+ * cut after the code point that passed it. Returns, for each count of units pushed, the end of
+ * the committed text, and the number of forced cuts.
+ */
+function referenceCuts(s: string, max: number): { committedAt: (pushed: number) => number; forced: number } {
+  const known: [end: number, cut: number][] = []; // after the code point ending at `end` is scanned, text up to `cut` is final
+  let st = START_STATE;
+  let bytes = 0;
+  let forced = 0;
+  for (let i = 0; i < s.length;) {
+    const cp = s.codePointAt(i)!;
+    const w = cp > 0xffff ? 2 : 1;
+    st = step(st, propOf(cp));
+    if (st & BREAK) {
+      st ^= BREAK;
+      known.push([i + w, i]);
+      bytes = 0;
+    }
+    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    i += w;
+    if (bytes > max) {
+      known.push([i, i]);
+      bytes = 0;
+      forced++;
+    }
+  }
+  return {
+    committedAt: (pushed) => {
+      let best = 0;
+      for (const [end, at] of known) if (end <= pushed && at > best) best = at;
+      return best;
+    },
+    forced,
+  };
+}
+
+describe('a hold-back limit of a few bytes', () => {
+  // Letters of 1, 2 and 3 UTF-8 bytes that take the committers' fast paths, among the rest.
+  const PLAIN = ['ж', 'ß', 'é', 'ب', 'あ', '中', 'ｶ', 'x'];
+  const arb = fc.tuple(
+    fc.array(fc.constantFrom(...ATOMS, ...PLAIN, ...PLAIN), { minLength: 1, maxLength: 40 }).map((a) => a.join('')),
+    fc.integer({ min: 1, max: 9 }),
+  ).chain(([s, max]) => fc.tuple(fc.constant(s), fc.constant(max), fc.uniqueArray(fc.integer({ min: 0, max: s.length }), { maxLength: 24 })));
+
+  it('GraphemeCommitter and TextAssembler (normalize: false) cut where the rule machine says, forced cuts included', () => {
+    fc.assert(
+      fc.property(arb, ([s, max, cuts]) => {
+        const ref = referenceCuts(s, max);
+        const c = new GraphemeCommitter({ maxPendingBytes: max });
+        const a = new TextAssembler({ normalize: false, maxPendingBytes: max });
+        let fromC = '';
+        let fromA = '';
+        let pushed = 0;
+        for (const p of cut(s, [...cuts].sort((x, y) => x - y))) {
+          fromC += c.push(p);
+          fromA += a.push(p);
+          pushed += p.length;
+          expect(fromC).toBe(s.slice(0, ref.committedAt(pushed)));
+          expect(fromA).toBe(fromC);
+        }
+        expect(c.forcedCommits).toBe(ref.forced);
+        expect(a.forcedCommits).toBe(ref.forced);
+        expect(fromC + c.flush()).toBe(s);
+        expect(a.finish().text).toBe(s);
+      }),
+      params,
     );
   });
 });
