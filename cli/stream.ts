@@ -53,7 +53,6 @@ export class PlainStream implements TextStream {
   private _events = 0;
   private _heartbeats = 0;
   private bytes = 0;
-  private units = 0;
   private out = '';
   private failure: unknown;
   private final: FinalReport | undefined;
@@ -108,9 +107,8 @@ export class PlainStream implements TextStream {
     if (this.final !== undefined) return '';
     this.out = '';
     this.run(null);
+    const out = this.out + this.text.flush();
     this.final = this.text.finish();
-    const out = this.out + this.final.text.slice(this.units);
-    this.units = this.final.text.length;
     if (this.sse?.truncated) {
       this._status = 'truncated';
       if (this.eof === 'error') {
@@ -152,7 +150,6 @@ export class PlainStream implements TextStream {
         if (this.options.format !== 'text') this._events++;
         const c = this.text.push(f);
         this.out += c;
-        this.units += c.length;
       }
     } catch (e) {
       err = e;

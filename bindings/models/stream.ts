@@ -101,8 +101,6 @@ export class ModelStream extends ModelReader {
   /** After flush(): the text layer's report (null in the raw mode: made on request). */
   private finalText: FinalReport | null = null;
   private ended = false;
-  /** All text committed (in UTF-16 units). */
-  private committed = 0;
 
   /** What `flush()` does without the provider's completion. */
   get eof(): 'error' | 'allow' { return this.plan.eof; }
@@ -175,11 +173,8 @@ export class ModelStream extends ModelReader {
     this.takeKept();
     let rest = call.out;
     const assembler = this.assembler;
+    if (assembler !== null) rest += assembler.flush();
     const text = assembler !== null ? assembler.finish() : null;
-    if (text !== null) {
-      rest += text.text.slice(this.committed);
-      this.committed = text.text.length;
-    }
     this.finalText = text;
     this.ended = true;
     if (this._status === 'open') {
@@ -217,7 +212,6 @@ export class ModelStream extends ModelReader {
     super.resetState();
     this.finalText = null;
     this.ended = false;
-    this.committed = 0;
     const a = this.assembler;
     this.assembler = a === null ? null : new TextAssembler({ normalize: a.normalize, maxTextBytes: a.maxTextBytes, maxPendingBytes: a.maxPendingBytes });
     const k = this.kept;
@@ -331,7 +325,6 @@ export class ModelStream extends ModelReader {
       call.out += text;
     } else {
       const c = this.assembler!.push(text);
-      this.committed += c.length;
       call.out += c;
     }
   }
