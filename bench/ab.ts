@@ -4,12 +4,13 @@
 //
 //   npm run build                                   # this checkout: dist/
 //   (build the base revision's dist/ somewhere, e.g. a git worktree)
-//   node build/bench/ab.js --base ../base/dist/index.js [--new dist/index.js] [--rounds 9] [--only sse,encode,model,lines,utf8]
+//   node build/bench/ab.js --base ../base/dist/index.js [--new dist/index.js] [--rounds 9] [--only sse,encode,model,text,lines,utf8]
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { asciiSse, chinese, chunked, mixed, perEvent } from './corpus.js';
 import { type BenchOptions, FULL, median } from './harness.js';
 import Benchmark from 'benchmark';
+import { bedrockStream, geminiStream } from './providers.js';
 import { anthropicStream, openaiStream } from './sse.js';
 
 type Lib = typeof import('../bindings/index.js');
@@ -20,7 +21,7 @@ interface Work {
   make(lib: Lib): () => unknown;
 }
 
-function works(only: Set<string> | null): Work[] {
+function works(only: Set<string> | null, lib: Lib): Work[] {
   const enc = new TextEncoder();
   const list: Work[] = [];
   const add = (layer: string, name: string, pieces: Uint8Array[], make: (lib: Lib, pieces: Uint8Array[]) => () => unknown) => {
@@ -34,6 +35,9 @@ function works(only: Set<string> | null): Work[] {
     ['1 event/read', (b) => perEvent(b, 1)], ['3 events/read', (b) => perEvent(b, 3)],
     ...sizes.map(([n, s]) => [n, (b: Uint8Array) => chunked(b, s)] as [string, (b: Uint8Array) => Uint8Array[]]),
   ];
+  // Gemini's events end in CRLF CRLF, which perEvent does not split: its events come whole.
+  const gemini = geminiStream(1 << 20);
+  const bedrock = bedrockStream(1 << 20).events;
   for (const [rn, cut] of reads) {
     add('sse', `push OpenAI ${rn}`, cut(openai), (lib, ps) => {
       const p = new lib.SseParser();
@@ -51,24 +55,55 @@ function works(only: Set<string> | null): Work[] {
       const p = new lib.SseParser();
       return () => { let n = 0; for (const c of ps) n += p.pushBytes(c).encode().length; n += p.flushBytes().encode().length; return n; };
     });
-    for (const [cn, bytes, format] of [['OpenAI', openai, 'openai'], ['Anthropic', anthropic, 'anthropic']] as const) {
-      add('model', `ModelStream raw ${cn} ${rn}`, cut(bytes), (lib, ps) => () => {
+    const models = [['OpenAI', cut(openai), 'openai'], ['Anthropic', cut(anthropic), 'anthropic'],
+      ['Gemini', rn === '1 event/read' ? gemini.events : rn.endsWith('B') ? cut(gemini.bytes) : null, 'gemini']] as const;
+    for (const [cn, pieces, format] of models) {
+      if (pieces === null) continue;
+      add('model', `ModelStream raw ${cn} ${rn}`, pieces, (lib, ps) => () => {
         const m = new lib.ModelStream({ format, raw: true });
         let s = '';
         for (const c of ps) s += m.push(c);
         return s + m.flush();
       });
-      add('model', `ModelStream ${cn} ${rn}`, cut(bytes), (lib, ps) => () => {
+      add('model', `ModelStream ${cn} ${rn}`, pieces, (lib, ps) => () => {
         const m = new lib.ModelStream({ format });
         let s = '';
         for (const c of ps) s += m.push(c);
-        return s + m.flush();
+        s += m.flush();
+        return s + m.finish().sha256;
       });
-      add('model', `SseRelay ${cn} → openai ${rn}`, cut(bytes), (lib, ps) => () => {
+      add('model', `SseRelay ${cn} → openai ${rn}`, pieces, (lib, ps) => () => {
         const r = new lib.SseRelay({ from: format, id: 'chatcmpl-1', model: 'm' });
         let n = 0;
         for (const c of ps) n += r.push(c).length;
         return n + r.flush().length;
+      });
+    }
+  }
+  // Bedrock's messages, one per read (as the API flushes them): raw and with the text layer.
+  for (const raw of [true, false]) {
+    add('model', `ModelStream${raw ? ' raw' : ''} Bedrock 1 message/read`, bedrock, (lib, ps) => () => {
+      const m = new lib.ModelStream({ format: 'bedrock', raw });
+      let s = '';
+      for (const c of ps) s += m.push(c);
+      s += m.flush();
+      return raw ? s : s + m.finish().sha256;
+    });
+  }
+  // The text layer alone: the OpenAI corpus's deltas, as ModelStream hands them to it.
+  for (const [cn, events, format] of [['OpenAI', perEvent(openai, 1), 'openai'], ['Gemini', gemini.events, 'gemini']] as const) {
+    const deltas: string[] = [];
+    const m = new lib.ModelStream({ format, raw: true });
+    for (const c of events) deltas.push(m.push(c));
+    const size = deltas.reduce((n, d) => n + enc.encode(d).length, 0);
+    if (!only || only.has('text')) {
+      list.push({
+        name: `text TextAssembler ${cn}'s deltas`, bytes: size, make: (lib) => () => {
+          const a = new lib.TextAssembler();
+          let s = '';
+          for (const d of deltas) s += a.push(d);
+          return s + a.finish().sha256;
+        },
       });
     }
   }
@@ -108,7 +143,7 @@ async function main(argv: string[]): Promise<void> {
   const opts: BenchOptions = { ...FULL, rounds: Number(arg('--rounds') ?? FULL.rounds) };
   const only = arg('--only') ? new Set(arg('--only')!.split(',')) : null;
   console.log(`| workload | base MB/s | new MB/s | new / base |\n|---|---:|---:|---:|`);
-  for (const w of works(only)) {
+  for (const w of works(only, next)) {
     const fb = w.make(base);
     const fn = w.make(next);
     const same = JSON.stringify(fb()) === JSON.stringify(fn());
