@@ -8,7 +8,7 @@
 //     hold-back of the last cluster + NFC per commit; SseRelay → openai against those + building
 //     OpenAI's chunk + JSON.stringify + TextEncoder.
 //
-//   npm run build && node build/bench/providers.js [--full] [--corpus Gemini,Bedrock] [--chunk event,64,1024]
+//   npm run build && node build/bench/providers.js [--full] [--corpus Gemini,Bedrock] [--chunk 1event,64B,1KiB]
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { createParser } from './peers.js';
 import { ModelStream, SseRelay } from '../bindings/index.js';
