@@ -171,7 +171,8 @@ export class TextAssembler {
   #pieces: string[] = [];
   #hashedPieces = 0;
   #unhashedUnits = 0;
-  #hasher: Hasher = createHasher();
+  /** Made with the first batch to hash: an idle stream holds none (a native hash and its wrappers, about 300 bytes). */
+  #hasher: Hasher | null = null;
   #bytes = 0;
   #cps = 0;
   #units = 0;
@@ -243,7 +244,7 @@ export class TextAssembler {
       utf16Units: this.#units,
       graphemes: this.#graphemes,
       normalizationChanged: this.#changed,
-      sha256: this.#hasher.digest(),
+      sha256: (this.#hasher ?? createHasher()).digest(),
     };
     if (expected !== undefined) {
       report.mismatch = (this.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== text;
@@ -260,7 +261,7 @@ export class TextAssembler {
     this.#heldDirty = this.#heldMid = this.#changed = false;
     this.#pieces = [];
     this.#hashedPieces = this.#unhashedUnits = 0;
-    this.#hasher = createHasher();
+    this.#hasher = null;
     this.#bytes = this.#cps = this.#units = this.#graphemes = 0;
   }
 
@@ -426,12 +427,13 @@ export class TextAssembler {
     const from = this.#hashedPieces;
     const to = this.#pieces.length;
     if (from === to) return;
+    const hasher = (this.#hasher ??= createHasher());
     if (to - from === 1) {
-      this.#hasher.update(this.#pieces[from]);
+      hasher.update(this.#pieces[from]);
     } else {
       // Join the batch once and keep the joined string: finish() joins fewer, larger pieces.
       const batch = this.#pieces.slice(from, to).join('');
-      this.#hasher.update(batch);
+      hasher.update(batch);
       this.#pieces.length = from;
       this.#pieces.push(batch);
     }

