@@ -48,20 +48,31 @@ export abstract class CoreStream {
     this.what = what;
     this.kind = kind;
     this.core = getCore();
+    this.st = this.made(create);
+  }
+
+  /**
+   * A new state record, registered to be freed if the decoder is collected with it (a trap of the
+   * core, its memory unable to grow, is a CoreMemoryError).
+   */
+  private made(create: (x: CoreExports) => number): number {
+    let st: number;
     try {
-      this.st = create(this.core.x);
+      st = create(this.core.x);
     } catch (e) {
       const x = this.core.x;
       if (!(e instanceof WebAssembly.RuntimeError)) throw e;
       throw new CoreMemoryError(0, x.memory.buffer.byteLength, x.heapBudgetHit() !== 0 ? coreMemoryLimit() : undefined);
     }
-    registryOf(kind, this.core)?.register(this, this.st, this);
+    registryOf(this.kind, this.core)?.register(this, st, this);
+    return st;
   }
 
   /** Starts a new stream: drops what is held and a previous error. */
   reset(): void {
-    if (this.st === 0) return; // disposed: stays so
-    this.kind.reset(this.core.x, this.st);
+    if (this.failure !== null && this.failure === disposed) return; // disposed: stays so
+    if (this.st === 0) this.st = this.made((x) => this.remake(x)); // (its last stream gave its record back)
+    else this.kind.reset(this.core.x, this.st);
     this.bytesIn = 0;
     this.failure = null;
     this.again = null;
@@ -70,12 +81,29 @@ export abstract class CoreStream {
 
   /** Returns the core memory now instead of when the decoder is garbage-collected. */
   dispose(): void {
+    if (this.failure !== null && this.failure === disposed) return;
+    this.retire();
+    // the error itself is made when a disposed decoder is used (a gateway disposes thousands)
+    this.failure = disposedMark();
+  }
+
+  /**
+   * The stream ended and nothing of it is read any more: its record goes back to the core now,
+   * not when the decoder is collected (a gateway ends thousands of streams between collections,
+   * and their records would pile up in the core's heap); `reset()` makes a new one.
+   */
+  /** A new record for a stream whose last one retired (the constructor's `create`; not kept, which would cost every decoder its closure). */
+  protected remake(_x: CoreExports): number {
+    throw new Error(`${this.what}: no stream of this kind retires its record`);
+  }
+
+  protected retire(): void {
     if (this.st === 0) return;
+    // (unregistered, not left to a collection: a registry's cells of dead decoders cost the
+    // collector more than the unregistering costs now, most in a loop that never yields)
     registryOf(this.kind, this.core)?.unregister(this);
     this.kind.free(this.core.x, this.st);
     this.st = 0;
-    // the error itself is made when a disposed decoder is used (a gateway disposes thousands)
-    this.failure = disposedMark();
   }
 
   /** What a subclass keeps beside the core's record, reset with it. */

@@ -5,6 +5,7 @@
 // usage and reasoning, and the provider's errors as ModelStreamErrors.
 import { booleanOption, byteLimitOption, oneOf } from '../core/options.js';
 import { type StateKind } from '../core/stream.js';
+import { type CoreExports } from '../core/wasm.js';
 import {
   DF_DONE, DF_ERROR, FR_NREC, F_FATAL, JE_TRUNCATED, JREC_WORDS, LINE_REC_WORDS, LR_END, LR_START, MDR_ARGS_BYTES, MDR_BLANK,
   MDR_COMMENTS, MDR_DOCS, MDR_GATHERED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MD_FLAGS, MD_J0, MD_JN, MD_LEN,
@@ -122,6 +123,14 @@ export abstract class ModelReader extends FrameStream {
     this.plan = planOf(this.core, format, fatal, max, choice, comments, eof, raw, normalize, maxArgs);
     if (lines) this.sniffed = 1;
     if (binary) this.unframer = new Unframer(what, max, FORMATS[format].invoke === true);
+  }
+
+  /** A new record after the last stream's end gave its own back: as the constructor made it. */
+  protected override remake(x: CoreExports): number {
+    const p = this.plan;
+    const flags = p.fatal ? F_FATAL : 0;
+    if (FORMATS[p.format].framing === 'lines') return x.linesNew(flags, p.maxEventBytes);
+    return x.sseNew(flags, this.unframer !== null ? Math.min(p.maxEventBytes + 4096, MAX_LIMIT_BYTES) : p.maxEventBytes);
   }
 
   /** AWS's event stream (Bedrock): the core's framer of its messages, whose events the core's model reader reads. */

@@ -151,6 +151,7 @@ export class ModelStream extends ModelReader {
   /** The text committed by the chunk: whole graphemes, NFC (or the raw deltas with `raw: true`). */
   push(chunk: Uint8Array): string {
     this.open(chunk, 'ModelStream.push()');
+    if (this.ended) throw new TypeError('ModelStream.push(): the stream ended with flush() or finish(); reset() starts a new one');
     call.begin(this);
     if (this.sniffed !== 1 && this.sniff(chunk)) return '';
     this.frameAll(chunk, this.mode);
@@ -177,6 +178,7 @@ export class ModelStream extends ModelReader {
     const text = assembler !== null ? assembler.finish() : null;
     this.finalText = text;
     this.ended = true;
+    this.retire(); // (everything of it was taken above; an app or gateway ends thousands of streams between collections)
     if (this._status === 'open') {
       this._status = 'truncated';
       if (this.plan.eof === 'error') {
@@ -195,6 +197,7 @@ export class ModelStream extends ModelReader {
       // failed: the text committed before the error
       this.finalText = this.assembler?.finish() ?? null;
       this.ended = true;
+      this.retire();
     } else if (!this.ended) {
       try {
         this.flush();

@@ -2,7 +2,7 @@
 // (The recorded-shape fixtures and every-cutting checks are in model.test.ts.)
 import { it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
-import { ModelStream, ModelStreamError, TextRangeError, coreMemoryUsed } from '../../bindings/index.js';
+import { ModelStream, ModelStreamError, SseRelay, TextRangeError, coreMemoryUsed } from '../../bindings/index.js';
 const enc = (s: string) => new TextEncoder().encode(s);
 it('each format: text (NFC and raw), status, finish reason, usage, reasoning and errors, at several read sizes', () => {
   const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
@@ -188,6 +188,50 @@ it('the core holds nothing for a relay or a model stream between calls, also aft
   expect(coreMemoryUsed()).toBe(before);
 });
 
+it('a relay or a model stream that ended gives its record back without dispose(), and reset() makes a new one', () => {
+  const ev = (t: string, d: unknown) => `event: ${t}\ndata: ${JSON.stringify(d)}\n\n`;
+  const turn = enc(ev('message_start', { type: 'message_start', message: { id: 'msg_1', role: 'assistant', content: [], usage: { input_tokens: 3 } } })
+    + ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })
+    + ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi é' } })
+    + ev('content_block_stop', { type: 'content_block_stop', index: 0 })
+    + ev('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } })
+    + ev('message_stop', { type: 'message_stop' }));
+  const before = coreMemoryUsed();
+  // (all kept reachable: without the end giving records back, 200 of them would be held)
+  const relays: SseRelay[] = [];
+  const streams: ModelStream[] = [];
+  for (let i = 0; i < 100; i++) {
+    const r = new SseRelay({ from: 'anthropic', id: 'chatcmpl-1', model: 'm' });
+    relays.push(r);
+    r.push(turn);
+    r.flush();
+    const m = new ModelStream({ format: 'anthropic' });
+    streams.push(m);
+    expect(m.push(turn) + m.flush()).toBe('Hi é');
+    expect(m.finish().status).toBe('done');
+  }
+  expect(coreMemoryUsed()).toBe(before);
+  expect(relays[0].retainedBytes + streams[0].retainedBytes).toBe(0);
+  // a new stream on each: the same output as a new relay or stream
+  const fresh = new SseRelay({ from: 'anthropic', id: 'chatcmpl-1', model: 'm' });
+  const text = (a: Uint8Array, b: Uint8Array) => (new TextDecoder().decode(a) + new TextDecoder().decode(b)).replace(/"created":\d+/g, '"created":0');
+  const want = text(fresh.push(turn), fresh.flush());
+  expect(want).toContain('"content":"Hi é"');
+  const r = relays[0];
+  r.reset();
+  expect(r.status).toBe('open');
+  expect(text(r.push(turn), r.flush())).toBe(want);
+  const m = streams[0];
+  m.reset();
+  expect(m.push(turn) + m.flush()).toBe('Hi é');
+  expect(m.finish().status).toBe('done');
+  expect(coreMemoryUsed()).toBe(before);
+  // a disposed one stays disposed, also after its end
+  m.dispose();
+  expect(() => m.reset()).not.toThrow();
+  expect(() => m.push(turn)).toThrow(/disposed/);
+});
+
 it('a stream keeps the shape of its last text delta from its second one on, bounded, and gives it back at its end, on a failure and on reset()', () => {
   const ev = (content: string, id = 'chatcmpl-1') => enc(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`);
   // (not strict: the raw text is kept in JS, not in the core, so that retainedBytes is the shape's)
@@ -209,7 +253,9 @@ it('a stream keeps the shape of its last text delta from its second one on, boun
   expect(m.retainedBytes).toBe(shaped);
   m.push(enc('data: [DONE]\n\n'));
   m.flush();
-  expect(m.retainedBytes).toBe(idle); // the end of the stream gives it back
+  expect(m.retainedBytes).toBe(0); // the end of the stream gives it all back, its record too
+  expect(() => m.push(ev('c'))).toThrow(/ended with flush\(\) or finish\(\); reset\(\) starts a new one/);
+  expect(m.finish().text).toBe(`ab${'c "\\ é'}"},"logprobs":null}]}${'x'.repeat(2000)}`);
   // a failure gives it back
   m.reset();
   m.push(ev('a'));
