@@ -4,9 +4,10 @@
 //
 //   npm run build                                   # this checkout: dist/
 //   (build the base revision's dist/ somewhere, e.g. a git worktree)
-//   node build/bench/ab.js --base ../base/dist/index.js [--new dist/index.js] [--rounds 9] [--only sse,encode,model,text,lines,utf8]
+//   node build/bench/ab.js --base ../base/dist/index.js [--new dist/index.js] [--rounds 9] [--only sse,encode,model,agents,text,lines,utf8]
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { anthropicAgent, openaiAgent } from './agents.js';
 import { asciiSse, chinese, chunked, mixed, perEvent } from './corpus.js';
 import { type BenchOptions, FULL, median } from './harness.js';
 import Benchmark from 'benchmark';
@@ -88,6 +89,39 @@ function works(only: Set<string> | null, lib: Lib): Work[] {
       for (const c of ps) s += m.push(c);
       s += m.flush();
       return raw ? s : s + m.finish().sha256;
+    });
+  }
+  // Agents' turns (text, reasoning, tool calls), one event per read and one relay or stream per
+  // turn, as a gateway makes one per upstream response: what a stream's making and ending cost.
+  const agentTurns = (turns: Uint8Array[]) => turns.map((t) => perEvent(t, 1));
+  const anthropicTurns = agentTurns(anthropicAgent(40));
+  const openaiTurns = agentTurns(openaiAgent(40));
+  for (const [from, to, turns] of [['anthropic', 'openai', anthropicTurns], ['openai', 'anthropic', openaiTurns]] as const) {
+    if (only && !only.has('agents')) break;
+    list.push({
+      name: `agents SseRelay ${from} → ${to} 1 event/read`, bytes: turns.flat().reduce((n, c) => n + c.length, 0), make: (lib) => () => {
+        let n = 0;
+        for (const chunks of turns) {
+          const r = new lib.SseRelay({ from, to, id: 'chatcmpl-1', model: 'm' });
+          for (const c of chunks) n += r.push(c).length;
+          n += r.flush().length;
+        }
+        return n;
+      },
+    });
+  }
+  if (!only || only.has('agents')) {
+    list.push({
+      name: 'agents ModelStream raw OpenAI 1 event/read', bytes: openaiTurns.flat().reduce((n, c) => n + c.length, 0), make: (lib) => () => {
+        let s = '';
+        for (const chunks of openaiTurns) {
+          const m = new lib.ModelStream({ format: 'openai', raw: true });
+          for (const c of chunks) s += m.push(c);
+          s += m.flush();
+          s += JSON.stringify(m.toolCalls);
+        }
+        return s;
+      },
     });
   }
   // The text layer alone: the OpenAI corpus's deltas, as ModelStream hands them to it.
