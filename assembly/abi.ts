@@ -637,6 +637,21 @@ export const ESR_OUT_LEN: i32 = 7;
 /** Result word: the map's address and its entries. */
 export const ESR_MAP: i32 = 8;
 export const ESR_MAP_N: i32 = 9;
+// Bedrock's usual read in one call (esModelPush): the messages framed, their events written and
+// read by the model stream, when nothing of the read is the caller's to see first.
+
+/** esModelPush's status bit: the events were read by the model stream (its status in the other bits, its results in the result words). */
+export const ESM_READ: i32 = 1 << 20;
+/** esModelPush's status bit: the read completed no event (the event buffer is empty, in ESR_OUT…). */
+export const ESM_NONE: i32 = 1 << 21;
+/** esModelPush's status bit: the events were written (ESR_OUT…) but are larger than the input window: the caller reads them. */
+export const ESM_WRITTEN: i32 = 1 << 22;
+/** Result words after ESM_READ: the event buffer's address and bytes, the map's address and entries (as ESR_OUT…, which the read overwrote). */
+export const ESMR_OUT: i32 = 26;
+export const ESMR_OUT_LEN: i32 = 27;
+export const ESMR_MAP: i32 = 28;
+export const ESMR_MAP_N: i32 = 29;
+
 /** An event type longer than this is not one a model stream has: esEvents leaves its message to the caller. */
 export const ES_MAX_TYPE: i32 = 256;
 

@@ -2,7 +2,7 @@
 // Bedrock's ConverseStream and InvokeModelWithResponseStream. A message is a 12-byte prelude
 // (total length, headers length: big-endian u32; a CRC32 of those 8 bytes), its headers (name
 // length u8, name, type u8, value: ten types), its payload, and a CRC32 of everything before it.
-// Both CRCs are checked here (CRC-32/ISO-HDLC, slicing by 8); a total length past the stream's
+// Both CRCs are checked here (CRC-32/ISO-HDLC, slicing by 16); a total length past the stream's
 // limit is an error as soon as the prelude is read, before a byte of the message is buffered.
 //
 // A push frames the `len` bytes at IN_PTR, with the message the last push ended inside (held in
@@ -15,8 +15,9 @@ import {
   ESH_WORDS, ESR_ERR, ESR_ERR_AT, ESR_ERR_GOT, ESR_ERR_WANT, ESR_NHDR, ESR_NREC, ES_HDR_CAP, ES_HDR_PTR, ES_MT_ERROR, ES_MT_EVENT,
   ES_MT_EXCEPTION, ES_MT_NONE, ES_MT_OTHER, ER_EVENT, ER_EVENT_LEN, ER_HDR0, ER_LEN, ER_MESSAGE, ER_MESSAGE_LEN, ER_MTYPE, ER_NHDR,
   ER_PAYLOAD, ER_PAYLOAD_LEN, ER_START, ES_MAX_TYPE, ES_REC_WORDS, ES_STATE_BYTES, ESR_MAP, ESR_MAP_N, ESR_OUT, ESR_OUT_LEN, IN_PTR,
-  R_MORE, SPAN_BYTES, SPAN_PTR,
+  R_MORE, SPAN_BYTES, SPAN_PTR, ESM_NONE, ESM_READ, ESM_WRITTEN, ESMR_MAP, ESMR_MAP_N, ESMR_OUT, ESMR_OUT_LEN, IN_CAP, RES_PTR,
 } from './abi';
+import { modelPush } from './model';
 import { noLineEnd } from './frames';
 import { allocZeroed, freeRecord, release, reserve, res } from './runtime';
 
@@ -27,10 +28,10 @@ const ES_EXCEPTION = ':exception-type';
 const ES_ERROR_CODE = ':error-code';
 const ES_ERROR_MESSAGE = ':error-message';
 
-// ---- CRC32 (reflected 0xEDB88320), slicing by 8 ------------------------------------------------
+// ---- CRC32 (reflected 0xEDB88320), slicing by 16 -----------------------------------------------
 
 /** Eight tables of 256 words: T[k][b] is the CRC of byte b followed by k zero bytes. */
-const CRC_T: usize = memory.data(8 * 256 * 4, 16);
+const CRC_T: usize = memory.data(16 * 256 * 4, 16);
 let crcReady = false;
 
 function crcInit(): void {
@@ -39,7 +40,7 @@ function crcInit(): void {
     for (let k = 0; k < 8; k++) c = (c & 1) != 0 ? 0xEDB88320 ^ (c >>> 1) : c >>> 1;
     store<u32>(CRC_T + (<usize>i << 2), c);
   }
-  for (let t: usize = 1; t < 8; t++) {
+  for (let t: usize = 1; t < 16; t++) {
     for (let i: usize = 0; i < 256; i++) {
       const prev = load<u32>(CRC_T + ((t - 1) << 10) + (i << 2));
       store<u32>(CRC_T + (t << 10) + (i << 2), (prev >>> 8) ^ load<u32>(CRC_T + (<usize>(prev & 0xFF) << 2)));
@@ -57,6 +58,20 @@ function crcInit(): void {
 export function crc32(p: usize, n: usize, crc: u32): u32 {
   if (!crcReady) crcInit();
   let c = ~crc;
+  // slicing by 16: four words a step, each byte a lookup in its own table (1.2–1.3× slicing by 8
+  // on Node 24 from 187 bytes to 64 KiB, 1.17–1.24× on Node 20; 16 KiB of tables)
+  while (n >= 16) {
+    const a = load<u32>(p) ^ c;
+    const b = load<u32>(p, 4);
+    const d = load<u32>(p, 8);
+    const e = load<u32>(p, 12);
+    c = tab(15, a) ^ tab(14, a >>> 8) ^ tab(13, a >>> 16) ^ tab(12, a >>> 24)
+      ^ tab(11, b) ^ tab(10, b >>> 8) ^ tab(9, b >>> 16) ^ tab(8, b >>> 24)
+      ^ tab(7, d) ^ tab(6, d >>> 8) ^ tab(5, d >>> 16) ^ tab(4, d >>> 24)
+      ^ tab(3, e) ^ tab(2, e >>> 8) ^ tab(1, e >>> 16) ^ tab(0, e >>> 24);
+    p += 16;
+    n -= 16;
+  }
   while (n >= 8) {
     const a = load<u32>(p) ^ c;
     const b = load<u32>(p, 4);
@@ -618,6 +633,39 @@ export function esEvents(st: usize, from: i32, base: f64): i32 {
   }
   eventsRes(st);
   return k;
+}
+
+/**
+ * Bedrock's usual read in one call: frames the `len` bytes at IN_PTR (esPush on `es`); when that
+ * needs no continuation, found no damage, and every message it completed is an event of a type a
+ * model stream has (no exception or error), writes their events (esEvents, `base` the absolute
+ * offset IN_PTR stands for), copies them into the input window and reads them there with the model
+ * stream `st` (modelPush, with the arguments after `st`). Returns modelPush's status | ESM_READ,
+ * the event buffer in ESMR_*; ESM_NONE when no event came, ESM_WRITTEN when the events are larger
+ * than the window (both: the event buffer in ESR_OUT…, for the caller to read); otherwise esPush's
+ * status, its records and results left to the caller as after esPush.
+ */
+export function esModelPush(es: usize, len: usize, base: f64, st: usize, mode: u32, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32): i32 {
+  esClear(es);
+  const r = esPush(es, len);
+  if (r != 0 || load<i32>(RES_PTR + (<usize>ESR_ERR << 2)) != 0) return r;
+  for (let k = 0; k < nrec; k++) {
+    const rec = SPAN_PTR + <usize>k * REC_BYTES;
+    const mt = load<i32>(rec, ER_MTYPE << 2);
+    if (mt == ES_MT_EXCEPTION || mt == ES_MT_ERROR) return r;
+    if (mt == ES_MT_EVENT && load<i32>(rec, ER_EVENT_LEN << 2) > ES_MAX_TYPE) return r;
+  }
+  esEvents(es, 0, base);
+  const n = <usize>load<u32>(es, O_OUT_LEN);
+  if (n == 0) return ESM_NONE;
+  if (n > IN_CAP) return ESM_WRITTEN;
+  memory.copy(IN_PTR, <usize>load<u32>(es, O_OUT), n);
+  const status = modelPush(st, n, mode, framing, prog, t, choice, emitMode);
+  res(ESMR_OUT, <i32>load<u32>(es, O_OUT));
+  res(ESMR_OUT_LEN, <i32>n);
+  res(ESMR_MAP, <i32>load<u32>(es, O_MAP));
+  res(ESMR_MAP_N, <i32>load<u32>(es, O_MAP_N));
+  return status | ESM_READ;
 }
 
 /** Writes the n bytes at p (a chunk's decoded bytes) as one event, from the message at absolute offset `at`. */

@@ -20,7 +20,7 @@ export { utf8New, utf8Push, utf8Pending, utf8Reset } from './decoder';
 export { framePending, frameRetained, frameRelease, frameFree, rawUtf16, rawFree } from './frames';
 export { linesNew, linesPush, linesMore, linesFlush, linesReset } from './lines';
 export { sseNew, ssePush, sseMore, sseFlush, sseReset, sseRetry } from './sse';
-export { crc32, esNew, esPush, esMore, esHeld, esReset, esFree, esClear, esEvents, esData, b64Decode } from './eventstream';
+export { crc32, esNew, esPush, esMore, esHeld, esReset, esFree, esClear, esEvents, esData, esModelPush, b64Decode } from './eventstream';
 
 // Layer 4: the JSON reader (each event's data, for the model streams)
 export { jsonRead, jsonReadIn, jsonErrorAt, jsonUnescape, jsonUtf16 } from './json';

@@ -64,6 +64,7 @@ export interface CoreExports {
   esClear(st: number): void;
   esEvents(st: number, from: number, base: number): number;
   esData(st: number, p: number, n: number, at: number): void;
+  esModelPush(es: number, len: number, base: number, st: number, mode: number, framing: number, prog: number, t: number, choice: number, emitMode: number): number;
   b64Decode(src: number, len: number, dst: number): number;
   // Layer 4: the JSON reader (assembly/json.ts)
   jsonRead(prog: number, p: number, len: number, out: number, maxRecs: number): number;

@@ -6,7 +6,7 @@ import {
   ESE_HEADER, ESE_HEADERS, ESE_LENGTH, ESE_LIMIT, ESE_MESSAGE_CRC, ESE_PRELUDE_CRC, ESH_NAME, ESH_NAME_LEN, ESH_TYPE, ESH_VALUE,
   ESH_VALUE_LEN, ESH_WORDS, ESR_ERR, ESR_ERR_AT, ESR_ERR_GOT, ESR_ERR_WANT, ESR_MAP, ESR_MAP_N, ESR_NREC, ESR_OUT, ESR_OUT_LEN, ES_REC_WORDS, ER_EVENT, ER_EVENT_LEN,
   ER_HDR0, ER_LEN, ER_MESSAGE, ER_MESSAGE_LEN, ER_MTYPE, ER_NHDR, ER_PAYLOAD, ER_PAYLOAD_LEN, ER_START, JF_ESCAPED, JK_STRING, JREC_FLAGS_SHIFT,
-  JREC_KIND_SHIFT, JREC_WORDS, JR_END, JR_HEAD, JR_START, R_MORE,
+  JREC_KIND_SHIFT, JREC_WORDS, JR_END, JR_HEAD, JR_START, R_MORE, ESM_NONE, ESM_READ, ESM_WRITTEN, ESMR_MAP, ESMR_MAP_N, ESMR_OUT, ESMR_OUT_LEN,
 } from '../core/generated/abi.js';
 import { checkOptions } from '../core/options.js';
 import { CoreStream, type StateKind } from '../core/stream.js';
@@ -129,6 +129,45 @@ export class EventStreamFramer extends CoreStream {
     } catch (e) {
       throw this.trapped(e, base);
     }
+    this.drain(r, base, each, delivered, batch);
+  }
+
+  /**
+   * @internal Bedrock's usual read (esModelPush in the core): `piece` (at most the input window)
+   * framed and, when its messages are all events, their events read by the model stream `st` with
+   * the arguments after it, in one call. Returns the core's status: with ESM_READ the model
+   * stream's (and `events` says where the events lie); otherwise the framing went on as frame()'s
+   * does, `batch` called for its records. A trap of the core is the caller's to turn into its error.
+   */
+  frameRead(piece: Uint8Array, batch: (n: number, base: number) => void,
+    st: number, mode: number, framing: number, prog: number, t: number, choice: number, read: number): number {
+    if (this.failure !== null) this.rethrow();
+    const core = this.core;
+    core.sync();
+    core.u8.set(piece, core.inPtr);
+    const base = this.bytesIn;
+    this.bytesIn += piece.length;
+    const r = core.x.esModelPush(this.st, piece.length, base, st, mode, framing, prog, t, choice, read);
+    if (r & ESM_READ) {
+      core.sync();
+      const i32 = core.i32;
+      const res = core.res;
+      const e = this.events;
+      e.ptr = i32[res + ESMR_OUT] >>> 0;
+      e.len = i32[res + ESMR_OUT_LEN] >>> 0;
+      e.map = i32[res + ESMR_MAP] >>> 0;
+      e.mapN = i32[res + ESMR_MAP_N];
+    } else if (r & (ESM_NONE | ESM_WRITTEN)) {
+      this.eventsOut();
+    } else {
+      this.drain(r, base, () => {}, () => [], batch);
+    }
+    return r;
+  }
+
+  /** After esPush: its records to `each` (or `batch`), its damage as the stream's error, and its continuations. */
+  private drain(r: number, base: number, each: (r: FrameRecord) => void, delivered: () => EventStreamMessage[], batch?: (n: number, base: number) => void): void {
+    const core = this.core;
     for (;;) {
       core.sync();
       const n = core.i32[core.res + ESR_NREC];

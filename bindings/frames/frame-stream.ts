@@ -61,10 +61,14 @@ export abstract class FrameStream extends CoreStream {
    * batches. A trap of the core is the caller's to turn into the stream's error.
    */
   protected frameIn(len: number, piece: Uint8Array | null, mode: number): void {
-    const core = this.core;
     this.base = this.bytesIn;
     this.bytesIn += len;
-    let r = this.pushCore(len, mode);
+    this.drain(this.pushCore(len, mode), piece);
+  }
+
+  /** After the core's first call on a piece (status `r`): its batches taken, errors raised, continuations called. */
+  protected drain(r: number, piece: Uint8Array | null): void {
+    const core = this.core;
     if (r === 0 && this.quick()) return;
     for (;;) {
       if (r !== 0 || core.i32[core.res + FR_NREC] !== 0) this.collect(r, piece);

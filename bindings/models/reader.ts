@@ -7,7 +7,7 @@ import { booleanOption, byteLimitOption, oneOf } from '../core/options.js';
 import { type StateKind } from '../core/stream.js';
 import { type CoreExports } from '../core/wasm.js';
 import {
-  DF_DONE, DF_ERROR, FR_NREC, F_FATAL, JE_TRUNCATED, JREC_WORDS, LINE_REC_WORDS, LR_END, LR_START, MDR_ARGS_BYTES, MDR_BLANK,
+  DF_DONE, DF_ERROR, ESM_READ, FR_NREC, F_FATAL, JE_TRUNCATED, JREC_WORDS, LINE_REC_WORDS, LR_END, LR_START, MDR_ARGS_BYTES, MDR_BLANK,
   MDR_COMMENTS, MDR_DOCS, MDR_GATHERED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MD_FLAGS, MD_J0, MD_JN, MD_LEN,
   MD_PTR, MD_REC, MGR_PTR, MK_SSE, R_LIMIT, SR_DSTART, SSE_REC_WORDS,
 } from '../core/generated/abi.js';
@@ -143,7 +143,32 @@ export abstract class ModelReader extends FrameStream {
       super.frameAll(chunk, mode);
       return;
     }
-    const n = u.unframe(chunk);
+    let n: number;
+    if (u.fused && chunk.length <= this.core.inCap) {
+      // (the usual read: the messages framed and their events read in one core call)
+      const plan = this.plan;
+      const read = this.readMode();
+      let r: number;
+      try {
+        r = u.unframeRead(chunk, this.st, mode, plan.framing, plan.prog, this.template(), plan.choice, read);
+      } catch (e) {
+        throw this.trapped(e, this.base);
+      }
+      n = u.failure === null && (r & ESM_READ) !== 0 ? -1 : u.framer.events.len;
+      if (n < 0) {
+        this.base = this.bytesIn;
+        this.bytesIn += u.framer.events.len;
+        call.readPending = true;
+        try {
+          this.drain(r & ~ESM_READ, null);
+        } catch (e) {
+          throw this.trapped(e, this.base);
+        }
+        return;
+      }
+    } else {
+      n = u.unframe(chunk);
+    }
     const failure = u.failure;
     if (n !== 0) this.frameEvents(u.eventsPtr, n, mode);
     if (failure !== null) {

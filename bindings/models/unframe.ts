@@ -64,6 +64,33 @@ export class Unframer {
     return f.events.len;
   }
 
+  /** Whether a read may take frameRead's way (ConverseStream: not InvokeModelWithResponseStream's chunks, which JS decodes first). */
+  get fused(): boolean {
+    return !this.invoke;
+  }
+
+  /**
+   * As unframe(), for a chunk that fits the input window, with the model stream's read in the same
+   * core call when the chunk's messages are all events (EventStreamFramer.frameRead): returns the
+   * core's status, ESM_READ when the events were read (their bytes in `framer.events`).
+   */
+  unframeRead(chunk: Uint8Array, st: number, mode: number, framing: number, prog: number, t: number, choice: number, read: number): number {
+    const f = this.framer;
+    this.eventsBase += f.events.len;
+    const e = f.events;
+    e.ptr = e.len = e.map = e.mapN = 0; // (the core empties the event buffer itself)
+    this.failure = null;
+    let r = 0;
+    try {
+      r = f.frameRead(chunk, this.onBatch, st, mode, framing, prog, t, choice, read);
+    } catch (err) {
+      if (!(err instanceof EventStreamError)) throw err;
+      this.failure ??= damage(err);
+    }
+    this.bytes = f.bytesIn;
+    return r;
+  }
+
   /** Where the events of the last unframe() lie in core memory (until the next call of this stream's framer). */
   get eventsPtr(): number {
     return this.framer.events.ptr;

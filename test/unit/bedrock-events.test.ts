@@ -136,6 +136,18 @@ describe('bedrock: the events the core writes for its reader', () => {
     expect(read(cut(bytes, Array.from({ length: Math.floor(bytes.length / 70_000) }, (_, i) => (i + 1) * 70_000))), `seed ${seed}`).toEqual(want);
   });
 
+  test('a read that fits the input window and whose events do not (line breaks each written as a data line), and reads of one message each', () => {
+    // 30,000 line breaks between the JSON's tokens: 30 KB of message, 210 KB of events
+    const spread = `{"contentBlockIndex":0,${'\n'.repeat(30_000)}"delta":{"text":"wide"}}`;
+    const messages = [START, delta('a'), event('contentBlockDelta', spread), delta('b'), event('contentBlockDelta', spread), END];
+    const bytes = concat(messages);
+    const want = { ...reference(bytes), status: 'done' };
+    expect(want.text).toBe('awidebwide');
+    expect(read([bytes])).toEqual(want);
+    expect(read(messages)).toEqual(want);
+    expect(read(cut(bytes, [START.length + 7, bytes.length - END.length - 100]))).toEqual(want);
+  });
+
   test('the relay writes the same text for its client from every read pattern', () => {
     const bytes = concat([START, ...Array.from({ length: 300 }, (_, i) => delta(`w${i} ✓ `)), event(ODD_TYPES[3][1], '{}'), END]);
     const want = reference(bytes).text;
