@@ -4,9 +4,9 @@
 // headers as AWS's own codec gives them, and the payload's bytes.
 import {
   ESE_HEADER, ESE_HEADERS, ESE_LENGTH, ESE_LIMIT, ESE_MESSAGE_CRC, ESE_PRELUDE_CRC, ESH_NAME, ESH_NAME_LEN, ESH_TYPE, ESH_VALUE,
-  ESH_VALUE_LEN, ESH_WORDS, ESR_ERR, ESR_ERR_AT, ESR_ERR_GOT, ESR_ERR_WANT, ESR_MAP, ESR_MAP_N, ESR_NREC, ESR_OUT, ESR_OUT_LEN, ES_REC_WORDS, ER_EVENT, ER_EVENT_LEN,
+  ESH_VALUE_LEN, ESH_WORDS, ESR_ERR, ESR_ERR_AT, ESR_ERR_GOT, ESR_ERR_WANT, ESR_NREC, ESR_OUT, ES_REC_WORDS, ER_EVENT, ER_EVENT_LEN,
   ER_HDR0, ER_LEN, ER_MESSAGE, ER_MESSAGE_LEN, ER_MTYPE, ER_NHDR, ER_PAYLOAD, ER_PAYLOAD_LEN, ER_START, JF_ESCAPED, JK_STRING, JREC_FLAGS_SHIFT,
-  JREC_KIND_SHIFT, JREC_WORDS, JR_END, JR_HEAD, JR_START, R_MORE, ESM_NONE, ESM_READ, ESM_WRITTEN, ESMR_MAP, ESMR_MAP_N, ESMR_OUT, ESMR_OUT_LEN,
+  JREC_KIND_SHIFT, JREC_WORDS, JR_END, JR_HEAD, JR_START, R_MORE, ESM_NONE, ESM_READ, ESM_WRITTEN, ESMR_OUT,
 } from '../core/generated/abi.js';
 import { checkOptions } from '../core/options.js';
 import { CoreStream, type StateKind } from '../core/stream.js';
@@ -148,18 +148,9 @@ export class EventStreamFramer extends CoreStream {
     const base = this.bytesIn;
     this.bytesIn += piece.length;
     const r = core.x.esModelPush(this.st, piece.length, base, st, mode, framing, prog, t, choice, read);
-    if (r & ESM_READ) {
-      core.sync();
-      const i32 = core.i32;
-      const res = core.res;
-      const e = this.events;
-      e.ptr = i32[res + ESMR_OUT] >>> 0;
-      e.len = i32[res + ESMR_OUT_LEN] >>> 0;
-      e.map = i32[res + ESMR_MAP] >>> 0;
-      e.mapN = i32[res + ESMR_MAP_N];
-    } else if (r & (ESM_NONE | ESM_WRITTEN)) {
-      this.eventsOut();
-    } else {
+    if (r & ESM_READ) this.eventsOut(ESMR_OUT);
+    else if (r & (ESM_NONE | ESM_WRITTEN)) this.eventsOut(ESR_OUT);
+    else {
       this.drain(r, base, () => {}, () => [], batch);
     }
     return r;
@@ -231,16 +222,17 @@ export class EventStreamFramer extends CoreStream {
   /** @internal Where the event buffer and its map are (after writeEvents or writeData; until the next clearEvents). */
   readonly events = { ptr: 0, len: 0, map: 0, mapN: 0 };
 
-  private eventsOut(): void {
+  /** The event buffer and its map, from the result words at `w` (ESR_OUT, or ESMR_OUT after a read: four words in the same order). */
+  private eventsOut(w = ESR_OUT): void {
     const core = this.core;
     core.sync();
     const i32 = core.i32;
-    const r = core.res;
+    const r = core.res + w;
     const e = this.events;
-    e.ptr = i32[r + ESR_OUT] >>> 0;
-    e.len = i32[r + ESR_OUT_LEN] >>> 0;
-    e.map = i32[r + ESR_MAP] >>> 0;
-    e.mapN = i32[r + ESR_MAP_N];
+    e.ptr = i32[r] >>> 0;
+    e.len = i32[r + 1] >>> 0;
+    e.map = i32[r + 2] >>> 0;
+    e.mapN = i32[r + 3];
   }
 
   /** End of stream: a message cut short is ERR_STREAM_TRUNCATED at the stream's end. Then a new stream. */
