@@ -10,7 +10,7 @@ import {
 } from '../core/generated/abi.js';
 import { checkOptions } from '../core/options.js';
 import { CoreStream, type StateKind } from '../core/stream.js';
-import { type Core } from '../core/wasm.js';
+import { type Core, type CoreExports } from '../core/wasm.js';
 import { MAX_LIMIT_BYTES, frameLimit } from './frame-stream.js';
 
 /** A header's value, typed as AWS's codec types it. */
@@ -103,6 +103,15 @@ export class EventStreamFramer extends CoreStream {
   /** Bytes held of an unfinished message. */
   get pendingBytes(): number {
     return this.st === 0 ? 0 : this.core.x.esHeld(this.st);
+  }
+
+  /** @internal The model stream that frames with it ended: its record goes back now (`reset()` makes a new one). */
+  ended(): void {
+    this.retire();
+  }
+
+  protected override remake(x: CoreExports): number {
+    return x.esNew(this.maxMessageBytes);
   }
 
   /**

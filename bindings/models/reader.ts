@@ -279,6 +279,12 @@ export abstract class ModelReader extends FrameStream {
     }
   }
 
+  /** The stream ended: its record goes back, and the event stream framer's with it (Bedrock). */
+  protected override retire(): void {
+    this.unframer?.retire();
+    super.retire();
+  }
+
   override dispose(): void {
     this.unframer?.dispose();
     super.dispose();

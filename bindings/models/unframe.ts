@@ -176,6 +176,12 @@ export class Unframer {
   dispose(): void {
     this.framer.dispose();
   }
+
+  /** The model stream ended: the framer's record goes back with the stream's own (reset() makes a new one). */
+  retire(): void {
+    this.framer.clearEvents();
+    this.framer.ended();
+  }
 }
 
 function damage(e: EventStreamError): Failure {

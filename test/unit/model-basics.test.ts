@@ -3,6 +3,7 @@
 import { it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
 import { ModelStream, ModelStreamError, SseRelay, TextRangeError, coreMemoryUsed } from '../../bindings/index.js';
+import { encodeMessage } from '../helpers/bedrock-fixtures.js';
 const enc = (s: string) => new TextEncoder().encode(s);
 it('each format: text (NFC and raw), status, finish reason, usage, reasoning and errors, at several read sizes', () => {
   const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
@@ -225,6 +226,25 @@ it('a relay or a model stream that ended gives its record back without dispose()
   m.reset();
   expect(m.push(turn) + m.flush()).toBe('Hi é');
   expect(m.finish().status).toBe('done');
+  expect(coreMemoryUsed()).toBe(before);
+  // Bedrock: the event stream framer's record goes back with the stream's own
+  const msg = (type: string, payload: unknown) => encodeMessage({ event: type, payload: JSON.stringify(payload) });
+  const converse = new Uint8Array([...msg('messageStart', { role: 'assistant' }), ...msg('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hi é' } }),
+    ...msg('contentBlockStop', { contentBlockIndex: 0 }), ...msg('messageStop', { stopReason: 'end_turn' }),
+    ...msg('metadata', { usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 }, metrics: { latencyMs: 4 } })]);
+  const bedrock: ModelStream[] = [];
+  for (let i = 0; i < 50; i++) {
+    const b = new ModelStream({ format: 'bedrock' });
+    bedrock.push(b);
+    expect(b.push(converse) + b.flush()).toBe('Hi é');
+    const r2 = new SseRelay({ from: 'bedrock', id: 'chatcmpl-1', model: 'm' });
+    relays.push(r2);
+    expect(new TextDecoder().decode(r2.push(converse))).toContain('"content":"Hi é"');
+    r2.flush();
+  }
+  expect(coreMemoryUsed()).toBe(before);
+  bedrock[0].reset();
+  expect(bedrock[0].push(converse.subarray(0, 40)) + bedrock[0].push(converse.subarray(40)) + bedrock[0].flush()).toBe('Hi é');
   expect(coreMemoryUsed()).toBe(before);
   // a disposed one stays disposed, also after its end
   m.dispose();
