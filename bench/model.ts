@@ -9,7 +9,7 @@
 //   - SseRelay openai → openai against the JSON pipeline (… + JSON.stringify + TextEncoder) and a
 //     plain forwarder (no JSON); anthropic → openai against the JSON pipeline that translates.
 //
-//   npm run build && node build/bench/model.js [--full] [--corpus OpenAI,Anthropic] [--chunk event,3events,64,1024,16384]
+//   npm run build && node build/bench/model.js [--full] [--corpus OpenAI,Anthropic] [--chunk 1event,3events,64B,1KiB,16KiB]
 import { createParser } from './peers.js';
 import { ModelStream, SseRelay } from '../bindings/index.js';
 import { chunked, perEvent } from './corpus.js';
