@@ -591,6 +591,13 @@ function jsonName(o: usize, p: usize, n: usize): usize {
   return o;
 }
 
+/** Whether the message of record `r` is one esEvents leaves to its caller: an exception, an error, an event type past ES_MAX_TYPE. */
+// @ts-ignore: decorator
+@inline function callersMessage(r: usize): bool {
+  const mt = load<i32>(r, ER_MTYPE << 2);
+  return mt == ES_MT_EXCEPTION || mt == ES_MT_ERROR || (mt == ES_MT_EVENT && load<i32>(r, ER_EVENT_LEN << 2) > ES_MAX_TYPE);
+}
+
 /**
  * After esPush or esMore: writes the event messages among its records from record `from` on as
  * the events a model reader reads, `base` the absolute offset IN_PTR stands for; other messages
@@ -602,13 +609,9 @@ export function esEvents(st: usize, from: i32, base: f64): i32 {
   let k = from;
   for (; k < nrec; k++) {
     const r = SPAN_PTR + <usize>k * REC_BYTES;
-    const mt = load<i32>(r, ER_MTYPE << 2);
-    if (mt != ES_MT_EVENT) {
-      if (mt == ES_MT_EXCEPTION || mt == ES_MT_ERROR) break;
-      continue;
-    }
+    if (callersMessage(r)) break;
+    if (load<i32>(r, ER_MTYPE << 2) != ES_MT_EVENT) continue;
     const tl = load<i32>(r, ER_EVENT_LEN << 2);
-    if (tl > ES_MAX_TYPE) break;
     const p = <usize>load<i32>(r, ER_PAYLOAD << 2);
     const n = <usize>load<i32>(r, ER_PAYLOAD_LEN << 2);
     const breaks = lineBreaks(p, n);
@@ -648,13 +651,8 @@ export function esEvents(st: usize, from: i32, base: f64): i32 {
 export function esModelPush(es: usize, len: usize, base: f64, st: usize, mode: u32, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32): i32 {
   esClear(es);
   const r = esPush(es, len);
-  if (r != 0 || load<i32>(RES_PTR + (<usize>ESR_ERR << 2)) != 0) return r;
-  for (let k = 0; k < nrec; k++) {
-    const rec = SPAN_PTR + <usize>k * REC_BYTES;
-    const mt = load<i32>(rec, ER_MTYPE << 2);
-    if (mt == ES_MT_EXCEPTION || mt == ES_MT_ERROR) return r;
-    if (mt == ES_MT_EVENT && load<i32>(rec, ER_EVENT_LEN << 2) > ES_MAX_TYPE) return r;
-  }
+  if (r != 0 || load<i32>(RES_PTR, ESR_ERR << 2) != 0) return r;
+  for (let k = 0; k < nrec; k++) if (callersMessage(SPAN_PTR + <usize>k * REC_BYTES)) return r;
   esEvents(es, 0, base);
   const n = <usize>load<u32>(es, O_OUT_LEN);
   if (n == 0) return ESM_NONE;
