@@ -70,7 +70,7 @@ export abstract class CoreStream {
 
   /** Starts a new stream: drops what is held and a previous error. */
   reset(): void {
-    if (this.failure !== null && this.failure === disposed) return; // disposed: stays so
+    if (this.failure === disposed) return; // disposed: stays so
     if (this.st === 0) this.st = this.made((x) => this.remake(x)); // (its last stream gave its record back)
     else this.kind.reset(this.core.x, this.st);
     this.bytesIn = 0;
@@ -81,10 +81,15 @@ export abstract class CoreStream {
 
   /** Returns the core memory now instead of when the decoder is garbage-collected. */
   dispose(): void {
-    if (this.failure !== null && this.failure === disposed) return;
+    if (this.failure === disposed) return;
     this.retire();
     // the error itself is made when a disposed decoder is used (a gateway disposes thousands)
     this.failure = disposedMark();
+  }
+
+  /** A new record for a stream whose last one retired (the constructor's `create`; not kept, which would cost every decoder its closure). */
+  protected remake(_x: CoreExports): number {
+    throw new Error(`${this.what}: no stream of this kind retires its record`);
   }
 
   /**
@@ -92,11 +97,6 @@ export abstract class CoreStream {
    * not when the decoder is collected (a gateway ends thousands of streams between collections,
    * and their records would pile up in the core's heap); `reset()` makes a new one.
    */
-  /** A new record for a stream whose last one retired (the constructor's `create`; not kept, which would cost every decoder its closure). */
-  protected remake(_x: CoreExports): number {
-    throw new Error(`${this.what}: no stream of this kind retires its record`);
-  }
-
   protected retire(): void {
     if (this.st === 0) return;
     // (unregistered, not left to a collection: a registry's cells of dead decoders cost the

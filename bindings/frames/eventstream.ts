@@ -108,6 +108,7 @@ export class EventStreamFramer extends CoreStream {
   /** @internal The model stream that frames with it ended: its record goes back now (`reset()` makes a new one). */
   ended(): void {
     this.retire();
+    this.noEvents();
   }
 
   protected override remake(x: CoreExports): number {
@@ -127,14 +128,10 @@ export class EventStreamFramer extends CoreStream {
   }
 
   private piece(piece: Uint8Array, each: (r: FrameRecord) => void, delivered: () => EventStreamMessage[], batch?: (n: number, base: number) => void): void {
-    const core = this.core;
-    core.sync();
-    core.u8.set(piece, core.inPtr);
-    const base = this.bytesIn;
-    this.bytesIn += piece.length;
+    const base = this.putIn(piece);
     let r: number;
     try {
-      r = core.x.esPush(this.st, piece.length);
+      r = this.core.x.esPush(this.st, piece.length);
     } catch (e) {
       throw this.trapped(e, base);
     }
@@ -151,18 +148,23 @@ export class EventStreamFramer extends CoreStream {
   frameRead(piece: Uint8Array, batch: (n: number, base: number) => void,
     st: number, mode: number, framing: number, prog: number, t: number, choice: number, read: number): number {
     if (this.failure !== null) this.rethrow();
+    const base = this.putIn(piece);
+    this.noEvents(); // (the core empties the event buffer itself)
+    const r = this.core.x.esModelPush(this.st, piece.length, base, st, mode, framing, prog, t, choice, read);
+    if (r & ESM_READ) this.eventsOut(ESMR_OUT);
+    else if (r & (ESM_NONE | ESM_WRITTEN)) this.eventsOut(ESR_OUT);
+    else this.drain(r, base, () => {}, () => [], batch);
+    return r;
+  }
+
+  /** Copies a piece (at most the input window) into the input window: the absolute offset it starts at. */
+  private putIn(piece: Uint8Array): number {
     const core = this.core;
     core.sync();
     core.u8.set(piece, core.inPtr);
     const base = this.bytesIn;
     this.bytesIn += piece.length;
-    const r = core.x.esModelPush(this.st, piece.length, base, st, mode, framing, prog, t, choice, read);
-    if (r & ESM_READ) this.eventsOut(ESMR_OUT);
-    else if (r & (ESM_NONE | ESM_WRITTEN)) this.eventsOut(ESR_OUT);
-    else {
-      this.drain(r, base, () => {}, () => [], batch);
-    }
-    return r;
+    return base;
   }
 
   /** After esPush: its records to `each` (or `batch`), its damage as the stream's error, and its continuations. */
@@ -224,6 +226,10 @@ export class EventStreamFramer extends CoreStream {
   /** @internal Empties the event buffer. */
   clearEvents(): void {
     if (this.st !== 0) this.core.x.esClear(this.st);
+    this.noEvents();
+  }
+
+  private noEvents(): void {
     const e = this.events;
     e.ptr = e.len = e.map = e.mapN = 0;
   }

@@ -148,23 +148,18 @@ export abstract class ModelReader extends FrameStream {
       // (the usual read: the messages framed and their events read in one core call)
       const plan = this.plan;
       const read = this.readMode();
-      let r: number;
       try {
-        r = u.unframeRead(chunk, this.st, mode, plan.framing, plan.prog, this.template(), plan.choice, read);
+        const r = u.unframeRead(chunk, this.st, mode, plan.framing, plan.prog, this.template(), plan.choice, read);
+        n = u.framer.events.len;
+        if (r & ESM_READ) {
+          this.base = this.bytesIn;
+          this.bytesIn += n;
+          call.readPending = true;
+          this.drain(r & ~ESM_READ, null);
+          return;
+        }
       } catch (e) {
         throw this.trapped(e, this.base);
-      }
-      n = u.failure === null && (r & ESM_READ) !== 0 ? -1 : u.framer.events.len;
-      if (n < 0) {
-        this.base = this.bytesIn;
-        this.bytesIn += u.framer.events.len;
-        call.readPending = true;
-        try {
-          this.drain(r & ~ESM_READ, null);
-        } catch (e) {
-          throw this.trapped(e, this.base);
-        }
-        return;
       }
     } else {
       n = u.unframe(chunk);

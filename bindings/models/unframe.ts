@@ -49,19 +49,30 @@ export class Unframer {
    * `eventsPtr`; `failure` says what stops the stream after them, if anything.
    */
   unframe(chunk: Uint8Array): number {
-    const f = this.framer;
-    this.eventsBase += f.events.len;
+    const f = this.next();
     f.clearEvents();
-    this.failure = null;
     try {
       if (this.invoke) f.frame(chunk, this.onRecord);
       else f.frame(chunk, this.onRecord, undefined, this.onBatch);
     } catch (e) {
-      if (!(e instanceof EventStreamError)) throw e;
-      this.failure ??= damage(e);
+      this.damaged(e);
     }
     this.bytes = f.bytesIn;
     return f.events.len;
+  }
+
+  /** A new read: the last read's events counted in the offsets, no failure yet. */
+  private next(): EventStreamFramer {
+    const f = this.framer;
+    this.eventsBase += f.events.len;
+    this.failure = null;
+    return f;
+  }
+
+  /** The framing's damage as the failure after the events before it (any other error passes). */
+  private damaged(e: unknown): void {
+    if (!(e instanceof EventStreamError)) throw e;
+    this.failure ??= damage(e);
   }
 
   /** Whether a read may take frameRead's way (ConverseStream: not InvokeModelWithResponseStream's chunks, which JS decodes first). */
@@ -75,17 +86,12 @@ export class Unframer {
    * core's status, ESM_READ when the events were read (their bytes in `framer.events`).
    */
   unframeRead(chunk: Uint8Array, st: number, mode: number, framing: number, prog: number, t: number, choice: number, read: number): number {
-    const f = this.framer;
-    this.eventsBase += f.events.len;
-    const e = f.events;
-    e.ptr = e.len = e.map = e.mapN = 0; // (the core empties the event buffer itself)
-    this.failure = null;
+    const f = this.next();
     let r = 0;
     try {
       r = f.frameRead(chunk, this.onBatch, st, mode, framing, prog, t, choice, read);
-    } catch (err) {
-      if (!(err instanceof EventStreamError)) throw err;
-      this.failure ??= damage(err);
+    } catch (e) {
+      this.damaged(e);
     }
     this.bytes = f.bytesIn;
     return r;
@@ -179,8 +185,7 @@ export class Unframer {
 
   /** The model stream ended: the framer's record goes back with the stream's own (reset() makes a new one). */
   retire(): void {
-    this.framer.clearEvents();
-    this.framer.ended();
+    this.framer.ended(); // (its event buffers go with its record: nothing to empty first)
   }
 }
 
