@@ -26,6 +26,9 @@ export default defineConfig({
   test: {
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // expect.poll waits for what happens in its own time (a gateway's slot freed, a socket closed);
+    // its default second is too short on a loaded 2-core machine. A condition that never holds still fails.
+    expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
     execArgv: ['--expose-gc'],
     projects: [

@@ -16,7 +16,7 @@
 // Installs the pinned runtimes first (scripts/runtimes.mjs, from the npm registry), builds the
 // package when dist/ lacks an entry, and ends with "N passed, N failed" (steps).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, lstatSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, lstatSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { install } from './runtimes.mjs';
@@ -35,6 +35,36 @@ function sh(cmd, args, env = {}) {
   const t0 = Date.now();
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
   return { ok: r.status === 0, seconds: (Date.now() - t0) / 1000, why: r.error?.message ?? (r.status === 0 ? '' : `exit ${r.status ?? r.signal}`) };
+}
+
+/**
+ * A vitest run as a step. Its JSON report (build/runtimes/<name>.json) names the tests that failed,
+ * with the start of each one's error, for the summary at the end: a CI log that keeps only its tail
+ * still says which test failed and why.
+ */
+function vitestStep(name, cmd, args, env = {}) {
+  const report = join(root, 'build', 'runtimes', `${name}.json`);
+  rmSync(report, { force: true });
+  const r = sh(cmd, [...args, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], env);
+  if (!r.ok) r.failures = failuresIn(report);
+  return r;
+}
+
+/** The failed tests in a vitest JSON report, a few lines each. */
+function failuresIn(report) {
+  let json;
+  try { json = JSON.parse(readFileSync(report, 'utf8')); } catch (e) { return [`(no report: ${e.message})`]; }
+  const out = [];
+  for (const file of json.testResults ?? []) {
+    const at = file.name.startsWith(root) ? file.name.slice(root.length + 1) : file.name;
+    const failed = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
+    if (failed.length === 0 && file.status === 'failed') out.push(`${at}: ${(file.message ?? '').split('\n').slice(0, 4).join(' | ')}`);
+    for (const t of failed) {
+      const why = (t.failureMessages ?? []).join('\n').split('\n').filter((l) => l.trim() !== '').slice(0, 4).join(' | ');
+      out.push(`${at} > ${t.fullName}: ${why.slice(0, 600)}`);
+    }
+  }
+  return out;
 }
 
 /** The portable suites on `exe`, checking their count of checks against Node 20's (this process's). */
@@ -84,7 +114,7 @@ step('node20', `portable suites on Node ${process.versions.node} (the reference 
   reference = r.counts;
   return { ...r, ok: r.ok && core.ok, seconds: r.seconds + core.seconds, counts: `${r.counts}; without the model suites ${core.counts}` };
 });
-step('node24', 'the whole test suite (vitest) on Node 24', () => sh(exe.node24, [vitest, 'run']));
+step('node24', 'the whole test suite (vitest) on Node 24', () => vitestStep('node24', exe.node24, [vitest, 'run']));
 step('node22', 'portable suites on Node 22', () => portable(exe.node22, ['--expose-gc'], reference));
 step('node26', 'portable suites on Node 26', () => portable(exe.node26, ['--expose-gc'], reference));
 // Bun 1.4.5's String.raw returns \uXXXX escapes for a template's non-ASCII characters
@@ -92,9 +122,9 @@ step('node26', 'portable suites on Node 26', () => portable(exe.node26, ['--expo
 // multilingual streams: on Bun the suites run without them (SEAM_SUITES=core)
 step('bun', 'portable suites on Bun, without the model suites', () => portable(exe.bun, [], coreReference, 'core'));
 step('deno', 'portable suites on Deno', () => portable(exe.deno, ['run', '--allow-read', '--allow-env', '--v8-flags=--expose-gc'], reference));
-step('workerd', 'workerd (the workerd entry) and examples/edge on workerd, Deno and Bun', () => sh(process.execPath, [vitest, 'run', '--config', 'vitest.runtimes.config.ts']));
-step('chromium', 'browser tests in Chromium', () => sh(process.execPath, [vitest, 'run', '--config', 'vitest.browser.config.ts'], { SEAM_BROWSER: 'chromium' }));
-step('firefox', 'browser tests in Firefox ESR', () => sh(process.execPath, [vitest, 'run', '--config', 'vitest.browser.config.ts'], { SEAM_BROWSER: 'firefox' }));
+step('workerd', 'workerd (the workerd entry) and examples/edge on workerd, Deno and Bun', () => vitestStep('workerd', process.execPath, [vitest, 'run', '--config', 'vitest.runtimes.config.ts']));
+step('chromium', 'browser tests in Chromium', () => vitestStep('chromium', process.execPath, [vitest, 'run', '--config', 'vitest.browser.config.ts'], { SEAM_BROWSER: 'chromium' }));
+step('firefox', 'browser tests in Firefox ESR', () => vitestStep('firefox', process.execPath, [vitest, 'run', '--config', 'vitest.browser.config.ts'], { SEAM_BROWSER: 'firefox' }));
 
 const results = [];
 for (const s of steps) {
@@ -105,6 +135,7 @@ for (const s of steps) {
 }
 console.log('\ntest:runtimes');
 for (const r of results) console.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name.padEnd(9)} ${r.seconds.toFixed(0).padStart(4)} s  ${r.what}${r.counts ? `: ${r.counts}` : ''}${r.ok ? '' : `: ${r.why}`}`);
+for (const r of results) for (const f of r.failures ?? []) console.log(`  ${r.name}: failed: ${f}`);
 const failed = results.filter((r) => !r.ok).length;
 console.log(`${results.length - failed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

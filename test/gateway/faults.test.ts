@@ -449,8 +449,10 @@ describe('keep-alives', () => {
     const gaps = body.split(/data: |: upstream-ping\n\n/).slice(1, 4).map((part) => part.split(': keep-alive\n\n').length - 1);
     expect(gaps.length).toBe(3);
     for (const n of gaps) expect(n).toBeGreaterThanOrEqual(1);
-    // and none before 100 ms of silence (of the upstream, or since the last keep-alive)
-    for (const ms of after) expect(ms).toBeGreaterThanOrEqual(95);
+    // and none before 100 ms of silence (of the upstream, or since the last keep-alive). Measured
+    // where the client reads, so a piece read late shortens the gap after it: 50 ms still tells a
+    // keep-alive that waits for silence from one that does not.
+    for (const ms of after) expect(ms).toBeGreaterThanOrEqual(50);
     expect((await metrics(g)).get('llm_keepalive_sent_total')).toBe(keepalives.length);
     // the official client reads through them
     const { text, thrown } = await readStream(clientOf(g), 'm');

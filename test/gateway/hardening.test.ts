@@ -68,7 +68,7 @@ describe('finding 1: every phase times out', () => {
     expect(text.replace(/: keep-alive\n\n/g, '')).toBe(chunk('Bonjour') + timeoutEvent('the upstream sent nothing for 300 ms', 'ERR_UPSTREAM_BODY_TIMEOUT'));
     expect(text.split(': keep-alive\n\n').length - 1).toBeGreaterThanOrEqual(3); // comments went out all along, and did not keep the stream
     expect(took).toBeGreaterThanOrEqual(290);
-    expect(took).toBeLessThan(1500);
+    expect(took).toBeLessThan(5000); // (well before the client's own timeout; loose for a loaded machine)
     await g.up.noSockets();
     await expect.poll(() => g!.gw.stats()).toEqual({ streams: 0, pendingBytes: 0, coreBytes: 0, connections: 0 });
     expect((await post(g.url, chat('quick'))).body.toString()).toBe(chunk('vite') + DONE); // the one slot is free again
