@@ -245,7 +245,10 @@ export class Core {
 
   /** UTF-16 units at [ptr, ptr + 2·units) as a string. */
   utf16(ptr: number, units: number): string {
-    if (units <= SHORT && (ptr & 1) === 0) return short(this.u16, ptr >>> 1, units);
+    if ((ptr & 1) === 0 && units <= 2 * SHORT) {
+      const p = ptr >>> 1;
+      return units <= SHORT ? short(this.u16, p, units) : short(this.u16, p, SHORT) + short(this.u16, p + SHORT, units - SHORT);
+    }
     if (this.nodeBuf) return this.nodeBuf.ucs2Slice(ptr, ptr + 2 * units);
     let s = '';
     const u16 = new Uint16Array(this.u8.buffer, ptr, units);
