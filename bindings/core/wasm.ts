@@ -122,6 +122,17 @@ function requestedBackend(): Backend | undefined {
 /** Without Node's Buffer, strings of more UTF-16 units than this are made by a UTF-16LE TextDecoder. */
 const UTF16_DECODE = 256;
 
+/**
+ * The string of UTF-16 units, by String.fromCharCode on 8,192 units at a time: on Node 20 and 24
+ * a 120,000-unit text in 0.5–0.7 ms, where ucs2Slice or a UTF-16LE TextDecoder take 1.0–1.3 ms
+ * (the pieces make a rope, which V8 flattens when it is read).
+ */
+export function unitsString(u16: Uint16Array): string {
+  let s = '';
+  for (let i = 0; i < u16.length; i += 8192) s += String.fromCharCode.apply(null, u16.subarray(i, i + 8192) as unknown as number[]);
+  return s;
+}
+
 /** Strings up to this many units are made by `short`. */
 const SHORT = 16;
 
@@ -250,10 +261,7 @@ export class Core {
       return units <= SHORT ? short(this.u16, p, units) : short(this.u16, p, SHORT) + short(this.u16, p + SHORT, units - SHORT);
     }
     if (this.nodeBuf) return this.nodeBuf.ucs2Slice(ptr, ptr + 2 * units);
-    let s = '';
-    const u16 = new Uint16Array(this.u8.buffer, ptr, units);
-    for (let i = 0; i < units; i += 8192) s += String.fromCharCode.apply(null, u16.subarray(i, i + 8192) as unknown as number[]);
-    return s;
+    return unitsString(new Uint16Array(this.u8.buffer, ptr, units));
   }
 
   /**

@@ -3,6 +3,7 @@
 // UTF-16 units, so that one string is made per push, which the text layer commits (whole
 // graphemes, NFC), or which the raw mode returns as the provider sent it.
 import { checkOptions, byteLimitOption } from '../core/options.js';
+import { unitsString } from '../core/wasm.js';
 import { JF_ASCII, JF_ESCAPED, MDR_TEXT_BYTES, MDR_UNITS, ME_ARGS, ME_GATHER, ME_KEEP, ME_REASONING, MGATHER_CAP, MGR_PTR, MG_WORDS } from '../core/generated/abi.js';
 import { DEFAULT_MAX_TEXT_BYTES, type FinalReport, TextAssembler } from '../text/assembler.js';
 import { utf8Length } from '../text/counts.js';
@@ -270,14 +271,20 @@ export class ModelStream extends ModelReader {
       + `(${k.maxBytes} bytes, ${k.bytes} kept for the report); the stream stops before them`));
   }
 
-  /** The raw text the core kept, as one string (the core gives its memory back). */
+  /**
+   * The raw text the core kept, copied out as its UTF-16 units (the core gives its memory back).
+   * The string is made only when the report asks for it: a megabyte of text costs about 1 ms to
+   * make, as much as reading the stream's thousands of events, and a caller of flush() alone never
+   * reads it.
+   */
   private takeKept(): void {
     const k = this.kept;
-    if (k === null || !k.inCore || k.taken !== null || this.st === 0) return;
+    if (k === null || !k.inCore || k.out || this.st === 0) return;
     const core = this.core;
     core.x.modelKept(this.st);
     core.sync();
-    k.taken = core.utf16(core.word(MGR_PTR), k.units);
+    const ptr = core.word(MGR_PTR);
+    k.takeUnits(new Uint16Array(core.u8.slice(ptr, ptr + 2 * k.units).buffer));
     core.x.modelKeepFree(this.st);
   }
 
@@ -363,13 +370,27 @@ class RawText {
   /** UTF-16 units and UTF-8 bytes so far (each delta counted alone). */
   units = 0;
   bytes = 0;
-  /** The core's kept text, once taken; the deltas made here otherwise. */
-  taken: string | null = null;
+  /** The core's kept text has been taken out of the core. */
+  out = false;
+  /** ... as its UTF-16 units, until text() makes them its string. */
+  private units16: Uint16Array | null = null;
+  private taken: string | null = null;
+  /** The deltas made here, when the core does not keep the text. */
   readonly deltas: string[] = [];
 
   constructor(readonly inCore: boolean, readonly maxBytes: number) {}
 
+  takeUnits(u16: Uint16Array): void {
+    this.units16 = u16;
+    this.out = true;
+  }
+
   text(): string {
-    return this.inCore ? this.taken ?? '' : this.deltas.join('');
+    if (!this.inCore) return this.deltas.join('');
+    if (this.units16 !== null) {
+      this.taken = unitsString(this.units16);
+      this.units16 = null;
+    }
+    return this.taken ?? '';
   }
 }
