@@ -52,11 +52,7 @@ export abstract class FrameStream extends CoreStream {
     const core = this.core;
     core.sync();
     core.u8.set(piece, core.inPtr);
-    // (frameIn's steps written out: the usual push is one function call fewer)
-    const len = piece.length;
-    this.base = this.bytesIn;
-    this.bytesIn += len;
-    this.drain(this.pushCore(len, mode), piece);
+    this.frameIn(piece.length, piece, mode);
   }
 
   /**
