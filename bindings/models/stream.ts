@@ -370,9 +370,7 @@ class RawText {
   /** UTF-16 units and UTF-8 bytes so far (each delta counted alone). */
   units = 0;
   bytes = 0;
-  /** The core's kept text has been taken out of the core. */
-  out = false;
-  /** ... as its UTF-16 units, until text() makes them its string. */
+  /** The core's kept text, taken out of the core as its UTF-16 units until text() makes them its string. */
   private units16: Uint16Array | null = null;
   private taken: string | null = null;
   /** The deltas made here, when the core does not keep the text. */
@@ -380,9 +378,13 @@ class RawText {
 
   constructor(readonly inCore: boolean, readonly maxBytes: number) {}
 
+  /** Whether the core's kept text has been taken out of the core. */
+  get out(): boolean {
+    return this.units16 !== null || this.taken !== null;
+  }
+
   takeUnits(u16: Uint16Array): void {
     this.units16 = u16;
-    this.out = true;
   }
 
   text(): string {
