@@ -7,6 +7,7 @@ import {
 } from '../../bindings/index.js';
 import { getCore } from '../../bindings/core/wasm.js';
 import { referenceParse } from '../conformance/sse-reference.js';
+import { measureAppends } from '../helpers/linear.js';
 import { cut, randomCuts } from '../helpers/random.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -441,24 +442,18 @@ describe(`SseParser (${wasmBackend()})`, () => {
     for (const p of parsers) p.dispose();
   });
 
-  test('linear: an 8 MiB line fed in 64-byte pieces costs about 8× a 1 MiB one, not 64×', () => {
-    const time = (mib: number) => {
-      const p = new SseParser();
-      const piece = enc('y'.repeat(64));
-      const t0 = performance.now();
-      p.push(enc('data: '));
-      for (let i = 0; i < (mib << 20) / 64; i++) p.push(piece);
-      const out = p.push(enc('\n\n'));
-      const t = performance.now() - t0;
-      expect(out[0].data.length).toBe(mib << 20);
-      p.dispose();
-      return t;
-    };
-    time(1);
-    const t1 = Math.min(time(1), time(1));
-    const t8 = Math.min(time(8), time(8));
-    console.log(`8 MiB line in 64 B pieces: ${t8.toFixed(0)} ms; 1 MiB: ${t1.toFixed(0)} ms (ratio ${(t8 / t1).toFixed(1)})`);
-    expect(t8 / t1).toBeLessThan(24); // quadratic would be 64
+  test('linear: an 8 MiB line fed in 64-byte pieces: growth copies under 3× the line, late pushes as fast as early ones', () => {
+    const p = new SseParser();
+    p.push(enc('data: '));
+    const work = measureAppends(p, enc('y'.repeat(64)), (8 << 20) / 64);
+    const out = p.push(enc('\n\n'));
+    expect(out[0].data).toBe('y'.repeat(8 << 20));
+    console.log(`8 MiB line in 64 B pieces: ${work.copied} bytes copied growing to ${work.retained}; late/early pushes ${work.lateOverEarly.toFixed(2)}`);
+    expect(work.retained).toBeGreaterThanOrEqual(8 << 20);
+    expect(work.retained).toBeLessThan(3 * (8 << 20));
+    expect(work.copied).toBeLessThan(3 * (8 << 20)); // growing by a fixed step would copy gigabytes
+    expect(work.lateOverEarly).toBeLessThan(8); // a rescan of the buffered megabytes: thousands
+    p.dispose();
   });
 });
 
