@@ -295,19 +295,41 @@ export class TextAssembler {
     const pieceMid = this.#heldMid;
     let forced = 0;
     const bmp = this.#bmp;
+    // A run of plain Others can take the short loop below when one such character alone cannot
+    // pass the hold-back limit (it is at most 3 bytes, so only a limit under 3 bytes could).
+    const runs = max >= 3;
     while (i < n) {
       let cp = text.charCodeAt(i);
       if (st === 0 && (cp < 0x7f ? cp >= 0x20 : (cp & 0xf800) !== 0xd800 && bmp[cp] === 0)) {
         // A plain Other after a plain Other (printable ASCII, and most letters and ideographs:
         // no Extend, ExtPict, InCB or RI property, an NFC-stable starter): a grapheme boundary
-        // and a commit point, the state unchanged.
+        // and a commit point, the state unchanged. A run of them ends with the commit point
+        // before its last character.
         if (dirty) cutDirty = true;
         dirty = false;
+        cutMid = false;
+        if (runs) {
+          const from = i;
+          let w = 0;
+          for (;;) {
+            w = cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
+            bytes += w;
+            if (++i === n) break;
+            cp = text.charCodeAt(i);
+            if (cp < 0x7f ? cp < 0x20 : (cp & 0xf800) === 0xd800 || bmp[cp] !== 0) break;
+          }
+          cps += i - from;
+          g += i - from;
+          cut = i - 1;
+          cutBytes = bytes - w;
+          cutCps = cps - 1;
+          cutG = g - 1;
+          continue;
+        }
         cut = i;
         cutBytes = bytes;
         cutCps = cps;
         cutG = g;
-        cutMid = false;
         bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
         cps++;
         g++;
