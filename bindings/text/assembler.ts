@@ -300,7 +300,7 @@ export class TextAssembler {
     const runs = max >= 3;
     while (i < n) {
       let cp = text.charCodeAt(i);
-      if (st === 0 && (cp < 0x7f ? cp >= 0x20 : (cp & 0xf800) !== 0xd800 && bmp[cp] === 0)) {
+      if (st === 0 && bmp[cp] === 0 && (cp & 0xf800) !== 0xd800) {
         // A plain Other after a plain Other (printable ASCII, and most letters and ideographs:
         // no Extend, ExtPict, InCB or RI property, an NFC-stable starter): a grapheme boundary
         // and a commit point, the state unchanged. A run of them ends with the commit point
@@ -310,18 +310,16 @@ export class TextAssembler {
         cutMid = false;
         if (runs) {
           const from = i;
-          let w = 0;
           for (;;) {
-            w = cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
-            bytes += w;
+            cutBytes = bytes;
+            bytes += 1 + ((0x7f - cp) >>> 31) + ((0x7ff - cp) >>> 31); // 1, 2 or 3 bytes, with no branch
             if (++i === n) break;
             cp = text.charCodeAt(i);
-            if (cp < 0x7f ? cp < 0x20 : (cp & 0xf800) === 0xd800 || bmp[cp] !== 0) break;
+            if (bmp[cp] !== 0 || (cp & 0xf800) === 0xd800) break;
           }
           cps += i - from;
           g += i - from;
           cut = i - 1;
-          cutBytes = bytes - w;
           cutCps = cps - 1;
           cutG = g - 1;
           continue;
