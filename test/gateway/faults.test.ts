@@ -137,9 +137,10 @@ describe('upstream HTTP errors: the client gets their status and message', () =>
   });
 
   test('an upstream that cannot be reached: 502', async () => {
-    g = await startGateway();
-    const port = Number(new URL(g.up.url).port);
-    await g.up.close();
+    // port 1 of the loopback: nothing listens there, and no test can take it (the tests listen on
+    // ports the system picks, far above it), where a port just closed could be taken by a test
+    // file running beside this one before the gateway connects to it
+    const port = 1;
     const { createGateway } = await import('../../examples/gateway/server.mjs');
     const log: string[] = [];
     const gw = createGateway({ upstream: `http://127.0.0.1:${port}`, log: (line) => log.push(line) });
