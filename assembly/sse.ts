@@ -41,6 +41,7 @@ const W_RETR: u32 = 0x72746572;   // 'retr'
 const H_ID: u16 = 0x6469;         // 'id'
 const H_T_COLON: u16 = 0x3A74;    // 't:'
 const LF_LF: u16 = 0x0A0A;
+const CRLF_CRLF: u32 = 0x0A0D0A0D;
 /** The field names that are held until their line ends, 5 bytes apart: data, event, id, retry. */
 const NAMES: usize = memory.data<u8>([100, 97, 116, 97, 0, 101, 118, 101, 110, 116, 105, 100, 0, 0, 0, 114, 101, 116, 114, 121]);
 const C_E: u8 = 101; // the first letter of 'event'
@@ -751,9 +752,56 @@ function repeatEvent(st: usize, len: usize, mode: u32): bool {
   return true;
 }
 
+/**
+ * The usual read of an untyped stream (OpenAI's, Gemini's, the events the core writes from AWS's
+ * event stream): the whole read is one event of one data line ("data: X", then a blank line; LF
+ * LF or CRLF CRLF at its end and no other line end), at an event's start with nothing held or
+ * carried, and no type or ID set. Framed here as sseRun's common case frames it (one record; the
+ * same state after), with none of the run's machinery. False, with nothing changed, for any other
+ * read.
+ */
+function oneDataEvent(st: usize, len: usize, mode: u32): bool {
+  const f = fl(st);
+  if (len < 8 || (f & (P_MASK | S_ID_SET | S_INEVENT | L_CR | L_ERRPEND)) != 0) return false;
+  if (carried(st) != 0 || (flags(st) & F_BOM_DONE) == 0 || (bLen(st, B_LINE) | bLen(st, B_DATA) | bLen(st, B_TYPE)) != 0) return false;
+  const end = IN_PTR + len;
+  if (load<u32>(IN_PTR) != W_DATA || load<u8>(IN_PTR, 4) != C_COLON) return false;
+  let nl = end - 2;
+  if (load<u16>(nl) != LF_LF) {
+    if (load<u32>(end - 4) != CRLF_CRLF) return false;
+    nl = end - 4;
+  }
+  let v = IN_PTR + 5;
+  if (v < nl && load<u8>(v) == C_SPACE) v++;
+  if (v > nl || !noLineEnd(v, nl)) return false;
+  const n = nl - v;
+  if (held(st, true) + n + 1 > <usize>load<u32>(st, O_MAX) || !validate(IN_PTR, end)) return false; // the general path reports it
+  // what ssePush and runBegin do first (as in repeatEvent)
+  bShrink(st, B_LINE);
+  bShrinkIdle(st, B_DATA, len);
+  res(FR_JOIN, 0);
+  store<u32>(st, mode, O_MODE);
+  rebase(st);
+  store<u32>(st, <u32>len, O_LASTLEN);
+  store<u32>(st, <u32>end, O_END);
+  setFl(st, (f & ~L_RUNASCII) | (runAscii ? L_RUNASCII : 0));
+  // what sseRun's common case does (the record fits OUT: a read is at most half of it)
+  runBatch(st, mode);
+  curRel = 0;
+  recordFromRun(st, K_EVENT, v, n);
+  setFl(st, fl(st) & ~(S_INEVENT | A_DATA | A_TYPE));
+  status(st, 0);
+  return true;
+}
+
 /** Parses carry + the `len` bytes at IN_PTR. Returns status bits (R_*). */
 export function ssePush(st: usize, len: usize, mode: u32): i32 {
-  if (repeatEvent(st, len, mode)) return 0;
+  // a read that is one whole event (the usual read of a live stream): tried only where the read
+  // starts at an event's start with one of the two fields they begin with
+  if (len >= 8 && (fl(st) & (P_MASK | S_INEVENT | L_CR | L_ERRPEND)) == 0) {
+    const w = load<u32>(IN_PTR);
+    if (w == W_EVEN ? repeatEvent(st, len, mode) : w == W_DATA && oneDataEvent(st, len, mode)) return 0;
+  }
   bShrink(st, B_LINE);
   bShrinkIdle(st, B_DATA, len);
   res(FR_JOIN, 0); // the join (see sseRun): none yet

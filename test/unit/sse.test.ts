@@ -246,6 +246,74 @@ describe(`SseParser (${wasmBackend()})`, () => {
     expect(() => new SseParser({ maxEventBytes: 100 }).push(typed(99))).toThrow(SseLimitError);
   });
 
+  test('untyped events of one data line (the OpenAI and Gemini shapes), one per read, cut anywhere, on both paths', () => {
+    // The core takes a read that is exactly "data: X" + a blank line (LF LF or CRLF CRLF at its
+    // end) in one step when nothing is held; every variation below must come out as the standard says.
+    for (const seed of [11, 12, 13]) {
+      const r = rng(seed);
+      const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+      const parts: string[] = [];
+      for (let i = 0; i < 400; i++) {
+        const nl = pick(['\n', '\n', '\r\n', '\r\n', '\r']);
+        const data = pick(['', 'x', ' lead', '{"choices":[{"delta":{"content":"h\u00e9 \ud83d\ude80"}}]}', 'a:b', 'y'.repeat(Math.floor(r() * 300)), '\u4e2d'.repeat(20), '[DONE]']);
+        let ev = '';
+        if (r() < 0.04) ev += `event: t${nl}`;
+        if (r() < 0.04) ev += `id: ${i}${nl}`;
+        if (r() < 0.03) ev += `retry: ${i}${nl}`;
+        if (r() < 0.03) ev += `: note${nl}`;
+        ev += `data:${pick([' ', ' ', ''])}${data}${nl}`;
+        if (r() < 0.04) ev += `data: more${nl}`;
+        if (r() < 0.02) ev += `data${nl}`;
+        parts.push(ev + (r() < 0.03 ? `\r${nl}` : nl));
+      }
+      const bytes = enc(parts.join(''));
+      const want = referenceParse(bytes).events;
+      expect(want.length).toBeGreaterThan(350);
+      for (const per of [0, 1, 2]) {
+        const p = new SseParser();
+        const b = new SseParser();
+        const got: SseEvent[] = [];
+        const gotBytes: SseEvent[] = [];
+        for (let i = 0; i < parts.length;) {
+          const k = per === 0 ? parts.length : per === 1 ? 1 : 1 + Math.floor(r() * 3);
+          const c = enc(parts.slice(i, i + k).join(''));
+          i += k;
+          got.push(...p.push(c));
+          const be = b.pushBytes(c);
+          for (let j = 0; j < be.length; j++) gotBytes.push({ type: be.type(j), data: be.dataText(j), id: be.id(j) });
+        }
+        got.push(...p.flush());
+        const how = `seed ${seed}, ${['the whole stream', 'one event', 'one to three events'][per]} per read`;
+        expect(got, how).toEqual(want);
+        expect(gotBytes, how).toEqual(want);
+      }
+    }
+    // one event per read at the limit (the data and its LF), and past it
+    for (const n of [99, 100]) {
+      for (const end of ['\n\n', '\r\n\r\n']) {
+        const p = new SseParser({ maxEventBytes: 100 });
+        expect(p.push(enc(`data: a${end}`))).toEqual([ev('a')]);
+        if (n === 99) expect(p.push(enc(`data: ${'x'.repeat(n)}${end}`))).toEqual([ev('x'.repeat(n))]);
+        else expect(() => p.push(enc(`data: ${'x'.repeat(n)}${end}`))).toThrow(SseLimitError);
+      }
+    }
+    // invalid UTF-8 in a read of one event: the same offset and events as the general path
+    for (const fatal of [true, false]) {
+      const one = new SseParser({ fatal });
+      const first = enc('data: ok\n\n');
+      const bad = new Uint8Array([...enc('data: a'), 0xff, ...enc('b\n\n')]);
+      expect(one.push(first)).toEqual([ev('ok')]);
+      if (fatal) {
+        let err: unknown;
+        try { one.push(bad); } catch (e) { err = e; }
+        expect(err).toBeInstanceOf(Utf8DecodeError);
+        expect((err as Utf8DecodeError).offset).toBe(first.length + 7);
+      } else {
+        expect(one.push(bad)).toEqual([ev('a\ufffdb')]);
+      }
+    }
+  });
+
   test('a chunk that continues a data value: its line end found at every position, after tabs or not', () => {
     for (const filler of ['y', '\t']) {
       for (let j = 0; j < 200; j++) {
