@@ -712,6 +712,23 @@ function sseRun(st: usize, p: usize): i32 {
 }
 
 /**
+ * For a read framed in one step (repeatEvent, oneDataEvent), validated whole: what ssePush and
+ * runBegin do first (a change to either belongs here too: runBegin itself would carry and skip a
+ * BOM, which such a read never needs, at a cost the one-event read feels). `f`: the flags before.
+ */
+// @ts-ignore: decorator
+@inline function oneReadBegin(st: usize, len: usize, mode: u32, f: u32): void {
+  bShrink(st, B_LINE);
+  bShrinkIdle(st, B_DATA, len);
+  res(FR_JOIN, 0);
+  store<u32>(st, mode, O_MODE);
+  rebase(st);
+  store<u32>(st, <u32>len, O_LASTLEN);
+  store<u32>(st, <u32>(IN_PTR + len), O_END);
+  setFl(st, (f & ~L_RUNASCII) | (runAscii ? L_RUNASCII : 0));
+}
+
+/**
  * The usual read of a typed stream on the byte-level path: the whole read is one event of the
  * type of the event before it ("event: T", one data line, a blank line; LF line ends), at an
  * event's start with nothing held or carried. Framed here as sseRun frames it (one record, its
@@ -735,16 +752,7 @@ function repeatEvent(st: usize, len: usize, mode: u32): bool {
   if (v > nl || !noLineEnd(v, nl)) return false;
   const n = nl - v;
   if (held(st, true) + tl + n + 1 > <usize>load<u32>(st, O_MAX) || !validate(IN_PTR, end)) return false; // the general path reports it
-  // what ssePush and runBegin do first (a change to either belongs here too: runBegin itself
-  // would carry and skip a BOM, which this read never needs, at a cost the one-event read feels)
-  bShrink(st, B_LINE);
-  bShrinkIdle(st, B_DATA, len);
-  res(FR_JOIN, 0);
-  store<u32>(st, mode, O_MODE);
-  rebase(st);
-  store<u32>(st, <u32>len, O_LASTLEN);
-  store<u32>(st, <u32>end, O_END);
-  setFl(st, (f & ~L_RUNASCII) | (runAscii ? L_RUNASCII : 0));
+  oneReadBegin(st, len, mode, f);
   // what sseRun and typedEvent do
   runBatch(st, mode);
   sameTypeEvent(st, IN_PTR, v, n, fl(st));
@@ -776,15 +784,7 @@ function oneDataEvent(st: usize, len: usize, mode: u32): bool {
   if (v > nl || !noLineEnd(v, nl)) return false;
   const n = nl - v;
   if (held(st, true) + n + 1 > <usize>load<u32>(st, O_MAX) || !validate(IN_PTR, end)) return false; // the general path reports it
-  // what ssePush and runBegin do first (as in repeatEvent)
-  bShrink(st, B_LINE);
-  bShrinkIdle(st, B_DATA, len);
-  res(FR_JOIN, 0);
-  store<u32>(st, mode, O_MODE);
-  rebase(st);
-  store<u32>(st, <u32>len, O_LASTLEN);
-  store<u32>(st, <u32>end, O_END);
-  setFl(st, (f & ~L_RUNASCII) | (runAscii ? L_RUNASCII : 0));
+  oneReadBegin(st, len, mode, f);
   // what sseRun's common case does (the record fits OUT: a read is at most half of it)
   runBatch(st, mode);
   curRel = 0;

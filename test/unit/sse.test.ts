@@ -15,6 +15,27 @@ const ev = (data: string, type = 'message', id = '') => ({ type, data, id });
 const concat = (...parts: Uint8Array[]) => { const o = new Uint8Array(parts.reduce((n, p) => n + p.length, 0)); let i = 0; for (const p of parts) { o.set(p, i); i += p.length; } return o; };
 
 /** Deterministic PRNG (mulberry32). */
+/**
+ * Feeds the events `parts` to a parser's string path and to another's byte path, `per` events a
+ * read: 0 all in one read, 1 one, 2 one to three (drawn from `r`); the string parser is flushed.
+ */
+function feedEvents(parts: string[], per: number, r: () => number): { got: SseEvent[]; gotBytes: SseEvent[] } {
+  const p = new SseParser();
+  const b = new SseParser();
+  const got: SseEvent[] = [];
+  const gotBytes: SseEvent[] = [];
+  for (let i = 0; i < parts.length;) {
+    const k = per === 0 ? parts.length : per === 1 ? 1 : 1 + Math.floor(r() * 3);
+    const c = enc(parts.slice(i, i + k).join(''));
+    i += k;
+    got.push(...p.push(c));
+    const be = b.pushBytes(c);
+    for (let j = 0; j < be.length; j++) gotBytes.push({ type: be.type(j), data: be.dataText(j), id: be.id(j) });
+  }
+  got.push(...p.flush());
+  return { got, gotBytes };
+}
+
 function rng(seed: number) {
   return () => { seed |= 0; seed = (seed + 0x6d2b79f5) | 0; let t = Math.imul(seed ^ (seed >>> 15), 1 | seed); t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t; return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
 }
@@ -223,19 +244,7 @@ describe(`SseParser (${wasmBackend()})`, () => {
     // read as real APIs flush: one event per read (which the core frames whole when its type
     // repeats the last one), then one to three per read
     for (const per of [1, 2]) {
-      const p = new SseParser();
-      const b = new SseParser();
-      const got: SseEvent[] = [];
-      const gotBytes: SseEvent[] = [];
-      for (let i = 0; i < parts.length;) {
-        const k = per === 1 ? 1 : 1 + Math.floor(r() * 3);
-        const c = enc(parts.slice(i, i + k).join(''));
-        i += k;
-        got.push(...p.push(c));
-        const be = b.pushBytes(c);
-        for (let j = 0; j < be.length; j++) gotBytes.push({ type: be.type(j), data: be.dataText(j), id: be.id(j) });
-      }
-      got.push(...p.flush());
+      const { got, gotBytes } = feedEvents(parts, per, r);
       expect(got, `seed ${seed}, ${per === 1 ? 'one event' : 'one to three events'} per read`).toEqual(want);
       expect(gotBytes, `seed ${seed}, ${per === 1 ? 'one event' : 'one to three events'} per read`).toEqual(want);
     }
@@ -270,19 +279,7 @@ describe(`SseParser (${wasmBackend()})`, () => {
       const want = referenceParse(bytes).events;
       expect(want.length).toBeGreaterThan(350);
       for (const per of [0, 1, 2]) {
-        const p = new SseParser();
-        const b = new SseParser();
-        const got: SseEvent[] = [];
-        const gotBytes: SseEvent[] = [];
-        for (let i = 0; i < parts.length;) {
-          const k = per === 0 ? parts.length : per === 1 ? 1 : 1 + Math.floor(r() * 3);
-          const c = enc(parts.slice(i, i + k).join(''));
-          i += k;
-          got.push(...p.push(c));
-          const be = b.pushBytes(c);
-          for (let j = 0; j < be.length; j++) gotBytes.push({ type: be.type(j), data: be.dataText(j), id: be.id(j) });
-        }
-        got.push(...p.flush());
+        const { got, gotBytes } = feedEvents(parts, per, r);
         const how = `seed ${seed}, ${['the whole stream', 'one event', 'one to three events'][per]} per read`;
         expect(got, how).toEqual(want);
         expect(gotBytes, how).toEqual(want);
