@@ -15,6 +15,10 @@ const ev = (data: string, type = 'message', id = '') => ({ type, data, id });
 const concat = (...parts: Uint8Array[]) => { const o = new Uint8Array(parts.reduce((n, p) => n + p.length, 0)); let i = 0; for (const p of parts) { o.set(p, i); i += p.length; } return o; };
 
 /** Deterministic PRNG (mulberry32). */
+function rng(seed: number) {
+  return () => { seed |= 0; seed = (seed + 0x6d2b79f5) | 0; let t = Math.imul(seed ^ (seed >>> 15), 1 | seed); t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t; return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
+}
+
 /**
  * Feeds the events `parts` to a parser's string path and to another's byte path, `per` events a
  * read: 0 all in one read, 1 one, 2 one to three (drawn from `r`); the string parser is flushed.
@@ -34,10 +38,6 @@ function feedEvents(parts: string[], per: number, r: () => number): { got: SseEv
   }
   got.push(...p.flush());
   return { got, gotBytes };
-}
-
-function rng(seed: number) {
-  return () => { seed |= 0; seed = (seed + 0x6d2b79f5) | 0; let t = Math.imul(seed ^ (seed >>> 15), 1 | seed); t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t; return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
 }
 
 describe(`SseParser (${wasmBackend()})`, () => {
