@@ -766,14 +766,13 @@ function repeatEvent(st: usize, len: usize, mode: u32): bool {
  * LF or CRLF CRLF at its end and no other line end), at an event's start with nothing held or
  * carried, and no type or ID set. Framed here as sseRun's common case frames it (one record; the
  * same state after), with none of the run's machinery. False, with nothing changed, for any other
- * read.
+ * read. Called by ssePush only for a read of 8 bytes or more that begins with "data" while the
+ * stream's flags `f` have no line state, event, CR or pending error (it checks the rest).
  */
-function oneDataEvent(st: usize, len: usize, mode: u32): bool {
-  const f = fl(st);
-  if (len < 8 || (f & (P_MASK | S_ID_SET | S_INEVENT | L_CR | L_ERRPEND)) != 0) return false;
+function oneDataEvent(st: usize, len: usize, mode: u32, f: u32): bool {
+  if ((f & S_ID_SET) != 0 || load<u8>(IN_PTR, 4) != C_COLON) return false;
   if (carried(st) != 0 || (flags(st) & F_BOM_DONE) == 0 || (bLen(st, B_LINE) | bLen(st, B_DATA) | bLen(st, B_TYPE)) != 0) return false;
   const end = IN_PTR + len;
-  if (load<u32>(IN_PTR) != W_DATA || load<u8>(IN_PTR, 4) != C_COLON) return false;
   let nl = end - 2;
   if (load<u16>(nl) != LF_LF) {
     if (load<u32>(end - 4) != CRLF_CRLF) return false;
@@ -798,9 +797,10 @@ function oneDataEvent(st: usize, len: usize, mode: u32): bool {
 export function ssePush(st: usize, len: usize, mode: u32): i32 {
   // a read that is one whole event (the usual read of a live stream): tried only where the read
   // starts at an event's start with one of the two fields they begin with
-  if (len >= 8 && (fl(st) & (P_MASK | S_INEVENT | L_CR | L_ERRPEND)) == 0) {
+  const f0 = fl(st);
+  if (len >= 8 && (f0 & (P_MASK | S_INEVENT | L_CR | L_ERRPEND)) == 0) {
     const w = load<u32>(IN_PTR);
-    if (w == W_EVEN ? repeatEvent(st, len, mode) : w == W_DATA && oneDataEvent(st, len, mode)) return 0;
+    if (w == W_EVEN ? repeatEvent(st, len, mode) : w == W_DATA && oneDataEvent(st, len, mode, f0)) return 0;
   }
   bShrink(st, B_LINE);
   bShrinkIdle(st, B_DATA, len);
