@@ -84,10 +84,10 @@ function failuresIn(report) {
 }
 
 /** The portable suites on `exe`, checking their count of checks against Node 20's (this process's). */
-function portable(exe, args, reference, which = 'all') {
+function portable(exe, args, reference) {
   const t0 = Date.now();
   // (SEAM_WASM=simd: the build the suites check they run, as vitest's simd project does)
-  const env = { ...process.env, NO_COLOR: '1', SEAM_WASM: 'simd', SEAM_SUITES: which };
+  const env = { ...process.env, NO_COLOR: '1', SEAM_WASM: 'simd' };
   const r = spawnSync(exe, [...args, suites], { cwd: root, encoding: 'utf8', env, maxBuffer: 64 << 20 });
   process.stdout.write(r.stdout ?? '');
   process.stderr.write(r.stderr ?? '');
@@ -122,21 +122,15 @@ if (!existsSync(link) && !(() => { try { return lstatSync(link).isSymbolicLink()
 
 // ---- the steps ------------------------------------------------------------------------------------
 let reference;
-let coreReference;
 step('node20', `portable suites on Node ${process.versions.node} (the reference counts)`, () => {
-  const core = portable(process.execPath, ['--expose-gc'], undefined, 'core');
-  coreReference = core.counts;
   const r = portable(process.execPath, ['--expose-gc']);
   reference = r.counts;
-  return { ...r, ok: r.ok && core.ok, seconds: r.seconds + core.seconds, counts: `${r.counts}; without the model suites ${core.counts}` };
+  return r;
 });
 step('node24', 'the whole test suite (vitest) on Node 24', () => vitestStep('node24', exe.node24, [vitest, 'run']));
 step('node22', 'portable suites on Node 22', () => portable(exe.node22, ['--expose-gc'], reference));
 step('node26', 'portable suites on Node 26', () => portable(exe.node26, ['--expose-gc'], reference));
-// Bun 1.4.5's String.raw returns \uXXXX escapes for a template's non-ASCII characters
-// (String.raw`всё` is "\\u0432\\u0441\\u0451"), and the model fixtures are String.raw templates of
-// multilingual streams: on Bun the suites run without them (SEAM_SUITES=core)
-step('bun', 'portable suites on Bun, without the model suites', () => portable(exe.bun, [], coreReference, 'core'));
+step('bun', 'portable suites on Bun', () => portable(exe.bun, [], reference));
 step('deno', 'portable suites on Deno', () => portable(exe.deno, ['run', '--allow-read', '--allow-env', '--v8-flags=--expose-gc'], reference));
 step('workerd', 'workerd (the workerd entry) and examples/edge on workerd, Deno and Bun', () => vitestStep('workerd', process.execPath, [vitest, 'run', '--config', 'vitest.runtimes.config.ts']));
 step('chromium', 'browser tests in Chromium', () => vitestStep('chromium', process.execPath, [vitest, 'run', '--config', 'vitest.browser.config.ts'], { SEAM_BROWSER: 'chromium' }));

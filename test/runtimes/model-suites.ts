@@ -1,5 +1,5 @@
 // The model fixtures and the model layer's suites that use the public names only (loaded by
-// suites.ts unless SEAM_SUITES=core).
+// suites.ts).
 import '../unit/model-fixtures.test.js';
 import '../unit/model.test.js';
 import '../unit/model-basics.test.js';

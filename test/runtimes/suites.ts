@@ -12,6 +12,8 @@ import '../conformance/normalization.test.js';
 import '../conformance/sse-wpt.test.js';
 // the core's suites that use the public names only
 import './public-suites.js';
+// the model fixtures and the model layer's suites
+import './model-suites.js';
 
 // (Bun has no global gc(); the memory tests ask for one: Bun's own collector. seam never reads it)
 const bun = (globalThis as { Bun?: { gc(sync: boolean): void } }).Bun;
@@ -19,15 +21,9 @@ if (bun && typeof (globalThis as { gc?: unknown }).gc !== 'function') (globalThi
 
 const g = globalThis as { Deno?: { version: { deno: string } }; Bun?: { version: string }; process?: { versions?: { node?: string }; exitCode?: number } };
 const runtime = g.Deno ? `Deno ${g.Deno.version.deno}` : g.Bun ? `Bun ${g.Bun.version}` : `Node ${g.process?.versions?.node ?? '?'}`;
-// the model fixtures and the model suites, unless SEAM_SUITES=core: Bun 1.4's String.raw gives
-// \uXXXX escapes for the non-ASCII characters of its template, which the fixtures are written in
-// (scripts/test-runtimes.mjs), so Bun runs the rest only
-const only = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.SEAM_SUITES;
-if (only !== 'core') await import('./model-suites.js');
-
 const t0 = Date.now();
 const out = await run((line) => console.log(line));
-console.log(`${runtime}, core ${wasmBackend()}, suites ${only === 'core' ? 'core' : 'all'}: ${out.assertions} checks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+console.log(`${runtime}, core ${wasmBackend()}: ${out.assertions} checks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 console.log(`${out.passed} passed, ${out.failed} failed`);
 if (out.failed !== 0) {
   if (g.Deno) (g.Deno as unknown as { exit(c: number): void }).exit(1);
