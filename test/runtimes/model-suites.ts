@@ -3,6 +3,7 @@
 import '../unit/model-fixtures.test.js';
 import '../unit/model.test.js';
 import '../unit/model-basics.test.js';
+import '../unit/model-gemini.test.js';
 import '../unit/relay-basics.test.js';
 import '../property/model-calls.test.js';
 import '../property/model-quiet.test.js';

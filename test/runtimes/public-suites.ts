@@ -7,4 +7,5 @@ import '../unit/edges.test.js';
 import '../unit/streams.test.js';
 import '../property/utf8.test.js';
 import '../property/frames.test.js';
+import '../property/sse-limit.test.js';
 import '../property/sse-encode.test.js';

@@ -406,6 +406,11 @@ describe('ModelStream: heartbeats, state, options', () => {
     // A ModelStream is an SSE framer and a text layer: it holds about what its two parts hold
     // (±0.3% between runs of the rounds above, at about 800 bytes a stream). 32 bytes a stream
     // is less than any buffer or typed array of its own would cost, and more than that noise.
-    expect(model).toBeLessThanOrEqual(base + n * 32);
+    // On Bun (JavaScriptCore) a ModelStream that has read text holds 32 bytes more than its parts
+    // in every round (622.4 against 590.6 bytes of JS heap per stream, measured alone), and a
+    // round's base moved by up to 18 bytes a stream between runs of the suite: there the bound is
+    // less than one typed array of its own a stream (64 bytes of JS heap each on Bun).
+    if ((globalThis as { Bun?: unknown }).Bun !== undefined) expect(model).toBeLessThan(base + n * 64);
+    else expect(model).toBeLessThanOrEqual(base + n * 32);
   });
 });
