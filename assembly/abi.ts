@@ -17,10 +17,12 @@
 //   RES record  RES_WORDS i32 results of the last call.
 //   SPAN        SPAN_BYTES of span records written by the framers.
 //   PATCH       a split SSE batch's entries (M_SPLIT), one per record at most.
+//   HASH        SHA-256 of the text layer where the runtime has no native one: the state's eight
+//               words, then HASH_CAP + 64 bytes of input (whole blocks hashed, by sha256Blocks).
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 16;
+export const ABI_VERSION: i32 = 17;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -59,6 +61,12 @@ export const RES_PTR: usize = memory.data(<i32>(RES_WORDS * 4), 16);
 export const SPAN_PTR: usize = memory.data(<i32>SPAN_BYTES, 16);
 /** Address of the PATCH entries of a split batch (M_SPLIT): one per SSE record (32 bytes) at most. */
 export const PATCH_PTR: usize = memory.data(<i32>(SPAN_BYTES / 32 * 8), 16);
+/** Bytes of text JS may encode into the hash window per call (after a partial block of at most 63). */
+export const HASH_CAP: usize = 65536;
+/** Bytes of the hash window's state (eight words, H0 first); its input follows them. */
+export const HASH_STATE_BYTES: usize = 32;
+/** Address of the hash window: a SHA-256 state, then its input (a partial block, then what JS encodes). */
+export const HASH_PTR: usize = memory.data(<i32>(HASH_STATE_BYTES + 64 + HASH_CAP), 16);
 
 // ---------------------------------------------------------------------------------------------
 // Text encodings: of a UTF-8 push's text (ENC_MASK bits of its kind) and of a frame batch

@@ -22,6 +22,9 @@ export { linesNew, linesPush, linesMore, linesFlush, linesReset } from './lines'
 export { sseNew, ssePush, sseMore, sseFlush, sseReset, sseRetry } from './sse';
 export { crc32, esNew, esPush, esMore, esHeld, esReset, esFree, esClear, esEvents, esData, esModelPush, b64Decode } from './eventstream';
 
+// Layer 3's report where the runtime has no native SHA-256: the hash's block function
+export { sha256Blocks } from './sha256';
+
 // Layer 4: the JSON reader (each event's data, for the model streams)
 export { jsonRead, jsonReadIn, jsonErrorAt, jsonUnescape, jsonUtf16 } from './json';
 export { sameSpan, sseWrite } from './writer';

@@ -16,6 +16,7 @@ export interface CoreExports {
   readonly RES_PTR: WebAssembly.Global;
   readonly SPAN_PTR: WebAssembly.Global;
   readonly PATCH_PTR: WebAssembly.Global;
+  readonly HASH_PTR: WebAssembly.Global;
   readonly JSON_PROG_PTR: WebAssembly.Global;
   readonly MHEAD_PTR: WebAssembly.Global;
   readonly SW_STR_PTR: WebAssembly.Global;
@@ -66,6 +67,8 @@ export interface CoreExports {
   esData(st: number, p: number, n: number, at: number): void;
   esModelPush(es: number, len: number, base: number, st: number, mode: number, framing: number, prog: number, t: number, choice: number, emitMode: number): number;
   b64Decode(src: number, len: number, dst: number): number;
+  // Layer 3: SHA-256's block function (assembly/sha256.ts), for the report without a native hash
+  sha256Blocks(st: number, p: number, n: number): void;
   // Layer 4: the JSON reader (assembly/json.ts)
   jsonRead(prog: number, p: number, len: number, out: number, maxRecs: number): number;
   jsonReadIn(prog: number, len: number): number;
@@ -181,6 +184,8 @@ export class Core {
   readonly span: number;
   /** Index in `i32` of a split batch's PATCH entries (M_SPLIT). */
   readonly patch: number;
+  /** Address of the hash window (SHA-256's state, then its input: sha256Blocks). */
+  readonly hash: number;
   /** Indexes in `i32` of the model streams' areas: document entries, JSON records, gather entries. */
   readonly mdoc: number;
   readonly mjrec: number;
@@ -213,6 +218,7 @@ export class Core {
     this.res = (x.RES_PTR.value as number) >> 2;
     this.span = (x.SPAN_PTR.value as number) >> 2;
     this.patch = (x.PATCH_PTR.value as number) >> 2;
+    this.hash = x.HASH_PTR.value as number;
     // (a global's value is read through a call: read once)
     this.mdoc = (x.MDOC_PTR.value as number) >> 2;
     this.mjrec = (x.MJREC_PTR.value as number) >> 2;

@@ -5,7 +5,8 @@
 import { checkOptions, byteLimitOption } from '../core/options.js';
 import { unitsString } from '../core/wasm.js';
 import { JF_ASCII, JF_ESCAPED, MDR_TEXT_BYTES, MDR_UNITS, ME_ARGS, ME_GATHER, ME_KEEP, ME_REASONING, MGATHER_CAP, MGR_PTR, MG_WORDS } from '../core/generated/abi.js';
-import { DEFAULT_MAX_TEXT_BYTES, type FinalReport, TextAssembler } from '../text/assembler.js';
+import { DEFAULT_MAX_TEXT_BYTES, type FinalReport, TextAssembler, type TextAssemblerOptions } from '../text/assembler.js';
+import { coreHashers } from '../text/core-hash.js';
 import { utf8Length } from '../text/counts.js';
 import { TextRangeError } from '../text/errors.js';
 import { ModelStreamError } from './errors.js';
@@ -143,7 +144,7 @@ export class ModelStream extends ModelReader {
     if (options === undefined) throw new TypeError("ModelStream: options are required: new ModelStream({ format: 'openai' })");
     checkOptions(options, 'ModelStream', OPTIONS, HINTS);
     super('ModelStream', options);
-    this.assembler = this.plan.raw ? null : new TextAssembler({ normalize: this.plan.normalize, maxTextBytes: options.maxTextBytes, maxPendingBytes: options.maxPendingBytes });
+    this.assembler = this.plan.raw ? null : this.textLayer({ normalize: this.plan.normalize, maxTextBytes: options.maxTextBytes, maxPendingBytes: options.maxPendingBytes });
     this.kept = this.plan.raw
       ? new RawText(this.plan.fatal, byteLimitOption(options.maxTextBytes, 'maxTextBytes', 'ModelStream', DEFAULT_MAX_TEXT_BYTES, Infinity))
       : null;
@@ -212,12 +213,19 @@ export class ModelStream extends ModelReader {
     return r;
   }
 
+  /** A text layer whose report is hashed by this stream's core where the runtime has no native SHA-256. */
+  private textLayer(options: TextAssemblerOptions): TextAssembler {
+    const a = new TextAssembler(options);
+    a.hashWith(coreHashers(this.core));
+    return a;
+  }
+
   protected override resetState(): void {
     super.resetState();
     this.finalText = null;
     this.ended = false;
     const a = this.assembler;
-    this.assembler = a === null ? null : new TextAssembler({ normalize: a.normalize, maxTextBytes: a.maxTextBytes, maxPendingBytes: a.maxPendingBytes });
+    this.assembler = a === null ? null : this.textLayer({ normalize: a.normalize, maxTextBytes: a.maxTextBytes, maxPendingBytes: a.maxPendingBytes });
     const k = this.kept;
     this.kept = k === null ? null : new RawText(k.inCore, k.maxBytes);
   }
@@ -345,7 +353,7 @@ export class ModelStream extends ModelReader {
     if (text !== null) {
       base = text;
     } else {
-      const a = new TextAssembler({ normalize: false, maxPendingBytes: Infinity, maxTextBytes: Infinity });
+      const a = this.textLayer({ normalize: false, maxPendingBytes: Infinity, maxTextBytes: Infinity });
       a.push(this.kept?.text() ?? '');
       base = a.finish();
     }

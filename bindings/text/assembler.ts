@@ -83,15 +83,18 @@ function findNodeCrypto(): NodeCrypto | null {
 }
 
 /**
- * @internal Node's crypto (native, ~1 GB/s, takes strings) where it exists; @noble/hashes
- * elsewhere (browsers have only the asynchronous WebCrypto).
+ * @internal Node's crypto (native, ~1 GB/s, takes strings) where it exists; elsewhere (browsers
+ * have only the asynchronous WebCrypto) `fallback`, the core's SHA-256 a model stream hands its
+ * assembler (./core-hash.ts), or @noble/hashes for an assembler on its own (no WebAssembly loaded
+ * for the text layer alone).
  */
-export function createHasher(native = true): Hasher {
+export function createHasher(native = true, fallback: (() => Hasher) | null = null): Hasher {
   const crypto = native ? (nodeCrypto === undefined ? findNodeCrypto() : nodeCrypto) : null;
   if (crypto) {
     const h = crypto.createHash('sha256');
     return { update: (s) => void h.update(s, 'utf8'), digest: () => h.digest('hex') };
   }
+  if (fallback !== null) return fallback();
   const h = nobleSha256.create();
   const enc = new TextEncoder();
   return {
@@ -173,6 +176,8 @@ export class TextAssembler {
   #unhashedUnits = 0;
   /** Made with the first batch to hash: an idle stream holds none (a native hash and its wrappers, about 300 bytes). */
   #hasher: Hasher | null = null;
+  /** Where the runtime has no native hash: what makes one (set by a model stream: the core's), else @noble/hashes. */
+  #fallbackHasher: (() => Hasher) | null = null;
   #bytes = 0;
   #cps = 0;
   #units = 0;
@@ -190,6 +195,11 @@ export class TextAssembler {
     this.maxPendingBytes = byteLimitOption(options?.maxPendingBytes, 'maxPendingBytes', where, DEFAULT_MAX_PENDING_BYTES, Infinity, invalidOption);
     this.maxTextBytes = byteLimitOption(options?.maxTextBytes, 'maxTextBytes', where, DEFAULT_MAX_TEXT_BYTES, Infinity, invalidOption);
     this.#bmp = bmpProps();
+  }
+
+  /** @internal Where the runtime has no native SHA-256, the report's hash is made by `make` (a model stream's core). */
+  hashWith(make: () => Hasher): void {
+    this.#fallbackHasher = make;
   }
 
   /** Raw text held back (the last cluster or clusters, not yet normalized). */
@@ -244,7 +254,7 @@ export class TextAssembler {
       utf16Units: this.#units,
       graphemes: this.#graphemes,
       normalizationChanged: this.#changed,
-      sha256: (this.#hasher ?? createHasher()).digest(),
+      sha256: (this.#hasher ?? createHasher(true, this.#fallbackHasher)).digest(),
     };
     if (expected !== undefined) {
       report.mismatch = (this.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== text;
@@ -447,7 +457,7 @@ export class TextAssembler {
     const from = this.#hashedPieces;
     const to = this.#pieces.length;
     if (from === to) return;
-    const hasher = (this.#hasher ??= createHasher());
+    const hasher = (this.#hasher ??= createHasher(true, this.#fallbackHasher));
     if (to - from === 1) {
       hasher.update(this.#pieces[from]);
     } else {
