@@ -10,5 +10,5 @@ export default defineConfig({
   splitting: false,
   clean: true,
   // the peers and the harness come from node_modules at run time, as users would load them
-  external: ['benchmark', 'eventsource-parser', 'eventsource-parser-4', '@smithy/eventstream-codec', 'unicode-segmenter', 'fast-check', 'playwright-core', 'esbuild'],
+  external: ['benchmark', 'eventsource-parser', 'eventsource-parser-4', '@smithy/eventstream-codec', 'unicode-segmenter', 'fast-check', 'playwright-core', 'puppeteer-core', 'esbuild'],
 });

@@ -1,14 +1,17 @@
-// seam's ESM build in headless Chromium (Debian's /usr/bin/chromium), against what a page does
+// seam's ESM build in headless Chromium (Debian's /usr/bin/chromium) or Firefox ESR (Debian's
+// /usr/bin/firefox-esr, driven by puppeteer-core over WebDriver BiDi), against what a page does
 // without it; the page's code is bench/browser-page.mjs. The corpus is bench/sse.ts's OpenAI-shaped
 // stream (4 MiB), served on loopback and read in memory.
 //   npm run build && node build/bench/browser.js [--only utf8,sse,model,fetch] [--rounds 11]
+//     [--browser chromium|firefox]
 //     [--base DIR]            also run DIR/index.js (another commit's dist) in the same rounds
-//     [--profile SIZE]        profile SseParser.push alone at SIZE-byte reads (0: one event per read)
+//     [--profile SIZE]        (Chromium) profile SseParser.push alone at SIZE-byte reads (0: one event per read)
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
 import { openaiStream } from './sse.js';
 
 interface Row { corpus: string; chunk: string; bytes: number; events?: number; ms: Record<string, number> }
@@ -23,6 +26,9 @@ const base = arg('--base');
 const sections = (arg('--only') ?? 'utf8,sse,model,fetch').split(',');
 const rounds = Number(arg('--rounds') ?? 11);
 const profile = arg('--profile');
+const which = arg('--browser') ?? 'chromium';
+if (which !== 'chromium' && which !== 'firefox') throw new Error(`--browser: chromium or firefox, got ${which}`);
+if (profile !== undefined && which !== 'chromium') throw new Error('--profile needs Chromium (its DevTools profiler)');
 
 const root = process.cwd();
 const corpus = openaiStream(4 << 20);
@@ -63,10 +69,35 @@ const server = createServer((req, res) => {
   }
 });
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-});
+/** The page the benchmark runs in, and how the browser is closed. */
+interface BenchPage { evaluate(expression: string): Promise<unknown> }
+let page: BenchPage;
+let closeBrowser: () => Promise<void>;
+let chromiumPage: import('playwright-core').Page | undefined;
+const pageUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+if (which === 'firefox') {
+  const browser = await puppeteer.launch({
+    browser: 'firefox',
+    protocol: 'webDriverBiDi',
+    executablePath: process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr',
+    headless: true,
+    // performance.now() at full precision (Firefox rounds it to 1 ms by default, a tenth of a sample)
+    extraPrefsFirefox: { 'privacy.reduceTimerPrecision': false },
+  });
+  const p = await browser.newPage();
+  await p.goto(pageUrl);
+  page = { evaluate: (expression) => p.evaluate(expression) };
+  closeBrowser = () => browser.close();
+} else {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+  chromiumPage = await browser.newPage();
+  await chromiumPage.goto(pageUrl);
+  page = chromiumPage;
+  closeBrowser = () => browser.close();
+}
 
 const mbps = (r: Row, who: string) => r.bytes / r.ms[who] / 1e3;
 const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
@@ -87,10 +118,8 @@ function printTable(title: string, rows: Row[], builds: string[], seamName: stri
 }
 
 try {
-  const page = await browser.newPage();
-  await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-  if (profile !== undefined) {
-    const cdp = await page.context().newCDPSession(page);
+  if (profile !== undefined && chromiumPage !== undefined) {
+    const cdp = await chromiumPage.context().newCDPSession(chromiumPage);
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
     await page.evaluate(`import('/page.mjs').then((p) => p.profileLoop(${Number(profile)}, 300))`); // warm up
@@ -109,7 +138,7 @@ try {
     for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${(100 * v / total).toFixed(1).padStart(5)}%  ${k}`);
   } else {
     const out = (await page.evaluate(`import('/page.mjs').then((p) => p.run(${JSON.stringify({ sections, base: base !== undefined, rounds })}))`)) as Out;
-    console.log(`${out.ua.replace(/^.*(Chrome\/[\d.]+).*$/, '$1')} (headless), core: ${out.backend}; ${out.rounds} interleaved rounds, medians;`
+    console.log(`${out.ua.replace(/^.*((?:Chrome|Firefox)\/[\d.]+).*$/, '$1')} (headless), core: ${out.backend}; ${out.rounds} interleaved rounds, medians;`
       + ` every sample ≥ 10 ms of work; ratio = peer's time / seam's${base ? '; base = ' + base : ''}`);
     if (out.utf8) printTable('UTF-8', out.utf8, ['seam'], 'Utf8Decoder', 'TextDecoder fatal, stream');
     if (out.sse) printTable(`SSE string events (${out.sse[0].events} events)`, out.sse, out.builds, 'SseParser.push', 'TextDecoder + eventsource-parser');
@@ -125,6 +154,6 @@ try {
     }
   }
 } finally {
-  await browser.close();
+  await closeBrowser();
   server.close();
 }
