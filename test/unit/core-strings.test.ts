@@ -1,0 +1,41 @@
+// The strings the core's text becomes where the runtime has no Node Buffer (browsers, workerd):
+// Core#utf16 makes them by `short` (up to 16 units), `copied` (up to 128) or `unitsString`. A core
+// made here without the global Buffer takes those routes in Node; each length from 0 to 300, at an
+// even and an odd address, with lone surrogates and every plane, against String.fromCharCode.
+import { describe, expect, it } from 'vitest';
+import { SIMD_WASM_BASE64 } from '../../bindings/core/generated/wasm-binaries.js';
+import { Core } from '../../bindings/core/wasm.js';
+import { SEED, rng } from '../helpers/random.js';
+
+function coreWithoutBuffer(): Core {
+  const g = globalThis as { Buffer?: unknown };
+  const B = g.Buffer;
+  g.Buffer = undefined;
+  try {
+    return new Core('simd', Uint8Array.from(atob(SIMD_WASM_BASE64), (c) => c.charCodeAt(0)));
+  } finally {
+    g.Buffer = B;
+  }
+}
+
+describe(`Core#utf16 without Node's Buffer (seed ${SEED}; SEAM_SEED replays)`, () => {
+  it('every length from 0 to 300 units, at an even and an odd address, makes the string of those units', () => {
+    const core = coreWithoutBuffer();
+    const next = rng(SEED + 81);
+    const pool = [0x61, 0x7a, 0x20, 0xe9, 0x4e16, 0xd83d, 0xde00, 0xd800, 0xdfff, 0xfffd, 0xffff, 0x0];
+    for (let n = 0; n <= 300; n++) {
+      const units = Array.from({ length: n }, () => pool[Math.floor(next() * pool.length)]);
+      const want = String.fromCharCode(...units);
+      for (const at of [core.outPtr, core.outPtr + 1001]) {
+        core.sync();
+        for (let i = 0; i < n; i++) {
+          core.u8[at + 2 * i] = units[i] & 0xff;
+          core.u8[at + 2 * i + 1] = units[i] >>> 8;
+        }
+        const got = core.utf16(at, n);
+        expect(got.length, `${n} units at ${at & 1 ? 'an odd' : 'an even'} address`).toBe(n);
+        expect(got === want, `${n} units at ${at & 1 ? 'an odd' : 'an even'} address`).toBe(true);
+      }
+    }
+  });
+});
