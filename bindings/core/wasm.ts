@@ -141,7 +141,7 @@ const SHORT = 16;
 
 /** Without Node's Buffer, strings of more than SHORT units and up to this many are made by `copied`. */
 const COPIED = 128;
-/** `copied`'s arrays: one of each length it has made a string of (made on first use; at most 8,000 numbers in all). */
+/** `copied`'s arrays: one of each length it has made a string of (made on first use; at most 8,120 numbers in all). */
 const copies: number[][] = [];
 
 /**

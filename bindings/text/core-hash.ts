@@ -30,6 +30,8 @@ export function coreHasher(core: Core): Hasher {
   const tail = new Uint8Array(64);
   let tailLen = 0;
   let bytes = 0;
+  let done = false;
+  const finished = (): never => { throw new Error('seam: this SHA-256 gave its digest; a hash takes no text after it'); };
   const at = core.hash;
   const input = at + HASH_STATE_BYTES;
   /** Hashes the `n` bytes at the window's input (the partial block first), keeping the last partial block. */
@@ -44,6 +46,7 @@ export function coreHasher(core: Core): Hasher {
   };
   return {
     update(text: string): void {
+      if (done) finished();
       let s = text;
       while (s.length !== 0) {
         core.sync();
@@ -56,6 +59,8 @@ export function coreHasher(core: Core): Hasher {
       }
     },
     digest(): string {
+      if (done) finished();
+      done = true;
       // the padding: 0x80, zeros to 56 bytes mod 64, the length in bits (big-endian, 64 bits)
       core.sync();
       const u8 = core.u8;

@@ -38,6 +38,14 @@ describe(`the core's SHA-256 against Node's (seed ${SEED}; SEAM_SEED replays)`, 
     expect(core(['abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq'])).toBe('248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1');
   });
 
+  it('a hash that gave its digest refuses more text and a second digest, as Node\'s does', () => {
+    const h = coreHasher(getCore());
+    h.update('abc');
+    expect(h.digest()).toBe(node(['abc']));
+    expect(() => h.update('d')).toThrow('gave its digest');
+    expect(() => h.digest()).toThrow('gave its digest');
+  });
+
   it('every length of ASCII from 0 to 300 bytes (every padding case), whole and cut in two everywhere', () => {
     const s = 'The quick brown fox jumps over the lazy dog. '.repeat(7).slice(0, 300);
     for (let n = 0; n <= 300; n++) {
