@@ -18,7 +18,7 @@
 // then the batch's last one).
 import {
   FR_ERR, FR_JOIN, FR_NREC, FR_STATUS, F_BOM_DONE, IN_JOIN, IN_PTR, K_COMMENT, K_EVENT, K_ID, M_COMMENTS, M_EOF_DISPATCH,
-  M_IN_SPANS, R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, SPAN_BYTES,
+  MIDS_OFF, M_IN_SPANS, R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, SPAN_BYTES,
   SPAN_PTR, SR_DATA0, SR_DATA1, SR_DSTART, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS,
 } from './abi';
 import { modelStateFree } from './model-state';
@@ -729,15 +729,27 @@ function sseRun(st: usize, p: usize): i32 {
 }
 
 /**
- * The usual read of a typed stream on the byte-level path: the whole read is one event of the
- * type of the event before it ("event: T", one data line, a blank line; LF line ends), at an
- * event's start with nothing held or carried. Framed here as sseRun frames it (one record, its
- * data in place; the same state after), with none of the run's machinery. False, with nothing
- * changed, for any other read.
+ * Whether a one-step read's data of `n` bytes is sure to fit OUT whatever the batch's encoding:
+ * in place on the byte-level path; on the string path at two bytes a byte in OUT's lower half, the
+ * least room a batch has (a split batch's middles take up to two bytes a byte in its upper half).
+ * A larger one goes the general way, which records what does not fit as a raw span.
+ */
+// @ts-ignore: decorator
+@inline function oneStepFits(mode: u32, n: usize): bool {
+  return (mode & M_IN_SPANS) != 0 || (n << 1) + 64 <= MIDS_OFF;
+}
+
+/**
+ * The usual read of a typed stream: the whole read is one event of the type of the event before
+ * it ("event: T", one data line, a blank line; LF line ends), at an event's start with nothing
+ * held or carried. Framed here as sseRun frames it (one record: its data in place on the
+ * byte-level path, copied into OUT on the string path when sure to fit; the same state after),
+ * with none of the run's machinery. False, with nothing changed, for
+ * any other read.
  */
 function repeatEvent(st: usize, len: usize, mode: u32): bool {
   const f = fl(st);
-  if ((mode & M_IN_SPANS) == 0 || len < 16 || (f & (P_MASK | S_ID_SET | S_INEVENT | S_TPREV | L_CR | L_ERRPEND)) != S_TPREV) return false;
+  if (len < 16 || (f & (P_MASK | S_ID_SET | S_INEVENT | S_TPREV | L_CR | L_ERRPEND)) != S_TPREV) return false;
   if (carried(st) != 0 || (flags(st) & F_BOM_DONE) == 0 || (bLen(st, B_LINE) | bLen(st, B_DATA) | bLen(st, B_TYPE)) != 0) return false;
   const end = IN_PTR + len;
   if (load<u32>(IN_PTR) != W_EVEN || load<u16>(IN_PTR, 4) != H_T_COLON || load<u16>(end - 2) != LF_LF) return false;
@@ -751,7 +763,7 @@ function repeatEvent(st: usize, len: usize, mode: u32): bool {
   const nl = end - 2;
   if (v > nl || !noLineEnd(v, nl)) return false;
   const n = nl - v;
-  if (held(st, true) + tl + n + 1 > <usize>load<u32>(st, O_MAX) || !validate(IN_PTR, end)) return false; // the general path reports it
+  if (held(st, true) + tl + n + 1 > <usize>load<u32>(st, O_MAX) || !oneStepFits(mode, n) || !validate(IN_PTR, end)) return false; // the general path reports it
   oneReadBegin(st, len, mode, f);
   // what sseRun and typedEvent do
   runBatch(st, mode);
@@ -782,9 +794,9 @@ function oneDataEvent(st: usize, len: usize, mode: u32, f: u32): bool {
   if (v < nl && load<u8>(v) == C_SPACE) v++;
   if (v > nl || !noLineEnd(v, nl)) return false;
   const n = nl - v;
-  if (held(st, true) + n + 1 > <usize>load<u32>(st, O_MAX) || !validate(IN_PTR, end)) return false; // the general path reports it
+  if (held(st, true) + n + 1 > <usize>load<u32>(st, O_MAX) || !oneStepFits(mode, n) || !validate(IN_PTR, end)) return false; // the general path reports it
   oneReadBegin(st, len, mode, f);
-  // what sseRun's common case does (the record fits OUT: a read is at most half of it)
+  // what sseRun's common case does
   runBatch(st, mode);
   curRel = 0;
   recordFromRun(st, K_EVENT, v, n);

@@ -54,6 +54,23 @@ describe(`SSE data with non-ASCII text (${wasmBackend()}, ${frameTextMode(getCor
     }
   });
 
+  test('a read that is one large event, typed or not, as APIs flush them (framed in one step only when sure to fit the batch)', () => {
+    // near and past the size whose text a split batch's halves hold: the one-step paths must leave
+    // those to the general path, never drop them
+    for (const bytesOfData of [1000, 30000, 34000, 36000, 40000, 60000, 65000]) {
+      for (const fill of ['é', 'a', '中', '😀']) {
+        const d = fill.repeat(Math.floor(bytesOfData / new TextEncoder().encode(fill).length));
+        for (const typed of [false, true]) {
+          const head = enc(typed ? 'event: t\ndata: x\n\n' : 'data: x\n\n');
+          const big = enc(`${typed ? 'event: t\n' : ''}data: ${d}\n\n`);
+          if (big.length > 65536) continue; // (one read is one input window at most)
+          const want = referenceParse(new Uint8Array([...head, ...big])).events;
+          expect(parseIn([head, big]), `${typed ? 'typed' : 'untyped'}, ${big.length} bytes of ${JSON.stringify(fill)}`).toEqual(want);
+        }
+      }
+    }
+  });
+
   test('mixed streams of typed, multi-line, commented and plain events in random pieces (seeded)', () => {
     for (let t = 0; t < 40; t++) {
       const seed = SEED + t;
