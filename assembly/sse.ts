@@ -728,6 +728,12 @@ function sseRun(st: usize, p: usize): i32 {
   setFl(st, (f & ~L_RUNASCII) | (runAscii ? L_RUNASCII : 0));
 }
 
+/** For a read framed in one step: no carried bytes, the BOM settled, no line, data or type held. */
+// @ts-ignore: decorator
+@inline function nothingHeld(st: usize): bool {
+  return carried(st) == 0 && (flags(st) & F_BOM_DONE) != 0 && (bLen(st, B_LINE) | bLen(st, B_DATA) | bLen(st, B_TYPE)) == 0;
+}
+
 /**
  * Whether a one-step read's data of `n` bytes is sure to fit OUT whatever the batch's encoding:
  * in place on the byte-level path; on the string path at two bytes a byte in OUT's lower half, the
@@ -744,13 +750,12 @@ function sseRun(st: usize, p: usize): i32 {
  * it ("event: T", one data line, a blank line; LF line ends), at an event's start with nothing
  * held or carried. Framed here as sseRun frames it (one record: its data in place on the
  * byte-level path, copied into OUT on the string path when sure to fit; the same state after),
- * with none of the run's machinery. False, with nothing changed, for
- * any other read.
+ * with none of the run's machinery. False, with nothing changed, for any other read.
  */
 function repeatEvent(st: usize, len: usize, mode: u32): bool {
   const f = fl(st);
   if (len < 16 || (f & (P_MASK | S_ID_SET | S_INEVENT | S_TPREV | L_CR | L_ERRPEND)) != S_TPREV) return false;
-  if (carried(st) != 0 || (flags(st) & F_BOM_DONE) == 0 || (bLen(st, B_LINE) | bLen(st, B_DATA) | bLen(st, B_TYPE)) != 0) return false;
+  if (!nothingHeld(st)) return false;
   const end = IN_PTR + len;
   if (load<u32>(IN_PTR) != W_EVEN || load<u16>(IN_PTR, 4) != H_T_COLON || load<u16>(end - 2) != LF_LF) return false;
   let tv = IN_PTR + 6;
@@ -783,7 +788,7 @@ function repeatEvent(st: usize, len: usize, mode: u32): bool {
  */
 function oneDataEvent(st: usize, len: usize, mode: u32, f: u32): bool {
   if ((f & S_ID_SET) != 0 || load<u8>(IN_PTR, 4) != C_COLON) return false;
-  if (carried(st) != 0 || (flags(st) & F_BOM_DONE) == 0 || (bLen(st, B_LINE) | bLen(st, B_DATA) | bLen(st, B_TYPE)) != 0) return false;
+  if (!nothingHeld(st)) return false;
   const end = IN_PTR + len;
   let nl = end - 2;
   if (load<u16>(nl) != LF_LF) {
