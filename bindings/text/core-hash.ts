@@ -34,12 +34,11 @@ export function coreHasher(core: Core): Hasher {
   const finished = (): never => { throw new Error('seam: this SHA-256 gave its digest; a hash takes no text after it'); };
   const at = core.hash;
   const input = at + HASH_STATE_BYTES;
-  /** Hashes the `n` bytes at the window's input (the partial block first), keeping the last partial block. */
+  /** Hashes the `n` bytes at the window's input (the partial block first), keeping the last partial block (views synced by the caller; the call grows no memory). */
   const blocks = (n: number): void => {
     const whole = n & ~63;
     core.i32.set(h, at >> 2);
     core.x.sha256Blocks(at, input, whole >> 6);
-    core.sync();
     h.set(core.i32.subarray(at >> 2, (at >> 2) + 8));
     tailLen = n - whole;
     tail.set(core.u8.subarray(input + whole, input + n));
