@@ -8,11 +8,12 @@ import { Core } from '../../bindings/core/wasm.js';
 import { SEED, rng } from '../helpers/random.js';
 
 function coreWithoutBuffer(): Core {
+  const bytes = new Uint8Array(Buffer.from(SIMD_WASM_BASE64, 'base64'));
   const g = globalThis as { Buffer?: unknown };
   const B = g.Buffer;
   g.Buffer = undefined;
   try {
-    return new Core('simd', Uint8Array.from(atob(SIMD_WASM_BASE64), (c) => c.charCodeAt(0)));
+    return new Core('simd', bytes);
   } finally {
     g.Buffer = B;
   }
