@@ -260,6 +260,19 @@ export class SseParser extends FrameStream {
     let enc = i32[res + FR_ENC];
     const len = i32[res + FR_LEN];
     const outPtr = core.outPtr;
+    if (n === 1 && this.evs === null && enc !== ENC_UTF8) {
+      // A read that is one event of the type 'message' or the one before (the usual read of a
+      // live stream, which the core frames in one step), with none of the loop's set-up.
+      const s = core.span;
+      const w0 = i32[s + SR_HEAD];
+      if (w0 === K_EVENT || w0 === (K_EVENT | SF_TYPE | SF_SAME_TYPE)) {
+        const text = enc === ENC_LATIN1 ? core.latin1(outPtr, len) : core.utf16(outPtr, len);
+        const d0 = i32[s + SR_DATA0], d1 = i32[s + SR_DATA1];
+        this.evs = [{ type: w0 === K_EVENT ? 'message' : this.prevType, data: d0 === 0 && d1 === len ? text : text.slice(d0, d1), id: this._lastEventId }];
+        this.nEvs = 1;
+        return;
+      }
+    }
     let text = '';
     // M_SPLIT: the middles of the batch's non-ASCII data spans, in order (see M_SPLIT)
     let mids = '';
