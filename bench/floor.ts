@@ -2,6 +2,7 @@
 // pipeline timed alone on the same chunks, interleaved with TextDecoder in one process.
 //
 //   npm run build && node build/bench/floor.js [corpus: mixed|emoji|chinese|ascii|sse] [chunk bytes] [rounds]
+//   node build/bench/floor.js sse [chunk bytes | event | 3events] [rounds] [openai|anthropic]
 //
 // Rows (ns per push; ratio = TextDecoder's time / the row's, the median of per-round ratios):
 //   copy                      Uint8Array#set of the chunk into the core's input window
@@ -12,11 +13,12 @@
 //   Utf8Decoder.push          the library, as users call it
 import { createParser } from './peers.js';
 import { SseParser, Utf8Decoder } from '../bindings/index.js';
-import { ENC_MASK, ENC_UTF16, M_IN_SPANS, M_UTF8_OUT, M_VALIDATE, U8_LEN, U8_PTR } from '../bindings/core/generated/abi.js';
+import { ENC_LATIN1, ENC_MASK, ENC_UTF16, FR_ENC, FR_LEN, FR_NREC, M_IN_SPANS, M_UTF8_OUT, M_VALIDATE, SR_DATA0, SR_DATA1, SSE_REC_WORDS, U8_LEN, U8_PTR } from '../bindings/core/generated/abi.js';
 import { getCore } from '../bindings/core/wasm.js';
-import { asciiSse, chinese, chunked, emojiHeavy, mixed } from './corpus.js';
+import { frameTextMode } from '../bindings/frames/frame-stream.js';
+import { asciiSse, chinese, chunked, emojiHeavy, mixed, perEvent } from './corpus.js';
 import { median } from './harness.js';
-import { openaiStream } from './sse.js';
+import { anthropicStream, openaiStream } from './sse.js';
 
 const M_UTF16_OUT = 0; // no mode bit: the text as UTF-16
 
@@ -119,26 +121,96 @@ export function floorBreakdown(corpusName = 'mixed', size = 64, rounds = 21): st
 const SSE_BYTES_MODE = M_UTF8_OUT | M_IN_SPANS; // what SseParser.pushBytes asks of the core in Node
 
 /**
- * The same for a push of the SSE byte-level path on the OpenAI-shaped stream, against
- * TextDecoder + eventsource-parser:
+ * The same for a push of the SSE paths on the OpenAI- or Anthropic-shaped stream (`size` bytes
+ * per read, or −n: n whole events per read), against TextDecoder + eventsource-parser:
  *   copy                      Uint8Array#set of the chunk into the core's input window
  *   copy + validate           and the core's strict validation
  *   copy + SSE core           and the core's whole SSE framing (records of the dispatched events),
  *                             with nothing read back in JS: what the core alone costs
+ *   string floor              copy + validate, and for each event the read dispatches its data
+ *                             string, made as the core route makes it (latin1Slice / ucs2Slice)
+ *                             from units transcoded beforehand, and its event object: what the
+ *                             string path cannot do without, with no framing, no transcoding and
+ *                             no bookkeeping, so no `push` of this design can beat its ratio
+ *   copy + SSE core, string path   the same framing as `push` asks of it (the events' data
+ *                             transcoded into the batch's text), nothing read back
+ *   that + the batch's string      and JS making each batch's string (latin1Slice / ucs2Slice)
+ *   that + an event object each    and an event object per record, its data sliced from it: all
+ *                             of `push` but the bindings' own bookkeeping
  *   SseParser.pushBytes       the library, as users call it (events delivered into the reader)
  *   SseParser.push            the string path
  */
-export function sseFloorBreakdown(size = 64, rounds = 21): string {
-  const pieces = chunked(openaiStream(), size);
+export function sseFloorBreakdown(size = 64, rounds = 21, corpus = 'openai'): string {
+  const stream = corpus === 'anthropic' ? anthropicStream() : openaiStream();
+  const pieces = size < 0 ? perEvent(stream, -size) : chunked(stream, size);
+  // Each read's dispatched events, from the peer: type, and data as the units the core route
+  // would copy out (Latin-1 bytes for ASCII data, else UTF-16LE), made up front.
+  const own: { type: string; latin1: boolean; units: number; buf: NodeBuffer }[][] = pieces.map(() => []);
+  {
+    const dec = new TextDecoder();
+    let at = 0;
+    const q = createParser({
+      onEvent: (e) => {
+        const latin1 = !/[^\x00-\x7f]/.test(e.data);
+        own[at].push({ type: e.event ?? 'message', latin1, units: e.data.length, buf: Buffer.from(e.data, latin1 ? 'latin1' : 'utf16le') as unknown as NodeBuffer });
+      },
+    });
+    for (; at < pieces.length; at++) q.feed(dec.decode(pieces[at], { stream: true }));
+  }
   const core = getCore();
   const x = core.x;
   const vst = x.utf8New(1);
   const st = x.sseNew(1, 16 << 20);
+  const sst = x.sseNew(1, 16 << 20);
+  const textMode = frameTextMode(core);
   const bytesParser = new SseParser();
   const parser = new SseParser();
   let sink = 0;
+  /** The core's string path, and JS reading back each batch's string (and making the events' objects). */
+  const stringPath = (objects: boolean): void => {
+    for (const p of pieces) {
+      core.sync();
+      core.u8.set(p, core.inPtr);
+      let r = x.ssePush(sst, p.length, textMode);
+      for (;;) {
+        core.sync();
+        const i32 = core.i32, res = core.res, n = i32[res + FR_NREC];
+        if (n !== 0) {
+          const len = i32[res + FR_LEN];
+          const text = i32[res + FR_ENC] === ENC_LATIN1 ? core.latin1(core.outPtr, len) : core.utf16(core.outPtr, len);
+          if (objects) {
+            const out = new Array<{ type: string; data: string; id: string }>(n);
+            for (let k = 0, w = core.span; k < n; k++, w += SSE_REC_WORDS) out[k] = { type: 'message', data: text.slice(i32[w + SR_DATA0], i32[w + SR_DATA1]), id: '' };
+            sink += out.length;
+          } else {
+            sink += text.length;
+          }
+        }
+        if (!(r & 1)) break;
+        r = x.sseMore(sst);
+      }
+    }
+    sink += x.sseFlush(sst, textMode);
+  };
   const modes: Record<string, () => void> = {
     ...copySteps(pieces, vst, (n) => { sink += n; }),
+    'string floor': () => {
+      core.sync();
+      const u8 = core.u8, at = core.inPtr;
+      for (let i = 0; i < pieces.length; i++) {
+        const p = pieces[i];
+        u8.set(p, at);
+        x.utf8Push(vst, p.length, M_VALIDATE);
+        const evs = own[i];
+        if (evs.length === 0) continue;
+        const out = new Array<{ type: string; data: string; id: string }>(evs.length);
+        for (let k = 0; k < evs.length; k++) {
+          const o = evs[k];
+          out[k] = { type: o.type, data: o.latin1 ? o.buf.latin1Slice(0, o.units) : o.buf.ucs2Slice(0, 2 * o.units), id: '' };
+        }
+        sink += out.length;
+      }
+    },
     'copy + SSE core': () => {
       for (const p of pieces) {
         core.sync();
@@ -149,6 +221,18 @@ export function sseFloorBreakdown(size = 64, rounds = 21): string {
       }
       sink += x.sseFlush(st, SSE_BYTES_MODE);
     },
+    'copy + SSE core, string path': () => {
+      for (const p of pieces) {
+        core.sync();
+        core.u8.set(p, core.inPtr);
+        let r = x.ssePush(sst, p.length, textMode);
+        while (r & 1) r = x.sseMore(sst);
+        sink += r;
+      }
+      sink += x.sseFlush(sst, textMode);
+    },
+    'that + the batch\'s string': () => stringPath(false),
+    'that + an event object each': () => stringPath(true),
     'SseParser.pushBytes': () => { for (const p of pieces) sink += bytesParser.pushBytes(p).length; sink += bytesParser.flushBytes().length; },
     'SseParser.push': () => { for (const p of pieces) sink += parser.push(p).length; sink += parser.flush().length; },
     'TextDecoder + eventsource-parser': () => {
@@ -158,9 +242,10 @@ export function sseFloorBreakdown(size = 64, rounds = 21): string {
       q.feed(dec.decode());
     },
   };
-  const table = breakdown(`OpenAI-shaped SSE, ${size} B chunks`, modes, 'TextDecoder + eventsource-parser', pieces.length, rounds);
+  const table = breakdown(`${corpus === 'anthropic' ? 'Anthropic' : 'OpenAI'}-shaped SSE, ${size < 0 ? `${-size} event(s)` : `${size} B`} per read`, modes, 'TextDecoder + eventsource-parser', pieces.length, rounds);
   x.stateFree(vst);
   x.frameFree(st);
+  x.frameFree(sst);
   bytesParser.dispose();
   parser.dispose();
   if (sink < 0) console.log(sink);
@@ -169,8 +254,11 @@ export function sseFloorBreakdown(size = 64, rounds = 21): string {
 
 const isMain = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
 if (isMain) {
-  const [corpus, size, rounds] = process.argv.slice(2);
-  const n = size ? Number(size) : undefined;
+  const [corpus, size, rounds, stream] = process.argv.slice(2);
+  // (for sse: a size in bytes, or `event` / `3events`: whole events per read; and the stream,
+  // `openai` or `anthropic`)
+  const events = size ? /^(\d*)events?$/.exec(size) : null;
+  const n = events ? -Number(events[1] || 1) : size ? Number(size) : undefined;
   const k = rounds ? Number(rounds) : undefined;
-  console.log(corpus === 'sse' ? sseFloorBreakdown(n, k) : floorBreakdown(corpus, n, k));
+  console.log(corpus === 'sse' ? sseFloorBreakdown(n, k, stream) : floorBreakdown(corpus, n, k));
 }
