@@ -180,7 +180,6 @@ export class TextAssembler {
    * 30 units, with the hash); V8 and JavaScriptCore take the same time either way.
    */
   #batch = '';
-  #unhashedUnits = 0;
   /** Made with the first batch to hash: an idle stream holds none (a native hash and its wrappers, about 300 bytes). */
   #hasher: Hasher | null = null;
   /** Where the runtime has no native hash: what makes one (set by a model stream: the core's), else @noble/hashes. */
@@ -278,7 +277,6 @@ export class TextAssembler {
     this.#heldDirty = this.#heldMid = this.#changed = false;
     this.#pieces = [];
     this.#batch = '';
-    this.#unhashedUnits = 0;
     this.#hasher = null;
     this.#bytes = this.#cps = this.#units = this.#graphemes = 0;
   }
@@ -456,8 +454,7 @@ export class TextAssembler {
     this.#units += addUnits;
     this.#graphemes += addG;
     this.#batch += out;
-    this.#unhashedUnits += out.length;
-    if (this.#unhashedUnits >= HASH_BATCH) this.#hashPending();
+    if (this.#batch.length >= HASH_BATCH) this.#hashPending();
     return out;
   }
 
@@ -468,6 +465,5 @@ export class TextAssembler {
     // (kept flat: the hash flattened it; finish() concatenates fewer, larger pieces)
     this.#pieces.push(batch);
     this.#batch = '';
-    this.#unhashedUnits = 0;
   }
 }
