@@ -40,6 +40,19 @@ function copySteps(pieces: Uint8Array[], st: number, count: (n: number) => void)
   };
 }
 
+/** Copies each piece into the core's input window and validates it (on the UTF-8 state `st`), then calls `then` with its index. */
+function validated(pieces: Uint8Array[], st: number, then: (i: number) => void): void {
+  const core = getCore();
+  core.sync();
+  const u8 = core.u8, at = core.inPtr;
+  for (let i = 0; i < pieces.length; i++) {
+    const p = pieces[i];
+    u8.set(p, at);
+    core.x.utf8Push(st, p.length, M_VALIDATE);
+    then(i);
+  }
+}
+
 /**
  * Runs the modes in interleaved rounds (alternating order, 3 rounds of warm-up, each mode `reps`
  * times per round) and returns a Markdown table of ns per push and of `baseline` / row, the
@@ -97,17 +110,10 @@ export function floorBreakdown(corpusName = 'mixed', size = 64, rounds = 21): st
   let sink = 0;
   const modes: Record<string, () => void> = {
     ...copySteps(pieces, st, (n) => { sink += n; }),
-    'floor': () => {
-      core.sync();
-      const u8 = core.u8, at = core.inPtr;
-      for (let i = 0; i < pieces.length; i++) {
-        const p = pieces[i];
-        u8.set(p, at);
-        x.utf8Push(st, p.length, M_VALIDATE);
-        const o = own[i];
-        if (o.units !== 0) sink += (o.utf16 ? o.buf.ucs2Slice(0, 2 * o.units) : o.buf.latin1Slice(0, o.units)).length;
-      }
-    },
+    'floor': () => validated(pieces, st, (i) => {
+      const o = own[i];
+      if (o.units !== 0) sink += (o.utf16 ? o.buf.ucs2Slice(0, 2 * o.units) : o.buf.latin1Slice(0, o.units)).length;
+    }),
     'Utf8Decoder.push': () => { for (const p of pieces) sink += decoder.push(p).length; },
     'TextDecoder': () => { for (const p of pieces) sink += td.decode(p, { stream: true }).length; },
   };
@@ -127,36 +133,60 @@ const SSE_BYTES_MODE = M_UTF8_OUT | M_IN_SPANS; // what SseParser.pushBytes asks
  *   copy + validate           and the core's strict validation
  *   copy + SSE core           and the core's whole SSE framing (records of the dispatched events),
  *                             with nothing read back in JS: what the core alone costs
- *   string floor              copy + validate, and for each event the read dispatches its data
- *                             string, made as the core route makes it (latin1Slice / ucs2Slice)
- *                             from units transcoded beforehand, and its event object: what the
- *                             string path cannot do without, with no framing, no transcoding and
- *                             no bookkeeping, so no `push` of this design can beat its ratio
+ *   string floor              copy + validate, then the read's one string of its events' data,
+ *                             made as the core route makes a batch's (latin1Slice / ucs2Slice,
+ *                             String.fromCharCode up to 16 units) from units transcoded
+ *                             beforehand, each event's data sliced from it and its event object:
+ *                             what the string path cannot do without, with no framing, no
+ *                             transcoding and no bookkeeping (it makes the same strings as the
+ *                             rows below, so within a run it measures near them, not always under)
  *   copy + SSE core, string path   the same framing as `push` asks of it (the events' data
  *                             transcoded into the batch's text), nothing read back
  *   that + the batch's string      and JS making each batch's string (latin1Slice / ucs2Slice)
  *   that + an event object each    and an event object per record, its data sliced from it: all
- *                             of `push` but the bindings' own bookkeeping
+ *                             of `push` but the bindings' own bookkeeping (each record is taken
+ *                             as an event of the type 'message': no flags read, no type string
+ *                             made when the type changes)
  *   SseParser.pushBytes       the library, as users call it (events delivered into the reader)
  *   SseParser.push            the string path
  */
 export function sseFloorBreakdown(size = 64, rounds = 21, corpus = 'openai'): string {
+  if (corpus !== 'openai' && corpus !== 'anthropic') throw new TypeError(`the SSE stream must be openai or anthropic, got ${corpus}`);
+  if (!Number.isInteger(size) || size === 0) throw new TypeError(`a read is a number of bytes or of events, got ${size}`);
   const stream = corpus === 'anthropic' ? anthropicStream() : openaiStream();
   const pieces = size < 0 ? perEvent(stream, -size) : chunked(stream, size);
-  // Each read's dispatched events, from the peer: type, and data as the units the core route
-  // would copy out (Latin-1 bytes for ASCII data, else UTF-16LE), made up front.
-  const own: { type: string; latin1: boolean; units: number; buf: NodeBuffer }[][] = pieces.map(() => []);
+  // Each read's dispatched events, from the peer, and their data joined as the units the core
+  // route would copy out for the read's batch (Latin-1 bytes when all of it is ASCII, else
+  // UTF-16LE), made up front: the floor makes one string a read and slices each event's data.
+  const own: { types: string[]; ends: number[]; latin1: boolean; units: number; codes: number[]; at: number }[] = [];
+  const texts: string[] = [];
   {
     const dec = new TextDecoder();
-    let at = 0;
-    const q = createParser({
-      onEvent: (e) => {
-        const latin1 = !/[^\x00-\x7f]/.test(e.data);
-        own[at].push({ type: e.event ?? 'message', latin1, units: e.data.length, buf: Buffer.from(e.data, latin1 ? 'latin1' : 'utf16le') as unknown as NodeBuffer });
-      },
-    });
-    for (; at < pieces.length; at++) q.feed(dec.decode(pieces[at], { stream: true }));
+    let datas: string[] = [];
+    let types: string[] = [];
+    const q = createParser({ onEvent: (e) => { datas.push(e.data); types.push(e.event ?? 'message'); } });
+    for (const p of pieces) {
+      q.feed(dec.decode(p, { stream: true }));
+      const text = datas.join('');
+      const latin1 = !/[^\x00-\x7f]/.test(text);
+      let end = 0;
+      own.push({
+        types, ends: datas.map((d) => (end += d.length)), latin1, units: text.length,
+        codes: text.length <= 16 ? Array.from({ length: text.length }, (_, k) => text.charCodeAt(k)) : [], at: 0,
+      });
+      texts.push(text);
+      datas = [];
+      types = [];
+    }
   }
+  // (all in one buffer, in order, as the core's output is read from one place)
+  let bytes = 0;
+  for (let i = 0; i < own.length; i++) {
+    own[i].at = bytes;
+    bytes += ((own[i].latin1 ? 1 : 2) * own[i].units + 7) & ~7;
+  }
+  const units = Buffer.alloc(bytes) as unknown as NodeBuffer & { write(s: string, at: number, enc: string): number };
+  own.forEach((o, i) => units.write(texts[i], o.at, o.latin1 ? 'latin1' : 'utf16le'));
   const core = getCore();
   const x = core.x;
   const vst = x.utf8New(1);
@@ -166,6 +196,17 @@ export function sseFloorBreakdown(size = 64, rounds = 21, corpus = 'openai'): st
   const bytesParser = new SseParser();
   const parser = new SseParser();
   let sink = 0;
+  /** The core's framing of every read on the stream `state` in `mode`, with nothing read back. */
+  const coreOnly = (state: number, mode: number): void => {
+    for (const p of pieces) {
+      core.sync();
+      core.u8.set(p, core.inPtr);
+      let r = x.ssePush(state, p.length, mode);
+      while (r & 1) r = x.sseMore(state);
+      sink += r;
+    }
+    sink += x.sseFlush(state, mode);
+  };
   /** The core's string path, and JS reading back each batch's string (and making the events' objects). */
   const stringPath = (objects: boolean): void => {
     for (const p of pieces) {
@@ -194,43 +235,21 @@ export function sseFloorBreakdown(size = 64, rounds = 21, corpus = 'openai'): st
   };
   const modes: Record<string, () => void> = {
     ...copySteps(pieces, vst, (n) => { sink += n; }),
-    'string floor': () => {
-      core.sync();
-      const u8 = core.u8, at = core.inPtr;
-      for (let i = 0; i < pieces.length; i++) {
-        const p = pieces[i];
-        u8.set(p, at);
-        x.utf8Push(vst, p.length, M_VALIDATE);
-        const evs = own[i];
-        if (evs.length === 0) continue;
-        const out = new Array<{ type: string; data: string; id: string }>(evs.length);
-        for (let k = 0; k < evs.length; k++) {
-          const o = evs[k];
-          out[k] = { type: o.type, data: o.latin1 ? o.buf.latin1Slice(0, o.units) : o.buf.ucs2Slice(0, 2 * o.units), id: '' };
-        }
-        sink += out.length;
+    'string floor': () => validated(pieces, vst, (i) => {
+      const o = own[i];
+      const n = o.ends.length;
+      if (n === 0) return;
+      const text = o.units <= 16 ? String.fromCharCode(...o.codes) : o.latin1 ? units.latin1Slice(o.at, o.at + o.units) : units.ucs2Slice(o.at, o.at + 2 * o.units);
+      const out = new Array<{ type: string; data: string; id: string }>(n);
+      for (let k = 0, from = 0; k < n; k++) {
+        const to = o.ends[k];
+        out[k] = { type: o.types[k], data: from === 0 && to === o.units ? text : text.slice(from, to), id: '' };
+        from = to;
       }
-    },
-    'copy + SSE core': () => {
-      for (const p of pieces) {
-        core.sync();
-        core.u8.set(p, core.inPtr);
-        let r = x.ssePush(st, p.length, SSE_BYTES_MODE);
-        while (r & 1) r = x.sseMore(st);
-        sink += r;
-      }
-      sink += x.sseFlush(st, SSE_BYTES_MODE);
-    },
-    'copy + SSE core, string path': () => {
-      for (const p of pieces) {
-        core.sync();
-        core.u8.set(p, core.inPtr);
-        let r = x.ssePush(sst, p.length, textMode);
-        while (r & 1) r = x.sseMore(sst);
-        sink += r;
-      }
-      sink += x.sseFlush(sst, textMode);
-    },
+      sink += out.length;
+    }),
+    'copy + SSE core': () => coreOnly(st, SSE_BYTES_MODE),
+    'copy + SSE core, string path': () => coreOnly(sst, textMode),
     'that + the batch\'s string': () => stringPath(false),
     'that + an event object each': () => stringPath(true),
     'SseParser.pushBytes': () => { for (const p of pieces) sink += bytesParser.pushBytes(p).length; sink += bytesParser.flushBytes().length; },
@@ -259,6 +278,7 @@ if (isMain) {
   // `openai` or `anthropic`)
   const events = size ? /^(\d*)events?$/.exec(size) : null;
   const n = events ? -Number(events[1] || 1) : size ? Number(size) : undefined;
+  if (n !== undefined && !(n > 0 || (n < 0 && corpus === 'sse'))) throw new TypeError(`a read is a number of bytes (or, for sse, of events: event, 3events), got ${size}`);
   const k = rounds ? Number(rounds) : undefined;
   console.log(corpus === 'sse' ? sseFloorBreakdown(n, k, stream) : floorBreakdown(corpus, n, k));
 }
