@@ -6,6 +6,7 @@ import { NfcCommitter } from '../../bindings/text/nfc.js';
 import { convertOffset, type OffsetUnit } from '../../bindings/text/offsets.js';
 import { countText } from '../../bindings/text/counts.js';
 import { TextRangeError } from '../../bindings/text/errors.js';
+import { SEED, rng } from '../helpers/random.js';
 
 const code = (f: () => unknown): string => {
   try {
@@ -235,6 +236,28 @@ describe('TextAssembler', () => {
     const r = a.finish();
     expect(r.text).toBe(whole);
     expect(r.sha256).toBe(createHash('sha256').update(whole).digest('hex'));
+  });
+
+  it('hashes seeded random deltas over many batches, with flushes, and the stream after finish() from nothing', () => {
+    const next = rng(SEED);
+    // letters, combining marks (NFC changes e + U+0301), clusters, CRLF, Hangul jamo, a ligature
+    const parts = ['a', 'the ', '\u00e9', 'e\u0301', '\u4e2d\u6587', '\ud83d\udc69\u200d\ud83d\udc67', '\ud83c\uddeb\ud83c\uddf7', '\r\n', '\ufb01', '\u1100\u1161', '\u0301'];
+    const a = new TextAssembler();
+    for (let round = 0; round < 2; round++) {
+      let out = '';
+      for (let k = 0; k < 6_000; k++) {
+        let d = '';
+        for (let n = 1 + Math.floor(next() * 8); n > 0; n--) d += parts[Math.floor(next() * parts.length)];
+        out += a.push(d);
+        if (next() < 0.01) out += a.flush();
+      }
+      out += a.flush();
+      const r = a.finish();
+      expect(out.length, `seed ${SEED}`).toBeGreaterThan(3 * 16 * 1024); // several hash batches
+      expect(r.text, `seed ${SEED}, stream ${round}`).toBe(out);
+      expect(r.utf16Units, `seed ${SEED}, stream ${round}`).toBe(out.length);
+      expect(r.sha256, `seed ${SEED}, stream ${round}`).toBe(createHash('sha256').update(out, 'utf8').digest('hex'));
+    }
   });
 
   it('uses the same digest with @noble/hashes (the browser path)', () => {
