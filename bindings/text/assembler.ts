@@ -453,8 +453,11 @@ export class TextAssembler {
     this.#cps += addCps;
     this.#units += addUnits;
     this.#graphemes += addG;
-    this.#batch += out;
-    if (this.#batch.length >= HASH_BATCH) this.#hashPending();
+    // (a batch's first piece is taken as it is: JavaScriptCore's JIT makes a rope of '' + piece,
+    // 32 bytes more for every stream that has committed text)
+    const batch = this.#batch.length === 0 ? out : this.#batch + out;
+    this.#batch = batch;
+    if (batch.length >= HASH_BATCH) this.#hashPending();
     return out;
   }
 
