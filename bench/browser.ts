@@ -1,5 +1,5 @@
-// seam's ESM build in headless Chromium (Debian's /usr/bin/chromium) or Firefox ESR (Debian's
-// /usr/bin/firefox-esr, driven by puppeteer-core over WebDriver BiDi), against what a page does
+// seam's ESM build in headless Chromium or Firefox ESR (Debian's, launched by scripts/browsers.ts
+// as the browser tests launch them), against what a page does
 // without it; the page's code is bench/browser-page.mjs. The corpus is bench/sse.ts's OpenAI-shaped
 // stream (4 MiB), served on loopback and read in memory.
 //   npm run build && node build/bench/browser.js [--only utf8,sse,model,fetch] [--rounds 11]
@@ -10,8 +10,7 @@ import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { chromium } from 'playwright-core';
-import puppeteer from 'puppeteer-core';
+import { launchBrowser } from '../scripts/browsers.js';
 import { openaiStream } from './sse.js';
 
 interface Row { corpus: string; chunk: string; bytes: number; events?: number; ms: Record<string, number> }
@@ -69,35 +68,11 @@ const server = createServer((req, res) => {
   }
 });
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-/** The page the benchmark runs in, and how the browser is closed. */
-interface BenchPage { evaluate(expression: string): Promise<unknown> }
-let page: BenchPage;
-let closeBrowser: () => Promise<void>;
-let chromiumPage: import('playwright-core').Page | undefined;
 const pageUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-if (which === 'firefox') {
-  const browser = await puppeteer.launch({
-    browser: 'firefox',
-    protocol: 'webDriverBiDi',
-    executablePath: process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr',
-    headless: true,
-    // performance.now() at full precision (Firefox rounds it to 1 ms by default, a tenth of a sample)
-    extraPrefsFirefox: { 'privacy.reduceTimerPrecision': false },
-  });
-  const p = await browser.newPage();
-  await p.goto(pageUrl);
-  page = { evaluate: (expression) => p.evaluate(expression) };
-  closeBrowser = () => browser.close();
-} else {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-  chromiumPage = await browser.newPage();
-  await chromiumPage.goto(pageUrl);
-  page = chromiumPage;
-  closeBrowser = () => browser.close();
-}
+const browser = await launchBrowser(which);
+const page = await browser.newPage();
+await page.goto(pageUrl);
+const chromiumPage = page.chromium;
 
 const mbps = (r: Row, who: string) => r.bytes / r.ms[who] / 1e3;
 const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
@@ -154,6 +129,6 @@ try {
     }
   }
 } finally {
-  await closeBrowser();
+  await browser.close();
   server.close();
 }

@@ -132,15 +132,15 @@ export async function runStreamsBench(rounds: number): Promise<string[]> {
 
 /** Runs the table in headless Chromium (Debian's): this file bundled for the browser, served on loopback. */
 async function inChromium(rounds: number): Promise<string[]> {
-  const [{ build }, { createServer }, { chromium }, { fileURLToPath }] = await Promise.all([
-    import('esbuild'), import('node:http'), import('playwright-core'), import('node:url'),
+  const [{ build }, { createServer }, { launchBrowser }, { fileURLToPath }] = await Promise.all([
+    import('esbuild'), import('node:http'), import('../scripts/browsers.js'), import('node:url'),
   ]);
   // from a source checkout: build/bench/streams.js -> bench/streams.ts
   const source = fileURLToPath(new URL('../../bench/streams.ts', import.meta.url));
   // (the Node-only imports of this function stay imports: the page never calls it)
   const code = (await build({
     entryPoints: [source], bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'error',
-    external: ['node:*', 'esbuild', 'playwright-core'],
+    external: ['node:*', 'esbuild', '*/scripts/browsers.js'],
     define: { 'process.argv': '[]' }, // bench/sse.ts looks at its command line at import
   })).outputFiles[0].text;
   const server = createServer((req, res) => {
@@ -148,10 +148,7 @@ async function inChromium(rounds: number): Promise<string[]> {
     else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>streams</title>');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  const browser = await launchBrowser('chromium');
   try {
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${(server.address() as { port: number }).port}/`);

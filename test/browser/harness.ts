@@ -1,12 +1,11 @@
 // What the browser tests share: a loopback server for the built package and the test pages, and
-// the browser: Debian's Chromium driven by playwright-core, or with SEAM_BROWSER=firefox Debian's
-// Firefox ESR driven by puppeteer-core over WebDriver BiDi (no test tool downloads a browser).
+// the browser (scripts/browsers.ts): Debian's Chromium, or with SEAM_BROWSER=firefox Debian's
+// Firefox ESR (no test tool downloads a browser).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { chromium } from 'playwright-core';
-import puppeteer from 'puppeteer-core';
+import { type Browser, launchBrowser } from '../../scripts/browsers.js';
 
 export const root = join(__dirname, '..', '..');
 
@@ -46,60 +45,8 @@ export async function serve(routes: Record<string, Route> = {}): Promise<{ serve
 export const browserName: 'chromium' | 'firefox' = process.env.SEAM_BROWSER === 'firefox' ? 'firefox' : 'chromium';
 export const browserTitle = browserName === 'firefox' ? 'Firefox' : 'Chromium';
 
-/** What the tests use of a page: the part playwright's and puppeteer's pages share. */
-export interface TestPage {
-  goto(url: string): Promise<unknown>;
-  /** An expression (a string), its value awaited. */
-  evaluate(expression: string): Promise<unknown>;
-  waitForFunction(fn: () => unknown): Promise<{ jsonValue(): Promise<unknown> }>;
-  /** A function run in every document before its scripts. */
-  addInitScript(fn: () => void): Promise<void>;
-  close(): Promise<void>;
-}
-export interface TestBrowser {
-  newPage(): Promise<TestPage>;
-  close(): Promise<void>;
-}
-
-export async function launch(): Promise<TestBrowser> {
-  if (browserName === 'firefox') {
-    const browser = await puppeteer.launch({
-      browser: 'firefox',
-      protocol: 'webDriverBiDi',
-      executablePath: process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr',
-      headless: true,
-    });
-    return {
-      async newPage() {
-        const page = await browser.newPage();
-        return {
-          goto: (url) => page.goto(url),
-          evaluate: (expression) => page.evaluate(expression),
-          waitForFunction: (fn) => page.waitForFunction(fn),
-          addInitScript: async (fn) => { await page.evaluateOnNewDocument(fn); },
-          close: () => page.close(),
-        };
-      },
-      close: () => browser.close(),
-    };
-  }
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-  return {
-    async newPage() {
-      const page = await browser.newPage();
-      return {
-        goto: (url) => page.goto(url),
-        evaluate: (expression) => page.evaluate(expression),
-        waitForFunction: (fn) => page.waitForFunction(fn),
-        addInitScript: async (fn) => { await page.addInitScript(fn); },
-        close: () => page.close(),
-      };
-    },
-    close: () => browser.close(),
-  };
-}
+/** The browser the tests run in, launched as the browser benchmark launches it (scripts/browsers.ts). */
+export type TestBrowser = Browser;
+export const launch = (): Promise<TestBrowser> => launchBrowser(browserName);
 
 export const close = (server: Server | undefined) => new Promise((r) => (server ? server.close(r) : r(undefined)));
