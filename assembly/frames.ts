@@ -1,5 +1,5 @@
 // Layer 2 (frames): the frame kit, what the line framer (lines.ts) and the SSE framer (sse.ts)
-// stand on. The state record of a frame stream, growable byte buffers inside it, short copies, the
+// stand on. The state record of a frame stream (its growable byte buffers: buffers.ts), the
 // newline search (SIMD with a scalar twin), the batch being written (text in OUT, records in SPAN), the common
 // start of a push (carry, BOM, validation) and raw text for lines or events too long for OUT.
 //
@@ -31,6 +31,7 @@ import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_MIDS, FR_NREC, FR_STATUS, FR_UNITS, IN_PTR, M_SPLIT, M_UTF16_POS,
   M_UTF8_OUT, MIDS_OFF, OUT_CAP, OUT_PTR, PATCH_PTR, PATCH_WORDS, RAW_PTR, SF_SPLIT,
 } from './abi';
+import { bFree, bLen, bRoom, bSetLen, copy } from './buffers';
 import { carried, carryReset, isFatal, keepTail, runStart, setCarried, skipBom } from './carry';
 import { modelStateFree, modelStateRelease, modelStateRetained } from './model-state';
 import { freeRecord, release, res, reserve } from './runtime';
@@ -59,7 +60,6 @@ export const O_DSTART: usize = 124;
 // Layer 4's part of the record (model streams: shape.ts, model.ts)
 export const B_SHAPE: usize = 128;
 export const O_QUIET: usize = 140;
-export const O_MODEL: usize = 144;
 
 // Frame flags (+8)
 export const L_CR: u32 = 1;          // the last byte framed was a CR: swallow one leading LF
@@ -81,8 +81,6 @@ export const S_ID_SET: u32 = 8192;   // SSE: an id field was accepted since the 
 export const S_INEVENT: u32 = 16384; // SSE: a field line was seen since the last dispatch
 export const S_TPREV: u32 = 32768;   // SSE: TPREV is valid
 
-/** A buffer limit that is never reached (the buffers the stream's limit does not cover). */
-export const NO_LIMIT: usize = 0x7FFFFFFF;
 
 // Character codes
 export const C_NUL: u8 = 0;
@@ -104,50 +102,6 @@ const SHRINK_ABOVE: u32 = 65536;
 /** Room kept free at the end of OUT for the 16/32-byte stores of the SIMD transcoder. */
 const OUT_SLACK: usize = 64;
 
-// ---------------------------------------------------------------------------------------------
-// Buffers: (ptr, len, cap) triples inside the state record
-
-// @ts-ignore: decorator
-@inline export function bPtr(st: usize, b: usize): usize { return <usize>load<u32>(st + b); }
-// @ts-ignore: decorator
-@inline export function bLen(st: usize, b: usize): usize { return <usize>load<u32>(st + b, 4); }
-// @ts-ignore: decorator
-@inline export function bSetLen(st: usize, b: usize, n: usize): void { store<u32>(st + b, <u32>n, 4); }
-
-/**
- * Makes room in buffer b for `need` bytes in all; returns its block. Capacity grows by half
- * (amortized linear appends) but never past `limit`: the caller has checked that need ≤ limit.
- */
-// @ts-ignore: decorator
-@inline function bRoom(st: usize, b: usize, need: usize, limit: usize): usize {
-  let ptr = <usize>load<u32>(st + b);
-  const cap = <usize>load<u32>(st + b, 8);
-  if (need > cap) {
-    let nc: usize = cap < 48 ? 48 : cap < 65536 ? cap + (cap >> 1) : cap << 1;
-    if (nc < need) nc = need;
-    if (nc > limit) nc = need > limit ? need : limit;
-    reserve(nc - cap);
-    ptr = ptr == 0 ? heap.alloc(nc) : heap.realloc(ptr, nc);
-    store<u32>(st + b, <u32>ptr);
-    store<u32>(st + b, <u32>nc, 8);
-  }
-  return ptr;
-}
-
-/** Buffer b's block with room for `need` bytes in all (its length unchanged). */
-export function bEnsure(st: usize, b: usize, need: usize): usize {
-  return bRoom(st, b, need, NO_LIMIT);
-}
-
-/** Appends n bytes at src to buffer b (see bRoom for `limit`). */
-export function bAppend(st: usize, b: usize, src: usize, n: usize, limit: usize): void {
-  if (n == 0) return;
-  const len = <usize>load<u32>(st + b, 4);
-  const ptr = bRoom(st, b, len + n, limit);
-  copy(ptr + len, src, n);
-  store<u32>(st + b, <u32>(len + n), 4);
-}
-
 /** Appends n bytes at src and a LF to buffer b in one step (an SSE data line). */
 export function bAppendLf(st: usize, b: usize, src: usize, n: usize, limit: usize): void {
   const len = <usize>load<u32>(st + b, 4);
@@ -155,65 +109,6 @@ export function bAppendLf(st: usize, b: usize, src: usize, n: usize, limit: usiz
   copy(ptr + len, src, n);
   store<u8>(ptr + len + n, C_LF);
   store<u32>(st + b, <u32>(len + n + 1), 4);
-}
-
-/**
- * memory.copy for the short runs of the hot path: V8 11 (Node 20) implements `memory.copy` as a
- * call out of the module, which costs more than copying a few dozen bytes in place.
- */
-// @ts-ignore: decorator
-@inline export function copy(dst: usize, src: usize, n: usize): void {
-  if (n > 512) {
-    memory.copy(dst, src, n);
-    return;
-  }
-  if (ASC_FEATURE_SIMD) {
-    while (n >= 16) {
-      v128.store(dst, v128.load(src));
-      dst += 16;
-      src += 16;
-      n -= 16;
-    }
-  }
-  while (n >= 8) {
-    store<u64>(dst, load<u64>(src));
-    dst += 8;
-    src += 8;
-    n -= 8;
-  }
-  while (n != 0) {
-    store<u8>(dst, load<u8>(src));
-    dst++;
-    src++;
-    n--;
-  }
-}
-
-/** Zeroes n bytes at dst, n a multiple of 16 (in place, as `copy`). */
-// @ts-ignore: decorator
-@inline export function zero16(dst: usize, n: usize): void {
-  const end = dst + n;
-  while (dst < end) {
-    if (ASC_FEATURE_SIMD) {
-      v128.store(dst, i64x2.splat(0));
-    } else {
-      store<u64>(dst, 0);
-      store<u64>(dst, 0, 8);
-    }
-    dst += 16;
-  }
-}
-
-/** Frees buffer b's block. */
-export function bFree(st: usize, b: usize): void {
-  const ptr = bPtr(st, b);
-  if (ptr != 0) {
-    heap.free(ptr);
-    release(<usize>load<u32>(st + b, 8));
-  }
-  store<u32>(st + b, 0);
-  store<u32>(st + b, 0, 4);
-  store<u32>(st + b, 0, 8);
 }
 
 /**

@@ -8,10 +8,11 @@ import {
 } from './abi';
 import { modelStateFree } from './model-state';
 import { carried, isFatal, setFlags } from './carry';
+import { NO_LIMIT, bAppend, bFree, bPtr, bLen, bSetLen } from './buffers';
 import {
-  A_LINE, B_LINE, FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_ERR, O_END, O_FL, O_LASTLEN,
-  O_LINEREL, O_MAX, O_MODE, O_POS, bAppend, bFree, bPtr, bLen, bSetLen, bShrink, batchStart, emit, finish,
-  frameResetCommon, nextNl, nlStart, nrec, outFits, outUsed, pastTerminator, runBegin, setNrec, setOutUsed,
+  A_LINE, B_LINE, FRAME_STATE_BYTES, L_DIRTY, L_ERRPEND, L_RUNASCII, O_ERR, O_END, O_FL, O_LASTLEN, O_LINEREL, O_MAX,
+  O_MODE, O_POS, bShrink, batchStart, emit, finish, frameResetCommon, nextNl, nlStart, nrec, outFits, outUsed,
+  pastTerminator, runBegin, setNrec, setOutUsed,
 } from './frames';
 import { allocZeroed, res } from './runtime';
 

@@ -9,8 +9,11 @@
 //   +24 buf  ARGS: the current call's argument fragments of quiet events, not taken yet (escaped)
 //   +36 i32  the current call's key + 1 (MR_CALL), 0 when there is none
 //   +40 u32  bytes of arguments ARGS may still take (the stream's budget, set with the call)
-import { O_MODEL, bFree, bLen } from './frames';
+import { bFree, bLen } from './buffers';
 import { allocZeroed, freeRecord } from './runtime';
+
+/** Where a frame stream's record points to its block (frames.ts's layout: layer 4's part, +144). */
+export const O_MODEL: usize = 144;
 
 export const MODEL_STATE_BYTES: usize = 44;
 export const MS_KEEP: usize = 0;

@@ -13,7 +13,8 @@ import {
   MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
   RES_PTR, R_RAW, SF_IN, SF_RAW, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS, TEXT_SCRATCH_CAP,
 } from './abi';
-import { C_SPACE, NO_LIMIT, bAppend, bEnsure, bFree, bLen, bPtr, bSetLen, copy, isDataField } from './frames';
+import { NO_LIMIT, bAppend, bEnsure, bFree, bLen, bPtr, bSetLen, copy } from './buffers';
+import { C_SPACE, isDataField } from './frames';
 import { MS_ARGS, MS_ARGS_LEFT, MS_CALL, MS_KEEP, MS_REASON, argsLeft, currentCall, modelState, modelStateOf, modelStateTrim } from './model-state';
 import { jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8Length } from './json';
 import { release, res, reserve } from './runtime';

@@ -30,7 +30,8 @@ import {
   CH_ARGS, CH_REASONING, CH_TEXT, JF_ASCII, JF_ESCAPED, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START,
   ME_ARGS, ME_CHUNKS, ME_GATHER, ME_NO_TEXT, ME_PASS, ME_REASONING, MJREC_PTR, MR_TEXT, MT_HEAD_BYTES, MT_RULE_BYTES,
 } from './abi';
-import { B_SHAPE, O_QUIET, bEnsure, bLen, bPtr, bSetLen, copy } from './frames';
+import { bEnsure, bLen, bPtr, bSetLen, copy } from './buffers';
+import { B_SHAPE, O_QUIET } from './frames';
 import { argsLeft, currentCall } from './model-state';
 import { jsonAscii, jsonEscaped, jsonNumberEnd, jsonStringEnd } from './json';
 import { budgetFits } from './runtime';

@@ -23,13 +23,14 @@ import {
 } from './abi';
 import { modelStateFree } from './model-state';
 import { carried, flags, isFatal, runStart, setCarried, setFlags } from './carry';
+import { NO_LIMIT, bAppend, bFree, bLen, bPtr, bSetLen, copy, zero16 } from './buffers';
 import {
-  A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE, C_COLON, C_CR, C_LF, C_NUL,
-  C_SPACE, FRAME_STATE_BYTES, O_DSTART, L_CR, L_DIRTY, L_ERRPEND, L_RUNASCII, NO_LIMIT, O_END, O_ERR, O_FL, O_IDLE, O_LASTLEN, O_LINEREL,
-  O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP, S_ID_SET, S_INEVENT, S_TPREV, W_DATA,
-  bAppend, bAppendLf, bFree, bLen, bPtr, bSetLen, bShrink, bShrinkIdle, batchStart, copy, emit, emitData, emitData2, finish,
-  frameResetCommon, isDataField, nextNl, nlStart, noLineEnd, nrec, outFits, outPos, pastTerminator, rebase, runBegin,
-  setNrec, takeSplit, zero16,
+  A_ANY, A_DATA, A_ID, A_IDS, A_LINE, A_TYPE, B_DATA, B_ID, B_IDS, B_LINE, B_TPREV, B_TYPE, C_COLON, C_CR, C_LF,
+  C_NUL, C_SPACE, FRAME_STATE_BYTES, O_DSTART, L_CR, L_DIRTY, L_ERRPEND, L_RUNASCII, O_END, O_ERR, O_FL, O_IDLE,
+  O_LASTLEN, O_LINEREL, O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP, S_ID_SET, S_INEVENT,
+  S_TPREV, W_DATA, bAppendLf, bShrink, bShrinkIdle, batchStart, emit, emitData, emitData2, finish, frameResetCommon,
+  isDataField, nextNl, nlStart, noLineEnd, nrec, outFits, outPos, pastTerminator, rebase, runBegin, setNrec,
+  takeSplit,
 } from './frames';
 import { allocZeroed, res, sameBytes } from './runtime';
 import { runAscii, validate } from './utf8';

@@ -4,7 +4,7 @@
 import {
   EMIT_CAP, EV_DATA0, EV_DATA1, EV_ID, EV_ID_CHANGED, EV_TYPE, EV_WORDS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_SCRATCH, SW_STR_PTR,
 } from './abi';
-import { copy } from './frames';
+import { copy } from './buffers';
 import { release, res, reserve, sameBytes } from './runtime';
 
 // A static area, or a heap block for the call when a call writes more (given back after it).
