@@ -28,6 +28,25 @@ export interface Browser {
 /** Chromium's flags: no sandbox (a container), no GPU, no background traffic. */
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
+/** The part of a playwright or puppeteer page that a BrowserPage passes through. */
+interface NativePage {
+  goto(url: string): Promise<unknown>;
+  evaluate(expression: string): Promise<unknown>;
+  waitForFunction(fn: () => unknown): Promise<{ jsonValue(): Promise<unknown> }>;
+  close(): Promise<void>;
+}
+
+function pageOf(page: NativePage, addInitScript: (fn: () => void) => Promise<unknown>, chromium?: import('playwright-core').Page): BrowserPage {
+  return {
+    goto: (url) => page.goto(url),
+    evaluate: (expression) => page.evaluate(expression),
+    waitForFunction: (fn) => page.waitForFunction(fn),
+    addInitScript: async (fn) => { await addInitScript(fn); },
+    close: () => page.close(),
+    chromium,
+  };
+}
+
 export async function launchBrowser(name: BrowserName): Promise<Browser> {
   if (name === 'firefox') {
     const browser = await puppeteer.launch({
@@ -42,13 +61,7 @@ export async function launchBrowser(name: BrowserName): Promise<Browser> {
     return {
       async newPage() {
         const page = await browser.newPage();
-        return {
-          goto: (url) => page.goto(url),
-          evaluate: (expression) => page.evaluate(expression),
-          waitForFunction: (fn) => page.waitForFunction(fn),
-          addInitScript: async (fn) => { await page.evaluateOnNewDocument(fn); },
-          close: () => page.close(),
-        };
+        return pageOf(page, (fn) => page.evaluateOnNewDocument(fn));
       },
       close: () => browser.close(),
     };
@@ -60,14 +73,7 @@ export async function launchBrowser(name: BrowserName): Promise<Browser> {
   return {
     async newPage() {
       const page = await browser.newPage();
-      return {
-        goto: (url) => page.goto(url),
-        evaluate: (expression) => page.evaluate(expression),
-        waitForFunction: (fn) => page.waitForFunction(fn),
-        addInitScript: async (fn) => { await page.addInitScript(fn); },
-        close: () => page.close(),
-        chromium: page,
-      };
+      return pageOf(page, (fn) => page.addInitScript(fn), page);
     },
     close: () => browser.close(),
   };
