@@ -1,7 +1,9 @@
 // The strings the core's text becomes where the runtime has no Node Buffer (browsers, workerd):
-// Core#utf16 makes them by `short` (up to 16 units), `copied` (up to 128) or `unitsString`. A core
-// made here without the global Buffer takes those routes in Node; each length from 0 to 300, at an
-// even and an odd address, with lone surrogates and every plane, against String.fromCharCode.
+// Core#utf16 makes them by `short` (up to 16 units), `copied` (up to 128) or `unitsString`,
+// Core#latin1 by `short`, `copiedBytes` (up to 128 bytes) or a TextDecoder. A core made here without
+// the global Buffer takes those routes in Node; each length from 0 to 300, against
+// String.fromCharCode: UTF-16 at an even and an odd address, with lone surrogates and every plane,
+// and ASCII at any address.
 import { describe, expect, it } from 'vitest';
 import { SIMD_WASM_BASE64 } from '../../bindings/core/generated/wasm-binaries.js';
 import { Core } from '../../bindings/core/wasm.js';
@@ -19,7 +21,7 @@ function coreWithoutBuffer(): Core {
   }
 }
 
-describe(`Core#utf16 without Node's Buffer (seed ${SEED}; SEAM_SEED replays)`, () => {
+describe(`Core#utf16 and Core#latin1 without Node's Buffer (seed ${SEED}; SEAM_SEED replays)`, () => {
   it('every length from 0 to 300 units, at an even and an odd address, makes the string of those units', () => {
     const core = coreWithoutBuffer();
     const next = rng(SEED + 81);
@@ -36,6 +38,22 @@ describe(`Core#utf16 without Node's Buffer (seed ${SEED}; SEAM_SEED replays)`, (
         const got = core.utf16(at, n);
         expect(got.length, `${n} units at ${at & 1 ? 'an odd' : 'an even'} address`).toBe(n);
         expect(got === want, `${n} units at ${at & 1 ? 'an odd' : 'an even'} address`).toBe(true);
+      }
+    }
+  });
+
+  it('every length from 0 to 300 ASCII bytes, at any address, makes the string of those bytes', () => {
+    const core = coreWithoutBuffer();
+    const next = rng(SEED + 82);
+    for (let n = 0; n <= 300; n++) {
+      const bytes = Array.from({ length: n }, () => Math.floor(next() * 128));
+      const want = String.fromCharCode(...bytes);
+      for (const at of [core.outPtr, core.outPtr + 1001, core.outPtr + 2002]) {
+        core.sync();
+        core.u8.set(bytes, at);
+        const got = core.latin1(at, n);
+        expect(got.length, `${n} bytes at ${at}`).toBe(n);
+        expect(got === want, `${n} bytes at ${at}`).toBe(true);
       }
     }
   });
