@@ -5,7 +5,7 @@ import { booleanOption, checkOptions } from '../core/options.js';
 import { Utf8DecodeError } from './errors.js';
 import { F_BOM_DONE, F_FATAL, F_IGNORE_BOM, M_VALIDATE, ST_CARRY, ST_FLAGS, ST_NCARRY, U8_ERR, UTF8_ERROR } from '../core/generated/abi.js';
 import { type NodeUtf8, nodeUtf8Functions, stringRoutes } from '../core/strings.js';
-import { expectBytes, forPieces } from '../core/wasm.js';
+import { asciiString, expectBytes, forPieces } from '../core/wasm.js';
 
 /** TextDecoder's options of a streaming call, made once: Chromium converts a new options object on every call (one event's worth of reads: about a third of a 64-byte read's decode). */
 const STREAM: TextDecodeOptions = { stream: true };
@@ -146,7 +146,11 @@ export class Utf8Decoder extends Utf8Stream {
 
   /** The split route's Node functions (`utf8Platform: 'buffer'`), else null: TextDecoder. */
   private readonly node: NodeUtf8 | null;
-  /** The split route: the last large read was ASCII (TextDecoder makes such strings faster on Node). */
+  /**
+   * The last read was ASCII. The split route: TextDecoder makes such strings faster on Node. The
+   * `textdecoder` route: only then is the next short read tried as ASCII (text with non-ASCII
+   * characters rarely has a short read without one, and the try would cost it time).
+   */
   private ascii = true;
 
   /**
@@ -173,12 +177,19 @@ export class Utf8Decoder extends Utf8Stream {
       return this.run(chunk, this.core.textMode, 'Utf8Decoder.push()');
     }
     this.open(chunk, 'Utf8Decoder.push()');
-    let text: string;
+    // A short ASCII read with no character held from the read before (the TextDecoder holds none
+    // then either): its string without a TextDecoder call, whose fixed cost is most of such a read's
+    let text = this.ascii && this.tailLen === 0 ? asciiString(chunk) : null;
+    if (text !== null) {
+      this.bytesIn += chunk.length;
+      return this.bom(text);
+    }
     try {
       text = td.decode(chunk, STREAM);
     } catch {
       this.placeError(chunk);
     }
+    this.ascii = text.length === chunk.length;
     this.keepTail(chunk);
     this.bytesIn += chunk.length;
     return this.bom(text);
