@@ -32,24 +32,22 @@ function copySteps(pieces: Uint8Array[], st: number, count: (n: number) => void)
   const core = getCore();
   return {
     'copy': () => { core.sync(); const u8 = core.u8, at = core.inPtr; for (const p of pieces) u8.set(p, at); },
-    'copy + validate': () => {
-      core.sync();
-      const u8 = core.u8, at = core.inPtr;
-      for (const p of pieces) { u8.set(p, at); count(core.x.utf8Push(st, p.length, M_VALIDATE)); }
-    },
+    'copy + validate': () => validated(pieces, st, (_, r) => count(r)),
   };
 }
 
-/** Copies each piece into the core's input window and validates it (on the UTF-8 state `st`), then calls `then` with its index. */
-function validated(pieces: Uint8Array[], st: number, then: (i: number) => void): void {
+/**
+ * Copies each piece into the core's input window and validates it (on the UTF-8 state `st`), then
+ * calls `then` with its index and the core's result.
+ */
+function validated(pieces: Uint8Array[], st: number, then: (i: number, r: number) => void): void {
   const core = getCore();
   core.sync();
   const u8 = core.u8, at = core.inPtr;
   for (let i = 0; i < pieces.length; i++) {
     const p = pieces[i];
     u8.set(p, at);
-    core.x.utf8Push(st, p.length, M_VALIDATE);
-    then(i);
+    then(i, core.x.utf8Push(st, p.length, M_VALIDATE));
   }
 }
 
