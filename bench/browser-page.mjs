@@ -31,8 +31,21 @@ function sample(fn) {
   return (t - t0) / reps;
 }
 
-/** Interleaved rounds of every contender (a rotating order); their median ms per call. */
+/**
+ * Milliseconds each contender runs, in three turns, before a row's rounds: a JIT's state moves the
+ * rows (Firefox's ModelStream at 64 B reads: 119–131 MB/s after three passes, 156–164 after 3 s
+ * more of it), and users' pages and workers run long. Set by run({ warm }).
+ */
+let warmMs = 300;
+
+/** Interleaved rounds of every contender (a rotating order), after their warm-up; their median ms per call. */
 function race(contenders, rounds) {
+  for (let turn = 0; turn < 3 && warmMs > 0; turn++) {
+    for (const fn of contenders) {
+      const t0 = performance.now();
+      do fn(); while (performance.now() - t0 < warmMs / 3);
+    }
+  }
   const times = contenders.map(() => []);
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < contenders.length; k++) {
@@ -259,7 +272,8 @@ export async function profileLoop(size, ms) {
   return n;
 }
 
-export async function run({ sections = ['utf8', 'sse', 'model'], base = false, rounds = 11 } = {}) {
+export async function run({ sections = ['utf8', 'sse', 'model'], base = false, rounds = 11, warm = 300 } = {}) {
+  warmMs = warm;
   const m = await import('/dist/index.js');
   const builds = [{ name: 'seam', m }];
   if (base) builds.push({ name: 'base', m: await import('/base/index.js') });

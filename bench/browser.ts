@@ -3,7 +3,8 @@
 // without it; the page's code is bench/browser-page.mjs. The corpus is bench/sse.ts's OpenAI-shaped
 // stream (4 MiB), served on loopback and read in memory.
 //   npm run build && node build/bench/browser.js [--only utf8,sse,model,fetch] [--rounds 11]
-//     [--browser chromium|firefox]
+//     [--browser chromium|firefox] [--warm MS]
+//     --warm MS               each contender runs MS ms (in three turns) before a row's rounds; 0: none (default 300)
 //     [--base DIR]            also run DIR/index.js (another commit's dist) in the same rounds
 //     [--profile SIZE]        (Chromium) profile SseParser.push alone at SIZE-byte reads (0: one event per read)
 import { createServer } from 'node:http';
@@ -24,6 +25,8 @@ const arg = (name: string): string | undefined => { const i = argv.indexOf(name)
 const base = arg('--base');
 const sections = (arg('--only') ?? 'utf8,sse,model,fetch').split(',');
 const rounds = Number(arg('--rounds') ?? 11);
+const warm = Number(arg('--warm') ?? 300);
+if (!(warm >= 0)) throw new Error(`--warm: milliseconds, got ${arg('--warm')}`);
 const profile = arg('--profile');
 const which = arg('--browser') ?? 'chromium';
 if (which !== 'chromium' && which !== 'firefox') throw new Error(`--browser: chromium or firefox, got ${which}`);
@@ -112,9 +115,9 @@ try {
     console.log(`SseParser.push at ${profile} B reads: self time of ${total} samples`);
     for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${(100 * v / total).toFixed(1).padStart(5)}%  ${k}`);
   } else {
-    const out = (await page.evaluate(`import('/page.mjs').then((p) => p.run(${JSON.stringify({ sections, base: base !== undefined, rounds })}))`)) as Out;
+    const out = (await page.evaluate(`import('/page.mjs').then((p) => p.run(${JSON.stringify({ sections, base: base !== undefined, rounds, warm })}))`)) as Out;
     console.log(`${out.ua.replace(/^.*((?:Chrome|Firefox)\/[\d.]+).*$/, '$1')} (headless), core: ${out.backend}; ${out.rounds} interleaved rounds, medians;`
-      + ` every sample ≥ 10 ms of work; ratio = peer's time / seam's${base ? '; base = ' + base : ''}`);
+      + ` every sample ≥ 10 ms of work, after ${warm} ms of each contender; ratio = peer's time / seam's${base ? '; base = ' + base : ''}`);
     if (out.utf8) printTable('UTF-8', out.utf8, ['seam'], 'Utf8Decoder', 'TextDecoder fatal, stream');
     if (out.sse) printTable(`SSE string events (${out.sse[0].events} events)`, out.sse, out.builds, 'SseParser.push', 'TextDecoder + eventsource-parser');
     if (out.model) printTable('Model stream: bytes → committed text', out.model, out.builds, 'ModelStream (defaults)', 'TextDecoder + eventsource-parser + JSON.parse + Intl.Segmenter hold-back + NFC');
