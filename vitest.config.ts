@@ -55,6 +55,15 @@ export default defineConfig({
         },
       },
       {
+        // ... as Firefox takes it: SSE data decoded whole, not in pieces
+        extends: true,
+        test: {
+          name: 'textdecoder-whole',
+          include: ['test/unit/sse*.test.ts', 'test/conformance/sse*.test.ts', 'test/property/frames*.test.ts', 'test/property/sse*.test.ts'],
+          env: { SEAM_WASM: 'simd', SEAM_STRINGS: 'textdecoder-whole' },
+        },
+      },
+      {
         // ... and the scalar core's UTF-16 count and split data on that route
         extends: true,
         test: {

@@ -36,6 +36,15 @@ export interface StringRoutes {
    */
   readonly utf8Platform: 'buffer' | 'textdecoder';
   readonly frames: FrameRoute;
+  /**
+   * With the `textdecoder` frames route, how `SseParser` makes an event's data that holds
+   * non-ASCII text: `split`, the batch's string stays ASCII and each data's middle (first non-ASCII
+   * byte to last) is made apart from UTF-16 (V8: Chromium's `TextDecoder` makes a two-byte string
+   * of a whole batch slowly); `whole`, one `TextDecoder` string for the whole batch (SpiderMonkey:
+   * Firefox decodes it faster than the split's pieces are made and joined). Always `whole` on the
+   * core route, which writes UTF-16.
+   */
+  readonly sseData: 'split' | 'whole';
   /** Why: `detected`, or `SEAM_STRINGS` when the environment forced it. */
   readonly by: 'detected' | 'SEAM_STRINGS' | 'forced';
 }
@@ -58,6 +67,14 @@ export function runtimeName(): { name: 'node' | 'bun' | 'deno' | 'workerd' | 'br
 }
 
 /**
+ * The JavaScript engine, where it decides a route: SpiderMonkey (Firefox), known by its
+ * non-standard `InternalError` global, or any `other` (V8, JavaScriptCore).
+ */
+export function jsEngine(): 'spidermonkey' | 'other' {
+  return typeof (globalThis as { InternalError?: unknown }).InternalError === 'function' ? 'spidermonkey' : 'other';
+}
+
+/**
  * The read size from which the platform's TextDecoder decodes faster than the core + a copy, per
  * runtime (Infinity: never). Measured with `node build/bench/routes.js` (docs/runtimes.md).
  */
@@ -77,28 +94,32 @@ export function platformFrom(name: string, version: string): number {
  * `bufferCopy` says whether it copies strings out of WebAssembly memory natively (Node's Buffer,
  * also in Bun and Deno), and `ask` is what SEAM_STRINGS asked for, if anything.
  */
-export function chooseRoutes(name: string, version: string, bufferCopy: boolean, ask?: string, by: StringRoutes['by'] = 'detected'): StringRoutes {
+export function chooseRoutes(name: string, version: string, bufferCopy: boolean, ask?: string, by: StringRoutes['by'] = 'detected', engine = 'other'): StringRoutes {
   const runtime = version === '' ? name : `${name} ${version}`;
   const frames: FrameRoute = bufferCopy ? 'core' : 'textdecoder';
   const utf8Platform = name === 'node' && bufferCopy ? 'buffer' : 'textdecoder';
+  // (docs/runtimes.md: Firefox's SseParser read 1.1–1.2× at 1 KiB, up to 4× at 64 KiB, with the data whole)
+  const sseData = frames === 'textdecoder' && engine !== 'spidermonkey' ? 'split' : 'whole';
   if (ask !== undefined) {
     // core: the core at every read size (where there is no Buffer its strings come from
     // TextDecoder or String.fromCharCode); platform: the split route from the first byte; split:
     // from the runtime's own threshold (2048 B where it has none); textdecoder: the browsers' route
+    // as Chromium takes it; textdecoder-whole: as Firefox takes it (SSE data decoded whole)
     switch (ask) {
-      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, frames, by };
-      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, frames, by };
+      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, frames, sseData, by };
+      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, frames, sseData, by };
       case 'split': {
         const from = platformFrom(name, version);
-        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, frames, by };
+        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, frames, sseData, by };
       }
-      case 'textdecoder': return { runtime, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform, frames: 'textdecoder', by };
-      default: throw new TypeError(`SEAM_STRINGS must be "core", "split", "platform" or "textdecoder", got ${JSON.stringify(ask)}`);
+      case 'textdecoder': return { runtime, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform, frames: 'textdecoder', sseData: 'split', by };
+      case 'textdecoder-whole': return { runtime, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform, frames: 'textdecoder', sseData: 'whole', by };
+      default: throw new TypeError(`SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got ${JSON.stringify(ask)}`);
     }
   }
-  if (!bufferCopy) return { runtime, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform, frames, by };
+  if (!bufferCopy) return { runtime, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform, frames, sseData, by };
   const from = platformFrom(name, version);
-  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, frames, by };
+  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, frames, sseData, by };
 }
 
 let routes: StringRoutes | undefined;
@@ -115,13 +136,13 @@ function choose(core: Core): StringRoutes {
   const { name, version } = runtimeName();
   const ask = forced ?? envRoute();
   const by = forced !== undefined ? 'forced' : ask !== undefined ? 'SEAM_STRINGS' : 'detected';
-  return chooseRoutes(name, version, core.textMode === 0, ask, by);
+  return chooseRoutes(name, version, core.textMode === 0, ask, by, jsEngine());
 }
 
 /**
  * Which string routes seam takes in this realm: chosen once, on first use, from the runtime's name
  * and version and what it offers (docs/runtimes.md has the measurements behind each choice);
- * `SEAM_STRINGS` (core, split, platform, textdecoder) forces one, for tests and benchmarks.
+ * `SEAM_STRINGS` (core, split, platform, textdecoder, textdecoder-whole) forces one, for tests and benchmarks.
  */
 export function stringRoutes(core: Core = getCore()): StringRoutes {
   if (routes === undefined || routesCore !== core) {
@@ -135,7 +156,7 @@ export function stringRoutes(core: Core = getCore()): StringRoutes {
  * @internal For tests and benchmarks: decoders made after this call take `route` (as the
  * SEAM_STRINGS values), or the detected routes again with `undefined`.
  */
-export function forceStringRoute(route: 'core' | 'split' | 'platform' | 'textdecoder' | undefined): void {
+export function forceStringRoute(route: 'core' | 'split' | 'platform' | 'textdecoder' | 'textdecoder-whole' | undefined): void {
   forced = route;
   routes = undefined;
 }

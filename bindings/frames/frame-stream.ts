@@ -3,7 +3,7 @@
 // lines or events too long for the output window, and the byte limit option.
 import { Utf8DecodeError } from '../bytes/errors.js';
 import {
-  FR_ERR, FR_NREC, M_UTF16_POS, M_UTF8_OUT, RAW_PTR, R_LIMIT, R_MORE, R_TRUNC, R_UTF8, ST_CARRY, ST_NCARRY,
+  FR_ERR, FR_NREC, M_SPLIT, M_UTF16_POS, M_UTF8_OUT, RAW_PTR, R_LIMIT, R_MORE, R_TRUNC, R_UTF8, ST_CARRY, ST_NCARRY,
 } from '../core/generated/abi.js';
 import { byteLimitOption } from '../core/options.js';
 import { CoreStream } from '../core/stream.js';
@@ -138,6 +138,15 @@ export abstract class FrameStream extends CoreStream {
  */
 export function frameTextMode(core: Core): number {
   return stringRoutes(core).frames === 'textdecoder' ? M_UTF8_OUT | M_UTF16_POS : 0;
+}
+
+/**
+ * `M_SPLIT` where SSE data with non-ASCII text is made in pieces on this runtime (the textdecoder
+ * route in V8; core/strings.ts, `sseData`), else 0.
+ */
+export function sseSplitMode(core: Core): number {
+  const r = stringRoutes(core);
+  return r.frames === 'textdecoder' && r.sseData === 'split' ? M_SPLIT : 0;
 }
 
 /** Raw scratch blocks above this size are returned to the heap right after use. */

@@ -5,7 +5,7 @@
 import { type StateKind } from '../core/stream.js';
 import { ReentrantCallError, SseCallbackError, SseLimitError } from './errors.js';
 import { Utf8DecodeError } from '../bytes/errors.js';
-import { FrameStream, frameLimit, frameTextMode, rawText } from './frame-stream.js';
+import { FrameStream, frameLimit, frameTextMode, rawText, sseSplitMode } from './frame-stream.js';
 import { booleanOption, checkOptions, functionOption, oneOf } from '../core/options.js';
 import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, EV_DATA0, EV_DATA1, EV_ID, EV_ID_CHANGED, EV_TYPE, EV_WORDS, FR_ENC, FR_ERR, FR_JOIN, FR_LEN,
@@ -128,9 +128,8 @@ export class SseParser extends FrameStream {
     this.eof = eof;
     this.onComment = onComment;
     const comments = onComment ? M_COMMENTS : 0;
-    const route = frameTextMode(this.core);
-    // the browsers' route: data with non-ASCII text gives its middle apart (see collect)
-    this.mode = route | (route !== 0 ? M_SPLIT : 0) | comments;
+    // the browsers' route, in V8: data with non-ASCII text gives its middle apart (see collect)
+    this.mode = frameTextMode(this.core) | sseSplitMode(this.core) | comments;
     this.bytesMode = comments | M_UTF8_OUT | M_IN_SPANS; // byte spans: no M_UTF16_POS
   }
 

@@ -4,7 +4,7 @@
 // Chromium first); `npm test` does not need a browser.
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTitle, close, launch, serve, type TestBrowser as Browser } from './harness.js';
+import { browserName, browserTitle, close, launch, serve, type TestBrowser as Browser } from './harness.js';
 
 let server: Server;
 let browser: Browser;
@@ -26,6 +26,7 @@ describe(`ESM build in ${browserTitle}`, () => {
     await page.goto(base + '/');
     const result = await page.evaluate("import('/page.mjs').then((p) => p.run())") as Record<string, any>;
     expect(result.hasBuffer).toBe(false);
+    expect(result.spiderMonkey).toBe(browserName === 'firefox');
     expect(result.backend).toBe('simd');
     expect(result.utf8Ok).toBe(true);
     expect(result.sseOk).toBe(true);

@@ -1,20 +1,20 @@
 // The strings of lines and SSE events on the route this project runs (Node's Buffer copies, or
-// with SEAM_STRINGS=textdecoder the browsers' route: one TextDecoder call per push, sliced at the
+// with SEAM_STRINGS=textdecoder or textdecoder-whole the browsers' route: one TextDecoder call per push, sliced at the
 // UTF-16 offsets the core counts): every chunking gives the output of the whole input, equal to
 // TextDecoder + eventsource-parser (and a spec-literal reference); with fatal: false, bad bytes
 // are replaced per line and per event exactly as TextDecoder does on each of them.
 import { createParser } from 'eventsource-parser';
 import { describe, expect, test } from 'vitest';
 import { LineDecoder, SseParser } from '../../bindings/index.js';
-import { frameTextMode } from '../../bindings/frames/frame-stream.js';
-import { M_UTF16_POS, M_UTF8_OUT } from '../../bindings/core/generated/abi.js';
+import { frameTextMode, sseSplitMode } from '../../bindings/frames/frame-stream.js';
+import { M_SPLIT, M_UTF16_POS, M_UTF8_OUT } from '../../bindings/core/generated/abi.js';
 import { getCore } from '../../bindings/core/wasm.js';
 import { referenceParse } from '../conformance/sse-reference.js';
 import { run } from '../conformance/sse-harness.js';
 import { SEED, cut, randomCuts, rng, standardChunkings } from '../helpers/random.js';
 
 const enc = new TextEncoder();
-const route = process.env.SEAM_STRINGS === 'textdecoder' ? 'textdecoder' : 'node';
+const route = process.env.SEAM_STRINGS?.startsWith('textdecoder') ? 'textdecoder' : 'node';
 
 /** Text with characters of every UTF-8 length (and surrogate pairs), in runs long enough for SIMD blocks. */
 function text(r: () => number, n: number): string {
@@ -89,6 +89,8 @@ function everyChunking(bytes: Uint8Array, seed: number, check: (chunks: Uint8Arr
 describe(`frame strings (${route} route)`, () => {
   test('the route this project asked for is the one that runs', () => {
     expect(frameTextMode(getCore())).toBe(route === 'textdecoder' ? M_UTF8_OUT | M_UTF16_POS : 0);
+    // SSE data with non-ASCII text in pieces on that route as V8 takes it, whole as Firefox does (textdecoder-whole)
+    expect(sseSplitMode(getCore())).toBe(process.env.SEAM_STRINGS === 'textdecoder' ? M_SPLIT : 0);
   });
 
   test(`SSE: every chunking gives the whole input's events, as TextDecoder + eventsource-parser (seed ${SEED})`, () => {

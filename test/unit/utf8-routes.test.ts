@@ -3,7 +3,7 @@
 // after the other in this process, on conformance inputs and on seeded random streams.
 import { afterEach, describe, expect, test } from 'vitest';
 import { Utf8Decoder } from '../../bindings/index.js';
-import { chooseRoutes, forceStringRoute, runtimeName, stringRoutes } from '../../bindings/core/strings.js';
+import { chooseRoutes, forceStringRoute, jsEngine, runtimeName, stringRoutes } from '../../bindings/core/strings.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import { type Outcome, decodeWith, strictOracle } from '../helpers/utf8-oracle.js';
 
@@ -30,7 +30,7 @@ describe('the route each runtime takes', () => {
   test('core: Node 20 and 22 and Deno (the core transcodes, one Buffer copy makes the string)', () => {
     for (const [name, version] of [['node', '20.20.2'], ['node', '22.23.5'], ['deno', '2.9.6']]) {
       expect(chooseRoutes(name, version, true)).toEqual({
-        runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: name === 'node' ? 'buffer' : 'textdecoder', frames: 'core', by: 'detected',
+        runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: name === 'node' ? 'buffer' : 'textdecoder', frames: 'core', sseData: 'whole', by: 'detected',
       });
     }
   });
@@ -38,15 +38,31 @@ describe('the route each runtime takes', () => {
   test('split: Node 24 and 26 and Bun from 1 KiB reads (the platform decodes above, the core below)', () => {
     for (const version of ['24.22.3', '26.12.1']) {
       expect(chooseRoutes('node', version, true)).toEqual({
-        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', frames: 'core', by: 'detected',
+        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', frames: 'core', sseData: 'whole', by: 'detected',
       });
     }
-    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', frames: 'core', by: 'detected' });
+    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', frames: 'core', sseData: 'whole', by: 'detected' });
   });
 
-  test('textdecoder: runtimes without a Buffer copy out of WebAssembly memory (browsers, workerd)', () => {
+  test('textdecoder: runtimes without a Buffer copy out of WebAssembly memory (browsers, workerd); SSE data in pieces in V8, whole in SpiderMonkey', () => {
     for (const name of ['browser', 'workerd']) {
-      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform: 'textdecoder', frames: 'textdecoder', by: 'detected' });
+      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform: 'textdecoder', frames: 'textdecoder', sseData: 'split', by: 'detected' });
+    }
+    expect(chooseRoutes('browser', '', false, undefined, 'detected', 'spidermonkey')).toEqual({
+      runtime: 'browser', utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform: 'textdecoder', frames: 'textdecoder', sseData: 'whole', by: 'detected',
+    });
+    // (a runtime with a Buffer copy takes the core route, which writes UTF-16: nothing to split, whatever the engine)
+    expect(chooseRoutes('node', '24.22.3', true, undefined, 'detected', 'spidermonkey')).toMatchObject({ frames: 'core', sseData: 'whole' });
+  });
+
+  test('the engine: SpiderMonkey only where its own global is', () => {
+    expect(jsEngine()).toBe('other'); // (vitest runs on Node: V8)
+    const g = globalThis as { InternalError?: unknown };
+    g.InternalError = class InternalError extends Error {};
+    try {
+      expect(jsEngine()).toBe('spidermonkey');
+    } finally {
+      delete g.InternalError;
     }
   });
 
@@ -54,8 +70,9 @@ describe('the route each runtime takes', () => {
     expect(chooseRoutes('node', '20.20.2', true, 'platform', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 0, frames: 'core' });
     expect(chooseRoutes('node', '20.20.2', true, 'split', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 2048 });
     expect(chooseRoutes('node', '24.22.3', true, 'core', 'SEAM_STRINGS')).toMatchObject({ utf8: 'core', frames: 'core' });
-    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder', 'SEAM_STRINGS')).toMatchObject({ utf8: 'textdecoder', frames: 'textdecoder' });
-    expect(() => chooseRoutes('node', '24.22.3', true, 'fast')).toThrow(new TypeError('SEAM_STRINGS must be "core", "split", "platform" or "textdecoder", got "fast"'));
+    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder', 'SEAM_STRINGS')).toMatchObject({ utf8: 'textdecoder', frames: 'textdecoder', sseData: 'split' });
+    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder-whole', 'SEAM_STRINGS')).toMatchObject({ utf8: 'textdecoder', frames: 'textdecoder', sseData: 'whole' });
+    expect(() => chooseRoutes('node', '24.22.3', true, 'fast')).toThrow(new TypeError('SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got "fast"'));
   });
 
   test('a forced route is the one decoders made after it take', () => {
