@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // The core's tests run twice: against the SIMD build and against the scalar reference build;
-// the UTF-8, line and SSE tests once more on the browsers' string route.
+// the UTF-8, line and SSE tests once more on the browsers' string route (as Chromium takes it),
+// and the SSE tests once more as Firefox takes it (SSE data decoded whole).
 // The text layer is plain TypeScript and runs once.
 const coreTests = [
   'test/unit/utf8*.test.ts',

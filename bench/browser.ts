@@ -4,7 +4,8 @@
 // stream (4 MiB), served on loopback and read in memory.
 //   npm run build && node build/bench/browser.js [--only utf8,sse,model,fetch] [--rounds 11]
 //     [--browser chromium|firefox] [--warm MS]
-//     --warm MS               each contender runs MS ms (in three turns) before a row's rounds; 0: none (default 300)
+//     --warm MS               each contender runs MS ms (in three turns) before a row's rounds; 0: none (default 300);
+//                             the fetch rows are not warmed: each of their rounds is a whole run of seconds
 //     [--base DIR]            also run DIR/index.js (another commit's dist) in the same rounds
 //     [--profile SIZE]        (Chromium) profile SseParser.push alone at SIZE-byte reads (0: one event per read)
 import { createServer } from 'node:http';

@@ -38,13 +38,14 @@ export interface StringRoutes {
   readonly frames: FrameRoute;
   /**
    * With the `textdecoder` frames route, how `SseParser` makes an event's data that holds
-   * non-ASCII text: `split`, the batch's string stays ASCII and each data's middle (first non-ASCII
-   * byte to last) is made apart from UTF-16 (V8: Chromium's `TextDecoder` makes a two-byte string
-   * of a whole batch slowly); `whole`, one `TextDecoder` string for the whole batch (SpiderMonkey:
-   * Firefox decodes it faster than the split's pieces are made and joined). Always `whole` on the
-   * core route, which writes UTF-16.
+   * non-ASCII text: `pieces`, the batch's string stays ASCII and each data's middle (first
+   * non-ASCII byte to last) is made apart from UTF-16 and joined to its head and tail (`M_SPLIT`;
+   * V8: Chromium's `TextDecoder` makes a two-byte string of a whole batch slowly); `whole`, one
+   * `TextDecoder` string for the whole batch (SpiderMonkey: Firefox decodes it faster than the
+   * pieces are made and joined). Always `whole` on the core route, which writes UTF-16. (Not the
+   * `split` route of `Utf8Decoder`, which is about read sizes.)
    */
-  readonly sseData: 'split' | 'whole';
+  readonly sseData: 'pieces' | 'whole';
   /** Why: `detected`, or `SEAM_STRINGS` when the environment forced it. */
   readonly by: 'detected' | 'SEAM_STRINGS' | 'forced';
 }
@@ -66,13 +67,21 @@ export function runtimeName(): { name: 'node' | 'bun' | 'deno' | 'workerd' | 'br
   return { name: 'unknown', version: '' };
 }
 
+/** The engines a route depends on. */
+export type JsEngine = 'spidermonkey' | 'other';
+
 /**
  * The JavaScript engine, where it decides a route: SpiderMonkey (Firefox), known by its
- * non-standard `InternalError` global, or any `other` (V8, JavaScriptCore).
+ * non-standard `InternalError` global (a native function: not one a page defined), or any
+ * `other` (V8, JavaScriptCore).
  */
-export function jsEngine(): 'spidermonkey' | 'other' {
-  return typeof (globalThis as { InternalError?: unknown }).InternalError === 'function' ? 'spidermonkey' : 'other';
+export function jsEngine(): JsEngine {
+  const f = (globalThis as { InternalError?: unknown }).InternalError;
+  return typeof f === 'function' && Function.prototype.toString.call(f).includes('[native code]') ? 'spidermonkey' : 'other';
 }
+
+/** The values of SEAM_STRINGS (and of forceStringRoute). */
+export type StringRouteName = 'core' | 'split' | 'platform' | 'textdecoder' | 'textdecoder-whole';
 
 /**
  * The read size from which the platform's TextDecoder decodes faster than the core + a copy, per
@@ -94,12 +103,13 @@ export function platformFrom(name: string, version: string): number {
  * `bufferCopy` says whether it copies strings out of WebAssembly memory natively (Node's Buffer,
  * also in Bun and Deno), and `ask` is what SEAM_STRINGS asked for, if anything.
  */
-export function chooseRoutes(name: string, version: string, bufferCopy: boolean, ask?: string, by: StringRoutes['by'] = 'detected', engine = 'other'): StringRoutes {
+export function chooseRoutes(name: string, version: string, bufferCopy: boolean, ask?: string, by: StringRoutes['by'] = 'detected', engine: JsEngine = 'other'): StringRoutes {
   const runtime = version === '' ? name : `${name} ${version}`;
   const frames: FrameRoute = bufferCopy ? 'core' : 'textdecoder';
   const utf8Platform = name === 'node' && bufferCopy ? 'buffer' : 'textdecoder';
-  // (docs/runtimes.md: Firefox's SseParser read 1.02–1.21× at 1 KiB and 0.98–1.36× at one event per read with the data whole)
-  const sseData = frames === 'textdecoder' && engine !== 'spidermonkey' ? 'split' : 'whole';
+  // (docs/runtimes.md: Firefox's SseParser with the data whole read 1.02–1.21× at 1 KiB in eight
+  // pages, 0.98–1.36× at one event per read, better in seven)
+  const sseData = frames === 'textdecoder' && engine !== 'spidermonkey' ? 'pieces' : 'whole';
   if (ask !== undefined) {
     // core: the core at every read size (where there is no Buffer its strings come from
     // TextDecoder or String.fromCharCode); platform: the split route from the first byte; split:
@@ -112,7 +122,7 @@ export function chooseRoutes(name: string, version: string, bufferCopy: boolean,
         const from = platformFrom(name, version);
         return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, frames, sseData, by };
       }
-      case 'textdecoder': return { runtime, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform, frames: 'textdecoder', sseData: 'split', by };
+      case 'textdecoder': return { runtime, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform, frames: 'textdecoder', sseData: 'pieces', by };
       case 'textdecoder-whole': return { runtime, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform, frames: 'textdecoder', sseData: 'whole', by };
       default: throw new TypeError(`SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got ${JSON.stringify(ask)}`);
     }
@@ -156,7 +166,7 @@ export function stringRoutes(core: Core = getCore()): StringRoutes {
  * @internal For tests and benchmarks: decoders made after this call take `route` (as the
  * SEAM_STRINGS values), or the detected routes again with `undefined`.
  */
-export function forceStringRoute(route: 'core' | 'split' | 'platform' | 'textdecoder' | 'textdecoder-whole' | undefined): void {
+export function forceStringRoute(route: StringRouteName | undefined): void {
   forced = route;
   routes = undefined;
 }

@@ -132,7 +132,7 @@ export abstract class FrameStream extends CoreStream {
 /**
  * The text mode of line and SSE pushes on this runtime (core/strings.ts chooses). The core route:
  * 0, the core writes UTF-16 (or ASCII bytes) and each batch becomes one string by a Buffer copy.
- * The textdecoder route (browsers; SEAM_STRINGS=textdecoder): the core copies UTF-8 and reports
+ * The textdecoder route (browsers; SEAM_STRINGS=textdecoder or textdecoder-whole): the core copies UTF-8 and reports
  * each span's UTF-16 offset, so that one TextDecoder call makes the batch's string, which is sliced
  * per line or event (docs/frames.md).
  */
@@ -146,7 +146,7 @@ export function frameTextMode(core: Core): number {
  */
 export function sseSplitMode(core: Core): number {
   const r = stringRoutes(core);
-  return r.frames === 'textdecoder' && r.sseData === 'split' ? M_SPLIT : 0;
+  return r.frames === 'textdecoder' && r.sseData === 'pieces' ? M_SPLIT : 0;
 }
 
 /** Raw scratch blocks above this size are returned to the heap right after use. */

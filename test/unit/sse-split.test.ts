@@ -1,12 +1,14 @@
-// SSE data with non-ASCII text on every route. On the browsers' route (the textdecoder-route
-// projects) the core keeps each such data's ASCII head and tail in the batch's text and gives its
-// middle apart (M_SPLIT), and the parser joins the three; elsewhere the same events must come out.
+// SSE data with non-ASCII text on every route. On the browsers' route as V8 takes it (the
+// textdecoder-route projects) the core keeps each such data's ASCII head and tail in the batch's
+// text and gives its middle apart (M_SPLIT), and the parser joins the three; as Firefox takes it
+// (textdecoder-whole) and on the core route the same events must come out.
 // Every case is checked against the spec-literal reference, whole, cut everywhere, and in random
 // pieces.
 import { describe, expect, test } from 'vitest';
 import { SseParser, wasmBackend, type SseEvent } from '../../bindings/index.js';
 import { getCore } from '../../bindings/core/wasm.js';
-import { frameTextMode } from '../../bindings/frames/frame-stream.js';
+import { frameTextMode, sseSplitMode } from '../../bindings/frames/frame-stream.js';
+import { M_SPLIT, M_UTF16_POS, M_UTF8_OUT } from '../../bindings/core/generated/abi.js';
 import { referenceParse } from '../conformance/sse-reference.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 
@@ -43,7 +45,14 @@ function stream(seed: number, events: number): string {
   return s;
 }
 
-describe(`SSE data with non-ASCII text (${wasmBackend()}, ${frameTextMode(getCore()) === 0 ? 'UTF-16 route' : 'TextDecoder route'})`, () => {
+describe(`SSE data with non-ASCII text (${wasmBackend()}, ${frameTextMode(getCore()) === 0 ? 'UTF-16 route' : sseSplitMode(getCore()) !== 0 ? 'TextDecoder route, data in pieces' : 'TextDecoder route, data whole'})`, () => {
+  test('the parser frames with the mode this runtime chose (data in pieces only on the browsers\' route in V8)', () => {
+    const p = new SseParser();
+    expect((p as unknown as { mode: number }).mode & (M_SPLIT | M_UTF8_OUT | M_UTF16_POS)).toBe(sseSplitMode(getCore()) | frameTextMode(getCore()));
+    expect(sseSplitMode(getCore())).toBe(process.env.SEAM_STRINGS === 'textdecoder' ? M_SPLIT : 0);
+    p.dispose();
+  });
+
   test('each data shape, alone and after an ASCII event, every two-piece split and a one-byte drip', () => {
     for (const d of DATAS) {
       const bytes = enc(`data: ascii\n\ndata: ${d}\n\nevent: t\ndata: ${d}\ndata: ${d}\n\n`);

@@ -8,7 +8,7 @@ import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import { type Outcome, decodeWith, strictOracle } from '../helpers/utf8-oracle.js';
 
 const enc = new TextEncoder();
-const ROUTES = ['core', 'split', 'platform', 'textdecoder'] as const;
+const ROUTES = ['core', 'split', 'platform', 'textdecoder', 'textdecoder-whole'] as const;
 type Route = (typeof ROUTES)[number];
 
 afterEach(() => forceStringRoute(undefined));
@@ -46,7 +46,7 @@ describe('the route each runtime takes', () => {
 
   test('textdecoder: runtimes without a Buffer copy out of WebAssembly memory (browsers, workerd); SSE data in pieces in V8, whole in SpiderMonkey', () => {
     for (const name of ['browser', 'workerd']) {
-      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform: 'textdecoder', frames: 'textdecoder', sseData: 'split', by: 'detected' });
+      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform: 'textdecoder', frames: 'textdecoder', sseData: 'pieces', by: 'detected' });
     }
     expect(chooseRoutes('browser', '', false, undefined, 'detected', 'spidermonkey')).toEqual({
       runtime: 'browser', utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform: 'textdecoder', frames: 'textdecoder', sseData: 'whole', by: 'detected',
@@ -58,8 +58,10 @@ describe('the route each runtime takes', () => {
   test('the engine: SpiderMonkey only where its own global is', () => {
     expect(jsEngine()).toBe('other'); // (vitest runs on Node: V8)
     const g = globalThis as { InternalError?: unknown };
-    g.InternalError = class InternalError extends Error {};
     try {
+      g.InternalError = class InternalError extends Error {}; // a page's own: not the engine's
+      expect(jsEngine()).toBe('other');
+      g.InternalError = Error.bind(null); // a native function, as SpiderMonkey's is
       expect(jsEngine()).toBe('spidermonkey');
     } finally {
       delete g.InternalError;
@@ -70,7 +72,7 @@ describe('the route each runtime takes', () => {
     expect(chooseRoutes('node', '20.20.2', true, 'platform', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 0, frames: 'core' });
     expect(chooseRoutes('node', '20.20.2', true, 'split', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 2048 });
     expect(chooseRoutes('node', '24.22.3', true, 'core', 'SEAM_STRINGS')).toMatchObject({ utf8: 'core', frames: 'core' });
-    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder', 'SEAM_STRINGS')).toMatchObject({ utf8: 'textdecoder', frames: 'textdecoder', sseData: 'split' });
+    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder', 'SEAM_STRINGS')).toMatchObject({ utf8: 'textdecoder', frames: 'textdecoder', sseData: 'pieces' });
     expect(chooseRoutes('node', '24.22.3', true, 'textdecoder-whole', 'SEAM_STRINGS')).toMatchObject({ utf8: 'textdecoder', frames: 'textdecoder', sseData: 'whole' });
     expect(() => chooseRoutes('node', '24.22.3', true, 'fast')).toThrow(new TypeError('SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got "fast"'));
   });
@@ -78,7 +80,8 @@ describe('the route each runtime takes', () => {
   test('a forced route is the one decoders made after it take', () => {
     for (const route of ROUTES) {
       forceStringRoute(route);
-      expect(stringRoutes().utf8).toBe(route === 'platform' ? 'split' : route);
+      expect(stringRoutes().utf8).toBe(route === 'platform' ? 'split' : route === 'textdecoder-whole' ? 'textdecoder' : route);
+      expect(stringRoutes().sseData).toBe(route === 'textdecoder' ? 'pieces' : 'whole');
       expect(stringRoutes().by).toBe('forced');
     }
   });
