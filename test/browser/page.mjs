@@ -55,7 +55,8 @@ export async function run() {
     lenientOracle: new TextDecoder().decode(new Uint8Array([0x41, 0xf0, 0x9f, 0x42, 0xff])),
     report: { text: report.text, graphemes: report.graphemes, sha256: report.sha256 },
     hasBuffer: typeof (globalThis).Buffer !== 'undefined',
-    // what core/strings.ts's jsEngine() reads: SSE data whole in Firefox, in pieces in Chromium
-    spiderMonkey: typeof (globalThis).InternalError === 'function',
+    // what core/strings.ts's jsEngine() reads (SSE data whole in Firefox, in pieces in Chromium):
+    // a native InternalError in SpiderMonkey only
+    spiderMonkey: typeof (globalThis).InternalError === 'function' && Function.prototype.toString.call(globalThis.InternalError).includes('[native code]'),
   };
     }
