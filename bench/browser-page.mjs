@@ -18,8 +18,8 @@ import { holdBack } from '/peer-commit.mjs';
 
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 
-/** Milliseconds per call of fn, over at least MIN_SAMPLE_MS of calls. */
-function sample(fn) {
+/** Milliseconds per call of fn, over at least `ms` (MIN_SAMPLE_MS) of calls. */
+function sample(fn, ms = MIN_SAMPLE_MS) {
   let reps = 0;
   const t0 = performance.now();
   let t = t0;
@@ -27,7 +27,7 @@ function sample(fn) {
     fn();
     reps++;
     t = performance.now();
-  } while (t - t0 < MIN_SAMPLE_MS);
+  } while (t - t0 < ms);
   return (t - t0) / reps;
 }
 
@@ -40,12 +40,7 @@ let warmMs = 300;
 
 /** Interleaved rounds of every contender (a rotating order), after their warm-up; their median ms per call. */
 function race(contenders, rounds) {
-  for (let turn = 0; turn < 3 && warmMs > 0; turn++) {
-    for (const fn of contenders) {
-      const t0 = performance.now();
-      do fn(); while (performance.now() - t0 < warmMs / 3);
-    }
-  }
+  for (let turn = 0; turn < 3 && warmMs > 0; turn++) for (const fn of contenders) sample(fn, warmMs / 3);
   const times = contenders.map(() => []);
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < contenders.length; k++) {

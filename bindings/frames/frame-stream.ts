@@ -142,11 +142,10 @@ export function frameTextMode(core: Core): number {
 
 /**
  * `M_SPLIT` where SSE data with non-ASCII text is made in pieces on this runtime (the textdecoder
- * route in V8; core/strings.ts, `sseData`), else 0.
+ * route in V8: core/strings.ts, `sseData`, which is `pieces` only on that route), else 0.
  */
 export function sseSplitMode(core: Core): number {
-  const r = stringRoutes(core);
-  return r.frames === 'textdecoder' && r.sseData === 'pieces' ? M_SPLIT : 0;
+  return stringRoutes(core).sseData === 'pieces' ? M_SPLIT : 0;
 }
 
 /** Raw scratch blocks above this size are returned to the heap right after use. */
