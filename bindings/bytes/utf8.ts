@@ -7,8 +7,6 @@ import { F_BOM_DONE, F_FATAL, F_IGNORE_BOM, M_VALIDATE, ST_CARRY, ST_FLAGS, ST_N
 import { type NodeUtf8, nodeUtf8Functions, stringRoutes } from '../core/strings.js';
 import { asciiString, expectBytes, forPieces } from '../core/wasm.js';
 
-/** TextDecoder's options of a streaming call, made once: Chromium converts a new options object on every call (one event's worth of reads: about a third of a 64-byte read's decode). */
-const STREAM: TextDecodeOptions = { stream: true };
 
 /** What a TextDecoder habit explains, for the options of the UTF-8 decoders. */
 const UTF8_HINTS = {
@@ -117,98 +115,85 @@ abstract class Utf8Stream extends CoreStream {
  */
 export class Utf8Decoder extends Utf8Stream {
   private continuing = false;
-  /**
-   * Where the runtime has no fast copy from WebAssembly memory into a string (browsers),
-   * `TextDecoder` validates and decodes on the happy path (it does both in one pass, and a
-   * second validation would only cost time), and the core is used only to place an error.
-   */
-  private td: TextDecoder | null;
-  /** That route's held bytes (the incomplete character at the end of the input so far), packed
-   *  little-endian into a number to keep an idle decoder small, and how many there are. */
-  private tailBytes = 0;
-  private tailLen = 0;
-  /** That route: no text of this stream came out yet, so a leading BOM is still to be dropped. */
-  private bomPending = false;
 
   /**
    * The split route (core/strings.ts): reads of at least this many bytes are decoded by the
-   * platform in one non-streaming call, the core keeping the carry (Infinity: never).
+   * platform in one call, the core keeping the carry (Infinity: never).
    */
   private readonly platformFrom: number;
-
-  constructor(options?: Utf8DecoderOptions) {
-    super(options, 'Utf8Decoder', ['fatal', 'ignoreBOM']);
-    const route = stringRoutes(this.core);
-    this.td = route.utf8 === 'textdecoder' ? this.newTextDecoder() : null;
-    this.platformFrom = route.utf8 === 'split' ? route.utf8PlatformFrom : Infinity;
-    this.node = route.utf8 === 'split' && route.utf8Platform === 'buffer' ? nodeUtf8Functions() : null;
-  }
-
   /** The split route's Node functions (`utf8Platform: 'buffer'`), else null: TextDecoder. */
   private readonly node: NodeUtf8 | null;
   /**
-   * The last read was ASCII. The split route: TextDecoder makes such strings faster on Node. The
-   * `textdecoder` route: only then is the next short read tried as ASCII (text with non-ASCII
+   * How the core writes a read's text: UTF-16 or Latin-1 (0) on the split route, whose reads
+   * through the core are short, so that their strings are copied out without a TextDecoder call
+   * where there is no Buffer; else the core's usual mode.
+   */
+  private readonly mode: number;
+  /**
+   * The browsers' route (no Buffer): a short ASCII read is made a string in JavaScript without the
+   * core (`asciiString`) when nothing is carried: a copy into WebAssembly memory costs more.
+   */
+  private readonly shortAscii: boolean;
+  /**
+   * The last read was ASCII. The split route on Node: TextDecoder makes such strings faster. Where
+   * there is no Buffer: only then is the next short read tried as ASCII (text with non-ASCII
    * characters rarely has a short read without one, and the try would cost it time).
    */
   private ascii = true;
 
-  /**
-   * The route's decoder keeps every BOM, and the stream's one leading BOM is dropped here
-   * (`bom`): Node 24 and 26's TextDecoder also drops a second BOM when the first is split across
-   * reads, and Deno 2.9's drops a BOM that begins a later read.
-   */
-  private newTextDecoder(): TextDecoder {
-    this.bomPending = !this.ignoreBOM;
-    return new TextDecoder('utf-8', { fatal: this.fatal, ignoreBOM: true });
-  }
-
-  private bom(text: string): string {
-    if (!this.bomPending || text === '') return text;
-    this.bomPending = false;
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  constructor(options?: Utf8DecoderOptions) {
+    super(options, 'Utf8Decoder', ['fatal', 'ignoreBOM']);
+    const route = stringRoutes(this.core);
+    const split = route.utf8 === 'split';
+    this.platformFrom = split ? route.utf8PlatformFrom : Infinity;
+    this.node = split && route.utf8Platform === 'buffer' ? nodeUtf8Functions() : null;
+    this.mode = split ? 0 : this.core.textMode;
+    this.shortAscii = split && route.frames === 'textdecoder';
   }
 
   /** All text that is complete so far; an incomplete tail (≤3 bytes) is held back. */
   push(chunk: Uint8Array): string {
-    const td = this.td;
-    if (td === null) {
-      if (chunk instanceof Uint8Array && chunk.length >= this.platformFrom) return this.platform(chunk);
-      return this.run(chunk, this.core.textMode, 'Utf8Decoder.push()');
+    if (chunk instanceof Uint8Array) {
+      if (chunk.length >= this.platformFrom) return this.platform(chunk);
+      if (this.shortAscii) return this.short(chunk);
     }
-    this.open(chunk, 'Utf8Decoder.push()');
-    // A short ASCII read with no character held from the read before (the TextDecoder holds none
-    // then either): its string without a TextDecoder call, whose fixed cost is most of such a read's
-    let text = this.ascii && this.tailLen === 0 ? asciiString(chunk) : null;
-    if (text !== null) {
-      this.bytesIn += chunk.length;
-      return this.bom(text);
+    return this.run(chunk, this.mode, 'Utf8Decoder.push()');
+  }
+
+  /** A read below the threshold where there is no Buffer: ASCII in JavaScript when it can be, else the core. */
+  private short(chunk: Uint8Array): string {
+    if (this.ascii && this.failure === null) {
+      const core = this.core;
+      core.sync();
+      const u8 = core.u8;
+      // nothing carried, and the stream's BOM decided (its first bytes are the core's)
+      if (u8[this.st + ST_NCARRY] === 0 && (u8[this.st + ST_FLAGS] & F_BOM_DONE) !== 0) {
+        const text = asciiString(chunk);
+        if (text !== null) {
+          this.bytesIn += chunk.length;
+          return text;
+        }
+      }
     }
-    try {
-      text = td.decode(chunk, STREAM);
-    } catch {
-      this.placeError(chunk);
-    }
+    const text = this.run(chunk, this.mode, 'Utf8Decoder.push()');
     this.ascii = text.length === chunk.length;
-    this.keepTail(chunk);
-    this.bytesIn += chunk.length;
-    return this.bom(text);
+    return text;
   }
 
   /**
    * The split route's large read: the core's state holds the carry and the BOM as on the core
    * route. The carried character is completed by the core (which rejects or replaces it as
-   * usual), the read's whole characters are decoded by one non-streaming call of the platform
-   * (Node 24+: buffer.isUtf8 and utf8Slice, both simdutf, or TextDecoder while the text is ASCII;
-   * Bun: TextDecoder), and the incomplete character at the end becomes the core's carry. Where
-   * the platform rejects the bytes, the core decodes them again from the same state and places
-   * the error: strictness, offsets and the error's text are the core's.
+   * usual), the read's whole characters are decoded by one call of the platform (Node 24+:
+   * buffer.isUtf8 and utf8Slice, both simdutf, or TextDecoder while the text is ASCII; elsewhere
+   * a non-streaming TextDecoder), and the incomplete character at the end becomes the core's carry. Where the platform rejects the
+   * bytes, the core decodes them again from the same state and places the error: strictness,
+   * offsets and the error's text are the core's.
    */
   private platform(chunk: Uint8Array): string {
     this.open(chunk, 'Utf8Decoder.push()');
     const core = this.core;
     const st = this.st;
-    const mode = core.textMode;
+    const mode = this.mode;
     core.sync();
     let u8 = core.u8;
     let at = 0;
@@ -222,13 +207,22 @@ export class Utf8Decoder extends Utf8Stream {
       u8[st + ST_FLAGS] = flags | F_BOM_DONE;
       this.bytesIn += at;
     } else if (carried !== 0) {
-      const lead = u8[st + ST_CARRY];
-      at = Math.min(chunk.length, (lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2) - carried);
-      text = this.piece(chunk.subarray(0, at), mode, '');
-      core.sync();
-      u8 = core.u8;
-      // (bytes that are no continuation: replaced, and the core carries what follows)
-      if (u8[st + ST_NCARRY] !== 0) return text + this.corePieces(chunk, at, text);
+      // the carried character, completed here when the read's first bytes do (else by the core,
+      // which rejects or replaces them as usual)
+      text = completed(u8, st + ST_CARRY, carried, chunk);
+      if (text === '') {
+        const lead = u8[st + ST_CARRY];
+        at = Math.min(chunk.length, (lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2) - carried);
+        text = this.piece(chunk.subarray(0, at), mode, '');
+        core.sync();
+        u8 = core.u8;
+        // (bytes that are no continuation: replaced, and the core carries what follows)
+        if (u8[st + ST_NCARRY] !== 0) return text + this.corePieces(chunk, at, text);
+      } else {
+        at = utf8Length(u8[st + ST_CARRY]) - carried;
+        u8[st + ST_NCARRY] = 0;
+        this.bytesIn += at;
+      }
     }
     const tail = Math.max(at, incompleteTail(chunk, chunk.length));
     const bytes = at === 0 && tail === chunk.length ? chunk : chunk.subarray(at, tail);
@@ -258,38 +252,13 @@ export class Utf8Decoder extends Utf8Stream {
   /** `chunk` from `from` through the core, in window-sized pieces; `before`: this call's text so far. */
   private corePieces(chunk: Uint8Array, from: number, before: string): string {
     let text = '';
-    forPieces(this.core, chunk.subarray(from), (p) => { text += this.piece(p, this.core.textMode, before + text); });
+    forPieces(this.core, chunk.subarray(from), (p) => { text += this.piece(p, this.mode, before + text); });
     return text;
   }
 
   /** End of stream: the rest (U+FFFD for a held tail when not strict), then a new stream begins. */
   flush(): string {
-    const td = this.td;
-    if (td === null) return this.end();
-    if (this.failure) this.rethrow();
-    let rest: string;
-    try {
-      rest = td.decode();
-    } catch {
-      this.stop(new Utf8DecodeError('ERR_TRUNCATED_UTF8', this.bytesIn - this.tailLen, '', unpackTail(this.tailBytes, this.tailLen).slice()));
-    }
-    this.tailLen = 0;
-    this.bytesIn = 0;
-    rest = this.bom(rest);
-    this.bomPending = !this.ignoreBOM; // (a new stream)
-    return rest;
-  }
-
-  override get pendingBytes(): number {
-    if (this.td === null) return super.pendingBytes;
-    return this.failure ? 0 : this.tailLen;
-  }
-
-  protected override resetState(): void {
-    if (this.td !== null) {
-      this.td = this.newTextDecoder();
-      this.tailLen = 0;
-    }
+    return this.end();
   }
 
   /** `TextDecoder.decode` semantics: with `stream: true` like push, else push + flush. */
@@ -306,70 +275,37 @@ export class Utf8Decoder extends Utf8Stream {
       throw e;
     }
   }
-
-  /** Keeps the bytes of the incomplete character at the end of the input so far (a valid prefix). */
-  private keepTail(chunk: Uint8Array): void {
-    let src = chunk;
-    let end = chunk.length;
-    if (end < 3) {
-      // the character may have begun in earlier chunks: look at the held bytes + this chunk
-      unpackTail(this.tailBytes, this.tailLen);
-      scratch.set(chunk, this.tailLen);
-      src = scratch;
-      end = this.tailLen + chunk.length;
-    }
-    const at = incompleteTail(src, end);
-    let packed = 0;
-    for (let i = end - 1; i >= at; i--) packed = packed * 256 + src[i];
-    this.tailBytes = packed;
-    this.tailLen = end - at;
-  }
-
-  /** The strict error TextDecoder found in this chunk, placed exactly by the core. */
-  private placeError(chunk: Uint8Array): never {
-    const held = this.tailLen;
-    const input = new Uint8Array(held + chunk.length);
-    input.set(unpackTail(this.tailBytes, held));
-    input.set(chunk, held);
-    let at = this.bytesIn - held; // absolute offset of input[0]
-    const core = this.core;
-    // a BOM can only be at the very start of the stream, where TextDecoder has not dropped it yet
-    const st = core.x.utf8New(F_FATAL | (this.ignoreBOM || at > 0 ? F_IGNORE_BOM : 0));
-    let err: Utf8DecodeError | null = null;
-    try {
-      let text = '';
-      for (let i = 0; i < input.length && err === null; i += core.inCap) {
-        const piece = input.subarray(i, i + core.inCap);
-        core.sync();
-        core.u8.set(piece, core.inPtr);
-        const kind = core.x.utf8Push(st, piece.length, core.textMode);
-        text += core.text(kind);
-        if (kind & UTF8_ERROR) {
-          const rel = core.word(U8_ERR);
-          err = new Utf8DecodeError('ERR_INVALID_UTF8', at + rel, text, core.bytesAt(rel, Math.max(1, Math.min(4, piece.length - rel))));
-        }
-        at += piece.length;
-      }
-    } finally {
-      core.x.stateFree(st);
-    }
-    if (err === null) throw new Error('seam: TextDecoder rejected input that the core accepts (please report this input)');
-    this.bytesIn += chunk.length;
-    this.stop(err);
-  }
-}
-
-const scratch = /* @__PURE__ */ new Uint8Array(6);
-
-/** The held bytes, written at the start of a shared scratch array (valid until the next call). */
-function unpackTail(packed: number, n: number): Uint8Array {
-  for (let i = 0; i < n; i++, packed = Math.floor(packed / 256)) scratch[i] = packed & 0xff;
-  return scratch.subarray(0, n);
 }
 
 /** The split route's decoders: non-streaming, one per realm (they hold no state between calls). */
 let platformFatal: TextDecoder | undefined;
 let platformReplacing: TextDecoder | undefined;
+
+/** The bytes of a UTF-8 character that begins with `lead` (a valid lead byte). */
+function utf8Length(lead: number): number {
+  return lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+}
+
+/**
+ * The character whose first `carried` bytes (a valid prefix) lie at `u8[p]`, completed by the
+ * first bytes of `chunk`, as a string; '' when those bytes do not complete it validly (or the
+ * chunk is too short), for the core to decide.
+ */
+function completed(u8: Uint8Array, p: number, carried: number, chunk: Uint8Array): string {
+  const lead = u8[p];
+  const need = utf8Length(lead);
+  if (chunk.length < need - carried) return '';
+  let cp = lead & (need === 2 ? 0x1f : need === 3 ? 0x0f : 0x07);
+  for (let i = 1; i < need; i++) {
+    const c = i < carried ? u8[p + i] : chunk[i - carried];
+    // (the second byte's range depends on the lead: no overlong form, surrogate or value past U+10FFFF)
+    const lo = i === 1 ? (lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80) : 0x80;
+    const hi = i === 1 ? (lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf) : 0xbf;
+    if (c < lo || c > hi) return '';
+    cp = (cp << 6) | (c & 0x3f);
+  }
+  return String.fromCodePoint(cp);
+}
 
 /**
  * Start of the incomplete character at the end of bytes [0, end): a lead byte followed by fewer

@@ -1,20 +1,19 @@
 // Which string route each decoder takes on this runtime, chosen once per realm by feature
 // detection and the runtime's name and version, with thresholds measured per runtime
 // (docs/runtimes.md has the measurements behind each choice).
-import { type Core, getCore } from './wasm.js';
+import { COPIED, type Core, getCore } from './wasm.js';
 
 /**
  * The routes of `Utf8Decoder.push`:
  * - `core`: the core validates and transcodes (UTF-16 or Latin-1) and the string is one copy out
  *   of WebAssembly memory (Node's `Buffer#latin1Slice` / `ucs2Slice`);
  * - `split`: by read size: the core as `core` below `utf8PlatformFrom` bytes, and from there the
- *   platform's fatal `TextDecoder` decodes the read's whole characters in one non-streaming call
- *   (the fast path of simdutf runtimes), the core holding the carry and the BOM state, and on a
- *   failure placing the error (strictness and offsets are the core's);
- * - `textdecoder`: a streaming `TextDecoder` decodes every read and the core only places an error
- *   (runtimes without a fast copy out of WebAssembly memory: browsers).
+ *   platform decodes the read's whole characters in one call (simdutf runtimes: its fast path;
+ *   browsers: a `TextDecoder` call, whose fixed cost the core's short strings do without), the
+ *   core holding the carry and the BOM state, and on a failure placing the error (strictness and
+ *   offsets are the core's).
  */
-export type Utf8Route = 'core' | 'split' | 'textdecoder';
+export type Utf8Route = 'core' | 'split';
 
 /**
  * The routes of lines and SSE events: `core`, the core writes UTF-16 (or ASCII) and each batch is
@@ -87,7 +86,10 @@ export type StringRouteName = 'core' | 'split' | 'platform' | 'textdecoder' | 't
  * The read size from which the platform's TextDecoder decodes faster than the core + a copy, per
  * runtime (Infinity: never). Measured with `node build/bench/routes.js` (docs/runtimes.md).
  */
-export function platformFrom(name: string, version: string): number {
+export function platformFrom(name: string, version: string, bufferCopy = true): number {
+  // No Buffer (browsers, workerd): a read's string out of WebAssembly memory is one
+  // String.fromCharCode.apply of at most COPIED units, cheaper than a TextDecoder call's fixed cost
+  if (!bufferCopy) return COPIED + 1;
   const major = Number(version.split('.')[0]);
   // Node 24 and later: TextDecoder decodes UTF-8 with simdutf, and Node's utf8Slice makes
   // two-byte strings faster still. Node 22's TextDecoder is 3–8× slower than the core at every
@@ -119,16 +121,15 @@ export function chooseRoutes(name: string, version: string, bufferCopy: boolean,
       case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, frames, sseData, by };
       case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, frames, sseData, by };
       case 'split': {
-        const from = platformFrom(name, version);
+        const from = platformFrom(name, version, bufferCopy);
         return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, frames, sseData, by };
       }
-      case 'textdecoder': return { runtime, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform, frames: 'textdecoder', sseData: 'pieces', by };
-      case 'textdecoder-whole': return { runtime, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform, frames: 'textdecoder', sseData: 'whole', by };
+      case 'textdecoder': return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', frames: 'textdecoder', sseData: 'pieces', by };
+      case 'textdecoder-whole': return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', frames: 'textdecoder', sseData: 'whole', by };
       default: throw new TypeError(`SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got ${JSON.stringify(ask)}`);
     }
   }
-  if (!bufferCopy) return { runtime, utf8: 'textdecoder', utf8PlatformFrom: Infinity, utf8Platform, frames, sseData, by };
-  const from = platformFrom(name, version);
+  const from = platformFrom(name, version, bufferCopy);
   return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, frames, sseData, by };
 }
 

@@ -1,5 +1,5 @@
 // The ESM build in a real browser (Debian's Chromium, or Firefox ESR with SEAM_BROWSER=firefox: harness.ts): imported with no
-// init call, SIMD core, no Node Buffer (so the TextDecoder string route), every layer, compared
+// init call, SIMD core, no Node Buffer (so the browsers' string routes: short reads through the core, long ones and frames by TextDecoder), every layer, compared
 // with the browser's own TextDecoder and normalize. Run by `npm run test:browser` (CI installs
 // Chromium first); `npm test` does not need a browser.
 import type { Server } from 'node:http';
@@ -30,12 +30,14 @@ describe(`ESM build in ${browserTitle}`, () => {
     expect(result.backend).toBe('simd');
     expect(result.utf8Ok).toBe(true);
     expect(result.sseOk).toBe(true);
+    expect(result.mixedReads).toBe(60);
+    expect(result.badAfter.map((e: { code: string; offset: number; whole: boolean; at: number }) => [e.code, e.offset === e.at, e.whole])).toEqual([['ERR_INVALID_UTF8', true, true], ['ERR_INVALID_UTF8', true, true]]);
     expect(result.whole).toEqual([
       { type: 'message', data: '{"delta":"cafe\u0301 世界 👩‍💻 🇯🇵 क्ष"}', id: '' },
       { type: 'done', data: '[DONE]', id: '' },
     ]);
     expect(result.bad).toEqual({ code: 'ERR_INVALID_UTF8', offset: 1 });
-    // a bad sequence begun in the previous read: TextDecoder finds it, the core places it
+    // a bad sequence begun in the previous read (two short reads: the core finds and places it)
     expect(result.spanning).toEqual({ first: 'AB', code: 'ERR_INVALID_UTF8', offset: 2, text: '', pending: 0 });
     expect(result.lenient).toBe(result.lenientOracle);
     expect(result.report.text).toBe('café 👩‍💻');

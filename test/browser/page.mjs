@@ -30,6 +30,35 @@ export async function run() {
     if (JSON.stringify(evs) !== JSON.stringify(whole)) sseOk = false;
     cuts.push(String(pieces.length));
   }
+  // reads long and short (the long ones decoded by TextDecoder, the short ones by the core, a
+  // character cut between them completed on either side), and a bad byte after each kind of read
+  const long = new TextEncoder().encode('cafe\u0301 世界 👩‍💻 🇯🇵 क्ष, plain words of text; '.repeat(150));
+  const longText = new TextDecoder().decode(long);
+  let mixedReads = 0;
+  for (let k = 0; k < 60; k++) {
+    const d = new m.Utf8Decoder();
+    let a = '';
+    for (let i = 0; i < long.length;) {
+      const n = 1 + Math.floor(rnd() * (k % 2 === 0 ? 600 : 160));
+      a += d.push(long.subarray(i, i + n));
+      i += n;
+    }
+    if (a + d.flush() === longText) mixedReads++;
+  }
+  const badAfter = [];
+  for (const before of [20, 300]) {
+    const b = long.slice(0, 2000);
+    const at = new TextEncoder().encode(longText.slice(0, before + 100)).length;
+    b[at] = 0xff;
+    const d = new m.Utf8Decoder();
+    let got = '';
+    try {
+      got += d.push(b.subarray(0, before));
+      got += d.push(b.subarray(before));
+    } catch (e) {
+      badAfter.push({ code: e.code, offset: e.offset, whole: got + e.text === new TextDecoder().decode(b.subarray(0, at)), at });
+    }
+  }
   let bad = null;
   try {
     new m.Utf8Decoder().push(new Uint8Array([0x41, 0xed, 0xa0, 0x80]));
@@ -51,7 +80,7 @@ export async function run() {
   asm.push('‍💻');
   const report = asm.finish();
   return {
-    backend: m.wasmBackend(), utf8Ok, sseOk, whole, bad, spanning, lenient,
+    backend: m.wasmBackend(), utf8Ok, sseOk, whole, bad, spanning, lenient, mixedReads, badAfter,
     lenientOracle: new TextDecoder().decode(new Uint8Array([0x41, 0xf0, 0x9f, 0x42, 0xff])),
     report: { text: report.text, graphemes: report.graphemes, sha256: report.sha256 },
     hasBuffer: typeof (globalThis).Buffer !== 'undefined',

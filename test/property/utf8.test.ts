@@ -102,6 +102,35 @@ describe('Utf8Decoder against TextDecoder', () => {
     );
   });
 
+  it('pendingBytes after every push, and the bad bytes an error names, for any chunking', () => {
+    fc.assert(
+      fc.property(withCuts(fc.oneof(corrupted, validText.map((s) => enc.encode(s)))), fc.boolean(), ([b, at], ignoreBOM) => {
+        const d = new Utf8Decoder({ ignoreBOM });
+        const bom = !ignoreBOM && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+        let text = '';
+        let pushed = 0;
+        try {
+          for (const p of cut(b, at)) {
+            text += d.push(p);
+            pushed += p.length;
+            // held: what came in and is not in the text yet (a BOM split across reads is held too)
+            const held = pushed - enc.encode(text).length - (pushed >= 3 ? bom : 0);
+            expect(d.pendingBytes).toBe(held);
+          }
+          d.flush();
+          expect(d.pendingBytes).toBe(0);
+        } catch (e) {
+          if (!(e instanceof Utf8DecodeError)) throw e;
+          // the bad bytes as they lie in the input, at the error's offset; a truncated end is all the rest
+          if (e.code === 'ERR_TRUNCATED_UTF8') expect([...e.bytes]).toEqual([...b.subarray(e.offset)]);
+          else expect([...e.bytes]).toEqual([...b.subarray(e.offset, e.offset + e.bytes.length)]);
+          expect(e.bytes.length).toBeGreaterThan(0);
+        }
+      }),
+      params(1500),
+    );
+  });
+
   it('Utf8Validator agrees with the strict decoder', () => {
     fc.assert(
       fc.property(withCuts(fc.oneof(corrupted, validText.map((s) => enc.encode(s)))), ([b, at]) => {
