@@ -129,11 +129,8 @@ export class Utf8Decoder extends Utf8Stream {
    * where there is no Buffer; else the core's usual mode.
    */
   private readonly mode: number;
-  /**
-   * The browsers' route (no Buffer): a short ASCII read is made a string in JavaScript without the
-   * core (`asciiString`) when nothing is carried: a copy into WebAssembly memory costs more.
-   */
-  private readonly shortAscii: boolean;
+  /** How a read below the threshold is decoded while the text is ASCII (`StringRoutes.utf8ShortAscii`). */
+  private readonly shortAscii: 'core' | 'platform' | 'js';
   /**
    * The last read was ASCII. The split route on Node: TextDecoder makes such strings faster. Where
    * there is no Buffer: only then is the next short read tried as ASCII (text with non-ASCII
@@ -148,20 +145,25 @@ export class Utf8Decoder extends Utf8Stream {
     this.platformFrom = split ? route.utf8PlatformFrom : Infinity;
     this.node = split && route.utf8Platform === 'buffer' ? nodeUtf8Functions() : null;
     this.mode = split ? 0 : this.core.textMode;
-    this.shortAscii = split && route.frames === 'textdecoder';
+    this.shortAscii = split ? route.utf8ShortAscii : 'core';
   }
 
   /** All text that is complete so far; an incomplete tail (≤3 bytes) is held back. */
   push(chunk: Uint8Array): string {
     if (chunk instanceof Uint8Array) {
       if (chunk.length >= this.platformFrom) return this.platform(chunk);
-      if (this.shortAscii) return this.short(chunk);
+      if (this.shortAscii !== 'core') return this.short(chunk);
     }
     return this.run(chunk, this.mode, 'Utf8Decoder.push()');
   }
 
-  /** A read below the threshold where there is no Buffer: ASCII in JavaScript when it can be, else the core. */
+  /**
+   * A read below the threshold, where ASCII text takes another way: while the text is ASCII, the
+   * platform's (as a long read) or a string made in JavaScript without the core when nothing is
+   * carried; else the core.
+   */
   private short(chunk: Uint8Array): string {
+    if (this.ascii && this.shortAscii === 'platform') return this.platform(chunk);
     if (this.ascii && this.failure === null) {
       const core = this.core;
       core.sync();

@@ -34,6 +34,14 @@ export interface StringRoutes {
    * faster there on Node 22+); `textdecoder`, a non-streaming `TextDecoder` call.
    */
   readonly utf8Platform: 'buffer' | 'textdecoder';
+  /**
+   * With `split`, how a read below the threshold is decoded while the text is ASCII (the read
+   * before it was): `core`, as any other; `platform`, by the platform's decoder as a long read
+   * (Bun: its non-streaming `TextDecoder` makes a short ASCII string faster than the core and a
+   * copy); `js`, a read of ASCII bytes with nothing carried is made a string by
+   * `String.fromCharCode.apply` on a plain array, with no copy into WebAssembly memory (browsers).
+   */
+  readonly utf8ShortAscii: 'core' | 'platform' | 'js';
   readonly frames: FrameRoute;
   /**
    * With the `textdecoder` frames route, how `SseParser` makes an event's data that holds
@@ -109,6 +117,7 @@ export function chooseRoutes(name: string, version: string, bufferCopy: boolean,
   const runtime = version === '' ? name : `${name} ${version}`;
   const frames: FrameRoute = bufferCopy ? 'core' : 'textdecoder';
   const utf8Platform = name === 'node' && bufferCopy ? 'buffer' : 'textdecoder';
+  const utf8ShortAscii = !bufferCopy ? 'js' : name === 'bun' ? 'platform' : 'core';
   // (docs/runtimes.md: Firefox's SseParser with the data whole read 1.02–1.21× at 1 KiB in eight
   // pages, 0.98–1.36× at one event per read, better in seven)
   const sseData = frames === 'textdecoder' && engine !== 'spidermonkey' ? 'pieces' : 'whole';
@@ -118,24 +127,24 @@ export function chooseRoutes(name: string, version: string, bufferCopy: boolean,
     // from the runtime's own threshold (2048 B where it has none); textdecoder: the browsers' route
     // as Chromium takes it; textdecoder-whole: as Firefox takes it (SSE data decoded whole)
     switch (ask) {
-      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, frames, sseData, by };
-      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, frames, sseData, by };
+      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, utf8ShortAscii, frames, sseData, by };
+      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, utf8ShortAscii, frames, sseData, by };
       case 'split': {
         const from = platformFrom(name, version, bufferCopy);
-        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, frames, sseData, by };
+        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, utf8ShortAscii, frames, sseData, by };
       }
-      case 'textdecoder': return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', frames: 'textdecoder', sseData: 'pieces', by };
-      case 'textdecoder-whole': return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', frames: 'textdecoder', sseData: 'whole', by };
+      case 'textdecoder': return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces', by };
+      case 'textdecoder-whole': return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole', by };
       default: throw new TypeError(`SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got ${JSON.stringify(ask)}`);
     }
   }
   const from = platformFrom(name, version, bufferCopy);
-  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, frames, sseData, by };
+  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, utf8ShortAscii, frames, sseData, by };
 }
 
 let routes: StringRoutes | undefined;
 let routesCore: Core | undefined;
-let forced: string | undefined;
+let forced: string | StringRoutes | undefined;
 
 function envRoute(): string | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
@@ -145,6 +154,7 @@ function envRoute(): string | undefined {
 
 function choose(core: Core): StringRoutes {
   const { name, version } = runtimeName();
+  if (typeof forced === 'object') return { ...forced, by: 'forced' };
   const ask = forced ?? envRoute();
   const by = forced !== undefined ? 'forced' : ask !== undefined ? 'SEAM_STRINGS' : 'detected';
   return chooseRoutes(name, version, core.textMode === 0, ask, by, jsEngine());
@@ -165,9 +175,10 @@ export function stringRoutes(core: Core = getCore()): StringRoutes {
 
 /**
  * @internal For tests and benchmarks: decoders made after this call take `route` (as the
- * SEAM_STRINGS values), or the detected routes again with `undefined`.
+ * SEAM_STRINGS values, or another runtime's routes as {@link chooseRoutes} gives them), or the
+ * detected routes again with `undefined`.
  */
-export function forceStringRoute(route: StringRouteName | undefined): void {
+export function forceStringRoute(route: StringRouteName | StringRoutes | undefined): void {
   forced = route;
   routes = undefined;
 }

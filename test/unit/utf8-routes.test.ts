@@ -9,7 +9,9 @@ import { type Outcome, decodeWith, strictOracle } from '../helpers/utf8-oracle.j
 
 const enc = new TextEncoder();
 const ROUTES = ['core', 'split', 'platform', 'textdecoder', 'textdecoder-whole'] as const;
-type Route = (typeof ROUTES)[number];
+/** Every route, and Bun's (short reads of ASCII text by the platform), forced in turn. */
+const EACH = [...ROUTES, 'bun'] as const;
+type Route = (typeof EACH)[number];
 
 afterEach(() => forceStringRoute(undefined));
 
@@ -30,26 +32,27 @@ describe('the route each runtime takes', () => {
   test('core: Node 20 and 22 and Deno (the core transcodes, one Buffer copy makes the string)', () => {
     for (const [name, version] of [['node', '20.20.2'], ['node', '22.23.5'], ['deno', '2.9.6']]) {
       expect(chooseRoutes(name, version, true)).toEqual({
-        runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: name === 'node' ? 'buffer' : 'textdecoder', frames: 'core', sseData: 'whole', by: 'detected',
+        runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: name === 'node' ? 'buffer' : 'textdecoder', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', by: 'detected',
       });
     }
   });
 
-  test('split: Node 24 and 26 and Bun from 1 KiB reads (the platform decodes above, the core below)', () => {
+  test('split: Node 24 and 26 and Bun from 1 KiB reads (the platform decodes above, the core below, and on Bun ASCII below)', () => {
     for (const version of ['24.22.3', '26.12.1']) {
       expect(chooseRoutes('node', version, true)).toEqual({
-        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', frames: 'core', sseData: 'whole', by: 'detected',
+        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', by: 'detected',
       });
     }
-    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', frames: 'core', sseData: 'whole', by: 'detected' });
+    // (Bun: short reads of ASCII text by its TextDecoder too, the others through the core)
+    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', utf8ShortAscii: 'platform', frames: 'core', sseData: 'whole', by: 'detected' });
   });
 
   test('without a Buffer copy out of WebAssembly memory (browsers, workerd): reads up to 128 B through the core, longer ones by TextDecoder; frames by TextDecoder, SSE data in pieces in V8, whole in SpiderMonkey', () => {
     for (const name of ['browser', 'workerd']) {
-      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', frames: 'textdecoder', sseData: 'pieces', by: 'detected' });
+      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces', by: 'detected' });
     }
     expect(chooseRoutes('browser', '', false, undefined, 'detected', 'spidermonkey')).toEqual({
-      runtime: 'browser', utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', frames: 'textdecoder', sseData: 'whole', by: 'detected',
+      runtime: 'browser', utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole', by: 'detected',
     });
     // (a runtime with a Buffer copy takes the core route, which writes UTF-16: nothing to split, whatever the engine)
     expect(chooseRoutes('node', '24.22.3', true, undefined, 'detected', 'spidermonkey')).toMatchObject({ frames: 'core', sseData: 'whole' });
@@ -73,8 +76,8 @@ describe('the route each runtime takes', () => {
     expect(chooseRoutes('node', '20.20.2', true, 'split', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 2048 });
     expect(chooseRoutes('node', '24.22.3', true, 'core', 'SEAM_STRINGS')).toMatchObject({ utf8: 'core', frames: 'core' });
     // (the browsers' routes: Utf8Decoder as there, on the split route from 129 B)
-    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', frames: 'textdecoder', sseData: 'pieces' });
-    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder-whole', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', frames: 'textdecoder', sseData: 'whole' });
+    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces' });
+    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder-whole', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole' });
     expect(() => chooseRoutes('node', '24.22.3', true, 'fast')).toThrow(new TypeError('SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got "fast"'));
   });
 
@@ -85,14 +88,16 @@ describe('the route each runtime takes', () => {
       expect(stringRoutes().sseData).toBe(route === 'textdecoder' ? 'pieces' : 'whole');
       expect(stringRoutes().by).toBe('forced');
     }
+    forceStringRoute(chooseRoutes('bun', '1.4.5', true));
+    expect(stringRoutes()).toMatchObject({ runtime: 'bun 1.4.5', utf8ShortAscii: 'platform', by: 'forced' });
   });
 });
 
 /** Each route's outcome of a stream, decoded by a decoder made on that route. */
 function onEachRoute(pieces: Uint8Array[], fatal: boolean, ignoreBOM: boolean): Record<Route, Outcome | string[]> {
   const out = {} as Record<Route, Outcome | string[]>;
-  for (const route of ROUTES) {
-    forceStringRoute(route);
+  for (const route of EACH) {
+    forceStringRoute(route === 'bun' ? chooseRoutes('bun', '1.4.5', true) : route);
     const d = new Utf8Decoder({ fatal, ignoreBOM });
     if (fatal) out[route] = decodeWith(d, pieces);
     else out[route] = [...pieces.map((p) => d.push(p)), d.flush()];
@@ -104,7 +109,7 @@ function onEachRoute(pieces: Uint8Array[], fatal: boolean, ignoreBOM: boolean): 
 
 function expectSame(pieces: Uint8Array[], fatal: boolean, ignoreBOM: boolean, what: string): Outcome | string[] {
   const all = onEachRoute(pieces, fatal, ignoreBOM);
-  for (const route of ROUTES) expect(all[route], `${what}: ${route} route against core`).toEqual(all.core);
+  for (const route of EACH) expect(all[route], `${what}: ${route} route against core`).toEqual(all.core);
   return all.core;
 }
 
