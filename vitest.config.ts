@@ -42,8 +42,9 @@ export default defineConfig({
         test: { name: 'scalar', include: coreTests, env: { SEAM_WASM: 'scalar' } },
       },
       {
-        // The browsers' string route, run in Node: Utf8Decoder (TextDecoder decodes, the core
-        // places errors), lines and SSE (one TextDecoder call per push, sliced at UTF-16 offsets)
+        // The browsers' string routes, run in Node: Utf8Decoder (short reads through the core, long
+        // ones by TextDecoder, the core keeping the carry and placing errors), lines and SSE (one
+        // TextDecoder call per push, sliced at UTF-16 offsets)
         extends: true,
         test: {
           name: 'textdecoder-route',
