@@ -183,12 +183,13 @@ export class Utf8Decoder extends Utf8Stream {
   }
 
   /**
-   * The split route's large read: the core's state holds the carry and the BOM as on the core
-   * route. The carried character is completed by the core (which rejects or replaces it as
-   * usual), the read's whole characters are decoded by one call of the platform (Node 24+:
-   * buffer.isUtf8 and utf8Slice, both simdutf, or TextDecoder while the text is ASCII; elsewhere
-   * a non-streaming TextDecoder), and the incomplete character at the end becomes the core's carry. Where the platform rejects the
-   * bytes, the core decodes them again from the same state and places the error: strictness,
+   * The split route's large read (and, on Bun, a short one of ASCII text): the core's state holds
+   * the carry and the BOM as on the core route. The carried character is completed here when its
+   * bytes are valid, else by the core (which rejects or replaces them as usual); the read's whole
+   * characters are decoded by one call of the platform (Node 24+: buffer.isUtf8 and utf8Slice,
+   * both simdutf, or TextDecoder while the text is ASCII; elsewhere a non-streaming TextDecoder),
+   * and the incomplete character at the end becomes the core's carry. Where the platform rejects
+   * the bytes, the core decodes them again from the same state and places the error: strictness,
    * offsets and the error's text are the core's.
    */
   private platform(chunk: Uint8Array): string {
