@@ -196,9 +196,8 @@ export class Utf8Decoder extends Utf8Stream {
     this.open(chunk, 'Utf8Decoder.push()');
     const core = this.core;
     const st = this.st;
-    const mode = this.mode;
     core.sync();
-    let u8 = core.u8;
+    const u8 = core.u8;
     let at = 0;
     let text = '';
     const carried = u8[st + ST_NCARRY];
@@ -210,22 +209,14 @@ export class Utf8Decoder extends Utf8Stream {
       u8[st + ST_FLAGS] = flags | F_BOM_DONE;
       this.bytesIn += at;
     } else if (carried !== 0) {
-      // the carried character, completed here when the read's first bytes do (else by the core,
-      // which rejects or replaces them as usual)
+      // the carried character, completed here when the read's first bytes do; else (bytes that
+      // do not continue it, or a read too short) the whole read goes through the core, which
+      // rejects or replaces them as on the core route
       text = completed(u8, st + ST_CARRY, carried, chunk);
-      if (text === '') {
-        const lead = u8[st + ST_CARRY];
-        at = Math.min(chunk.length, (lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2) - carried);
-        text = this.piece(chunk.subarray(0, at), mode, '');
-        core.sync();
-        u8 = core.u8;
-        // (bytes that are no continuation: replaced, and the core carries what follows)
-        if (u8[st + ST_NCARRY] !== 0) return text + this.corePieces(chunk, at, text);
-      } else {
-        at = utf8Length(u8[st + ST_CARRY]) - carried;
-        u8[st + ST_NCARRY] = 0;
-        this.bytesIn += at;
-      }
+      if (text === '') return this.corePieces(chunk, 0, '');
+      at = utf8Length(u8[st + ST_CARRY]) - carried;
+      u8[st + ST_NCARRY] = 0;
+      this.bytesIn += at;
     }
     const tail = Math.max(at, incompleteTail(chunk, chunk.length));
     const bytes = at === 0 && tail === chunk.length ? chunk : chunk.subarray(at, tail);
