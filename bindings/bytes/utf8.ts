@@ -7,7 +7,6 @@ import { F_BOM_DONE, F_FATAL, F_IGNORE_BOM, M_VALIDATE, ST_CARRY, ST_FLAGS, ST_N
 import { type NodeUtf8, nodeUtf8Functions, stringRoutes } from '../core/strings.js';
 import { asciiString, expectBytes, forPieces } from '../core/wasm.js';
 
-
 /** What a TextDecoder habit explains, for the options of the UTF-8 decoders. */
 const UTF8_HINTS = {
   keys: {
@@ -275,9 +274,19 @@ export class Utf8Decoder extends Utf8Stream {
 let platformFatal: TextDecoder | undefined;
 let platformReplacing: TextDecoder | undefined;
 
-/** The bytes of a UTF-8 character that begins with `lead` (a valid lead byte). */
+/** The bytes of a UTF-8 character that begins with `lead`; 0 when `lead` cannot begin one. */
 function utf8Length(lead: number): number {
-  return lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+  return lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+}
+
+/**
+ * Whether `c` may follow `lead` as its character's second byte: its range depends on the lead (no
+ * overlong form, surrogate or value past U+10FFFF).
+ */
+function secondByteFits(lead: number, c: number): boolean {
+  const lo = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+  const hi = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+  return c >= lo && c <= hi;
 }
 
 /**
@@ -292,10 +301,7 @@ function completed(u8: Uint8Array, p: number, carried: number, chunk: Uint8Array
   let cp = lead & (need === 2 ? 0x1f : need === 3 ? 0x0f : 0x07);
   for (let i = 1; i < need; i++) {
     const c = i < carried ? u8[p + i] : chunk[i - carried];
-    // (the second byte's range depends on the lead: no overlong form, surrogate or value past U+10FFFF)
-    const lo = i === 1 ? (lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80) : 0x80;
-    const hi = i === 1 ? (lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf) : 0xbf;
-    if (c < lo || c > hi) return '';
+    if (i === 1 ? !secondByteFits(lead, c) : (c & 0xc0) !== 0x80) return '';
     cp = (cp << 6) | (c & 0x3f);
   }
   return String.fromCodePoint(cp);
@@ -309,14 +315,8 @@ function incompleteTail(b: Uint8Array, end: number): number {
   for (let i = 1; i <= 3 && end - i >= 0; i++) {
     const lead = b[end - i];
     if ((lead & 0xc0) === 0x80) continue;
-    const need = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
-    if (need <= i) return end;
-    if (i >= 2) {
-      const c = b[end - i + 1];
-      const lo = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
-      const hi = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
-      if (c < lo || c > hi) return end;
-    }
+    if (utf8Length(lead) <= i) return end;
+    if (i >= 2 && !secondByteFits(lead, b[end - i + 1])) return end;
     return end - i;
   }
   return end;

@@ -133,8 +133,9 @@ export function chooseRoutes(name: string, version: string, bufferCopy: boolean,
         const from = platformFrom(name, version, bufferCopy);
         return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, utf8ShortAscii, frames, sseData, by };
       }
-      case 'textdecoder': return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces', by };
-      case 'textdecoder-whole': return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole', by };
+      case 'textdecoder':
+      case 'textdecoder-whole':
+        return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: ask === 'textdecoder' ? 'pieces' : 'whole', by };
       default: throw new TypeError(`SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got ${JSON.stringify(ask)}`);
     }
   }
@@ -153,8 +154,8 @@ function envRoute(): string | undefined {
 }
 
 function choose(core: Core): StringRoutes {
-  const { name, version } = runtimeName();
   if (typeof forced === 'object') return { ...forced, by: 'forced' };
+  const { name, version } = runtimeName();
   const ask = forced ?? envRoute();
   const by = forced !== undefined ? 'forced' : ask !== undefined ? 'SEAM_STRINGS' : 'detected';
   return chooseRoutes(name, version, core.textMode === 0, ask, by, jsEngine());
