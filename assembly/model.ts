@@ -639,7 +639,7 @@ export function modelSetCall(st: usize, key: i32, left: u32): void {
 export function modelPart(st: usize, which: i32): usize {
   const ms = modelState(st);
   const b = which == 0 ? MS_REASON : MS_ARGS;
-  const len = ms == 0 ? 0 : bLen(ms, b);
+  const len: usize = ms == 0 ? 0 : bLen(ms, b);
   if (len == 0) {
     res(MGR_PTR, 0);
     reportScratch();
