@@ -34,13 +34,15 @@ if (which !== 'chromium' && which !== 'firefox') throw new Error(`--browser: chr
 if (profile !== undefined && which !== 'chromium') throw new Error('--profile needs Chromium (its DevTools profiler)');
 
 const root = process.cwd();
+const PEER = join(root, 'node_modules', 'eventsource-parser-4', 'dist');
+const PEER_VERSION = (JSON.parse(readFileSync(join(PEER, '..', 'package.json'), 'utf8')) as { version: string }).version;
 const corpus = openaiStream(4 << 20);
 const files: Record<string, string> = {
   '/page.mjs': join(root, 'bench', 'browser-page.mjs'),
   '/peer-commit.mjs': join(root, 'bench', 'peer-commit.mjs'),
-  '/peer/eventsource-parser.js': join(root, 'node_modules', 'eventsource-parser', 'dist', 'index.js'),
-  '/peer/index.js': join(root, 'node_modules', 'eventsource-parser', 'dist', 'index.js'),
-  '/peer/stream.js': join(root, 'node_modules', 'eventsource-parser', 'dist', 'stream.js'),
+  // (the peer's current release, eventsource-parser 4: its modules as they ship)
+  '/peer/eventsource-parser.js': join(PEER, 'index.js'),
+  ...Object.fromEntries(['index', 'parse', 'errors', 'stream', 'types'].map((m) => [`/peer/${m}.js`, join(PEER, `${m}.js`)])),
 };
 /** The `fetch` section's stream: 50 MB OpenAI-shaped, written to the socket 16 KiB at a time. */
 const big = sections.includes('fetch') ? openaiStream(57.5e6, 21) : new Uint8Array(0);
@@ -118,7 +120,7 @@ try {
   } else {
     const out = (await page.evaluate(`import('/page.mjs').then((p) => p.run(${JSON.stringify({ sections, base: base !== undefined, rounds, warm })}))`)) as Out;
     console.log(`${out.ua.replace(/^.*((?:Chrome|Firefox)\/[\d.]+).*$/, '$1')} (headless), core: ${out.backend}; ${out.rounds} interleaved rounds, medians;`
-      + ` every sample ≥ 10 ms of work, after ${warm} ms of each contender; ratio = peer's time / seam's${base ? '; base = ' + base : ''}`);
+      + ` every sample ≥ 10 ms of work, after ${warm} ms of each contender; ratio = peer's time / seam's; eventsource-parser ${PEER_VERSION}${base ? '; base = ' + base : ''}`);
     if (out.utf8) printTable('UTF-8', out.utf8, ['seam'], 'Utf8Decoder', 'TextDecoder fatal, stream');
     if (out.sse) printTable(`SSE string events (${out.sse[0].events} events)`, out.sse, out.builds, 'SseParser.push', 'TextDecoder + eventsource-parser');
     if (out.model) printTable('Model stream: bytes → committed text', out.model, out.builds, 'ModelStream (defaults)', 'TextDecoder + eventsource-parser + JSON.parse + Intl.Segmenter hold-back + NFC');

@@ -20,8 +20,10 @@ import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createParser } from 'eventsource-parser';
-import { Pool } from 'undici';
+import { modernSse, modernUndici } from './peer-versions.mjs';
+// (the peers' current releases where this Node's engines allow them)
+const { createParser } = await import(modernSse ? 'eventsource-parser-4' : 'eventsource-parser');
+const { Pool } = await import(modernUndici ? 'undici-8' : 'undici');
 import { createGateway } from '../examples/gateway/server.mjs';
 import { requestUpstream } from '../examples/gateway/upstream.mjs';
 

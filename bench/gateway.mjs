@@ -33,6 +33,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { modernSse, modernUndici } from './peer-versions.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -282,10 +283,16 @@ function ratio(rows, x, f) {
   return median(a.map((r, i) => f(r, b[i])));
 }
 
+/** The version of a peer package (by its name in node_modules), from its package.json. */
+function peerVersion(dir) {
+  return JSON.parse(readFileSync(join(here, '..', 'node_modules', dir, 'package.json'), 'utf8')).version;
+}
+
 function report(results) {
   const lines = [];
   const out = (s = '') => lines.push(s);
-  out(`Node ${process.version}, ${quick ? 'quick' : 'full'} run, ${PLAN.reps} interleaved repetitions after ${warmups} of warm-up, medians; the gateway's own CPU time.`);
+  out(`Node ${process.version}, ${quick ? 'quick' : 'full'} run, ${PLAN.reps} interleaved repetitions after ${warmups} of warm-up, medians; the gateway's own CPU time; `
+    + `eventsource-parser ${peerVersion(modernSse ? 'eventsource-parser-4' : 'eventsource-parser')}, undici ${peerVersion(modernUndici ? 'undici-8' : 'undici')}.`);
   out();
   out('| regime | N | events/run | (a) CPU-s per 100k events | (b) | (c) | (d) | (e) | (f) | (g) | events per CPU-second: a/b | a/c | a/d | a/e | a/f | a/g | f/g | events/s a/b | a/c | a/d | p99 added latency a, ms | a/b | a/d |');
   out('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
