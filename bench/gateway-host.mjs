@@ -22,11 +22,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createGateway } from '../examples/gateway/server.mjs';
 import { requestUpstream } from '../examples/gateway/upstream.mjs';
-import { modernSse, modernUndici } from './peer-versions.mjs';
+import { ssePeer, undiciPeer } from './peer-versions.mjs';
 
 // (the peers' current releases where this Node's engines allow them)
-const { createParser } = await import(modernSse ? 'eventsource-parser-4' : 'eventsource-parser');
-const { Pool } = await import(modernUndici ? 'undici-8' : 'undici');
+const { createParser } = await import(ssePeer);
+const { Pool } = await import(undiciPeer);
 
 const [kind, upstream] = process.argv.slice(2);
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });

@@ -33,7 +33,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { modernSse, modernUndici } from './peer-versions.mjs';
+import { ssePeer, undiciPeer } from './peer-versions.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -292,7 +292,7 @@ function report(results) {
   const lines = [];
   const out = (s = '') => lines.push(s);
   out(`Node ${process.version}, ${quick ? 'quick' : 'full'} run, ${PLAN.reps} interleaved repetitions after ${warmups} of warm-up, medians; the gateway's own CPU time; `
-    + `eventsource-parser ${peerVersion(modernSse ? 'eventsource-parser-4' : 'eventsource-parser')}, undici ${peerVersion(modernUndici ? 'undici-8' : 'undici')}.`);
+    + `eventsource-parser ${peerVersion(ssePeer)}, undici ${peerVersion(undiciPeer)}.`);
   out();
   out('| regime | N | events/run | (a) CPU-s per 100k events | (b) | (c) | (d) | (e) | (f) | (g) | events per CPU-second: a/b | a/c | a/d | a/e | a/f | a/g | f/g | events/s a/b | a/c | a/d | p99 added latency a, ms | a/b | a/d |');
   out('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');

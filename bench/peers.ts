@@ -5,7 +5,7 @@
 // page too.
 import { createParser as createParser3 } from 'eventsource-parser';
 import { createParser as createParser4 } from 'eventsource-parser-4';
-import { modernSse } from './peer-versions.mjs';
+import { modernSse, ssePeer } from './peer-versions.mjs';
 
 type Process = { getBuiltinModule?(id: 'node:fs'): typeof import('node:fs') };
 const proc = (globalThis as { process?: Process }).process;
@@ -14,9 +14,8 @@ export const createParser: typeof createParser3 = modernSse ? createParser4 : cr
 
 /** The version of eventsource-parser the benchmarks run here, from its package.json. */
 export function eventsourceParserVersion(): string {
-  const dir = modernSse ? 'eventsource-parser-4' : 'eventsource-parser';
   try {
-    const url = new URL(`../../node_modules/${dir}/package.json`, import.meta.url); // from build/bench/
+    const url = new URL(`../../node_modules/${ssePeer}/package.json`, import.meta.url); // from build/bench/
     return (JSON.parse(proc!.getBuiltinModule!('node:fs').readFileSync(url, 'utf8')) as { version: string }).version;
   } catch {
     return modernSse ? '4' : '3';
