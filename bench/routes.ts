@@ -5,7 +5,8 @@
 //   bun build/bench/routes.js; deno run -A build/bench/routes.js
 import { createParser, eventsourceParserVersion } from './peers.js';
 import { SseParser, Utf8Decoder } from '../bindings/index.js';
-import { forceStringRoute, runtimeName, stringRoutes } from '../bindings/core/strings.js';
+import { runtimeName } from '../bindings/core/runtime.js';
+import { forceStringRoute, stringRoutes } from '../bindings/core/strings.js';
 import { chunked, perEvent } from './corpus.js';
 import { type BenchOptions, assertSame, compare } from './harness.js';
 import { anthropicStream, openaiStream } from './sse.js';

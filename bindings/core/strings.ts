@@ -1,7 +1,8 @@
 // Which string route each decoder takes on this runtime, chosen once per realm by feature
 // detection and the runtime's name and version, with thresholds measured per runtime
 // (docs/runtimes.md has the measurements behind each choice).
-import { COPIED, type Core, getCore } from './wasm.js';
+import { type JsEngine, jsEngine, runtimeName } from './runtime.js';
+import { COPIED, type Core, getCore, shortUnits } from './wasm.js';
 
 /**
  * The routes of `Utf8Decoder.push`:
@@ -53,38 +54,15 @@ export interface StringRoutes {
    * `split` route of `Utf8Decoder`, which is about read sizes.)
    */
   readonly sseData: 'pieces' | 'whole';
+  /**
+   * Up to how many UTF-16 units (or ASCII bytes) a string out of WebAssembly memory is made by one
+   * `String.fromCharCode` call with a unit an argument, above which by a copy (`Buffer`) or
+   * otherwise: 32 on Node and Deno, 1 on Bun (whose Buffer copies cost less at any length), 16
+   * without a Buffer. Chosen by the runtime, not by the route asked for.
+   */
+  readonly shortUnits: number;
   /** Why: `detected`, or `SEAM_STRINGS` when the environment forced it. */
   readonly by: 'detected' | 'SEAM_STRINGS' | 'forced';
-}
-
-/** A runtime's name and version, as its globals tell. */
-export function runtimeName(): { name: 'node' | 'bun' | 'deno' | 'workerd' | 'browser' | 'unknown'; version: string } {
-  const g = globalThis as {
-    process?: { versions?: Record<string, string | undefined> };
-    Deno?: { version?: { deno?: string } };
-    navigator?: { userAgent?: string };
-    document?: unknown;
-  };
-  const v = g.process?.versions;
-  if (v?.bun !== undefined) return { name: 'bun', version: v.bun };
-  if (g.Deno?.version?.deno !== undefined) return { name: 'deno', version: g.Deno.version.deno };
-  if (g.navigator?.userAgent === 'Cloudflare-Workers') return { name: 'workerd', version: '' };
-  if (v?.node !== undefined) return { name: 'node', version: v.node };
-  if (g.document !== undefined || g.navigator !== undefined) return { name: 'browser', version: '' };
-  return { name: 'unknown', version: '' };
-}
-
-/** The engines a route depends on. */
-export type JsEngine = 'spidermonkey' | 'other';
-
-/**
- * The JavaScript engine, where it decides a route: SpiderMonkey (Firefox), known by its
- * non-standard `InternalError` global (a native function: not one a page defined), or any
- * `other` (V8, JavaScriptCore).
- */
-export function jsEngine(): JsEngine {
-  const f = (globalThis as { InternalError?: unknown }).InternalError;
-  return typeof f === 'function' && Function.prototype.toString.call(f).includes('[native code]') ? 'spidermonkey' : 'other';
 }
 
 /** The values of SEAM_STRINGS (and of forceStringRoute). */
@@ -121,26 +99,27 @@ export function chooseRoutes(name: string, version: string, bufferCopy: boolean,
   // (docs/runtimes.md: Firefox's SseParser with the data whole read 1.02–1.21× at 1 KiB in eight
   // pages, 0.98–1.36× at one event per read, better in seven)
   const sseData = frames === 'textdecoder' && engine !== 'spidermonkey' ? 'pieces' : 'whole';
+  const short = shortUnits(name, bufferCopy);
   if (ask !== undefined) {
     // core: the core at every read size (where there is no Buffer its strings come from
     // TextDecoder or String.fromCharCode); platform: the split route from the first byte; split:
     // from the runtime's own threshold (2048 B where it has none); textdecoder: the browsers' route
     // as Chromium takes it; textdecoder-whole: as Firefox takes it (SSE data decoded whole)
     switch (ask) {
-      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, utf8ShortAscii, frames, sseData, by };
-      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, utf8ShortAscii, frames, sseData, by };
+      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, utf8ShortAscii, frames, sseData, shortUnits: short, by };
+      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, utf8ShortAscii, frames, sseData, shortUnits: short, by };
       case 'split': {
         const from = platformFrom(name, version, bufferCopy);
-        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, utf8ShortAscii, frames, sseData, by };
+        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, utf8ShortAscii, frames, sseData, shortUnits: short, by };
       }
       case 'textdecoder':
       case 'textdecoder-whole':
-        return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: ask === 'textdecoder' ? 'pieces' : 'whole', by };
+        return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: ask === 'textdecoder' ? 'pieces' : 'whole', shortUnits: short, by };
       default: throw new TypeError(`SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got ${JSON.stringify(ask)}`);
     }
   }
   const from = platformFrom(name, version, bufferCopy);
-  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, utf8ShortAscii, frames, sseData, by };
+  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, utf8ShortAscii, frames, sseData, shortUnits: short, by };
 }
 
 let routes: StringRoutes | undefined;

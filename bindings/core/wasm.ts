@@ -2,6 +2,7 @@
 // first use, its windows and views cached, and the fastest string routes this runtime offers.
 import { ABI_VERSION, ENC_LATIN1, ENC_MASK, ENC_UTF16, IN_CAP, M_UTF8_OUT, U8_LEN, U8_PTR } from './generated/abi.js';
 import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from './generated/wasm-binaries.js';
+import { runtimeName } from './runtime.js';
 
 /**
  * The raw exports of assembly/index.ts: the functions, and every constant of assembly/abi.ts as
@@ -136,11 +137,30 @@ export function unitsString(u16: Uint16Array): string {
   return s;
 }
 
-/** Strings up to this many units are made by `short`. */
-const SHORT = 16;
+/** The most units `short` makes a string of. */
+export const SHORT_MAX = 32;
+/** The most ASCII bytes `short` makes a string of. */
+const SHORT_BYTES = 16;
 
 /**
- * Without Node's Buffer, strings of more than SHORT units (or ASCII bytes) and up to this many are
+ * Up to how many UTF-16 units a string is made by `short`, on a runtime by its name and whether it
+ * copies strings out of WebAssembly memory natively (Node's Buffer). Measured per runtime
+ * (docs/runtimes.md, "Short strings"):
+ * - Node and Deno: a Buffer copy (`ucs2Slice`, `latin1Slice`) costs 50–60 ns at any length, a call
+ *   into C++; V8's String.fromCharCode with one argument a unit costs less up to 20–28 units alone,
+ *   and a model stream's reads were fastest with it up to 32 (4–13% in raw mode against 16);
+ * - Bun: its Buffer copies cost 27–32 ns at any length, less than JavaScriptCore's call from 2 units
+ *   (34–210 ns): 0.95–1.15× in raw mode by median (three runs), 1.03–1.19× by minimum;
+ * - without a Buffer (browsers, workerd): 16, as before, against `copied` above: faster alone up to
+ *   64 units in Firefox and from 20 in Chromium, but no faster in a model stream's reads in either.
+ */
+export function shortUnits(name: string, bufferCopy: boolean): number {
+  if (!bufferCopy) return 16;
+  return name === 'bun' ? 1 : SHORT_MAX;
+}
+
+/**
+ * Without Node's Buffer, strings of more than `shortUnits` units (or ASCII bytes) and up to this many are
  * made by `copied` (or `copiedBytes`). A TextDecoder call costs a fixed 180–500 ns in Chromium and
  * Firefox, more than `copiedBytes` up to here: at 34 bytes 90 against 440 ns in Chromium and 105
  * against 207 in Firefox, at 128 bytes 275 against 435 and 313 against 379.
@@ -151,7 +171,7 @@ const copies: number[][] = [];
 const copiesOf = (n: number): number[] => (copies[n] ??= new Array<number>(n).fill(0));
 
 /**
- * The string of the `n` units of `u` from `p` (SHORT < n ≤ COPIED), by String.fromCharCode.apply
+ * The string of the `n` units of `u` from `p` (`shortUnits` < n ≤ COPIED), by String.fromCharCode.apply
  * on a plain array of exactly that length: where strings come from WebAssembly memory without
  * Node's Buffer (browsers, workerd), applying the function to a typed array costs a fixed
  * 200–400 ns in Chromium and Firefox, this 2.5–3× less at 24 units and 1.3–1.7× less at 96. One
@@ -163,7 +183,7 @@ function copied(u: Uint16Array, p: number, n: number): string {
   return String.fromCharCode.apply(null, a);
 }
 
-/** As `copied`, for `n` ASCII bytes of `u` from `p` (SHORT < n ≤ COPIED; its own loop: one kind of array a call site). */
+/** As `copied`, for `n` ASCII bytes of `u` from `p` (`shortUnits` < n ≤ COPIED; its own loop: one kind of array a call site). */
 function copiedBytes(u: Uint8Array, p: number, n: number): string {
   const a = copiesOf(n);
   for (let i = 0; i < n; i++) a[i] = u[p + i];
@@ -191,10 +211,10 @@ export function asciiString(b: Uint8Array): string | null {
 }
 
 /**
- * The string of the `n` ≤ SHORT units of `u` from `p`, by one call of String.fromCharCode with
- * that many arguments: on Node 20 a third to a half of the cost of a Buffer copy (latin1Slice,
- * ucs2Slice: 70–110 ns for short strings, most of it the call into C++), and a model stream's
- * deltas are mostly this short.
+ * The string of the `n` ≤ SHORT_MAX units of `u` from `p`, by one call of String.fromCharCode with
+ * that many arguments: where it costs less than a Buffer copy or `copied` (`shortUnits`), and a
+ * model stream's deltas are mostly this short. One call makes a flat string (not a rope of pieces,
+ * which the text layer would flatten).
  */
 function short(u: Uint8Array | Uint16Array, p: number, n: number): string {
   const F = String.fromCharCode;
@@ -215,7 +235,23 @@ function short(u: Uint8Array | Uint16Array, p: number, n: number): string {
     case 13: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12]);
     case 14: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13]);
     case 15: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14]);
-    default: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15]);
+    case 16: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15]);
+    case 17: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16]);
+    case 18: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17]);
+    case 19: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18]);
+    case 20: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18], u[p + 19]);
+    case 21: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18], u[p + 19], u[p + 20]);
+    case 22: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18], u[p + 19], u[p + 20], u[p + 21]);
+    case 23: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18], u[p + 19], u[p + 20], u[p + 21], u[p + 22]);
+    case 24: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18], u[p + 19], u[p + 20], u[p + 21], u[p + 22], u[p + 23]);
+    case 25: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18], u[p + 19], u[p + 20], u[p + 21], u[p + 22], u[p + 23], u[p + 24]);
+    case 26: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18], u[p + 19], u[p + 20], u[p + 21], u[p + 22], u[p + 23], u[p + 24], u[p + 25]);
+    case 27: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18], u[p + 19], u[p + 20], u[p + 21], u[p + 22], u[p + 23], u[p + 24], u[p + 25], u[p + 26]);
+    case 28: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18], u[p + 19], u[p + 20], u[p + 21], u[p + 22], u[p + 23], u[p + 24], u[p + 25], u[p + 26], u[p + 27]);
+    case 29: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18], u[p + 19], u[p + 20], u[p + 21], u[p + 22], u[p + 23], u[p + 24], u[p + 25], u[p + 26], u[p + 27], u[p + 28]);
+    case 30: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18], u[p + 19], u[p + 20], u[p + 21], u[p + 22], u[p + 23], u[p + 24], u[p + 25], u[p + 26], u[p + 27], u[p + 28], u[p + 29]);
+    case 31: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18], u[p + 19], u[p + 20], u[p + 21], u[p + 22], u[p + 23], u[p + 24], u[p + 25], u[p + 26], u[p + 27], u[p + 28], u[p + 29], u[p + 30]);
+    default: return F(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15], u[p + 16], u[p + 17], u[p + 18], u[p + 19], u[p + 20], u[p + 21], u[p + 22], u[p + 23], u[p + 24], u[p + 25], u[p + 26], u[p + 27], u[p + 28], u[p + 29], u[p + 30], u[p + 31]);
   }
 }
 
@@ -243,6 +279,14 @@ export class Core {
   readonly mgather: number;
   /** Push mode for text: UTF-16 copies where the runtime has them, else UTF-8 for TextDecoder. */
   readonly textMode: number;
+  /** Strings of up to this many UTF-16 units are made by `short` (`shortUnits`). */
+  readonly shortUnits: number;
+  /**
+   * Strings of up to this many ASCII bytes are made by `short`: 16, or fewer where `shortUnits` is
+   * (Bun). On Node 24 `latin1Slice` costs about what the call does from 20 bytes (53 against 45 ns
+   * at 20, 54 against 61 at 32), so ASCII stays at 16.
+   */
+  readonly shortBytes: number;
   u8!: Uint8Array;
   u16!: Uint16Array;
   i32!: Int32Array;
@@ -252,8 +296,11 @@ export class Core {
   private utf16Text: TextDecoder | null = null;
   private readonly NodeBuffer: NodeBufferCtor | null;
 
-  /** From the module's bytes (compiled synchronously) or from an instance of it. */
-  constructor(backend: Backend, source: Uint8Array | WebAssembly.Instance) {
+  /**
+   * From the module's bytes (compiled synchronously) or from an instance of it; `short`, for tests,
+   * another runtime's `shortUnits`.
+   */
+  constructor(backend: Backend, source: Uint8Array | WebAssembly.Instance, short?: number) {
     const instance = source instanceof Uint8Array ? new WebAssembly.Instance(new WebAssembly.Module(source as BufferSource), {}) : source;
     const x = instance.exports as unknown as CoreExports;
     const version = x.ABI_VERSION instanceof WebAssembly.Global ? x.ABI_VERSION.value as number : undefined;
@@ -277,6 +324,8 @@ export class Core {
     const B = (globalThis as unknown as { Buffer?: NodeBufferCtor }).Buffer;
     this.NodeBuffer = B && typeof B.prototype.latin1Slice === 'function' && typeof B.prototype.ucs2Slice === 'function' ? B : null;
     this.textMode = this.NodeBuffer ? 0 : M_UTF8_OUT;
+    this.shortUnits = short ?? shortUnits(runtimeName().name, this.NodeBuffer !== null);
+    this.shortBytes = Math.min(SHORT_BYTES, this.shortUnits);
     // Grow once up front so that the first streams do not detach the views.
     this.x.memory.grow(16);
     this.sync();
@@ -306,7 +355,7 @@ export class Core {
 
   /** ASCII bytes at [ptr, ptr + len) as a string. */
   latin1(ptr: number, len: number): string {
-    if (len <= SHORT) return short(this.u8, ptr, len);
+    if (len <= this.shortBytes) return short(this.u8, ptr, len);
     if (this.nodeBuf) return this.nodeBuf.latin1Slice(ptr, ptr + len);
     if (len <= COPIED) return copiedBytes(this.u8, ptr, len);
     return this.utf8Text.decode(this.u8.subarray(ptr, ptr + len));
@@ -314,9 +363,9 @@ export class Core {
 
   /** UTF-16 units at [ptr, ptr + 2·units) as a string. */
   utf16(ptr: number, units: number): string {
-    // (not two `short` strings joined above SHORT: that makes a rope, which the text layer flattens
+    // (not two `short` strings joined above `shortUnits`: that makes a rope, which the text layer flattens
     // again as it reads it: Gemini's deltas with the defaults 0.6× as fast on Node 24)
-    if (units <= SHORT && (ptr & 1) === 0) return short(this.u16, ptr >>> 1, units);
+    if (units <= this.shortUnits && (ptr & 1) === 0) return short(this.u16, ptr >>> 1, units);
     if (this.nodeBuf) return this.nodeBuf.ucs2Slice(ptr, ptr + 2 * units);
     // (at an odd address, from a copy: a typed array of units must be aligned)
     if ((ptr & 1) !== 0) return unitsString(new Uint16Array(this.u8.slice(ptr, ptr + 2 * units).buffer));

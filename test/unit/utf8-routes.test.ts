@@ -3,7 +3,8 @@
 // after the other in this process, on conformance inputs and on seeded random streams.
 import { afterEach, describe, expect, test } from 'vitest';
 import { Utf8DecodeError, Utf8Decoder } from '../../bindings/index.js';
-import { chooseRoutes, forceStringRoute, jsEngine, runtimeName, stringRoutes } from '../../bindings/core/strings.js';
+import { jsEngine, runtimeName } from '../../bindings/core/runtime.js';
+import { chooseRoutes, forceStringRoute, stringRoutes } from '../../bindings/core/strings.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import { type Outcome, strictOracle } from '../helpers/utf8-oracle.js';
 
@@ -32,7 +33,7 @@ describe('the route each runtime takes', () => {
   test('core: Node 20 and 22 and Deno (the core transcodes, one Buffer copy makes the string)', () => {
     for (const [name, version] of [['node', '20.20.2'], ['node', '22.23.5'], ['deno', '2.9.6']]) {
       expect(chooseRoutes(name, version, true)).toEqual({
-        runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: name === 'node' ? 'buffer' : 'textdecoder', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', by: 'detected',
+        runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: name === 'node' ? 'buffer' : 'textdecoder', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', shortUnits: 32, by: 'detected',
       });
     }
   });
@@ -40,19 +41,19 @@ describe('the route each runtime takes', () => {
   test('split: Node 24 and 26 and Bun from 1 KiB reads (the platform decodes above, the core below, and on Bun ASCII below)', () => {
     for (const version of ['24.22.3', '26.12.1']) {
       expect(chooseRoutes('node', version, true)).toEqual({
-        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', by: 'detected',
+        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', shortUnits: 32, by: 'detected',
       });
     }
     // (Bun: short reads of ASCII text by its TextDecoder too, the others through the core)
-    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', utf8ShortAscii: 'platform', frames: 'core', sseData: 'whole', by: 'detected' });
+    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', utf8ShortAscii: 'platform', frames: 'core', sseData: 'whole', shortUnits: 1, by: 'detected' });
   });
 
   test('without a Buffer copy out of WebAssembly memory (browsers, workerd): reads up to 128 B through the core, longer ones by TextDecoder; frames by TextDecoder, SSE data in pieces in V8, whole in SpiderMonkey', () => {
     for (const name of ['browser', 'workerd']) {
-      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces', by: 'detected' });
+      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces', shortUnits: 16, by: 'detected' });
     }
     expect(chooseRoutes('browser', '', false, undefined, 'detected', 'spidermonkey')).toEqual({
-      runtime: 'browser', utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole', by: 'detected',
+      runtime: 'browser', utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole', shortUnits: 16, by: 'detected',
     });
     // (a runtime with a Buffer copy takes the core route, which writes UTF-16: nothing to split, whatever the engine)
     expect(chooseRoutes('node', '24.22.3', true, undefined, 'detected', 'spidermonkey')).toMatchObject({ frames: 'core', sseData: 'whole' });
