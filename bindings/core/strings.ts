@@ -55,10 +55,11 @@ export interface StringRoutes {
    */
   readonly sseData: 'pieces' | 'whole';
   /**
-   * Up to how many UTF-16 units (or ASCII bytes) a string out of WebAssembly memory is made by one
+   * Up to how many UTF-16 units a string out of WebAssembly memory is made by one
    * `String.fromCharCode` call with a unit an argument, above which by a copy (`Buffer`) or
    * otherwise: 32 on Node and Deno, 1 on Bun (whose Buffer copies cost less at any length), 16
-   * without a Buffer. Chosen by the runtime, not by the route asked for.
+   * without a Buffer; a string of ASCII bytes up to 16 of them, or this many where it is fewer.
+   * Chosen by the runtime, not by the route asked for.
    */
   readonly shortUnits: number;
   /** Why: `detected`, or `SEAM_STRINGS` when the environment forced it. */
