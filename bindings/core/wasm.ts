@@ -160,8 +160,8 @@ export function shortUnits(name: string, bufferCopy: boolean): number {
 }
 
 /**
- * Without Node's Buffer, strings of more than `shortUnits` units (or ASCII bytes) and up to this many are
- * made by `copied` (or `copiedBytes`). A TextDecoder call costs a fixed 180–500 ns in Chromium and
+ * Without Node's Buffer, strings of more than `shortUnits` units (`shortBytes` ASCII bytes) and up to
+ * this many are made by `copied` (or `copiedBytes`). A TextDecoder call costs a fixed 180–500 ns in Chromium and
  * Firefox, more than `copiedBytes` up to here: at 34 bytes 90 against 440 ns in Chromium and 105
  * against 207 in Firefox, at 128 bytes 275 against 435 and 313 against 379.
  */
@@ -183,7 +183,7 @@ function copied(u: Uint16Array, p: number, n: number): string {
   return String.fromCharCode.apply(null, a);
 }
 
-/** As `copied`, for `n` ASCII bytes of `u` from `p` (`shortUnits` < n ≤ COPIED; its own loop: one kind of array a call site). */
+/** As `copied`, for `n` ASCII bytes of `u` from `p` (`shortBytes` < n ≤ COPIED; its own loop: one kind of array a call site). */
 function copiedBytes(u: Uint8Array, p: number, n: number): string {
   const a = copiesOf(n);
   for (let i = 0; i < n; i++) a[i] = u[p + i];
