@@ -243,6 +243,27 @@ let nlMask: u64 = 0;
   }
 }
 
+/**
+ * The first CR or LF in [p, end), or end, with no state kept (reads whole 16-byte blocks; lanes
+ * past end are ignored): `noLineEnd` that says where.
+ */
+export function lineEndIn(p: usize, end: usize): usize {
+  if (ASC_FEATURE_SIMD) {
+    while (p + 64 <= end && !anyBelow14(v128.load(p), v128.load(p, 16), v128.load(p, 32), v128.load(p, 48))) p += 64;
+    while (p < end) {
+      const m = nlBlock16(p);
+      if (m != 0) {
+        const q = p + <usize>ctz(m);
+        return q < end ? q : end;
+      }
+      p += 16;
+    }
+    return end;
+  } else {
+    return findNlSwar(p, end);
+  }
+}
+
 /** True when [p, end) holds no CR or LF (reads whole 16-byte blocks; lanes past end are ignored). */
 export function noLineEnd(p: usize, end: usize): bool {
   if (ASC_FEATURE_SIMD) {

@@ -29,7 +29,7 @@ import {
   C_NUL, C_SPACE, FRAME_STATE_BYTES, O_DSTART, L_CR, L_DIRTY, L_ERRPEND, L_RUNASCII, O_END, O_ERR, O_FL, O_IDLE,
   O_LASTLEN, O_LINEREL, O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP, S_ID_SET, S_INEVENT,
   S_TPREV, W_DATA, bAppendLf, bShrink, bShrinkIdle, batchStart, emit, emitData, emitData2, finish, frameResetCommon,
-  isDataField, nextNl, nlStart, noLineEnd, nrec, outFits, outPos, pastTerminator, rebase, runBegin, setNrec,
+  isDataField, lineEndIn, nextNl, nlStart, noLineEnd, nrec, outFits, outPos, pastTerminator, rebase, runBegin, setNrec,
   takeSplit,
 } from './frames';
 import { allocZeroed, res, sameBytes } from './runtime';
@@ -713,7 +713,7 @@ function sseRun(st: usize, p: usize): i32 {
 }
 
 /**
- * For a read framed in one step (repeatEvent, oneDataEvent), validated whole: what ssePush and
+ * For a read framed in one step (repeatEvent, oneDataEvent, dataEvents), validated whole: what ssePush and
  * runBegin do first (a change to either belongs here too: runBegin itself would carry and skip a
  * BOM, which such a read never needs, at a cost the one-event read feels). `f`: the flags before.
  */
@@ -778,14 +778,19 @@ function repeatEvent(st: usize, len: usize, mode: u32): bool {
   return true;
 }
 
+/** Events a read framed in one step by dataEvents may hold, and their data spans (v, n) meanwhile. */
+const STEP_EVENTS: usize = 16;
+const STEP_SPANS: usize = memory.data(<i32>STEP_EVENTS * 8);
+
 /**
  * The usual read of an untyped stream (OpenAI's, Gemini's, the events the core writes from AWS's
- * event stream): the whole read is one event of one data line ("data: X", then a blank line; LF
- * LF or CRLF CRLF at its end and no other line end), at an event's start with nothing held or
- * carried, and no type or ID set. Framed here as sseRun's common case frames it (one record; the
- * same state after), with none of the run's machinery. False, with nothing changed, for any other
- * read. Called by ssePush only for a read of 8 bytes or more that begins with "data" while the
- * stream's flags `f` have no line state, event, CR or pending error (it checks the rest).
+ * event stream): the whole read is one or a few events of one data line each ("data: X", then a
+ * blank line; LF LF or CRLF CRLF after each, and no other line end), at an event's start with
+ * nothing held or carried, and no type or ID set. Framed here as sseRun's common case frames them
+ * (one record each; the same state after), with none of the run's machinery: the events are found
+ * first and recorded only when the whole read is of that shape. False, with nothing changed, for
+ * any other read. Called by ssePush only for a read of 8 bytes or more that begins with "data"
+ * while the stream's flags `f` have no line state, event, CR or pending error (it checks the rest).
  */
 function oneDataEvent(st: usize, len: usize, mode: u32, f: u32): bool {
   if ((f & S_ID_SET) != 0 || load<u8>(IN_PTR, 4) != C_COLON) return false;
@@ -798,7 +803,9 @@ function oneDataEvent(st: usize, len: usize, mode: u32, f: u32): bool {
   }
   let v = IN_PTR + 5;
   if (v < nl && load<u8>(v) == C_SPACE) v++;
-  if (v > nl || !noLineEnd(v, nl)) return false;
+  if (v > nl) return false;
+  const first = lineEndIn(v, nl);
+  if (first != nl) return dataEvents(st, len, mode, f, v, first);
   const n = nl - v;
   if (held(st, true) + n + 1 > <usize>load<u32>(st, O_MAX) || !oneStepFits(mode, n) || !validate(IN_PTR, end)) return false; // the general path reports it
   oneReadBegin(st, len, mode, f);
@@ -806,6 +813,46 @@ function oneDataEvent(st: usize, len: usize, mode: u32, f: u32): bool {
   runBatch(st, mode);
   curRel = 0;
   recordFromRun(st, K_EVENT, v, n);
+  setFl(st, fl(st) & ~(S_INEVENT | A_DATA | A_TYPE));
+  status(st, 0);
+  return true;
+}
+
+/**
+ * oneDataEvent's read of a few such events: the first one's data value [v, nl) ends before the
+ * read's end. Each event is found first (at most STEP_EVENTS), and they are recorded only when
+ * the whole read is of that shape.
+ */
+function dataEvents(st: usize, len: usize, mode: u32, f: u32, v: usize, nl: usize): bool {
+  const end = IN_PTR + len;
+  const room = <usize>load<u32>(st, O_MAX) - held(st, true);
+  let k: usize = 0;
+  let total: usize = 0;
+  while (true) {
+    let q = nl + 2;
+    if (load<u16>(nl) != LF_LF) {
+      if (load<u32>(nl) != CRLF_CRLF) return false;
+      q = nl + 4;
+    }
+    const n = nl - v;
+    if (q > end || n + 1 > room) return false; // the general path reports an event past the limit
+    const e = STEP_SPANS + (k << 3);
+    store<u32>(e, <u32>v);
+    store<u32>(e, <u32>n, 4);
+    total += n;
+    k++;
+    if (q == end) break;
+    if (k == STEP_EVENTS || end - q < 8 || load<u32>(q) != W_DATA || load<u8>(q, 4) != C_COLON) return false;
+    v = q + 5;
+    if (load<u8>(v) == C_SPACE) v++;
+    nl = lineEndIn(v, end);
+  }
+  if (!oneStepFits(mode, total + (k << 3)) || !validate(IN_PTR, end)) return false; // the general path reports it
+  oneReadBegin(st, len, mode, f);
+  // what sseRun's common case does, for each
+  runBatch(st, mode);
+  curRel = 0;
+  for (let e = STEP_SPANS, last = STEP_SPANS + (k << 3); e < last; e += 8) recordFromRun(st, K_EVENT, <usize>load<u32>(e), <usize>load<u32>(e, 4));
   setFl(st, fl(st) & ~(S_INEVENT | A_DATA | A_TYPE));
   status(st, 0);
   return true;

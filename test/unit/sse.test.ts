@@ -21,7 +21,8 @@ function rng(seed: number) {
 
 /**
  * Feeds the events `parts` to a parser's string path and to another's byte path, `per` events a
- * read: 0 all in one read, 1 one, 2 one to three (drawn from `r`); the string parser is flushed.
+ * read: 0 all in one read, 1 one, 2 one to three, 3 one to twenty (drawn from `r`); the string
+ * parser is flushed.
  */
 function feedEvents(parts: string[], per: number, r: () => number): { got: SseEvent[]; gotBytes: SseEvent[] } {
   const p = new SseParser();
@@ -29,7 +30,7 @@ function feedEvents(parts: string[], per: number, r: () => number): { got: SseEv
   const got: SseEvent[] = [];
   const gotBytes: SseEvent[] = [];
   for (let i = 0; i < parts.length;) {
-    const k = per === 0 ? parts.length : per === 1 ? 1 : 1 + Math.floor(r() * 3);
+    const k = per === 0 ? parts.length : per === 1 ? 1 : 1 + Math.floor(r() * (per === 2 ? 3 : 20));
     const c = enc(parts.slice(i, i + k).join(''));
     i += k;
     got.push(...p.push(c));
@@ -255,9 +256,10 @@ describe(`SseParser (${wasmBackend()})`, () => {
     expect(() => new SseParser({ maxEventBytes: 100 }).push(typed(99))).toThrow(SseLimitError);
   });
 
-  test('untyped events of one data line (the OpenAI and Gemini shapes), one per read, cut anywhere, on both paths', () => {
+  test('untyped events of one data line (the OpenAI and Gemini shapes), one or a few per read, cut anywhere, on both paths', () => {
     // The core takes a read that is exactly "data: X" + a blank line (LF LF or CRLF CRLF at its
-    // end) in one step when nothing is held; every variation below must come out as the standard says.
+    // end), or up to 16 such events, in one step when nothing is held; every variation below must
+    // come out as the standard says.
     for (const seed of [11, 12, 13]) {
       const r = rng(seed);
       const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
@@ -278,9 +280,9 @@ describe(`SseParser (${wasmBackend()})`, () => {
       const bytes = enc(parts.join(''));
       const want = referenceParse(bytes).events;
       expect(want.length).toBeGreaterThan(350);
-      for (const per of [0, 1, 2]) {
+      for (const per of [0, 1, 2, 3]) {
         const { got, gotBytes } = feedEvents(parts, per, r);
-        const how = `seed ${seed}, ${['the whole stream', 'one event', 'one to three events'][per]} per read`;
+        const how = `seed ${seed}, ${['the whole stream', 'one event', 'one to three events', 'one to twenty events'][per]} per read`;
         expect(got, how).toEqual(want);
         expect(gotBytes, how).toEqual(want);
       }
@@ -308,6 +310,65 @@ describe(`SseParser (${wasmBackend()})`, () => {
       } else {
         expect(one.push(bad)).toEqual([ev('a\ufffdb')]);
       }
+    }
+  });
+
+  test('a read of a few untyped events: each one\'s limit, line ends and bytes as on the general path', () => {
+    // k events of one data line in one read (up to 16 are framed in one step once the stream's
+    // first read has settled its BOM: each parser reads `first` before), the i-th of them past the
+    // limit or holding an invalid byte: the events before it are delivered (on the error), the
+    // error is at its offset, and the events after it are not invented.
+    const first = enc('data: 0\n\n');
+    const primed = (opts?: ConstructorParameters<typeof SseParser>[0]) => {
+      const p = new SseParser(opts);
+      expect(p.push(first)).toEqual([ev('0')]);
+      return p;
+    };
+    const one = (j: number, data = `e${j}`, end = j % 2 ? '\r\n\r\n' : '\n\n') => `data: ${data}${end}`;
+    for (const k of [2, 3, 15, 16, 17, 20]) {
+      const parts = Array.from({ length: k }, (_, j) => one(j));
+      const want = parts.map((_, j) => ev(`e${j}`));
+      const p = primed();
+      expect(p.push(enc(parts.join(''))), `${k} events`).toEqual(want);
+      const b = new SseParser();
+      b.pushBytes(first);
+      const got = b.pushBytes(enc(parts.join('')));
+      expect(Array.from({ length: got.length }, (_, j) => ev(got.dataText(j))), `${k} events, pushBytes`).toEqual(want);
+      for (const i of [0, 1, k - 1]) {
+        // the i-th event's data one byte past the limit (100: its data and LF), and at it
+        const at = (n: number) => enc(parts.map((x, j) => (j === i ? one(j, 'x'.repeat(n)) : x)).join(''));
+        expect(primed({ maxEventBytes: 100 }).push(at(99)).length).toBe(k);
+        let err: unknown;
+        try { primed({ maxEventBytes: 100 }).push(at(100)); } catch (e) { err = e; }
+        expect(err, `limit, ${k} events, the ${i}th`).toBeInstanceOf(SseLimitError);
+        expect((err as SseLimitError & { events: SseEvent[] }).events).toEqual(want.slice(0, i));
+        // an invalid byte in the i-th event's data
+        const pre = enc(parts.slice(0, i).join('') + 'data: a');
+        const bad = concat(pre, new Uint8Array([0xc3, 0x28]), enc(`b\n\n${parts.slice(i + 1).join('')}`));
+        err = undefined;
+        try { primed().push(bad); } catch (e) { err = e; }
+        expect(err, `UTF-8, ${k} events, the ${i}th`).toBeInstanceOf(Utf8DecodeError);
+        expect((err as Utf8DecodeError).offset).toBe(first.length + pre.length);
+        expect((err as Utf8DecodeError & { events: SseEvent[] }).events).toEqual(want.slice(0, i));
+        expect(primed({ fatal: false }).push(bad)).toEqual([...want.slice(0, i), ev('a\ufffd(b'), ...want.slice(i + 1)]);
+      }
+    }
+    // reads a step must leave to the general path: a field other than data after the first event,
+    // a second data line, an ID, a lone CR, a line end of LF then CRLF, a comment; and empty values
+    const cases: [string, SseEvent[]][] = [
+      ['data: a\n\nid: 7\ndata: b\n\n', [ev('a'), ev('b', 'message', '7')]],
+      ['data: a\n\ndata: b\ndata: c\n\n', [ev('a'), ev('b\nc')]],
+      ['data: a\n\nevent: t\ndata: b\n\n', [ev('a'), ev('b', 't')]],
+      ['data: a\r\rdata: b\n\n', [ev('a'), ev('b')]],
+      ['data: a\n\r\ndata: b\r\n\n', [ev('a'), ev('b')]],
+      ['data: a\n\n: note\ndata: b\n\n', [ev('a'), ev('b')]],
+      ['data:\n\ndata:b\n\ndata: \n\n', [ev(''), ev('b'), ev('')]],
+      ['data: a\n\ndata', [ev('a')]],
+    ];
+    for (const [text, events] of cases) {
+      const bytes = enc(text);
+      expect(referenceParse(concat(first, bytes)).events.slice(1), text).toEqual(events);
+      expect(primed().push(bytes), JSON.stringify(text)).toEqual(events);
     }
   });
 
