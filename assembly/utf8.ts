@@ -488,6 +488,7 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
   // unlikely: the last block's loads reach up to 32 bytes before `end`
   if (p < 32) return transcodeScalar(p, end, out);
   let o = out;
+  const start = p;
   // 18: the block step reads two bytes past the block
   while (p + 18 <= end) {
     const v = v128.load(p);
@@ -559,6 +560,15 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
   // that ends 15 bytes later, of which only the last position counts.
   const n = end - p;
   if (n != 0) {
+    const t = v128.load(end - 16);
+    if (n <= 16 && end - 16 >= start && i8x16.bitmask(t) == 0) {
+      // An ASCII last block within the run (the usual end of a JSON document): its bytes before p,
+      // ASCII too, were written a unit each at the same places, so it is widened whole.
+      const e = o + (n << 1) - 32;
+      v128.store(e, i16x8.extend_low_i8x16_u(t));
+      v128.store(e, i16x8.extend_high_i8x16_u(t), 16);
+      return (o + (n << 1) - out) >> 1;
+    }
     if (n > 16) o = anyBlock(end - 32, startBits(v128.load(end - 32)), o, 0x8000);
     o = lastBlock(end, o, 0xFFFF << (16 - <u32>min(n, 16)));
   }
