@@ -713,9 +713,10 @@ function sseRun(st: usize, p: usize): i32 {
 }
 
 /**
- * For a read framed in one step (repeatEvent, oneDataEvent, dataEvents), validated whole: what ssePush and
- * runBegin do first (a change to either belongs here too: runBegin itself would carry and skip a
- * BOM, which such a read never needs, at a cost the one-event read feels). `f`: the flags before.
+ * For a read framed in one step (repeatEvent, oneDataEvent, dataEvents), validated whole: what
+ * ssePush and runBegin do first (a change to either belongs here too: runBegin itself would carry
+ * and skip a BOM, which such a read never needs, at a cost the one-event read feels). `f`: the
+ * flags before.
  */
 // @ts-ignore: decorator
 @inline function oneReadBegin(st: usize, len: usize, mode: u32, f: u32): void {
