@@ -618,7 +618,9 @@ function sseRun(st: usize, p: usize): i32 {
     }
     const nl = nextNl(p, end);
     if (nl == end) {
-      if ((fl(st) & L_ERRPEND) == 0 && !ssePartial(st, p, end)) return status(st, R_LIMIT);
+      // (with an invalid byte pending, the run ends at it: an event that passed its limit before
+      // it is the first error, as when the same bytes come a few at a time)
+      if (!ssePartial(st, p, end)) return status(st, R_LIMIT);
       break;
     }
     if (nrec != 0 && !outFits((nl - p) + held(st, true) + bLen(st, B_IDS) + 16)) {
@@ -826,7 +828,8 @@ function oneDataEvent(st: usize, len: usize, mode: u32, f: u32): bool {
  */
 function dataEvents(st: usize, len: usize, mode: u32, f: u32, v: usize, nl: usize): bool {
   const end = IN_PTR + len;
-  const room = <usize>load<u32>(st, O_MAX) - held(st, true);
+  const max = <usize>load<u32>(st, O_MAX);
+  const h = held(st, true);
   let k: usize = 0;
   let total: usize = 0;
   while (true) {
@@ -836,7 +839,7 @@ function dataEvents(st: usize, len: usize, mode: u32, f: u32, v: usize, nl: usiz
       q = nl + 4;
     }
     const n = nl - v;
-    if (q > end || n + 1 > room) return false; // the general path reports an event past the limit
+    if (q > end || h + n + 1 > max) return false; // the general path reports an event past the limit
     const e = STEP_SPANS + (k << 3);
     store<u32>(e, <u32>v);
     store<u32>(e, <u32>n, 4);

@@ -353,6 +353,38 @@ describe(`SseParser (${wasmBackend()})`, () => {
         expect(primed({ fatal: false }).push(bad)).toEqual([...want.slice(0, i), ev('a\ufffd(b'), ...want.slice(i + 1)]);
       }
     }
+    // against the same bytes dripped a byte a read (never a one-step read), with an ID held from
+    // before, limits near the events' sizes and now and then a bad byte: the same events, and the
+    // same error at the same offset
+    const outcome = (p: SseParser, reads: Uint8Array[]) => {
+      const got: SseEvent[] = [];
+      try {
+        for (const c of reads) got.push(...p.push(c));
+        got.push(...p.flush());
+        return { got, err: null as null | string };
+      } catch (e) {
+        const x = e as { code?: string; offset?: number; events?: SseEvent[] };
+        return { got: [...got, ...(x.events ?? [])], err: `${x.code} ${x.offset}` };
+      }
+    };
+    for (const seed of [31, 32, 33, 34]) {
+      const r = rng(seed);
+      for (let t = 0; t < 150; t++) {
+        const head = enc(`id: ${'i'.repeat(Math.floor(r() * 20))}\ndata: 0\n\n`);
+        const k = 1 + Math.floor(r() * 18);
+        const parts = Array.from({ length: k }, (_, j) => one(j, 'é'.repeat(Math.floor(r() * 30)), r() < 0.5 ? '\n\n' : '\r\n\r\n'));
+        let read = enc(parts.join(''));
+        if (r() < 0.2) {
+          const at = Math.floor(r() * read.length);
+          read = concat(read.subarray(0, at), new Uint8Array([0xff]), read.subarray(at));
+        }
+        const max = 20 + Math.floor(r() * 60);
+        const whole = outcome(new SseParser({ maxEventBytes: max }), [head, read]);
+        const bytes = concat(head, read);
+        const drip = outcome(new SseParser({ maxEventBytes: max }), Array.from(bytes, (b) => new Uint8Array([b])));
+        expect(whole, `seed ${seed}, case ${t}`).toEqual(drip);
+      }
+    }
     // reads a step must leave to the general path: a field other than data after the first event,
     // a second data line, an ID, a lone CR, a line end of LF then CRLF, a comment; and empty values
     const cases: [string, SseEvent[]][] = [
