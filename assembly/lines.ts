@@ -44,8 +44,8 @@ function linesRun(st: usize, p: usize): i32 {
     const nl = nextNl(p, end);
     const held = bLen(st, B_LINE);
     if (nl == end) {
-      // the unfinished line
-      if (load<u32>(st, O_FL) & L_ERRPEND) break;
+      // the unfinished line (with an invalid byte pending, the run ends at it: a line that passed
+      // its limit before it is the first error, as when the same bytes come a few at a time)
       const n = end - p;
       if (n == 0) break;
       if (held == 0) store<i32>(st, <i32>(p - IN_PTR), O_LINEREL);
@@ -53,6 +53,7 @@ function linesRun(st: usize, p: usize): i32 {
         res(FR_ERR, load<i32>(st, O_LINEREL));
         return finish(R_LIMIT);
       }
+      if (load<u32>(st, O_FL) & L_ERRPEND) break;
       bAppend(st, B_LINE, p, n, max);
       if ((load<u32>(st, O_FL) & L_RUNASCII) == 0) store<u32>(st, load<u32>(st, O_FL) | A_LINE, O_FL);
       break;

@@ -7,6 +7,7 @@ import {
 import { measureAppends } from '../helpers/linear.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
+const concat = (...parts: Uint8Array[]) => { const o = new Uint8Array(parts.reduce((n, p) => n + p.length, 0)); let i = 0; for (const p of parts) { o.set(p, i); i += p.length; } return o; };
 const feed = (d: LineDecoder, parts: (string | Uint8Array)[]) => [...parts.flatMap((p) => d.push(typeof p === 'string' ? enc(p) : p)), ...d.flush()];
 
 describe(`LineDecoder (${wasmBackend()})`, () => {
@@ -57,6 +58,35 @@ describe(`LineDecoder (${wasmBackend()})`, () => {
     d.reset();
     expect(() => d.push(enc('ok\n01234567890\n'))).toThrow(expect.objectContaining({ offset: 3, lines: ['ok'] }));
     expect(() => new LineDecoder({ maxLineBytes: 0 })).toThrow(TypeError);
+  });
+
+  test('a line past its limit and an invalid byte after it in one read: the same first error as the bytes one at a time', () => {
+    const outcome = (d: LineDecoder, reads: Uint8Array[]) => {
+      const got: string[] = [];
+      try {
+        for (const c of reads) got.push(...d.push(c));
+        got.push(...d.flush());
+        return { got, err: null as null | string };
+      } catch (e) {
+        const x = e as { code?: string; offset?: number; lines?: string[] };
+        return { got: [...got, ...(x.lines ?? [])], err: `${x.code} ${x.offset}` };
+      }
+    };
+    let seed = 41;
+    const r = () => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed / 2 ** 32; };
+    let both = 0;
+    for (let t = 0; t < 400; t++) {
+      const text = Array.from({ length: 1 + Math.floor(r() * 6) }, () => 'é'.repeat(Math.floor(r() * 20)) + (r() < 0.5 ? '\n' : '\r\n')).join('');
+      let bytes = enc(text);
+      const at = Math.floor(r() * bytes.length);
+      bytes = concat(bytes.subarray(0, at), new Uint8Array([0xff]), bytes.subarray(at));
+      const max = 8 + Math.floor(r() * 30);
+      const whole = outcome(new LineDecoder({ maxLineBytes: max }), [bytes]);
+      const drip = outcome(new LineDecoder({ maxLineBytes: max }), Array.from(bytes, (b) => new Uint8Array([b])));
+      expect(whole, `case ${t} (seed 41)`).toEqual(drip);
+      if (whole.err?.startsWith('ERR_LINE_TOO_LONG') && bytes.indexOf(0xff) > 0) both++;
+    }
+    expect(both).toBeGreaterThan(20); // reads where the limit comes before the invalid byte
   });
 
   test('lines longer than the output window and than the input window', () => {
