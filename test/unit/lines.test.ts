@@ -5,6 +5,7 @@ import {
   LineDecoder, LineDecoderStream, LineLimitError, NdjsonDecoder, NdjsonParseError, Utf8DecodeError, wasmBackend,
 } from '../../bindings/index.js';
 import { measureAppends } from '../helpers/linear.js';
+import { outcome } from '../helpers/thrown.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const concat = (...parts: Uint8Array[]) => { const o = new Uint8Array(parts.reduce((n, p) => n + p.length, 0)); let i = 0; for (const p of parts) { o.set(p, i); i += p.length; } return o; };
@@ -61,17 +62,6 @@ describe(`LineDecoder (${wasmBackend()})`, () => {
   });
 
   test('a line past its limit and an invalid byte after it in one read: the same first error as the bytes one at a time', () => {
-    const outcome = (d: LineDecoder, reads: Uint8Array[]) => {
-      const got: string[] = [];
-      try {
-        for (const c of reads) got.push(...d.push(c));
-        got.push(...d.flush());
-        return { got, err: null as null | string };
-      } catch (e) {
-        const x = e as { code?: string; offset?: number; lines?: string[] };
-        return { got: [...got, ...(x.lines ?? [])], err: `${x.code} ${x.offset}` };
-      }
-    };
     let seed = 41;
     const r = () => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed / 2 ** 32; };
     let both = 0;
@@ -81,8 +71,8 @@ describe(`LineDecoder (${wasmBackend()})`, () => {
       const at = Math.floor(r() * bytes.length);
       bytes = concat(bytes.subarray(0, at), new Uint8Array([0xff]), bytes.subarray(at));
       const max = 8 + Math.floor(r() * 30);
-      const whole = outcome(new LineDecoder({ maxLineBytes: max }), [bytes]);
-      const drip = outcome(new LineDecoder({ maxLineBytes: max }), Array.from(bytes, (b) => new Uint8Array([b])));
+      const whole = outcome(new LineDecoder({ maxLineBytes: max }), [bytes], 'lines');
+      const drip = outcome(new LineDecoder({ maxLineBytes: max }), Array.from(bytes, (b) => new Uint8Array([b])), 'lines');
       expect(whole, `case ${t} (seed 41)`).toEqual(drip);
       if (whole.err?.startsWith('ERR_LINE_TOO_LONG') && bytes.indexOf(0xff) > 0) both++;
     }

@@ -9,6 +9,7 @@ import { getCore } from '../../bindings/core/wasm.js';
 import { referenceParse } from '../conformance/sse-reference.js';
 import { measureAppends } from '../helpers/linear.js';
 import { cut, randomCuts } from '../helpers/random.js';
+import { outcome } from '../helpers/thrown.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const ev = (data: string, type = 'message', id = '') => ({ type, data, id });
@@ -356,17 +357,6 @@ describe(`SseParser (${wasmBackend()})`, () => {
     // against the same bytes dripped a byte a read (never a one-step read), with an ID held from
     // before, limits near the events' sizes and now and then a bad byte: the same events, and the
     // same error at the same offset
-    const outcome = (p: SseParser, reads: Uint8Array[]) => {
-      const got: SseEvent[] = [];
-      try {
-        for (const c of reads) got.push(...p.push(c));
-        got.push(...p.flush());
-        return { got, err: null as null | string };
-      } catch (e) {
-        const x = e as { code?: string; offset?: number; events?: SseEvent[] };
-        return { got: [...got, ...(x.events ?? [])], err: `${x.code} ${x.offset}` };
-      }
-    };
     for (const seed of [31, 32, 33, 34]) {
       const r = rng(seed);
       for (let t = 0; t < 150; t++) {
@@ -379,9 +369,9 @@ describe(`SseParser (${wasmBackend()})`, () => {
           read = concat(read.subarray(0, at), new Uint8Array([0xff]), read.subarray(at));
         }
         const max = 20 + Math.floor(r() * 60);
-        const whole = outcome(new SseParser({ maxEventBytes: max }), [head, read]);
+        const whole = outcome(new SseParser({ maxEventBytes: max }), [head, read], 'events');
         const bytes = concat(head, read);
-        const drip = outcome(new SseParser({ maxEventBytes: max }), Array.from(bytes, (b) => new Uint8Array([b])));
+        const drip = outcome(new SseParser({ maxEventBytes: max }), Array.from(bytes, (b) => new Uint8Array([b])), 'events');
         expect(whole, `seed ${seed}, case ${t}`).toEqual(drip);
       }
     }
