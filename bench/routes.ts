@@ -1,10 +1,12 @@
 // The string routes on the runtime that runs this (bindings/core/strings.ts), against the peer in
-// the same process, interleaved: where the split route's threshold goes, and which SSE route wins.
-// Each row times one route of seam and its peer; the table has one ratio column per route.
-//   node build/bench/routes.js [--only utf8,sse] [--rounds N] [--max-time S]
+// the same process, interleaved: where the split route's threshold goes, which SSE route wins, and
+// from which read size the validator hands reads to buffer.isUtf8. Each row times one route of
+// seam and its peer; the table has one ratio column per route.
+//   node build/bench/routes.js [--only utf8,sse,validate] [--rounds N] [--max-time S]
 //   bun build/bench/routes.js; deno run -A build/bench/routes.js
 import { createParser, eventsourceParserVersion } from './peers.js';
-import { SseParser, Utf8Decoder } from '../bindings/index.js';
+import { isUtf8 } from 'node:buffer';
+import { SseParser, Utf8Decoder, Utf8Validator } from '../bindings/index.js';
 import { runtimeName } from '../bindings/core/runtime.js';
 import { forceStringRoute, stringRoutes } from '../bindings/core/strings.js';
 import { chunked, perEvent } from './corpus.js';
@@ -72,14 +74,39 @@ function sseRows(opts: BenchOptions, routes: Route[]): string[] {
   return lines;
 }
 
+/** Utf8Validator on the core route and on the platform's, against buffer.isUtf8 on the same reads (no carry). */
+function validateRows(opts: BenchOptions, sizes: number[]): string[] {
+  const lines: string[] = [];
+  for (const { name, bytes } of utf8Corpora()) {
+    for (const size of sizes) {
+      const pieces = chunked(bytes, size);
+      const peer = () => { for (const p of pieces) sink += isUtf8(p) ? 1 : 0; };
+      const cells: string[] = [];
+      for (const route of ['core', 'platform'] as const) {
+        forceStringRoute(route);
+        const v = new Utf8Validator();
+        forceStringRoute(undefined);
+        const row = compare({ layer: 'UTF-8', case: `validate ${route}`, corpus: name, chunk: `${size} B`, peerName: 'buffer.isUtf8' },
+          bytes.length, () => { for (const p of pieces) v.push(p); v.flush(); }, peer, opts);
+        cells.push(`${row.ratio.toFixed(2)}×`);
+        v.dispose();
+      }
+      const line = `| ${name} | ${size} | ${cells.join(' | ')} |`;
+      console.error(line);
+      lines.push(line);
+    }
+  }
+  return lines;
+}
+
 const argv = process.argv.slice(2);
 const arg = (k: string) => { const i = argv.indexOf(k); return i >= 0 ? argv[i + 1] : undefined; };
-const only = (arg('--only') ?? 'utf8,sse').split(',');
+const only = (arg('--only') ?? 'utf8,sse,validate').split(',');
 const opts: BenchOptions = { rounds: Number(arg('--rounds') ?? 5), maxTime: Number(arg('--max-time') ?? 0.1) };
 const sizes = (arg('--sizes') ?? '64,256,1024,2048,4096,16384').split(',').map(Number);
 const { name, version } = runtimeName();
 const detected = stringRoutes();
-console.log(`${name} ${version}: detected routes: Utf8Decoder ${detected.utf8}${detected.utf8 === 'split' ? ` (platform from ${detected.utf8PlatformFrom} B)` : ''}, frames ${detected.frames}; eventsource-parser ${eventsourceParserVersion()}; `
+console.log(`${name} ${version}: detected routes: Utf8Decoder ${detected.utf8}${detected.utf8 === 'split' ? ` (platform from ${detected.utf8PlatformFrom} B)` : ''}, frames ${detected.frames}, Utf8Validator by buffer.isUtf8 from ${detected.validateFrom} B; eventsource-parser ${eventsourceParserVersion()}; `
   + `${opts.rounds} interleaved rounds × ${opts.maxTime} s; ratio = median of per-round seam/peer\n`);
 if (only.includes('utf8')) {
   const routes: Route[] = ['core', 'platform', 'textdecoder'];
@@ -90,5 +117,9 @@ if (only.includes('sse')) {
   const routes: Route[] = ['core', 'textdecoder'];
   console.log(`| SseParser.push / TextDecoder + eventsource-parser | reads | ${routes.join(' | ')} |\n|---|---|${routes.map(() => '---:').join('|')}|`);
   console.log(`${sseRows(opts, routes).join('\n')}\n`);
+}
+if (only.includes('validate')) {
+  console.log(`| Utf8Validator.push / buffer.isUtf8 (no carry) | read B | core | platform |\n|---|---:|---:|---:|`);
+  console.log(`${validateRows(opts, sizes).join('\n')}\n`);
 }
 if (sink < 0) console.log(sink);

@@ -11,6 +11,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { createParser } from './peers.js';
 import { SseParser, Utf8Decoder, Utf8Validator } from '../bindings/index.js';
+import { forceStringRoute } from '../bindings/core/strings.js';
 import { chunked, perEvent, prng } from './corpus.js';
 import { type BenchOptions, FULL, QUICK, type Row, assertSame, compare, compareRates, table } from './harness.js';
 
@@ -168,9 +169,12 @@ export function runSseBench(opts: BenchOptions, log: (r: Row) => void = () => {}
       };
       // On the same chunks: the floor of any parser in this design, which must copy each chunk
       // into the core and validate it (Utf8Validator: that and nothing else, so the byte-level
-      // path cannot beat its ratio); and for reference, the same plus a UTF-16 string per chunk
+      // path cannot beat its ratio: on the core route, where runtimes that have buffer.isUtf8
+      // take it for long reads); and for reference, the same plus a UTF-16 string per chunk
       // (Utf8Decoder), what turning the bytes into text costs before any framing.
+      forceStringRoute('core');
       const validator = new Utf8Validator();
+      forceStringRoute(undefined);
       const floor = () => {
         for (const c of chunks) validator.push(c);
         validator.flush();

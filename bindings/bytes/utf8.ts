@@ -76,6 +76,16 @@ abstract class Utf8Stream extends CoreStream {
     return text;
   }
 
+  /**
+   * `chunk` from `from` through the core, in window-sized pieces (after a platform route gave it
+   * back); `before`: this call's text so far.
+   */
+  protected corePieces(chunk: Uint8Array, from: number, mode: number, before: string): string {
+    let text = '';
+    forPieces(this.core, chunk.subarray(from), (p) => { text += this.piece(p, mode, before + text); });
+    return text;
+  }
+
   protected run(chunk: Uint8Array, mode: number, where: string): string {
     this.open(chunk, where);
     if (chunk.length <= this.core.inCap) return this.piece(chunk, mode, '');
@@ -203,7 +213,7 @@ export class Utf8Decoder extends Utf8Stream {
     const flags = u8[st + ST_FLAGS];
     if ((flags & F_BOM_DONE) === 0) {
       // the stream's first bytes: a BOM split across reads is the core's to find
-      if (carried !== 0 || chunk.length < 3) return this.corePieces(chunk, 0, '');
+      if (carried !== 0 || chunk.length < 3) return this.corePieces(chunk, 0, this.mode, '');
       if (!this.ignoreBOM && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) at = 3;
       u8[st + ST_FLAGS] = flags | F_BOM_DONE;
       this.bytesIn += at;
@@ -212,7 +222,7 @@ export class Utf8Decoder extends Utf8Stream {
       // do not continue it, or a read too short) the whole read goes through the core, which
       // rejects or replaces them as on the core route
       text = completed(u8, st + ST_CARRY, carried, chunk);
-      if (text === '') return this.corePieces(chunk, 0, '');
+      if (text === '') return this.corePieces(chunk, 0, this.mode, '');
       at = utf8Length(u8[st + ST_CARRY]) - carried;
       u8[st + ST_NCARRY] = 0;
       this.bytesIn += at;
@@ -224,14 +234,14 @@ export class Utf8Decoder extends Utf8Stream {
     if (node !== null && !this.ascii) {
       // Node: simdutf validates, and V8 makes a two-byte string faster than TextDecoder does
       if (node.isUtf8(bytes)) body = node.utf8Slice.call(bytes, 0, bytes.length);
-      else if (this.fatal) return text + this.corePieces(chunk, at, text);
+      else if (this.fatal) return text + this.corePieces(chunk, at, this.mode, text);
       else body = (platformReplacing ??= new TextDecoder('utf-8', { ignoreBOM: true })).decode(bytes);
     } else {
       try {
         body = (this.fatal ? platformFatal ??= new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
           : platformReplacing ??= new TextDecoder('utf-8', { ignoreBOM: true })).decode(bytes);
       } catch {
-        return text + this.corePieces(chunk, at, text);
+        return text + this.corePieces(chunk, at, this.mode, text);
       }
     }
     this.ascii = body.length === bytes.length;
@@ -240,13 +250,6 @@ export class Utf8Decoder extends Utf8Stream {
     u8[st + ST_NCARRY] = n;
     this.bytesIn += chunk.length - at;
     return text + body;
-  }
-
-  /** `chunk` from `from` through the core, in window-sized pieces; `before`: this call's text so far. */
-  private corePieces(chunk: Uint8Array, from: number, before: string): string {
-    let text = '';
-    forPieces(this.core, chunk.subarray(from), (p) => { text += this.piece(p, this.mode, before + text); });
-    return text;
   }
 
   /** End of stream: the rest (U+FFFD for a held tail when not strict), then a new stream begins. */
@@ -297,14 +300,25 @@ function secondByteFits(lead: number, c: number): boolean {
 function completed(u8: Uint8Array, p: number, carried: number, chunk: Uint8Array): string {
   const lead = u8[p];
   const need = utf8Length(lead);
-  if (chunk.length < need - carried) return '';
+  if (completes(u8, p, carried, chunk) === 0) return '';
   let cp = lead & (need === 2 ? 0x1f : need === 3 ? 0x0f : 0x07);
+  for (let i = 1; i < need; i++) cp = (cp << 6) | ((i < carried ? u8[p + i] : chunk[i - carried]) & 0x3f);
+  return String.fromCodePoint(cp);
+}
+
+/**
+ * How many of the first bytes of `chunk` complete the character whose first `carried` bytes (a
+ * valid prefix) lie at `u8[p]`; 0 when they do not complete it validly (or the chunk is too short).
+ */
+function completes(u8: Uint8Array, p: number, carried: number, chunk: Uint8Array): number {
+  const lead = u8[p];
+  const need = utf8Length(lead);
+  if (chunk.length < need - carried) return 0;
   for (let i = 1; i < need; i++) {
     const c = i < carried ? u8[p + i] : chunk[i - carried];
-    if (i === 1 ? !secondByteFits(lead, c) : (c & 0xc0) !== 0x80) return '';
-    cp = (cp << 6) | (c & 0x3f);
+    if (i === 1 ? !secondByteFits(lead, c) : (c & 0xc0) !== 0x80) return 0;
   }
-  return String.fromCodePoint(cp);
+  return need - carried;
 }
 
 /**
@@ -327,14 +341,61 @@ function incompleteTail(b: Uint8Array, end: number): number {
  * bytes. Throws {@link Utf8DecodeError} like a strict {@link Utf8Decoder}.
  */
 export class Utf8Validator extends Utf8Stream {
+  /**
+   * Reads of at least this many bytes are validated by the platform's `buffer.isUtf8` (simdutf),
+   * the core keeping the carry (`StringRoutes.validateFrom`; Infinity: never).
+   */
+  private readonly platformFrom: number;
+  private readonly isUtf8: ((bytes: Uint8Array) => boolean) | null;
+
   constructor(options?: { ignoreBOM?: boolean }) {
     checkOptions(options, 'Utf8Validator', ['ignoreBOM'], UTF8_HINTS);
     super({ fatal: true, ignoreBOM: options?.ignoreBOM ?? true }, 'Utf8Validator', ['fatal', 'ignoreBOM']);
+    const from = stringRoutes(this.core).validateFrom;
+    this.isUtf8 = from === Infinity ? null : nodeUtf8Functions()?.isUtf8 ?? null;
+    this.platformFrom = this.isUtf8 === null ? Infinity : from;
   }
 
   /** Validates the chunk (an incomplete tail is held for the next one). */
   push(chunk: Uint8Array): void {
-    this.run(chunk, M_VALIDATE, 'Utf8Validator.push()');
+    if (chunk instanceof Uint8Array && chunk.length >= this.platformFrom) this.platform(chunk);
+    else this.run(chunk, M_VALIDATE, 'Utf8Validator.push()');
+  }
+
+  /**
+   * The platform's validation of a read, as the decoder's split route decodes one: the carried
+   * character is completed here when the read's first bytes do so validly, else the whole read
+   * goes through the core; the read's whole characters are validated by one `buffer.isUtf8` call,
+   * and its incomplete last character becomes the core's carry. Where the platform rejects the
+   * bytes, the core validates them again from the same state and places the error. (A BOM is
+   * valid UTF-8 whether the core would skip it or not, so the BOM state is left to the core.)
+   */
+  private platform(chunk: Uint8Array): void {
+    this.open(chunk, 'Utf8Validator.push()');
+    const core = this.core;
+    const st = this.st;
+    core.sync();
+    const u8 = core.u8;
+    let at = 0;
+    const carried = u8[st + ST_NCARRY];
+    if (carried !== 0) {
+      at = completes(u8, st + ST_CARRY, carried, chunk);
+      if (at === 0) {
+        this.corePieces(chunk, 0, M_VALIDATE, '');
+        return;
+      }
+      u8[st + ST_NCARRY] = 0;
+      this.bytesIn += at;
+    }
+    const tail = Math.max(at, incompleteTail(chunk, chunk.length));
+    if (!this.isUtf8!(at === 0 && tail === chunk.length ? chunk : chunk.subarray(at, tail))) {
+      this.corePieces(chunk, at, M_VALIDATE, '');
+      return;
+    }
+    const n = chunk.length - tail;
+    for (let i = 0; i < n; i++) u8[st + ST_CARRY + i] = chunk[tail + i];
+    u8[st + ST_NCARRY] = n;
+    this.bytesIn += chunk.length - at;
   }
 
   /** End of stream: throws `ERR_TRUNCATED_UTF8` if a character was left incomplete. */

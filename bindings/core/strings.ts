@@ -55,6 +55,12 @@ export interface StringRoutes {
    */
   readonly sseData: 'pieces' | 'whole';
   /**
+   * `Utf8Validator`: reads of at least this many bytes are validated by the platform's
+   * `buffer.isUtf8` (simdutf), the core keeping the carry and placing any error; Infinity: never
+   * (no `buffer.isUtf8`, or slower than the core there).
+   */
+  readonly validateFrom: number;
+  /**
    * Up to how many UTF-16 units a string out of WebAssembly memory is made by one
    * `String.fromCharCode` call with a unit an argument, above which by a copy (`Buffer`) or
    * otherwise: 32 on Node and Deno, 1 on Bun (whose Buffer copies cost less at any length), 16
@@ -88,6 +94,20 @@ export function platformFrom(name: string, version: string, bufferCopy = true): 
 }
 
 /**
+ * From which read size `Utf8Validator` takes the platform's `buffer.isUtf8` on a runtime
+ * (Infinity: never). Measured with `node build/bench/routes.js --only validate` (docs/runtimes.md).
+ */
+export function validateFrom(name: string, version: string, bufferCopy = true): number {
+  if (!bufferCopy) return Infinity;
+  // Node: simdutf; the core keeps short reads of non-ASCII text (its call costs less than the
+  // platform's call and the carry's bookkeeping there). Bun: its call costs a few ns at any size.
+  // Deno: its buffer.isUtf8 is slower than the core on non-ASCII text at every size.
+  if (name === 'node') return Number(version.split('.')[0]) >= 24 ? 256 : 1024;
+  if (name === 'bun') return 0;
+  return Infinity;
+}
+
+/**
  * The routes for a runtime (`name`, `version` as {@link runtimeName} gives them), where
  * `bufferCopy` says whether it copies strings out of WebAssembly memory natively (Node's Buffer,
  * also in Bun and Deno), and `ask` is what SEAM_STRINGS asked for, if anything.
@@ -101,26 +121,28 @@ export function chooseRoutes(name: string, version: string, bufferCopy: boolean,
   // pages, 0.98–1.36× at one event per read, better in seven)
   const sseData = frames === 'textdecoder' && engine !== 'spidermonkey' ? 'pieces' : 'whole';
   const short = shortUnits(name, bufferCopy);
+  const validate = validateFrom(name, version, bufferCopy);
   if (ask !== undefined) {
     // core: the core at every read size (where there is no Buffer its strings come from
-    // TextDecoder or String.fromCharCode); platform: the split route from the first byte; split:
-    // from the runtime's own threshold (2048 B where it has none); textdecoder: the browsers' route
-    // as Chromium takes it; textdecoder-whole: as Firefox takes it (SSE data decoded whole)
+    // TextDecoder or String.fromCharCode), the validator's too; platform: the split route, and
+    // the validator's, from the first byte; split: each from the runtime's own threshold (2048 B
+    // where it has none); textdecoder: the browsers' route as Chromium takes it;
+    // textdecoder-whole: as Firefox takes it (SSE data decoded whole)
     switch (ask) {
-      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, utf8ShortAscii, frames, sseData, shortUnits: short, by };
-      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, utf8ShortAscii, frames, sseData, shortUnits: short, by };
+      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: Infinity, shortUnits: short, by };
+      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: bufferCopy ? 0 : Infinity, shortUnits: short, by };
       case 'split': {
         const from = platformFrom(name, version, bufferCopy);
-        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, utf8ShortAscii, frames, sseData, shortUnits: short, by };
+        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: validate === Infinity && bufferCopy ? 2048 : validate, shortUnits: short, by };
       }
       case 'textdecoder':
       case 'textdecoder-whole':
-        return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: ask === 'textdecoder' ? 'pieces' : 'whole', shortUnits: short, by };
+        return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: ask === 'textdecoder' ? 'pieces' : 'whole', validateFrom: Infinity, shortUnits: short, by };
       default: throw new TypeError(`SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got ${JSON.stringify(ask)}`);
     }
   }
   const from = platformFrom(name, version, bufferCopy);
-  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, utf8ShortAscii, frames, sseData, shortUnits: short, by };
+  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: validate, shortUnits: short, by };
 }
 
 let routes: StringRoutes | undefined;

@@ -1,8 +1,9 @@
 // The string routes (bindings/core/strings.ts): which one each runtime takes, and that every route
 // gives the same text and the same errors (code, offset, text before) as every other, forced one
-// after the other in this process, on conformance inputs and on seeded random streams.
+// after the other in this process, on conformance inputs and on seeded random streams; the same
+// for the validator's routes (the core, or the platform's buffer.isUtf8 with the core's carry).
 import { afterEach, describe, expect, test } from 'vitest';
-import { Utf8DecodeError, Utf8Decoder } from '../../bindings/index.js';
+import { Utf8DecodeError, Utf8Decoder, Utf8Validator } from '../../bindings/index.js';
 import { jsEngine, runtimeName } from '../../bindings/core/runtime.js';
 import { chooseRoutes, forceStringRoute, stringRoutes } from '../../bindings/core/strings.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
@@ -30,30 +31,32 @@ describe('the route each runtime takes', () => {
     }
   });
 
-  test('core: Node 20 and 22 and Deno (the core transcodes, one Buffer copy makes the string)', () => {
+  test('core: Node 20 and 22 and Deno (the core transcodes, one Buffer copy makes the string; Node validates reads from 1 KiB with buffer.isUtf8)', () => {
     for (const [name, version] of [['node', '20.20.2'], ['node', '22.23.5'], ['deno', '2.9.6']]) {
       expect(chooseRoutes(name, version, true)).toEqual({
-        runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: name === 'node' ? 'buffer' : 'textdecoder', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', shortUnits: 32, by: 'detected',
+        runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: name === 'node' ? 'buffer' : 'textdecoder', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole',
+        validateFrom: name === 'node' ? 1024 : Infinity, shortUnits: 32, by: 'detected',
       });
     }
   });
 
-  test('split: Node 24 and 26 and Bun from 1 KiB reads (the platform decodes above, the core below, and on Bun ASCII below)', () => {
+  test('split: Node 24 and 26 and Bun from 1 KiB reads (the platform decodes above, the core below, and on Bun ASCII below; the validator from 256 B on Node, every read on Bun)', () => {
     for (const version of ['24.22.3', '26.12.1']) {
       expect(chooseRoutes('node', version, true)).toEqual({
-        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', shortUnits: 32, by: 'detected',
+        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', validateFrom: 256, shortUnits: 32, by: 'detected',
       });
     }
-    // (Bun: short reads of ASCII text by its TextDecoder too, the others through the core)
-    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', utf8ShortAscii: 'platform', frames: 'core', sseData: 'whole', shortUnits: 1, by: 'detected' });
+    // (Bun: short reads of ASCII text by its TextDecoder too, the others through the core; every
+    // read validated by its buffer.isUtf8)
+    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', utf8ShortAscii: 'platform', frames: 'core', sseData: 'whole', validateFrom: 0, shortUnits: 1, by: 'detected' });
   });
 
   test('without a Buffer copy out of WebAssembly memory (browsers, workerd): reads up to 128 B through the core, longer ones by TextDecoder; frames by TextDecoder, SSE data in pieces in V8, whole in SpiderMonkey', () => {
     for (const name of ['browser', 'workerd']) {
-      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces', shortUnits: 16, by: 'detected' });
+      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces', validateFrom: Infinity, shortUnits: 16, by: 'detected' });
     }
     expect(chooseRoutes('browser', '', false, undefined, 'detected', 'spidermonkey')).toEqual({
-      runtime: 'browser', utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole', shortUnits: 16, by: 'detected',
+      runtime: 'browser', utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole', validateFrom: Infinity, shortUnits: 16, by: 'detected',
     });
     // (a runtime with a Buffer copy takes the core route, which writes UTF-16: nothing to split, whatever the engine)
     expect(chooseRoutes('node', '24.22.3', true, undefined, 'detected', 'spidermonkey')).toMatchObject({ frames: 'core', sseData: 'whole' });
@@ -73,9 +76,10 @@ describe('the route each runtime takes', () => {
   });
 
   test('SEAM_STRINGS forces a route; anything else is a TypeError', () => {
-    expect(chooseRoutes('node', '20.20.2', true, 'platform', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 0, frames: 'core' });
-    expect(chooseRoutes('node', '20.20.2', true, 'split', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 2048 });
-    expect(chooseRoutes('node', '24.22.3', true, 'core', 'SEAM_STRINGS')).toMatchObject({ utf8: 'core', frames: 'core' });
+    expect(chooseRoutes('node', '20.20.2', true, 'platform', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 0, frames: 'core', validateFrom: 0 });
+    expect(chooseRoutes('node', '20.20.2', true, 'split', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 2048, validateFrom: 1024 });
+    expect(chooseRoutes('deno', '2.9.6', true, 'split', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 2048, validateFrom: 2048 });
+    expect(chooseRoutes('node', '24.22.3', true, 'core', 'SEAM_STRINGS')).toMatchObject({ utf8: 'core', frames: 'core', validateFrom: Infinity });
     // (the browsers' routes: Utf8Decoder as there, on the split route from 129 B)
     expect(chooseRoutes('node', '24.22.3', true, 'textdecoder', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces' });
     expect(chooseRoutes('node', '24.22.3', true, 'textdecoder-whole', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole' });
@@ -94,13 +98,13 @@ describe('the route each runtime takes', () => {
   });
 });
 
-/** Each route's outcome of a stream, decoded by a decoder made on that route. */
-function onEachRoute(pieces: Uint8Array[], fatal: boolean, ignoreBOM: boolean): Record<Route, Outcome | string[]> {
-  const out = {} as Record<Route, Outcome | string[]>;
+/** Each route's outcome of a stream, decoded by a decoder made on that route (and, strict, validated by a validator made there). */
+function onEachRoute(pieces: Uint8Array[], fatal: boolean, ignoreBOM: boolean): Record<Route, StrictOutcome | string[]> {
+  const out = {} as Record<Route, StrictOutcome | string[]>;
   for (const route of EACH) {
     forceStringRoute(route === 'bun' ? chooseRoutes('bun', '1.4.5', true) : route);
     const d = new Utf8Decoder({ fatal, ignoreBOM });
-    if (fatal) out[route] = strictWith(d, pieces);
+    if (fatal) out[route] = { ...strictWith(d, pieces), validator: validated(pieces, ignoreBOM) };
     else out[route] = [...pieces.map((p) => d.push(p)), d.flush()];
     d.dispose();
   }
@@ -109,7 +113,9 @@ function onEachRoute(pieces: Uint8Array[], fatal: boolean, ignoreBOM: boolean): 
 }
 
 /** A strict decoder's outcome, with what a failure leaves besides code, offset and text: its bad bytes and the bytes counted in. */
-function strictWith(d: Utf8Decoder, pieces: Uint8Array[]): Outcome & { bytes?: number[]; bytesIn: number } {
+type DecoderOutcome = Outcome & { bytes?: number[]; bytesIn: number };
+type StrictOutcome = DecoderOutcome & { validator: ReturnType<typeof validated> };
+function strictWith(d: Utf8Decoder, pieces: Uint8Array[]): DecoderOutcome {
   let text = '';
   try {
     for (const p of pieces) text += d.push(p);
@@ -121,12 +127,28 @@ function strictWith(d: Utf8Decoder, pieces: Uint8Array[]): Outcome & { bytes?: n
   }
 }
 
+/** A validator's outcome of a stream: its error, the bad bytes on it and the bytes counted in. */
+function validated(pieces: Uint8Array[], ignoreBOM: boolean): { error?: Outcome['error']; bytes?: number[]; bytesIn: number } {
+  const v = new Utf8Validator({ ignoreBOM });
+  try {
+    for (const p of pieces) v.push(p);
+    v.flush();
+    return { bytesIn: v.bytesIn };
+  } catch (e) {
+    if (!(e instanceof Utf8DecodeError)) throw e;
+    return { error: { code: e.code, offset: e.offset }, bytes: [...e.bytes], bytesIn: v.bytesIn };
+  } finally {
+    v.dispose();
+  }
+}
+
 function expectSame(pieces: Uint8Array[], fatal: boolean, ignoreBOM: boolean, what: string): Outcome | string[] {
   const all = onEachRoute(pieces, fatal, ignoreBOM);
   for (const route of EACH) expect(all[route], `${what}: ${route} route against core`).toEqual(all.core);
   if (!fatal) return all.core;
-  // (for the oracle: text and error)
-  const { bytes: _bytes, bytesIn: _bytesIn, ...outcome } = all.core as Outcome & { bytes?: number[]; bytesIn: number };
+  // (for the oracle: text and error; the validator's error is the strict decoder's)
+  const { bytes, bytesIn, validator, ...outcome } = all.core as StrictOutcome;
+  expect(validator, `${what}: the validator against the strict decoder`).toEqual(outcome.error === undefined ? { bytesIn } : { error: outcome.error, bytes, bytesIn });
   return outcome;
 }
 
