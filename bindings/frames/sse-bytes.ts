@@ -148,6 +148,7 @@ export class SseByteEvents {
   /**
    * All events in the SSE wire format, as a gateway forwards them: `event:` when the type is not
    * `message`, `id:` when the event changed the last event ID, one `data:` line per line of data.
+   * A new array the caller keeps; with no events, one shared empty array.
    */
   encode(): Uint8Array {
     return encodeByteEvents(this);

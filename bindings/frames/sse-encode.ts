@@ -38,8 +38,11 @@ function utf8Encoder(): TextEncoder {
  */
 export function encodeByteEvents(events: ByteEventsTable): Uint8Array {
   const n = events.length;
+  // (most small reads hold no whole event: one shared empty array, not a new buffer a call, which
+  // cost a 64 B read as much as the framing)
+  if (n === 0) return EMPTY;
   const core = getCore();
-  if (n === 0 || events.byteLength > core.inCap || n * EV_WORDS * 4 > SPAN_BYTES) return encodeInJs(events);
+  if (events.byteLength > core.inCap || n * EV_WORDS * 4 > SPAN_BYTES) return encodeInJs(events);
   core.sync();
   if (!putStrings(core, events)) return encodeInJs(events);
   core.u8.set(events.bytes.subarray(0, events.byteLength), core.inPtr);

@@ -205,6 +205,12 @@ describe(`SseParser (${wasmBackend()})`, () => {
     ]);
     expect(b.data(0)).toEqual(enc('{"t":"h\u00e9"}'));
     expect(new TextDecoder().decode(b.encode())).toBe('event: delta\ndata: {"t":"h\u00e9"}\n\nevent: delta\nid: 1\ndata: a\ndata: b\n\ndata: c\n\n');
+    // a read with no whole event (most small reads): nothing to forward, the next read completes it
+    const empty = p.pushBytes(enc('data: {"t":')).encode();
+    expect(empty).toBeInstanceOf(Uint8Array);
+    expect(empty.length).toBe(0);
+    expect(new TextDecoder().decode(p.pushBytes(enc('1}\n\n')).encode())).toBe('data: {"t":1}\n\n');
+    expect(p.flushBytes().encode().length).toBe(0);
     expect(() => new SseParser({ fatal: false }).pushBytes(enc(''))).toThrow(TypeError);
   });
 
