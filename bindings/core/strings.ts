@@ -31,8 +31,9 @@ export interface StringRoutes {
   readonly utf8PlatformFrom: number;
   /**
    * With `split`, the platform's decoder: `buffer`, Node's simdutf validation (`buffer.isUtf8`)
-   * and `Buffer#utf8Slice` while the text is not ASCII, `TextDecoder` while it is (each the
-   * faster there on Node 22+); `textdecoder`, a non-streaming `TextDecoder` call.
+   * and `Buffer#utf8Slice` while the text is not ASCII (not strict: `utf8Slice` alone),
+   * `TextDecoder` while it is (each the faster there on Node 22+); `textdecoder`, a
+   * non-streaming `TextDecoder` call.
    */
   readonly utf8Platform: 'buffer' | 'textdecoder';
   /**
