@@ -22,7 +22,7 @@
 //   heap        state records and buffers (TLSF, `heap.alloc`/`heap.free`).
 
 /** Version of this contract: bump it with any change of meaning. The bindings refuse another. */
-export const ABI_VERSION: i32 = 17;
+export const ABI_VERSION: i32 = 18;
 
 // ---------------------------------------------------------------------------------------------
 // Windows
@@ -108,6 +108,13 @@ export const M_UTF16_POS: i32 = 32;
  * two-byte string of the whole input at its slow pace when one character needs it).
  */
 export const M_SPLIT: i32 = 64;
+/**
+ * Lines and SSE: the read's bytes were found valid UTF-8 by the platform (`buffer.isUtf8`), with
+ * nothing carried into the read and no character cut at its end: the core does not validate them
+ * again. With M_ASCII they are all ASCII.
+ */
+export const M_VALID: i32 = 256;
+export const M_ASCII: i32 = 512;
 
 // ---------------------------------------------------------------------------------------------
 // State records: what every kind shares (the frame kit extends it; JS reads only these)

@@ -28,14 +28,14 @@
 //   +144 u32    the stream's block of layer 4 (model-state.ts: kept text, reasoning and arguments,
 //               the current call), 0 while it has none
 import {
-  ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_MIDS, FR_NREC, FR_STATUS, FR_UNITS, IN_PTR, M_SPLIT, M_UTF16_POS,
-  M_UTF8_OUT, MIDS_OFF, OUT_CAP, OUT_PTR, PATCH_PTR, PATCH_WORDS, RAW_PTR, SF_SPLIT,
+  ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_MIDS, FR_NREC, FR_STATUS, FR_UNITS, IN_PTR, M_ASCII, M_SPLIT,
+  M_UTF16_POS, M_UTF8_OUT, M_VALID, MIDS_OFF, OUT_CAP, OUT_PTR, PATCH_PTR, PATCH_WORDS, RAW_PTR, SF_SPLIT,
 } from './abi';
 import { bFree, bLen, bRoom, bSetLen, copy } from './buffers';
 import { carried, carryReset, isFatal, keepTail, runStart, setCarried, skipBom } from './carry';
 import { modelStateFree, modelStateRelease, modelStateRetained } from './model-state';
 import { freeRecord, release, res, reserve } from './runtime';
-import { decodeWhatwg, firstErrorScalar, runAscii, transcode, validate } from './utf8';
+import { assumeValid, decodeWhatwg, firstErrorScalar, runAscii, transcode, validate } from './utf8';
 
 export const FRAME_STATE_BYTES: usize = 148;
 
@@ -595,7 +595,7 @@ export function runBegin(st: usize, len: usize, mode: u32): usize {
   start = skipBom(st, start, end);
   let body = keepTail(st, start, end);
   let fl = load<u32>(st, O_FL) & ~(L_RUNASCII | L_ERRPEND);
-  if (validate(start, body)) {
+  if ((mode & M_VALID) != 0 ? assumeValid((mode & M_ASCII) != 0) : validate(start, body)) {
     if (runAscii) fl |= L_RUNASCII;
   } else if (isFatal(st)) {
     // unlikely: frame what comes before the bad sequence, then report it

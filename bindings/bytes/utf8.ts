@@ -327,7 +327,7 @@ function completes(u8: Uint8Array, p: number, carried: number, chunk: Uint8Array
  * Start of the incomplete character at the end of bytes [0, end): a lead byte followed by fewer
  * continuation bytes than it needs, each in its allowed range (what TextDecoder holds back).
  */
-function incompleteTail(b: Uint8Array, end: number): number {
+export function incompleteTail(b: Uint8Array, end: number): number {
   for (let i = 1; i <= 3 && end - i >= 0; i++) {
     const lead = b[end - i];
     if ((lead & 0xc0) === 0x80) continue;

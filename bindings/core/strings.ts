@@ -62,6 +62,13 @@ export interface StringRoutes {
    */
   readonly validateFrom: number;
   /**
+   * `SseParser` (both paths): reads of at least this many bytes, with nothing carried into them
+   * and no character cut at their end, are checked by the platform's `buffer.isAscii` /
+   * `buffer.isUtf8` first, and the core frames them without validating them again (`M_VALID`);
+   * Infinity: never.
+   */
+  readonly sseValidFrom: number;
+  /**
    * Up to how many UTF-16 units a string out of WebAssembly memory is made by one
    * `String.fromCharCode` call with a unit an argument, above which by a copy (`Buffer`) or
    * otherwise: 32 on Node and Deno, 1 on Bun (whose Buffer copies cost less at any length), 16
@@ -109,6 +116,16 @@ export function validateFrom(name: string, version: string, bufferCopy = true): 
 }
 
 /**
+ * From which read size `SseParser` lets the platform validate a read (Infinity: never). Measured
+ * against the core's own validation in one process (docs/runtimes.md, *SSE reads validated by the
+ * platform*): a gain on Node 24 and 26 from 1 KiB; level on Node 20 and 22 and Bun.
+ */
+export function sseValidFrom(name: string, version: string, bufferCopy = true): number {
+  if (!bufferCopy || name !== 'node') return Infinity;
+  return Number(version.split('.')[0]) >= 24 ? 1024 : Infinity;
+}
+
+/**
  * The routes for a runtime (`name`, `version` as {@link runtimeName} gives them), where
  * `bufferCopy` says whether it copies strings out of WebAssembly memory natively (Node's Buffer,
  * also in Bun and Deno), and `ask` is what SEAM_STRINGS asked for, if anything.
@@ -123,6 +140,7 @@ export function chooseRoutes(name: string, version: string, bufferCopy: boolean,
   const sseData = frames === 'textdecoder' && engine !== 'spidermonkey' ? 'pieces' : 'whole';
   const short = shortUnits(name, bufferCopy);
   const validate = validateFrom(name, version, bufferCopy);
+  const sseValid = sseValidFrom(name, version, bufferCopy);
   if (ask !== undefined) {
     // core: the core at every read size (where there is no Buffer its strings come from
     // TextDecoder or String.fromCharCode), the validator's too; platform: the split route, and
@@ -130,20 +148,20 @@ export function chooseRoutes(name: string, version: string, bufferCopy: boolean,
     // where it has none); textdecoder: the browsers' route as Chromium takes it;
     // textdecoder-whole: as Firefox takes it (SSE data decoded whole)
     switch (ask) {
-      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: Infinity, shortUnits: short, by };
-      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: bufferCopy ? 0 : Infinity, shortUnits: short, by };
+      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: short, by };
+      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: bufferCopy ? 0 : Infinity, sseValidFrom: bufferCopy ? 0 : Infinity, shortUnits: short, by };
       case 'split': {
         const from = platformFrom(name, version, bufferCopy);
-        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: validate === Infinity && bufferCopy ? 2048 : validate, shortUnits: short, by };
+        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: validate === Infinity && bufferCopy ? 2048 : validate, sseValidFrom: sseValid === Infinity && bufferCopy ? 2048 : sseValid, shortUnits: short, by };
       }
       case 'textdecoder':
       case 'textdecoder-whole':
-        return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: ask === 'textdecoder' ? 'pieces' : 'whole', validateFrom: Infinity, shortUnits: short, by };
+        return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: ask === 'textdecoder' ? 'pieces' : 'whole', validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: short, by };
       default: throw new TypeError(`SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got ${JSON.stringify(ask)}`);
     }
   }
   const from = platformFrom(name, version, bufferCopy);
-  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: validate, shortUnits: short, by };
+  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: validate, sseValidFrom: sseValid, shortUnits: short, by };
 }
 
 let routes: StringRoutes | undefined;
@@ -190,6 +208,8 @@ export function forceStringRoute(route: StringRouteName | StringRoutes | undefin
 /** Node's simdutf validation and its UTF-8 slice of any Uint8Array, where the runtime has them. */
 export interface NodeUtf8 {
   isUtf8(b: Uint8Array): boolean;
+  /** (Node 18.15 and later) */
+  isAscii?(b: Uint8Array): boolean;
   utf8Slice(this: Uint8Array, start: number, end: number): string;
 }
 
@@ -200,9 +220,10 @@ export function nodeUtf8Functions(): NodeUtf8 | null {
   if (nodeUtf8 !== undefined) return nodeUtf8;
   const p = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   const buffer = typeof p?.getBuiltinModule === 'function'
-    ? p.getBuiltinModule('buffer') as { isUtf8?: NodeUtf8['isUtf8']; Buffer?: { prototype: { utf8Slice?: NodeUtf8['utf8Slice'] } } } | undefined
+    ? p.getBuiltinModule('buffer') as { isUtf8?: NodeUtf8['isUtf8']; isAscii?: NodeUtf8['isAscii']; Buffer?: { prototype: { utf8Slice?: NodeUtf8['utf8Slice'] } } } | undefined
     : undefined;
   const isUtf8 = buffer?.isUtf8;
   const utf8Slice = buffer?.Buffer?.prototype.utf8Slice;
-  return (nodeUtf8 = typeof isUtf8 === 'function' && typeof utf8Slice === 'function' ? { isUtf8, utf8Slice } : null);
+  const isAscii = typeof buffer?.isAscii === 'function' ? buffer.isAscii : undefined;
+  return (nodeUtf8 = typeof isUtf8 === 'function' && typeof utf8Slice === 'function' ? { isUtf8, isAscii, utf8Slice } : null);
 }

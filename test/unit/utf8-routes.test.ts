@@ -1,12 +1,14 @@
 // The string routes (bindings/core/strings.ts): which one each runtime takes, and that every route
 // gives the same text and the same errors (code, offset, text before) as every other, forced one
 // after the other in this process, on conformance inputs and on seeded random streams; the same
-// for the validator's routes (the core, or the platform's buffer.isUtf8 with the core's carry).
+// for the validator's routes (the core, or the platform's buffer.isUtf8 with the core's carry),
+// and for SseParser's reads validated by the platform before the core frames them.
 import { afterEach, describe, expect, test } from 'vitest';
-import { Utf8DecodeError, Utf8Decoder, Utf8Validator } from '../../bindings/index.js';
+import { SseByteEvents, SseParser, Utf8DecodeError, Utf8Decoder, Utf8Validator } from '../../bindings/index.js';
 import { jsEngine, runtimeName } from '../../bindings/core/runtime.js';
 import { chooseRoutes, forceStringRoute, stringRoutes } from '../../bindings/core/strings.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { outcome } from '../helpers/thrown.js';
 import { type Outcome, strictOracle } from '../helpers/utf8-oracle.js';
 
 const enc = new TextEncoder();
@@ -35,7 +37,7 @@ describe('the route each runtime takes', () => {
     for (const [name, version] of [['node', '20.20.2'], ['node', '22.23.5'], ['deno', '2.9.6']]) {
       expect(chooseRoutes(name, version, true)).toEqual({
         runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: name === 'node' ? 'buffer' : 'textdecoder', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole',
-        validateFrom: name === 'node' ? 1024 : Infinity, shortUnits: 32, by: 'detected',
+        validateFrom: name === 'node' ? 1024 : Infinity, sseValidFrom: Infinity, shortUnits: 32, by: 'detected',
       });
     }
   });
@@ -43,20 +45,20 @@ describe('the route each runtime takes', () => {
   test('split: Node 24 and 26 and Bun from 1 KiB reads (the platform decodes above, the core below, and on Bun ASCII below; the validator from 256 B on Node, every read on Bun)', () => {
     for (const version of ['24.22.3', '26.12.1']) {
       expect(chooseRoutes('node', version, true)).toEqual({
-        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', validateFrom: 256, shortUnits: 32, by: 'detected',
+        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', validateFrom: 256, sseValidFrom: 1024, shortUnits: 32, by: 'detected',
       });
     }
     // (Bun: short reads of ASCII text by its TextDecoder too, the others through the core; every
     // read validated by its buffer.isUtf8)
-    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', utf8ShortAscii: 'platform', frames: 'core', sseData: 'whole', validateFrom: 0, shortUnits: 1, by: 'detected' });
+    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', utf8ShortAscii: 'platform', frames: 'core', sseData: 'whole', validateFrom: 0, sseValidFrom: Infinity, shortUnits: 1, by: 'detected' });
   });
 
   test('without a Buffer copy out of WebAssembly memory (browsers, workerd): reads up to 128 B through the core, longer ones by TextDecoder; frames by TextDecoder, SSE data in pieces in V8, whole in SpiderMonkey', () => {
     for (const name of ['browser', 'workerd']) {
-      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces', validateFrom: Infinity, shortUnits: 16, by: 'detected' });
+      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces', validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: 16, by: 'detected' });
     }
     expect(chooseRoutes('browser', '', false, undefined, 'detected', 'spidermonkey')).toEqual({
-      runtime: 'browser', utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole', validateFrom: Infinity, shortUnits: 16, by: 'detected',
+      runtime: 'browser', utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole', validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: 16, by: 'detected',
     });
     // (a runtime with a Buffer copy takes the core route, which writes UTF-16: nothing to split, whatever the engine)
     expect(chooseRoutes('node', '24.22.3', true, undefined, 'detected', 'spidermonkey')).toMatchObject({ frames: 'core', sseData: 'whole' });
@@ -76,10 +78,10 @@ describe('the route each runtime takes', () => {
   });
 
   test('SEAM_STRINGS forces a route; anything else is a TypeError', () => {
-    expect(chooseRoutes('node', '20.20.2', true, 'platform', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 0, frames: 'core', validateFrom: 0 });
-    expect(chooseRoutes('node', '20.20.2', true, 'split', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 2048, validateFrom: 1024 });
+    expect(chooseRoutes('node', '20.20.2', true, 'platform', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 0, frames: 'core', validateFrom: 0, sseValidFrom: 0 });
+    expect(chooseRoutes('node', '20.20.2', true, 'split', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 2048, validateFrom: 1024, sseValidFrom: 2048 });
     expect(chooseRoutes('deno', '2.9.6', true, 'split', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 2048, validateFrom: 2048 });
-    expect(chooseRoutes('node', '24.22.3', true, 'core', 'SEAM_STRINGS')).toMatchObject({ utf8: 'core', frames: 'core', validateFrom: Infinity });
+    expect(chooseRoutes('node', '24.22.3', true, 'core', 'SEAM_STRINGS')).toMatchObject({ utf8: 'core', frames: 'core', validateFrom: Infinity, sseValidFrom: Infinity });
     // (the browsers' routes: Utf8Decoder as there, on the split route from 129 B)
     expect(chooseRoutes('node', '24.22.3', true, 'textdecoder', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces' });
     expect(chooseRoutes('node', '24.22.3', true, 'textdecoder-whole', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole' });
@@ -234,5 +236,65 @@ describe('every route gives the same text and errors', () => {
       expect(strict, `stream ${i} (seed ${SEED + 1}): the oracle`).toEqual(strictOracle(bytes, ignoreBOM));
       expectSame(pieces, false, ignoreBOM, `stream ${i} replacing (seed ${SEED + 1})`);
     }
+  });
+});
+
+describe('SseParser: reads validated by the platform (sseValidFrom) give what the core gives', () => {
+  const enc2 = (s: string) => enc.encode(s);
+  /** A stream of OpenAI- and Anthropic-shaped events, comments, IDs and CRLF ends, with ASCII and non-ASCII data. */
+  const stream = (r: () => number, n: number): Uint8Array => {
+    const words = ['hello', 'w\u00f6rld', '\u4e2d\u6587', '\ud83d\ude00', 'a b c', '"q"', 'caf\u00e9'];
+    let s = '';
+    for (let i = 0; i < n; i++) {
+      const eol = r() < 0.2 ? '\r\n' : '\n';
+      const text = Array.from({ length: 1 + Math.floor(r() * 12) }, () => words[Math.floor(r() * words.length)]).join(' ');
+      if (r() < 0.1) s += `: ping${eol}`;
+      if (r() < 0.3) s += `event: content_block_delta${eol}`;
+      if (r() < 0.05) s += `id: ${i}${eol}`;
+      s += `data: {"delta":{"text":${JSON.stringify(text)}}}${eol}`;
+      if (r() < 0.1) s += `data: second line${eol}`;
+      s += eol;
+    }
+    return enc2(s);
+  };
+
+  test(`random streams in reads of 1 B to 64 KiB, some corrupted, on both paths: the platform's route against the core's (seed ${SEED + 3})`, () => {
+    const r = rng(SEED + 3);
+    const onRoute = (route: 'core' | 'platform', reads: Uint8Array[]) => {
+      forceStringRoute(route);
+      const a = new SseParser();
+      const b = new SseParser();
+      forceStringRoute(undefined);
+      const strings = outcome(a, reads, 'events');
+      // the byte path's events as [type, data, id], those on its error too
+      const rows = (e: SseByteEvents) => Array.from({ length: e.length }, (_, i) => [e.type(i), e.dataText(i), e.id(i)]);
+      const got: string[][] = [];
+      let err: string | null = null;
+      try {
+        for (const c of reads) got.push(...rows(b.pushBytes(c)));
+        got.push(...rows(b.flushBytes()));
+      } catch (e) {
+        const x = e as { code: string; offset: number; events: SseByteEvents };
+        got.push(...rows(x.events));
+        err = `${x.code} ${x.offset}`;
+      }
+      return { strings, bytes: { got, err } };
+    };
+    let corrupted = 0;
+    for (let i = 0; i < 120; i++) {
+      const bytes = stream(r, 5 + Math.floor(r() * 300));
+      if (i % 4 === 3) {
+        bytes[Math.floor(r() * bytes.length)] = [0x80, 0xc0, 0xed, 0xff][i % 4];
+        corrupted++;
+      }
+      const maxPiece = [8, 300, 3000, 70000][i % 4];
+      const reads = cut(bytes, randomCuts(bytes, r, maxPiece));
+      const what = `stream ${i}, reads up to ${maxPiece} B (seed ${SEED + 3})`;
+      const core = onRoute('core', reads);
+      expect(onRoute('platform', reads), what).toEqual(core);
+      // (the string path's events are the byte path's)
+      expect(core.strings.got.map((e) => [e.type, e.data, e.id]), what).toEqual(core.bytes.got);
+    }
+    expect(corrupted).toBe(30);
   });
 });
