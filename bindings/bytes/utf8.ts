@@ -86,6 +86,19 @@ abstract class Utf8Stream extends CoreStream {
     return text;
   }
 
+  /**
+   * After a platform route took the read's whole characters [at, tail): the incomplete one after
+   * them becomes the core's carry, and the read's bytes from `at` are counted in.
+   */
+  protected carryFrom(chunk: Uint8Array, at: number, tail: number): void {
+    const u8 = this.core.u8;
+    const c = this.st + ST_CARRY;
+    const n = chunk.length - tail;
+    for (let i = 0; i < n; i++) u8[c + i] = chunk[tail + i];
+    u8[this.st + ST_NCARRY] = n;
+    this.bytesIn += chunk.length - at;
+  }
+
   protected run(chunk: Uint8Array, mode: number, where: string): string {
     this.open(chunk, where);
     if (chunk.length <= this.core.inCap) return this.piece(chunk, mode, '');
@@ -247,10 +260,7 @@ export class Utf8Decoder extends Utf8Stream {
       }
     }
     this.ascii = body.length === bytes.length;
-    const n = chunk.length - tail;
-    for (let i = 0; i < n; i++) u8[st + ST_CARRY + i] = chunk[tail + i];
-    u8[st + ST_NCARRY] = n;
-    this.bytesIn += chunk.length - at;
+    this.carryFrom(chunk, at, tail);
     return text + body;
   }
 
@@ -394,10 +404,7 @@ export class Utf8Validator extends Utf8Stream {
       this.corePieces(chunk, at, M_VALIDATE, '');
       return;
     }
-    const n = chunk.length - tail;
-    for (let i = 0; i < n; i++) u8[st + ST_CARRY + i] = chunk[tail + i];
-    u8[st + ST_NCARRY] = n;
-    this.bytesIn += chunk.length - at;
+    this.carryFrom(chunk, at, tail);
   }
 
   /** End of stream: throws `ERR_TRUNCATED_UTF8` if a character was left incomplete. */
