@@ -578,16 +578,16 @@ function transcodeSimd(p: usize, end: usize, out: usize): usize {
 // ---------------------------------------------------------------------------------------------
 // The kernels the streams use
 
-/**
- * True when [p, end) is valid and complete UTF-8; sets `runAscii`. The run is in the input window
- * (the SIMD kernel's last load may read up to 15 bytes past `end`).
- */
 /** A run the platform found valid (M_VALID): `runAscii` as it says; true. */
 export function assumeValid(ascii: bool): bool {
   runAscii = ascii;
   return true;
 }
 
+/**
+ * True when [p, end) is valid and complete UTF-8; sets `runAscii`. The run is in the input window
+ * (the SIMD kernel's last load may read up to 15 bytes past `end`).
+ */
 export function validate(p: usize, end: usize): bool {
   if (ASC_FEATURE_SIMD) return validSimd(p, end);
   return validScalar(p, end);

@@ -9,9 +9,9 @@ import { FrameStream, frameLimit, frameTextMode, rawText, sseSplitMode } from '.
 import { booleanOption, checkOptions, functionOption, oneOf } from '../core/options.js';
 import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, EV_DATA0, EV_DATA1, EV_ID, EV_ID_CHANGED, EV_TYPE, EV_WORDS, FR_ENC, FR_ERR, FR_JOIN, FR_LEN,
-  FR_MIDS, FR_NREC, FR_UNITS, F_FATAL, K_COMMENT, K_EVENT, K_MASK, MIDS_OFF, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS, M_SPLIT,
-  M_ASCII, M_UTF8_OUT, M_VALID, PATCH_WORDS, R_LIMIT, R_RETRY, R_TRUNC, R_TRUNCATED, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW, SF_SAME_TYPE, SF_SPLIT,
-  SF_TA, SF_TYPE, SR_DATA0, SR_DATA1, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS, ST_NCARRY,
+  FR_MIDS, FR_NREC, FR_UNITS, F_FATAL, K_COMMENT, K_EVENT, K_MASK, MIDS_OFF, M_ASCII, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS,
+  M_SPLIT, M_UTF8_OUT, M_VALID, PATCH_WORDS, R_LIMIT, R_RETRY, R_TRUNC, R_TRUNCATED, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW,
+  SF_SAME_TYPE, SF_SPLIT, SF_TA, SF_TYPE, SR_DATA0, SR_DATA1, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS, ST_NCARRY,
 } from '../core/generated/abi.js';
 import { SseByteEvents } from './sse-bytes.js';
 import { type NodeUtf8, nodeUtf8Functions, stringRoutes } from '../core/strings.js';
