@@ -248,9 +248,8 @@ export class Utf8Decoder extends Utf8Stream {
       // Node: simdutf validates, and V8 makes a two-byte string faster than TextDecoder does.
       // Not strict: utf8Slice alone, which replaces bad bytes exactly as TextDecoder does (each
       // maximal subpart by one U+FFFD; the routes tests check it on every route)
-      if (!this.fatal) body = node.utf8Slice.call(bytes, 0, bytes.length);
-      else if (node.isUtf8(bytes)) body = node.utf8Slice.call(bytes, 0, bytes.length);
-      else return text + this.corePieces(chunk, at, this.mode, text);
+      if (this.fatal && !node.isUtf8(bytes)) return text + this.corePieces(chunk, at, this.mode, text);
+      body = node.utf8Slice.call(bytes, 0, bytes.length);
     } else {
       try {
         body = (this.fatal ? platformFatal ??= new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
