@@ -3,7 +3,6 @@
 // UTF-16 units, so that one string is made per push, which the text layer commits (whole
 // graphemes, NFC), or which the raw mode returns as the provider sent it.
 import { checkOptions, byteLimitOption } from '../core/options.js';
-import { unitsString } from '../core/wasm.js';
 import { JF_ASCII, JF_ESCAPED, MDR_TEXT_BYTES, MDR_UNITS, ME_ARGS, ME_GATHER, ME_KEEP, ME_REASONING, MGATHER_CAP, MGR_PTR, MG_WORDS } from '../core/generated/abi.js';
 import { DEFAULT_MAX_TEXT_BYTES, type FinalReport, TextAssembler, type TextAssemblerOptions } from '../text/assembler.js';
 import { coreHashers } from '../text/core-hash.js';
@@ -280,10 +279,11 @@ export class ModelStream extends ModelReader {
   }
 
   /**
-   * The raw text the core kept, copied out as its UTF-16 units (the core gives its memory back).
-   * The string is made only when the report asks for it: a megabyte of text costs about 1 ms to
-   * make, as much as reading the stream's thousands of events, and a caller of flush() alone never
-   * reads it.
+   * The raw text the core kept, taken out as strings of at most KEPT_PIECE units (the core gives
+   * its memory back), joined only when the report asks for it. Pieces this size are made in the
+   * JS heap's young space, whose pages are in use; one string or one copy of a megabyte lands on
+   * memory the process has not touched, and on a VM whose page faults cost 11 µs that copy took a
+   * quarter of an Anthropic-shaped raw stream's time (BENCHMARKS.md).
    */
   private takeKept(): void {
     const k = this.kept;
@@ -291,8 +291,17 @@ export class ModelStream extends ModelReader {
     const core = this.core;
     core.x.modelKept(this.st);
     core.sync();
-    const ptr = core.word(MGR_PTR);
-    k.takeUnits(new Uint16Array(core.u8.slice(ptr, ptr + 2 * k.units).buffer));
+    let ptr = core.word(MGR_PTR);
+    const end = ptr + 2 * k.units;
+    const u16 = core.u16;
+    while (ptr < end) {
+      let n = Math.min(KEPT_PIECE, (end - ptr) >>> 1);
+      // (a piece does not end between the two halves of a pair: a browser's UTF-16 decoder would replace them)
+      if (ptr + 2 * n < end && (u16[(ptr >>> 1) + n - 1] & 0xfc00) === 0xd800) n--;
+      k.pieces.push(core.wellFormed16(ptr, n));
+      ptr += 2 * n;
+    }
+    k.taken = true;
     core.x.modelKeepFree(this.st);
   }
 
@@ -374,13 +383,16 @@ export class ModelStream extends ModelReader {
  * the end; a string kept here per delta would be copied again by every young collection of the
  * JS heap until it is old. Not strict, the deltas are made here, and kept here.
  */
+/** The most UTF-16 units of one piece of the kept text taken out of the core. */
+const KEPT_PIECE = 16384;
+
 class RawText {
   /** UTF-16 units and UTF-8 bytes so far (each delta counted alone). */
   units = 0;
   bytes = 0;
-  /** The core's kept text, taken out of the core as its UTF-16 units until text() makes them its string. */
-  private units16: Uint16Array | null = null;
-  private taken: string | null = null;
+  /** The core's kept text, taken out of the core in pieces (see takeKept). */
+  readonly pieces: string[] = [];
+  taken = false;
   /** The deltas made here, when the core does not keep the text. */
   readonly deltas: string[] = [];
 
@@ -388,19 +400,10 @@ class RawText {
 
   /** Whether the core's kept text has been taken out of the core. */
   get out(): boolean {
-    return this.units16 !== null || this.taken !== null;
-  }
-
-  takeUnits(u16: Uint16Array): void {
-    this.units16 = u16;
+    return this.taken;
   }
 
   text(): string {
-    if (!this.inCore) return this.deltas.join('');
-    if (this.units16 !== null) {
-      this.taken = unitsString(this.units16);
-      this.units16 = null;
-    }
-    return this.taken ?? '';
+    return (this.inCore ? this.pieces : this.deltas).join('');
   }
 }

@@ -4,6 +4,7 @@ import { it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
 import { ModelStream, ModelStreamError, SseRelay, TextRangeError, coreMemoryUsed } from '../../bindings/index.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
+import { KEPT_TEXTS, readKept } from '../helpers/kept-text.js';
 const enc = (s: string) => new TextEncoder().encode(s);
 it('each format: text (NFC and raw), status, finish reason, usage, reasoning and errors, at several read sizes', () => {
   const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
@@ -347,6 +348,14 @@ it('the raw mode bounds the text it keeps by maxTextBytes: the push that would p
     m.dispose();
   }
   expect(() => new ModelStream({ format: 'openai', raw: true, maxTextBytes: 0 })).toThrow('ModelStream: maxTextBytes must be a positive integer number of bytes or Infinity, got 0');
+});
+
+it('the raw mode\'s kept text leaves the core in pieces: a pair across a piece\'s end stays whole (the report has every unit)', () => {
+  for (const all of KEPT_TEXTS) {
+    const { out, report: r } = readKept(() => new ModelStream({ format: 'openai', raw: true }), all);
+    expect(out).toBe(all);
+    expect([r.status, r.text.length, r.text === all, r.sha256]).toEqual(['done', all.length, true, createHash('sha256').update(all).digest('hex')]);
+  }
 });
 
 it('a shape is never worth failing a push for: with no room in the core\'s budget a stream reads its deltas without one', async () => {
