@@ -583,6 +583,16 @@ export function rebase(st: usize): void {
 }
 
 /**
+ * `validate` of a push's run [p, end), unless the platform found the read valid (M_VALID in
+ * `mode`, which JS sets only for a whole read with nothing carried in and no character cut at its
+ * end): then `runAscii` as M_ASCII says, and true.
+ */
+// @ts-ignore: decorator
+@inline export function validRun(p: usize, end: usize, mode: u32): bool {
+  return (mode & M_VALID) != 0 ? assumeValid((mode & M_ASCII) != 0) : validate(p, end);
+}
+
+/**
  * Common start of a push: rebases the line start, validates carry + chunk, and cuts the run at a
  * bad sequence in strict mode. Returns the start of the run; O_END holds its end.
  */
@@ -595,7 +605,7 @@ export function runBegin(st: usize, len: usize, mode: u32): usize {
   start = skipBom(st, start, end);
   let body = keepTail(st, start, end);
   let fl = load<u32>(st, O_FL) & ~(L_RUNASCII | L_ERRPEND);
-  if ((mode & M_VALID) != 0 ? assumeValid((mode & M_ASCII) != 0) : validate(start, body)) {
+  if (validRun(start, body, mode)) {
     if (runAscii) fl |= L_RUNASCII;
   } else if (isFatal(st)) {
     // unlikely: frame what comes before the bad sequence, then report it

@@ -30,10 +30,10 @@ import {
   O_LASTLEN, O_LINEREL, O_MAX, O_MODE, O_POS, O_RETRY, P_DATA, P_DATA_SP, P_MASK, P_RAW, P_SKIP, S_ID_SET, S_INEVENT,
   S_TPREV, W_DATA, bAppendLf, bShrink, bShrinkIdle, batchStart, emit, emitData, emitData2, finish, frameResetCommon,
   isDataField, lineEndIn, nextNl, nlStart, noLineEnd, nrec, outFits, outPos, pastTerminator, rebase, runBegin, setNrec,
-  takeSplit,
+  takeSplit, validRun,
 } from './frames';
 import { allocZeroed, res, sameBytes } from './runtime';
-import { runAscii, validate } from './utf8';
+import { runAscii } from './utf8';
 
 const REC_BYTES: usize = <usize>SSE_REC_WORDS << 2;
 const REC_MAX: usize = SPAN_BYTES / REC_BYTES;
@@ -772,7 +772,7 @@ function repeatEvent(st: usize, len: usize, mode: u32): bool {
   const nl = end - 2;
   if (v > nl || !noLineEnd(v, nl)) return false;
   const n = nl - v;
-  if (held(st, true) + tl + n + 1 > <usize>load<u32>(st, O_MAX) || !oneStepFits(mode, n) || !validate(IN_PTR, end)) return false; // the general path reports it
+  if (held(st, true) + tl + n + 1 > <usize>load<u32>(st, O_MAX) || !oneStepFits(mode, n) || !validRun(IN_PTR, end, mode)) return false; // the general path reports it
   oneReadBegin(st, len, mode, f);
   // what sseRun and typedEvent do
   runBatch(st, mode);
@@ -810,7 +810,7 @@ function oneDataEvent(st: usize, len: usize, mode: u32, f: u32): bool {
   const first = lineEndIn(v, nl);
   if (first != nl) return dataEvents(st, len, mode, f, v, first);
   const n = nl - v;
-  if (held(st, true) + n + 1 > <usize>load<u32>(st, O_MAX) || !oneStepFits(mode, n) || !validate(IN_PTR, end)) return false; // the general path reports it
+  if (held(st, true) + n + 1 > <usize>load<u32>(st, O_MAX) || !oneStepFits(mode, n) || !validRun(IN_PTR, end, mode)) return false; // the general path reports it
   oneReadBegin(st, len, mode, f);
   // what sseRun's common case does
   runBatch(st, mode);
@@ -851,7 +851,7 @@ function dataEvents(st: usize, len: usize, mode: u32, f: u32, v: usize, nl: usiz
     if (load<u8>(v) == C_SPACE) v++;
     nl = lineEndIn(v, end);
   }
-  if (!oneStepFits(mode, total + (k << 3)) || !validate(IN_PTR, end)) return false; // the general path reports it
+  if (!oneStepFits(mode, total + (k << 3)) || !validRun(IN_PTR, end, mode)) return false; // the general path reports it
   oneReadBegin(st, len, mode, f);
   // what sseRun's common case does, for each
   runBatch(st, mode);

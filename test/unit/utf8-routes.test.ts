@@ -258,28 +258,30 @@ describe('SseParser: reads validated by the platform (sseValidFrom) give what th
     return enc2(s);
   };
 
+  /** A stream's reads through a string and a byte parser made on `route`: their events and errors. */
+  const onRoute = (route: 'core' | 'platform', reads: Uint8Array[]) => {
+    forceStringRoute(route);
+    const a = new SseParser();
+    const b = new SseParser();
+    forceStringRoute(undefined);
+    const strings = outcome(a, reads, 'events');
+    // the byte path's events as [type, data, id], those on its error too
+    const rows = (e: SseByteEvents) => Array.from({ length: e.length }, (_, i) => [e.type(i), e.dataText(i), e.id(i)]);
+    const got: string[][] = [];
+    let err: string | null = null;
+    try {
+      for (const c of reads) got.push(...rows(b.pushBytes(c)));
+      got.push(...rows(b.flushBytes()));
+    } catch (e) {
+      const x = e as { code: string; offset: number; events: SseByteEvents };
+      got.push(...rows(x.events));
+      err = `${x.code} ${x.offset}`;
+    }
+    return { strings, bytes: { got, err } };
+  };
+
   test(`random streams in reads of 1 B to 64 KiB, some corrupted, on both paths: the platform's route against the core's (seed ${SEED + 3})`, () => {
     const r = rng(SEED + 3);
-    const onRoute = (route: 'core' | 'platform', reads: Uint8Array[]) => {
-      forceStringRoute(route);
-      const a = new SseParser();
-      const b = new SseParser();
-      forceStringRoute(undefined);
-      const strings = outcome(a, reads, 'events');
-      // the byte path's events as [type, data, id], those on its error too
-      const rows = (e: SseByteEvents) => Array.from({ length: e.length }, (_, i) => [e.type(i), e.dataText(i), e.id(i)]);
-      const got: string[][] = [];
-      let err: string | null = null;
-      try {
-        for (const c of reads) got.push(...rows(b.pushBytes(c)));
-        got.push(...rows(b.flushBytes()));
-      } catch (e) {
-        const x = e as { code: string; offset: number; events: SseByteEvents };
-        got.push(...rows(x.events));
-        err = `${x.code} ${x.offset}`;
-      }
-      return { strings, bytes: { got, err } };
-    };
     let corrupted = 0;
     for (let i = 0; i < 120; i++) {
       const bytes = stream(r, 5 + Math.floor(r() * 300));
@@ -296,5 +298,42 @@ describe('SseParser: reads validated by the platform (sseValidFrom) give what th
       expect(core.strings.got.map((e) => [e.type, e.data, e.id]), what).toEqual(core.bytes.got);
     }
     expect(corrupted).toBe(30);
+  });
+
+  test(`reads of whole events (those framed in one step), ASCII and not, some corrupted: the platform's route against the core's (seed ${SEED + 4})`, () => {
+    const r = rng(SEED + 4);
+    const words = ['hello', 'world', 'a b', '"q"', 'w\u00f6rld', '\u4e2d\u6587', '\ud83d\ude00'];
+    let corrupted = 0;
+    for (let i = 0; i < 96; i++) {
+      // OpenAI-shaped (data only) or Anthropic-shaped (one type throughout); a third of the streams ASCII
+      const typed = i % 2 === 1;
+      const ascii = i % 3 === 0;
+      const events: Uint8Array[] = [];
+      for (let k = 0, n = 20 + Math.floor(r() * 60); k < n; k++) {
+        const text = Array.from({ length: 1 + Math.floor(r() * 12) }, () => words[Math.floor(r() * (ascii ? 4 : words.length))]).join(' ');
+        events.push(enc2(`${typed ? 'event: content_block_delta\n' : ''}data: {"delta":{"text":${JSON.stringify(text)}}}\n\n`));
+      }
+      if (i % 4 === 3) {
+        const e = events[Math.floor(r() * events.length)];
+        e[Math.floor(r() * e.length)] = [0x80, 0xc0, 0xed, 0xff][corrupted % 4];
+        corrupted++;
+      }
+      // reads of 1, 3, 8 or 16 events, or of 1 to 20 at random
+      const per = [1, 3, 8, 16, 0][i % 5];
+      const reads: Uint8Array[] = [];
+      for (let k = 0; k < events.length;) {
+        const m = Math.min(events.length - k, per || 1 + Math.floor(r() * 20));
+        const read = new Uint8Array(events.slice(k, k + m).reduce((t, e) => t + e.length, 0));
+        let o = 0;
+        for (const e of events.slice(k, k + m)) { read.set(e, o); o += e.length; }
+        reads.push(read);
+        k += m;
+      }
+      const what = `stream ${i}, ${per || 'random'} events a read (seed ${SEED + 4})`;
+      const core = onRoute('core', reads);
+      expect(onRoute('platform', reads), what).toEqual(core);
+      expect(core.strings.got.map((e) => [e.type, e.data, e.id]), what).toEqual(core.bytes.got);
+    }
+    expect(corrupted).toBe(24);
   });
 });
