@@ -3,12 +3,13 @@
 // lines or events too long for the output window, and the byte limit option.
 import { Utf8DecodeError } from '../bytes/errors.js';
 import {
-  FR_ERR, FR_NREC, M_SPLIT, M_UTF16_POS, M_UTF8_OUT, RAW_PTR, R_LIMIT, R_MORE, R_TRUNC, R_UTF8, ST_CARRY, ST_NCARRY,
+  FR_ERR, FR_NREC, M_ASCII, M_SPLIT, M_UTF16_POS, M_UTF8_OUT, M_VALID, RAW_PTR, R_LIMIT, R_MORE, R_TRUNC, R_UTF8, ST_CARRY, ST_NCARRY,
 } from '../core/generated/abi.js';
 import { byteLimitOption } from '../core/options.js';
-import { CoreStream } from '../core/stream.js';
-import { stringRoutes } from '../core/strings.js';
-import { type Core, forPieces } from '../core/wasm.js';
+import { CoreStream, type StateKind } from '../core/stream.js';
+import { type NodeUtf8, nodeUtf8Functions, stringRoutes } from '../core/strings.js';
+import { incompleteTail } from '../bytes/utf8.js';
+import { type Core, type CoreExports, forPieces } from '../core/wasm.js';
 
 const EMPTY = /* @__PURE__ */ new Uint8Array(0);
 
@@ -23,6 +24,17 @@ export abstract class FrameStream extends CoreStream {
   /** During a flush: the incomplete character the stream held before it (a strict flush reports it). */
   protected carried: Uint8Array = EMPTY;
 
+  /** Reads of at least this many bytes may be validated by the platform first (see platformValid). */
+  private readonly validFrom: number;
+  private readonly node: NodeUtf8 | null;
+
+  protected constructor(what: string, kind: StateKind, create: (x: CoreExports) => number) {
+    super(what, kind, create);
+    const node = nodeUtf8Functions();
+    this.node = node !== null && node.isAscii !== undefined ? node : null;
+    this.validFrom = this.node !== null ? stringRoutes(this.core).sseValidFrom : Infinity;
+  }
+
   /** The core's push for this kind of stream. */
   protected abstract pushCore(len: number, mode: number): number;
   /** The core's continuation after R_MORE. */
@@ -36,6 +48,22 @@ export abstract class FrameStream extends CoreStream {
   protected quick(): boolean { return false; }
   /** The typed error for a status with R_LIMIT or R_UTF8 (or R_TRUNC at the end). */
   protected abstract errorOf(r: number): Error;
+
+  /**
+   * M_VALID (and M_ASCII) when the platform finds a read of at least the runtime's `sseValidFrom`
+   * bytes valid UTF-8 on its own (`buffer.isAscii`, then `buffer.isUtf8`: simdutf), with nothing
+   * carried into it, no character cut at its end and one piece of the input window; else 0, and
+   * the core validates it (and places any error) as always. Called after `open`.
+   */
+  protected platformValid(chunk: Uint8Array): number {
+    if (chunk.length < this.validFrom || chunk.length > this.core.inCap) return 0;
+    const core = this.core;
+    core.sync();
+    if (core.u8[this.st + ST_NCARRY] !== 0 || incompleteTail(chunk, chunk.length) !== chunk.length) return 0;
+    const node = this.node!;
+    if (node.isAscii!(chunk)) return M_VALID | M_ASCII;
+    return node.isUtf8(chunk) ? M_VALID : 0;
+  }
 
   /** Frames a chunk of any size; a trap of the core becomes the stream's CoreMemoryError. */
   protected frameAll(chunk: Uint8Array, mode: number): void {

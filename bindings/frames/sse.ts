@@ -9,13 +9,11 @@ import { FrameStream, frameLimit, frameTextMode, rawText, sseSplitMode } from '.
 import { booleanOption, checkOptions, functionOption, oneOf } from '../core/options.js';
 import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, EV_DATA0, EV_DATA1, EV_ID, EV_ID_CHANGED, EV_TYPE, EV_WORDS, FR_ENC, FR_ERR, FR_JOIN, FR_LEN,
-  FR_MIDS, FR_NREC, FR_UNITS, F_FATAL, K_COMMENT, K_EVENT, K_MASK, MIDS_OFF, M_ASCII, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS,
-  M_SPLIT, M_UTF8_OUT, M_VALID, PATCH_WORDS, R_LIMIT, R_RETRY, R_TRUNC, R_TRUNCATED, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW,
-  SF_SAME_TYPE, SF_SPLIT, SF_TA, SF_TYPE, SR_DATA0, SR_DATA1, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS, ST_NCARRY,
+  FR_MIDS, FR_NREC, FR_UNITS, F_FATAL, K_COMMENT, K_EVENT, K_MASK, MIDS_OFF, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS,
+  M_SPLIT, M_UTF8_OUT, PATCH_WORDS, R_LIMIT, R_RETRY, R_TRUNC, R_TRUNCATED, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW,
+  SF_SAME_TYPE, SF_SPLIT, SF_TA, SF_TYPE, SR_DATA0, SR_DATA1, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS,
 } from '../core/generated/abi.js';
 import { SseByteEvents } from './sse-bytes.js';
-import { type NodeUtf8, nodeUtf8Functions, stringRoutes } from '../core/strings.js';
-import { incompleteTail } from '../bytes/utf8.js';
 import type { SseEvent } from './types.js';
 
 export { SseByteEvents } from './sse-bytes.js';
@@ -99,9 +97,6 @@ export class SseParser extends FrameStream {
   private readonly onComment: ((text: string) => void) | undefined;
   private readonly mode: number;
   private readonly bytesMode: number;
-  /** Reads of at least this many bytes are validated by the platform first (see platformValid). */
-  private readonly validFrom: number;
-  private readonly node: NodeUtf8 | null;
   /** Where the current piece was copied into the byte reader, −1 before it is needed. */
   private pieceAt = -1;
   /** The events of the current `push`/`flush` (made at the first batch's size) and their count. */
@@ -136,25 +131,6 @@ export class SseParser extends FrameStream {
     // the browsers' route, in V8: data with non-ASCII text gives its middle apart (see collect)
     this.mode = frameTextMode(this.core) | sseSplitMode(this.core) | comments;
     this.bytesMode = comments | M_UTF8_OUT | M_IN_SPANS; // byte spans: no M_UTF16_POS
-    const node = nodeUtf8Functions();
-    this.node = node !== null && node.isAscii !== undefined ? node : null;
-    this.validFrom = this.node !== null ? stringRoutes(this.core).sseValidFrom : Infinity;
-  }
-
-  /**
-   * M_VALID (and M_ASCII) when the platform finds a read of at least `validFrom` bytes valid UTF-8
-   * on its own (`buffer.isAscii`, then `buffer.isUtf8`: simdutf), with nothing carried into it, no
-   * character cut at its end and one piece of the input window; else 0, and the core validates
-   * it (and places any error) as always. Called after `open`.
-   */
-  private platformValid(chunk: Uint8Array): number {
-    if (chunk.length < this.validFrom || chunk.length > this.core.inCap) return 0;
-    const core = this.core;
-    core.sync();
-    if (core.u8[this.st + ST_NCARRY] !== 0 || incompleteTail(chunk, chunk.length) !== chunk.length) return 0;
-    const node = this.node!;
-    if (node.isAscii!(chunk)) return M_VALID | M_ASCII;
-    return node.isUtf8(chunk) ? M_VALID : 0;
   }
 
   /** The last event ID string (set when an event is dispatched; kept across `reset()`). */

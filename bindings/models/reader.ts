@@ -140,7 +140,8 @@ export abstract class ModelReader extends FrameStream {
   protected override frameAll(chunk: Uint8Array, mode: number): void {
     const u = this.unframer;
     if (u === null) {
-      super.frameAll(chunk, mode);
+      // (text: a long read the platform validates is framed without the core's own pass)
+      super.frameAll(chunk, mode | this.platformValid(chunk));
       return;
     }
     let n: number;

@@ -4,7 +4,7 @@
 // for the validator's routes (the core, or the platform's buffer.isUtf8 with the core's carry),
 // and for SseParser's reads validated by the platform before the core frames them.
 import { afterEach, describe, expect, test } from 'vitest';
-import { SseByteEvents, SseParser, Utf8DecodeError, Utf8Decoder, Utf8Validator } from '../../bindings/index.js';
+import { ModelStream, SseByteEvents, SseParser, SseRelay, Utf8DecodeError, Utf8Decoder, Utf8Validator } from '../../bindings/index.js';
 import { jsEngine, runtimeName } from '../../bindings/core/runtime.js';
 import { chooseRoutes, forceStringRoute, stringRoutes } from '../../bindings/core/strings.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
@@ -335,5 +335,80 @@ describe('SseParser: reads validated by the platform (sseValidFrom) give what th
       expect(core.strings.got.map((e) => [e.type, e.data, e.id]), what).toEqual(core.bytes.got);
     }
     expect(corrupted).toBe(24);
+  });
+});
+
+describe('ModelStream and SseRelay: reads validated by the platform give what the core gives', () => {
+  /** An OpenAI- or Anthropic-shaped stream of `n` text deltas, its completion at the end. */
+  const stream = (r: () => number, anthropic: boolean, n: number, ascii: boolean): Uint8Array => {
+    const words = ascii ? ['hello', 'a b', '"q"', 'x\\y'] : ['hello', 'w\u00f6rld', '\u4e2d\u6587', '\ud83d\ude00', 'e\u0301', '"q"'];
+    let s = anthropic ? 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","role":"assistant"}}\n\n' : '';
+    for (let i = 0; i < n; i++) {
+      const text = Array.from({ length: 1 + Math.floor(r() * 8) }, () => words[Math.floor(r() * words.length)]).join(' ');
+      s += anthropic
+        ? `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}\n\n`
+        : `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}]}\n\n`;
+    }
+    s += anthropic
+      ? 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n'
+      : 'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+    return enc.encode(s);
+  };
+
+  /** What a stream made on `route` gives for the reads: its text (raw and with the defaults), report and error, and a relay's bytes. */
+  const onRoute = (route: 'core' | 'platform', reads: Uint8Array[], format: 'openai' | 'anthropic') => {
+    forceStringRoute(route);
+    const streams = [new ModelStream({ format, raw: true }), new ModelStream({ format })];
+    const relay = new SseRelay({ from: format });
+    forceStringRoute(undefined);
+    const out: unknown[] = streams.map((m) => {
+      let text = '';
+      let err = '';
+      try {
+        for (const c of reads) text += m.push(c);
+        text += m.flush();
+      } catch (e) {
+        const x = e as { code: string; offset: number };
+        err = `${x.code} ${x.offset}`;
+      }
+      const r = m.finish();
+      return { text, err, status: r.status, report: r.text, finish: r.finishReason };
+    });
+    let relayed = '';
+    const dec = new TextDecoder();
+    try {
+      for (const c of reads) relayed += dec.decode(relay.push(c), { stream: true });
+      relayed += dec.decode(relay.flush());
+    } catch (e) {
+      const x = e as { code: string; offset: number };
+      out.push(`${x.code} ${x.offset}`);
+    }
+    out.push(relayed.replace(/chatcmpl-seam\w+/g, 'chatcmpl-seam')); // (each relay names its completion)
+    return out;
+  };
+
+  test(`seeded streams in reads of whole events and of up to 70 KB, a third ASCII, a quarter corrupted (seed ${SEED + 5})`, () => {
+    const r = rng(SEED + 5);
+    let corrupted = 0;
+    for (let i = 0; i < 64; i++) {
+      const anthropic = i % 2 === 1;
+      const bytes = stream(r, anthropic, 20 + Math.floor(r() * 400), i % 3 === 0);
+      if (i % 4 === 3) {
+        bytes[200 + Math.floor(r() * (bytes.length - 300))] = [0x80, 0xc0, 0xed, 0xff][corrupted % 4];
+        corrupted++;
+      }
+      let reads: Uint8Array[];
+      if (i % 8 < 2) {
+        // eight whole events a read
+        const ends: number[] = [];
+        for (let k = 1, n = 0; k < bytes.length; k++) if (bytes[k - 1] === 10 && bytes[k] === 10 && ++n % 8 === 0) ends.push(k + 1);
+        reads = cut(bytes, ends.filter((e) => e < bytes.length));
+      } else {
+        reads = cut(bytes, randomCuts(bytes, r, [300, 3000, 70_000][i % 3]));
+      }
+      const what = `stream ${i} (seed ${SEED + 5})`;
+      expect(onRoute('platform', reads, anthropic ? 'anthropic' : 'openai'), what).toEqual(onRoute('core', reads, anthropic ? 'anthropic' : 'openai'));
+    }
+    expect(corrupted).toBe(16);
   });
 });
