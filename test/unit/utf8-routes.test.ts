@@ -339,24 +339,29 @@ describe('SseParser: reads validated by the platform (sseValidFrom) give what th
 });
 
 describe('ModelStream and SseRelay: reads validated by the platform give what the core gives', () => {
-  /** An OpenAI- or Anthropic-shaped stream of `n` text deltas, its completion at the end. */
-  const stream = (r: () => number, anthropic: boolean, n: number, ascii: boolean): Uint8Array => {
+  type Shape = 'openai' | 'anthropic' | 'ollama';
+  /** An OpenAI- or Anthropic-shaped (SSE) or Ollama-shaped (NDJSON) stream of `n` text deltas, its completion at the end. */
+  const stream = (r: () => number, shape: Shape, n: number, ascii: boolean): Uint8Array => {
     const words = ascii ? ['hello', 'a b', '"q"', 'x\\y'] : ['hello', 'w\u00f6rld', '\u4e2d\u6587', '\ud83d\ude00', 'e\u0301', '"q"'];
-    let s = anthropic ? 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","role":"assistant"}}\n\n' : '';
+    let s = shape === 'anthropic' ? 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","role":"assistant"}}\n\n' : '';
     for (let i = 0; i < n; i++) {
-      const text = Array.from({ length: 1 + Math.floor(r() * 8) }, () => words[Math.floor(r() * words.length)]).join(' ');
-      s += anthropic
-        ? `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}\n\n`
-        : `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}]}\n\n`;
+      const text = JSON.stringify(Array.from({ length: 1 + Math.floor(r() * 8) }, () => words[Math.floor(r() * words.length)]).join(' '));
+      s += shape === 'anthropic'
+        ? `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${text}}}\n\n`
+        : shape === 'openai'
+          ? `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${text}},"finish_reason":null}]}\n\n`
+          : `{"model":"m","message":{"role":"assistant","content":${text}},"done":false}\n`;
     }
-    s += anthropic
+    s += shape === 'anthropic'
       ? 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n'
-      : 'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+      : shape === 'openai'
+        ? 'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+        : '{"model":"m","message":{"role":"assistant","content":""},"done_reason":"stop","done":true}\n';
     return enc.encode(s);
   };
 
   /** What a stream made on `route` gives for the reads: its text (raw and with the defaults), report and error, and a relay's bytes. */
-  const onRoute = (route: 'core' | 'platform', reads: Uint8Array[], format: 'openai' | 'anthropic') => {
+  const onRoute = (route: 'core' | 'platform', reads: Uint8Array[], format: Shape) => {
     forceStringRoute(route);
     const streams = [new ModelStream({ format, raw: true }), new ModelStream({ format })];
     const relay = new SseRelay({ from: format });
@@ -387,28 +392,28 @@ describe('ModelStream and SseRelay: reads validated by the platform give what th
     return out;
   };
 
-  test(`seeded streams in reads of whole events and of up to 70 KB, a third ASCII, a quarter corrupted (seed ${SEED + 5})`, () => {
+  test(`seeded OpenAI-, Anthropic- and Ollama-shaped streams in reads of whole events and of up to 70 KB, a fifth ASCII, a quarter corrupted (seed ${SEED + 5})`, () => {
     const r = rng(SEED + 5);
     let corrupted = 0;
-    for (let i = 0; i < 64; i++) {
-      const anthropic = i % 2 === 1;
-      const bytes = stream(r, anthropic, 20 + Math.floor(r() * 400), i % 3 === 0);
+    for (let i = 0; i < 96; i++) {
+      const shape = (['openai', 'anthropic', 'ollama'] as const)[i % 3];
+      const bytes = stream(r, shape, 20 + Math.floor(r() * 400), i % 5 === 0);
       if (i % 4 === 3) {
         bytes[200 + Math.floor(r() * (bytes.length - 300))] = [0x80, 0xc0, 0xed, 0xff][corrupted % 4];
         corrupted++;
       }
       let reads: Uint8Array[];
       if (i % 8 < 2) {
-        // eight whole events a read
+        // eight whole events (or lines) a read
         const ends: number[] = [];
-        for (let k = 1, n = 0; k < bytes.length; k++) if (bytes[k - 1] === 10 && bytes[k] === 10 && ++n % 8 === 0) ends.push(k + 1);
+        for (let k = 1, n = 0; k < bytes.length; k++) if (bytes[k] === 10 && (shape === 'ollama' || bytes[k - 1] === 10) && ++n % 8 === 0) ends.push(k + 1);
         reads = cut(bytes, ends.filter((e) => e < bytes.length));
       } else {
-        reads = cut(bytes, randomCuts(bytes, r, [300, 3000, 70_000][i % 3]));
+        reads = cut(bytes, randomCuts(bytes, r, [300, 3000, 70_000][Math.floor(i / 3) % 3]));
       }
       const what = `stream ${i} (seed ${SEED + 5})`;
-      expect(onRoute('platform', reads, anthropic ? 'anthropic' : 'openai'), what).toEqual(onRoute('core', reads, anthropic ? 'anthropic' : 'openai'));
+      expect(onRoute('platform', reads, shape), what).toEqual(onRoute('core', reads, shape));
     }
-    expect(corrupted).toBe(16);
+    expect(corrupted).toBe(24);
   });
 });
