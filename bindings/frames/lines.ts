@@ -143,7 +143,7 @@ abstract class LineFramer extends FrameStream {
     this.sink = out;
     this.sinkOffs = offs;
     this.sinkAll = all;
-    this.frameAll(chunk, frameTextMode(this.core));
+    this.frameAll(chunk, frameTextMode(this.core) | this.platformValid(chunk));
   }
 
   /** End of stream: the unterminated last line; then a new stream begins. */

@@ -4,7 +4,7 @@
 // for the validator's routes (the core, or the platform's buffer.isUtf8 with the core's carry),
 // and for SseParser's reads validated by the platform before the core frames them.
 import { afterEach, describe, expect, test } from 'vitest';
-import { ModelStream, SseByteEvents, SseParser, SseRelay, Utf8DecodeError, Utf8Decoder, Utf8Validator } from '../../bindings/index.js';
+import { LineDecoder, ModelStream, NdjsonDecoder, SseByteEvents, SseParser, SseRelay, Utf8DecodeError, Utf8Decoder, Utf8Validator } from '../../bindings/index.js';
 import { jsEngine, runtimeName } from '../../bindings/core/runtime.js';
 import { chooseRoutes, forceStringRoute, stringRoutes } from '../../bindings/core/strings.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
@@ -298,6 +298,36 @@ describe('SseParser: reads validated by the platform (sseValidFrom) give what th
       expect(core.strings.got.map((e) => [e.type, e.data, e.id]), what).toEqual(core.bytes.got);
     }
     expect(corrupted).toBe(30);
+  });
+
+  test(`LineDecoder and NdjsonDecoder: the same streams as lines, in reads of up to 8 B to 70 KB, some corrupted, on both routes (seed ${SEED + 6})`, () => {
+    const r = rng(SEED + 6);
+    const made = (route: 'core' | 'platform') => {
+      forceStringRoute(route);
+      const d = [new LineDecoder(), new NdjsonDecoder()];
+      forceStringRoute(undefined);
+      return d;
+    };
+    let corrupted = 0;
+    for (let i = 0; i < 80; i++) {
+      const text = new TextDecoder().decode(stream(r, 5 + Math.floor(r() * 300)));
+      // as lines, and as NDJSON: each event's JSON a line
+      const bytes = [enc2(text), enc2(text.split(/\r?\n/).filter((l) => l.startsWith('data: {')).map((l) => l.slice(6)).join('\n') + '\n')];
+      for (const b of bytes) {
+        if (i % 4 === 3) {
+          b[Math.floor(r() * b.length)] = [0x80, 0xc0, 0xed, 0xff][i % 4];
+          corrupted++;
+        }
+      }
+      const cuts = [8, 300, 3000, 70000][Math.floor(i / 4) % 4];
+      const reads = bytes.map((b) => cut(b, randomCuts(b, r, cuts)));
+      const [lc, nc] = made('core');
+      const [lp, np] = made('platform');
+      const what = `stream ${i}, reads up to ${cuts} B (seed ${SEED + 6})`;
+      expect(outcome(lp, reads[0], 'lines'), what).toEqual(outcome(lc, reads[0], 'lines'));
+      expect(outcome(np, reads[1], 'lines'), what).toEqual(outcome(nc, reads[1], 'lines'));
+    }
+    expect(corrupted).toBe(40);
   });
 
   test(`reads of whole events (those framed in one step), ASCII and not, some corrupted: the platform's route against the core's (seed ${SEED + 4})`, () => {
