@@ -291,7 +291,7 @@ export class ModelStream extends ModelReader {
     const core = this.core;
     core.x.modelKept(this.st);
     core.sync();
-    let ptr = core.word(MGR_PTR);
+    let ptr = core.word(MGR_PTR); // (an allocation of the core: even, so its units are u16's)
     const end = ptr + 2 * k.units;
     const u16 = core.u16;
     while (ptr < end) {
@@ -377,15 +377,15 @@ export class ModelStream extends ModelReader {
   }
 }
 
+/** The most UTF-16 units of one piece of the kept text taken out of the core. */
+const KEPT_PIECE = 16384;
+
 /**
  * The raw mode's text so far, for the report. Strict, the core keeps it (the UTF-16 units of the
  * text it gathers, appended to the stream's KEEP buffer: ME_KEEP) and JS takes it as one string at
  * the end; a string kept here per delta would be copied again by every young collection of the
  * JS heap until it is old. Not strict, the deltas are made here, and kept here.
  */
-/** The most UTF-16 units of one piece of the kept text taken out of the core. */
-const KEPT_PIECE = 16384;
-
 class RawText {
   /** UTF-16 units and UTF-8 bytes so far (each delta counted alone). */
   units = 0;
@@ -403,7 +403,10 @@ class RawText {
     return this.taken;
   }
 
+  /** The text so far, as one string (kept as the one piece: a report asked for again joins nothing). */
   text(): string {
-    return (this.inCore ? this.pieces : this.deltas).join('');
+    const parts = this.inCore ? this.pieces : this.deltas;
+    if (parts.length > 1) parts.splice(0, parts.length, parts.join(''));
+    return parts[0] ?? '';
   }
 }
