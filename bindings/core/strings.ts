@@ -62,10 +62,11 @@ export interface StringRoutes {
    */
   readonly validateFrom: number;
   /**
-   * `SseParser` (both paths): reads of at least this many bytes, with nothing carried into them
-   * and no character cut at their end, are checked by the platform's `buffer.isAscii` /
-   * `buffer.isUtf8` first, and the core frames them without validating them again (`M_VALID`);
-   * Infinity: never.
+   * Every frame stream (`SseParser` on both paths, `LineDecoder`, `NdjsonDecoder`, and `ModelStream`
+   * and `SseRelay` over SSE or NDJSON): reads of at least this many bytes, with nothing carried
+   * into them and no character cut at their end, are checked by the platform's `buffer.isAscii` /
+   * `buffer.isUtf8` first, and the core frames them without validating them again (`M_VALID`;
+   * `FrameStream#platformValid`); Infinity: never. (Measured on SSE, hence its name.)
    */
   readonly sseValidFrom: number;
   /**
@@ -116,7 +117,7 @@ export function validateFrom(name: string, version: string, bufferCopy = true): 
 }
 
 /**
- * From which read size `SseParser` lets the platform validate a read (Infinity: never). Measured
+ * From which read size a frame stream lets the platform validate a read (Infinity: never). Measured
  * against the core's own validation in one process (docs/runtimes.md, *SSE reads validated by the
  * platform*): a gain on Node 24 and 26 from 1 KiB; level on Node 20 and 22 and Bun.
  */

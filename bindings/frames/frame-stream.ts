@@ -1,14 +1,15 @@
-// What the line decoders and the SSE parser share: the frame stream (a piece of input into the
-// window, the core's batches drained until the run is done, errors and traps), raw text for
-// lines or events too long for the output window, and the byte limit option.
+// What the line decoders, the SSE parser and the model readers share: the frame stream (a piece
+// of input into the window, the core's batches drained until the run is done, errors and traps,
+// the platform's validation of long reads), raw text for lines or events too long for the output
+// window, and the byte limit option.
 import { Utf8DecodeError } from '../bytes/errors.js';
+import { incompleteTail } from '../bytes/utf8.js';
 import {
   FR_ERR, FR_NREC, M_ASCII, M_SPLIT, M_UTF16_POS, M_UTF8_OUT, M_VALID, RAW_PTR, R_LIMIT, R_MORE, R_TRUNC, R_UTF8, ST_CARRY, ST_NCARRY,
 } from '../core/generated/abi.js';
 import { byteLimitOption } from '../core/options.js';
 import { CoreStream, type StateKind } from '../core/stream.js';
 import { type NodeUtf8, nodeUtf8Functions, stringRoutes } from '../core/strings.js';
-import { incompleteTail } from '../bytes/utf8.js';
 import { type Core, type CoreExports, forPieces } from '../core/wasm.js';
 
 const EMPTY = /* @__PURE__ */ new Uint8Array(0);

@@ -287,7 +287,7 @@ export class ModelStream extends ModelReader {
    */
   private takeKept(): void {
     const k = this.kept;
-    if (k === null || !k.inCore || k.out || this.st === 0) return;
+    if (k === null || !k.inCore || k.taken || this.st === 0) return;
     const core = this.core;
     core.x.modelKept(this.st);
     core.sync();
@@ -390,18 +390,13 @@ class RawText {
   /** UTF-16 units and UTF-8 bytes so far (each delta counted alone). */
   units = 0;
   bytes = 0;
-  /** The core's kept text, taken out of the core in pieces (see takeKept). */
+  /** The core's kept text, taken out of the core in pieces (see takeKept), and whether it has been. */
   readonly pieces: string[] = [];
   taken = false;
   /** The deltas made here, when the core does not keep the text. */
   readonly deltas: string[] = [];
 
   constructor(readonly inCore: boolean, readonly maxBytes: number) {}
-
-  /** Whether the core's kept text has been taken out of the core. */
-  get out(): boolean {
-    return this.taken;
-  }
 
   /** The text so far, as one string (kept as the one piece: a report asked for again joins nothing). */
   text(): string {
