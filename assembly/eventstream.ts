@@ -30,7 +30,7 @@ const ES_ERROR_MESSAGE = ':error-message';
 
 // ---- CRC32 (reflected 0xEDB88320), slicing by 16 -----------------------------------------------
 
-/** Eight tables of 256 words: T[k][b] is the CRC of byte b followed by k zero bytes. */
+/** Sixteen tables of 256 words: T[k][b] is the CRC of byte b followed by k zero bytes. */
 const CRC_T: usize = memory.data(16 * 256 * 4, 16);
 let crcReady = false;
 
@@ -49,10 +49,16 @@ function crcInit(): void {
   crcReady = true;
 }
 
+// A word's byte k as its entry's byte offset in a table, in two instructions (shift, mask) where
+// `(b & 0xFF) << 2` takes three; the table's address is the load's constant offset, not an add.
 // @ts-ignore: decorator
-@inline function tab(t: usize, b: u32): u32 {
-  return load<u32>(CRC_T + (t << 10) + (<usize>(b & 0xFF) << 2));
-}
+@inline function at0(w: u32): usize { return <usize>((w << 2) & 0x3FC); }
+// @ts-ignore: decorator
+@inline function at1(w: u32): usize { return <usize>((w >>> 6) & 0x3FC); }
+// @ts-ignore: decorator
+@inline function at2(w: u32): usize { return <usize>((w >>> 14) & 0x3FC); }
+// @ts-ignore: decorator
+@inline function at3(w: u32): usize { return <usize>((w >>> 22) & 0x3FC); }
 
 /** The CRC32 of the `n` bytes at `p`, continuing `crc` (0 to begin). */
 export function crc32(p: usize, n: usize, crc: u32): u32 {
@@ -65,22 +71,23 @@ export function crc32(p: usize, n: usize, crc: u32): u32 {
     const b = load<u32>(p, 4);
     const d = load<u32>(p, 8);
     const e = load<u32>(p, 12);
-    c = tab(15, a) ^ tab(14, a >>> 8) ^ tab(13, a >>> 16) ^ tab(12, a >>> 24)
-      ^ tab(11, b) ^ tab(10, b >>> 8) ^ tab(9, b >>> 16) ^ tab(8, b >>> 24)
-      ^ tab(7, d) ^ tab(6, d >>> 8) ^ tab(5, d >>> 16) ^ tab(4, d >>> 24)
-      ^ tab(3, e) ^ tab(2, e >>> 8) ^ tab(1, e >>> 16) ^ tab(0, e >>> 24);
+    c = load<u32>(at0(a), CRC_T + (15 << 10)) ^ load<u32>(at1(a), CRC_T + (14 << 10)) ^ load<u32>(at2(a), CRC_T + (13 << 10)) ^ load<u32>(at3(a), CRC_T + (12 << 10))
+      ^ load<u32>(at0(b), CRC_T + (11 << 10)) ^ load<u32>(at1(b), CRC_T + (10 << 10)) ^ load<u32>(at2(b), CRC_T + (9 << 10)) ^ load<u32>(at3(b), CRC_T + (8 << 10))
+      ^ load<u32>(at0(d), CRC_T + (7 << 10)) ^ load<u32>(at1(d), CRC_T + (6 << 10)) ^ load<u32>(at2(d), CRC_T + (5 << 10)) ^ load<u32>(at3(d), CRC_T + (4 << 10))
+      ^ load<u32>(at0(e), CRC_T + (3 << 10)) ^ load<u32>(at1(e), CRC_T + (2 << 10)) ^ load<u32>(at2(e), CRC_T + (1 << 10)) ^ load<u32>(at3(e), CRC_T);
     p += 16;
     n -= 16;
   }
   while (n >= 8) {
     const a = load<u32>(p) ^ c;
     const b = load<u32>(p, 4);
-    c = tab(7, a) ^ tab(6, a >>> 8) ^ tab(5, a >>> 16) ^ tab(4, a >>> 24) ^ tab(3, b) ^ tab(2, b >>> 8) ^ tab(1, b >>> 16) ^ tab(0, b >>> 24);
+    c = load<u32>(at0(a), CRC_T + (7 << 10)) ^ load<u32>(at1(a), CRC_T + (6 << 10)) ^ load<u32>(at2(a), CRC_T + (5 << 10)) ^ load<u32>(at3(a), CRC_T + (4 << 10))
+      ^ load<u32>(at0(b), CRC_T + (3 << 10)) ^ load<u32>(at1(b), CRC_T + (2 << 10)) ^ load<u32>(at2(b), CRC_T + (1 << 10)) ^ load<u32>(at3(b), CRC_T);
     p += 8;
     n -= 8;
   }
   while (n != 0) {
-    c = tab(0, c ^ <u32>load<u8>(p)) ^ (c >>> 8);
+    c = load<u32>(at0(c ^ <u32>load<u8>(p)), CRC_T) ^ (c >>> 8);
     p++;
     n--;
   }
@@ -127,6 +134,7 @@ let nhdr: i32 = 0;
 /** A new stream: frames of at most `max` bytes. */
 export function esNew(max: u32): usize {
   if (!crcReady) crcInit();
+  if (!wordsReady) wordsInit();
   const st = allocZeroed(ES_STATE_BYTES);
   store<u32>(st, max, O_MAX);
   return st;
@@ -219,11 +227,55 @@ function prelude(st: usize, p: usize, rel: i32): i32 {
   return 0;
 }
 
-/** Whether a header's name is `word` (ASCII, compared in place). */
-function nameIs(p: usize, n: usize, word: string): bool {
-  if (<i32>n != word.length) return false;
-  for (let i = 0; i < <i32>n; i++) if (<i32>load<u8>(p + <usize>i) != word.charCodeAt(i)) return false;
-  return true;
+// The words a message's headers are compared with, each kept as its length and its first and last
+// 8 bytes (4 for a word under 8 bytes; every word here is 4 to 16 bytes): a name or value is one of
+// them when its length and those two loads are equal.
+const W_MESSAGE_TYPE = 0;
+const W_EVENT_TYPE = 1;
+const W_EXCEPTION_TYPE = 2;
+const W_ERROR_CODE = 3;
+const W_ERROR_MESSAGE = 4;
+const W_EVENT = 5;
+const W_EXCEPTION = 6;
+const W_ERROR = 7;
+const WORD_BYTES: usize = 24;
+const WORDS: usize = memory.data(8 * <i32>WORD_BYTES, 8);
+let wordsReady = false;
+
+function wordsInit(): void {
+  word(W_MESSAGE_TYPE, ES_MESSAGE_TYPE);
+  word(W_EVENT_TYPE, ES_EVENT);
+  word(W_EXCEPTION_TYPE, ES_EXCEPTION);
+  word(W_ERROR_CODE, ES_ERROR_CODE);
+  word(W_ERROR_MESSAGE, ES_ERROR_MESSAGE);
+  word(W_EVENT, 'event');
+  word(W_EXCEPTION, 'exception');
+  word(W_ERROR, 'error');
+  wordsReady = true;
+}
+
+function word(k: i32, w: string): void {
+  const n = w.length;
+  assert(n >= 4 && n <= 16);
+  const m = n >= 8 ? 8 : 4;
+  let lo: u64 = 0, hi: u64 = 0;
+  for (let i = 0; i < m; i++) {
+    lo |= <u64>w.charCodeAt(i) << (<u64>i << 3);
+    hi |= <u64>w.charCodeAt(n - m + i) << (<u64>i << 3);
+  }
+  const e = WORDS + <usize>k * WORD_BYTES;
+  store<u64>(e, <u64>n);
+  store<u64>(e, lo, 8);
+  store<u64>(e, hi, 16);
+}
+
+/** Whether the `n` bytes at `p` are word `k`. */
+// @ts-ignore: decorator
+@inline function isWord(p: usize, n: usize, k: i32): bool {
+  const e = WORDS + <usize>k * WORD_BYTES;
+  if (<u64>n != load<u64>(e)) return false;
+  if (n >= 8) return load<u64>(p) == load<u64>(e, 8) && load<u64>(p + n - 8) == load<u64>(e, 16);
+  return <u64>load<u32>(p) == load<u64>(e, 8) && <u64>load<u32>(p + n - 4) == load<u64>(e, 16);
 }
 
 /**
@@ -283,13 +335,13 @@ function message(p: usize, rel: i32): i32 {
     nhdr++;
     if (t == 7 && nl > 5 && load<u8>(name) == 0x3A) {
       // the headers a reader of Bedrock's streams acts on (the last of a name wins, as in AWS's codec)
-      if (nameIs(name, nl, ES_MESSAGE_TYPE)) {
-        mtype = nameIs(v, vl, 'event') ? ES_MT_EVENT : nameIs(v, vl, 'exception') ? ES_MT_EXCEPTION : nameIs(v, vl, 'error') ? ES_MT_ERROR : ES_MT_OTHER;
-      } else if (nameIs(name, nl, ES_EVENT) || nameIs(name, nl, ES_EXCEPTION) || nameIs(name, nl, ES_ERROR_CODE)) {
+      if (isWord(name, nl, W_MESSAGE_TYPE)) {
+        mtype = isWord(v, vl, W_EVENT) ? ES_MT_EVENT : isWord(v, vl, W_EXCEPTION) ? ES_MT_EXCEPTION : isWord(v, vl, W_ERROR) ? ES_MT_ERROR : ES_MT_OTHER;
+      } else if (isWord(name, nl, W_EVENT_TYPE) || isWord(name, nl, W_EXCEPTION_TYPE) || isWord(name, nl, W_ERROR_CODE)) {
         // :event-type for an event, :exception-type for an exception, :error-code for an error: the message's kind
         ev = v;
         evLen = <i32>vl;
-      } else if (nameIs(name, nl, ES_ERROR_MESSAGE)) {
+      } else if (isWord(name, nl, W_ERROR_MESSAGE)) {
         msg = v;
         msgLen = <i32>vl;
       }
@@ -542,16 +594,41 @@ function seqLen(p: usize, end: usize): usize {
 }
 
 const HEX: string = '0123456789abcdef';
+const ONES: u64 = 0x0101010101010101;
+const HIGHS: u64 = 0x8080808080808080;
+
+/** Whether the n bytes at p are printable ASCII with no `"` or `\\` (a JSON string's bytes as they are), eight at a time. */
+function plainJson(p: usize, n: usize): bool {
+  const end = p + n;
+  for (; p + 8 <= end; p += 8) {
+    const x = load<u64>(p);
+    const q = x ^ (ONES * 0x22);
+    const s = x ^ (ONES * 0x5C);
+    // a byte under 0x20, a byte from 0x80, a `"`, a `\\` (each test exact for the word as a whole)
+    if ((((x - ONES * 0x20) & ~x) | x | ((q - ONES) & ~q) | ((s - ONES) & ~s)) & HIGHS) return false;
+  }
+  for (; p < end; p++) {
+    const b = load<u8>(p);
+    if (b < 0x20 || b >= 0x80 || b == 0x22 || b == 0x5C) return false;
+  }
+  return true;
+}
 
 /**
  * Writes the n bytes at p (an event type: a header's string) at o as a JSON string, as
  * JSON.stringify writes the text a UTF-8 decoder that replaces makes of them: `"` and `\`
  * escaped, control characters as \b \f \n \r \t or \u00XX, each maximal invalid subpart as
- * U+FFFD. Room: n * 6 + 2. Returns the end.
+ * U+FFFD (a name with none of these, as event types are, is copied as it is). Room: n * 6 + 2.
+ * Returns the end.
  */
 function jsonName(o: usize, p: usize, n: usize): usize {
   store<u8>(o++, 0x22);
   const end = p + n;
+  if (plainJson(p, n)) {
+    memory.copy(o, p, n);
+    store<u8>(o + n, 0x22);
+    return o + n + 1;
+  }
   while (p < end) {
     const b = <u32>load<u8>(p);
     if (b >= 0x20 && b < 0x80) {

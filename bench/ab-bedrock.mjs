@@ -1,8 +1,9 @@
 // Bedrock, one build against another in one process, interleaved: ModelStream raw, with its
 // defaults, and SseRelay → openai on a ConverseStream at one message per read, and
-// EventStreamDecoder.push. Medians of ns per message over 15 rounds. Not part of the suite.
+// EventStreamDecoder.push. Medians of ns per message over ROUNDS rounds (21 unless set), the order
+// of the two builds alternated from round to round. Not part of the suite.
 //
-//   npm run build && node bench/ab-bedrock.mjs <the other build's dist/index.js> [this build's dist/index.js]
+//   npm run build && [ROUNDS=n] node bench/ab-bedrock.mjs <the other build's dist/index.js> [this build's dist/index.js]
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 const A = await import(pathToFileURL(resolve(process.argv[2])).href);
@@ -21,13 +22,14 @@ const jobs = {
   'SseRelay → openai': (L) => { const r = new L.SseRelay({ from: 'bedrock' }); let n = 0; for (const e of ev) n += r.push(e).length; n += r.flush().length; r.dispose(); return n; },
   'EventStreamDecoder.push': (L) => { const d = new L.EventStreamDecoder(); let n = 0; for (const e of ev) for (const x of d.push(e)) n += x.payload.length; d.dispose(); return n; },
 };
+const ROUNDS = Number(process.env.ROUNDS ?? 21);
 const med = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
 for (const [name, f] of Object.entries(jobs)) {
   if (f(A) !== f(B)) throw new Error(`${name}: outputs differ`);
   const a = [], b = [];
-  for (let r = 0; r < 15; r++) {
-    let t = performance.now(); f(A); a.push((performance.now() - t) * 1e6 / ev.length);
-    t = performance.now(); f(B); b.push((performance.now() - t) * 1e6 / ev.length);
+  const time = (L, into) => { const t = performance.now(); f(L); into.push((performance.now() - t) * 1e6 / ev.length); };
+  for (let r = 0; r < ROUNDS; r++) {
+    if (r & 1) { time(B, b); time(A, a); } else { time(A, a); time(B, b); }
   }
   console.log(`${name.padEnd(24)} other ${med(a).toFixed(0)} ns, this ${med(b).toFixed(0)} ns per message: ${(med(a) / med(b)).toFixed(2)}×`);
 }

@@ -88,6 +88,44 @@ describe('bedrock: the events the core writes for its reader', () => {
     expect(read(Array.from(bytes, (b) => Uint8Array.of(b)))).toEqual(want);
   });
 
+  test('an event type of 1 to 24 bytes with a byte JSON escapes, or one not ASCII, at each place of it', () => {
+    // the core copies a type that needs no escape as it is, eight bytes at a time: each byte it must not copy, at every place in a word and in the tail
+    for (const b of [0x00, 0x0a, 0x1f, 0x22, 0x5c, 0x7f, 0x80, 0xc3, 0xff]) {
+      for (let n = 1; n <= 24; n++) {
+        for (let i = 0; i < n; i++) {
+          const type = new Uint8Array(n).fill(0x78);
+          type[i] = b;
+          const bytes = concat([START, delta('a'), event(type, '{"x":1}'), delta('b'), END]);
+          expect(read([bytes]), `byte ${b} at ${i} of ${n}`).toEqual({ ...reference(bytes), status: 'done' });
+        }
+      }
+    }
+  });
+
+  test('header names and values a byte away from the words the reader acts on are not those words', () => {
+    // (compared as their length and their first and last 8 bytes: every byte of each word changed, and one byte more or less)
+    const near = (w: string): string[] => [
+      ...Array.from(w, (_, i) => w.slice(0, i) + String.fromCharCode(w.charCodeAt(i) ^ 0x01) + w.slice(i + 1)),
+      w.slice(0, -1), `${w}e`, `x${w}`,
+    ];
+    const headers = (mt: string, mtValue: string, et: string) =>
+      message([[mt, enc.encode(mtValue)], [et, enc.encode('contentBlockDelta')]], enc.encode('{"contentBlockIndex":0,"delta":{"text":"b"}}'));
+    const cases = [
+      ...near(':message-type').map((w) => headers(w, 'event', ':event-type')),
+      ...near('event').map((w) => headers(':message-type', w, ':event-type')),
+      ...near('exception').map((w) => headers(':message-type', w, ':event-type')),
+      ...near('error').map((w) => headers(':message-type', w, ':event-type')),
+      ...near(':event-type').map((w) => headers(':message-type', 'event', w)),
+    ];
+    for (const m of cases) {
+      const bytes = concat([START, delta('a'), m, delta('c'), END]);
+      const want = { ...reference(bytes), status: 'done' };
+      expect(want.text).toBe('ac');
+      expect(read([bytes])).toEqual(want);
+    }
+    expect(read([concat([START, delta('a'), headers(':message-type', 'event', ':event-type'), delta('c'), END])]).text).toBe('abc');
+  });
+
   test('payloads with line breaks of every kind (LF, CR, CRLF, CR LF apart), and an empty payload', () => {
     const pretty = (t: string, nl: string) => JSON.stringify({ contentBlockIndex: 0, delta: { text: t } }, null, 2).replaceAll('\n', nl);
     const bytes = concat([START, event('contentBlockDelta', pretty('a\nb', '\n')), event('contentBlockDelta', pretty('c', '\r')), event('contentBlockDelta', pretty('d', '\r\n')),
