@@ -68,14 +68,17 @@ export function programAddress(core: Core, format: ModelFormat, spec: FormatSpec
   return placed(core, format, spec.program, spec.template);
 }
 
+/** The template of a program that has none (one array: a lookup makes no new one). */
+const NO_TEMPLATE = /* @__PURE__ */ new Uint8Array(0);
+
 /** Where a format's envelope program lies in the core (placed there on first use). */
 export function envelopeAddress(core: Core, format: ModelFormat): number {
-  return placed(core, `${format} envelope`, FORMATS[format].envelope!, new Uint8Array(0));
+  return placed(core, `${format} envelope`, FORMATS[format].envelope!, NO_TEMPLATE);
 }
 
 /** Where a path program of the readers' own (not a format's) lies in the core (placed there on first use). */
 export function ownProgram(core: Core, key: string, program: Uint8Array): number {
-  return placed(core, key, program, new Uint8Array(0));
+  return placed(core, key, program, NO_TEMPLATE);
 }
 
 /** Where a program (and the template after it) lies in the program area: placed one after the other, once per core. */
