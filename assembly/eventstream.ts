@@ -16,7 +16,9 @@ import {
   ES_MT_EXCEPTION, ES_MT_NONE, ES_MT_OTHER, ER_EVENT, ER_EVENT_LEN, ER_HDR0, ER_LEN, ER_MESSAGE, ER_MESSAGE_LEN, ER_MTYPE, ER_NHDR,
   ER_PAYLOAD, ER_PAYLOAD_LEN, ER_START, ES_MAX_TYPE, ES_REC_WORDS, ES_STATE_BYTES, ESR_MAP, ESR_MAP_N, ESR_OUT, ESR_OUT_LEN, IN_PTR,
   R_MORE, SPAN_BYTES, SPAN_PTR, ESM_NONE, ESM_READ, ESM_WRITTEN, ESMR_MAP, ESMR_MAP_N, ESMR_OUT, ESMR_OUT_LEN, IN_CAP, RES_PTR,
+  JF_ESCAPED, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_HEAD, JR_START, JSON_REC_PTR,
 } from './abi';
+import { jsonRead } from './json';
 import { modelPush } from './model';
 import { noLineEnd } from './frames';
 import { allocZeroed, freeRecord, release, reserve, res } from './runtime';
@@ -27,6 +29,8 @@ const ES_EVENT = ':event-type';
 const ES_EXCEPTION = ':exception-type';
 const ES_ERROR_CODE = ':error-code';
 const ES_ERROR_MESSAGE = ':error-message';
+/** InvokeModelWithResponseStream's event type: a chunk of the model's own stream, `{"bytes": base64}`. */
+const ES_CHUNK = 'chunk';
 
 // ---- CRC32 (reflected 0xEDB88320), slicing by 16 -----------------------------------------------
 
@@ -238,8 +242,9 @@ const W_ERROR_MESSAGE = 4;
 const W_EVENT = 5;
 const W_EXCEPTION = 6;
 const W_ERROR = 7;
+const W_CHUNK = 8;
 const WORD_BYTES: usize = 24;
-const WORDS: usize = memory.data(8 * <i32>WORD_BYTES, 8);
+const WORDS: usize = memory.data(9 * <i32>WORD_BYTES, 8);
 let wordsReady = false;
 
 function wordsInit(): void {
@@ -251,6 +256,7 @@ function wordsInit(): void {
   word(W_EVENT, 'event');
   word(W_EXCEPTION, 'exception');
   word(W_ERROR, 'error');
+  word(W_CHUNK, ES_CHUNK);
   wordsReady = true;
 }
 
@@ -723,14 +729,21 @@ export function esEvents(st: usize, from: i32, base: f64): i32 {
  * stream `st` (modelPush, with the arguments after `st`). Returns modelPush's status | ESM_READ,
  * the event buffer in ESMR_*; ESM_NONE when no event came, ESM_WRITTEN when the events are larger
  * than the window (both: the event buffer in ESR_OUT…, for the caller to read); otherwise esPush's
- * status, its records and results left to the caller as after esPush.
+ * status, its records and results left to the caller as after esPush. With `chunks` (the path
+ * program of a chunk's `bytes`: InvokeModelWithResponseStream), the events are the chunks' decoded
+ * bytes (chunkEvents), and a chunk that one does not take leaves the read to the caller too.
  */
-export function esModelPush(es: usize, len: usize, base: f64, st: usize, mode: u32, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32): i32 {
+export function esModelPush(es: usize, len: usize, base: f64, st: usize, mode: u32, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32, chunks: usize): i32 {
   esClear(es);
   const r = esPush(es, len);
   if (r != 0 || load<i32>(RES_PTR, ESR_ERR << 2) != 0) return r;
   for (let k = 0; k < nrec; k++) if (callersMessage(SPAN_PTR + <usize>k * REC_BYTES)) return r;
-  esEvents(es, 0, base);
+  if (chunks == 0) {
+    esEvents(es, 0, base);
+  } else if (!chunkEvents(es, base, chunks)) {
+    esClear(es);
+    return r;
+  }
   const n = <usize>load<u32>(es, O_OUT_LEN);
   if (n == 0) return ESM_NONE;
   if (n > IN_CAP) return ESM_WRITTEN;
@@ -742,6 +755,49 @@ export function esModelPush(es: usize, len: usize, base: f64, st: usize, mode: u
   res(ESMR_MAP_N, <i32>load<u32>(es, O_MAP_N));
   return status | ESM_READ;
 }
+
+/**
+ * InvokeModelWithResponseStream's usual read, after esPush: each `chunk` event's payload read by
+ * the path program `prog` (its `bytes`), the base64 decoded straight into the event buffer as one
+ * event (`data: ` and the model's own event), as the caller's reading of the records does with
+ * jsonRead, b64Decode and esData; event messages of other types skipped, as there. False, with
+ * some events written (the caller empties the buffer), at a chunk it leaves to the caller: a
+ * payload that is not JSON or has no plain `bytes` string (none, another kind, or with an escape),
+ * base64 that is not, or decoded bytes that hold a line break (esData writes those as data lines).
+ */
+function chunkEvents(st: usize, base: f64, prog: usize): bool {
+  for (let k = 0; k < nrec; k++) {
+    const r = SPAN_PTR + <usize>k * REC_BYTES;
+    if (load<i32>(r, ER_MTYPE << 2) != ES_MT_EVENT) continue;
+    if (!isWord(<usize>load<i32>(r, ER_EVENT << 2), <usize>load<i32>(r, ER_EVENT_LEN << 2), W_CHUNK)) continue;
+    const p = <usize>load<i32>(r, ER_PAYLOAD << 2);
+    const m = jsonRead(prog, p, <usize>load<i32>(r, ER_PAYLOAD_LEN << 2), JSON_REC_PTR, CHUNK_RECS);
+    if (m < 0) return false;
+    let j = 0;
+    while (j < m && (load<u32>(JSON_REC_PTR + <usize>j * JREC_BYTES, JR_HEAD << 2) & 0xFFFF) != 0) j++;
+    if (j == m) return false;
+    const jr = JSON_REC_PTR + <usize>j * JREC_BYTES;
+    const head = load<u32>(jr, JR_HEAD << 2);
+    if (((head >>> JREC_KIND_SHIFT) & 0xFF) != JK_STRING || ((head >>> JREC_FLAGS_SHIFT) & JF_ESCAPED) != 0) return false;
+    const from = p + <usize>load<i32>(jr, JR_START << 2);
+    const n = <usize>(load<i32>(jr, JR_END << 2) - load<i32>(jr, JR_START << 2));
+    mapAdd(st, base + <f64>load<i32>(r, ER_START << 2));
+    const used = <usize>load<u32>(st, O_OUT_LEN);
+    const b = grow(st, O_OUT, O_OUT_CAP, used, 6 + n + 2); // (decoded: at most n bytes)
+    const o = b + used;
+    const d = b64Decode(from, n, o + 6);
+    if (d < 0 || lineBreaks(o + 6, <usize>d) != 0) return false;
+    store<u32>(o, 0x61746164); // data
+    store<u16>(o + 4, 0x203A); // ": "
+    store<u16>(o + 6 + <usize>d, 0x0A0A);
+    store<u32>(st, <u32>(used + 8 + <usize>d), O_OUT_LEN);
+  }
+  eventsRes(st);
+  return true;
+}
+
+/** The records a chunk's payload is read into (as the caller's reading of it). */
+const CHUNK_RECS: u32 = 16;
 
 /** Writes the n bytes at p (a chunk's decoded bytes) as one event, from the message at absolute offset `at`. */
 export function esData(st: usize, p: usize, n: usize, at: f64): void {

@@ -141,19 +141,22 @@ export class EventStreamFramer extends CoreStream {
   /**
    * @internal Bedrock's usual read (esModelPush in the core): `piece` (at most the input window)
    * framed and, when its messages are all events, their events read by the model stream `st` with
-   * the arguments after it, in one call. Returns the core's status: with ESM_READ the model
-   * stream's (and `events` says where the events lie); otherwise the framing went on as frame()'s
-   * does, `batch` called for its records. A trap of the core is the caller's to turn into its error.
+   * the arguments after it, in one call. `chunks`: 0 for ConverseStream (each event's payload under
+   * its name); for InvokeModelWithResponseStream, the path program of a chunk's `bytes`, each chunk
+   * decoded into one event. Returns the core's status: with ESM_READ the model stream's (and
+   * `events` says where the events lie); otherwise the framing went on as frame()'s does, its
+   * records to `each`, or as batches to `batch`. A trap of the core is the caller's to turn into
+   * its error.
    */
-  frameRead(piece: Uint8Array, batch: (n: number, base: number) => void,
+  frameRead(piece: Uint8Array, each: (r: FrameRecord) => void, batch: ((n: number, base: number) => void) | undefined, chunks: number,
     st: number, mode: number, framing: number, prog: number, t: number, choice: number, read: number): number {
     if (this.failure !== null) this.rethrow();
     const base = this.putIn(piece);
     this.noEvents(); // (the core empties the event buffer itself)
-    const r = this.core.x.esModelPush(this.st, piece.length, base, st, mode, framing, prog, t, choice, read);
+    const r = this.core.x.esModelPush(this.st, piece.length, base, st, mode, framing, prog, t, choice, read, chunks);
     if (r & ESM_READ) this.eventsOut(ESMR_OUT);
     else if (r & (ESM_NONE | ESM_WRITTEN)) this.eventsOut(ESR_OUT);
-    else this.drain(r, base, () => {}, () => [], batch);
+    else this.drain(r, base, each, () => [], batch);
     return r;
   }
 

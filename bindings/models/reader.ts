@@ -145,7 +145,7 @@ export abstract class ModelReader extends FrameStream {
       return;
     }
     let n: number;
-    if (u.fused && chunk.length <= this.core.inCap) {
+    if (chunk.length <= this.core.inCap) {
       // (the usual read: the messages framed and their events read in one core call)
       const plan = this.plan;
       const read = this.readMode();

@@ -75,21 +75,18 @@ export class Unframer {
     this.failure ??= damage(e);
   }
 
-  /** Whether a read may take frameRead's way (ConverseStream: not InvokeModelWithResponseStream's chunks, which JS decodes first). */
-  get fused(): boolean {
-    return !this.invoke;
-  }
-
   /**
    * As unframe(), for a chunk that fits the input window, with the model stream's read in the same
-   * core call when the chunk's messages are all events (EventStreamFramer.frameRead): returns the
+   * core call when the chunk's messages are all events (EventStreamFramer.frameRead; for
+   * InvokeModelWithResponseStream, when the core decodes each chunk as chunk() would): returns the
    * core's status, ESM_READ when the events were read (their bytes in `framer.events`).
    */
   unframeRead(chunk: Uint8Array, st: number, mode: number, framing: number, prog: number, t: number, choice: number, read: number): number {
     const f = this.next();
     let r = 0;
     try {
-      r = f.frameRead(chunk, this.onBatch, st, mode, framing, prog, t, choice, read);
+      r = this.invoke ? f.frameRead(chunk, this.onRecord, undefined, ownProgram(f.shared, 'bedrock chunk', CHUNK), st, mode, framing, prog, t, choice, read)
+        : f.frameRead(chunk, this.onRecord, this.onBatch, 0, st, mode, framing, prog, t, choice, read);
     } catch (e) {
       this.damaged(e);
     }

@@ -10,7 +10,7 @@ import { ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js
 import { codec } from '../helpers/bedrock-fixtures.js';
 import { readAnthropic, readOpenAi } from '../helpers/clients.js';
 import { FIXTURES, reference } from '../helpers/model-fixtures.js';
-import { concat, cut } from '../helpers/random.js';
+import { concat, cut, randomCuts, rng } from '../helpers/random.js';
 
 const enc = new TextEncoder();
 const chunkMessage = (payload: string) => codec.encode({
@@ -81,6 +81,56 @@ describe.each(cases.map((f) => [f.name, f] as const))('Claude on Bedrock reads l
       return { text: m.text, reasoning: m.reasoning, calls: m.calls, finish: m.done ? m.finish : null, done: m.done, error: m.error !== null };
     };
     expect(relayed('bedrock-invoke', w.bytes)).toEqual(relayed('anthropic', f.bytes));
+  });
+});
+
+describe('bedrock-invoke: reads of whole chunks', () => {
+  // A read of whole messages is framed, decoded and read in one core call; a chunk that call
+  // leaves to the reader (escaped base64, a decoded event with line breaks) sends the whole read
+  // the other way. Every read pattern gives what one whole read gives.
+  const otherEvent = codec.encode({
+    headers: { ':event-type': { type: 'string', value: 'metadata' }, ':message-type': { type: 'string', value: 'event' } },
+    body: enc.encode('{"bytes":"AAAA"}'),
+  });
+  const events: unknown[] = [
+    { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', usage: { input_tokens: 3, output_tokens: 1 } } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+  ];
+  const words = ['The', ' quick', ' — ', '東京', ' 🚀', ' e\u0301', '\n', ' "q"', ' a/b?>'];
+  const seed = 20261205;
+  const r = rng(seed);
+  let want = '';
+  for (let i = 0; i < 400; i++) {
+    const t = words[Math.floor(r() * words.length)] + words[Math.floor(r() * words.length)];
+    want += t;
+    events.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: t } });
+  }
+  events.push({ type: 'content_block_stop', index: 0 }, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 400 } }, { type: 'message_stop' });
+  const kinds = { plain: 0, pretty: 0, escaped: 0, other: 0 };
+  const messages: Uint8Array[] = [];
+  for (const ev of events) {
+    const x = r();
+    // a decoded event with line breaks (pretty JSON), base64 written with escaped slashes, an event of another type before it
+    const json = x < 0.1 ? JSON.stringify(ev, null, 1) : JSON.stringify(ev);
+    let b64 = Buffer.from(json).toString('base64');
+    if (x < 0.1) kinds.pretty++;
+    else if (x < 0.6 && b64.includes('/')) { b64 = b64.replaceAll('/', '\\/'); kinds.escaped++; }
+    else kinds.plain++;
+    if (r() < 0.1) { messages.push(otherEvent); kinds.other++; }
+    messages.push(chunkMessage(`{"bytes":"${b64}","p":"abc"}`));
+  }
+  const bytes = concat(messages);
+
+  test('one, several or all of them a read, and random reads, as one whole read', () => {
+    expect(kinds.pretty, JSON.stringify(kinds)).toBeGreaterThan(10);
+    expect(kinds.escaped).toBeGreaterThan(5);
+    expect(kinds.other).toBeGreaterThan(5);
+    const whole = read('bedrock-invoke', [bytes]);
+    expect(whole.text, `seed ${seed}`).toBe(want);
+    expect(whole.status).toBe('done');
+    const groups = (k: number) => Array.from({ length: Math.ceil(messages.length / k) }, (_, i) => concat(messages.slice(i * k, i * k + k)));
+    for (const k of [1, 2, 3, 7]) expect(read('bedrock-invoke', groups(k)), `seed ${seed}, ${k} messages a read`).toEqual(whole);
+    for (let round = 0; round < 3; round++) expect(read('bedrock-invoke', cut(bytes, randomCuts(bytes, r, 600))), `seed ${seed}, round ${round}`).toEqual(whole);
   });
 });
 
