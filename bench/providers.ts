@@ -1,14 +1,17 @@
-// Layer 4 benchmarks for Gemini and Bedrock, against the pipelines their users write today, at one
+// Layer 4 benchmarks for Gemini, Bedrock and Claude on Bedrock, against the pipelines their users write today, at one
 // event (Gemini) or one message (Bedrock) per read, as the APIs flush them, and at 64 B and 1 KiB.
 // Each side's output is checked equal before anything is timed.
 //   - Gemini (SSE, CRLF): TextDecoder (stream) + eventsource-parser + JSON.parse + the parts' text;
 //   - Bedrock ConverseStream (AWS's binary event stream): AWS's codec (@smithy/eventstream-codec,
 //     each message split by its prelude's length as the SDK does) + JSON.parse + the delta's text;
+//   - Claude on Bedrock (InvokeModelWithResponseStream, `Bedrock-invoke`): the same codec + JSON.parse
+//     of each chunk, its base64 decoded (Buffer, as the SDK's fromBase64 on Node) + JSON.parse of
+//     Anthropic's own event;
 //   - ModelStream raw against those; ModelStream with its defaults against those + an Intl.Segmenter
 //     hold-back of the last cluster + NFC per commit; SseRelay → openai against those + building
 //     OpenAI's chunk + JSON.stringify + TextEncoder.
 //
-//   npm run build && node build/bench/providers.js [--full] [--corpus Gemini,Bedrock] [--chunk 1event,64B,1KiB]
+//   npm run build && node build/bench/providers.js [--full] [--corpus Gemini,Bedrock,Bedrock-invoke] [--chunk 1event,64B,1KiB]
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { createParser } from './peers.js';
 import { ModelStream, SseRelay } from '../bindings/index.js';
@@ -66,6 +69,38 @@ export function bedrockStream(bytes: number, seed = 22): { bytes: Uint8Array; ev
   return { bytes: join(events), events };
 }
 
+/** Claude on Bedrock (InvokeModelWithResponseStream): Anthropic's Messages events, each a `chunk` message's `{"bytes": base64, "p": …}`. */
+export function invokeStream(bytes: number, seed = 23): { bytes: Uint8Array; events: Uint8Array[] } {
+  const r = prng(seed);
+  const pad = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  const chunk = (event: unknown) => codec.encode({
+    headers: {
+      ':event-type': { type: 'string', value: 'chunk' }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'event' },
+    },
+    body: enc.encode(JSON.stringify({ bytes: toBase64(enc.encode(JSON.stringify(event))), p: pad.slice(0, 1 + Math.floor(r() * 30)) })),
+  });
+  const events: Uint8Array[] = [
+    chunk({ type: 'message_start', message: { id: 'msg_bdrk_01', type: 'message', role: 'assistant', model: 'claude-sonnet-4', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 1 } } }),
+    chunk({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+  ];
+  let size = 0;
+  while (size < bytes) {
+    const m = chunk({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: delta(r) } });
+    events.push(m);
+    size += m.length;
+  }
+  events.push(chunk({ type: 'content_block_stop', index: 0 }));
+  events.push(chunk({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 900 } }));
+  events.push(chunk({ type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: 12, outputTokenCount: 900, invocationLatency: 2210, firstByteLatency: 300 } }));
+  return { bytes: join(events), events };
+}
+
+function toBase64(b: Uint8Array): string {
+  let s = '';
+  for (const x of b) s += String.fromCharCode(x);
+  return btoa(s);
+}
+
 function join(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
@@ -74,7 +109,8 @@ function join(parts: Uint8Array[]): Uint8Array {
 }
 
 interface GeminiChunk { candidates?: { content?: { parts?: { text?: string; thought?: boolean }[] }; finishReason?: string }[] }
-interface ConverseEvent { delta?: { text?: string }; stopReason?: string }
+interface ConverseEvent { delta?: { text?: string }; stopReason?: string; bytes?: string }
+interface AnthropicEvent { type: string; delta?: { type?: string; text?: string } }
 
 /** Gemini as its users read it: each event's parts' text. */
 function geminiPeer(chunks: Uint8Array[], onText: (t: string, finish: string | undefined) => void): void {
@@ -112,27 +148,42 @@ function bedrockPeer(chunks: Uint8Array[], onEvent: (type: string, v: ConverseEv
   }
 }
 
-const PEERS = {
+/** Claude on Bedrock as AWS's SDK and the user read it: each chunk's base64 decoded (Buffer, as the SDK's fromBase64 on Node), Anthropic's event JSON.parse'd. */
+function invokePeer(chunks: Uint8Array[], onEvent: (v: AnthropicEvent) => void): void {
+  bedrockPeer(chunks, (type, v) => {
+    if (type === 'chunk' && typeof v.bytes === 'string') onEvent(JSON.parse(dec.decode(Buffer.from(v.bytes, 'base64'))) as AnthropicEvent);
+  });
+}
+
+type Corpus = 'Gemini' | 'Bedrock' | 'Bedrock-invoke';
+
+const PEERS: Record<Corpus, string> = {
   Gemini: 'TextDecoder + eventsource-parser + JSON.parse',
   Bedrock: 'AWS codec + JSON.parse',
+  'Bedrock-invoke': 'AWS codec + JSON.parse + base64 + JSON.parse',
 };
 
-function peerRaw(corpus: 'Gemini' | 'Bedrock', chunks: Uint8Array[]): string {
+/** Anthropic's text delta, for the peers. */
+const textOf = (v: AnthropicEvent): string | undefined => (v.type === 'content_block_delta' && v.delta?.type === 'text_delta' ? v.delta.text : undefined);
+
+function peerRaw(corpus: Corpus, chunks: Uint8Array[]): string {
   let s = '';
   if (corpus === 'Gemini') geminiPeer(chunks, (t) => { s += t; });
+  else if (corpus === 'Bedrock-invoke') invokePeer(chunks, (v) => { const t = textOf(v); if (t !== undefined) s += t; });
   else bedrockPeer(chunks, (type, v) => { if (type === 'contentBlockDelta' && typeof v.delta?.text === 'string') s += v.delta.text; });
   return s;
 }
 
-function peerText(corpus: 'Gemini' | 'Bedrock', chunks: Uint8Array[]): string {
+function peerText(corpus: Corpus, chunks: Uint8Array[]): string {
   const h = holdBack(segmenter);
   if (corpus === 'Gemini') geminiPeer(chunks, (t) => h.push(t));
+  else if (corpus === 'Bedrock-invoke') invokePeer(chunks, (v) => { const t = textOf(v); if (t !== undefined) h.push(t); });
   else bedrockPeer(chunks, (type, v) => { if (type === 'contentBlockDelta' && typeof v.delta?.text === 'string') h.push(v.delta.text); });
   return h.end();
 }
 
 /** The JSON gateway to OpenAI's chunks: parse, build the chunk, stringify, encode. */
-function peerRelay(corpus: 'Gemini' | 'Bedrock', chunks: Uint8Array[], sink: Uint8Array[] | null): number {
+function peerRelay(corpus: Corpus, chunks: Uint8Array[], sink: Uint8Array[] | null): number {
   let n = 0;
   const created = Math.floor(Date.now() / 1000);
   const out = (delta: Record<string, unknown>, finish: string | null) => {
@@ -150,6 +201,13 @@ function peerRelay(corpus: 'Gemini' | 'Bedrock', chunks: Uint8Array[], sink: Uin
       if (t !== '') out({ content: t }, null);
       if (finish !== undefined) { out({}, 'stop'); done(); }
     });
+  } else if (corpus === 'Bedrock-invoke') {
+    invokePeer(chunks, (v) => {
+      const t = textOf(v);
+      if (t !== undefined) out({ content: t }, null);
+      else if (v.type === 'message_delta') out({}, 'stop');
+      else if (v.type === 'message_stop') done();
+    });
   } else {
     bedrockPeer(chunks, (type, v) => {
       if (type === 'contentBlockDelta' && typeof v.delta?.text === 'string') out({ content: v.delta.text }, null);
@@ -160,16 +218,16 @@ function peerRelay(corpus: 'Gemini' | 'Bedrock', chunks: Uint8Array[], sink: Uin
   return n;
 }
 
-const FORMAT = { Gemini: 'gemini', Bedrock: 'bedrock' } as const;
+const FORMAT = { Gemini: 'gemini', Bedrock: 'bedrock', 'Bedrock-invoke': 'bedrock-invoke' } as const;
 
-function seamRaw(corpus: 'Gemini' | 'Bedrock', chunks: Uint8Array[]): string {
+function seamRaw(corpus: Corpus, chunks: Uint8Array[]): string {
   const m = new ModelStream({ format: FORMAT[corpus], raw: true });
   let s = '';
   for (const c of chunks) s += m.push(c);
   return s + m.flush();
 }
 
-function seamText(corpus: 'Gemini' | 'Bedrock', chunks: Uint8Array[]): string {
+function seamText(corpus: Corpus, chunks: Uint8Array[]): string {
   const m = new ModelStream({ format: FORMAT[corpus] });
   let s = '';
   for (const c of chunks) s += m.push(c);
@@ -177,7 +235,7 @@ function seamText(corpus: 'Gemini' | 'Bedrock', chunks: Uint8Array[]): string {
   return m.finish().sha256 ? s : '';
 }
 
-function seamRelay(corpus: 'Gemini' | 'Bedrock', chunks: Uint8Array[], sink: Uint8Array[] | null): number {
+function seamRelay(corpus: Corpus, chunks: Uint8Array[], sink: Uint8Array[] | null): number {
   const r = new SseRelay({ from: FORMAT[corpus] });
   let n = 0;
   for (const c of chunks) {
@@ -211,6 +269,7 @@ export function runProvidersBench(opts: BenchOptions, log: (r: Row) => void = ()
   const corpora = [
     { name: 'Gemini' as const, ...geminiStream(1 << 20) },
     { name: 'Bedrock' as const, ...bedrockStream(1 << 20) },
+    { name: 'Bedrock-invoke' as const, ...invokeStream(1 << 20) },
   ].filter((c) => !filter?.corpus || filter.corpus.includes(c.name));
   for (const c of corpora) {
     const reads = [
