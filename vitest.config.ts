@@ -21,6 +21,8 @@ const coreTests = [
   'test/property/sse-encode*.test.ts',
   'test/unit/model*.test.ts',
   'test/unit/relay*.test.ts',
+  'test/unit/eventstream*.test.ts',
+  'test/unit/bedrock*.test.ts',
 ];
 
 export default defineConfig({

@@ -6,7 +6,8 @@
 // length that lies (its prelude CRC made right), a header type that does not exist, a message
 // past the limit, a stream cut at every byte. Each is an error at the damaged message's offset,
 // with every message before it delivered as the codec reads it and nothing after it. The CRC32
-// against known vectors and a bit-by-bit reference.
+// against known vectors and a bit-by-bit reference; the core's base64 (InvokeModelWithResponseStream's
+// chunks) against Buffer, and a byte that is not base64 at each place.
 import { EventStreamCodec, Int64 } from '@smithy/eventstream-codec';
 import { describe, expect, test } from 'vitest';
 import { EventStreamDecoder, EventStreamError, type EventStreamMessage } from '../../bindings/index.js';
@@ -25,6 +26,54 @@ function coreCrc(b: Uint8Array, start = 0): number {
   core.u8.set(b, core.inPtr);
   return core.x.crc32(core.inPtr, b.length, start) >>> 0;
 }
+
+/** The core's base64 decoding of `text` (written at the input window, decoded to `into` bytes after it, or in place): bytes, or the offset of the first byte that is not base64. */
+function coreB64(text: string, inPlace: boolean): Uint8Array | number {
+  const core = getCore();
+  core.sync();
+  const src = core.inPtr;
+  core.u8.set(enc.encode(text), src);
+  const dst = inPlace ? src : src + text.length + 64;
+  const n = core.x.b64Decode(src, text.length, dst);
+  core.sync();
+  return n < 0 ? -n - 1 : core.u8.slice(dst, dst + n);
+}
+
+describe('base64 in the core (InvokeModelWithResponseStream\'s chunks)', () => {
+  test('every byte value at every place, every length to 80 bytes, in place and not: as Buffer decodes it', () => {
+    const r = rng(SEED);
+    for (let len = 0; len <= 80; len++) {
+      for (let k = 0; k < 8; k++) {
+        const b = Uint8Array.from({ length: len }, (_, i) => (k < 4 ? (i * 37 + k * 101 + len) & 0xff : Math.floor(r() * 256)));
+        const text = Buffer.from(b).toString('base64');
+        for (const inPlace of [false, true]) expect(coreB64(text, inPlace), `seed ${SEED}, ${len} bytes, ${text}`).toEqual(Uint8Array.from(b));
+      }
+    }
+    const all = Uint8Array.from({ length: 768 }, (_, i) => i & 0xff);
+    expect(coreB64(Buffer.from(all).toString('base64'), false)).toEqual(all);
+  });
+
+  test('a byte that is not base64 at each place of 4 to 100 characters: its offset (each one of the 256 not in the alphabet, and =)', () => {
+    const alphabet = new Set(Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', (c) => c.charCodeAt(0)));
+    const bad = Array.from({ length: 256 }, (_, i) => i).filter((c) => !alphabet.has(c) && c !== 0x3d);
+    const good = Buffer.from(Uint8Array.from({ length: 75 }, (_, i) => i * 7)).toString('base64'); // 100 characters, no padding
+    for (const n of [4, 16, 20, 32, 48, 64, 100]) {
+      const text = good.slice(0, n);
+      for (let at = 0; at < n; at++) {
+        for (const c of at % 7 === 0 ? bad : [bad[at % bad.length], 0x3d]) {
+          if (c === 0x3d && at >= n - 2) continue; // (padding where padding may be)
+          const t = text.slice(0, at) + String.fromCharCode(c) + text.slice(at + 1);
+          const bytes = Uint8Array.from(t, (ch) => ch.charCodeAt(0));
+          const core = getCore();
+          core.sync();
+          core.u8.set(bytes, core.inPtr);
+          const got = core.x.b64Decode(core.inPtr, bytes.length, core.inPtr + 256);
+          expect(-got - 1, `${n} characters, byte ${c} at ${at}`).toBe(at);
+        }
+      }
+    }
+  });
+});
 
 describe('CRC32 in the core', () => {
   test('known vectors', () => {
