@@ -799,6 +799,12 @@ function chunkEvents(st: usize, base: f64, prog: usize): bool {
 /** The records a chunk's payload is read into (as the caller's reading of it). */
 const CHUNK_RECS: u32 = 16;
 
+/** Whether the `n` bytes at `p` (a message's event type) name InvokeModelWithResponseStream's chunk: for the caller's reading of the messages chunkEvents leaves to it. */
+export function esIsChunk(p: usize, n: usize): bool {
+  if (!wordsReady) wordsInit();
+  return isWord(p, n, W_CHUNK);
+}
+
 /** Writes the n bytes at p (a chunk's decoded bytes) as one event, from the message at absolute offset `at`. */
 export function esData(st: usize, p: usize, n: usize, at: f64): void {
   const breaks = lineBreaks(p, n);

@@ -294,6 +294,11 @@ export class EventStreamFramer extends CoreStream {
     }
   }
 
+  /** @internal Whether a record's event type is InvokeModelWithResponseStream's chunk (the core knows the name). */
+  isChunk(r: FrameRecord): boolean {
+    return this.core.x.esIsChunk(r.event, r.eventLength) !== 0;
+  }
+
   /**
    * @internal InvokeModelWithResponseStream: the `bytes` member of a chunk's payload (found by the
    * core's JSON reader with path program `prog`, whose path 0 is `bytes`) decoded from base64 by

@@ -11,11 +11,9 @@ import { type ModelStreamErrorCode } from './errors.js';
 import { compilePaths } from './paths.js';
 import { ownProgram } from './plan.js';
 
-const enc = /* @__PURE__ */ new TextEncoder();
 const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 /** InvokeModelWithResponseStream: a chunk's payload, `{"bytes": base64}`. */
 const CHUNK = /* @__PURE__ */ compilePaths(['bytes']);
-const CHUNK_TYPE = /* @__PURE__ */ enc.encode('chunk');
 
 /** The provider's error in an exception message, or the framing's damage: raised after the events before it. */
 interface Failure { code: ModelStreamErrorCode; offset: number; message: string; providerMessage?: string; providerCode?: string }
@@ -142,9 +140,7 @@ export class Unframer {
   /** A chunk of InvokeModelWithResponseStream: its bytes, decoded from base64 in the core, are one event of the inner format. */
   private chunk(r: FrameRecord): Failure | null {
     const f = this.framer;
-    const mem = f.memory;
-    const isChunk = r.eventLength === CHUNK_TYPE.length && CHUNK_TYPE.every((b, i) => mem[r.event + i] === b);
-    if (!isChunk) return null; // (an event of another type: none is a model's)
+    if (!f.isChunk(r)) return null; // (an event of another type: none is a model's)
     const got = f.chunkOf(r, ownProgram(f.shared, 'bedrock chunk', CHUNK));
     if ('error' in got) return { code: 'ERR_BAD_EVENT', offset: r.offset, message: `The chunk at byte offset ${r.offset} is not one: ${got.error}` };
     f.writeData(got.ptr, got.len, r.offset);
