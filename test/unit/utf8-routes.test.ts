@@ -418,7 +418,8 @@ describe('ModelStream and SseRelay: reads validated by the platform give what th
       const x = e as { code: string; offset: number };
       out.push(`${x.code} ${x.offset}`);
     }
-    out.push(relayed.replace(/chatcmpl-seam\w+/g, 'chatcmpl-seam')); // (each relay names its completion)
+    // (each relay names its completion, and stamps the second it was made where the upstream has no `created`)
+    out.push(relayed.replace(/chatcmpl-seam\w+/g, 'chatcmpl-seam').replace(/"created":\d+/g, '"created":0'));
     return out;
   };
 
