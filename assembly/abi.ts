@@ -667,6 +667,11 @@ export const ESMR_OUT_LEN: i32 = 27;
 export const ESMR_MAP: i32 = 28;
 export const ESMR_MAP_N: i32 = 29;
 
+/** esChunkBytes (InvokeModelWithResponseStream): a chunk's payload that is not JSON, has no `bytes`, or whose `bytes` is not a string. */
+export const ESC_NOT_JSON: i32 = -1;
+export const ESC_NO_BYTES: i32 = -2;
+export const ESC_NOT_STRING: i32 = -3;
+
 /** An event type longer than this is not one a model stream has: esEvents leaves its message to the caller. */
 export const ES_MAX_TYPE: i32 = 256;
 

@@ -16,9 +16,10 @@ import {
   ES_MT_EXCEPTION, ES_MT_NONE, ES_MT_OTHER, ER_EVENT, ER_EVENT_LEN, ER_HDR0, ER_LEN, ER_MESSAGE, ER_MESSAGE_LEN, ER_MTYPE, ER_NHDR,
   ER_PAYLOAD, ER_PAYLOAD_LEN, ER_START, ES_MAX_TYPE, ES_REC_WORDS, ES_STATE_BYTES, ESR_MAP, ESR_MAP_N, ESR_OUT, ESR_OUT_LEN, IN_PTR,
   R_MORE, SPAN_BYTES, SPAN_PTR, ESM_NONE, ESM_READ, ESM_WRITTEN, ESMR_MAP, ESMR_MAP_N, ESMR_OUT, ESMR_OUT_LEN, IN_CAP, RES_PTR,
-  JF_ESCAPED, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_HEAD, JR_START, JSON_REC_PTR,
+  JF_ESCAPED, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_HEAD, JR_START, JSON_REC_PTR, ESC_NOT_JSON,
+  ESC_NO_BYTES, ESC_NOT_STRING,
 } from './abi';
-import { jsonRead } from './json';
+import { jsonRead, specialSwar } from './json';
 import { modelPush } from './model';
 import { noLineEnd } from './frames';
 import { allocZeroed, freeRecord, release, reserve, res } from './runtime';
@@ -600,18 +601,13 @@ function seqLen(p: usize, end: usize): usize {
 }
 
 const HEX: string = '0123456789abcdef';
-const ONES: u64 = 0x0101010101010101;
-const HIGHS: u64 = 0x8080808080808080;
-
 /** Whether the n bytes at p are printable ASCII with no `"` or `\\` (a JSON string's bytes as they are), eight at a time. */
 function plainJson(p: usize, n: usize): bool {
   const end = p + n;
   for (; p + 8 <= end; p += 8) {
     const x = load<u64>(p);
-    const q = x ^ (ONES * 0x22);
-    const s = x ^ (ONES * 0x5C);
-    // a byte under 0x20, a byte from 0x80, a `"`, a `\\` (each test exact for the word as a whole)
-    if ((((x - ONES * 0x20) & ~x) | x | ((q - ONES) & ~q) | ((s - ONES) & ~s)) & HIGHS) return false;
+    // a byte the JSON reader stops a string at (`"`, `\\`, under 0x20), or one from 0x80
+    if ((specialSwar(x) | (x & 0x8080808080808080)) != 0) return false;
   }
   for (; p < end; p++) {
     const b = load<u8>(p);
@@ -771,14 +767,10 @@ function chunkEvents(st: usize, base: f64, prog: usize): bool {
     if (load<i32>(r, ER_MTYPE << 2) != ES_MT_EVENT) continue;
     if (!isWord(<usize>load<i32>(r, ER_EVENT << 2), <usize>load<i32>(r, ER_EVENT_LEN << 2), W_CHUNK)) continue;
     const p = <usize>load<i32>(r, ER_PAYLOAD << 2);
-    const m = jsonRead(prog, p, <usize>load<i32>(r, ER_PAYLOAD_LEN << 2), JSON_REC_PTR, CHUNK_RECS);
-    if (m < 0) return false;
-    let j = 0;
-    while (j < m && (load<u32>(JSON_REC_PTR + <usize>j * JREC_BYTES, JR_HEAD << 2) & 0xFFFF) != 0) j++;
-    if (j == m) return false;
+    const j = esChunkBytes(prog, p, <usize>load<i32>(r, ER_PAYLOAD_LEN << 2));
+    if (j < 0) return false;
     const jr = JSON_REC_PTR + <usize>j * JREC_BYTES;
-    const head = load<u32>(jr, JR_HEAD << 2);
-    if (((head >>> JREC_KIND_SHIFT) & 0xFF) != JK_STRING || ((head >>> JREC_FLAGS_SHIFT) & JF_ESCAPED) != 0) return false;
+    if (((load<u32>(jr, JR_HEAD << 2) >>> JREC_FLAGS_SHIFT) & JF_ESCAPED) != 0) return false;
     const from = p + <usize>load<i32>(jr, JR_START << 2);
     const n = <usize>(load<i32>(jr, JR_END << 2) - load<i32>(jr, JR_START << 2));
     mapAdd(st, base + <f64>load<i32>(r, ER_START << 2));
@@ -796,8 +788,24 @@ function chunkEvents(st: usize, base: f64, prog: usize): bool {
   return true;
 }
 
-/** The records a chunk's payload is read into (as the caller's reading of it). */
+/** The records a chunk's payload is read into. */
 const CHUNK_RECS: u32 = 16;
+
+/**
+ * A chunk's payload (`n` bytes at `p`) read by the path program `prog`, whose path 0 is `bytes`,
+ * into the JSON record area: the index of the `bytes` string's record there, or ESC_NOT_JSON,
+ * ESC_NO_BYTES or ESC_NOT_STRING. (chunkEvents, and the caller's reading of the chunks it leaves.)
+ */
+export function esChunkBytes(prog: usize, p: usize, n: usize): i32 {
+  const m = jsonRead(prog, p, n, JSON_REC_PTR, CHUNK_RECS);
+  if (m < 0) return ESC_NOT_JSON;
+  for (let j = 0; j < m; j++) {
+    const head = load<u32>(JSON_REC_PTR + <usize>j * JREC_BYTES, JR_HEAD << 2);
+    if ((head & 0xFFFF) != 0) continue;
+    return ((head >>> JREC_KIND_SHIFT) & 0xFF) == JK_STRING ? j : ESC_NOT_STRING;
+  }
+  return ESC_NO_BYTES;
+}
 
 /** Whether the `n` bytes at `p` (a message's event type) name InvokeModelWithResponseStream's chunk: for the caller's reading of the messages chunkEvents leaves to it. */
 export function esIsChunk(p: usize, n: usize): bool {

@@ -20,7 +20,7 @@ export { utf8New, utf8Push, utf8Pending, utf8Reset } from './decoder';
 export { framePending, frameRetained, frameRelease, frameFree, rawUtf16, rawFree } from './frames';
 export { linesNew, linesPush, linesMore, linesFlush, linesReset } from './lines';
 export { sseNew, ssePush, sseMore, sseFlush, sseReset, sseRetry } from './sse';
-export { crc32, esNew, esPush, esMore, esHeld, esReset, esFree, esClear, esEvents, esData, esModelPush, esIsChunk, b64Decode } from './eventstream';
+export { crc32, esNew, esPush, esMore, esHeld, esReset, esFree, esClear, esEvents, esData, esModelPush, esIsChunk, esChunkBytes, b64Decode } from './eventstream';
 
 // Layer 3's report where the runtime has no native SHA-256: the hash's block function
 export { sha256Blocks } from './sha256';

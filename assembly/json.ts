@@ -163,10 +163,10 @@ const SPECIAL: usize = memory.data<u8>([
 
 /**
  * The same for the 8 bytes of w, in bit 8·i + 7 of byte i. Only the lowest set bit is exact (a
- * borrow may flag bytes above it), which is all the scan uses.
+ * borrow may flag bytes above it, never a word with none), which is all the scans use.
  */
 // @ts-ignore: decorator
-@inline function specialSwar(w: u64): u64 {
+@inline export function specialSwar(w: u64): u64 {
   const ones: u64 = 0x0101010101010101;
   const u = w ^ (ones * 0x02);
   const b = w ^ (ones * 0x5C);

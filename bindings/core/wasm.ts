@@ -68,6 +68,7 @@ export interface CoreExports {
   esData(st: number, p: number, n: number, at: number): void;
   esModelPush(es: number, len: number, base: number, st: number, mode: number, framing: number, prog: number, t: number, choice: number, emitMode: number, chunks: number): number;
   esIsChunk(p: number, n: number): number;
+  esChunkBytes(prog: number, p: number, n: number): number;
   b64Decode(src: number, len: number, dst: number): number;
   // Layer 3: SHA-256's block function (assembly/sha256.ts), for the report without a native hash
   sha256Blocks(st: number, p: number, n: number): void;

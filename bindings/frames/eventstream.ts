@@ -5,8 +5,8 @@
 import {
   ESE_HEADER, ESE_HEADERS, ESE_LENGTH, ESE_LIMIT, ESE_MESSAGE_CRC, ESE_PRELUDE_CRC, ESH_NAME, ESH_NAME_LEN, ESH_TYPE, ESH_VALUE,
   ESH_VALUE_LEN, ESH_WORDS, ESR_ERR, ESR_ERR_AT, ESR_ERR_GOT, ESR_ERR_WANT, ESR_NREC, ESR_OUT, ES_REC_WORDS, ER_EVENT, ER_EVENT_LEN,
-  ER_HDR0, ER_LEN, ER_MESSAGE, ER_MESSAGE_LEN, ER_MTYPE, ER_NHDR, ER_PAYLOAD, ER_PAYLOAD_LEN, ER_START, JF_ESCAPED, JK_STRING, JREC_FLAGS_SHIFT,
-  JREC_KIND_SHIFT, JREC_WORDS, JR_END, JR_HEAD, JR_START, R_MORE, ESM_NONE, ESM_READ, ESM_WRITTEN, ESMR_OUT,
+  ER_HDR0, ER_LEN, ER_MESSAGE, ER_MESSAGE_LEN, ER_MTYPE, ER_NHDR, ER_PAYLOAD, ER_PAYLOAD_LEN, ER_START, ESC_NOT_JSON, ESC_NOT_STRING, ESC_NO_BYTES, JF_ESCAPED, JREC_FLAGS_SHIFT,
+  JREC_WORDS, JR_END, JR_HEAD, JR_START, R_MORE, ESM_NONE, ESM_READ, ESM_WRITTEN, ESMR_OUT,
 } from '../core/generated/abi.js';
 import { checkOptions } from '../core/options.js';
 import { CoreStream, type StateKind } from '../core/stream.js';
@@ -301,38 +301,32 @@ export class EventStreamFramer extends CoreStream {
 
   /**
    * @internal InvokeModelWithResponseStream: the `bytes` member of a chunk's payload (found by the
-   * core's JSON reader with path program `prog`, whose path 0 is `bytes`) decoded from base64 by
+   * core with path program `prog`, whose path 0 is `bytes`: esChunkBytes) decoded from base64 by
    * the core, in place: where the inner event's bytes lie, or what is wrong.
    */
   chunkOf(r: FrameRecord, prog: number): { ptr: number; len: number } | { error: string } {
     const core = this.core;
-    const x = core.x;
-    const recs = x.JSON_REC_PTR.value as number;
-    const n = x.jsonRead(prog, r.payload, r.payloadLength, recs, 16);
+    const j = core.x.esChunkBytes(prog, r.payload, r.payloadLength);
+    if (j === ESC_NOT_JSON) return { error: 'its payload is not JSON' };
+    if (j === ESC_NO_BYTES) return { error: 'its payload has no bytes' };
+    if (j === ESC_NOT_STRING) return { error: 'its bytes are not a string' };
     core.sync();
-    if (n < 0) return { error: 'its payload is not JSON' };
     const i32 = core.i32;
-    for (let j = 0; j < n; j++) {
-      const w = (recs >> 2) + j * JREC_WORDS;
-      const head = i32[w + JR_HEAD];
-      if ((head & 0xffff) !== 0) continue;
-      if (((head >>> JREC_KIND_SHIFT) & 0xff) !== JK_STRING) return { error: 'its bytes are not a string' };
-      const start = r.payload + i32[w + JR_START];
-      const len = i32[w + JR_END] - i32[w + JR_START];
-      if (((head >>> JREC_FLAGS_SHIFT) & JF_ESCAPED) !== 0) {
-        // (a JSON encoder that escapes `/`: the string unescaped first, written back in place: it is shorter)
-        const s = JSON.parse(`"${utf8.decode(core.u8.subarray(start, start + len))}"`) as string;
-        let k = 0;
-        for (; k < s.length; k++) {
-          const c = s.charCodeAt(k);
-          if (c > 0x7f) return { error: `its bytes are not base64 (at byte ${k} of them)` };
-          core.u8[start + k] = c;
-        }
-        return this.decoded(start, k);
+    const w = ((core.x.JSON_REC_PTR.value as number) >> 2) + j * JREC_WORDS;
+    const start = r.payload + i32[w + JR_START];
+    const len = i32[w + JR_END] - i32[w + JR_START];
+    if (((i32[w + JR_HEAD] >>> JREC_FLAGS_SHIFT) & JF_ESCAPED) !== 0) {
+      // (a JSON encoder that escapes `/`: the string unescaped first, written back in place: it is shorter)
+      const s = JSON.parse(`"${utf8.decode(core.u8.subarray(start, start + len))}"`) as string;
+      let k = 0;
+      for (; k < s.length; k++) {
+        const c = s.charCodeAt(k);
+        if (c > 0x7f) return { error: `its bytes are not base64 (at byte ${k} of them)` };
+        core.u8[start + k] = c;
       }
-      return this.decoded(start, len);
+      return this.decoded(start, k);
     }
-    return { error: 'its payload has no bytes' };
+    return this.decoded(start, len);
   }
 
   private decoded(start: number, len: number): { ptr: number; len: number } | { error: string } {

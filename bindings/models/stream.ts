@@ -382,9 +382,9 @@ const KEPT_PIECE = 16384;
 
 /**
  * The raw mode's text so far, for the report. Strict, the core keeps it (the UTF-16 units of the
- * text it gathers, appended to the stream's KEEP buffer: ME_KEEP) and JS takes it as one string at
- * the end; a string kept here per delta would be copied again by every young collection of the
- * JS heap until it is old. Not strict, the deltas are made here, and kept here.
+ * text it gathers, appended to the stream's KEEP buffer: ME_KEEP) and JS takes it out at the end in
+ * pieces (takeKept); a string kept here per delta would be copied again by every young collection
+ * of the JS heap until it is old. Not strict, the deltas are made here, and kept here.
  */
 class RawText {
   /** UTF-16 units and UTF-8 bytes so far (each delta counted alone). */

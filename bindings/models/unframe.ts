@@ -83,8 +83,7 @@ export class Unframer {
     const f = this.next();
     let r = 0;
     try {
-      r = this.invoke ? f.frameRead(chunk, this.onRecord, undefined, ownProgram(f.shared, 'bedrock chunk', CHUNK), st, mode, framing, prog, t, choice, read)
-        : f.frameRead(chunk, this.onRecord, this.onBatch, 0, st, mode, framing, prog, t, choice, read);
+      r = f.frameRead(chunk, this.onRecord, this.invoke ? undefined : this.onBatch, this.invoke ? this.chunkProgram() : 0, st, mode, framing, prog, t, choice, read);
     } catch (e) {
       this.damaged(e);
     }
@@ -137,11 +136,16 @@ export class Unframer {
     return null; // (a message of no type a model stream has: skipped)
   }
 
+  /** Where the path program of a chunk's `bytes` lies in the core. */
+  private chunkProgram(): number {
+    return ownProgram(this.framer.shared, 'bedrock chunk', CHUNK);
+  }
+
   /** A chunk of InvokeModelWithResponseStream: its bytes, decoded from base64 in the core, are one event of the inner format. */
   private chunk(r: FrameRecord): Failure | null {
     const f = this.framer;
     if (!f.isChunk(r)) return null; // (an event of another type: none is a model's)
-    const got = f.chunkOf(r, ownProgram(f.shared, 'bedrock chunk', CHUNK));
+    const got = f.chunkOf(r, this.chunkProgram());
     if ('error' in got) return { code: 'ERR_BAD_EVENT', offset: r.offset, message: `The chunk at byte offset ${r.offset} is not one: ${got.error}` };
     f.writeData(got.ptr, got.len, r.offset);
     return null;
