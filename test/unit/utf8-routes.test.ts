@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { LineDecoder, ModelStream, NdjsonDecoder, SseByteEvents, SseParser, SseRelay, Utf8DecodeError, Utf8Decoder, Utf8Validator } from '../../bindings/index.js';
 import { jsEngine, runtimeName } from '../../bindings/core/runtime.js';
 import { chooseRoutes, forceStringRoute, stringRoutes } from '../../bindings/core/strings.js';
-import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
 import { outcome } from '../helpers/thrown.js';
 import { type Outcome, strictOracle } from '../helpers/utf8-oracle.js';
 
@@ -353,10 +353,7 @@ describe('SseParser: reads validated by the platform (sseValidFrom) give what th
       const reads: Uint8Array[] = [];
       for (let k = 0; k < events.length;) {
         const m = Math.min(events.length - k, per || 1 + Math.floor(r() * 20));
-        const read = new Uint8Array(events.slice(k, k + m).reduce((t, e) => t + e.length, 0));
-        let o = 0;
-        for (const e of events.slice(k, k + m)) { read.set(e, o); o += e.length; }
-        reads.push(read);
+        reads.push(concat(events.slice(k, k + m)));
         k += m;
       }
       const what = `stream ${i}, ${per || 'random'} events a read (seed ${SEED + 4})`;
