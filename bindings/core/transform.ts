@@ -13,6 +13,45 @@
 export const Transform: typeof TransformStream = /* @__PURE__ */ (() => TransformStream)();
 
 /**
+ * A transformer over a decoder the stream owns, whose memory (its record and buffers in the core)
+ * goes back when the stream is done with it: after its end (`flush`), after an error (a push that
+ * threw: what its error carries was taken first), and when the readable side is cancelled or the
+ * writable side aborted (a client that leaves, an upstream body that errors), through the
+ * transformer's `cancel`. A gateway ends thousands of streams between two collections, and a
+ * client that leaves mid-stream must not hold a stream's buffers until one (the finalization
+ * registry stays the net for runtimes that never call `cancel`).
+ */
+export function owning<I, O>(t: Transformer<I, O> & Cancels, dispose: () => void): Transformer<I, O> {
+  const transform = t.transform!, flush = t.flush, cancel = t.cancel;
+  return {
+    transform(chunk, controller) {
+      try {
+        const r = transform(chunk, controller);
+        if (r !== undefined) dispose(); // (a push that threw: its error errors the stream)
+        return r;
+      } catch (err) {
+        dispose();
+        throw err;
+      }
+    },
+    flush(controller) {
+      try {
+        return flush?.(controller);
+      } finally {
+        dispose();
+      }
+    },
+    cancel(reason: unknown) {
+      dispose();
+      return cancel?.(reason);
+    },
+  } as Transformer<I, O>;
+}
+
+/** The transformer's `cancel` (the Streams standard has it; TypeScript's DOM types of this version do not). */
+type Cancels = { cancel?(reason: unknown): void | PromiseLike<void> };
+
+/**
  * After a push threw: enqueues the output its error carries (`carried`), then errors the stream,
  * but only once the reader has taken what was enqueued: erroring a ReadableStream drops the chunks
  * still queued in it. (A reader with a read pending takes a chunk at once; the rest wait in the

@@ -1,5 +1,5 @@
 // Layer 2 as Web TransformStreams: lines and events, one per chunk or one array per read.
-import { Transform, batched, perItem } from '../core/transform.js';
+import { Transform, batched, owning, perItem } from '../core/transform.js';
 import { LineDecoder, type LineDecoderOptions } from './lines.js';
 import { SseParser, type SseParserOptions } from './sse.js';
 import type { SseEvent } from './types.js';
@@ -7,7 +7,8 @@ import type { SseEvent } from './types.js';
 /** Bytes in, lines out (without terminators), one line per chunk, like piping through a {@link LineDecoder}. */
 export class LineDecoderStream extends Transform<Uint8Array, string> {
   constructor(options?: LineDecoderOptions) {
-    super(perItem(new LineDecoder(options), 'lines'));
+    const decoder = new LineDecoder(options);
+    super(owning(perItem(decoder, 'lines'), () => decoder.dispose()));
   }
 }
 
@@ -17,7 +18,8 @@ export class LineDecoderStream extends Transform<Uint8Array, string> {
  */
 export class LineBatchDecoderStream extends Transform<Uint8Array, string[]> {
   constructor(options?: LineDecoderOptions) {
-    super(batched(new LineDecoder(options), 'lines'));
+    const decoder = new LineDecoder(options);
+    super(owning(batched(decoder, 'lines'), () => decoder.dispose()));
   }
 }
 
@@ -28,7 +30,7 @@ export class SseDecoderStream extends Transform<Uint8Array, SseEvent> {
 
   constructor(options?: SseParserOptions) {
     const parser = new SseParser(options);
-    super(perItem(parser, 'events'));
+    super(owning(perItem(parser, 'events'), () => parser.dispose()));
     this.parser = parser;
   }
 }
@@ -44,7 +46,7 @@ export class SseBatchDecoderStream extends Transform<Uint8Array, SseEvent[]> {
 
   constructor(options?: SseParserOptions) {
     const parser = new SseParser(options);
-    super(batched(parser, 'events'));
+    super(owning(batched(parser, 'events'), () => parser.dispose()));
     this.parser = parser;
   }
 }

@@ -281,9 +281,11 @@ export abstract class ModelReader extends FrameStream {
     super.retire();
   }
 
+  /** Gives the core memory back now; a stream still open is then failed (nothing more can complete it). */
   override dispose(): void {
     this.unframer?.dispose();
     super.dispose();
+    if (this._status === 'open') this._status = 'failed';
   }
 
   protected override released(): void {

@@ -1,7 +1,7 @@
 // Layer 4 as Web TransformStreams, for fetch handlers (a Worker, a Deno or Bun server, a Next.js
 // route, a Hono app): `new Response(upstream.body.pipeThrough(new SseRelayStream({ from: 'anthropic' })))`
 // relays in one line, and `ModelTextStream` gives a stream's committed text.
-import { Transform, failed, textOn } from '../core/transform.js';
+import { Transform, failed, owning, textOn } from '../core/transform.js';
 import { SseRelay, type SseRelayOptions } from './relay.js';
 import { ModelStream, type ModelReport, type ModelStreamOptions } from './stream.js';
 
@@ -23,7 +23,7 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
     // outlive that (the chunk it was given, or a view of it, already does).
     const own = (out: Uint8Array, chunk: Uint8Array | null): Uint8Array =>
       chunk !== null && out.buffer === chunk.buffer ? out : out.slice();
-    super({
+    super(owning({
       transform(chunk, controller) {
         const out = relay.push(chunk);
         if (out.length !== 0) controller.enqueue(own(out, chunk));
@@ -31,9 +31,8 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
       flush(controller) {
         const out = relay.flush();
         if (out.length !== 0) controller.enqueue(own(out, null));
-        relay.dispose();
       },
-    });
+    }, () => relay.dispose()));
     this.relay = relay;
   }
 }
@@ -60,7 +59,7 @@ export class ModelTextStream extends Transform<Uint8Array, string> {
       settle.reject(err);
       return failed(controller, err, textOn(err));
     };
-    super({
+    super(owning({
       transform(chunk, controller) {
         let text: string;
         try { text = model.push(chunk); } catch (err) { return fail(controller, err); }
@@ -74,7 +73,7 @@ export class ModelTextStream extends Transform<Uint8Array, string> {
       },
       // (where the runtime calls it: the readable side cancelled, or the writable side aborted)
       cancel(reason: unknown) { settle.reject(reason); },
-    } as Transformer<Uint8Array, string>);
+    }, () => model.dispose()));
     this.model = model;
     this.report = report;
   }

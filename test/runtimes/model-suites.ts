@@ -10,3 +10,5 @@ import '../property/model-quiet.test.js';
 import '../property/model-shape.test.js';
 import '../unit/bedrock-invoke.test.js';
 import '../unit/bedrock-events.test.js';
+import '../unit/model-streams.test.js';
+import '../unit/stream-ownership.test.js';
