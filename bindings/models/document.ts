@@ -278,8 +278,9 @@ export class DocReader implements Doc, Sink {
     this.owner!.nonCanonical?.(this, finish, usage);
   }
 
-  onFinishReason(reason: string): void {
+  onFinishReason(reason: string, refused = false): void {
     this.said.finishReason = reason;
+    this.said.refused = refused;
   }
 
   onUsage(fields: Record<string, unknown>): void {

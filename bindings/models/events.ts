@@ -23,6 +23,8 @@ export interface ModelEventReading {
   /** A keep-alive (Anthropic `ping`). */
   heartbeat: boolean;
   finishReason?: string;
+  /** The provider refused the prompt (Gemini's `promptFeedback.blockReason`, the finish reason then). */
+  refused?: true;
   usage?: Record<string, unknown>;
   /** The provider's error the event carries. */
   error?: ProviderError;
@@ -125,6 +127,7 @@ export class ModelEventReader {
     r.done = m.done;
     r.heartbeat = m.pings !== 0;
     if (m.finishReason !== undefined) r.finishReason = m.finishReason;
+    if (m.refused) r.refused = true;
     if (m.usage !== undefined) r.usage = m.usage;
     if (m.bad !== null) {
       r.invalid = { offset: 0, message: m.bad, json: false };
@@ -144,6 +147,7 @@ export class ModelEventReader {
   private fresh(): Message {
     const m = this.message!;
     m.finishReason = undefined;
+    m.refused = false;
     m.usage = undefined;
     m.pings = 0;
     m.done = false;

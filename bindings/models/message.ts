@@ -88,6 +88,8 @@ function openCall(list: readonly Call[], key: number): Call | undefined {
 /** What a stream's events said: written through its format's description, read by the stream. */
 export class Message {
   finishReason: string | undefined = undefined;
+  /** The finish reason is the provider's refusal of the prompt (Gemini's block reason), not a candidate's. */
+  refused = false;
   usage: Record<string, unknown> | undefined = undefined;
   pings = 0;
   done = false;

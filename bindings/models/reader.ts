@@ -237,6 +237,8 @@ export abstract class ModelReader extends FrameStream {
   get status(): ModelStatus { return this._status; }
   /** The finish reason as the provider sent it (`finish_reason`, `stop_reason`, `done_reason`, …). */
   get finishReason(): string | undefined { return this.message?.finishReason; }
+  /** The provider refused the prompt (Gemini's `promptFeedback.blockReason`, the finish reason then): no answer was made. */
+  get refused(): boolean { return this.message?.refused ?? false; }
   /** The provider's usage object, when it sent one. */
   get usage(): Record<string, unknown> | undefined { return this.message?.usage; }
   /** Provider events (or lines) read so far. */

@@ -6,7 +6,7 @@
 // `message_stop`. An error is `event: error` in Anthropic's shape, never a `message_stop`;
 // keep-alives are `ping`s.
 import type { ModelStreamError } from './errors.js';
-import { finishIn } from './formats/describe.js';
+import { anthropicErrorType, finishIn } from './formats/describe.js';
 import type { Call } from './message.js';
 import { type ClientWriter, type QuietHeads, type RelayTarget, callId, errorParts, member, usageOf } from './writer.js';
 
@@ -177,7 +177,7 @@ export class AnthropicWriter implements ClientWriter {
   /** `message_delta` with the stop reason in Anthropic's words (`tool_use` exactly when calls were written) and the usage, then `message_stop`. */
   end(): void {
     const why = this.t.message?.finishReason;
-    let reason = why === undefined ? 'end_turn' : finishIn(this.t.spec, why, 'anthropic');
+    let reason = why === undefined ? 'end_turn' : finishIn(this.t.spec, why, 'anthropic', this.t.message!.refused);
     if (this.calls !== 0) reason = 'tool_use';
     else if (reason === 'tool_use') reason = 'end_turn';
     const u = usageOf(this.t);
@@ -196,8 +196,8 @@ export class AnthropicWriter implements ClientWriter {
 
   error(e: ModelStreamError): void {
     const { message } = errorParts(e);
-    // the provider's own error type when it is one of Anthropic's words (`overloaded_error`, …)
-    const type = e.providerCode !== undefined && /^[a-z_]+_error$/.test(e.providerCode) ? e.providerCode : 'api_error';
+    // the provider's error type in Anthropic's words (its own, `overloaded_error`, …, or the format's for it)
+    const type = anthropicErrorType(this.t.spec, e.providerCode);
     this.event('error', JSON.stringify({ type: 'error', error: { type, message } }));
   }
 }

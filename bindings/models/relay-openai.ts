@@ -165,7 +165,7 @@ export class OpenAiWriter implements ClientWriter {
   completed(): void {
     this.start();
     const why = this.t.message?.finishReason;
-    let reason = why === undefined ? 'stop' : finishIn(this.t.spec, why, 'openai');
+    let reason = why === undefined ? 'stop' : finishIn(this.t.spec, why, 'openai', this.t.message!.refused);
     if (this.calls !== 0) reason = 'tool_calls';
     else if (reason === 'tool_calls') reason = 'stop';
     this.chunk('{}', JSON.stringify(reason));
@@ -193,7 +193,10 @@ export class OpenAiWriter implements ClientWriter {
 
   error(e: ModelStreamError): void {
     const { message, type } = errorParts(e);
-    this.t.writeText(`data: ${JSON.stringify({ error: { message, type, code: e.code, offset: e.offset } })}\n\n`);
+    // (the provider's own type or code for it, `throttlingException`, `RESOURCE_EXHAUSTED`, …, when it gave one)
+    const error = e.providerCode === undefined ? { message, type, code: e.code, offset: e.offset }
+      : { message, type, code: e.code, offset: e.offset, provider_code: e.providerCode };
+    this.t.writeText(`data: ${JSON.stringify({ error })}\n\n`);
     this.t.wrote(1);
   }
 }

@@ -66,6 +66,8 @@ export interface ModelReport extends FinalReport {
   /** `'done'` only when the provider's completion arrived. */
   status: 'done' | 'truncated' | 'failed';
   finishReason?: string;
+  /** The provider refused the prompt (Gemini's `promptFeedback.blockReason`, which is then the finish reason): no answer was made. */
+  refused?: true;
   usage?: Record<string, unknown>;
   /** Provider events (SSE events, or NDJSON/ddg lines) read, `[DONE]` included, blank lines not. */
   events: number;
@@ -370,6 +372,7 @@ export class ModelStream extends ModelReader {
     const m = this.message;
     if (m !== null) {
       if (m.finishReason !== undefined) r.finishReason = m.finishReason;
+      if (m.refused) r.refused = true;
       if (m.usage !== undefined) r.usage = m.usage;
       if (m.serverCalls.length !== 0) r.serverToolCalls = [...this.serverToolCalls];
     }

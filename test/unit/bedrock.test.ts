@@ -177,3 +177,37 @@ describe('the official clients read what SseRelay writes from Bedrock', () => {
     }
   });
 });
+
+describe('bedrock: an exception keeps its type', () => {
+  const start = encodeMessage({ event: 'messageStart', payload: '{"role":"assistant"}' });
+  const exception = (type: string) => encodeMessage({ exception: type, payload: '{"message":"Too many requests, please wait before trying again."}' });
+  const dec = new TextDecoder();
+  const relayed = (type: string, to: 'openai' | 'anthropic') => {
+    const relay = new SseRelay({ from: 'bedrock', to });
+    const out = dec.decode(relay.push(concat([start, exception(type)]))) + dec.decode(relay.flush());
+    expect(relay.status).toBe('failed');
+    return out.slice(out.lastIndexOf('data: '));
+  };
+
+  test('in ModelStream: ERR_PROVIDER with the exception\'s message and its type as the provider\'s code', () => {
+    const m = new ModelStream({ format: 'bedrock' });
+    let error: unknown;
+    try {
+      m.push(concat([start, exception('throttlingException')]));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ModelStreamError);
+    const e = error as ModelStreamError;
+    expect([e.code, e.offset, e.providerMessage, e.providerCode]).toEqual(['ERR_PROVIDER', start.length, 'Too many requests, please wait before trying again.', 'throttlingException']);
+  });
+
+  test('relayed to OpenAI: the type as provider_code; to Anthropic: in Anthropic\'s words (exact bytes)', () => {
+    const message = 'Too many requests, please wait before trying again.';
+    expect(relayed('throttlingException', 'openai')).toBe(`data: ${JSON.stringify({ error: { message, type: 'upstream_error', code: 'ERR_PROVIDER', offset: start.length, provider_code: 'throttlingException' } })}\n\n`);
+    for (const [type, words] of [['throttlingException', 'rate_limit_error'], ['serviceUnavailableException', 'overloaded_error'], ['validationException', 'invalid_request_error'],
+      ['modelStreamErrorException', 'api_error'], ['someNewException', 'api_error']]) {
+      expect(relayed(type, 'anthropic'), type).toBe(`data: ${JSON.stringify({ type: 'error', error: { type: words, message } })}\n\n`);
+    }
+  });
+});

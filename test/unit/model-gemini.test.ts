@@ -202,3 +202,63 @@ describe(`gemini: arguments in parts equal the whole args (random trees, seed ${
     }
   });
 });
+
+describe('gemini: a refused prompt', () => {
+  const blocked = (reason: string) => `data: {"promptFeedback": {"blockReason": "${reason}"},"usageMetadata": {"promptTokenCount": 7,"totalTokenCount": 7}}\r\n\r\n`;
+  const other = `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]},"finishReason":"OTHER"}]}\r\n\r\n`;
+  const finishOf = (body: string, to: 'openai' | 'anthropic') => {
+    const relay = new SseRelay({ from: 'gemini', to });
+    const out = dec.decode(relay.push(enc.encode(body))) + dec.decode(relay.flush());
+    expect(relay.status).toBe('done');
+    return to === 'openai' ? [...out.matchAll(/"finish_reason":"([a-z_]+)"/g)].map((m) => m[1]) : [...out.matchAll(/"stop_reason":"([a-z_]+)"/g)].map((m) => m[1]);
+  };
+
+  it('is done with the block reason as its finish reason, and marked refused; a candidate that ends with the same word is not', () => {
+    for (const reason of ['OTHER', 'SAFETY', 'BLOCK_REASON_UNSPECIFIED', 'JAILBREAK']) {
+      const m = new ModelStream({ format: 'gemini' });
+      expect(m.push(enc.encode(blocked(reason)))).toBe('');
+      expect(m.flush()).toBe('');
+      expect([m.status, m.finishReason, m.refused], reason).toEqual(['done', reason, true]);
+      const report = m.finish();
+      expect([report.finishReason, report.refused], reason).toEqual([reason, true]);
+    }
+    const m = new ModelStream({ format: 'gemini' });
+    m.push(enc.encode(other));
+    m.flush();
+    const report = m.finish();
+    expect([report.text, report.finishReason, report.refused, m.refused]).toEqual(['Hi', 'OTHER', undefined, false]);
+  });
+
+  it('is relayed as a filter\'s stop to OpenAI and as a refusal to Anthropic, whatever the block reason; a candidate\'s OTHER as an end', () => {
+    for (const reason of ['OTHER', 'SAFETY', 'BLOCK_REASON_UNSPECIFIED', 'JAILBREAK']) {
+      expect(finishOf(blocked(reason), 'openai'), reason).toEqual(['content_filter']);
+      expect(finishOf(blocked(reason), 'anthropic'), reason).toEqual(['refusal']);
+    }
+    expect(finishOf(other, 'openai')).toEqual(['stop']);
+    expect(finishOf(other, 'anthropic')).toEqual(['end_turn']);
+  });
+});
+
+describe('gemini: an error chunk', () => {
+  const body = `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]}}]}\r\n\r\ndata: {"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}\r\n\r\n`;
+  it('is ERR_PROVIDER with its status as the provider\'s code; relayed with it, to Anthropic in Anthropic\'s words (exact bytes)', () => {
+    const m = new ModelStream({ format: 'gemini' });
+    let error: unknown;
+    try {
+      m.push(enc.encode(body));
+    } catch (e) {
+      error = e;
+    }
+    const at = enc.encode(body.slice(0, body.indexOf('{"error"'))).length; // (an event's error is at its document)
+    const e = error as ModelStreamError;
+    expect([e.code, e.offset, e.providerMessage, e.providerCode]).toEqual(['ERR_PROVIDER', at, 'Resource has been exhausted (e.g. check quota).', 'RESOURCE_EXHAUSTED']);
+    const last = (to: 'openai' | 'anthropic') => {
+      const relay = new SseRelay({ from: 'gemini', to });
+      const out = dec.decode(relay.push(enc.encode(body))) + dec.decode(relay.flush());
+      return out.slice(out.lastIndexOf('data: '));
+    };
+    const message = 'Resource has been exhausted (e.g. check quota).';
+    expect(last('openai')).toBe(`data: ${JSON.stringify({ error: { message, type: 'upstream_error', code: 'ERR_PROVIDER', offset: at, provider_code: 'RESOURCE_EXHAUSTED' } })}\n\n`);
+    expect(last('anthropic')).toBe(`data: ${JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message } })}\n\n`);
+  });
+});

@@ -35,6 +35,17 @@ function awsError(body: unknown): ProviderError | undefined {
   return errorOfBody(body);
 }
 
+/**
+ * The exceptions of Bedrock's runtime (an event stream's `:exception-type`, an error body's
+ * `__type`) in Anthropic's words.
+ */
+const AWS_ERRORS: Readonly<Record<string, string>> = {
+  throttlingException: 'rate_limit_error', serviceQuotaExceededException: 'rate_limit_error',
+  serviceUnavailableException: 'overloaded_error', modelNotReadyException: 'overloaded_error',
+  validationException: 'invalid_request_error', accessDeniedException: 'permission_error', resourceNotFoundException: 'not_found_error',
+  internalServerException: 'api_error', modelStreamErrorException: 'api_error', modelTimeoutException: 'api_error',
+};
+
 export const bedrock: FormatSpec = {
   framing: 'eventstream',
   contentType: 'application/vnd.amazon.eventstream',
@@ -45,6 +56,7 @@ export const bedrock: FormatSpec = {
     guardrail_intervened: FILTERED, content_filtered: FILTERED, model_context_window_exceeded: LENGTH,
   },
   errorBody: awsError,
+  errorTypes: AWS_ERRORS,
   usage(u) {
     const read = count(u, 'cacheReadInputTokens');
     const write = count(u, 'cacheWriteInputTokens');
@@ -114,5 +126,6 @@ function invokeOf(inner: FormatSpec): FormatSpec {
     completion: `${inner.completion} (in a chunk)`,
     invoke: true,
     errorBody: awsError,
+    errorTypes: AWS_ERRORS, // (the inner format's own errors come in its words)
   });
 }

@@ -92,7 +92,8 @@ export interface Sink {
    * format's `envelope` program finds). Records (−1: none): its finish reason and usage. Reported first.
    */
   onNonCanonical(doc: Doc, finish: number, usage: number): void;
-  onFinishReason(reason: string): void;
+  /** `refused`: the provider refused the prompt (Gemini's `promptFeedback.blockReason`): a client reads it as a filter's or a refusal's, whatever the word. */
+  onFinishReason(reason: string, refused?: boolean): void;
   /** Usage fields; merged over what came before (Anthropic sends them in two events). */
   onUsage(fields: Record<string, unknown>): void;
   /** The provider's completion: the stream is done. */
@@ -153,6 +154,12 @@ export interface FormatSpec {
   readonly program: Uint8Array;
   /** What a quiet event looks like, compiled (see {@link template}): the core reads those to the end itself. */
   readonly template: Uint8Array;
+  /**
+   * Its errors' types (an exception's type, a status: a `ModelStreamError`'s `providerCode`) in
+   * Anthropic's words (`rate_limit_error`, `overloaded_error`, …), for a relay to Anthropic's
+   * clients, whose SDKs act on them; a type not listed (and not one of Anthropic's) is `api_error`.
+   */
+  readonly errorTypes?: Readonly<Record<string, string>>;
   /** Reads one event (its JSON parsed without error). */
   read(doc: Doc, sink: Sink): void;
   /** AWS's event stream of InvokeModelWithResponseStream: each `chunk` message's `bytes` (base64) is one event of this format. */
@@ -349,8 +356,17 @@ export function providerError(message: string, type?: string, code?: string): Pr
   return e;
 }
 
+/** A provider's error type (`providerCode`) in Anthropic's words: its own when it is one of them, else the format's, else `api_error`. */
+export function anthropicErrorType(spec: FormatSpec, code: string | undefined): string {
+  if (code === undefined) return 'api_error';
+  if (/^[a-z_]+_error$/.test(code)) return code;
+  const types = spec.errorTypes;
+  return types !== undefined && Object.hasOwn(types, code) ? types[code] : 'api_error';
+}
+
 /** A format's finish reason in the words of a client's format (one it does not list, as it is). */
-export function finishIn(spec: FormatSpec, reason: string, to: keyof FinishWords): string {
+export function finishIn(spec: FormatSpec, reason: string, to: keyof FinishWords, refused = false): string {
+  if (refused) return FILTERED[to];
   return Object.hasOwn(spec.finishReasons, reason) ? spec.finishReasons[reason][to] : reason;
 }
 

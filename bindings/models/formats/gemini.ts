@@ -52,6 +52,12 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     MALFORMED_FUNCTION_CALL: ENDED, UNEXPECTED_TOOL_CALL: ENDED, TOO_MANY_TOOL_CALLS: ENDED, BLOCK_REASON_UNSPECIFIED: ENDED,
   },
   errorBody: geminiError,
+  // (Google's statuses: an error chunk's or body's `status`)
+  errorTypes: {
+    RESOURCE_EXHAUSTED: 'rate_limit_error', UNAVAILABLE: 'overloaded_error', INVALID_ARGUMENT: 'invalid_request_error',
+    FAILED_PRECONDITION: 'invalid_request_error', OUT_OF_RANGE: 'invalid_request_error', UNAUTHENTICATED: 'authentication_error',
+    PERMISSION_DENIED: 'permission_error', NOT_FOUND: 'not_found_error', INTERNAL: 'api_error', DEADLINE_EXCEEDED: 'api_error',
+  },
   usage(u) {
     const out = count(u, 'candidatesTokenCount');
     const thoughts = count(u, 'thoughtsTokenCount');
@@ -187,7 +193,7 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     if (reason >= 0) {
       const open = sink.partCall() as PartArgs | null;
       if (open !== null) endPartCall(sink, open);
-      sink.onFinishReason(doc.string(reason));
+      sink.onFinishReason(doc.string(reason), reason === blocked);
       const u = find(doc, P.usage);
       if (u >= 0 && doc.kind(u) === JK_OBJECT) sink.onUsage(doc.value(u) as Record<string, unknown>);
       sink.onReasoningEnd();
