@@ -68,7 +68,7 @@ describe.each(cases.map((f) => [f.name, f] as const))('Claude on Bedrock reads l
 
   test('whole, cut in two at every byte, dripped', () => {
     const chunkings = [[w.bytes], Array.from({ length: w.bytes.length }, (_, i) => w.bytes.subarray(i, i + 1))];
-    for (let i = 1; i < w.bytes.length; i += 3) chunkings.push(cut(w.bytes, [i]));
+    for (let i = 1; i < w.bytes.length; i++) chunkings.push(cut(w.bytes, [i]));
     for (const chunks of chunkings) expect(read('bedrock-invoke', chunks), `${chunks.length} chunks`).toEqual(want(w.bytes));
   });
 
@@ -135,7 +135,12 @@ describe('bedrock-invoke: reads of whole chunks', () => {
 });
 
 describe('bedrock-invoke: chunks that are not', () => {
-  const good = chunkMessage(`{"bytes":"${Buffer.from('{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","usage":{"input_tokens":3,"output_tokens":1}}}').toString('base64')}"}`);
+  const chunkOf = (event: string) => chunkMessage(`{"bytes":"${Buffer.from(event).toString('base64')}"}`);
+  const good = concat([
+    chunkOf('{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","usage":{"input_tokens":3,"output_tokens":1}}}'),
+    chunkOf('{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}'),
+    chunkOf('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Guten Tag"}}'),
+  ]);
   test.each([
     ['a byte that is not base64', '{"bytes":"eyJ0eX!lIjoi"}'],
     ['a length that is not a multiple of 4', '{"bytes":"eyJ0eXBlIjo"}'],
@@ -144,8 +149,9 @@ describe('bedrock-invoke: chunks that are not', () => {
     ['no bytes', '{"p":"abc"}'],
     ['a payload that is not JSON', '{"bytes":"eyJ0eXBlIjoi"'],
   ])('%s: ERR_BAD_EVENT at its chunk, the text before it delivered', (_, payload) => {
-    const m = new ModelStream({ format: 'bedrock-invoke' });
-    expect(() => m.push(concat([good, chunkMessage(payload)]))).toThrow(expect.objectContaining({ code: 'ERR_BAD_EVENT', offset: good.length }));
+    const m = new ModelStream({ format: 'bedrock-invoke', raw: true });
+    expect(() => m.push(concat([good, chunkMessage(payload)]))).toThrow(expect.objectContaining({ code: 'ERR_BAD_EVENT', offset: good.length, text: 'Guten Tag' }));
+    expect(m.status).toBe('failed');
   });
 
   test('base64 with escaped slashes (\\/) as some JSON encoders write it is read', () => {
@@ -153,7 +159,7 @@ describe('bedrock-invoke: chunks that are not', () => {
     const b64 = Buffer.from(json).toString('base64');
     expect(b64).toContain('/');
     const m = new ModelStream({ format: 'bedrock-invoke', raw: true, eof: 'allow' });
-    expect(m.push(concat([good, chunkMessage(`{"bytes":"${b64.replaceAll('/', '\\/')}"}`)]))).toBe('???>>>');
+    expect(m.push(concat([good, chunkMessage(`{"bytes":"${b64.replaceAll('/', '\\/')}"}`)]))).toBe('Guten Tag???>>>');
   });
 
   test('inner is for bedrock-invoke, and anthropic is the format it reads', () => {
