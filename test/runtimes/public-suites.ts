@@ -9,3 +9,4 @@ import '../property/utf8.test.js';
 import '../property/frames.test.js';
 import '../property/sse-limit.test.js';
 import '../property/sse-encode.test.js';
+import '../unit/routes-detected.test.js';

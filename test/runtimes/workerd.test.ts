@@ -92,6 +92,7 @@ describe('workerd, through the package\'s workerd entry', () => {
         method: 'POST', body: f.bytes.slice(), headers: { 'content-type': 'application/octet-stream' },
       })).json();
       expect(got.error?.code, f.name).toBe(error?.code);
+      expect(got.error?.offset, f.name).toBe(error?.offset);
       expect(got.text, f.name).toBe(text); // (the text an error carries is enqueued before the stream errors)
       expect(got.status, f.name).toBe(m.status);
       expect(got.finishReason ?? undefined, f.name).toBe(m.finishReason);
