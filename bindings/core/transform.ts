@@ -66,10 +66,15 @@ export function failed<O>(controller: TransformStreamDefaultController<O>, err: 
 /** Rejects with `err` once the readable side's queue is empty (or the stream has ended). */
 function afterDrain<T>(controller: TransformStreamDefaultController<T>, err: unknown): Promise<never> {
   return new Promise<never>((_, reject) => {
+    // (the error path only: there is no event for "the reader took it". The wait doubles from 1 ms
+    // to 64 ms, so that a reader that reads at once gets the error at once, and one that has gone
+    // idle costs a timer every 64 ms, not every millisecond, until it reads or cancels)
+    let wait = 1;
     const check = () => {
       const size = controller.desiredSize;
-      if (size === null || size >= 0) reject(err);
-      else setTimeout(check, 1); // the error path only: there is no event for "the reader took it"
+      if (size === null || size >= 0) return reject(err);
+      setTimeout(check, wait);
+      if (wait < 64) wait *= 2;
     };
     check();
   });
