@@ -26,10 +26,12 @@ afterAll(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /** `seam-stream` bundled with `condition`; the .wasm imports it made, and the bundle's module. */
-async function bundled(condition: string): Promise<{ imports: string[]; code: string; m: Record<string, any> }> {
+async function bundled(condition: string, cjs = false): Promise<{ imports: string[]; code: string; m: Record<string, any> }> {
   const imports: string[] = [];
   const out = await build({
-    stdin: { contents: "export * from 'seam-stream';", resolveDir: dir, sourcefile: 'app.js' },
+    // (cjs: an app written as CommonJS, which wrangler and Vercel's builder bundle the same way)
+    stdin: cjs ? { contents: "module.exports = require('seam-stream');", resolveDir: dir, sourcefile: 'app.cjs', loader: 'js' }
+      : { contents: "export * from 'seam-stream';", resolveDir: dir, sourcefile: 'app.js' },
     bundle: true, format: 'esm', platform: 'neutral', write: false, logLevel: 'error',
     conditions: [condition, 'worker', 'browser'], mainFields: ['module', 'main'],
     plugins: [{
@@ -47,9 +49,10 @@ async function bundled(condition: string): Promise<{ imports: string[]; code: st
     }],
   });
   const code = out.outputFiles[0].text;
-  const file = join(dir, `${condition}.mjs`);
+  const file = join(dir, `${condition}${cjs ? '-cjs' : ''}.mjs`);
   writeFileSync(file, code);
-  return { imports, code, m: await import(pathToFileURL(file).href) };
+  const m = await import(pathToFileURL(file).href);
+  return { imports, code, m: cjs ? m.default : m };
 }
 
 describe('the workerd and edge-light entries', () => {
@@ -59,10 +62,22 @@ describe('the workerd and edge-light entries', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     expect(pkg.exports['.'].import.workerd).toBe('./dist/workerd.js');
     expect(pkg.exports['.'].import['edge-light']).toBe('./dist/edge.js');
+    expect(pkg.exports['.'].require.workerd).toBe('./dist/workerd.js');
+    expect(pkg.exports['.'].require['edge-light']).toBe('./dist/edge.js');
     expect(pkg.exports['./seam.simd.wasm']).toBe('./dist/seam.simd.wasm');
   });
 
   for (const [condition, spec] of [['workerd', './seam.simd.wasm'], ['edge-light', './seam.simd.wasm?module']] as const) {
+    it(`${condition}, from CommonJS (require): the same entry, no base64 core`, async () => {
+      const { imports, code, m } = await bundled(condition, true);
+      expect(imports).toEqual([spec]);
+      expect(code).not.toContain(SIMD_WASM_BASE64.slice(0, 64));
+      const relay = new m.SseRelay({ from: 'anthropic', to: 'openai', id: 'x', model: 'm' });
+      const out = new TextDecoder().decode(relay.push(new TextEncoder().encode(
+        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"世界"}}\n\n')));
+      expect(out).toContain('"content":"世界"');
+    });
+
     it(`${condition}: imports ${spec}, carries no base64 core, exports what the ESM build does, and runs on the compiled module`, async () => {
       const { imports, code, m } = await bundled(condition);
       expect(imports).toEqual([spec]);
