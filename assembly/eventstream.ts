@@ -9,14 +9,15 @@
 // the stream's buffer): one record per whole message in the span area (ES_REC_WORDS each) and
 // one entry per header in the header area (ESH_WORDS each), pointing at the bytes where they lie
 // (the input window, or the buffer for the message that straddled pushes): valid until the next
-// call. A message cut by the end of the push is held for the next one.
+// call. A message cut by the end of the push is held for the next one, in a buffer that grows
+// with its bytes as they arrive (not with the length its prelude claims).
 import {
   ESE_HEADER, ESE_HEADERS, ESE_LENGTH, ESE_LIMIT, ESE_MESSAGE_CRC, ESE_PRELUDE_CRC, ESH_NAME, ESH_NAME_LEN, ESH_TYPE, ESH_VALUE, ESH_VALUE_LEN,
   ESH_WORDS, ESR_ERR, ESR_ERR_AT, ESR_ERR_GOT, ESR_ERR_WANT, ESR_NHDR, ESR_NREC, ES_HDR_CAP, ES_HDR_PTR, ES_MT_ERROR, ES_MT_EVENT,
   ES_MT_EXCEPTION, ES_MT_NONE, ES_MT_OTHER, ER_EVENT, ER_EVENT_LEN, ER_HDR0, ER_LEN, ER_MESSAGE, ER_MESSAGE_LEN, ER_MTYPE, ER_NHDR,
   ER_PAYLOAD, ER_PAYLOAD_LEN, ER_START, ES_MAX_TYPE, ES_REC_WORDS, ES_STATE_BYTES, ESR_MAP, ESR_MAP_N, ESR_OUT, ESR_OUT_LEN, IN_PTR,
   R_MORE, SPAN_BYTES, SPAN_PTR, ESM_NONE, ESM_READ, ESM_WRITTEN, ESMR_MAP, ESMR_MAP_N, ESMR_OUT, ESMR_OUT_LEN, IN_CAP, RES_PTR,
-  JF_ESCAPED, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_HEAD, JR_START, JSON_REC_PTR, ESC_NOT_JSON,
+  JF_ESCAPED, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_HEAD, JR_START, JSON_READ_SLACK, JSON_REC_PTR, ESC_NOT_JSON,
   ESC_NO_BYTES, ESC_NOT_STRING,
 } from './abi';
 import { jsonRead, specialSwar } from './json';
@@ -174,16 +175,24 @@ function dropOld(st: usize): void {
 }
 
 /**
- * Room for `need` bytes from the buffer's start. `keep`: the bytes before O_HOLD are a message this
- * call reported (its records point into them), so the buffer is not moved: a new one is made for
- * the held bytes, and the old one kept until the next call.
+ * Room for `need` bytes from the buffer's start, where the held message ends at `most` once whole
+ * (its claimed length, after the message before it when `keep`). The buffer grows with the bytes
+ * that have arrived, not with the length a prelude claims: when it must grow it at least doubles
+ * (a message that arrives in many reads is copied O(its length) times in all, not per read), up
+ * to `most` and the JSON reader's slack after it (a chunk's payload is read where it lies), never
+ * under MIN_CAP. `keep`: the bytes before O_HOLD are a message this call reported (its records
+ * point into them), so the buffer is not moved: a new one is made for the held bytes, and the old
+ * one kept until the next call.
  */
-function room(st: usize, need: usize, keep: bool): usize {
+function room(st: usize, need: usize, most: usize, keep: bool): usize {
   const cap = <usize>load<u32>(st, O_CAP);
   let b = <usize>load<u32>(st, O_BUF);
   if (need <= cap) return b;
-  let nc = cap < MIN_CAP ? MIN_CAP : cap;
-  while (nc < need) nc = nc << 1 > need + (need >> 1) ? need : nc << 1;
+  let nc = cap << 1;
+  if (nc < need) nc = need;
+  const top = most + <usize>JSON_READ_SLACK;
+  if (nc > top) nc = top;
+  if (nc < MIN_CAP) nc = MIN_CAP;
   if (keep && b != 0) {
     dropOld(st);
     store<u32>(st, <u32>b, O_OLD);
@@ -392,7 +401,7 @@ export function esPush(st: usize, len: usize): i32 {
     const rel = -<i32>held;
     if (held < PRELUDE) {
       const take = min(<usize>PRELUDE - held, end - p);
-      const b = room(st, <usize>PRELUDE, false);
+      const b = room(st, <usize>PRELUDE, <usize>PRELUDE, false);
       memory.copy(b + held, p, take);
       p += take;
       held += take;
@@ -406,8 +415,8 @@ export function esPush(st: usize, len: usize): i32 {
     }
     const b0 = <usize>load<u32>(st, O_BUF);
     const total = <usize>be32(b0);
-    const b = room(st, total, false);
     const take = min(total - held, end - p);
+    const b = room(st, held + take, total, false); // (what has arrived of it)
     memory.copy(b + held, p, take);
     p += take;
     held += take;
@@ -447,11 +456,12 @@ function run(st: usize, p: usize, end: usize, keep: bool): i32 {
   }
   const n = end - p;
   if (n != 0) {
-    // the message cut by the end of the push: held (its prelude, when whole here, was checked)
-    const need = n < <usize>PRELUDE ? <usize>PRELUDE : <usize>be32(p);
+    // the message cut by the end of the push: its bytes held (its prelude, when whole here, was
+    // checked), in room for what arrived of it, not for the length it claims
+    const most = n < <usize>PRELUDE ? <usize>PRELUDE : <usize>be32(p);
     const hold = keep ? <usize>load<u32>(st, O_HOLD) : 0;
     const before = <usize>load<u32>(st, O_BUF);
-    const b = room(st, hold + need, keep);
+    const b = room(st, hold + n, hold + most, keep);
     const at: usize = b != before ? 0 : hold; // (a new buffer: the held bytes from its start)
     memory.copy(b + at, p, n);
     store<u32>(st, <u32>at, O_HOLD);

@@ -10,10 +10,12 @@
 // chunks) against Buffer, and a byte that is not base64 at each place.
 import { EventStreamCodec, Int64 } from '@smithy/eventstream-codec';
 import { describe, expect, test } from 'vitest';
-import { EventStreamDecoder, EventStreamError, type EventStreamMessage } from '../../bindings/index.js';
+import {
+  EventStreamDecoder, EventStreamError, ModelStream, coreMemoryLimit, coreMemoryUsed, setCoreMemoryLimit, type EventStreamMessage,
+} from '../../bindings/index.js';
 import { getCore } from '../../bindings/core/wasm.js';
 import { crc32Ref } from '../helpers/bedrock-fixtures.js';
-import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -351,4 +353,99 @@ describe('memory', () => {
     d.dispose();
     expect(core.x.heapInUse()).toBe(start);
   });
+
+  /** A prelude that claims `total` bytes (no headers), its CRC right. */
+  function preludeOf(total: number): Uint8Array {
+    const p = new Uint8Array(12);
+    const v = new DataView(p.buffer);
+    v.setUint32(0, total);
+    v.setUint32(8, crc32Ref(p.subarray(0, 8)));
+    return p;
+  }
+
+  test('a prelude claiming 16 MiB − 1 and a few bytes, on 256 streams: the core memory each holds grows with what arrived, not with the length claimed', () => {
+    const claim = 16 * 1024 * 1024 - 1; // (under the default limit: not refused at the prelude)
+    const was = coreMemoryLimit();
+    const streams: (EventStreamDecoder | ModelStream)[] = [];
+    const r = rng(SEED + 7);
+    try {
+      // a budget 16 MiB streams would pass at the second one (and the core's memory never shrinks)
+      setCoreMemoryLimit(coreMemoryUsed() + 32 * 1024 * 1024);
+      for (let i = 0; i < 256; i++) streams.push(i % 2 === 0 ? new EventStreamDecoder() : new ModelStream({ format: 'bedrock' }));
+      const idle = coreMemoryUsed();
+      let received = 0;
+      streams.forEach((s, i) => {
+        const more = Uint8Array.from({ length: [0, 4, 40, 300, 3000][i % 5] + Math.floor(r() * 20) }, () => Math.floor(r() * 256));
+        // the prelude alone, then the bytes after it; or both in one read
+        if (i % 3 === 0) {
+          s.push(preludeOf(claim));
+          s.push(more);
+        } else {
+          s.push(concat([preludeOf(claim), more]));
+        }
+        received += 12 + more.length;
+        if (s instanceof EventStreamDecoder) expect(s.pendingBytes).toBe(12 + more.length);
+      });
+      // each stream's buffer: at most twice what arrived of its message, and never under 256 bytes
+      const held = coreMemoryUsed() - idle;
+      expect(held, `seed ${SEED + 7}`).toBeLessThanOrEqual(2 * received + 256 * streams.length);
+    } finally {
+      for (const s of streams) s.dispose();
+      setCoreMemoryLimit(was);
+    }
+  });
+
+  /** A message of about `n` bytes as a ConverseStream event, its payload random (seeded) bytes. */
+  function large(r: Rnd, n: number): Uint8Array {
+    return codec.encode({
+      headers: { ':event-type': { type: 'string', value: 'contentBlockDelta' }, ':message-type': { type: 'string', value: 'event' }, x: { type: 'integer', value: n } },
+      body: Uint8Array.from({ length: n }, () => Math.floor(r() * 256)),
+    });
+  }
+
+  /** As norm, the payloads as hex (one string compare for a large payload). */
+  const normHex = (ms: EventStreamMessage[]) => ms.map((m) => ({ ...m, headers: Object.entries(m.headers), payload: Buffer.from(m.payload).toString('hex') }));
+
+  /** Reads `chunks` with one decoder, checking after each read that the core memory it holds is at most `bound(bytes read)`. */
+  function readHeld(chunks: Uint8Array[], bound: (received: number) => number, what: string): EventStreamMessage[] {
+    const start = coreMemoryUsed();
+    const d = new EventStreamDecoder();
+    const got: EventStreamMessage[] = [];
+    let received = 0;
+    try {
+      for (const c of chunks) {
+        for (const m of d.push(c)) got.push(m);
+        received += c.length;
+        const held = coreMemoryUsed() - start;
+        if (held > bound(received)) expect(held, `${what}: core memory held after ${received} bytes read`).toBeLessThanOrEqual(bound(received));
+      }
+      d.flush();
+    } finally {
+      d.dispose();
+    }
+    expect(coreMemoryUsed(), what).toBe(start);
+    return got;
+  }
+
+  test('a 1 MiB message in one-byte reads: decoded as AWS\'s codec decodes it, holding at most twice the bytes that arrived', () => {
+    const m = large(rng(SEED + 8), 1024 * 1024);
+    const got = readHeld(Array.from({ length: m.length }, (_, i) => m.subarray(i, i + 1)), (n) => 2 * n + 4096, `one-byte reads, seed ${SEED + 8}`);
+    expect(normHex(got)).toEqual(normHex([oracle(m, 0)]));
+  });
+
+  test(`large messages among small ones in random reads: decoded as AWS's codec decodes them, the core memory held in proportion to the bytes read, seed ${SEED + 9}`, () => {
+    const r = rng(SEED + 9);
+    for (let round = 0; round < 6; round++) {
+      const ms: Uint8Array[] = [];
+      for (let i = 0; i < 8; i++) ms.push(i % 2 === 1 ? large(r, Math.floor(r() * 250_000) + 70_000) : codec.encode({ headers: randomHeaders(r), body: randomPayload(r) }));
+      const b = join(ms);
+      const maxPiece = [1, 7, 100, 1000, 20_000, 200_000][round];
+      const chunks = cut(b.bytes, randomCuts(b.bytes, r, maxPiece));
+      const what = `seed ${SEED + 9}, round ${round}, pieces of at most ${maxPiece} bytes`;
+      // (the buffer: at most twice what arrived; the one a completed message lay in kept until the next read)
+      const got = readHeld(chunks, (n) => 4 * n + 8192, what);
+      expect(normHex(got), what).toEqual(normHex(b.messages.map((m, i) => oracle(m, b.starts[i]))));
+    }
+  });
 });
+
