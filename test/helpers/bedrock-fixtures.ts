@@ -184,7 +184,7 @@ add('bedrock-basic', 'text in three deltas (non-ASCII, escapes), messageStop end
   usage: { inputTokens: 25, outputTokens: 17, totalTokens: 42 },
 });
 
-add('bedrock-tools', 'text, then two toolUse blocks (input in fragments, the first empty; one with no input at all), stopReason tool_use', [
+add('bedrock-tools', 'text, then two toolUse blocks (input in fragments, the first empty; the second\'s input `{}` in one fragment), stopReason tool_use', [
   start, text(0, 'Ich sehe nach.'), stop(0),
   ev('contentBlockStart', `{"contentBlockIndex":1,${P},"start":{"toolUse":{"name":"get_weather","toolUseId":"tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"}}}`),
   ev('contentBlockDelta', `{"contentBlockIndex":1,"delta":{"toolUse":{"input":""}},${P}}`),
