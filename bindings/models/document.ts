@@ -134,13 +134,14 @@ export class DocReader implements Doc, Sink {
     owner.out?.reasoningEnded();
   }
 
-  onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1): void {
+  onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1, noArgs = ''): void {
     const owner = this.owner!;
     const idText = id >= 0 && doc.kind(id) === JK_STRING ? this.string(id) : '';
     const { call, began } = this.said.call(key, idText, server);
     if (call.id === '' && idText !== '') call.id = idText;
     if (call.name === '' && name >= 0 && doc.kind(name) === JK_STRING) call.name = this.string(name);
     if (input >= 0 && doc.kind(input) === JK_OBJECT) call.fallback = this.string(input);
+    else if (noArgs !== '') call.fallback = noArgs;
     if (began) owner.out?.callBegan(call);
   }
 

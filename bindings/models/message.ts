@@ -43,7 +43,7 @@ export class Call {
   text = '';
   /** Bytes of the arguments as sent (escaped), for the limit. */
   bytes = 0;
-  /** Anthropic: the `input` of the start, the arguments when no fragment has text. */
+  /** The arguments when no fragment has text: Anthropic's `input` of the start; Bedrock's `{}` (its start has no input). */
   fallback = '';
   done = false;
   valid: boolean | undefined = undefined;

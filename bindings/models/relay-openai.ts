@@ -140,7 +140,7 @@ export class OpenAiWriter implements ClientWriter {
     this.t.wrote(1);
   }
 
-  /** A call that ended with no argument text but its start's input (Anthropic's `{}`): that, as its arguments. */
+  /** A call that ended with no argument text but a fallback (Anthropic's start input, Bedrock's `{}`): that, as its arguments. */
   callEnded(call: Call): void {
     if (call.server || call.bytes !== 0 || call.fallback === '') return;
     this.chunk(`{"tool_calls":[{"index":${call.index},"function":{"arguments":${JSON.stringify(call.fallback)}}}]}`);

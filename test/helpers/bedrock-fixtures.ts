@@ -9,7 +9,9 @@
 // Decisions the fixtures encode:
 // - messageStop completes the stream (its stopReason is the finish reason); the metadata event
 //   after it is still read for its usage; events after the completion count as events.
-// - a tool call's arguments are its toolUse.input fragments joined; contentBlockStop ends it;
+// - a tool call's arguments are its toolUse.input fragments joined; a call its contentBlockStart
+//   began whose fragments bring no text (none came: a tool with no arguments) has `{}`, as
+//   Anthropic's start input and Gemini's call with no args give it; contentBlockStop ends it;
 //   messageStop ends every call still open. reasoningContent.text is reasoning, its signature and
 //   redactedContent are the block's signature and redacted data; contentBlockStop ends the block.
 // - an exception message is ERR_PROVIDER at the message's first byte, with its payload's message
@@ -80,10 +82,17 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 export function bedrockReference(bytes: Uint8Array): BedrockExpected {
   const out: BedrockExpected = { text: '', reasoning: '', status: 'truncated', events: 0, toolCalls: [], signatures: [] };
   const open = new Map<number, BedrockCall>();
+  /** The calls a contentBlockStart began (their arguments `{}` while their fragments bring no text). */
+  const started = new Set<BedrockCall>();
+  const args = (c: BedrockCall) => (c.arguments === '' && started.has(c) ? '{}' : c.arguments);
+  const result = () => {
+    for (const c of out.toolCalls) c.arguments = args(c);
+    return out;
+  };
   const end = (c: BedrockCall) => {
     if (c.done) return;
     c.done = true;
-    try { JSON.parse(c.arguments); c.valid = true; } catch { c.valid = false; }
+    try { JSON.parse(args(c)); c.valid = true; } catch { c.valid = false; }
   };
   let at = 0;
   while (at < bytes.length) {
@@ -96,7 +105,7 @@ export function bedrockReference(bytes: Uint8Array): BedrockExpected {
     } catch (e) {
       out.status = 'failed';
       out.error = { code: /checksum/i.test(String(e)) ? 'ERR_CRC_MISMATCH' : 'ERR_BAD_FRAME', offset: at };
-      return out;
+      return result();
     }
     const type = m.headers[':message-type']?.value;
     const name = String(m.headers[':event-type']?.value ?? m.headers[':exception-type']?.value ?? '');
@@ -104,7 +113,7 @@ export function bedrockReference(bytes: Uint8Array): BedrockExpected {
       const v = JSON.parse(dec.decode(m.body)) as Obj;
       out.status = 'failed';
       out.error = { code: 'ERR_PROVIDER', offset: at, message: String(v.message) };
-      return out;
+      return result();
     }
     if (type === 'event') {
       out.events++;
@@ -135,6 +144,7 @@ export function bedrockReference(bytes: Uint8Array): BedrockExpected {
         const c: BedrockCall = { index: out.toolCalls.length, id: String(p.start.toolUse.toolUseId ?? ''), name: String(p.start.toolUse.name ?? ''), arguments: '', done: false };
         out.toolCalls.push(c);
         open.set(k, c);
+        started.add(c);
       } else if (name === 'contentBlockStop') {
         const c = open.get(p.contentBlockIndex as number);
         if (c !== undefined) end(c);
@@ -149,7 +159,7 @@ export function bedrockReference(bytes: Uint8Array): BedrockExpected {
     at += total;
   }
   if (out.status !== 'done') out.error = { code: 'ERR_STREAM_TRUNCATED', offset: bytes.length };
-  return out;
+  return result();
 }
 
 const fixtures: BedrockFixture[] = [];
@@ -202,6 +212,27 @@ add('bedrock-tools', 'text, then two toolUse blocks (input in fragments, the fir
     { index: 1, id: 'tooluse_2', name: 'list_alerts', arguments: '{}', done: true, valid: true },
   ],
   usage: { inputTokens: 310, outputTokens: 61, totalTokens: 371, cacheReadInputTokens: 256, cacheWriteInputTokens: 0 },
+});
+
+// A tool with no arguments, as ConverseStream sends it: its contentBlockStart, then its
+// contentBlockStop, no toolUse.input delta between them (and one ended by messageStop alone).
+const toolStart = (i: number, name: string, id: string) => ev('contentBlockStart', `{"contentBlockIndex":${i},${P},"start":{"toolUse":{"name":"${name}","toolUseId":"${id}"}}}`);
+add('bedrock-tools-no-input', 'text, a toolUse block with no input delta at all, one with input, and one with no input that messageStop ends: each call with no input has `{}`', [
+  start, text(0, 'Einen Moment.'), stop(0),
+  toolStart(1, 'list_alerts', 'tooluse_Qm3RYvUXTd2vH0nAe9hLpw'), stop(1),
+  toolStart(2, 'get_weather', 'tooluse_7bK2'),
+  ev('contentBlockDelta', `{"contentBlockIndex":2,"delta":{"toolUse":{"input":"{\\"city\\":\\"Oslo\\"}"}},${P}}`),
+  stop(2),
+  toolStart(3, 'get_time', 'tooluse_8cL3'),
+  mstop('tool_use'), meta('{"inputTokens":120,"outputTokens":44,"totalTokens":164}'),
+], {
+  text: 'Einen Moment.', reasoning: '', status: 'done', finishReason: 'tool_use', events: 11, signatures: [],
+  toolCalls: [
+    { index: 0, id: 'tooluse_Qm3RYvUXTd2vH0nAe9hLpw', name: 'list_alerts', arguments: '{}', done: true, valid: true },
+    { index: 1, id: 'tooluse_7bK2', name: 'get_weather', arguments: '{"city":"Oslo"}', done: true, valid: true },
+    { index: 2, id: 'tooluse_8cL3', name: 'get_time', arguments: '{}', done: true, valid: true },
+  ],
+  usage: { inputTokens: 120, outputTokens: 44, totalTokens: 164 },
 });
 
 add('bedrock-reasoning', 'reasoningContent text and its signature, a redacted block, then the answer', [

@@ -4,10 +4,10 @@
 // its name (`{"contentBlockDelta": {…}}`, as AWS's SDKs present the events). Text in
 // `contentBlockDelta.delta.text`; reasoning in `delta.reasoningContent` (`text`, `signature`,
 // `redactedContent`); the client's tool calls begun by `contentBlockStart.start.toolUse` (`toolUseId`,
-// `name`), their arguments in `delta.toolUse.input` fragments, ended by `contentBlockStop`;
-// `messageStop {stopReason}` completes the stream, and the `metadata {usage, metrics}` event after
-// it is still read for its usage. An exception message (`:message-type: exception`) is the
-// provider's error.
+// `name`), their arguments in `delta.toolUse.input` fragments (none for a tool with no arguments:
+// its arguments are then `{}`), ended by `contentBlockStop`; `messageStop {stopReason}` completes
+// the stream, and the `metadata {usage, metrics}` event after it is still read for its usage. An
+// exception message (`:message-type: exception`) is the provider's error.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { anthropic } from './anthropic.js';
 import { compilePaths } from '../paths.js';
@@ -90,7 +90,9 @@ export const bedrock: FormatSpec = {
       else if (p === P.blockStart) {
         const id = at(P.toolUseId);
         const name = at(P.toolName);
-        if (id >= 0 || name >= 0) sink.onToolCall(doc, key(at(P.startIndex)), id, name);
+        // (no input in the start: a call whose block ends with no input fragment, as ConverseStream
+        // sends a tool with no arguments, has `{}`, as Anthropic's start input and Gemini's call give it)
+        if (id >= 0 || name >= 0) sink.onToolCall(doc, key(at(P.startIndex)), id, name, false, -1, '{}');
       } else if (p === P.blockStop) {
         const k = key(at(P.stopIndex));
         if (k >= 0) sink.onToolCallEnd(doc, k);

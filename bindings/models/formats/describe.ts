@@ -48,9 +48,10 @@ export interface Sink {
    * `index`, Anthropic's block index, Responses' output index), −1 when it sent none (Mistral: the
    * call is then found by its id, or is the last one); `id`, `name`: records (−1: none); `server`:
    * the provider runs the tool itself; `input`: Anthropic's start input (an object record), the
-   * arguments when no fragment has text.
+   * arguments when no fragment has text; `noArgs`: those arguments when the start has no `input`
+   * record (Bedrock's toolUse start carries none: a call with no input fragment has `{}`).
    */
-  onToolCall(doc: Doc, key: number, id: number, name: number, server?: boolean, input?: number): void;
+  onToolCall(doc: Doc, key: number, id: number, name: number, server?: boolean, input?: number, noArgs?: string): void;
   /**
    * A fragment of a call's arguments (record j, a string: its text is appended as sent). A
    * fragment for a call that never began begins one (id '', name '').
