@@ -684,22 +684,23 @@ function jsonName(o: usize, p: usize, n: usize): usize {
 // @ts-ignore: decorator
 @inline function callersMessage(r: usize): bool {
   const mt = load<i32>(r, ER_MTYPE << 2);
-  return mt == ES_MT_EXCEPTION || mt == ES_MT_ERROR || (mt == ES_MT_EVENT && load<i32>(r, ER_EVENT_LEN << 2) > ES_MAX_TYPE);
+  // (an exception or error; an event type too long; a message of no type or another, which AWS's
+  // SDKs refuse too: all end the stream, in the caller's words)
+  return mt != ES_MT_EVENT || load<i32>(r, ER_EVENT_LEN << 2) > ES_MAX_TYPE;
 }
 
 /**
  * After esPush or esMore: writes the event messages among its records from record `from` on as
- * the events a model reader reads, `base` the absolute offset IN_PTR stands for; other messages
- * of no type a model stream has are skipped. Stops at an exception or error message, or an event
- * type longer than ES_MAX_TYPE: returns its record's index for the caller, or the records' number
- * when all were written.
+ * the events a model reader reads, `base` the absolute offset IN_PTR stands for. Stops at a
+ * message that is not an event (an exception, an error, a message of no `:message-type` or
+ * another), or an event type longer than ES_MAX_TYPE: returns its record's index for the caller,
+ * or the records' number when all were written.
  */
 export function esEvents(st: usize, from: i32, base: f64): i32 {
   let k = from;
   for (; k < nrec; k++) {
     const r = SPAN_PTR + <usize>k * REC_BYTES;
     if (callersMessage(r)) break;
-    if (load<i32>(r, ER_MTYPE << 2) != ES_MT_EVENT) continue;
     const tl = load<i32>(r, ER_EVENT_LEN << 2);
     const p = <usize>load<i32>(r, ER_PAYLOAD << 2);
     const n = <usize>load<i32>(r, ER_PAYLOAD_LEN << 2);

@@ -5,7 +5,7 @@
 // quiet events, the text layer and the relay work on Bedrock's streams as on the others. An
 // exception or error message is the provider's error; damage to the framing is an error of its
 // own, at the damaged message's offset. Offsets in the errors are the binary stream's.
-import { ES_MAX_TYPE, ES_MT_ERROR, ES_MT_EVENT, ES_MT_EXCEPTION } from '../core/generated/abi.js';
+import { ES_MAX_TYPE, ES_MT_ERROR, ES_MT_EVENT, ES_MT_EXCEPTION, ES_MT_NONE } from '../core/generated/abi.js';
 import { EventStreamError, EventStreamFramer, type FrameRecord } from '../frames/eventstream.js';
 import { type ModelStreamErrorCode } from './errors.js';
 import { compilePaths } from './paths.js';
@@ -133,7 +133,10 @@ export class Unframer {
         message: `The provider sent an error at byte offset ${r.offset}: ${message}${type !== undefined ? ` (${type})` : ''}`,
       };
     }
-    return null; // (a message of no type a model stream has: skipped)
+    // a message of no :message-type, or of another than event, exception and error: AWS's SDKs
+    // refuse it ("Unrecognizable event type"), and an event sent without its type would be lost
+    const what = r.messageType === ES_MT_NONE ? 'has no :message-type header' : 'has a :message-type other than event, exception and error';
+    return { code: 'ERR_BAD_EVENT', offset: r.offset, message: `The message at byte offset ${r.offset} ${what}` };
   }
 
   /** Where the path program of a chunk's `bytes` lies in the core. */

@@ -110,18 +110,38 @@ describe('bedrock: the events the core writes for its reader', () => {
     ];
     const headers = (mt: string, mtValue: string, et: string) =>
       message([[mt, enc.encode(mtValue)], [et, enc.encode('contentBlockDelta')]], enc.encode('{"contentBlockIndex":0,"delta":{"text":"b"}}'));
-    const cases = [
-      ...near(':message-type').map((w) => headers(w, 'event', ':event-type')),
-      ...near('event').map((w) => headers(':message-type', w, ':event-type')),
-      ...near('exception').map((w) => headers(':message-type', w, ':event-type')),
-      ...near('error').map((w) => headers(':message-type', w, ':event-type')),
-      ...near(':event-type').map((w) => headers(':message-type', 'event', w)),
-    ];
-    for (const m of cases) {
+    // an event of no :event-type: skipped, as AWS's SDKs skip an event they do not know
+    for (const m of near(':event-type').map((w) => headers(':message-type', 'event', w))) {
       const bytes = concat([START, delta('a'), m, delta('c'), END]);
       const want = { ...reference(bytes), status: 'done' };
       expect(want.text).toBe('ac');
       expect(read([bytes])).toEqual(want);
+    }
+    // a message of no :message-type, or of another: ERR_BAD_EVENT at it, as AWS's SDKs refuse it
+    // ("Unrecognizable event type"), the text before it delivered
+    const at = START.length + delta('a').length;
+    const cases = [
+      ...near(':message-type').map((w) => [headers(w, 'event', ':event-type'), 'has no :message-type header'] as const),
+      ...[...near('event'), ...near('exception'), ...near('error')].map((w) => [headers(':message-type', w, ':event-type'), 'has a :message-type other than'] as const),
+    ];
+    for (const [m, says] of cases) {
+      const bytes = concat([START, delta('a'), m, delta('c'), END]);
+      for (const chunks of [[bytes], [bytes.subarray(0, at + 5), bytes.subarray(at + 5)]]) {
+        const s = new ModelStream({ format: 'bedrock', raw: true });
+        let text = '';
+        let error: unknown;
+        try {
+          for (const c of chunks) text += s.push(c);
+          text += s.flush();
+        } catch (e) {
+          error = e;
+          text += (e as ModelStreamError).text;
+        }
+        expect(error).toBeInstanceOf(ModelStreamError);
+        const e = error as ModelStreamError;
+        expect([e.code, e.offset, text, s.status]).toEqual(['ERR_BAD_EVENT', at, 'a', 'failed']);
+        expect(e.message).toContain(says);
+      }
     }
     expect(read([concat([START, delta('a'), headers(':message-type', 'event', ':event-type'), delta('c'), END])]).text).toBe('abc');
   });
