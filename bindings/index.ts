@@ -34,6 +34,7 @@ export { type ModelStatus } from './models/reader.js';
 export { ModelStreamError, type ModelStreamErrorCode } from './models/errors.js';
 export { SseRelay, type SseRelayOptions } from './models/relay.js';
 export { ModelEventReader, type ModelEventReaderOptions, type ModelEventReading } from './models/events.js';
+export { ModelEventStreamDecoder, type ModelEventStreamDecoderOptions, type ModelEventStreamMessage } from './models/unframe.js';
 export {
   MODEL_FORMATS, describeFormat, type ClientFormat, type ModelFormatFacts, type ProviderError, type Usage,
 } from './models/formats/index.js';

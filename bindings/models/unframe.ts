@@ -5,9 +5,16 @@
 // quiet events, the text layer and the relay work on Bedrock's streams as on the others. An
 // exception or error message is the provider's error; damage to the framing is an error of its
 // own, at the damaged message's offset. Offsets in the errors are the binary stream's.
+// ModelEventStreamDecoder gives the same reading message by message, for code that shows or checks
+// a stream's messages (the command's `check` and `decode --events`).
 import { ES_MAX_TYPE, ES_MT_ERROR, ES_MT_EVENT, ES_MT_EXCEPTION, ES_MT_NONE } from '../core/generated/abi.js';
-import { EventStreamError, EventStreamFramer, type FrameRecord } from '../frames/eventstream.js';
+import { checkOptions, oneOf } from '../core/options.js';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES, EventStreamError, EventStreamFramer, type EventStreamMessage, type FrameRecord,
+} from '../frames/eventstream.js';
+import { MAX_LIMIT_BYTES, frameLimit } from '../frames/frame-stream.js';
 import { type ModelStreamErrorCode } from './errors.js';
+import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
 import { compilePaths } from './paths.js';
 import { ownProgram } from './plan.js';
 
@@ -83,7 +90,7 @@ export class Unframer {
     const f = this.next();
     let r = 0;
     try {
-      r = f.frameRead(chunk, this.onRecord, this.invoke ? undefined : this.onBatch, this.invoke ? this.chunkProgram() : 0, st, mode, framing, prog, t, choice, read);
+      r = f.frameRead(chunk, this.onRecord, this.invoke ? undefined : this.onBatch, this.invoke ? chunkProgram(f) : 0, st, mode, framing, prog, t, choice, read);
     } catch (e) {
       this.damaged(e);
     }
@@ -106,51 +113,11 @@ export class Unframer {
     }
   }
 
-  /** One message the core left to this reader: the provider's error, or (InvokeModelWithResponseStream) a chunk. */
+  /** One message the core left to this reader: the provider's error, or (InvokeModelWithResponseStream) a chunk, written as one event. */
   private message(r: FrameRecord): Failure | null {
-    const mem = this.framer.memory;
-    if (r.messageType === ES_MT_EVENT) {
-      if (r.eventLength > ES_MAX_TYPE) {
-        return { code: 'ERR_BAD_EVENT', offset: r.offset, message: `The message at byte offset ${r.offset} names an event type of ${r.eventLength} bytes` };
-      }
-      if (this.invoke) return this.chunk(r);
-      return null;
-    }
-    if (r.messageType === ES_MT_EXCEPTION || r.messageType === ES_MT_ERROR) {
-      const type = r.eventLength !== 0 ? utf8.decode(mem.subarray(r.event, r.event + r.eventLength)) : undefined;
-      let said: string | undefined = r.errorMessageLength !== 0 ? utf8.decode(mem.subarray(r.errorMessage, r.errorMessage + r.errorMessageLength)) : undefined;
-      if (said === undefined) {
-        try {
-          const v = JSON.parse(utf8.decode(mem.subarray(r.payload, r.payload + r.payloadLength))) as { message?: unknown; Message?: unknown };
-          said = typeof v.message === 'string' ? v.message : typeof v.Message === 'string' ? v.Message : undefined;
-        } catch {
-          said = undefined;
-        }
-      }
-      const message = said ?? type ?? 'error';
-      return {
-        code: 'ERR_PROVIDER', offset: r.offset, providerMessage: message, providerCode: type,
-        message: `The provider sent an error at byte offset ${r.offset}: ${message}${type !== undefined ? ` (${type})` : ''}`,
-      };
-    }
-    // a message of no :message-type, or of another than event, exception and error: AWS's SDKs
-    // refuse it ("Unrecognizable event type"), and an event sent without its type would be lost
-    const what = r.messageType === ES_MT_NONE ? 'has no :message-type header' : 'has a :message-type other than event, exception and error';
-    return { code: 'ERR_BAD_EVENT', offset: r.offset, message: `The message at byte offset ${r.offset} ${what}` };
-  }
-
-  /** Where the path program of a chunk's `bytes` lies in the core. */
-  private chunkProgram(): number {
-    return ownProgram(this.framer.shared, 'bedrock chunk', CHUNK);
-  }
-
-  /** A chunk of InvokeModelWithResponseStream: its bytes, decoded from base64 in the core, are one event of the inner format. */
-  private chunk(r: FrameRecord): Failure | null {
-    const f = this.framer;
-    if (!f.isChunk(r)) return null; // (an event of another type: none is a model's)
-    const got = f.chunkOf(r, this.chunkProgram());
-    if ('error' in got) return { code: 'ERR_BAD_EVENT', offset: r.offset, message: `The chunk at byte offset ${r.offset} is not one: ${got.error}` };
-    f.writeData(got.ptr, got.len, r.offset);
+    const m = messageOf(this.framer, r, this.invoke);
+    if (m === null || 'code' in m) return m;
+    this.framer.writeData(m.ptr, m.len, r.offset);
     return null;
   }
 
@@ -186,6 +153,141 @@ export class Unframer {
   /** The model stream ended: the framer's record goes back with the stream's own (reset() makes a new one). */
   retire(): void {
     this.framer.ended(); // (its event buffers go with its record: nothing to empty first)
+  }
+}
+
+/**
+ * What a message the core leaves to JavaScript is, for every reader of it: the provider's error
+ * (an exception or error message), an event that is not one (an event type too long; for
+ * InvokeModelWithResponseStream, a chunk that is not one), or a chunk's bytes, decoded from base64
+ * by the core in place (where they lie in core memory); null for a message no model reads (a
+ * ConverseStream event, which the core writes itself; an event or message of another type).
+ */
+function messageOf(f: EventStreamFramer, r: FrameRecord, invoke: boolean): Failure | { ptr: number; len: number } | null {
+  if (r.messageType === ES_MT_EVENT) {
+    if (r.eventLength > ES_MAX_TYPE) {
+      return { code: 'ERR_BAD_EVENT', offset: r.offset, message: `The message at byte offset ${r.offset} names an event type of ${r.eventLength} bytes` };
+    }
+    if (!invoke || !f.isChunk(r)) return null; // (an event of another type than chunk: none is a model's)
+    const got = f.chunkOf(r, chunkProgram(f));
+    if ('error' in got) return { code: 'ERR_BAD_EVENT', offset: r.offset, message: `The chunk at byte offset ${r.offset} is not one: ${got.error}` };
+    return got;
+  }
+  if (r.messageType === ES_MT_EXCEPTION || r.messageType === ES_MT_ERROR) {
+    const mem = f.memory;
+    const type = r.eventLength !== 0 ? utf8.decode(mem.subarray(r.event, r.event + r.eventLength)) : undefined;
+    let said: string | undefined = r.errorMessageLength !== 0 ? utf8.decode(mem.subarray(r.errorMessage, r.errorMessage + r.errorMessageLength)) : undefined;
+    if (said === undefined) {
+      try {
+        const v = JSON.parse(utf8.decode(mem.subarray(r.payload, r.payload + r.payloadLength))) as { message?: unknown; Message?: unknown };
+        said = typeof v.message === 'string' ? v.message : typeof v.Message === 'string' ? v.Message : undefined;
+      } catch {
+        said = undefined;
+      }
+    }
+    const message = said ?? type ?? 'error';
+    return {
+      code: 'ERR_PROVIDER', offset: r.offset, providerMessage: message, providerCode: type,
+      message: `The provider sent an error at byte offset ${r.offset}: ${message}${type !== undefined ? ` (${type})` : ''}`,
+    };
+  }
+  // a message of no :message-type, or of another than event, exception and error: AWS's SDKs
+  // refuse it ("Unrecognizable event type"), and an event sent without its type would be lost
+  const what = r.messageType === ES_MT_NONE ? 'has no :message-type header' : 'has a :message-type other than event, exception and error';
+  return { code: 'ERR_BAD_EVENT', offset: r.offset, message: `The message at byte offset ${r.offset} ${what}` };
+}
+
+/** Where the path program of a chunk's `bytes` lies in the framer's core. */
+function chunkProgram(f: EventStreamFramer): number {
+  return ownProgram(f.shared, 'bedrock chunk', CHUNK);
+}
+
+/** One message of a Bedrock format's stream, with what the format reads of it ({@link ModelEventStreamDecoder}). */
+export interface ModelEventStreamMessage extends EventStreamMessage {
+  /**
+   * The event the format reads of it, as a ModelStream of the format reads it (what
+   * ModelEventReader.read takes): ConverseStream's payload under its `:event-type`
+   * (`{"contentBlockDelta": {…}}`), an InvokeModelWithResponseStream chunk's bytes decoded from
+   * base64; '' for a message it does not read (an exception or error, an event of another type).
+   */
+  data: string;
+  /**
+   * What stops a ModelStream of the format at this message: the provider's error (`ERR_PROVIDER`:
+   * an exception or error message, with its message and its type or code), or an event that is
+   * not one (`ERR_BAD_EVENT`: a chunk whose payload is not `{"bytes": base64}`, an event type too
+   * long). `message` is the stream's error message.
+   */
+  error?: { code: ModelStreamErrorCode; message: string; providerMessage?: string; providerCode?: string };
+}
+
+/** Options of {@link ModelEventStreamDecoder}. */
+export interface ModelEventStreamDecoderOptions {
+  /** A format that comes as AWS's event stream: `bedrock` or `bedrock-invoke`. */
+  format: ModelFormat;
+  /** As EventStreamDecoder's (a ModelStream's `maxEventBytes`). @defaultValue 16 MiB */
+  maxMessageBytes?: number;
+}
+
+/** The formats that come as AWS's event stream. */
+const EVENTSTREAM_FORMATS = /* @__PURE__ */ MODEL_FORMATS.filter((f) => FORMATS[f].framing === 'eventstream');
+
+/**
+ * A Bedrock format's stream (AWS's binary event stream) message by message, each read as a
+ * {@link ModelStream} of the format reads it: `push(chunk)` gives the messages the chunk completed,
+ * each with its headers, its payload, the event the format reads of it (`data`: a chunk's base64
+ * decoded by the same core code) and what would stop the stream there (`error`: the provider's
+ * error, a chunk that is not one), so that a tool showing or checking a capture's messages says
+ * what the stream says of each. Damage to the framing is an EventStreamError as
+ * EventStreamDecoder's, with the messages before it; `flush()` ends the stream.
+ */
+export class ModelEventStreamDecoder {
+  readonly format: ModelFormat;
+  private readonly framer: EventStreamFramer;
+  private readonly invoke: boolean;
+
+  constructor(options: ModelEventStreamDecoderOptions) {
+    if (options === undefined) throw new TypeError("ModelEventStreamDecoder: options are required: new ModelEventStreamDecoder({ format: 'bedrock' })");
+    checkOptions(options, 'ModelEventStreamDecoder', ['format', 'maxMessageBytes']);
+    this.format = oneOf(options.format, 'format', 'ModelEventStreamDecoder', EVENTSTREAM_FORMATS, undefined);
+    const max = frameLimit(options.maxMessageBytes, 'maxMessageBytes', 'ModelEventStreamDecoder', DEFAULT_MAX_MESSAGE_BYTES);
+    this.framer = new EventStreamFramer('ModelEventStreamDecoder', Math.min(max, MAX_LIMIT_BYTES));
+    this.invoke = FORMATS[this.format].invoke === true;
+  }
+
+  push(chunk: Uint8Array): ModelEventStreamMessage[] {
+    if (!(chunk instanceof Uint8Array)) throw new TypeError('ModelEventStreamDecoder.push() expects a Uint8Array (or Buffer) of bytes');
+    const out: ModelEventStreamMessage[] = [];
+    const f = this.framer;
+    f.frame(chunk, (r) => out.push(this.message(r)), () => out);
+    return out;
+  }
+
+  /** End of stream: throws ERR_STREAM_TRUNCATED when it ended inside a message. */
+  flush(): void {
+    this.framer.end();
+  }
+
+  reset(): void { this.framer.reset(); }
+  dispose(): void { this.framer.dispose(); }
+
+  private message(r: FrameRecord): ModelEventStreamMessage {
+    const f = this.framer;
+    const headers = f.headersOf(r);
+    const payload = f.memory.slice(r.payload, r.payload + r.payloadLength); // (before a chunk is decoded in place)
+    const m: ModelEventStreamMessage = { headers, payload, offset: r.offset, length: r.length, data: '' };
+    const read = messageOf(f, r, this.invoke);
+    if (read !== null && 'code' in read) {
+      const { code, message, providerMessage, providerCode } = read;
+      m.error = code === 'ERR_PROVIDER' ? { code, message, providerMessage, providerCode } : { code, message };
+    } else if (read !== null) {
+      m.data = utf8.decode(f.memory.subarray(read.ptr, read.ptr + read.len));
+    } else if (r.messageType === ES_MT_EVENT && !this.invoke) {
+      // ConverseStream: the payload under its type, as the core writes it for the stream (esEvents:
+      // the type a JSON string, its invalid UTF-8 as U+FFFD; an empty payload `{}`)
+      const type = utf8.decode(f.memory.subarray(r.event, r.event + r.eventLength));
+      m.data = `{${JSON.stringify(type)}:${r.payloadLength === 0 ? '{}' : utf8.decode(payload)}}`;
+    }
+    return m;
   }
 }
 

@@ -6,7 +6,7 @@
 // every split and dripped; relayed, a client reads the same message. Base64 that is not base64
 // is ERR_BAD_EVENT at its chunk.
 import { describe, expect, test } from 'vitest';
-import { ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
+import { ModelEventStreamDecoder, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
 import { codec } from '../helpers/bedrock-fixtures.js';
 import { readAnthropic, readOpenAi } from '../helpers/clients.js';
 import { FIXTURES, reference } from '../helpers/model-fixtures.js';
@@ -136,22 +136,49 @@ describe('bedrock-invoke: reads of whole chunks', () => {
 
 describe('bedrock-invoke: chunks that are not', () => {
   const chunkOf = (event: string) => chunkMessage(`{"bytes":"${Buffer.from(event).toString('base64')}"}`);
+  const start = '{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","usage":{"input_tokens":3,"output_tokens":1}}}';
+  const first = chunkOf(start);
   const good = concat([
-    chunkOf('{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","usage":{"input_tokens":3,"output_tokens":1}}}'),
+    first,
     chunkOf('{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}'),
     chunkOf('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Guten Tag"}}'),
   ]);
-  test.each([
+  const NOT_CHUNKS = [
     ['a byte that is not base64', '{"bytes":"eyJ0eX!lIjoi"}'],
     ['a length that is not a multiple of 4', '{"bytes":"eyJ0eXBlIjo"}'],
     ['= inside', '{"bytes":"ey=0eXBlIjoi"}'],
     ['bytes that are not a string', '{"bytes":42}'],
     ['no bytes', '{"p":"abc"}'],
     ['a payload that is not JSON', '{"bytes":"eyJ0eXBlIjoi"'],
-  ])('%s: ERR_BAD_EVENT at its chunk, the text before it delivered', (_, payload) => {
+  ] as const;
+  test.each(NOT_CHUNKS)('%s: ERR_BAD_EVENT at its chunk, the text before it delivered', (_, payload) => {
     const m = new ModelStream({ format: 'bedrock-invoke', raw: true });
     expect(() => m.push(concat([good, chunkMessage(payload)]))).toThrow(expect.objectContaining({ code: 'ERR_BAD_EVENT', offset: good.length, text: 'Guten Tag' }));
     expect(m.status).toBe('failed');
+  });
+
+  test.each(NOT_CHUNKS)('%s: message by message (ModelEventStreamDecoder), the stream\'s own error at that chunk, the chunk before it decoded', (_, payload) => {
+    const bytes = concat([first, chunkMessage(payload)]);
+    const m = new ModelStream({ format: 'bedrock-invoke' });
+    let error: ModelStreamError | undefined;
+    try {
+      m.push(bytes);
+    } catch (e) {
+      error = e as ModelStreamError;
+    }
+    const messages = new ModelEventStreamDecoder({ format: 'bedrock-invoke' }).push(bytes);
+    expect(messages.map((x) => ({ offset: x.offset, data: x.data, error: x.error }))).toEqual([
+      { offset: 0, data: start, error: undefined },
+      { offset: first.length, data: '', error: { code: 'ERR_BAD_EVENT', message: error!.message } },
+    ]);
+  });
+
+  test('Buffer\'s base64, which skips what is not in the alphabet, is not the format\'s: such a chunk is not one', () => {
+    const b64 = Buffer.from(start).toString('base64');
+    const bad = `${b64.slice(0, 8)}!!!!${b64.slice(8)}`;
+    expect(Buffer.from(bad, 'base64').toString()).toBe(start);
+    const [m] = new ModelEventStreamDecoder({ format: 'bedrock-invoke' }).push(chunkMessage(`{"bytes":"${bad}"}`));
+    expect(m).toMatchObject({ offset: 0, data: '', error: { code: 'ERR_BAD_EVENT', message: 'The chunk at byte offset 0 is not one: its bytes are not base64 (at byte 8 of them)' } });
   });
 
   test('base64 with escaped slashes (\\/) as some JSON encoders write it is read', () => {

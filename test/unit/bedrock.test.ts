@@ -10,7 +10,10 @@ import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ModelStream, ModelStreamError, SseRelay, TextAssembler, describeFormat } from '../../bindings/index.js';
+import {
+  EventStreamError, ModelEventReader, ModelEventStreamDecoder, ModelStream, ModelStreamError, SseRelay, TextAssembler, describeFormat,
+  type ModelEventStreamMessage,
+} from '../../bindings/index.js';
 import { BEDROCK_FIXTURES, type BedrockFixture, bedrockReference, codec, crc32Ref, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { readAnthropic, readOpenAi } from '../helpers/clients.js';
 import { concat, cut } from '../helpers/random.js';
@@ -64,6 +67,45 @@ describe.each(BEDROCK_FIXTURES.map((f) => [f.name, f] as const))('bedrock fixtur
     for (const chunks of chunkings(f.bytes)) {
       expect(read(f, chunks, true), `${chunks.length} chunks (raw)`).toEqual(want(true));
       if (chunks.length <= 2) expect(read(f, chunks, false), `${chunks.length} chunks`).toEqual(want(false));
+    }
+  });
+
+  test('message by message (ModelEventStreamDecoder, whole and dripped), each event read by a ModelEventReader: the text, finish reason and usage the stream reads, and its error at the same message', () => {
+    for (const chunks of [[f.bytes], chunkings(f.bytes).at(-1)!]) {
+      const d = new ModelEventStreamDecoder({ format: 'bedrock' });
+      const reader = new ModelEventReader({ format: 'bedrock' });
+      const messages: ModelEventStreamMessage[] = [];
+      let error: { code: string; offset: number; message?: string } | undefined;
+      try {
+        for (const c of chunks) messages.push(...d.push(c));
+        d.flush();
+      } catch (x) {
+        if (!(x instanceof EventStreamError)) throw x;
+        messages.push(...(x.messages as ModelEventStreamMessage[]));
+        error = { code: x.code, offset: x.offset };
+      }
+      let text = '';
+      let finishReason: string | undefined;
+      let usage: Record<string, unknown> | undefined;
+      let done = false;
+      for (const m of messages) {
+        if (m.error !== undefined) {
+          error = { code: m.error.code, offset: m.offset, ...(m.error.code === 'ERR_PROVIDER' ? { message: m.error.providerMessage } : {}) };
+          break;
+        }
+        const r = reader.read(m.data);
+        text += r.text;
+        finishReason = r.finishReason ?? finishReason;
+        if (r.usage !== undefined) usage = { ...usage, ...r.usage };
+        done ||= r.done;
+      }
+      // (a stream without its completion is the stream's error, not a message's)
+      if (error === undefined && !done) error = { code: 'ERR_STREAM_TRUNCATED', offset: f.bytes.length };
+      expect({ text, finishReason, usage, error }, `${chunks.length} chunks`).toEqual({
+        text: e.text, finishReason: e.finishReason, usage: e.usage,
+        error: e.error && { code: e.error.code, offset: e.error.offset, ...(e.error.code === 'ERR_PROVIDER' ? { message: expect.stringContaining(e.error.message!) } : {}) },
+      });
+      d.dispose();
     }
   });
 
