@@ -34,6 +34,12 @@ export interface ModelFormatFacts {
   readonly contentType: string;
   /** What completes its stream, in words (`data: [DONE]`, `a message_stop event`, …). */
   readonly completion: string;
+  /**
+   * Whether its stream goes on after its completion with what is still read (Bedrock's `metadata`
+   * event, the usage, after `messageStop`): such a stream is read to its end. Otherwise nothing
+   * after the completion is read (a connection kept open after `[DONE]` need not be waited on).
+   */
+  readonly trailer: boolean;
   /** One of its finish reasons in the words of a client's format (a reason it does not list comes back as it is). */
   finishReason(reason: string, to: ClientFormat): string;
   /** The provider's error in a JSON body (an HTTP error answer), or undefined when the body holds none. */
@@ -44,7 +50,7 @@ export interface ModelFormatFacts {
 
 const facts = new Map<ModelFormat, ModelFormatFacts>();
 
-/** What seam knows of a format: its framing, media type, completion, finish reasons and error bodies. */
+/** What seam knows of a format: its framing, media type, completion and what follows it, finish reasons and error bodies. */
 export function describeFormat(format: ModelFormat): ModelFormatFacts {
   const spec = FORMATS[format];
   if (spec === undefined) throw new TypeError(`describeFormat: format must be one of ${MODEL_FORMATS.join(', ')}, got ${String(format)}`);
@@ -55,6 +61,7 @@ export function describeFormat(format: ModelFormat): ModelFormatFacts {
       framing: spec.framing === 'sse' || spec.framing === 'eventstream' ? spec.framing : spec.stripData ? 'lines' : 'ndjson',
       contentType: spec.contentType,
       completion: spec.completion,
+      trailer: spec.trailer !== undefined,
       finishReason: (reason: string, to: ClientFormat) => finishIn(spec, reason, to),
       errorOfBody: (body: unknown) => spec.errorBody(body),
       usage: (usage: Record<string, unknown>) => spec.usage(usage),
