@@ -1,11 +1,13 @@
 // `seam-stream check [FILE|-]`: validates a capture without printing its text. It reads on past
 // what would stop `decode` (framing continues with U+FFFD past invalid UTF-8) to list every
 // problem with its byte offset, and counts events, bytes and graphemes.
-import { EventStreamDecoder, EventStreamError, LineDecoder, ModelEventReader, SseParser, TextAssembler, Utf8DecodeError, Utf8Validator, describeFormat, type SseEvent } from 'seam-stream';
-import { messageFrame } from './decode.js';
+import {
+  EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, SseParser, TextAssembler, Utf8DecodeError, Utf8Validator, describeFormat,
+  type ModelEventStreamMessage, type SseEvent,
+} from 'seam-stream';
 import type { Values } from './args.js';
 import { EXIT, exitCodeOf } from './errors.js';
-import { completionOf, framingOf, isModelFormat, type Format, type PlainFormat } from './formats.js';
+import { completionOf, framingOf, isModelFormat, type Format, type ModelFormat, type PlainFormat } from './formats.js';
 import { exitWith, openInput } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks, Utf8Errors, type SseLine } from './scan.js';
@@ -75,8 +77,8 @@ export class Checker {
   private utf8Js: Utf8Errors | undefined;
   private tail = new Uint8Array(0);
   private sse?: SseParser;
-  /** AWS's event stream (Bedrock): every message and both its CRCs. */
-  private es?: EventStreamDecoder;
+  /** AWS's event stream (Bedrock): every message and both its CRCs, each read as the library reads it. */
+  private es?: ModelEventStreamDecoder;
   private blocks?: SseBlocks;
   private lineDec?: LineDecoder;
   private lineStarts?: LineStarts;
@@ -90,7 +92,7 @@ export class Checker {
     this.framing = framingOf(format);
     if (isModelFormat(format)) this.reader = new ModelEventReader({ format, choice });
     if (this.framing === 'eventstream') {
-      this.es = new EventStreamDecoder({ maxMessageBytes: limits.maxEventBytes });
+      this.es = new ModelEventStreamDecoder({ format: format as ModelFormat, maxMessageBytes: limits.maxEventBytes });
     } else if (this.framing === 'sse') {
       this.sse = new SseParser({ fatal: false, maxEventBytes: limits.maxEventBytes, onComment: () => void this.heartbeats++ });
       this.blocks = new SseBlocks((l) => this.sseLine(l));
@@ -207,7 +209,7 @@ export class Checker {
         else this.es.flush();
       } catch (e) {
         if (!(e instanceof EventStreamError)) throw e;
-        for (const m of e.messages) this.esMessage(m);
+        for (const m of e.messages as ModelEventStreamMessage[]) this.esMessage(m);
         this.framingStopped = true;
         const kind: ProblemKind = e.code === 'ERR_STREAM_TRUNCATED' ? 'unterminated' : e.code === 'ERR_FRAME_TOO_LARGE' ? 'limit' : 'frame';
         this.problem({ kind, offset: e.offset, message: `${e.message}${kind === 'frame' ? ': framing stopped there' : ''}` });
@@ -238,19 +240,22 @@ export class Checker {
     }
   }
 
-  /** A message of AWS's event stream: an event read as the library reads it, or the provider's exception. */
-  private esMessage(m: import('seam-stream').EventStreamMessage): void {
-    const f = messageFrame(m, this.format);
-    const type = m.headers[':message-type']?.value;
-    if (type === 'exception' || type === 'error') {
+  /**
+   * A message of AWS's event stream, as the library reads it: its event, read; or what stops a
+   * stream there (the provider's exception or error; a chunk that is not one), a problem at it.
+   */
+  private esMessage(m: ModelEventStreamMessage): void {
+    const e = m.error;
+    if (e !== undefined) {
       this.events++;
-      const e = JSON.parse(f.data) as { error: { message: string; type?: string } };
-      this.problem({ kind: 'provider', offset: m.offset, message: `the provider sent an error: ${e.error.message}${e.error.type ? ` (${e.error.type})` : ''}` });
+      if (e.code === 'ERR_PROVIDER') {
+        this.problem({ kind: 'provider', offset: m.offset, message: `the provider sent an error: ${e.providerMessage}${e.providerCode !== undefined ? ` (${e.providerCode})` : ''}` });
+      } else this.problem({ kind: 'json', offset: m.offset, message: e.message });
       return;
     }
-    if (f.data === '') return;
+    if (m.data === '') return;
     this.events++;
-    this.modelFrame(f.data, m.offset, undefined);
+    this.modelFrame(m.data, m.offset, undefined);
   }
 
   private limit(e: unknown): void {

@@ -1,9 +1,11 @@
 // `seam-stream decode [FILE|-]`: a captured or live stream to its text (or its events), printed
 // as it commits; logs and errors on standard error only.
-import { EventStreamDecoder, EventStreamError, LineDecoder, ModelEventReader, NdjsonDecoder, SseParser, TextAssembler, type EventStreamMessage } from 'seam-stream';
+import {
+  EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, NdjsonDecoder, SseParser, TextAssembler, type ModelEventStreamMessage,
+} from 'seam-stream';
 import type { Values } from './args.js';
 import { EXIT, UsageError, describeError, exitCodeOf } from './errors.js';
-import { framingOf, isModelFormat, type Format } from './formats.js';
+import { framingOf, isModelFormat, type Format, type ModelFormat } from './formats.js';
 import { Output, exitWith, openInput, saveAtomically, type Input } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { SNIFF_BYTES, sniff } from './sniff.js';
@@ -67,36 +69,19 @@ export function textStream(format: Format, o: { fatal: boolean; normalize: 'NFC'
 }
 
 /**
- * A message of AWS's event stream as a frame: its offset, its headers' values, and `data`: what a
- * model format reads of it (a ConverseStream event's payload under its `:event-type`; an
- * InvokeModelWithResponseStream chunk's bytes, decoded; an exception's payload as it came).
+ * A message of AWS's event stream as a frame: its offset, its headers' values, and `data`: the
+ * event its model format reads of it, as the library reads it (a ConverseStream event's payload
+ * under its `:event-type`; an InvokeModelWithResponseStream chunk's bytes, decoded; '' for none);
+ * with `error`, what stops the stream at it (the provider's error, a chunk that is not one).
  */
-export function messageFrame(m: EventStreamMessage, format: Format): { offset: number; headers: Record<string, unknown>; data: string } {
+function messageFrame(m: ModelEventStreamMessage): { offset: number; headers: Record<string, unknown>; data: string; error?: { code: string; message: string } } {
   const headers: Record<string, unknown> = {};
   for (const [k, h] of Object.entries(m.headers)) {
     headers[k] = typeof h.value === 'bigint' ? String(h.value) : h.value instanceof Uint8Array ? Buffer.from(h.value).toString('base64') : h.value;
   }
-  const payload = new TextDecoder().decode(m.payload);
-  let data = payload;
-  if (m.headers[':message-type']?.value === 'event') {
-    const type = String(m.headers[':event-type']?.value ?? '');
-    if (format === 'bedrock-invoke') {
-      if (type === 'chunk') {
-        try {
-          data = Buffer.from(String((JSON.parse(payload) as { bytes?: unknown }).bytes ?? ''), 'base64').toString('utf8');
-        } catch {
-          data = payload;
-        }
-      } else data = '';
-    } else if (format === 'bedrock') data = `{${JSON.stringify(type)}:${payload === '' ? '{}' : payload}}`;
-  } else if (m.headers[':message-type']?.value === 'exception') {
-    let message = payload;
-    try {
-      message = String((JSON.parse(payload) as { message?: unknown }).message ?? payload);
-    } catch { /* as it came */ }
-    data = JSON.stringify({ error: { message, type: m.headers[':exception-type']?.value } });
-  } else data = '';
-  return { offset: m.offset, headers, data };
+  const f: ReturnType<typeof messageFrame> = { offset: m.offset, headers, data: m.data };
+  if (m.error !== undefined) f.error = { code: m.error.code, message: m.error.message };
+  return f;
 }
 
 /**
@@ -113,19 +98,22 @@ class EventPrinter {
   private readonly reader: ModelEventReader | undefined;
   /** Each call's arguments printed so far, and whether its end was. */
   private readonly printed: { args: string; done: boolean }[] = [];
+  /** A Bedrock stream's message stopped it: nothing after it is printed. */
+  private stopped = false;
 
-  constructor(private readonly format: Format, o: DecodeOptions, private readonly write: (s: string) => void) {
+  constructor(format: Format, o: DecodeOptions, private readonly write: (s: string) => void) {
     const { fatal } = o;
     const framing = framingOf(format);
     if (framing === 'eventstream') {
-      // AWS's event stream: each message with its headers, and its payload as text (an event's data is its JSON under its type)
-      const d = new EventStreamDecoder({ maxMessageBytes: o.limits.maxEventBytes });
+      // AWS's event stream: each message with its headers and the event its format reads of it;
+      // nothing after a message that stops the stream (the stream's own error then ends the command)
+      const d = new ModelEventStreamDecoder({ format: format as ModelFormat, maxMessageBytes: o.limits.maxEventBytes });
       this.frames = (c) => {
         if (c === null) {
           d.flush();
           return [];
         }
-        return d.push(c).map((m) => messageFrame(m, format));
+        return this.upToError(d.push(c)).map(messageFrame);
       };
       this.key = 'events';
     } else if (framing === 'sse') {
@@ -165,6 +153,15 @@ class EventPrinter {
     }
   }
 
+  /** A Bedrock stream's messages up to the first that stops it, which is the last printed. */
+  private upToError(messages: ModelEventStreamMessage[]): ModelEventStreamMessage[] {
+    if (this.stopped) return [];
+    const k = messages.findIndex((m) => m.error !== undefined);
+    if (k < 0) return messages;
+    this.stopped = true;
+    return messages.slice(0, k + 1);
+  }
+
   get truncated(): boolean {
     return this.sse?.truncated ?? false;
   }
@@ -175,7 +172,7 @@ class EventPrinter {
       frames = this.frames(chunk);
     } catch (e) {
       const x = e as Record<string, unknown>;
-      const before = (x.code === 'ERR_NDJSON_PARSE' ? x.values : x instanceof EventStreamError ? x.messages.map((m) => messageFrame(m, this.format)) : x[this.key] ?? x.lines ?? x.events) as unknown[] | undefined;
+      const before = (x.code === 'ERR_NDJSON_PARSE' ? x.values : x instanceof EventStreamError ? this.upToError(x.messages as ModelEventStreamMessage[]).map(messageFrame) : x[this.key] ?? x.lines ?? x.events) as unknown[] | undefined;
       for (const f of before ?? []) this.frame(f);
       throw e;
     }

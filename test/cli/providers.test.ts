@@ -3,7 +3,7 @@
 // from standard input, and report every damaged frame, provider error and cut stream at its offset
 // with the exit code the problem has.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BEDROCK_FIXTURES, codec } from '../helpers/bedrock-fixtures.js';
+import { BEDROCK_FIXTURES, codec, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { file, noStack, run, tempDir } from './helpers.js';
 
@@ -103,5 +103,97 @@ describe('bedrock and gemini captures', () => {
     expect(c.code).toBe(5);
     // (check names the event's first byte, its `data:` line; the stream's error names its JSON's)
     expect(JSON.parse(c.stdout).problems[0]).toMatchObject({ kind: 'provider', offset: f.expected.error!.offset - 'data: '.length });
+  });
+});
+
+describe('bedrock: check and decode say the same of every message', () => {
+  const enc = new TextEncoder();
+  const ev = (event: string, payload: string) => encodeMessage({ event, payload });
+
+  it('an error message (:message-type error, its :error-code and :error-message): check names the provider\'s error at the message, exit 5, as decode does', async () => {
+    const before = [ev('messageStart', '{"role":"assistant"}'), ev('contentBlockDelta', '{"contentBlockIndex":0,"delta":{"text":"Hi"}}')];
+    const error = codec.encode({
+      headers: {
+        ':message-type': { type: 'string', value: 'error' }, ':error-code': { type: 'string', value: 'InternalServerError' },
+        ':error-message': { type: 'string', value: 'The server could not finish the answer.' },
+      },
+      body: new Uint8Array(0),
+    });
+    const bytes = Buffer.concat([...before, error]);
+    const at = before[0].length + before[1].length;
+    const path = file(dir, 'error-message.bin', bytes);
+    for (const [args, named] of [[['check', '--format', 'bedrock', path], 'bedrock'], [['check', path], 'bedrock (sniffed)']] as const) {
+      const c = await run([...args]);
+      expect({ code: c.code, stdout: c.stdout, stderr: c.stderr }).toEqual({
+        code: 5,
+        stdout: `${path}: ${named}, ${bytes.length.toLocaleString('en-US')} bytes, 0 lines, 3 events, 0 heartbeats, 2 graphemes of text\n`
+          + '2 problems:\n'
+          + `  byte ${at}  the provider sent an error: The server could not finish the answer. (InternalServerError)\n`
+          + `  byte ${bytes.length}  the stream ends without its completion (a messageStop event)\n`
+          + 'exit code 5\n',
+        stderr: '',
+      });
+    }
+    const j = await run(['check', '--json', path]);
+    expect({ code: j.code, problems: JSON.parse(j.stdout).problems }).toEqual({
+      code: 5,
+      problems: [
+        { kind: 'provider', offset: at, message: 'the provider sent an error: The server could not finish the answer. (InternalServerError)' },
+        { kind: 'completion', offset: bytes.length, message: 'the stream ends without its completion (a messageStop event)' },
+      ],
+    });
+    const d = await run(['decode', path]);
+    expect({ code: d.code, stdout: d.stdout, stderr: d.stderr }).toEqual({
+      code: 5, stdout: 'Hi', stderr: `seam-stream: The provider sent an error at byte offset ${at}: The server could not finish the answer. (InternalServerError)\n`,
+    });
+  });
+
+  it('bedrock-invoke: a chunk whose bytes are not base64 (characters outside the alphabet, which Buffer would skip) is a bad event at its chunk for check, decode --events and decode', async () => {
+    const events = [
+      '{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","usage":{"input_tokens":3,"output_tokens":1}}}',
+      '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}',
+      '{"type":"content_block_stop","index":0}',
+      '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}',
+      '{"type":"message_stop"}',
+    ];
+    const chunk = (b64: string) => codec.encode({
+      headers: { ':event-type': { type: 'string', value: 'chunk' }, ':message-type': { type: 'string', value: 'event' } },
+      body: enc.encode(`{"bytes":"${b64}"}`),
+    });
+    const b64 = events.map((e) => Buffer.from(e).toString('base64'));
+    // the third chunk's base64 with four '!' after its eighth character: its length still a multiple of 4
+    const bad = `${b64[2].slice(0, 8)}!!!!${b64[2].slice(8)}`;
+    expect(Buffer.from(bad, 'base64').toString()).toBe(events[2]); // (what skipping them would read)
+    const messages = b64.map((b, i) => chunk(i === 2 ? bad : b));
+    const bytes = Buffer.concat(messages);
+    const at = messages[0].length + messages[1].length;
+    const why = `The chunk at byte offset ${at} is not one: its bytes are not base64 (at byte 8 of them)`;
+    const path = file(dir, 'invoke-bad-base64.bin', bytes);
+
+    const c = await run(['check', path]);
+    expect({ code: c.code, stdout: c.stdout, stderr: c.stderr }).toEqual({
+      code: 6,
+      stdout: `${path}: bedrock-invoke (sniffed), ${bytes.length.toLocaleString('en-US')} bytes, 0 lines, 6 events, 0 heartbeats, 0 graphemes of text, completed (finish reason "end_turn")\n`
+        + `1 problem:\n  byte ${at}  ${why}\nexit code 6\n`,
+      stderr: '',
+    });
+    const j = await run(['check', '--json', path]);
+    expect({ code: j.code, problems: JSON.parse(j.stdout).problems }).toEqual({ code: 6, problems: [{ kind: 'json', offset: at, message: why }] });
+
+    // decode --events: the messages up to the bad chunk, that one with its error, and nothing after it
+    const headers = { ':event-type': 'chunk', ':message-type': 'event' };
+    const e = await run(['decode', '--events', path]);
+    expect({ code: e.code, stdout: e.stdout, stderr: e.stderr }).toEqual({
+      code: 6,
+      stdout: [
+        { offset: 0, headers, data: events[0] },
+        { offset: messages[0].length, headers, data: events[1] },
+        { offset: at, headers, data: '', error: { code: 'ERR_BAD_EVENT', message: why } },
+      ].map((l) => `${JSON.stringify(l)}\n`).join(''),
+      stderr: `seam-stream: ${why}\n`,
+    });
+    const d = await run(['decode', path]);
+    expect({ code: d.code, stdout: d.stdout, stderr: d.stderr }).toEqual({ code: 6, stdout: '', stderr: `seam-stream: ${why}\n` });
   });
 });
