@@ -1,7 +1,8 @@
 // `seam-stream decode [FILE|-]`: a captured or live stream to its text (or its events), printed
 // as it commits; logs and errors on standard error only.
 import {
-  EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, NdjsonDecoder, SseParser, TextAssembler, type ModelEventStreamMessage,
+  EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, NdjsonDecoder, SseParser, TextAssembler, describeFormat,
+  type ModelEventStreamMessage,
 } from 'seam-stream';
 import type { Values } from './args.js';
 import { EXIT, UsageError, describeError, exitCodeOf } from './errors.js';
@@ -197,6 +198,8 @@ class DecodeRun {
   private printer: EventPrinter | undefined;
   private format: Format | undefined;
   private sniffed = false;
+  /** The format sends something after its completion (describeFormat's `trailer`): the input is read to its end. */
+  private trailer = false;
   private sniffBuf: Uint8Array[] = [];
   private sniffLen = 0;
   private printedUnits = 0;
@@ -229,7 +232,10 @@ class DecodeRun {
     if (this.o.idleTimeout !== undefined) {
       const limit = this.o.idleTimeout * 1000;
       this.idleTimer = setInterval(() => {
-        if (performance.now() - this.lastTextAt >= limit) this.end({ kind: 'idle' });
+        if (performance.now() - this.lastTextAt < limit) return;
+        // after the completion, waiting for what the format sends after it: the stream is whole
+        if (this.stream?.status === 'done') this.complete();
+        else this.end({ kind: 'idle' });
       }, Math.max(20, Math.min(250, limit / 4)));
     }
     try {
@@ -243,13 +249,20 @@ class DecodeRun {
         const drained = this.out.drained();
         if (drained) await drained;
         if (this.ended) return;
-        // the provider's completion arrived: what follows it is not read (a live connection may stay open)
-        if (this.stream?.status === 'done') break;
+        // the provider's completion arrived: what follows it is not read (a live connection may stay
+        // open), unless the format sends more after it (its trailer: Bedrock's usage), read to the end
+        if (this.stream?.status === 'done' && !this.trailer) break;
       }
     } catch (e) {
       if (this.ended) return;
       return this.end({ kind: 'error', error: e });
     }
+    if (this.ended) return;
+    this.complete();
+  }
+
+  /** The input ended (or reading stopped after the completion): what is held is read, and the command ends. */
+  private complete(): void {
     if (this.ended) return;
     if (this.stream === undefined) {
       const f = sniff(this.joined(), true);
@@ -288,6 +301,7 @@ class DecodeRun {
   private begin(format: Format, sniffed = false): void {
     this.format = format;
     this.sniffed = sniffed;
+    this.trailer = isModelFormat(format) && describeFormat(format).trailer;
     if (this.o.events && format === 'text') {
       this.end({ kind: 'error', error: new UsageError('--events needs a stream of events, and the input looks like plain text (give --format)') });
       return;

@@ -2,10 +2,11 @@
 // the bytes (Bedrock's binary event stream by a prelude whose CRC matches), read it from a file and
 // from standard input, and report every damaged frame, provider error and cut stream at its offset
 // with the exit code the problem has.
+import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BEDROCK_FIXTURES, codec, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { FIXTURES } from '../helpers/model-fixtures.js';
-import { file, noStack, run, tempDir } from './helpers.js';
+import { file, noStack, run, start, tempDir } from './helpers.js';
 
 let dir: string;
 beforeAll(() => {
@@ -195,5 +196,72 @@ describe('bedrock: check and decode say the same of every message', () => {
     });
     const d = await run(['decode', path]);
     expect({ code: d.code, stdout: d.stdout, stderr: d.stderr }).toEqual({ code: 6, stdout: '', stderr: `seam-stream: ${why}\n` });
+  });
+});
+
+describe('bedrock: decode reads what the format sends after its completion', () => {
+  const ev = (event: string, payload: string) => encodeMessage({ event, payload });
+  /** A ConverseStream answer: its text, then messageStop and the metadata event (the usage) after it. */
+  const usage = { inputTokens: 12, outputTokens: 3, totalTokens: 15 };
+  const answer = [
+    ev('messageStart', '{"role":"assistant"}'),
+    ev('contentBlockDelta', '{"contentBlockIndex":0,"delta":{"text":"Hello, "}}'),
+    ev('contentBlockDelta', '{"contentBlockIndex":0,"delta":{"text":"world."}}'),
+    ev('contentBlockStop', '{"contentBlockIndex":0}'),
+    ev('messageStop', '{"stopReason":"end_turn"}'),
+    ev('metadata', `{"usage":${JSON.stringify(usage)},"metrics":{"latencyMs":212}}`),
+  ];
+  const answerBytes = Buffer.concat(answer);
+  const metadataAt = answerBytes.length - answer[5].length;
+  /** decode's report of it (--report --json), but for its time. */
+  const report = {
+    input: 'standard input', format: 'bedrock', sniffed: false, status: 'done', finishReason: 'end_turn', usage,
+    bytes: answerBytes.length, events: 6, heartbeats: 0, utf8Bytes: 13, codePoints: 13, utf16Units: 13, graphemes: 13,
+    normalizationChanged: false, sha256: createHash('sha256').update('Hello, world.').digest('hex'), reasoningBytes: 0, toolCalls: [], exitCode: 0,
+  };
+  const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
+
+  /**
+   * Writes the answer to the command's standard input in pieces of `size` bytes, `ms` apart, as a
+   * live stream sends it: up to messageStop's last byte; then, once the command has printed the
+   * text so far and a pause has let it read messageStop, the metadata event. The input is then
+   * left open or ended. Returns the errors of the writes (a command that stopped reading at
+   * messageStop has exited by then).
+   */
+  async function drip(d: ReturnType<typeof start>, size: number, ms: number, end: boolean): Promise<unknown[]> {
+    const errors: unknown[] = [];
+    const stdin = d.child.stdin!;
+    stdin.on('error', () => {}); // (a write's own callback says it)
+    const write = async (from: number, to: number) => {
+      for (let p = from; p < to; p += size) {
+        stdin.write(answerBytes.subarray(p, Math.min(p + size, to)), (e) => (e ? errors.push((e as NodeJS.ErrnoException).code ?? e.message) : undefined));
+        await sleep(ms);
+      }
+    };
+    await write(0, metadataAt);
+    await d.waitStdout((o) => o === 'Hello, world'); // (the final '.' is held until the stream ends: a mark may follow it)
+    await sleep(300);
+    await write(metadataAt, answerBytes.length);
+    if (end) stdin.end();
+    return errors;
+  }
+
+  it('standard input in pieces: the metadata event after messageStop is still read, its usage in the report, and the writer can write it all', async () => {
+    const d = start(['decode', '--format', 'bedrock', '--report', '--json', '-'], { stdin: 'open' });
+    const errors = await drip(d, 16, 3, true);
+    const r = await d.done;
+    const { seconds, ...said } = JSON.parse(r.stderr) as Record<string, unknown>;
+    expect(typeof seconds).toBe('number');
+    expect({ code: r.code, stdout: r.stdout, report: said, writeErrors: errors }).toEqual({ code: 0, stdout: 'Hello, world.', report, writeErrors: [] });
+  });
+
+  it('a live stream left open after its metadata: --idle-timeout ends the command as a complete stream (exit 0, the usage read), not as idle', async () => {
+    const d = start(['decode', '--format', 'bedrock', '--report', '--json', '--idle-timeout', '2', '-'], { stdin: 'open' });
+    const errors = await drip(d, 16, 3, false);
+    const r = await d.done;
+    d.child.stdin!.destroy();
+    const { seconds, ...said } = JSON.parse(r.stderr) as Record<string, unknown>;
+    expect({ code: r.code, stdout: r.stdout, report: said, writeErrors: errors }).toEqual({ code: 0, stdout: 'Hello, world.', report, writeErrors: [] });
+    expect(seconds as number).toBeGreaterThanOrEqual(2); // (ended by the timeout, the input still open)
   });
 });
