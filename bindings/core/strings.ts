@@ -89,8 +89,9 @@ export type StringRouteName = 'core' | 'split' | 'platform' | 'textdecoder' | 't
  * runtime (Infinity: never). Measured with `node build/bench/routes.js` (docs/runtimes.md).
  */
 export function platformFrom(name: string, version: string, bufferCopy = true): number {
-  // No Buffer (browsers, workerd): a read's string out of WebAssembly memory is one
-  // String.fromCharCode.apply of at most COPIED units, cheaper than a TextDecoder call's fixed cost
+  // No Buffer (browsers, workerd without nodejs_compat): a read's string out of WebAssembly memory
+  // is one String.fromCharCode.apply of at most COPIED units, cheaper than a TextDecoder call's
+  // fixed cost
   if (!bufferCopy) return COPIED + 1;
   const major = Number(version.split('.')[0]);
   // Node 24 and later: TextDecoder decodes UTF-8 with simdutf, and Node's utf8Slice makes
@@ -99,6 +100,10 @@ export function platformFrom(name: string, version: string, bufferCopy = true): 
   if (name === 'node') return major >= 24 ? 1024 : Infinity;
   // Bun: simdutf, and its strings out of WebAssembly memory are slow to make
   if (name === 'bun') return 1024;
+  // Deno: encoding_rs, behind the core at every size. workerd with a Buffer (nodejs_compat): its
+  // TextDecoder decodes ASCII at 6–8 GB/s but other text at 0.3–0.6 GB/s, and handing it long reads
+  // while the text was ASCII lost more on text with a rare non-ASCII character than it won on ASCII
+  // (docs/runtimes.md, *workerd*)
   return Infinity;
 }
 

@@ -153,8 +153,9 @@ const SHORT_BYTES = 16;
  *   and a model stream's reads were fastest with it up to 32 (4–13% in raw mode against 16);
  * - Bun: its Buffer copies cost 27–32 ns at any length, less than JavaScriptCore's call from 2 units
  *   (34–210 ns): 0.95–1.15× in raw mode by median (three runs), 1.03–1.19× by minimum;
- * - without a Buffer (browsers, workerd): 16, as before, against `copied` above: faster alone up to
- *   64 units in Firefox and from 20 in Chromium, but no faster in a model stream's reads in either.
+ * - without a Buffer (browsers, workerd without nodejs_compat): 16, as before, against `copied`
+ *   above: faster alone up to 64 units in Firefox and from 20 in Chromium, but no faster in a model
+ *   stream's reads in either. (workerd with a Buffer takes 32, as Node; not measured against 16 there.)
  */
 export function shortUnits(name: string, bufferCopy: boolean): number {
   if (!bufferCopy) return 16;
@@ -175,9 +176,10 @@ const copiesOf = (n: number): number[] => (copies[n] ??= new Array<number>(n).fi
 /**
  * The string of the `n` units of `u` from `p` (`shortUnits` < n ≤ COPIED), by String.fromCharCode.apply
  * on a plain array of exactly that length: where strings come from WebAssembly memory without
- * Node's Buffer (browsers, workerd), applying the function to a typed array costs a fixed
- * 200–400 ns in Chromium and Firefox, this 2.5–3× less at 24 units and 1.3–1.7× less at 96. One
- * call makes a flat string (not a rope of `short` pieces, which the text layer would flatten).
+ * Node's Buffer (browsers, workerd without nodejs_compat), applying the function to a typed array
+ * costs a fixed 200–400 ns in Chromium and Firefox, this 2.5–3× less at 24 units and 1.3–1.7× less
+ * at 96. One call makes a flat string (not a rope of `short` pieces, which the text layer would
+ * flatten).
  */
 function copied(u: Uint16Array, p: number, n: number): string {
   const a = copiesOf(n);

@@ -1,6 +1,6 @@
 // The report's SHA-256 through the core's block function (assembly/sha256.ts), for runtimes with
-// no native SHA-256 (browsers, workerd): 4–5× @noble/hashes in Chromium and Firefox on the same
-// text. Each hash keeps its own state here (eight words, its partial last block, its length), so
+// no native SHA-256 (browsers, workerd without nodejs_compat): 4–5× @noble/hashes in Chromium and
+// Firefox on the same text. Each hash keeps its own state here (eight words, its partial last block, its length), so
 // that any number of streams share the core's one hash window: an update loads the state into the
 // window, encodes the text right after the partial block (`TextEncoder.encodeInto`, no copy), has
 // the core hash the whole blocks, and takes the state and the new partial block back.
