@@ -74,8 +74,11 @@ export async function serveProcess(cmd: string, args: string[], port: number, pr
   };
 }
 
-/** A Worker to serve: its entry file, and the conditions `seam-stream` is resolved with. */
-export interface WorkerSpec { name: string; entry: string; conditions: string[]; bindings?: Record<string, string> }
+/**
+ * A Worker to serve: its entry file, the conditions `seam-stream` is resolved with, and its
+ * compatibility date (2026-11-01 unless given).
+ */
+export interface WorkerSpec { name: string; entry: string; conditions: string[]; bindings?: Record<string, string>; compatibilityDate?: string }
 
 /**
  * Bundles each Worker as wrangler does (one ES module; `.wasm` imports kept as modules of their
@@ -124,7 +127,7 @@ export async function serveWorkers(specs: WorkerSpec[]): Promise<{ bases: Record
     }
     const bindings = Object.entries(spec.bindings ?? {}).map(([k, v]) => `(name = ${JSON.stringify(k)}, text = ${JSON.stringify(v)})`);
     services.push(`(name = "${spec.name}", worker = (modules = [${modules.join(', ')}], bindings = [${bindings.join(', ')}], `
-      + 'compatibilityDate = "2026-11-01", globalOutbound = "loopback"))');
+      + `compatibilityDate = "${spec.compatibilityDate ?? '2026-11-01'}", globalOutbound = "loopback"))`);
     sockets.push(`(name = "${spec.name}", address = "127.0.0.1:0", http = (), service = "${spec.name}")`);
     ports[spec.name] = await freePort();
     socketArgs.push('--socket-addr', `${spec.name}=127.0.0.1:${ports[spec.name]}`);

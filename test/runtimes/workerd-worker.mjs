@@ -1,8 +1,8 @@
 // A Worker for workerd (test/runtimes/workerd.test.ts bundles it as wrangler would, resolving
 // `seam-stream` with the conditions workerd, worker, browser): it decodes and relays the request's
-// body through the package, and says which core it runs and whether this runtime compiles
-// WebAssembly from bytes.
-import { ModelStreamError, ModelTextStream, SeamWasmError, SseParser, SseRelayStream, wasmBackend } from 'seam-stream';
+// body through the package, and says which core it runs, whether this runtime compiles
+// WebAssembly from bytes, and which string routes seam chose here.
+import { ModelStreamError, ModelTextStream, SeamWasmError, SseParser, SseRelayStream, stringRoutes, wasmBackend } from 'seam-stream';
 
 const json = (value, status = 200) => new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
 
@@ -16,6 +16,11 @@ export default {
         try { new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])); } catch (e) { codegen = `${e.name}: ${e.message}`; }
         const events = new SseParser().push(new TextEncoder().encode('data: 世界 👩‍💻\n\n'));
         return json({ backend: wasmBackend(), codegen, events });
+      }
+      if (url.pathname === '/routes') {
+        // (Infinity as a string: JSON has no Infinity)
+        const routes = JSON.parse(JSON.stringify(stringRoutes(), (_, v) => (v === Infinity ? 'Infinity' : v)));
+        return json({ Buffer: typeof globalThis.Buffer, routes });
       }
       if (url.pathname === '/relay') {
         const relay = new SseRelayStream({ from: q('from'), to: q('to'), id: q('id'), model: q('model') });

@@ -3,7 +3,9 @@
 // Every model fixture is relayed and decoded in the Worker, its body arriving in small pieces, and
 // the bytes and text it answers are checked against SseRelay and ModelStream in this process. The
 // control: the same Worker bundled without the workerd condition gets the ESM build, whose core is
-// compiled from bytes, which workerd refuses, and seam says what to do.
+// compiled from bytes, which workerd refuses, and seam says what to do. The string routes seam
+// detects there: the core's at the harness's compatibility date (nodejs_compat, a global Buffer),
+// the browsers' at one before nodejs_compat was on by default (no Buffer).
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +20,7 @@ beforeAll(async () => {
   workers = await serveWorkers([
     { name: 'entry', entry, conditions: ['workerd', 'worker', 'browser'] },
     { name: 'plain', entry, conditions: ['browser'] },
+    { name: 'old', entry, conditions: ['workerd', 'worker', 'browser'], compatibilityDate: '2024-06-01' },
   ]);
 }, 60_000);
 
@@ -49,6 +52,25 @@ describe('workerd, through the package\'s workerd entry', () => {
     expect(about.codegen).toContain('Wasm code generation disallowed by embedder');
     expect(about.backend).toBe('simd');
     expect(about.events).toEqual([{ type: 'message', data: '世界 👩‍💻', id: '' }]);
+  });
+
+  it('takes the core string route at the harness\'s compatibility date (2026-11-01: nodejs_compat, a global Buffer)', async () => {
+    // (docs/runtimes.md, *workerd*; Infinity comes as a string)
+    const got = await (await fetch(`${workers.bases.entry}/routes`)).json();
+    expect(got.Buffer).toBe('function');
+    expect(got.routes).toEqual({
+      runtime: 'workerd', utf8: 'core', utf8PlatformFrom: 'Infinity', utf8Platform: 'textdecoder', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole',
+      validateFrom: 'Infinity', sseValidFrom: 'Infinity', shortUnits: 32, by: 'detected',
+    });
+  });
+
+  it('takes the browsers\' string route at a compatibility date without nodejs_compat (2024-06-01: no Buffer)', async () => {
+    const got = await (await fetch(`${workers.bases.old}/routes`)).json();
+    expect(got.Buffer).toBe('undefined');
+    expect(got.routes).toEqual({
+      runtime: 'workerd', utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces',
+      validateFrom: 'Infinity', sseValidFrom: 'Infinity', shortUnits: 16, by: 'detected',
+    });
   });
 
   it('relays every fixture to OpenAI and to Anthropic as SseRelay does here: byte for byte to its own format, but for made ids and clock to the other', async () => {
