@@ -283,8 +283,13 @@ export abstract class ModelReader extends FrameStream {
     super.retire();
   }
 
-  /** Gives the core memory back now; a stream still open is then failed (nothing more can complete it). */
+  /**
+   * Gives the core memory back now; a stream still open is then failed (nothing more can complete
+   * it). What the core still held of the answer (reasoning, arguments, a raw stream's kept text) is
+   * taken first, as when a stream fails: `reasoning`, `toolCalls` stay readable after a client left.
+   */
   override dispose(): void {
+    if (this.st !== 0 && this.failure === null) this.released();
     this.unframer?.dispose();
     super.dispose();
     if (this._status === 'open') this._status = 'failed';
