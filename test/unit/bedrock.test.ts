@@ -247,6 +247,21 @@ describe('bedrock: an exception keeps its type', () => {
     expect([e.code, e.offset, e.providerMessage, e.providerCode]).toEqual(['ERR_PROVIDER', start.length, 'Too many requests, please wait before trying again.', 'throttlingException']);
   });
 
+  test('an error body\'s __type (capitalized, with a namespace) is in Anthropic\'s words too; describeFormat gives the same words', () => {
+    const d = describeFormat('bedrock');
+    for (const [code, words] of [['throttlingException', 'rate_limit_error'], ['ThrottlingException', 'rate_limit_error'],
+      ['com.amazon.bedrock#ThrottlingException', 'rate_limit_error'], ['ValidationException:http://internal.amazon.com/coral/', 'invalid_request_error'],
+      ['AccessDeniedException', 'permission_error'], ['overloaded_error', 'overloaded_error'], ['SomethingNewException', 'api_error'], [undefined, 'api_error']] as const) {
+      expect(d.anthropicErrorType(code), String(code)).toBe(words);
+    }
+    const relay = new SseRelay({ from: 'bedrock', to: 'anthropic' });
+    const out = new TextDecoder().decode(relay.push(enc.encode('{"__type":"com.amazon.bedrock#ThrottlingException","message":"Too many requests"}'))) + new TextDecoder().decode(relay.flush());
+    expect(out.slice(out.lastIndexOf('data: '))).toBe(`data: ${JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'Too many requests' } })}\n\n`);
+    expect(describeFormat('gemini').finishReason('OTHER', 'openai')).toBe('stop');
+    expect(describeFormat('gemini').finishReason('OTHER', 'openai', true)).toBe('content_filter');
+    expect(describeFormat('gemini').finishReason('OTHER', 'anthropic', true)).toBe('refusal');
+  });
+
   test('relayed to OpenAI: the type as provider_code; to Anthropic: in Anthropic\'s words (exact bytes)', () => {
     const message = 'Too many requests, please wait before trying again.';
     expect(relayed('throttlingException', 'openai')).toBe(`data: ${JSON.stringify({ error: { message, type: 'upstream_error', code: 'ERR_PROVIDER', offset: start.length, provider_code: 'throttlingException' } })}\n\n`);

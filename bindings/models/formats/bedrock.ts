@@ -36,15 +36,23 @@ function awsError(body: unknown): ProviderError | undefined {
 }
 
 /**
- * The exceptions of Bedrock's runtime (an event stream's `:exception-type`, an error body's
- * `__type`) in Anthropic's words.
+ * The exceptions of Bedrock's runtime in Anthropic's words, as an event stream's `:exception-type`
+ * spells them (`throttlingException`) and as an error body's `__type` does (`ThrottlingException`;
+ * a namespace before `#` is dropped before the lookup).
  */
-const AWS_ERRORS: Readonly<Record<string, string>> = {
+const AWS_ERRORS: Readonly<Record<string, string>> = /* @__PURE__ */ bothCases({
   throttlingException: 'rate_limit_error', serviceQuotaExceededException: 'rate_limit_error',
   serviceUnavailableException: 'overloaded_error', modelNotReadyException: 'overloaded_error',
   validationException: 'invalid_request_error', accessDeniedException: 'permission_error', resourceNotFoundException: 'not_found_error',
   internalServerException: 'api_error', modelStreamErrorException: 'api_error', modelTimeoutException: 'api_error',
-};
+});
+
+/** Each name also with its first letter capital. */
+function bothCases(words: Record<string, string>): Readonly<Record<string, string>> {
+  const out: Record<string, string> = { ...words };
+  for (const [k, v] of Object.entries(words)) out[k[0].toUpperCase() + k.slice(1)] = v;
+  return Object.freeze(out);
+}
 
 export const bedrock: FormatSpec = {
   framing: 'eventstream',

@@ -362,7 +362,10 @@ export function anthropicErrorType(spec: FormatSpec, code: string | undefined): 
   if (code === undefined) return 'api_error';
   if (/^[a-z_]+_error$/.test(code)) return code;
   const types = spec.errorTypes;
-  return types !== undefined && Object.hasOwn(types, code) ? types[code] : 'api_error';
+  if (types === undefined) return 'api_error';
+  // (AWS's error bodies may name the type with a namespace: `com.amazon.bedrock#ThrottlingException`, or a suffix after `:`)
+  const key = Object.hasOwn(types, code) ? code : code.replace(/^.*#/, '').replace(/:.*$/, '');
+  return Object.hasOwn(types, key) ? types[key] : 'api_error';
 }
 
 /** A format's finish reason in the words of a client's format (one it does not list, as it is). */

@@ -5,7 +5,7 @@ import { anthropic } from './anthropic.js';
 import { bedrock, bedrockInvoke } from './bedrock.js';
 import { ddg } from './ddg.js';
 import { gemini } from './gemini.js';
-import { type FormatSpec, type ProviderError, type Usage, finishIn } from './describe.js';
+import { type FormatSpec, type ProviderError, type Usage, anthropicErrorType, finishIn } from './describe.js';
 import { ollama } from './ollama.js';
 import { openai } from './openai.js';
 import { openaiResponses } from './openai-responses.js';
@@ -40,8 +40,14 @@ export interface ModelFormatFacts {
    * after the completion is read (a connection kept open after `[DONE]` need not be waited on).
    */
   readonly trailer: boolean;
-  /** One of its finish reasons in the words of a client's format (a reason it does not list comes back as it is). */
-  finishReason(reason: string, to: ClientFormat): string;
+  /**
+   * One of its finish reasons in the words of a client's format (a reason it does not list comes
+   * back as it is); `refused` (a stream's `refused`: the provider refused the prompt) gives the
+   * client's word for a filter's or a refusal's stop, whatever the reason.
+   */
+  finishReason(reason: string, to: ClientFormat, refused?: boolean): string;
+  /** Its errors' types (a `ModelStreamError`'s `providerCode`) in Anthropic's words: `rate_limit_error`, `overloaded_error`, …, else `api_error`. */
+  anthropicErrorType(providerCode: string | undefined): string;
   /** The provider's error in a JSON body (an HTTP error answer), or undefined when the body holds none. */
   errorOfBody(body: unknown): ProviderError | undefined;
   /** Its usage object (ModelStream's `usage`, as the provider sent it) as token counts in one shape. */
@@ -62,7 +68,8 @@ export function describeFormat(format: ModelFormat): ModelFormatFacts {
       contentType: spec.contentType,
       completion: spec.completion,
       trailer: spec.trailer !== undefined,
-      finishReason: (reason: string, to: ClientFormat) => finishIn(spec, reason, to),
+      finishReason: (reason: string, to: ClientFormat, refused = false) => finishIn(spec, reason, to, refused),
+      anthropicErrorType: (code: string | undefined) => anthropicErrorType(spec, code),
       errorOfBody: (body: unknown) => spec.errorBody(body),
       usage: (usage: Record<string, unknown>) => spec.usage(usage),
     });
