@@ -187,9 +187,12 @@ function dropOld(st: usize): void {
 function room(st: usize, need: usize, most: usize, keep: bool): usize {
   const cap = <usize>load<u32>(st, O_CAP);
   let b = <usize>load<u32>(st, O_BUF);
-  if (need <= cap) return b;
+  // (a message whole once these bytes are in: the JSON reader's slack after it, as the payload of
+  // a chunk is read where it lies, and a read past the buffer could pass the memory's end)
+  const want = need >= most ? need + <usize>JSON_READ_SLACK : need;
+  if (want <= cap) return b;
   let nc = cap << 1;
-  if (nc < need) nc = need;
+  if (nc < want) nc = want;
   const top = most + <usize>JSON_READ_SLACK;
   if (nc > top) nc = top;
   if (nc < MIN_CAP) nc = MIN_CAP;
