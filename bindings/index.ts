@@ -6,7 +6,7 @@ export { Utf8Decoder, Utf8Validator, type Utf8DecoderOptions } from './bytes/utf
 export { Utf8DecodeError } from './bytes/errors.js';
 export { wasmBackend, ready, setCoreModule, SeamWasmError, type Backend, type SeamWasmErrorCode } from './core/wasm.js';
 export { coreMemoryLimit, coreMemoryUsed, setCoreMemoryLimit } from './core/memory.js';
-export { stringRoutes, type StringRoutes } from './core/strings.js';
+export { chosenStringRoutes as stringRoutes, type StringRoutes } from './core/strings.js';
 
 // Layer 2: frames (lines, NDJSON, Server-Sent Events)
 export { LineDecoder, NdjsonDecoder, DEFAULT_MAX_LINE_BYTES, type LineDecoderOptions, type LinesUtf8DecodeError } from './frames/lines.js';

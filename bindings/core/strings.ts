@@ -202,6 +202,15 @@ export function stringRoutes(core: Core = getCore()): StringRoutes {
 }
 
 /**
+ * Which string routes seam chose in this realm, for a look at what the runtime was taken for:
+ * its `runtime`, each route and threshold, and `by` (`detected`, or `SEAM_STRINGS` when that
+ * variable forced one). docs/runtimes.md has the measurements behind each choice.
+ */
+export function chosenStringRoutes(): StringRoutes {
+  return stringRoutes();
+}
+
+/**
  * @internal For tests and benchmarks: decoders made after this call take `route` (as the
  * SEAM_STRINGS values, or another runtime's routes as {@link chooseRoutes} gives them), or the
  * detected routes again with `undefined`.
