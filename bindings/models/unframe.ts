@@ -213,17 +213,18 @@ export interface ModelEventStreamMessage extends EventStreamMessage {
   data: string;
   /**
    * What stops a ModelStream of the format at this message: the provider's error (`ERR_PROVIDER`:
-   * an exception or error message, with its message and its type or code), or an event that is
-   * not one (`ERR_BAD_EVENT`: a chunk whose payload is not `{"bytes": base64}`, an event type too
-   * long). `message` is the stream's error message.
+   * an exception or error message, with its message and its type or code), or a message that is
+   * not an event of the format (`ERR_BAD_EVENT`: a chunk whose payload is not `{"bytes": base64}`,
+   * an event type too long, a message of no `:message-type` or of another than event, exception
+   * and error). `message` is the stream's error message.
    */
   error?: { code: ModelStreamErrorCode; message: string; providerMessage?: string; providerCode?: string };
 }
 
 /** Options of {@link ModelEventStreamDecoder}. */
 export interface ModelEventStreamDecoderOptions {
-  /** A format that comes as AWS's event stream: `bedrock` or `bedrock-invoke`. */
-  format: ModelFormat;
+  /** A format that comes as AWS's event stream. */
+  format: 'bedrock' | 'bedrock-invoke';
   /** As EventStreamDecoder's (a ModelStream's `maxEventBytes`). @defaultValue 16 MiB */
   maxMessageBytes?: number;
 }
@@ -241,14 +242,14 @@ const EVENTSTREAM_FORMATS = /* @__PURE__ */ MODEL_FORMATS.filter((f) => FORMATS[
  * EventStreamDecoder's, with the messages before it; `flush()` ends the stream.
  */
 export class ModelEventStreamDecoder {
-  readonly format: ModelFormat;
+  readonly format: 'bedrock' | 'bedrock-invoke';
   private readonly framer: EventStreamFramer;
   private readonly invoke: boolean;
 
   constructor(options: ModelEventStreamDecoderOptions) {
     if (options === undefined) throw new TypeError("ModelEventStreamDecoder: options are required: new ModelEventStreamDecoder({ format: 'bedrock' })");
     checkOptions(options, 'ModelEventStreamDecoder', ['format', 'maxMessageBytes']);
-    this.format = oneOf(options.format, 'format', 'ModelEventStreamDecoder', EVENTSTREAM_FORMATS, undefined);
+    this.format = oneOf(options.format, 'format', 'ModelEventStreamDecoder', EVENTSTREAM_FORMATS, undefined) as 'bedrock' | 'bedrock-invoke';
     const max = frameLimit(options.maxMessageBytes, 'maxMessageBytes', 'ModelEventStreamDecoder', DEFAULT_MAX_MESSAGE_BYTES);
     this.framer = new EventStreamFramer('ModelEventStreamDecoder', Math.min(max, MAX_LIMIT_BYTES));
     this.invoke = FORMATS[this.format].invoke === true;
@@ -269,6 +270,11 @@ export class ModelEventStreamDecoder {
 
   reset(): void { this.framer.reset(); }
   dispose(): void { this.framer.dispose(); }
+
+  /** As EventStreamDecoder's: the limit, the bytes pushed so far, and the bytes held of a message not yet whole. */
+  get maxMessageBytes(): number { return this.framer.maxMessageBytes; }
+  get bytesIn(): number { return this.framer.bytesIn; }
+  get pendingBytes(): number { return this.framer.pendingBytes; }
 
   private message(r: FrameRecord): ModelEventStreamMessage {
     const f = this.framer;

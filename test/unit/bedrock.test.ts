@@ -271,3 +271,18 @@ describe('bedrock: an exception keeps its type', () => {
     }
   });
 });
+
+describe('ModelEventStreamDecoder: its options and counts, as EventStreamDecoder\'s', () => {
+  test('bedrock and bedrock-invoke only; maxMessageBytes, bytesIn and pendingBytes', () => {
+    expect(() => new ModelEventStreamDecoder({ format: 'openai' as 'bedrock' })).toThrow(TypeError);
+    const d = new ModelEventStreamDecoder({ format: 'bedrock', maxMessageBytes: 4096 });
+    expect([d.format, d.maxMessageBytes, d.bytesIn, d.pendingBytes]).toEqual(['bedrock', 4096, 0, 0]);
+    const m = encodeMessage({ event: 'messageStart', payload: '{"role":"assistant"}' });
+    expect(d.push(concat([m, m.subarray(0, 20)])).map((x) => x.offset)).toEqual([0]);
+    expect([d.bytesIn, d.pendingBytes]).toEqual([m.length + 20, 20]);
+    expect(d.push(m.subarray(20)).map((x) => [x.offset, x.data])).toEqual([[m.length, '{"messageStart":{"role":"assistant"}}']]);
+    expect([d.bytesIn, d.pendingBytes]).toEqual([2 * m.length, 0]);
+    expect(new ModelEventStreamDecoder({ format: 'bedrock-invoke' }).maxMessageBytes).toBe(16 * 1024 * 1024);
+    d.dispose();
+  });
+});
