@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   LineBatchDecoderStream, LineDecoderStream, ModelStream, ModelTextStream, SseBatchDecoderStream, SseDecoderStream, SseRelayStream,
-  Utf8DecoderStream, coreMemoryUsed,
+  Utf8DecoderStream, coreMemoryUsed, readChunks,
 } from '../../bindings/index.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -98,15 +98,11 @@ describe('TransformStreams give their core memory back', () => {
     it(`${c.name}: after bad input errors the stream, and after its end`, async () => {
       const before = await settled();
       // (then the upstream ends: a relay writes the error as an event for its client and reads on to the end)
-      const bad = new ReadableStream<Uint8Array>({ start(ctl) { ctl.enqueue(c.bad); ctl.enqueue(c.held); ctl.close(); } }).pipeThrough(c.make()).getReader();
+      const bad = new ReadableStream<Uint8Array>({ start(ctl) { ctl.enqueue(c.bad); ctl.enqueue(c.held); ctl.close(); } }).pipeThrough(c.make());
       const out: unknown[] = [];
       let error: unknown;
       try {
-        for (;;) {
-          const r = await bad.read();
-          if (r.done) break;
-          out.push(r.value);
-        }
+        for await (const x of readChunks(bad)) out.push(x);
       } catch (e) {
         error = e;
       }
