@@ -3,11 +3,11 @@
 // problem with its byte offset, and counts events, bytes and graphemes.
 import {
   EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, SseParser, TextAssembler, Utf8DecodeError, Utf8Validator, describeFormat,
-  type ModelEventStreamMessage, type SseEvent,
+  type ModelEventStreamDecoderOptions, type ModelEventStreamMessage, type SseEvent,
 } from 'seam-stream';
 import type { Values } from './args.js';
 import { EXIT, exitCodeOf } from './errors.js';
-import { completionOf, framingOf, isModelFormat, type Format, type ModelFormat, type PlainFormat } from './formats.js';
+import { completionOf, framingOf, isModelFormat, type Format, type PlainFormat } from './formats.js';
 import { exitWith, openInput } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks, Utf8Errors, type SseLine } from './scan.js';
@@ -92,7 +92,7 @@ export class Checker {
     this.framing = framingOf(format);
     if (isModelFormat(format)) this.reader = new ModelEventReader({ format, choice });
     if (this.framing === 'eventstream') {
-      this.es = new ModelEventStreamDecoder({ format: format as ModelFormat, maxMessageBytes: limits.maxEventBytes });
+      this.es = new ModelEventStreamDecoder({ format: format as ModelEventStreamDecoderOptions['format'], maxMessageBytes: limits.maxEventBytes });
     } else if (this.framing === 'sse') {
       this.sse = new SseParser({ fatal: false, maxEventBytes: limits.maxEventBytes, onComment: () => void this.heartbeats++ });
       this.blocks = new SseBlocks((l) => this.sseLine(l));

@@ -2,11 +2,11 @@
 // as it commits; logs and errors on standard error only.
 import {
   EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, NdjsonDecoder, SseParser, TextAssembler, describeFormat,
-  type ModelEventStreamMessage,
+  type ModelEventStreamDecoderOptions, type ModelEventStreamMessage,
 } from 'seam-stream';
 import type { Values } from './args.js';
 import { EXIT, UsageError, describeError, exitCodeOf } from './errors.js';
-import { framingOf, isModelFormat, type Format, type ModelFormat } from './formats.js';
+import { framingOf, isModelFormat, type Format } from './formats.js';
 import { Output, exitWith, openInput, saveAtomically, type Input } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { SNIFF_BYTES, sniff } from './sniff.js';
@@ -108,7 +108,7 @@ class EventPrinter {
     if (framing === 'eventstream') {
       // AWS's event stream: each message with its headers and the event its format reads of it;
       // nothing after a message that stops the stream (the stream's own error then ends the command)
-      const d = new ModelEventStreamDecoder({ format: format as ModelFormat, maxMessageBytes: o.limits.maxEventBytes });
+      const d = new ModelEventStreamDecoder({ format: format as ModelEventStreamDecoderOptions['format'], maxMessageBytes: o.limits.maxEventBytes });
       this.frames = (c) => {
         if (c === null) {
           d.flush();
