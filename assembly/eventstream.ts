@@ -770,7 +770,7 @@ export function esModelPush(es: usize, len: usize, base: f64, st: usize, mode: u
  * InvokeModelWithResponseStream's usual read, after esPush: each `chunk` event's payload read by
  * the path program `prog` (its `bytes`), the base64 decoded straight into the event buffer as one
  * event (`data: ` and the model's own event), as the caller's reading of the records does with
- * jsonRead, b64Decode and esData; event messages of other types skipped, as there. False, with
+ * jsonRead, b64Decode and esData; events of other types skipped, as there. False, with
  * some events written (the caller empties the buffer), at a chunk it leaves to the caller: a
  * payload that is not JSON or has no plain `bytes` string (none, another kind, or with an escape),
  * base64 that is not, or decoded bytes that hold a line break (esData writes those as data lines).
@@ -778,7 +778,7 @@ export function esModelPush(es: usize, len: usize, base: f64, st: usize, mode: u
 function chunkEvents(st: usize, base: f64, prog: usize): bool {
   for (let k = 0; k < nrec; k++) {
     const r = SPAN_PTR + <usize>k * REC_BYTES;
-    if (load<i32>(r, ER_MTYPE << 2) != ES_MT_EVENT) continue;
+    // (every record is an event message here: esModelPush leaves a read with any other message to the caller)
     if (!isWord(<usize>load<i32>(r, ER_EVENT << 2), <usize>load<i32>(r, ER_EVENT_LEN << 2), W_CHUNK)) continue;
     const p = <usize>load<i32>(r, ER_PAYLOAD << 2);
     const j = esChunkBytes(prog, p, <usize>load<i32>(r, ER_PAYLOAD_LEN << 2));
