@@ -21,13 +21,13 @@ export const Transform: typeof TransformStream = /* @__PURE__ */ (() => Transfor
  * client that leaves mid-stream must not hold a stream's buffers until one (the finalization
  * registry stays the net for runtimes that never call `cancel`).
  */
-export function owning<I, O>(t: Transformer<I, O> & Cancels, dispose: () => void): Transformer<I, O> {
-  const transform = t.transform!, flush = t.flush, cancel = t.cancel;
+export function owning<I, O>(t: Owned<I, O>, dispose: () => void): Transformer<I, O> {
+  const transform = t.transform, flush = t.flush, cancel = t.cancel;
   return {
     transform(chunk, controller) {
       try {
         const r = transform(chunk, controller);
-        if (r !== undefined) dispose(); // (a push that threw: its error errors the stream)
+        if (r !== undefined) dispose(); // (a push that threw: `failed` errors the stream with its error)
         return r;
       } catch (err) {
         dispose();
@@ -48,8 +48,17 @@ export function owning<I, O>(t: Transformer<I, O> & Cancels, dispose: () => void
   } as Transformer<I, O>;
 }
 
-/** The transformer's `cancel` (the Streams standard has it; TypeScript's DOM types of this version do not). */
-type Cancels = { cancel?(reason: unknown): void | PromiseLike<void> };
+/**
+ * A transformer `owning` wraps: its calls return nothing when they succeed, and `failed`'s promise
+ * (or throw) when a push threw, which is how `owning` tells a failed call from a good one (a call
+ * that returned any other promise would not type). `cancel` is the Streams standard's (TypeScript's
+ * DOM types of this version do not have it).
+ */
+export type Owned<I, O> = {
+  transform(chunk: I, controller: TransformStreamDefaultController<O>): void | Promise<never>;
+  flush?(controller: TransformStreamDefaultController<O>): void | Promise<never>;
+  cancel?(reason: unknown): void | PromiseLike<void>;
+};
 
 /**
  * After a push threw: enqueues the output its error carries (`carried`), then errors the stream,
@@ -93,7 +102,7 @@ export const textOn = (err: unknown): string[] => {
 export type ListDecoder<T> = { push(chunk: Uint8Array): T[]; flush(): T[] };
 
 /** A stream over a decoder whose push returns arrays: one chunk per item. */
-export function perItem<T>(decoder: ListDecoder<T>, name: 'lines' | 'events'): Transformer<Uint8Array, T> {
+export function perItem<T>(decoder: ListDecoder<T>, name: 'lines' | 'events'): Owned<Uint8Array, T> {
   const step = (out: T[], controller: TransformStreamDefaultController<T>): void => {
     for (let i = 0; i < out.length; i++) controller.enqueue(out[i]);
   };
@@ -112,7 +121,7 @@ export function perItem<T>(decoder: ListDecoder<T>, name: 'lines' | 'events'): T
 }
 
 /** A stream over a decoder whose push returns arrays: one chunk per push that produced anything. */
-export function batched<T>(decoder: ListDecoder<T>, name: 'lines' | 'events'): Transformer<Uint8Array, T[]> {
+export function batched<T>(decoder: ListDecoder<T>, name: 'lines' | 'events'): Owned<Uint8Array, T[]> {
   const carried = (err: unknown): T[][] => {
     const out = listOn<T>(err, name);
     return out.length === 0 ? [] : [out];

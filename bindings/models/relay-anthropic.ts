@@ -8,7 +8,7 @@
 import type { ModelStreamError } from './errors.js';
 import { anthropicErrorType, finishIn } from './formats/describe.js';
 import type { Call } from './message.js';
-import { type ClientWriter, type QuietHeads, type RelayTarget, callId, errorParts, member, usageOf } from './writer.js';
+import { type Aborted, type ClientWriter, type QuietHeads, type RelayTarget, callId, errorParts, member, usageOf } from './writer.js';
 
 const DELTA_END = '"}}\n\n';
 const PING = 'event: ping\ndata: {"type":"ping"}\n\n';
@@ -195,9 +195,19 @@ export class AnthropicWriter implements ClientWriter {
   }
 
   error(e: ModelStreamError): void {
-    const { message } = errorParts(e);
     // the provider's error type in Anthropic's words (its own, `overloaded_error`, …, or the format's for it)
-    const type = anthropicErrorType(this.t.spec, e.providerCode);
+    this.errorEvent(anthropicErrorType(this.t.spec, e.providerCode), errorParts(e).message);
+  }
+
+  aborted(reason: Aborted): void {
+    this.errorEvent(ABORT_TYPES[reason.kind], reason.message);
+  }
+
+  /** Anthropic's error event: `event: error`, `{"type":"error","error":{"type","message"}}`. */
+  private errorEvent(type: string, message: string): void {
     this.event('error', JSON.stringify({ type: 'error', error: { type, message } }));
   }
 }
+
+/** A gateway's reasons to end a stream (SseRelay.abort) as Anthropic error types. */
+const ABORT_TYPES: Readonly<Record<Aborted['kind'], string>> = { timeout: 'timeout_error', overloaded: 'overloaded_error', server: 'api_error' };

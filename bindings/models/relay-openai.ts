@@ -10,7 +10,7 @@ import type { DocReader } from './document.js';
 import type { ModelStreamError } from './errors.js';
 import { finishIn } from './formats/describe.js';
 import type { Call } from './message.js';
-import { type ClientWriter, DROPPED, type QuietHeads, type RelayTarget, callId, errorParts, usageOf } from './writer.js';
+import { type Aborted, type ClientWriter, DROPPED, type QuietHeads, type RelayTarget, callId, errorParts, usageOf } from './writer.js';
 
 const TEXT_END = '"},"finish_reason":null}]}\n\n';
 const ARGS_END = '"}}]},"finish_reason":null}]}\n\n';
@@ -194,12 +194,23 @@ export class OpenAiWriter implements ClientWriter {
   error(e: ModelStreamError): void {
     const { message, type } = errorParts(e);
     // (the provider's own type or code for it, `throttlingException`, `RESOURCE_EXHAUSTED`, …, when it gave one)
-    const error = e.providerCode === undefined ? { message, type, code: e.code, offset: e.offset }
-      : { message, type, code: e.code, offset: e.offset, provider_code: e.providerCode };
+    this.errorEvent(e.providerCode === undefined ? { message, type, code: e.code, offset: e.offset }
+      : { message, type, code: e.code, offset: e.offset, provider_code: e.providerCode });
+  }
+
+  aborted(reason: Aborted): void {
+    this.errorEvent({ message: reason.message, type: ABORT_TYPES[reason.kind], code: reason.code });
+  }
+
+  /** OpenAI's error event: `data: {"error": …}`. */
+  private errorEvent(error: Record<string, unknown>): void {
     this.t.writeText(`data: ${JSON.stringify({ error })}\n\n`);
     this.t.wrote(1);
   }
 }
+
+/** A gateway's reasons to end a stream (SseRelay.abort) as OpenAI error types. */
+const ABORT_TYPES: Readonly<Record<Aborted['kind'], string>> = { timeout: 'timeout', overloaded: 'overloaded', server: 'server_error' };
 
 /** `data: {…,"choices":[{"index":0,"delta":` with these id, created and model (JSON texts). */
 function envelope(id: string, created: string, model: string): string {

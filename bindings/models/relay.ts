@@ -12,7 +12,8 @@ import {
   JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_START, MDR_CHUNKS, MDR_COMMENTS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_HIGH, MDR_QUIET, MDR_TEXT_BYTES,
   ME_ARGS, ME_CHUNKS, ME_COMMENTS, ME_HIGH, ME_NAMED, ME_NO_TEXT, ME_PASS, ME_REASONING, MHEAD_SLOT,
 } from '../core/generated/abi.js';
-import { checkOptions, oneOf } from '../core/options.js';
+import { CoreMemoryError } from '../core/errors.js';
+import { checkOptions, describeValue, oneOf } from '../core/options.js';
 import { type Core } from '../core/wasm.js';
 import { type DocReader, type MessageOut, unescaped } from './document.js';
 import { ModelStreamError } from './errors.js';
@@ -21,7 +22,7 @@ import { envelopeAddress } from './plan.js';
 import { ModelReader, call } from './reader.js';
 import { AnthropicWriter } from './relay-anthropic.js';
 import { OpenAiWriter } from './relay-openai.js';
-import type { ClientWriter, QuietHeads, QuietText, RelayTarget } from './writer.js';
+import type { Aborted, ClientWriter, QuietHeads, QuietText, RelayAbort, RelayTarget } from './writer.js';
 
 /** Options of {@link SseRelay}. */
 export interface SseRelayOptions {
@@ -88,6 +89,20 @@ let headsIn = 0;
 let headsCore: Core | null = null;
 /** Which of those heads fit their slots (bit c: channel c), and so may be written by the core. */
 let headsFit = 0;
+
+const ABORT_KINDS = ['timeout', 'overloaded', 'server'] as const;
+
+/** {@link SseRelay.abort}'s reason, checked (a `TypeError` otherwise), with its defaults. */
+function abortReason(reason: RelayAbort): Aborted {
+  const where = 'SseRelay.abort';
+  if (typeof reason !== 'object' || reason === null) {
+    throw new TypeError(`${where}: the reason must be an object, { message, kind?, code? }; got ${describeValue(reason)}`);
+  }
+  checkOptions(reason, where, ['message', 'kind', 'code']);
+  if (typeof reason.message !== 'string') throw new TypeError(`${where}: message must be a string; got ${describeValue(reason.message)}`);
+  if (reason.code !== undefined && typeof reason.code !== 'string') throw new TypeError(`${where}: code must be a string; got ${describeValue(reason.code)}`);
+  return { message: reason.message, kind: oneOf(reason.kind, 'kind', where, ABORT_KINDS, 'server'), code: reason.code ?? null };
+}
 
 /**
  * The bytes a gateway writes to its client for an upstream model stream. `push(chunk)` returns a
@@ -221,6 +236,9 @@ export class SseRelay extends ModelReader {
     }
     if (this.upstreamError !== null) {
       this.errorEvent(this.upstreamError);
+    } else if (this.failure instanceof CoreMemoryError) {
+      // (a push threw it: the stream stopped where the core could not hold it; the others go on)
+      this.abortEvent({ message: `the relay could not hold the stream: ${this.failure.message}`, kind: 'overloaded', code: this.failure.code });
     } else if (this.failure === null) {
       if (this._status === 'done') {
         if (!this.completedSent && !this.passThrough) {
@@ -239,6 +257,37 @@ export class SseRelay extends ModelReader {
     this.bytesIn = 0;
     this.retire(); // (a gateway ends thousands of relays between collections)
     return this.view();
+  }
+
+  /**
+   * The gateway ends the stream itself: a timeout, a limit of its own, a push that threw
+   * `CoreMemoryError`. Returns the client's error event (a view, as `push`'s), written after
+   * everything the relay returned before: OpenAI's `data: {"error": {message, type, code}}`,
+   * Anthropic's `event: error` with `{type, message}`, the type in the client's words for
+   * `reason.kind`. The upstream's own error, when the relay had read one and not written it yet,
+   * is written instead (it came first). The relay then writes nothing more (`push` and `flush`
+   * return nothing), is `failed` unless its upstream had completed (`done`), and gives its core
+   * memory back. After `flush()` or an earlier `abort()`, it returns nothing: the client's stream
+   * has its end. A `reason` that is not one is a `TypeError`, and changes nothing.
+   */
+  abort(reason: RelayAbort): Uint8Array {
+    const r = abortReason(reason);
+    call.begin(this);
+    this.fresh();
+    if (this.ended) return this.view();
+    this.ended = true;
+    if (this.upstreamError !== null) this.errorEvent(this.upstreamError);
+    else this.abortEvent(r);
+    this.retire();
+    return this.view();
+  }
+
+  private abortEvent(r: Aborted): void {
+    if (this.errorSent) return;
+    this.errorSent = true;
+    this.ended = true;
+    if (this._status === 'open') this._status = 'failed';
+    this.writer.aborted(r);
   }
 
   protected override resetState(): void {

@@ -1,6 +1,7 @@
 // Layer 4 as Web TransformStreams, for fetch handlers (a Worker, a Deno or Bun server, a Next.js
 // route, a Hono app): `new Response(upstream.body.pipeThrough(new SseRelayStream({ from: 'anthropic' })))`
 // relays in one line, and `ModelTextStream` gives a stream's committed text.
+import { CoreMemoryError } from '../core/errors.js';
 import { Transform, failed, owning, textOn } from '../core/transform.js';
 import { SseRelay, type SseRelayOptions } from './relay.js';
 import { ModelStream, type ModelReport, type ModelStreamOptions } from './stream.js';
@@ -11,7 +12,10 @@ import { ModelStream, type ModelReport, type ModelStreamOptions } from './stream
  * after the upstream's, and at the end of an upstream without one an error event in the client's
  * shape, never a completion. Each chunk out is the relay's output of one read, copied (or the read
  * itself where the relay passes it through). An upstream body that errors (the connection drops)
- * errors this stream with the same reason: the client's response is cut, with no completion.
+ * errors this stream with the same reason: the client's response is cut, with no completion. A
+ * read the core cannot hold (`CoreMemoryError`: the budget of `setCoreMemoryLimit`) ends the
+ * stream: the client gets an error event (`overloaded`, `overloaded_error`) and the stream's end,
+ * and the upstream is cancelled; `relay.status` is `failed`.
  */
 export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
   /** The relay behind the stream: `textBytes`, `eventsOut`, `error`, `status`, `usage`. */
@@ -25,7 +29,19 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
       chunk !== null && out.buffer === chunk.buffer ? out : out.slice();
     super(owning({
       transform(chunk, controller) {
-        const out = relay.push(chunk);
+        let out: Uint8Array;
+        try {
+          out = relay.push(chunk);
+        } catch (err) {
+          if (!(err instanceof CoreMemoryError)) throw err;
+          // The core could not hold this stream (its budget, setCoreMemoryLimit, or its 4 GiB): the
+          // client gets the error event in its format and the stream's end, the upstream is
+          // cancelled, and the other streams go on. (Erroring the stream would drop the event.)
+          const end = relay.flush();
+          if (end.length !== 0) controller.enqueue(end.slice());
+          controller.terminate();
+          return;
+        }
         if (out.length !== 0) controller.enqueue(own(out, chunk));
       },
       flush(controller) {

@@ -69,6 +69,30 @@ export interface ClientWriter extends MessageOut {
   end(): void;
   /** The stream failed: an error event in the client's shape, never a completion. */
   error(e: ModelStreamError): void;
+  /** The gateway ended the stream (SseRelay.abort): an error event in the client's shape, its type in the client's words for `kind`. */
+  aborted(reason: Aborted): void;
+}
+
+/** Why a gateway ends a relayed stream itself: {@link SseRelay.abort}'s argument. */
+export interface RelayAbort {
+  /** What the client reads. */
+  message: string;
+  /**
+   * What went wrong, written as the error's type in the client's words: `'timeout'` (OpenAI's
+   * `timeout`, Anthropic's `timeout_error`), `'overloaded'` (the gateway's limits or memory:
+   * `overloaded`, `overloaded_error`), `'server'` (`server_error`, `api_error`).
+   * @defaultValue 'server'
+   */
+  kind?: 'timeout' | 'overloaded' | 'server';
+  /** The gateway's code for it (OpenAI's `code`: `ERR_CLIENT_TIMEOUT`, …); Anthropic's error events have none. */
+  code?: string;
+}
+
+/** A {@link RelayAbort} checked, its defaults in place. */
+export interface Aborted {
+  readonly message: string;
+  readonly kind: 'timeout' | 'overloaded' | 'server';
+  readonly code: string | null;
 }
 
 /** The upstream's usage in one shape, or undefined when it sent none. */

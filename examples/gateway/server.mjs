@@ -175,17 +175,11 @@ const ANTHROPIC_ERRORS = {
   408: 'invalid_request_error', 413: 'request_too_large', 429: 'rate_limit_error', 503: 'overloaded_error', 529: 'overloaded_error',
 };
 
-/** An error body (OpenAI's shape, as errorBody writes it) in the client's dialect; `status` 0 for an SSE error event. */
+/** An HTTP error body (OpenAI's shape, as errorBody writes it) in the client's dialect. */
 function shaped(dialect, status, value) {
   if (dialect !== 'anthropic') return value;
   const { message, type } = value.error;
   return { type: 'error', error: { type: ANTHROPIC_ERRORS[status] ?? (type === 'overloaded' ? 'overloaded_error' : 'api_error'), message } };
-}
-
-/** An SSE error event in the client's dialect (OpenAI's `data: {"error": …}`, Anthropic's `event: error`). */
-function sseError(dialect, value) {
-  const json = JSON.stringify(shaped(dialect, 0, value));
-  return Buffer.from(dialect === 'anthropic' ? `event: error\ndata: ${json}\n\n` : `data: ${json}\n\n`);
 }
 
 function sendJson(res, status, value, extraHeaders) {
@@ -506,6 +500,7 @@ export function createGateway(options = {}) {
       /** A timeout ended the stream (its answer written). */
       this.expired = false;
       this.done = null; // resolves the current phase when the client leaves or a timeout ends the stream
+      this.relaying = null; // the relay of the streaming phase, while it runs
       res.on('close', () => {
         if (!res.writableFinished) this.abort();
       });
@@ -644,8 +639,10 @@ export function createGateway(options = {}) {
         let ended = false;
         let events = 0;
         let sent = 0; // events written to the client, as the relay counts them
+        this.relaying = relay;
         const stop = () => {
           ended = true;
+          this.relaying = null;
           relay.dispose();
           resolve();
         };
@@ -692,7 +689,7 @@ export function createGateway(options = {}) {
           } catch (err) {
             // the core's budget for all streams (setCoreMemoryLimit): this stream stops, the others go on
             m.limitErrors.inc({ limit: 'core_memory' });
-            const e = sseError(this.dialect, errorBody(`the gateway is out of stream memory: ${err.message}`, 'overloaded', err.code ?? 'ERR_GATEWAY'));
+            const e = Buffer.from(relay.abort({ message: `the gateway is out of stream memory: ${err.message}`, kind: 'overloaded', code: err.code ?? 'ERR_GATEWAY' }));
             m.eventsOut.inc(1);
             m.bytesOut.inc(e.length);
             this.status = 'limit';
@@ -849,13 +846,16 @@ export function createGateway(options = {}) {
       if (this.counted) this.status = 'limit';
       const code = { body: 'ERR_UPSTREAM_BODY_TIMEOUT', client: 'ERR_CLIENT_TIMEOUT', duration: 'ERR_MAX_DURATION' }[kind];
       const answered = res.writableEnded; // the answer was whole, and waits for its client to take it
+      // (a stream being relayed: its error event in the client's format, after everything relayed before it)
+      const tail = this.relaying === null ? null : Buffer.from(this.relaying.abort({ message, kind: 'timeout', code }));
       this.stopUpstream();
       if (!res.headersSent) sendJson(res, 504, errorBody(message, 'timeout', code), { connection: 'close' });
       else if (!res.writableEnded) {
-        const e = sseError(this.dialect, errorBody(message, 'timeout', code));
-        m.eventsOut.inc(1);
-        m.bytesOut.inc(e.length);
-        res.end(e);
+        if (tail !== null && tail.length !== 0) {
+          m.eventsOut.inc(1);
+          m.bytesOut.inc(tail.length);
+        }
+        res.end(tail ?? undefined);
       }
       if (kind === 'client' || answered) res.destroy();
     }

@@ -12,3 +12,4 @@ import '../unit/bedrock-invoke.test.js';
 import '../unit/bedrock-events.test.js';
 import '../unit/model-streams.test.js';
 import '../unit/stream-ownership.test.js';
+import '../unit/relay-abort.test.js';

@@ -203,3 +203,49 @@ describe('the official clients read the relayed stream of every fixture', () => 
     }
   });
 });
+
+describe('SseRelay.abort, read by the official clients', () => {
+  const enc = (s: string) => new TextEncoder().encode(s);
+  const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+  const OPENAI_HI = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hé "},"finish_reason":null}]}\n\n';
+  const ANTHROPIC_HI = 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":1}}}\n\n'
+    + 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
+    + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hé "}}\n\n';
+
+  test('each client throws its API error with the message, after the text before it', async () => {
+    const message = 'the stream passed maxDuration (300 ms)';
+    const body = (to: 'openai' | 'anthropic') => {
+      const r = new SseRelay({ from: to === 'openai' ? 'anthropic' : 'openai', to });
+      const out = dec(r.push(enc(to === 'openai' ? ANTHROPIC_HI : OPENAI_HI)));
+      return out + dec(r.abort({ message, kind: 'timeout', code: 'ERR_MAX_DURATION' }));
+    };
+    const respond = (text: string) => async () => new Response(text, { headers: { 'content-type': 'text/event-stream' } });
+
+    const openai = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch: respond(body('openai')) });
+    let text = '';
+    let thrown: unknown;
+    try {
+      const stream = await openai.chat.completions.create({ model: 'm', messages: [], stream: true });
+      for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+    } catch (e) {
+      thrown = e;
+    }
+    expect(text).toBe('Hé ');
+    expect(thrown).toBeInstanceOf(OpenAI.APIError);
+    expect((thrown as InstanceType<typeof OpenAI.APIError>).message).toContain(message);
+    expect((thrown as InstanceType<typeof OpenAI.APIError>).code).toBe('ERR_MAX_DURATION');
+
+    const anthropic = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', maxRetries: 0, fetch: respond(body('anthropic')) });
+    text = '';
+    thrown = undefined;
+    try {
+      const stream = await anthropic.messages.create({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'x' }], stream: true });
+      for await (const e of stream) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
+    } catch (e) {
+      thrown = e;
+    }
+    expect(text).toBe('Hé ');
+    expect(thrown).toBeInstanceOf(Anthropic.APIError);
+    expect((thrown as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'timeout_error', message } });
+  });
+});

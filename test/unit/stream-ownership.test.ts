@@ -7,29 +7,10 @@ import {
   LineBatchDecoderStream, LineDecoderStream, ModelStream, ModelTextStream, SseBatchDecoderStream, SseDecoderStream, SseRelayStream,
   Utf8DecoderStream, coreMemoryUsed, readChunks,
 } from '../../bindings/index.js';
+import { settled } from '../helpers/settled.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const tick = () => new Promise((r) => setTimeout(r, 0));
-
-/**
- * The core memory in use once what earlier tests left to the collector is gone: decoders they did
- * not dispose are freed by the finalization registry when collected, which would otherwise happen
- * in the middle of a test here and move its baseline (the portable suites run every suite in one
- * process). Collects (where the runtime lets a test: --expose-gc, Bun) until two readings agree.
- */
-async function settled(): Promise<number> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  let last = -1;
-  for (let i = 0; i < 20; i++) {
-    gc?.();
-    await tick();
-    await tick();
-    const now = coreMemoryUsed();
-    if (now === last) return now;
-    last = now;
-  }
-  return last;
-}
 
 // 256 KiB of one unfinished line, event or JSON document: what each stream must hold until it ends
 const LONG = 'x'.repeat(256 * 1024);

@@ -1,0 +1,184 @@
+// A relay that ends before its upstream does: the gateway's own reasons (SseRelay.abort: a timeout,
+// a limit of its own) and the core that cannot hold the stream (CoreMemoryError). Either way the
+// client gets one error event in its format, after everything relayed before it, and never a
+// completion; the relay writes nothing more, and its core memory goes back.
+import { describe, expect, it } from 'vitest';
+import { CoreMemoryError, SseRelay, SseRelayStream, coreMemoryUsed, readChunks, setCoreMemoryLimit } from '../../bindings/index.js';
+import { readAnthropic, readOpenAi } from '../helpers/clients.js';
+import { settled } from '../helpers/settled.js';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+
+const OPENAI_HI = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hé "},"finish_reason":null}]}\n\n';
+const OPENAI_END = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+const ANTHROPIC_HI = 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":1}}}\n\n'
+  + 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
+  + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hé "}}\n\n';
+/** An event left unfinished: 256 KiB of one delta's text, held by the relay until its end comes. */
+const HELD = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${'x'.repeat(256 * 1024)}`;
+
+const openaiError = (message: string, type: string, code: string | null) => `data: ${JSON.stringify({ error: { message, type, code } })}\n\n`;
+const anthropicError = (type: string, message: string) => `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
+
+describe('SseRelay.abort', () => {
+  it.each([
+    ['timeout', 'timeout', 'timeout_error'],
+    ['overloaded', 'overloaded', 'overloaded_error'],
+    ['server', 'server_error', 'api_error'],
+  ] as const)('writes the client its error event in its words (%s), after what was relayed, and nothing more', (kind, openaiType, anthropicType) => {
+    const message = `the gateway stopped the stream (${kind})`;
+    // to OpenAI: from OpenAI (passed through) and from Anthropic (translated)
+    for (const [from, head] of [['openai', OPENAI_HI], ['anthropic', ANTHROPIC_HI]] as const) {
+      const r = new SseRelay({ from, to: 'openai' });
+      const out = dec(r.push(enc(head)));
+      const tail = dec(r.abort({ message, kind, code: 'ERR_GATEWAY_SAYS' }));
+      expect(tail, from).toBe(openaiError(message, openaiType, 'ERR_GATEWAY_SAYS'));
+      const client = readOpenAi(enc(out + tail));
+      expect(client.text).toBe('Hé ');
+      expect(client.done).toBe(false);
+      expect(client.error).toEqual({ message, type: openaiType, code: 'ERR_GATEWAY_SAYS' });
+      expect(r.status).toBe('failed');
+      expect(r.error).toBeUndefined(); // (the upstream's errors only)
+      // nothing more: not the rest of the upstream, not its completion
+      expect(dec(r.push(enc(from === 'openai' ? OPENAI_END : 'event: message_stop\ndata: {"type":"message_stop"}\n\n')))).toBe('');
+      expect(dec(r.flush())).toBe('');
+      expect(dec(r.abort({ message: 'again' }))).toBe('');
+    }
+    // to Anthropic: from OpenAI (translated); the code is OpenAI's field, Anthropic's error has none
+    const r = new SseRelay({ from: 'openai', to: 'anthropic' });
+    const out = dec(r.push(enc(OPENAI_HI)));
+    const tail = dec(r.abort({ message, kind, code: 'ERR_GATEWAY_SAYS' }));
+    expect(tail).toBe(anthropicError(anthropicType, message));
+    const client = readAnthropic(enc(out + tail));
+    expect(client.text).toBe('Hé ');
+    expect(client.done).toBe(false);
+    expect(client.error).toEqual({ type: anthropicType, message });
+    expect(r.status).toBe('failed');
+  });
+
+  it("takes 'server' and no code by default", () => {
+    const r = new SseRelay({ from: 'openai' });
+    r.push(enc(OPENAI_HI));
+    expect(dec(r.abort({ message: 'stop' }))).toBe(openaiError('stop', 'server_error', null));
+  });
+
+  it("writes the upstream's own error instead when it had one not written yet (it came first)", () => {
+    const r = new SseRelay({ from: 'anthropic', to: 'openai' });
+    const upstream = `${ANTHROPIC_HI}event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n`;
+    const out = dec(r.push(enc(upstream)));
+    const tail = dec(r.abort({ message: 'client timeout', kind: 'timeout' }));
+    const client = readOpenAi(enc(out + tail));
+    expect(client.text).toBe('Hé ');
+    expect(client.error).toMatchObject({ message: 'Overloaded', code: 'ERR_PROVIDER', provider_code: 'overloaded_error' });
+    expect(r.error?.code).toBe('ERR_PROVIDER');
+    expect(r.status).toBe('failed');
+  });
+
+  it('after the upstream completed: the error event instead of the completion, and the status stays done', () => {
+    const r = new SseRelay({ from: 'openai' });
+    const out = dec(r.push(enc(OPENAI_HI + OPENAI_END)));
+    expect(r.status).toBe('done');
+    const tail = dec(r.abort({ message: 'the client took too long', kind: 'timeout', code: 'ERR_CLIENT_TIMEOUT' }));
+    const client = readOpenAi(enc(out + tail));
+    expect(client.done).toBe(false); // the completion ([DONE]) is flush()'s, and flush() was not called
+    expect(client.error).toEqual({ message: 'the client took too long', type: 'timeout', code: 'ERR_CLIENT_TIMEOUT' });
+    expect(r.status).toBe('done');
+  });
+
+  it('after flush() the stream has its end: abort() writes nothing', () => {
+    const r = new SseRelay({ from: 'openai' });
+    r.push(enc(OPENAI_HI + OPENAI_END));
+    expect(dec(r.flush())).toBe('data: [DONE]\n\n');
+    expect(dec(r.abort({ message: 'late', kind: 'timeout' }))).toBe('');
+    expect(r.status).toBe('done');
+  });
+
+  it('gives the core memory of an unfinished event back at once', async () => {
+    await settled();
+    const before = coreMemoryUsed();
+    const r = new SseRelay({ from: 'openai' });
+    r.push(enc(OPENAI_HI + HELD));
+    expect(coreMemoryUsed() - before).toBeGreaterThan(256 * 1024);
+    r.abort({ message: 'stop' });
+    expect(coreMemoryUsed()).toBe(before);
+  });
+
+  it('refuses a reason that is not one with a TypeError, and changes nothing', () => {
+    const r = new SseRelay({ from: 'openai' });
+    r.push(enc(OPENAI_HI));
+    for (const bad of [undefined, null, 'timeout', { kind: 'timeout' }, { message: 1 }, { message: 'm', kind: 'slow' }, { message: 'm', code: 504 }, { message: 'm', status: 504 }]) {
+      expect(() => r.abort(bad as never), JSON.stringify(bad)).toThrow(TypeError);
+      expect(() => r.abort(bad as never), JSON.stringify(bad)).toThrow(/^SseRelay.abort/);
+    }
+    expect(r.status).toBe('open');
+    expect(dec(r.push(enc(OPENAI_END)))).toBe(OPENAI_END.replace('data: [DONE]\n\n', ''));
+    expect(dec(r.flush())).toBe('data: [DONE]\n\n');
+  });
+
+});
+
+describe('a relay the core cannot hold (CoreMemoryError)', () => {
+  /**
+   * A budget that the relay's first event fits in and HELD does not (taken once the collector has
+   * freed what earlier suites left, which would otherwise widen it during the test).
+   */
+  const budget = () => setCoreMemoryLimit(coreMemoryUsed() + 32 * 1024);
+
+  it.each(['openai', 'anthropic'] as const)('flush() writes the error event (to %s), never a completion', async (to) => {
+    await settled();
+    const r = new SseRelay({ from: 'openai', to });
+    budget();
+    try {
+      const out = dec(r.push(enc(OPENAI_HI)));
+      let err: unknown;
+      try { r.push(enc(HELD)); } catch (e) { err = e; }
+      expect(err).toBeInstanceOf(CoreMemoryError);
+      expect(r.status).toBe('failed');
+      const message = `the relay could not hold the stream: ${(err as Error).message}`;
+      const tail = dec(r.flush());
+      expect(tail).toBe(to === 'openai' ? openaiError(message, 'overloaded', 'ERR_CORE_MEMORY') : anthropicError('overloaded_error', message));
+      const client = (to === 'openai' ? readOpenAi : readAnthropic)(enc(out + tail));
+      expect(client.text).toBe('Hé ');
+      expect(client.done).toBe(false);
+      expect(dec(r.flush())).toBe('');
+    } finally {
+      setCoreMemoryLimit(undefined);
+    }
+  });
+
+  it('SseRelayStream: the client gets the events before, the error event and the end; the upstream is cancelled', async () => {
+    await settled();
+    const relay = new SseRelayStream({ from: 'openai', to: 'anthropic' });
+    let cancelled: unknown = null;
+    let pulls = 0;
+    const upstream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        pulls++;
+        if (pulls === 1) c.enqueue(enc(OPENAI_HI));
+        else if (pulls === 2) {
+          budget();
+          c.enqueue(enc(HELD));
+        } else {
+          c.enqueue(enc(OPENAI_HI)); // (a live upstream: it would go on)
+        }
+      },
+      cancel(reason) { cancelled = reason ?? 'cancelled'; },
+    });
+    const got: string[] = [];
+    try {
+      for await (const b of readChunks(upstream.pipeThrough(relay))) got.push(dec(b));
+    } finally {
+      setCoreMemoryLimit(undefined);
+    }
+    const all = got.join('');
+    expect(relay.relay.status).toBe('failed');
+    expect(cancelled).not.toBeNull();
+    const client = readAnthropic(enc(all));
+    expect(client.text).toBe('Hé ');
+    expect(client.done).toBe(false);
+    expect(client.error).toMatchObject({ type: 'overloaded_error' });
+    expect(String(client.error!.message)).toMatch(/^the relay could not hold the stream: /);
+    expect(all.endsWith(anthropicError('overloaded_error', String(client.error!.message)))).toBe(true);
+  });
+});
