@@ -165,8 +165,21 @@ export abstract class ModelReader extends FrameStream {
     } else {
       n = u.unframe(chunk);
     }
-    const failure = u.failure;
-    if (n !== 0) this.frameEvents(u.eventsPtr, n, mode);
+    let failure = u.failure;
+    if (failure === null) {
+      if (n !== 0) this.frameEvents(u.eventsPtr, n, mode);
+    } else {
+      // the events before the message that failed; after the provider's completion, that message
+      // is not the answer (nothing after the completion is, in any format): it is passed over, and
+      // the events after it are read (Bedrock's metadata, the usage)
+      const at = u.failureAt;
+      if (at !== 0) this.frameEvents(u.eventsPtr, at, mode);
+      if (this._status === 'done') {
+        failure = null;
+        if (n > at) this.frameEvents(u.eventsPtr + at, n - at, mode);
+      }
+    }
+    failure ??= u.broken;
     if (failure !== null) {
       this.batchDone();
       this._status = 'failed';

@@ -33,12 +33,18 @@ export class Unframer {
   binaryError: Error | null = null;
   /** Bytes of events written for the reader before this push (its offsets). */
   private eventsBase = 0;
-  /** The failure that stops the stream after the events of the last unframe(), if any. */
+  /**
+   * The first message of the last unframe() that is the provider's error or not an event (its
+   * failure), if any; the events of the messages after it are written too, for a stream whose
+   * completion came before it (then it is not the answer, as nothing after the completion is).
+   */
   failure: Failure | null = null;
+  /** Bytes of the last unframe()'s events that came before `failure`'s message. */
+  failureAt = 0;
+  /** The framing's damage in the last unframe(), after all of its events: it stops the stream. */
+  broken: Failure | null = null;
   private readonly onBatch = (n: number, base: number): void => this.batch(n, base);
-  private readonly onRecord = (r: FrameRecord): void => {
-    if (this.failure === null) this.failure = this.message(r);
-  };
+  private readonly onRecord = (r: FrameRecord): void => this.failed(this.message(r));
 
   /**
    * `invoke`: InvokeModelWithResponseStream, whose `chunk` events carry the model's own events in
@@ -71,13 +77,21 @@ export class Unframer {
     const f = this.framer;
     this.eventsBase += f.events.len;
     this.failure = null;
+    this.broken = null;
     return f;
   }
 
   /** The framing's damage as the failure after the events before it (any other error passes). */
   private damaged(e: unknown): void {
     if (!(e instanceof EventStreamError)) throw e;
-    this.failure ??= damage(e);
+    this.broken ??= damage(e);
+  }
+
+  /** A message's failure, if it is the first of this read: where the events before it end. */
+  private failed(m: Failure | null): void {
+    if (m === null || this.failure !== null) return;
+    this.failure = m;
+    this.failureAt = this.framer.events.len;
   }
 
   /**
@@ -103,13 +117,13 @@ export class Unframer {
     return this.framer.events.ptr;
   }
 
-  /** ConverseStream: a call's records, written by the core; an exception or an event type too long is read here, and ends the stream. */
+  /** ConverseStream: a call's records, written by the core; an exception or an event type too long is read here (`failed`). */
   private batch(n: number, base: number): void {
     const f = this.framer;
     let k = 0;
-    while (k < n && this.failure === null) {
+    while (k < n) {
       k = f.writeEvents(k, base);
-      if (k < n) this.failure = this.message(f.recordAt(k++, base));
+      if (k < n) this.failed(this.message(f.recordAt(k++, base)));
     }
   }
 

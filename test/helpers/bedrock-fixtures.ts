@@ -17,6 +17,10 @@
 // - an exception message is ERR_PROVIDER at the message's first byte, with its payload's message
 //   and the exception type as the provider's code; the stream's error offsets are the binary
 //   stream's: a message's first byte, or the stream's length for a truncated stream.
+// - after messageStop an exception is not the answer, as nothing after a completion is in any
+//   format (an error event after Anthropic's message_stop, an error chunk after Gemini's finish):
+//   the stream stays done, and the metadata after it is read. Damage to the framing is not a
+//   message: it fails the stream wherever it comes.
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 
 const enc = new TextEncoder();
@@ -109,6 +113,10 @@ export function bedrockReference(bytes: Uint8Array): BedrockExpected {
     }
     const type = m.headers[':message-type']?.value;
     const name = String(m.headers[':event-type']?.value ?? m.headers[':exception-type']?.value ?? '');
+    if (type === 'exception' && out.status === 'done') {
+      at += total; // (after the completion: not the answer)
+      continue;
+    }
     if (type === 'exception') {
       const v = JSON.parse(dec.decode(m.body)) as Obj;
       out.status = 'failed';
@@ -289,6 +297,27 @@ add('bedrock-guardrail', 'a prompt a guardrail blocked: the guardrail\'s message
     text: 'Bis hier', reasoning: '', status: 'truncated', events: 2, toolCalls: [], signatures: [],
     error: { code: 'ERR_STREAM_TRUNCATED', offset: cutAt },
   }, cutAt);
+}
+
+add('bedrock-exception-after-stop', 'messageStop, then an internalServerException, then the metadata: the stream stays done, with the usage', [
+  start, text(0, 'Fertig.'), stop(0), mstop('end_turn'),
+  { exception: 'internalServerException', payload: '{"message":"The server encountered an error processing the request."}' },
+  meta('{"inputTokens":9,"outputTokens":3,"totalTokens":12}'),
+], {
+  text: 'Fertig.', reasoning: '', status: 'done', finishReason: 'end_turn', events: 5, toolCalls: [], signatures: [],
+  usage: { inputTokens: 9, outputTokens: 3, totalTokens: 12 },
+});
+
+{
+  // after messageStop, damage to the framing still fails the stream: it is not a message
+  const msgs: Msg[] = [start, text(0, 'Fertig.'), mstop('end_turn')];
+  const bad = encodeMessage(meta('{"inputTokens":9,"outputTokens":3,"totalTokens":12}')).slice();
+  bad[bad.length - 10] ^= 0x20;
+  const at = msgs.reduce((n, m) => n + encodeMessage(m).length, 0);
+  add('bedrock-bad-crc-after-stop', 'messageStop, then a metadata message whose payload changed in transit: ERR_CRC_MISMATCH at its first byte', [...msgs, { raw: bad }], {
+    text: 'Fertig.', reasoning: '', status: 'failed', finishReason: 'end_turn', events: 3, toolCalls: [], signatures: [],
+    error: { code: 'ERR_CRC_MISMATCH', offset: at },
+  });
 }
 
 {

@@ -195,3 +195,41 @@ describe('bedrock-invoke: chunks that are not', () => {
     expect(new ModelStream({ format: 'bedrock-invoke', inner: 'anthropic' }).format).toBe('bedrock-invoke');
   });
 });
+
+describe('bedrock-invoke: an exception after the completion', () => {
+  // After Claude's message_stop an exception message is not the answer, as an error event after
+  // message_stop is not in Claude direct: the stream stays done, at every split. Before it, it is
+  // the stream's error.
+  const events: unknown[] = [
+    { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', usage: { input_tokens: 3, output_tokens: 1 } } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Fertig.' } },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 3 } },
+    { type: 'message_stop' },
+  ];
+  const chunks = events.map((ev) => chunkMessage(`{"bytes":"${Buffer.from(JSON.stringify(ev)).toString('base64')}","p":"abc"}`));
+  const exception = codec.encode({
+    headers: { ':exception-type': { type: 'string', value: 'internalServerException' }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'exception' } },
+    body: enc.encode('{"message":"The server encountered an error."}'),
+  });
+
+  test('after message_stop: done, whole and at every split', () => {
+    const bytes = concat([...chunks, exception]);
+    for (let i = 0; i < bytes.length; i++) {
+      const got = read('bedrock-invoke', i === 0 ? [bytes] : cut(bytes, [i]));
+      expect({ text: got.text, status: got.status, finishReason: got.finishReason, error: got.error }, `cut at ${i}`)
+        .toEqual({ text: 'Fertig.', status: 'done', finishReason: 'end_turn', error: undefined });
+    }
+  });
+
+  test('before message_stop: the stream\'s error, at the exception\'s first byte', () => {
+    const bytes = concat([...chunks.slice(0, 5), exception, chunks[5]]);
+    const at = concat(chunks.slice(0, 5)).length;
+    for (let i = 0; i < bytes.length; i++) {
+      const got = read('bedrock-invoke', i === 0 ? [bytes] : cut(bytes, [i]));
+      expect({ text: got.text, status: got.status, error: got.error }, `cut at ${i}`)
+        .toEqual({ text: 'Fertig.', status: 'failed', error: { code: 'ERR_PROVIDER', offset: at } });
+    }
+  });
+});

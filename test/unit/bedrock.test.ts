@@ -90,6 +90,7 @@ describe.each(BEDROCK_FIXTURES.map((f) => [f.name, f] as const))('bedrock fixtur
       let done = false;
       for (const m of messages) {
         if (m.error !== undefined) {
+          if (done) continue; // (after the completion a message's error is not the answer, as the stream reads it)
           error = { code: m.error.code, offset: m.offset, ...(m.error.code === 'ERR_PROVIDER' ? { message: m.error.providerMessage } : {}) };
           break;
         }
