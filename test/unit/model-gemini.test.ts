@@ -139,6 +139,50 @@ describe('gemini: signatures', () => {
   });
 });
 
+describe('gemini: a text part\'s signature, to Anthropic', () => {
+  // The thoughtSignature on the first answer part signs the thoughts before it: to Anthropic it
+  // ends their thinking block, before the text, as Anthropic's own streams end theirs; the answer
+  // is one text block. (It was written after the text, as an empty thinking block between two
+  // text blocks.)
+  const body = chunk({ text: 'Thinking it over', thought: true }) + chunk({ text: 'Old pond\n', thoughtSignature: 'CiQBsig==' })
+    + chunk({ text: 'a frog' }, ',"finishReason":"STOP"');
+  const blocks = (out: string) => {
+    const got: string[] = [];
+    for (const e of out.split('\n\n')) {
+      const line = e.split('\n').find((l) => l.startsWith('data: '));
+      if (line === undefined) continue;
+      const v = JSON.parse(line.slice(6)) as { type: string; index?: number; content_block?: { type: string }; delta?: Record<string, string> };
+      if (v.type === 'content_block_start') got.push(`${v.index} ${v.content_block!.type}`);
+      else if (v.type === 'content_block_delta') {
+        const d = v.delta!;
+        got.push(`${v.index} ${d.type} ${d.thinking ?? d.text ?? d.signature}`);
+      } else if (v.type === 'content_block_stop') got.push(`${v.index} stop`);
+    }
+    // (a delta cut across reads comes in pieces: joined here)
+    return got.reduce<string[]>((a, x) => {
+      const last = a.at(-1);
+      const head = x.split(' ').slice(0, 2).join(' ');
+      if (last !== undefined && last.startsWith(`${head} `) && !x.endsWith(' stop') && head.split(' ')[1].endsWith('_delta')) a[a.length - 1] = last + x.slice(head.length + 1);
+      else a.push(x);
+      return a;
+    }, []);
+  };
+
+  it('ends the thinking block before the text: whole, at every split and dripped', () => {
+    for (const chunks of standardChunkings(enc.encode(body))) {
+      const r = new SseRelay({ from: 'gemini', to: 'anthropic', id: 'msg_1', model: 'g' });
+      const out = chunks.map((c) => dec.decode(r.push(c))).join('') + dec.decode(r.flush());
+      expect(blocks(out), `${chunks.length} chunks`).toEqual([
+        '0 thinking', '0 thinking_delta Thinking it over', '0 signature_delta CiQBsig==', '0 stop',
+        '1 text', '1 text_delta Old pond\na frog', '1 stop',
+      ]);
+    }
+    const m = new ModelStream({ format: 'gemini' });
+    expect(m.push(enc.encode(body)) + m.flush()).toBe('Old pond\na frog');
+    expect(m.reasoningBlocks).toEqual([{ text: 'Thinking it over', signature: 'CiQBsig==' }]);
+  });
+});
+
 describe(`gemini: arguments in parts equal the whole args (random trees, seed ${SEED})`, () => {
   type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
   const next = rng(SEED);
