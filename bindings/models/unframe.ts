@@ -226,13 +226,14 @@ export interface ModelEventStreamMessage extends EventStreamMessage {
    */
   data: string;
   /**
-   * What stops a ModelStream of the format at this message, before its completion: the provider's error (`ERR_PROVIDER`:
-   * an exception or error message, with its message and its type or code), or a message that is
-   * not an event of the format (`ERR_BAD_EVENT`: a chunk whose payload is not `{"bytes": base64}`,
-   * an event type too long, a message of no `:message-type` or of another than event, exception
-   * and error). `message` is the stream's error message. After the stream's completion (Bedrock's
-   * messageStop, Claude's message_stop) a ModelStream passes such a message over, as every format
-   * passes over what follows its completion; the message still has its `error` here.
+   * What stops a ModelStream of the format at this message, before its completion: the
+   * provider's error (`ERR_PROVIDER`: an exception or error message, with its message and its type
+   * or code), or a message that is not an event of the format (`ERR_BAD_EVENT`: a chunk whose
+   * payload is not `{"bytes": base64}`, an event type too long, a message of no `:message-type` or
+   * of another than event, exception and error). `message` is the stream's error message. After
+   * the stream's completion (Bedrock's messageStop, Claude's message_stop) a ModelStream passes
+   * such a message over, as every format passes over what follows its completion; the message
+   * still has its `error` here.
    */
   error?: { code: ModelStreamErrorCode; message: string; providerMessage?: string; providerCode?: string };
 }
