@@ -79,6 +79,11 @@ export abstract class CoreStream {
     this.resetState();
   }
 
+  /** Whether `dispose()` was called. */
+  protected get disposed(): boolean {
+    return this.failure !== null && this.failure === disposed;
+  }
+
   /** Returns the core memory now instead of when the decoder is garbage-collected. */
   dispose(): void {
     if (this.failure === disposed) return;
@@ -138,13 +143,19 @@ export abstract class CoreStream {
 
   /**
    * A trap of the core (its allocator's only failure: the shared memory cannot grow) becomes the
-   * stream's lasting CoreMemoryError, at byte offset `offset`; any other error passes through.
+   * stream's lasting CoreMemoryError, at byte offset `offset`; so does the CoreMemoryError of a
+   * decoder it reads through (Bedrock's framer), as it is. Any other error passes through.
    */
   protected trapped(e: unknown, offset: number): unknown {
-    if (!(e instanceof WebAssembly.RuntimeError)) return e;
-    const x = this.core.x;
-    const budget = x.heapBudgetHit() !== 0 ? coreMemoryLimit() : undefined;
-    const err = new CoreMemoryError(offset, x.memory.buffer.byteLength, budget);
+    let err: CoreMemoryError;
+    if (e instanceof CoreMemoryError) {
+      err = e;
+    } else {
+      if (!(e instanceof WebAssembly.RuntimeError)) return e;
+      const x = this.core.x;
+      const budget = x.heapBudgetHit() !== 0 ? coreMemoryLimit() : undefined;
+      err = new CoreMemoryError(offset, x.memory.buffer.byteLength, budget);
+    }
     this.failure = err;
     this.again = null;
     this.released();

@@ -163,7 +163,11 @@ export abstract class ModelReader extends FrameStream {
         throw this.trapped(e, this.base);
       }
     } else {
-      n = u.unframe(chunk);
+      try {
+        n = u.unframe(chunk);
+      } catch (e) {
+        throw this.trapped(e, this.base); // (the framer's CoreMemoryError, the stream's too)
+      }
     }
     let failure = u.failure;
     if (failure === null) {

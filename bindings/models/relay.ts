@@ -226,33 +226,27 @@ export class SseRelay extends ModelReader {
       try {
         this.flushFrames();
       } catch (e) {
-        if (!(e instanceof ModelStreamError)) throw e;
-        this.upstreamError = e;
+        if (e instanceof ModelStreamError) this.upstreamError = e;
+        else if (!(e instanceof CoreMemoryError)) throw e; // (which is now the relay's failure)
       }
     }
     if (this.highSurrogate) {
       this.highSurrogate = false;
       this._textBytes += 3; // a lone high surrogate at the end: U+FFFD
     }
+    const memory = this.failure instanceof CoreMemoryError ? this.failure : null;
     if (this.upstreamError !== null) {
       this.errorEvent(this.upstreamError);
-    } else if (this.failure instanceof CoreMemoryError) {
+    } else if (this._status === 'done' && (this.failure === null || memory !== null)) {
+      // (a read the core could not hold after the completion: not the answer, which is whole)
+      this.completion();
+    } else if (memory !== null) {
       // (a push threw it: the stream stopped where the core could not hold it; the others go on)
-      this.abortEvent({ message: `the relay could not hold the stream: ${this.failure.message}`, kind: 'overloaded', code: this.failure.code });
+      this.abortEvent({ message: `the relay could not hold the stream: ${memory.message}`, kind: 'overloaded', code: memory.code });
     } else if (this.failure === null) {
-      if (this._status === 'done') {
-        if (!this.completedSent && !this.passThrough) {
-          // (a format with a trailer, Bedrock's usage after its messageStop: the completion once the stream ended)
-          this.completedSent = true;
-          this.writer.completed();
-        }
-        // (from Anthropic to Anthropic the upstream's own message_delta and message_stop passed)
-        if (!(this.passThrough && this.to === 'anthropic')) this.writer.end();
-      } else {
-        this._status = 'truncated';
-        this.errorEvent(new ModelStreamError('ERR_STREAM_TRUNCATED', this.endOffset,
-          `The upstream ${this.from} stream ended without its completion: the answer is cut short`, ''));
-      }
+      this._status = 'truncated';
+      this.errorEvent(new ModelStreamError('ERR_STREAM_TRUNCATED', this.endOffset,
+        `The upstream ${this.from} stream ended without its completion: the answer is cut short`, ''));
     }
     this.bytesIn = 0;
     this.retire(); // (a gateway ends thousands of relays between collections)
@@ -265,21 +259,34 @@ export class SseRelay extends ModelReader {
    * everything the relay returned before: OpenAI's `data: {"error": {message, type, code}}`,
    * Anthropic's `event: error` with `{type, message}`, the type in the client's words for
    * `reason.kind`. The upstream's own error, when the relay had read one and not written it yet,
-   * is written instead (it came first). The relay then writes nothing more (`push` and `flush`
-   * return nothing), is `failed` unless its upstream had completed (`done`), and gives its core
-   * memory back. After `flush()` or an earlier `abort()`, it returns nothing: the client's stream
-   * has its end. A `reason` that is not one is a `TypeError`, and changes nothing.
+   * is written instead (it came first). After the upstream's completion (`done`), the answer is
+   * whole: the client gets its end as `flush()` writes it, never an error after a completion. The
+   * relay then writes nothing more (`push` and `flush` return nothing), is `failed` (or stays
+   * `done`), and gives its core memory back. After `flush()`, an earlier `abort()` or `dispose()`,
+   * it returns nothing. A `reason` that is not one is a `TypeError`, and changes nothing.
    */
   abort(reason: RelayAbort): Uint8Array {
     const r = abortReason(reason);
     call.begin(this);
     this.fresh();
-    if (this.ended) return this.view();
+    if (this.ended || this.disposed) return this.view();
     this.ended = true;
     if (this.upstreamError !== null) this.errorEvent(this.upstreamError);
+    else if (this._status === 'done') this.completion(); // (the answer is whole: its end, never an error after it)
     else this.abortEvent(r);
     this.retire();
     return this.view();
+  }
+
+  /** After the upstream's completion: the client's (`data: [DONE]`; Anthropic's `message_delta` and `message_stop`). */
+  private completion(): void {
+    if (!this.completedSent && !this.passThrough) {
+      // (a format with a trailer, Bedrock's usage after its messageStop: the completion once the stream ended)
+      this.completedSent = true;
+      this.writer.completed();
+    }
+    // (from Anthropic to Anthropic the upstream's own message_delta and message_stop passed)
+    if (!(this.passThrough && this.to === 'anthropic')) this.writer.end();
   }
 
   private abortEvent(r: Aborted): void {

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { CoreMemoryError, SseRelay, SseRelayStream, coreMemoryUsed, readChunks, setCoreMemoryLimit } from '../../bindings/index.js';
 import { readAnthropic, readOpenAi } from '../helpers/clients.js';
 import { settled } from '../helpers/settled.js';
+import { encodeMessage } from '../helpers/bedrock-fixtures.js';
+import { concat } from '../helpers/random.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -75,15 +77,28 @@ describe('SseRelay.abort', () => {
     expect(r.status).toBe('failed');
   });
 
-  it('after the upstream completed: the error event instead of the completion, and the status stays done', () => {
-    const r = new SseRelay({ from: 'openai' });
-    const out = dec(r.push(enc(OPENAI_HI + OPENAI_END)));
-    expect(r.status).toBe('done');
-    const tail = dec(r.abort({ message: 'the client took too long', kind: 'timeout', code: 'ERR_CLIENT_TIMEOUT' }));
-    const client = readOpenAi(enc(out + tail));
-    expect(client.done).toBe(false); // the completion ([DONE]) is flush()'s, and flush() was not called
-    expect(client.error).toEqual({ message: 'the client took too long', type: 'timeout', code: 'ERR_CLIENT_TIMEOUT' });
-    expect(r.status).toBe('done');
+  it("after the upstream's completion: the client's end, never an error after a completion (each client format)", () => {
+    const ANTHROPIC_END = 'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+      + 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":2}}\n\n'
+      + 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    for (const [from, to, body] of [
+      ['openai', 'openai', OPENAI_HI + OPENAI_END], ['openai', 'anthropic', OPENAI_HI + OPENAI_END],
+      ['anthropic', 'openai', ANTHROPIC_HI + ANTHROPIC_END], ['anthropic', 'anthropic', ANTHROPIC_HI + ANTHROPIC_END],
+    ] as const) {
+      const aborted = new SseRelay({ from, to, id: 'x', model: 'm' });
+      const flushed = new SseRelay({ from, to, id: 'x', model: 'm' });
+      const out = dec(aborted.push(enc(body)));
+      expect(dec(flushed.push(enc(body)))).toBe(out);
+      expect(aborted.status).toBe('done');
+      const tail = dec(aborted.abort({ message: 'the client took too long', kind: 'timeout', code: 'ERR_CLIENT_TIMEOUT' }));
+      expect(tail, `${from} → ${to}`).toBe(dec(flushed.flush()));
+      const client = (to === 'openai' ? readOpenAi : readAnthropic)(enc(out + tail));
+      expect(client.done).toBe(true);
+      expect(client.error).toBeNull();
+      expect(client.text).toBe('Hé ');
+      expect(aborted.status).toBe('done');
+      expect(dec(aborted.flush())).toBe('');
+    }
   });
 
   it('after flush() the stream has its end: abort() writes nothing', () => {
@@ -102,6 +117,13 @@ describe('SseRelay.abort', () => {
     expect(coreMemoryUsed() - before).toBeGreaterThan(256 * 1024);
     r.abort({ message: 'stop' });
     expect(coreMemoryUsed()).toBe(before);
+  });
+
+  it('after dispose(): nothing', () => {
+    const r = new SseRelay({ from: 'openai' });
+    r.push(enc(OPENAI_HI));
+    r.dispose();
+    expect(dec(r.abort({ message: 'late' }))).toBe('');
   });
 
   it('refuses a reason that is not one with a TypeError, and changes nothing', () => {
@@ -145,6 +167,46 @@ describe('a relay the core cannot hold (CoreMemoryError)', () => {
     } finally {
       setCoreMemoryLimit(undefined);
     }
+  });
+
+  it('a Bedrock read larger than the input window (64 KiB) is the same: overloaded, failed', async () => {
+    // ConverseStream messages of ~1 KiB of text each, 100 of them in one read
+    const msgs: Uint8Array[] = [encodeMessage({ event: 'messageStart', payload: '{"role":"assistant"}' })];
+    for (let i = 0; i < 100; i++) msgs.push(encodeMessage({ event: 'contentBlockDelta', payload: JSON.stringify({ contentBlockIndex: 0, delta: { text: 'y'.repeat(1000) } }) }));
+    const read = concat(msgs);
+    expect(read.length).toBeGreaterThan(64 * 1024);
+    await settled();
+    const r = new SseRelay({ from: 'bedrock', to: 'anthropic' });
+    budget();
+    let err: unknown;
+    try {
+      try { r.push(read); } catch (e) { err = e; }
+    } finally {
+      setCoreMemoryLimit(undefined);
+    }
+    expect(err).toBeInstanceOf(CoreMemoryError);
+    expect(r.status).toBe('failed');
+    expect(dec(r.flush())).toBe(anthropicError('overloaded_error', `the relay could not hold the stream: ${(err as Error).message}`));
+  });
+
+  it("after the upstream's completion, a read it cannot hold is not the answer: flush() writes the client's end", async () => {
+    await settled();
+    const r = new SseRelay({ from: 'openai', to: 'anthropic', id: 'x', model: 'm' });
+    const flushed = new SseRelay({ from: 'openai', to: 'anthropic', id: 'x', model: 'm' });
+    const out = dec(r.push(enc(OPENAI_HI + OPENAI_END)));
+    flushed.push(enc(OPENAI_HI + OPENAI_END));
+    budget();
+    let err: unknown;
+    try {
+      try { r.push(enc(`: trailing\n\n${HELD}`)); } catch (e) { err = e; }
+    } finally {
+      setCoreMemoryLimit(undefined);
+    }
+    expect(err).toBeInstanceOf(CoreMemoryError);
+    expect(r.status).toBe('done');
+    const tail = dec(r.flush());
+    expect(tail).toBe(dec(flushed.flush()));
+    expect(readAnthropic(enc(out + tail))).toMatchObject({ text: 'Hé ', done: true, error: null });
   });
 
   it('SseRelayStream: the client gets the events before, the error event and the end; the upstream is cancelled', async () => {

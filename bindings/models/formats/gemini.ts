@@ -145,7 +145,7 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
         if (txt >= 0 && doc.kind(txt) === JK_STRING) {
           if (thought) sink.onReasoning(doc, txt);
           else {
-            if (signed && call < 0) {
+            if (signed && (call < 0 || doc.kind(call) !== JK_OBJECT)) {
               // the signature of the thoughts before this part, which it carries: theirs, before
               // the text (a client's thinking block ends with it, as Anthropic's streams end theirs)
               sink.onReasoningSignature(doc, sig);
