@@ -142,20 +142,19 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
           else if (q === P.partial && doc.kind(j) === JK_OBJECT) (partials ??= []).push(j);
         }
         const signed = sig >= 0 && doc.kind(sig) === JK_STRING;
+        const isCall = call >= 0 && doc.kind(call) === JK_OBJECT;
+        // an answer's text part that carries a signature: the signature of the thoughts before it,
+        // given before the text (a client's thinking block ends with it, as Anthropic's streams end theirs)
+        const signsBefore = signed && !isCall && !thought && txt >= 0 && doc.kind(txt) === JK_STRING;
+        if (signsBefore) {
+          sink.onReasoningSignature(doc, sig);
+          sink.onReasoningEnd();
+        }
         if (txt >= 0 && doc.kind(txt) === JK_STRING) {
           if (thought) sink.onReasoning(doc, txt);
-          else {
-            if (signed && (call < 0 || doc.kind(call) !== JK_OBJECT)) {
-              // the signature of the thoughts before this part, which it carries: theirs, before
-              // the text (a client's thinking block ends with it, as Anthropic's streams end theirs)
-              sink.onReasoningSignature(doc, sig);
-              sink.onReasoningEnd();
-              sig = -1;
-            }
-            sink.onText(doc, txt);
-          }
+          else sink.onText(doc, txt);
         }
-        if (call >= 0 && doc.kind(call) === JK_OBJECT) {
+        if (isCall) {
           const named = name >= 0 && doc.kind(name) === JK_STRING;
           let open = sink.partCall() as PartArgs | null;
           if (named && open !== null) {
@@ -191,7 +190,7 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
           sink.onWholeToolCall(doc, id, name, args >= 0 && doc.kind(args) !== JK_NULL && doc.kind(args) !== JK_STRING ? args : -1, '{}', signed ? sig : -1);
           continue;
         }
-        if (signed && sig >= 0) {
+        if (signed && !signsBefore) {
           sink.onReasoningSignature(doc, sig);
           sink.onReasoningEnd();
         }
