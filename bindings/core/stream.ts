@@ -70,7 +70,7 @@ export abstract class CoreStream {
 
   /** Starts a new stream: drops what is held and a previous error. */
   reset(): void {
-    if (this.failure === disposed) return; // disposed: stays so
+    if (this.disposed) return; // disposed: stays so
     if (this.st === 0) this.st = this.made((x) => this.remake(x)); // (its last stream gave its record back)
     else this.kind.reset(this.core.x, this.st);
     this.bytesIn = 0;
@@ -81,12 +81,12 @@ export abstract class CoreStream {
 
   /** Whether `dispose()` was called. */
   protected get disposed(): boolean {
-    return this.failure !== null && this.failure === disposed;
+    return this.failure === disposed;
   }
 
   /** Returns the core memory now instead of when the decoder is garbage-collected. */
   dispose(): void {
-    if (this.failure === disposed) return;
+    if (this.disposed) return;
     this.retire();
     // the error itself is made when a disposed decoder is used (a gateway disposes thousands)
     this.failure = disposedMark();
@@ -126,7 +126,7 @@ export abstract class CoreStream {
    * delivered once, and a retry loop must not process it twice.
    */
   protected rethrow(): never {
-    if (this.failure === disposed) throw new DisposedError(this.what);
+    if (this.disposed) throw new DisposedError(this.what);
     throw (this.again ??= withoutOutput(this.failure!));
   }
 

@@ -145,11 +145,11 @@ export abstract class ModelReader extends FrameStream {
       return;
     }
     let n: number;
-    if (chunk.length <= this.core.inCap) {
-      // (the usual read: the messages framed and their events read in one core call)
-      const plan = this.plan;
-      const read = this.readMode();
-      try {
+    try {
+      if (chunk.length <= this.core.inCap) {
+        // (the usual read: the messages framed and their events read in one core call)
+        const plan = this.plan;
+        const read = this.readMode();
         const r = u.unframeRead(chunk, this.st, mode, plan.framing, plan.prog, this.template(), plan.choice, read);
         n = u.framer.events.len;
         if (r & ESM_READ) {
@@ -159,15 +159,11 @@ export abstract class ModelReader extends FrameStream {
           this.drain(r & ~ESM_READ, null);
           return;
         }
-      } catch (e) {
-        throw this.trapped(e, this.base);
-      }
-    } else {
-      try {
+      } else {
         n = u.unframe(chunk);
-      } catch (e) {
-        throw this.trapped(e, this.base); // (the framer's CoreMemoryError, the stream's too)
       }
+    } catch (e) {
+      throw this.trapped(e, this.base); // (a trap of the core, or the framer's CoreMemoryError: the stream's too)
     }
     let failure = u.failure;
     if (failure === null) {

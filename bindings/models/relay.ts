@@ -242,7 +242,7 @@ export class SseRelay extends ModelReader {
       this.completion();
     } else if (memory !== null) {
       // (a push threw it: the stream stopped where the core could not hold it; the others go on)
-      this.abortEvent({ message: `the relay could not hold the stream: ${memory.message}`, kind: 'overloaded', code: memory.code });
+      this.errorEvent({ message: `the relay could not hold the stream: ${memory.message}`, kind: 'overloaded', code: memory.code });
     } else if (this.failure === null) {
       this._status = 'truncated';
       this.errorEvent(new ModelStreamError('ERR_STREAM_TRUNCATED', this.endOffset,
@@ -273,7 +273,7 @@ export class SseRelay extends ModelReader {
     this.ended = true;
     if (this.upstreamError !== null) this.errorEvent(this.upstreamError);
     else if (this._status === 'done') this.completion(); // (the answer is whole: its end, never an error after it)
-    else this.abortEvent(r);
+    else this.errorEvent(r);
     this.retire();
     return this.view();
   }
@@ -287,14 +287,6 @@ export class SseRelay extends ModelReader {
     }
     // (from Anthropic to Anthropic the upstream's own message_delta and message_stop passed)
     if (!(this.passThrough && this.to === 'anthropic')) this.writer.end();
-  }
-
-  private abortEvent(r: Aborted): void {
-    if (this.errorSent) return;
-    this.errorSent = true;
-    this.ended = true;
-    if (this._status === 'open') this._status = 'failed';
-    this.writer.aborted(r);
   }
 
   protected override resetState(): void {
@@ -517,13 +509,19 @@ export class SseRelay extends ModelReader {
     this._eventsOut++;
   }
 
-  private errorEvent(e: ModelStreamError): void {
+  /** The client's one error event: the upstream's error (kept as `error`), or the gateway's reason to end the stream. */
+  private errorEvent(e: ModelStreamError | Aborted): void {
     if (this.errorSent) return;
     this.errorSent = true;
     this.ended = true;
-    if (this._status === 'open') this._status = e.code === 'ERR_STREAM_TRUNCATED' ? 'truncated' : 'failed';
-    this.writer.error(e);
-    this.sentError = e;
+    if (e instanceof ModelStreamError) {
+      if (this._status === 'open') this._status = e.code === 'ERR_STREAM_TRUNCATED' ? 'truncated' : 'failed';
+      this.writer.error(e);
+      this.sentError = e;
+    } else {
+      if (this._status === 'open') this._status = 'failed';
+      this.writer.aborted(e);
+    }
   }
 
   /**
