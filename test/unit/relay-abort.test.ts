@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { CoreMemoryError, SseRelay, SseRelayStream, coreMemoryUsed, readChunks, setCoreMemoryLimit } from '../../bindings/index.js';
 import { readAnthropic, readOpenAi } from '../helpers/clients.js';
+import { ANTHROPIC_HI, OPENAI_END, OPENAI_HI } from '../helpers/relay-starts.js';
 import { settled } from '../helpers/settled.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { concat } from '../helpers/random.js';
@@ -12,11 +13,6 @@ import { concat } from '../helpers/random.js';
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 
-const OPENAI_HI = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hé "},"finish_reason":null}]}\n\n';
-const OPENAI_END = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
-const ANTHROPIC_HI = 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":1}}}\n\n'
-  + 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
-  + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hé "}}\n\n';
 /** An event left unfinished: 256 KiB of one delta's text, held by the relay until its end comes. */
 const HELD = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${'x'.repeat(256 * 1024)}`;
 

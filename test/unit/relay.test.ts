@@ -23,6 +23,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SseRelay } from '../../bindings/index.js';
 import { readOpenAi, sse } from '../helpers/clients.js';
+import { ANTHROPIC_HI, OPENAI_HI } from '../helpers/relay-starts.js';
 import { FIXTURES, type ModelFormat } from '../helpers/model-fixtures.js';
 import { type Client, Oracle, concat, isJson, matching, read, settle } from '../helpers/relay-oracle.js';
 
@@ -207,10 +208,6 @@ describe('the official clients read the relayed stream of every fixture', () => 
 describe('SseRelay.abort, read by the official clients', () => {
   const enc = (s: string) => new TextEncoder().encode(s);
   const dec = (b: Uint8Array) => new TextDecoder().decode(b);
-  const OPENAI_HI = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hé "},"finish_reason":null}]}\n\n';
-  const ANTHROPIC_HI = 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":1}}}\n\n'
-    + 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
-    + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hé "}}\n\n';
 
   test('each client throws its API error with the message, after the text before it', async () => {
     const message = 'the stream passed maxDuration (300 ms)';
