@@ -24,6 +24,7 @@ export const Transform: typeof TransformStream = /* @__PURE__ */ (() => Transfor
 export function owning<I, O>(t: Owned<I, O>, dispose: () => void): Transformer<I, O> {
   const transform = t.transform, flush = t.flush, cancel = t.cancel;
   return {
+    start: t.start,
     transform(chunk, controller) {
       try {
         const r = transform(chunk, controller);
@@ -42,8 +43,12 @@ export function owning<I, O>(t: Owned<I, O>, dispose: () => void): Transformer<I
       }
     },
     cancel(reason: unknown) {
-      dispose();
-      return cancel?.(reason);
+      // (the stream's own cancel first: a relay writes its end there, from the decoder's state)
+      try {
+        return cancel?.(reason);
+      } finally {
+        dispose();
+      }
     },
   } as Transformer<I, O>;
 }
@@ -55,6 +60,7 @@ export function owning<I, O>(t: Owned<I, O>, dispose: () => void): Transformer<I
  * DOM types of this version do not have it).
  */
 export type Owned<I, O> = {
+  start?(controller: TransformStreamDefaultController<O>): void;
   transform(chunk: I, controller: TransformStreamDefaultController<O>): void | Promise<never>;
   flush?(controller: TransformStreamDefaultController<O>): void | Promise<never>;
   cancel?(reason: unknown): void | PromiseLike<void>;
@@ -74,14 +80,19 @@ export function failed<O>(controller: TransformStreamDefaultController<O>, err: 
 
 /** Rejects with `err` once the readable side's queue is empty (or the stream has ended). */
 function afterDrain<T>(controller: TransformStreamDefaultController<T>, err: unknown): Promise<never> {
-  return new Promise<never>((_, reject) => {
-    // (the error path only: there is no event for "the reader took it". The wait doubles from 1 ms
-    // to 64 ms, so that a reader that reads at once gets the error at once, and one that has gone
+  return drained(controller).then(() => { throw err; });
+}
+
+/** Resolves once the readable side's queue is empty (or the stream has ended or errored). */
+export function drained<T>(controller: TransformStreamDefaultController<T>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    // (the ends' paths only: there is no event for "the reader took it". The wait doubles from 1 ms
+    // to 64 ms, so that a reader that reads at once gets what follows at once, and one that has gone
     // idle costs a timer every 64 ms, not every millisecond, until it reads or cancels)
     let wait = 1;
     const check = () => {
       const size = controller.desiredSize;
-      if (size === null || size >= 0) return reject(err);
+      if (size === null || size >= 0) return resolve();
       setTimeout(check, wait);
       if (wait < 64) wait *= 2;
     };

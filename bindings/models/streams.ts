@@ -2,32 +2,59 @@
 // route, a Hono app): `new Response(upstream.body.pipeThrough(new SseRelayStream({ from: 'anthropic' })))`
 // relays in one line, and `ModelTextStream` gives a stream's committed text.
 import { CoreMemoryError } from '../core/errors.js';
-import { Transform, failed, owning, textOn } from '../core/transform.js';
+import { Transform, drained, failed, owning, textOn } from '../core/transform.js';
 import { SseRelay, type SseRelayOptions } from './relay.js';
 import { ModelStream, type ModelReport, type ModelStreamOptions } from './stream.js';
+import type { RelayAbort } from './writer.js';
+
+/** What the client is told when the upstream's body errors before its completion (`SseRelay.abort`'s reason). */
+const UPSTREAM_BROKE: RelayAbort = {
+  message: 'the upstream connection broke before the stream\'s completion: the answer is cut short', kind: 'server', code: 'ERR_STREAM_TRUNCATED',
+};
 
 /**
  * The upstream's bytes in, the client's SSE bytes out, through an {@link SseRelay}: whole, validated
  * events in the client's format (`to`, OpenAI Chat Completions by default), its completion only
  * after the upstream's, and at the end of an upstream without one an error event in the client's
  * shape, never a completion. Each chunk out is the relay's output of one read, copied (or the read
- * itself where the relay passes it through). An upstream body that errors (the connection drops)
- * errors this stream with the same reason: the client's response is cut, with no completion. A
- * read the core cannot hold (`CoreMemoryError`: the budget of `setCoreMemoryLimit`) ends the
+ * itself where the relay passes it through).
+ *
+ * An upstream body that errors (the connection drops; `pipeThrough` aborts this stream's writable
+ * side with its error) ends the client's stream with the relay's {@link SseRelay.abort}: an error
+ * event in the client's format (`server_error`, `api_error`; code `ERR_STREAM_TRUNCATED`), the
+ * upstream's own error if the relay had read one and not written it yet, or the client's
+ * completion if the upstream had sent its own before it dropped. The client's stream then ends
+ * normally rather than being cut, so that its client reads the error in its own format. The
+ * relay is `failed` (or `done`), and the upstream's error is {@link SseRelayStream.upstreamError}.
+ * (Where a runtime does not call a transformer's `cancel`, the client's stream errors with the
+ * upstream's error instead; Node, Bun, Deno and workerd call it.)
+ *
+ * A read the core cannot hold (`CoreMemoryError`: the budget of `setCoreMemoryLimit`) ends the
  * stream: the client gets an error event (`overloaded`, `overloaded_error`) and the stream's end,
  * and the upstream is cancelled; `relay.status` is `failed`.
  */
 export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
   /** The relay behind the stream: `textBytes`, `eventsOut`, `error`, `status`, `usage`. */
   readonly relay: SseRelay;
+  #upstreamError: unknown = undefined;
+
+  /** What the upstream body errored with, when it did (the relay wrote its end for it); else `undefined`. */
+  get upstreamError(): unknown {
+    return this.#upstreamError;
+  }
 
   constructor(options: SseRelayOptions) {
     const relay = new SseRelay(options);
+    let ctl: TransformStreamDefaultController<Uint8Array> | null = null;
+    let self: SseRelayStream | null = null;
     // The relay's output is a view of its buffer, valid until its next call: what is enqueued must
     // outlive that (the chunk it was given, or a view of it, already does).
     const own = (out: Uint8Array, chunk: Uint8Array | null): Uint8Array =>
       chunk !== null && out.buffer === chunk.buffer ? out : out.slice();
     super(owning({
+      start(controller) {
+        ctl = controller;
+      },
       transform(chunk, controller) {
         let out: Uint8Array;
         try {
@@ -48,8 +75,27 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
         const out = relay.flush();
         if (out.length !== 0) controller.enqueue(own(out, null));
       },
+      // The writable side aborted (the upstream body errored) or the readable side cancelled (the
+      // client left; the two cannot be told apart here, and the relay's abort leaves a relay whose
+      // client left as its dispose would: failed, with no error). With a client still reading, the
+      // relay's end is written and the stream ends; the promise waits until the client has read it:
+      // the runtime errors the readable side after the promise settles, which drops what is queued
+      // unless the stream has closed by then.
+      cancel(reason) {
+        if (ctl === null) return;
+        const out = relay.abort(UPSTREAM_BROKE);
+        try {
+          if (out.length !== 0) ctl.enqueue(own(out, null));
+          ctl.terminate();
+        } catch {
+          return; // the client left: nothing to write to
+        }
+        if (self !== null) self.#upstreamError = reason;
+        return drained(ctl);
+      },
     }, () => relay.dispose()));
     this.relay = relay;
+    self = this;
   }
 }
 

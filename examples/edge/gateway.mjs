@@ -7,7 +7,8 @@
 //
 // The upstream's answer is relayed in one line, `upstream.body.pipeThrough(new SseRelayStream(…))`:
 // whole, validated events in the client's format, the client's completion only after the upstream's,
-// an error event in the client's shape otherwise. Configuration (the only non-Web part: where a
+// an error event in the client's shape otherwise, an upstream connection that drops included.
+// Configuration (the only non-Web part: where a
 // runtime keeps its variables): a Worker's bindings (`env`), else `process.env` (Deno, Bun):
 //   UPSTREAM          the upstream's base URL (http: or https:)
 //   UPSTREAM_FORMAT   openai (default), anthropic or ollama: its API

@@ -26,6 +26,29 @@ export default {
         const relay = new SseRelayStream({ from: q('from'), to: q('to'), id: q('id'), model: q('model') });
         return new Response(request.body.pipeThrough(relay), { headers: { 'content-type': 'text/event-stream' } });
       }
+      if (url.pathname === '/drop') {
+        // the request's bytes as an upstream body whose connection then drops: the client's stream
+        // ends with the relay's end for a cut upstream, and the upstream's error is the stream's
+        const bytes = new Uint8Array(await request.arrayBuffer());
+        let sent = false;
+        const upstream = new ReadableStream({
+          pull(c) {
+            if (sent) return c.error(new Error('upstream dropped'));
+            sent = true;
+            c.enqueue(bytes);
+          },
+        });
+        const relay = new SseRelayStream({ from: q('from'), to: q('to'), id: q('id'), model: q('model') });
+        const body = upstream.pipeThrough(relay);
+        const reader = body.getReader();
+        const parts = [];
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parts.push(value);
+        }
+        return new Response(new Blob(parts), { headers: { 'content-type': 'text/event-stream', 'x-upstream-error': String(relay.upstreamError?.message) } });
+      }
       if (url.pathname === '/text') {
         const stream = new ModelTextStream({ format: q('format'), choice: Number(q('choice') ?? 0) });
         const reader = request.body.pipeThrough(stream).getReader();

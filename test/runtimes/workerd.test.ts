@@ -28,15 +28,17 @@ afterAll(async () => {
   await workers?.stop();
 });
 
-/** What SseRelay writes for `bytes`, in one push. */
-function relayed(bytes: Uint8Array, from: string, to: string): Uint8Array {
-  const r = new SseRelay({ from: from as 'openai', to: to as 'openai', id: 'chatcmpl-fixed', model: 'm' });
-  const a = r.push(bytes).slice();
-  const b = r.flush().slice();
+const concat2 = (a: Uint8Array, b: Uint8Array) => {
   const out = new Uint8Array(a.length + b.length);
   out.set(a);
   out.set(b, a.length);
   return out;
+};
+
+/** What SseRelay writes for `bytes`, in one push. */
+function relayed(bytes: Uint8Array, from: string, to: string): Uint8Array {
+  const r = new SseRelay({ from: from as 'openai', to: to as 'openai', id: 'chatcmpl-fixed', model: 'm' });
+  return concat2(r.push(bytes).slice(), r.flush().slice());
 }
 
 // `created` is the relay's clock (seconds) in chunks it writes anew for OpenAI clients: the one
@@ -95,6 +97,26 @@ describe('workerd, through the package\'s workerd entry', () => {
       }
     }
     expect(exact).toBeGreaterThan(FIXTURES.length / 3); // (the fixtures from OpenAI and Anthropic to their own format)
+  });
+
+  it('ends a relay whose upstream body drops with the relay\'s abort, as SseRelay writes it here', async () => {
+    const broke = { message: 'the upstream connection broke before the stream\'s completion: the answer is cut short', kind: 'server', code: 'ERR_STREAM_TRUNCATED' } as const;
+    for (const name of ['anthropic-basic', 'openai-basic', 'gemini-basic']) {
+      const f = FIXTURES.find((x) => x.name === name)!;
+      const cutAt = Math.floor(f.bytes.length / 2);
+      for (const to of ['openai', 'anthropic']) {
+        const r = new SseRelay({ from: f.format as 'openai', to: to as 'openai', id: 'chatcmpl-fixed', model: 'm' });
+        const want = concat2(r.push(f.bytes.subarray(0, cutAt)).slice(), r.abort(broke).slice());
+        const res = await fetch(`${workers.bases.entry}/drop?from=${f.format}&to=${to}&id=chatcmpl-fixed&model=m`, {
+          method: 'POST', body: f.bytes.slice(0, cutAt), headers: { 'content-type': 'application/octet-stream' },
+        });
+        expect(res.status, `${name} → ${to}: ${res.status === 200 ? '' : await res.clone().text()}`).toBe(200);
+        expect(res.headers.get('x-upstream-error')).toBe('upstream dropped');
+        const got = new Uint8Array(await res.arrayBuffer());
+        expect(unclock(got), `${name} → ${to}`).toBe(unclock(want));
+        expect(new TextDecoder().decode(got)).toContain('the upstream connection broke before');
+      }
+    }
   });
 
   it('decodes every fixture to the text, status, usage, reasoning and tool calls ModelStream gives here', async () => {

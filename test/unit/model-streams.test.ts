@@ -70,13 +70,90 @@ describe('SseRelayStream', () => {
     expect(stream.relay.error?.code).toBe('ERR_STREAM_TRUNCATED');
   });
 
-  it('an upstream body that errors errors the client\'s stream', async () => {
-    const upstream = new ReadableStream<Uint8Array>({
-      start(c) { c.enqueue(enc('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n')); c.error(new Error('connection reset')); },
+  /** An upstream that sends `chunks`, one a pull, and then errors with `fail`, as a body whose connection drops. */
+  const dropping = (chunks: Uint8Array[], fail: Error) => {
+    let i = 0;
+    return new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (i < chunks.length) c.enqueue(chunks[i++]);
+        else c.error(fail);
+      },
     });
-    const { out, error } = await drain(upstream.pipeThrough(new SseRelayStream({ from: 'openai' })));
-    expect((error as Error).message).toBe('connection reset');
-    expect(new TextDecoder().decode(concat(out))).not.toContain('[DONE]');
+  };
+  /** `drain`, after `wait` ms (the upstream runs ahead of a client that reads late). */
+  const drainAfter = async <T>(readable: ReadableStream<T>, wait: number) => {
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    return drain(readable);
+  };
+
+  /** What SseRelayStream tells a client whose upstream's connection broke (SseRelay.abort's reason). */
+  const BROKE = { message: 'the upstream connection broke before the stream\'s completion: the answer is cut short', kind: 'server', code: 'ERR_STREAM_TRUNCATED' } as const;
+
+  it('an upstream body that errors ends the client\'s stream with the relay\'s abort, in the client\'s format, as SseRelay writes it', async () => {
+    const next = rng(SEED + 7);
+    for (const f of FIXTURES.filter((x) => x.choice === undefined)) {
+      // the fixture cut at a random place, then the connection drops: the relay writes what it writes for the same
+      // bytes and its abort(), the client's stream ends (no error), and the upstream's error is kept
+      const at = 1 + Math.floor(next() * (f.bytes.length - 1));
+      const chunks = cut(f.bytes.subarray(0, at), randomCuts(f.bytes.subarray(0, at), next, 5));
+      for (const to of ['openai', 'anthropic'] as const) {
+        for (const wait of [0, 3]) {
+          const options = { from: f.format, to, id: 'x', model: 'm' };
+          const r = new SseRelay(options);
+          const want = concat([...chunks.map((c) => r.push(c).slice()), r.abort(BROKE).slice()]);
+          const fail = new Error('connection reset');
+          const stream = new SseRelayStream(options);
+          const { out, error } = await drainAfter(dropping(chunks, fail).pipeThrough(stream), wait);
+          const what = `${f.name} cut at ${at} → ${to}, the reader ${wait ? 'late' : 'first'} (seed ${SEED + 7})`;
+          expect(error, what).toBeUndefined();
+          expect(unclock(concat(out)), what).toBe(unclock(want));
+          expect(stream.upstreamError, what).toBe(fail);
+          expect(stream.relay.status, what).toBe(r.status);
+          expect(stream.relay.error?.code, what).toBe(r.error?.code);
+          r.dispose();
+        }
+      }
+    }
+  });
+
+  it('an upstream body that errors after its completion ends the client\'s stream with the client\'s completion, and one that drops mid-event with the error event', async () => {
+    const events = ['Hel', 'lo'].map((t) => `data: {"choices":[{"index":0,"delta":{"content":"${t}"}}]}\n\n`);
+    const fail = new Error('connection reset');
+    const done = new SseRelayStream({ from: 'openai', to: 'anthropic', id: 'x', model: 'm' });
+    const whole = [...events, 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n', 'data: [DONE]\n\n'].map(enc);
+    const a = await drain(dropping(whole, fail).pipeThrough(done));
+    expect(a.error).toBeUndefined();
+    expect(new TextDecoder().decode(concat(a.out))).toMatch(/"text":"lo"\}\}\n\n[^]*event: message_stop\ndata: \{"type":"message_stop"\}\n\n$/);
+    expect(done.relay.status).toBe('done');
+    expect(done.upstreamError).toBe(fail);
+
+    const cutOff = new SseRelayStream({ from: 'openai' });
+    const b = await drain(dropping([...events.map(enc), enc('data: {"choices":[{"index":0,"del')], fail).pipeThrough(cutOff));
+    expect(b.error).toBeUndefined();
+    const text = new TextDecoder().decode(concat(b.out));
+    expect(text.startsWith(events.join(''))).toBe(true);
+    expect(text.slice(events.join('').length)).toBe(`data: {"error":{"message":"${BROKE.message}","type":"server_error","code":"ERR_STREAM_TRUNCATED"}}\n\n`);
+    expect(text).not.toContain('[DONE]');
+    expect(cutOff.relay.status).toBe('failed');
+    expect(cutOff.upstreamError).toBe(fail);
+
+    // to Anthropic
+    const toAnthropic = new SseRelayStream({ from: 'openai', to: 'anthropic', id: 'x', model: 'm' });
+    const c = await drain(dropping(events.map(enc), fail).pipeThrough(toAnthropic));
+    expect(c.error).toBeUndefined();
+    expect(new TextDecoder().decode(concat(c.out))).toMatch(new RegExp(`"text":"lo"\\}\\}\\n\\n[^]*event: error\\ndata: \\{"type":"error","error":\\{"type":"api_error","message":"${BROKE.message}"\\}\\}\\n\\n$`));
+    expect(new TextDecoder().decode(concat(c.out))).not.toContain('message_stop');
+  });
+
+  it('a client that leaves is not written to: the relay is failed, not truncated, and has no upstream error', async () => {
+    const stream = new SseRelayStream({ from: 'openai' });
+    const live = new ReadableStream<Uint8Array>({ start(c) { c.enqueue(enc('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n')); } });
+    const reader = live.pipeThrough(stream).getReader();
+    expect((await reader.read()).done).toBe(false);
+    await reader.cancel(new Error('client left'));
+    expect(stream.relay.status).toBe('failed');
+    expect(stream.relay.error).toBeUndefined();
+    expect(stream.upstreamError).toBeUndefined();
   });
 
   it('checks its options as SseRelay does', () => {

@@ -21,7 +21,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SseRelay } from '../../bindings/index.js';
+import { SseRelay, SseRelayStream } from '../../bindings/index.js';
 import { readOpenAi, sse } from '../helpers/clients.js';
 import { ANTHROPIC_HI, OPENAI_HI } from '../helpers/relay-starts.js';
 import { FIXTURES, type ModelFormat } from '../helpers/model-fixtures.js';
@@ -244,5 +244,51 @@ describe('SseRelay.abort, read by the official clients', () => {
     expect(text).toBe('Hé ');
     expect(thrown).toBeInstanceOf(Anthropic.APIError);
     expect((thrown as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'timeout_error', message } });
+  });
+
+  test('an SseRelayStream whose upstream body drops mid-stream: each client throws its API error for the cut stream, after the text before it', async () => {
+    // a fetch handler's relay, `new Response(upstream.body.pipeThrough(new SseRelayStream(…)))`, its upstream
+    // erroring after its first text delta as a dropped connection does
+    const respond = (to: 'openai' | 'anthropic') => async () => {
+      const chunks = [enc(to === 'openai' ? ANTHROPIC_HI : OPENAI_HI)];
+      const upstream = new ReadableStream<Uint8Array>({
+        pull(c) {
+          const x = chunks.shift();
+          if (x) c.enqueue(x);
+          else c.error(new Error('socket hang up'));
+        },
+      });
+      const relay = new SseRelayStream({ from: to === 'openai' ? 'anthropic' : 'openai', to });
+      return new Response(upstream.pipeThrough(relay), { headers: { 'content-type': 'text/event-stream' } });
+    };
+
+    const openai = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch: respond('openai') });
+    let text = '';
+    let thrown: unknown;
+    try {
+      const stream = await openai.chat.completions.create({ model: 'm', messages: [], stream: true });
+      for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+    } catch (e) {
+      thrown = e;
+    }
+    expect(text).toBe('Hé ');
+    expect(thrown).toBeInstanceOf(OpenAI.APIError);
+    expect((thrown as InstanceType<typeof OpenAI.APIError>).code).toBe('ERR_STREAM_TRUNCATED');
+    expect((thrown as InstanceType<typeof OpenAI.APIError>).message).toContain('the upstream connection broke before the stream\'s completion');
+
+    const anthropic = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', maxRetries: 0, fetch: respond('anthropic') });
+    text = '';
+    thrown = undefined;
+    try {
+      const stream = await anthropic.messages.create({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'x' }], stream: true });
+      for await (const e of stream) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
+    } catch (e) {
+      thrown = e;
+    }
+    expect(text).toBe('Hé ');
+    expect(thrown).toBeInstanceOf(Anthropic.APIError);
+    expect((thrown as InstanceType<typeof Anthropic.APIError>).error).toEqual({
+      type: 'error', error: { type: 'api_error', message: 'the upstream connection broke before the stream\'s completion: the answer is cut short' },
+    });
   });
 });
