@@ -175,6 +175,15 @@ const ANTHROPIC_ERRORS = {
   408: 'invalid_request_error', 413: 'request_too_large', 429: 'rate_limit_error', 503: 'overloaded_error', 529: 'overloaded_error',
 };
 
+/**
+ * How a stream the gateway ended with `relay.abort` counts: `done` when the upstream had completed
+ * (the client got its end), `failed` when the relay wrote the upstream's own error that it had read
+ * (it came first), else `limit` (the gateway's own reason: a timeout, its memory).
+ */
+function statusAfterAbort(relay) {
+  return relay.status === 'done' ? 'done' : relay.error !== undefined ? 'failed' : 'limit';
+}
+
 /** An HTTP error body (OpenAI's shape, as errorBody writes it) in the client's dialect. */
 function shaped(dialect, status, value) {
   if (dialect !== 'anthropic') return value;
@@ -692,7 +701,7 @@ export function createGateway(options = {}) {
             const e = Buffer.from(relay.abort({ message: `the gateway is out of stream memory: ${err.message}`, kind: 'overloaded', code: err.code ?? 'ERR_GATEWAY' }));
             m.eventsOut.inc(1);
             m.bytesOut.inc(e.length);
-            this.status = 'limit';
+            this.status = statusAfterAbort(relay);
             res.end(e);
             upRes.destroy();
             stop();
@@ -843,11 +852,11 @@ export function createGateway(options = {}) {
       }
       this.expired = true;
       m.timeouts.inc({ timeout: kind });
-      if (this.counted) this.status = 'limit';
       const code = { body: 'ERR_UPSTREAM_BODY_TIMEOUT', client: 'ERR_CLIENT_TIMEOUT', duration: 'ERR_MAX_DURATION' }[kind];
       const answered = res.writableEnded; // the answer was whole, and waits for its client to take it
       // (a stream being relayed: its error event in the client's format, after everything relayed before it)
       const tail = this.relaying === null ? null : Buffer.from(this.relaying.abort({ message, kind: 'timeout', code }));
+      if (this.counted) this.status = this.relaying === null ? 'limit' : statusAfterAbort(this.relaying);
       this.stopUpstream();
       if (!res.headersSent) sendJson(res, 504, errorBody(message, 'timeout', code), { connection: 'close' });
       else if (!res.writableEnded) {

@@ -77,6 +77,17 @@ describe('finding 1: every phase times out', () => {
     expect(m.get('llm_streams_total{status="limit"}')).toBe(1);
   });
 
+  test('an upstream silent after its completion: the client has its whole answer and no error after it, and the stream counts done, not limit', async () => {
+    g = await start({ bodyTimeout: 300, keepalive: 0 });
+    const finish = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n';
+    g.up.scripts.set('m', { pieces: [b(chunk('Bonjour') + finish + DONE)], then: 'hang' });
+    const r = await post(g.url, chat('m'));
+    expect(r.body.toString()).toBe(chunk('Bonjour') + finish + DONE);
+    const m = await metricsAt(`${g.url}/metrics`);
+    expect(m.get('llm_streams_total{status="done"}')).toBe(1);
+    expect(m.get('llm_streams_total{status="limit"}')).toBe(0);
+  });
+
   test('three streams held by a silent upstream no longer keep a fourth client out for ever', async () => {
     g = await start({ bodyTimeout: 250, maxStreams: 3 });
     g.up.scripts.set('silent', { pieces: [b(chunk('a'))], then: 'hang' });
