@@ -26,8 +26,10 @@ const UPSTREAM_BROKE: RelayAbort = {
  * completion if the upstream had sent its own before it dropped. The client's stream then ends
  * normally rather than being cut, so that its client reads the error in its own format. The
  * relay is `failed` (or `done`), and the upstream's error is {@link SseRelayStream.upstreamError}.
- * (Where a runtime does not call a transformer's `cancel`, the client's stream errors with the
- * upstream's error instead; Node, Bun, Deno and workerd call it.)
+ * The pipe (the writable side's abort) settles once the client has read that end. (Where a runtime
+ * does not call a transformer's `cancel`, the client's stream errors with the upstream's error
+ * instead; Node, Bun, Deno and workerd call it. With `pipeThrough(…, { preventAbort: true })`
+ * nothing reaches the relay, and the stream waits for its writable side to be closed or aborted.)
  *
  * A read the core cannot hold (`CoreMemoryError`: the budget of `setCoreMemoryLimit`) ends the
  * stream: the client gets an error event (`overloaded`, `overloaded_error`) and the stream's end,
@@ -38,7 +40,7 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
   readonly relay: SseRelay;
   #upstreamError: unknown = undefined;
 
-  /** What the upstream body errored with, when it did (the relay wrote its end for it); else `undefined`. */
+  /** What the upstream body errored with, when it did (the relay wrote its end for it); else `undefined` (as for a body that errored with `undefined`). */
   get upstreamError(): unknown {
     return this.#upstreamError;
   }
@@ -77,10 +79,10 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
       },
       // The writable side aborted (the upstream body errored) or the readable side cancelled (the
       // client left; the two cannot be told apart here, and the relay's abort leaves a relay whose
-      // client left as its dispose would: failed, with no error). With a client still reading, the
-      // relay's end is written and the stream ends; the promise waits until the client has read it:
-      // the runtime errors the readable side after the promise settles, which drops what is queued
-      // unless the stream has closed by then.
+      // client left failed, as its dispose would, or done; it has the upstream's error if it had
+      // read one). With a client still reading, the relay's end is written and the stream ends;
+      // the promise waits until the client has read it: the runtime errors the readable side after
+      // the promise settles, which drops what is queued unless the stream has closed by then.
       cancel(reason) {
         if (ctl === null) return;
         const out = relay.abort(UPSTREAM_BROKE);

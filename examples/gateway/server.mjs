@@ -176,12 +176,23 @@ const ANTHROPIC_ERRORS = {
 };
 
 /**
- * How a stream the gateway ended with `relay.abort` counts: `done` when the upstream had completed
- * (the client got its end), `failed` when the relay wrote the upstream's own error that it had read
- * (it came first), else `limit` (the gateway's own reason: a timeout, its memory).
+ * How a relayed stream counts once the relay has written its end (`flush()` at the upstream's end,
+ * or `abort()` for a reason of the gateway's own): by the relay's status and the error it wrote to
+ * the client, if any, whose counter goes up here. `own`: the status when the relay wrote no error
+ * and the upstream had not completed (`failed` at the upstream's end; `limit` for the gateway's
+ * reason: a timeout, its memory).
  */
-function statusAfterAbort(relay) {
-  return relay.status === 'done' ? 'done' : relay.error !== undefined ? 'failed' : 'limit';
+function relayedStatus(relay, m, own) {
+  const st = relay.status;
+  const code = relay.error?.code; // the error the relay wrote to the client, if any
+  if (code === 'ERR_INVALID_UTF8') m.utf8Errors.inc();
+  else if (code === 'ERR_PROVIDER') m.providerErrors.inc({ source: 'stream' });
+  else if (code === 'ERR_BAD_EVENT') m.badEvents.inc();
+  else if (code === 'ERR_EVENT_TOO_LARGE') {
+    m.limitErrors.inc({ limit: 'event_bytes' });
+    return 'limit';
+  }
+  return st === 'done' ? 'done' : st === 'truncated' ? 'truncated' : code !== undefined ? 'failed' : own;
 }
 
 /** An HTTP error body (OpenAI's shape, as errorBody writes it) in the client's dialect. */
@@ -660,17 +671,11 @@ export function createGateway(options = {}) {
           take(); // the reads of this tick first
           if (ended) return;
           const tail = Buffer.from(relay.flush()); // a copy: the view is the relay's
-          const st = relay.status;
-          this.status = st === 'done' ? 'done' : st === 'truncated' ? 'truncated' : 'failed';
-          if (st === 'truncated') {
+          this.status = relayedStatus(relay, m, 'failed');
+          if (relay.status === 'truncated') {
             m.truncated.inc();
             if (relay.finishReason !== undefined) m.finalMismatch.inc();
           }
-          const code = relay.error?.code; // the error the relay wrote to the client, if any
-          if (code === 'ERR_INVALID_UTF8') m.utf8Errors.inc();
-          else if (code === 'ERR_PROVIDER') m.providerErrors.inc({ source: 'stream' });
-          else if (code === 'ERR_BAD_EVENT') m.badEvents.inc();
-          else if (code === 'ERR_EVENT_TOO_LARGE') { m.limitErrors.inc({ limit: 'event_bytes' }); this.status = 'limit'; }
           m.eventsIn.inc(relay.events - events);
           m.eventsOut.inc(relay.eventsOut - sent);
           m.bytesOut.inc(tail.length);
@@ -701,7 +706,7 @@ export function createGateway(options = {}) {
             const e = Buffer.from(relay.abort({ message: `the gateway is out of stream memory: ${err.message}`, kind: 'overloaded', code: err.code ?? 'ERR_GATEWAY' }));
             m.eventsOut.inc(1);
             m.bytesOut.inc(e.length);
-            this.status = statusAfterAbort(relay);
+            this.status = relayedStatus(relay, m, 'limit');
             res.end(e);
             upRes.destroy();
             stop();
@@ -856,7 +861,7 @@ export function createGateway(options = {}) {
       const answered = res.writableEnded; // the answer was whole, and waits for its client to take it
       // (a stream being relayed: its error event in the client's format, after everything relayed before it)
       const tail = this.relaying === null ? null : Buffer.from(this.relaying.abort({ message, kind: 'timeout', code }));
-      if (this.counted) this.status = this.relaying === null ? 'limit' : statusAfterAbort(this.relaying);
+      if (this.counted) this.status = this.relaying === null ? 'limit' : relayedStatus(this.relaying, m, 'limit');
       this.stopUpstream();
       if (!res.headersSent) sendJson(res, 504, errorBody(message, 'timeout', code), { connection: 'close' });
       else if (!res.writableEnded) {

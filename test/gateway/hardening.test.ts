@@ -88,6 +88,23 @@ describe('finding 1: every phase times out', () => {
     expect(m.get('llm_streams_total{status="limit"}')).toBe(0);
   });
 
+  test('an upstream silent after an event past maxEventBytes: the client gets that error, and the stream counts as that limit, as when the upstream ends', async () => {
+    for (const then of ['hang', 'end'] as const) {
+      g = await start({ bodyTimeout: 300, keepalive: 0, maxEventBytes: 1024 });
+      g.up.scripts.set('m', { pieces: [b(chunk('hi') + chunk('x'.repeat(3000)))], ...(then === 'hang' ? { then: 'hang' } : {}) });
+      const r = await post(g.url, chat('m'));
+      const events = r.body.toString().split('\n\n').filter(Boolean);
+      expect(events[0] + '\n\n', then).toBe(chunk('hi'));
+      expect(JSON.parse(events.at(-1)!.slice(6)).error.code, then).toBe('ERR_EVENT_TOO_LARGE');
+      const m = await metricsAt(`${g.url}/metrics`);
+      expect(m.get('llm_streams_total{status="limit"}'), then).toBe(1);
+      expect(m.get('llm_streams_total{status="failed"}'), then).toBe(0);
+      expect(m.get('llm_limit_errors_total{limit="event_bytes"}'), then).toBe(1);
+      await closeGateway(g);
+      g = undefined;
+    }
+  });
+
   test('three streams held by a silent upstream no longer keep a fourth client out for ever', async () => {
     g = await start({ bodyTimeout: 250, maxStreams: 3 });
     g.up.scripts.set('silent', { pieces: [b(chunk('a'))], then: 'hang' });
