@@ -211,3 +211,86 @@ describe('quiet events read by their shape give what the JSON.parse reading give
     });
   }
 });
+
+/**
+ * Bytes that are not UTF-8, for a value of an event of the stream's shape: a lone continuation, a
+ * lead cut by the closing quote, an overlong form, a surrogate, a byte never in UTF-8.
+ */
+const NOT_UTF8 = [[0x80], [0xe4, 0xb8], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf5, 0x80, 0x80, 0x80], [0xff]];
+
+// (a guard for any step that would take a read of the stream's shape as valid by its values alone: a bad byte
+// in the text or in another value must stop the stream where it is, or read as U+FFFD, as in any other read)
+describe('a byte that is not UTF-8 in a value of an event of the stream\'s shape', () => {
+  // OpenAI's events untyped, with an ID that changes each time (a string value the reader skips);
+  // Anthropic's typed, with padding that does (as Bedrock's `p`); the bad bytes in the text or in that value
+  const events = {
+    openai: (i: number, text: Uint8Array, other: Uint8Array) => [enc.encode(`data: {"id":"c-`), other, enc.encode(`${i}","choices":[{"index":0,"delta":{"content":"`), text, enc.encode('"},"finish_reason":null}]}\n\n')],
+    anthropic: (i: number, text: Uint8Array, other: Uint8Array) => [enc.encode('event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"'), text,
+      enc.encode(`"},"p":"`), other, enc.encode(`${'abcdefgh'.slice(0, 1 + (i % 8))}"}\n\n`)],
+  };
+  const start = { openai: '', anthropic: 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' };
+  for (const format of ['openai', 'anthropic'] as const) {
+    test(`${format}: strict, the error at the bad byte's offset after the text before it; not strict, U+FFFD; at one event per read as whole, seed ${SEED}`, () => {
+      const r = rng(SEED + 300 + (format === 'openai' ? 0 : 1));
+      for (let s = 0; s < 60; s++) {
+        const bad = pick(r, NOT_UTF8);
+        const where = pick(r, ['text', 'other'] as const);
+        const at = 3 + Math.floor(r() * 6); // the event that holds them: after a shape was learned, or not yet
+        const reads: Uint8Array[] = [enc.encode(start[format])];
+        let offset = reads[0].length;
+        let badAt = -1;
+        let text = '';
+        for (let i = 0; i < at + 3; i++) {
+          const words = pick(r, ['Hé', ' world', '世界', ' 👩‍💻', 'x']);
+          const t = enc.encode(words);
+          const mid = i === at ? Math.floor(r() * (t.length + 1)) : 0;
+          // (the bad bytes at a character's boundary of the text, or at the start of the other value)
+          const cuts = Array.from(words).reduce<number[]>((a, ch) => [...a, a[a.length - 1] + enc.encode(ch).length], [0]);
+          const m = cuts.reduce((best, c) => (Math.abs(c - mid) < Math.abs(best - mid) ? c : best), 0);
+          const textBytes = i === at && where === 'text' ? concat([t.subarray(0, m), new Uint8Array(bad), t.subarray(m)]) : t;
+          const other = i === at && where === 'other' ? new Uint8Array(bad) : new Uint8Array(0);
+          const parts = events[format](i, textBytes, other);
+          if (i === at) {
+            const before = where === 'text' ? parts.indexOf(textBytes) : parts.indexOf(other);
+            badAt = offset + parts.slice(0, before).reduce((n, p) => n + p.length, 0) + (where === 'text' ? m : 0);
+          } else if (i < at || badAt < 0) {
+            text += words;
+          }
+          const e = concat(parts);
+          reads.push(e);
+          offset += e.length;
+        }
+        const bytes = concat(reads);
+        const what = `seed ${SEED}, ${format} stream ${s}: bad ${bad} in the ${where} of event ${at}`;
+        // (the text before the bad event; in a bad event's own text, what comes before the bad bytes is not given)
+        const want = { code: 'ERR_INVALID_UTF8', offset: badAt, text };
+        for (const chunks of [reads, [bytes], cut(bytes, randomCuts(bytes, r, 20))]) {
+          const m = new ModelStream({ format, raw: true });
+          let got = '';
+          let error: { code: string; offset: number; text: string } | undefined;
+          try {
+            for (const c of chunks) got += m.push(c);
+            got += m.flush();
+          } catch (e) {
+            if (!(e instanceof ModelStreamError)) throw e;
+            error = { code: e.code, offset: e.offset, text: got + e.text };
+          }
+          expect(error, what).toEqual(want);
+          m.dispose();
+        }
+        // not strict: the bad bytes read as U+FFFD, as TextDecoder replaces them, however the stream is cut
+        const loose = (chunks: Uint8Array[]) => {
+          const m = new ModelStream({ format, raw: true, fatal: false, eof: 'allow' });
+          let got = '';
+          for (const c of chunks) got += m.push(c);
+          got += m.flush();
+          m.dispose();
+          return got;
+        };
+        const whole = loose([bytes]);
+        expect(whole, what).toContain('\ufffd'.repeat(where === 'text' ? 1 : 0));
+        expect(loose(reads), what).toBe(whole);
+      }
+    });
+  }
+});
