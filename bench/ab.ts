@@ -5,6 +5,11 @@
 //   npm run build                                   # this checkout: dist/
 //   (build the base revision's dist/ somewhere, e.g. a git worktree)
 //   node build/bench/ab.js --base ../base/dist/index.js [--new dist/index.js] [--rounds 9] [--only sse,encode,model,agents,text,lines,utf8]
+//     [--match 'raw Anthropic 1 event'] [--window 30 --rounds 201]
+// --match keeps the workloads whose name holds that text. --window times each build for that many
+// milliseconds a round (a loop of calls, no `benchmark` sampling), for many short rounds. Either
+// way a build against a copy of itself has read 0.92–1.04× in one run (BENCHMARKS.md, eleventh
+// session): a difference under about 8% needs several runs to be told from that.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { anthropicAgent, openaiAgent } from './agents.js';
@@ -160,6 +165,17 @@ function works(only: Set<string> | null, lib: Lib): Work[] {
   return list;
 }
 
+/** Seconds per call of `fn` over a window of `ms` milliseconds (at least one call). */
+function windowed(fn: () => unknown, ms: number): number {
+  const t0 = performance.now();
+  let n = 0;
+  do {
+    fn();
+    n++;
+  } while (performance.now() - t0 < ms);
+  return (performance.now() - t0) / 1000 / n;
+}
+
 function secondsPerOp(fn: () => unknown, maxTime: number): number {
   const b = new Benchmark(fn, { maxTime, minSamples: 5, initCount: 1 });
   b.run({ async: false });
@@ -176,8 +192,12 @@ async function main(argv: string[]): Promise<void> {
   if (base.SseParser === next.SseParser) throw new Error('the two builds are the same module');
   const opts: BenchOptions = { ...FULL, rounds: Number(arg('--rounds') ?? FULL.rounds) };
   const only = arg('--only') ? new Set(arg('--only')!.split(',')) : null;
+  const match = arg('--match');
+  const windowMs = arg('--window') !== undefined ? Number(arg('--window')) : 0;
+  const time = (fn: () => unknown) => (windowMs > 0 ? windowed(fn, windowMs) : secondsPerOp(fn, opts.maxTime));
   console.log(`| workload | base MB/s | new MB/s | new / base |\n|---|---:|---:|---:|`);
   for (const w of works(only, next)) {
+    if (match !== undefined && !w.name.includes(match)) continue;
     const fb = w.make(base);
     const fn = w.make(next);
     let same: boolean;
@@ -199,9 +219,9 @@ async function main(argv: string[]): Promise<void> {
     for (let r = 0; r < opts.rounds; r++) {
       // alternate which build goes first, so that neither always runs on a warmer or cooler machine
       const first = r % 2 === 0;
-      const tb = first ? secondsPerOp(fb, opts.maxTime) : 0;
-      const tn = secondsPerOp(fn, opts.maxTime);
-      const tb2 = first ? tb : secondsPerOp(fb, opts.maxTime);
+      const tb = first ? time(fb) : 0;
+      const tn = time(fn);
+      const tb2 = first ? tb : time(fb);
       a.push(w.bytes / tb2 / 1e6);
       b.push(w.bytes / tn / 1e6);
       ratios.push(tb2 / tn);
