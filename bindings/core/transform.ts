@@ -89,23 +89,17 @@ export function drained<T>(controller: TransformStreamDefaultController<T>): Pro
     // (the ends' paths only: there is no event for "the reader took it". The wait doubles from 1 ms
     // to 64 ms, so that a reader that reads at once gets what follows at once, and one that has gone
     // idle costs a timer every 64 ms, not every millisecond, until it reads or cancels. The timer
-    // does not keep a Node, Bun or Deno process alive: a body abandoned without a cancel holds only
-    // its stream, the decoder's memory already given back)
+    // keeps a process alive, as the stream's reader waiting on it must: a body abandoned without a
+    // cancel holds its stream, the decoder's memory already given back, until it is cancelled)
     let wait = 1;
     const check = () => {
       const size = controller.desiredSize;
       if (size === null || size >= 0) return resolve();
-      unref(setTimeout(check, wait));
+      setTimeout(check, wait);
       if (wait < 64) wait *= 2;
     };
     check();
   });
-}
-
-/** A timer that does not keep the process alive, where the runtime says so (Node's and Bun's `unref`, Deno's `unrefTimer`). */
-function unref(t: unknown): void {
-  if (typeof t === 'object' && t !== null && typeof (t as { unref?: unknown }).unref === 'function') (t as { unref(): void }).unref();
-  else if (typeof t === 'number') (globalThis as { Deno?: { unrefTimer?(id: number): void } }).Deno?.unrefTimer?.(t);
 }
 
 /** The output a decoder's error carries: its `lines` or `events`, or its `text`. */

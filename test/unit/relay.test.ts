@@ -208,6 +208,31 @@ describe('the official clients read the relayed stream of every fixture', () => 
 describe('SseRelay.abort, read by the official clients', () => {
   const enc = (s: string) => new TextEncoder().encode(s);
   const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+  type Fetch = (...args: unknown[]) => Promise<Response>;
+
+  /** What each official client reads of the stream `fetch` answers: its text, and what it threw. */
+  async function readByOpenAi(fetch: Fetch): Promise<{ text: string; thrown: unknown }> {
+    const openai = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch });
+    let text = '';
+    try {
+      const stream = await openai.chat.completions.create({ model: 'm', messages: [], stream: true });
+      for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+    } catch (thrown) {
+      return { text, thrown };
+    }
+    return { text, thrown: undefined };
+  }
+  async function readByAnthropic(fetch: Fetch): Promise<{ text: string; thrown: unknown }> {
+    const anthropic = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', maxRetries: 0, fetch });
+    let text = '';
+    try {
+      const stream = await anthropic.messages.create({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'x' }], stream: true });
+      for await (const e of stream) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
+    } catch (thrown) {
+      return { text, thrown };
+    }
+    return { text, thrown: undefined };
+  }
 
   test('each client throws its API error with the message, after the text before it', async () => {
     const message = 'the stream passed maxDuration (300 ms)';
@@ -218,32 +243,16 @@ describe('SseRelay.abort, read by the official clients', () => {
     };
     const respond = (text: string) => async () => new Response(text, { headers: { 'content-type': 'text/event-stream' } });
 
-    const openai = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch: respond(body('openai')) });
-    let text = '';
-    let thrown: unknown;
-    try {
-      const stream = await openai.chat.completions.create({ model: 'm', messages: [], stream: true });
-      for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
-    } catch (e) {
-      thrown = e;
-    }
-    expect(text).toBe('Hé ');
-    expect(thrown).toBeInstanceOf(OpenAI.APIError);
-    expect((thrown as InstanceType<typeof OpenAI.APIError>).message).toContain(message);
-    expect((thrown as InstanceType<typeof OpenAI.APIError>).code).toBe('ERR_MAX_DURATION');
+    const o = await readByOpenAi(respond(body('openai')));
+    expect(o.text).toBe('Hé ');
+    expect(o.thrown).toBeInstanceOf(OpenAI.APIError);
+    expect((o.thrown as InstanceType<typeof OpenAI.APIError>).message).toContain(message);
+    expect((o.thrown as InstanceType<typeof OpenAI.APIError>).code).toBe('ERR_MAX_DURATION');
 
-    const anthropic = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', maxRetries: 0, fetch: respond(body('anthropic')) });
-    text = '';
-    thrown = undefined;
-    try {
-      const stream = await anthropic.messages.create({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'x' }], stream: true });
-      for await (const e of stream) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
-    } catch (e) {
-      thrown = e;
-    }
-    expect(text).toBe('Hé ');
-    expect(thrown).toBeInstanceOf(Anthropic.APIError);
-    expect((thrown as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'timeout_error', message } });
+    const a = await readByAnthropic(respond(body('anthropic')));
+    expect(a.text).toBe('Hé ');
+    expect(a.thrown).toBeInstanceOf(Anthropic.APIError);
+    expect((a.thrown as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'timeout_error', message } });
   });
 
   test('an SseRelayStream whose upstream body drops mid-stream: each client throws its API error for the cut stream, after the text before it', async () => {
@@ -261,34 +270,17 @@ describe('SseRelay.abort, read by the official clients', () => {
       const relay = new SseRelayStream({ from: to === 'openai' ? 'anthropic' : 'openai', to });
       return new Response(upstream.pipeThrough(relay), { headers: { 'content-type': 'text/event-stream' } });
     };
+    const message = 'the upstream connection broke before the stream\'s completion: the answer is cut short';
 
-    const openai = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch: respond('openai') });
-    let text = '';
-    let thrown: unknown;
-    try {
-      const stream = await openai.chat.completions.create({ model: 'm', messages: [], stream: true });
-      for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
-    } catch (e) {
-      thrown = e;
-    }
-    expect(text).toBe('Hé ');
-    expect(thrown).toBeInstanceOf(OpenAI.APIError);
-    expect((thrown as InstanceType<typeof OpenAI.APIError>).code).toBe('ERR_STREAM_TRUNCATED');
-    expect((thrown as InstanceType<typeof OpenAI.APIError>).message).toContain('the upstream connection broke before the stream\'s completion');
+    const o = await readByOpenAi(respond('openai'));
+    expect(o.text).toBe('Hé ');
+    expect(o.thrown).toBeInstanceOf(OpenAI.APIError);
+    expect((o.thrown as InstanceType<typeof OpenAI.APIError>).code).toBe('ERR_STREAM_TRUNCATED');
+    expect((o.thrown as InstanceType<typeof OpenAI.APIError>).message).toContain(message);
 
-    const anthropic = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', maxRetries: 0, fetch: respond('anthropic') });
-    text = '';
-    thrown = undefined;
-    try {
-      const stream = await anthropic.messages.create({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'x' }], stream: true });
-      for await (const e of stream) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
-    } catch (e) {
-      thrown = e;
-    }
-    expect(text).toBe('Hé ');
-    expect(thrown).toBeInstanceOf(Anthropic.APIError);
-    expect((thrown as InstanceType<typeof Anthropic.APIError>).error).toEqual({
-      type: 'error', error: { type: 'api_error', message: 'the upstream connection broke before the stream\'s completion: the answer is cut short' },
-    });
+    const a = await readByAnthropic(respond('anthropic'));
+    expect(a.text).toBe('Hé ');
+    expect(a.thrown).toBeInstanceOf(Anthropic.APIError);
+    expect((a.thrown as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'api_error', message } });
   });
 });
