@@ -150,11 +150,12 @@ export abstract class CoreStream {
     let err: CoreMemoryError;
     if (e instanceof CoreMemoryError) {
       err = e;
-    } else {
-      if (!(e instanceof WebAssembly.RuntimeError)) return e;
+    } else if (e instanceof WebAssembly.RuntimeError) {
       const x = this.core.x;
       const budget = x.heapBudgetHit() !== 0 ? coreMemoryLimit() : undefined;
       err = new CoreMemoryError(offset, x.memory.buffer.byteLength, budget);
+    } else {
+      return e;
     }
     this.failure = err;
     this.again = null;

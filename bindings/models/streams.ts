@@ -53,6 +53,11 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
     // outlive that (the chunk it was given, or a view of it, already does).
     const own = (out: Uint8Array, chunk: Uint8Array | null): Uint8Array =>
       chunk !== null && out.buffer === chunk.buffer ? out : out.slice();
+    /** The relay's last bytes `out` to the client, then the client's stream ends (a closed one throws). */
+    const endWith = (controller: TransformStreamDefaultController<Uint8Array>, out: Uint8Array): void => {
+      if (out.length !== 0) controller.enqueue(own(out, null));
+      controller.terminate();
+    };
     super(owning({
       start(controller) {
         ctl = controller;
@@ -66,9 +71,7 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
           // The core could not hold this stream (its budget, setCoreMemoryLimit, or its 4 GiB): the
           // client gets the error event in its format and the stream's end, the upstream is
           // cancelled, and the other streams go on. (Erroring the stream would drop the event.)
-          const end = relay.flush();
-          if (end.length !== 0) controller.enqueue(end.slice());
-          controller.terminate();
+          endWith(controller, relay.flush());
           return;
         }
         if (out.length !== 0) controller.enqueue(own(out, chunk));
@@ -87,8 +90,7 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
         if (ctl === null) return;
         const out = relay.abort(UPSTREAM_BROKE);
         try {
-          if (out.length !== 0) ctl.enqueue(own(out, null));
-          ctl.terminate();
+          endWith(ctl, out);
         } catch {
           return; // the client left: nothing to write to
         }

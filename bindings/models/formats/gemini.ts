@@ -143,14 +143,15 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
         }
         const signed = sig >= 0 && doc.kind(sig) === JK_STRING;
         const isCall = call >= 0 && doc.kind(call) === JK_OBJECT;
+        const isText = txt >= 0 && doc.kind(txt) === JK_STRING;
         // an answer's text part that carries a signature: the signature of the thoughts before it,
         // given before the text (a client's thinking block ends with it, as Anthropic's streams end theirs)
-        const signsBefore = signed && !isCall && !thought && txt >= 0 && doc.kind(txt) === JK_STRING;
+        const signsBefore = signed && !isCall && !thought && isText;
         if (signsBefore) {
           sink.onReasoningSignature(doc, sig);
           sink.onReasoningEnd();
         }
-        if (txt >= 0 && doc.kind(txt) === JK_STRING) {
+        if (isText) {
           if (thought) sink.onReasoning(doc, txt);
           else sink.onText(doc, txt);
         }
