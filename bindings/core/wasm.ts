@@ -388,6 +388,17 @@ export class Core {
   }
 
   /**
+   * As `utf16`, for units that may hold a lone surrogate (text unescaped from JSON's `\ud800`) but
+   * seldom do: `wellFormed16`'s decoder, and `utf16` again where its string holds a U+FFFD, which
+   * the decoder makes of a lone surrogate (one scan of the string: a U+FFFD of the text's own is
+   * made twice, and is right either way).
+   */
+  units16(ptr: number, units: number): string {
+    const s = this.wellFormed16(ptr, units);
+    return this.nodeBuf !== null || units <= UTF16_DECODE || s.indexOf('\ufffd') < 0 ? s : this.utf16(ptr, units);
+  }
+
+  /**
    * Whether the `len` bytes at `ptr` are those of `bytes` from `start`, where the runtime compares
    * memory natively (Node's Buffer); false elsewhere, so that the caller copies as it would without
    * the answer.

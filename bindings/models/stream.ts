@@ -300,7 +300,7 @@ export class ModelStream extends ModelReader {
       let n = Math.min(KEPT_PIECE, (end - ptr) >>> 1);
       // (a piece does not end between the two halves of a pair: a browser's UTF-16 decoder would replace them)
       if (ptr + 2 * n < end && (u16[(ptr >>> 1) + n - 1] & 0xfc00) === 0xd800) n--;
-      k.pieces.push(core.wellFormed16(ptr, n));
+      k.pieces.push(core.units16(ptr, n)); // (a lone surrogate from a JSON escape stays one)
       ptr += 2 * n;
     }
     k.taken = true;

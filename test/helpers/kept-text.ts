@@ -3,8 +3,15 @@
 // read in OpenAI-shaped deltas of 1 to 997 units, each holding whole pairs.
 import type { ModelReport, ModelStream } from '../../bindings/index.js';
 
-/** The texts: the same pairs after a lead of 0, 1 and 2 units. */
-export const KEPT_TEXTS = ['', 'x', 'xé'].map((lead) => lead + '😀'.repeat(20_000) + '中'.repeat(9_000) + '🙂 z'.repeat(3_000));
+/**
+ * The texts: the same pairs after a lead of 0, 1 and 2 units; and lone surrogates, which reach the
+ * stream as JSON escapes (`\ud800`: the text is the escape's unit, as JSON.parse reads it), inside
+ * pieces of more than 256 units (where a runtime without Buffer takes a piece out by decoding it).
+ */
+export const KEPT_TEXTS = [
+  ...['', 'x', 'xé'].map((lead) => lead + '😀'.repeat(20_000) + '中'.repeat(9_000) + '🙂 z'.repeat(3_000)),
+  'a'.repeat(300) + 'x\ud800y' + '😀'.repeat(50) + '\udfff' + 'z'.repeat(20_000) + '\udc00\ud800end' + '中'.repeat(300) + '\ud83d',
+];
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const ev = (content: string) => enc(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`);

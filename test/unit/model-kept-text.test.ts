@@ -1,11 +1,12 @@
 // The raw mode's kept text where the core has no Node Buffer (browsers, workerd): a core made in
 // this realm without the global Buffer takes out each piece with a UTF-16 TextDecoder, which would
-// make a U+FFFD of half a pair at a piece's end (model-basics has the Buffer's route).
+// make a U+FFFD of half a pair at a piece's end, and of a lone surrogate a JSON escape wrote
+// (model-basics has the Buffer's route).
 import { expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { KEPT_TEXTS, readKept } from '../helpers/kept-text.js';
 
-it('without a Buffer, the raw mode\'s kept text leaves the core in pieces with every pair whole', async () => {
+it('without a Buffer, the raw mode\'s kept text leaves the core in pieces with every pair whole and every lone surrogate kept', async () => {
   const { ModelStream } = await import('../../bindings/index.js');
   const g = globalThis as { Buffer?: unknown };
   const B = g.Buffer;
