@@ -8,9 +8,97 @@
 // enqueue each push's output as one array, so a read costs what a call of `push` does
 // (bench/streams.ts measures both against a reader loop over `push`).
 
-// The global read through a pure call, not named in `extends`: a bundler drops a class that extends
-// a local binding when nothing uses it, but keeps one that reads a global (which could throw).
-export const Transform: typeof TransformStream = /* @__PURE__ */ (() => TransformStream)();
+/**
+ * The base of every stream of seam: a TransformStream whose transformer's `cancel` runs when the
+ * readable side is cancelled (a client that leaves) or the writable side aborted (an upstream body
+ * that errors), on every runtime. Node, Bun, Deno and workerd call it, as the Streams standard has
+ * said since 2023; Chromium 156 and Firefox 153 ESR call it for neither (test/browser). There, the
+ * stream's two sides are the inner TransformStream's behind a ReadableStream and a WritableStream
+ * of seam's, whose cancel and abort call the transformer's `cancel` (once) in the standard's order:
+ * a decoder's memory goes back, a relay writes its end, `ModelTextStream.report` settles. (One more
+ * hop per chunk, in those browsers only.)
+ */
+// (made by a pure call, not a class statement: a bundler keeps a class that extends a global, which
+// could throw, even when nothing uses it)
+export const Transform: typeof TransformStream = /* @__PURE__ */ (() => class Transform<I, O> extends TransformStream<I, O> {
+  constructor(transformer?: Transformer<I, O>, writableStrategy?: QueuingStrategy<I>, readableStrategy?: QueuingStrategy<O>) {
+    const cancel = (transformer as Owned<I, O> | undefined)?.cancel;
+    if (cancel === undefined) {
+      super(transformer, writableStrategy, readableStrategy);
+      return;
+    }
+    let ran = false;
+    let result: void | PromiseLike<void>;
+    /** The transformer's cancel, once: the runtime calls it, or seam's sides (a cancel after an abort runs nothing more). */
+    const once = (reason: unknown): void | PromiseLike<void> => {
+      if (ran) return result;
+      ran = true;
+      return (result = cancel.call(transformer, reason));
+    };
+    // (the inner stream gets no cancel when seam's sides call it: a runtime that began calling it
+    // would otherwise call it from inside theirs)
+    const own = !runtimeCallsCancel();
+    super({ ...transformer, cancel: own ? undefined : once } as Transformer<I, O>, writableStrategy, readableStrategy);
+    if (own) sides(this, once);
+  }
+})();
+
+/** Whether this runtime calls a transformer's `cancel`: probed once (a cancelled readable side calls it in the same call). */
+let callsCancel: boolean | undefined;
+
+function runtimeCallsCancel(): boolean {
+  if (callsCancel === undefined) {
+    let called = false;
+    try {
+      const probe = new TransformStream({ cancel() { called = true; } } as Transformer);
+      probe.readable.cancel().catch(() => {});
+    } catch {
+      // (no TransformStream to probe: nothing to wrap either)
+    }
+    callsCancel = called;
+  }
+  return callsCancel;
+}
+
+/** @internal For tests: take a runtime that calls a transformer's cancel (true) or one that does not (false); undefined probes again. */
+export function setCallsCancel(value: boolean | undefined): void {
+  callsCancel = value;
+}
+
+/**
+ * Puts seam's two sides in front of `stream`'s, for a runtime that does not call a transformer's
+ * cancel: a cancel of the readable side cancels the inner one, then runs `cancel` and errors the
+ * writable side (so that a pipe cancels its source); an abort of the writable side runs `cancel`,
+ * then aborts the inner writable side unless the cancel ended the stream (a relay's end, which the
+ * reader must get: the abort would error the readable side over it).
+ */
+function sides<I, O>(stream: TransformStream<I, O>, cancel: (reason: unknown) => void | PromiseLike<void>): void {
+  const r = stream.readable.getReader();
+  const w = stream.writable.getWriter();
+  let writing: WritableStreamDefaultController | null = null;
+  const writable = new WritableStream<I>({
+    start(controller) { writing = controller; },
+    write: (chunk) => w.write(chunk),
+    close: () => w.close(),
+    async abort(reason) {
+      await cancel(reason);
+      if (w.desiredSize !== null) await w.abort(reason);
+    },
+  }, { highWaterMark: 1 });
+  const readable = new ReadableStream<O>({
+    pull: (controller) => r.read().then((x) => { if (x.done) controller.close(); else controller.enqueue(x.value); }),
+    async cancel(reason) {
+      await r.cancel(reason);
+      try {
+        await cancel(reason);
+      } finally {
+        writing?.error(reason);
+      }
+    },
+  }, { highWaterMark: 0 });
+  Object.defineProperty(stream, 'readable', { value: readable });
+  Object.defineProperty(stream, 'writable', { value: writable });
+}
 
 /**
  * A transformer over a decoder the stream owns, whose memory (its record and buffers in the core)
@@ -18,8 +106,8 @@ export const Transform: typeof TransformStream = /* @__PURE__ */ (() => Transfor
  * threw: what its error carries was taken first), and when the readable side is cancelled or the
  * writable side aborted (a client that leaves, an upstream body that errors), through the
  * transformer's `cancel`. A gateway ends thousands of streams between two collections, and a
- * client that leaves mid-stream must not hold a stream's buffers until one (the finalization
- * registry stays the net for runtimes that never call `cancel`).
+ * client that leaves mid-stream must not hold a stream's buffers until one (`Transform` makes
+ * sure `cancel` is called where the runtime would not).
  */
 export function owning<I, O>(t: Owned<I, O>, dispose: () => void): Transformer<I, O> {
   const transform = t.transform, flush = t.flush, cancel = t.cancel;

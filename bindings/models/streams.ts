@@ -26,10 +26,10 @@ const UPSTREAM_BROKE: RelayAbort = {
  * completion if the upstream had sent its own before it dropped. The client's stream then ends
  * normally rather than being cut, so that its client reads the error in its own format. The
  * relay is `failed` (or `done`), and the upstream's error is {@link SseRelayStream.upstreamError}.
- * The pipe (the writable side's abort) settles once the client has read that end. (Where a runtime
- * does not call a transformer's `cancel`, the client's stream errors with the upstream's error
- * instead; Node, Bun, Deno and workerd call it. With `pipeThrough(…, { preventAbort: true })`
- * nothing reaches the relay, and the stream waits for its writable side to be closed or aborted.)
+ * The pipe (the writable side's abort) settles once the client has read that end. (The same in the
+ * browsers, which do not call a transformer's `cancel`: see `Transform`. With
+ * `pipeThrough(…, { preventAbort: true })` nothing reaches the relay, and the stream waits for its
+ * writable side to be closed or aborted.)
  *
  * A read the core cannot hold (`CoreMemoryError`: the budget of `setCoreMemoryLimit`) ends the
  * stream: the client gets an error event (`overloaded`, `overloaded_error`) and the stream's end,

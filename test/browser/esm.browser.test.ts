@@ -44,6 +44,27 @@ describe(`ESM build in ${browserTitle}`, () => {
     expect(result.report.graphemes).toBe(6);
     const { createHash } = await import('node:crypto');
     expect(result.report.sha256).toBe(createHash('sha256').update('café 👩‍💻').digest('hex'));
+    // the raw mode's kept text keeps the lone surrogates JSON escapes wrote (this browser's route
+    // decodes long pieces with a UTF-16 TextDecoder, which would make them U+FFFD)
+    expect(result.lone).toEqual({ same: true, kept: true, units: 725 });
+    // Whether the browser calls a transformer's cancel (the Streams standard's since 2023): neither
+    // Chromium 156 nor Firefox 153 ESR does, for a cancelled readable side or an aborted writable
+    // side, where Node, Bun, Deno and workerd do; seam's streams then put their own two sides in
+    // front (core/transform.ts), so that what follows is the same on every runtime.
+    expect(result.transformerCancel).toEqual({ readable: false, writable: false });
+    // an upstream that errors mid-event: the client's stream ends with the relay's abort() event,
+    // byte for byte as SseRelay writes it, and not with an error
+    expect(result.drop).toEqual({
+      errored: null, same: true, sameBefore: false, upstreamError: 'connection reset', status: 'failed',
+      tail: expect.stringMatching(/"message":"the upstream connection broke before the stream's completion: the answer is cut short","type":"server_error","code":"ERR_STREAM_TRUNCATED"\}\}\n\n$/),
+    });
+    // ModelTextStream: the text before the upstream's error, then the error, and the report
+    // rejects with it; a reader that cancels: the report rejects with its reason, the upstream is
+    // cancelled with it, and both streams' decoders are done (their memory given back)
+    expect(result.model).toEqual({
+      text: 'Hello', textError: 'connection reset', report: 'rejected connection reset', status: 'failed',
+      firstText: 'Hello', leftReport: 'rejected stop pressed', leftStatus: 'failed', sourceCancelled: 'stop pressed',
+    });
     await page.close();
   });
 });

@@ -79,7 +79,82 @@ export async function run() {
   asm.push('\u0301 👩');
   asm.push('‍💻');
   const report = asm.finish();
+  // The raw mode's kept text, taken out of the core by this browser's route (a UTF-16
+  // TextDecoder for long pieces), with lone surrogates that JSON escapes wrote.
+  const enc = new TextEncoder();
+  const lone = 'a'.repeat(300) + 'x\ud800y' + 'z'.repeat(300) + '\udc00' + '中'.repeat(120) + '\ud83d';
+  const rawStream = new m.ModelStream({ format: 'openai', raw: true });
+  let pushed = '';
+  for (let i = 0; i < lone.length; i += 100) {
+    pushed += rawStream.push(enc.encode(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: lone.slice(i, i + 100) } }] })}\n\n`));
+  }
+  pushed += rawStream.push(enc.encode('data: [DONE]\n\n'));
+  const kept = rawStream.finish();
+  // An upstream body that errors halfway through an event, piped through SseRelayStream: the
+  // client's stream ends with the relay's abort() event (the browser calls the transformer's
+  // cancel) instead of erroring.
+  const ev = (content) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
+  const reads = [enc.encode(ev('Hel') + ev('lo ')), enc.encode(ev('wörld').slice(0, 40))];
+  const upstream = new ReadableStream({
+    start(c) {
+      for (const r of reads) c.enqueue(r);
+      setTimeout(() => c.error(new Error('connection reset')), 10);
+    },
+  });
+  const relayStream = new m.SseRelayStream({ from: 'openai' });
+  const got = [];
+  let errored = null;
+  try {
+    for await (const chunk of upstream.pipeThrough(relayStream)) got.push(...chunk);
+  } catch (e) {
+    errored = String(e && e.message);
+  }
+  // whether this browser calls a transformer's cancel (the Streams standard's since 2023) when
+  // the readable side is cancelled, and when the writable side is aborted
+  const calls = async (side) => {
+    let called = false;
+    const ts = new TransformStream({ cancel() { called = true; } });
+    await (side === 'readable' ? ts.readable.cancel('gone') : ts.writable.abort('broke')).catch(() => {});
+    return called;
+  };
+  const transformerCancel = { readable: await calls('readable'), writable: await calls('writable') };
+  const ref = new m.SseRelay({ from: 'openai' });
+  const before = [];
+  for (const r of reads) before.push(...ref.push(r));
+  const want = before.concat(...ref.abort({ message: 'the upstream connection broke before the stream\'s completion: the answer is cut short', kind: 'server', code: 'ERR_STREAM_TRUNCATED' }));
+  // ModelTextStream's report settles when the upstream errors, and when the reader cancels (then
+  // the upstream is cancelled too, with the reader's reason)
+  const settled = (p) => Promise.race([
+    p.then((r) => `resolved ${r.status}`, (e) => `rejected ${String(e?.message ?? e)}`),
+    new Promise((resolve) => setTimeout(() => resolve('pending'), 2000)),
+  ]);
+  const textStream = new m.ModelTextStream({ format: 'openai' });
+  let relayedText = '';
+  let textError = null;
+  try {
+    const body = new ReadableStream({ start(c) { c.enqueue(reads[0]); setTimeout(() => c.error(new Error('connection reset')), 10); } });
+    for await (const t of body.pipeThrough(textStream)) relayedText += t;
+  } catch (e) {
+    textError = String(e?.message ?? e);
+  }
+  let sourceCancelled = null;
+  const left = new m.ModelTextStream({ format: 'openai' });
+  const leftReader = new ReadableStream({ start(c) { c.enqueue(reads[0]); }, cancel(reason) { sourceCancelled = String(reason); } })
+    .pipeThrough(left).getReader();
+  const firstText = (await leftReader.read()).value;
+  await leftReader.cancel('stop pressed');
+  const leftReport = await settled(left.report);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const model = {
+    text: relayedText, textError, report: await settled(textStream.report), status: textStream.model.status,
+    firstText, leftReport, leftStatus: left.model.status, sourceCancelled,
+  };
+  const equal = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
   return {
+    lone: { same: pushed === lone, kept: kept.text === pushed, units: kept.text.length },
+    transformerCancel,
+    model,
+    drop: { errored, same: equal(got, want), sameBefore: equal(got, before), upstreamError: String(relayStream.upstreamError && relayStream.upstreamError.message), status: relayStream.relay?.status ?? null, tail: new TextDecoder().decode(new Uint8Array(got.slice(-160))) },
     backend: m.wasmBackend(), utf8Ok, sseOk, whole, bad, spanning, lenient, mixedReads, badAfter,
     lenientOracle: new TextDecoder().decode(new Uint8Array([0x41, 0xf0, 0x9f, 0x42, 0xff])),
     report: { text: report.text, graphemes: report.graphemes, sha256: report.sha256 },

@@ -15,7 +15,14 @@ export default {
         let codegen = 'allowed';
         try { new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])); } catch (e) { codegen = `${e.name}: ${e.message}`; }
         const events = new SseParser().push(new TextEncoder().encode('data: 世界 👩‍💻\n\n'));
-        return json({ backend: wasmBackend(), codegen, events });
+        // whether workerd calls a transformer's cancel (a cancelled readable side calls it at once),
+        // and whether seam's streams therefore keep the TransformStream's own sides
+        let cancels = false;
+        new TransformStream({ cancel() { cancels = true; } }).readable.cancel().catch(() => {});
+        const relay = new SseRelayStream({ from: 'openai' });
+        const ownSides = Object.hasOwn(relay, 'readable');
+        await relay.readable.cancel();
+        return json({ backend: wasmBackend(), codegen, events, cancels, ownSides });
       }
       if (url.pathname === '/routes') {
         // (Infinity as a string: JSON has no Infinity)

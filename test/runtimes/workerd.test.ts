@@ -54,6 +54,8 @@ describe('workerd, through the package\'s workerd entry', () => {
     expect(about.codegen).toContain('Wasm code generation disallowed by embedder');
     expect(about.backend).toBe('simd');
     expect(about.events).toEqual([{ type: 'message', data: '世界 👩‍💻', id: '' }]);
+    // workerd calls a transformer's cancel: seam's streams are the TransformStream's own sides
+    expect([about.cancels, about.ownSides]).toEqual([true, false]);
   });
 
   it('takes the core string route at the harness\'s compatibility date (2026-11-01: nodejs_compat, a global Buffer)', async () => {

@@ -2,7 +2,7 @@
 // eventsource-parser and JSON.parse. (The recorded-shape fixtures and the official client are in relay.test.ts.)
 import { createParser } from 'eventsource-parser';
 import { expect, it } from 'vitest';
-import { SseRelay } from '../../bindings/index.js';
+import { SseRelay, SseRelayStream } from '../../bindings/index.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -130,4 +130,13 @@ it('from openai, a chunk whose events differ from what the relay writes anywhere
     expect(Buffer.from(out).toString()).toBe(want);
     r.dispose();
   }
+});
+
+it('this runtime calls a transformer\'s cancel (Node, Bun, Deno): the relay stream keeps the TransformStream\'s own sides', async () => {
+  // (Chromium and Firefox do not: there seam's streams put their own in front; test/browser, stream-sides)
+  let cancels = false;
+  await new TransformStream({ cancel() { cancels = true; } } as Transformer).readable.cancel();
+  const relay = new SseRelayStream({ from: 'openai' });
+  expect([cancels, Object.hasOwn(relay, 'readable'), Object.hasOwn(relay, 'writable')]).toEqual([true, false, false]);
+  await relay.readable.cancel();
 });
