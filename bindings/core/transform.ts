@@ -22,24 +22,39 @@
 // could throw, even when nothing uses it)
 export const Transform: typeof TransformStream = /* @__PURE__ */ (() => class Transform<I, O> extends TransformStream<I, O> {
   constructor(transformer?: Transformer<I, O>, writableStrategy?: QueuingStrategy<I>, readableStrategy?: QueuingStrategy<O>) {
-    const cancel = (transformer as Owned<I, O> | undefined)?.cancel;
-    if (cancel === undefined) {
+    const t = transformer as Owned<I, O> | undefined;
+    const cancel = t?.cancel;
+    if (t === undefined || cancel === undefined) {
       super(transformer, writableStrategy, readableStrategy);
       return;
     }
+    // Once the writable side has begun to close (flush), nothing cancels the stream: the standard's
+    // order, which seam's sides keep by this flag (a reader that leaves after the end is not an error).
     let ran = false;
     let result: void | PromiseLike<void>;
-    /** The transformer's cancel, once: the runtime calls it, or seam's sides (a cancel after an abort runs nothing more). */
+    /** The transformer's cancel, once: the runtime calls it, or seam's sides. */
     const once = (reason: unknown): void | PromiseLike<void> => {
       if (ran) return result;
       ran = true;
-      return (result = cancel.call(transformer, reason));
+      return (result = cancel.call(t, reason));
     };
     // (the inner stream gets no cancel when seam's sides call it: a runtime that began calling it
     // would otherwise call it from inside theirs)
     const own = !runtimeCallsCancel();
-    super({ ...transformer, cancel: own ? undefined : once } as Transformer<I, O>, writableStrategy, readableStrategy);
-    if (own) sides(this, once);
+    let inner: TransformStreamDefaultController<O> | null = null;
+    super({
+      start: (controller: TransformStreamDefaultController<O>) => {
+        inner = controller;
+        return t.start?.call(t, controller);
+      },
+      transform: t.transform, // (owning's: no `this`; the chunk's path stays one call)
+      flush: (controller: TransformStreamDefaultController<O>) => {
+        ran = true;
+        return t.flush?.call(t, controller);
+      },
+      cancel: own ? undefined : once,
+    } as Transformer<I, O>, writableStrategy, readableStrategy);
+    if (own) sides(this, once, inner!);
   }
 })();
 
@@ -67,32 +82,62 @@ export function setCallsCancel(value: boolean | undefined): void {
 
 /**
  * Puts seam's two sides in front of `stream`'s, for a runtime that does not call a transformer's
- * cancel: a cancel of the readable side cancels the inner one, then runs `cancel` and errors the
- * writable side (so that a pipe cancels its source); an abort of the writable side runs `cancel`,
- * then aborts the inner writable side unless the cancel ended the stream (a relay's end, which the
- * reader must get: the abort would error the readable side over it).
+ * cancel, in the standard's order:
+ * - a cancel of the readable side cancels the inner one, runs `cancel`, then errors the writable
+ *   side (so that a pipe cancels its source) with the reason, or with `cancel`'s own error;
+ * - an abort of the writable side (from the moment it is asked: a write held back by the reader
+ *   is not transformed, as the standard's abort drops it) runs `cancel`, then errors the inner
+ *   stream with the reason unless the cancel ended it (a relay's end, which the reader must get),
+ *   or with `cancel`'s own error;
+ * - the readable side closes or errors when the inner one does, not at the next read.
  */
-function sides<I, O>(stream: TransformStream<I, O>, cancel: (reason: unknown) => void | PromiseLike<void>): void {
+function sides<I, O>(stream: TransformStream<I, O>, cancel: (reason: unknown) => void | PromiseLike<void>, inner: TransformStreamDefaultController<O>): void {
   const r = stream.readable.getReader();
   const w = stream.writable.getWriter();
   let writing: WritableStreamDefaultController | null = null;
+  let aborting: Promise<void> | null = null;
+  const abort = (reason: unknown): Promise<void> => (aborting ??= (async () => {
+    try {
+      await cancel(reason);
+    } catch (err) {
+      inner.error(err);
+      throw err;
+    }
+    if (w.desiredSize !== null) inner.error(reason);
+  })());
   const writable = new WritableStream<I>({
-    start(controller) { writing = controller; },
+    start(controller) {
+      writing = controller;
+      // (the signal fires when the abort is asked, before a write in flight settles)
+      const signal = (controller as { signal?: AbortSignal }).signal;
+      signal?.addEventListener('abort', () => { abort(signal.reason).catch(() => {}); }, { once: true });
+    },
     write: (chunk) => w.write(chunk),
     close: () => w.close(),
-    async abort(reason) {
-      await cancel(reason);
-      if (w.desiredSize !== null) await w.abort(reason);
-    },
+    abort,
   }, { highWaterMark: 1 });
+  let pulled: Promise<void> = Promise.resolve();
   const readable = new ReadableStream<O>({
-    pull: (controller) => r.read().then((x) => { if (x.done) controller.close(); else controller.enqueue(x.value); }),
+    start(controller) {
+      const close = () => { try { controller.close(); } catch { /* (closed or cancelled already) */ } };
+      // (after the read in flight: the inner side closes as its last chunk is read, before that read's answer)
+      r.closed.then(() => pulled.then(close, close), (err) => { try { controller.error(err); } catch { /* (done already) */ } });
+    },
+    pull: (controller) => (pulled = r.read().then((x) => { if (!x.done) controller.enqueue(x.value); })),
     async cancel(reason) {
-      await r.cancel(reason);
+      try {
+        await r.cancel(reason);
+      } catch {
+        // (Node 20 throws here, at once, for a stream its transformer terminated with a chunk queued)
+      }
+      let err = reason;
       try {
         await cancel(reason);
+      } catch (e) {
+        err = e;
+        throw e;
       } finally {
-        writing?.error(reason);
+        writing?.error(err);
       }
     },
   }, { highWaterMark: 0 });

@@ -8,10 +8,59 @@ import '../unit/model-streams.test.js';
 import '../unit/streams.test.js';
 
 import { expect, it } from 'vitest';
-import { ModelTextStream, SseDecoderStream, SseRelayStream, Utf8DecoderStream } from '../../bindings/index.js';
+import { ModelTextStream, SseDecoderStream, SseRelay, SseRelayStream, Utf8DecoderStream } from '../../bindings/index.js';
 
 it('the streams here take seam\'s own sides: readable and writable are each stream\'s own properties, not the TransformStream\'s', async () => {
   const streams = [new Utf8DecoderStream(), new SseDecoderStream(), new SseRelayStream({ from: 'openai' }), new ModelTextStream({ format: 'openai' })];
   expect(streams.map((s) => [s instanceof TransformStream, Object.hasOwn(s, 'readable'), Object.hasOwn(s, 'writable')])).toEqual(streams.map(() => [true, true, true]));
   for (const s of streams) await s.readable.cancel();
+});
+
+// What a review of the sides found (each failed on their first version):
+const openaiEvent = (t: string) => new TextEncoder().encode(`data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"${t}"}}]}\n\n`);
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+it('a reader that leaves after the writable side closed is not the upstream failing: the relay stays done, with no upstream error', async () => {
+  const s = new SseRelayStream({ from: 'openai' });
+  const w = s.writable.getWriter();
+  w.write(new Uint8Array([...openaiEvent('hi'), ...new TextEncoder().encode('data: [DONE]\n\n')])).catch(() => {});
+  const closing = w.close();
+  const reader = s.readable.getReader();
+  await reader.read();
+  await tick();
+  await reader.cancel('client left');
+  await closing;
+  expect([s.relay.status, s.upstreamError]).toEqual(['done', undefined]);
+});
+
+it('an aborted writable side errors the readable side at once, with no read pending', async () => {
+  const s = new Utf8DecoderStream();
+  const reader = s.readable.getReader();
+  const w = s.writable.getWriter();
+  const first = reader.read();
+  await w.write(new TextEncoder().encode('héllo'));
+  expect(await first).toEqual({ done: false, value: 'héllo' });
+  await w.abort(new Error('A'));
+  await expect(reader.closed).rejects.toThrow('A');
+});
+
+it('an abort asked while a write waits for the reader drops that write, as the standard\'s abort does', async () => {
+  const s = new SseRelayStream({ from: 'openai' });
+  const w = s.writable.getWriter();
+  const held = [w.write(openaiEvent('a')), w.write(openaiEvent('b'))];
+  held.forEach((p) => p.catch(() => {}));
+  await tick();
+  const aborted = w.abort(new Error('A'));
+  const reader = s.readable.getReader();
+  let out = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    out += new TextDecoder().decode(value);
+  }
+  await aborted;
+  const ref = new SseRelay({ from: 'openai' });
+  const want = new TextDecoder().decode(ref.abort({ message: 'the upstream connection broke before the stream\'s completion: the answer is cut short', kind: 'server', code: 'ERR_STREAM_TRUNCATED' }));
+  expect(out).toBe(want);
+  expect((await Promise.allSettled(held)).map((r) => r.status)).toEqual(['rejected', 'rejected']);
 });
