@@ -1,6 +1,10 @@
-// What the model-stream property tests share: seeded choices, JSON strings written with escapes at
-// random, and a client's reading of the bytes a relay wrote (eventsource-parser and JSON.parse).
+// What the model-stream tests share: seeded choices, JSON strings written with escapes at random, a
+// client's reading of the bytes a relay wrote (eventsource-parser and JSON.parse), and what a relay
+// stream tells a client whose upstream's connection broke.
 import { createParser } from 'eventsource-parser';
+
+/** What SseRelayStream tells a client whose upstream's connection broke (SseRelay.abort's reason), written out as expected. */
+export const BROKE = { message: 'the upstream connection broke before the stream\'s completion: the answer is cut short', kind: 'server', code: 'ERR_STREAM_TRUNCATED' } as const;
 
 export type Rnd = () => number;
 export const pick = <T>(r: Rnd, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ModelStream, ModelStreamError, ModelTextStream, SseRelay, SseRelayStream, readChunks } from '../../bindings/index.js';
 import { FIXTURES } from '../helpers/model-fixtures.js';
+import { BROKE } from '../helpers/model-streams.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -85,9 +86,6 @@ describe('SseRelayStream', () => {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     return drain(readable);
   };
-
-  /** What SseRelayStream tells a client whose upstream's connection broke (SseRelay.abort's reason). */
-  const BROKE = { message: 'the upstream connection broke before the stream\'s completion: the answer is cut short', kind: 'server', code: 'ERR_STREAM_TRUNCATED' } as const;
 
   it('an upstream body that errors ends the client\'s stream with the relay\'s abort, in the client\'s format, as SseRelay writes it', async () => {
     const next = rng(SEED + 7);

@@ -25,6 +25,7 @@ import { SseRelay, SseRelayStream } from '../../bindings/index.js';
 import { readOpenAi, sse } from '../helpers/clients.js';
 import { ANTHROPIC_HI, OPENAI_HI } from '../helpers/relay-starts.js';
 import { FIXTURES, type ModelFormat } from '../helpers/model-fixtures.js';
+import { BROKE } from '../helpers/model-streams.js';
 import { type Client, Oracle, concat, isJson, matching, read, settle } from '../helpers/relay-oracle.js';
 
 const enc = new TextEncoder();
@@ -270,7 +271,7 @@ describe('SseRelay.abort, read by the official clients', () => {
       const relay = new SseRelayStream({ from: to === 'openai' ? 'anthropic' : 'openai', to });
       return new Response(upstream.pipeThrough(relay), { headers: { 'content-type': 'text/event-stream' } });
     };
-    const message = 'the upstream connection broke before the stream\'s completion: the answer is cut short';
+    const { message } = BROKE;
 
     const o = await readByOpenAi(respond('openai'));
     expect(o.text).toBe('Hé ');

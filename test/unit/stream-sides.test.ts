@@ -9,6 +9,8 @@ import '../unit/streams.test.js';
 
 import { expect, it } from 'vitest';
 import { ModelTextStream, SseDecoderStream, SseRelay, SseRelayStream, Utf8DecoderStream } from '../../bindings/index.js';
+import { BROKE } from '../helpers/model-streams.js';
+import { OPENAI_END, OPENAI_HI } from '../helpers/relay-starts.js';
 
 it('the streams here take seam\'s own sides: readable and writable are each stream\'s own properties, not the TransformStream\'s', async () => {
   const streams = [new Utf8DecoderStream(), new SseDecoderStream(), new SseRelayStream({ from: 'openai' }), new ModelTextStream({ format: 'openai' })];
@@ -17,13 +19,13 @@ it('the streams here take seam\'s own sides: readable and writable are each stre
 });
 
 // What a review of the sides found (each failed on their first version):
-const openaiEvent = (t: string) => new TextEncoder().encode(`data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"${t}"}}]}\n\n`);
+const enc = (s: string) => new TextEncoder().encode(s);
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 it('a reader that leaves after the writable side closed is not the upstream failing: the relay stays done, with no upstream error', async () => {
   const s = new SseRelayStream({ from: 'openai' });
   const w = s.writable.getWriter();
-  w.write(new Uint8Array([...openaiEvent('hi'), ...new TextEncoder().encode('data: [DONE]\n\n')])).catch(() => {});
+  w.write(enc(OPENAI_HI + OPENAI_END)).catch(() => {});
   const closing = w.close();
   const reader = s.readable.getReader();
   await reader.read();
@@ -38,7 +40,7 @@ it('an aborted writable side errors the readable side at once, with no read pend
   const reader = s.readable.getReader();
   const w = s.writable.getWriter();
   const first = reader.read();
-  await w.write(new TextEncoder().encode('héllo'));
+  await w.write(enc('héllo'));
   expect(await first).toEqual({ done: false, value: 'héllo' });
   await w.abort(new Error('A'));
   await expect(reader.closed).rejects.toThrow('A');
@@ -47,7 +49,7 @@ it('an aborted writable side errors the readable side at once, with no read pend
 it('an abort asked while a write waits for the reader drops that write, as the standard\'s abort does', async () => {
   const s = new SseRelayStream({ from: 'openai' });
   const w = s.writable.getWriter();
-  const held = [w.write(openaiEvent('a')), w.write(openaiEvent('b'))];
+  const held = [w.write(enc(OPENAI_HI)), w.write(enc(OPENAI_HI))];
   held.forEach((p) => p.catch(() => {}));
   await tick();
   const aborted = w.abort(new Error('A'));
@@ -60,7 +62,7 @@ it('an abort asked while a write waits for the reader drops that write, as the s
   }
   await aborted;
   const ref = new SseRelay({ from: 'openai' });
-  const want = new TextDecoder().decode(ref.abort({ message: 'the upstream connection broke before the stream\'s completion: the answer is cut short', kind: 'server', code: 'ERR_STREAM_TRUNCATED' }));
+  const want = new TextDecoder().decode(ref.abort(BROKE));
   expect(out).toBe(want);
   expect((await Promise.allSettled(held)).map((r) => r.status)).toEqual(['rejected', 'rejected']);
 });
