@@ -71,16 +71,24 @@ export function crc32(p: usize, n: usize, crc: u32): u32 {
   if (!crcReady) crcInit();
   let c = ~crc;
   // slicing by 16: four words a step, each byte a lookup in its own table (1.2–1.3× slicing by 8
-  // on Node 24 from 187 bytes to 64 KiB, 1.17–1.24× on Node 20; 16 KiB of tables)
+  // on Node 24 from 187 bytes to 64 KiB, 1.17–1.24× on Node 20; 16 KiB of tables). The twelve
+  // lookups that do not need `c` are XORed first, in pairs, so that the step waits on `c` for one
+  // lookup and three XORs, not a chain of sixteen (1.37–1.44× on Node 24, 1.07–1.23× on Node 20).
   while (n >= 16) {
-    const a = load<u32>(p) ^ c;
     const b = load<u32>(p, 4);
     const d = load<u32>(p, 8);
     const e = load<u32>(p, 12);
-    c = load<u32>(at0(a), CRC_T + (15 << 10)) ^ load<u32>(at1(a), CRC_T + (14 << 10)) ^ load<u32>(at2(a), CRC_T + (13 << 10)) ^ load<u32>(at3(a), CRC_T + (12 << 10))
-      ^ load<u32>(at0(b), CRC_T + (11 << 10)) ^ load<u32>(at1(b), CRC_T + (10 << 10)) ^ load<u32>(at2(b), CRC_T + (9 << 10)) ^ load<u32>(at3(b), CRC_T + (8 << 10))
-      ^ load<u32>(at0(d), CRC_T + (7 << 10)) ^ load<u32>(at1(d), CRC_T + (6 << 10)) ^ load<u32>(at2(d), CRC_T + (5 << 10)) ^ load<u32>(at3(d), CRC_T + (4 << 10))
-      ^ load<u32>(at0(e), CRC_T + (3 << 10)) ^ load<u32>(at1(e), CRC_T + (2 << 10)) ^ load<u32>(at2(e), CRC_T + (1 << 10)) ^ load<u32>(at3(e), CRC_T);
+    const x0 = load<u32>(at0(b), CRC_T + (11 << 10)) ^ load<u32>(at1(b), CRC_T + (10 << 10));
+    const x1 = load<u32>(at2(b), CRC_T + (9 << 10)) ^ load<u32>(at3(b), CRC_T + (8 << 10));
+    const x2 = load<u32>(at0(d), CRC_T + (7 << 10)) ^ load<u32>(at1(d), CRC_T + (6 << 10));
+    const x3 = load<u32>(at2(d), CRC_T + (5 << 10)) ^ load<u32>(at3(d), CRC_T + (4 << 10));
+    const x4 = load<u32>(at0(e), CRC_T + (3 << 10)) ^ load<u32>(at1(e), CRC_T + (2 << 10));
+    const x5 = load<u32>(at2(e), CRC_T + (1 << 10)) ^ load<u32>(at3(e), CRC_T);
+    const x = (x0 ^ x1) ^ (x2 ^ x3) ^ (x4 ^ x5);
+    const a = load<u32>(p) ^ c;
+    const y0 = load<u32>(at0(a), CRC_T + (15 << 10)) ^ load<u32>(at1(a), CRC_T + (14 << 10));
+    const y1 = load<u32>(at2(a), CRC_T + (13 << 10)) ^ load<u32>(at3(a), CRC_T + (12 << 10));
+    c = (x ^ y0) ^ y1;
     p += 16;
     n -= 16;
   }
@@ -861,8 +869,51 @@ function b64Init(): void {
 }
 
 /**
+ * The vectors b64Simd works with, read from memory where the loop begins: as constants in the loop,
+ * V8 makes each again in every step (2.4× slower on Node 24). Each byte's low and high nibble
+ * select a bit set whose AND is zero only for a base64 byte; the high nibble (one less for `/`)
+ * selects what to add to a byte to make its value.
+ */
+const B64V: usize = memory.data<u8>([
+  0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A, // by the low nibble
+  0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, // by the high nibble
+  0, 16, 19, 4, 0xBF, 0xBF, 0xB9, 0xB9, 0, 0, 0, 0, 0, 0, 0, 0, // what to add: `/`, `+`, digits, A–Z, a–z
+  0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, // `/`
+  0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, // a nibble
+  0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, // a pair's first value
+  0, 0x10, 1, 0, 0, 0x10, 1, 0, 0, 0x10, 1, 0, 0, 0x10, 1, 0, // two pairs to 24 bits: ×4096 and ×1
+], 16);
+
+/**
+ * Decodes whole blocks of 16 base64 bytes (no `=`) of the `n` at `src` into `dst` (which may be
+ * `src`: a block's 16-byte store ends inside the block just read), up to the first block that holds
+ * a byte that is not base64. Returns the quartets decoded (12 bytes written each, 4 more bytes
+ * overwritten past them); the caller decodes the rest and finds the bad byte.
+ */
+// @ts-ignore: decorator
+@inline function b64Simd(src: usize, n: usize, dst: usize): usize {
+  const byLo = v128.load(B64V), byHi = v128.load(B64V, 16), add = v128.load(B64V, 32);
+  const slash = v128.load(B64V, 48), nib = v128.load(B64V, 64), first = v128.load(B64V, 80), join = v128.load(B64V, 96);
+  let i: usize = 0;
+  let o = dst;
+  while (i + 16 <= n) {
+    const v = v128.load(src + i);
+    const hi = i8x16.shr_u(v, 4);
+    if (v128.any_true(v128.and(i8x16.swizzle(byLo, v128.and(v, nib)), i8x16.swizzle(byHi, hi)))) break;
+    const s = i8x16.add(v, i8x16.swizzle(add, i8x16.add(i8x16.eq(v, slash), hi)));
+    // each pair (a, b) as a·64 + b, then each two pairs as p·4096 + q: 24 bits a lane
+    const w = i32x4.dot_i16x8_s(v128.or(i16x8.shl(v128.and(s, first), 6), i16x8.shr_u(s, 8)), join);
+    v128.store(o, i8x16.shuffle(w, w, 2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, 3, 7, 11, 15));
+    i += 16;
+    o += 12;
+  }
+  return i >>> 2;
+}
+
+/**
  * Decodes the `len` bytes of base64 at `src` (padded to a multiple of 4, `=` only at the end) into
- * `dst` (which may be `src`: it never passes what it read). Returns the bytes written, or
+ * `dst`, which has room for `len` bytes (the SIMD build writes past the decoded bytes) or is `src`
+ * (it never passes what it read). Returns the bytes written, or
  * −(1 + the offset of the first byte that is not base64 there).
  */
 export function b64Decode(src: usize, len: usize, dst: usize): i32 {
@@ -873,6 +924,11 @@ export function b64Decode(src: usize, len: usize, dst: usize): i32 {
   const full = len - (pad != 0 ? <usize>4 : <usize>0);
   let o = dst;
   let i: usize = 0;
+  if (ASC_FEATURE_SIMD) {
+    const q = b64Simd(src, full, o);
+    i = q << 2;
+    o += q * 3;
+  }
   for (; i < full; i += 4) {
     const a = <u32>load<u8>(B64 + <usize>load<u8>(src + i));
     const b = <u32>load<u8>(B64 + <usize>load<u8>(src + i + 1));
