@@ -36,6 +36,7 @@ import { carried, carryReset, isFatal, keepTail, runStart, setCarried, skipBom }
 import { modelStateFree, modelStateRelease, modelStateRetained } from './model-state';
 import { freeRecord, release, res, reserve } from './runtime';
 import { assumeValid, decodeWhatwg, firstErrorScalar, runAscii, transcode, validate } from './utf8';
+import { bytes16 } from './vectors';
 
 export const FRAME_STATE_BYTES: usize = 148;
 
@@ -190,7 +191,7 @@ let nlMask: u64 = 0;
  */
 // @ts-ignore: decorator
 @inline function anyBelow14(v0: v128, v1: v128, v2: v128, v3: v128): bool {
-  const lim = i8x16.splat(14);
+  const lim = bytes16(14);
   return v128.any_true(v128.or(v128.or(i8x16.sub_sat_u(lim, v0), i8x16.sub_sat_u(lim, v1)),
     v128.or(i8x16.sub_sat_u(lim, v2), i8x16.sub_sat_u(lim, v3))));
 }
@@ -198,8 +199,8 @@ let nlMask: u64 = 0;
 /** CR/LF bitmask of the 64 bytes at b (reads may pass the run's end; the caller clamps). */
 // @ts-ignore: decorator
 @inline function nlBlock(b: usize): u64 {
-  const lf = i8x16.splat(10);
-  const cr = i8x16.splat(13);
+  const lf = bytes16(10);
+  const cr = bytes16(13);
   const v0 = v128.load(b), v1 = v128.load(b, 16), v2 = v128.load(b, 32), v3 = v128.load(b, 48);
   if (!anyBelow14(v0, v1, v2, v3)) return 0;
   const m0 = <u64>i8x16.bitmask(v128.or(i8x16.eq(v0, lf), i8x16.eq(v0, cr)));
@@ -213,7 +214,7 @@ let nlMask: u64 = 0;
 // @ts-ignore: decorator
 @inline function nlBlock16(b: usize): u64 {
   const v = v128.load(b);
-  return <u64>i8x16.bitmask(v128.or(i8x16.eq(v, i8x16.splat(10)), i8x16.eq(v, i8x16.splat(13))));
+  return <u64>i8x16.bitmask(v128.or(i8x16.eq(v, bytes16(10)), i8x16.eq(v, bytes16(13))));
 }
 
 /**
@@ -522,7 +523,7 @@ function copyUnits(dst: usize, src: usize, n: usize): usize {
   let units: usize = 0;
   if (ASC_FEATURE_SIMD) {
     // per-lane u8 counters (at most 2 per block): reduced every 127 blocks at the latest
-    const notCont = i8x16.splat(-65), lead4 = i8x16.splat(<i8>0xF0);
+    const notCont = bytes16(0xBF), lead4 = bytes16(0xF0);
     while (n >= 16) {
       let k = n >> 4;
       if (k > 127) k = 127;

@@ -23,6 +23,7 @@ import {
 } from './abi';
 import { sameBytes } from './runtime';
 import { transcode } from './utf8';
+import { bytes16 } from './vectors';
 
 /** Internal: the record was made under a key that a later duplicate overrode (never reported). */
 const JF_DEAD: u32 = 128;
@@ -138,27 +139,15 @@ function wsLoop(q: usize): usize {
   }
 }
 
-/**
- * The vectors the string scans compare with (0x02, 0x20, `\`, `"`, 0x1F), as memory: V8 11
- * builds each vector constant anew at every use with three instructions; a load is one.
- */
-const SPECIAL: usize = memory.data<u8>([
-  0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02,
-  0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20,
-  0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C,
-  0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22,
-  0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F,
-], 16);
-
 /** Bit i set when byte i of v is `"`, `\` or below 0x20 (the bytes that stop a string body). */
 // @ts-ignore: decorator
 @inline function specialMask(v: v128): i32 {
   // `"` is 0x22: after XOR 0x02 it is 0x20 and the control bytes stay below 0x20, so one
   // "at most 0x20" test finds both
-  const u = v128.xor(v, v128.load(SPECIAL));
+  const u = v128.xor(v, bytes16(0x02));
   return i8x16.bitmask(v128.or(
-    i8x16.eq(i8x16.min_u(u, v128.load(SPECIAL, 16)), u),
-    i8x16.eq(v, v128.load(SPECIAL, 32))));
+    i8x16.eq(i8x16.min_u(u, bytes16(0x20)), u),
+    i8x16.eq(v, bytes16(BACKSLASH))));
 }
 
 /**
@@ -228,10 +217,10 @@ function scanString(q: usize): usize {
 @inline function stringEnd(q: usize): usize {
   if (ASC_FEATURE_SIMD) {
     const v = v128.load(q);
-    const quotes = ctz(i8x16.bitmask(i8x16.eq(v, v128.load(SPECIAL, 48))));
+    const quotes = ctz(i8x16.bitmask(i8x16.eq(v, bytes16(0x22))));
     const others = ctz(i8x16.bitmask(v128.or(
-      i8x16.eq(i8x16.min_u(v, v128.load(SPECIAL, 64)), v),
-      i8x16.eq(v, v128.load(SPECIAL, 32)))));
+      i8x16.eq(i8x16.min_u(v, bytes16(0x1F)), v),
+      i8x16.eq(v, bytes16(BACKSLASH)))));
     if (quotes < others) {
       sEscaped = 0;
       return q + <usize>quotes;
@@ -782,7 +771,7 @@ export function jsonErrorAt(): i32 {
 @inline function nextBackslash(q: usize, end: usize): usize {
   if (ASC_FEATURE_SIMD) {
     while (q < end) {
-      const m = i8x16.bitmask(i8x16.eq(v128.load(q), i8x16.splat(<i8>BACKSLASH)));
+      const m = i8x16.bitmask(i8x16.eq(v128.load(q), bytes16(BACKSLASH)));
       if (m != 0) return min(q + <usize>ctz(m), end);
       q += 16;
     }

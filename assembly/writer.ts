@@ -6,6 +6,7 @@ import {
 } from './abi';
 import { copy } from './buffers';
 import { release, res, reserve, sameBytes } from './runtime';
+import { bytes16 } from './vectors';
 
 // A static area, or a heap block for the call when a call writes more (given back after it).
 const EMIT_STATIC: usize = memory.data(EMIT_CAP, 16);
@@ -87,7 +88,7 @@ export function emitData(p: usize, n: usize, lfs: usize): void {
 // @ts-ignore: decorator
 @inline function findLf(p: usize, end: usize): usize {
   if (ASC_FEATURE_SIMD) {
-    const lf = i8x16.splat(0x0A);
+    const lf = bytes16(0x0A);
     while (p + 16 <= end) {
       const m = i8x16.bitmask(i8x16.eq(v128.load(p), lf));
       if (m != 0) return p + <usize>ctz(m);
