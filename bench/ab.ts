@@ -9,7 +9,10 @@
 // --match keeps the workloads whose name holds that text. --window times each build for that many
 // milliseconds a round (a loop of calls, no `benchmark` sampling), for many short rounds. Either
 // way a build against a copy of itself has read 0.92–1.04× in one run (BENCHMARKS.md, eleventh
-// session): a difference under about 8% needs several runs to be told from that.
+// session): a difference under about 8% needs several runs to be told from that. Which build has
+// which role counts too: against its own copy, the build given as --new read 0.91–0.95× on the SSE
+// rows at 64-byte reads (thirteenth session), loaded first or second. Run once as is and once with
+// --base and --new swapped, and take the geometric mean of new/base and the inverse of the other.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { anthropicAgent, openaiAgent } from './agents.js';
