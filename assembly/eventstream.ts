@@ -24,6 +24,7 @@ import { jsonRead, specialSwar } from './json';
 import { modelPush } from './model';
 import { noLineEnd } from './frames';
 import { allocZeroed, freeRecord, release, reserve, res } from './runtime';
+import { bytes16 } from './vectors';
 
 /** The headers a reader of Bedrock's streams acts on. */
 const ES_MESSAGE_TYPE = ':message-type';
@@ -869,8 +870,9 @@ function b64Init(): void {
 }
 
 /**
- * The vectors b64Simd works with, read from memory where the loop begins: as constants in the loop,
- * V8 makes each again in every step (2.4× slower on Node 24). Each byte's low and high nibble
+ * The vectors b64Simd works with (with `/` and the nibble mask from assembly/vectors.ts), read from
+ * memory where the loop begins: as constants in the loop, V8 makes each again in every step (2.4×
+ * slower on Node 24). Each byte's low and high nibble
  * select a bit set whose AND is zero only for a base64 byte; the high nibble (one less for `/`)
  * selects what to add to a byte to make its value.
  */
@@ -878,8 +880,6 @@ const B64V: usize = memory.data<u8>([
   0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A, // by the low nibble
   0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, // by the high nibble
   0, 16, 19, 4, 0xBF, 0xBF, 0xB9, 0xB9, 0, 0, 0, 0, 0, 0, 0, 0, // what to add: `/`, `+`, digits, A–Z, a–z
-  0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, 0x2F, // `/`
-  0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, // a nibble
   0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, // a pair's first value
   0, 0x10, 1, 0, 0, 0x10, 1, 0, 0, 0x10, 1, 0, 0, 0x10, 1, 0, // two pairs to 24 bits: ×4096 and ×1
 ], 16);
@@ -893,7 +893,7 @@ const B64V: usize = memory.data<u8>([
 // @ts-ignore: decorator
 @inline function b64Simd(src: usize, n: usize, dst: usize): usize {
   const byLo = v128.load(B64V), byHi = v128.load(B64V, 16), add = v128.load(B64V, 32);
-  const slash = v128.load(B64V, 48), nib = v128.load(B64V, 64), first = v128.load(B64V, 80), join = v128.load(B64V, 96);
+  const first = v128.load(B64V, 48), join = v128.load(B64V, 64), slash = bytes16(0x2F), nib = bytes16(0x0F);
   let i: usize = 0;
   let o = dst;
   while (i + 16 <= n) {
