@@ -437,7 +437,7 @@ export const MDR_COMMENTS: i32 = 14;
 export const MDR_EMIT_PTR: i32 = 15;
 /** Result word of modelDocs: how many bytes it wrote for a client. */
 export const MDR_EMIT_LEN: i32 = 16;
-/** Result word of modelDocs: UTF-8 bytes of the quiet events' text (what the joined text holds); of modelGather with `keep`: UTF-8 bytes of the text it kept. */
+/** Result word of modelDocs: UTF-8 bytes of the quiet events' text (what the joined text holds); of modelGather with MG_KEEP: UTF-8 bytes of the text it kept. */
 export const MDR_TEXT_BYTES: i32 = 17;
 /** Result word of modelDocs: 1 when the text so far ends in a high surrogate escape (its pair may come next), else 0. */
 export const MDR_HIGH: i32 = 18;
@@ -453,6 +453,8 @@ export const MDR_CHUNKS: i32 = 23;
 export const MDR_REASON_BYTES: i32 = 24;
 /** Result word of modelDocs: bytes (as sent, escaped) of the current call's arguments the call's quiet events held. */
 export const MDR_ARGS_BYTES: i32 = 25;
+/** Result word of modelDocs: with ME_TEXT, the gather entries (from the first) whose text it appended to the stream's TEXT buffer without gathering them (one ASCII span, which JS reads as it is). */
+export const MDR_LOGGED: i32 = 30;
 /** Bytes of the static area a call's text (modelGather) is written in; more takes a heap block for the call. */
 export const TEXT_SCRATCH_CAP: i32 = 1 << 17;
 /** Bytes of the static area the writer writes in (the relay's and sseWrite's bytes); more takes a heap block for the call. */
@@ -534,6 +536,15 @@ export const ME_ARGS: i32 = 128;
 export const ME_NO_TEXT: i32 = 256;
 /** modelDocs mode, with ME_PASS: a quiet event is written with its name (`event:` and its kind's name). */
 export const ME_NAMED: i32 = 512;
+/**
+ * modelDocs mode, with ME_GATHER: the text's UTF-8 is also appended to the stream's TEXT buffer as
+ * it is gathered (modelGather's MG_TEXT), for the report's SHA-256 to read there (modelTextLog).
+ */
+export const ME_TEXT: i32 = 1024;
+/** modelGather flag: the text is kept (appended to the stream's kept UTF-16 text; MDR_TEXT_BYTES its UTF-8 length). */
+export const MG_KEEP: i32 = 1;
+/** modelGather flag: the text's UTF-8 is appended to the stream's TEXT buffer (see ME_TEXT). */
+export const MG_TEXT: i32 = 2;
 /** Bytes of a channel's slot in the head area: a u32 length of the head, a u32 length of the end, the head's bytes, then the end's. */
 export const MHEAD_SLOT: i32 = 1024;
 /** Bytes of the head area: a slot per channel (CH_TEXT, CH_REASONING, CH_ARGS). */
@@ -566,7 +577,7 @@ export const SW_STR_PTR: usize = memory.data(SW_STR_CAP, 16);
 export const MG_WORDS: i32 = 3;
 /** Gather entries per call at the most. */
 export const MGATHER_CAP: i32 = 4096;
-/** Result word of modelGather: the address of the UTF-16 units it wrote. */
+/** Result word of modelGather: the address of the UTF-16 units it wrote; of modelTextLog: the address of the stream's TEXT buffer. */
 export const MGR_PTR: i32 = 10;
 
 /** Address of the document entry. */

@@ -21,6 +21,7 @@ import {
   JREC_KIND_SHIFT, JSON_KEY_MAX, JSON_MAX_DEPTH, JSON_PROG_CAP, JSON_READ_SLACK, JSON_REC_CAP, JSON_REC_PTR,
   JSON_UTF16_SLACK,
 } from './abi';
+import { copy } from './buffers';
 import { sameBytes } from './runtime';
 import { transcode } from './utf8';
 import { bytes16 } from './vectors';
@@ -871,4 +872,54 @@ export function jsonUtf8Length(p: usize, len: usize, high: bool): usize {
 /** After jsonUtf8Length: whether its span's text ended in a high surrogate escape. */
 export function jsonEndsHigh(): bool {
   return pendingHigh;
+}
+
+/** After jsonUtf8: the high surrogate escape its span's text ended in (0: none). */
+let endHigh: u32 = 0;
+
+/**
+ * The UTF-8 of a validated string span's text, written at `out`, as the joined text of a stream
+ * encodes it (the bytes jsonUtf8Length counts): a pair of `\u` escapes is one 4-byte character,
+ * also when its halves end one span and begin the next; a lone surrogate is U+FFFD (EF BF BD), as
+ * TextEncoder and Node's hash encode one. `high`: the high surrogate escape the text before ended
+ * in (0: none), written here (as its pair's half, or as U+FFFD); afterwards `jsonUtf8High()` gives
+ * the one this span ends in, not yet written. Returns the bytes written: at most len + 3.
+ */
+export function jsonUtf8(p: usize, len: usize, out: usize, high: u32): usize {
+  const end = p + len;
+  let o = out;
+  while (p < end) {
+    const r = nextBackslash(p, end);
+    if (r > p) {
+      if (high != 0) o = putUtf8(o, 0xFFFD);
+      high = 0;
+      copy(o, p, r - p);
+      o += r - p;
+    }
+    if (r >= end) break;
+    const e = <u32>load<u8>(r, 1);
+    let c: u32;
+    if (e == 0x75) {
+      c = hex4(r + 2);
+      p = r + 6;
+    } else {
+      c = shortEscape(e);
+      p = r + 2;
+    }
+    if (c - 0xDC00 < 0x400) {
+      o = putUtf8(o, high != 0 ? 0x10000 + ((high - 0xD800) << 10) + (c - 0xDC00) : 0xFFFD);
+      high = 0;
+      continue;
+    }
+    if (high != 0) o = putUtf8(o, 0xFFFD);
+    high = c - 0xD800 < 0x400 ? c : 0;
+    if (high == 0) o = putUtf8(o, c);
+  }
+  endHigh = high;
+  return o - out;
+}
+
+/** After jsonUtf8: the high surrogate escape its span's text ended in, not written (0: none). */
+export function jsonUtf8High(): u32 {
+  return endHigh;
 }

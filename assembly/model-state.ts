@@ -9,18 +9,23 @@
 //   +24 buf  ARGS: the current call's argument fragments of quiet events, not taken yet (escaped)
 //   +36 i32  the current call's key + 1 (MR_CALL), 0 when there is none
 //   +40 u32  bytes of arguments ARGS may still take (the stream's budget, set with the call)
+//   +44 buf  TEXT: the UTF-8 of the answer's text since JS last hashed it (ME_HASH: the report's
+//            SHA-256 is of these bytes, not of a string made UTF-8 again; model.ts)
+//   +56 u32  the high surrogate escape TEXT's last text ended in, its pair perhaps to come (0: none)
 import { bFree, bLen } from './buffers';
 import { allocZeroed, freeRecord } from './runtime';
 
 /** Where a frame stream's record points to its block (frames.ts's layout: layer 4's part, +144). */
 export const O_MODEL: usize = 144;
 
-export const MODEL_STATE_BYTES: usize = 44;
+export const MODEL_STATE_BYTES: usize = 60;
 export const MS_KEEP: usize = 0;
 export const MS_REASON: usize = 12;
 export const MS_ARGS: usize = 24;
 export const MS_CALL: usize = 36;
 export const MS_ARGS_LEFT: usize = 40;
+export const MS_TEXT: usize = 44;
+export const MS_HIGH: usize = 56;
 
 /** The stream's block, or 0 when it has none. */
 // @ts-ignore: decorator
@@ -59,27 +64,32 @@ export function modelStateFree(st: usize): void {
   bFree(ms, MS_KEEP);
   bFree(ms, MS_REASON);
   bFree(ms, MS_ARGS);
+  bFree(ms, MS_TEXT);
   freeRecord(ms, MODEL_STATE_BYTES);
   store<u32>(st, 0, O_MODEL);
 }
 
 /**
  * After a stream ended or failed: the parts' buffers go back (JS took what they held), and the
- * block too when it holds nothing (no kept text, no call).
+ * block too when it holds nothing (no kept text, no call). The text's bytes stay after an end
+ * (JS hashes the text it still held back) and go after a failure (JS hashed what it had committed).
  */
 export function modelStateRelease(st: usize, failed: bool): void {
   const ms = modelState(st);
   if (ms == 0) return;
   if (bLen(ms, MS_REASON) == 0 || failed) bFree(ms, MS_REASON);
   if (bLen(ms, MS_ARGS) == 0 || failed) bFree(ms, MS_ARGS);
+  if (failed) store<u32>(ms, 0, MS_HIGH);
+  if (bLen(ms, MS_TEXT) == 0 || failed) bFree(ms, MS_TEXT); // (a surrogate pending stays: the text's end may still be asked for)
   modelStateTrim(st);
 }
 
-/** Gives the block back when it holds nothing (no buffer, no call). */
+/** Gives the block back when it holds nothing (no buffer, no call, no surrogate pending). */
 export function modelStateTrim(st: usize): void {
   const ms = modelState(st);
   if (ms == 0) return;
-  if (load<u32>(ms + MS_KEEP, 8) == 0 && load<u32>(ms + MS_REASON, 8) == 0 && load<u32>(ms + MS_ARGS, 8) == 0 && load<i32>(ms, MS_CALL) == 0) {
+  if (load<u32>(ms + MS_KEEP, 8) == 0 && load<u32>(ms + MS_REASON, 8) == 0 && load<u32>(ms + MS_ARGS, 8) == 0 && load<i32>(ms, MS_CALL) == 0
+    && load<u32>(ms + MS_TEXT, 8) == 0 && load<u32>(ms, MS_HIGH) == 0) {
     freeRecord(ms, MODEL_STATE_BYTES);
     store<u32>(st, 0, O_MODEL);
   }
@@ -89,5 +99,5 @@ export function modelStateTrim(st: usize): void {
 export function modelStateRetained(st: usize): u32 {
   const ms = modelState(st);
   if (ms == 0) return 0;
-  return <u32>MODEL_STATE_BYTES + load<u32>(ms + MS_KEEP, 8) + load<u32>(ms + MS_REASON, 8) + load<u32>(ms + MS_ARGS, 8);
+  return <u32>MODEL_STATE_BYTES + load<u32>(ms + MS_KEEP, 8) + load<u32>(ms + MS_REASON, 8) + load<u32>(ms + MS_ARGS, 8) + load<u32>(ms + MS_TEXT, 8);
 }

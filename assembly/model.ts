@@ -7,16 +7,16 @@ import {
   CH_ARGS, CH_OF_KIND, CH_REASONING, CH_TEXT, DF_DONE, DF_ERROR, FR_NREC, FR_RAW_PTR, IN_CAP, IN_JOIN, IN_PTR, JF_ASCII, JF_ESCAPED, JK_NUMBER,
   JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, JSON_READ_SLACK, JSON_REC_PTR, JSON_UTF16_SLACK,
   K_COMMENT, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END, MDOC_PTR, MDR_ARGS_BYTES, MDR_BLANK, MDR_CHUNKS, MDR_COMMENTS, MDR_DOCS,
-  MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES,
+  MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_LOGGED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES,
   MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_PASS,
-  MGATHER_CAP, MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MHEAD_SLOT, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CALL, MR_CHOICE,
+  ME_TEXT, MG_KEEP, MG_TEXT, MGATHER_CAP, MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MHEAD_SLOT, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CALL, MR_CHOICE,
   MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
   RES_PTR, R_RAW, SF_IN, SF_RAW, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS, TEXT_SCRATCH_CAP,
 } from './abi';
 import { NO_LIMIT, bAppend, bEnsure, bFree, bLen, bPtr, bSetLen, copy } from './buffers';
 import { C_SPACE, isDataField } from './frames';
-import { MS_ARGS, MS_ARGS_LEFT, MS_CALL, MS_KEEP, MS_REASON, argsLeft, currentCall, modelState, modelStateOf, modelStateTrim } from './model-state';
-import { jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8Length } from './json';
+import { MS_ARGS, MS_ARGS_LEFT, MS_CALL, MS_HIGH, MS_KEEP, MS_REASON, MS_TEXT, argsLeft, currentCall, modelState, modelStateOf, modelStateTrim } from './model-state';
+import { jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8, jsonUtf8High, jsonUtf8Length } from './json';
 import { release, res, reserve } from './runtime';
 import { channelOn, isTextRecord, quietChannel, quietKind, setQuiet, shapeLearn, shapeMatch } from './shape';
 import { linesMore, linesPush } from './lines';
@@ -522,15 +522,20 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
   res(MDR_REASON_BYTES, <i32>reasonBytes);
   res(MDR_ARGS_BYTES, <i32>argsBytes);
   let units: i32 = -1;
+  let logged: i32 = 0;
   if ((emitMode & ME_GATHER) != 0 && nd == 0 && k == nrec && g != 0) {
     // the batch read to the end with nothing for JS: its text now (one ASCII span with no escape
     // is its own bytes, which JS reads as they are, unless the text is kept)
     const keep = (emitMode & ME_KEEP) != 0;
     if (keep || g > 1 || (load<i32>(MGATHER_PTR, 8) & (JF_ASCII | JF_ESCAPED)) != JF_ASCII) {
-      units = <i32>modelGather(st, g, keep ? 1 : 0);
+      units = <i32>modelGather(st, g, (keep ? MG_KEEP : 0) | ((emitMode & ME_TEXT) != 0 ? MG_TEXT : 0));
       g = 0;
+    } else if ((emitMode & ME_TEXT) != 0) {
+      logText(st, g);
+      logged = g;
     }
   }
+  res(MDR_LOGGED, logged);
   res(MDR_GATHERED, g);
   res(MDR_UNITS, units);
   reportScratch();
@@ -568,12 +573,15 @@ export function modelMore(st: usize, framing: i32, prog: usize, t: usize, choice
 /**
  * Writes the text of `n` string spans (gather entries: address, length, JSON flags) as one run of
  * UTF-16 units: escaped spans unescaped, the others transcoded. MGR_PTR is the run's address.
- * With `keep` (a raw model stream's text, kept for its report) the run is appended to the
+ * `flags`: MG_TEXT appends the text's UTF-8 to the stream's TEXT buffer first (see ME_TEXT). With
+ * MG_KEEP (a raw model stream's text, kept for its report) the run is appended to the
  * stream's kept text (KEEP) instead of scratch, and MDR_TEXT_BYTES is its UTF-8 length (each
  * delta counted alone: a surrogate pair split between two deltas counts as two U+FFFD, as each
  * half is until its other half comes). Returns the number of units.
  */
-export function modelGather(st: usize, n: i32, keep: i32): usize {
+export function modelGather(st: usize, n: i32, flags: i32): usize {
+  if ((flags & MG_TEXT) != 0) logText(st, n);
+  const keep = flags & MG_KEEP;
   let bytes: usize = 0;
   for (let i = 0; i < n; i++) bytes += <usize>load<i32>(MGATHER_PTR + (<usize>i * MG_WORDS << 2), 4);
   const room = (bytes << 1) + JSON_UTF16_SLACK;
@@ -600,6 +608,92 @@ export function modelGather(st: usize, n: i32, keep: i32): usize {
   res(MGR_PTR, <i32>out);
   reportScratch();
   return (o - out) >> 1;
+}
+
+/**
+ * Appends the text of gather entries [0, n) to the stream's TEXT buffer: its UTF-8 as the joined
+ * text encodes it (jsonUtf8; a high surrogate escape that ends it waits in MS_HIGH for its pair).
+ */
+function logText(st: usize, n: i32): void {
+  const ms = modelStateOf(st);
+  let high = load<u32>(ms, MS_HIGH);
+  for (let i = 0; i < n; i++) {
+    const g = MGATHER_PTR + (<usize>i * MG_WORDS << 2);
+    const p = <usize>load<i32>(g), len = <usize>load<i32>(g, 4);
+    const at = bLen(ms, MS_TEXT);
+    const o = bEnsure(ms, MS_TEXT, at + len + 3) + at;
+    let w: usize;
+    if ((load<i32>(g, 8) & JF_ESCAPED) != 0) {
+      w = jsonUtf8(p, len, o, high);
+      high = jsonUtf8High();
+    } else {
+      w = 0;
+      if (high != 0) {
+        store<u16>(o, 0xBFEF); // U+FFFD: the lone high surrogate before
+        store<u8>(o, 0xBD, 2);
+        w = 3;
+        high = 0;
+      }
+      copy(o + w, p, len);
+      w += len;
+    }
+    bSetLen(ms, MS_TEXT, at + w);
+  }
+  store<u32>(ms, high, MS_HIGH);
+}
+
+/** Appends the text of gather entries [0, n) to the stream's TEXT buffer, as modelGather with MG_TEXT does (JS read the text otherwise). */
+export function modelTextSpans(st: usize, n: i32): void {
+  logText(st, n);
+}
+
+/**
+ * The stream's TEXT buffer, `n` bytes of which JS is about to hash: MGR_PTR is its address (0 when
+ * it has none). When it holds fewer than `n` and a high surrogate is pending, that surrogate ended
+ * the text alone, and is written as U+FFFD first. Returns the bytes it holds.
+ */
+export function modelTextLog(st: usize, n: usize): usize {
+  const ms = modelState(st);
+  if (ms == 0) {
+    res(MGR_PTR, 0);
+    return 0;
+  }
+  let len = bLen(ms, MS_TEXT);
+  if (len < n && load<u32>(ms, MS_HIGH) != 0) {
+    const o = bEnsure(ms, MS_TEXT, len + 3) + len;
+    store<u16>(o, 0xBFEF);
+    store<u8>(o, 0xBD, 2);
+    len += 3;
+    bSetLen(ms, MS_TEXT, len);
+    store<u32>(ms, 0, MS_HIGH);
+  }
+  res(MGR_PTR, <i32>bPtr(ms, MS_TEXT));
+  return len;
+}
+
+/** A TEXT buffer larger than this (a read of much text) is given back once what it holds fits in a fourth of it. */
+const TEXT_KEPT_CAP: usize = 4096;
+
+/** Drops the first `n` bytes of the stream's TEXT buffer (JS hashed them). */
+export function modelTextDrop(st: usize, n: usize): void {
+  const ms = modelState(st);
+  if (ms == 0) return;
+  const len = bLen(ms, MS_TEXT);
+  const rest: usize = n >= len ? 0 : len - n;
+  const p = bPtr(ms, MS_TEXT);
+  const cap = <usize>load<u32>(ms + MS_TEXT, 8);
+  if (cap > TEXT_KEPT_CAP && rest <= cap >> 2) {
+    // a smaller block for the rest (the held text): a stream keeps no buffer sized by its largest read
+    store<u32>(ms + MS_TEXT, 0);
+    store<u32>(ms + MS_TEXT, 0, 4);
+    store<u32>(ms + MS_TEXT, 0, 8);
+    release(cap); // (first: the budget need not hold both blocks)
+    bAppend(ms, MS_TEXT, p + n, rest, NO_LIMIT);
+    heap.free(p);
+    return;
+  }
+  if (rest != 0) memory.copy(p, p + n, rest);
+  bSetLen(ms, MS_TEXT, rest);
 }
 
 /** A raw model stream's kept text: MGR_PTR is the address of its units. Returns their number. */

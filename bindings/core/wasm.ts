@@ -83,7 +83,10 @@ export interface CoreExports {
   modelPush(st: number, len: number, mode: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
   modelMore(st: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
   modelTextBytes(ptr: number, len: number, high: number): number;
-  modelGather(st: number, n: number, keep: number): number;
+  modelGather(st: number, n: number, flags: number): number;
+  modelTextSpans(st: number, n: number): void;
+  modelTextLog(st: number, n: number): number;
+  modelTextDrop(st: number, n: number): void;
   modelKept(st: number): number;
   modelKeepFree(st: number): void;
   modelSetCall(st: number, key: number, argsLeft: number): void;

@@ -3,7 +3,9 @@
 // UTF-16 units, so that one string is made per push, which the text layer commits (whole
 // graphemes, NFC), or which the raw mode returns as the provider sent it.
 import { checkOptions, byteLimitOption } from '../core/options.js';
-import { JF_ASCII, JF_ESCAPED, MDR_TEXT_BYTES, MDR_UNITS, ME_ARGS, ME_GATHER, ME_KEEP, ME_REASONING, MGATHER_CAP, MGR_PTR, MG_WORDS } from '../core/generated/abi.js';
+import {
+  JF_ASCII, JF_ESCAPED, MDR_LOGGED, MDR_TEXT_BYTES, MDR_UNITS, ME_ARGS, ME_GATHER, ME_KEEP, ME_REASONING, ME_TEXT, MGATHER_CAP, MGR_PTR, MG_KEEP, MG_TEXT, MG_WORDS,
+} from '../core/generated/abi.js';
 import { DEFAULT_MAX_TEXT_BYTES, type FinalReport, TextAssembler, type TextAssemblerOptions } from '../text/assembler.js';
 import { coreHashers } from '../text/core-hash.js';
 import { utf8Length } from '../text/counts.js';
@@ -99,6 +101,15 @@ const HINTS = {
  */
 export class ModelStream extends ModelReader {
   private assembler: TextAssembler | null;
+  /**
+   * The core appends the text's UTF-8 to the stream's TEXT buffer as it gathers it (ME_TEXT), and
+   * the text layer hashes the committed bytes there (the stream is its TextBytes): a strict
+   * stream with a text layer, from its first push after LOG_AFTER bytes of text (`logs`).
+   */
+  private textLog = false;
+  private logs = false;
+  /** The last read's gather entries whose text the core logged itself (MDR_LOGGED), for the batch's end. */
+  private spansLogged = 0;
   /** The raw mode's text, kept for the report. */
   private kept: RawText | null;
   /** After flush(): the text layer's report (null in the raw mode: made on request). */
@@ -145,7 +156,7 @@ export class ModelStream extends ModelReader {
     if (options === undefined) throw new TypeError("ModelStream: options are required: new ModelStream({ format: 'openai' })");
     checkOptions(options, 'ModelStream', OPTIONS, HINTS);
     super('ModelStream', options);
-    this.assembler = this.plan.raw ? null : this.textLayer({ normalize: this.plan.normalize, maxTextBytes: options.maxTextBytes, maxPendingBytes: options.maxPendingBytes });
+    this.assembler = this.plan.raw ? null : this.textLayer({ normalize: this.plan.normalize, maxTextBytes: options.maxTextBytes, maxPendingBytes: options.maxPendingBytes }, true);
     this.kept = this.plan.raw
       ? new RawText(this.plan.fatal, byteLimitOption(options.maxTextBytes, 'maxTextBytes', 'ModelStream', DEFAULT_MAX_TEXT_BYTES, Infinity))
       : null;
@@ -157,6 +168,7 @@ export class ModelStream extends ModelReader {
     if (this.ended) throw new TypeError('ModelStream.push(): the stream ended with flush() or finish(); reset() starts a new one');
     call.begin(this);
     if (this.sniffed !== 1 && this.sniff(chunk)) return '';
+    if (this.logs && !this.textLog) this.textLog = this.assembler!.hashBytes(this, LOG_AFTER);
     this.frameAll(chunk, this.mode);
     const out = call.out;
     call.out = ''; // not kept: an idle stream holds no string
@@ -214,11 +226,40 @@ export class ModelStream extends ModelReader {
     return r;
   }
 
-  /** A text layer whose report is hashed by this stream's core where the runtime has no native SHA-256. */
-  private textLayer(options: TextAssemblerOptions): TextAssembler {
+  /**
+   * A text layer whose report is hashed by this stream's core where the runtime has no native
+   * SHA-256; the stream's, with `ours`: strict, it comes to hash the UTF-8 the core logs (ME_TEXT).
+   */
+  private textLayer(options: TextAssemblerOptions, ours = false): TextAssembler {
     const a = new TextAssembler(options);
     a.hashWith(coreHashers(this.core));
+    this.logs = ours && this.plan.fatal;
+    this.textLog = false;
     return a;
+  }
+
+  /** @internal TextBytes: a view of the next `n` bytes of the text's UTF-8 in the core. */
+  textBytes(n: number): Uint8Array {
+    const core = this.core;
+    const len = core.x.modelTextLog(this.st, n);
+    if (len < n) throw new Error(`seam: the core holds ${len} bytes of the text, not the ${n} committed`);
+    core.sync();
+    const p = core.word(MGR_PTR);
+    return core.u8.subarray(p, p + n);
+  }
+
+  /** @internal TextBytes: gives up the next `n` bytes of the text's UTF-8 in the core. */
+  dropText(n: number): void {
+    this.core.x.modelTextDrop(this.st, n);
+  }
+
+  /** The text layer hashes strings from here on (the core's log goes, or would fall behind). */
+  private endTextLog(): void {
+    this.logs = false;
+    if (!this.textLog) return;
+    this.assembler?.detachBytes();
+    this.textLog = false;
+    if (this.st !== 0) this.core.x.modelTextDrop(this.st, 0x7fffffff);
   }
 
   protected override resetState(): void {
@@ -226,7 +267,7 @@ export class ModelStream extends ModelReader {
     this.finalText = null;
     this.ended = false;
     const a = this.assembler;
-    this.assembler = a === null ? null : this.textLayer({ normalize: a.normalize, maxTextBytes: a.maxTextBytes, maxPendingBytes: a.maxPendingBytes });
+    this.assembler = a === null ? null : this.textLayer({ normalize: a.normalize, maxTextBytes: a.maxTextBytes, maxPendingBytes: a.maxPendingBytes }, true);
     const k = this.kept;
     this.kept = k === null ? null : new RawText(k.inCore, k.maxBytes);
   }
@@ -250,11 +291,12 @@ export class ModelStream extends ModelReader {
     if (!this.plan.fatal) return 0;
     const last = this.message?.last ?? null;
     this.setCall(last !== null && !last.done && last.key >= 0 ? last : null);
-    return (this.kept !== null ? ME_GATHER | ME_KEEP : ME_GATHER) | ME_REASONING | ME_ARGS;
+    return (this.kept !== null ? ME_GATHER | ME_KEEP : this.textLog ? ME_GATHER | ME_TEXT : ME_GATHER) | ME_REASONING | ME_ARGS;
   }
 
   protected override quietDone(): void {
     const core = this.core;
+    this.spansLogged = core.i32[core.res + MDR_LOGGED];
     const units = core.i32[core.res + MDR_UNITS];
     if (units >= 0) this.commitGathered(units);
   }
@@ -309,12 +351,15 @@ export class ModelStream extends ModelReader {
 
   protected override released(): void {
     this.takeKept();
+    this.endTextLog();
     super.released();
   }
 
   /** Makes the string of the batch's text spans (one core call, one string) and commits it. */
   protected override batchDone(): void {
     const n = call.gathered;
+    const logged = this.spansLogged;
+    this.spansLogged = 0;
     if (n === 0) return;
     call.gathered = 0;
     const core = this.core;
@@ -323,8 +368,9 @@ export class ModelStream extends ModelReader {
     if (n === 1 && this.kept === null && (core.i32[g0 + 2] & (JF_ASCII | JF_ESCAPED)) === JF_ASCII) {
       // one ASCII span with no escape (a push's usual delta): its bytes are its text
       text = core.latin1(core.i32[g0], core.i32[g0 + 1]);
+      if (this.textLog && logged === 0) core.x.modelTextSpans(this.st, 1); // (its entry is read before the core can grow)
     } else if (this.fatal) {
-      const units = core.x.modelGather(this.st, n, this.kept !== null ? 1 : 0);
+      const units = core.x.modelGather(this.st, n, this.kept !== null ? MG_KEEP : this.textLog ? MG_TEXT : 0);
       core.sync();
       this.commitGathered(units);
       return;
@@ -353,7 +399,13 @@ export class ModelStream extends ModelReader {
       }
       call.out += text;
     } else {
-      const c = this.assembler!.push(text);
+      let c: string;
+      try {
+        c = this.assembler!.push(text);
+      } catch (e) {
+        this.endTextLog(); // (the delta was refused: its bytes in the core are not the text's)
+        throw e;
+      }
       call.out += c;
     }
   }
@@ -379,6 +431,12 @@ export class ModelStream extends ModelReader {
     return r;
   }
 }
+
+/**
+ * Bytes of text a stream commits before its core logs the text's UTF-8 for the hash: a short
+ * answer (or a stream idle after a few deltas, of which a gateway holds thousands) keeps no log.
+ */
+const LOG_AFTER = 1024;
 
 /** The most UTF-16 units of one piece of the kept text taken out of the core. */
 const KEPT_PIECE = 16384;

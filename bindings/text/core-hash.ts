@@ -2,8 +2,9 @@
 // no native SHA-256 (browsers, workerd without nodejs_compat): 4–5× @noble/hashes in Chromium and
 // Firefox on the same text. Each hash keeps its own state here (eight words, its partial last block, its length), so
 // that any number of streams share the core's one hash window: an update loads the state into the
-// window, encodes the text right after the partial block (`TextEncoder.encodeInto`, no copy), has
-// the core hash the whole blocks, and takes the state and the new partial block back.
+// window, encodes the text right after the partial block (`TextEncoder.encodeInto`, no copy), or
+// copies bytes there (a model stream's text, whose UTF-8 the core logged), has the core hash the
+// whole blocks, and takes the state and the new partial block back.
 import type { Core } from '../core/wasm.js';
 import { HASH_CAP, HASH_STATE_BYTES } from '../core/generated/abi.js';
 import type { Hasher } from './assembler.js';
@@ -55,6 +56,19 @@ export function coreHasher(core: Core): Hasher {
         bytes += written;
         blocks(tailLen + written);
         s = read === s.length ? '' : s.substring(read);
+      }
+    },
+    updateBytes(b: Uint8Array): void {
+      if (done) finished();
+      for (let i = 0; i < b.length;) {
+        const n = Math.min(b.length - i, HASH_CAP);
+        core.sync();
+        const u8 = core.u8;
+        u8.set(tail.subarray(0, tailLen), input);
+        u8.set(b.subarray(i, i + n), input + tailLen); // (from the core's memory too, as a rule: a copy within it)
+        bytes += n;
+        blocks(tailLen + n);
+        i += n;
       }
     },
     digest(): string {

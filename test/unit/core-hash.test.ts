@@ -82,6 +82,43 @@ describe(`the core's SHA-256 against Node's (seed ${SEED}; SEAM_SEED replays)`, 
     expect(core(pieces)).toBe(node(pieces));
   });
 
+  it('bytes (a model stream\'s text, which the core logged as UTF-8) from the core\'s memory and from a plain array, mixed with text, past the window, as Node hashes them', () => {
+    const next = rng(SEED + 74);
+    const c = getCore();
+    for (let k = 0; k < 40; k++) {
+      const t = text(next, k === 0 ? 3 * HASH_CAP : Math.floor(next() * 900));
+      const utf8 = new TextEncoder().encode(t);
+      const h = coreHasher(c);
+      const want = createHash('sha256');
+      for (let at = 0; at < utf8.length;) {
+        const n = 1 + Math.floor(next() * (k === 0 ? 2 * HASH_CAP : 200));
+        const part = utf8.subarray(at, at + n);
+        if (next() < 0.3) {
+          const s = new TextDecoder().decode(part); // (a text update between the bytes: whole characters only where it cut none)
+          if (new TextEncoder().encode(s).length === part.length && !s.includes('\ufffd')) {
+            h.update(s);
+            want.update(s, 'utf8');
+            at += n;
+            continue;
+          }
+        }
+        if (next() < 0.5) {
+          // a view of the core's memory, as the model stream hands it over (below the hash window: the scratch area of a model call)
+          const p = c.x.modelScratch(part.length);
+          c.sync();
+          c.u8.set(part, p);
+          h.updateBytes(c.u8.subarray(p, p + part.length));
+          c.x.modelScratchFree();
+        } else {
+          h.updateBytes(part);
+        }
+        want.update(part);
+        at += n;
+      }
+      expect(h.digest(), `text ${k}`).toBe(want.digest('hex'));
+    }
+  });
+
   it('hashes interleaved with one another and with a model stream\'s reads keep their own state', () => {
     const next = rng(SEED + 73);
     const texts = [text(next, 5000), text(next, 3000), text(next, 7000)];
