@@ -386,7 +386,15 @@ export class Core {
    * on a few hundred units, and less above.
    */
   wellFormed16(ptr: number, units: number): string {
-    if (units <= UTF16_DECODE || this.nodeBuf) return this.utf16(ptr, units);
+    return this.decodes16(units) ? this.decoded16(ptr, units) : this.utf16(ptr, units);
+  }
+
+  /** Whether strings of `units` well-formed units are made by a UTF-16 TextDecoder here (no Buffer, past UTF16_DECODE). */
+  private decodes16(units: number): boolean {
+    return units > UTF16_DECODE && this.nodeBuf === null;
+  }
+
+  private decoded16(ptr: number, units: number): string {
     return (this.utf16Text ??= new TextDecoder('utf-16le', { ignoreBOM: true })).decode(this.u8.subarray(ptr, ptr + 2 * units));
   }
 
@@ -397,8 +405,9 @@ export class Core {
    * made twice, and is right either way).
    */
   units16(ptr: number, units: number): string {
-    const s = this.wellFormed16(ptr, units);
-    return this.nodeBuf !== null || units <= UTF16_DECODE || s.indexOf('\ufffd') < 0 ? s : this.utf16(ptr, units);
+    if (!this.decodes16(units)) return this.utf16(ptr, units);
+    const s = this.decoded16(ptr, units);
+    return s.indexOf('\ufffd') < 0 ? s : this.utf16(ptr, units);
   }
 
   /**
