@@ -13,3 +13,4 @@ import '../unit/bedrock-events.test.js';
 import '../unit/model-streams.test.js';
 import '../unit/stream-ownership.test.js';
 import '../unit/relay-abort.test.js';
+import '../unit/model-text-hash.test.js';
