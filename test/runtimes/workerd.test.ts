@@ -149,6 +149,34 @@ describe('workerd, through the package\'s workerd entry', () => {
     }
   });
 
+  it('a long answer in many reads: its report hashes the UTF-8 the core logged (from the first read after 1 KiB), as Node hashes the text', async () => {
+    const words = ['The ', 'quick ', 'brown ', 'fox ', 'héllo ', 'wörld ', '東京 ', '🚀 ', '👩‍💻 ', 'cafe\u0301 ', '"quoted" ', 'back\\slash '];
+    let body = '';
+    let text = '';
+    for (let i = 0; i < 6000; i++) {
+      const w = words[i % words.length] + words[(i * 7) % words.length];
+      text += w;
+      body += `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: w }, finish_reason: null }] })}\n\n`;
+    }
+    body += 'data: [DONE]\n\n';
+    const want = text.normalize('NFC');
+    // (sent as a stream of 4 KiB pieces: the Worker reads it in more than one read)
+    const bytes = new TextEncoder().encode(body);
+    let at = 0;
+    const upload = new ReadableStream({
+      pull(c) {
+        if (at >= bytes.length) return c.close();
+        c.enqueue(bytes.slice(at, at + 4096));
+        at += 4096;
+      },
+    });
+    const got = await (await fetch(`${workers.bases.entry}/text?format=openai`, {
+      method: 'POST', body: upload, duplex: 'half', headers: { 'content-type': 'application/octet-stream' },
+    } as RequestInit)).json();
+    expect([got.error, got.status, got.text === want, got.textLog]).toEqual([undefined, 'done', true, true]);
+    expect(got.sha256).toBe(createHash('sha256').update(want).digest('hex'));
+  });
+
   it('without the workerd condition, the core cannot be compiled there, and SeamWasmError says what to do', async () => {
     const res = await fetch(`${workers.bases.plain}/about`);
     const body = await res.json();
