@@ -80,7 +80,8 @@ export function modelStateRelease(st: usize, failed: bool): void {
   if (bLen(ms, MS_REASON) == 0 || failed) bFree(ms, MS_REASON);
   if (bLen(ms, MS_ARGS) == 0 || failed) bFree(ms, MS_ARGS);
   if (failed) store<u32>(ms, 0, MS_HIGH);
-  if (bLen(ms, MS_TEXT) == 0 || failed) bFree(ms, MS_TEXT); // (a surrogate pending stays: the text's end may still be asked for)
+  // (with a surrogate pending the buffer stays, with its room for U+FFFD: the text's end may still be asked for)
+  if ((bLen(ms, MS_TEXT) == 0 && load<u32>(ms, MS_HIGH) == 0) || failed) bFree(ms, MS_TEXT);
   modelStateTrim(st);
 }
 

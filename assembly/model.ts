@@ -660,6 +660,8 @@ export function modelTextLog(st: usize, n: usize): usize {
   }
   let len = bLen(ms, MS_TEXT);
   if (len < n && load<u32>(ms, MS_HIGH) != 0) {
+    // (room is there: logText left it when the surrogate's escape wrote nothing, and the buffer
+    // is not given back while a surrogate is pending, so this allocates nothing and cannot fail)
     const o = bEnsure(ms, MS_TEXT, len + 3) + len;
     store<u16>(o, 0xBFEF);
     store<u8>(o, 0xBD, 2);
@@ -671,29 +673,38 @@ export function modelTextLog(st: usize, n: usize): usize {
   return len;
 }
 
-/** A TEXT buffer larger than this (a read of much text) is given back once what it holds fits in a fourth of it. */
+/** A TEXT buffer larger than this (a read of much text) is shrunk once what it holds fits in a fourth of it, */
 const TEXT_KEPT_CAP: usize = 4096;
+/** to this, or to what it holds and a little room. */
+const TEXT_SHRUNK_CAP: usize = 1024;
 
-/** Drops the first `n` bytes of the stream's TEXT buffer (JS hashed them). */
+/**
+ * Drops the first `n` bytes of the stream's TEXT buffer (JS hashed them). Allocates nothing, so
+ * that it cannot fail: a buffer grown past TEXT_KEPT_CAP by a read of much text is shrunk in place
+ * once what it holds fits in a fourth of it. `n` past the buffer's length: the text layer hashes
+ * strings from here on, and the buffer goes back, with a high surrogate pending.
+ */
 export function modelTextDrop(st: usize, n: usize): void {
   const ms = modelState(st);
   if (ms == 0) return;
   const len = bLen(ms, MS_TEXT);
-  const rest: usize = n >= len ? 0 : len - n;
-  const p = bPtr(ms, MS_TEXT);
-  const cap = <usize>load<u32>(ms + MS_TEXT, 8);
-  if (cap > TEXT_KEPT_CAP && rest <= cap >> 2) {
-    // a smaller block for the rest (the held text): a stream keeps no buffer sized by its largest read
-    store<u32>(ms + MS_TEXT, 0);
-    store<u32>(ms + MS_TEXT, 0, 4);
-    store<u32>(ms + MS_TEXT, 0, 8);
-    release(cap); // (first: the budget need not hold both blocks)
-    bAppend(ms, MS_TEXT, p + n, rest, NO_LIMIT);
-    heap.free(p);
+  if (n > len) {
+    bFree(ms, MS_TEXT);
+    store<u32>(ms, 0, MS_HIGH);
+    modelStateTrim(st);
     return;
   }
-  if (rest != 0) memory.copy(p, p + n, rest);
+  const rest = len - n;
+  const p = bPtr(ms, MS_TEXT);
+  if (rest != 0 && n != 0) memory.copy(p, p + n, rest);
   bSetLen(ms, MS_TEXT, rest);
+  const cap = <usize>load<u32>(ms + MS_TEXT, 8);
+  if (cap > TEXT_KEPT_CAP && rest <= cap >> 2) {
+    const nc = rest + 16 > TEXT_SHRUNK_CAP ? rest + 16 : TEXT_SHRUNK_CAP; // (room for a pending surrogate's U+FFFD)
+    store<u32>(ms + MS_TEXT, <u32>heap.realloc(p, nc)); // (smaller: split in place, TLSF's realloc)
+    store<u32>(ms + MS_TEXT, <u32>nc, 8);
+    release(cap - nc);
+  }
 }
 
 /** A raw model stream's kept text: MGR_PTR is the address of its units. Returns their number. */

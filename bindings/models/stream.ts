@@ -250,7 +250,7 @@ export class ModelStream extends ModelReader {
 
   /** @internal TextBytes: gives up the next `n` bytes of the text's UTF-8 in the core. */
   dropText(n: number): void {
-    this.core.x.modelTextDrop(this.st, n);
+    this.core.x.modelTextDrop(this.st, n); // (allocates nothing: the views stay)
   }
 
   /** The text layer hashes strings from here on (the core's log goes, or would fall behind). */
@@ -368,7 +368,10 @@ export class ModelStream extends ModelReader {
     if (n === 1 && this.kept === null && (core.i32[g0 + 2] & (JF_ASCII | JF_ESCAPED)) === JF_ASCII) {
       // one ASCII span with no escape (a push's usual delta): its bytes are its text
       text = core.latin1(core.i32[g0], core.i32[g0 + 1]);
-      if (this.textLog && logged === 0) core.x.modelTextSpans(this.st, 1); // (its entry is read before the core can grow)
+      if (this.textLog && logged === 0) {
+        core.x.modelTextSpans(this.st, 1); // (its entry was read first: the call can grow the memory)
+        core.sync();
+      }
     } else if (this.fatal) {
       const units = core.x.modelGather(this.st, n, this.kept !== null ? MG_KEEP : this.textLog ? MG_TEXT : 0);
       core.sync();

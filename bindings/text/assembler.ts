@@ -569,7 +569,7 @@ export class TextAssembler {
     if (n === 0) return;
     const log = this.#log!;
     (this.#hasher ??= createHasher(true, this.#fallbackHasher)).updateBytes(log.textBytes(n));
+    this.#owed = 0; // (first: hashed once, whatever happens next)
     log.dropText(n);
-    this.#owed = 0;
   }
 }
