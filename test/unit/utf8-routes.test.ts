@@ -42,10 +42,10 @@ describe('the route each runtime takes', () => {
     }
   });
 
-  test('split: Node 24 and 26 and Bun from 1 KiB reads (the platform decodes above, the core below, and on Bun ASCII below; the validator from 256 B on Node, every read on Bun)', () => {
+  test('split: Node 24 and 26 and Bun from 1 KiB reads (the platform decodes above, the core below, and on Bun ASCII below; Node 26 by TextDecoder, Node 24 by isUtf8 and utf8Slice; the validator from 256 B on Node, every read on Bun)', () => {
     for (const version of ['24.22.3', '26.12.1']) {
       expect(chooseRoutes('node', version, true)).toEqual({
-        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', validateFrom: 256, sseValidFrom: 1024, shortUnits: 32, by: 'detected',
+        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: version === '24.22.3' ? 'buffer' : 'textdecoder', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', validateFrom: 256, sseValidFrom: 1024, shortUnits: 32, by: 'detected',
       });
     }
     // (Bun: short reads of ASCII text by its TextDecoder too, the others through the core; every
