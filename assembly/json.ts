@@ -430,7 +430,7 @@ function matchEdges(node: usize, k: usize, n: usize): usize {
 
 /** Writes the UTF-8 of code point cp at o; returns the new end. Surrogates take 3 bytes. */
 // @ts-ignore: decorator
-@inline function putUtf8(o: usize, cp: u32): usize {
+@inline export function putUtf8(o: usize, cp: u32): usize {
   if (cp < 0x80) {
     store<u8>(o, <u8>cp);
     return o + 1;

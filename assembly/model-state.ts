@@ -9,7 +9,7 @@
 //   +24 buf  ARGS: the current call's argument fragments of quiet events, not taken yet (escaped)
 //   +36 i32  the current call's key + 1 (MR_CALL), 0 when there is none
 //   +40 u32  bytes of arguments ARGS may still take (the stream's budget, set with the call)
-//   +44 buf  TEXT: the UTF-8 of the answer's text since JS last hashed it (ME_HASH: the report's
+//   +44 buf  TEXT: the UTF-8 of the answer's text since JS last hashed it (ME_TEXT: the report's
 //            SHA-256 is of these bytes, not of a string made UTF-8 again; model.ts)
 //   +56 u32  the high surrogate escape TEXT's last text ended in, its pair perhaps to come (0: none)
 import { bFree, bLen } from './buffers';

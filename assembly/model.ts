@@ -16,7 +16,7 @@ import {
 import { NO_LIMIT, bAppend, bEnsure, bFree, bLen, bPtr, bSetLen, copy } from './buffers';
 import { C_SPACE, isDataField } from './frames';
 import { MS_ARGS, MS_ARGS_LEFT, MS_CALL, MS_HIGH, MS_KEEP, MS_REASON, MS_TEXT, argsLeft, currentCall, modelState, modelStateOf, modelStateTrim } from './model-state';
-import { jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8, jsonUtf8High, jsonUtf8Length } from './json';
+import { jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8, jsonUtf8High, jsonUtf8Length, putUtf8 } from './json';
 import { release, res, reserve } from './runtime';
 import { channelOn, isTextRecord, quietChannel, quietKind, setQuiet, shapeLearn, shapeMatch } from './shape';
 import { linesMore, linesPush } from './lines';
@@ -531,7 +531,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
       units = <i32>modelGather(st, g, (keep ? MG_KEEP : 0) | ((emitMode & ME_TEXT) != 0 ? MG_TEXT : 0));
       g = 0;
     } else if ((emitMode & ME_TEXT) != 0) {
-      logText(st, g);
+      modelTextSpans(st, g);
       logged = g;
     }
   }
@@ -580,7 +580,7 @@ export function modelMore(st: usize, framing: i32, prog: usize, t: usize, choice
  * half is until its other half comes). Returns the number of units.
  */
 export function modelGather(st: usize, n: i32, flags: i32): usize {
-  if ((flags & MG_TEXT) != 0) logText(st, n);
+  if ((flags & MG_TEXT) != 0) modelTextSpans(st, n);
   const keep = flags & MG_KEEP;
   let bytes: usize = 0;
   for (let i = 0; i < n; i++) bytes += <usize>load<i32>(MGATHER_PTR + (<usize>i * MG_WORDS << 2), 4);
@@ -613,8 +613,9 @@ export function modelGather(st: usize, n: i32, flags: i32): usize {
 /**
  * Appends the text of gather entries [0, n) to the stream's TEXT buffer: its UTF-8 as the joined
  * text encodes it (jsonUtf8; a high surrogate escape that ends it waits in MS_HIGH for its pair).
+ * modelGather with MG_TEXT and modelDocs with ME_TEXT call it; JS, for text it read otherwise.
  */
-function logText(st: usize, n: i32): void {
+export function modelTextSpans(st: usize, n: i32): void {
   const ms = modelStateOf(st);
   let high = load<u32>(ms, MS_HIGH);
   for (let i = 0; i < n; i++) {
@@ -627,24 +628,14 @@ function logText(st: usize, n: i32): void {
       w = jsonUtf8(p, len, o, high);
       high = jsonUtf8High();
     } else {
-      w = 0;
-      if (high != 0) {
-        store<u16>(o, 0xBFEF); // U+FFFD: the lone high surrogate before
-        store<u8>(o, 0xBD, 2);
-        w = 3;
-        high = 0;
-      }
+      w = high != 0 ? putUtf8(o, 0xFFFD) - o : 0; // (the lone high surrogate before)
+      high = 0;
       copy(o + w, p, len);
       w += len;
     }
     bSetLen(ms, MS_TEXT, at + w);
   }
   store<u32>(ms, high, MS_HIGH);
-}
-
-/** Appends the text of gather entries [0, n) to the stream's TEXT buffer, as modelGather with MG_TEXT does (JS read the text otherwise). */
-export function modelTextSpans(st: usize, n: i32): void {
-  logText(st, n);
 }
 
 /**
@@ -660,11 +651,9 @@ export function modelTextLog(st: usize, n: usize): usize {
   }
   let len = bLen(ms, MS_TEXT);
   if (len < n && load<u32>(ms, MS_HIGH) != 0) {
-    // (room is there: logText left it when the surrogate's escape wrote nothing, and the buffer
+    // (room is there: modelTextSpans left it when the surrogate's escape wrote nothing, and the buffer
     // is not given back while a surrogate is pending, so this allocates nothing and cannot fail)
-    const o = bEnsure(ms, MS_TEXT, len + 3) + len;
-    store<u16>(o, 0xBFEF);
-    store<u8>(o, 0xBD, 2);
+    putUtf8(bEnsure(ms, MS_TEXT, len + 3) + len, 0xFFFD);
     len += 3;
     bSetLen(ms, MS_TEXT, len);
     store<u32>(ms, 0, MS_HIGH);

@@ -322,7 +322,7 @@ export class TextAssembler {
       utf16Units: this.#units,
       graphemes: this.#graphemes,
       normalizationChanged: this.#changed,
-      sha256: (this.#hasher ?? createHasher(true, this.#fallbackHasher)).digest(),
+      sha256: this.#hash().digest(),
     };
     if (expected !== undefined) {
       report.mismatch = (this.normalize === 'NFC' ? expected.normalize('NFC') : expected) !== text;
@@ -529,16 +529,13 @@ export class TextAssembler {
       // began: a piece holds all the text held before it
       const logged = cutBytes - this.#beforeBytes;
       if (out === piece) {
-        if (this.#before.length !== 0) {
-          this.#hashLog();
-          (this.#hasher ??= createHasher(true, this.#fallbackHasher)).update(this.#before);
-        }
+        if (this.#before.length !== 0) this.#hash().update(this.#before); // (nothing is owed before it: its piece is the log's first commit)
         this.#owed += logged;
         if (this.#owed >= BYTES_BATCH) this.#hashLog();
       } else {
         // NFC changed the piece: the bytes before it, then its text, in place of its bytes
         this.#hashLog();
-        (this.#hasher ??= createHasher(true, this.#fallbackHasher)).update(out);
+        this.#hash().update(out);
         log.dropText(logged);
       }
       this.#before = '';
@@ -557,10 +554,15 @@ export class TextAssembler {
     if (this.#log !== null) this.#hashLog();
     const batch = this.#batch;
     if (batch.length === 0) return;
-    if (this.#log === null) (this.#hasher ??= createHasher(true, this.#fallbackHasher)).update(batch);
+    if (this.#log === null) this.#hash().update(batch);
     // (kept flat: the hash flattened it; finish() concatenates fewer, larger pieces)
     this.#pieces.push(batch);
     this.#batch = '';
+  }
+
+  /** The stream's hash, made with the first text it hashes (an idle stream holds none). */
+  #hash(): Hasher {
+    return (this.#hasher ??= createHasher(true, this.#fallbackHasher));
   }
 
   /** Hashes the committed bytes of the log not hashed yet. */
@@ -568,7 +570,7 @@ export class TextAssembler {
     const n = this.#owed;
     if (n === 0) return;
     const log = this.#log!;
-    (this.#hasher ??= createHasher(true, this.#fallbackHasher)).updateBytes(log.textBytes(n));
+    this.#hash().updateBytes(log.textBytes(n));
     this.#owed = 0; // (first: hashed once, whatever happens next)
     log.dropText(n);
   }
