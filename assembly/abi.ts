@@ -250,6 +250,11 @@ export const SF_IN: i32 = 2048;
  * it goes in the span (a UTF-16 offset in the batch's text) and its length in units.
  */
 export const SF_SPLIT: i32 = 4096;
+/**
+ * With SF_RAW: the data span lies where the JSON reader has its slack after it (the event stream
+ * framer's event buffer: sseEventsAt), and a model stream reads it there rather than a copy.
+ */
+export const SF_SLACK: i32 = 8192;
 /** Words of a PATCH entry: the offset in the batch's text where the middle goes, its units. */
 export const PATCH_WORDS: i32 = 2;
 

@@ -21,7 +21,7 @@ import {
   ESC_NO_BYTES, ESC_NOT_STRING,
 } from './abi';
 import { jsonRead, specialSwar } from './json';
-import { modelPush } from './model';
+import { modelPush, modelPushAt } from './model';
 import { noLineEnd } from './frames';
 import { allocZeroed, freeRecord, release, reserve, res } from './runtime';
 import { bytes16 } from './vectors';
@@ -719,7 +719,8 @@ export function esEvents(st: usize, from: i32, base: f64): i32 {
     const breaks = lineBreaks(p, n);
     mapAdd(st, base + <f64>load<i32>(r, ER_START << 2));
     const used = <usize>load<u32>(st, O_OUT_LEN);
-    const b = grow(st, O_OUT, O_OUT_CAP, used, 7 + <usize>tl * 6 + 3 + (n == 0 ? 2 : n + breaks * 7) + 3);
+    // (then the JSON reader's slack, as the events may be read here: modelPushAt)
+    const b = grow(st, O_OUT, O_OUT_CAP, used, 7 + <usize>tl * 6 + 3 + (n == 0 ? 2 : n + breaks * 7) + 3 + <usize>JSON_READ_SLACK);
     let o = b + used;
     store<u32>(o, 0x61746164); // data
     store<u16>(o + 4, 0x203A); // ": "
@@ -735,9 +736,30 @@ export function esEvents(st: usize, from: i32, base: f64): i32 {
     store<u8>(o, 0x7D); // }
     store<u16>(o + 1, 0x0A0A);
     store<u32>(st, <u32>(o + 3 - b), O_OUT_LEN);
+    dataSpan(used + 6, o + 1 - (b + used + 6), breaks == 0);
   }
   eventsRes(st);
   return k;
+}
+
+/**
+ * The events esModelPush wrote (esEvents, chunkEvents), up to DATA_MAX: each one's data value as
+ * its offset in the event buffer and its length, for modelPushAt to read them where they lie.
+ */
+const DATA_MAX: usize = 16;
+const DATA_SPANS: usize = memory.data(<i32>DATA_MAX << 3);
+/** The events counted since esModelPush began; past DATA_MAX (none can be read in place then), for an event whose value is not one data line too. */
+let dataN: usize = 0;
+
+/** An event's data value: `n` bytes from offset `v` of the event buffer (an offset: the buffer may move as it grows); `whole` false when it was written as several data lines. */
+// @ts-ignore: decorator
+@inline function dataSpan(v: usize, n: usize, whole: bool): void {
+  if (dataN < DATA_MAX) {
+    const e = DATA_SPANS + (dataN << 3);
+    store<u32>(e, <u32>v);
+    store<u32>(e, <u32>n, 4);
+  }
+  dataN = whole ? dataN + 1 : DATA_MAX + 1;
 }
 
 /**
@@ -757,6 +779,7 @@ export function esModelPush(es: usize, len: usize, base: f64, st: usize, mode: u
   const r = esPush(es, len);
   if (r != 0 || load<i32>(RES_PTR, ESR_ERR << 2) != 0) return r;
   for (let k = 0; k < nrec; k++) if (callersMessage(SPAN_PTR + <usize>k * REC_BYTES)) return r;
+  dataN = 0;
   if (chunks == 0) {
     esEvents(es, 0, base);
   } else if (!chunkEvents(es, base, chunks)) {
@@ -766,8 +789,12 @@ export function esModelPush(es: usize, len: usize, base: f64, st: usize, mode: u
   const n = <usize>load<u32>(es, O_OUT_LEN);
   if (n == 0) return ESM_NONE;
   if (n > IN_CAP) return ESM_WRITTEN;
-  memory.copy(IN_PTR, <usize>load<u32>(es, O_OUT), n);
-  const status = modelPush(st, n, mode, framing, prog, t, choice, emitMode);
+  // (the events are read where they were written: the window's copy and its scan for line ends are not needed)
+  let status = modelPushAt(st, <usize>load<u32>(es, O_OUT), n, DATA_SPANS, dataN, mode, framing, prog, t, choice, emitMode);
+  if (status < 0) {
+    memory.copy(IN_PTR, <usize>load<u32>(es, O_OUT), n);
+    status = modelPush(st, n, mode, framing, prog, t, choice, emitMode);
+  }
   res(ESMR_OUT, <i32>load<u32>(es, O_OUT));
   res(ESMR_OUT_LEN, <i32>n);
   res(ESMR_MAP, <i32>load<u32>(es, O_MAP));
@@ -798,14 +825,16 @@ function chunkEvents(st: usize, base: f64, prog: usize): bool {
     const n = <usize>(load<i32>(jr, JR_END << 2) - load<i32>(jr, JR_START << 2));
     mapAdd(st, base + <f64>load<i32>(r, ER_START << 2));
     const used = <usize>load<u32>(st, O_OUT_LEN);
-    const b = grow(st, O_OUT, O_OUT_CAP, used, 6 + n + 2); // (decoded: at most n bytes)
+    // (decoded: at most n bytes; then the JSON reader's slack, as the events are read here: modelPushAt)
+    const b = grow(st, O_OUT, O_OUT_CAP, used, 6 + n + 2 + <usize>JSON_READ_SLACK);
     const o = b + used;
     const d = b64Decode(from, n, o + 6);
-    if (d < 0 || lineBreaks(o + 6, <usize>d) != 0) return false;
+    if (d < 0 || (b64Low && lineBreaks(o + 6, <usize>d) != 0)) return false;
     store<u32>(o, 0x61746164); // data
     store<u16>(o + 4, 0x203A); // ": "
     store<u16>(o + 6 + <usize>d, 0x0A0A);
     store<u32>(st, <u32>(used + 8 + <usize>d), O_OUT_LEN);
+    dataSpan(used + 6, <usize>d, true);
   }
   eventsRes(st);
   return true;
@@ -882,7 +911,14 @@ const B64V: usize = memory.data<u8>([
   0, 16, 19, 4, 0xBF, 0xBF, 0xB9, 0xB9, 0, 0, 0, 0, 0, 0, 0, 0, // what to add: `/`, `+`, digits, A–Z, a–z
   0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, // a pair's first value
   0, 0x10, 1, 0, 0, 0x10, 1, 0, 0, 0x10, 1, 0, 0, 0x10, 1, 0, // two pairs to 24 bits: ×4096 and ×1
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, // the lanes of a block's store past its 12 bytes
 ], 16);
+
+/**
+ * After b64Decode: false when no byte it wrote is below 14, so that none is a CR or LF (a caller
+ * that needs none skips its own scan); true otherwise, and always in the scalar build.
+ */
+let b64Low = true;
 
 /**
  * Decodes whole blocks of 16 base64 bytes (no `=`) of the `n` at `src` into `dst` (which may be
@@ -894,6 +930,8 @@ const B64V: usize = memory.data<u8>([
 @inline function b64Simd(src: usize, n: usize, dst: usize): usize {
   const byLo = v128.load(B64V), byHi = v128.load(B64V, 16), add = v128.load(B64V, 32);
   const first = v128.load(B64V, 48), join = v128.load(B64V, 64), slash = bytes16(0x2F), nib = bytes16(0x0F);
+  const past = v128.load(B64V, 80);
+  let low = bytes16(0xFF); // (the least byte written)
   let i: usize = 0;
   let o = dst;
   while (i + 16 <= n) {
@@ -905,10 +943,13 @@ const B64V: usize = memory.data<u8>([
     const s = i8x16.add(v, i8x16.swizzle(add, i8x16.add(i8x16.eq(v, slash), hi)));
     // each pair (a, b) as a·64 + b, then each two pairs as p·4096 + q: 24 bits a lane
     const w = i32x4.dot_i16x8_s(v128.or(i16x8.shl(v128.and(s, first), 6), i16x8.shr_u(s, 8)), join);
-    v128.store(o, i8x16.shuffle(w, w, 2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, 3, 7, 11, 15));
+    const out = i8x16.shuffle(w, w, 2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, 3, 7, 11, 15);
+    v128.store(o, out);
+    low = i8x16.min_u(low, v128.or(out, past));
     i += 16;
     o += 12;
   }
+  b64Low = v128.any_true(i8x16.lt_u(low, bytes16(14)));
   return i >>> 2;
 }
 
@@ -926,6 +967,7 @@ export function b64Decode(src: usize, len: usize, dst: usize): i32 {
   const full = len - (pad != 0 ? <usize>4 : <usize>0);
   let o = dst;
   let i: usize = 0;
+  b64Low = true;
   if (ASC_FEATURE_SIMD) {
     const q = b64Simd(src, full, o);
     i = q << 2;
@@ -962,6 +1004,11 @@ export function b64Decode(src: usize, len: usize, dst: usize): i32 {
       store<u8>(o, <u8>(v >>> 8));
       o++;
     }
+  }
+  if (ASC_FEATURE_SIMD) {
+    // the bytes after the blocks' (at most 11): in the last 16 written, or all scanned by the caller
+    if (o - dst < 16) b64Low = true;
+    else if (!b64Low) b64Low = v128.any_true(i8x16.lt_u(v128.load(o - 16), bytes16(14)));
   }
   return <i32>(o - dst);
 }

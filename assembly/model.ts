@@ -11,7 +11,7 @@ import {
   MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_PASS,
   ME_TEXT, MG_KEEP, MG_TEXT, MGATHER_CAP, MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MHEAD_SLOT, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CALL, MR_CHOICE,
   MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
-  RES_PTR, R_RAW, SF_IN, SF_RAW, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS, TEXT_SCRATCH_CAP,
+  RES_PTR, R_RAW, SF_IN, SF_RAW, SF_SLACK, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS, TEXT_SCRATCH_CAP,
 } from './abi';
 import { NO_LIMIT, bAppend, bEnsure, bFree, bLen, bPtr, bSetLen, copy } from './buffers';
 import { C_SPACE, isDataField } from './frames';
@@ -20,7 +20,7 @@ import { jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8, jsonUtf8Hi
 import { release, res, reserve } from './runtime';
 import { channelOn, isTextRecord, quietChannel, quietKind, setQuiet, shapeLearn, shapeMatch } from './shape';
 import { linesMore, linesPush } from './lines';
-import { sseMore, ssePush } from './sse';
+import { sseEventsAt, sseMore, ssePush } from './sse';
 import { transcode } from './utf8';
 import { emit, emit1, emit2, emitCapacity, emitEvent, emitLength, emitReset, emitStart, emitTrim } from './writer';
 
@@ -371,6 +371,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
   if (lines && k > 0) prevEnd = <usize>load<i32>(SPAN_PTR + (<usize>(k - 1) * LINE_REC_WORDS << 2), LR_END << 2);
   for (; k < nrec; k++) {
     let p: usize, n: usize;
+    let slack = false; // (the document lies where the reader has its slack: read there)
     let lineEnd: usize = prevEnd;
     if (lines) {
       lineEnd = <usize>load<i32>(SPAN_PTR + (<usize>k * LINE_REC_WORDS << 2), LR_END << 2);
@@ -409,13 +410,14 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
       const d0 = load<i32>(r, SR_DATA0 << 2), d1 = load<i32>(r, SR_DATA1 << 2);
       n = <usize>(d1 - d0);
       p = (head & SF_RAW) != 0 ? <usize>d0 : (head & SF_IN) != 0 ? IN_PTR + <usize>d0 : OUT_PTR + <usize>d0;
+      slack = (head & SF_SLACK) != 0;
     }
     if (isBlank(p, n)) {
       blank++;
       prevEnd = lineEnd;
       continue;
     }
-    const inWindow = p >= IN_PTR - IN_JOIN && p + n <= IN_PTR + IN_CAP;
+    const inWindow = slack || (p >= IN_PTR - IN_JOIN && p + n <= IN_PTR + IN_CAP);
     if (!inWindow && (p < OUT_PTR || p + n > OUT_PTR + OUT_CAP)) {
       // unlikely: a document in a stream buffer or a raw line: read a copy with slack (after JS
       // took the text spans gathered so far, which may lie in the copy of the one before)
@@ -562,6 +564,17 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
 export function modelPush(st: usize, len: usize, mode: u32, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32): i32 {
   const r = (framing & MK_LINES) != 0 ? linesPush(st, len, mode) : ssePush(st, len, mode);
   return readBatch(st, r, framing, prog, t, choice, emitMode);
+}
+
+/**
+ * A model stream's read of whole SSE events that lie outside the input window (sseEventsAt: `k`
+ * events in the `len` bytes at `at`, their values' spans at `spans`) and of its batch's documents,
+ * in one call, as modelPush reads the same bytes in the window. −1, with nothing changed, where
+ * sseEventsAt does not take them (or the stream's framing is lines): the caller pushes them.
+ */
+export function modelPushAt(st: usize, at: usize, len: usize, spans: usize, k: usize, mode: u32, framing: i32, prog: usize, t: usize, choice: i32, emitMode: i32): i32 {
+  if ((framing & MK_LINES) != 0 || !sseEventsAt(st, at, len, spans, k, mode)) return -1;
+  return readBatch(st, 0, framing, prog, t, choice, emitMode);
 }
 
 /** The frame continuation after R_MORE (sseMore or linesMore) and the read of its batch, in one call. */

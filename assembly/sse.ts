@@ -18,7 +18,7 @@
 // then the batch's last one).
 import {
   FR_ERR, FR_JOIN, FR_NREC, FR_STATUS, F_BOM_DONE, IN_JOIN, IN_PTR, K_COMMENT, K_EVENT, K_ID, M_COMMENTS, M_EOF_DISPATCH,
-  MIDS_OFF, M_IN_SPANS, R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW, SF_SAME_TYPE, SF_TA, SF_TYPE, SPAN_BYTES,
+  MIDS_OFF, M_IN_SPANS, R_LIMIT, R_MORE, R_RETRY, R_TRUNC, R_TRUNCATED, R_UTF8, SF_DA, SF_IA, SF_ID, SF_IN, SF_RAW, SF_SAME_TYPE, SF_SLACK, SF_TA, SF_TYPE, SPAN_BYTES,
   SPAN_PTR, SR_DATA0, SR_DATA1, SR_DSTART, SR_HEAD, SR_ID0, SR_ID1, SR_TYPE0, SR_TYPE1, SSE_REC_WORDS,
 } from './abi';
 import { modelStateFree } from './model-state';
@@ -857,6 +857,39 @@ function dataEvents(st: usize, len: usize, mode: u32, f: u32, v: usize, nl: usiz
   runBatch(st, mode);
   curRel = 0;
   for (let e = STEP_SPANS, last = STEP_SPANS + (k << 3); e < last; e += 8) recordFromRun(st, K_EVENT, <usize>load<u32>(e), <usize>load<u32>(e, 4));
+  setFl(st, fl(st) & ~(S_INEVENT | A_DATA | A_TYPE));
+  status(st, 0);
+  return true;
+}
+
+/**
+ * A read of `k` whole events laid end to end in the `len` bytes at `at`, outside the input window,
+ * each `data: `, its value and LF LF, with the JSON reader's slack after them (esModelPush: the
+ * chunks of InvokeModelWithResponseStream, decoded into the event stream framer's event buffer).
+ * `spans` holds each value's offset from `at` and its length (none has a line break). Framed as
+ * dataEvents frames the same bytes in the input window, with each value recorded where it lies
+ * (SF_RAW | SF_SLACK; its DSTART relative to `at`, as to the window there): with no copy into the
+ * window and no scan for line ends. False, with nothing changed, for a read that path would not
+ * frame so (more than STEP_EVENTS events, anything held, an ID set, a value past the limit, bytes
+ * that are not UTF-8): the caller copies it into the window and pushes it.
+ */
+export function sseEventsAt(st: usize, at: usize, len: usize, spans: usize, k: usize, mode: u32): bool {
+  const f = fl(st);
+  if (k == 0 || k > STEP_EVENTS || (mode & M_IN_SPANS) == 0 || (f & (P_MASK | S_INEVENT | L_CR | L_ERRPEND | S_ID_SET)) != 0 || !nothingHeld(st)) return false;
+  const max = <usize>load<u32>(st, O_MAX);
+  const h = held(st, true);
+  const last = spans + (k << 3);
+  for (let e = spans; e < last; e += 8) if (h + <usize>load<u32>(e, 4) + 1 > max) return false; // (the window's path reports it)
+  if (!validRun(at, at + len, mode)) return false;
+  oneReadBegin(st, len, mode, f);
+  runBatch(st, mode);
+  curRel = 0;
+  const o = <i32>outPos();
+  for (let e = spans; e < last; e += 8) {
+    const v = <usize>load<u32>(e);
+    const p = <i32>(at + v);
+    record(K_EVENT | SF_RAW | SF_SLACK, p, p + load<i32>(e, 4), o, o, o, o, <i32>v);
+  }
   setFl(st, fl(st) & ~(S_INEVENT | A_DATA | A_TYPE));
   status(st, 0);
   return true;

@@ -134,6 +134,51 @@ describe('bedrock-invoke: reads of whole chunks', () => {
   });
 });
 
+describe('bedrock-invoke: a line break anywhere in a decoded event', () => {
+  // A read's events are read where the core decoded them, or, where that way declines them (more
+  // than 16 in a read, as here when the stream is one read), copied and framed as SSE: there an
+  // event whose decoded bytes hold a line break goes the reader's way (several data lines). The
+  // core's base64 decoder says whether it wrote a byte that could be one; each position of a CR,
+  // an LF or a CRLF in an event (in its vector blocks, in the bytes after them) must be found.
+  const start = { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', usage: { input_tokens: 3, output_tokens: 1 } } };
+  const delta = (text: string) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } });
+  const texts = Array.from({ length: 20 }, (_, i) => `Part ${i} of the answer — 東京 🚀 `.repeat(1 + (i % 3)));
+  const want = texts.join('');
+  const tail = [{ type: 'content_block_stop', index: 0 }, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 20 } }, { type: 'message_stop' }];
+  const events = [start, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, ...texts.map(delta), ...tail];
+  const message = (json: string) => chunkMessage(`{"bytes":"${Buffer.from(json).toString('base64')}"}`);
+  /** Where white space may go in a document's JSON: each place a line break leaves its value as it is. */
+  const placesOf = (json: string): number[] => {
+    const places: number[] = [];
+    for (let i = 1; i < json.length; i++) {
+      try {
+        if (JSON.stringify(JSON.parse(`${json.slice(0, i)}\n${json.slice(i)}`)) === json) places.push(i);
+      } catch { /* (not a place for white space) */ }
+    }
+    return places;
+  };
+  // the stream's first event (its read is framed as SSE, as the first read of any stream is) and
+  // a delta some blocks of base64 long
+  const targets = [0, 7];
+
+  test.each(['\n', '\r', '\r\n'])('%j at every place white space may be: whole (one read of 25 events) and a message a read', (brk) => {
+    for (const i of targets) {
+      const json = JSON.stringify(events[i]);
+      const places = placesOf(json);
+      expect(places.length).toBeGreaterThan(10);
+      expect(json.length).toBeGreaterThan(64);
+      for (const at of places) {
+        const list = events.map((e) => JSON.stringify(e));
+        list[i] = `${json.slice(0, at)}${brk}${json.slice(at)}`;
+        const messages = list.map(message);
+        const whole = read('bedrock-invoke', [concat(messages)]);
+        expect({ text: whole.text, status: whole.status, error: whole.error }, `${JSON.stringify(brk)} at ${at} of event ${i}`).toEqual({ text: want, status: 'done', error: undefined });
+        expect(read('bedrock-invoke', messages), `${JSON.stringify(brk)} at ${at} of event ${i}, a message a read`).toEqual(whole);
+      }
+    }
+  });
+});
+
 describe('bedrock-invoke: chunks that are not', () => {
   const chunkOf = (event: string) => chunkMessage(`{"bytes":"${Buffer.from(event).toString('base64')}"}`);
   const start = '{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","usage":{"input_tokens":3,"output_tokens":1}}}';
