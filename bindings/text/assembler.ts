@@ -12,7 +12,7 @@ import { BREAK, DEFAULT_MAX_PENDING_BYTES, START_STATE, step } from './grapheme.
 import { byteLimitOption, checkOptions, describeValue, oneOf } from '../core/options.js';
 import { countText } from './counts.js';
 import { TEXT_OPTION_HINTS, TextRangeError, invalidOption, limitInPlaceOfOptions, notText } from './errors.js';
-import { Prop, bmpProps, propOf } from './unicode/props.js';
+import { Prop, bmpProps, plainUtf8, propOf } from './unicode/props.js';
 
 /** Default {@link TextAssemblerOptions.maxTextBytes}: 256 MiB. */
 export const DEFAULT_MAX_TEXT_BYTES = 256 * 1024 * 1024;
@@ -192,6 +192,8 @@ export class TextAssembler {
   #forced = 0;
   /** The BMP's property bytes, fetched once by the constructor (see GraphemeCommitter). */
   #bmp: Uint8Array;
+  /** The UTF-8 bytes of each plain Other of the BMP, 0 for the rest (plainUtf8). */
+  #plain: Uint8Array;
 
   /** The committed text's hashed batches, each one flat string. */
   #pieces: string[] = [];
@@ -230,6 +232,7 @@ export class TextAssembler {
     this.maxPendingBytes = byteLimitOption(options?.maxPendingBytes, 'maxPendingBytes', where, DEFAULT_MAX_PENDING_BYTES, Infinity, invalidOption);
     this.maxTextBytes = byteLimitOption(options?.maxTextBytes, 'maxTextBytes', where, DEFAULT_MAX_TEXT_BYTES, Infinity, invalidOption);
     this.#bmp = bmpProps();
+    this.#plain = plainUtf8();
   }
 
   /** @internal Where the runtime has no native SHA-256, the report's hash is made by `make` (a model stream's core). */
@@ -377,12 +380,14 @@ export class TextAssembler {
     const pieceMid = this.#heldMid;
     let forced = 0;
     const bmp = this.#bmp;
+    const plain = this.#plain;
     // A run of plain Others can take the short loop below when one such character alone cannot
     // pass the hold-back limit (it is at most 3 bytes, so only a limit under 3 bytes could).
     const runs = max >= 3;
     while (i < n) {
       let cp = text.charCodeAt(i);
-      if (st === 0 && bmp[cp] === 0 && (cp & 0xf800) !== 0xd800) {
+      let w = plain[cp];
+      if (st === 0 && w !== 0) {
         // A plain Other after a plain Other (printable ASCII, and most letters and ideographs:
         // no Extend, ExtPict, InCB or RI property, an NFC-stable starter): a grapheme boundary
         // and a commit point, the state unchanged. A run of them ends with the commit point
@@ -394,10 +399,10 @@ export class TextAssembler {
           const from = i;
           for (;;) {
             cutBytes = bytes;
-            bytes += 1 + ((0x7f - cp) >>> 31) + ((0x7ff - cp) >>> 31); // 1, 2 or 3 bytes, with no branch
+            bytes += w; // (its UTF-8 bytes: one load tells a plain Other and its length)
             if (++i === n) break;
-            cp = text.charCodeAt(i);
-            if (bmp[cp] !== 0 || (cp & 0xf800) === 0xd800) break;
+            w = plain[text.charCodeAt(i)];
+            if (w === 0) break;
           }
           cps += i - from;
           g += i - from;
@@ -410,7 +415,7 @@ export class TextAssembler {
         cutBytes = bytes;
         cutCps = cps;
         cutG = g;
-        bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
+        bytes += w;
         cps++;
         g++;
         i++;
@@ -424,7 +429,7 @@ export class TextAssembler {
         }
         continue;
       }
-      let w = 1;
+      w = 1;
       if ((cp & 0xfc00) === 0xd800) {
         if (i + 1 === n) {
           if (!final) break; // a lone high surrogate at the end: wait for its pair

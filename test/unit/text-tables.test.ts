@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import { describe, expect, it, vi } from 'vitest';
 import * as grapheme from '../../bindings/text/grapheme.js';
 import { STAGE2_BASE64 } from '../../bindings/text/unicode/generated-tables.js';
-import { Gcb, Prop, UNICODE_VERSION, bmpProps, propOf } from '../../bindings/text/unicode/props.js';
+import { Gcb, Prop, UNICODE_VERSION, bmpProps, plainUtf8, propOf } from '../../bindings/text/unicode/props.js';
 
 const root = join(__dirname, '..', '..');
 const bindings = join(root, 'bindings');
@@ -99,6 +99,22 @@ describe('the tables are built on first use', () => {
     let diff = 0;
     for (let cp = 0; cp < 0x10000; cp++) if (bmp[cp] !== propOf(cp)) diff++;
     expect(diff).toBe(0);
+  });
+
+  it('give the UTF-8 bytes of each plain Other of the BMP, and 0 for every other unit (the hold-back\'s run scan)', () => {
+    const bmp = bmpProps();
+    const plain = plainUtf8();
+    expect(plain).toHaveLength(0x10000);
+    expect(plainUtf8()).toBe(plain);
+    const enc = new TextEncoder();
+    const wrong: string[] = [];
+    for (let cp = 0; cp < 0x10000; cp++) {
+      const surrogate = cp >= 0xd800 && cp <= 0xdfff;
+      const want = bmp[cp] === 0 && !surrogate ? enc.encode(String.fromCharCode(cp)).length : 0;
+      if (plain[cp] !== want) wrong.push(cp.toString(16));
+    }
+    expect(wrong).toEqual([]);
+    expect([0x41, 0x7f, 0x0a, 0xe9, 0x0301, 0x4e2d, 0xd83d, 0xac00].map((cp) => plain[cp])).toEqual([1, 0, 0, 2, 0, 3, 0, 0]);
   });
 
   it('leave nothing in a bundle that does not use them', async () => {

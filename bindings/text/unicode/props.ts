@@ -66,6 +66,21 @@ export function bmpProps(): Uint8Array {
   return (tables ?? buildTables()).bmp;
 }
 
+let plain: Uint8Array | undefined;
+
+/**
+ * @internal For each BMP unit, the UTF-8 bytes of a plain Other (property byte 0: a grapheme
+ * boundary on both sides after another, an NFC-stable starter; not a surrogate), else 0: a run of
+ * them is scanned with one load per unit (64 KiB, built on the first call).
+ */
+export function plainUtf8(): Uint8Array {
+  if (plain !== undefined) return plain;
+  const bmp = bmpProps();
+  const t = new Uint8Array(0x10000);
+  for (let cp = 0; cp < 0x10000; cp++) if (bmp[cp] === 0 && (cp & 0xf800) !== 0xd800) t[cp] = cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
+  return (plain = t);
+}
+
 /** @internal The property byte of any code point (0..0x10FFFF). */
 export function propOf(cp: number): number {
   const t = tables ?? buildTables();
