@@ -460,6 +460,8 @@ export const MDR_REASON_BYTES: i32 = 24;
 export const MDR_ARGS_BYTES: i32 = 25;
 /** Result word of modelDocs: with ME_TEXT, the gather entries (from the first) whose text it appended to the stream's TEXT buffer without gathering them (one ASCII span, which JS reads as it is). */
 export const MDR_LOGGED: i32 = 30;
+/** modelTextDrop's `n` that ends a stream's text log (past any buffer's length): the buffer goes back. */
+export const TEXT_LOG_END: i32 = 0x7fffffff;
 /** Bytes of the static area a call's text (modelGather) is written in; more takes a heap block for the call. */
 export const TEXT_SCRATCH_CAP: i32 = 1 << 17;
 /** Bytes of the static area the writer writes in (the relay's and sseWrite's bytes); more takes a heap block for the call. */

@@ -683,8 +683,8 @@ const TEXT_SHRUNK_CAP: usize = 1024;
 /**
  * Drops the first `n` bytes of the stream's TEXT buffer (JS hashed them). Allocates nothing, so
  * that it cannot fail: a buffer grown past TEXT_KEPT_CAP by a read of much text is shrunk in place
- * once what it holds fits in a fourth of it. `n` past the buffer's length: the text layer hashes
- * strings from here on, and the buffer goes back, with a high surrogate pending.
+ * once what it holds fits in a fourth of it. `n` past the buffer's length (TEXT_LOG_END): the text
+ * layer hashes strings from here on, and the buffer goes back, with a high surrogate pending.
  */
 export function modelTextDrop(st: usize, n: usize): void {
   const ms = modelState(st);

@@ -4,7 +4,7 @@
 // graphemes, NFC), or which the raw mode returns as the provider sent it.
 import { checkOptions, byteLimitOption } from '../core/options.js';
 import {
-  JF_ASCII, JF_ESCAPED, MDR_LOGGED, MDR_TEXT_BYTES, MDR_UNITS, ME_ARGS, ME_GATHER, ME_KEEP, ME_REASONING, ME_TEXT, MGATHER_CAP, MGR_PTR, MG_KEEP, MG_TEXT, MG_WORDS,
+  JF_ASCII, JF_ESCAPED, MDR_LOGGED, MDR_TEXT_BYTES, MDR_UNITS, ME_ARGS, ME_GATHER, ME_KEEP, ME_REASONING, ME_TEXT, MGATHER_CAP, MGR_PTR, MG_KEEP, MG_TEXT, MG_WORDS, TEXT_LOG_END,
 } from '../core/generated/abi.js';
 import { DEFAULT_MAX_TEXT_BYTES, type FinalReport, TextAssembler, type TextAssemblerOptions } from '../text/assembler.js';
 import { coreHashers } from '../text/core-hash.js';
@@ -102,12 +102,12 @@ const HINTS = {
 export class ModelStream extends ModelReader {
   private assembler: TextAssembler | null;
   /**
-   * The core appends the text's UTF-8 to the stream's TEXT buffer as it gathers it (ME_TEXT), and
-   * the text layer hashes the committed bytes there (the stream is its TextBytes): a strict
-   * stream with a text layer, from its first push after LOG_AFTER bytes of text (`logs`).
+   * LOG_ON: the core appends the text's UTF-8 to the stream's TEXT buffer as it gathers it
+   * (ME_TEXT), and the text layer hashes the committed bytes there (the stream is its TextBytes).
+   * A strict stream with a text layer is LOG_WAITING until its first push after LOG_AFTER bytes of
+   * text; LOG_OFF otherwise, and after the log ended (a failure, a refused delta).
    */
-  private textLog = false;
-  private logs = false;
+  private log: TextLog = LOG_OFF;
   /** The last read's gather entries whose text the core logged itself (MDR_LOGGED), for the batch's end. */
   private spansLogged = 0;
   /** The raw mode's text, kept for the report. */
@@ -168,7 +168,7 @@ export class ModelStream extends ModelReader {
     if (this.ended) throw new TypeError('ModelStream.push(): the stream ended with flush() or finish(); reset() starts a new one');
     call.begin(this);
     if (this.sniffed !== 1 && this.sniff(chunk)) return '';
-    if (this.logs && !this.textLog) this.textLog = this.assembler!.hashBytes(this, LOG_AFTER);
+    if (this.log === LOG_WAITING && this.assembler!.hashBytes(this, LOG_AFTER)) this.log = LOG_ON;
     this.frameAll(chunk, this.mode);
     const out = call.out;
     call.out = ''; // not kept: an idle stream holds no string
@@ -233,8 +233,7 @@ export class ModelStream extends ModelReader {
   private textLayer(options: TextAssemblerOptions, ours = false): TextAssembler {
     const a = new TextAssembler(options);
     a.hashWith(coreHashers(this.core));
-    this.logs = ours && this.plan.fatal;
-    this.textLog = false;
+    this.log = ours && this.plan.fatal ? LOG_WAITING : LOG_OFF;
     return a;
   }
 
@@ -255,11 +254,11 @@ export class ModelStream extends ModelReader {
 
   /** The text layer hashes strings from here on (the core's log goes, or would fall behind). */
   private endTextLog(): void {
-    this.logs = false;
-    if (!this.textLog) return;
+    const on = this.log === LOG_ON;
+    this.log = LOG_OFF;
+    if (!on) return;
     this.assembler?.detachBytes();
-    this.textLog = false;
-    if (this.st !== 0) this.core.x.modelTextDrop(this.st, 0x7fffffff);
+    if (this.st !== 0) this.core.x.modelTextDrop(this.st, TEXT_LOG_END);
   }
 
   protected override resetState(): void {
@@ -291,7 +290,7 @@ export class ModelStream extends ModelReader {
     if (!this.plan.fatal) return 0;
     const last = this.message?.last ?? null;
     this.setCall(last !== null && !last.done && last.key >= 0 ? last : null);
-    return (this.kept !== null ? ME_GATHER | ME_KEEP : this.textLog ? ME_GATHER | ME_TEXT : ME_GATHER) | ME_REASONING | ME_ARGS;
+    return (this.kept !== null ? ME_GATHER | ME_KEEP : this.log === LOG_ON ? ME_GATHER | ME_TEXT : ME_GATHER) | ME_REASONING | ME_ARGS;
   }
 
   protected override quietDone(): void {
@@ -368,12 +367,12 @@ export class ModelStream extends ModelReader {
     if (n === 1 && this.kept === null && (core.i32[g0 + 2] & (JF_ASCII | JF_ESCAPED)) === JF_ASCII) {
       // one ASCII span with no escape (a push's usual delta): its bytes are its text
       text = core.latin1(core.i32[g0], core.i32[g0 + 1]);
-      if (this.textLog && logged === 0) {
+      if (this.log === LOG_ON && logged === 0) {
         core.x.modelTextSpans(this.st, 1); // (its entry was read first: the call can grow the memory)
         core.sync();
       }
     } else if (this.fatal) {
-      const units = core.x.modelGather(this.st, n, this.kept !== null ? MG_KEEP : this.textLog ? MG_TEXT : 0);
+      const units = core.x.modelGather(this.st, n, this.kept !== null ? MG_KEEP : this.log === LOG_ON ? MG_TEXT : 0);
       core.sync();
       this.commitGathered(units);
       return;
@@ -440,6 +439,10 @@ export class ModelStream extends ModelReader {
  * answer (or a stream idle after a few deltas, of which a gateway holds thousands) keeps no log.
  */
 const LOG_AFTER = 1024;
+
+/** A stream's log of its text's UTF-8 in the core (ModelStream's `log`): none, not begun yet, on. */
+const LOG_OFF = 0, LOG_WAITING = 1, LOG_ON = 2;
+type TextLog = typeof LOG_OFF | typeof LOG_WAITING | typeof LOG_ON;
 
 /** The most UTF-16 units of one piece of the kept text taken out of the core. */
 const KEPT_PIECE = 16384;

@@ -44,17 +44,24 @@ export function coreHasher(core: Core): Hasher {
     tailLen = n - whole;
     tail.set(core.u8.subarray(input + whole, input + n));
   };
+  /** The core's memory (its views synced), with the partial block at the window's input, for up to HASH_CAP bytes more after it. */
+  const opened = (): Uint8Array => {
+    core.sync();
+    const u8 = core.u8;
+    u8.set(tail.subarray(0, tailLen), input);
+    return u8;
+  };
+  /** The `n` bytes put after the partial block hashed. */
+  const put = (n: number): void => {
+    bytes += n;
+    blocks(tailLen + n);
+  };
   return {
     update(text: string): void {
       if (done) finished();
-      let s = text;
-      while (s.length !== 0) {
-        core.sync();
-        const u8 = core.u8;
-        u8.set(tail.subarray(0, tailLen), input);
-        const { read, written } = enc.encodeInto(s, u8.subarray(input + tailLen, input + tailLen + HASH_CAP));
-        bytes += written;
-        blocks(tailLen + written);
+      for (let s = text; s.length !== 0;) {
+        const { read, written } = enc.encodeInto(s, opened().subarray(input + tailLen, input + tailLen + HASH_CAP));
+        put(written);
         s = read === s.length ? '' : s.substring(read);
       }
     },
@@ -62,12 +69,8 @@ export function coreHasher(core: Core): Hasher {
       if (done) finished();
       for (let i = 0; i < b.length;) {
         const n = Math.min(b.length - i, HASH_CAP);
-        core.sync();
-        const u8 = core.u8;
-        u8.set(tail.subarray(0, tailLen), input);
-        u8.set(b.subarray(i, i + n), input + tailLen); // (from the core's memory too, as a rule: a copy within it)
-        bytes += n;
-        blocks(tailLen + n);
+        opened().set(b.subarray(i, i + n), input + tailLen); // (from the core's memory too, as a rule: a copy within it)
+        put(n);
         i += n;
       }
     },
@@ -75,10 +78,8 @@ export function coreHasher(core: Core): Hasher {
       if (done) finished();
       done = true;
       // the padding: 0x80, zeros to 56 bytes mod 64, the length in bits (big-endian, 64 bits)
-      core.sync();
-      const u8 = core.u8;
+      const u8 = opened();
       const n = tailLen < 56 ? 64 : 128;
-      u8.set(tail.subarray(0, tailLen), input);
       u8.fill(0, input + tailLen, input + n);
       u8[input + tailLen] = 0x80;
       const bits = bytes * 8;

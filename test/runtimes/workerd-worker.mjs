@@ -74,7 +74,7 @@ export default {
         const report = error ? undefined : await stream.report;
         const m = stream.model;
         return json({ text, error, status: m.status, finishReason: m.finishReason, usage: m.usage, reasoning: m.reasoning,
-          toolCalls: m.toolCalls, sha256: report?.sha256, graphemes: report?.graphemes, textLog: m.textLog });
+          toolCalls: m.toolCalls, sha256: report?.sha256, graphemes: report?.graphemes, textLog: m.log === 2 /* LOG_ON: its private state */ });
       }
       return json({ error: 'not found' }, 404);
     } catch (e) {

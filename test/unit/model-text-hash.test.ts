@@ -6,20 +6,10 @@
 // committed strings part: NFC changing a piece, a pair of escapes split between two deltas, a lone
 // surrogate at the very end, a failure, a refused delta, reset() and the core's memory.
 import { expect, it } from 'vitest';
-import { createHash } from 'node:crypto';
 import { ModelStream, ModelStreamError, TextRangeError, coreMemoryUsed } from '../../bindings/index.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
-
-const enc = (s: string) => new TextEncoder().encode(s);
-const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-/** An OpenAI chunk whose content is the JSON string literal `lit` (escapes as written). */
-const ev = (lit: string) => enc(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${lit}},"finish_reason":null}]}\n\n`);
-const done = enc('data: [DONE]\n\n');
-const logs = (m: ModelStream) => (m as unknown as { textLog: boolean }).textLog;
-/** A first delta past the 1 KiB of text after which the core logs it (in a push of its own, the log begins with the next). */
-const LEAD = 'Lead: ' + 'the quick brown fox. '.repeat(60);
-const lead = ev(JSON.stringify(LEAD));
+import { LEAD, done, enc, ev, lead, logs, sha } from '../helpers/text-log.js';
 
 function read(chunks: Uint8Array[], options: { fatal?: boolean; maxTextBytes?: number } = {}) {
   const m = new ModelStream({ format: 'openai', eof: 'allow', ...options });

@@ -2,15 +2,9 @@
 // logs grows the core's memory: the views JS reads next are made again. Not in the portable
 // suites: it swaps the core's exports for a copy (bindings/core/wasm.js's getCore).
 import { expect, it } from 'vitest';
-import { createHash } from 'node:crypto';
 import { ModelStream, type ModelStreamError } from '../../bindings/index.js';
 import { getCore } from '../../bindings/core/wasm.js';
-
-const enc = (s: string) => new TextEncoder().encode(s);
-const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-const ev = (lit: string) => enc(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${lit}},"finish_reason":null}]}\n\n`);
-const logs = (m: ModelStream) => (m as unknown as { textLog: boolean }).textLog;
-const lead = ev(JSON.stringify('Lead: ' + 'the quick brown fox. '.repeat(60)));
+import { enc, ev, lead, logs, sha } from '../helpers/text-log.js';
 
 it('a read whose logging of an ASCII delta grows the core\'s memory takes its error\'s offset from fresh views', () => {
   const core = getCore() as unknown as { x: Record<string, unknown> & { memory: WebAssembly.Memory; modelTextSpans(st: number, n: number): void } };
