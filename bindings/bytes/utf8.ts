@@ -145,6 +145,8 @@ export class Utf8Decoder extends Utf8Stream {
   private readonly platformFrom: number;
   /** The split route's Node functions (`utf8Platform: 'buffer'`), else null: TextDecoder. */
   private readonly node: NodeUtf8 | null;
+  /** With `node`: reads of at least this many bytes of text that is not ASCII go to TextDecoder instead (`utf8DecoderFrom`). */
+  private readonly decoderFrom: number;
   /**
    * How the core writes a read's text: UTF-16 or Latin-1 (0) on the split route, whose reads
    * through the core are short, so that their strings are copied out without a TextDecoder call
@@ -166,6 +168,7 @@ export class Utf8Decoder extends Utf8Stream {
     const split = route.utf8 === 'split';
     this.platformFrom = split ? route.utf8PlatformFrom : Infinity;
     this.node = split && route.utf8Platform === 'buffer' ? nodeUtf8Functions() : null;
+    this.decoderFrom = route.utf8DecoderFrom;
     this.mode = split ? 0 : this.core.textMode;
     this.shortAscii = split ? route.utf8ShortAscii : 'core';
   }
@@ -209,7 +212,8 @@ export class Utf8Decoder extends Utf8Stream {
    * the carry and the BOM as on the core route. The carried character is completed here when its
    * bytes are valid, else by the core (which rejects or replaces them as usual); the read's whole
    * characters are decoded by one call of the platform (Node 24+: buffer.isUtf8 and utf8Slice,
-   * both simdutf, or TextDecoder while the text is ASCII; elsewhere a non-streaming TextDecoder),
+   * both simdutf, or TextDecoder while the text is ASCII and, on Node 26, for a long read;
+   * elsewhere a non-streaming TextDecoder),
    * and the incomplete character at the end becomes the core's carry. Where the platform rejects
    * the bytes, the core decodes them again from the same state and places the error: strictness,
    * offsets and the error's text are the core's.
@@ -244,8 +248,9 @@ export class Utf8Decoder extends Utf8Stream {
     const bytes = at === 0 && tail === chunk.length ? chunk : chunk.subarray(at, tail);
     let body: string;
     const node = this.node;
-    if (node !== null && !this.ascii) {
-      // Node: simdutf validates, and V8 makes a two-byte string faster than TextDecoder does.
+    if (node !== null && !this.ascii && bytes.length < this.decoderFrom) {
+      // Node: simdutf validates, and V8 makes a two-byte string faster than TextDecoder does
+      // (Node 26: but for long reads, where its TextDecoder does both in one pass).
       // Not strict: utf8Slice alone, which replaces bad bytes exactly as TextDecoder does (each
       // maximal subpart by one U+FFFD; the routes tests check it on every route)
       if (this.fatal && !node.isUtf8(bytes)) return text + this.corePieces(chunk, at, this.mode, text);

@@ -33,9 +33,14 @@ export interface StringRoutes {
    * With `split`, the platform's decoder: `buffer`, Node's simdutf validation (`buffer.isUtf8`)
    * and `Buffer#utf8Slice` while the text is not ASCII (not strict: `utf8Slice` alone),
    * `TextDecoder` while it is (each the faster there on Node 22 and 24); `textdecoder`, a
-   * non-streaming `TextDecoder` call (Node 26 and later, Bun, the browsers).
+   * non-streaming `TextDecoder` call (Bun, the browsers).
    */
   readonly utf8Platform: 'buffer' | 'textdecoder';
+  /**
+   * With `buffer`, reads of text that is not ASCII of at least this many bytes go to a
+   * non-streaming `TextDecoder` instead (Node 26: 8192; Infinity: never).
+   */
+  readonly utf8DecoderFrom: number;
   /**
    * With `split`, how a read below the threshold is decoded while the text is ASCII (the read
    * before it was): `core`, as any other; `platform`, by the platform's decoder as a long read
@@ -140,9 +145,11 @@ export function chooseRoutes(name: string, version: string, bufferCopy: boolean,
   const runtime = version === '' ? name : `${name} ${version}`;
   const frames: FrameRoute = bufferCopy ? 'core' : 'textdecoder';
   // (Node 26's TextDecoder validates and makes two-byte strings in one pass faster than
-  // isUtf8 + utf8Slice on text that mixes ASCII with the rest: 7.1 against 8.6 µs for 16 KiB, the
-  // same on Chinese, 3% slower on emoji; on Node 24 isUtf8 + utf8Slice is as fast or faster)
-  const utf8Platform = name === 'node' && bufferCopy && Number(version.split('.')[0]) < 26 ? 'buffer' : 'textdecoder';
+  // isUtf8 + utf8Slice on text that mixes ASCII with the rest from 8 KiB (0.90–0.96× the time at
+  // 8 and 16 KiB, 1.06–1.20× at 1–4 KiB), as fast on Chinese, 5–10% slower on emoji at every
+  // size; on Node 24 isUtf8 + utf8Slice is as fast or faster at every size: docs/runtimes.md)
+  const utf8Platform = name === 'node' && bufferCopy ? 'buffer' : 'textdecoder';
+  const utf8DecoderFrom = utf8Platform === 'buffer' && Number(version.split('.')[0]) >= 26 ? 8192 : Infinity;
   const utf8ShortAscii = !bufferCopy ? 'js' : name === 'bun' ? 'platform' : 'core';
   // (docs/runtimes.md: Firefox's SseParser with the data whole read 1.02–1.21× at 1 KiB in eight
   // pages, 0.98–1.36× at one event per read, better in seven)
@@ -157,20 +164,20 @@ export function chooseRoutes(name: string, version: string, bufferCopy: boolean,
     // where it has none); textdecoder: the browsers' route as Chromium takes it;
     // textdecoder-whole: as Firefox takes it (SSE data decoded whole)
     switch (ask) {
-      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: short, by };
-      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: bufferCopy ? 0 : Infinity, sseValidFrom: bufferCopy ? 0 : Infinity, shortUnits: short, by };
+      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, utf8DecoderFrom, utf8ShortAscii, frames, sseData, validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: short, by };
+      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, utf8DecoderFrom, utf8ShortAscii, frames, sseData, validateFrom: bufferCopy ? 0 : Infinity, sseValidFrom: bufferCopy ? 0 : Infinity, shortUnits: short, by };
       case 'split': {
         const from = platformFrom(name, version, bufferCopy);
-        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: validate === Infinity && bufferCopy ? 2048 : validate, sseValidFrom: sseValid === Infinity && bufferCopy ? 2048 : sseValid, shortUnits: short, by };
+        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, utf8DecoderFrom, utf8ShortAscii, frames, sseData, validateFrom: validate === Infinity && bufferCopy ? 2048 : validate, sseValidFrom: sseValid === Infinity && bufferCopy ? 2048 : sseValid, shortUnits: short, by };
       }
       case 'textdecoder':
       case 'textdecoder-whole':
-        return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: ask === 'textdecoder' ? 'pieces' : 'whole', validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: short, by };
+        return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8DecoderFrom: Infinity, utf8ShortAscii: 'js', frames: 'textdecoder', sseData: ask === 'textdecoder' ? 'pieces' : 'whole', validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: short, by };
       default: throw new TypeError(`SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got ${JSON.stringify(ask)}`);
     }
   }
   const from = platformFrom(name, version, bufferCopy);
-  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, utf8ShortAscii, frames, sseData, validateFrom: validate, sseValidFrom: sseValid, shortUnits: short, by };
+  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, utf8DecoderFrom, utf8ShortAscii, frames, sseData, validateFrom: validate, sseValidFrom: sseValid, shortUnits: short, by };
 }
 
 let routes: StringRoutes | undefined;

@@ -21,7 +21,7 @@ describe('the string routes this runtime takes', () => {
       const major = Number(version.split('.')[0]);
       // (one check per runtime, as on the others: the portable suites compare the checks' number)
       if (major >= 24) {
-        expect(r).toMatchObject({ runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: major >= 26 ? 'textdecoder' : 'buffer', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', validateFrom: 256, sseValidFrom: 1024, shortUnits: 32 });
+        expect(r).toMatchObject({ runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', utf8DecoderFrom: major >= 26 ? 8192 : Infinity, utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', validateFrom: 256, sseValidFrom: 1024, shortUnits: 32 });
       } else {
         expect(r).toMatchObject({ runtime: `node ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, frames: 'core', sseData: 'whole', validateFrom: 1024, sseValidFrom: Infinity, shortUnits: 32 });
       }
