@@ -766,8 +766,8 @@ let dataN: usize = 0;
  * Bedrock's usual read in one call: frames the `len` bytes at IN_PTR (esPush on `es`); when that
  * needs no continuation, found no damage, and every message it completed is an event of a type a
  * model stream has (no exception or error), writes their events (esEvents, `base` the absolute
- * offset IN_PTR stands for), copies them into the input window and reads them there with the model
- * stream `st` (modelPush, with the arguments after `st`). Returns modelPush's status | ESM_READ,
+ * offset IN_PTR stands for) and reads them where they lie with the model stream `st` (modelPushAt,
+ * with the arguments after `st`; where that declines them, a copy in the input window, modelPush). Returns modelPush's status | ESM_READ,
  * the event buffer in ESMR_*; ESM_NONE when no event came, ESM_WRITTEN when the events are larger
  * than the window (both: the event buffer in ESR_OUT…, for the caller to read); otherwise esPush's
  * status, its records and results left to the caller as after esPush. With `chunks` (the path

@@ -865,7 +865,7 @@ function dataEvents(st: usize, len: usize, mode: u32, f: u32, v: usize, nl: usiz
 /**
  * A read of `k` whole events laid end to end in the `len` bytes at `at`, outside the input window,
  * each `data: `, its value and LF LF, with the JSON reader's slack after them (esModelPush: the
- * chunks of InvokeModelWithResponseStream, decoded into the event stream framer's event buffer).
+ * events of Bedrock's messages, written into the event stream framer's event buffer).
  * `spans` holds each value's offset from `at` and its length (none has a line break). Framed as
  * dataEvents frames the same bytes in the input window, with each value recorded where it lies
  * (SF_RAW | SF_SLACK; its DSTART relative to `at`, as to the window there): with no copy into the
