@@ -139,7 +139,7 @@ export async function runBenchmarks(arg: string[] | RunOptions = {}): Promise<Ru
   const meta: RunMeta = {
     runtime: `${label} ${rt.version}`,
     engine: rt.name === 'bun' ? `JavaScriptCore${webkit ? ` (WebKit ${webkit.slice(0, 7)})` : ''}` : `V8 ${process.versions.v8}`,
-    routes: `Utf8Decoder ${r.utf8}${r.utf8 === 'split' ? ` (the platform from ${r.utf8PlatformFrom} B)` : ''}, lines and SSE ${r.frames}${r.frames === 'textdecoder' ? ` (SSE data ${r.sseData})` : ''}, Utf8Validator ${r.validateFrom === Infinity ? 'core' : `by buffer.isUtf8 from ${r.validateFrom} B`}, SSE reads validated ${r.sseValidFrom === Infinity ? 'by the core' : `by the platform from ${r.sseValidFrom} B`}, short strings to ${r.shortUnits} units`,
+    routes: `Utf8Decoder ${r.utf8}${r.utf8 === 'split' ? ` (the platform from ${r.utf8PlatformFrom} B${r.utf8Platform === 'buffer' ? `: isUtf8 + utf8Slice${r.utf8DecoderFrom === Infinity ? '' : `, TextDecoder from ${r.utf8DecoderFrom} B`}` : ''})` : ''}, lines and SSE ${r.frames}${r.frames === 'textdecoder' ? ` (SSE data ${r.sseData})` : ''}, Utf8Validator ${r.validateFrom === Infinity ? 'core' : `by buffer.isUtf8 from ${r.validateFrom} B`}, SSE reads validated ${r.sseValidFrom === Infinity ? 'by the core' : `by the platform from ${r.sseValidFrom} B`}, short strings to ${r.shortUnits} units`,
     eventsourceParser: eventsourceParserVersion(),
     node: process.version, v8: process.versions.v8, cpus: cpus().length, cpu: cpus()[0]?.model ?? 'cpu', core: wasmBackend(),
     mode, rounds: opts.rounds, maxTime: opts.maxTime, date: new Date().toISOString(), seconds: (performance.now() - t0) / 1000,
