@@ -40,7 +40,7 @@ describe('bench', () => {
     expect(tableRows).toHaveLength(1);
     expect(tableRows[0]).toMatch(rowPattern);
     expect(r.stdout.startsWith(`Node ${process.versions.node}, V8 ${process.versions.v8}, `)).toBe(true);
-    expect(r.stdout).toMatch(/, core: simd, string routes: Utf8Decoder (core|split \(the platform from \d+ B\)), lines and SSE (core|textdecoder), Utf8Validator (core|by buffer\.isUtf8 from \d+ B), SSE reads validated (by the core|by the platform from \d+ B), short strings to 32 units; eventsource-parser \d+\.\d+\.\d+; quick run/);
+    expect(r.stdout).toMatch(/, core: simd, string routes: Utf8Decoder (core|split \(the platform from \d+ B(: isUtf8 \+ utf8Slice(, TextDecoder from \d+ B)?)?\)), lines and SSE (core|textdecoder), Utf8Validator (core|by buffer\.isUtf8 from \d+ B), SSE reads validated (by the core|by the platform from \d+ B), short strings to 32 units; eventsource-parser \d+\.\d+\.\d+; quick run/);
     // eventsource-parser 4 where its engines allow (Node >= 22.12), 3.1.1 on Node 20
     const [major, minor] = process.versions.node.split('.').map(Number);
     expect(r.stdout).toContain(`; eventsource-parser ${major > 22 || (major === 22 && minor >= 12) ? '4.1.3' : '3.1.1'}; quick run`);
