@@ -790,7 +790,7 @@ export function esModelPush(es: usize, len: usize, base: f64, st: usize, mode: u
   if (n == 0) return ESM_NONE;
   if (n > IN_CAP) return ESM_WRITTEN;
   // (the events are read where they were written: the window's copy and its scan for line ends are not needed)
-  let status = modelPushAt(st, <usize>load<u32>(es, O_OUT), n, DATA_SPANS, dataN, mode, framing, prog, t, choice, emitMode);
+  let status = dataN <= DATA_MAX ? modelPushAt(st, <usize>load<u32>(es, O_OUT), n, DATA_SPANS, dataN, mode, framing, prog, t, choice, emitMode) : -1;
   if (status < 0) {
     memory.copy(IN_PTR, <usize>load<u32>(es, O_OUT), n);
     status = modelPush(st, n, mode, framing, prog, t, choice, emitMode);
@@ -829,7 +829,7 @@ function chunkEvents(st: usize, base: f64, prog: usize): bool {
     const b = grow(st, O_OUT, O_OUT_CAP, used, 6 + n + 2 + <usize>JSON_READ_SLACK);
     const o = b + used;
     const d = b64Decode(from, n, o + 6);
-    if (d < 0 || (b64Low && lineBreaks(o + 6, <usize>d) != 0)) return false;
+    if (d < 0 || (b64Low && !noLineEnd(o + 6, o + 6 + <usize>d))) return false;
     store<u32>(o, 0x61746164); // data
     store<u16>(o + 4, 0x203A); // ": "
     store<u16>(o + 6 + <usize>d, 0x0A0A);

@@ -715,7 +715,7 @@ function sseRun(st: usize, p: usize): i32 {
 }
 
 /**
- * For a read framed in one step (repeatEvent, oneDataEvent, dataEvents), validated whole: what
+ * For a read framed in one step (repeatEvent, oneDataEvent, dataEvents, sseEventsAt), validated whole: what
  * ssePush and runBegin do first (a change to either belongs here too: runBegin itself would carry
  * and skip a BOM, which such a read never needs, at a cost the one-event read feels). `f`: the
  * flags before.
@@ -730,6 +730,21 @@ function sseRun(st: usize, p: usize): i32 {
   store<u32>(st, <u32>len, O_LASTLEN);
   store<u32>(st, <u32>(IN_PTR + len), O_END);
   setFl(st, (f & ~L_RUNASCII) | (runAscii ? L_RUNASCII : 0));
+}
+
+/** A read of data events framed in one step (oneDataEvent, dataEvents, sseEventsAt) begins: what sseRun's common case does before its records. */
+// @ts-ignore: decorator
+@inline function eventsBegin(st: usize, len: usize, mode: u32, f: u32): void {
+  oneReadBegin(st, len, mode, f);
+  runBatch(st, mode);
+  curRel = 0;
+}
+
+/** ... and ends, its records written: the stream between events, the status 0. */
+// @ts-ignore: decorator
+@inline function eventsEnd(st: usize): void {
+  setFl(st, fl(st) & ~(S_INEVENT | A_DATA | A_TYPE));
+  status(st, 0);
 }
 
 /** For a read framed in one step: no carried bytes, the BOM settled, no line, data or type held. */
@@ -811,13 +826,9 @@ function oneDataEvent(st: usize, len: usize, mode: u32, f: u32): bool {
   if (first != nl) return dataEvents(st, len, mode, f, v, first);
   const n = nl - v;
   if (held(st, true) + n + 1 > <usize>load<u32>(st, O_MAX) || !oneStepFits(mode, n) || !validRun(IN_PTR, end, mode)) return false; // the general path reports it
-  oneReadBegin(st, len, mode, f);
-  // what sseRun's common case does
-  runBatch(st, mode);
-  curRel = 0;
+  eventsBegin(st, len, mode, f);
   recordFromRun(st, K_EVENT, v, n);
-  setFl(st, fl(st) & ~(S_INEVENT | A_DATA | A_TYPE));
-  status(st, 0);
+  eventsEnd(st);
   return true;
 }
 
@@ -852,13 +863,9 @@ function dataEvents(st: usize, len: usize, mode: u32, f: u32, v: usize, nl: usiz
     nl = lineEndIn(v, end);
   }
   if (!oneStepFits(mode, total + (k << 3)) || !validRun(IN_PTR, end, mode)) return false; // the general path reports it
-  oneReadBegin(st, len, mode, f);
-  // what sseRun's common case does, for each
-  runBatch(st, mode);
-  curRel = 0;
+  eventsBegin(st, len, mode, f);
   for (let e = STEP_SPANS, last = STEP_SPANS + (k << 3); e < last; e += 8) recordFromRun(st, K_EVENT, <usize>load<u32>(e), <usize>load<u32>(e, 4));
-  setFl(st, fl(st) & ~(S_INEVENT | A_DATA | A_TYPE));
-  status(st, 0);
+  eventsEnd(st);
   return true;
 }
 
@@ -881,17 +888,14 @@ export function sseEventsAt(st: usize, at: usize, len: usize, spans: usize, k: u
   const last = spans + (k << 3);
   for (let e = spans; e < last; e += 8) if (h + <usize>load<u32>(e, 4) + 1 > max) return false; // (the window's path reports it)
   if (!validRun(at, at + len, mode)) return false;
-  oneReadBegin(st, len, mode, f);
-  runBatch(st, mode);
-  curRel = 0;
+  eventsBegin(st, len, mode, f);
   const o = <i32>outPos();
   for (let e = spans; e < last; e += 8) {
     const v = <usize>load<u32>(e);
     const p = <i32>(at + v);
     record(K_EVENT | SF_RAW | SF_SLACK, p, p + load<i32>(e, 4), o, o, o, o, <i32>v);
   }
-  setFl(st, fl(st) & ~(S_INEVENT | A_DATA | A_TYPE));
-  status(st, 0);
+  eventsEnd(st);
   return true;
 }
 
