@@ -63,9 +63,11 @@ let slotsEnd = 0;
 
 /**
  * The batch's types, then its IDs, in the core's strings area as (offset, length) entries and
- * UTF-8 bytes; a slot that holds the same string as last time is kept. False when they do not fit.
+ * UTF-8 bytes; a slot that holds the same string as last time is kept. When the bytes reach the
+ * area's end, the area starts over once (`fresh`: every slot written anew from its start). False
+ * when they do not fit even so (the caller writes the batch in JS).
  */
-function putStrings(core: Core, events: ByteEventsTable): boolean {
+function putStrings(core: Core, events: ByteEventsTable, fresh = false): boolean {
   const total = events.nTypes + events.nIds;
   const head = total * 8;
   if (head > SW_STR_CAP / 2) return false;
@@ -85,10 +87,10 @@ function putStrings(core: Core, events: ByteEventsTable): boolean {
     let len = 0;
     if (!(isType && s === 'message')) {
       if (end + s.length * 3 > SW_STR_CAP) {
-        // full: start the bytes over (every slot is written again)
+        // full: start the bytes over (every slot is written again), once
         slots.length = 0;
         slotsEnd = 0;
-        return end === SW_STR_CAP / 2 ? false : putStrings(core, events);
+        return fresh ? false : putStrings(core, events, true);
       }
       len = utf8Encoder().encodeInto(s, core.u8.subarray(base + end, base + SW_STR_CAP)).written;
     }

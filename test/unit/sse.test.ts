@@ -214,6 +214,25 @@ describe(`SseParser (${wasmBackend()})`, () => {
     expect(() => new SseParser({ fatal: false }).pushBytes(enc(''))).toThrow(TypeError);
   });
 
+  test('the byte-level path re-encodes a read whose types and IDs are more bytes than the core holds for them', () => {
+    // An upstream that gives every event an ID, read while it was ahead of the reader: one read
+    // holds hundreds of events, and their IDs are more UTF-8 than the writer's strings area (the
+    // JS writer takes the batch). Then a batch that fits again, and one that fits only once the
+    // area starts over.
+    const events = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ type: i % 3 === 0 ? `t${i % 7}` : 'message', id: `${tag}-${i}-${'x'.repeat(16 + (i % 5))}`, data: `{"i":${i}}` }));
+    const body = (evs: { type: string; id: string; data: string }[]) => evs.map((e) => `${e.type === 'message' ? '' : `event: ${e.type}\n`}id: ${e.id}\ndata: ${e.data}\n\n`).join('');
+    const p = new SseParser();
+    const long = [{ type: 'é'.repeat(3000), id: 'z'.repeat(6000), data: 'one' }, { type: 'message', id: '1', data: 'two' }];
+    for (const [what, evs] of [
+      ['300 events', events(300, 'evt')], ['12 events', events(12, 'a')], ['150 events', events(150, 'b')], ['150 more', events(150, 'c')],
+      ['400 events, IDs not ASCII', events(400, 'ïd')], ['a type and an ID each larger than the area', long], ['12 again', events(12, 'a')],
+    ] as const) {
+      const b = p.pushBytes(enc(body(evs)));
+      expect(b.length).toBe(evs.length);
+      expect(new TextDecoder().decode(b.encode()), what).toBe(body(evs));
+    }
+  });
+
   test('typed events of one type in a row (the Anthropic shape), cut anywhere, on both paths', () => {
     // The core takes "event: T" + one data line + a blank line in one step when T repeats the
     // last type; every variation below must come out as the standard says.
