@@ -46,9 +46,10 @@ export function records(core: Core, out: number, n: number): Rec[] {
   return recs;
 }
 
-/** Copies the document into the input window and reads it with the program at `prog`. */
+/** Copies the document into the input window and reads it with the program at `prog` (a document the window cannot hold throws). */
 export function readIn(prog: number, doc: Uint8Array): ReadResult {
   const core = getCore();
+  if (doc.length > core.inCap) throw new RangeError(`a document of ${doc.length} bytes does not fit the input window (${core.inCap} bytes)`);
   core.sync();
   core.u8.set(doc, core.inPtr);
   const n = jx().jsonReadIn(prog, doc.length);

@@ -223,8 +223,9 @@ function oddMembers(r: Rand): [string, Node][] {
 function event(seed: number, small = false): Uint8Array {
   for (;;) {
     const doc = eventOnce(seed, small);
-    // the mutation properties check every byte: keep their documents near an event's size
-    if (!small || doc.length <= 700) return doc;
+    // the mutation properties check every byte: keep their documents near an event's size; the
+    // others within the input window (a deep member can make a document of a megabyte)
+    if (small ? doc.length <= 700 : doc.length <= getCore().inCap) return doc;
     seed = (seed + 0x9e3779b9) | 0;
   }
 }
