@@ -2,7 +2,7 @@
 // would leak data between a gateway's users, so interleave hundreds of them and compare each
 // with what it produces alone.
 import { describe, expect, it } from 'vitest';
-import { LineDecoder, Utf8Decoder } from '../../bindings/index.js';
+import { LineDecoder, ModelStream, ModelStreamError, NdjsonDecoder, SseParser, SseRelay, Utf8DecodeError, Utf8Decoder } from '../../bindings/index.js';
 import { getCore } from '../../bindings/core/wasm.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import { type Outcome, decodeWith } from '../helpers/utf8-oracle.js';
@@ -68,6 +68,53 @@ describe('one shared instance, many streams', () => {
       const got: Outcome = s.error ? { text: s.text, error: s.error } : { text: s.text };
       expect(got, `stream ${s.id}`).toEqual(alone);
       if (!s.restarted) expect(got.text.startsWith(`<${s.id}>`) || got.text === '', `stream ${s.id}`).toBe(true);
+    }
+  });
+
+  it("an invalid byte's error shows this stream's bytes only, never what another stream left in the input window", () => {
+    // Another stream's read fills the shared input window with a secret; then a read that ends
+    // with (or one byte after) a bad byte fails. The error's bytes (and its message, which a
+    // gateway may forward to its client) come from this read and the bytes carried into it.
+    const secret = enc.encode(`data: ${'SECRET-'.repeat(200)}\n\n`);
+    const fill = () => { const p = new SseParser(); p.push(secret); p.dispose(); };
+    const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).toUpperCase().padStart(2, '0')).join(' ');
+    const cases: [string, Uint8Array[], number, number[]][] = [
+      ['a bad byte ending the read', [enc.encode('data: abc'), Uint8Array.of(0x80)], 9, [0x80]],
+      ['a bad byte and one more', [Uint8Array.of(...enc.encode('data: x'), 0x80, 0x41)], 7, [0x80, 0x41]],
+      ['a character cut by a byte that cannot continue it', [Uint8Array.of(...enc.encode('data: '), 0xe2, 0x82), Uint8Array.of(0x41)], 6, [0xe2, 0x82, 0x41]],
+    ];
+    const makers: [string, () => { push(c: Uint8Array): unknown }][] = [
+      ['SseParser', () => { const p = new SseParser(); return { push: (c) => p.push(c) }; }],
+      ['SseParser bytes', () => { const p = new SseParser(); return { push: (c) => p.pushBytes(c) }; }],
+      ['LineDecoder', () => new LineDecoder()],
+      ['NdjsonDecoder', () => new NdjsonDecoder()],
+    ];
+    for (const [what, reads, offset, bytes] of cases) {
+      for (const [name, make] of makers) {
+        const d = make();
+        let err: unknown;
+        try {
+          for (const r of reads) { fill(); d.push(r); }
+        } catch (e) { err = e; }
+        expect(err, `${name}, ${what}`).toBeInstanceOf(Utf8DecodeError);
+        const u = err as Utf8DecodeError;
+        expect([u.offset, Array.from(u.bytes)], `${name}, ${what}`).toEqual([offset, bytes]);
+        expect(u.message, `${name}, ${what}`).toBe(`Invalid UTF-8 at byte offset ${offset} (bytes from there: ${hex(Uint8Array.from(bytes))})`);
+      }
+      // the model layer and the relay write the same message (the relay to its client)
+      const m = new ModelStream({ format: 'openai' });
+      let err: unknown;
+      try {
+        for (const r of reads) { fill(); m.push(r); }
+      } catch (e) { err = e; }
+      expect(err, `ModelStream, ${what}`).toBeInstanceOf(ModelStreamError);
+      expect((err as ModelStreamError).message, `ModelStream, ${what}`).toContain(`(bytes from there: ${hex(Uint8Array.from(bytes))})`);
+      const relay = new SseRelay({ from: 'openai', to: 'anthropic' });
+      let out = '';
+      for (const r of reads) { fill(); out += new TextDecoder().decode(relay.push(r)); }
+      out += new TextDecoder().decode(relay.flush());
+      expect(out, `SseRelay, ${what}`).toContain(`(bytes from there: ${hex(Uint8Array.from(bytes))})`);
+      expect(out, `SseRelay, ${what}`).not.toContain('53 45 43');
     }
   });
 });
