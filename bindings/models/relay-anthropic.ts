@@ -14,8 +14,6 @@ const DELTA_END = '"}}\n\n';
 const PING = 'event: ping\ndata: {"type":"ping"}\n\n';
 const STOP = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 
-let versions = 0;
-
 type Block = 'text' | 'thinking' | 'tool';
 
 /** The bytes a relay writes to an Anthropic Messages client. */
@@ -89,7 +87,7 @@ export class AnthropicWriter implements ClientWriter {
     const b = this.block;
     const head = b === null || (b === 'tool' && this.call !== last) ? null : { head: this.openDelta(), end: DELTA_END };
     return (this.heads = {
-      version: ++versions, text: b === 'text' ? head : null, reasoning: b === 'thinking' ? head : null, args: b === 'tool' ? head : null,
+      text: b === 'text' ? head : null, reasoning: b === 'thinking' ? head : null, args: b === 'tool' ? head : null,
     });
   }
 

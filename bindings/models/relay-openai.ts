@@ -16,8 +16,6 @@ const TEXT_END = '"},"finish_reason":null}]}\n\n';
 const ARGS_END = '"}}]},"finish_reason":null}]}\n\n';
 const DONE = 'data: [DONE]\n\n';
 
-let versions = 0;
-
 /** The bytes a relay writes to an OpenAI Chat Completions client. */
 export class OpenAiWriter implements ClientWriter {
   readonly comments = true;
@@ -67,7 +65,6 @@ export class OpenAiWriter implements ClientWriter {
     this.headsFor = forCall;
     const started = this.started;
     return (this.heads = {
-      version: ++versions,
       text: started ? { head: this.head(), end: TEXT_END } : null,
       reasoning: !this.keepsReasoning ? DROPPED : started ? { head: this.reasoningOpen(), end: TEXT_END } : null,
       args: forCall >= 0 ? { head: this.argsOpen(forCall), end: ARGS_END } : null,

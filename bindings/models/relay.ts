@@ -84,8 +84,12 @@ function firstBuffer(): Uint8Array {
   return b;
 }
 
-/** Which heads are in the core's head area (their version), and that core. */
-let headsIn = 0;
+/**
+ * Which heads are in the core's head area, and that core. The writer's heads object itself: a
+ * writer makes a new one whenever any of its heads changes, and no other writer's can be the same
+ * (a count per writer's module was, between a writer for OpenAI and one for Anthropic).
+ */
+let headsIn: QuietHeads | null = null;
 let headsCore: Core | null = null;
 /** Which of those heads fit their slots (bit c: channel c), and so may be written by the core. */
 let headsFit = 0;
@@ -391,7 +395,7 @@ export class SseRelay extends ModelReader {
       return mode | ME_PASS | ME_REASONING | ME_ARGS | (this.plan.spec.namedEvents === true ? ME_NAMED : 0);
     }
     const q = this.writer.quiet(last);
-    if (headsIn !== q.version || headsCore !== this.core) this.putHeads(q);
+    if (headsIn !== q || headsCore !== this.core) this.putHeads(q);
     const fit = headsFit;
     if (!(fit & 1)) mode |= ME_NO_TEXT;
     if (fit & 2) mode |= ME_REASONING;
@@ -423,7 +427,7 @@ export class SseRelay extends ModelReader {
       dv.setUint32(o + 4, end.written, true);
       fit |= 1 << c;
     }
-    headsIn = q.version;
+    headsIn = q;
     headsCore = core;
     headsFit = fit;
   }

@@ -39,11 +39,10 @@ export interface QuietText {
  * What the core may write itself, per channel: the bytes around a span of the answer's text, of
  * reasoning, and of the current call's arguments; null where the channel's events must come
  * through the writer (a block to open first). A head and end both empty: the channel's spans are
- * left out (reasoning dropped).
+ * left out (reasoning dropped). A writer returns the same object until one of them changes, then a
+ * new one: the relay knows its heads are in the core by the object.
  */
 export interface QuietHeads {
-  /** Which heads these are: it changes when any of them does. */
-  readonly version: number;
   readonly text: QuietText | null;
   readonly reasoning: QuietText | null;
   /** For the stream's last call (the one `quiet` was asked about). */

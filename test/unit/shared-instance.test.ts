@@ -1,10 +1,11 @@
 // Many decoders share one WebAssembly instance. One stream's bytes reaching another's output
 // would leak data between a gateway's users, so interleave hundreds of them and compare each
 // with what it produces alone.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LineDecoder, ModelStream, ModelStreamError, NdjsonDecoder, SseParser, SseRelay, Utf8DecodeError, Utf8Decoder } from '../../bindings/index.js';
 import { getCore } from '../../bindings/core/wasm.js';
-import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { FIXTURES } from '../helpers/model-fixtures.js';
+import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
 import { type Outcome, decodeWith } from '../helpers/utf8-oracle.js';
 
 const enc = new TextEncoder();
@@ -68,6 +69,75 @@ describe('one shared instance, many streams', () => {
       const got: Outcome = s.error ? { text: s.text, error: s.error } : { text: s.text };
       expect(got, `stream ${s.id}`).toEqual(alone);
       if (!s.restarted) expect(got.text.startsWith(`<${s.id}>`) || got.text === '', `stream ${s.id}`).toBe(true);
+    }
+  });
+
+  it('relays to OpenAI and to Anthropic clients, interleaved read by read, each write what they write alone', () => {
+    // The core writes a quiet event's text between the heads of the relay's client format, which
+    // the relays of a realm take turns to put in its head area: a relay must never write between
+    // another's heads (an OpenAI client reading Anthropic's events, or another stream's id).
+    const r = rng(SEED);
+    const norm = (parts: Uint8Array[]) => new TextDecoder().decode(concat(parts)).replace(/seam[0-9a-z]+/g, 'seam').replace(/"created":\d+/g, '"created":0');
+    const relayOf = (f: (typeof FIXTURES)[number], to: 'openai' | 'anthropic') => new SseRelay({ from: f.format, to, ...(f.choice === undefined ? {} : { choice: f.choice }) });
+    const runs = Array.from({ length: 160 }, (_, i) => {
+      const f = FIXTURES[Math.floor(r() * FIXTURES.length)];
+      const to = i % 2 === 0 ? 'openai' as const : 'anthropic' as const;
+      return { f, to, chunks: cut(f.bytes, randomCuts(f.bytes, r, 1 + Math.floor(r() * 200))), next: 0, parts: [] as Uint8Array[], relay: relayOf(f, to) };
+    });
+    const alone = runs.map(({ f, to, chunks }) => {
+      const relay = relayOf(f, to);
+      const parts = chunks.map((c) => relay.push(c).slice());
+      parts.push(relay.flush().slice());
+      return norm(parts);
+    });
+    for (let left = runs.length; left > 0;) {
+      const x = runs[Math.floor(r() * runs.length)];
+      if (x.next > x.chunks.length) continue;
+      x.parts.push((x.next === x.chunks.length ? x.relay.flush() : x.relay.push(x.chunks[x.next])).slice());
+      if (++x.next > x.chunks.length) left--;
+    }
+    runs.forEach((x, i) => expect(norm(x.parts), `relay ${i}: ${x.f.name} to ${x.to}, seed ${SEED}`).toBe(alone[i]));
+  });
+
+  it("a relay never writes its client's text between the heads another relay left in the core", async () => {
+    // Relays take turns to put their client format's heads in the core's head area, and skip that
+    // when theirs are there already. The writers for OpenAI and for Anthropic once numbered their
+    // heads apart, and a relay whose first heads had the number of the other client's last ones
+    // took those for its own: its client read its first deltas in the other client's format. In
+    // fresh modules (the numbering from the start), each sequence below was such a case: the last
+    // relay must write what it writes alone.
+    const enc = new TextEncoder();
+    const fromOpenAi = enc.encode(['Hel', 'lo'].map((t) => `data: {"choices":[{"index":0,"delta":{"content":"${t}"}}]}\n\n`).join('')
+      + 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
+    const fromAnthropic = enc.encode([
+      ['message_start', '{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"c","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}'],
+      ['content_block_start', '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}'],
+      ['content_block_delta', '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}'],
+      ['content_block_delta', '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lo"}}'],
+      ['content_block_stop', '{"type":"content_block_stop","index":0}'],
+      ['message_delta', '{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}'],
+      ['message_stop', '{"type":"message_stop"}'],
+    ].map(([t, d]) => `event: ${t}\ndata: ${d}\n\n`).join(''));
+    type Step = 'openai' | 'anthropic' | 'a comment to openai' | 'a comment to anthropic';
+    const play = async (steps: Step[]): Promise<string> => {
+      vi.resetModules();
+      const { SseRelay: Relay } = await import('../../bindings/index.js');
+      let out = '';
+      for (const step of steps) {
+        const to = step.endsWith('anthropic') ? 'anthropic' as const : 'openai' as const;
+        const relay = new Relay({ from: to === 'openai' ? 'anthropic' : 'openai', to });
+        const body = step.startsWith('a comment') ? enc.encode(': keep-alive\n\n') : to === 'openai' ? fromAnthropic : fromOpenAi;
+        out = '';
+        for (let i = 0; i < body.length; i += 50) out += new TextDecoder().decode(relay.push(body.subarray(i, i + 50)));
+        out += new TextDecoder().decode(relay.flush());
+      }
+      return out.replace(/seam[0-9a-z]+/g, 'seam').replace(/"created":\d+/g, '"created":0');
+    };
+    for (const steps of [['a comment to openai', 'anthropic', 'openai'], ['a comment to anthropic', 'openai', 'anthropic']] as Step[][]) {
+      const last = steps[steps.length - 1];
+      const alone = await play([last]);
+      expect(alone).toContain(last === 'openai' ? '"delta":{"content":"Hel"}' : '"delta":{"type":"text_delta","text":"Hel"}');
+      expect(await play(steps), steps.join(', then ')).toBe(alone);
     }
   });
 
