@@ -486,11 +486,26 @@ export function jsonErrorAt(s: string): { at: number; truncated: boolean } | nul
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The raw JSON literal of each string member named `key` that holds one of `values`, in order. */
-function literalsOf(json: string, key: string, values: string[]): string[] {
+/**
+ * The raw JSON literal of each string member named `key` that holds one of `values`, in order.
+ * With `parts` (every string the document holds under `key`, in order, and whether it is one of
+ * `values`), each part takes the next literal of its value in document order: a part of the same
+ * value but another role before it (Gemini's reasoning part, spelled with other escapes) keeps its own.
+ */
+function literalsOf(json: string, key: string, values: string[], parts?: { text: string; answer: boolean }[]): string[] {
   const re = new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`, 'g');
   const found = [...json.matchAll(re)].map((m) => m[1]);
   const out: string[] = [];
+  if (parts !== undefined) {
+    let at = 0;
+    for (const p of parts) {
+      while (at < found.length && JSON.parse(found[at]) !== p.text) at++;
+      if (at === found.length) throw new Error(`reference: no literal for ${JSON.stringify(p.text)} under "${key}"`);
+      if (p.answer) out.push(found[at]);
+      at++;
+    }
+    return out;
+  }
   for (const v of values) {
     const k = found.findIndex((lit) => JSON.parse(lit) === v);
     if (k < 0) throw new Error(`reference: no literal for ${JSON.stringify(v)} under "${key}"`);
@@ -510,6 +525,8 @@ interface Reading {
   textKey?: string;
   /** The answer's pieces when the frame has several (Gemini's parts), for their raw literals. */
   texts?: string[];
+  /** Every text part of the document in order (Gemini's), and whether it is one of `texts`. */
+  textParts?: { text: string; answer: boolean }[];
   /** Signatures when the frame has several (Gemini's parts). */
   signatures?: string[];
   clientContent?: string;
@@ -666,6 +683,7 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
           if (!isObj(part)) continue;
           const args = isObj(part.functionCall) ? part.functionCall.args : undefined;
           const raw = args === undefined ? undefined : rawArgs[k++];
+          if (typeof part.text === 'string') (r.textParts ??= []).push({ text: part.text, answer: followed && part.thought !== true });
           if (!followed) continue;
           if (typeof part.text === 'string') {
             if (part.thought === true) r.reasoning = (r.reasoning ?? '') + part.text;
@@ -786,7 +804,7 @@ export function reference(body: string, format: ModelFormat, choice = 0): Refere
     }
     if (m.text !== undefined) {
       frame.text = m.text;
-      frame.literals = literalsOf(r.data, m.textKey!, m.texts ?? [m.text]);
+      frame.literals = literalsOf(r.data, m.textKey!, m.texts ?? [m.text], m.textParts);
       ref.text += m.text;
     }
     if (m.reasoning !== undefined) { frame.reasoning = m.reasoning; ref.reasoning += m.reasoning; }
