@@ -71,6 +71,21 @@ async function ours(pieces: Buffer[]): Promise<Verdict> {
   return v;
 }
 
+/**
+ * Where an answer with a Content-Length ends (after its interim answers, its head and that many
+ * bytes), or -1 for one without.
+ */
+function lengthEnd(bytes: Buffer): number {
+  const s = bytes.toString('latin1');
+  for (let at = 0; ;) {
+    const head = s.indexOf('\r\n\r\n', at);
+    if (head < 0) return -1;
+    if (/^HTTP\/1\.[01] 1\d\d/.test(s.slice(at, at + 12))) { at = head + 4; continue; }
+    const cl = /\r\ncontent-length:[ \t]*(\d+)[ \t]*\r\n/i.exec(s.slice(at, head + 2));
+    return cl === null ? -1 : head + 4 + Number(cl[1]);
+  }
+}
+
 /** Where the gateway is stricter than llhttp, on purpose (README: the gateway's threat model). */
 const STRICTER: [string, RegExp][] = [
   ['an interim answer other than 100 (llhttp: 102, 103 and others are skipped)', /an interim \d+ answer/],
@@ -199,9 +214,11 @@ describe('the upstream parser against llhttp', () => {
     const next = rng(SEED + 7);
     const failures: string[] = [];
     const tally = { bothAccept: 0, bothReject: 0, stricter: new Map<string, number>() };
+    const afterEnd = new Set<string>();
     for (const c of cases) {
       const node = await llhttp(c.bytes);
       let first: Verdict | undefined;
+      let alone: Verdict | null | undefined; // (llhttp's reading of the answer without the bytes after its end)
       for (const at of cutsOf(c.bytes.length, next)) {
         const pieces = [c.bytes.subarray(0, at), c.bytes.subarray(at)].filter((p) => p.length > 0);
         const v = await ours(pieces);
@@ -209,12 +226,24 @@ describe('the upstream parser against llhttp', () => {
         const verdict = (x: Verdict) => (x.ok ? JSON.stringify(x) : 'rejected'); // (which fault is named first may depend on the cut)
         if (first === undefined) first = v;
         else if (verdict(v) !== verdict(first)) failures.push(`${where}: ${JSON.stringify(v)} but ${JSON.stringify(first)} at another cut`);
-        if (!node.ok && v.ok) failures.push(`${where}: llhttp rejects (${node.why}), the gateway accepts ${JSON.stringify(v).slice(0, 120)}`);
+        if (!node.ok && v.ok) {
+          // bytes after the end of the answer: llhttp, given them in the read that ends it, reads on
+          // and rejects the connection, and accepts the same answer when they come in a later read;
+          // the gateway reads one answer a connection and closes it at the answer's end, whatever the
+          // read. Both must read the answer itself alike.
+          if (alone === undefined) {
+            const end = lengthEnd(c.bytes);
+            alone = end > 0 && end < c.bytes.length && /^HPE_INVALID_CONSTANT /.test(node.why) ? await llhttp(c.bytes.subarray(0, end)) : null;
+          }
+          if (alone !== null && alone.ok && alone.status === v.status && alone.body === v.body) afterEnd.add(c.name);
+          else failures.push(`${where}: llhttp rejects (${node.why}), the gateway accepts ${JSON.stringify(v).slice(0, 120)}`);
+        }
         if (node.ok && v.ok && (v.status !== node.status || v.body !== node.body)) failures.push(`${where}: llhttp ${node.status} ${JSON.stringify(node.body).slice(0, 80)}, the gateway ${v.status} ${JSON.stringify(v.body).slice(0, 80)}`);
         if (node.ok && !v.ok && !STRICTER.some(([, re]) => re.test(v.why))) failures.push(`${where}: llhttp accepts, the gateway rejects for an undocumented reason: ${v.why}`);
         if (failures.length > 20 || (failures.length > 0 && failures.at(-1)!.includes(c.name))) break; // one cut per case is enough to show
       }
       if (failures.length > 20) break;
+      if (afterEnd.has(c.name)) continue;
       if (first!.ok && node.ok) tally.bothAccept++;
       else if (!first!.ok && !node.ok) tally.bothReject++;
       else if (!first!.ok) {
@@ -223,7 +252,7 @@ describe('the upstream parser against llhttp', () => {
       }
     }
     expect(failures).toEqual([]);
-    console.log(`parser differential (seed ${SEED}, ${cases.length} responses): both accept ${tally.bothAccept}, both reject ${tally.bothReject}, the gateway stricter ${[...tally.stricter.values()].reduce((a, b) => a + b, 0)}:\n${[...tally.stricter].map(([k, n]) => `  ${n}  ${k}`).join('\n')}`);
+    console.log(`parser differential (seed ${SEED}, ${cases.length} responses): both accept ${tally.bothAccept}, both reject ${tally.bothReject}, bytes after the end of the answer (read alike, llhttp rejecting the connection) ${afterEnd.size}, the gateway stricter ${[...tally.stricter.values()].reduce((a, b) => a + b, 0)}:\n${[...tally.stricter].map(([k, n]) => `  ${n}  ${k}`).join('\n')}`);
     // the generator reaches each side: enough of both verdicts to mean something
     expect(tally.bothAccept).toBeGreaterThan(100);
     expect(tally.bothReject).toBeGreaterThan(200);
