@@ -1,0 +1,137 @@
+// Damaged streams. Every model fixture (test/helpers/model-fixtures.ts), the Anthropic ones also
+// as Claude on Bedrock sends them, and the Bedrock fixtures, with one to three random damages (a
+// bit flipped, a byte replaced, bytes inserted, removed or repeated, the stream cut short), read
+// whole and again dripped or cut at random:
+// - ModelStream (with its defaults, raw, without NFC, or allowing a cut end) gives the same outcome
+//   for every cutting: the text (what the pushes returned and the error's), the error's code, the
+//   status, tool calls, reasoning, finish reason, usage and the report; and it throws nothing but
+//   a ModelStreamError, whose offset lies in the stream;
+// - SseRelay, to an OpenAI or an Anthropic client, writes the same events for every cutting (the
+//   ids and times it makes aside, and the bytes an invalid byte's message shows, which stop at the
+//   read's end), always well-formed UTF-8, and throws nothing.
+// Seeded: the seed and the damaged stream are printed on failure.
+import { createParser } from 'eventsource-parser';
+import { expect, test } from 'vitest';
+import { ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
+import { BEDROCK_FIXTURES, codec } from '../helpers/bedrock-fixtures.js';
+import { FIXTURES, reference } from '../helpers/model-fixtures.js';
+import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** Claude on Bedrock: each SSE event's data as the base64 of a `chunk` message. */
+function invokeOf(body: string): Uint8Array {
+  const parts: Uint8Array[] = [];
+  for (const fr of reference(body, 'anthropic').frames) {
+    if (fr.kind !== 'event') continue;
+    parts.push(codec.encode({
+      headers: { ':event-type': { type: 'string', value: 'chunk' }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'event' } },
+      body: enc.encode(`{"bytes":"${Buffer.from(fr.data, 'utf8').toString('base64')}"}`),
+    }));
+  }
+  return concat(parts);
+}
+
+interface Source { name: string; format: string; bytes: Uint8Array; choice?: number }
+const SOURCES: Source[] = [
+  ...FIXTURES.map((f) => ({ name: f.name, format: f.format as string, bytes: f.bytes, choice: f.choice })),
+  ...FIXTURES.filter((f) => f.format === 'anthropic' && !reference(f.body, 'anthropic').plainBody)
+    .map((f) => ({ name: `${f.name} on Bedrock`, format: 'bedrock-invoke', bytes: invokeOf(f.body) })),
+  ...BEDROCK_FIXTURES.map((f) => ({ name: f.name, format: 'bedrock', bytes: f.bytes })),
+];
+
+const POOL = [0x0a, 0x0d, 0x22, 0x5c, 0x7b, 0x7d, 0x3a, 0x2c, 0x5b, 0x5d, 0x75, 0x20, 0x00, 0x80, 0xc3, 0xe2, 0xf0, 0xff];
+
+function damage(r: () => number, b: Uint8Array): Uint8Array {
+  const a = Array.from(b);
+  const int = (n: number) => Math.floor(r() * n);
+  for (let k = 1 + int(3); k > 0; k--) {
+    const at = int(a.length + 1);
+    switch (int(7)) {
+      case 0: if (a.length !== 0) a[Math.min(at, a.length - 1)] ^= 1 << int(8); break;
+      case 1: if (a.length !== 0) a[Math.min(at, a.length - 1)] = POOL[int(POOL.length)]; break;
+      case 2: a.splice(at, 0, POOL[int(POOL.length)]); break;
+      case 3: a.splice(at, 1 + int(8)); break;
+      case 4: { const from = int(a.length); a.splice(at, 0, ...a.slice(from, from + 1 + int(40))); break; }
+      case 5: a.length = Math.min(a.length, at); break;
+      default: a.splice(at, 0, ...Array.from({ length: 1 + int(6) }, () => int(256)));
+    }
+  }
+  return Uint8Array.from(a);
+}
+
+/** Whole, then dripped (short streams) or cut at random. */
+function cuttings(r: () => number, bytes: Uint8Array): [string, Uint8Array[]][] {
+  const out: [string, Uint8Array[]][] = [['cut at random', cut(bytes, randomCuts(bytes, r, 1 + Math.floor(r() * 64)))]];
+  if (bytes.length <= 2500 && r() < 0.3) out.push(['dripped', Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1))]);
+  return out;
+}
+
+const VARIANTS = [{}, { raw: true }, { normalize: false }, { eof: 'allow' }] as const;
+
+function read(src: Source, variant: number, chunks: Uint8Array[], length: number): string {
+  const m = new ModelStream({ format: src.format as 'openai', ...(src.choice === undefined ? {} : { choice: src.choice }), ...VARIANTS[variant] });
+  let text = '';
+  let error = '';
+  try {
+    for (const c of chunks) text += m.push(c);
+    text += m.flush();
+  } catch (e) {
+    if (!(e instanceof ModelStreamError)) throw e;
+    if (!(Number.isInteger(e.offset) && e.offset >= 0 && e.offset <= length)) throw new Error(`${e.code} at offset ${e.offset}, outside the ${length} bytes`);
+    text += e.text;
+    error = e.code;
+  }
+  const r = m.finish();
+  return JSON.stringify({
+    text, error, status: m.status, calls: m.toolCalls, reasoning: m.reasoning, finish: m.finishReason ?? null, usage: m.usage ?? null,
+    report: [r.text, r.status, r.utf8Bytes, r.codePoints, r.graphemes, r.sha256, r.finishReason ?? null, r.toolCalls],
+  });
+}
+
+function relay(src: Source, to: 'openai' | 'anthropic', chunks: Uint8Array[]): string {
+  const rl = new SseRelay({ from: src.format as 'openai', to, ...(src.choice === undefined ? {} : { choice: src.choice }) });
+  const parts = chunks.map((c) => rl.push(c).slice());
+  parts.push(rl.flush().slice());
+  const events: string[] = [];
+  const p = createParser({
+    onEvent: (e) => {
+      if (e.event === 'ping') return;
+      events.push(`${e.event ?? ''} ${e.data.replace(/ \(bytes from there: [0-9A-F ]+\)/, '').replace(/seam[0-9a-z]+/g, 'seam').replace(/"created":\d+/, '"created":0')}`);
+    },
+  });
+  p.feed(new TextDecoder('utf-8', { fatal: true }).decode(concat(parts)));
+  return JSON.stringify([rl.status, events]);
+}
+
+const show = (src: Source, bytes: Uint8Array, how: string, k: number) =>
+  `seed ${SEED}, case ${k}: ${src.name} (${src.format}) damaged, ${how}: ${JSON.stringify(dec.decode(bytes)).slice(0, 4000)}`;
+
+test(`ModelStream on damaged streams: the same outcome for every cutting, and typed errors only (seed ${SEED})`, () => {
+  const r = rng(SEED);
+  for (let k = 0; k < 4000; k++) {
+    const src = SOURCES[Math.floor(r() * SOURCES.length)];
+    const bytes = damage(r, src.bytes);
+    const variant = Math.floor(r() * VARIANTS.length);
+    const whole = read(src, variant, [bytes], bytes.length);
+    for (const [how, chunks] of cuttings(r, bytes)) {
+      const got = read(src, variant, chunks, bytes.length);
+      if (got !== whole) expect(JSON.parse(got), show(src, bytes, `${how}, ${JSON.stringify(VARIANTS[variant])}`, k)).toEqual(JSON.parse(whole));
+    }
+  }
+});
+
+test(`SseRelay on damaged streams: the same client events for every cutting (seed ${SEED})`, () => {
+  const r = rng(SEED + 1);
+  for (let k = 0; k < 3000; k++) {
+    const src = SOURCES[Math.floor(r() * SOURCES.length)];
+    const bytes = damage(r, src.bytes);
+    const to = r() < 0.5 ? 'openai' as const : 'anthropic' as const;
+    const whole = relay(src, to, [bytes]);
+    for (const [how, chunks] of cuttings(r, bytes)) {
+      const got = relay(src, to, chunks);
+      if (got !== whole) expect(JSON.parse(got), show(src, bytes, `${how}, to ${to}`, k)).toEqual(JSON.parse(whole));
+    }
+  }
+});
