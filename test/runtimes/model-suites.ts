@@ -8,6 +8,7 @@ import '../unit/relay-basics.test.js';
 import '../property/model-calls.test.js';
 import '../property/model-quiet.test.js';
 import '../property/model-shape.test.js';
+import '../property/model-damage.test.js';
 import '../unit/bedrock-invoke.test.js';
 import '../unit/bedrock-events.test.js';
 import '../unit/model-streams.test.js';
