@@ -8,7 +8,8 @@
 //   a ModelStreamError, whose offset lies in the stream;
 // - SseRelay, to an OpenAI or an Anthropic client, writes the same events for every cutting (the
 //   ids and times it makes aside, and the bytes an invalid byte's message shows, which stop at the
-//   read's end), always well-formed UTF-8, and throws nothing.
+//   read's end), always well-formed UTF-8, and throws nothing; also with reasoning dropped and
+//   with comments not forwarded.
 // Seeded: the seed and the damaged stream are printed on failure.
 import { createParser } from 'eventsource-parser';
 import { expect, test } from 'vitest';
@@ -101,8 +102,11 @@ function reader(src: Source, variant: number, chunks: Uint8Array[], length: numb
   };
 }
 
-function relayer(src: Source, to: 'openai' | 'anthropic', chunks: Uint8Array[]): Run {
-  const rl = new SseRelay({ from: src.format as 'openai', to, ...(src.choice === undefined ? {} : { choice: src.choice }) });
+/** The relay's options besides its client: the defaults, reasoning dropped, comments not forwarded. */
+const RELAY_VARIANTS = [{}, { reasoning: 'drop' }, { comments: false }] as const;
+
+function relayer(src: Source, to: 'openai' | 'anthropic', chunks: Uint8Array[], variant = 0): Run {
+  const rl = new SseRelay({ from: src.format as 'openai', to, ...(src.choice === undefined ? {} : { choice: src.choice }), ...RELAY_VARIANTS[variant] });
   const parts: Uint8Array[] = [];
   let k = 0;
   return {
@@ -130,7 +134,7 @@ const complete = (run: Run): string => {
   return run.result();
 };
 const read = (src: Source, variant: number, chunks: Uint8Array[], length: number) => complete(reader(src, variant, chunks, length));
-const relay = (src: Source, to: 'openai' | 'anthropic', chunks: Uint8Array[]) => complete(relayer(src, to, chunks));
+const relay = (src: Source, to: 'openai' | 'anthropic', chunks: Uint8Array[], variant: number) => complete(relayer(src, to, chunks, variant));
 
 const show = (src: Source, bytes: Uint8Array, how: string, k: number) =>
   `seed ${SEED}, case ${k}: ${src.name} (${src.format}) damaged, ${how}: ${JSON.stringify(dec.decode(bytes)).slice(0, 4000)}`;
@@ -155,10 +159,11 @@ test(`SseRelay on damaged streams: the same client events for every cutting (see
     const src = SOURCES[Math.floor(r() * SOURCES.length)];
     const bytes = damage(r, src.bytes);
     const to = r() < 0.5 ? 'openai' as const : 'anthropic' as const;
-    const whole = relay(src, to, [bytes]);
+    const variant = Math.floor(r() * RELAY_VARIANTS.length);
+    const whole = relay(src, to, [bytes], variant);
     for (const [how, chunks] of cuttings(r, bytes)) {
-      const got = relay(src, to, chunks);
-      if (got !== whole) expect(JSON.parse(got), show(src, bytes, `${how}, to ${to}`, k)).toEqual(JSON.parse(whole));
+      const got = relay(src, to, chunks, variant);
+      if (got !== whole) expect(JSON.parse(got), show(src, bytes, `${how}, to ${to} ${JSON.stringify(RELAY_VARIANTS[variant])}`, k)).toEqual(JSON.parse(whole));
     }
   }
 });
