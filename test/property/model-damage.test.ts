@@ -10,10 +10,13 @@
 //   ids and times it makes aside, and the bytes an invalid byte's message shows, which stop at the
 //   read's end), always well-formed UTF-8, and throws nothing; also with reasoning dropped and
 //   with comments not forwarded.
+// - the same streams, 300 at a time, read and relayed interleaved push by push, each give what
+//   they give alone (the streams of a realm share one core);
+// - ModelTextStream and SseRelayStream give what ModelStream and SseRelay give for the same reads.
 // Seeded: the seed and the damaged stream are printed on failure.
 import { createParser } from 'eventsource-parser';
 import { expect, test } from 'vitest';
-import { ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
+import { ModelStream, ModelStreamError, ModelTextStream, SseRelay, SseRelayStream } from '../../bindings/index.js';
 import { BEDROCK_FIXTURES, codec } from '../helpers/bedrock-fixtures.js';
 import { FIXTURES, reference } from '../helpers/model-fixtures.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
@@ -72,7 +75,7 @@ function cuttings(r: () => number, bytes: Uint8Array): [string, Uint8Array[]][] 
 const VARIANTS = [{}, { raw: true }, { normalize: false }, { eof: 'allow' }] as const;
 
 /** A stream's reading, a push at a time: `step` feeds the next chunk (or ends the stream) and says whether there is more. */
-interface Run { step(): boolean; result(): string }
+interface Run { step(): boolean; result(): string; bytes?(): Uint8Array }
 
 function reader(src: Source, variant: number, chunks: Uint8Array[], length: number): Run {
   const m = new ModelStream({ format: src.format as 'openai', ...(src.choice === undefined ? {} : { choice: src.choice }), ...VARIANTS[variant] });
@@ -115,6 +118,7 @@ function relayer(src: Source, to: 'openai' | 'anthropic', chunks: Uint8Array[], 
       parts.push((k < chunks.length ? rl.push(chunks[k]) : rl.flush()).slice());
       return ++k <= chunks.length;
     },
+    bytes: () => concat(parts),
     result() {
       const events: string[] = [];
       const p = createParser({
@@ -129,6 +133,7 @@ function relayer(src: Source, to: 'openai' | 'anthropic', chunks: Uint8Array[], 
   };
 }
 
+const relayedBytes = (run: Run): Uint8Array => run.bytes!();
 const complete = (run: Run): string => {
   while (run.step());
   return run.result();
@@ -189,5 +194,48 @@ test(`damaged streams of every format, read and relayed interleaved push by push
   for (const x of runs) {
     const got = x.run.result();
     if (got !== x.alone) expect(JSON.parse(got), `seed ${SEED}, ${x.name}: ${JSON.stringify(dec.decode(x.bytes)).slice(0, 4000)}`).toEqual(JSON.parse(x.alone));
+  }
+});
+
+test(`damaged streams through the fetch handlers' TransformStreams: what ModelStream and SseRelay give for the same reads (seed ${SEED})`, async () => {
+  const r = rng(SEED + 3);
+  const source = (chunks: Uint8Array[]) => new ReadableStream<Uint8Array>({ start(c) { for (const x of chunks) c.enqueue(x); c.close(); } });
+  for (let k = 0; k < 300; k++) {
+    const src = SOURCES[Math.floor(r() * SOURCES.length)];
+    const bytes = damage(r, src.bytes);
+    const chunks = cut(bytes, randomCuts(bytes, r, 1 + Math.floor(r() * 64)));
+    const options = { format: src.format as 'openai', ...(src.choice === undefined ? {} : { choice: src.choice }) };
+    // ModelTextStream: the committed text, then the report or ModelStream's error
+    const m = new ModelStream(options);
+    let want = '';
+    let wantError = '';
+    try {
+      for (const c of chunks) want += m.push(c);
+      want += m.flush();
+    } catch (e) {
+      if (!(e instanceof ModelStreamError)) throw e;
+      want += e.text;
+      wantError = e.code;
+    }
+    const ts = new ModelTextStream(options);
+    let got = '';
+    let gotError = '';
+    try {
+      const reader = source(chunks).pipeThrough(ts).getReader();
+      for (let x = await reader.read(); !x.done; x = await reader.read()) got += x.value;
+    } catch (e) {
+      gotError = e instanceof ModelStreamError ? e.code : String(e);
+    }
+    const what = show(src, bytes, 'ModelTextStream', k);
+    expect([got, gotError], what).toEqual([want, wantError]);
+    if (wantError === '') expect((await ts.report).sha256, what).toBe(m.finish().sha256);
+    else await expect(ts.report, what).rejects.toBeInstanceOf(ModelStreamError);
+    // SseRelayStream: SseRelay's bytes for the same reads
+    const to = r() < 0.5 ? 'openai' as const : 'anthropic' as const;
+    const out = await new Response(source(chunks).pipeThrough(new SseRelayStream({ from: src.format as 'openai', to, ...(src.choice === undefined ? {} : { choice: src.choice }) }))).arrayBuffer();
+    const relayed = relayer(src, to, chunks);
+    while (relayed.step());
+    const norm = (b: Uint8Array) => dec.decode(b).replace(/seam[0-9a-z]+/g, 'seam').replace(/"created":\d+/g, '"created":0');
+    expect(norm(new Uint8Array(out)), show(src, bytes, `SseRelayStream to ${to}`, k)).toBe(norm(relayedBytes(relayed)));
   }
 });
