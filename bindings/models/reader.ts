@@ -310,7 +310,9 @@ export abstract class ModelReader extends FrameStream {
 
   protected override released(): void {
     this.takeParts();
-    this.unframer?.release();
+    // (a stream that retired first, as one whose flush finds it cut short does, retired its framer
+    // with it: releasing that would make it a new record, held until the stream is collected)
+    if (this.st !== 0) this.unframer?.release();
     super.released();
     if (this._status === 'open') this._status = 'failed';
   }

@@ -16,7 +16,7 @@
 // Seeded: the seed and the damaged stream are printed on failure.
 import { createParser } from 'eventsource-parser';
 import { expect, test } from 'vitest';
-import { ModelStream, ModelStreamError, ModelTextStream, SseRelay, SseRelayStream } from '../../bindings/index.js';
+import { ModelStream, ModelStreamError, ModelTextStream, SseRelay, SseRelayStream, coreMemoryUsed } from '../../bindings/index.js';
 import { BEDROCK_FIXTURES, codec } from '../helpers/bedrock-fixtures.js';
 import { FIXTURES, reference } from '../helpers/model-fixtures.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
@@ -146,6 +146,7 @@ const show = (src: Source, bytes: Uint8Array, how: string, k: number) =>
 
 test(`ModelStream on damaged streams: the same outcome for every cutting, and typed errors only (seed ${SEED})`, () => {
   const r = rng(SEED);
+  const before = coreMemoryUsed();
   for (let k = 0; k < 4000; k++) {
     const src = SOURCES[Math.floor(r() * SOURCES.length)];
     const bytes = damage(r, src.bytes);
@@ -156,10 +157,13 @@ test(`ModelStream on damaged streams: the same outcome for every cutting, and ty
       if (got !== whole) expect(JSON.parse(got), show(src, bytes, `${how}, ${JSON.stringify(VARIANTS[variant])}`, k)).toEqual(JSON.parse(whole));
     }
   }
+  // every stream gave its core memory back at its end (failed or done)
+  expect(coreMemoryUsed(), `seed ${SEED}`).toBe(before);
 });
 
 test(`SseRelay on damaged streams: the same client events for every cutting (seed ${SEED})`, () => {
   const r = rng(SEED + 1);
+  const before = coreMemoryUsed();
   for (let k = 0; k < 3000; k++) {
     const src = SOURCES[Math.floor(r() * SOURCES.length)];
     const bytes = damage(r, src.bytes);
@@ -171,6 +175,7 @@ test(`SseRelay on damaged streams: the same client events for every cutting (see
       if (got !== whole) expect(JSON.parse(got), show(src, bytes, `${how}, to ${to} ${JSON.stringify(RELAY_VARIANTS[variant])}`, k)).toEqual(JSON.parse(whole));
     }
   }
+  expect(coreMemoryUsed(), `seed ${SEED}`).toBe(before);
 });
 
 test(`damaged streams of every format, read and relayed interleaved push by push, each as it reads alone (seed ${SEED})`, () => {

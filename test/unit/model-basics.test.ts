@@ -247,6 +247,18 @@ it('a relay or a model stream that ended gives its record back without dispose()
   bedrock[0].reset();
   expect(bedrock[0].push(converse.subarray(0, 40)) + bedrock[0].push(converse.subarray(40)) + bedrock[0].flush()).toBe('Hi é');
   expect(coreMemoryUsed()).toBe(before);
+  // ... and so does one cut short (its flush throws ERR_STREAM_TRUNCATED), inside a message or between two
+  for (const at of [40, converse.length - msg('metadata', { usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 }, metrics: { latencyMs: 4 } }).length - msg('messageStop', { stopReason: 'end_turn' }).length]) {
+    for (const eof of ['error', 'allow'] as const) {
+      const b = new ModelStream({ format: 'bedrock', eof });
+      bedrock.push(b);
+      const text = b.push(converse.subarray(0, at));
+      let err: unknown;
+      try { b.flush(); } catch (e) { err = e; }
+      expect([text, (err as ModelStreamError | undefined)?.code, b.status, b.finish().status]).toEqual([at === 40 ? '' : 'Hi ', eof === 'error' ? 'ERR_STREAM_TRUNCATED' : undefined, 'truncated', 'truncated']);
+      expect(coreMemoryUsed(), `cut at ${at}, eof ${eof}`).toBe(before);
+    }
+  }
   // a disposed one stays disposed, also after its end
   m.dispose();
   expect(() => m.reset()).not.toThrow();
