@@ -182,6 +182,7 @@ test(`damaged streams of every format, read and relayed interleaved push by push
   // The streams of a realm share one core: its input window, its head area, its scratch. 300 at a
   // time, of every format and both clients, are pushed in a random order.
   const r = rng(SEED + 2);
+  const before = coreMemoryUsed();
   const runs = Array.from({ length: 300 }, (_, k) => {
     const src = SOURCES[Math.floor(r() * SOURCES.length)];
     const bytes = r() < 0.5 ? src.bytes : damage(r, src.bytes);
@@ -200,6 +201,7 @@ test(`damaged streams of every format, read and relayed interleaved push by push
     const got = x.run.result();
     if (got !== x.alone) expect(JSON.parse(got), `seed ${SEED}, ${x.name}: ${JSON.stringify(dec.decode(x.bytes)).slice(0, 4000)}`).toEqual(JSON.parse(x.alone));
   }
+  expect(coreMemoryUsed(), `seed ${SEED}`).toBe(before);
 });
 
 test(`damaged streams through the fetch handlers' TransformStreams: what ModelStream and SseRelay give for the same reads (seed ${SEED})`, async () => {
