@@ -9,7 +9,10 @@ export class Utf8DecodeError extends TypeError {
   readonly offset: number;
   /** The valid text decoded by this call before the bad sequence: nothing returned is lost. */
   readonly text: string;
-  /** The bad bytes (at most 4), for the message and for logs. */
+  /**
+   * The bytes from the bad sequence's start, for the message and for logs: at most 4, and none past
+   * the end of the read that showed the error (so they may differ with how the input was cut).
+   */
   readonly bytes: Uint8Array;
   /** From a LineDecoder or NdjsonDecoder: the lines (or values) completed before the bad bytes (typed by `LinesUtf8DecodeError`). */
   declare readonly lines?: unknown[];
