@@ -87,7 +87,8 @@ function firstBuffer(): Uint8Array {
 /**
  * Which heads are in the core's head area, and that core. The writer's heads object itself: a
  * writer makes a new one whenever any of its heads changes, and no other writer's can be the same
- * (a count per writer's module was, between a writer for OpenAI and one for Anthropic).
+ * (a number counted by each client's writer module could be: an OpenAI writer's heads and an
+ * Anthropic writer's had the same number at times).
  */
 let headsIn: QuietHeads | null = null;
 let headsCore: Core | null = null;
