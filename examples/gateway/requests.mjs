@@ -471,6 +471,15 @@ function credentialOf(headers) {
  * bedrock: `{base}/model/{model}/converse-stream`, a Converse body, and `sign(body)`: the SigV4
  * headers for the body's bytes (credentials from `env`'s AWS_* variables).
  */
+/** The client's messages as the translations read them: each an object, and each tool call of one (else the client's error, not the gateway's). */
+function checkShapes(messages) {
+  for (const [i, m] of messages.entries()) {
+    if (!isObject(m)) throw new RequestError(`messages[${i}] must be an object`);
+    const calls = m.tool_calls;
+    if (calls !== undefined && calls !== null && !(Array.isArray(calls) && calls.every(isObject))) throw new RequestError(`messages[${i}].tool_calls must be an array of objects`);
+  }
+}
+
 export function upstreamRequest(format, base, body, headers, dialect = 'openai', env = process.env) {
   const url = typeof base === 'string' ? new URL(base) : base;
   const prefix = url.pathname.replace(/\/+$/, '');
@@ -480,6 +489,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
   const chat = same || dialect === 'openai' ? body : chatFromMessages(body);
   if (!same && !Array.isArray(chat.messages)) throw new RequestError('messages must be an array');
   const messages = chat.messages;
+  if (!same) checkShapes(messages);
   let path;
   let payload;
   switch (format) {

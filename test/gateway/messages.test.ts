@@ -312,6 +312,16 @@ describe('tools and tool results carried to each upstream', () => {
     const b = await post(g!.url, bad);
     expect(b.status).toBe(400);
     expect(JSON.parse(b.body.toString()).error.message).toBe('the arguments of tool call "c1" are not a JSON object');
+    // a message, or a tool call, that is not an object: the client's error, not the gateway's (a 500)
+    for (const [messages, message] of [
+      [[null], 'messages[0] must be an object'],
+      [[{ role: 'user', content: 'Hi' }, 'Hi'], 'messages[1] must be an object'],
+      [[{ role: 'assistant', content: null, tool_calls: [null] }], 'messages[0].tool_calls must be an array of objects'],
+      [[{ role: 'assistant', content: null, tool_calls: { id: 'c1' } }], 'messages[0].tool_calls must be an array of objects'],
+    ] as const) {
+      const x = await post(g!.url, { ...chatTurn, messages });
+      expect([x.status, JSON.parse(x.body.toString())]).toEqual([400, { error: { message, type: 'invalid_request_error', code: 'ERR_BAD_REQUEST' } }]);
+    }
     const server = await post(g!.url, { ...anthropicTurn, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, '/v1/messages');
     expect(server.status).toBe(200); // to Anthropic itself, its own tools pass
     await start('openai');
