@@ -463,14 +463,6 @@ function credentialOf(headers) {
   return typeof key === 'string' ? key : undefined;
 }
 
-/**
- * How a client's request becomes the upstream's: its path under the base URL, its headers and
- * its body. `dialect` is the client's API (`openai`: Chat Completions; `anthropic`: Messages).
- * ddg: the base URL is the endpoint itself (its path is used as given); it takes text only.
- * gemini: `{base}/v1beta/models/{model}:streamGenerateContent?alt=sse`, the key in `x-goog-api-key`.
- * bedrock: `{base}/model/{model}/converse-stream`, a Converse body, and `sign(body)`: the SigV4
- * headers for the body's bytes (credentials from `env`'s AWS_* variables).
- */
 /** The client's messages as the translations read them: each an object, and each tool call of one (else the client's error, not the gateway's). */
 function checkShapes(messages) {
   for (const [i, m] of messages.entries()) {
@@ -480,6 +472,14 @@ function checkShapes(messages) {
   }
 }
 
+/**
+ * How a client's request becomes the upstream's: its path under the base URL, its headers and
+ * its body. `dialect` is the client's API (`openai`: Chat Completions; `anthropic`: Messages).
+ * ddg: the base URL is the endpoint itself (its path is used as given); it takes text only.
+ * gemini: `{base}/v1beta/models/{model}:streamGenerateContent?alt=sse`, the key in `x-goog-api-key`.
+ * bedrock: `{base}/model/{model}/converse-stream`, a Converse body, and `sign(body)`: the SigV4
+ * headers for the body's bytes (credentials from `env`'s AWS_* variables).
+ */
 export function upstreamRequest(format, base, body, headers, dialect = 'openai', env = process.env) {
   const url = typeof base === 'string' ? new URL(base) : base;
   const prefix = url.pathname.replace(/\/+$/, '');
