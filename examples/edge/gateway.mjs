@@ -43,6 +43,8 @@ function upstreamBody(client, body, to) {
   return { model: body.model, messages, max_tokens: max, temperature: body.temperature, stream: true };
 }
 
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** An error answer in the client's shape. */
 function failure(client, status, message, type = 'api_error') {
   const body = client === 'anthropic' ? { type: 'error', error: { type, message } } : { error: { message, type, code: null } };
@@ -62,6 +64,9 @@ export default {
       body = await request.json();
     } catch {
       return failure(client, 400, 'the body is not JSON', 'invalid_request_error');
+    }
+    if (!isObject(body) || !Array.isArray(body.messages) || !body.messages.every(isObject)) {
+      return failure(client, 400, 'the body must be a JSON object whose messages are an array of objects', 'invalid_request_error');
     }
     const headers = { 'content-type': 'application/json', accept: describeFormat(from).contentType };
     if (from === 'anthropic') headers['anthropic-version'] = '2023-06-01';

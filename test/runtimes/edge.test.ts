@@ -1,8 +1,9 @@
 // examples/edge/gateway.mjs, unchanged, on workerd, Deno and Bun: each serves it on 127.0.0.1 in
 // front of a fake Anthropic upstream (this process) that streams the model fixtures in small
 // pieces; an OpenAI client and an Anthropic client must get what SseRelay writes here for the same
-// bytes (the ids and the clock the relay makes normalized), and an upstream's HTTP error in their
-// own shape. Each runtime loads the package as a user's project would (node_modules/seam-stream).
+// bytes (the ids and the clock the relay makes normalized), an upstream's HTTP error in their own
+// shape, and a body that is not a request a 400 in it. Each runtime loads the package as a user's
+// project would (node_modules/seam-stream).
 import { createServer, type Server } from 'node:http';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -93,6 +94,16 @@ async function checkGateway(base: string): Promise<void> {
   const anthropic = await fetch(base + CLIENTS.anthropic.path, { method: 'POST', body: JSON.stringify(CLIENTS.anthropic.body('no-such-model')) });
   expect(anthropic.status).toBe(404);
   expect(await anthropic.json()).toEqual({ type: 'error', error: { type: 'not_found_error', message: 'model: no-such-model' } });
+  // a body that is not a request: the client's error (400) in its shape, and the upstream is not called
+  requests.length = 0;
+  const message = 'the body must be a JSON object whose messages are an array of objects';
+  for (const body of ['null', '[]', '{"model":"m"}', '{"model":"m","messages":[null]}', '{"model":"m","messages":"Hi"}']) {
+    const o = await fetch(base + CLIENTS.openai.path, { method: 'POST', body });
+    expect([o.status, await o.json()], body).toEqual([400, { error: { message, type: 'invalid_request_error', code: null } }]);
+    const a = await fetch(base + CLIENTS.anthropic.path, { method: 'POST', body });
+    expect([a.status, await a.json()], body).toEqual([400, { type: 'error', error: { type: 'invalid_request_error', message } }]);
+  }
+  expect(requests).toHaveLength(0);
 }
 
 describe('examples/edge/gateway.mjs, unchanged', () => {
