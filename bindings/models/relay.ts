@@ -30,8 +30,8 @@ export interface SseRelayOptions {
   from: ModelFormat;
   /** The client's format. @defaultValue 'openai' */
   to?: ClientFormat;
-  /** As ModelStream's: only `true` is supported. @defaultValue true */
-  fatal?: boolean;
+  /** Only `true`: a bad byte of the upstream's ends the stream with an error event (`false` is a TypeError). @defaultValue true */
+  fatal?: true;
   /** The most bytes one upstream event may hold. @defaultValue 16 MiB */
   maxEventBytes?: number;
   /** Which upstream choice to relay (OpenAI's `index`; from `openai` to `openai` every choice passes). @defaultValue 0 */
@@ -156,7 +156,11 @@ export class SseRelay extends ModelReader {
     if (options === undefined) throw new TypeError("SseRelay: options are required: new SseRelay({ from: 'anthropic' })");
     checkOptions(options, 'SseRelay', ['from', 'to', 'fatal', 'maxEventBytes', 'choice', 'comments', 'reasoning', 'id', 'model', 'inner']);
     const from = oneOf(options.from, 'from', 'SseRelay', MODEL_FORMATS, undefined);
-    super('SseRelay', { format: from, fatal: options.fatal, maxEventBytes: options.maxEventBytes, choice: options.choice, inner: options.inner }, options.comments ?? true);
+    // (only strict: a relay writes its client valid UTF-8, and forwards what it read as it came)
+    const fatal = oneOf(options.fatal, 'fatal', 'SseRelay', [true], true, undefined, {
+      false: "a relay writes its client only valid UTF-8: an upstream's bad byte ends the stream with an error event in the client's format",
+    });
+    super('SseRelay', { format: from, fatal, maxEventBytes: options.maxEventBytes, choice: options.choice, inner: options.inner }, options.comments ?? true);
     const to = oneOf(options.to, 'to', 'SseRelay', ['openai', 'anthropic'], 'openai');
     const reasoning = oneOf(options.reasoning, 'reasoning', 'SseRelay', ['pass', 'drop'], 'pass');
     this.from = from;

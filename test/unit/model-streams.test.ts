@@ -157,6 +157,7 @@ describe('SseRelayStream', () => {
   it('checks its options as SseRelay does', () => {
     expect(() => new SseRelayStream({ from: 'palm' as 'openai' })).toThrow(TypeError);
     expect(() => new SseRelayStream({ from: 'gemini', to: 'gemini' as 'openai' })).toThrow(TypeError);
+    expect(() => new SseRelayStream({ from: 'gemini', fatal: false as true })).toThrow(TypeError);
   });
 });
 

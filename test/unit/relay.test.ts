@@ -68,6 +68,10 @@ describe('SseRelay: options and the returned view', () => {
     expect(() => new SseRelay({ from: 'openai-chat' as ModelFormat })).toThrow(TypeError);
     expect(() => new SseRelay({ from: 'openai', to: 'gemini' as 'openai' })).toThrow(TypeError);
     expect(() => new SseRelay({ from: 'openai', reasoning: 'keep' as 'pass' })).toThrow(TypeError);
+    // a relay is strict: it writes its client valid UTF-8 (fatal: false once let a bad byte through to the client)
+    expect(() => new SseRelay({ from: 'anthropic', fatal: false as true })).toThrow(
+      new TypeError("SseRelay: fatal must be true, got false (a relay writes its client only valid UTF-8: an upstream's bad byte ends the stream with an error event in the client's format)"));
+    expect(new SseRelay({ from: 'anthropic', fatal: true }).status).toBe('open');
   });
 
   test("reasoning: 'drop' leaves reasoning out of an OpenAI client's stream; 'pass' is the default", () => {
