@@ -2,10 +2,12 @@
 // as Claude on Bedrock sends them, and the Bedrock fixtures, with one to three random damages (a
 // bit flipped, a byte replaced, bytes inserted, removed or repeated, the stream cut short), read
 // whole and again dripped or cut at random:
-// - ModelStream (with its defaults, raw, without NFC, allowing a cut end, or replacing bad UTF-8)
-//   gives the same outcome for every cutting: the text (what the pushes returned and the error's),
-//   the error's code, the status, tool calls, reasoning, finish reason, usage and the report; and
-//   it throws nothing but a ModelStreamError, whose offset lies in the stream;
+// - ModelStream (with its defaults, raw, without NFC, allowing a cut end, replacing bad UTF-8, or
+//   with small limits of event, argument and held bytes) gives the same outcome for every cutting:
+//   the text (what the pushes returned and the error's), the error's code, the status, tool calls,
+//   reasoning, finish reason, usage and the report; and it throws nothing but a ModelStreamError,
+//   whose offset lies in the stream (maxTextBytes is left out: it refuses a push's text whole, so
+//   where it stops depends on how many events a read held);
 // - SseRelay, to an OpenAI or an Anthropic client, writes the same events for every cutting (the
 //   ids and times it makes aside, and the bytes an invalid byte's message shows, which stop at the
 //   read's end), always well-formed UTF-8, and throws nothing; also with reasoning dropped and
@@ -72,7 +74,7 @@ function cuttings(r: () => number, bytes: Uint8Array): [string, Uint8Array[]][] 
   return out;
 }
 
-const VARIANTS = [{}, { raw: true }, { normalize: false }, { eof: 'allow' }, { fatal: false }, { fatal: false, raw: true }] as const;
+const VARIANTS = [{}, { raw: true }, { normalize: false }, { eof: 'allow' }, { fatal: false }, { fatal: false, raw: true }, { maxEventBytes: 200 }, { maxArgumentBytes: 16 }, { maxPendingBytes: 8 }] as const;
 
 /** A stream's reading, a push at a time: `step` feeds the next chunk (or ends the stream) and says whether there is more. */
 interface Run { step(): boolean; result(): string; bytes?(): Uint8Array }
