@@ -208,17 +208,19 @@ export class ModelStream extends ModelReader {
   /** The report: the committed text, its counts and SHA-256, status, finish reason, usage. Flushes first if needed (without throwing). */
   finish(options?: { expected?: string }): ModelReport {
     checkOptions(options, 'ModelStream.finish', ['expected']);
-    if (!this.ended && this.failure !== null) {
-      // failed: the text committed before the error
-      this.finalText = this.assembler?.finish() ?? null;
-      this.ended = true;
-      this.retire();
-    } else if (!this.ended) {
+    if (!this.ended && this.failure === null) {
       try {
         this.flush();
       } catch (e) {
-        if (!(e instanceof ModelStreamError) || !this.ended) throw e;
+        if (!(e instanceof ModelStreamError)) throw e;
       }
+    }
+    if (!this.ended) {
+      // failed, before the flush or in it (a JSON body that is not valid, or the provider's error
+      // body, read at the end): the text committed before the error
+      this.finalText = this.assembler?.finish() ?? null;
+      this.ended = true;
+      this.retire();
     }
     const r = this.makeReport(this.finalText);
     const expected = options?.expected;

@@ -190,6 +190,31 @@ it('the core holds nothing for a relay or a model stream between calls, also aft
   expect(coreMemoryUsed()).toBe(before);
 });
 
+it('finish() gives the report without flush(), and never throws, also when the end finds a JSON body that is not valid or an error body', () => {
+  const before = coreMemoryUsed();
+  for (const format of ['openai', 'anthropic', 'gemini', 'openai-responses'] as const) {
+    for (const [body, code, status] of [
+      ['{"error": {"message": "x"', 'ERR_BAD_EVENT', 'failed'],
+      ['{"error": {"message": "overloaded", "type": "overloaded_error"}}', 'ERR_PROVIDER', 'failed'],
+      ['{"error": {"message": "x"}} trailing', 'ERR_BAD_EVENT', 'failed'],
+    ] as const) {
+      // flush() throws the error; finish() alone gives the same report
+      const flushed = new ModelStream({ format });
+      expect(flushed.push(enc(body))).toBe('');
+      let err: unknown;
+      try { flushed.flush(); } catch (e) { err = e; }
+      expect([(err as ModelStreamError).code, flushed.status], `${format}: ${body}`).toEqual([code, status]);
+      const want = flushed.finish();
+      const m = new ModelStream({ format });
+      m.push(enc(body));
+      const r = m.finish();
+      expect([r.status, r.text, r.sha256], `${format}: ${body}`).toEqual([status, '', want.sha256]);
+      expect(m.finish().status).toBe(status); // (asked again: the same)
+    }
+  }
+  expect(coreMemoryUsed()).toBe(before);
+});
+
 it('a relay or a model stream that ended gives its record back without dispose(), and reset() makes a new one', () => {
   const ev = (t: string, d: unknown) => `event: ${t}\ndata: ${JSON.stringify(d)}\n\n`;
   const turn = enc(ev('message_start', { type: 'message_start', message: { id: 'msg_1', role: 'assistant', content: [], usage: { input_tokens: 3 } } })
