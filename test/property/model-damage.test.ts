@@ -15,6 +15,8 @@
 // - the same streams, 300 at a time, read and relayed interleaved push by push, each give what
 //   they give alone (the streams of a realm share one core);
 // - ModelTextStream and SseRelayStream give what ModelStream and SseRelay give for the same reads.
+// - a reader or relay reset anywhere in a damaged stream, then given another stream, gives what a
+//   new one gives.
 // Seeded: the seed and the damaged stream are printed on failure.
 import { createParser } from 'eventsource-parser';
 import { expect, test } from 'vitest';
@@ -237,6 +239,58 @@ test(`damaged streams through the fetch handlers' TransformStreams: what ModelSt
     while (relayed.step());
     const norm = (b: Uint8Array) => dec.decode(b).replace(/seam[0-9a-z]+/g, 'seam').replace(/"created":\d+/g, '"created":0');
     expect(norm(new Uint8Array(out)), show(src, bytes, `SseRelayStream to ${to}`, k)).toBe(norm(relayedBytes(relayed)));
+  }
+  expect(coreMemoryUsed(), `seed ${SEED}`).toBe(before);
+});
+
+test(`reset() anywhere in a damaged stream, then another stream: what a new reader or relay gives (seed ${SEED})`, () => {
+  const r = rng(SEED + 4);
+  const before = coreMemoryUsed();
+  const outcome = (m: ModelStream, chunks: Uint8Array[]): string => {
+    let text = '';
+    let error = '';
+    try {
+      for (const c of chunks) text += m.push(c);
+      text += m.flush();
+    } catch (e) {
+      if (!(e instanceof ModelStreamError)) throw e;
+      text += e.text;
+      error = e.code;
+    }
+    const rep = m.finish();
+    return JSON.stringify([text, error, m.status, m.toolCalls, m.reasoning, m.finishReason ?? null, m.usage ?? null, rep.sha256, rep.graphemes]);
+  };
+  const norm = (b: Uint8Array) => dec.decode(b).replace(/seam[0-9a-z_]+/g, 'seam').replace(/"created":\d+/g, '"created":0');
+  for (let k = 0; k < 1500; k++) {
+    const a = SOURCES[Math.floor(r() * SOURCES.length)];
+    const kin = SOURCES.filter((s) => s.format === a.format && s.choice === a.choice);
+    const b = kin[Math.floor(r() * kin.length)];
+    const broken = damage(r, a.bytes);
+    const first = cut(broken, randomCuts(broken, r, 1 + Math.floor(r() * 64)));
+    const second = r() < 0.5 ? b.bytes : damage(r, b.bytes);
+    const chunks = cut(second, randomCuts(second, r, 1 + Math.floor(r() * 64)));
+    const stop = Math.floor(r() * (first.length + 2)); // (past the last read: after flush() too)
+    const what = `seed ${SEED}, case ${k}: ${a.name} reset after ${stop} of ${first.length} reads, then ${b.name} (${a.format})`;
+    const options = { format: a.format as 'openai', ...(a.choice === undefined ? {} : { choice: a.choice }), ...VARIANTS[Math.floor(r() * VARIANTS.length)] };
+    const m = new ModelStream(options);
+    try {
+      for (const c of first.slice(0, stop)) m.push(c);
+      if (stop > first.length) m.flush();
+    } catch (e) {
+      if (!(e instanceof ModelStreamError)) throw e; // (a failed stream: reset() starts it again)
+    }
+    if (r() < 0.3) m.finish();
+    m.reset();
+    expect(outcome(m, chunks), what).toBe(outcome(new ModelStream(options), chunks));
+    const to = r() < 0.5 ? 'openai' as const : 'anthropic' as const;
+    const relayOf = () => new SseRelay({ from: a.format as 'openai', to, ...(a.choice === undefined ? {} : { choice: a.choice }) });
+    const rl = relayOf();
+    for (const c of first.slice(0, stop)) rl.push(c);
+    if (stop > first.length) rl.flush();
+    rl.reset();
+    const fresh = relayOf();
+    expect(norm(concat([...chunks.map((c) => rl.push(c).slice()), rl.flush().slice()])), `${what}, relayed to ${to}`)
+      .toBe(norm(concat([...chunks.map((c) => fresh.push(c).slice()), fresh.flush().slice()])));
   }
   expect(coreMemoryUsed(), `seed ${SEED}`).toBe(before);
 });
