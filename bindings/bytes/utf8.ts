@@ -67,8 +67,7 @@ abstract class Utf8Stream extends CoreStream {
     const text = core.text(kind);
     if (kind & UTF8_ERROR) {
       const rel = core.word(U8_ERR);
-      const end = Math.min(4, chunk.length - rel);
-      const err = new Utf8DecodeError('ERR_INVALID_UTF8', this.bytesIn + rel, before + text, core.bytesAt(rel, Math.max(1, end)));
+      const err = new Utf8DecodeError('ERR_INVALID_UTF8', this.bytesIn + rel, before + text, core.errorBytes(rel, chunk.length));
       this.bytesIn += chunk.length;
       this.stop(err);
     }

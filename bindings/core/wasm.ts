@@ -448,10 +448,14 @@ export class Core {
     return this.i32[this.res + i];
   }
 
-  /** Up to `n` bytes at the input window + `rel` (rel may be negative: carried bytes). */
-  bytesAt(rel: number, n: number): Uint8Array {
+  /**
+   * The bytes an invalid byte's error shows, from the input window + `rel` (rel may be negative:
+   * carried bytes): up to 4, and none past the `len` bytes of the read in the window (what lies
+   * after them there is an earlier read's, perhaps another stream's).
+   */
+  errorBytes(rel: number, len: number): Uint8Array {
     const p = this.inPtr + rel;
-    return this.u8.slice(p, p + n);
+    return this.u8.slice(p, p + Math.max(1, Math.min(4, len - rel)));
   }
 }
 

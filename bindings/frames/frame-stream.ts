@@ -122,16 +122,14 @@ export abstract class FrameStream extends CoreStream {
   }
 
   /**
-   * The Utf8DecodeError of an R_UTF8 status (the bad bytes from its offset, up to 4 and none past
-   * the piece in the input window: what lies after it there is an earlier read's, perhaps another
-   * stream's) or an R_TRUNC one (the incomplete character held at the end), carrying `output` as
-   * its `lines` or `events` when given.
+   * The Utf8DecodeError of an R_UTF8 status (the bad bytes from its offset, of the piece in the
+   * input window) or an R_TRUNC one (the incomplete character held at the end), carrying `output`
+   * as its `lines` or `events` when given.
    */
   protected utf8Error(r: number, name?: 'lines' | 'events', output?: unknown): Utf8DecodeError {
     const trunc = (r & R_TRUNC) !== 0;
-    const rel = this.core.word(FR_ERR);
     const e = new Utf8DecodeError(trunc ? 'ERR_TRUNCATED_UTF8' : 'ERR_INVALID_UTF8', this.errorOffset(), '',
-      trunc ? this.carried : this.core.bytesAt(rel, Math.max(1, Math.min(4, this.bytesIn - this.base - rel))));
+      trunc ? this.carried : this.core.errorBytes(this.core.word(FR_ERR), this.bytesIn - this.base));
     if (name !== undefined) Object.defineProperty(e, name, { value: output, enumerable: true });
     return e;
   }
