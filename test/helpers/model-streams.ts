@@ -6,6 +6,13 @@ import { createParser } from 'eventsource-parser';
 /** What SseRelayStream tells a client whose upstream's connection broke (SseRelay.abort's reason), written out as expected. */
 export const BROKE = { message: 'the upstream connection broke before the stream\'s completion: the answer is cut short', kind: 'server', code: 'ERR_STREAM_TRUNCATED' } as const;
 
+/**
+ * A relay's output with its clock (`created`) and the ids it makes (from its clock and a counter)
+ * made alike: what two relays of the same bytes may write differently.
+ */
+export const unclocked = (wire: string): string => wire.replace(/"created":\d+/g, '"created":0')
+  .replace(/(chatcmpl-seam|msg_seam|call_seam|toolu_seam)[0-9a-z_]+/g, '$1…');
+
 export type Rnd = () => number;
 export const pick = <T>(r: Rnd, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 export const chance = (r: Rnd, p: number): boolean => r() < p;

@@ -4,17 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import { ModelStream, ModelStreamError, ModelTextStream, SseRelay, SseRelayStream, readChunks } from '../../bindings/index.js';
 import { FIXTURES } from '../helpers/model-fixtures.js';
-import { BROKE } from '../helpers/model-streams.js';
+import { BROKE, unclocked } from '../helpers/model-streams.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const from = (chunks: Uint8Array[]) => new ReadableStream<Uint8Array>({
   start(c) { for (const x of chunks) c.enqueue(x); c.close(); },
 });
-// the relay's clock and the ids it makes (from its clock and a counter): what two relays of the same
-// bytes may write differently
-const unclock = (b: Uint8Array) => new TextDecoder().decode(b).replace(/"created":\d+/g, '"created":0')
-  .replace(/(chatcmpl-seam|msg_seam|call_seam|toolu_seam)[0-9a-z_]+/g, '$1…');
+const unclock = (b: Uint8Array) => unclocked(new TextDecoder().decode(b));
 
 async function drain<T>(readable: ReadableStream<T>): Promise<{ out: T[]; error: unknown }> {
   const out: T[] = [];
