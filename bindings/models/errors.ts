@@ -19,7 +19,7 @@ export class ModelStreamError extends Error {
   readonly code: ModelStreamErrorCode;
   /** Absolute byte offset in the stream: of the bad byte, the event, or the end. */
   readonly offset: number;
-  /** The text committed by this call before the error. */
+  /** The text this call had not returned before the error: what it committed, and what the text layer held back (no more text can follow). */
   readonly text: string;
   /** With ERR_PROVIDER: the provider's own message. */
   readonly providerMessage: string | undefined;
@@ -34,6 +34,11 @@ export class ModelStreamError extends Error {
     this.text = text;
     this.providerMessage = providerMessage;
     this.providerCode = providerCode;
+  }
+
+  /** @internal The same error with `more` text after the text it carried. */
+  withMoreText(more: string): ModelStreamError {
+    return new ModelStreamError(this.code, this.offset, this.message, this.text + more, this.providerMessage, this.providerCode);
   }
 
   /** @internal The same error without the text it carried. */

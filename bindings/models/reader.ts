@@ -221,7 +221,18 @@ export abstract class ModelReader extends FrameStream {
       }
     }
     if (u !== null) u.binaryError = null;
+    if (err instanceof ModelStreamError) {
+      // no more text can come: what a text layer still held back (a mark might have followed it)
+      // is the end of what was read, and it goes with the error, as into the report
+      const rest = this.heldRest();
+      if (rest !== '') err = err.withMoreText(rest);
+    }
     return super.stop(err);
+  }
+
+  /** At the completion or a failure: the text a text layer still holds back, committed (none here). */
+  protected heldRest(): string {
+    return '';
   }
 
   get format(): ModelFormat { return this.plan.format; }

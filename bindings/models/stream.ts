@@ -96,8 +96,9 @@ const HINTS = {
  * chunk (whole graphemes, NFC, as {@link TextAssembler}), and the stream knows when it is done
  * (the provider's completion), its finish reason and usage, and the provider's errors.
  *
- * Errors are {@link ModelStreamError}s with the absolute byte offset and the text committed by
- * the call before the error; the stream then stays failed until `reset()`.
+ * Errors are {@link ModelStreamError}s with the absolute byte offset and the text the call had not
+ * returned (what the text layer held back included); the stream then stays failed until `reset()`.
+ * The completion returns what was held back at once: no more of the answer can follow it.
  */
 export class ModelStream extends ModelReader {
   private assembler: TextAssembler | null;
@@ -170,6 +171,8 @@ export class ModelStream extends ModelReader {
     if (this.sniffed !== 1 && this.sniff(chunk)) return '';
     if (this.log === LOG_WAITING && this.assembler!.hashBytes(this, LOG_AFTER)) this.log = LOG_ON;
     this.frameAll(chunk, this.mode);
+    // the provider's completion came: no more of the answer can, so nothing is held back for it
+    if (this._status === 'done') call.out += this.heldRest();
     const out = call.out;
     call.out = ''; // not kept: an idle stream holds no string
     return out;
@@ -203,6 +206,11 @@ export class ModelStream extends ModelReader {
     }
     this.bytesIn = 0;
     return rest;
+  }
+
+  protected override heldRest(): string {
+    const a = this.assembler;
+    return a === null || a.pending.length === 0 ? '' : a.flush();
   }
 
   /** The report: the committed text, its counts and SHA-256, status, finish reason, usage. Flushes first if needed (without throwing). */

@@ -239,7 +239,7 @@ describe('bedrock: decode reads what the format sends after its completion', () 
       }
     };
     await write(0, metadataAt);
-    await d.waitStdout((o) => o === 'Hello, world'); // (the final '.' is held until the stream ends: a mark may follow it)
+    await d.waitStdout((o) => o === 'Hello, world.'); // (whole at messageStop: no more of the answer can follow it)
     await sleep(300);
     await write(metadataAt, answerBytes.length);
     if (end) stdin.end();

@@ -414,3 +414,63 @@ it('a shape is never worth failing a push for: with no room in the core\'s budge
   expect(m.retainedBytes).toBeGreaterThan(idle); // with room, it learns one
   m.dispose();
 });
+
+it('the completion releases the text held back: the push that reads it returns the answer\'s end, and an error after it carries that end', () => {
+  // Each format's answer ends in "e" + U+0301 (one cluster, "é" in NFC), which the text layer
+  // holds back while a mark may still follow; the completion says none can.
+  const sse = (o: unknown, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(o)}\n\n`;
+  const end = 'cafe\u0301';
+  const streams: [string, Uint8Array][] = [
+    ['openai', enc(sse({ choices: [{ index: 0, delta: { content: end } }] }) + sse({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) + 'data: [DONE]\n\n')],
+    ['openai-responses', enc(sse({ type: 'response.output_text.delta', delta: end }) + sse({ type: 'response.completed', response: { status: 'completed' } }))],
+    ['anthropic', enc(sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: end } }, 'content_block_delta')
+      + sse({ type: 'message_delta', delta: { stop_reason: 'end_turn' } }, 'message_delta') + sse({ type: 'message_stop' }, 'message_stop'))],
+    ['gemini', enc(`data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: end }] }, finishReason: 'STOP' }] })}\r\n\r\n`)],
+    ['ollama', enc(`${JSON.stringify({ message: { content: end }, done: false })}\n${JSON.stringify({ message: { content: '' }, done: true, done_reason: 'stop' })}\n`)],
+    ['bedrock', concatBytes([
+      encodeMessage({ event: 'contentBlockDelta', payload: JSON.stringify({ contentBlockIndex: 0, delta: { text: end } }) }),
+      encodeMessage({ event: 'messageStop', payload: '{"stopReason":"end_turn"}' }),
+    ])],
+  ];
+  const after: Record<string, Uint8Array> = { bedrock: new Uint8Array(16) }; // (a message whose lengths cannot be)
+  for (const [format, bytes] of streams) {
+    const bad = after[format] ?? Uint8Array.of(0x64, 0x61, 0xff, 0x0a, 0x0a); // (invalid UTF-8)
+    // the completion read: its push returns everything, flush nothing
+    const m = new ModelStream({ format: format as 'openai' });
+    expect([m.push(bytes), m.status, m.flush()], format).toEqual(['caf\u00e9', 'done', '']);
+    // damage after the completion in the same read: the error carries the answer's end
+    const m2 = new ModelStream({ format: format as 'openai' });
+    const e = (() => { try { m2.push(concatBytes([bytes, bad])); } catch (x) { return x; } })() as ModelStreamError;
+    expect(e, format).toBeInstanceOf(ModelStreamError);
+    expect([e.text, m2.finish().text], format).toEqual(['caf\u00e9', 'caf\u00e9']);
+    // and in a later read: the text came with the completion
+    const m3 = new ModelStream({ format: format as 'openai' });
+    expect(m3.push(bytes), format).toBe('caf\u00e9');
+    expect(() => m3.push(bad), format).toThrow(ModelStreamError);
+    expect(m3.finish().text, format).toBe('caf\u00e9');
+  }
+  // an error before the completion ends the text too: it carries what was held back, as the report has it
+  const failing: [string, string][] = [
+    ['openai', sse({ choices: [{ index: 0, delta: { content: end } }] }) + sse({ error: { message: 'overloaded' } })],
+    ['anthropic', sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: end } }) + sse({ type: 'error', error: { type: 'overloaded_error', message: 'overloaded' } })],
+    ['gemini', `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: end }] } }] })}\r\n\r\ndata: {"error":{"code":500,"message":"overloaded"}}\r\n\r\n`],
+    ['openai', `${sse({ choices: [{ index: 0, delta: { content: end } }] })}data: {"choices":\n\n`],
+  ];
+  for (const [format, s] of failing) {
+    for (const cutAt of [undefined, s.indexOf('\n\n') + 2]) {
+      const m = new ModelStream({ format: format as 'openai' });
+      const b = enc(s);
+      let out = '';
+      const e = (() => { try { for (const c of cutAt === undefined ? [b] : [b.subarray(0, cutAt), b.subarray(cutAt)]) out += m.push(c); } catch (x) { return x; } })() as ModelStreamError;
+      expect(e, format).toBeInstanceOf(ModelStreamError);
+      expect([out + e.text, m.status, m.finish().text], `${format}: ${s}`).toEqual(['caf\u00e9', 'failed', 'caf\u00e9']);
+    }
+  }
+});
+
+function concatBytes(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+}

@@ -4,9 +4,12 @@
 // the reference reading of the bytes:
 // - after every push, the text so far is what TextAssembler commits from the deltas of the
 //   frames (events, lines) completed by the bytes pushed so far (a frame ended by CR LF may be
-//   seen at its CR), and the status is 'open' until the completion frame is complete, then 'done';
+//   seen at its CR), all of it once the completion frame is read (no more of the answer can come,
+//   so nothing is held back), and the status is 'open' until the completion frame is complete,
+//   then 'done';
 // - a provider error or a bad event throws from the push that completes its frame, with the text
-//   committed by that call before it, its code, message and offset; a plain JSON error body throws
+//   of the frames before it that the call had not returned (what the text layer held back
+//   included: no more text can come), its code, message and offset; a plain JSON error body throws
 //   once it is whole (from push or flush); a missing completion throws from flush;
 // - at the end: the whole text (NFC of the raw deltas), reasoning, status, finish reason, usage,
 //   events, and the report (counts and SHA-256 against TextAssembler and node:crypto).
@@ -50,13 +53,19 @@ class Oracle {
     return s;
   }
 
-  /** What a reader in `mode` has returned once it has read the first n frames (before flush). */
-  committed(n: number, mode: Mode): string {
+  /**
+   * What a reader in `mode` has returned once it has read the first n frames (before flush): what
+   * the text layer commits of their deltas, and everything once the completion is among them
+   * (or, with `all`, once the stream has failed after them).
+   */
+  committed(n: number, mode: Mode, all = false): string {
     if (mode === 'raw') return this.raw(n);
-    const key = `${mode}:${n}`;
+    const key = `${mode}:${n}:${all}`;
     let s = this.#committed.get(key);
     if (s === undefined) {
-      s = new TextAssembler({ normalize: mode === 'nfc' ? 'NFC' : false }).push(this.raw(n));
+      const a = new TextAssembler({ normalize: mode === 'nfc' ? 'NFC' : false });
+      s = a.push(this.raw(n));
+      if (all || (this.completion >= 0 && n > this.completion)) s += a.flush();
       this.#committed.set(key, s);
     }
     return s;
@@ -202,8 +211,9 @@ function settle(o: Oracle, chunks: Uint8Array[], mode: Mode, r: Outcome, why: st
       expect(so + err!.text, `${why}: text with the error's`).toBe(o.whole(mode));
     } else {
       if (!o.ref.plainBody) expect(r.at, `${why}: a failing frame is thrown by a push`).not.toBe('flush');
+      // the error carries the rest of the text before its frame, what the layer held back included
       const before = o.ref.plainBody ? 0 : o.failure;
-      expect(so + err!.text, `${why}: text with the error's`).toBe(o.committed(before, mode));
+      expect(so + err!.text, `${why}: text with the error's`).toBe(o.committed(before, mode, true));
       const { exact, frame } = o.errorSpan();
       const cuts = bounds(chunks);
       const oneChunk = !cuts.some((c) => c > exact[0] && c < exact[1]);
