@@ -96,8 +96,12 @@ export class ModelEventReader {
       return r;
     }
     if (bytes.length === DONE.length && dec.decode(bytes) === DONE) {
-      if (spec.doneMarker) r.done = true;
-      else r.invalid = { offset: 0, message: `[DONE] is not an event of the ${this.format} format`, json: false };
+      if (spec.doneMarker) {
+        // the completion: every call still open ends with it, as a ModelStream ends them
+        r.done = true;
+        this.core.sync();
+        borrowDoc(this.core, this, 0, 0, 0, 0).onToolCallsEnd();
+      } else r.invalid = { offset: 0, message: `[DONE] is not an event of the ${this.format} format`, json: false };
       return r;
     }
     const core = this.core;

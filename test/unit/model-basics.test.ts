@@ -2,7 +2,7 @@
 // (The recorded-shape fixtures and every-cutting checks are in model.test.ts.)
 import { it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
-import { ModelStream, ModelStreamError, SseRelay, TextRangeError, coreMemoryUsed } from '../../bindings/index.js';
+import { ModelEventReader, ModelStream, ModelStreamError, SseRelay, TextRangeError, coreMemoryUsed } from '../../bindings/index.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { KEPT_TEXTS, readKept } from '../helpers/kept-text.js';
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -474,3 +474,18 @@ function concatBytes(parts: Uint8Array[]): Uint8Array {
   for (const p of parts) { out.set(p, at); at += p.length; }
   return out;
 }
+
+it('ModelEventReader: [DONE] ends the calls still open, as it ends them in a ModelStream', () => {
+  // (Mistral sends whole calls without an index, and may end a stream without a finish reason)
+  const events = [
+    { choices: [{ index: 0, delta: { tool_calls: [{ id: 'a', function: { name: 'rate', arguments: '{"pair": "EUR/JPY"}' } }, { id: 'b', function: { name: 'clock', arguments: '{"tz' } }] } }] },
+  ].map((e) => JSON.stringify(e));
+  const m = new ModelStream({ format: 'openai' });
+  m.push(enc(`${events.map((d) => `data: ${d}\n\n`).join('')}data: [DONE]\n\n`));
+  const rd = new ModelEventReader({ format: 'openai' });
+  for (const d of events) rd.read(d);
+  expect(rd.toolCalls.map((c) => c.done)).toEqual([false, false]);
+  expect(rd.read('[DONE]').done).toBe(true);
+  expect(rd.toolCalls).toEqual(m.toolCalls);
+  expect(rd.toolCalls.map((c) => [c.done, c.valid])).toEqual([[true, true], [true, false]]);
+});
