@@ -22,6 +22,12 @@ export interface Problem {
   offset: number;
   line?: number;
   message: string;
+  /**
+   * In what follows the provider's completion, which decode does not take for the answer (it
+   * stops reading there, or, for a format that sends more after it, passes such messages over):
+   * listed, but not what decode would stop at.
+   */
+  afterCompletion?: true;
 }
 
 const EXIT_OF: Record<ProblemKind, number> = {
@@ -65,6 +71,8 @@ export class Checker {
   events = 0;
   heartbeats = 0;
   done = false;
+  /** The byte offset of the event (or line, or message) that completed the stream; -1 before. */
+  completedAt = -1;
   finishReason: string | undefined;
   /** Tool calls ended so far, and those among them with invalid arguments. */
   callsEnded = 0;
@@ -143,6 +151,20 @@ export class Checker {
     }
     if (isModelFormat(this.format) && !this.done && !this.framingStopped) {
       this.problem({ kind: 'completion', offset: this.bytes, message: `the stream ends without its completion (${completionOf(this.format)})` });
+    }
+  }
+
+  /**
+   * Marks the problems that lie after the completion's event and would not stop decode: every one
+   * where the command stops reading at the completion; where the format sends more after it
+   * (Bedrock's metadata, read to the end), all but damage to the framing and limits, which stop
+   * a stream anywhere.
+   */
+  markAfterCompletion(): void {
+    if (this.completedAt < 0) return;
+    const trailer = isModelFormat(this.format) && describeFormat(this.format).trailer;
+    for (const p of this.problems) {
+      if (p.offset > this.completedAt && !(trailer && (p.kind === 'frame' || p.kind === 'limit'))) p.afterCompletion = true;
     }
   }
 
@@ -323,10 +345,15 @@ export class Checker {
       return;
     }
     if (r.heartbeat) this.heartbeats++;
-    if (r.finishReason !== undefined) this.finishReason = r.finishReason;
-    if (r.text) this.textPiece(r.text);
+    // after the completion nothing is the answer: its text is not counted, its finish reason not taken
+    const after = this.done;
+    if (r.finishReason !== undefined && !after) this.finishReason = r.finishReason;
+    if (r.text && !after) this.textPiece(r.text);
     if (r.error !== undefined) this.problem({ kind: 'provider', offset, line, message: `the provider sent an error: ${described(r.error)}` });
-    if (r.done) this.done = true;
+    if (r.done && !after) {
+      this.done = true;
+      this.completedAt = offset;
+    }
     this.calls(offset, line);
   }
 
@@ -378,7 +405,7 @@ function described(e: { message: string; detail?: string }): string {
 
 /** The exit code of a check: the first problem that would stop decode, else 8 for tolerated ones. */
 export function checkExitCode(problems: readonly Problem[]): number {
-  const stopping = problems.filter((p) => EXIT_OF[p.kind] !== EXIT.WARNINGS);
+  const stopping = problems.filter((p) => EXIT_OF[p.kind] !== EXIT.WARNINGS && p.afterCompletion !== true);
   if (stopping.length) {
     const first = stopping.reduce((a, b) => (b.offset < a.offset ? b : a));
     return EXIT_OF[first.kind];
@@ -420,6 +447,7 @@ export async function check(values: Values, positionals: string[]): Promise<void
     for (const c of held.splice(0)) checker.push(c);
   }
   checker.end();
+  checker.markAfterCompletion();
   checker.finishCounts();
   if (empty || (sniffed && total === 0)) {
     checker.problems.unshift({ kind: 'empty', offset: 0, message: `${input.name} is empty (0 bytes)` });
@@ -448,6 +476,6 @@ export function humanCheck(r: CheckResult): string {
   if (r.clean) return `${s}clean\n`;
   s += `${plural(r.problemCount, 'problem')}${r.problems.length < r.problemCount ? ` (the first ${r.problems.length} listed)` : ''}:\n`;
   const w = Math.max(...r.problems.map((p) => String(p.offset).length));
-  for (const p of r.problems) s += `  byte ${String(p.offset).padStart(w)}  ${p.message}\n`;
+  for (const p of r.problems) s += `  byte ${String(p.offset).padStart(w)}  ${p.message}${p.afterCompletion ? ' (after the completion: decode does not take it for the answer)' : ''}\n`;
   return s + `exit code ${r.exitCode}\n`;
 }

@@ -251,7 +251,7 @@ class DecodeRun {
         if (this.ended) return;
         // the provider's completion arrived: what follows it is not read (a live connection may stay
         // open), unless the format sends more after it (its trailer: Bedrock's usage), read to the end
-        if (this.stream?.status === 'done' && !this.trailer) break;
+        if (this.finished) break;
       }
     } catch (e) {
       if (this.ended) return;
@@ -274,7 +274,8 @@ class DecodeRun {
     try {
       this.printer?.push(null);
     } catch (e) {
-      return this.end({ kind: 'error', error: e, fromPrinter: true });
+      // (after the completion: a message of what follows it cut short, which the stream passes over)
+      if (this.stream!.status !== 'done') return this.end({ kind: 'error', error: e, fromPrinter: true });
     }
     try {
       text = this.stream!.flush();
@@ -312,25 +313,47 @@ class DecodeRun {
     this.sniffBuf = [];
     for (const c of held) {
       this.feed(c);
-      if (this.ended) return;
+      if (this.ended || this.finished) return;
     }
+  }
+
+  /** The provider's completion arrived, and the format sends nothing after it that is read: the rest of the input is not read. */
+  private get finished(): boolean {
+    return this.stream?.status === 'done' && !this.trailer;
   }
 
   private feed(chunk: Uint8Array): void {
     let text: string;
+    let printerError: { e: unknown } | undefined;
     try {
       this.printer?.push(chunk);
     } catch (e) {
-      this.end({ kind: 'error', error: e, fromPrinter: true });
-      return;
+      printerError = { e };
     }
     try {
       text = this.stream!.push(chunk);
     } catch (e) {
-      this.end({ kind: 'error', error: e });
+      if (this.stream!.status === 'done') return this.afterCompletion(e);
+      this.end(printerError ? { kind: 'error', error: printerError.e, fromPrinter: true } : { kind: 'error', error: e });
       return;
     }
     this.emit(text);
+    if (printerError !== undefined) {
+      if (this.stream!.status === 'done') return this.afterCompletion(undefined);
+      this.end({ kind: 'error', error: printerError.e, fromPrinter: true });
+    }
+  }
+
+  /**
+   * An error in what follows the provider's completion: not the answer, and not read (the
+   * command stops reading at the completion, whichever read the bytes after it came in; a format
+   * whose stream goes on after it is read by a stream that passes them over or fails itself).
+   * The stream is whole: the command ends as at its end.
+   */
+  private afterCompletion(e: unknown): void {
+    const t = (e as { text?: unknown } | undefined)?.text;
+    if (typeof t === 'string') this.emit(t);
+    this.end({ kind: 'done' });
   }
 
   private emit(text: string): void {
