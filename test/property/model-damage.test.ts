@@ -21,54 +21,11 @@
 import { createParser } from 'eventsource-parser';
 import { expect, test } from 'vitest';
 import { ModelStream, ModelStreamError, ModelTextStream, SseRelay, SseRelayStream, coreMemoryUsed } from '../../bindings/index.js';
-import { BEDROCK_FIXTURES, codec } from '../helpers/bedrock-fixtures.js';
-import { FIXTURES, reference } from '../helpers/model-fixtures.js';
+import { SOURCES, type Source, damage } from '../helpers/damaged-streams.js';
 import { unclocked } from '../helpers/model-streams.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
 
-const enc = new TextEncoder();
 const dec = new TextDecoder();
-
-/** Claude on Bedrock: each SSE event's data as the base64 of a `chunk` message. */
-function invokeOf(body: string): Uint8Array {
-  const parts: Uint8Array[] = [];
-  for (const fr of reference(body, 'anthropic').frames) {
-    if (fr.kind !== 'event') continue;
-    parts.push(codec.encode({
-      headers: { ':event-type': { type: 'string', value: 'chunk' }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'event' } },
-      body: enc.encode(`{"bytes":"${Buffer.from(fr.data, 'utf8').toString('base64')}"}`),
-    }));
-  }
-  return concat(parts);
-}
-
-interface Source { name: string; format: string; bytes: Uint8Array; choice?: number }
-const SOURCES: Source[] = [
-  ...FIXTURES.map((f) => ({ name: f.name, format: f.format as string, bytes: f.bytes, choice: f.choice })),
-  ...FIXTURES.filter((f) => f.format === 'anthropic' && !reference(f.body, 'anthropic').plainBody)
-    .map((f) => ({ name: `${f.name} on Bedrock`, format: 'bedrock-invoke', bytes: invokeOf(f.body) })),
-  ...BEDROCK_FIXTURES.map((f) => ({ name: f.name, format: 'bedrock', bytes: f.bytes })),
-];
-
-const POOL = [0x0a, 0x0d, 0x22, 0x5c, 0x7b, 0x7d, 0x3a, 0x2c, 0x5b, 0x5d, 0x75, 0x20, 0x00, 0x80, 0xc3, 0xe2, 0xf0, 0xff];
-
-function damage(r: () => number, b: Uint8Array): Uint8Array {
-  const a = Array.from(b);
-  const int = (n: number) => Math.floor(r() * n);
-  for (let k = 1 + int(3); k > 0; k--) {
-    const at = int(a.length + 1);
-    switch (int(7)) {
-      case 0: if (a.length !== 0) a[Math.min(at, a.length - 1)] ^= 1 << int(8); break;
-      case 1: if (a.length !== 0) a[Math.min(at, a.length - 1)] = POOL[int(POOL.length)]; break;
-      case 2: a.splice(at, 0, POOL[int(POOL.length)]); break;
-      case 3: a.splice(at, 1 + int(8)); break;
-      case 4: { const from = int(a.length); a.splice(at, 0, ...a.slice(from, from + 1 + int(40))); break; }
-      case 5: a.length = Math.min(a.length, at); break;
-      default: a.splice(at, 0, ...Array.from({ length: 1 + int(6) }, () => int(256)));
-    }
-  }
-  return Uint8Array.from(a);
-}
 
 /** Whole, then dripped (short streams) or cut at random. */
 function cuttings(r: () => number, bytes: Uint8Array): [string, Uint8Array[]][] {
