@@ -71,8 +71,14 @@ export class Checker {
   events = 0;
   heartbeats = 0;
   done = false;
-  /** The byte offset of the event (or line, or message) that completed the stream; -1 before. */
-  completedAt = -1;
+  /** Where the event (or line, or message) that completed the stream ended; -1 before. */
+  completedEnd = -1;
+  /**
+   * Where decode would stop at each problem, where that is not its offset: the end of its event
+   * (decode reads an event when it is whole, after the bytes in it that are not UTF-8), or the end
+   * of the stream (an event or a character it ends inside).
+   */
+  private readonly stopsAt = new Map<Problem, number>();
   finishReason: string | undefined;
   /** Tool calls ended so far, and those among them with invalid arguments. */
   callsEnded = 0;
@@ -114,21 +120,28 @@ export class Checker {
     return (this.blocks?.scanner ?? this.lineStarts?.scanner)?.lines ?? 0;
   }
 
-  private problem(p: Problem): void {
+  private problem(p: Problem, stopsAt?: number): void {
     this.problemCount++;
     if (this.problems.length < this.maxListed) this.problems.push(p);
+    if (stopsAt !== undefined && stopsAt !== p.offset) this.stopsAt.set(p, stopsAt);
+  }
+
+  /** Where decode would stop at the problem (a listed one). */
+  stopOf(p: Problem): number {
+    return this.stopsAt.get(p) ?? p.offset;
   }
 
   push(chunk: Uint8Array): void {
     const base = this.bytes;
     this.bytes += chunk.length;
     if (this.es === undefined) this.utf8(chunk, base); // (a binary stream's UTF-8 is its payloads', read as events)
-    if (this.mode === 'start' && isModelFormat(this.format) && this.format !== 'ollama') {
-      // a JSON body instead of an event stream (a provider's error answer)
+    if (this.mode === 'start' && isModelFormat(this.format) && this.framing !== 'ndjson' && this.framing !== 'lines') {
+      // a JSON object instead of an event stream (a provider's error answer), as the library
+      // sniffs one: a line format's error is a line of it
       let k = 0;
       while (k < chunk.length && (chunk[k] === 0x20 || chunk[k] === 0x09 || chunk[k] === 0x0a || chunk[k] === 0x0d || (base + k < 3 && chunk[k] === [0xef, 0xbb, 0xbf][base + k]))) k++;
       if (k < chunk.length) {
-        if (chunk[k] === 0x7b || chunk[k] === 0x5b) {
+        if (chunk[k] === 0x7b) {
           this.mode = 'body';
           this.bodyStart = base + k;
         } else this.mode = 'frames';
@@ -147,7 +160,7 @@ export class Checker {
     this.frames(null);
     if (this.framing === 'sse' && !this.framingStopped && this.sse!.truncated) {
       const at = this.blocks!.blockStart >= 0 ? this.blocks!.blockStart : this.bytes;
-      this.problem({ kind: 'unterminated', offset: at, message: `the stream ends inside an event that starts at byte ${at}: without the blank line that ends it, it is not dispatched` });
+      this.problem({ kind: 'unterminated', offset: at, message: `the stream ends inside an event that starts at byte ${at}: without the blank line that ends it, it is not dispatched` }, this.bytes);
     }
     if (isModelFormat(this.format) && !this.done && !this.framingStopped) {
       this.problem({ kind: 'completion', offset: this.bytes, message: `the stream ends without its completion (${completionOf(this.format)})` });
@@ -161,10 +174,10 @@ export class Checker {
    * a stream anywhere.
    */
   markAfterCompletion(): void {
-    if (this.completedAt < 0) return;
+    if (this.completedEnd < 0) return;
     const trailer = isModelFormat(this.format) && describeFormat(this.format).trailer;
     for (const p of this.problems) {
-      if (p.offset > this.completedAt && !(trailer && (p.kind === 'frame' || p.kind === 'limit'))) p.afterCompletion = true;
+      if (p.offset >= this.completedEnd && !(trailer && (p.kind === 'frame' || p.kind === 'limit'))) p.afterCompletion = true;
     }
   }
 
@@ -213,7 +226,10 @@ export class Checker {
   private utf8Problem(offset: number, truncated: boolean): void {
     if (offset === this.lastError) return;
     this.lastError = offset;
-    this.problem({ kind: 'utf8', offset, message: truncated ? `the input ends inside a character that starts at byte ${offset}` : `invalid UTF-8 at byte ${offset}` });
+    // (a model stream that ends inside a character is a stream cut short, as decode reads it)
+    if (truncated && isModelFormat(this.format)) {
+      this.problem({ kind: 'unterminated', offset, message: `the input ends inside a character that starts at byte ${offset}` }, this.bytes);
+    } else this.problem({ kind: 'utf8', offset, message: truncated ? `the input ends inside a character that starts at byte ${offset}` : `invalid UTF-8 at byte ${offset}` });
   }
 
   // ---- frames -----------------------------------------------------------------------------------
@@ -234,7 +250,7 @@ export class Checker {
         for (const m of e.messages as ModelEventStreamMessage[]) this.esMessage(m);
         this.framingStopped = true;
         const kind: ProblemKind = e.code === 'ERR_STREAM_TRUNCATED' ? 'unterminated' : e.code === 'ERR_FRAME_TOO_LARGE' ? 'limit' : 'frame';
-        this.problem({ kind, offset: e.offset, message: `${e.message}${kind === 'frame' ? ': framing stopped there' : ''}` });
+        this.problem({ kind, offset: e.offset, message: `${e.message}${kind === 'frame' ? ': framing stopped there' : ''}` }, kind === 'unterminated' ? this.bytes : e.offset);
       }
     } else if (this.sse) {
       if (chunk) this.blocks!.push(chunk);
@@ -255,10 +271,11 @@ export class Checker {
       try {
         lines = chunk ? this.lineDec!.push(chunk) : this.lineDec!.flush();
       } catch (e) {
-        for (const l of ((e as { lines?: string[] }).lines ?? [])) this.line(l);
+        for (const l of ((e as { lines?: string[] }).lines ?? [])) this.line(l, false);
         return this.limit(e);
       }
-      for (const l of lines) this.line(l);
+      // (what flush gives is a last line without its line end)
+      for (const l of lines) this.line(l, chunk === null);
     }
   }
 
@@ -268,16 +285,17 @@ export class Checker {
    */
   private esMessage(m: ModelEventStreamMessage): void {
     const e = m.error;
+    const end = m.offset + m.length;
     if (e !== undefined) {
       this.events++;
       if (e.code === 'ERR_PROVIDER') {
-        this.problem({ kind: 'provider', offset: m.offset, message: `the provider sent an error: ${e.providerMessage}${e.providerCode !== undefined ? ` (${e.providerCode})` : ''}` });
-      } else this.problem({ kind: 'json', offset: m.offset, message: e.message });
+        this.problem({ kind: 'provider', offset: m.offset, message: `the provider sent an error: ${e.providerMessage}${e.providerCode !== undefined ? ` (${e.providerCode})` : ''}` }, end);
+      } else this.problem({ kind: 'json', offset: m.offset, message: e.message }, end);
       return;
     }
     if (m.data === '') return;
     this.events++;
-    this.modelFrame(m.data, m.offset, undefined);
+    this.modelFrame(m.data, m.offset, end, undefined, false);
   }
 
   private limit(e: unknown): void {
@@ -305,18 +323,18 @@ export class Checker {
     }
   }
 
-  private sseEvent(ev: SseEvent, offset: number): void {
+  private sseEvent(ev: SseEvent, [offset, end]: [number, number]): void {
     this.events++;
     if (!isModelFormat(this.format)) {
       this.textPiece(`${ev.data}\n`);
       return;
     }
-    this.modelFrame(ev.data, offset, undefined);
+    this.modelFrame(ev.data, offset, end, undefined, false);
   }
 
-  private line(l: string): void {
+  private line(l: string, last: boolean): void {
     const number = this.lineStarts!.line;
-    const offset = this.lineStarts!.next();
+    const [offset, end] = this.lineStarts!.next();
     if (this.format === 'lines') {
       this.events++;
       this.textPiece(`${l}\n`);
@@ -328,20 +346,29 @@ export class Checker {
       try {
         this.textPiece(`${JSON.stringify(JSON.parse(l))}\n`);
       } catch (e) {
-        this.problem({ kind: 'json', offset, line: number, message: `invalid JSON on line ${number}: ${(e as Error).message}` });
+        this.problem({ kind: 'json', offset, line: number, message: `invalid JSON on line ${number}: ${(e as Error).message}` }, end);
       }
       return;
     }
-    this.modelFrame(l, offset, number);
+    this.modelFrame(l, offset, end, number, last);
   }
 
-  private modelFrame(data: string, offset: number, line: number | undefined): void {
+  /**
+   * An event (or line, or message) at `offset` that ends at `end`: what it says, read as the
+   * library reads it. `last`: a line the stream ended inside (a JSON text it cut short there is a
+   * stream cut short, as decode reads it).
+   */
+  private modelFrame(data: string, offset: number, end: number, line: number | undefined, last: boolean): void {
     const r = this.reader!.read(data);
     if (r.blank) return;
     if (line !== undefined) this.events++;
     if (r.invalid !== undefined) {
       const where = line !== undefined ? `on line ${line}` : `in the event at byte ${offset}`;
-      this.problem({ kind: 'json', offset, line, message: `${r.invalid.json ? 'invalid JSON' : `not an event of the ${this.format} format`} ${where}: ${r.invalid.message}` });
+      if (last && r.invalid.json && r.invalid.offset >= Buffer.byteLength(data.replace(/^data: ?/, ''))) {
+        this.problem({ kind: 'unterminated', offset, line, message: `the stream ends inside ${where.replace('on ', '')}, its JSON cut short` }, this.bytes);
+      } else {
+        this.problem({ kind: 'json', offset, line, message: `${r.invalid.json ? 'invalid JSON' : `not an event of the ${this.format} format`} ${where}: ${r.invalid.message}` }, end);
+      }
       return;
     }
     if (r.heartbeat) this.heartbeats++;
@@ -349,10 +376,10 @@ export class Checker {
     const after = this.done;
     if (r.finishReason !== undefined && !after) this.finishReason = r.finishReason;
     if (r.text && !after) this.textPiece(r.text);
-    if (r.error !== undefined) this.problem({ kind: 'provider', offset, line, message: `the provider sent an error: ${described(r.error)}` });
+    if (r.error !== undefined) this.problem({ kind: 'provider', offset, line, message: `the provider sent an error: ${described(r.error)}` }, end);
     if (r.done && !after) {
       this.done = true;
-      this.completedAt = offset;
+      this.completedEnd = end;
     }
     this.calls(offset, line);
   }
@@ -403,11 +430,14 @@ function described(e: { message: string; detail?: string }): string {
   return e.detail !== undefined && e.detail !== e.message ? `${e.message} (${e.detail})` : e.message;
 }
 
-/** The exit code of a check: the first problem that would stop decode, else 8 for tolerated ones. */
-export function checkExitCode(problems: readonly Problem[]): number {
+/**
+ * The exit code of a check: the first problem that would stop decode (by where decode would stop
+ * at it: `stopOf`), else 8 for tolerated ones.
+ */
+export function checkExitCode(problems: readonly Problem[], stopOf: (p: Problem) => number = (p) => p.offset): number {
   const stopping = problems.filter((p) => EXIT_OF[p.kind] !== EXIT.WARNINGS && p.afterCompletion !== true);
   if (stopping.length) {
-    const first = stopping.reduce((a, b) => (b.offset < a.offset ? b : a));
+    const first = stopping.reduce((a, b) => (stopOf(b) < stopOf(a) ? b : a));
     return EXIT_OF[first.kind];
   }
   return problems.length ? EXIT.WARNINGS : EXIT.OK;
@@ -454,7 +484,7 @@ export async function check(values: Values, positionals: string[]): Promise<void
     checker.problemCount++;
   }
   const problems = checker.problems.sort((a, b) => a.offset - b.offset);
-  const exitCode = checkExitCode(problems);
+  const exitCode = checkExitCode(problems, (p) => checker!.stopOf(p));
   const counts = checker.graphemes();
   const result: CheckResult = {
     input: input.name, format: format ?? null, sniffed, clean: checker.problemCount === 0, exitCode,

@@ -94,6 +94,8 @@ export interface SseLine {
 export class SseBlocks {
   /** Start offsets of the blocks with data that have not been matched to an event yet. */
   readonly dataStarts: number[] = [];
+  /** Where each of those blocks ended (its blank line), once it has. */
+  readonly dataEnds: number[] = [];
   /** Start of the current block (its first non-blank line), or -1 between blocks. */
   blockStart = -1;
   private blockHasData = false;
@@ -112,13 +114,14 @@ export class SseBlocks {
     this.scanner.end();
   }
 
-  /** The offset of the next dispatched event's block. */
-  nextEvent(): number {
-    return this.dataStarts.shift() ?? -1;
+  /** The offsets of the next dispatched event's block and of its end (the blank line). */
+  nextEvent(): [number, number] {
+    return [this.dataStarts.shift() ?? -1, this.dataEnds.shift() ?? -1];
   }
 
   private line(start: number, head: Uint8Array, length: number): void {
     if (length === 0) {
+      if (this.blockHasData) this.dataEnds.push(start);
       this.blockStart = -1;
       this.blockHasData = false;
       return;
@@ -154,7 +157,11 @@ export class SseBlocks {
 /** Line start offsets, in order, for frame layers that return one string or value per line. */
 export class LineStarts {
   readonly starts: number[] = [];
-  readonly scanner = new LineScanner((start) => this.starts.push(start));
+  readonly ends: number[] = [];
+  readonly scanner = new LineScanner((start, _head, length) => {
+    this.starts.push(start);
+    this.ends.push(start + length);
+  });
   /** The 1-based number of the next line to be matched. */
   line = 1;
 
@@ -166,10 +173,10 @@ export class LineStarts {
     this.scanner.end();
   }
 
-  /** The offset of the next line the frame layer returns. */
-  next(): number {
+  /** The offsets of the next line the frame layer returns and of its end (before its line end). */
+  next(): [number, number] {
     this.line++;
-    return this.starts.shift() ?? -1;
+    return [this.starts.shift() ?? -1, this.ends.shift() ?? -1];
   }
 }
 

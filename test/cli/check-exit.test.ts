@@ -1,0 +1,47 @@
+// check's exit code is the code of the first problem that would stop decode (else 8 for the
+// tolerated ones, 0 when clean). Over damaged streams of every model format
+// (test/helpers/damaged-streams.ts), check's Checker (in process, fed in random pieces) exits with
+// what decode exits with: the code of the error its ModelStream stops with, or 0 when the stream
+// reads to its completion (an error after the completion is in what decode does not read: see
+// after-completion.test.ts), where check may exit 8. This orders problems by where decode would
+// stop at them: a bad event's JSON at its end (after any invalid UTF-8 in it), an event or a
+// character the stream ends inside at the end. Seeded: the seed and the stream are printed on failure.
+import { expect, test } from 'vitest';
+import { ModelStream, ModelStreamError } from '../../bindings/index.js';
+import { Checker, checkExitCode } from '../../cli/check.js';
+import { exitCodeOf } from '../../cli/errors.js';
+import { SOURCES, damage } from '../helpers/damaged-streams.js';
+import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+
+const dec = new TextDecoder();
+const limits = { maxEventBytes: 16 << 20, maxLineBytes: 16 << 20, maxTextBytes: 256 << 20 } as ConstructorParameters<typeof Checker>[1];
+
+test(`check exits with the code decode exits with, on damaged streams of every format (seed ${SEED})`, () => {
+  const r = rng(SEED + 11);
+  const seen = new Set<number>();
+  for (let k = 0; k < 4000; k++) {
+    const src = SOURCES[Math.floor(r() * SOURCES.length)];
+    const bytes = r() < 0.1 ? src.bytes : damage(r, src.bytes);
+    const m = new ModelStream({ format: src.format as 'openai', ...(src.choice === undefined ? {} : { choice: src.choice }) });
+    let decode = 0;
+    try {
+      m.push(bytes);
+      m.flush();
+    } catch (e) {
+      if (!(e instanceof ModelStreamError)) throw e;
+      if (m.status !== 'done') decode = exitCodeOf(e);
+    }
+    const c = new Checker(src.format as 'openai', limits, src.choice ?? 0, 1000);
+    for (const piece of cut(bytes, randomCuts(bytes, r, 1 + Math.floor(r() * 64)))) c.push(piece);
+    c.end();
+    c.markAfterCompletion();
+    const problems = c.problems.sort((a, b) => a.offset - b.offset);
+    const check = checkExitCode(problems, (p) => c.stopOf(p));
+    const why = `seed ${SEED}, case ${k}: ${src.name} (${src.format}), problems ${JSON.stringify(problems)}: ${JSON.stringify(dec.decode(bytes)).slice(0, 3000)}`;
+    if (decode === 0) expect([0, 8], why).toContain(check);
+    else expect(check, why).toBe(decode);
+    seen.add(decode);
+  }
+  // (every way decode ends is among the cases: complete, invalid UTF-8, truncated, provider, bad event)
+  expect([...seen].sort()).toEqual([0, 2, 3, 5, 6]);
+});
