@@ -467,10 +467,14 @@ export class SseParser extends FrameStream {
     }
   }
 
-  /** The typed error of an error status, carrying the events of the call so far. */
+  /**
+   * The typed error of an error status, carrying the events of the call so far; the comments
+   * before it go to onComment first, as they would have without the error (a handler that throws
+   * stops the parser with that instead).
+   */
   protected errorOf(r: number): Error {
     const events = this.target ?? this.takeEvents();
-    this.comments = null;
+    if (this.comments !== null) this.deliverComments(events);
     if (r & R_LIMIT) return new SseLimitError(this.errorOffset(), this.maxEventBytes, events);
     return this.utf8Error(r, 'events', events);
   }

@@ -3,7 +3,7 @@
 // SseDecoderStream.
 import { describe, expect, test } from 'vitest';
 import {
-  SseDecoderStream, SseLimitError, SseParser, Utf8DecodeError, encodeSse, wasmBackend, type SseEvent,
+  SseByteEvents, SseDecoderStream, SseLimitError, SseParser, Utf8DecodeError, encodeSse, wasmBackend, type SseEvent,
 } from '../../bindings/index.js';
 import { getCore } from '../../bindings/core/wasm.js';
 import { referenceParse } from '../conformance/sse-reference.js';
@@ -154,6 +154,34 @@ describe(`SseParser (${wasmBackend()})`, () => {
     const p = new SseParser({ onComment: (t) => seen.push(t) });
     expect(p.push(enc(': hello\n:x\ndata: a\n\n:  two spaces\n'))).toEqual([ev('a')]);
     expect(seen).toEqual(['hello', 'x', ' two spaces']);
+  });
+
+  test('the comments before an error go to onComment, whatever read the error comes in (string and byte paths)', () => {
+    const bytes = Uint8Array.from([...enc(': one\ndata: a\n\n: two\ndata: b'), 0xff, ...enc('\n\n: three\n')]);
+    const bad = bytes.indexOf(0xff);
+    for (const bytePath of [false, true]) {
+      for (const at of [bytes.length, 3, 12, bad - 1, bad, bad + 1]) {
+        const seen: string[] = [];
+        const p = new SseParser({ onComment: (t) => seen.push(t) });
+        const events: string[] = [];
+        let code = '';
+        for (const c of [bytes.subarray(0, at), bytes.subarray(at)]) {
+          const take = (evs: SseEvent[] | SseByteEvents) => {
+            if (Array.isArray(evs)) for (const e of evs) events.push(e.data);
+            else for (let i = 0; i < evs.length; i++) events.push(evs.dataText(i));
+          };
+          try {
+            take(bytePath ? p.pushBytes(c) : p.push(c));
+          } catch (e) {
+            const x = e as { code: string; events: SseEvent[] | SseByteEvents };
+            take(x.events);
+            code = x.code;
+            break;
+          }
+        }
+        expect([seen, events, code], `cut at ${at}${bytePath ? ', bytes' : ''}`).toEqual([['one', 'two'], ['a'], 'ERR_INVALID_UTF8']);
+      }
+    }
   });
 
   test('events larger than the output window (128 KiB), ASCII and not, string and byte paths', () => {
