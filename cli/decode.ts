@@ -11,7 +11,7 @@ import { Output, exitWith, openInput, saveAtomically, type Input } from './io.js
 import { limitsOf, type Limits } from './options.js';
 import { SNIFF_BYTES, sniff } from './sniff.js';
 import { StatusLine, formatSeconds, plural } from './status.js';
-import { ModelStream, PlainStream, type TextStream } from './stream.js';
+import { ModelStream, ModelStreamError, PlainStream, type TextStream } from './stream.js';
 import type { ToolCall } from 'seam-stream';
 
 
@@ -333,8 +333,13 @@ class DecodeRun {
     try {
       text = this.stream!.push(chunk);
     } catch (e) {
-      if (this.stream!.status === 'done') return this.afterCompletion(e);
-      this.end(printerError ? { kind: 'error', error: printerError.e, fromPrinter: true } : { kind: 'error', error: e });
+      // (a ModelStreamError once the stream is done is about what follows the completion; a text
+      // limit is not: a read's text is committed after its events, the completion among them)
+      if (this.stream!.status === 'done' && e instanceof ModelStreamError) return this.afterCompletion(e);
+      // both stopped: the error that comes first in the stream ends the command, as it would
+      // have had the read ended between the two
+      if (printerError !== undefined && offsetOf(printerError.e) <= offsetOf(e)) this.end({ kind: 'error', error: printerError.e, fromPrinter: true });
+      else this.end({ kind: 'error', error: e });
       return;
     }
     this.emit(text);
@@ -504,3 +509,8 @@ export async function decode(values: Values, positionals: string[]): Promise<voi
   await new DecodeRun(o, input).run();
 }
 
+/** The byte offset an error names (Infinity for one that names none). */
+function offsetOf(e: unknown): number {
+  const at = (e as { offset?: unknown } | null)?.offset;
+  return typeof at === 'number' ? at : Infinity;
+}

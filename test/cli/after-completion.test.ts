@@ -69,3 +69,22 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
     expect(out.problems.every((p) => p.afterCompletion === (c.check === 8 ? true : undefined))).toBe(true);
   });
 });
+
+describe('errors in the completion\'s own read', () => {
+  const dir = tempDir();
+
+  it('a text limit passed before the completion is not after it: exit 4, as when the completion comes in a later read', async () => {
+    const capture = 'data: {"choices":[{"index":0,"delta":{"content":"abc"}}]}\n\ndata: {"choices":[{"index":0,"delta":{"content":"defgh"}}]}\n\ndata: [DONE]\n\n';
+    const path = file(dir, 'limit.sse', capture);
+    const r = await run(['decode', '--max-text-bytes', '4', path]);
+    expect([r.code, r.stderr]).toEqual([4, expect.stringContaining('maxTextBytes')]);
+  });
+
+  it('decode --events: of the printer\'s error and the stream\'s in one read, the one first in the stream ends the command', async () => {
+    // a bad event at byte 6 (not JSON), then invalid UTF-8 at byte 9: exit 6, as when they come in two reads
+    const path = file(dir, 'race.sse', join('data: x\n\n', Uint8Array.of(0xff), '\n\n'));
+    const whole = await run(['decode', '--events', '--format', 'anthropic', path]);
+    const cut = await run(['decode', '--events', '--format', 'anthropic', '-'], { stdin: writer(path, [9], 40) });
+    expect([whole.code, cut.code]).toEqual([6, 6]);
+  });
+});
