@@ -37,13 +37,27 @@ function sseFlavour(type: string | undefined, data: string): Format {
   return 'sse';
 }
 
+/** The model format the beginning of an SSE event's JSON data looks like (its first keys), or 'sse'. */
+function sseFlavourOfPrefix(data: string): Format {
+  const head = data.slice(0, 4096);
+  if (/"object"\s*:\s*"chat\.completion\.chunk"|"choices"\s*:/.test(head)) return 'openai';
+  if (/"candidates"\s*:/.test(head)) return 'gemini';
+  if (/"type"\s*:\s*"response\./.test(head)) return 'openai-responses';
+  const t = /"type"\s*:\s*"([a-z_]+)"/.exec(head);
+  if (t !== null && ANTHROPIC_TYPES.has(t[1])) return 'anthropic';
+  return 'sse';
+}
+
 /**
  * The format of a stream that begins with `bytes`, or undefined when more bytes are needed
  * (`ended`: there are no more). An empty input (nothing, or only a BOM) is 'empty'.
  */
 export function sniff(bytes: Uint8Array, ended: boolean): Format | 'empty' | undefined {
   const enough = ended || bytes.length >= SNIFF_BYTES;
-  const binary = eventStream(bytes);
+  // (the first SNIFF_BYTES decide, however many bytes the read that brought them held)
+  if (bytes.length > SNIFF_BYTES) bytes = bytes.subarray(0, SNIFF_BYTES);
+  const binary = eventStream(bytes, enough);
+  if (binary === 'more') return undefined;
   if (binary !== undefined) return binary;
   let start = 0;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
@@ -55,7 +69,8 @@ export function sniff(bytes: Uint8Array, ended: boolean): Format | 'empty' | und
   const all = body.split(/\r\n|\r|\n/);
   const complete = ended ? all : all.slice(0, -1);
   if (body[0] === '{' || body[0] === '[') {
-    if (complete.length === 0) return enough ? 'openai' : undefined;
+    // a first line past SNIFF_BYTES: what its keys so far say (a line of Ollama's), else a body
+    if (complete.length === 0) return enough ? (/^\{\s*"model"\s*:/.test(body) ? 'ollama' : 'openai') : undefined;
     const v = parse(complete[0]);
     if (v === undefined) return 'openai'; // a JSON document on several lines: a body, not NDJSON
     if (isObj(v)) {
@@ -68,7 +83,12 @@ export function sniff(bytes: Uint8Array, ended: boolean): Format | 'empty' | und
     return 'ndjson';
   }
   const sseField = /^(data|event|id|retry)(:|$)|^:/;
-  if (!sseField.test(body)) return 'text';
+  if (!sseField.test(body)) {
+    // a first line not ended yet may still become a field's ('da', 'even')
+    const first = all[0];
+    if (!enough && complete.length === 0 && ['data:', 'event:', 'id:', 'retry:'].some((f) => f.startsWith(first))) return undefined;
+    return 'text';
+  }
   let type: string | undefined;
   for (const line of complete) {
     if (line === '') {
@@ -82,7 +102,10 @@ export function sniff(bytes: Uint8Array, ended: boolean): Format | 'empty' | und
     else if (m[1] === '' && type === undefined) continue; // a comment
   }
   if (type !== undefined && (type.startsWith('response.') || ANTHROPIC_TYPES.has(type)) && enough) return sseFlavour(type, '');
-  return enough ? 'sse' : undefined;
+  if (!enough) return undefined;
+  // a first data line past SNIFF_BYTES: what its JSON's keys so far say
+  const open = complete.length < all.length ? /^data: ?(.*)$/s.exec(all[all.length - 1]) : null;
+  return open !== null ? sseFlavourOfPrefix(open[1]) : 'sse';
 }
 
 /** CRC-32/ISO-HDLC, bit by bit (12 bytes of a prelude: no table needed). */
@@ -97,14 +120,17 @@ function crc32(b: Uint8Array): number {
 
 /**
  * AWS's event stream (Bedrock) when the bytes begin with a message prelude whose CRC matches:
- * `bedrock-invoke` when its `:event-type` is `chunk` (InvokeModelWithResponseStream), `bedrock` otherwise.
+ * `bedrock-invoke` when its `:event-type` is `chunk` (InvokeModelWithResponseStream), `bedrock`
+ * otherwise; 'more' when that cannot be told yet (a prelude not whole: a text stream never begins
+ * with a NUL, and a message's length begins with one; its headers not whole).
  */
-function eventStream(bytes: Uint8Array): Format | undefined {
-  if (bytes.length < 12) return undefined;
+function eventStream(bytes: Uint8Array, enough: boolean): Format | 'more' | undefined {
+  if (bytes.length < 12) return !enough && bytes.length > 0 && bytes[0] === 0 ? 'more' : undefined;
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const total = v.getUint32(0);
   const headers = v.getUint32(4);
   if (total < 16 || headers > total - 16 || v.getUint32(8) !== crc32(bytes.subarray(0, 8))) return undefined;
+  if (!enough && bytes.length < 12 + headers) return 'more';
   const h = dec.decode(bytes.subarray(12, Math.min(bytes.length, 12 + headers)));
   return /:event-type\x07\x00\x05chunk/.test(h) ? 'bedrock-invoke' : 'bedrock';
 }

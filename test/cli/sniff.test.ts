@@ -1,0 +1,57 @@
+// The format the command takes a stream for (without --format) does not depend on how its first
+// bytes arrive: the sniffing loop of decode and check (cli/sniff.ts: decide once the bytes tell, or
+// at SNIFF_BYTES, or at the end) gives the same format whole, cut in two anywhere in the first
+// bytes, and dripped. The streams: every model fixture, the Bedrock ones (both APIs), plain SSE,
+// NDJSON, text, and streams whose first event or line is longer than SNIFF_BYTES.
+import { describe, expect, it } from 'vitest';
+import { SNIFF_BYTES, sniff } from '../../cli/sniff.js';
+import { SOURCES } from '../helpers/damaged-streams.js';
+import { cut } from '../helpers/random.js';
+
+const encoder = new TextEncoder();
+const enc = (s: string) => encoder.encode(s);
+
+/** The format decode takes the stream read in these pieces for. */
+function sniffed(pieces: Uint8Array[]): string {
+  const held: Uint8Array[] = [];
+  let n = 0;
+  const joined = () => Buffer.concat(held, n);
+  for (const p of pieces) {
+    held.push(p);
+    n += p.length;
+    const f = sniff(joined(), false);
+    if (f === undefined && n < SNIFF_BYTES) continue;
+    return f === undefined || f === 'empty' ? 'text' : f;
+  }
+  return sniff(joined(), true) ?? 'text';
+}
+
+const big = 'x'.repeat(SNIFF_BYTES + 10_000);
+const streams: [string, Uint8Array][] = [
+  ...SOURCES.map((s) => [s.name, s.bytes] as [string, Uint8Array]),
+  ['plain SSE', enc('event: note\ndata: hello\n\n')],
+  ['NDJSON', enc('{"a":1}\n{"b":2}\n')],
+  ['text', enc('Hello, world.\n')],
+  ['text that begins like a field', enc('dat is what I meant\n')],
+  ['an OpenAI event past SNIFF_BYTES', enc(`data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"${big}"}}]}\n\ndata: [DONE]\n\n`)],
+  ['an Ollama line past SNIFF_BYTES', enc(`{"model":"m","message":{"role":"assistant","content":"${big}"},"done":false}\n{"model":"m","message":{"content":""},"done":true}\n`)],
+  ['a Gemini event past SNIFF_BYTES', enc(`data: {"candidates":[{"content":{"parts":[{"text":"${big}"}]}}]}\r\n\r\n`)],
+];
+
+describe.each(streams.map(([name, bytes]) => [name, bytes] as const))('%s', (_, bytes) => {
+  it('is taken for one format however its first bytes are cut', () => {
+    const whole = sniffed([bytes]);
+    const head = Math.min(bytes.length, 300);
+    for (let at = 1; at < head; at++) expect(sniffed(cut(bytes, [at])), `cut at ${at}`).toBe(whole);
+    expect(sniffed(cut(bytes, [30_000])), 'cut at 30000').toBe(whole);
+    const drip = Array.from({ length: head }, (_, i) => bytes.subarray(i, i + 1));
+    expect(sniffed([...drip, bytes.subarray(head)]), 'dripped').toBe(whole);
+  });
+});
+
+it('the formats taken (a check of the sniffer itself, on streams whose first bytes are in one read)', () => {
+  const of = (name: string) => sniffed([streams.find(([n]) => n === name)![1]]);
+  expect(['plain SSE', 'NDJSON', 'text', 'text that begins like a field', 'an OpenAI event past SNIFF_BYTES', 'an Ollama line past SNIFF_BYTES', 'a Gemini event past SNIFF_BYTES'].map(of))
+    .toEqual(['sse', 'ndjson', 'text', 'text', 'openai', 'ollama', 'gemini']);
+  for (const s of SOURCES.filter((x) => x.format === 'bedrock' || x.format === 'bedrock-invoke')) expect(sniffed([s.bytes]), s.name).toBe(s.format);
+});
