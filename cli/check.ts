@@ -73,12 +73,6 @@ export class Checker {
   done = false;
   /** Where the event (or line, or message) that completed the stream ended; -1 before. */
   completedEnd = -1;
-  /**
-   * Where decode would stop at each problem, where that is not its offset: the end of its event
-   * (decode reads an event when it is whole, after the bytes in it that are not UTF-8), or the end
-   * of the stream (an event or a character it ends inside).
-   */
-  private readonly stopsAt = new Map<Problem, number>();
   finishReason: string | undefined;
   /** Tool calls ended so far, and those among them with invalid arguments. */
   callsEnded = 0;
@@ -95,6 +89,16 @@ export class Checker {
   private es?: ModelEventStreamDecoder;
   private blocks?: SseBlocks;
   private lineDec?: LineDecoder;
+  /**
+   * The framing as decode's stream does it, strict, until its first error: whether a limit or
+   * invalid UTF-8 stops decode first, where one event or line holds both (which byte passes the
+   * limit is the library's own count of an event's bytes), and where.
+   */
+  private strict?: SseParser | LineDecoder;
+  private strictError: { code: string; offset: number } | null = null;
+  private bodyBytes = 0;
+  /** The input ended inside a character (the lenient framing made it a U+FFFD at the end). */
+  private endsInsideChar = false;
   private lineStarts?: LineStarts;
   private framingStopped = false;
   private mode: 'start' | 'frames' | 'body' = 'start';
@@ -109,9 +113,11 @@ export class Checker {
       this.es = new ModelEventStreamDecoder({ format: format as ModelEventStreamDecoderOptions['format'], maxMessageBytes: limits.maxEventBytes });
     } else if (this.framing === 'sse') {
       this.sse = new SseParser({ fatal: false, maxEventBytes: limits.maxEventBytes, onComment: () => void this.heartbeats++ });
+      this.strict = new SseParser({ maxEventBytes: limits.maxEventBytes, onComment: () => {} }); // (comments count, as decode's stream counts them)
       this.blocks = new SseBlocks((l) => this.sseLine(l));
     } else if (this.framing !== 'text') {
       this.lineDec = new LineDecoder({ fatal: false, maxLineBytes: limits.maxLineBytes });
+      this.strict = new LineDecoder({ maxLineBytes: limits.maxLineBytes });
       this.lineStarts = new LineStarts();
     }
   }
@@ -120,16 +126,63 @@ export class Checker {
     return (this.blocks?.scanner ?? this.lineStarts?.scanner)?.lines ?? 0;
   }
 
-  private problem(p: Problem, stopsAt?: number): void {
+  /**
+   * A problem: counted; listed when it is among the first `maxListed` by offset (not by the order
+   * they were found in, which depends on the reads: a read's UTF-8 is checked before its events);
+   * and, when it would stop decode, kept for the exit code if it may be the first to. `stopsAt`:
+   * where decode would stop at it, when that is not its offset: the end of its event (decode
+   * reads an event when it is whole, after any bytes in it that are not UTF-8), or the end of the
+   * stream (an event, a line or a character it ends inside).
+   */
+  private problem(p: Problem, stopsAt = p.offset): void {
     this.problemCount++;
-    if (this.problems.length < this.maxListed) this.problems.push(p);
-    if (stopsAt !== undefined && stopsAt !== p.offset) this.stopsAt.set(p, stopsAt);
+    const list = this.problems;
+    if (list.length < this.maxListed || (list.length !== 0 && before(p, list[list.length - 1]))) {
+      let i = list.length;
+      while (i > 0 && before(p, list[i - 1])) i--;
+      list.splice(i, 0, p);
+      if (list.length > this.maxListed) list.pop();
+    }
+    if (EXIT_OF[p.kind] !== EXIT.WARNINGS) this.stopping(p.kind, p.offset, stopsAt);
   }
 
-  /** Where decode would stop at the problem (a listed one). */
-  stopOf(p: Problem): number {
-    return this.stopsAt.get(p) ?? p.offset;
+  /**
+   * The problems that would stop decode and may be the first to, whatever the completion turns
+   * out to be: none that an earlier one (by offset, which decides whether it follows the
+   * completion) stops decode before. Framing damage and limits of a format read on after its
+   * completion stop it anywhere: of those, the first.
+   */
+  private readonly firstStops: { kind: ProblemKind; offset: number; stop: number }[] = [];
+  private anywhere: { kind: ProblemKind; offset: number; stop: number } | null = null;
+
+  private stopping(kind: ProblemKind, offset: number, stop: number): void {
+    const c = { kind, offset, stop };
+    if (this.trailer && (kind === 'frame' || kind === 'limit')) {
+      if (this.anywhere === null || stop < this.anywhere.stop) this.anywhere = c;
+      return;
+    }
+    const f = this.firstStops;
+    if (f.some((x) => x.offset <= offset && x.stop <= stop)) return;
+    for (let i = f.length - 1; i >= 0; i--) if (offset <= f[i].offset && stop <= f[i].stop) f.splice(i, 1);
+    f.push(c);
   }
+
+  /** The exit code: the first problem that would stop decode, else 8 when there are problems (tolerated ones), else 0. */
+  exitCode(): number {
+    let first = this.anywhere;
+    for (const c of this.firstStops) {
+      if (this.completedEnd >= 0 && c.offset >= this.completedEnd) continue; // (after the completion)
+      if (first === null || c.stop < first.stop || (c.stop === first.stop && c.offset < first.offset)) first = c;
+    }
+    if (first !== null) return EXIT_OF[first.kind];
+    return this.problemCount !== 0 ? EXIT.WARNINGS : EXIT.OK;
+  }
+
+  /** An input of no bytes: a problem at its start. */
+  empty(name: string): void {
+    this.problem({ kind: 'empty', offset: 0, message: `${name} is empty (0 bytes)` });
+  }
+
 
   push(chunk: Uint8Array): void {
     const base = this.bytes;
@@ -148,15 +201,34 @@ export class Checker {
       }
     }
     if (this.mode === 'body') {
-      this.body.push(dec.decode(chunk, { stream: true }));
+      // (decode keeps a body up to --max-event-bytes, as an event)
+      if (this.bodyBytes <= this.limits.maxEventBytes) {
+        this.bodyBytes += chunk.length;
+        if (this.bodyBytes <= this.limits.maxEventBytes) this.body.push(dec.decode(chunk, { stream: true }));
+      }
       return;
     }
+    this.strictFrames(chunk);
     this.frames(chunk);
+  }
+
+  private strictFrames(chunk: Uint8Array | null): void {
+    const p = this.strict;
+    if (p === undefined || this.strictError !== null) return;
+    try {
+      if (chunk) p.push(chunk);
+      else p.flush();
+    } catch (e) {
+      const x = e as { code?: string; offset?: number };
+      this.strictError = { code: x.code ?? '', offset: x.offset ?? this.bytes };
+      p.dispose();
+    }
   }
 
   end(): void {
     this.utf8End();
     if (this.mode === 'body') return this.bodyEnd();
+    this.strictFrames(null);
     this.frames(null);
     if (this.framing === 'sse' && !this.framingStopped && this.sse!.truncated) {
       const at = this.blocks!.blockStart >= 0 ? this.blocks!.blockStart : this.bytes;
@@ -175,10 +247,14 @@ export class Checker {
    */
   markAfterCompletion(): void {
     if (this.completedEnd < 0) return;
-    const trailer = isModelFormat(this.format) && describeFormat(this.format).trailer;
     for (const p of this.problems) {
-      if (p.offset >= this.completedEnd && !(trailer && (p.kind === 'frame' || p.kind === 'limit'))) p.afterCompletion = true;
+      if (p.offset >= this.completedEnd && !(this.trailer && (p.kind === 'frame' || p.kind === 'limit'))) p.afterCompletion = true;
     }
+  }
+
+  /** The format reads on after its completion (Bedrock's metadata). */
+  private get trailer(): boolean {
+    return isModelFormat(this.format) && describeFormat(this.format).trailer;
   }
 
   graphemes(): { graphemes: number; utf8Bytes: number } {
@@ -227,6 +303,7 @@ export class Checker {
     if (offset === this.lastError) return;
     this.lastError = offset;
     // (a model stream that ends inside a character is a stream cut short, as decode reads it)
+    if (truncated) this.endsInsideChar = true;
     if (truncated && isModelFormat(this.format)) {
       this.problem({ kind: 'unterminated', offset, message: `the input ends inside a character that starts at byte ${offset}` }, this.bytes);
     } else this.problem({ kind: 'utf8', offset, message: truncated ? `the input ends inside a character that starts at byte ${offset}` : `invalid UTF-8 at byte ${offset}` });
@@ -240,7 +317,18 @@ export class Checker {
       else this.textPiece(dec.decode());
       return;
     }
-    if (this.framingStopped) return;
+    if (this.framingStopped) {
+      // (no event is framed after a limit; the lines are still counted and their fields checked,
+      // as those of the read that passed the limit were)
+      const scan = this.blocks ?? this.lineStarts;
+      if (scan !== undefined) {
+        if (chunk) scan.push(chunk);
+        else scan.end();
+        if (this.blocks) this.blocks.dataStarts.length = this.blocks.dataEnds.length = 0;
+        else this.lineStarts!.starts.length = this.lineStarts!.ends.length = 0;
+      }
+      return;
+    }
     if (this.es) {
       try {
         if (chunk) for (const m of this.es.push(chunk)) this.esMessage(m);
@@ -274,8 +362,9 @@ export class Checker {
         for (const l of ((e as { lines?: string[] }).lines ?? [])) this.line(l, false);
         return this.limit(e);
       }
-      // (what flush gives is a last line without its line end)
-      for (const l of lines) this.line(l, chunk === null);
+      // (what flush gives is a last line without its line end; decode reads it without the
+      // character the stream ended inside, which the lenient framing made a U+FFFD)
+      for (const l of lines) this.line(chunk === null && this.endsInsideChar && l.endsWith('\uFFFD') ? l.slice(0, -1) : l, chunk === null);
     }
   }
 
@@ -303,7 +392,10 @@ export class Checker {
     if (code !== EXIT.LIMIT) throw e;
     this.framingStopped = true;
     const offset = (e as { offset?: number }).offset ?? this.bytes;
-    this.problem({ kind: 'limit', offset, message: `${(e as Error).message}: framing stopped there` });
+    // (decode stops at the limit unless bytes that are not UTF-8 come before the byte that passes it)
+    const first = this.strictError;
+    const stop = first !== null && first.code !== (e as { code?: string }).code ? Math.max(offset, first.offset + 0.5) : offset;
+    this.problem({ kind: 'limit', offset, message: `${(e as Error).message}: framing stopped there` }, stop);
   }
 
   private textPiece(s: string): void {
@@ -405,8 +497,12 @@ export class Checker {
   }
 
   private bodyEnd(): void {
-    const text = this.body.join('') + dec.decode();
     this.events = 1;
+    if (this.bodyBytes > this.limits.maxEventBytes) {
+      this.problem({ kind: 'limit', offset: this.bodyStart, message: `the input is a JSON body larger than --max-event-bytes (${this.limits.maxEventBytes} bytes)` });
+      return;
+    }
+    const text = this.body.join('') + dec.decode();
     let v: unknown;
     try {
       v = JSON.parse(text);
@@ -425,22 +521,17 @@ export class Checker {
   }
 }
 
+/** The kinds in the order a list shows problems at one offset. */
+const KIND_ORDER: readonly ProblemKind[] = ['empty', 'utf8', 'frame', 'limit', 'field', 'retry', 'json', 'provider', 'arguments', 'unterminated', 'completion'];
+
+/** Whether problem a comes before b in the list: by offset, then by kind. */
+function before(a: Problem, b: Problem): boolean {
+  return a.offset !== b.offset ? a.offset < b.offset : KIND_ORDER.indexOf(a.kind) < KIND_ORDER.indexOf(b.kind);
+}
+
 /** A provider's error as one line: its message, then its type or code. */
 function described(e: { message: string; detail?: string }): string {
   return e.detail !== undefined && e.detail !== e.message ? `${e.message} (${e.detail})` : e.message;
-}
-
-/**
- * The exit code of a check: the first problem that would stop decode (by where decode would stop
- * at it: `stopOf`), else 8 for tolerated ones.
- */
-export function checkExitCode(problems: readonly Problem[], stopOf: (p: Problem) => number = (p) => p.offset): number {
-  const stopping = problems.filter((p) => EXIT_OF[p.kind] !== EXIT.WARNINGS && p.afterCompletion !== true);
-  if (stopping.length) {
-    const first = stopping.reduce((a, b) => (stopOf(b) < stopOf(a) ? b : a));
-    return EXIT_OF[first.kind];
-  }
-  return problems.length ? EXIT.WARNINGS : EXIT.OK;
 }
 
 export async function check(values: Values, positionals: string[]): Promise<void> {
@@ -479,12 +570,9 @@ export async function check(values: Values, positionals: string[]): Promise<void
   checker.end();
   checker.markAfterCompletion();
   checker.finishCounts();
-  if (empty || (sniffed && total === 0)) {
-    checker.problems.unshift({ kind: 'empty', offset: 0, message: `${input.name} is empty (0 bytes)` });
-    checker.problemCount++;
-  }
-  const problems = checker.problems.sort((a, b) => a.offset - b.offset);
-  const exitCode = checkExitCode(problems, (p) => checker!.stopOf(p));
+  if (empty || (sniffed && total === 0)) checker.empty(input.name);
+  const problems = checker.problems;
+  const exitCode = checker.exitCode();
   const counts = checker.graphemes();
   const result: CheckResult = {
     input: input.name, format: format ?? null, sniffed, clean: checker.problemCount === 0, exitCode,

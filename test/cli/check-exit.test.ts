@@ -5,10 +5,13 @@
 // reads to its completion (an error after the completion is in what decode does not read: see
 // after-completion.test.ts), where check may exit 8. This orders problems by where decode would
 // stop at them: a bad event's JSON at its end (after any invalid UTF-8 in it), an event or a
-// character the stream ends inside at the end. Seeded: the seed and the stream are printed on failure.
+// character the stream ends inside at the end. One case in five has small limits of event and
+// line bytes. Whole and cut, check lists the same problems (the first by offset, up to its limit)
+// and counts as many problems, lines and events. Seeded: the seed and the stream are
+// printed on failure.
 import { expect, test } from 'vitest';
 import { ModelStream, ModelStreamError } from '../../bindings/index.js';
-import { Checker, checkExitCode } from '../../cli/check.js';
+import { Checker } from '../../cli/check.js';
 import { exitCodeOf } from '../../cli/errors.js';
 import { SOURCES, damage } from '../helpers/damaged-streams.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
@@ -22,7 +25,10 @@ test(`check exits with the code decode exits with, on damaged streams of every f
   for (let k = 0; k < 4000; k++) {
     const src = SOURCES[Math.floor(r() * SOURCES.length)];
     const bytes = r() < 0.1 ? src.bytes : damage(r, src.bytes);
-    const m = new ModelStream({ format: src.format as 'openai', ...(src.choice === undefined ? {} : { choice: src.choice }) });
+    // (one case in five with a small limit of event and line bytes, which both pass)
+    const small = r() < 0.2 ? 100 + Math.floor(r() * 400) : undefined;
+    const lim = small === undefined ? limits : { ...limits, maxEventBytes: small, maxLineBytes: small };
+    const m = new ModelStream({ format: src.format as 'openai', ...(src.choice === undefined ? {} : { choice: src.choice }), ...(small === undefined ? {} : { maxEventBytes: small }) });
     let decode = 0;
     try {
       m.push(bytes);
@@ -31,17 +37,24 @@ test(`check exits with the code decode exits with, on damaged streams of every f
       if (!(e instanceof ModelStreamError)) throw e;
       if (m.status !== 'done') decode = exitCodeOf(e);
     }
-    const c = new Checker(src.format as 'openai', limits, src.choice ?? 0, 1000);
-    for (const piece of cut(bytes, randomCuts(bytes, r, 1 + Math.floor(r() * 64)))) c.push(piece);
-    c.end();
-    c.markAfterCompletion();
-    const problems = c.problems.sort((a, b) => a.offset - b.offset);
-    const check = checkExitCode(problems, (p) => c.stopOf(p));
-    const why = `seed ${SEED}, case ${k}: ${src.name} (${src.format}), problems ${JSON.stringify(problems)}: ${JSON.stringify(dec.decode(bytes)).slice(0, 3000)}`;
-    if (decode === 0) expect([0, 8], why).toContain(check);
-    else expect(check, why).toBe(decode);
+    // (check lists at most maxListed problems, the first by offset; the exit code is over all of them)
+    const listed = 1 + Math.floor(r() * 3);
+    const checked = (pieces: Uint8Array[]) => {
+      const c = new Checker(src.format as 'openai', lim, src.choice ?? 0, listed);
+      for (const piece of pieces) c.push(piece);
+      c.end();
+      c.markAfterCompletion();
+      return { exit: c.exitCode(), problems: c.problems.map((p) => `${p.kind}@${p.offset}${p.afterCompletion ? ' after' : ''}`), count: c.problemCount, lines: c.lines, events: c.events };
+    };
+    const whole = checked([bytes]);
+    const got = checked(cut(bytes, randomCuts(bytes, r, 1 + Math.floor(r() * 64))));
+    const why = `seed ${SEED}, case ${k}: ${src.name} (${src.format})${small === undefined ? '' : `, limit ${small}`}, problems ${JSON.stringify(got)}: ${JSON.stringify(dec.decode(bytes)).slice(0, 3000)}`;
+    if (decode === 0) expect([0, 8], why).toContain(got.exit);
+    else expect(got.exit, why).toBe(decode);
+    // and check says the same whole and cut: the same problems listed, and as many
+    expect(got, why).toEqual(whole);
     seen.add(decode);
   }
   // (every way decode ends is among the cases: complete, invalid UTF-8, truncated, provider, bad event)
-  expect([...seen].sort()).toEqual([0, 2, 3, 5, 6]);
+  expect([...seen].sort()).toEqual([0, 2, 3, 4, 5, 6]);
 });
