@@ -101,6 +101,9 @@ class EventPrinter {
   private readonly printed: { args: string; done: boolean }[] = [];
   /** A Bedrock stream's message stopped it: nothing after it is printed. */
   private stopped = false;
+  /** The provider's completion came, in a format that sends nothing after it that is read: nothing after it is printed (decode stops reading there). */
+  private completed = false;
+  private readonly trailer: boolean;
 
   constructor(format: Format, o: DecodeOptions, private readonly write: (s: string) => void) {
     const { fatal } = o;
@@ -131,13 +134,16 @@ class EventPrinter {
       this.key = 'lines';
     }
     if (isModelFormat(format)) this.reader = new ModelEventReader({ format, choice: o.choice });
+    this.trailer = isModelFormat(format) && describeFormat(format).trailer;
   }
 
   private frame(f: unknown): void {
+    if (this.completed) return;
     this.write(`${JSON.stringify(f)}\n`);
     const reader = this.reader;
     if (reader === undefined) return;
     const r = reader.read(this.key === 'events' ? (f as { data: string }).data : this.key === 'lines' ? (f as string) : JSON.stringify(f));
+    if (r.done && !this.trailer) this.completed = true;
     if (r.reasoning !== '') this.write(`${JSON.stringify({ reasoning: r.reasoning })}\n`);
     for (const c of reader.toolCalls) {
       const was = this.printed[c.index];

@@ -56,9 +56,11 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
     expect([cut.code, cut.stdout], cut.stderr).toEqual(c.decode);
   });
 
-  it('decode --events ends as decode does', async () => {
+  it('decode --events ends as decode does, and prints the same events whether what follows the completion came in its read or later', async () => {
     const r = await run(['decode', '--events', '--format', c.format, path]);
     expect(r.code, r.stderr).toBe(c.decode[0]);
+    const cut = await run(['decode', '--events', '--format', c.format, '-'], { stdin: writer(path, [c.answer.length], 40) });
+    expect([cut.code, cut.stdout]).toEqual([r.code, r.stdout]);
   });
 
   it('check: the problem listed, and tolerated when it follows the completion', async () => {
