@@ -9,6 +9,7 @@ import { EXIT, UsageError, describeError, exitCodeOf } from './errors.js';
 import { framingOf, isModelFormat, type Format } from './formats.js';
 import { Output, exitWith, openInput, saveAtomically, type Input } from './io.js';
 import { limitsOf, type Limits } from './options.js';
+import { SseBlocks } from './scan.js';
 import { SNIFF_BYTES, sniff } from './sniff.js';
 import { StatusLine, formatSeconds, plural } from './status.js';
 import { ModelStream, ModelStreamError, PlainStream, type TextStream } from './stream.js';
@@ -92,10 +93,17 @@ function messageFrame(m: ModelEventStreamMessage): { offset: number; headers: Re
  * arguments to (the fragment it adds) or ends (`valid`: its arguments are one JSON value); with
  * `replaces: true` when its arguments so far were replaced (Anthropic's `{}` of the start).
  */
+/** What a read printed with --events holds: its frames and comments, in the stream's order, each at its offset (-1: not known). */
+type Printed = { at: number; frame: unknown } | { at: number; comment: string };
+
 class EventPrinter {
   private readonly frames: (chunk: Uint8Array | null) => unknown[];
   private readonly key: 'events' | 'lines' | 'values';
   private sse?: SseParser;
+  /** SSE: where each event and comment begins, so that a read's are printed in order, and none past where the stream stopped. */
+  private blocks?: SseBlocks;
+  private readonly commentAt: number[] = [];
+  private readonly comments: string[] = [];
   private readonly reader: ModelEventReader | undefined;
   /** Each call's arguments printed so far, and whether its end was. */
   private readonly printed: { args: string; done: boolean }[] = [];
@@ -121,8 +129,13 @@ class EventPrinter {
       };
       this.key = 'events';
     } else if (framing === 'sse') {
-      const p = (this.sse = new SseParser({ fatal, maxEventBytes: o.limits.maxEventBytes, onComment: (c) => write(`${JSON.stringify({ comment: c })}\n`) }));
-      this.frames = (c) => (c ? p.push(c) : p.flush());
+      const p = (this.sse = new SseParser({ fatal, maxEventBytes: o.limits.maxEventBytes, onComment: (c) => void this.comments.push(c) }));
+      const blocks = (this.blocks = new SseBlocks((l) => (l.comment ? void this.commentAt.push(l.start) : undefined)));
+      this.frames = (c) => {
+        if (c) blocks.push(c);
+        else blocks.end();
+        return c ? p.push(c) : p.flush();
+      };
       this.key = 'events';
     } else if (framing === 'ndjson') {
       const d = new NdjsonDecoder({ fatal, maxLineBytes: o.limits.maxLineBytes });
@@ -173,17 +186,35 @@ class EventPrinter {
     return this.sse?.truncated ?? false;
   }
 
-  push(chunk: Uint8Array | null): void {
+  /**
+   * The read's frames and comments, in order, each at its offset where it is known (SSE's events
+   * and comments, Bedrock's messages); and what the framing threw after them.
+   */
+  take(chunk: Uint8Array | null): { printed: Printed[]; error?: { e: unknown } } {
     let frames: unknown[];
+    let error: { e: unknown } | undefined;
     try {
       frames = this.frames(chunk);
     } catch (e) {
       const x = e as Record<string, unknown>;
-      const before = (x.code === 'ERR_NDJSON_PARSE' ? x.values : x instanceof EventStreamError ? this.upToError(x.messages as ModelEventStreamMessage[]).map(messageFrame) : x[this.key] ?? x.lines ?? x.events) as unknown[] | undefined;
-      for (const f of before ?? []) this.frame(f);
-      throw e;
+      frames = ((x.code === 'ERR_NDJSON_PARSE' ? x.values : x instanceof EventStreamError ? this.upToError(x.messages as ModelEventStreamMessage[]).map(messageFrame) : x[this.key] ?? x.lines ?? x.events) as unknown[] | undefined) ?? [];
+      error = { e };
     }
-    for (const f of frames) this.frame(f);
+    const printed: Printed[] = frames.map((frame) => ({ at: this.blocks ? this.blocks.nextEvent()[0] : (frame as { offset?: number }).offset ?? -1, frame }));
+    if (this.comments.length !== 0) {
+      for (const comment of this.comments.splice(0)) printed.push({ at: this.commentAt.shift() ?? -1, comment });
+      printed.sort((a, b) => a.at - b.at);
+    }
+    return { printed, error };
+  }
+
+  /** Prints what a read held, up to the frame or comment at offset `upTo`. */
+  print(printed: Printed[], upTo = Infinity): void {
+    for (const p of printed) {
+      if (p.at > upTo || this.completed) break; // (after the completion nothing is read: see frame())
+      if ('comment' in p) this.write(`${JSON.stringify({ comment: p.comment })}\n`);
+      else this.frame(p.frame);
+    }
   }
 }
 
@@ -277,11 +308,12 @@ class DecodeRun {
       if (this.ended) return;
     }
     let text: string;
-    try {
-      this.printer?.push(null);
-    } catch (e) {
+    const printer = this.printer;
+    if (printer !== undefined) {
+      const { printed, error } = printer.take(null);
+      printer.print(printed);
       // (after the completion: a message of what follows it cut short, which the stream passes over)
-      if (this.stream!.status !== 'done') return this.end({ kind: 'error', error: e, fromPrinter: true });
+      if (error !== undefined && this.stream!.status !== 'done') return this.end({ kind: 'error', error: error.e, fromPrinter: true });
     }
     try {
       text = this.stream!.flush();
@@ -330,24 +362,29 @@ class DecodeRun {
 
   private feed(chunk: Uint8Array): void {
     let text: string;
-    let printerError: { e: unknown } | undefined;
-    try {
-      this.printer?.push(chunk);
-    } catch (e) {
-      printerError = { e };
-    }
+    const printer = this.printer;
+    const { printed, error: printerError } = printer?.take(chunk) ?? { printed: [] };
     try {
       text = this.stream!.push(chunk);
     } catch (e) {
       // (a ModelStreamError once the stream is done is about what follows the completion; a text
       // limit is not: a read's text is committed after its events, the completion among them)
-      if (this.stream!.status === 'done' && e instanceof ModelStreamError) return this.afterCompletion(e);
+      if (this.stream!.status === 'done' && e instanceof ModelStreamError) {
+        printer?.print(printed);
+        return this.afterCompletion(e);
+      }
       // both stopped: the error that comes first in the stream ends the command, as it would
-      // have had the read ended between the two
-      if (printerError !== undefined && offsetOf(printerError.e) <= offsetOf(e)) this.end({ kind: 'error', error: printerError.e, fromPrinter: true });
-      else this.end({ kind: 'error', error: e });
+      // have had the read ended between the two; nothing past it is printed
+      if (printerError !== undefined && offsetOf(printerError.e) <= offsetOf(e)) {
+        printer!.print(printed);
+        this.end({ kind: 'error', error: printerError.e, fromPrinter: true });
+      } else {
+        printer?.print(printed, offsetOf(e));
+        this.end({ kind: 'error', error: e });
+      }
       return;
     }
+    printer?.print(printed);
     this.emit(text);
     if (printerError !== undefined) {
       if (this.stream!.status === 'done') return this.afterCompletion(undefined);

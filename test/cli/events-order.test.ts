@@ -1,0 +1,42 @@
+// decode --events prints a stream's events and comments in the stream's order, and nothing past
+// where the stream stopped, however the reads fell: whole, and cut at every line's end.
+import { describe, expect, it } from 'vitest';
+import { file, run, tempDir, writer } from './helpers.js';
+
+const dir = tempDir();
+const chunk = (content: string) => `data: {"choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\n`;
+/** Each case: its capture, decode's exit code, and what --events prints (c: a comment, e: an event's data). */
+const cases: [string, string, number, string[]][] = [
+  ['keep-alive comments between events', `: open\n\n${chunk('a')}: ping\n\n${chunk('b')}:ping\n: pong\n\ndata: [DONE]\n\n`, 0,
+    ['c open', 'e a', 'c ping', 'e b', 'c ping', 'c pong', 'e [DONE]']],
+  ['a bad event, then events in the same read', `${chunk('a')}: ping\n\ndata: {bad\n\n${chunk('b')}: after\n\ndata: [DONE]\n\n`, 6,
+    ['e a', 'c ping', 'e {bad']],
+  ['a provider error, then events', `${chunk('a')}data: {"error":{"message":"overloaded"}}\n\n${chunk('b')}data: [DONE]\n\n`, 5,
+    ['e a', 'e {"error":{"message":"overloaded"}}']],
+];
+
+/** What the printed lines say, as the cases write it. */
+function said(stdout: string): string[] {
+  return stdout.trim().split('\n').map((l) => JSON.parse(l) as { comment?: string; data?: string }).flatMap((o) => {
+    if (o.comment !== undefined) return [`c ${o.comment}`];
+    if (o.data === undefined) return [];
+    const content = /"content":"([^"]*)"/.exec(o.data);
+    return [`e ${content ? content[1] : o.data}`];
+  });
+}
+
+describe.each(cases)('%s', (_, capture, code, printed) => {
+  const path = file(dir, `${_.replace(/\W+/g, '-')}.sse`, capture);
+  // every line's end: where a read may end between two of its lines
+  const ends = [...capture.matchAll(/\n/g)].map((m) => m.index! + 1).filter((i) => i < capture.length);
+
+  it('the same lines whole and cut at every line end', async () => {
+    const whole = await run(['decode', '--events', '--format', 'openai', path]);
+    expect(whole.code, whole.stderr).toBe(code);
+    expect(said(whole.stdout)).toEqual(printed);
+    for (const at of ends) {
+      const cut = await run(['decode', '--events', '--format', 'openai', '-'], { stdin: writer(path, [at], 40) });
+      expect([cut.code, cut.stdout], `cut at ${at}`).toEqual([whole.code, whole.stdout]);
+    }
+  });
+});
