@@ -210,7 +210,14 @@ export class ModelStream extends ModelReader {
 
   protected override heldRest(): string {
     const a = this.assembler;
-    return a === null || a.pending.length === 0 ? '' : a.flush();
+    if (a === null || a.pending.length === 0) return '';
+    try {
+      return a.flush();
+    } catch (e) {
+      // (past maxTextBytes: it stays held, and flush() or the report says so, as before)
+      if (e instanceof TextRangeError) return '';
+      throw e;
+    }
   }
 
   /** The report: the committed text, its counts and SHA-256, status, finish reason, usage. Flushes first if needed (without throwing). */

@@ -489,3 +489,18 @@ it('ModelEventReader: [DONE] ends the calls still open, as it ends them in a Mod
   expect(rd.toolCalls).toEqual(m.toolCalls);
   expect(rd.toolCalls.map((c) => [c.done, c.valid])).toEqual([[true, true], [true, false]]);
 });
+
+it('maxTextBytes and the text held back: the completion\'s push keeps its text, and an error stays the stream\'s', () => {
+  const ev = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
+  // the held cluster would pass the limit: the completion's push returns what fits, flush() says the rest
+  const m = new ModelStream({ format: 'openai', maxTextBytes: 5 });
+  expect(m.push(enc(ev('abc')))).toBe('ab');
+  expect(m.push(enc(`${ev('def')}data: [DONE]\n\n`))).toBe('cde');
+  expect(() => m.flush()).toThrow(TextRangeError);
+  // an error whose held text would pass the limit: the error is the stream's, without that text, and lasts
+  const m2 = new ModelStream({ format: 'openai', maxTextBytes: 5 });
+  expect(m2.push(enc(ev('abcde')))).toBe('abcd');
+  const e = (() => { try { m2.push(enc(`${ev('f')}data: {bad\n\n`)); } catch (x) { return x; } })() as ModelStreamError;
+  expect([e instanceof ModelStreamError, e.code, e.text, m2.status]).toEqual([true, 'ERR_BAD_EVENT', 'e', 'failed']);
+  expect(() => m2.push(enc(ev('g')))).toThrow(ModelStreamError);
+});
