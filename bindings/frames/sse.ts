@@ -474,9 +474,10 @@ export class SseParser extends FrameStream {
    */
   protected errorOf(r: number): Error {
     const events = this.target ?? this.takeEvents();
+    // (made before the handler runs: it may use another decoder of the realm's core)
+    const err = r & R_LIMIT ? new SseLimitError(this.errorOffset(), this.maxEventBytes, events) : this.utf8Error(r, 'events', events);
     if (this.comments !== null) this.deliverComments(events);
-    if (r & R_LIMIT) return new SseLimitError(this.errorOffset(), this.maxEventBytes, events);
-    return this.utf8Error(r, 'events', events);
+    return err;
   }
 
   private run(chunk: Uint8Array, where: string): void {

@@ -184,6 +184,14 @@ describe(`SseParser (${wasmBackend()})`, () => {
     }
   });
 
+  test('an onComment handler that uses another parser before an error leaves the error this stream\'s', () => {
+    const other = new SseParser();
+    const p = new SseParser({ onComment: () => { try { other.push(Uint8Array.of(0x64, 0x61, 0x74, 0x61, 0x3a, 0xfe, 0x0a)); } catch { /* its own */ } } });
+    const bytes = Uint8Array.from([...enc(': one\ndata: a\n\ndata: b'), 0xff, ...enc('cd\n')]);
+    const e = (() => { try { p.push(bytes); } catch (x) { return x as Utf8DecodeError; } })();
+    expect([e?.code, e?.offset, [...(e?.bytes ?? [])]]).toEqual(['ERR_INVALID_UTF8', 22, [0xff, 0x63, 0x64, 0x0a]]);
+  });
+
   test('events larger than the output window (128 KiB), ASCII and not, string and byte paths', () => {
     const r = rng(7);
     const alphabet = ['a', 'é', '中', '😀', ' ', '{', '"'];
