@@ -244,11 +244,12 @@ export class SseRelay extends ModelReader {
       this._textBytes += 3; // a lone high surrogate at the end: U+FFFD
     }
     const memory = this.failure instanceof CoreMemoryError ? this.failure : null;
-    if (this.upstreamError !== null) {
-      this.errorEvent(this.upstreamError);
-    } else if (this._status === 'done' && (this.failure === null || memory !== null)) {
-      // (a read the core could not hold after the completion: not the answer, which is whole)
+    if (this._status === 'done') {
+      // the answer is whole: its end, never an error after it (bytes after the completion that are
+      // not UTF-8, a read the core could not hold after it: not the answer)
       this.completion();
+    } else if (this.upstreamError !== null) {
+      this.errorEvent(this.upstreamError);
     } else if (memory !== null) {
       // (a push threw it: the stream stopped where the core could not hold it; the others go on)
       this.errorEvent({ message: `the relay could not hold the stream: ${memory.message}`, kind: 'overloaded', code: memory.code });
@@ -280,8 +281,8 @@ export class SseRelay extends ModelReader {
     this.fresh();
     if (this.ended || this.disposed) return this.view();
     this.ended = true;
-    if (this.upstreamError !== null) this.errorEvent(this.upstreamError);
-    else if (this._status === 'done') this.completion(); // (the answer is whole: its end, never an error after it)
+    if (this._status === 'done') this.completion(); // (the answer is whole: its end, never an error after it)
+    else if (this.upstreamError !== null) this.errorEvent(this.upstreamError);
     else this.errorEvent(r);
     this.retire();
     return this.view();

@@ -140,3 +140,33 @@ it('this runtime calls a transformer\'s cancel (Node, Bun, Deno): the relay stre
   expect([cancels, Object.hasOwn(relay, 'readable'), Object.hasOwn(relay, 'writable')]).toEqual([true, false, false]);
   await relay.readable.cancel();
 });
+
+it('damage after the upstream\'s completion is not the answer: the client gets its completion, never an error after it, however the reads fell', () => {
+  const sse = (o: unknown, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(o)}\n\n`;
+  const upstreams: ['openai' | 'anthropic', string][] = [
+    ['openai', sse({ choices: [{ index: 0, delta: { content: 'hi' } }] }) + sse({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) + 'data: [DONE]\n\n'],
+    ['anthropic', sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hi' } }, 'content_block_delta') + sse({ type: 'message_stop' }, 'message_stop')],
+  ];
+  const bad = Uint8Array.of(...enc('data: '), 0xff, 0x0a, 0x0a);
+  for (const [from, body] of upstreams) {
+    for (const to of ['openai', 'anthropic'] as const) {
+      const answer = enc(body);
+      const whole = new Uint8Array([...answer, ...bad]);
+      const outs: string[] = [];
+      for (const chunks of [[whole], [answer, bad], [whole.subarray(0, answer.length + 7), whole.subarray(answer.length + 7)]]) {
+        const r = new SseRelay({ from, to });
+        const parts = chunks.map((c) => r.push(c).slice());
+        parts.push(r.flush().slice());
+        const out = new TextDecoder().decode(Buffer.concat(parts));
+        expect([r.status, out.includes('error')], `${from} → ${to}`).toEqual(['done', false]);
+        expect(out.endsWith(to === 'openai' ? 'data: [DONE]\n\n' : 'data: {"type":"message_stop"}\n\n'), `${from} → ${to}: ${out}`).toBe(true);
+        outs.push(out.replace(/"(id|created)":("[^"]*"|\d+)/g, ''));
+      }
+      expect(new Set(outs).size, `${from} → ${to}`).toBe(1);
+      // and abort() after the completion writes its end as flush does
+      const a = new SseRelay({ from, to });
+      a.push(whole);
+      expect(new TextDecoder().decode(a.abort({ message: 'gone', kind: 'timeout' }))).not.toContain('error');
+    }
+  }
+});

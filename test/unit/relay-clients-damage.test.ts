@@ -55,6 +55,7 @@ test(`damaged upstreams, relayed to the other client's format, read by the offic
       text += m.flush();
     } catch (e) {
       if (!(e instanceof ModelStreamError)) throw e;
+      text += e.text;
     }
     const relay = new SseRelay({ from: src.format as 'openai', to });
     const written = cut(bytes, randomCuts(bytes, r, 1 + Math.floor(r() * 64))).map((c) => relay.push(c).slice());
