@@ -93,8 +93,12 @@ function messageFrame(m: ModelEventStreamMessage): { offset: number; headers: Re
  * arguments to (the fragment it adds) or ends (`valid`: its arguments are one JSON value); with
  * `replaces: true` when its arguments so far were replaced (Anthropic's `{}` of the start).
  */
-/** What a read printed with --events holds: its frames and comments, in the stream's order, each at its offset (-1: not known). */
-type Printed = { at: number; frame: unknown } | { at: number; comment: string };
+/**
+ * What a read printed with --events holds: its frames and comments, each where it begins (`at`;
+ * -1: not known) and where the stream has it whole (`whole`: an SSE event at its blank line, a
+ * comment at its line), in that order.
+ */
+type Printed = { at: number; whole: number; frame: unknown } | { at: number; whole: number; comment: string };
 
 class EventPrinter {
   private readonly frames: (chunk: Uint8Array | null) => unknown[];
@@ -107,11 +111,15 @@ class EventPrinter {
   private readonly reader: ModelEventReader | undefined;
   /** Each call's arguments printed so far, and whether its end was. */
   private readonly printed: { args: string; done: boolean }[] = [];
-  /** A Bedrock stream's message stopped it: nothing after it is printed. */
+  /** A Bedrock stream's message stopped it (before its completion): nothing after it is printed. */
   private stopped = false;
   /** The provider's completion came, in a format that sends nothing after it that is read: nothing after it is printed (decode stops reading there). */
   private completed = false;
   private readonly trailer: boolean;
+  /** AWS's event stream: each frame is a message with its offset. */
+  private readonly messages: boolean;
+  /** The provider's completion was read (a format read on after it, Bedrock's, goes on). */
+  private done = false;
 
   constructor(format: Format, o: DecodeOptions, private readonly write: (s: string) => void) {
     const { fatal } = o;
@@ -125,7 +133,7 @@ class EventPrinter {
           d.flush();
           return [];
         }
-        return this.upToError(d.push(c)).map(messageFrame);
+        return d.push(c).map(messageFrame);
       };
       this.key = 'events';
     } else if (framing === 'sse') {
@@ -148,15 +156,25 @@ class EventPrinter {
     }
     if (isModelFormat(format)) this.reader = new ModelEventReader({ format, choice: o.choice });
     this.trailer = isModelFormat(format) && describeFormat(format).trailer;
+    this.messages = framing === 'eventstream';
   }
 
   private frame(f: unknown): void {
-    if (this.completed) return;
+    if (this.completed || this.stopped) return;
     this.write(`${JSON.stringify(f)}\n`);
+    // a message that stops a Bedrock stream is the last printed; after the completion the stream
+    // passes such a message over and reads on (its metadata), and so does this
+    if (this.messages && (f as { error?: unknown }).error !== undefined) {
+      if (!this.done) this.stopped = true;
+      return;
+    }
     const reader = this.reader;
     if (reader === undefined) return;
     const r = reader.read(this.key === 'events' ? (f as { data: string }).data : this.key === 'lines' ? (f as string) : JSON.stringify(f));
-    if (r.done && !this.trailer) this.completed = true;
+    if (r.done) {
+      this.done = true;
+      if (!this.trailer) this.completed = true;
+    }
     if (r.reasoning !== '') this.write(`${JSON.stringify({ reasoning: r.reasoning })}\n`);
     for (const c of reader.toolCalls) {
       const was = this.printed[c.index];
@@ -171,15 +189,6 @@ class EventPrinter {
       this.write(`${JSON.stringify({ toolCall: call })}\n`);
       this.printed[c.index] = { args: c.arguments, done: c.done };
     }
-  }
-
-  /** A Bedrock stream's messages up to the first that stops it, which is the last printed. */
-  private upToError(messages: ModelEventStreamMessage[]): ModelEventStreamMessage[] {
-    if (this.stopped) return [];
-    const k = messages.findIndex((m) => m.error !== undefined);
-    if (k < 0) return messages;
-    this.stopped = true;
-    return messages.slice(0, k + 1);
   }
 
   get truncated(): boolean {
@@ -197,21 +206,37 @@ class EventPrinter {
       frames = this.frames(chunk);
     } catch (e) {
       const x = e as Record<string, unknown>;
-      frames = ((x.code === 'ERR_NDJSON_PARSE' ? x.values : x instanceof EventStreamError ? this.upToError(x.messages as ModelEventStreamMessage[]).map(messageFrame) : x[this.key] ?? x.lines ?? x.events) as unknown[] | undefined) ?? [];
+      frames = ((x.code === 'ERR_NDJSON_PARSE' ? x.values : x instanceof EventStreamError ? (x.messages as ModelEventStreamMessage[]).map(messageFrame) : x[this.key] ?? x.lines ?? x.events) as unknown[] | undefined) ?? [];
       error = { e };
     }
-    const printed: Printed[] = frames.map((frame) => ({ at: this.blocks ? this.blocks.nextEvent()[0] : (frame as { offset?: number }).offset ?? -1, frame }));
+    const printed: Printed[] = frames.map((frame) => {
+      if (this.blocks) {
+        const [at, whole] = this.blocks.nextEvent();
+        return { at, whole, frame };
+      }
+      const at = this.messages ? (frame as { offset: number }).offset : -1;
+      return { at, whole: at, frame };
+    });
     if (this.comments.length !== 0) {
-      for (const comment of this.comments.splice(0)) printed.push({ at: this.commentAt.shift() ?? -1, comment });
-      printed.sort((a, b) => a.at - b.at);
+      for (const comment of this.comments.splice(0)) {
+        const at = this.commentAt.shift() ?? -1;
+        printed.push({ at, whole: at, comment });
+      }
+      printed.sort((a, b) => a.whole - b.whole);
     }
     return { printed, error };
   }
 
-  /** Prints what a read held, up to the frame or comment at offset `upTo`. */
-  print(printed: Printed[], upTo = Infinity): void {
+  /**
+   * Prints what a read held, up to where a stream stopped at byte `stop`: what it had whole by
+   * then, and the event it stopped inside (whole when the stream read it), with the comments in it.
+   */
+  print(printed: Printed[], stop = Infinity): void {
+    let upTo = stop;
+    for (const p of printed) if ('frame' in p && p.at >= 0 && p.at <= stop && stop < p.whole) upTo = p.whole;
     for (const p of printed) {
-      if (p.at > upTo || this.completed) break; // (after the completion nothing is read: see frame())
+      if (this.completed || this.stopped) break; // (after the completion nothing is read: see frame())
+      if (p.whole > upTo) continue;
       if ('comment' in p) this.write(`${JSON.stringify({ comment: p.comment })}\n`);
       else this.frame(p.frame);
     }

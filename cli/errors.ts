@@ -32,7 +32,7 @@ export const EXIT_TABLE = [
   [EXIT.PROVIDER, "the provider sent an error (its message is printed)"],
   [EXIT.BAD_EVENT, 'an event or NDJSON line is not valid JSON, at the line or offset named'],
   [EXIT.IDLE, '--idle-timeout: no text came for that long'],
-  [EXIT.WARNINGS, 'check only: problems that decoding tolerates (a bogus retry, unknown fields, a tool call whose arguments are not JSON, anything after the completion)'],
+  [EXIT.WARNINGS, 'check only: problems that decoding tolerates (a bogus retry, unknown fields, a tool call whose arguments are not JSON, most of what follows the completion)'],
   [EXIT.INTERRUPTED, 'interrupted (Ctrl+C)'],
 ] as const;
 

@@ -31,6 +31,8 @@ interface Case {
   /** decode's exit code and text, and check's exit code. */
   decode: [number, string];
   check: number;
+  /** What decode --events prints of what follows the completion, when it reads on (Bedrock's metadata). */
+  printsAfter?: string;
 }
 
 const cases: Case[] = [
@@ -39,7 +41,7 @@ const cases: Case[] = [
   { name: 'openai: an event cut short after [DONE]', format: 'openai', answer: join(openai), after: join('data: {"choi'), decode: [0, 'café'], check: 8 },
   { name: 'anthropic: an error event after message_stop', format: 'anthropic', answer: join(anthropic), after: join('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"late"}}\n\n'), decode: [0, 'café'], check: 8 },
   { name: 'bedrock: the metadata message cut short', format: 'bedrock', answer: bedrock, after: metadata.subarray(0, metadata.length - 7), decode: [0, 'café'], check: 8 },
-  { name: 'bedrock: an exception after messageStop, then the metadata', format: 'bedrock', answer: bedrock, after: join(encodeMessage({ exception: 'internalServerException', payload: '{"message":"late"}' }), metadata), decode: [0, 'café'], check: 8 },
+  { name: 'bedrock: an exception after messageStop, then the metadata', format: 'bedrock', answer: bedrock, after: join(encodeMessage({ exception: 'internalServerException', payload: '{"message":"late"}' }), metadata), decode: [0, 'café'], check: 8, printsAfter: '"metadata"' },
   { name: 'bedrock: the metadata message damaged (its CRC): stops both', format: 'bedrock', answer: bedrock, after: damaged, decode: [6, 'café'], check: 6 },
   { name: 'control: openai, an error event before [DONE]', format: 'openai', answer: join(openai.slice(0, openai.indexOf('data: [DONE]'))), after: join('data: {"error":{"message":"early"}}\n\ndata: [DONE]\n\n'), decode: [5, 'café'], check: 5 },
 ];
@@ -61,6 +63,7 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
     expect(r.code, r.stderr).toBe(c.decode[0]);
     const cut = await run(['decode', '--events', '--format', c.format, '-'], { stdin: writer(path, [c.answer.length], 40) });
     expect([cut.code, cut.stdout]).toEqual([r.code, r.stdout]);
+    if (c.printsAfter !== undefined) expect(r.stdout).toContain(c.printsAfter);
   });
 
   it('check: the problem listed, and tolerated when it follows the completion', async () => {

@@ -13,6 +13,11 @@ const cases: [string, string, number, string[]][] = [
     ['e a', 'c ping', 'e {bad']],
   ['a provider error, then events', `${chunk('a')}data: {"error":{"message":"overloaded"}}\n\n${chunk('b')}data: [DONE]\n\n`, 5,
     ['e a', 'e {"error":{"message":"overloaded"}}']],
+  // a comment inside an event's block comes before the event, which is whole at its blank line
+  ['a comment inside an event', `${chunk('a').slice(0, -1)}: inside\ndata: \n\n: after\n\ndata: [DONE]\n\n`, 0,
+    ['c inside', 'e a', 'c after', 'e [DONE]']],
+  ['a comment inside a bad event', `${chunk('a')}data: {bad\n: inside\n\n: after\n\n${chunk('b')}`, 6,
+    ['e a', 'c inside', 'e {bad']],
 ];
 
 /** What the printed lines say, as the cases write it. */
@@ -35,8 +40,15 @@ describe.each(cases)('%s', (_, capture, code, printed) => {
     expect(whole.code, whole.stderr).toBe(code);
     expect(said(whole.stdout)).toEqual(printed);
     for (const at of ends) {
-      const cut = await run(['decode', '--events', '--format', 'openai', '-'], { stdin: writer(path, [at], 40) });
+      // (a writer that waits long enough between its pieces that each is its own read)
+      const cut = await run(['decode', '--events', '--format', 'openai', '-'], { stdin: writer(path, [at], 150) });
       expect([cut.code, cut.stdout], `cut at ${at}`).toEqual([whole.code, whole.stdout]);
     }
   });
+});
+
+it('NDJSON values of every kind are printed, null among them', async () => {
+  const path = file(dir, 'values.ndjson', '{"a":1}\nnull\n2\n{"offset":999}\n');
+  const r = await run(['decode', '--events', '--format', 'ndjson', path]);
+  expect([r.code, r.stdout]).toEqual([0, '{"a":1}\nnull\n2\n{"offset":999}\n']);
 });
