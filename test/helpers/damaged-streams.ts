@@ -2,6 +2,7 @@
 // the Anthropic ones also as Claude on Bedrock sends them, and the Bedrock fixtures; and damage()
 // to make one to three random damages in a stream (a bit flipped, a byte replaced, bytes inserted,
 // removed or repeated, the stream cut short).
+import { ModelStream, ModelStreamError, type ModelStreamOptions } from '../../bindings/index.js';
 import { BEDROCK_FIXTURES, codec } from './bedrock-fixtures.js';
 import { FIXTURES, reference } from './model-fixtures.js';
 import { concat } from './random.js';
@@ -47,4 +48,21 @@ export function damage(r: () => number, b: Uint8Array): Uint8Array {
     }
   }
   return Uint8Array.from(a);
+}
+
+/**
+ * A damaged stream read whole by a raw ModelStream of its format (its choice; more `options`):
+ * the stream, the text it gave (an error's included), and the error it stopped with.
+ */
+export function readWhole(src: Source, bytes: Uint8Array, options: Omit<ModelStreamOptions, 'format'> = {}): { m: ModelStream; text: string; error: ModelStreamError | null } {
+  const m = new ModelStream({ format: src.format as 'openai', raw: true, ...(src.choice === undefined ? {} : { choice: src.choice }), ...options });
+  let text = '';
+  try {
+    text += m.push(bytes);
+    text += m.flush();
+  } catch (e) {
+    if (!(e instanceof ModelStreamError)) throw e;
+    return { m, text: text + e.text, error: e };
+  }
+  return { m, text, error: null };
 }

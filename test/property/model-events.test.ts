@@ -12,10 +12,10 @@
 // failure.
 import { expect, test } from 'vitest';
 import {
-  EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, ModelStream, ModelStreamError, SseParser, describeFormat,
+  EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, SseParser, describeFormat,
   type ModelEventStreamMessage,
 } from '../../bindings/index.js';
-import { SOURCES, type Source, damage } from '../helpers/damaged-streams.js';
+import { SOURCES, type Source, damage, readWhole } from '../helpers/damaged-streams.js';
 import { SEED, rng } from '../helpers/random.js';
 
 const enc = new TextEncoder();
@@ -26,18 +26,8 @@ type Outcome = { text: string; reasoning: string; calls: unknown[]; finish: stri
 const options = (src: Source) => ({ format: src.format as 'openai', ...(src.choice === undefined ? {} : { choice: src.choice }) });
 
 function streamed(src: Source, bytes: Uint8Array): Outcome {
-  const m = new ModelStream({ ...options(src), raw: true });
-  let text = '';
-  let error = '';
-  try {
-    text += m.push(bytes);
-    text += m.flush();
-  } catch (e) {
-    if (!(e instanceof ModelStreamError)) throw e;
-    text += e.text;
-    error = e.code;
-  }
-  return { text, reasoning: m.reasoning, calls: m.toolCalls.map((c) => ({ ...c })), finish: m.finishReason ?? null, error };
+  const { m, text, error } = readWhole(src, bytes);
+  return { text, reasoning: m.reasoning, calls: m.toolCalls.map((c) => ({ ...c })), finish: m.finishReason ?? null, error: error?.code ?? '' };
 }
 
 /** An event's data or line, or what stops the stream at a Bedrock message. */
