@@ -94,7 +94,9 @@ export abstract class ModelReader extends FrameStream {
   /** Lines read (blank ones too), for the line number of a bad one. */
   private lineNo = 0;
   /** A JSON body instead of an event stream: its bytes so far. */
-  private body: { parts: Uint8Array[]; bytes: number } | null = null;
+  private body: { parts: Uint8Array[]; bytes: number; at: number } | null = null;
+  /** Bytes of a BOM at the stream's start seen while sniffing (it may come split across reads). */
+  private bom = 0;
   /** What the core reads to the end besides text (made the first time: a stream of text only has none). */
   private parts: CoreParts | null = null;
 
@@ -287,6 +289,7 @@ export abstract class ModelReader extends FrameStream {
     this.message = null;
     this.sniffed = this.framing === MK_SSE ? 0 : 1;
     this.body = null;
+    this.bom = 0;
   }
 
   /** The framing's end of stream (the last line of an NDJSON stream is read here). */
@@ -610,11 +613,18 @@ export abstract class ModelReader extends FrameStream {
     }
     for (let i = 0; i < chunk.length; i++) {
       const b = chunk[i];
+      // a BOM at the stream's start, whatever reads it came in
+      const at = this.bytesIn + i;
+      if (at === this.bom && at < 3 && b === BOM[at]) {
+        this.bom++;
+        continue;
+      }
       if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
-      if (b === 0xef && i === 0 && this.bytesIn === 0) { i += 2; continue; } // a BOM
       this.sniffed = b === 0x7b ? 2 : 1;
       if (this.sniffed === 2) {
-        this.keepBody(chunk);
+        // the body from its `{`: what came before it (white space, a BOM) is no part of it
+        this.bytesIn += i;
+        this.keepBody(chunk.subarray(i));
         return true;
       }
       return false;
@@ -623,10 +633,10 @@ export abstract class ModelReader extends FrameStream {
   }
 
   private keepBody(chunk: Uint8Array): void {
-    const body = (this.body ??= { parts: [], bytes: 0 });
+    const body = (this.body ??= { parts: [], bytes: 0, at: this.bytesIn });
     body.bytes += chunk.length;
     if (body.bytes > this.maxEventBytes) {
-      this.stop(new ModelStreamError('ERR_EVENT_TOO_LARGE', this.bytesIn,
+      this.stop(new ModelStreamError('ERR_EVENT_TOO_LARGE', body.at,
         `The ${this.format} response is a JSON body larger than maxEventBytes (${this.maxEventBytes} bytes)`, ''));
     }
     body.parts.push(chunk.slice());
@@ -669,3 +679,6 @@ class CoreParts {
   left = 0;
   held = 0;
 }
+
+/** UTF-8's byte order mark. */
+const BOM = [0xef, 0xbb, 0xbf];

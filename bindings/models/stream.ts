@@ -227,7 +227,9 @@ export class ModelStream extends ModelReader {
       try {
         this.flush();
       } catch (e) {
-        if (!(e instanceof ModelStreamError)) throw e;
+        // (held text past maxTextBytes: the report is of the text committed)
+        if (e instanceof TextRangeError) this.assembler?.discardHeld();
+        else if (!(e instanceof ModelStreamError)) throw e;
       }
     }
     if (!this.ended) {

@@ -334,6 +334,15 @@ export class TextAssembler {
     return report;
   }
 
+  /** @internal Forgets the text held back: a stream that can commit no more of it (past maxTextBytes) finishes with what it committed. */
+  discardHeld(): void {
+    this.#held = '';
+    this.#scan = 0;
+    this.#state = START_STATE;
+    this.#heldBytes = this.#heldCps = this.#heldGraphemes = 0;
+    this.#heldDirty = this.#heldMid = false;
+  }
+
   #reset(): void {
     this.#held = '';
     this.#scan = 0;

@@ -504,3 +504,33 @@ it('maxTextBytes and the text held back: the completion\'s push keeps its text, 
   expect([e instanceof ModelStreamError, e.code, e.text, m2.status]).toEqual([true, 'ERR_BAD_EVENT', 'e', 'failed']);
   expect(() => m2.push(enc(ev('g')))).toThrow(ModelStreamError);
 });
+
+it('a JSON body after a BOM or white space reads the same however the reads cut them, and its limit counts from its {', () => {
+  const body = '{"error":{"message":"overloaded","type":"server_error"}}';
+  for (const lead of ['\uFEFF', '\n\n', '\uFEFF \r\n']) {
+    const bytes = enc(lead + body);
+    for (const maxEventBytes of [undefined, enc(body).length, enc(body).length - 1]) {
+      const outcome = (chunks: Uint8Array[]) => {
+        const m = new ModelStream({ format: 'openai', ...(maxEventBytes === undefined ? {} : { maxEventBytes }) });
+        try {
+          for (const c of chunks) m.push(c);
+          m.flush();
+          return 'no error';
+        } catch (e) {
+          const x = e as ModelStreamError;
+          return `${x.code} ${x.offset} ${x.providerMessage ?? ''}`;
+        }
+      };
+      const whole = outcome([bytes]);
+      expect(whole, JSON.stringify(lead)).toBe(maxEventBytes === enc(body).length - 1 ? `ERR_EVENT_TOO_LARGE ${enc(lead).length} ` : 'ERR_PROVIDER 0 overloaded');
+      for (let at = 1; at < bytes.length; at++) expect(outcome([bytes.subarray(0, at), bytes.subarray(at)]), `${JSON.stringify(lead)} cut at ${at}, limit ${maxEventBytes}`).toBe(whole);
+    }
+  }
+});
+
+it('finish() gives the report when the text held back would pass maxTextBytes', () => {
+  const m = new ModelStream({ format: 'openai', maxTextBytes: 4 });
+  expect(m.push(enc(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'abce\u0302\u0301' } }] })}\n\ndata: [DONE]\n\n`))).toBe('abc');
+  const r = m.finish();
+  expect([r.status, r.text, r.utf8Bytes]).toEqual(['done', 'abc', 3]);
+});
