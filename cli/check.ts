@@ -97,6 +97,8 @@ export class Checker {
   private strict?: SseParser | LineDecoder;
   private strictError: { code: string; offset: number } | null = null;
   private bodyBytes = 0;
+  /** Reads of only white space (or a BOM) before the first other byte, which says whether a body follows. */
+  private startHeld: Uint8Array[] = [];
   /** The input ended inside a character (the lenient framing made it a U+FFFD at the end). */
   private endsInsideChar = false;
   private lineStarts?: LineStarts;
@@ -195,9 +197,22 @@ export class Checker {
       while (k < chunk.length && (chunk[k] === 0x20 || chunk[k] === 0x09 || chunk[k] === 0x0a || chunk[k] === 0x0d || (base + k < 3 && chunk[k] === [0xef, 0xbb, 0xbf][base + k]))) k++;
       if (k < chunk.length) {
         if (chunk[k] === 0x7b) {
+          // the body from its `{` (what came before, white space or a BOM, is no part of it)
           this.mode = 'body';
           this.bodyStart = base + k;
-        } else this.mode = 'frames';
+          this.startHeld = [];
+          chunk = chunk.subarray(k);
+        } else {
+          this.mode = 'frames';
+          for (const c of this.startHeld.splice(0)) this.framesOf(c);
+        }
+      } else if (base + chunk.length <= SNIFF_BYTES) {
+        // only white space (or a BOM) so far: held until the first other byte says what follows
+        this.startHeld.push(chunk);
+        return;
+      } else {
+        this.mode = 'frames';
+        for (const c of this.startHeld.splice(0)) this.framesOf(c);
       }
     }
     if (this.mode === 'body') {
@@ -208,6 +223,10 @@ export class Checker {
       }
       return;
     }
+    this.framesOf(chunk);
+  }
+
+  private framesOf(chunk: Uint8Array): void {
     this.strictFrames(chunk);
     this.frames(chunk);
   }
@@ -228,6 +247,7 @@ export class Checker {
   end(): void {
     this.utf8End();
     if (this.mode === 'body') return this.bodyEnd();
+    for (const c of this.startHeld.splice(0)) this.framesOf(c);
     this.strictFrames(null);
     this.frames(null);
     if (this.framing === 'sse' && !this.framingStopped && this.sse!.truncated) {

@@ -58,3 +58,21 @@ test(`check exits with the code decode exits with, on damaged streams of every f
   // (every way decode ends is among the cases: complete, invalid UTF-8, truncated, provider, bad event)
   expect([...seen].sort()).toEqual([0, 2, 3, 4, 5, 6]);
 });
+
+test('a JSON body after a BOM or white space: check says the same whole and at every cut, as decode does', () => {
+  const body = '{"error":{"message":"overloaded","type":"server_error"}}';
+  for (const lead of ['\uFEFF', '\n\n', '\uFEFF \r\n']) {
+    const bytes = new TextEncoder().encode(lead + body);
+    for (const maxEventBytes of [16 << 20, bytes.length - lead.length, body.length - 1]) {
+      const checked = (pieces: Uint8Array[]) => {
+        const c = new Checker('openai', { ...limits, maxEventBytes }, 0, 10);
+        for (const p of pieces) c.push(p);
+        c.end();
+        return { exit: c.exitCode(), problems: c.problems.map((p) => `${p.kind}@${p.offset}`), lines: c.lines };
+      };
+      const whole = checked([bytes]);
+      expect(whole.exit, JSON.stringify(lead)).toBe(maxEventBytes === body.length - 1 ? 4 : 5);
+      for (let at = 1; at < bytes.length; at++) expect(checked(cut(bytes, [at])), `${JSON.stringify(lead)} cut at ${at}, limit ${maxEventBytes}`).toEqual(whole);
+    }
+  }
+});
