@@ -148,7 +148,7 @@ export class SseBlocks {
       if (h[v] === 32) v++;
       this.onLine({
         start, length, field, comment, value: colon < 0 ? '' : ascii.decode(h.subarray(v)),
-        longName: colon < 0 && length > h.length,
+        longName: colon < 0 && length - (head.length - h.length) > h.length, // (a BOM is no part of the name)
       });
     }
   }

@@ -76,3 +76,10 @@ test('a JSON body after a BOM or white space: check says the same whole and at e
     }
   }
 });
+
+test('a first line after a BOM, of a field name and no colon, is named whole', () => {
+  const c = new Checker('sse', limits, 0, 10);
+  c.push(new TextEncoder().encode('\uFEFFx\ndata: a\n\n'));
+  c.end();
+  expect(c.problems.map((p) => p.message)).toEqual(['unknown field "x" (ignored by clients)']);
+});
