@@ -537,14 +537,14 @@ class DecodeRun {
     return { reasoningBytes: Buffer.byteLength(s.reasoning ?? ''), toolCalls: s.toolCalls.map((c) => ({ ...c })) };
   }
 
-  /** The report of the text printed so far, when the stream did not end (interrupted, idle, empty). */
+  /** The report of the text printed so far, when the stream did not end (interrupted, idle, empty, or an error before any stream: failed). */
   private reportOfPrinted(code: number, kind: Ending['kind']): Record<string, unknown> {
     const a = new TextAssembler({ normalize: false });
     a.push((this.keep ?? []).join(''));
     const r = a.finish();
     return {
       ...this.reportOf({ ...r, status: 'truncated', events: this.stream?.events ?? 0 }, code),
-      status: kind === 'interrupted' ? 'interrupted' : kind === 'idle' ? 'idle-timeout' : 'empty',
+      status: kind === 'interrupted' ? 'interrupted' : kind === 'idle' ? 'idle-timeout' : kind === 'empty' ? 'empty' : 'failed',
       finishReason: this.stream?.finishReason ?? null, usage: this.stream?.usage ?? null,
       normalizationChanged: null,
     };

@@ -52,3 +52,11 @@ it('NDJSON values of every kind are printed, null among them', async () => {
   const r = await run(['decode', '--events', '--format', 'ndjson', path]);
   expect([r.code, r.stdout]).toEqual([0, '{"a":1}\nnull\n2\n{"offset":999}\n']);
 });
+
+it('decode --events on plain text is a usage error, and its report says failed, not empty', async () => {
+  const path = file(dir, 'plain.txt', 'Hello there, plain text.\n');
+  const r = await run(['decode', '--events', '--report', '--json', path]);
+  expect(r.code).toBe(1);
+  const report = JSON.parse(r.stderr.split('\n').find((l) => l.startsWith('{'))!) as { status: string; bytes: number };
+  expect([report.status, report.bytes]).toEqual(['failed', 25]);
+});
