@@ -344,11 +344,8 @@ export class TextAssembler {
   }
 
   #reset(): void {
-    this.#held = '';
-    this.#scan = 0;
-    this.#state = START_STATE;
-    this.#heldBytes = this.#heldCps = this.#heldGraphemes = 0;
-    this.#heldDirty = this.#heldMid = this.#changed = false;
+    this.discardHeld();
+    this.#changed = false;
     this.#pieces = [];
     this.#batch = '';
     this.#hasher = null;
