@@ -7,7 +7,7 @@ import {
 } from 'seam-stream';
 import type { Values } from './args.js';
 import { EXIT, exitCodeOf } from './errors.js';
-import { completionOf, framingOf, isModelFormat, type Format, type PlainFormat } from './formats.js';
+import { completionOf, framingOf, hasTrailer, isModelFormat, type Format, type PlainFormat } from './formats.js';
 import { exitWith, openInput } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks, Utf8Errors, type SseLine } from './scan.js';
@@ -97,6 +97,8 @@ export class Checker {
   private strict?: SseParser | LineDecoder;
   private strictError: { code: string; offset: number } | null = null;
   private bodyBytes = 0;
+  /** The format reads on after its completion (Bedrock's metadata). */
+  private readonly trailer: boolean;
   /** Reads of only white space (or a BOM) before the first other byte, which says whether a body follows. */
   private startHeld: Uint8Array[] = [];
   /** The input ended inside a character (the lenient framing made it a U+FFFD at the end). */
@@ -110,6 +112,7 @@ export class Checker {
 
   constructor(readonly format: Format, private readonly limits: Limits, private readonly choice: number, private readonly maxListed: number) {
     this.framing = framingOf(format);
+    this.trailer = hasTrailer(format);
     if (isModelFormat(format)) this.reader = new ModelEventReader({ format, choice });
     if (this.framing === 'eventstream') {
       this.es = new ModelEventStreamDecoder({ format: format as ModelEventStreamDecoderOptions['format'], maxMessageBytes: limits.maxEventBytes });
@@ -159,7 +162,7 @@ export class Checker {
 
   private stopping(kind: ProblemKind, offset: number, stop: number): void {
     const c = { kind, offset, stop };
-    if (this.trailer && (kind === 'frame' || kind === 'limit')) {
+    if (this.stopsAnywhere(kind)) {
       if (this.anywhere === null || stop < this.anywhere.stop) this.anywhere = c;
       return;
     }
@@ -185,7 +188,6 @@ export class Checker {
     this.problem({ kind: 'empty', offset: 0, message: `${name} is empty (0 bytes)` });
   }
 
-
   push(chunk: Uint8Array): void {
     const base = this.bytes;
     this.bytes += chunk.length;
@@ -202,18 +204,12 @@ export class Checker {
           this.bodyStart = base + k;
           this.startHeld = [];
           chunk = chunk.subarray(k);
-        } else {
-          this.mode = 'frames';
-          for (const c of this.startHeld.splice(0)) this.framesOf(c);
-        }
+        } else this.framesFromStart();
       } else if (base + chunk.length <= SNIFF_BYTES) {
         // only white space (or a BOM) so far: held until the first other byte says what follows
         this.startHeld.push(chunk);
         return;
-      } else {
-        this.mode = 'frames';
-        for (const c of this.startHeld.splice(0)) this.framesOf(c);
-      }
+      } else this.framesFromStart();
     }
     if (this.mode === 'body') {
       // (decode keeps a body up to --max-event-bytes, as an event)
@@ -224,6 +220,12 @@ export class Checker {
       return;
     }
     this.framesOf(chunk);
+  }
+
+  /** No body: the reads held at the start go to the framing. */
+  private framesFromStart(): void {
+    this.mode = 'frames';
+    for (const c of this.startHeld.splice(0)) this.framesOf(c);
   }
 
   private framesOf(chunk: Uint8Array): void {
@@ -247,7 +249,7 @@ export class Checker {
   end(): void {
     this.utf8End();
     if (this.mode === 'body') return this.bodyEnd();
-    for (const c of this.startHeld.splice(0)) this.framesOf(c);
+    this.framesFromStart();
     this.strictFrames(null);
     this.frames(null);
     if (this.framing === 'sse' && !this.framingStopped && this.sse!.truncated) {
@@ -268,13 +270,13 @@ export class Checker {
   markAfterCompletion(): void {
     if (this.completedEnd < 0) return;
     for (const p of this.problems) {
-      if (p.offset >= this.completedEnd && !(this.trailer && (p.kind === 'frame' || p.kind === 'limit'))) p.afterCompletion = true;
+      if (p.offset >= this.completedEnd && !this.stopsAnywhere(p.kind)) p.afterCompletion = true;
     }
   }
 
-  /** The format reads on after its completion (Bedrock's metadata). */
-  private get trailer(): boolean {
-    return isModelFormat(this.format) && describeFormat(this.format).trailer;
+  /** Framing damage and limits of a format read on after its completion (Bedrock's) stop a stream anywhere, after the completion too. */
+  private stopsAnywhere(kind: ProblemKind): boolean {
+    return (kind === 'frame' || kind === 'limit') && this.trailer;
   }
 
   graphemes(): { graphemes: number; utf8Bytes: number } {

@@ -1,12 +1,12 @@
 // `seam-stream decode [FILE|-]`: a captured or live stream to its text (or its events), printed
 // as it commits; logs and errors on standard error only.
 import {
-  EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, NdjsonDecoder, SseParser, TextAssembler, describeFormat,
+  EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, NdjsonDecoder, SseParser, TextAssembler,
   type ModelEventStreamDecoderOptions, type ModelEventStreamMessage,
 } from 'seam-stream';
 import type { Values } from './args.js';
 import { EXIT, UsageError, describeError, exitCodeOf } from './errors.js';
-import { framingOf, isModelFormat, type Format } from './formats.js';
+import { framingOf, hasTrailer, isModelFormat, type Format } from './formats.js';
 import { Output, exitWith, openInput, saveAtomically, type Input } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { SseBlocks } from './scan.js';
@@ -87,19 +87,19 @@ function messageFrame(m: ModelEventStreamMessage): { offset: number; headers: Re
 }
 
 /**
- * Prints the frames of a stream as JSON, one per line. For a model format each event is also read
- * as the library reads it: after its line, `{"reasoning": …}` with the reasoning it holds, and
- * `{"toolCall": {index, id, name, arguments, done, valid}}` for each tool call it begins, adds
- * arguments to (the fragment it adds) or ends (`valid`: its arguments are one JSON value); with
- * `replaces: true` when its arguments so far were replaced (Anthropic's `{}` of the start).
- */
-/**
  * What a read printed with --events holds: its frames and comments, each where it begins (`at`;
  * -1: not known) and where the stream has it whole (`whole`: an SSE event at its blank line, a
  * comment at its line), in that order.
  */
 type Printed = { at: number; whole: number; frame: unknown } | { at: number; whole: number; comment: string };
 
+/**
+ * Prints the frames of a stream as JSON, one per line. For a model format each event is also read
+ * as the library reads it: after its line, `{"reasoning": …}` with the reasoning it holds, and
+ * `{"toolCall": {index, id, name, arguments, done, valid}}` for each tool call it begins, adds
+ * arguments to (the fragment it adds) or ends (`valid`: its arguments are one JSON value); with
+ * `replaces: true` when its arguments so far were replaced (Anthropic's `{}` of the start).
+ */
 class EventPrinter {
   private readonly frames: (chunk: Uint8Array | null) => unknown[];
   private readonly key: 'events' | 'lines' | 'values';
@@ -113,13 +113,16 @@ class EventPrinter {
   private readonly printed: { args: string; done: boolean }[] = [];
   /** A Bedrock stream's message stopped it (before its completion): nothing after it is printed. */
   private stopped = false;
-  /** The provider's completion came, in a format that sends nothing after it that is read: nothing after it is printed (decode stops reading there). */
-  private completed = false;
   private readonly trailer: boolean;
   /** AWS's event stream: each frame is a message with its offset. */
   private readonly messages: boolean;
   /** The provider's completion was read (a format read on after it, Bedrock's, goes on). */
   private done = false;
+
+  /** The completion came, in a format that sends nothing after it that is read: nothing after it is printed (decode stops reading there). */
+  private get completed(): boolean {
+    return this.done && !this.trailer;
+  }
 
   constructor(format: Format, o: DecodeOptions, private readonly write: (s: string) => void) {
     const { fatal } = o;
@@ -155,7 +158,7 @@ class EventPrinter {
       this.key = 'lines';
     }
     if (isModelFormat(format)) this.reader = new ModelEventReader({ format, choice: o.choice });
-    this.trailer = isModelFormat(format) && describeFormat(format).trailer;
+    this.trailer = hasTrailer(format);
     this.messages = framing === 'eventstream';
   }
 
@@ -171,10 +174,7 @@ class EventPrinter {
     const reader = this.reader;
     if (reader === undefined) return;
     const r = reader.read(this.key === 'events' ? (f as { data: string }).data : this.key === 'lines' ? (f as string) : JSON.stringify(f));
-    if (r.done) {
-      this.done = true;
-      if (!this.trailer) this.completed = true;
-    }
+    if (r.done) this.done = true;
     if (r.reasoning !== '') this.write(`${JSON.stringify({ reasoning: r.reasoning })}\n`);
     for (const c of reader.toolCalls) {
       const was = this.printed[c.index];
@@ -365,7 +365,7 @@ class DecodeRun {
   private begin(format: Format, sniffed = false): void {
     this.format = format;
     this.sniffed = sniffed;
-    this.trailer = isModelFormat(format) && describeFormat(format).trailer;
+    this.trailer = hasTrailer(format);
     if (this.o.events && format === 'text') {
       this.end({ kind: 'error', error: new UsageError('--events needs a stream of events, and the input looks like plain text (give --format)') });
       return;

@@ -19,6 +19,11 @@ export function framingOf(f: Format): 'sse' | 'lines' | 'ndjson' | 'text' | 'eve
   return f;
 }
 
+/** Whether a format's stream goes on after its completion with what is still read (Bedrock's metadata, the usage). */
+export function hasTrailer(f: Format): boolean {
+  return isModelFormat(f) && describeFormat(f).trailer;
+}
+
 /** What completes a stream of a plain format, as messages name it. */
 const PLAIN_COMPLETION: Readonly<Record<PlainFormat, string>> = {
   sse: 'the blank line that ends its last event',
