@@ -393,7 +393,7 @@ class DecodeRun {
       text = this.stream!.push(chunk);
     } catch (e) {
       // (a ModelStreamError once the stream is done is about what follows the completion; a text
-      // limit is not: a read's text is committed after its events, the completion among them)
+      // limit passed at the completion or before it fails the stream, whose status is then not done)
       if (this.stream!.status === 'done' && e instanceof ModelStreamError) {
         printer?.print(printed);
         return this.afterCompletion(e);

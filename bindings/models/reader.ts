@@ -99,6 +99,8 @@ export abstract class ModelReader extends FrameStream {
   private bom = 0;
   /** What the core reads to the end besides text (made the first time: a stream of text only has none). */
   private parts: CoreParts | null = null;
+  /** The document being read (its entry in core memory) until its batch's text is committed; 0 between documents. */
+  private reading = 0;
 
   protected constructor(what: string, options: ReaderOptions, comments = false) {
     const format = oneOf(options.format, 'format', what, MODEL_FORMATS, undefined);
@@ -486,9 +488,13 @@ export abstract class ModelReader extends FrameStream {
       try {
         this.partsRead();
         this.quietDone();
-        if (nd !== 0) this.document(core.mdoc);
+        if (nd !== 0) {
+          this.reading = core.mdoc;
+          this.document(core.mdoc);
+        }
         this.batchDone();
       } finally {
+        this.reading = 0;
         // heap scratch of the call (a large event's document or text, a large run of bytes for
         // the client) goes back now, also when the event failed: between calls the core holds
         // only the streams' own memory
@@ -577,6 +583,24 @@ export abstract class ModelReader extends FrameStream {
   private completed(doc: DocReader): void {
     this._status = 'done';
     doc.onToolCallsEnd();
+    this.answerDone();
+  }
+
+  /** At the provider's completion, inside the event that completes the stream: nothing more of the answer can follow. */
+  protected answerDone(): void {}
+
+  /**
+   * Where the text being committed came from: the event being read (the text of an event the core
+   * read to the end itself is committed with its batch, after the event: see ModelStream's
+   * `near`), or the stream's end (a flush).
+   */
+  protected textOffset(): number {
+    return this.reading !== 0 ? this.offsetOf(this.reading, 0) : this.bytesIn;
+  }
+
+  /** Bytes of the stream the core holds and has not read into events yet: an unfinished event or line, and (Bedrock) message. */
+  protected heldBytes(): number {
+    return (this.st === 0 ? 0 : this.core.x.framePending(this.st)) + (this.unframer?.framer.pendingBytes ?? 0);
   }
 
   /** The absolute stream offset of byte `at` of a document at `ptr` (exact when it lies in this read). */

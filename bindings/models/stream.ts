@@ -116,6 +116,11 @@ export class ModelStream extends ModelReader {
   /** After flush(): the text layer's report (null in the raw mode: made on request). */
   private finalText: FinalReport | null = null;
   private ended = false;
+  /** This call could bring the text past maxTextBytes: every event is read here, its text committed alone (see nearLimit). */
+  private near = false;
+  /** Bytes pushed, and how many can be pushed before the text could come near maxTextBytes (−1: not known yet). */
+  private pushed = 0;
+  private farUntil = -1;
 
   /** What `flush()` does without the provider's completion. */
   get eof(): 'error' | 'allow' { return this.plan.eof; }
@@ -163,6 +168,9 @@ export class ModelStream extends ModelReader {
       : null;
   }
 
+  /** No quiet events near the text limit: every event's text is committed alone. */
+  protected override get tmpl(): number { return this.near ? 0 : this.plan.tmpl; }
+
   /** The text committed by the chunk: whole graphemes, NFC (or the raw deltas with `raw: true`). */
   push(chunk: Uint8Array): string {
     this.open(chunk, 'ModelStream.push()');
@@ -170,9 +178,9 @@ export class ModelStream extends ModelReader {
     call.begin(this);
     if (this.sniffed !== 1 && this.sniff(chunk)) return '';
     if (this.log === LOG_WAITING && this.assembler!.hashBytes(this, LOG_AFTER)) this.log = LOG_ON;
+    this.pushed += chunk.length;
+    this.near = this.pushed > this.farUntil && this.nearLimit(chunk.length);
     this.frameAll(chunk, this.mode);
-    // the provider's completion came: no more of the answer can, so nothing is held back for it
-    if (this._status === 'done') call.out += this.heldRest();
     const out = call.out;
     call.out = ''; // not kept: an idle stream holds no string
     return out;
@@ -187,12 +195,13 @@ export class ModelStream extends ModelReader {
     if (this.failure !== null) this.rethrow();
     if (this.ended) return '';
     call.begin(this);
+    this.near = this.pushed > this.farUntil && this.nearLimit(0);
     this.flushFrames();
     this.takeParts();
     this.takeKept();
-    let rest = call.out;
     const assembler = this.assembler;
-    if (assembler !== null) rest += assembler.flush();
+    if (assembler !== null) call.out += this.releaseHeld();
+    const rest = call.out;
     const text = assembler !== null ? assembler.finish() : null;
     this.finalText = text;
     this.ended = true;
@@ -206,6 +215,61 @@ export class ModelStream extends ModelReader {
     }
     this.bytesIn = 0;
     return rest;
+  }
+
+  /**
+   * The provider's completion, read in the event that completes the stream: the text before it is
+   * committed, and what the text layer held back with it (no more of the answer can follow).
+   */
+  protected override answerDone(): void {
+    this.batchDone();
+    call.out += this.releaseHeld();
+  }
+
+  /** The text the text layer held back, committed: at the completion or the end. Past maxTextBytes the stream fails there. */
+  private releaseHeld(): string {
+    const a = this.assembler;
+    if (a === null || a.pending.length === 0) return '';
+    try {
+      return a.flush();
+    } catch (e) {
+      if (e instanceof TextRangeError) this.textTooLong((at) => this._status === 'done' ? `The text held back until the completion at byte offset ${at}` : `The text held back at the stream's end (byte offset ${at})`);
+      throw e;
+    }
+  }
+
+  /**
+   * Whether this read (or the flush, `len` 0) could bring the text past maxTextBytes. The core
+   * reads text deltas to the end itself and commits a read's text in one batch (one push of the
+   * text layer), which passes the limit whole: near the limit every event is read here instead
+   * (no template of quiet events) and its text is committed alone, so that the stream stops at the
+   * event whose text passes the limit, whatever the reads. The text of n bytes of the stream
+   * takes at most 3n bytes (an escape is longer than its UTF-8, a byte that is not UTF-8 becomes
+   * U+FFFD's three, NFC at most triples the UTF-8 it changes), and the text held back at most 9
+   * bytes a unit; so no read is near until the bytes pushed pass `farUntil`, and a push costs one
+   * comparison until then.
+   */
+  private nearLimit(len: number): boolean {
+    const a = this.assembler;
+    const k = this.kept;
+    const room = a !== null ? a.maxTextBytes - a.committedBytes - 9 * a.pending.length : k!.maxBytes - k!.bytes;
+    const held = room === Infinity ? 0 : this.heldBytes(); // (bytes the core holds that no event has read yet)
+    const before = this.pushed - len;
+    const far = Math.floor(room / 3) - held;
+    if (len > far) return true;
+    this.farUntil = before + far;
+    return false;
+  }
+
+  /** The stream stops where its text would pass maxTextBytes: an error with the offset of the event it came from. */
+  private textTooLong(what: (at: number) => string): never {
+    this.endTextLog();
+    const at = this.textOffset();
+    const lead = what(at);
+    this._status = 'failed';
+    const max = this.assembler?.maxTextBytes ?? this.kept!.maxBytes;
+    const kept = this.assembler?.committedBytes ?? this.kept!.bytes;
+    this.stop(new ModelStreamError('ERR_TEXT_TOO_LONG', at, `${lead} would pass maxTextBytes (${max} bytes, ${kept} committed); the stream stops before it`, call.out));
   }
 
   protected override heldRest(): string {
@@ -235,7 +299,12 @@ export class ModelStream extends ModelReader {
     if (!this.ended) {
       // failed, before the flush or in it (a JSON body that is not valid, or the provider's error
       // body, read at the end): the text committed before the error
-      this.finalText = this.assembler?.finish() ?? null;
+      const a = this.assembler;
+      if (a !== null && a.pending.length !== 0) {
+        // (what stop() could not commit, past maxTextBytes, is not the text)
+        try { a.flush(); } catch (e) { if (e instanceof TextRangeError) a.discardHeld(); else throw e; }
+      }
+      this.finalText = a?.finish() ?? null;
       this.ended = true;
       this.retire();
     }
@@ -284,6 +353,9 @@ export class ModelStream extends ModelReader {
     super.resetState();
     this.finalText = null;
     this.ended = false;
+    this.near = false;
+    this.pushed = 0;
+    this.farUntil = -1;
     const a = this.assembler;
     this.assembler = a === null ? null : this.textLayer({ normalize: a.normalize, maxTextBytes: a.maxTextBytes, maxPendingBytes: a.maxPendingBytes }, true);
     const k = this.kept;
@@ -326,19 +398,13 @@ export class ModelStream extends ModelReader {
     const k = this.kept;
     if (k !== null) {
       const bytes = core.word(MDR_TEXT_BYTES);
-      if (k.bytes + bytes > k.maxBytes) this.tooLong(k, bytes);
+      if (k.bytes + bytes > k.maxBytes) this.textTooLong(EVENT_TEXT);
       k.bytes += bytes;
       k.units += units;
     }
     this.commit(text);
   }
 
-  /** The raw text would pass maxTextBytes: the stream stops, its report has the text before. */
-  private tooLong(k: RawText, bytes: number): never {
-    this._status = 'failed';
-    this.stop(new TextRangeError('ERR_TEXT_TOO_LONG', `ModelStream: ${bytes} more bytes of raw text would pass maxTextBytes `
-      + `(${k.maxBytes} bytes, ${k.bytes} kept for the report); the stream stops before them`));
-  }
 
   /**
    * The raw text the core kept, taken out as strings of at most KEPT_PIECE units (the core gives
@@ -414,7 +480,7 @@ export class ModelStream extends ModelReader {
     if (k !== null) {
       if (!k.inCore) {
         const bytes = utf8Length(text);
-        if (k.bytes + bytes > k.maxBytes) this.tooLong(k, bytes);
+        if (k.bytes + bytes > k.maxBytes) this.textTooLong(EVENT_TEXT);
         k.bytes += bytes;
         k.deltas.push(text);
       }
@@ -425,6 +491,7 @@ export class ModelStream extends ModelReader {
         c = this.assembler!.push(text);
       } catch (e) {
         this.endTextLog(); // (the delta was refused: its bytes in the core are not the text's)
+        if (e instanceof TextRangeError) this.textTooLong(EVENT_TEXT);
         throw e;
       }
       call.out += c;
@@ -452,6 +519,9 @@ export class ModelStream extends ModelReader {
     return r;
   }
 }
+
+/** What passed maxTextBytes: the text of the event being read. */
+const EVENT_TEXT = (at: number): string => `The text of the event at byte offset ${at}`;
 
 /**
  * Bytes of text a stream commits before its core logs the text's UTF-8 for the hash: a short

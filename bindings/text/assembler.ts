@@ -273,6 +273,11 @@ export class TextAssembler {
     }
   }
 
+  /** @internal UTF-8 bytes of the text committed so far (what maxTextBytes bounds). */
+  get committedBytes(): number {
+    return this.#bytes;
+  }
+
   /** Raw text held back (the last cluster or clusters, not yet normalized). */
   get pending(): string {
     return this.#held;

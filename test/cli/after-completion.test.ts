@@ -85,6 +85,22 @@ describe('errors in the completion\'s own read', () => {
     expect([r.code, r.stderr]).toEqual([4, expect.stringContaining('maxTextBytes')]);
   });
 
+  it('a text limit stops at the event whose text passes it, at its offset, however the reads fell', async () => {
+    const ev = (t: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: t } }] })}\n\n`;
+    const events = ['Hello', ' wörld', ' café', ' and', ' more'].map(ev);
+    const capture = `${events.join('')}data: [DONE]\n\n`;
+    const path = file(dir, 'limit-events.sse', capture);
+    // after 'Hello' and ' wörld' the text layer has committed 11 bytes and holds the 'd'; ' café' would pass 12
+    const at = Buffer.byteLength(events[0] + events[1]) + 'data: '.length;
+    const want = [4, 'Hello wörld', `seam-stream: The text of the event at byte offset ${at} would pass maxTextBytes (12 bytes, 11 committed); the stream stops before it (raise it with --max-text-bytes)\n`];
+    const whole = await run(['decode', '--max-text-bytes', '12', path]);
+    expect([whole.code, whole.stdout, whole.stderr]).toEqual(want);
+    const bytes = Buffer.byteLength(capture);
+    const cuts = Array.from({ length: Math.floor(bytes / 7) }, (_, i) => 7 * (i + 1));
+    const cut = await run(['decode', '--max-text-bytes', '12', '-'], { stdin: writer(path, cuts, 5) });
+    expect([cut.code, cut.stdout, cut.stderr]).toEqual(want);
+  });
+
   it('decode --events: of the printer\'s error and the stream\'s in one read, the one first in the stream ends the command', async () => {
     // a bad event at byte 6 (not JSON), then invalid UTF-8 at byte 9: exit 6, as when they come in two reads
     const path = file(dir, 'race.sse', join('data: x\n\n', Uint8Array.of(0xff), '\n\n'));

@@ -3,11 +3,10 @@
 // bit flipped, a byte replaced, bytes inserted, removed or repeated, the stream cut short), read
 // whole and again dripped or cut at random:
 // - ModelStream (with its defaults, raw, without NFC, allowing a cut end, replacing bad UTF-8, or
-//   with small limits of event, argument and held bytes) gives the same outcome for every cutting:
-//   the text (what the pushes returned and the error's), the error's code, the status, tool calls,
-//   reasoning, finish reason, usage and the report; and it throws nothing but a ModelStreamError,
-//   whose offset lies in the stream (maxTextBytes is left out: it refuses a push's text whole, so
-//   where it stops depends on how many events a read held);
+//   with small limits of event, argument, held and text bytes) gives the same outcome for every
+//   cutting: the text (what the pushes returned and the error's), the error's code and offset, the
+//   status, tool calls, reasoning, finish reason, usage and the report; and it throws nothing but a
+//   ModelStreamError, whose offset lies in the stream;
 // - SseRelay, to an OpenAI or an Anthropic client, writes the same events for every cutting (the
 //   ids and times it makes aside, and the bytes an invalid byte's message shows, which stop at the
 //   read's end), always well-formed UTF-8, and throws nothing; also with reasoning dropped and
@@ -34,7 +33,8 @@ function cuttings(r: () => number, bytes: Uint8Array): [string, Uint8Array[]][] 
   return out;
 }
 
-const VARIANTS = [{}, { raw: true }, { normalize: false }, { eof: 'allow' }, { fatal: false }, { fatal: false, raw: true }, { maxEventBytes: 200 }, { maxArgumentBytes: 16 }, { maxPendingBytes: 8 }] as const;
+const VARIANTS = [{}, { raw: true }, { normalize: false }, { eof: 'allow' }, { fatal: false }, { fatal: false, raw: true }, { maxEventBytes: 200 }, { maxArgumentBytes: 16 }, { maxPendingBytes: 8 },
+  { maxTextBytes: 24 }, { raw: true, maxTextBytes: 24 }, { fatal: false, maxTextBytes: 60 }, { maxTextBytes: 7, maxPendingBytes: 8 }] as const;
 
 /** A stream's reading, a push at a time: `step` feeds the next chunk (or ends the stream) and says whether there is more. */
 interface Run { step(): boolean; result(): string; bytes?(): Uint8Array }
@@ -57,7 +57,7 @@ function readerOf(m: ModelStream, chunks: Uint8Array[], length: number): Run {
         if (!(e instanceof ModelStreamError)) throw e;
         if (!(Number.isInteger(e.offset) && e.offset >= 0 && e.offset <= length)) throw new Error(`${e.code} at offset ${e.offset}, outside the ${length} bytes`);
         text += e.text;
-        error = e.code;
+        error = `${e.code} at ${e.offset}`;
       }
       return ++k <= chunks.length && error === '';
     },
@@ -188,7 +188,7 @@ test(`damaged streams through the fetch handlers' TransformStreams: what ModelSt
       const reader = source(chunks).pipeThrough(ts).getReader();
       for (let x = await reader.read(); !x.done; x = await reader.read()) got += x.value;
     } catch (e) {
-      gotError = e instanceof ModelStreamError ? e.code : String(e);
+      gotError = e instanceof ModelStreamError ? `${e.code} at ${e.offset}` : String(e);
     }
     const what = show(src, bytes, 'ModelTextStream', k);
     expect([got, gotError], what).toEqual([want.text, want.error]);

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { ModelEventReader, ModelStream, ModelStreamError, SseRelay, TextRangeError, coreMemoryUsed } from '../../bindings/index.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { KEPT_TEXTS, readKept } from '../helpers/kept-text.js';
+import { cut } from '../helpers/random.js';
 const enc = (s: string) => new TextEncoder().encode(s);
 it('each format: text (NFC and raw), status, finish reason, usage, reasoning and errors, at several read sizes', () => {
   const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
@@ -367,19 +368,21 @@ it('the raw mode keeps its text for the report in the core: counted in retainedB
   expect(coreMemoryUsed()).toBe(before);
 });
 
-it('the raw mode bounds the text it keeps by maxTextBytes: the push that would pass it fails whole, the report keeps the text before', () => {
+it('the raw mode bounds the text it keeps by maxTextBytes: the stream stops at the event that would pass it, the report keeps the text before', () => {
   const ev = (content: string) => enc(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`);
   for (const fatal of [true, false]) {
     const m = new ModelStream({ format: 'openai', raw: true, fatal, maxTextBytes: 10 });
     expect(m.push(ev('12345'))).toBe('12345');
-    expect(m.push(ev('é\\'))).toBe('é\\'); // 8 bytes
+    const second = ev('é\\'); // 3 bytes: 8
+    expect(m.push(second)).toBe('é\\');
     let err: unknown;
     try { m.push(ev('中')); } catch (e) { err = e; } // 3 more: 11
-    expect(err).toBeInstanceOf(TextRangeError);
-    expect((err as TextRangeError).code).toBe('ERR_TEXT_TOO_LONG');
-    expect((err as Error).message).toBe('ModelStream: 3 more bytes of raw text would pass maxTextBytes (10 bytes, 8 kept for the report); the stream stops before them');
+    const at = ev('12345').length + second.length + 'data: '.length;
+    expect(err).toBeInstanceOf(ModelStreamError);
+    expect([(err as ModelStreamError).code, (err as ModelStreamError).offset, (err as ModelStreamError).text]).toEqual(['ERR_TEXT_TOO_LONG', at, '']);
+    expect((err as Error).message).toBe(`The text of the event at byte offset ${at} would pass maxTextBytes (10 bytes, 8 committed); the stream stops before it`);
     expect(m.status).toBe('failed');
-    expect(() => m.push(ev('x'))).toThrow(TextRangeError); // failed until reset()
+    expect(() => m.push(ev('x'))).toThrow(ModelStreamError); // failed until reset()
     expect(m.finish().text).toBe('12345é\\');
     expect(m.retainedBytes).toBeLessThan(4096);
     m.dispose();
@@ -387,11 +390,56 @@ it('the raw mode bounds the text it keeps by maxTextBytes: the push that would p
   expect(() => new ModelStream({ format: 'openai', raw: true, maxTextBytes: 0 })).toThrow('ModelStream: maxTextBytes must be a positive integer number of bytes or Infinity, got 0');
 });
 
-it('the raw mode\'s kept text leaves the core in pieces: a pair across a piece\'s end stays whole (the report has every unit)', () => {
-  for (const all of KEPT_TEXTS) {
-    const { out, report: r } = readKept(() => new ModelStream({ format: 'openai', raw: true }), all);
-    expect(out).toBe(all);
-    expect([r.status, r.text.length, r.text === all, r.sha256]).toEqual(['done', all.length, true, createHash('sha256').update(all).digest('hex')]);
+it('maxTextBytes stops the stream at the event whose text passes it, whatever the reads: its offset, the text before it, the report', () => {
+  const ev = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
+  const events = ['Hello', ' wörld', ' café', ' 👩\u200d💻', ' and', ' more', ' text', ' here'].map(ev);
+  const all = enc(events.join('') + 'data: [DONE]\n\n');
+  const starts: number[] = [];
+  let o = 0;
+  for (const e of events) { starts.push(o + 'data: '.length); o += enc(e).length; }
+  const outcome = (chunks: Uint8Array[], options: { raw?: boolean; maxTextBytes: number; normalize?: false }) => {
+    const m = new ModelStream({ format: 'openai', ...options });
+    let text = '';
+    let error: [string, number, string] | null = null;
+    try {
+      for (const c of chunks) text += m.push(c);
+      text += m.flush();
+    } catch (e) {
+      if (!(e instanceof ModelStreamError)) throw e;
+      error = [e.code, e.offset, e.message];
+      text += e.text;
+    }
+    const r = m.finish();
+    return { text, error, status: r.status, report: r.text, bytes: r.utf8Bytes };
+  };
+  starts.push(o + 'data: '.length); // [DONE]
+  // the text's bytes after each event: 5, 12, 18, 30, 34, 39, 44, 49. With the text layer the last
+  // cluster waits for the next event: after each event 4, 11, 16, 19, 33, 38, 43, 48, and 49 at [DONE]
+  const cases: [number, boolean, string, number][] = [
+    // limit, raw, the text, the event that stops the stream (8: the completion)
+    [11, true, 'Hello', 1], [12, true, 'Hello wörld', 2], [29, true, 'Hello wörld café', 3], [48, true, 'Hello wörld café 👩\u200d💻 and more text', 7],
+    [11, false, 'Hello wörl', 2], [17, false, 'Hello wörld caf', 3], [29, false, 'Hello wörld café ', 4], [48, false, 'Hello wörld café 👩\u200d💻 and more text her', 8],
+  ];
+  for (const [max, raw, want, stopsAt] of cases) {
+    const whole = outcome([all], { raw, maxTextBytes: max });
+    const where = `maxTextBytes ${max}, raw ${raw}`;
+    const lead = stopsAt === 8 ? 'The text held back until the completion' : 'The text of the event';
+    const committed = raw ? [5, 12, 18, 30, 34, 39, 44][stopsAt - 1] : [4, 11, 16, 19, 33, 38, 43, 48][stopsAt - 1];
+    expect(whole.error, where).toEqual(['ERR_TEXT_TOO_LONG', starts[stopsAt],
+      `${lead} at byte offset ${starts[stopsAt]} would pass maxTextBytes (${max} bytes, ${committed} committed); the stream stops before it`]);
+    expect([whole.text, whole.status, whole.report, whole.bytes], where).toEqual([want, 'failed', want, enc(want).length]);
+    for (const chunks of [events.map(enc).concat([enc('data: [DONE]\n\n')]), cut(all, [7, 60, 61, 200]), Array.from(all, (_, i) => all.subarray(i, i + 1))]) {
+      expect(outcome(chunks, { raw, maxTextBytes: max }), where).toEqual(whole);
+    }
+  }
+  expect(outcome([all], { maxTextBytes: 49 })).toMatchObject({ error: null, status: 'done', bytes: 49 });
+  // the end without a completion: the text held back passes it at the stream's end
+  const cutShort = enc(events.slice(0, 7).join(''));
+  for (const chunks of [[cutShort], Array.from(cutShort, (_, i) => cutShort.subarray(i, i + 1))]) {
+    expect(outcome(chunks, { maxTextBytes: 43 })).toEqual({
+      text: 'Hello wörld café 👩\u200d💻 and more tex', status: 'failed', report: 'Hello wörld café 👩\u200d💻 and more tex', bytes: 43,
+      error: ['ERR_TEXT_TOO_LONG', cutShort.length, `The text held back at the stream's end (byte offset ${cutShort.length}) would pass maxTextBytes (43 bytes, 43 committed); the stream stops before it`],
+    });
   }
 });
 
@@ -492,17 +540,19 @@ it('ModelEventReader: [DONE] ends the calls still open, as it ends them in a Mod
 
 it('maxTextBytes and the text held back: the completion\'s push keeps its text, and an error stays the stream\'s', () => {
   const ev = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
-  // the held cluster would pass the limit: the completion's push returns what fits, flush() says the rest
+  // the held cluster would pass the limit: the completion stops the stream, with the text that fits
   const m = new ModelStream({ format: 'openai', maxTextBytes: 5 });
   expect(m.push(enc(ev('abc')))).toBe('ab');
-  expect(m.push(enc(`${ev('def')}data: [DONE]\n\n`))).toBe('cde');
-  expect(() => m.flush()).toThrow(TextRangeError);
+  const e1 = (() => { try { m.push(enc(`${ev('def')}data: [DONE]\n\n`)); } catch (x) { return x; } })() as ModelStreamError;
+  expect([e1 instanceof ModelStreamError, e1.code, e1.offset, e1.text, m.status]).toEqual([true, 'ERR_TEXT_TOO_LONG', enc(ev('abc') + ev('def')).length + 6, 'cde', 'failed']);
+  expect(m.finish().text).toBe('abcde');
   // an error whose held text would pass the limit: the error is the stream's, without that text, and lasts
   const m2 = new ModelStream({ format: 'openai', maxTextBytes: 5 });
   expect(m2.push(enc(ev('abcde')))).toBe('abcd');
   const e = (() => { try { m2.push(enc(`${ev('f')}data: {bad\n\n`)); } catch (x) { return x; } })() as ModelStreamError;
   expect([e instanceof ModelStreamError, e.code, e.text, m2.status]).toEqual([true, 'ERR_BAD_EVENT', 'e', 'failed']);
   expect(() => m2.push(enc(ev('g')))).toThrow(ModelStreamError);
+  expect(m2.finish().text).toBe('abcde');
 });
 
 it('a JSON body after a BOM or white space reads the same however the reads cut them, and its limit counts from its {', () => {
@@ -530,7 +580,7 @@ it('a JSON body after a BOM or white space reads the same however the reads cut 
 
 it('finish() gives the report when the text held back would pass maxTextBytes', () => {
   const m = new ModelStream({ format: 'openai', maxTextBytes: 4 });
-  expect(m.push(enc(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'abce\u0302\u0301' } }] })}\n\ndata: [DONE]\n\n`))).toBe('abc');
+  expect(() => m.push(enc(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'abce\u0302\u0301' } }] })}\n\ndata: [DONE]\n\n`))).toThrow(ModelStreamError);
   const r = m.finish();
-  expect([r.status, r.text, r.utf8Bytes]).toEqual(['done', 'abc', 3]);
+  expect([r.status, r.text, r.utf8Bytes]).toEqual(['failed', 'abc', 3]);
 });

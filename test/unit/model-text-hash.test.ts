@@ -124,19 +124,19 @@ it('a failure, a refused delta and reset(): the report hashes the text it has; t
     expect(r.text.startsWith(`${LEAD}one é `)).toBe(true);
     m.dispose();
   }
-  // a delta refused by maxTextBytes: the text after it is hashed as strings, and the hash is the text's
+  // a delta past maxTextBytes: the stream stops before it, and the report's hash is of the text before it
   {
     const m = new ModelStream({ format: 'openai', maxTextBytes: LEAD.length + 40 });
     let out = m.push(lead);
     out += m.push(ev('"0123456789 é"'));
     expect(logs(m)).toBe(true);
-    expect(() => m.push(ev(`"${'x'.repeat(50)}"`))).toThrow(TextRangeError);
+    const e = (() => { try { m.push(ev(`"${'x'.repeat(50)}"`)); } catch (x) { return x; } })() as ModelStreamError;
+    expect([e instanceof ModelStreamError, e.code, e.text]).toEqual([true, 'ERR_TEXT_TOO_LONG', 'é']);
     expect(logs(m)).toBe(false);
-    out += m.push(ev('"short ü"'));
-    out += m.push(done) + m.flush();
+    out += e.text;
     const r = m.finish();
-    const want = `${LEAD}0123456789 éshort ü`;
-    expect([out, r.text, r.sha256]).toEqual([want, want, sha(want)]);
+    const want = `${LEAD}0123456789 é`;
+    expect([out, r.text, r.status, r.sha256]).toEqual([want, want, 'failed', sha(want)]);
     // reset(): the next stream's text goes through the core again
     m.reset();
     expect(m.push(lead) + m.push(ev('"again \\ud83d"')) + m.push(ev('"\\ude00"')) + m.push(done) + m.flush()).toBe(`${LEAD}again 😀`);
