@@ -9,8 +9,8 @@
 //   ModelStreamError, whose offset lies in the stream;
 // - SseRelay, to an OpenAI or an Anthropic client, writes the same events for every cutting (the
 //   ids and times it makes aside, and the bytes an invalid byte's message shows, which stop at the
-//   read's end), always well-formed UTF-8, and throws nothing; also with reasoning dropped and
-//   with comments not forwarded;
+//   read's end), always well-formed UTF-8, and throws nothing; also with reasoning dropped, with
+//   comments not forwarded and with small event limits;
 // - the same streams, 300 at a time, read and relayed interleaved push by push, each give what
 //   they give alone (the streams of a realm share one core);
 // - ModelTextStream and SseRelayStream give what ModelStream and SseRelay give for the same reads.
@@ -71,8 +71,8 @@ function readerOf(m: ModelStream, chunks: Uint8Array[], length: number): Run {
   };
 }
 
-/** The relay's options besides its client: the defaults, reasoning dropped, comments not forwarded. */
-const RELAY_VARIANTS = [{}, { reasoning: 'drop' }, { comments: false }] as const;
+/** The relay's options besides its client: the defaults, reasoning dropped, comments not forwarded, small event limits. */
+const RELAY_VARIANTS = [{}, { reasoning: 'drop' }, { comments: false }, { maxEventBytes: 200 }, { maxEventBytes: 120, reasoning: 'drop' }] as const;
 
 function relayer(src: Source, to: 'openai' | 'anthropic', chunks: Uint8Array[], variant = 0): Run {
   const rl = new SseRelay({ from: src.format as 'openai', to, ...(src.choice === undefined ? {} : { choice: src.choice }), ...RELAY_VARIANTS[variant] });
