@@ -5,8 +5,9 @@
 // the damage:
 // - an upstream that did not complete never reaches the client as a complete answer: its helper
 //   throws its APIError (the error event the relay wrote), never ends quietly;
-// - an upstream that completed is a complete answer, with the text a raw ModelStream reads; its
-//   helper throws only where the model's own tool arguments are not JSON (the helpers parse them);
+// - an upstream that completed is a complete answer, with the text and the tool calls (ids, names,
+//   arguments) a raw ModelStream reads; its helper throws only where the model's own tool
+//   arguments are not JSON (the helpers parse them);
 // - nothing else is thrown: no error of a client reading what it cannot read.
 // Seeded: the seed and the stream are printed on failure.
 import Anthropic from '@anthropic-ai/sdk';
@@ -18,25 +19,33 @@ import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
 
 const dec = new TextDecoder();
 
-async function readByClient(to: 'openai' | 'anthropic', body: Uint8Array): Promise<{ text: string; thrown: unknown }> {
+/** A tool call as a client's final message has it: its arguments parsed (the Anthropic client parses them). */
+interface ClientCall { id: string; name: string; input: unknown }
+
+async function readByClient(to: 'openai' | 'anthropic', body: Uint8Array): Promise<{ text: string; calls: ClientCall[]; thrown: unknown }> {
   const fetch = async () => new Response(body.slice(), { headers: { 'content-type': 'text/event-stream' } });
   let text = '';
+  let calls: ClientCall[] = [];
   try {
     if (to === 'openai') {
       const client = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch });
       const s = client.chat.completions.stream({ model: 'm', messages: [], stream: true });
       for await (const c of s) text += c.choices[0]?.delta?.content ?? '';
-      await s.finalChatCompletion();
+      const done = await s.finalChatCompletion();
+      calls = (done.choices[0]?.message.tool_calls ?? []).map((c) => c.type === 'function'
+        ? { id: c.id, name: c.function.name, input: JSON.parse(c.function.arguments || '{}') as unknown }
+        : { id: c.id, name: '', input: null });
     } else {
       const client = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', maxRetries: 0, fetch });
       const s = client.messages.stream({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] });
       for await (const e of s) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
-      await s.finalMessage();
+      const msg = await s.finalMessage();
+      calls = msg.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : []));
     }
   } catch (thrown) {
-    return { text, thrown };
+    return { text, calls, thrown };
   }
-  return { text, thrown: undefined };
+  return { text, calls, thrown: undefined };
 }
 
 test(`damaged upstreams, relayed to the other client's format, read by the official clients (seed ${SEED})`, async () => {
@@ -60,7 +69,13 @@ test(`damaged upstreams, relayed to the other client's format, read by the offic
       outcomes.add('failed');
     } else if (got.thrown === undefined) {
       expect(got.text, why).toBe(text);
-      outcomes.add('done');
+      // the calls the client runs: the stream's, by id, name and arguments (an id the stream has not, the relay makes)
+      const parsed = (a: string): unknown => { try { return JSON.parse(a) as unknown; } catch { return `not JSON: ${a}`; } };
+      // (a call with no fragment, arguments '' as the stream sent them: Anthropic's format can only say {})
+      const want = m.toolCalls.map((c) => ({ name: c.name, input: c.arguments === '' && to === 'anthropic' ? {} : parsed(c.arguments) }));
+      expect(got.calls.map((c) => ({ name: c.name, input: c.input })), why).toEqual(want);
+      m.toolCalls.forEach((c, i) => { if (c.id !== '') expect(got.calls[i].id, why).toBe(c.id); });
+      outcomes.add(want.length === 0 ? 'done' : 'done with calls');
     } else {
       // (a model's tool arguments that are not JSON: the helpers parse them)
       expect(apiError, why).toBe(false);
@@ -68,5 +83,5 @@ test(`damaged upstreams, relayed to the other client's format, read by the offic
       outcomes.add('bad arguments');
     }
   }
-  expect(outcomes.has('done') && outcomes.has('failed')).toBe(true);
+  expect([...outcomes].sort()).toEqual(['bad arguments', 'done', 'done with calls', 'failed']);
 }, 120_000);
