@@ -23,6 +23,8 @@ export interface MessageOut {
   reasoningEnded(): void;
   /** A tool call began (its id and name as far as they came). */
   callBegan(call: Call): void;
+  /** A call begun without a name (a fragment came before its start) got its name, and its id if it came, from its start. */
+  callNamed(call: Call): void;
   /** A fragment of a call's arguments (a string's body), or its whole arguments (`whole`: a JSON value's text). */
   callArgs(call: Call, ptr: number, len: number, flags: number, whole: boolean): void;
   /** Arguments a format's description made as JSON text (Vertex's streamed arguments), appended to a call's. */
@@ -139,10 +141,12 @@ export class DocReader implements Doc, Sink {
     const idText = id >= 0 && doc.kind(id) === JK_STRING ? this.string(id) : '';
     const { call, began } = this.said.call(key, idText, server);
     if (call.id === '' && idText !== '') call.id = idText;
-    if (call.name === '' && name >= 0 && doc.kind(name) === JK_STRING) call.name = this.string(name);
+    const named = call.name === '' && name >= 0 && doc.kind(name) === JK_STRING;
+    if (named) call.name = this.string(name);
     if (input >= 0 && doc.kind(input) === JK_OBJECT) call.fallback = this.string(input);
     else if (noArgs !== '') call.fallback = noArgs;
     if (began) owner.out?.callBegan(call);
+    else if (named && call.name !== '') owner.out?.callNamed(call);
   }
 
   onToolArguments(doc: Doc, key: number, j: number, ifNone = false): void {

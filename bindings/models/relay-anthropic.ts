@@ -30,6 +30,13 @@ export class AnthropicWriter implements ClientWriter {
   private heads: QuietHeads | null = null;
   private headsFor: Call | null = null;
   private calls = 0;
+  /**
+   * Calls begun without a name (a fragment came before the call's start, which names it): held,
+   * with their arguments as JSON string bodies, until the name comes or they end, since a
+   * `tool_use` block is named at its start. At most HELD_ARGS bytes of arguments are held: past
+   * them the block begins unnamed.
+   */
+  private unnamed: Map<Call, { parts: string[]; bytes: number }> | null = null;
 
   constructor(private readonly t: RelayTarget) {}
 
@@ -82,6 +89,7 @@ export class AnthropicWriter implements ClientWriter {
 
   /** The open block's channel only: its deltas' head (the arguments' when the block is the last call's). */
   quiet(last: Call | null): QuietHeads {
+    if (this.unnamed !== null && this.unnamed.size !== 0) return HELD; // (what comes is written here, after the held calls' blocks)
     if (this.heads !== null && (this.block !== 'tool' || this.headsFor === last)) return this.heads;
     this.headsFor = last;
     const b = this.block;
@@ -99,6 +107,7 @@ export class AnthropicWriter implements ClientWriter {
 
   text(ptr: number, len: number): void {
     if (len === 0) return;
+    this.releaseAll();
     if (this.block !== 'text') this.begin('text', '{"type":"text","text":""}');
     this.span(this.openDelta(), ptr, len);
   }
@@ -110,11 +119,13 @@ export class AnthropicWriter implements ClientWriter {
 
   reasoning(ptr: number, len: number): void {
     if (len === 0) return;
+    this.releaseAll();
     if (this.block !== 'thinking') this.begin('thinking', '{"type":"thinking","thinking":""}');
     this.span(this.openDelta(), ptr, len);
   }
 
   signature(ptr: number, len: number, _flags: number, redacted: boolean): void {
+    this.releaseAll();
     if (redacted) {
       this.begin('thinking', `{"type":"redacted_thinking","data":"${this.t.text(ptr, len, false)}"}`);
       this.close();
@@ -130,13 +141,72 @@ export class AnthropicWriter implements ClientWriter {
 
   callBegan(call: Call): void {
     if (call.server) return;
+    if (call.name === '') {
+      (this.unnamed ??= new Map()).set(call, { parts: [], bytes: 0 });
+      this.heads = null;
+      return;
+    }
+    this.releaseAll();
     this.calls++;
     this.begin('tool', `{"type":"tool_use","id":${callId(this.t, call, 'toolu_seam')},"name":${JSON.stringify(call.name)},"input":{}}`);
     this.call = call;
   }
 
+  callNamed(call: Call): void {
+    this.release(call);
+  }
+
+  /**
+   * Every held call's block, in the order they began: before anything else is written (the
+   * client's blocks are in the order of the stream's parts), unnamed.
+   */
+  private releaseAll(): void {
+    const held = this.unnamed;
+    if (held === null || held.size === 0) return;
+    for (const call of [...held.keys()]) this.release(call);
+  }
+
+  /** A held call's block, now (named, or ended, or past HELD_ARGS, or something else comes), and the arguments held for it. */
+  private release(call: Call): void {
+    const held = this.unnamed?.get(call);
+    if (held === undefined) return;
+    // (the calls held before it first: they began before it)
+    for (const earlier of this.unnamed!.keys()) {
+      if (earlier === call) break;
+      this.release(earlier);
+    }
+    this.unnamed!.delete(call);
+    this.heads = null;
+    this.calls++;
+    this.begin('tool', `{"type":"tool_use","id":${callId(this.t, call, 'toolu_seam')},"name":${JSON.stringify(call.name)},"input":{}}`);
+    this.call = call;
+    if (held.parts.length !== 0) {
+      const head = this.openDelta();
+      for (const body of held.parts) {
+        this.t.writeText(head);
+        this.t.writeText(body);
+        this.t.writeText(DELTA_END);
+        this.t.wrote(1);
+      }
+    }
+  }
+
+  /** Arguments of a held call, as a JSON string's body; false when the call is not held (any more). */
+  private hold(call: Call, body: string): boolean {
+    const held = this.unnamed?.get(call);
+    if (held === undefined) return false;
+    held.parts.push(body);
+    held.bytes += body.length;
+    if (held.bytes > HELD_ARGS) this.release(call);
+    return true;
+  }
+
   callArgs(call: Call, ptr: number, len: number, _flags: number, whole: boolean): void {
     if (call.server || len === 0) return;
+    if (this.unnamed !== null && this.unnamed.size !== 0) {
+      if (this.hold(call, whole ? JSON.stringify(this.t.text(ptr, len, false)).slice(1, -1) : this.t.text(ptr, len, false))) return;
+      this.releaseAll();
+    }
     this.toolBlock(call);
     if (whole) {
       this.jsonDelta(this.t.text(ptr, len, false));
@@ -147,6 +217,10 @@ export class AnthropicWriter implements ClientWriter {
 
   callText(call: Call, text: string): void {
     if (call.server || text === '') return;
+    if (this.unnamed !== null && this.unnamed.size !== 0) {
+      if (this.hold(call, JSON.stringify(text).slice(1, -1))) return;
+      this.releaseAll();
+    }
     this.toolBlock(call);
     this.jsonDelta(text);
   }
@@ -164,6 +238,7 @@ export class AnthropicWriter implements ClientWriter {
   }
 
   callEnded(call: Call): void {
+    if (this.unnamed !== null) this.release(call); // (it never got its name: unnamed, as it came)
     if (this.call === call) this.close();
   }
 
@@ -206,6 +281,12 @@ export class AnthropicWriter implements ClientWriter {
     this.event('error', JSON.stringify({ type: 'error', error: { type, message } }));
   }
 }
+
+/** What the core may write itself while calls are held: nothing. */
+const HELD: QuietHeads = { text: null, reasoning: null, args: null };
+
+/** Bytes of arguments held for a call that has no name yet (its block's start names it); past them it begins unnamed. */
+const HELD_ARGS = 64 * 1024;
 
 /** A gateway's reasons to end a stream (SseRelay.abort) as Anthropic error types. */
 const ABORT_TYPES: Readonly<Record<Aborted['kind'], string>> = { timeout: 'timeout_error', overloaded: 'overloaded_error', server: 'api_error' };

@@ -118,6 +118,12 @@ export class OpenAiWriter implements ClientWriter {
     this.chunk(`{"tool_calls":[{"index":${call.index},"id":${callId(this.t, call, 'call_seam')},"type":"function","function":{"name":${JSON.stringify(call.name)},"arguments":""}${signature}}]}`);
   }
 
+  /** The start that came after a fragment: its id and name, in a chunk as OpenAI's first one for a call (the client takes the name and id given last). */
+  callNamed(call: Call): void {
+    if (call.server) return;
+    this.chunk(`{"tool_calls":[{"index":${call.index},"id":${callId(this.t, call, 'call_seam')},"type":"function","function":{"name":${JSON.stringify(call.name)}}}]}`);
+  }
+
   callText(call: Call, text: string): void {
     if (call.server || text === '') return;
     this.chunk(`{"tool_calls":[{"index":${call.index},"function":{"arguments":${JSON.stringify(text)}}}]}`);
