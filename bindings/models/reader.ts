@@ -54,6 +54,10 @@ export class CallState {
   readPending = false;
   /** A flush is under way. */
   flushing = false;
+  /** ModelStream: this call could bring the text past maxTextBytes (every event is read in JS, its text committed alone). */
+  near = false;
+  /** The document being read (its entry in core memory) until its batch's text is committed; 0 between documents. */
+  reading = 0;
 
   begin(reader: ModelReader): this {
     this.reader = reader;
@@ -61,6 +65,8 @@ export class CallState {
     this.gathered = 0;
     this.readPending = false;
     this.flushing = false;
+    this.near = false;
+    this.reading = 0;
     return this;
   }
 }
@@ -99,8 +105,6 @@ export abstract class ModelReader extends FrameStream {
   private bom = 0;
   /** What the core reads to the end besides text (made the first time: a stream of text only has none). */
   private parts: CoreParts | null = null;
-  /** The document being read (its entry in core memory) until its batch's text is committed; 0 between documents. */
-  private reading = 0;
 
   protected constructor(what: string, options: ReaderOptions, comments = false) {
     const format = oneOf(options.format, 'format', what, MODEL_FORMATS, undefined);
@@ -489,12 +493,12 @@ export abstract class ModelReader extends FrameStream {
         this.partsRead();
         this.quietDone();
         if (nd !== 0) {
-          this.reading = core.mdoc;
+          call.reading = core.mdoc;
           this.document(core.mdoc);
         }
         this.batchDone();
       } finally {
-        this.reading = 0;
+        call.reading = 0;
         // heap scratch of the call (a large event's document or text, a large run of bytes for
         // the client) goes back now, also when the event failed: between calls the core holds
         // only the streams' own memory
@@ -595,7 +599,7 @@ export abstract class ModelReader extends FrameStream {
    * `near`), or the stream's end (a flush).
    */
   protected textOffset(): number {
-    return this.reading !== 0 ? this.offsetOf(this.reading, 0) : this.bytesIn;
+    return call.reading !== 0 ? this.offsetOf(call.reading, 0) : this.bytesIn;
   }
 
   /** Bytes of the stream the core holds and has not read into events yet: an unfinished event or line, and (Bedrock) message. */

@@ -116,11 +116,8 @@ export class ModelStream extends ModelReader {
   /** After flush(): the text layer's report (null in the raw mode: made on request). */
   private finalText: FinalReport | null = null;
   private ended = false;
-  /** This call could bring the text past maxTextBytes: every event is read here, its text committed alone (see nearLimit). */
-  private near = false;
-  /** Bytes pushed, and how many can be pushed before the text could come near maxTextBytes (−1: not known yet). */
-  private pushed = 0;
-  private farUntil = -1;
+  /** Bytes that can still be pushed before the text could come near maxTextBytes (negative: to be found again; see nearLimit). */
+  private farLeft = -1;
 
   /** What `flush()` does without the provider's completion. */
   get eof(): 'error' | 'allow' { return this.plan.eof; }
@@ -169,7 +166,7 @@ export class ModelStream extends ModelReader {
   }
 
   /** No quiet events near the text limit: every event's text is committed alone. */
-  protected override get tmpl(): number { return this.near ? 0 : this.plan.tmpl; }
+  protected override get tmpl(): number { return call.near ? 0 : this.plan.tmpl; }
 
   /** The text committed by the chunk: whole graphemes, NFC (or the raw deltas with `raw: true`). */
   push(chunk: Uint8Array): string {
@@ -178,8 +175,7 @@ export class ModelStream extends ModelReader {
     call.begin(this);
     if (this.sniffed !== 1 && this.sniff(chunk)) return '';
     if (this.log === LOG_WAITING && this.assembler!.hashBytes(this, LOG_AFTER)) this.log = LOG_ON;
-    this.pushed += chunk.length;
-    this.near = this.pushed > this.farUntil && this.nearLimit(chunk.length);
+    if ((this.farLeft -= chunk.length) < 0) call.near = this.nearLimit(chunk.length);
     this.frameAll(chunk, this.mode);
     const out = call.out;
     call.out = ''; // not kept: an idle stream holds no string
@@ -195,7 +191,7 @@ export class ModelStream extends ModelReader {
     if (this.failure !== null) this.rethrow();
     if (this.ended) return '';
     call.begin(this);
-    this.near = this.pushed > this.farUntil && this.nearLimit(0);
+    if (this.farLeft < 0) call.near = this.nearLimit(0);
     this.flushFrames();
     this.takeParts();
     this.takeKept();
@@ -246,18 +242,23 @@ export class ModelStream extends ModelReader {
    * event whose text passes the limit, whatever the reads. The text of n bytes of the stream
    * takes at most 3n bytes (an escape is longer than its UTF-8, a byte that is not UTF-8 becomes
    * U+FFFD's three, NFC at most triples the UTF-8 it changes), and the text held back at most 9
-   * bytes a unit; so no read is near until the bytes pushed pass `farUntil`, and a push costs one
-   * comparison until then.
+   * bytes a unit; so no read is near until `farLeft` more bytes were pushed, and a push costs a
+   * subtraction until then.
    */
   private nearLimit(len: number): boolean {
     const a = this.assembler;
     const k = this.kept;
     const room = a !== null ? a.maxTextBytes - a.committedBytes - 9 * a.pending.length : k!.maxBytes - k!.bytes;
-    const held = room === Infinity ? 0 : this.heldBytes(); // (bytes the core holds that no event has read yet)
-    const before = this.pushed - len;
-    const far = Math.floor(room / 3) - held;
-    if (len > far) return true;
-    this.farUntil = before + far;
+    if (room === Infinity) {
+      this.farLeft = MAX_FAR;
+      return false;
+    }
+    const far = Math.floor(room / 3) - this.heldBytes(); // (less the bytes the core holds that no event has read yet)
+    if (len > far) {
+      this.farLeft = -1;
+      return true;
+    }
+    this.farLeft = Math.min(far - len, MAX_FAR);
     return false;
   }
 
@@ -353,9 +354,7 @@ export class ModelStream extends ModelReader {
     super.resetState();
     this.finalText = null;
     this.ended = false;
-    this.near = false;
-    this.pushed = 0;
-    this.farUntil = -1;
+    this.farLeft = -1;
     const a = this.assembler;
     this.assembler = a === null ? null : this.textLayer({ normalize: a.normalize, maxTextBytes: a.maxTextBytes, maxPendingBytes: a.maxPendingBytes }, true);
     const k = this.kept;
@@ -519,6 +518,9 @@ export class ModelStream extends ModelReader {
     return r;
   }
 }
+
+/** The most `farLeft` holds: a small integer, not a heap number (with no limit it is found again after each 1 GiB pushed). */
+const MAX_FAR = 0x3fffffff;
 
 /** What passed maxTextBytes: the text of the event being read. */
 const EVENT_TEXT = (at: number): string => `The text of the event at byte offset ${at}`;
