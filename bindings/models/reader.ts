@@ -420,9 +420,9 @@ export abstract class ModelReader extends FrameStream {
   /** The template of quiet events the core may read to the end itself (0: none, every event is read here). */
   protected get tmpl(): number { return this.plan.tmpl; }
 
-  /** The template for the next read: none once the stream is done or failed (then every event is read here). */
+  /** The template for the next read: none once the stream is done or failed, or near its text limit (then every event is read here). */
   private template(): number {
-    return this._status === 'open' ? this.tmpl : 0;
+    return this._status === 'open' && !call.near ? this.tmpl : 0;
   }
 
   protected errorOf(r: number): Error {

@@ -165,9 +165,6 @@ export class ModelStream extends ModelReader {
       : null;
   }
 
-  /** No quiet events near the text limit: every event's text is committed alone. */
-  protected override get tmpl(): number { return call.near ? 0 : this.plan.tmpl; }
-
   /** The text committed by the chunk: whole graphemes, NFC (or the raw deltas with `raw: true`). */
   push(chunk: Uint8Array): string {
     this.open(chunk, 'ModelStream.push()');
