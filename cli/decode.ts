@@ -9,7 +9,7 @@ import { EXIT, UsageError, describeError, exitCodeOf } from './errors.js';
 import { framingOf, hasTrailer, isModelFormat, type Format } from './formats.js';
 import { Output, exitWith, openInput, saveAtomically, type Input } from './io.js';
 import { limitsOf, type Limits } from './options.js';
-import { SseBlocks } from './scan.js';
+import { LineStarts, SseBlocks } from './scan.js';
 import { SNIFF_BYTES, sniff } from './sniff.js';
 import { StatusLine, formatSeconds, plural } from './status.js';
 import { ModelStream, ModelStreamError, PlainStream, type TextStream } from './stream.js';
@@ -70,6 +70,16 @@ export function textStream(format: Format, o: { fatal: boolean; normalize: 'NFC'
   return new PlainStream({ format, fatal: o.fatal, normalize: o.normalize, eof, ...o.limits });
 }
 
+/** Whether a line is one JSON text (an NDJSON decoder's value). */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A message of AWS's event stream as a frame: its offset, its headers' values, and `data`: the
  * event its model format reads of it, as the library reads it (a ConverseStream event's payload
@@ -107,6 +117,8 @@ class EventPrinter {
   /** SSE: where each event and comment begins, so that a read's are printed in order, and none past where the stream stopped. */
   private blocks?: SseBlocks;
   private readonly commentAt: number[] = [];
+  /** A model format of lines: where each frame's line begins and ends, in order (the frame layer's lines carry no offsets). */
+  private lineSpans?: [number, number][];
   private readonly comments: string[] = [];
   private readonly reader: ModelEventReader | undefined;
   /** Each call's arguments printed so far, and whether its end was. */
@@ -150,16 +162,52 @@ class EventPrinter {
       this.key = 'events';
     } else if (framing === 'ndjson') {
       const d = new NdjsonDecoder({ fatal, maxLineBytes: o.limits.maxLineBytes });
-      this.frames = (c) => (c ? d.push(c) : d.flush());
+      const spans = isModelFormat(format) ? this.linesBeside(o, true) : undefined;
+      this.frames = (c) => {
+        spans?.(c);
+        return c ? d.push(c) : d.flush();
+      };
       this.key = 'values';
     } else {
       const d = new LineDecoder({ fatal, maxLineBytes: o.limits.maxLineBytes });
-      this.frames = (c) => (c ? d.push(c) : d.flush());
+      const spans = isModelFormat(format) ? this.linesBeside(o, false) : undefined;
+      this.frames = (c) => {
+        spans?.(c);
+        return c ? d.push(c) : d.flush();
+      };
       this.key = 'lines';
     }
     if (isModelFormat(format)) this.reader = new ModelEventReader({ format, choice: o.choice });
     this.trailer = hasTrailer(format);
     this.messages = framing === 'eventstream';
+  }
+
+  /**
+   * A model format of lines: each frame's line, found beside the frame layer, so that a read's
+   * frames are printed only up to where its stream stopped (a provider's error line, a bad
+   * event), as when the reads end there. The frame layer's lines and the scanner's are one to one;
+   * NDJSON's values are the lines that are JSON (the decoder skips blank lines and stops at the
+   * first other line that is not).
+   */
+  private linesBeside(o: DecodeOptions, values: boolean): (chunk: Uint8Array | null) => void {
+    const starts = new LineStarts();
+    const lines = new LineDecoder({ fatal: o.fatal, maxLineBytes: o.limits.maxLineBytes });
+    const spans: [number, number][] = (this.lineSpans = []);
+    return (chunk) => {
+      let got: string[];
+      if (chunk) starts.push(chunk);
+      else starts.end();
+      try {
+        got = chunk ? lines.push(chunk) : lines.flush();
+      } catch (e) {
+        got = ((e as { lines?: string[] }).lines) ?? [];
+      }
+      for (const line of got) {
+        const span = starts.next();
+        if (values && !isJson(line)) continue;
+        spans.push(span);
+      }
+    };
   }
 
   private frame(f: unknown): void {
@@ -212,6 +260,10 @@ class EventPrinter {
     const printed: Printed[] = frames.map((frame) => {
       if (this.blocks) {
         const [at, whole] = this.blocks.nextEvent();
+        return { at, whole, frame };
+      }
+      if (this.lineSpans) {
+        const [at, whole] = this.lineSpans.shift() ?? [-1, -1];
         return { at, whole, frame };
       }
       const at = this.messages ? (frame as { offset: number }).offset : -1;

@@ -1,5 +1,6 @@
 // decode --events prints a stream's events and comments in the stream's order, and nothing past
-// where the stream stopped, however the reads fell: whole, and cut at every line's end.
+// where the stream stopped, however the reads fell: whole, and cut at every line's end; for the
+// SSE formats and for the line formats (Ollama's NDJSON, ddg's lines).
 import { describe, expect, it } from 'vitest';
 import { file, run, tempDir, writer } from './helpers.js';
 
@@ -42,6 +43,32 @@ describe.each(cases)('%s', (_, capture, code, printed) => {
     for (const at of ends) {
       // (a writer that waits long enough between its pieces that each is its own read)
       const cut = await run(['decode', '--events', '--format', 'openai', '-'], { stdin: writer(path, [at], 150) });
+      expect([cut.code, cut.stdout], `cut at ${at}`).toEqual([whole.code, whole.stdout]);
+    }
+  });
+});
+
+// The line formats: a provider's error line, then lines in the same read (blank ones among them).
+const ollama = (content: string) => `{"model":"m","message":{"role":"assistant","content":"${content}"},"done":false}\n`;
+const lineCases: [string, string, string, number, string[]][] = [
+  ['ollama: an error line, then lines', 'ollama', `${ollama('a')}\n  \n{"error":"boom"}\n${ollama('b')}{"model":"m","done":true}\n`, 5,
+    ['{"model":"m","message":{"role":"assistant","content":"a"},"done":false}', '{"error":"boom"}']],
+  ['ollama: a line that is not JSON, then lines', 'ollama', `${ollama('a')}{bad\n${ollama('b')}{"model":"m","done":true}\n`, 6,
+    ['{"model":"m","message":{"role":"assistant","content":"a"},"done":false}']],
+  ['ddg: an error line, then lines', 'ddg', 'data: {"message":"a"}\n\ndata: {"action":"error","type":"ERR_CONVERSATION_LIMIT","status":429}\n\ndata: {"message":"b"}\n\ndata: [DONE]\n', 5,
+    ['"data: {\\"message\\":\\"a\\"}"', '""', '"data: {\\"action\\":\\"error\\",\\"type\\":\\"ERR_CONVERSATION_LIMIT\\",\\"status\\":429}"']],
+];
+
+describe.each(lineCases)('%s', (_, format, capture, code, printed) => {
+  const path = file(dir, `${_.replace(/\W+/g, '-')}.txt`, capture);
+  const ends = [...capture.matchAll(/\n/g)].map((m) => m.index! + 1).filter((i) => i < capture.length);
+
+  it('the same lines whole and cut at every line end', async () => {
+    const whole = await run(['decode', '--events', '--format', format, path]);
+    expect(whole.code, whole.stderr).toBe(code);
+    expect(whole.stdout.trim().split('\n')).toEqual(printed);
+    for (const at of ends) {
+      const cut = await run(['decode', '--events', '--format', format, '-'], { stdin: writer(path, [at], 150) });
       expect([cut.code, cut.stdout], `cut at ${at}`).toEqual([whole.code, whole.stdout]);
     }
   });
