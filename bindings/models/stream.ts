@@ -32,7 +32,13 @@ export interface ModelStreamOptions {
    * @defaultValue true
    */
   fatal?: boolean;
-  /** As {@link TextAssembler}'s. @defaultValue 256 MiB */
+  /**
+   * The most UTF-8 bytes of the answer's text (in the raw mode, of the text kept for the report).
+   * The event whose text would pass it stops the stream, whatever the reads: a ModelStreamError
+   * (`ERR_TEXT_TOO_LONG`) at that event's offset (the completion's, or the end's, for text held
+   * back until then), with the text before it.
+   * @defaultValue 256 MiB
+   */
   maxTextBytes?: number;
   /** As {@link TextAssembler}'s. @defaultValue 64 KiB */
   maxPendingBytes?: number;
