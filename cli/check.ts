@@ -2,7 +2,8 @@
 // what would stop `decode` (framing continues with U+FFFD past invalid UTF-8) to list every
 // problem with its byte offset, and counts events, bytes and graphemes.
 import {
-  EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, SseParser, TextAssembler, Utf8DecodeError, Utf8Validator, describeFormat,
+  EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, SseParser, TextAssembler, TextRangeError, Utf8DecodeError, Utf8Validator,
+  describeFormat,
   type ModelEventStreamDecoderOptions, type ModelEventStreamMessage, type SseEvent,
 } from 'seam-stream';
 import type { Values } from './args.js';
@@ -80,7 +81,15 @@ export class Checker {
   private readonly framing: ReturnType<typeof framingOf>;
   /** A model format's events, read as the library reads them. */
   private readonly reader: ModelEventReader | undefined;
-  private readonly text = new TextAssembler();
+  private readonly text = new TextAssembler({ maxTextBytes: Infinity });
+  /**
+   * decode's text limit: a text layer fed as decode's is (each event's text, each frame of a plain
+   * format, each read of plain text), until the piece that would pass --max-text-bytes; null
+   * after it (decode stops there).
+   */
+  private limiter: TextAssembler | null;
+  /** Plain text: the UTF-8 bytes of the text read so far (a piece's characters' offsets). */
+  private textBytes = 0;
   private readonly validator = new Utf8Validator({ ignoreBOM: true });
   private utf8Js: Utf8Errors | undefined;
   private tail = new Uint8Array(0);
@@ -113,6 +122,7 @@ export class Checker {
   constructor(readonly format: Format, private readonly limits: Limits, private readonly choice: number, private readonly maxListed: number) {
     this.framing = framingOf(format);
     this.trailer = hasTrailer(format);
+    this.limiter = new TextAssembler({ maxTextBytes: limits.maxTextBytes });
     if (isModelFormat(format)) this.reader = new ModelEventReader({ format, choice });
     if (this.framing === 'eventstream') {
       this.es = new ModelEventStreamDecoder({ format: format as ModelEventStreamDecoderOptions['format'], maxMessageBytes: limits.maxEventBytes });
@@ -252,6 +262,7 @@ export class Checker {
     this.framesFromStart();
     this.strictFrames(null);
     this.frames(null);
+    if (this.framing !== 'text' && !this.framingStopped) this.heldText();
     if (this.framing === 'sse' && !this.framingStopped && this.sse!.truncated) {
       const at = this.blocks!.blockStart >= 0 ? this.blocks!.blockStart : this.bytes;
       this.problem({ kind: 'unterminated', offset: at, message: `the stream ends inside an event that starts at byte ${at}: without the blank line that ends it, it is not dispatched` }, this.bytes);
@@ -335,8 +346,8 @@ export class Checker {
 
   private frames(chunk: Uint8Array | null): void {
     if (this.framing === 'text') {
-      if (chunk) this.textPiece(dec.decode(chunk, { stream: true }));
-      else this.textPiece(dec.decode());
+      this.plainText(chunk ? dec.decode(chunk, { stream: true }) : dec.decode());
+      if (chunk === null) this.heldText();
       return;
     }
     if (this.framingStopped) {
@@ -420,8 +431,61 @@ export class Checker {
     this.problem({ kind: 'limit', offset, message: `${(e as Error).message}: framing stopped there` }, stop);
   }
 
-  private textPiece(s: string): void {
-    if (s) this.text.push(s);
+  /** A piece of the text, as decode's text layer takes it: the text of the event or line at `offset`, which ends at `end`. */
+  private textPiece(s: string, offset: number, end: number): void {
+    if (!s) return;
+    this.text.push(s);
+    const l = this.limiter;
+    if (l === null) return;
+    try {
+      l.push(s);
+    } catch (e) {
+      if (!(e instanceof TextRangeError)) throw e;
+      this.limiter = null;
+      this.problem({ kind: 'limit', offset, message: `the text of the event or line at byte ${offset} would pass --max-text-bytes (${l.maxTextBytes} bytes): decode stops before it` }, end);
+    }
+  }
+
+  /** A read of plain text: past the limit, the character that passes it (decode takes the read's characters one by one then, whatever the reads). */
+  private plainText(s: string): void {
+    if (!s) return;
+    this.text.push(s);
+    const before = this.textBytes;
+    this.textBytes += Buffer.byteLength(s);
+    const l = this.limiter;
+    if (l === null) return;
+    try {
+      l.push(s);
+      return;
+    } catch (e) {
+      if (!(e instanceof TextRangeError)) throw e;
+    }
+    let at = before;
+    for (const ch of s) {
+      try {
+        l.push(ch);
+      } catch (e) {
+        if (!(e instanceof TextRangeError)) throw e;
+        this.limiter = null;
+        this.problem({ kind: 'limit', offset: at, message: `the text would pass --max-text-bytes (${l.maxTextBytes} bytes) at byte ${at}: decode stops there` });
+        return;
+      }
+      at += Buffer.byteLength(ch);
+    }
+  }
+
+  /** The text held back, committed as decode commits it at the completion, at `offset` (the completion's event, which ends at `end`), or at the end. */
+  private heldText(offset = this.bytes, end = this.bytes - 0.25): void {
+    const l = this.limiter;
+    if (l === null) return;
+    try {
+      l.flush();
+    } catch (e) {
+      if (!(e instanceof TextRangeError)) throw e;
+      this.limiter = null;
+      // (at the end decode commits it before it says the stream was cut short: it stops there first)
+      this.problem({ kind: 'limit', offset, message: `the text held back ${offset === this.bytes ? 'at the end' : `until the completion at byte ${offset}`} would pass --max-text-bytes (${l.maxTextBytes} bytes): decode stops there` }, end);
+    }
   }
 
   private sseLine(l: SseLine): void {
@@ -440,7 +504,7 @@ export class Checker {
   private sseEvent(ev: SseEvent, [offset, end]: [number, number]): void {
     this.events++;
     if (!isModelFormat(this.format)) {
-      this.textPiece(`${ev.data}\n`);
+      this.textPiece(`${ev.data}\n`, offset, end);
       return;
     }
     this.modelFrame(ev.data, offset, end, undefined, false);
@@ -451,14 +515,14 @@ export class Checker {
     const [offset, end] = this.lineStarts!.next();
     if (this.format === 'lines') {
       this.events++;
-      this.textPiece(`${l}\n`);
+      this.textPiece(`${l}\n`, offset, end);
       return;
     }
     if (this.format === 'ndjson') {
       if (l.trim() === '') return;
       this.events++;
       try {
-        this.textPiece(`${JSON.stringify(JSON.parse(l))}\n`);
+        this.textPiece(`${JSON.stringify(JSON.parse(l))}\n`, offset, end);
       } catch (e) {
         this.problem({ kind: 'json', offset, line: number, message: `invalid JSON on line ${number}: ${(e as Error).message}` }, end);
       }
@@ -489,9 +553,10 @@ export class Checker {
     // after the completion nothing is the answer: its text is not counted, its finish reason not taken
     const after = this.done;
     if (r.finishReason !== undefined && !after) this.finishReason = r.finishReason;
-    if (r.text && !after) this.textPiece(r.text);
+    if (r.text && !after) this.textPiece(r.text, offset, end);
     if (r.error !== undefined) this.problem({ kind: 'provider', offset, line, message: `the provider sent an error: ${described(r.error)}` }, end);
     if (r.done && !after) {
+      this.heldText(offset, end);
       this.done = true;
       this.completedEnd = end;
     }

@@ -60,7 +60,8 @@ export const checkSpec: CommandSpec = {
   summary:
     'Validates a captured stream without printing its text: invalid UTF-8 (every sequence, with its byte offset); SSE problems\n'
     + '(an unterminated event, a retry that is not all digits, unknown fields, events over --max-event-bytes); events or NDJSON\n'
-    + 'lines that are not JSON; provider errors; a missing completion. Counts events, bytes and graphemes. Exit 0 only when clean.',
+    + 'lines that are not JSON; provider errors; text over --max-text-bytes; a missing completion. Counts events, bytes and\n'
+    + 'graphemes. Exit 0 only when clean.',
   positionals: 1,
   options: [
     formatOption,

@@ -3,7 +3,7 @@
 export { ModelStream, ModelStreamError, type ModelReport } from 'seam-stream';
 
 import {
-  LineDecoder, NdjsonDecoder, SseParser, TextAssembler, Utf8Decoder, type FinalReport, type ToolCall,
+  LineDecoder, NdjsonDecoder, SseParser, TextAssembler, TextRangeError, Utf8Decoder, type FinalReport, type ToolCall,
 } from 'seam-stream';
 import type { PlainFormat } from './formats.js';
 
@@ -148,7 +148,16 @@ export class PlainStream implements TextStream {
     try {
       for (const f of frames) {
         if (this.options.format !== 'text') this._events++;
-        const c = this.text.push(f);
+        let c: string;
+        try {
+          c = this.text.push(f);
+        } catch (e) {
+          // plain text past --max-text-bytes: the read's characters one by one, so that the text
+          // stops at the one that passes it, whatever the reads (a frame's text is taken whole)
+          if (this.options.format !== 'text' || !(e instanceof TextRangeError)) throw e;
+          for (const ch of f) this.out += this.text.push(ch);
+          c = '';
+        }
         this.out += c;
       }
     } catch (e) {

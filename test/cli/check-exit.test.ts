@@ -6,13 +6,14 @@
 // after-completion.test.ts), where check may exit 8. This orders problems by where decode would
 // stop at them: a bad event's JSON at its end (after any invalid UTF-8 in it), an event or a
 // character the stream ends inside at the end. One case in five has small limits of event and
-// line bytes. Whole and cut, check lists the same problems (the first by offset, up to its limit)
+// line bytes, one in six a small limit of text bytes. Whole and cut, check lists the same problems (the first by offset, up to its limit)
 // and counts as many problems, lines and events. Seeded: the seed and the stream are
 // printed on failure.
 import { expect, test } from 'vitest';
 import { ModelStream, ModelStreamError } from '../../bindings/index.js';
 import { Checker } from '../../cli/check.js';
 import { exitCodeOf } from '../../cli/errors.js';
+import { PlainStream } from '../../cli/stream.js';
 import { SOURCES, damage } from '../helpers/damaged-streams.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 
@@ -27,8 +28,14 @@ test(`check exits with the code decode exits with, on damaged streams of every f
     const bytes = r() < 0.1 ? src.bytes : damage(r, src.bytes);
     // (one case in five with a small limit of event and line bytes, which both pass)
     const small = r() < 0.2 ? 100 + Math.floor(r() * 400) : undefined;
-    const lim = small === undefined ? limits : { ...limits, maxEventBytes: small, maxLineBytes: small };
-    const m = new ModelStream({ format: src.format as 'openai', ...(src.choice === undefined ? {} : { choice: src.choice }), ...(small === undefined ? {} : { maxEventBytes: small }) });
+    // (and one in six with a small limit of text bytes)
+    const text = r() < 0.17 ? 4 + Math.floor(r() * 120) : undefined;
+    let lim = small === undefined ? limits : { ...limits, maxEventBytes: small, maxLineBytes: small };
+    if (text !== undefined) lim = { ...lim, maxTextBytes: text };
+    const m = new ModelStream({
+      format: src.format as 'openai', ...(src.choice === undefined ? {} : { choice: src.choice }), ...(small === undefined ? {} : { maxEventBytes: small }),
+      ...(text === undefined ? {} : { maxTextBytes: text }),
+    });
     let decode = 0;
     try {
       m.push(bytes);
@@ -48,7 +55,7 @@ test(`check exits with the code decode exits with, on damaged streams of every f
     };
     const whole = checked([bytes]);
     const got = checked(cut(bytes, randomCuts(bytes, r, 1 + Math.floor(r() * 64))));
-    const why = `seed ${SEED}, case ${k}: ${src.name} (${src.format})${small === undefined ? '' : `, limit ${small}`}, problems ${JSON.stringify(got)}: ${JSON.stringify(dec.decode(bytes)).slice(0, 3000)}`;
+    const why = `seed ${SEED}, case ${k}: ${src.name} (${src.format})${small === undefined ? '' : `, limit ${small}`}${text === undefined ? '' : `, text limit ${text}`}, problems ${JSON.stringify(got)}: ${JSON.stringify(dec.decode(bytes)).slice(0, 3000)}`;
     if (decode === 0) expect([0, 8], why).toContain(got.exit);
     else expect(got.exit, why).toBe(decode);
     // and check says the same whole and cut: the same problems listed, and as many
@@ -82,4 +89,44 @@ test('a first line after a BOM, of a field name and no colon, is named whole', (
   c.push(new TextEncoder().encode('\uFEFFx\ndata: a\n\n'));
   c.end();
   expect(c.problems.map((p) => p.message)).toEqual(['unknown field "x" (ignored by clients)']);
+});
+
+test('plain text past --max-text-bytes stops at the same character whatever the reads, and check names its byte', () => {
+  const text = 'Hello wörld, café 👩\u200d💻 and 🇳🇴 more text here\n'; // (NFC already: what decode prints is a prefix of it)
+  const bytes = new TextEncoder().encode(text);
+  const decoded = (pieces: Uint8Array[], maxTextBytes: number) => {
+    const s = new PlainStream({ format: 'text', fatal: true, maxTextBytes });
+    let out = '';
+    let code = 0;
+    try {
+      for (const p of pieces) out += s.push(p);
+      out += s.flush();
+    } catch (e) {
+      out += (e as { text?: string }).text ?? '';
+      code = exitCodeOf(e);
+    }
+    return { out, code };
+  };
+  for (const max of [1, 5, 12, 20, 33, 40, bytes.length - 1, bytes.length]) {
+    const whole = decoded([bytes], max);
+    expect(whole.code, `limit ${max}`).toBe(max >= bytes.length ? 0 : 4);
+    expect(new TextEncoder().encode(whole.out).length, `limit ${max}`).toBeLessThanOrEqual(max);
+    for (let at = 1; at < bytes.length; at++) expect(decoded(cut(bytes, [at]), max), `limit ${max}, cut at ${at}`).toEqual(whole);
+    expect(decoded(Array.from(bytes, (_, i) => bytes.subarray(i, i + 1)), max), `limit ${max}, dripped`).toEqual(whole);
+    const checked = (pieces: Uint8Array[]) => {
+      const c = new Checker('text', { ...limits, maxTextBytes: max }, 0, 10);
+      for (const p of pieces) c.push(p);
+      c.end();
+      return { exit: c.exitCode(), problems: c.problems.map((p) => `${p.kind}@${p.offset}`) };
+    };
+    const all = checked([bytes]);
+    expect(all.exit, `check, limit ${max}`).toBe(whole.code === 4 ? 4 : 0);
+    // where the text stops: at the character after the cluster held back past what decode printed
+    // (the one whose push would commit that cluster)
+    if (whole.code === 4) {
+      const held = [...new Intl.Segmenter().segment(text.slice(whole.out.length))][0].segment;
+      expect(all.problems, `check, limit ${max}`).toEqual([`limit@${new TextEncoder().encode(whole.out + held).length}`]);
+    }
+    for (let at = 1; at < bytes.length; at += 3) expect(checked(cut(bytes, [at])), `check, limit ${max}, cut at ${at}`).toEqual(all);
+  }
 });
