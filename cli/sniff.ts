@@ -122,10 +122,14 @@ function crc32(b: Uint8Array): number {
  * AWS's event stream (Bedrock) when the bytes begin with a message prelude whose CRC matches:
  * `bedrock-invoke` when its `:event-type` is `chunk` (InvokeModelWithResponseStream), `bedrock`
  * otherwise; 'more' when that cannot be told yet (a prelude not whole: a text stream never begins
- * with a NUL, and a message's length begins with one; its headers not whole).
+ * with a control byte other than a tab or a line end, and the length of a message up to 512 MiB,
+ * the largest limit accepted, begins with one, 0x00 to 0x1F; its headers not whole).
  */
+/** A first byte of a message's length up to 512 MiB that no text begins with. */
+const preludeStart = (b: number): boolean => b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d;
+
 function eventStream(bytes: Uint8Array, enough: boolean): Format | 'more' | undefined {
-  if (bytes.length < 12) return !enough && bytes.length > 0 && bytes[0] === 0 ? 'more' : undefined;
+  if (bytes.length < 12) return !enough && bytes.length > 0 && preludeStart(bytes[0]) ? 'more' : undefined;
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const total = v.getUint32(0);
   const headers = v.getUint32(4);

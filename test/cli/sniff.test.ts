@@ -36,7 +36,30 @@ const streams: [string, Uint8Array][] = [
   ['an OpenAI event past SNIFF_BYTES', enc(`data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"${big}"}}]}\n\ndata: [DONE]\n\n`)],
   ['an Ollama line past SNIFF_BYTES', enc(`{"model":"m","message":{"role":"assistant","content":"${big}"},"done":false}\n{"model":"m","message":{"content":""},"done":true}\n`)],
   ['a Gemini event past SNIFF_BYTES', enc(`data: {"candidates":[{"content":{"parts":[{"text":"${big}"}]}}]}\r\n\r\n`)],
+  // a Bedrock message whose prelude claims more than 16 MiB (its length's first byte is not 0), and a tab-led text
+  ['a Bedrock prelude claiming 16 MiB and more', prelude(16 * 1024 * 1024 + 32, 0, enc('hello world'))],
+  ['a Bedrock prelude claiming 500 MiB', prelude(500 * 1024 * 1024, 0, enc('hello world'))],
+  ['text that begins with a tab', enc('\tindented text\n')],
 ];
+
+/** A message prelude (its CRC right) claiming `total` bytes, then `rest`. */
+function prelude(total: number, headers: number, rest: Uint8Array): Uint8Array {
+  const p = new Uint8Array(12);
+  const v = new DataView(p.buffer);
+  v.setUint32(0, total);
+  v.setUint32(4, headers);
+  v.setUint32(8, crc32(p.subarray(0, 8)));
+  return Buffer.concat([p, rest]);
+}
+
+function crc32(b: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const x of b) {
+    c ^= x;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
+  }
+  return (c ^ 0xffffffff) >>> 0;
+}
 
 describe.each(streams.map(([name, bytes]) => [name, bytes] as const))('%s', (_, bytes) => {
   it('is taken for one format however its first bytes are cut', () => {
@@ -51,7 +74,8 @@ describe.each(streams.map(([name, bytes]) => [name, bytes] as const))('%s', (_, 
 
 it('the formats taken (a check of the sniffer itself, on streams whose first bytes are in one read)', () => {
   const of = (name: string) => sniffed([streams.find(([n]) => n === name)![1]]);
-  expect(['plain SSE', 'NDJSON', 'text', 'text that begins like a field', 'an OpenAI event past SNIFF_BYTES', 'an Ollama line past SNIFF_BYTES', 'a Gemini event past SNIFF_BYTES'].map(of))
-    .toEqual(['sse', 'ndjson', 'text', 'text', 'openai', 'ollama', 'gemini']);
+  expect(['plain SSE', 'NDJSON', 'text', 'text that begins like a field', 'an OpenAI event past SNIFF_BYTES', 'an Ollama line past SNIFF_BYTES', 'a Gemini event past SNIFF_BYTES',
+    'a Bedrock prelude claiming 16 MiB and more', 'a Bedrock prelude claiming 500 MiB', 'text that begins with a tab'].map(of))
+    .toEqual(['sse', 'ndjson', 'text', 'text', 'openai', 'ollama', 'gemini', 'bedrock', 'bedrock', 'text']);
   for (const s of SOURCES.filter((x) => x.format === 'bedrock' || x.format === 'bedrock-invoke')) expect(sniffed([s.bytes]), s.name).toBe(s.format);
 });
