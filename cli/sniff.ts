@@ -118,6 +118,9 @@ function crc32(b: Uint8Array): number {
   return (c ^ 0xffffffff) >>> 0;
 }
 
+/** A first byte of a message's length up to 512 MiB that no text begins with. */
+const preludeStart = (b: number): boolean => b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d;
+
 /**
  * AWS's event stream (Bedrock) when the bytes begin with a message prelude whose CRC matches:
  * `bedrock-invoke` when its `:event-type` is `chunk` (InvokeModelWithResponseStream), `bedrock`
@@ -125,9 +128,6 @@ function crc32(b: Uint8Array): number {
  * with a control byte other than a tab or a line end, and the length of a message up to 512 MiB,
  * the largest limit accepted, begins with one, 0x00 to 0x1F; its headers not whole).
  */
-/** A first byte of a message's length up to 512 MiB that no text begins with. */
-const preludeStart = (b: number): boolean => b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d;
-
 function eventStream(bytes: Uint8Array, enough: boolean): Format | 'more' | undefined {
   if (bytes.length < 12) return !enough && bytes.length > 0 && preludeStart(bytes[0]) ? 'more' : undefined;
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
