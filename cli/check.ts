@@ -14,6 +14,7 @@ import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks, Utf8Errors, type SseLine } from './scan.js';
 import { SNIFF_BYTES, sniff } from './sniff.js';
 import { plural } from './status.js';
+import { pushPlainText } from './stream.js';
 
 
 export type ProblemKind = 'utf8' | 'unterminated' | 'completion' | 'limit' | 'provider' | 'json' | 'retry' | 'field' | 'empty' | 'arguments' | 'frame';
@@ -435,18 +436,12 @@ export class Checker {
   private textPiece(s: string, offset: number, end: number): void {
     if (!s) return;
     this.text.push(s);
-    const l = this.limiter;
-    if (l === null) return;
-    try {
-      l.push(s);
-    } catch (e) {
-      if (!(e instanceof TextRangeError)) throw e;
-      this.limiter = null;
-      this.problem({ kind: 'limit', offset, message: `the text of the event or line at byte ${offset} would pass --max-text-bytes (${l.maxTextBytes} bytes): decode stops before it` }, end);
+    if (this.passes((l) => l.push(s))) {
+      this.problem({ kind: 'limit', offset, message: `the text of the event or line at byte ${offset} would pass --max-text-bytes (${this.limits.maxTextBytes} bytes): decode stops before it` }, end);
     }
   }
 
-  /** A read of plain text: past the limit, the character that passes it (decode takes the read's characters one by one then, whatever the reads). */
+  /** A read of plain text: past the limit, the character that passes it, as decode's plain stream finds it (pushPlainText). */
   private plainText(s: string): void {
     if (!s) return;
     this.text.push(s);
@@ -454,37 +449,32 @@ export class Checker {
     this.textBytes += Buffer.byteLength(s);
     const l = this.limiter;
     if (l === null) return;
-    try {
-      l.push(s);
-      return;
-    } catch (e) {
-      if (!(e instanceof TextRangeError)) throw e;
-    }
-    let at = before;
-    for (const ch of s) {
-      try {
-        l.push(ch);
-      } catch (e) {
-        if (!(e instanceof TextRangeError)) throw e;
-        this.limiter = null;
-        this.problem({ kind: 'limit', offset: at, message: `the text would pass --max-text-bytes (${l.maxTextBytes} bytes) at byte ${at}: decode stops there` });
-        return;
-      }
-      at += Buffer.byteLength(ch);
-    }
+    const refused = pushPlainText(l, s, () => {});
+    if (refused === null) return;
+    this.limiter = null;
+    const at = before + Buffer.byteLength(s.slice(0, refused.at));
+    this.problem({ kind: 'limit', offset: at, message: `the text would pass --max-text-bytes (${this.limits.maxTextBytes} bytes) at byte ${at}: decode stops there` });
   }
 
   /** The text held back, committed as decode commits it at the completion, at `offset` (the completion's event, which ends at `end`), or at the end. */
   private heldText(offset = this.bytes, end = this.bytes - 0.25): void {
+    if (this.passes((l) => l.flush())) {
+      // (at the end decode commits it before it says the stream was cut short: it stops there first)
+      this.problem({ kind: 'limit', offset, message: `the text held back ${offset === this.bytes ? 'at the end' : `until the completion at byte ${offset}`} would pass --max-text-bytes (${this.limits.maxTextBytes} bytes): decode stops there` }, end);
+    }
+  }
+
+  /** Feeds decode's text layer; true when that passes --max-text-bytes (decode stops there, and the layer is given up). */
+  private passes(feed: (l: TextAssembler) => unknown): boolean {
     const l = this.limiter;
-    if (l === null) return;
+    if (l === null) return false;
     try {
-      l.flush();
+      feed(l);
+      return false;
     } catch (e) {
       if (!(e instanceof TextRangeError)) throw e;
       this.limiter = null;
-      // (at the end decode commits it before it says the stream was cut short: it stops there first)
-      this.problem({ kind: 'limit', offset, message: `the text held back ${offset === this.bytes ? 'at the end' : `until the completion at byte ${offset}`} would pass --max-text-bytes (${l.maxTextBytes} bytes): decode stops there` }, end);
+      return true;
     }
   }
 

@@ -22,6 +22,32 @@ export interface TextStream {
   readonly toolCalls?: readonly ToolCall[];
 }
 
+/**
+ * A read of plain text to a text layer: whole, or past its maxTextBytes its characters one by one,
+ * so that the text stops at the character that passes the limit, whatever the reads. `took` gets
+ * what each push commits. Null when all of it was taken; else the index in `text` of the character
+ * that would pass the limit (nothing from it on was taken), with the text layer's error.
+ */
+export function pushPlainText(a: TextAssembler, text: string, took: (committed: string) => void): { at: number; error: TextRangeError } | null {
+  try {
+    took(a.push(text));
+    return null;
+  } catch (e) {
+    if (!(e instanceof TextRangeError)) throw e;
+  }
+  let at = 0;
+  for (const ch of text) {
+    try {
+      took(a.push(ch));
+    } catch (e) {
+      if (!(e instanceof TextRangeError)) throw e;
+      return { at, error: e };
+    }
+    at += ch.length;
+  }
+  return null;
+}
+
 /** The end of a plain SSE stream inside an event: the same code a ModelStream gives. */
 export class PlainTruncatedError extends Error {
   readonly code = 'ERR_STREAM_TRUNCATED' as const;
@@ -148,17 +174,14 @@ export class PlainStream implements TextStream {
     try {
       for (const f of frames) {
         if (this.options.format !== 'text') this._events++;
-        let c: string;
-        try {
-          c = this.text.push(f);
-        } catch (e) {
-          // plain text past --max-text-bytes: the read's characters one by one, so that the text
-          // stops at the one that passes it, whatever the reads (a frame's text is taken whole)
-          if (this.options.format !== 'text' || !(e instanceof TextRangeError)) throw e;
-          for (const ch of f) this.out += this.text.push(ch);
-          c = '';
+        if (this.options.format !== 'text') {
+          this.out += this.text.push(f); // (a frame's text is taken whole)
+          continue;
         }
-        this.out += c;
+        const refused = pushPlainText(this.text, f, (c) => {
+          this.out += c;
+        });
+        if (refused !== null) throw refused.error;
       }
     } catch (e) {
       err = e;
