@@ -276,15 +276,16 @@ export class ModelStream extends ModelReader {
     this.stop(new ModelStreamError('ERR_TEXT_TOO_LONG', at, `${lead} would pass maxTextBytes (${max} bytes, ${kept} committed); the stream stops before it`, call.out));
   }
 
+  /** At a failure: the text held back, committed where it fits maxTextBytes, else forgotten (the report is of the text committed). */
   protected override heldRest(): string {
     const a = this.assembler;
     if (a === null || a.pending.length === 0) return '';
     try {
       return a.flush();
     } catch (e) {
-      // (past maxTextBytes: it stays held, and flush() or the report says so, as before)
-      if (e instanceof TextRangeError) return '';
-      throw e;
+      if (!(e instanceof TextRangeError)) throw e;
+      a.discardHeld();
+      return '';
     }
   }
 
@@ -295,20 +296,15 @@ export class ModelStream extends ModelReader {
       try {
         this.flush();
       } catch (e) {
-        // (held text past maxTextBytes: the report is of the text committed)
-        if (e instanceof TextRangeError) this.assembler?.discardHeld();
-        else if (!(e instanceof ModelStreamError)) throw e;
+        if (!(e instanceof ModelStreamError)) throw e;
       }
     }
     if (!this.ended) {
       // failed, before the flush or in it (a JSON body that is not valid, or the provider's error
-      // body, read at the end): the text committed before the error
-      const a = this.assembler;
-      if (a !== null && a.pending.length !== 0) {
-        // (what stop() could not commit, past maxTextBytes, is not the text)
-        try { a.flush(); } catch (e) { if (e instanceof TextRangeError) a.discardHeld(); else throw e; }
-      }
-      this.finalText = a?.finish() ?? null;
+      // body, read at the end): the text committed before the error (and what was held back, as
+      // far as it fits, where the failure was not a ModelStreamError)
+      this.heldRest();
+      this.finalText = this.assembler?.finish() ?? null;
       this.ended = true;
       this.retire();
     }
