@@ -148,8 +148,7 @@ export class AnthropicWriter implements ClientWriter {
     }
     this.releaseAll();
     this.calls++;
-    this.begin('tool', `{"type":"tool_use","id":${callId(this.t, call, 'toolu_seam')},"name":${JSON.stringify(call.name)},"input":{}}`);
-    this.call = call;
+    this.callBlock(call);
   }
 
   callNamed(call: Call): void {
@@ -178,8 +177,7 @@ export class AnthropicWriter implements ClientWriter {
     this.unnamed!.delete(call);
     this.heads = null;
     this.calls++;
-    this.begin('tool', `{"type":"tool_use","id":${callId(this.t, call, 'toolu_seam')},"name":${JSON.stringify(call.name)},"input":{}}`);
-    this.call = call;
+    this.callBlock(call);
     if (held.parts.length !== 0) {
       const head = this.openDelta();
       for (const body of held.parts) {
@@ -227,7 +225,11 @@ export class AnthropicWriter implements ClientWriter {
 
   /** The block of `call` is the open one (a fragment of a call whose block has ended, calls that interleave: a block of its own again). */
   private toolBlock(call: Call): void {
-    if (this.call === call) return;
+    if (this.call !== call) this.callBlock(call);
+  }
+
+  /** Begins a `tool_use` block of `call`, named as far as its name came. */
+  private callBlock(call: Call): void {
     this.begin('tool', `{"type":"tool_use","id":${callId(this.t, call, 'toolu_seam')},"name":${JSON.stringify(call.name)},"input":{}}`);
     this.call = call;
   }
