@@ -105,7 +105,8 @@ type Printed = { at: number; whole: number; frame: unknown } | { at: number; who
 
 /**
  * Prints the frames of a stream as JSON, one per line. For a model format each event is also read
- * as the library reads it: after its line, `{"reasoning": …}` with the reasoning it holds, and
+ * as the library reads it: after its line, `{"reasoning": …}` with the reasoning it holds,
+ * `{"refusal": …}` with the piece of the model's refusal it holds, and
  * `{"toolCall": {index, id, name, arguments, done, valid}}` for each tool call it begins, adds
  * arguments to (the fragment it adds) or ends (`valid`: its arguments are one JSON value); with
  * `replaces: true` when its arguments so far were replaced (Anthropic's `{}` of the start).
@@ -224,6 +225,7 @@ class EventPrinter {
     const r = reader.read(this.key === 'events' ? (f as { data: string }).data : this.key === 'lines' ? (f as string) : JSON.stringify(f));
     if (r.done) this.done = true;
     if (r.reasoning !== '') this.write(`${JSON.stringify({ reasoning: r.reasoning })}\n`);
+    if (r.refusal !== undefined) this.write(`${JSON.stringify({ refusal: r.refusal })}\n`);
     for (const c of reader.toolCalls) {
       const was = this.printed[c.index];
       if (was !== undefined && c.arguments === was.args && c.done === was.done) continue;
@@ -549,6 +551,10 @@ class DecodeRun {
       }
     }
     if (process.stdout.isTTY && this.printedUnits > 0 && !this.o.events && !(this.keep?.at(-1) ?? '\n').endsWith('\n')) this.out.write('\n');
+    // (a refusal is not the answer's text, which alone goes to standard output; --events prints it
+    // after its events, and --report --json, whose report is standard error's one line, holds it)
+    const refusal = this.stream?.refusal;
+    if (refusal !== undefined && refusal !== '' && !this.o.events && !(this.o.report && this.o.json)) this.say(`the model refused: ${refusal}`);
     if (message !== undefined) this.say(message);
     if (this.o.save !== undefined && this.keep !== undefined) {
       const text = this.keep.join('');
@@ -586,7 +592,8 @@ class DecodeRun {
   private messageOf(): Record<string, unknown> {
     const s = this.stream;
     if (s?.toolCalls === undefined) return {};
-    return { reasoningBytes: Buffer.byteLength(s.reasoning ?? ''), toolCalls: s.toolCalls.map((c) => ({ ...c })) };
+    const refusal = s.refusal === undefined || s.refusal === '' ? {} : { refusal: s.refusal };
+    return { reasoningBytes: Buffer.byteLength(s.reasoning ?? ''), ...refusal, toolCalls: s.toolCalls.map((c) => ({ ...c })) };
   }
 
   /** The report of the text printed so far, when the stream did not end (interrupted, idle, empty, or an error before any stream: failed). */
@@ -612,6 +619,7 @@ export function humanReport(r: Record<string, unknown>): string {
   s += line('read', `${plural(r.bytes as number, 'byte')}, ${plural(r.events as number, 'event')}, ${plural(r.heartbeats as number, 'heartbeat')}`);
   s += line('text', `${plural(r.utf8Bytes as number, 'UTF-8 byte')}, ${plural(r.codePoints as number, 'code point')}, ${plural(r.utf16Units as number, 'UTF-16 unit')}, ${plural(r.graphemes as number, 'grapheme')}`);
   if (typeof r.reasoningBytes === 'number' && r.reasoningBytes > 0) s += line('reasoning', plural(r.reasoningBytes, 'UTF-8 byte'));
+  if (typeof r.refusal === 'string') s += line('refusal', JSON.stringify(r.refusal));
   for (const c of (r.toolCalls as ToolCall[] | undefined) ?? []) {
     const state = !c.done ? 'not ended' : c.valid ? 'valid JSON' : 'invalid JSON';
     s += line(c.index === 0 ? 'tool calls' : '', `${c.index}: ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments.length > 200 ? `${c.arguments.slice(0, 200)}…` : c.arguments} (${state})`);

@@ -17,8 +17,9 @@ export interface TextStream {
   readonly usage: Record<string, unknown> | undefined;
   readonly events: number;
   readonly heartbeats: number;
-  /** A model stream's reasoning and client tool calls. */
+  /** A model stream's reasoning, refusal and client tool calls. */
   readonly reasoning?: string;
+  readonly refusal?: string;
   readonly toolCalls?: readonly ToolCall[];
 }
 

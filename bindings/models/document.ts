@@ -21,6 +21,8 @@ export interface MessageOut {
   signature(ptr: number, len: number, flags: number, redacted: boolean): void;
   /** The reasoning block ended. */
   reasoningEnded(): void;
+  /** A fragment of the model's refusal (a string's body, escaped when JF_ESCAPED is in flags). */
+  refusal(ptr: number, len: number, flags: number): void;
   /** A tool call began (its id and name as far as they came). */
   callBegan(call: Call): void;
   /** A call begun without a name (a fragment came before its start) got its name, and its id if it came, from its start. */
@@ -134,6 +136,16 @@ export class DocReader implements Doc, Sink {
     const owner = this.owner!;
     if (owner.message !== null) owner.message.thinkingOpen = false;
     owner.out?.reasoningEnded();
+  }
+
+  onRefusal(_doc: Doc, j: number): void {
+    const owner = this.owner!;
+    const len = this.len(j);
+    if (len === 0) return;
+    const m = this.said;
+    m.refusing = true;
+    if (owner.keeps) m.refusal += this.string(j);
+    owner.out?.refusal(this.ptr(j), len, this.flags(j));
   }
 
   onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1, noArgs = ''): void {

@@ -18,6 +18,8 @@ export interface ModelEventReading {
   text: string;
   /** Reasoning or thinking text in the event ('' when none). */
   reasoning: string;
+  /** The model's refusal text in the event (OpenAI's `refusal`), when it has some. */
+  refusal?: string;
   /** The provider's completion: the stream is done. */
   done: boolean;
   /** A keep-alive (Anthropic `ping`). */
@@ -132,6 +134,7 @@ export class ModelEventReader {
     r.heartbeat = m.pings !== 0;
     if (m.finishReason !== undefined) r.finishReason = m.finishReason;
     if (m.refused) r.refused = true;
+    if (m.refusal !== '') r.refusal = m.refusal;
     if (m.usage !== undefined) r.usage = m.usage;
     if (m.bad !== null) {
       r.invalid = { offset: 0, message: m.bad, json: false };
@@ -152,6 +155,7 @@ export class ModelEventReader {
     const m = this.message!;
     m.finishReason = undefined;
     m.refused = false;
+    m.refusal = '';
     m.usage = undefined;
     m.pings = 0;
     m.done = false;

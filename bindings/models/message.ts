@@ -96,6 +96,10 @@ export class Message {
   /** The error a description reported while reading a document (taken by the reader). */
   error: string | null = null;
   errorDetail: string | undefined = undefined;
+  /** The model's refusal (OpenAI's `refusal`), as far as it came: kept by a stream, '' in a relay. */
+  refusal = '';
+  /** A refusal came (a relay, which keeps none, writes its stop as one). */
+  refusing = false;
   /** Reasoning blocks; the last one takes more text while `thinkingOpen`. */
   readonly thinking: ReasoningBlock[] = [];
   thinkingOpen = false;

@@ -2,7 +2,8 @@
 // text, thinking and client `tool_use` part (begun by `content_block_start`, ended by
 // `content_block_stop`), text as `text_delta`, reasoning as `thinking_delta` (and its signature
 // as `signature_delta`), arguments as `input_json_delta` fragments copied as the escaped bytes
-// they came as; then `message_delta` with the stop reason in Anthropic's words and the usage, and
+// they came as; a refusal (OpenAI's) as text, its stop `refusal`; then `message_delta` with the
+// stop reason in Anthropic's words and the usage, and
 // `message_stop`. An error is `event: error` in Anthropic's shape, never a `message_stop`;
 // keep-alives are `ping`s.
 import type { ModelStreamError } from './errors.js';
@@ -103,6 +104,11 @@ export class AnthropicWriter implements ClientWriter {
   private openDelta(): string {
     return (this.deltaHead ??= this.block === 'text' ? this.delta('text_delta', 'text')
       : this.block === 'thinking' ? this.delta('thinking_delta', 'thinking') : this.delta('input_json_delta', 'partial_json'));
+  }
+
+  /** A refusal's text, as Anthropic's clients read a refusal: the answer's text, then the stop reason `refusal` (end()). */
+  refusal(ptr: number, len: number): void {
+    this.text(ptr, len);
   }
 
   text(ptr: number, len: number): void {
@@ -255,6 +261,8 @@ export class AnthropicWriter implements ClientWriter {
     let reason = why === undefined ? 'end_turn' : finishIn(this.t.spec, why, 'anthropic', this.t.message!.refused);
     if (this.calls !== 0) reason = 'tool_use';
     else if (reason === 'tool_use') reason = 'end_turn';
+    // (a refusal that ended as a turn ends: Anthropic's stop for a refusal)
+    if (reason === 'end_turn' && this.t.message?.refusing === true) reason = 'refusal';
     const u = usageOf(this.t);
     let usage = '';
     if (u !== undefined) {

@@ -1,5 +1,6 @@
 // Layer 4: a relay's client in OpenAI Chat Completions: `chat.completion.chunk` events. A role
-// chunk first; text as `delta.content`, reasoning as `delta.reasoning_content` (or dropped); each
+// chunk first; text as `delta.content`, reasoning as `delta.reasoning_content` (or dropped), a
+// refusal as `delta.refusal`; each
 // client tool call as `tool_calls` deltas, the first with its `index`, `id`, `type` and
 // `function.name` (and Gemini's thoughtSignature as `extra_content.google.thought_signature`, as
 // Google's OpenAI-compatible API writes it), then `function.arguments` fragments copied as the
@@ -25,6 +26,7 @@ export class OpenAiWriter implements ClientWriter {
   private open: string;
   private textHead: string | null = null;
   private reasoningHead: string | null = null;
+  private refusalHead: string | null = null;
   private argsHead: string | null = null;
   private argsFor = -1;
   /** What the core may write itself, for the call of this index (−1: none). */
@@ -41,7 +43,7 @@ export class OpenAiWriter implements ClientWriter {
   /** Writes the events of one upstream event anew, in the upstream's envelope (`null`: this relay's own again). */
   rewrite(id: string | null, created: string, model: string): void {
     this.open = id === null ? envelope(this.t.idJson, String(this.t.created), this.t.modelJson) : envelope(id, created, model);
-    this.textHead = this.reasoningHead = this.argsHead = null;
+    this.textHead = this.reasoningHead = this.refusalHead = this.argsHead = null;
     this.argsFor = -1;
     this.heads = null;
   }
@@ -108,6 +110,10 @@ export class OpenAiWriter implements ClientWriter {
 
   signature(): void {}
   reasoningEnded(): void {}
+
+  refusal(ptr: number, len: number): void {
+    this.delta((this.refusalHead ??= `${this.open}{"refusal":"`), ptr, len);
+  }
 
   callBegan(call: Call): void {
     if (call.server) return;

@@ -81,6 +81,8 @@ export interface ModelReport extends FinalReport {
   events: number;
   /** Reasoning text, as sent (never part of the text). */
   reasoning: string;
+  /** The model's refusal, when it refused (OpenAI's `refusal`, in place of the answer: never part of the text). */
+  refusal?: string;
   /** The client's tool calls (see {@link ModelStream.toolCalls}). */
   toolCalls: ToolCall[];
   /** The provider's own tool calls, when it made any (see {@link ModelStream.serverToolCalls}). */
@@ -134,6 +136,15 @@ export class ModelStream extends ModelReader {
   get reasoning(): string {
     this.takeParts();
     return this.message?.reasoning() ?? '';
+  }
+
+  /**
+   * The model's refusal so far (OpenAI's `refusal` deltas: `content` is then null), as sent: ''
+   * when it did not refuse. Never part of the answer's text; the finish reason stays the
+   * provider's (`stop`).
+   */
+  get refusal(): string {
+    return this.message?.refusal ?? '';
   }
 
   /**
@@ -511,6 +522,7 @@ export class ModelStream extends ModelReader {
     if (m !== null) {
       if (m.finishReason !== undefined) r.finishReason = m.finishReason;
       if (m.refused) r.refused = true;
+      if (m.refusal !== '') r.refusal = m.refusal;
       if (m.usage !== undefined) r.usage = m.usage;
       if (m.serverCalls.length !== 0) r.serverToolCalls = [...this.serverToolCalls];
     }

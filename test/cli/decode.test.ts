@@ -119,6 +119,22 @@ describe('decode: the text, as it commits', () => {
     });
   });
 
+  it("a model's refusal: not on standard output; said on standard error, in the report, and after its event with --events", async () => {
+    const oa = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const body = oa({ role: 'assistant', content: null, refusal: '' }) + oa({ refusal: 'No, ' }) + oa({ refusal: 'sorry "é".' }) + oa({}, 'stop') + 'data: [DONE]\n\n';
+    const path = file(dir, 'refusal.sse', body);
+    const r = await run(['decode', '--report', path]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('seam-stream: the model refused: No, sorry "é".\n');
+    expect(r.stderr).toContain('  refusal       "No, sorry \\"é\\"."\n');
+    const j = await run(['decode', '--report', '--json', path]);
+    expect(JSON.parse(j.stderr).refusal).toBe('No, sorry "é".');
+    const e = await run(['decode', '--events', path]);
+    expect(e.stdout.split('\n').filter((l) => l.startsWith('{"refusal"'))).toEqual(['{"refusal":"No, "}', '{"refusal":"sorry \\"é\\"."}']);
+    expect(e.stderr).not.toContain('refused');
+  });
+
   it('--events: one JSON object per event, comments included', async () => {
     const r = await run(['decode', '--events', '--format', 'sse'], { input: ': hi\n\nevent: t\nid: 7\ndata: a\ndata: b\n\ndata: c\n\n' });
     expect(r.stdout).toBe('{"comment":"hi"}\n{"type":"t","data":"a\\nb","id":"7"}\n{"type":"message","data":"c","id":"7"}\n');

@@ -44,6 +44,11 @@ export interface Sink {
   /** The reasoning block ended: the next reasoning begins another. */
   onReasoningEnd(): void;
   /**
+   * The model's refusal, in place of the answer (OpenAI's `refusal` deltas): record j, a string,
+   * is appended to it, apart from the answer's text.
+   */
+  onRefusal(doc: Doc, j: number): void;
+  /**
    * A tool call begins, or says more of itself. `key` is the provider's own for the call (OpenAI's
    * `index`, Anthropic's block index, Responses' output index), −1 when it sent none (Mistral: the
    * call is then found by its id, or is the last one); `id`, `name`: records (−1: none); `server`:

@@ -3,7 +3,8 @@
 // as items at an `output_index`: `function_call` items are the client's calls (`call_id`, `name`,
 // arguments in `response.function_call_arguments.delta` fragments, repeated whole by `.done`),
 // the hosted tools' items (`web_search_call`, `code_interpreter_call`, …) the provider's own, and
-// `reasoning` items carry the reasoning's text and summary deltas.
+// `reasoning` items carry the reasoning's text and summary deltas. A refusal comes in
+// `response.refusal.delta` events, apart from the output's text.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
@@ -21,7 +22,7 @@ const T = /* @__PURE__ */ names({
   completed: 'response.completed', incomplete: 'response.incomplete', failed: 'response.failed', error: 'error',
   added: 'response.output_item.added', itemDone: 'response.output_item.done', args: 'response.function_call_arguments.delta',
   argsDone: 'response.function_call_arguments.done', functionCall: 'function_call', reasoningItem: 'reasoning',
-  message: 'message',
+  message: 'message', refusal: 'response.refusal.delta',
 });
 
 export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
@@ -59,6 +60,9 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
     } else if (doc.is(t, T.reasoning) || doc.is(t, T.summary)) {
       const d = at(P.delta);
       if (d >= 0 && doc.kind(d) === JK_STRING) sink.onReasoning(doc, d);
+    } else if (doc.is(t, T.refusal)) {
+      const d = at(P.delta);
+      if (d >= 0 && doc.kind(d) === JK_STRING) sink.onRefusal(doc, d);
     } else if (doc.is(t, T.args)) {
       const key = doc.int(at(P.outputIndex));
       const d = at(P.delta);

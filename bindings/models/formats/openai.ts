@@ -1,6 +1,6 @@
 // OpenAI Chat Completions (and the servers that speak it: DeepSeek, Groq, Mistral, xAI, vLLM, …):
 // SSE events of `chat.completion.chunk`s, text at `choices[i].delta.content`, ended by `data: [DONE]`.
-// Reasoning in `reasoning_content` or `reasoning`; tool calls as `tool_calls` deltas (an `index`,
+// Reasoning in `reasoning_content` or `reasoning`; a refusal in `refusal` (`content` null); tool calls as `tool_calls` deltas (an `index`,
 // then `id` and `function.name` once, `function.arguments` in fragments); Mistral's content as an
 // array of parts (`text`, and `thinking` parts of text), and its calls whole, without `index`.
 import { JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
@@ -13,7 +13,7 @@ import {
 const P = {
   index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7, errorType: 8,
   errorCode: 9, delta: 10, partType: 11, partText: 12, partThinking: 13, partThinkingText: 14, callIndex: 15, callId: 16,
-  callName: 17, callArguments: 18, call: 19,
+  callName: 17, callArguments: 18, call: 19, refusal: 20,
 } as const;
 const TEXT_PART = /* @__PURE__ */ ascii('text');
 
@@ -36,13 +36,13 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     'choices[*].delta.content[*].type', 'choices[*].delta.content[*].text', 'choices[*].delta.content[*].thinking',
     'choices[*].delta.content[*].thinking[*].text', 'choices[*].delta.tool_calls[*].index', 'choices[*].delta.tool_calls[*].id',
     'choices[*].delta.tool_calls[*].function.name', 'choices[*].delta.tool_calls[*].function.arguments',
-    'choices[*].delta.tool_calls[*]',
+    'choices[*].delta.tool_calls[*]', 'choices[*].delta.refusal',
   ]),
   // a delta of the followed choice: text, reasoning, or a fragment of the current call's arguments
-  // (no finish reason, usage object, error, parts, or a call's id or name)
+  // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there is read here)
   template: /* @__PURE__ */ template([
     choice, text, reasoningText, reasoningText, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
-    ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT },
+    ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings,
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -80,6 +80,10 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
       const p = doc.path(j);
       if (p === P.delta) {
         if (doc.index(j) === el) delta = j;
+        continue;
+      }
+      if (p === P.refusal) {
+        if (doc.index(j) === el && doc.kind(j) === JK_STRING) sink.onRefusal(doc, j);
         continue;
       }
       if (p >= P.partType || doc.index(j) !== el || doc.kind(j) !== JK_STRING) continue;

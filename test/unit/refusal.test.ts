@@ -1,0 +1,135 @@
+// A model's refusal: OpenAI Chat's `delta.refusal` fragments (with `content` null) and Responses'
+// `response.refusal.delta` events. It is not the answer's text, and it is not lost: ModelStream
+// keeps it apart (`refusal`, the report's `refusal`), ModelEventReader gives each event's, and a
+// relay writes it for its client: to OpenAI as `refusal` deltas, to Anthropic as the text of the
+// answer with the stop reason `refusal` (Anthropic's own for a refusal). Read by the official
+// clients, whole and at every cut.
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { describe, expect, it } from 'vitest';
+import { ModelEventReader, ModelStream, SseRelay } from '../../bindings/index.js';
+import { concat } from '../helpers/random.js';
+
+const enc = new TextEncoder();
+const sse = (type: string | null, o: unknown) => `${type === null ? '' : `event: ${type}\n`}data: ${JSON.stringify(o)}\n\n`;
+const oa = (delta: unknown, finish: string | null = null) =>
+  sse(null, { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-x', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+const rs = (o: Record<string, unknown>) => sse(o.type as string, o);
+
+/** The refusal, in pieces (a quote, an escape, an accent, an emoji split across pieces as JSON escapes). */
+const PIECES = ["I'm sorry, ", 'I can\'t help with "that" café ', '\u{1F6AB}', '.\nAsk me something else.'];
+const REFUSAL = PIECES.join('');
+
+const openaiRefusal = oa({ role: 'assistant', content: null, refusal: '' }) + PIECES.map((p) => oa({ refusal: p })).join('') + oa({}, 'stop')
+  + sse(null, { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-x', choices: [], usage: { prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 } })
+  + 'data: [DONE]\n\n';
+const responsesRefusal = rs({ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', status: 'in_progress', output: [] } })
+  + rs({ type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { id: 'msg_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] } })
+  + rs({ type: 'response.content_part.added', sequence_number: 2, item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'refusal', refusal: '' } })
+  + PIECES.map((p, i) => rs({ type: 'response.refusal.delta', sequence_number: 3 + i, item_id: 'msg_1', output_index: 0, content_index: 0, delta: p })).join('')
+  + rs({ type: 'response.refusal.done', sequence_number: 7, item_id: 'msg_1', output_index: 0, content_index: 0, refusal: REFUSAL })
+  + rs({ type: 'response.output_item.done', sequence_number: 8, output_index: 0, item: { id: 'msg_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'refusal', refusal: REFUSAL }] } })
+  + rs({ type: 'response.completed', sequence_number: 9, response: { id: 'resp_1', object: 'response', status: 'completed', output: [], usage: { input_tokens: 5, output_tokens: 9, total_tokens: 14 } } });
+/** An answer whose every chunk carries `refusal: null`, as OpenAI's do. */
+const openaiAnswer = oa({ role: 'assistant', content: '', refusal: null }) + ['Hel', 'lo ', 'wörld'].map((t) => oa({ content: t, refusal: null })).join('')
+  + oa({}, 'stop') + 'data: [DONE]\n\n';
+
+const UPSTREAMS = [
+  { format: 'openai' as const, body: enc.encode(openaiRefusal) },
+  { format: 'openai-responses' as const, body: enc.encode(responsesRefusal) },
+];
+
+/** The body cut at `at` (every byte offset), and dripped. */
+function cuttings(body: Uint8Array): Uint8Array[][] {
+  const out: Uint8Array[][] = [[body]];
+  for (let at = 1; at < body.length; at++) out.push([body.subarray(0, at), body.subarray(at)]);
+  out.push(Array.from(body, (_, i) => body.subarray(i, i + 1)));
+  return out;
+}
+
+describe('a refusal', () => {
+  for (const { format, body } of UPSTREAMS) {
+    for (const raw of [false, true]) {
+      it(`${format}${raw ? ', raw' : ''}: ModelStream keeps it apart from the text, whatever the reads`, () => {
+        for (const chunks of cuttings(body)) {
+          const m = new ModelStream({ format, raw });
+          let text = '';
+          for (const c of chunks) text += m.push(c);
+          text += m.flush();
+          const why = `${chunks.length} reads`;
+          expect(text, why).toBe('');
+          expect(m.refusal, why).toBe(REFUSAL);
+          const r = m.finish();
+          expect(r.status, why).toBe('done');
+          expect(r.refusal, why).toBe(REFUSAL);
+          expect(r.text, why).toBe('');
+          expect(r.finishReason, why).toBe(format === 'openai' ? 'stop' : 'completed');
+        }
+      });
+    }
+  }
+
+  it('as it grows: after each event, the refusal so far', () => {
+    const m = new ModelStream({ format: 'openai' });
+    const events = openaiRefusal.split(/(?<=\n\n)/);
+    let want = '';
+    for (const [i, e] of events.entries()) {
+      m.push(enc.encode(e));
+      if (i >= 1 && i <= PIECES.length) want += PIECES[i - 1];
+      expect(m.refusal).toBe(want);
+    }
+  });
+
+  it('an answer whose chunks carry refusal: null has none, and its text', () => {
+    for (const chunks of cuttings(enc.encode(openaiAnswer))) {
+      const m = new ModelStream({ format: 'openai' });
+      let text = '';
+      for (const c of chunks) text += m.push(c);
+      text += m.flush();
+      expect(text).toBe('Hello wörld');
+      expect(m.refusal).toBe('');
+      expect('refusal' in m.finish()).toBe(false);
+    }
+  });
+
+  it('ModelEventReader gives each event its piece', () => {
+    const r = new ModelEventReader({ format: 'openai' });
+    const got = openaiRefusal.split(/(?<=\n\n)/).map((e) => r.read(e.slice(6, -2)).refusal);
+    expect(got).toEqual([undefined, ...PIECES, undefined, undefined, undefined]);
+    const rr = new ModelEventReader({ format: 'openai-responses' });
+    const pieces = responsesRefusal.split(/(?<=\n\n)/).map((e) => rr.read(e.slice(e.indexOf('data: ') + 6, -2)).refusal).filter((p) => p !== undefined);
+    expect(pieces).toEqual(PIECES);
+  });
+
+  for (const { format, body, answer } of [...UPSTREAMS.map((u) => ({ ...u, answer: false })), { format: 'openai' as const, body: enc.encode(openaiAnswer), answer: true }]) {
+    for (const to of ['openai', 'anthropic'] as const) {
+      it(`relayed from ${format} to ${to}${answer ? ' (an answer with refusal: null)' : ''}: the official client reads it, at every cut`, async () => {
+        let first: unknown;
+        for (const chunks of cuttings(body)) {
+          const r = new SseRelay({ from: format, to });
+          const out = concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]);
+          const got = await client(to, out);
+          first ??= got;
+          expect(got).toEqual(first);
+        }
+        if (answer) expect(first).toEqual(to === 'openai' ? { text: 'Hello wörld', refusal: null, finish: 'stop' } : { text: 'Hello wörld', finish: 'end_turn' });
+        else if (to === 'openai') expect(first).toEqual({ text: format === 'openai' ? null : '', refusal: REFUSAL, finish: 'stop' });
+        else expect(first).toEqual({ text: REFUSAL, finish: 'refusal' });
+      });
+    }
+  }
+});
+
+/** What the official client makes of the relay's bytes: the text, the refusal (OpenAI) and the finish reason. */
+async function client(to: 'openai' | 'anthropic', body: Uint8Array): Promise<unknown> {
+  const fetch = async () => new Response(body.slice(), { headers: { 'content-type': 'text/event-stream' } });
+  if (to === 'openai') {
+    const c = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch });
+    const done = await c.chat.completions.stream({ model: 'm', messages: [], stream: true }).finalChatCompletion();
+    const msg = done.choices[0]!.message;
+    return { text: msg.content, refusal: msg.refusal ?? null, finish: done.choices[0]!.finish_reason };
+  }
+  const c = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', maxRetries: 0, fetch });
+  const msg = await c.messages.stream({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
+  return { text: msg.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), finish: msg.stop_reason };
+}
