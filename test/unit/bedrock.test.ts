@@ -261,6 +261,23 @@ describe('bedrock: an exception keeps its type', () => {
     expect(describeFormat('gemini').finishReason('OTHER', 'openai')).toBe('stop');
     expect(describeFormat('gemini').finishReason('OTHER', 'openai', true)).toBe('content_filter');
     expect(describeFormat('gemini').finishReason('OTHER', 'anthropic', true)).toBe('refusal');
+    // (Anthropic's stop at the context window: a limit, as Bedrock's same word)
+    for (const f of ['anthropic', 'bedrock'] as const) {
+      expect(describeFormat(f).finishReason('model_context_window_exceeded', 'openai'), f).toBe('length');
+      expect(describeFormat(f).finishReason('model_context_window_exceeded', 'anthropic'), f).toBe('model_context_window_exceeded');
+    }
+  });
+
+  test("Gemini's usage: the input counts the prompts of the tools it ran itself (toolUsePromptTokenCount), as its total does", () => {
+    const u = { promptTokenCount: 10, toolUsePromptTokenCount: 290, candidatesTokenCount: 7, thoughtsTokenCount: 4, totalTokenCount: 311 };
+    const usage = describeFormat('gemini').usage(u);
+    expect(usage).toEqual({ input: 300, output: 11, cacheRead: undefined, reasoning: 4 });
+    expect(usage.input! + usage.output!).toBe(u.totalTokenCount);
+    expect(describeFormat('gemini').usage({ candidatesTokenCount: 2 }).input).toBeUndefined();
+    const body = `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'Hi' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: u })}\r\n\r\n`;
+    const relay = new SseRelay({ from: 'gemini', to: 'openai' });
+    const out = new TextDecoder().decode(relay.push(enc.encode(body))) + new TextDecoder().decode(relay.flush());
+    expect(out).toContain('"usage":{"prompt_tokens":300,"completion_tokens":11,"total_tokens":311,"completion_tokens_details":{"reasoning_tokens":4}}');
   });
 
   test('relayed to OpenAI: the type as provider_code; to Anthropic: in Anthropic\'s words (exact bytes)', () => {

@@ -7,7 +7,7 @@
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, type FormatSpec, LENGTH, STOP, TOOLS, argsText, callKey, count, errorMessage, errorOfBody, find, ignored, kind, literal,
+  CONTEXT_FULL, FILTERED, type FormatSpec, LENGTH, STOP, TOOLS, argsText, callKey, count, errorMessage, errorOfBody, find, ignored, kind, literal,
   names, reasoningText, sseFormat, stringAt, template, text,
 } from './describe.js';
 
@@ -32,6 +32,7 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
   finishReasons: {
     end_turn: STOP, stop_sequence: { openai: 'stop', anthropic: 'stop_sequence' }, max_tokens: LENGTH, tool_use: TOOLS,
     pause_turn: { openai: 'stop', anthropic: 'pause_turn' }, refusal: FILTERED,
+    model_context_window_exceeded: CONTEXT_FULL,
   },
   errorBody: errorOfBody,
   usage(u) {

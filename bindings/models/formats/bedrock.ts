@@ -12,7 +12,7 @@ import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { anthropic } from './anthropic.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, type FormatSpec, LENGTH, type ProviderError, STOP, TOOLS, argsText, callKey, count, errorOfBody, find, never, reasoningText,
+  CONTEXT_FULL, FILTERED, type FormatSpec, LENGTH, type ProviderError, STOP, TOOLS, argsText, callKey, count, errorOfBody, find, never, reasoningText,
   template, text,
 } from './describe.js';
 
@@ -61,7 +61,7 @@ export const bedrock: FormatSpec = {
   completion: 'a messageStop event',
   finishReasons: {
     end_turn: STOP, stop_sequence: { openai: 'stop', anthropic: 'stop_sequence' }, max_tokens: LENGTH, tool_use: TOOLS,
-    guardrail_intervened: FILTERED, content_filtered: FILTERED, model_context_window_exceeded: LENGTH,
+    guardrail_intervened: FILTERED, content_filtered: FILTERED, model_context_window_exceeded: CONTEXT_FULL,
   },
   errorBody: awsError,
   errorTypes: AWS_ERRORS,

@@ -396,3 +396,5 @@ export const STOP: FinishWords = { openai: 'stop', anthropic: 'end_turn' };
 export const LENGTH: FinishWords = { openai: 'length', anthropic: 'max_tokens' };
 export const TOOLS: FinishWords = { openai: 'tool_calls', anthropic: 'tool_use' };
 export const FILTERED: FinishWords = { openai: 'content_filter', anthropic: 'refusal' };
+/** The model's context window was full: a limit to OpenAI's clients, Anthropic's own word for it to Anthropic's. */
+export const CONTEXT_FULL: FinishWords = { openai: 'length', anthropic: 'model_context_window_exceeded' };

@@ -61,8 +61,12 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
   usage(u) {
     const out = count(u, 'candidatesTokenCount');
     const thoughts = count(u, 'thoughtsTokenCount');
+    // (the input: the prompt's tokens and those of the prompts of tools Gemini ran itself, which
+    // totalTokenCount and the bill count as input)
+    const prompt = count(u, 'promptTokenCount');
+    const toolPrompt = count(u, 'toolUsePromptTokenCount');
     return {
-      input: count(u, 'promptTokenCount'),
+      input: prompt === undefined && toolPrompt === undefined ? undefined : (prompt ?? 0) + (toolPrompt ?? 0),
       output: out === undefined && thoughts === undefined ? undefined : (out ?? 0) + (thoughts ?? 0),
       cacheRead: count(u, 'cachedContentTokenCount'),
       reasoning: thoughts,
