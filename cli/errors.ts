@@ -69,6 +69,8 @@ export function exitCodeOf(e: unknown): number {
     case 'ERR_EVENT_TOO_LARGE':
     case 'ERR_FRAME_TOO_LARGE':
     case 'ERR_TEXT_TOO_LONG':
+    case 'ERR_ARGUMENTS_TOO_LARGE':
+    case 'ERR_REASONING_TOO_LONG':
     case 'ERR_CORE_MEMORY':
       return EXIT.LIMIT;
     case 'ERR_PROVIDER':

@@ -48,6 +48,8 @@ export interface DocOwner {
   readonly out: MessageOut | null;
   /** The most bytes of tool-call arguments the stream keeps in all. */
   readonly maxArgumentBytes: number;
+  /** The most bytes of reasoning (and a refusal) the stream keeps in all, as sent. */
+  readonly maxReasoningBytes: number;
   /** An event its format's clients cannot read as it is (a relay to the same format writes it anew). */
   nonCanonical?(doc: DocReader, finish: number, usage: number): void;
 }
@@ -113,13 +115,17 @@ export class DocReader implements Doc, Sink {
 
   onReasoning(_doc: Doc, j: number): void {
     const owner = this.owner!;
-    if (owner.keeps) this.said.block().text += this.string(j);
+    if (owner.keeps) {
+      if (!this.reasoningRoom(this.len(j))) return;
+      this.said.block().text += this.string(j);
+    }
     owner.out?.reasoning(this.ptr(j), this.len(j), this.flags(j));
   }
 
   onReasoningSignature(_doc: Doc, j: number, redacted = false): void {
     const owner = this.owner!;
     if (owner.keeps) {
+      if (!this.reasoningRoom(this.len(j))) return;
       const m = this.said;
       if (redacted) {
         m.thinking.push({ text: '', redacted: this.string(j) });
@@ -144,7 +150,10 @@ export class DocReader implements Doc, Sink {
     if (len === 0) return;
     const m = this.said;
     m.refusing = true;
-    if (owner.keeps) m.refusal += this.string(j);
+    if (owner.keeps) {
+      if (!this.reasoningRoom(len)) return;
+      m.refusal += this.string(j);
+    }
     owner.out?.refusal(this.ptr(j), len, this.flags(j));
   }
 
@@ -244,6 +253,17 @@ export class DocReader implements Doc, Sink {
     m.partCall = null;
     for (const c of m.calls) if (!c.done) this.ended(c);
     for (const c of m.serverCalls) if (!c.done) this.ended(c);
+  }
+
+  /** Whether `len` more bytes of kept reasoning (or refusal) fit maxReasoningBytes (then counted); past it the stream is marked too long. */
+  private reasoningRoom(len: number): boolean {
+    const m = this.said;
+    if (m.reasoningTooLong || m.reasoningBytes + len > this.owner!.maxReasoningBytes) {
+      m.reasoningTooLong = true;
+      return false;
+    }
+    m.reasoningBytes += len;
+    return true;
   }
 
   /** Whether `len` more bytes of kept arguments fit maxArgumentBytes (then counted); past it the stream is marked too long. */

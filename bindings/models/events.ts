@@ -70,6 +70,8 @@ export class ModelEventReader {
   readonly out = null;
   /** @internal */
   readonly maxArgumentBytes = DEFAULT_MAX_ARGUMENT_BYTES;
+  /** @internal (one event's reasoning, which the caller holds whole) */
+  readonly maxReasoningBytes = Infinity;
   private readonly core: Core;
   private text = '';
 
@@ -156,6 +158,7 @@ export class ModelEventReader {
     m.finishReason = undefined;
     m.refused = false;
     m.refusal = '';
+    m.reasoningBytes = 0;
     m.usage = undefined;
     m.pings = 0;
     m.done = false;

@@ -111,6 +111,9 @@ export class Message {
   /** Bytes of arguments kept in all (for the limit), and that a fragment would have passed it. */
   argumentBytes = 0;
   tooLong = false;
+  /** Bytes of reasoning (text, signatures, redacted data) and refusal kept, as sent (for the limit), and that an event's would have passed it. */
+  reasoningBytes = 0;
+  reasoningTooLong = false;
   /** A call whose arguments a description writes in parts (Vertex's streamed arguments), with the description's state for it; null when none is open. */
   partCall: { call: Call; state: object } | null = null;
   /** Why the event a description read is not one of its format (taken by the reader: ERR_BAD_EVENT). */

@@ -26,13 +26,15 @@ export type ModelStatus = 'open' | 'done' | 'truncated' | 'failed';
 /** The options of a model reader (stream or relay). */
 export interface ReaderOptions {
   format: ModelFormat; fatal?: boolean; maxEventBytes?: number; choice?: number;
-  eof?: 'error' | 'allow'; raw?: boolean; normalize?: 'NFC' | false; maxArgumentBytes?: number;
+  eof?: 'error' | 'allow'; raw?: boolean; normalize?: 'NFC' | false; maxArgumentBytes?: number; maxReasoningBytes?: number;
   /** `bedrock-invoke`: the model's own format in the chunks (Claude's: `anthropic`, the only one read today). */
   inner?: 'anthropic';
 }
 
 /** Default of `maxArgumentBytes`: 16 MiB. */
 export const DEFAULT_MAX_ARGUMENT_BYTES = 16 * 1024 * 1024;
+/** Default of `maxReasoningBytes`: 64 MiB. */
+export const DEFAULT_MAX_REASONING_BYTES = 64 * 1024 * 1024;
 
 const SSE_STATE: StateKind = { reset: (x, st) => x.sseReset(st), free: (x, st) => x.frameFree(st) };
 const LINES_STATE: StateKind = { reset: (x, st) => x.linesReset(st), free: (x, st) => x.frameFree(st) };
@@ -122,13 +124,14 @@ export abstract class ModelReader extends FrameStream {
     const raw = booleanOption(options.raw, 'raw', what, false);
     const normalize = oneOf(options.normalize, 'normalize', what, ['NFC', false], 'NFC');
     const maxArgs = byteLimitOption(options.maxArgumentBytes, 'maxArgumentBytes', what, DEFAULT_MAX_ARGUMENT_BYTES, MAX_LIMIT_BYTES);
+    const maxReasoning = byteLimitOption(options.maxReasoningBytes, 'maxReasoningBytes', what, DEFAULT_MAX_REASONING_BYTES, MAX_LIMIT_BYTES);
     const lines = FORMATS[format].framing === 'lines';
     const binary = FORMATS[format].framing === 'eventstream';
     const flags = fatal ? F_FATAL : 0;
     // (AWS's event stream: an event the core reads is a message's payload under its name, a little longer than the message)
     const sseMax = binary ? Math.min(max + 4096, MAX_LIMIT_BYTES) : max;
     super(what, lines ? LINES_STATE : SSE_STATE, (x) => (lines ? x.linesNew(flags, max) : x.sseNew(flags, sseMax)));
-    this.plan = planOf(this.core, format, fatal, max, choice, comments, eof, raw, normalize, maxArgs);
+    this.plan = planOf(this.core, format, fatal, max, choice, comments, eof, raw, normalize, maxArgs, maxReasoning);
     if (lines) this.sniffed = 1;
     if (binary) this.unframer = new Unframer(what, max, FORMATS[format].invoke === true);
   }
@@ -284,6 +287,8 @@ export abstract class ModelReader extends FrameStream {
   get out(): MessageOut | null { return null; }
   /** @internal The most bytes of tool-call arguments kept in all. */
   get maxArgumentBytes(): number { return this.plan.maxArgumentBytes; }
+  /** @internal The most bytes of reasoning (and a refusal) kept, as sent. */
+  get maxReasoningBytes(): number { return this.plan.maxReasoningBytes; }
 
   protected override resetState(): void {
     this.unframer?.reset();
@@ -372,7 +377,11 @@ export abstract class ModelReader extends FrameStream {
         p.held |= 2;
       }
     }
-    if (i32[r + MDR_REASON_BYTES] !== 0 && this.keeps) (this.parts ??= new CoreParts()).held |= 1;
+    const reasoning = i32[r + MDR_REASON_BYTES];
+    if (reasoning !== 0 && this.keeps) {
+      (this.parts ??= new CoreParts()).held |= 1;
+      (this.message ??= new Message()).reasoningBytes += reasoning; // (within maxReasoningBytes: see ModelStream's nearLimit)
+    }
   }
 
   /**
@@ -577,6 +586,13 @@ export abstract class ModelReader extends FrameStream {
         const at = this.offsetOf(e, 0);
         this.stop(new ModelStreamError('ERR_ARGUMENTS_TOO_LARGE', at, `The tool-call arguments in the event at byte offset ${at} would pass `
           + `maxArgumentBytes (${this.maxArgumentBytes} bytes, ${m.argumentBytes} kept); nothing past the limit was kept`, call.out));
+      }
+      if (m.reasoningTooLong) {
+        this.batchDone();
+        this._status = 'failed';
+        const at = this.offsetOf(e, 0);
+        this.stop(new ModelStreamError('ERR_REASONING_TOO_LONG', at, `The reasoning in the event at byte offset ${at} would pass `
+          + `maxReasoningBytes (${this.maxReasoningBytes} bytes, ${m.reasoningBytes} kept); nothing past the limit was kept`, call.out));
       }
       if (m.done) this.completed(doc);
     }

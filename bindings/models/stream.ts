@@ -67,6 +67,14 @@ export interface ModelStreamOptions {
    * @defaultValue 16 MiB
    */
   maxArgumentBytes?: number;
+  /**
+   * The most bytes of reasoning the stream keeps (as sent: its text, Anthropic's signatures and
+   * redacted blocks' data), with a refusal's text: the event whose reasoning would pass it stops the
+   * stream with a ModelStreamError (`ERR_REASONING_TOO_LONG`) at its offset, whatever the reads,
+   * with the reasoning before it kept.
+   * @defaultValue 64 MiB
+   */
+  maxReasoningBytes?: number;
 }
 
 /** The end of a model stream: the text's report, with what the provider said about it. */
@@ -89,7 +97,7 @@ export interface ModelReport extends FinalReport {
   serverToolCalls?: ToolCall[];
 }
 
-const OPTIONS = ['format', 'fatal', 'maxEventBytes', 'normalize', 'choice', 'eof', 'raw', 'maxTextBytes', 'maxPendingBytes', 'maxArgumentBytes', 'inner'];
+const OPTIONS = ['format', 'fatal', 'maxEventBytes', 'normalize', 'choice', 'eof', 'raw', 'maxTextBytes', 'maxPendingBytes', 'maxArgumentBytes', 'maxReasoningBytes', 'inner'];
 const HINTS = {
   keys: {
     onEvent: 'the text is returned by push(chunk); finishReason, usage and status are properties',
@@ -249,7 +257,8 @@ export class ModelStream extends ModelReader {
   }
 
   /**
-   * Whether this read (or the flush, `len` 0) could bring the text past maxTextBytes. The core
+   * Whether this read (or the flush, `len` 0) could bring the text past maxTextBytes (or the kept
+   * reasoning past maxReasoningBytes, which the same reading of every event here keeps exact). The core
    * reads text deltas to the end itself and commits a read's text in one batch (one push of the
    * text layer), which passes the limit whole: near the limit every event is read here instead
    * (no template of quiet events) and its text is committed alone, so that the stream stops at the
@@ -263,11 +272,15 @@ export class ModelStream extends ModelReader {
     const a = this.assembler;
     const k = this.kept;
     const room = a !== null ? a.maxTextBytes - a.committedBytes - 9 * a.pending.length : k!.maxBytes - k!.bytes;
-    if (room === Infinity) {
+    // (and maxReasoningBytes: n bytes of the stream hold at most n of reasoning as sent, which the
+    // core keeps for a read's quiet events whole)
+    const reasoning = this.maxReasoningBytes - (this.message?.reasoningBytes ?? 0);
+    const near = Math.min(room === Infinity ? Infinity : Math.floor(room / 3), reasoning);
+    if (near === Infinity) {
       this.farLeft = MAX_FAR;
       return false;
     }
-    const far = Math.floor(room / 3) - this.heldBytes(); // (less the bytes the core holds that no event has read yet)
+    const far = near - this.heldBytes(); // (less the bytes the core holds that no event has read yet)
     if (len > far) {
       this.farLeft = -1;
       return true;
