@@ -304,3 +304,52 @@ describe('ModelEventStreamDecoder: its options and counts, as EventStreamDecoder
     d.dispose();
   });
 });
+
+describe("bedrock: a tool Bedrock runs itself (a toolUse start of type server_tool_use)", () => {
+  const ev = (event: string, payload: unknown) => encodeMessage({ event, payload: JSON.stringify(payload) });
+  const messages = [
+    ev('messageStart', { role: 'assistant' }),
+    ev('contentBlockStart', { contentBlockIndex: 0, start: { toolUse: { toolUseId: 'tooluse_srv', name: 'nova_grounding', type: 'server_tool_use' } } }),
+    ev('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: '{"query":' } } }),
+    ev('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: '"weather"}' } } }),
+    ev('contentBlockStop', { contentBlockIndex: 0 }),
+    ev('contentBlockDelta', { contentBlockIndex: 1, delta: { text: 'Sunny.' } }),
+    ev('contentBlockStop', { contentBlockIndex: 1 }),
+    ev('contentBlockStart', { contentBlockIndex: 2, start: { toolUse: { toolUseId: 'tooluse_cl', name: 'get_weather', type: 'tool_use' } } }),
+    ev('contentBlockDelta', { contentBlockIndex: 2, delta: { toolUse: { input: '{"city":"Bern"}' } } }),
+    ev('contentBlockStop', { contentBlockIndex: 2 }),
+    ev('messageStop', { stopReason: 'tool_use' }),
+    ev('metadata', { usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7 }, metrics: { latencyMs: 1 } }),
+  ];
+  const stream = concat(messages);
+
+  test("is the provider's call, not the client's, whatever the reads", () => {
+    for (const chunks of chunkings(stream)) {
+      const m = new ModelStream({ format: 'bedrock' });
+      let text = '';
+      for (const c of chunks) text += m.push(c);
+      text += m.flush();
+      expect(text).toBe('Sunny.');
+      expect(m.serverToolCalls).toEqual([{ index: 0, id: 'tooluse_srv', name: 'nova_grounding', arguments: '{"query":"weather"}', done: true, valid: true }]);
+      expect(m.toolCalls).toEqual([{ index: 0, id: 'tooluse_cl', name: 'get_weather', arguments: '{"city":"Bern"}', done: true, valid: true }]);
+    }
+  });
+
+  test('a relay writes only the client\'s call, to both clients', () => {
+    const o = readOpenAi(relayAll('openai'));
+    expect([o.text, o.calls, o.finish]).toEqual(['Sunny.', [{ id: 'tooluse_cl', name: 'get_weather', arguments: '{"city":"Bern"}' }], 'tool_calls']);
+    const a = readAnthropic(relayAll('anthropic'));
+    expect([a.text, a.calls, a.finish]).toEqual(['Sunny.', [{ id: 'tooluse_cl', name: 'get_weather', arguments: '{"city":"Bern"}' }], 'tool_use']);
+    // only a server call, and the turn ended: no call for the client, and no tool_calls finish
+    const only = concat([...messages.slice(0, 7), ev('messageStop', { stopReason: 'end_turn' })]);
+    const oo = readOpenAi(relayAll('openai', only));
+    expect([oo.text, oo.calls, oo.finish, oo.done]).toEqual(['Sunny.', [], 'stop', true]);
+    const ao = readAnthropic(relayAll('anthropic', only));
+    expect([ao.text, ao.calls, ao.finish, ao.done]).toEqual(['Sunny.', [], 'end_turn', true]);
+  });
+
+  function relayAll(to: 'openai' | 'anthropic', body = stream): Uint8Array {
+    const r = new SseRelay({ from: 'bedrock', to });
+    return concat([r.push(body).slice(), r.flush().slice()]);
+  }
+});

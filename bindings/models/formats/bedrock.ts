@@ -5,21 +5,23 @@
 // `contentBlockDelta.delta.text`; reasoning in `delta.reasoningContent` (`text`, `signature`,
 // `redactedContent`); the client's tool calls begun by `contentBlockStart.start.toolUse` (`toolUseId`,
 // `name`), their arguments in `delta.toolUse.input` fragments (none for a tool with no arguments:
-// its arguments are then `{}`), ended by `contentBlockStop`; `messageStop {stopReason}` completes
+// its arguments are then `{}`), ended by `contentBlockStop` (a start whose `type` is
+// `server_tool_use` begins a call of a tool Bedrock runs itself: the provider's, not the client's); `messageStop {stopReason}` completes
 // the stream, and the `metadata {usage, metrics}` event after it is still read for its usage. An
 // exception message (`:message-type: exception`) is the provider's error.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { anthropic } from './anthropic.js';
 import { compilePaths } from '../paths.js';
 import {
-  CONTEXT_FULL, FILTERED, type FormatSpec, LENGTH, type ProviderError, STOP, TOOLS, argsText, callKey, count, errorOfBody, find, never, reasoningText,
+  CONTEXT_FULL, FILTERED, type FormatSpec, LENGTH, type ProviderError, STOP, TOOLS, argsText, ascii, callKey, count, errorOfBody, find, never, reasoningText,
   template, text,
 } from './describe.js';
 
 const P = {
   text: 0, input: 1, reasoning: 2, signature: 3, redacted: 4, deltaIndex: 5, startIndex: 6, toolUseId: 7, toolName: 8, stopIndex: 9,
-  stopReason: 10, usage: 11, messageStart: 12, blockStart: 13, blockStop: 14, messageStop: 15, metadata: 16,
+  stopReason: 10, usage: 11, messageStart: 12, blockStart: 13, blockStop: 14, messageStop: 15, metadata: 16, toolType: 17,
 } as const;
+const SERVER_TOOL = /* @__PURE__ */ ascii('server_tool_use');
 
 /** `{"message": …}` (or `Message`): AWS's JSON error bodies. */
 function awsError(body: unknown): ProviderError | undefined {
@@ -76,11 +78,11 @@ export const bedrock: FormatSpec = {
     'contentBlockDelta.delta.reasoningContent.signature', 'contentBlockDelta.delta.reasoningContent.redactedContent',
     'contentBlockDelta.contentBlockIndex', 'contentBlockStart.contentBlockIndex', 'contentBlockStart.start.toolUse.toolUseId',
     'contentBlockStart.start.toolUse.name', 'contentBlockStop.contentBlockIndex', 'messageStop.stopReason', 'metadata.usage', 'messageStart',
-    'contentBlockStart', 'contentBlockStop', 'messageStop', 'metadata',
+    'contentBlockStart', 'contentBlockStop', 'messageStop', 'metadata', 'contentBlockStart.start.toolUse.type',
   ]),
   // a contentBlockDelta of text, reasoning text, or the current call's input (its padding `p` ignored)
   template: /* @__PURE__ */ template([
-    text, argsText, reasoningText, never, never, callKey, never, never, never, never, never, never, never, never, never, never, never,
+    text, argsText, reasoningText, never, never, callKey, never, never, never, never, never, never, never, never, never, never, never, never,
   ]),
   read(doc, sink) {
     const at = (p: number) => find(doc, p);
@@ -100,7 +102,9 @@ export const bedrock: FormatSpec = {
         const name = at(P.toolName);
         // (no input in the start: a call whose block ends with no input fragment, as ConverseStream
         // sends a tool with no arguments, has `{}`, as Anthropic's start input and Gemini's call give it)
-        if (id >= 0 || name >= 0) sink.onToolCall(doc, key(at(P.startIndex)), id, name, false, -1, '{}');
+        const type = at(P.toolType);
+        const server = type >= 0 && doc.is(type, SERVER_TOOL);
+        if (id >= 0 || name >= 0) sink.onToolCall(doc, key(at(P.startIndex)), id, name, server, -1, '{}');
       } else if (p === P.blockStop) {
         const k = key(at(P.stopIndex));
         if (k >= 0) sink.onToolCallEnd(doc, k);
