@@ -255,7 +255,9 @@ function readBody(stream, limit, drain = false, hold = undefined) {
  * A stream read whole (ModelStream, flushed) as one answer in the client's API: a
  * `chat.completion` with its text, tool calls and usage, or an Anthropic `message` with text and
  * `tool_use` blocks. A call whose arguments are not one JSON value is a 502 rather than an answer
- * the client cannot use (ERR_BAD_ARGUMENTS).
+ * the client cannot use (ERR_BAD_ARGUMENTS). A refusal (OpenAI's) is the message's `refusal`, or,
+ * to Anthropic, whose messages have no field for it, the text with the stop reason `refusal`, as
+ * SseRelay writes it.
  */
 function wholeAnswer(dialect, format, ms, text, model) {
   const facts = describeFormat(format);
@@ -267,12 +269,14 @@ function wholeAnswer(dialect, format, ms, text, model) {
   const finish = ms.finishReason;
   const usage = ms.usage === undefined ? undefined : facts.usage(ms.usage);
   const now = Date.now();
+  const refusal = ms.refusal;
   if (dialect === 'anthropic') {
     const content = [];
-    if (text !== '') content.push({ type: 'text', text });
+    if (text + refusal !== '') content.push({ type: 'text', text: text + refusal });
     for (const c of calls) content.push({ type: 'tool_use', id: c.id || `toolu_gw${now.toString(36)}${c.index}`, name: c.name, input: c.arguments === '' ? {} : JSON.parse(c.arguments) });
     const said = finish === undefined ? 'end_turn' : facts.finishReason(finish, 'anthropic');
-    const stop = calls.length > 0 ? 'tool_use' : said === 'tool_use' ? 'end_turn' : said; // (tool_use exactly when calls are there)
+    let stop = calls.length > 0 ? 'tool_use' : said === 'tool_use' ? 'end_turn' : said; // (tool_use exactly when calls are there)
+    if (stop === 'end_turn' && refusal !== '') stop = 'refusal';
     return {
       id: `msg_gw${now.toString(36)}`, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null,
       usage: {
@@ -283,7 +287,8 @@ function wholeAnswer(dialect, format, ms, text, model) {
     };
   }
   const said = finish === undefined ? 'stop' : facts.finishReason(finish, 'openai');
-  const message = { role: 'assistant', content: calls.length > 0 && text === '' ? null : text };
+  const message = { role: 'assistant', content: (calls.length > 0 || refusal !== '') && text === '' ? null : text };
+  if (refusal !== '') message.refusal = refusal;
   if (calls.length > 0) {
     // (a call's signature, which Gemini wants back with it, where SseRelay and Google's OpenAI-compatible API put it)
     message.tool_calls = calls.map((c) => ({

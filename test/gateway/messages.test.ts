@@ -235,6 +235,48 @@ const upstreamBodies: Record<Exclude<ModelFormat, 'ddg'>, unknown> = {
   },
 };
 
+describe("a model's refusal through the gateway's two APIs, streamed and whole", () => {
+  const ev = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+  const REFUSAL = "I can't help with \"that\" — sorry.";
+  const pieces = ["I can't help ", 'with "that" — ', 'sorry.'];
+  const body = ev({ type: 'response.created', response: { id: 'resp_1', status: 'in_progress', output: [] } })
+    + pieces.map((p) => ev({ type: 'response.refusal.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: p })).join('')
+    + ev({ type: 'response.refusal.done', item_id: 'msg_1', output_index: 0, content_index: 0, refusal: REFUSAL })
+    + ev({ type: 'response.completed', response: { id: 'resp_1', status: 'completed', output: [], usage: { input_tokens: 4, output_tokens: 7 } } });
+  let g: Running;
+  let anthropic: Anthropic;
+  let openai: OpenAI;
+  beforeAll(async () => {
+    g = await startGateway({ upstreamFormat: 'openai-responses' });
+    anthropic = new Anthropic({ baseURL: g.url, apiKey: 'test-key', maxRetries: 0, timeout: 20_000 });
+    openai = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'test-key', maxRetries: 0, timeout: 20_000 });
+  });
+  afterAll(async () => {
+    await g.close();
+  });
+
+  test('an openai client: the message\'s refusal, content null, finish stop', async () => {
+    const bytes = new TextEncoder().encode(body);
+    for (const round of [0, 1]) {
+      g.up.scripts.set('refusing', { pieces: cut(bytes, randomCuts(bytes, rng(SEED + 21 + round), 16)) });
+      const streamed = await openai.chat.completions.stream({ model: 'refusing', messages: [{ role: 'user', content: 'x' }] }).finalChatCompletion();
+      expect(streamed.choices[0]!.message.refusal).toBe(REFUSAL);
+      expect(streamed.choices[0]!.finish_reason).toBe('stop');
+      const whole = await openai.chat.completions.create({ model: 'refusing', messages: [{ role: 'user', content: 'x' }] });
+      expect(whole.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: null, refusal: REFUSAL }, finish_reason: 'stop' });
+    }
+  });
+
+  test('an anthropic client: the refusal as the text, stop reason refusal', async () => {
+    const bytes = new TextEncoder().encode(body);
+    g.up.scripts.set('refusing', { pieces: cut(bytes, randomCuts(bytes, rng(SEED + 23), 16)) });
+    const streamed = await anthropic.messages.stream({ model: 'refusing', max_tokens: 9, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
+    expect([streamed.content, streamed.stop_reason]).toEqual([[{ type: 'text', text: REFUSAL }], 'refusal']);
+    const whole = await anthropic.messages.create({ model: 'refusing', max_tokens: 9, messages: [{ role: 'user', content: 'x' }] });
+    expect([whole.content, whole.stop_reason]).toEqual([[{ type: 'text', text: REFUSAL }], 'refusal']);
+  });
+});
+
 describe('tools and tool results carried to each upstream', () => {
   let g: Running | undefined;
   afterAll(async () => {
