@@ -236,6 +236,7 @@ class EventPrinter {
       if (!grows) call.replaces = true;
       call.done = c.done;
       if (c.valid !== undefined) call.valid = c.valid;
+      if (c.type !== undefined) call.type = c.type;
       this.write(`${JSON.stringify({ toolCall: call })}\n`);
       this.printed[c.index] = { args: c.arguments, done: c.done };
     }
@@ -621,7 +622,7 @@ export function humanReport(r: Record<string, unknown>): string {
   if (typeof r.reasoningBytes === 'number' && r.reasoningBytes > 0) s += line('reasoning', plural(r.reasoningBytes, 'UTF-8 byte'));
   if (typeof r.refusal === 'string') s += line('refusal', JSON.stringify(r.refusal));
   for (const c of (r.toolCalls as ToolCall[] | undefined) ?? []) {
-    const state = !c.done ? 'not ended' : c.valid ? 'valid JSON' : 'invalid JSON';
+    const state = !c.done ? 'not ended' : c.type === 'custom' ? 'a custom tool\'s input' : c.valid ? 'valid JSON' : 'invalid JSON';
     s += line(c.index === 0 ? 'tool calls' : '', `${c.index}: ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments.length > 200 ? `${c.arguments.slice(0, 200)}…` : c.arguments} (${state})`);
   }
   s += line('NFC', r.normalizationChanged === null ? 'not known (the stream did not end)' : r.normalizationChanged ? 'changed the raw text' : 'changed nothing');

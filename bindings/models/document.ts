@@ -157,10 +157,11 @@ export class DocReader implements Doc, Sink {
     owner.out?.refusal(this.ptr(j), len, this.flags(j));
   }
 
-  onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1, noArgs = ''): void {
+  onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1, noArgs = '', custom = false): void {
     const owner = this.owner!;
     const idText = id >= 0 && doc.kind(id) === JK_STRING ? this.string(id) : '';
     const { call, began } = this.said.call(key, idText, server);
+    if (custom) call.custom = true;
     if (call.id === '' && idText !== '') call.id = idText;
     const named = call.name === '' && name >= 0 && doc.kind(name) === JK_STRING;
     if (named) call.name = this.string(name);
@@ -290,11 +291,11 @@ export class DocReader implements Doc, Sink {
     owner.out?.callArgs(call, this.ptr(j), len, this.flags(j), whole);
   }
 
-  /** A call ended: done, and (kept) its arguments checked in the core. */
+  /** A call ended: done, and (kept) its arguments checked in the core (a custom tool's are free text). */
   ended(call: Call): void {
     const owner = this.owner!;
     call.done = true;
-    if (owner.keeps) call.valid = this.validJson(call.args());
+    if (owner.keeps && !call.custom) call.valid = this.validJson(call.args());
     owner.out?.callEnded(call);
   }
 

@@ -25,6 +25,12 @@ export interface ToolCall {
    * it (Gemini 3 refuses a history whose calls lack theirs).
    */
   signature?: string;
+  /**
+   * `'custom'`: a call of a custom tool (OpenAI's freeform tools: Chat's `custom` calls, Responses'
+   * `custom_tool_call` items), whose `arguments` are its input as the model wrote it, free text
+   * rather than JSON, with no `valid`. Absent for a function's call.
+   */
+  type?: 'custom';
 }
 
 /** A block of reasoning: its text, and what a caller sends back with it (Anthropic's signature, or the data of a redacted block). */
@@ -49,6 +55,8 @@ export class Call {
   valid: boolean | undefined = undefined;
   /** Gemini's thoughtSignature of the call's part ('' when none). */
   signature = '';
+  /** A custom tool's call: its arguments are free text (no `valid`). */
+  custom = false;
   /** The snapshot last handed out, and whether it is still what the call holds. */
   view: ToolCall | null = null;
 
@@ -69,10 +77,12 @@ export class Call {
   snapshot(): ToolCall {
     let v = this.view;
     const args = this.args();
-    if (v === null || v.arguments !== args || v.done !== this.done || v.id !== this.id || v.name !== this.name || (v.signature ?? '') !== this.signature) {
+    if (v === null || v.arguments !== args || v.done !== this.done || v.id !== this.id || v.name !== this.name || (v.signature ?? '') !== this.signature
+      || (v.type === 'custom') !== this.custom) {
       v = { index: this.index, id: this.id, name: this.name, arguments: args, done: this.done };
       if (this.valid !== undefined) v.valid = this.valid;
       if (this.signature !== '') v.signature = this.signature;
+      if (this.custom) v.type = 'custom';
       this.view = v;
     }
     return v;

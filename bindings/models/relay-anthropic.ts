@@ -2,7 +2,8 @@
 // text, thinking and client `tool_use` part (begun by `content_block_start`, ended by
 // `content_block_stop`), text as `text_delta`, reasoning as `thinking_delta` (and its signature
 // as `signature_delta`), arguments as `input_json_delta` fragments copied as the escaped bytes
-// they came as; a refusal (OpenAI's) as text, its stop `refusal`; then `message_delta` with the
+// they came as (a custom tool's free-text input, which Anthropic's tools do not have, as the
+// input `{"input": …}`); a refusal (OpenAI's) as text, its stop `refusal`; then `message_delta` with the
 // stop reason in Anthropic's words and the usage, and
 // `message_stop`. An error is `event: error` in Anthropic's shape, never a `message_stop`;
 // keep-alives are `ping`s.
@@ -38,6 +39,8 @@ export class AnthropicWriter implements ClientWriter {
    * them the block begins unnamed.
    */
   private unnamed: Map<Call, { parts: string[]; bytes: number }> | null = null;
+  /** Custom tools' calls whose input's JSON text has begun (`{"input":"`). */
+  private customOpen: Set<Call> | null = null;
 
   constructor(private readonly t: RelayTarget) {}
 
@@ -69,6 +72,9 @@ export class AnthropicWriter implements ClientWriter {
 
   private close(): void {
     if (this.block === null) return;
+    const c = this.call;
+    // the end of a custom tool's input's JSON text, or all of it when none came (a block holds the whole text)
+    if (c !== null && c.custom) this.jsonDelta(this.customOpen?.delete(c) === true ? '"}' : '{"input":""}');
     this.event('content_block_stop', `{"type":"content_block_stop","index":${this.index}}`);
     this.block = null;
     this.call = null;
@@ -94,7 +100,8 @@ export class AnthropicWriter implements ClientWriter {
     if (this.heads !== null && (this.block !== 'tool' || this.headsFor === last)) return this.heads;
     this.headsFor = last;
     const b = this.block;
-    const head = b === null || (b === 'tool' && this.call !== last) ? null : { head: this.openDelta(), end: DELTA_END };
+    // (a custom tool's input is escaped again here, as the string in its JSON text: never by the core)
+    const head = b === null || (b === 'tool' && (this.call !== last || last!.custom)) ? null : { head: this.openDelta(), end: DELTA_END };
     return (this.heads = {
       text: b === 'text' ? head : null, reasoning: b === 'thinking' ? head : null, args: b === 'tool' ? head : null,
     });
@@ -207,6 +214,19 @@ export class AnthropicWriter implements ClientWriter {
 
   callArgs(call: Call, ptr: number, len: number, _flags: number, whole: boolean): void {
     if (call.server || len === 0) return;
+    if (call.custom && !whole) {
+      const piece = this.customPiece(call, this.t.text(ptr, len, false));
+      if (this.unnamed !== null && this.unnamed.size !== 0) {
+        if (this.hold(call, piece)) return;
+        this.releaseAll();
+      }
+      this.toolBlock(call);
+      this.t.writeText(this.openDelta());
+      this.t.writeText(piece);
+      this.t.writeText(DELTA_END);
+      this.t.wrote(1);
+      return;
+    }
     if (this.unnamed !== null && this.unnamed.size !== 0) {
       if (this.hold(call, whole ? JSON.stringify(this.t.text(ptr, len, false)).slice(1, -1) : this.t.text(ptr, len, false))) return;
       this.releaseAll();
@@ -243,6 +263,17 @@ export class AnthropicWriter implements ClientWriter {
   /** An input_json_delta of JSON text made here (as a JSON string). */
   private jsonDelta(text: string): void {
     this.event('content_block_delta', `{"type":"content_block_delta","index":${this.index},"delta":{"type":"input_json_delta","partial_json":${JSON.stringify(text)}}}`);
+  }
+
+  /**
+   * A fragment of a custom tool's input (a JSON string's body, as it came) as a piece of the input's
+   * JSON text `{"input":"…"}`, escaped as a partial_json string's body: the first with the text's head.
+   */
+  private customPiece(call: Call, body: string): string {
+    const open = (this.customOpen ??= new Set());
+    const first = !open.has(call);
+    if (first) open.add(call);
+    return JSON.stringify(first ? `{"input":"${body}` : body).slice(1, -1);
   }
 
   callEnded(call: Call): void {

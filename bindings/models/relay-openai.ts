@@ -4,7 +4,8 @@
 // client tool call as `tool_calls` deltas, the first with its `index`, `id`, `type` and
 // `function.name` (and Gemini's thoughtSignature as `extra_content.google.thought_signature`, as
 // Google's OpenAI-compatible API writes it), then `function.arguments` fragments copied as the
-// escaped bytes they came as;
+// escaped bytes they came as (a custom tool's call as `type: "custom"`, its name in `custom.name`
+// and its input fragments in `custom.input`);
 // a last chunk with the finish reason (`tool_calls` exactly when calls were written), the usage
 // once, then `data: [DONE]`. An error is `data: {"error": …}`, never `[DONE]`.
 import type { DocReader } from './document.js';
@@ -28,7 +29,9 @@ export class OpenAiWriter implements ClientWriter {
   private reasoningHead: string | null = null;
   private refusalHead: string | null = null;
   private argsHead: string | null = null;
-  private argsFor = -1;
+  /** The call the arguments' head is for, and whether it was a custom tool's then. */
+  private argsFor: Call | null = null;
+  private argsCustom = false;
   /** What the core may write itself, for the call of this index (−1: none). */
   private heads: QuietHeads | null = null;
   private headsFor = -1;
@@ -44,7 +47,7 @@ export class OpenAiWriter implements ClientWriter {
   rewrite(id: string | null, created: string, model: string): void {
     this.open = id === null ? envelope(this.t.idJson, String(this.t.created), this.t.modelJson) : envelope(id, created, model);
     this.textHead = this.reasoningHead = this.refusalHead = this.argsHead = null;
-    this.argsFor = -1;
+    this.argsFor = null;
     this.heads = null;
   }
 
@@ -62,14 +65,15 @@ export class OpenAiWriter implements ClientWriter {
 
   /** Text and reasoning once the role chunk is written (reasoning left out when dropped); the arguments of the last call while it is open. */
   quiet(last: Call | null): QuietHeads {
-    const forCall = last !== null && !last.server && !last.done ? last.index : -1;
+    // (the call and its kind: a call begun by a fragment is named a custom tool's by its start)
+    const forCall = last !== null && !last.server && !last.done ? 2 * last.index + (last.custom ? 1 : 0) : -1;
     if (this.heads !== null && this.headsFor === forCall) return this.heads;
     this.headsFor = forCall;
     const started = this.started;
     return (this.heads = {
       text: started ? { head: this.head(), end: TEXT_END } : null,
       reasoning: !this.keepsReasoning ? DROPPED : started ? { head: this.reasoningOpen(), end: TEXT_END } : null,
-      args: forCall >= 0 ? { head: this.argsOpen(forCall), end: ARGS_END } : null,
+      args: forCall >= 0 ? { head: this.argsOpen(last!), end: ARGS_END } : null,
     });
   }
 
@@ -77,10 +81,11 @@ export class OpenAiWriter implements ClientWriter {
     return (this.reasoningHead ??= `${this.open}{"reasoning_content":"`);
   }
 
-  private argsOpen(index: number): string {
-    if (this.argsFor !== index) {
-      this.argsFor = index;
-      this.argsHead = `${this.open}{"tool_calls":[{"index":${index},"function":{"arguments":"`;
+  private argsOpen(call: Call): string {
+    if (this.argsFor !== call || this.argsCustom !== call.custom) {
+      this.argsFor = call;
+      this.argsCustom = call.custom;
+      this.argsHead = `${this.open}{"tool_calls":[{"index":${call.index},${call.custom ? '"custom":{"input":"' : '"function":{"arguments":"'}`;
     }
     return this.argsHead!;
   }
@@ -121,13 +126,15 @@ export class OpenAiWriter implements ClientWriter {
     this.calls++;
     // (a call's thoughtSignature, which Gemini wants back with it, where Google's OpenAI-compatible API puts it)
     const signature = call.signature === '' ? '' : `,"extra_content":{"google":{"thought_signature":${JSON.stringify(call.signature)}}}`;
-    this.chunk(`{"tool_calls":[{"index":${call.index},"id":${callId(this.t, call, 'call_seam')},"type":"function","function":{"name":${JSON.stringify(call.name)},"arguments":""}${signature}}]}`);
+    const named = call.custom ? `"type":"custom","custom":{"name":${JSON.stringify(call.name)},"input":""}` : `"type":"function","function":{"name":${JSON.stringify(call.name)},"arguments":""}`;
+    this.chunk(`{"tool_calls":[{"index":${call.index},"id":${callId(this.t, call, 'call_seam')},${named}${signature}}]}`);
   }
 
   /** The start that came after a fragment: its id and name, in a chunk as OpenAI's first one for a call (the client takes the name and id given last). */
   callNamed(call: Call): void {
     if (call.server) return;
-    this.chunk(`{"tool_calls":[{"index":${call.index},"id":${callId(this.t, call, 'call_seam')},"type":"function","function":{"name":${JSON.stringify(call.name)}}}]}`);
+    const named = call.custom ? `"type":"custom","custom":{"name":${JSON.stringify(call.name)}}` : `"type":"function","function":{"name":${JSON.stringify(call.name)}}`;
+    this.chunk(`{"tool_calls":[{"index":${call.index},"id":${callId(this.t, call, 'call_seam')},${named}}]}`);
   }
 
   callText(call: Call, text: string): void {
@@ -143,7 +150,7 @@ export class OpenAiWriter implements ClientWriter {
       this.chunk(`{"tool_calls":[{"index":${call.index},"function":{"arguments":${s}}}]}`);
       return;
     }
-    this.t.writeText(this.argsOpen(call.index));
+    this.t.writeText(this.argsOpen(call));
     this.t.writeSpan(ptr, len);
     this.t.writeText(ARGS_END);
     this.t.wrote(1);

@@ -262,7 +262,7 @@ function readBody(stream, limit, drain = false, hold = undefined) {
 function wholeAnswer(dialect, format, ms, text, model) {
   const facts = describeFormat(format);
   const calls = ms.toolCalls;
-  const bad = calls.find((c) => c.valid !== true);
+  const bad = calls.find((c) => c.type !== 'custom' && c.valid !== true); // (a custom tool's input is free text)
   if (bad !== undefined) {
     throw Object.assign(new Error(`the upstream's tool call ${bad.index} (${bad.name}) has arguments that are not one JSON value`), { code: 'ERR_BAD_ARGUMENTS' });
   }
@@ -273,7 +273,11 @@ function wholeAnswer(dialect, format, ms, text, model) {
   if (dialect === 'anthropic') {
     const content = [];
     if (text + refusal !== '') content.push({ type: 'text', text: text + refusal });
-    for (const c of calls) content.push({ type: 'tool_use', id: c.id || `toolu_gw${now.toString(36)}${c.index}`, name: c.name, input: c.arguments === '' ? {} : JSON.parse(c.arguments) });
+    for (const c of calls) {
+      // (a custom tool's free-text input as `{"input": …}`, as SseRelay writes it)
+      const input = c.type === 'custom' ? { input: c.arguments } : c.arguments === '' ? {} : JSON.parse(c.arguments);
+      content.push({ type: 'tool_use', id: c.id || `toolu_gw${now.toString(36)}${c.index}`, name: c.name, input });
+    }
     const said = finish === undefined ? 'end_turn' : facts.finishReason(finish, 'anthropic');
     let stop = calls.length > 0 ? 'tool_use' : said === 'tool_use' ? 'end_turn' : said; // (tool_use exactly when calls are there)
     if (stop === 'end_turn' && refusal !== '') stop = 'refusal';
@@ -292,7 +296,8 @@ function wholeAnswer(dialect, format, ms, text, model) {
   if (calls.length > 0) {
     // (a call's signature, which Gemini wants back with it, where SseRelay and Google's OpenAI-compatible API put it)
     message.tool_calls = calls.map((c) => ({
-      id: c.id || `call_gw${now.toString(36)}${c.index}`, type: 'function', function: { name: c.name, arguments: c.arguments },
+      id: c.id || `call_gw${now.toString(36)}${c.index}`,
+      ...(c.type === 'custom' ? { type: 'custom', custom: { name: c.name, input: c.arguments } } : { type: 'function', function: { name: c.name, arguments: c.arguments } }),
       ...(c.signature !== undefined ? { extra_content: { google: { thought_signature: c.signature } } } : {}),
     }));
   }

@@ -277,6 +277,33 @@ describe("a model's refusal through the gateway's two APIs, streamed and whole",
   });
 });
 
+describe("a custom tool's call (OpenAI's freeform tools) through the gateway's two APIs, whole", () => {
+  const ev = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+  const INPUT = '*** Begin Patch\n+const x = "é";\n*** End Patch';
+  const body = ev({ type: 'response.created', response: { id: 'resp_1', status: 'in_progress', output: [] } })
+    + ev({ type: 'response.output_item.added', output_index: 0, item: { id: 'ctc_1', type: 'custom_tool_call', status: 'in_progress', call_id: 'call_c1', name: 'apply_patch', input: '' } })
+    + ev({ type: 'response.custom_tool_call_input.delta', item_id: 'ctc_1', output_index: 0, delta: INPUT.slice(0, 20) })
+    + ev({ type: 'response.custom_tool_call_input.delta', item_id: 'ctc_1', output_index: 0, delta: INPUT.slice(20) })
+    + ev({ type: 'response.output_item.done', output_index: 0, item: { id: 'ctc_1', type: 'custom_tool_call', status: 'completed', call_id: 'call_c1', name: 'apply_patch', input: INPUT } })
+    + ev({ type: 'response.completed', response: { id: 'resp_1', status: 'completed', output: [] } });
+  let g: Running;
+  afterAll(async () => {
+    await g.close();
+  });
+
+  test('an openai client gets it as a custom call; an anthropic client as a tool_use of {input}', async () => {
+    g = await startGateway({ upstreamFormat: 'openai-responses' });
+    const openai = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'test-key', maxRetries: 0, timeout: 20_000 });
+    const anthropic = new Anthropic({ baseURL: g.url, apiKey: 'test-key', maxRetries: 0, timeout: 20_000 });
+    const bytes = new TextEncoder().encode(body);
+    g.up.scripts.set('custom', { pieces: cut(bytes, randomCuts(bytes, rng(SEED + 31), 16)) });
+    const o = await openai.chat.completions.create({ model: 'custom', messages: [{ role: 'user', content: 'x' }] });
+    expect(o.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_c1', type: 'custom', custom: { name: 'apply_patch', input: INPUT } }] }, finish_reason: 'tool_calls' });
+    const a = await anthropic.messages.create({ model: 'custom', max_tokens: 9, messages: [{ role: 'user', content: 'x' }] });
+    expect([a.content, a.stop_reason]).toEqual([[{ type: 'tool_use', id: 'call_c1', name: 'apply_patch', input: { input: INPUT } }], 'tool_use']);
+  });
+});
+
 describe('tools and tool results carried to each upstream', () => {
   let g: Running | undefined;
   afterAll(async () => {

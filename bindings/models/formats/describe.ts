@@ -54,9 +54,10 @@ export interface Sink {
    * call is then found by its id, or is the last one); `id`, `name`: records (−1: none); `server`:
    * the provider runs the tool itself; `input`: Anthropic's start input (an object record), the
    * arguments when no fragment has text; `noArgs`: those arguments when the start has no `input`
-   * record (Bedrock's toolUse start carries none: a call with no input fragment has `{}`).
+   * record (Bedrock's toolUse start carries none: a call with no input fragment has `{}`);
+   * `custom`: a custom tool's call, whose arguments are free text (OpenAI's freeform tools).
    */
-  onToolCall(doc: Doc, key: number, id: number, name: number, server?: boolean, input?: number, noArgs?: string): void;
+  onToolCall(doc: Doc, key: number, id: number, name: number, server?: boolean, input?: number, noArgs?: string, custom?: boolean): void;
   /**
    * A fragment of a call's arguments (record j, a string: its text is appended as sent). A
    * fragment for a call that never began begins one (id '', name '').

@@ -1,7 +1,8 @@
 // OpenAI Chat Completions (and the servers that speak it: DeepSeek, Groq, Mistral, xAI, vLLM, …):
 // SSE events of `chat.completion.chunk`s, text at `choices[i].delta.content`, ended by `data: [DONE]`.
-// Reasoning in `reasoning_content` or `reasoning`; a refusal in `refusal` (`content` null); tool calls as `tool_calls` deltas (an `index`,
-// then `id` and `function.name` once, `function.arguments` in fragments); Mistral's content as an
+// Reasoning in `reasoning_content` or `reasoning`; a refusal in `refusal` (`content` null); tool
+// calls as `tool_calls` deltas (an `index`, then `id` and `function.name` once, `function.arguments` in fragments; a custom tool's call
+// with `custom.name` and its free-text input in `custom.input` fragments); Mistral's content as an
 // array of parts (`text`, and `thinking` parts of text), and its calls whole, without `index`.
 import { JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
@@ -13,7 +14,7 @@ import {
 const P = {
   index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7, errorType: 8,
   errorCode: 9, delta: 10, partType: 11, partText: 12, partThinking: 13, partThinkingText: 14, callIndex: 15, callId: 16,
-  callName: 17, callArguments: 18, call: 19, refusal: 20,
+  callName: 17, callArguments: 18, call: 19, refusal: 20, customName: 21, customInput: 22,
 } as const;
 const TEXT_PART = /* @__PURE__ */ ascii('text');
 
@@ -36,13 +37,14 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     'choices[*].delta.content[*].type', 'choices[*].delta.content[*].text', 'choices[*].delta.content[*].thinking',
     'choices[*].delta.content[*].thinking[*].text', 'choices[*].delta.tool_calls[*].index', 'choices[*].delta.tool_calls[*].id',
     'choices[*].delta.tool_calls[*].function.name', 'choices[*].delta.tool_calls[*].function.arguments',
-    'choices[*].delta.tool_calls[*]', 'choices[*].delta.refusal',
+    'choices[*].delta.tool_calls[*]', 'choices[*].delta.refusal', 'choices[*].delta.tool_calls[*].custom.name',
+    'choices[*].delta.tool_calls[*].custom.input',
   ]),
   // a delta of the followed choice: text, reasoning, or a fragment of the current call's arguments
   // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there is read here)
   template: /* @__PURE__ */ template([
     choice, text, reasoningText, reasoningText, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
-    ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings,
+    ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings, never, argsText,
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -151,7 +153,8 @@ function parts(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number)
 /**
  * The `tool_calls` deltas of the followed choice, element by element: its `index` is the call's
  * key (none from Mistral, whose calls come whole, found by their id), `id` and `function.name`
- * begin it, `function.arguments` is a fragment.
+ * begin it, `function.arguments` is a fragment; a custom tool's call has `custom.name` and
+ * `custom.input` instead.
  */
 function calls(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number): void {
   const n = doc.n;
@@ -161,15 +164,23 @@ function calls(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number)
     let id = -1;
     let name = -1;
     let args = -1;
+    let custom = false;
     for (let j = e + 1; j < n && doc.start(j) < doc.end(e); j++) {
       const p = doc.path(j);
       if (p === P.callIndex) key = doc.int(j);
       else if (p === P.callId) id = j;
       else if (p === P.callName) name = j;
       else if (p === P.callArguments) args = j;
+      else if (p === P.customName) {
+        name = j;
+        custom = true;
+      } else if (p === P.customInput) {
+        args = j;
+        custom = true;
+      }
     }
     if ((id >= 0 && doc.kind(id) === JK_STRING) || (name >= 0 && doc.kind(name) === JK_STRING && doc.end(name) > doc.start(name))) {
-      sink.onToolCall(doc, key, id, name);
+      sink.onToolCall(doc, key, id, name, false, -1, '', custom);
     }
     if (args >= 0) sink.onToolArguments(doc, key, args);
   }

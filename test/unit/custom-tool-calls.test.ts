@@ -1,0 +1,125 @@
+// Calls of custom tools (OpenAI's freeform tools): Chat's `tool_calls` of `type: "custom"`, with
+// `custom.name` and the free-text input in `custom.input` fragments, and Responses'
+// `custom_tool_call` items, their input in `response.custom_tool_call_input.delta` events. They are
+// the client's calls: ModelStream has them with `type: 'custom'` and the input as sent, not JSON
+// (no `valid`); a relay writes them to OpenAI clients as custom calls (openai-node's
+// `tool_calls[].custom`) and to Anthropic's, whose tools take JSON, as a `tool_use` whose input is
+// `{"input": …}`. Whole, at every cut and dripped; read by the official clients.
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { describe, expect, it } from 'vitest';
+import { ModelEventReader, ModelStream, SseRelay, type ToolCall } from '../../bindings/index.js';
+import { concat } from '../helpers/random.js';
+
+const enc = new TextEncoder();
+const sse = (type: string | null, o: unknown) => `${type === null ? '' : `event: ${type}\n`}data: ${JSON.stringify(o)}\n\n`;
+const oa = (delta: unknown, finish: string | null = null) => sse(null, { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-x', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+const rs = (o: Record<string, unknown>) => sse(o.type as string, o);
+
+/** A patch, in pieces: quotes, a backslash, line ends, an accent and an emoji. */
+const PIECES = ['*** Begin Patch\n*** Update File: a "b".ts\n', '@@\n-const x = \'\\\\\';\n+const x = "é";\n', '+// 🚀\n*** End Patch'];
+const INPUT = PIECES.join('');
+
+const chat = oa({ role: 'assistant', content: null }) + oa({ content: 'Patching.' })
+  + oa({ tool_calls: [{ index: 0, id: 'call_c1', type: 'custom', custom: { name: 'apply_patch', input: '' } }] })
+  + PIECES.map((p) => oa({ tool_calls: [{ index: 0, custom: { input: p } }] })).join('')
+  + oa({ tool_calls: [{ index: 1, id: 'call_f2', type: 'function', function: { name: 'lint', arguments: '' } }] })
+  + oa({ tool_calls: [{ index: 1, function: { arguments: '{"fix":true}' } }] })
+  + oa({}, 'tool_calls') + 'data: [DONE]\n\n';
+const responses = rs({ type: 'response.created', response: { id: 'resp_1', status: 'in_progress', output: [] } })
+  + rs({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Patching.' })
+  + rs({ type: 'response.output_item.added', output_index: 1, item: { id: 'ctc_1', type: 'custom_tool_call', status: 'in_progress', call_id: 'call_c1', name: 'apply_patch', input: '' } })
+  + PIECES.map((p) => rs({ type: 'response.custom_tool_call_input.delta', item_id: 'ctc_1', output_index: 1, delta: p })).join('')
+  + rs({ type: 'response.custom_tool_call_input.done', item_id: 'ctc_1', output_index: 1, input: INPUT })
+  + rs({ type: 'response.output_item.done', output_index: 1, item: { id: 'ctc_1', type: 'custom_tool_call', status: 'completed', call_id: 'call_c1', name: 'apply_patch', input: INPUT } })
+  + rs({ type: 'response.output_item.added', output_index: 2, item: { id: 'fc_2', type: 'function_call', status: 'in_progress', call_id: 'call_f2', name: 'lint', arguments: '' } })
+  + rs({ type: 'response.function_call_arguments.delta', item_id: 'fc_2', output_index: 2, delta: '{"fix":true}' })
+  + rs({ type: 'response.output_item.done', output_index: 2, item: { id: 'fc_2', type: 'function_call', status: 'completed', call_id: 'call_f2', name: 'lint', arguments: '{"fix":true}' } })
+  + rs({ type: 'response.completed', response: { id: 'resp_1', status: 'completed', output: [] } });
+/** A custom call whose input is given whole, by the item's done only. */
+const responsesWhole = rs({ type: 'response.created', response: { id: 'resp_1', status: 'in_progress', output: [] } })
+  + rs({ type: 'response.output_item.added', output_index: 0, item: { id: 'ctc_1', type: 'custom_tool_call', status: 'in_progress', call_id: 'call_c1', name: 'apply_patch', input: '' } })
+  + rs({ type: 'response.output_item.done', output_index: 0, item: { id: 'ctc_1', type: 'custom_tool_call', status: 'completed', call_id: 'call_c1', name: 'apply_patch', input: INPUT } })
+  + rs({ type: 'response.completed', response: { id: 'resp_1', status: 'completed', output: [] } });
+
+/** A custom call with no input, then a function's call. */
+const chatEmpty = oa({ role: 'assistant', content: null })
+  + oa({ tool_calls: [{ index: 0, id: 'call_c1', type: 'custom', custom: { name: 'apply_patch', input: '' } }] })
+  + oa({ tool_calls: [{ index: 1, id: 'call_f2', type: 'function', function: { name: 'lint', arguments: '{"fix":true}' } }] })
+  + oa({}, 'tool_calls') + 'data: [DONE]\n\n';
+
+const CUSTOM: ToolCall = { index: 0, id: 'call_c1', name: 'apply_patch', arguments: INPUT, done: true, type: 'custom' };
+const LINT: ToolCall = { index: 1, id: 'call_f2', name: 'lint', arguments: '{"fix":true}', done: true, valid: true };
+const UPSTREAMS = [
+  { name: 'openai', format: 'openai' as const, body: enc.encode(chat), text: 'Patching.', calls: [CUSTOM, LINT] },
+  { name: 'openai-responses', format: 'openai-responses' as const, body: enc.encode(responses), text: 'Patching.', calls: [CUSTOM, LINT] },
+  { name: 'openai, a custom call with no input', format: 'openai' as const, body: enc.encode(chatEmpty), text: '', calls: [{ ...CUSTOM, arguments: '' }, LINT] },
+  { name: 'openai-responses, the input whole', format: 'openai-responses' as const, body: enc.encode(responsesWhole), text: '', calls: [CUSTOM] },
+];
+
+function cuttings(body: Uint8Array): Uint8Array[][] {
+  const out: Uint8Array[][] = [[body]];
+  for (let at = 1; at < body.length; at++) out.push([body.subarray(0, at), body.subarray(at)]);
+  out.push(Array.from(body, (_, i) => body.subarray(i, i + 1)));
+  return out;
+}
+
+describe("a custom tool's call", () => {
+  for (const { name, format, body, text, calls } of UPSTREAMS) {
+    for (const raw of [false, true]) {
+      it(`${name}${raw ? ', raw' : ''}: ModelStream has it, type custom, its input as sent, whatever the reads`, () => {
+        for (const chunks of cuttings(body)) {
+          const m = new ModelStream({ format, raw });
+          let got = '';
+          for (const c of chunks) got += m.push(c);
+          got += m.flush();
+          expect(got).toBe(text);
+          expect(m.toolCalls).toEqual(calls);
+          expect(m.serverToolCalls).toEqual([]);
+          expect(m.finish().toolCalls).toEqual(calls);
+        }
+      });
+    }
+
+    for (const to of ['openai', 'anthropic'] as const) {
+      it(`${name}, relayed to ${to}: the official client has the call, at every cut`, async () => {
+        let first: unknown;
+        for (const chunks of cuttings(body)) {
+          const r = new SseRelay({ from: format, to });
+          const out = concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]);
+          const got = await client(to, out);
+          first ??= got;
+          expect(got).toEqual(first);
+        }
+        const want = calls.map((c) => (to === 'openai'
+          ? c.type === 'custom' ? { id: c.id, type: 'custom', custom: { name: c.name, input: c.arguments } } : { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }
+          : { id: c.id, name: c.name, input: c.type === 'custom' ? { input: c.arguments } : JSON.parse(c.arguments) }));
+        expect(first).toEqual({ text, calls: want, finish: to === 'openai' ? 'tool_calls' : 'tool_use' });
+      });
+    }
+  }
+
+  it('ModelEventReader: the call, type custom, as its events come', () => {
+    const r = new ModelEventReader({ format: 'openai' });
+    for (const e of chat.split(/(?<=\n\n)/)) r.read(e.slice(6, -2));
+    expect(r.toolCalls).toEqual([CUSTOM, LINT]);
+  });
+});
+
+/** What the official client makes of the relay's bytes: the text, the calls and the finish reason. */
+async function client(to: 'openai' | 'anthropic', body: Uint8Array): Promise<unknown> {
+  const fetch = async () => new Response(body.slice(), { headers: { 'content-type': 'text/event-stream' } });
+  if (to === 'openai') {
+    const c = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch });
+    const done = await c.chat.completions.stream({ model: 'm', messages: [], stream: true }).finalChatCompletion();
+    const msg = done.choices[0]!.message;
+    return { text: msg.content ?? '', calls: (msg.tool_calls ?? []).map((t) => (t.type === 'custom' ? { id: t.id, type: t.type, custom: { name: t.custom.name, input: t.custom.input } } : { id: t.id, type: t.type, function: { name: t.function.name, arguments: t.function.arguments } })), finish: done.choices[0]!.finish_reason };
+  }
+  const c = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', maxRetries: 0, fetch });
+  const msg = await c.messages.stream({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
+  return {
+    text: msg.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
+    calls: msg.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : [])),
+    finish: msg.stop_reason,
+  };
+}
