@@ -1,4 +1,6 @@
-// Calls of custom tools (OpenAI's freeform tools): Chat's `tool_calls` of `type: "custom"`, with
+// Calls other than a function tool's, which clients must run all the same. The functions API's
+// `function_call` (one a message, no index or id), read as a call and relayed as one. Calls of
+// custom tools (OpenAI's freeform tools): Chat's `tool_calls` of `type: "custom"`, with
 // `custom.name` and the free-text input in `custom.input` fragments, and Responses'
 // `custom_tool_call` items, their input in `response.custom_tool_call_input.delta` events. They are
 // the client's calls: ModelStream has them with `type: 'custom'` and the input as sent, not JSON
@@ -98,6 +100,25 @@ describe("a custom tool's call", () => {
       });
     }
   }
+
+  it("the functions API's function_call: a call, whatever the reads; relayed to Anthropic as a tool_use", async () => {
+    const legacy = oa({ role: 'assistant', content: null, function_call: { name: 'get_weather', arguments: '' } })
+      + oa({ function_call: { arguments: '{"city":' } }) + oa({ function_call: { arguments: '"Zürich"}' } }) + oa({}, 'function_call') + 'data: [DONE]\n\n';
+    const bytes = enc.encode(legacy);
+    const call: ToolCall = { index: 0, id: '', name: 'get_weather', arguments: '{"city":"Zürich"}', done: true, valid: true };
+    for (const chunks of cuttings(bytes)) {
+      const m = new ModelStream({ format: 'openai' });
+      for (const c of chunks) m.push(c);
+      m.flush();
+      expect(m.toolCalls).toEqual([call]);
+      expect(m.finishReason).toBe('function_call');
+    }
+    for (const chunks of [[bytes], cuttings(bytes)[40], cuttings(bytes).at(-1)!]) {
+      const r = new SseRelay({ from: 'openai', to: 'anthropic' });
+      const got = await client('anthropic', concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]));
+      expect(got).toEqual({ text: '', calls: [{ id: expect.stringMatching(/^toolu_seam/), name: 'get_weather', input: { city: 'Zürich' } }], finish: 'tool_use' });
+    }
+  });
 
   it('ModelEventReader: the call, type custom, as its events come', () => {
     const r = new ModelEventReader({ format: 'openai' });

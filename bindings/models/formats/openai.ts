@@ -2,7 +2,8 @@
 // SSE events of `chat.completion.chunk`s, text at `choices[i].delta.content`, ended by `data: [DONE]`.
 // Reasoning in `reasoning_content` or `reasoning`; a refusal in `refusal` (`content` null); tool
 // calls as `tool_calls` deltas (an `index`, then `id` and `function.name` once, `function.arguments` in fragments; a custom tool's call
-// with `custom.name` and its free-text input in `custom.input` fragments); Mistral's content as an
+// with `custom.name` and its free-text input in `custom.input` fragments; the functions API's one
+// call as `function_call`, its `name` once and its `arguments` in fragments); Mistral's content as an
 // array of parts (`text`, and `thinking` parts of text), and its calls whole, without `index`.
 import { JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
@@ -14,8 +15,10 @@ import {
 const P = {
   index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7, errorType: 8,
   errorCode: 9, delta: 10, partType: 11, partText: 12, partThinking: 13, partThinkingText: 14, callIndex: 15, callId: 16,
-  callName: 17, callArguments: 18, call: 19, refusal: 20, customName: 21, customInput: 22,
+  callName: 17, callArguments: 18, call: 19, refusal: 20, customName: 21, customInput: 22, fnName: 23, fnArguments: 24,
 } as const;
+/** The key of the functions API's call (`function_call`: one a message, no index). */
+const FUNCTION_CALL = 0;
 const TEXT_PART = /* @__PURE__ */ ascii('text');
 
 /** The records of record `r`'s value: those that begin inside it. */
@@ -38,13 +41,13 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     'choices[*].delta.content[*].thinking[*].text', 'choices[*].delta.tool_calls[*].index', 'choices[*].delta.tool_calls[*].id',
     'choices[*].delta.tool_calls[*].function.name', 'choices[*].delta.tool_calls[*].function.arguments',
     'choices[*].delta.tool_calls[*]', 'choices[*].delta.refusal', 'choices[*].delta.tool_calls[*].custom.name',
-    'choices[*].delta.tool_calls[*].custom.input',
+    'choices[*].delta.tool_calls[*].custom.input', 'choices[*].delta.function_call.name', 'choices[*].delta.function_call.arguments',
   ]),
   // a delta of the followed choice: text, reasoning, or a fragment of the current call's arguments
   // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there is read here)
   template: /* @__PURE__ */ template([
     choice, text, reasoningText, reasoningText, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
-    ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings, never, argsText,
+    ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings, never, argsText, never, never,
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -78,14 +81,19 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     if (el < 0) return;
     let delta = -1;
     let finish = -1;
+    let fnName = -1;
+    let fnArguments = -1;
     for (let j = 0; j < n; j++) {
       const p = doc.path(j);
       if (p === P.delta) {
         if (doc.index(j) === el) delta = j;
         continue;
       }
-      if (p === P.refusal) {
-        if (doc.index(j) === el && doc.kind(j) === JK_STRING) sink.onRefusal(doc, j);
+      if (p === P.refusal || p === P.fnName || p === P.fnArguments) {
+        if (doc.index(j) !== el || doc.kind(j) !== JK_STRING) continue;
+        if (p === P.refusal) sink.onRefusal(doc, j);
+        else if (p === P.fnName) fnName = j;
+        else fnArguments = j;
         continue;
       }
       if (p >= P.partType || doc.index(j) !== el || doc.kind(j) !== JK_STRING) continue;
@@ -97,6 +105,8 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
       parts(doc, sink, delta);
       calls(doc, sink, delta);
     }
+    if (fnName >= 0 && doc.end(fnName) > doc.start(fnName)) sink.onToolCall(doc, FUNCTION_CALL, -1, fnName);
+    if (fnArguments >= 0) sink.onToolArguments(doc, FUNCTION_CALL, fnArguments);
     if (finish >= 0) {
       sink.onFinishReason(doc.string(finish));
       sink.onToolCallsEnd();
