@@ -171,9 +171,10 @@ export class DocReader implements Doc, Sink {
     else if (named && call.name !== '') owner.out?.callNamed(call);
   }
 
-  onToolArguments(doc: Doc, key: number, j: number, ifNone = false): void {
+  onToolArguments(doc: Doc, key: number, j: number, ifNone = false, custom = false): void {
     if (doc.kind(j) !== JK_STRING) return;
     const { call, began } = this.said.call(key, '', false);
+    if (custom) call.custom = true;
     if (began) this.owner!.out?.callBegan(call);
     if (ifNone && (call.bytes !== 0 || this.len(j) === 0)) return;
     this.fragment(call, j, false);

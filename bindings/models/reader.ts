@@ -591,7 +591,7 @@ export abstract class ModelReader extends FrameStream {
         this.batchDone();
         this._status = 'failed';
         const at = this.offsetOf(e, 0);
-        this.stop(new ModelStreamError('ERR_REASONING_TOO_LONG', at, `The reasoning in the event at byte offset ${at} would pass `
+        this.stop(new ModelStreamError('ERR_REASONING_TOO_LONG', at, `The reasoning (or refusal) in the event at byte offset ${at} would pass `
           + `maxReasoningBytes (${this.maxReasoningBytes} bytes, ${m.reasoningBytes} kept); nothing past the limit was kept`, call.out));
       }
       if (m.done) this.completed(doc);

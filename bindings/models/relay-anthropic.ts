@@ -215,12 +215,16 @@ export class AnthropicWriter implements ClientWriter {
   callArgs(call: Call, ptr: number, len: number, _flags: number, whole: boolean): void {
     if (call.server || len === 0) return;
     if (call.custom && !whole) {
-      const piece = this.customPiece(call, this.t.text(ptr, len, false));
+      const body = this.t.text(ptr, len, false);
       if (this.unnamed !== null && this.unnamed.size !== 0) {
-        if (this.hold(call, piece)) return;
-        this.releaseAll();
+        if (this.unnamed.has(call)) {
+          this.hold(call, this.customPiece(call, body));
+          return;
+        }
+        this.releaseAll(); // (which may end this call's open block, and its input's text with it)
       }
       this.toolBlock(call);
+      const piece = this.customPiece(call, body);
       this.t.writeText(this.openDelta());
       this.t.writeText(piece);
       this.t.writeText(DELTA_END);

@@ -50,12 +50,28 @@ const chatEmpty = oa({ role: 'assistant', content: null })
   + oa({ tool_calls: [{ index: 1, id: 'call_f2', type: 'function', function: { name: 'lint', arguments: '{"fix":true}' } }] })
   + oa({}, 'tool_calls') + 'data: [DONE]\n\n';
 
+/** A custom call's first fragment before its start (which names it). */
+const early = oa({ role: 'assistant', content: null })
+  + oa({ tool_calls: [{ index: 0, custom: { input: 'echo "hi"' } }] })
+  + oa({ tool_calls: [{ index: 0, id: 'call_a', type: 'custom', custom: { name: 'shell' } }] })
+  + oa({ tool_calls: [{ index: 0, custom: { input: ' && ls' } }] }) + oa({}, 'tool_calls') + 'data: [DONE]\n\n';
+/** A custom call named with no input yet; a function call's fragment before its start; the custom call's input; the start. */
+const waiting = oa({ role: 'assistant', content: null })
+  + oa({ tool_calls: [{ index: 0, id: 'call_c1', type: 'custom', custom: { name: 'apply_patch', input: '' } }] })
+  + oa({ tool_calls: [{ index: 1, function: { arguments: '{"x":1}' } }] })
+  + oa({ tool_calls: [{ index: 0, custom: { input: 'hello' } }] })
+  + oa({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'lint', arguments: '' } }] }) + oa({}, 'tool_calls') + 'data: [DONE]\n\n';
+
 const CUSTOM: ToolCall = { index: 0, id: 'call_c1', name: 'apply_patch', arguments: INPUT, done: true, type: 'custom' };
 const LINT: ToolCall = { index: 1, id: 'call_f2', name: 'lint', arguments: '{"fix":true}', done: true, valid: true };
 const UPSTREAMS = [
   { name: 'openai', format: 'openai' as const, body: enc.encode(chat), text: 'Patching.', calls: [CUSTOM, LINT] },
   { name: 'openai-responses', format: 'openai-responses' as const, body: enc.encode(responses), text: 'Patching.', calls: [CUSTOM, LINT] },
   { name: 'openai, a custom call with no input', format: 'openai' as const, body: enc.encode(chatEmpty), text: '', calls: [{ ...CUSTOM, arguments: '' }, LINT] },
+  { name: 'openai, a custom fragment before its call\'s start', format: 'openai' as const, body: enc.encode(early), text: '', calls: [{ ...CUSTOM, id: 'call_a', name: 'shell', arguments: 'echo "hi" && ls' }] },
+  { name: 'openai, a custom call\'s input while another call waits for its start', format: 'openai' as const, body: enc.encode(waiting), text: '', calls: [{ ...CUSTOM, arguments: 'hello' }, { ...LINT, id: 'call_b', arguments: '{"x":1}' }],
+    // (to Anthropic the waiting call's block begins unnamed when something else comes; the custom call's input then takes a block of its own again, with its id, as interleaved calls do)
+    anthropic: [{ id: 'call_c1', name: 'apply_patch', input: { input: '' } }, { id: 'toolu_seam_1', name: '', input: { x: 1 } }, { id: 'call_c1', name: 'apply_patch', input: { input: 'hello' } }] },
   { name: 'openai-responses, the input whole', format: 'openai-responses' as const, body: enc.encode(responsesWhole), text: '', calls: [CUSTOM] },
 ];
 
@@ -67,7 +83,7 @@ function cuttings(body: Uint8Array): Uint8Array[][] {
 }
 
 describe("a custom tool's call", () => {
-  for (const { name, format, body, text, calls } of UPSTREAMS) {
+  for (const { name, format, body, text, calls, anthropic } of UPSTREAMS as { name: string; format: 'openai' | 'openai-responses'; body: Uint8Array; text: string; calls: ToolCall[]; anthropic?: unknown[] }[]) {
     for (const raw of [false, true]) {
       it(`${name}${raw ? ', raw' : ''}: ModelStream has it, type custom, its input as sent, whatever the reads`, () => {
         for (const chunks of cuttings(body)) {
@@ -93,7 +109,7 @@ describe("a custom tool's call", () => {
           first ??= got;
           expect(got).toEqual(first);
         }
-        const want = calls.map((c) => (to === 'openai'
+        const want = to === 'anthropic' && anthropic !== undefined ? anthropic : calls.map((c) => (to === 'openai'
           ? c.type === 'custom' ? { id: c.id, type: 'custom', custom: { name: c.name, input: c.arguments } } : { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }
           : { id: c.id, name: c.name, input: c.type === 'custom' ? { input: c.arguments } : JSON.parse(c.arguments) }));
         expect(first).toEqual({ text, calls: want, finish: to === 'openai' ? 'tool_calls' : 'tool_use' });
@@ -140,7 +156,8 @@ async function client(to: 'openai' | 'anthropic', body: Uint8Array): Promise<unk
   const msg = await c.messages.stream({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
   return {
     text: msg.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
-    calls: msg.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : [])),
+    // (the ids a relay makes differ from relay to relay)
+    calls: msg.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id.replace(/^toolu_seam\w+_(\d+)$/, 'toolu_seam_$1'), name: b.name, input: b.input }] : [])),
     finish: msg.stop_reason,
   };
 }

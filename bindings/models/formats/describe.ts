@@ -64,9 +64,10 @@ export interface Sink {
    */
   /**
    * A fragment of a call's arguments, record j, with `ifNone`: the whole arguments again (Responses'
-   * `.done`), taken only when the call has none yet.
+   * `.done`), taken only when the call has none yet; `custom`: a custom tool's free-text input
+   * (which a fragment before its call's start says).
    */
-  onToolArguments(doc: Doc, key: number, j: number, ifNone?: boolean): void;
+  onToolArguments(doc: Doc, key: number, j: number, ifNone?: boolean, custom?: boolean): void;
   /**
    * A whole call in one: begun, its arguments a JSON value (record `args`: Ollama's or Gemini's
    * object), ended. `noArgs`: the arguments when there is no `args` record (Gemini's `{}`);

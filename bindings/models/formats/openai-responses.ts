@@ -70,11 +70,12 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
     } else if (doc.is(t, T.args) || doc.is(t, T.input)) {
       const key = doc.int(at(P.outputIndex));
       const d = at(P.delta);
-      if (key >= 0 && d >= 0) sink.onToolArguments(doc, key, d);
+      if (key >= 0 && d >= 0) sink.onToolArguments(doc, key, d, false, doc.is(t, T.input));
     } else if (doc.is(t, T.argsDone) || doc.is(t, T.inputDone)) {
       const key = doc.int(at(P.outputIndex));
-      const a = at(doc.is(t, T.argsDone) ? P.arguments : P.input);
-      if (key >= 0 && a >= 0) sink.onToolArguments(doc, key, a, true);
+      const custom = doc.is(t, T.inputDone);
+      const a = at(custom ? P.input : P.arguments);
+      if (key >= 0 && a >= 0) sink.onToolArguments(doc, key, a, true, custom);
     } else if (doc.is(t, T.added) || doc.is(t, T.itemDone)) {
       const key = doc.int(at(P.outputIndex));
       const it = at(P.itemType);

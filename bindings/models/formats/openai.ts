@@ -106,7 +106,8 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
       calls(doc, sink, delta);
     }
     if (fnName >= 0 && doc.end(fnName) > doc.start(fnName)) sink.onToolCall(doc, FUNCTION_CALL, -1, fnName);
-    if (fnArguments >= 0) sink.onToolArguments(doc, FUNCTION_CALL, fnArguments);
+    // (an empty fragment, as a chunk with `function_call: {name: '', arguments: ''}` brings, begins no call)
+    if (fnArguments >= 0 && doc.end(fnArguments) > doc.start(fnArguments)) sink.onToolArguments(doc, FUNCTION_CALL, fnArguments);
     if (finish >= 0) {
       sink.onFinishReason(doc.string(finish));
       sink.onToolCallsEnd();
@@ -192,6 +193,6 @@ function calls(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number)
     if ((id >= 0 && doc.kind(id) === JK_STRING) || (name >= 0 && doc.kind(name) === JK_STRING && doc.end(name) > doc.start(name))) {
       sink.onToolCall(doc, key, id, name, false, -1, '', custom);
     }
-    if (args >= 0) sink.onToolArguments(doc, key, args);
+    if (args >= 0) sink.onToolArguments(doc, key, args, false, custom);
   }
 }
