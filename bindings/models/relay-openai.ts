@@ -56,11 +56,12 @@ export class OpenAiWriter implements ClientWriter {
     this.t.wrote(1);
   }
 
-  private start(): void {
+  /** The role chunk, once (before a refusal, OpenAI's own: no content, an empty refusal). */
+  private start(refusal = false): void {
     if (this.started) return;
     this.started = true;
     this.heads = null;
-    this.chunk('{"role":"assistant","content":""}');
+    this.chunk(refusal ? '{"role":"assistant","content":null,"refusal":""}' : '{"role":"assistant","content":""}');
   }
 
   /** Text and reasoning once the role chunk is written (reasoning left out when dropped); the arguments of the last call while it is open. */
@@ -117,6 +118,7 @@ export class OpenAiWriter implements ClientWriter {
   reasoningEnded(): void {}
 
   refusal(ptr: number, len: number): void {
+    this.start(true);
     this.delta((this.refusalHead ??= `${this.open}{"refusal":"`), ptr, len);
   }
 
