@@ -3,9 +3,8 @@
 // `content_block_stop`), text as `text_delta`, reasoning as `thinking_delta` (and its signature
 // as `signature_delta`), arguments as `input_json_delta` fragments copied as the escaped bytes
 // they came as (a custom tool's free-text input, which Anthropic's tools do not have, as the
-// input `{"input": …}`); a refusal (OpenAI's) as text, its stop `refusal`; then `message_delta` with the
-// stop reason in Anthropic's words and the usage, and
-// `message_stop`. An error is `event: error` in Anthropic's shape, never a `message_stop`;
+// input `{"input": …}`); a refusal (OpenAI's) as text, its stop `refusal`; then `message_delta`
+// with the stop reason in Anthropic's words and the usage, and `message_stop`. An error is `event: error` in Anthropic's shape, never a `message_stop`;
 // keep-alives are `ping`s.
 import type { ModelStreamError } from './errors.js';
 import { anthropicErrorType, finishIn } from './formats/describe.js';

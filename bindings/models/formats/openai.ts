@@ -1,10 +1,10 @@
 // OpenAI Chat Completions (and the servers that speak it: DeepSeek, Groq, Mistral, xAI, vLLM, …):
 // SSE events of `chat.completion.chunk`s, text at `choices[i].delta.content`, ended by `data: [DONE]`.
 // Reasoning in `reasoning_content` or `reasoning`; a refusal in `refusal` (`content` null); tool
-// calls as `tool_calls` deltas (an `index`, then `id` and `function.name` once, `function.arguments` in fragments; a custom tool's call
-// with `custom.name` and its free-text input in `custom.input` fragments; the functions API's one
-// call as `function_call`, its `name` once and its `arguments` in fragments); Mistral's content as an
-// array of parts (`text`, and `thinking` parts of text), and its calls whole, without `index`.
+// calls as `tool_calls` deltas (an `index`, then `id` and `function.name` once, `function.arguments`
+// in fragments; a custom tool's call with `custom.name` and its free-text input in `custom.input`
+// fragments; the functions API's one call as `function_call`, its `name` once and its `arguments`
+// in fragments); Mistral's content as an array of parts (`text`, and `thinking` parts of text), and its calls whole, without `index`.
 import { JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
@@ -44,10 +44,12 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     'choices[*].delta.tool_calls[*].custom.input', 'choices[*].delta.function_call.name', 'choices[*].delta.function_call.arguments',
   ]),
   // a delta of the followed choice: text, reasoning, or a fragment of the current call's arguments
-  // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there is read here)
+  // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there
+  // is read here)
   template: /* @__PURE__ */ template([
     choice, text, reasoningText, reasoningText, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
-    ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings, never, argsText, never, never,
+    ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings, never, argsText,
+    never, never,
   ]),
   read(doc, sink) {
     const n = doc.n;
