@@ -7,8 +7,9 @@
 // `name`), their arguments in `delta.toolUse.input` fragments (none for a tool with no arguments:
 // its arguments are then `{}`), ended by `contentBlockStop` (a start whose `type` is
 // `server_tool_use` begins a call of a tool Bedrock runs itself: the provider's, not the
-// client's); `messageStop {stopReason}` completes the stream, and the `metadata {usage, metrics}` event after it is still read for its usage. An
-// exception message (`:message-type: exception`) is the provider's error.
+// client's); `messageStop {stopReason}` completes the stream, and the `metadata {usage, metrics}`
+// event after it is still read for its usage. An exception message (`:message-type: exception`) is
+// the provider's error.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { anthropic } from './anthropic.js';
 import { compilePaths } from '../paths.js';
