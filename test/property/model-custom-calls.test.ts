@@ -7,12 +7,11 @@
 // do not interleave gives the SDK each call in its own block, a custom call's input as
 // `{"input": …}` (calls that interleave split a call's input between blocks, which the SDK cannot
 // parse: README, "SseRelay"). Seeded; the seed and the stream are printed on failure.
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { describe, expect, test } from 'vitest';
 import { ModelStream, SseRelay, type ToolCall } from '../../bindings/index.js';
 import { type Rnd, chance, jsonString, pick } from '../helpers/model-streams.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
+import { anthropicFinal, openaiFinal } from '../helpers/sdk-clients.js';
 
 const enc = new TextEncoder();
 const WORDS = ['apply', 'patch', 'café', '世界', '👩‍💻', '😀', 'a"b', 'back\\slash', 'line\n', 'tab\t', '*** End', '{', '}', ''];
@@ -79,18 +78,13 @@ function stream(r: Rnd): { body: string; calls: ToolCall[]; interleaved: boolean
 }
 
 async function openaiCalls(bytes: Uint8Array): Promise<unknown[]> {
-  const fetch = async () => new Response(bytes.slice(), { headers: { 'content-type': 'text/event-stream' } });
-  const c = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch });
-  const done = await c.chat.completions.stream({ model: 'm', messages: [], stream: true }).finalChatCompletion();
-  const m = done.choices[0]!.message;
+  const m = (await openaiFinal(bytes)).choices[0]!.message;
   if (m.function_call) return [{ name: m.function_call.name, arguments: m.function_call.arguments }];
   return (m.tool_calls ?? []).map((t) => (t.type === 'custom' ? { id: t.id, name: t.custom.name, input: t.custom.input } : { id: t.id, name: t.function.name, arguments: t.function.arguments }));
 }
 
 async function anthropicCalls(bytes: Uint8Array): Promise<unknown[]> {
-  const fetch = async () => new Response(bytes.slice(), { headers: { 'content-type': 'text/event-stream' } });
-  const c = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', maxRetries: 0, fetch });
-  const msg = await c.messages.stream({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
+  const msg = await anthropicFinal(bytes);
   return msg.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : []));
 }
 

@@ -94,7 +94,7 @@ describe('maxReasoningBytes', () => {
           before += e.reasoning;
         }
       }
-      const offset = at + Buffer.from(evs[over].sse).indexOf('data: ') + 6; // (where the event's data begins)
+      const offset = at + enc.encode(evs[over].sse.slice(0, evs[over].sse.indexOf('data: ') + 6)).length; // (where the event's data begins)
       const raw = chance(r, 0.5);
       const where = `seed ${SEED}, stream ${s} (${format}, raw ${raw}), maxReasoningBytes ${limit} of ${total}: ${JSON.stringify(evs.map((e) => e.sse).join(''))}`;
       for (const chunks of [[bytes], cut(bytes, randomCuts(bytes, r, 40)), cut(bytes, randomCuts(bytes, r, 3))]) {

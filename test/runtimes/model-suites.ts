@@ -11,6 +11,7 @@ import '../property/model-shape.test.js';
 import '../property/model-damage.test.js';
 import '../property/model-events.test.js';
 import '../property/model-snapshots.test.js';
+import '../property/model-reasoning-limit.test.js';
 import '../unit/bedrock-invoke.test.js';
 import '../unit/bedrock-events.test.js';
 import '../unit/model-streams.test.js';

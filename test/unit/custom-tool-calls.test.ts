@@ -7,11 +7,10 @@
 // (no `valid`); a relay writes them to OpenAI clients as custom calls (openai-node's
 // `tool_calls[].custom`) and to Anthropic's, whose tools take JSON, as a `tool_use` whose input is
 // `{"input": …}`. Whole, at every cut and dripped; read by the official clients.
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { ModelEventReader, ModelStream, SseRelay, type ToolCall } from '../../bindings/index.js';
-import { concat } from '../helpers/random.js';
+import { concat, standardChunkings } from '../helpers/random.js';
+import { anthropicFinal, openaiFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
 
 const enc = new TextEncoder();
 const sse = (type: string | null, o: unknown) => `${type === null ? '' : `event: ${type}\n`}data: ${JSON.stringify(o)}\n\n`;
@@ -75,18 +74,11 @@ const UPSTREAMS = [
   { name: 'openai-responses, the input whole', format: 'openai-responses' as const, body: enc.encode(responsesWhole), text: '', calls: [CUSTOM] },
 ];
 
-function cuttings(body: Uint8Array): Uint8Array[][] {
-  const out: Uint8Array[][] = [[body]];
-  for (let at = 1; at < body.length; at++) out.push([body.subarray(0, at), body.subarray(at)]);
-  out.push(Array.from(body, (_, i) => body.subarray(i, i + 1)));
-  return out;
-}
-
 describe("a custom tool's call", () => {
   for (const { name, format, body, text, calls, anthropic } of UPSTREAMS as { name: string; format: 'openai' | 'openai-responses'; body: Uint8Array; text: string; calls: ToolCall[]; anthropic?: unknown[] }[]) {
     for (const raw of [false, true]) {
       it(`${name}${raw ? ', raw' : ''}: ModelStream has it, type custom, its input as sent, whatever the reads`, () => {
-        for (const chunks of cuttings(body)) {
+        for (const chunks of standardChunkings(body)) {
           const m = new ModelStream({ format, raw });
           let got = '';
           for (const c of chunks) got += m.push(c);
@@ -101,14 +93,7 @@ describe("a custom tool's call", () => {
 
     for (const to of ['openai', 'anthropic'] as const) {
       it(`${name}, relayed to ${to}: the official client has the call, at every cut`, async () => {
-        let first: unknown;
-        for (const chunks of cuttings(body)) {
-          const r = new SseRelay({ from: format, to });
-          const out = concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]);
-          const got = await client(to, out);
-          first ??= got;
-          expect(got).toEqual(first);
-        }
+        const first = await sameAtEveryCut(body, () => new SseRelay({ from: format, to }), (b) => client(to, b));
         const want = to === 'anthropic' && anthropic !== undefined ? anthropic : calls.map((c) => (to === 'openai'
           ? c.type === 'custom' ? { id: c.id, type: 'custom', custom: { name: c.name, input: c.arguments } } : { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }
           : { id: c.id, name: c.name, input: c.type === 'custom' ? { input: c.arguments } : JSON.parse(c.arguments) }));
@@ -122,14 +107,14 @@ describe("a custom tool's call", () => {
       + oa({ function_call: { arguments: '{"city":' } }) + oa({ function_call: { arguments: '"Zürich"}' } }) + oa({}, 'function_call') + 'data: [DONE]\n\n';
     const bytes = enc.encode(legacy);
     const call: ToolCall = { index: 0, id: '', name: 'get_weather', arguments: '{"city":"Zürich"}', done: true, valid: true };
-    for (const chunks of cuttings(bytes)) {
+    for (const chunks of standardChunkings(bytes)) {
       const m = new ModelStream({ format: 'openai' });
       for (const c of chunks) m.push(c);
       m.flush();
       expect(m.toolCalls).toEqual([call]);
       expect(m.finishReason).toBe('function_call');
     }
-    for (const chunks of [[bytes], cuttings(bytes)[40], cuttings(bytes).at(-1)!]) {
+    for (const chunks of [[bytes], [...standardChunkings(bytes)][40], [...standardChunkings(bytes)].at(-1)!]) {
       const r = new SseRelay({ from: 'openai', to: 'anthropic' });
       const got = await client('anthropic', concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]));
       expect(got).toEqual({ text: '', calls: [{ id: expect.stringMatching(/^toolu_seam/), name: 'get_weather', input: { city: 'Zürich' } }], finish: 'tool_use' });
@@ -145,15 +130,12 @@ describe("a custom tool's call", () => {
 
 /** What the official client makes of the relay's bytes: the text, the calls and the finish reason. */
 async function client(to: 'openai' | 'anthropic', body: Uint8Array): Promise<unknown> {
-  const fetch = async () => new Response(body.slice(), { headers: { 'content-type': 'text/event-stream' } });
   if (to === 'openai') {
-    const c = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch });
-    const done = await c.chat.completions.stream({ model: 'm', messages: [], stream: true }).finalChatCompletion();
+    const done = await openaiFinal(body);
     const msg = done.choices[0]!.message;
     return { text: msg.content ?? '', calls: (msg.tool_calls ?? []).map((t) => (t.type === 'custom' ? { id: t.id, type: t.type, custom: { name: t.custom.name, input: t.custom.input } } : { id: t.id, type: t.type, function: { name: t.function.name, arguments: t.function.arguments } })), finish: done.choices[0]!.finish_reason };
   }
-  const c = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', maxRetries: 0, fetch });
-  const msg = await c.messages.stream({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
+  const msg = await anthropicFinal(body);
   return {
     text: msg.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
     // (the ids a relay makes differ from relay to relay)

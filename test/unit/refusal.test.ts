@@ -4,11 +4,10 @@
 // relay writes it for its client: to OpenAI as `refusal` deltas, to Anthropic as the text of the
 // answer with the stop reason `refusal` (Anthropic's own for a refusal). Read by the official
 // clients, whole and at every cut.
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { ModelEventReader, ModelStream, SseRelay } from '../../bindings/index.js';
-import { concat } from '../helpers/random.js';
+import { standardChunkings } from '../helpers/random.js';
+import { anthropicFinal, openaiFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
 
 const enc = new TextEncoder();
 const sse = (type: string | null, o: unknown) => `${type === null ? '' : `event: ${type}\n`}data: ${JSON.stringify(o)}\n\n`;
@@ -39,19 +38,11 @@ const UPSTREAMS = [
   { format: 'openai-responses' as const, body: enc.encode(responsesRefusal) },
 ];
 
-/** The body cut at `at` (every byte offset), and dripped. */
-function cuttings(body: Uint8Array): Uint8Array[][] {
-  const out: Uint8Array[][] = [[body]];
-  for (let at = 1; at < body.length; at++) out.push([body.subarray(0, at), body.subarray(at)]);
-  out.push(Array.from(body, (_, i) => body.subarray(i, i + 1)));
-  return out;
-}
-
 describe('a refusal', () => {
   for (const { format, body } of UPSTREAMS) {
     for (const raw of [false, true]) {
       it(`${format}${raw ? ', raw' : ''}: ModelStream keeps it apart from the text, whatever the reads`, () => {
-        for (const chunks of cuttings(body)) {
+        for (const chunks of standardChunkings(body)) {
           const m = new ModelStream({ format, raw });
           let text = '';
           for (const c of chunks) text += m.push(c);
@@ -81,7 +72,7 @@ describe('a refusal', () => {
   });
 
   it('an answer whose chunks carry refusal: null has none, and its text', () => {
-    for (const chunks of cuttings(enc.encode(openaiAnswer))) {
+    for (const chunks of standardChunkings(enc.encode(openaiAnswer))) {
       const m = new ModelStream({ format: 'openai' });
       let text = '';
       for (const c of chunks) text += m.push(c);
@@ -104,14 +95,7 @@ describe('a refusal', () => {
   for (const { format, body, answer } of [...UPSTREAMS.map((u) => ({ ...u, answer: false })), { format: 'openai' as const, body: enc.encode(openaiAnswer), answer: true }]) {
     for (const to of ['openai', 'anthropic'] as const) {
       it(`relayed from ${format} to ${to}${answer ? ' (an answer with refusal: null)' : ''}: the official client reads it, at every cut`, async () => {
-        let first: unknown;
-        for (const chunks of cuttings(body)) {
-          const r = new SseRelay({ from: format, to });
-          const out = concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]);
-          const got = await client(to, out);
-          first ??= got;
-          expect(got).toEqual(first);
-        }
+        const first = await sameAtEveryCut(body, () => new SseRelay({ from: format, to }), (b) => client(to, b));
         if (answer) expect(first).toEqual(to === 'openai' ? { text: 'Hello wörld', refusal: null, finish: 'stop' } : { text: 'Hello wörld', finish: 'end_turn' });
         else if (to === 'openai') expect(first).toEqual({ text: null, refusal: REFUSAL, finish: 'stop' }); // (the role chunk before a refusal has no content, as OpenAI's)
         else expect(first).toEqual({ text: REFUSAL, finish: 'refusal' });
@@ -122,14 +106,11 @@ describe('a refusal', () => {
 
 /** What the official client makes of the relay's bytes: the text, the refusal (OpenAI) and the finish reason. */
 async function client(to: 'openai' | 'anthropic', body: Uint8Array): Promise<unknown> {
-  const fetch = async () => new Response(body.slice(), { headers: { 'content-type': 'text/event-stream' } });
   if (to === 'openai') {
-    const c = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch });
-    const done = await c.chat.completions.stream({ model: 'm', messages: [], stream: true }).finalChatCompletion();
+    const done = await openaiFinal(body);
     const msg = done.choices[0]!.message;
     return { text: msg.content, refusal: msg.refusal ?? null, finish: done.choices[0]!.finish_reason };
   }
-  const c = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', maxRetries: 0, fetch });
-  const msg = await c.messages.stream({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
+  const msg = await anthropicFinal(body);
   return { text: msg.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), finish: msg.stop_reason };
 }
