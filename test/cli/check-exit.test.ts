@@ -130,3 +130,25 @@ test('plain text past --max-text-bytes stops at the same character whatever the 
     for (let at = 1; at < bytes.length; at += 3) expect(checked(cut(bytes, [at])), `check, limit ${max}, cut at ${at}`).toEqual(all);
   }
 });
+
+test("the library's own bounds on what a model stream keeps (arguments, reasoning) exit 4, as every limit does", () => {
+  const oa = (delta: unknown) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+  const cases = [
+    { options: { maxArgumentBytes: 4 }, body: oa({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] }), code: 'ERR_ARGUMENTS_TOO_LARGE' },
+    { options: { maxReasoningBytes: 4 }, body: oa({ reasoning_content: 'thinking' }), code: 'ERR_REASONING_TOO_LONG' },
+  ];
+  for (const c of cases) {
+    const m = new ModelStream({ format: 'openai', ...c.options });
+    const e = (() => {
+      try {
+        m.push(new TextEncoder().encode(c.body));
+      } catch (x) {
+        return x;
+      }
+      return undefined;
+    })();
+    expect(e).toBeInstanceOf(ModelStreamError);
+    expect((e as ModelStreamError).code).toBe(c.code);
+    expect(exitCodeOf(e), c.code).toBe(4);
+  }
+});
