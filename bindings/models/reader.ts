@@ -14,7 +14,7 @@ import {
 import { FrameStream, MAX_LIMIT_BYTES, frameLimit } from '../frames/frame-stream.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../frames/sse.js';
 import { type DocReader, JSON_ERRORS, type MessageOut, borrowDoc } from './document.js';
-import { ModelStreamError } from './errors.js';
+import { ModelStreamError, type ModelStreamErrorCode } from './errors.js';
 import { type FormatSpec } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
 import { type Call, Message } from './message.js';
@@ -546,7 +546,7 @@ export abstract class ModelReader extends FrameStream {
         this.completed(borrowDoc(this.core, this, 0, 0, 0, 0));
         this.event(0, 0, null); // (the marker: no document)
       }
-      else this.badEvent(this.offsetOf(e, 0), `[DONE] at byte offset ${this.offsetOf(e, 0)} is not an event of the ${this.format} format`);
+      else this.failAt('ERR_BAD_EVENT', this.offsetOf(e, 0), `[DONE] at byte offset ${this.offsetOf(e, 0)} is not an event of the ${this.format} format`);
       return;
     }
     if (flags & DF_ERROR) {
@@ -557,7 +557,7 @@ export abstract class ModelReader extends FrameStream {
       }
       const why = JSON_ERRORS[i32[e + MD_JN]] ?? 'not JSON';
       const at = this.offsetOf(e, i32[e + MD_J0]);
-      this.badEvent(at, this.framing === MK_SSE ? `Invalid JSON in the event at byte offset ${at}: ${why}` : `Invalid JSON on line ${this.lineNo} (byte offset ${at}): ${why}`);
+      this.failAt('ERR_BAD_EVENT', at, this.framing === MK_SSE ? `Invalid JSON in the event at byte offset ${at}: ${why}` : `Invalid JSON on line ${this.lineNo} (byte offset ${at}): ${why}`);
       return;
     }
     const len = i32[e + MD_LEN];
@@ -568,31 +568,25 @@ export abstract class ModelReader extends FrameStream {
       const why = m.error;
       if (why !== null) {
         m.error = null;
-        this.batchDone();
-        this._status = 'failed';
         const at = this.offsetOf(e, 0);
         const detail = m.errorDetail;
-        this.stop(new ModelStreamError('ERR_PROVIDER', at, `The provider sent an error at byte offset ${at}: ${why}${detail ? ` (${detail})` : ''}`, call.out, why, detail));
+        this.failAt('ERR_PROVIDER', at, `The provider sent an error at byte offset ${at}: ${why}${detail ? ` (${detail})` : ''}`, why, detail);
       }
       const bad = m.bad;
       if (bad !== null) {
         m.bad = null;
         const at = this.offsetOf(e, 0);
-        this.badEvent(at, `The event at byte offset ${at} is not a ${this.format} event: ${bad}`);
+        this.failAt('ERR_BAD_EVENT', at, `The event at byte offset ${at} is not a ${this.format} event: ${bad}`);
       }
       if (m.tooLong) {
-        this.batchDone();
-        this._status = 'failed';
         const at = this.offsetOf(e, 0);
-        this.stop(new ModelStreamError('ERR_ARGUMENTS_TOO_LARGE', at, `The tool-call arguments in the event at byte offset ${at} would pass `
-          + `maxArgumentBytes (${this.maxArgumentBytes} bytes, ${m.argumentBytes} kept); nothing past the limit was kept`, call.out));
+        this.failAt('ERR_ARGUMENTS_TOO_LARGE', at, `The tool-call arguments in the event at byte offset ${at} would pass `
+          + `maxArgumentBytes (${this.maxArgumentBytes} bytes, ${m.argumentBytes} kept); nothing past the limit was kept`);
       }
       if (m.reasoningTooLong) {
-        this.batchDone();
-        this._status = 'failed';
         const at = this.offsetOf(e, 0);
-        this.stop(new ModelStreamError('ERR_REASONING_TOO_LONG', at, `The reasoning (or refusal) in the event at byte offset ${at} would pass `
-          + `maxReasoningBytes (${this.maxReasoningBytes} bytes, ${m.reasoningBytes} kept); nothing past the limit was kept`, call.out));
+        this.failAt('ERR_REASONING_TOO_LONG', at, `The reasoning (or refusal) in the event at byte offset ${at} would pass `
+          + `maxReasoningBytes (${this.maxReasoningBytes} bytes, ${m.reasoningBytes} kept); nothing past the limit was kept`);
       }
       if (m.done) this.completed(doc);
     }
@@ -641,10 +635,11 @@ export abstract class ModelReader extends FrameStream {
   }
 
 
-  private badEvent(offset: number, message: string): void {
+  /** The event being read stops the stream: its batch's text committed first, then the error at `offset`, with that text. */
+  private failAt(code: ModelStreamErrorCode, offset: number, message: string, providerMessage?: string, providerCode?: string): never {
     this.batchDone();
     this._status = 'failed';
-    this.stop(new ModelStreamError('ERR_BAD_EVENT', offset, message, call.out));
+    this.stop(new ModelStreamError(code, offset, message, call.out, providerMessage, providerCode));
   }
 
   // ---- a JSON body instead of an event stream (SSE formats) -----------------------------------
