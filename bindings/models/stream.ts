@@ -259,8 +259,8 @@ export class ModelStream extends ModelReader {
 
   /**
    * Whether this read (or the flush, `len` 0) could bring the text past maxTextBytes (or the kept
-   * reasoning past maxReasoningBytes, which the same reading of every event here keeps exact). The core
-   * reads text deltas to the end itself and commits a read's text in one batch (one push of the
+   * reasoning past maxReasoningBytes, which the same reading of every event here keeps exact). The
+   * core reads text deltas to the end itself and commits a read's text in one batch (one push of the
    * text layer), which passes the limit whole: near the limit every event is read here instead
    * (no template of quiet events) and its text is committed alone, so that the stream stops at the
    * event whose text passes the limit, whatever the reads. The text of n bytes of the stream
@@ -273,15 +273,11 @@ export class ModelStream extends ModelReader {
     const a = this.assembler;
     const k = this.kept;
     const room = a !== null ? a.maxTextBytes - a.committedBytes - 9 * a.pending.length : k!.maxBytes - k!.bytes;
-    // (and maxReasoningBytes: n bytes of the stream hold at most n of reasoning as sent, which the
-    // core keeps for a read's quiet events whole)
+    // (and maxReasoningBytes, always finite: n bytes of the stream hold at most n of reasoning as
+    // sent, which the core keeps for a read's quiet events whole)
     const reasoning = this.maxReasoningBytes - (this.message?.reasoningBytes ?? 0);
-    const near = Math.min(room === Infinity ? Infinity : Math.floor(room / 3), reasoning);
-    if (near === Infinity) {
-      this.farLeft = MAX_FAR;
-      return false;
-    }
-    const far = near - this.heldBytes(); // (less the bytes the core holds that no event has read yet)
+    // (less the bytes the core holds that no event has read yet)
+    const far = Math.min(Math.floor(room / 3), reasoning) - this.heldBytes();
     if (len > far) {
       this.farLeft = -1;
       return true;
@@ -544,7 +540,7 @@ export class ModelStream extends ModelReader {
   }
 }
 
-/** The most `farLeft` holds: a small integer, not a heap number (with no limit it is found again after each 1 GiB pushed). */
+/** The most `farLeft` holds: a small integer, not a heap number. */
 const MAX_FAR = 0x3fffffff;
 
 /** What passed maxTextBytes: the text of the event being read. */
