@@ -29,10 +29,9 @@ export class OpenAiWriter implements ClientWriter {
   private reasoningHead: string | null = null;
   private refusalHead: string | null = null;
   private argsHead: string | null = null;
-  /** The call the arguments' head is for, and whether it was a custom tool's then. */
-  private argsFor: Call | null = null;
-  private argsCustom = false;
-  /** What the core may write itself, for the call of this index (−1: none). */
+  /** The call the arguments' head is for (its argsKey; −1: none). */
+  private argsFor = -1;
+  /** What the core may write itself, for the call of this argsKey (−1: none). */
   private heads: QuietHeads | null = null;
   private headsFor = -1;
   /** Client tool calls written. */
@@ -47,7 +46,7 @@ export class OpenAiWriter implements ClientWriter {
   rewrite(id: string | null, created: string, model: string): void {
     this.open = id === null ? envelope(this.t.idJson, String(this.t.created), this.t.modelJson) : envelope(id, created, model);
     this.textHead = this.reasoningHead = this.refusalHead = this.argsHead = null;
-    this.argsFor = null;
+    this.argsFor = -1;
     this.heads = null;
   }
 
@@ -66,8 +65,7 @@ export class OpenAiWriter implements ClientWriter {
 
   /** Text and reasoning once the role chunk is written (reasoning left out when dropped); the arguments of the last call while it is open. */
   quiet(last: Call | null): QuietHeads {
-    // (the call and its kind: a call begun by a fragment is named a custom tool's by its start)
-    const forCall = last !== null && !last.server && !last.done ? 2 * last.index + (last.custom ? 1 : 0) : -1;
+    const forCall = last !== null && !last.server && !last.done ? argsKey(last) : -1;
     if (this.heads !== null && this.headsFor === forCall) return this.heads;
     this.headsFor = forCall;
     const started = this.started;
@@ -83,9 +81,9 @@ export class OpenAiWriter implements ClientWriter {
   }
 
   private argsOpen(call: Call): string {
-    if (this.argsFor !== call || this.argsCustom !== call.custom) {
-      this.argsFor = call;
-      this.argsCustom = call.custom;
+    const key = argsKey(call);
+    if (this.argsFor !== key) {
+      this.argsFor = key;
       this.argsHead = `${this.open}{"tool_calls":[{"index":${call.index},${call.custom ? '"custom":{"input":"' : '"function":{"arguments":"'}`;
     }
     return this.argsHead!;
@@ -128,15 +126,13 @@ export class OpenAiWriter implements ClientWriter {
     this.calls++;
     // (a call's thoughtSignature, which Gemini wants back with it, where Google's OpenAI-compatible API puts it)
     const signature = call.signature === '' ? '' : `,"extra_content":{"google":{"thought_signature":${JSON.stringify(call.signature)}}}`;
-    const named = call.custom ? `"type":"custom","custom":{"name":${JSON.stringify(call.name)},"input":""}` : `"type":"function","function":{"name":${JSON.stringify(call.name)},"arguments":""}`;
-    this.chunk(`{"tool_calls":[{"index":${call.index},"id":${callId(this.t, call, 'call_seam')},${named}${signature}}]}`);
+    this.chunk(`{"tool_calls":[{"index":${call.index},"id":${callId(this.t, call, 'call_seam')},${typed(call, true)}${signature}}]}`);
   }
 
   /** The start that came after a fragment: its id and name, in a chunk as OpenAI's first one for a call (the client takes the name and id given last). */
   callNamed(call: Call): void {
     if (call.server) return;
-    const named = call.custom ? `"type":"custom","custom":{"name":${JSON.stringify(call.name)}}` : `"type":"function","function":{"name":${JSON.stringify(call.name)}}`;
-    this.chunk(`{"tool_calls":[{"index":${call.index},"id":${callId(this.t, call, 'call_seam')},${named}}]}`);
+    this.chunk(`{"tool_calls":[{"index":${call.index},"id":${callId(this.t, call, 'call_seam')},${typed(call, false)}}]}`);
   }
 
   callText(call: Call, text: string): void {
@@ -233,4 +229,20 @@ const ABORT_TYPES: Readonly<Record<Aborted['kind'], string>> = { timeout: 'timeo
 /** `data: {…,"choices":[{"index":0,"delta":` with these id, created and model (JSON texts). */
 function envelope(id: string, created: string, model: string): string {
   return `data: {"id":${id},"object":"chat.completion.chunk","created":${created},"model":${model},"choices":[{"index":0,"delta":`;
+}
+
+/**
+ * Which arguments' head a call takes: its index, and its kind (a call begun by a fragment is named
+ * a custom tool's by its start, and its head changes with it).
+ */
+function argsKey(call: Call): number {
+  return 2 * call.index + (call.custom ? 1 : 0);
+}
+
+/** A call's type and name, in its first chunk (`begins`: with its arguments empty, as OpenAI's first) or in the chunk that names it later. */
+function typed(call: Call, begins: boolean): string {
+  const name = JSON.stringify(call.name);
+  return call.custom
+    ? `"type":"custom","custom":{"name":${name}${begins ? ',"input":""' : ''}}`
+    : `"type":"function","function":{"name":${name}${begins ? ',"arguments":""' : ''}}`;
 }
