@@ -4,8 +4,8 @@
 // as `signature_delta`), arguments as `input_json_delta` fragments copied as the escaped bytes
 // they came as (a custom tool's free-text input, which Anthropic's tools do not have, as the
 // input `{"input": …}`); a refusal (OpenAI's) as text, its stop `refusal`; then `message_delta`
-// with the stop reason in Anthropic's words and the usage, and `message_stop`. An error is `event: error` in Anthropic's shape, never a `message_stop`;
-// keep-alives are `ping`s.
+// with the stop reason in Anthropic's words and the usage, and `message_stop`. An error is
+// `event: error` in Anthropic's shape, never a `message_stop`; keep-alives are `ping`s.
 import type { ModelStreamError } from './errors.js';
 import { anthropicErrorType, finishIn } from './formats/describe.js';
 import type { Call } from './message.js';
@@ -89,6 +89,14 @@ export class AnthropicWriter implements ClientWriter {
   private span(head: string, ptr: number, len: number): void {
     this.t.writeText(head);
     this.t.writeSpan(ptr, len);
+    this.t.writeText(DELTA_END);
+    this.t.wrote(1);
+  }
+
+  /** A delta of the open block whose string's body (escaped) is made here: its head, the body, its end. */
+  private bodyDelta(head: string, body: string): void {
+    this.t.writeText(head);
+    this.t.writeText(body);
     this.t.writeText(DELTA_END);
     this.t.wrote(1);
   }
@@ -192,12 +200,7 @@ export class AnthropicWriter implements ClientWriter {
     this.callBlock(call);
     if (held.parts.length !== 0) {
       const head = this.openDelta();
-      for (const body of held.parts) {
-        this.t.writeText(head);
-        this.t.writeText(body);
-        this.t.writeText(DELTA_END);
-        this.t.wrote(1);
-      }
+      for (const body of held.parts) this.bodyDelta(head, body);
     }
   }
 
@@ -223,11 +226,7 @@ export class AnthropicWriter implements ClientWriter {
         this.releaseAll(); // (which may end this call's open block, and its input's text with it)
       }
       this.toolBlock(call);
-      const piece = this.customPiece(call, body);
-      this.t.writeText(this.openDelta());
-      this.t.writeText(piece);
-      this.t.writeText(DELTA_END);
-      this.t.wrote(1);
+      this.bodyDelta(this.openDelta(), this.customPiece(call, body));
       return;
     }
     if (this.unnamed !== null && this.unnamed.size !== 0) {
