@@ -174,8 +174,8 @@ export class PlainStream implements TextStream {
     }
     try {
       for (const f of frames) {
-        if (this.options.format !== 'text') this._events++;
         if (this.options.format !== 'text') {
+          this._events++;
           this.out += this.text.push(f); // (a frame's text is taken whole)
           continue;
         }
