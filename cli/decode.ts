@@ -107,7 +107,7 @@ type Printed = { at: number; whole: number; frame: unknown } | { at: number; who
  * Prints the frames of a stream as JSON, one per line. For a model format each event is also read
  * as the library reads it: after its line, `{"reasoning": …}` with the reasoning it holds,
  * `{"refusal": …}` with the piece of the model's refusal it holds, and
- * `{"toolCall": {index, id, name, arguments, done, valid}}` for each tool call it begins, adds
+ * `{"toolCall": {index, id, name, arguments, done, valid, type}}` for each tool call it begins, adds
  * arguments to (the fragment it adds) or ends (`valid`: its arguments are one JSON value); with
  * `replaces: true` when its arguments so far were replaced (Anthropic's `{}` of the start).
  */
@@ -623,7 +623,9 @@ export function humanReport(r: Record<string, unknown>): string {
   if (typeof r.refusal === 'string') s += line('refusal', JSON.stringify(r.refusal));
   for (const c of (r.toolCalls as ToolCall[] | undefined) ?? []) {
     const state = !c.done ? 'not ended' : c.type === 'custom' ? 'a custom tool\'s input' : c.valid ? 'valid JSON' : 'invalid JSON';
-    s += line(c.index === 0 ? 'tool calls' : '', `${c.index}: ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments.length > 200 ? `${c.arguments.slice(0, 200)}…` : c.arguments} (${state})`);
+    // (a call of a tool the API defines with its item type: what the client answers it with)
+    const kind = c.type !== undefined && c.type !== 'custom' ? ` [${c.type}]` : '';
+    s += line(c.index === 0 ? 'tool calls' : '', `${c.index}: ${c.name}${kind}${c.id ? ` (${c.id})` : ''} ${c.arguments.length > 200 ? `${c.arguments.slice(0, 200)}…` : c.arguments} (${state})`);
   }
   s += line('NFC', r.normalizationChanged === null ? 'not known (the stream did not end)' : r.normalizationChanged ? 'changed the raw text' : 'changed nothing');
   s += line('sha256', String(r.sha256));

@@ -8,7 +8,7 @@ import {
 import { type Core } from '../core/wasm.js';
 import { utf8Length } from '../text/counts.js';
 import type { Doc, Sink } from './formats/describe.js';
-import { type Call, Message } from './message.js';
+import { type BuiltinCallType, type Call, Message } from './message.js';
 
 /**
  * What the owner of a document does with the parts of the message as they come, besides keeping
@@ -210,11 +210,29 @@ export class DocReader implements Doc, Sink {
     return this.owner!.message?.partCall?.state ?? null;
   }
 
-  onPartArguments(text: string): void {
+  onBuiltinCall(doc: Doc, key: number, id: number, name: string, type: BuiltinCallType, args: string, done: boolean): void {
     const owner = this.owner!;
-    const p = owner.message?.partCall;
+    const idText = id >= 0 && doc.kind(id) === JK_STRING ? this.string(id) : '';
+    const { call, began } = this.said.call(key, idText, false);
+    call.builtin = type;
+    if (call.id === '') call.id = idText;
+    const named = call.name === '' && name !== '';
+    if (named) call.name = name;
+    if (began) owner.out?.callBegan(call);
+    else if (named) owner.out?.callNamed(call);
+    if (args !== '' && call.bytes === 0) this.textArguments(call, args);
+    if (done && !call.done) this.ended(call);
+  }
+
+  onPartArguments(text: string): void {
+    const p = this.owner!.message?.partCall;
     if (p === undefined || p === null || text === '') return;
-    const call = p.call;
+    this.textArguments(p.call, text);
+  }
+
+  /** JSON text a description made, appended to a call's arguments: kept within the limit, and passed on. */
+  private textArguments(call: Call, text: string): void {
+    const owner = this.owner!;
     const len = utf8Length(text);
     if (owner.keeps) {
       if (!this.argumentRoom(len)) return;

@@ -28,10 +28,20 @@ export interface ToolCall {
   /**
    * `'custom'`: a call of a custom tool (OpenAI's freeform tools: Chat's `custom` calls, Responses'
    * `custom_tool_call` items), whose `arguments` are its input as the model wrote it, free text
-   * rather than JSON, with no `valid`. Absent for a function's call.
+   * rather than JSON, with no `valid`. Otherwise the item type of a tool the API defines and the
+   * client runs (Responses' `computer_call`, `local_shell_call`, `shell_call`, `apply_patch_call`,
+   * `tool_search_call` run by the client, and an MCP server's `mcp_approval_request`), which names
+   * the item the client sends back (`computer_call_output`, …, `mcp_approval_response`): its `name`
+   * is the tool's (`computer`, `local_shell`, `shell`, `apply_patch`, `tool_search`, the MCP tool's
+   * name) and its `arguments` are the item's JSON object without `type`, `id`, `call_id`,
+   * `status` and `created_by` (`{"action":…}`, `{"operation":…}`, …), which come whole with the
+   * item's end. Absent for a function's call.
    */
-  type?: 'custom';
+  type?: BuiltinCallType | 'custom';
 }
+
+/** The item types of the tools the API defines and the client runs (see {@link ToolCall.type}). */
+export type BuiltinCallType = 'computer_call' | 'local_shell_call' | 'shell_call' | 'apply_patch_call' | 'tool_search_call' | 'mcp_approval_request';
 
 /** A block of reasoning: its text, and what a caller sends back with it (Anthropic's signature, or the data of a redacted block). */
 export interface ReasoningBlock {
@@ -57,6 +67,8 @@ export class Call {
   signature = '';
   /** A custom tool's call: its arguments are free text (no `valid`). */
   custom = false;
+  /** The item type of a call of a tool the API defines and the client runs ('' for none). */
+  builtin: BuiltinCallType | '' = '';
   /** The snapshot last handed out, and whether it is still what the call holds. */
   view: ToolCall | null = null;
 
@@ -74,15 +86,21 @@ export class Call {
     return this.text === '' ? this.fallback : this.text;
   }
 
+  /** What {@link ToolCall.type} says of the call ('' for a function's). */
+  type(): BuiltinCallType | 'custom' | '' {
+    return this.custom ? 'custom' : this.builtin;
+  }
+
   snapshot(): ToolCall {
     let v = this.view;
     const args = this.args();
     if (v === null || v.arguments !== args || v.done !== this.done || v.id !== this.id || v.name !== this.name || (v.signature ?? '') !== this.signature
-      || (v.type === 'custom') !== this.custom) {
+      || (v.type ?? '') !== this.type()) {
       v = { index: this.index, id: this.id, name: this.name, arguments: args, done: this.done };
       if (this.valid !== undefined) v.valid = this.valid;
       if (this.signature !== '') v.signature = this.signature;
-      if (this.custom) v.type = 'custom';
+      const type = this.type();
+      if (type !== '') v.type = type;
       this.view = v;
     }
     return v;

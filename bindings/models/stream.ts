@@ -18,7 +18,7 @@ export { DEFAULT_MAX_ARGUMENT_BYTES } from './reader.js';
 
 export type { ModelFormat } from './formats/index.js';
 export type { ModelStatus } from './reader.js';
-export type { ReasoningBlock, ToolCall } from './message.js';
+export type { BuiltinCallType, ReasoningBlock, ToolCall } from './message.js';
 
 /** Options of {@link ModelStream}. */
 export interface ModelStreamOptions {

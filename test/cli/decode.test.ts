@@ -135,6 +135,25 @@ describe('decode: the text, as it commits', () => {
     expect(e.stderr).not.toContain('refused');
   });
 
+  it("a Responses shell call for the client: in the report with its item type, and in --events with it", async () => {
+    const rs = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+    const shell = { id: 'sh_1', type: 'shell_call', call_id: 'call_sh1', action: { commands: ['ls "a b"'], timeout_ms: null, max_output_length: null }, environment: { type: 'local' } };
+    const body = rs({ type: 'response.created', response: { id: 'r', status: 'in_progress', output: [] } })
+      + rs({ type: 'response.output_item.added', output_index: 0, item: { ...shell, status: 'in_progress' } })
+      + rs({ type: 'response.output_item.done', output_index: 0, item: { ...shell, status: 'completed' } })
+      + rs({ type: 'response.completed', response: { id: 'r', status: 'completed', output: [] } });
+    const path = file(dir, 'shell.sse', body);
+    const args = '{"action":{"commands":["ls \\"a b\\""],"timeout_ms":null,"max_output_length":null},"environment":{"type":"local"}}';
+    const r = await run(['decode', '--report', '--format', 'openai-responses', path]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`  tool calls    0: shell [shell_call] (call_sh1) ${args} (valid JSON)\n`);
+    const e = await run(['decode', '--events', '--format', 'openai-responses', path]);
+    expect(e.stdout.split('\n').filter((l) => l.startsWith('{"toolCall"'))).toEqual([
+      '{"toolCall":{"index":0,"id":"call_sh1","name":"shell","arguments":"","done":false,"type":"shell_call"}}',
+      `{"toolCall":{"index":0,"id":"call_sh1","name":"shell","arguments":${JSON.stringify(args)},"done":true,"valid":true,"type":"shell_call"}}`,
+    ]);
+  });
+
   it('--events: one JSON object per event, comments included', async () => {
     const r = await run(['decode', '--events', '--format', 'sse'], { input: ': hi\n\nevent: t\nid: 7\ndata: a\ndata: b\n\ndata: c\n\n' });
     expect(r.stdout).toBe('{"comment":"hi"}\n{"type":"t","data":"a\\nb","id":"7"}\n{"type":"message","data":"c","id":"7"}\n');

@@ -304,6 +304,34 @@ describe("a custom tool's call (OpenAI's freeform tools) through the gateway's t
   });
 });
 
+describe("a call of a tool the API defines and the client runs (Responses' apply_patch_call) through the gateway's two APIs, whole", () => {
+  const ev = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+  const OPERATION = { type: 'update_file', path: 'src/a "b".ts', diff: '@@\n-x\n+const x = "é"; // 🚀\n' };
+  const patch = { id: 'apc_1', type: 'apply_patch_call', call_id: 'call_ap1', operation: OPERATION };
+  const body = ev({ type: 'response.created', response: { id: 'resp_1', status: 'in_progress', output: [] } })
+    + ev({ type: 'response.output_item.added', output_index: 0, item: { ...patch, status: 'in_progress' } })
+    + ev({ type: 'response.output_item.done', output_index: 0, item: { ...patch, status: 'completed' } })
+    + ev({ type: 'response.completed', response: { id: 'resp_1', status: 'completed', output: [] } });
+  let g: Running;
+  afterAll(async () => {
+    await g.close();
+  });
+
+  test('an openai client gets a function call of apply_patch with the operation; an anthropic client a tool_use', async () => {
+    g = await startGateway({ upstreamFormat: 'openai-responses' });
+    const openai = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'test-key', maxRetries: 0, timeout: 20_000 });
+    const anthropic = new Anthropic({ baseURL: g.url, apiKey: 'test-key', maxRetries: 0, timeout: 20_000 });
+    const bytes = new TextEncoder().encode(body);
+    g.up.scripts.set('patch', { pieces: cut(bytes, randomCuts(bytes, rng(SEED + 37), 16)) });
+    const o = await openai.chat.completions.create({ model: 'patch', messages: [{ role: 'user', content: 'x' }] });
+    expect(o.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_ap1', type: 'function', function: { name: 'apply_patch', arguments: JSON.stringify({ operation: OPERATION }) } }] }, finish_reason: 'tool_calls' });
+    const a = await anthropic.messages.create({ model: 'patch', max_tokens: 9, messages: [{ role: 'user', content: 'x' }] });
+    expect([a.content, a.stop_reason]).toEqual([[{ type: 'tool_use', id: 'call_ap1', name: 'apply_patch', input: { operation: OPERATION } }], 'tool_use']);
+    const streamed = await anthropic.messages.stream({ model: 'patch', max_tokens: 9, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
+    expect([streamed.content, streamed.stop_reason]).toEqual([[{ type: 'tool_use', id: 'call_ap1', name: 'apply_patch', input: { operation: OPERATION } }], 'tool_use']);
+  });
+});
+
 describe('tools and tool results carried to each upstream', () => {
   let g: Running | undefined;
   afterAll(async () => {

@@ -8,6 +8,7 @@ import {
   CH_ARGS, CH_OF_KIND, CH_REASONING, CH_TEXT, JK_ARRAY, JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE, MR_CALL, MR_CHOICE,
   MR_KIND, MR_LITERAL, MR_NONE, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES,
 } from '../../core/generated/abi.js';
+import type { BuiltinCallType } from '../message.js';
 
 /** One event's JSON, as a description reads it: record j of path ids, kinds (JK_*), spans. */
 export interface Doc {
@@ -80,6 +81,14 @@ export interface Sink {
    * (−1: none) and `state`, the description's own state for it, kept with the call.
    */
   onPartCall(doc: Doc, id: number, name: number, signature: number, state: object): void;
+  /**
+   * A call of a tool the API defines and the client runs (Responses' computer, shell and
+   * apply_patch calls, an MCP server's approval request), begun or said again: `key` as for
+   * {@link Sink.onToolCall}, `id` a string record (−1: none), `name` the tool's, `type` the item's;
+   * `args`, when not '', its arguments as JSON text the description made (taken when the call has
+   * none yet); `done`: the call ended.
+   */
+  onBuiltinCall(doc: Doc, key: number, id: number, name: string, type: BuiltinCallType, args: string, done: boolean): void;
   /** The state of the open part call (null when none is open). */
   partCall(): object | null;
   /** JSON text the description made, appended to the open part call's arguments. */

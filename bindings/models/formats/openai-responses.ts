@@ -4,10 +4,14 @@
 // arguments in `response.function_call_arguments.delta` fragments, repeated whole by `.done`;
 // `custom_tool_call` items are the client's calls of custom tools, their free-text `input` in
 // `response.custom_tool_call_input.delta` fragments),
-// the hosted tools' items (`web_search_call`, `code_interpreter_call`, …) the provider's own, and
+// the items of the API's tools that the client runs (`computer_call`, `local_shell_call`, a
+// `shell_call` in the local environment, `apply_patch_call`, a `tool_search_call` run by the client,
+// `mcp_approval_request`) the client's calls too, said whole by their item's end, the hosted tools'
+// items (`web_search_call`, `code_interpreter_call`, `mcp_call`, …) the provider's own, and
 // `reasoning` items carry the reasoning's text and summary deltas. A refusal comes in
 // `response.refusal.delta` events, apart from the output's text.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
+import type { BuiltinCallType } from '../message.js';
 import { compilePaths } from '../paths.js';
 import {
   FILTERED, type FormatSpec, LENGTH, STOP, callKey, count, errorOfBody, find, ignored, kind, kindText, names, sseFormat, stringAt,
@@ -16,7 +20,7 @@ import {
 
 const P = {
   type: 0, delta: 1, usage: 2, status: 3, errorMessage: 4, message: 5, incomplete: 6, code: 7, errorCode: 8, outputIndex: 9,
-  itemType: 10, itemId: 11, itemCallId: 12, itemName: 13, itemArguments: 14, arguments: 15, itemInput: 16, input: 17,
+  itemType: 10, itemId: 11, itemCallId: 12, itemName: 13, itemArguments: 14, arguments: 15, itemInput: 16, input: 17, item: 18,
 } as const;
 /** Event types and item types. */
 const T = /* @__PURE__ */ names({
@@ -41,12 +45,12 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
   program: /* @__PURE__ */ compilePaths([
     'type', 'delta', 'response.usage', 'response.status', 'response.error.message', 'message',
     'response.incomplete_details.reason', 'code', 'response.error.code', 'output_index', 'item.type', 'item.id', 'item.call_id',
-    'item.name', 'item.arguments', 'arguments', 'item.input', 'input',
+    'item.name', 'item.arguments', 'arguments', 'item.input', 'input', 'item',
   ]),
   // a delta of the output's text, of reasoning (its text or summary), or of the current call's arguments
   template: /* @__PURE__ */ template([
     kind, kindText, ignored, ignored, ignored, ignored, ignored, ignored, ignored, callKey, ignored, ignored, ignored, ignored, ignored,
-    ignored, ignored, ignored,
+    ignored, ignored, ignored, ignored,
   ], [
     { literal: 'response.output_text.delta', channel: 'text', name: 'response.output_text.delta' },
     { literal: 'response.reasoning_text.delta', channel: 'reasoning', name: 'response.reasoning_text.delta' },
@@ -90,9 +94,17 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
       } else if (doc.is(it, T.reasoningItem)) {
         if (done) sink.onReasoningEnd();
       } else if (!doc.is(it, T.message)) {
-        // a hosted tool's item (web search, file search, code interpreter, MCP, …): the provider's own
-        sink.onToolCall(doc, key, at(P.itemId), it, true);
-        if (done) sink.onToolCallEnd(doc, key);
+        const item = at(P.item);
+        const builtin = item >= 0 && doc.kind(item) === JK_OBJECT ? clientItem(doc.string(it), doc.value(item) as Record<string, unknown>) : null;
+        if (builtin !== null) {
+          // (an approval request has no call_id: its answer names the item's id)
+          const id = at(builtin.type === 'mcp_approval_request' ? P.itemId : P.itemCallId);
+          sink.onBuiltinCall(doc, key, id, builtin.name, builtin.type, done ? builtin.args : '', done);
+        } else {
+          // a hosted tool's item (web search, file search, code interpreter, MCP, …): the provider's own
+          sink.onToolCall(doc, key, at(P.itemId), it, true);
+          if (done) sink.onToolCallEnd(doc, key);
+        }
       }
     } else if (doc.is(t, T.completed) || doc.is(t, T.incomplete)) {
       const u = at(P.usage);
@@ -113,3 +125,30 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
     }
   },
 });
+
+/** The tool each item type of a tool the API defines and the client runs belongs to ('': the item names it). */
+const CLIENT_TOOLS: Readonly<Record<BuiltinCallType, string>> = {
+  computer_call: 'computer', local_shell_call: 'local_shell', shell_call: 'shell', apply_patch_call: 'apply_patch',
+  tool_search_call: 'tool_search', mcp_approval_request: '',
+};
+/** An item's fields that are not its call's arguments. */
+const ENVELOPE = new Set(['type', 'id', 'call_id', 'status', 'created_by']);
+
+/**
+ * The call an item of type `type` is when the client runs it: its type, its tool's name and its
+ * arguments (the item without its envelope, as JSON text); null for an item the provider runs (a
+ * shell call in a container, a tool search the server ran) and every other item.
+ */
+function clientItem(type: string, item: Record<string, unknown>): { type: BuiltinCallType; name: string; args: string } | null {
+  if (!Object.hasOwn(CLIENT_TOOLS, type)) return null;
+  const t = type as BuiltinCallType;
+  if (t === 'shell_call') {
+    const env = item.environment;
+    if (env !== null && env !== undefined && !(typeof env === 'object' && (env as Record<string, unknown>).type === 'local')) return null;
+  } else if (t === 'tool_search_call' && item.execution !== 'client') {
+    return null;
+  }
+  // (fromEntries: a `__proto__` member stays a member)
+  const args = Object.fromEntries(Object.entries(item).filter(([k]) => !ENVELOPE.has(k)));
+  return { type: t, name: CLIENT_TOOLS[t] || (typeof item.name === 'string' ? item.name : ''), args: JSON.stringify(args) };
+}
