@@ -8,7 +8,8 @@
 // `shell_call` in the local environment, `apply_patch_call`, a `tool_search_call` run by the client,
 // `mcp_approval_request`) the client's calls too, said whole by their item's end, the hosted tools'
 // items (`web_search_call`, `code_interpreter_call`, `mcp_call`, …) the provider's own, and
-// `reasoning` items carry the reasoning's text and summary deltas. A refusal comes in
+// `reasoning` items carry the reasoning's text and summary deltas (each summary part begun by
+// `response.reasoning_summary_part.added`, a reasoning block of its own). A refusal comes in
 // `response.refusal.delta` events, apart from the output's text.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import type { BuiltinCallType } from '../message.js';
@@ -29,7 +30,7 @@ const T = /* @__PURE__ */ names({
   added: 'response.output_item.added', itemDone: 'response.output_item.done', args: 'response.function_call_arguments.delta',
   argsDone: 'response.function_call_arguments.done', functionCall: 'function_call', reasoningItem: 'reasoning',
   message: 'message', refusal: 'response.refusal.delta', customCall: 'custom_tool_call', input: 'response.custom_tool_call_input.delta',
-  inputDone: 'response.custom_tool_call_input.done',
+  inputDone: 'response.custom_tool_call_input.done', summaryPart: 'response.reasoning_summary_part.added',
 });
 
 export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
@@ -68,6 +69,9 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
     } else if (doc.is(t, T.reasoning) || doc.is(t, T.summary)) {
       const d = at(P.delta);
       if (d >= 0 && doc.kind(d) === JK_STRING) sink.onReasoning(doc, d);
+    } else if (doc.is(t, T.summaryPart)) {
+      // (each part of a reasoning summary is a block of its own: its text does not run on from the last part's)
+      sink.onReasoningEnd();
     } else if (doc.is(t, T.refusal)) {
       const d = at(P.delta);
       if (d >= 0 && doc.kind(d) === JK_STRING) sink.onRefusal(doc, d);
