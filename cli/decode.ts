@@ -13,7 +13,7 @@ import { LineStarts, SseBlocks } from './scan.js';
 import { SNIFF_BYTES, sniff } from './sniff.js';
 import { StatusLine, formatSeconds, plural } from './status.js';
 import { ModelStream, ModelStreamError, PlainStream, type TextStream } from './stream.js';
-import type { ToolCall } from 'seam-stream';
+import type { Citation, ToolCall } from 'seam-stream';
 
 
 interface DecodeOptions {
@@ -106,7 +106,8 @@ type Printed = { at: number; whole: number; frame: unknown } | { at: number; who
 /**
  * Prints the frames of a stream as JSON, one per line. For a model format each event is also read
  * as the library reads it: after its line, `{"reasoning": …}` with the reasoning it holds,
- * `{"refusal": …}` with the piece of the model's refusal it holds, and
+ * `{"refusal": …}` with the piece of the model's refusal it holds, `{"citation": {url, title,
+ * citedText, source}}` for each source it cites, and
  * `{"toolCall": {index, id, name, arguments, done, valid, type}}` for each tool call it begins, adds
  * arguments to (the fragment it adds) or ends (`valid`: its arguments are one JSON value); with
  * `replaces: true` when its arguments so far were replaced (Anthropic's `{}` of the start).
@@ -226,6 +227,7 @@ class EventPrinter {
     if (r.done) this.done = true;
     if (r.reasoning !== '') this.write(`${JSON.stringify({ reasoning: r.reasoning })}\n`);
     if (r.refusal !== undefined) this.write(`${JSON.stringify({ refusal: r.refusal })}\n`);
+    for (const c of r.citations ?? []) this.write(`${JSON.stringify({ citation: c })}\n`);
     for (const c of reader.toolCalls) {
       const was = this.printed[c.index];
       if (was !== undefined && c.arguments === was.args && c.done === was.done) continue;
@@ -594,7 +596,8 @@ class DecodeRun {
     const s = this.stream;
     if (s?.toolCalls === undefined) return {};
     const refusal = s.refusal === undefined || s.refusal === '' ? {} : { refusal: s.refusal };
-    return { reasoningBytes: Buffer.byteLength(s.reasoning ?? ''), ...refusal, toolCalls: s.toolCalls.map((c) => ({ ...c })) };
+    const citations = s.citations === undefined || s.citations.length === 0 ? {} : { citations: s.citations.slice() };
+    return { reasoningBytes: Buffer.byteLength(s.reasoning ?? ''), ...refusal, ...citations, toolCalls: s.toolCalls.map((c) => ({ ...c })) };
   }
 
   /** The report of the text printed so far, when the stream did not end (interrupted, idle, empty, or an error before any stream: failed). */
@@ -621,6 +624,10 @@ export function humanReport(r: Record<string, unknown>): string {
   s += line('text', `${plural(r.utf8Bytes as number, 'UTF-8 byte')}, ${plural(r.codePoints as number, 'code point')}, ${plural(r.utf16Units as number, 'UTF-16 unit')}, ${plural(r.graphemes as number, 'grapheme')}`);
   if (typeof r.reasoningBytes === 'number' && r.reasoningBytes > 0) s += line('reasoning', plural(r.reasoningBytes, 'UTF-8 byte'));
   if (typeof r.refusal === 'string') s += line('refusal', JSON.stringify(r.refusal));
+  (r.citations as Citation[] | undefined)?.forEach((c, i) => {
+    const said = c.url !== undefined ? `${c.url}${c.title !== undefined ? ` (${c.title})` : ''}` : c.title ?? JSON.stringify(c.source);
+    s += line(i === 0 ? 'citations' : '', `${i}: ${said.length > 200 ? `${said.slice(0, 200)}…` : said}`);
+  });
   for (const c of (r.toolCalls as ToolCall[] | undefined) ?? []) {
     const state = !c.done ? 'not ended' : c.type === 'custom' ? 'a custom tool\'s input' : c.valid ? 'valid JSON' : 'invalid JSON';
     // (a call of a tool the API defines with its item type: what the client answers it with)

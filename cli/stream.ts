@@ -3,7 +3,7 @@
 export { ModelStream, ModelStreamError, type ModelReport } from 'seam-stream';
 
 import {
-  LineDecoder, NdjsonDecoder, SseParser, TextAssembler, TextRangeError, Utf8Decoder, type FinalReport, type ToolCall,
+  LineDecoder, NdjsonDecoder, SseParser, TextAssembler, TextRangeError, Utf8Decoder, type Citation, type FinalReport, type ToolCall,
 } from 'seam-stream';
 import type { PlainFormat } from './formats.js';
 
@@ -17,9 +17,10 @@ export interface TextStream {
   readonly usage: Record<string, unknown> | undefined;
   readonly events: number;
   readonly heartbeats: number;
-  /** A model stream's reasoning, refusal and client tool calls. */
+  /** A model stream's reasoning, refusal, citations and client tool calls. */
   readonly reasoning?: string;
   readonly refusal?: string;
+  readonly citations?: readonly Citation[];
   readonly toolCalls?: readonly ToolCall[];
 }
 

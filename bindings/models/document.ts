@@ -8,7 +8,7 @@ import {
 import { type Core } from '../core/wasm.js';
 import { utf8Length } from '../text/counts.js';
 import type { Doc, Sink } from './formats/describe.js';
-import { type BuiltinCallType, type Call, Message } from './message.js';
+import { type BuiltinCallType, type Call, type Citation, Message } from './message.js';
 
 /**
  * What the owner of a document does with the parts of the message as they come, besides keeping
@@ -224,6 +224,13 @@ export class DocReader implements Doc, Sink {
     if (done && !call.done) this.ended(call);
   }
 
+  onCitation(citation: Citation): void {
+    if (!this.owner!.keeps) return;
+    // (counted with the reasoning: what a stream keeps beside its answer and calls)
+    if (!this.reasoningRoom(utf8Length(JSON.stringify(citation.source)))) return;
+    this.said.citations.push(citation);
+  }
+
   onPartArguments(text: string): void {
     const p = this.owner!.message?.partCall;
     if (p === undefined || p === null || text === '') return;
@@ -275,7 +282,7 @@ export class DocReader implements Doc, Sink {
     for (const c of m.serverCalls) if (!c.done) this.ended(c);
   }
 
-  /** Whether `len` more bytes of kept reasoning (or refusal) fit maxReasoningBytes (then counted); past it the stream is marked too long. */
+  /** Whether `len` more bytes of kept reasoning (or refusal, or citations) fit maxReasoningBytes (then counted); past it the stream is marked too long. */
   private reasoningRoom(len: number): boolean {
     const m = this.said;
     if (m.reasoningTooLong || m.reasoningBytes + len > this.owner!.maxReasoningBytes) {

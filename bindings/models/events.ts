@@ -8,7 +8,7 @@ import { type Core, getCore } from '../core/wasm.js';
 import { JSON_ERRORS, borrowDoc, unescaped } from './document.js';
 import type { ProviderError } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
-import { Message, type ToolCall } from './message.js';
+import { type Citation, Message, type ToolCall } from './message.js';
 import { programAddress } from './plan.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES } from './reader.js';
 
@@ -20,6 +20,8 @@ export interface ModelEventReading {
   reasoning: string;
   /** The model's refusal text in the event (OpenAI's `refusal`), when it has some. */
   refusal?: string;
+  /** The sources the event cites (as {@link ModelStream.citations}), when it cites any. */
+  citations?: Citation[];
   /** The provider's completion: the stream is done. */
   done: boolean;
   /** A keep-alive (Anthropic `ping`). */
@@ -137,6 +139,7 @@ export class ModelEventReader {
     if (m.finishReason !== undefined) r.finishReason = m.finishReason;
     if (m.refused) r.refused = true;
     if (m.refusal !== '') r.refusal = m.refusal;
+    if (m.citations.length !== 0) r.citations = m.citations.splice(0);
     if (m.usage !== undefined) r.usage = m.usage;
     if (m.bad !== null) {
       r.invalid = { offset: 0, message: m.bad, json: false };
@@ -158,6 +161,7 @@ export class ModelEventReader {
     m.finishReason = undefined;
     m.refused = false;
     m.refusal = '';
+    m.citations.length = 0;
     m.reasoningBytes = 0;
     m.usage = undefined;
     m.pings = 0;

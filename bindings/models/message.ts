@@ -43,6 +43,22 @@ export interface ToolCall {
 /** The item types of the tools the API defines and the client runs (see {@link ToolCall.type}). */
 export type BuiltinCallType = 'computer_call' | 'local_shell_call' | 'shell_call' | 'apply_patch_call' | 'tool_search_call' | 'mcp_approval_request';
 
+/** A source the answer cites, as the provider said it. */
+export interface Citation {
+  /** The cited web page's address, when the source is one. */
+  url?: string;
+  /** The source's title (a page's, a document's, a file's name), when the provider gives one. */
+  title?: string;
+  /** The passage of the source that is cited, when the provider quotes it (Anthropic's `cited_text`). */
+  citedText?: string;
+  /**
+   * The provider's citation as it sent it, with where it points: Anthropic's `citation`
+   * (`web_search_result_location`, `char_location`, `page_location`, …), Responses' `annotation`
+   * (`url_citation` with its `start_index` and `end_index` in its output text, `file_citation`, …).
+   */
+  source: Record<string, unknown>;
+}
+
 /** A block of reasoning: its text, and what a caller sends back with it (Anthropic's signature, or the data of a redacted block). */
 export interface ReasoningBlock {
   text: string;
@@ -128,6 +144,8 @@ export class Message {
   refusal = '';
   /** A refusal came (a relay, which keeps none, writes its stop as one). */
   refusing = false;
+  /** The sources the answer cites (kept by a stream, within maxReasoningBytes), in the order they came. */
+  readonly citations: Citation[] = [];
   /** Reasoning blocks; the last one takes more text while `thinkingOpen`. */
   readonly thinking: ReasoningBlock[] = [];
   thinkingOpen = false;

@@ -585,7 +585,7 @@ export abstract class ModelReader extends FrameStream {
       }
       if (m.reasoningTooLong) {
         const at = this.offsetOf(e, 0);
-        this.failAt('ERR_REASONING_TOO_LONG', at, `The reasoning (or refusal) in the event at byte offset ${at} would pass `
+        this.failAt('ERR_REASONING_TOO_LONG', at, `The reasoning (or refusal, or citations) in the event at byte offset ${at} would pass `
           + `maxReasoningBytes (${this.maxReasoningBytes} bytes, ${m.reasoningBytes} kept); nothing past the limit was kept`);
       }
       if (m.done) this.completed(doc);

@@ -12,13 +12,13 @@ import { utf8Length } from '../text/counts.js';
 import { TextRangeError } from '../text/errors.js';
 import { ModelStreamError } from './errors.js';
 import type { ModelFormat } from './formats/index.js';
-import type { ReasoningBlock, ToolCall } from './message.js';
+import type { Citation, ReasoningBlock, ToolCall } from './message.js';
 import { ModelReader, call } from './reader.js';
 export { DEFAULT_MAX_ARGUMENT_BYTES } from './reader.js';
 
 export type { ModelFormat } from './formats/index.js';
 export type { ModelStatus } from './reader.js';
-export type { BuiltinCallType, ReasoningBlock, ToolCall } from './message.js';
+export type { BuiltinCallType, Citation, ReasoningBlock, ToolCall } from './message.js';
 
 /** Options of {@link ModelStream}. */
 export interface ModelStreamOptions {
@@ -69,8 +69,8 @@ export interface ModelStreamOptions {
   maxArgumentBytes?: number;
   /**
    * The most bytes of reasoning the stream keeps (as sent: its text, and the signatures and
-   * redacted blocks' data that come with it), with a refusal's text: the event whose reasoning
-   * would pass it stops the stream with a ModelStreamError (`ERR_REASONING_TOO_LONG`) at its
+   * redacted blocks' data that come with it), with a refusal's text and the citations (their
+   * provider's JSON): the event whose reasoning would pass it stops the stream with a ModelStreamError (`ERR_REASONING_TOO_LONG`) at its
    * offset, whatever the reads, with the reasoning kept up to the piece that would pass it (an
    * event of several pieces, as Gemini's parts, keeps those before it, as its text before them).
    * @defaultValue 64 MiB
@@ -92,6 +92,8 @@ export interface ModelReport extends FinalReport {
   reasoning: string;
   /** The model's refusal, when it refused (OpenAI's `refusal`, in place of the answer: never part of the text). */
   refusal?: string;
+  /** The sources the answer cites, when it cites any (see {@link ModelStream.citations}). */
+  citations?: Citation[];
   /** The client's tool calls (see {@link ModelStream.toolCalls}). */
   toolCalls: ToolCall[];
   /** The provider's own tool calls, when it made any (see {@link ModelStream.serverToolCalls}). */
@@ -154,6 +156,16 @@ export class ModelStream extends ModelReader {
    */
   get refusal(): string {
     return this.message?.refusal ?? '';
+  }
+
+  /**
+   * The sources the answer cites so far, in the order they came (Anthropic's `citations_delta`,
+   * Responses' `response.output_text.annotation.added`): each with its address, title and quoted
+   * passage where the provider gives them, and the provider's citation as sent (where it points).
+   * Never part of the text.
+   */
+  get citations(): readonly Citation[] {
+    return this.message?.citations.slice() ?? [];
   }
 
   /**
@@ -533,6 +545,7 @@ export class ModelStream extends ModelReader {
       if (m.finishReason !== undefined) r.finishReason = m.finishReason;
       if (m.refused) r.refused = true;
       if (m.refusal !== '') r.refusal = m.refusal;
+      if (m.citations.length !== 0) r.citations = m.citations.slice();
       if (m.usage !== undefined) r.usage = m.usage;
       if (m.serverCalls.length !== 0) r.serverToolCalls = [...this.serverToolCalls];
     }

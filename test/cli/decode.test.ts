@@ -154,6 +154,24 @@ describe('decode: the text, as it commits', () => {
     ]);
   });
 
+  it('the sources an answer cites: in the report, and after their event with --events', async () => {
+    const rs = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+    const cite = { type: 'url_citation', url: 'https://example.org/é', title: 'Café "B"', start_index: 4, end_index: 9 };
+    const body = rs({ type: 'response.created', response: { id: 'r', status: 'in_progress', output: [] } })
+      + rs({ type: 'response.output_text.delta', item_id: 'm', output_index: 0, content_index: 0, delta: 'See café.' })
+      + rs({ type: 'response.output_text.annotation.added', item_id: 'm', output_index: 0, content_index: 0, annotation_index: 0, annotation: cite })
+      + rs({ type: 'response.completed', response: { id: 'r', status: 'completed', output: [] } });
+    const path = file(dir, 'cites.sse', body);
+    const r = await run(['decode', '--report', '--format', 'openai-responses', path]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('See café.');
+    expect(r.stderr).toContain('  citations     0: https://example.org/é (Café "B")\n');
+    const j = await run(['decode', '--report', '--json', '--format', 'openai-responses', path]);
+    expect(JSON.parse(j.stderr).citations).toEqual([{ url: cite.url, title: cite.title, source: cite }]);
+    const e = await run(['decode', '--events', '--format', 'openai-responses', path]);
+    expect(e.stdout.split('\n').filter((l) => l.startsWith('{"citation"'))).toEqual([JSON.stringify({ citation: { source: cite, url: cite.url, title: cite.title } })]);
+  });
+
   it('--events: one JSON object per event, comments included', async () => {
     const r = await run(['decode', '--events', '--format', 'sse'], { input: ': hi\n\nevent: t\nid: 7\ndata: a\ndata: b\n\ndata: c\n\n' });
     expect(r.stdout).toBe('{"comment":"hi"}\n{"type":"t","data":"a\\nb","id":"7"}\n{"type":"message","data":"c","id":"7"}\n');

@@ -3,12 +3,13 @@
 // comes in blocks, each begun by `content_block_start` and ended by `content_block_stop` at its
 // `index`: text, thinking (with a `signature_delta` to send back), redacted thinking, `tool_use`
 // (the client's calls, arguments as `input_json_delta` fragments) and `server_tool_use` (the
-// provider's own).
+// provider's own). A `citations_delta` adds a citation (a web search result's, a document's) to
+// the text block it comes in.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
-  CONTEXT_FULL, FILTERED, type FormatSpec, LENGTH, STOP, TOOLS, argsText, callKey, count, errorMessage, errorOfBody, find, ignored, kind, literal,
-  names, reasoningText, sseFormat, stringAt, template, text,
+  CONTEXT_FULL, FILTERED, type FormatSpec, LENGTH, STOP, TOOLS, argsText, callKey, citationOf, count, errorMessage, errorOfBody, find, ignored, kind,
+  literal, member, names, reasoningText, sseFormat, stringAt, template, text,
 } from './describe.js';
 
 const P = {
@@ -22,7 +23,7 @@ const T = /* @__PURE__ */ names({
   thinking: 'thinking_delta', signature: 'signature_delta', json: 'input_json_delta', messageDelta: 'message_delta',
   messageStart: 'message_start', stop: 'message_stop', error: 'error', ping: 'ping', textBlock: 'text',
   thinkingBlock: 'thinking', redacted: 'redacted_thinking', toolUse: 'tool_use', serverToolUse: 'server_tool_use',
-  mcpToolUse: 'mcp_tool_use',
+  mcpToolUse: 'mcp_tool_use', citations: 'citations_delta',
 });
 
 export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
@@ -77,6 +78,11 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
       } else if (doc.is(dt, T.json)) {
         const j = at(P.partialJson);
         if (j >= 0 && key >= 0) sink.onToolArguments(doc, key, j);
+      } else if (doc.is(dt, T.citations)) {
+        // (rare: read whole, no path of its own on every delta's way)
+        // (a web page's is titled by `title`, a document's by `document_title`)
+        const c = citationOf(member(member(doc.whole(), 'delta'), 'citation'), 'url', ['title', 'document_title'], 'cited_text');
+        if (c !== null) sink.onCitation(c);
       }
     } else if (doc.is(t, T.start)) {
       const bt = at(P.blockType);

@@ -8,7 +8,7 @@ import {
   CH_ARGS, CH_OF_KIND, CH_REASONING, CH_TEXT, JK_ARRAY, JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE, MR_CALL, MR_CHOICE,
   MR_KIND, MR_LITERAL, MR_NONE, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES,
 } from '../../core/generated/abi.js';
-import type { BuiltinCallType } from '../message.js';
+import type { BuiltinCallType, Citation } from '../message.js';
 
 /** One event's JSON, as a description reads it: record j of path ids, kinds (JK_*), spans. */
 export interface Doc {
@@ -89,6 +89,8 @@ export interface Sink {
    * none yet); `done`: the call ended.
    */
   onBuiltinCall(doc: Doc, key: number, id: number, name: string, type: BuiltinCallType, args: string, done: boolean): void;
+  /** A source the answer cites, as the description read it from the provider's citation. */
+  onCitation(citation: Citation): void;
   /** The state of the open part call (null when none is open). */
   partCall(): object | null;
   /** JSON text the description made, appended to the open part call's arguments. */
@@ -327,6 +329,29 @@ export function template(rules: readonly QuietRule[], kinds: readonly QuietKind[
 /** The string at record j, or undefined when there is none or it is not a string. */
 export function stringAt(doc: Doc, j: number): string | undefined {
   return j >= 0 && doc.kind(j) === JK_STRING ? doc.string(j) : undefined;
+}
+
+/**
+ * The citation the object `source` is, its address, title and quoted passage at the provider's
+ * keys for them (the title at the first of `titles` that `source` has); null when `source` is not
+ * an object.
+ */
+export function citationOf(source: unknown, url: string, titles: readonly string[], cited?: string): Citation | null {
+  if (!isObj(source)) return null;
+  const c: Citation = { source };
+  const s = (k: string | undefined) => (k !== undefined && typeof source[k] === 'string' ? source[k] : undefined);
+  const u = s(url);
+  const t = s(titles.find((k) => typeof source[k] === 'string'));
+  const q = s(cited);
+  if (u !== undefined) c.url = u;
+  if (t !== undefined) c.title = t;
+  if (q !== undefined) c.citedText = q;
+  return c;
+}
+
+/** The member `key` of the object `o` (undefined when `o` is not an object). */
+export function member(o: unknown, key: string): unknown {
+  return isObj(o) ? o[key] : undefined;
 }
 
 /** The first record of path p, or −1. */

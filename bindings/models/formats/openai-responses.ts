@@ -10,13 +10,14 @@
 // items (`web_search_call`, `code_interpreter_call`, `mcp_call`, …) the provider's own, and
 // `reasoning` items carry the reasoning's text and summary deltas (each summary part begun by
 // `response.reasoning_summary_part.added`, a reasoning block of its own). A refusal comes in
-// `response.refusal.delta` events, apart from the output's text.
+// `response.refusal.delta` events, apart from the output's text; a citation in
+// `response.output_text.annotation.added`.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import type { BuiltinCallType } from '../message.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, type FormatSpec, LENGTH, STOP, callKey, count, errorOfBody, find, ignored, kind, kindText, names, sseFormat, stringAt,
-  template,
+  FILTERED, type FormatSpec, LENGTH, STOP, callKey, citationOf, count, errorOfBody, find, ignored, kind, kindText, member, names, sseFormat,
+  stringAt, template,
 } from './describe.js';
 
 const P = {
@@ -31,6 +32,7 @@ const T = /* @__PURE__ */ names({
   argsDone: 'response.function_call_arguments.done', functionCall: 'function_call', reasoningItem: 'reasoning',
   message: 'message', refusal: 'response.refusal.delta', customCall: 'custom_tool_call', input: 'response.custom_tool_call_input.delta',
   inputDone: 'response.custom_tool_call_input.done', summaryPart: 'response.reasoning_summary_part.added',
+  annotation: 'response.output_text.annotation.added',
 });
 
 export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
@@ -69,6 +71,11 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
     } else if (doc.is(t, T.reasoning) || doc.is(t, T.summary)) {
       const d = at(P.delta);
       if (d >= 0 && doc.kind(d) === JK_STRING) sink.onReasoning(doc, d);
+    } else if (doc.is(t, T.annotation)) {
+      // (rare: read whole; a file's citation is titled by its file's name)
+      const a = member(doc.whole(), 'annotation');
+      const c = citationOf(a, 'url', ['title', 'filename']);
+      if (c !== null) sink.onCitation(c);
     } else if (doc.is(t, T.summaryPart)) {
       // (each part of a reasoning summary is a block of its own: its text does not run on from the last part's)
       sink.onReasoningEnd();

@@ -1,0 +1,110 @@
+// The sources an answer cites: Anthropic's `citations_delta` (a web search result's location, a
+// document's characters) and Responses' `response.output_text.annotation.added` (a URL, a file).
+// ModelStream keeps each, with its address, title and quoted passage and the provider's citation
+// as sent, in the order they came, apart from the text, whatever the reads; the report and
+// ModelEventReader's readings have them; they count toward maxReasoningBytes. A relay in the
+// same format passes them as they came.
+import { describe, expect, it } from 'vitest';
+import { type Citation, ModelEventReader, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
+import { standardChunkings } from '../helpers/random.js';
+import { anthropicFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
+
+const enc = new TextEncoder();
+const sse = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+
+const WEB = { type: 'web_search_result_location', cited_text: 'Zürich is "the largest" city… 🚀', url: 'https://example.org/z?a=1&b=2', title: 'Zürich', encrypted_index: 'Eo8BCioIAhgBIiQ=' };
+const DOC = { type: 'char_location', cited_text: 'The grass is green.', document_index: 0, document_title: 'Facts "A"', start_char_index: 0, end_char_index: 20 };
+const block = (index: number, start: Record<string, unknown>, deltas: Record<string, unknown>[]) => sse({ type: 'content_block_start', index, content_block: start })
+  + deltas.map((delta) => sse({ type: 'content_block_delta', index, delta })).join('') + sse({ type: 'content_block_stop', index });
+const anthropic = sse({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } } })
+  + block(0, { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} }, [{ type: 'input_json_delta', partial_json: '{"query":"zürich"}' }])
+  + block(1, { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: WEB.url, title: WEB.title, encrypted_content: 'x', page_age: null }] }, [])
+  + block(2, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Per the sources, ' }])
+  + block(3, { type: 'text', text: '', citations: [] }, [{ type: 'citations_delta', citation: WEB }, { type: 'text_delta', text: 'Zürich is the largest.' }])
+  + block(4, { type: 'text', text: '', citations: [] }, [{ type: 'citations_delta', citation: DOC }, { type: 'text_delta', text: ' Grass is green.' }])
+  + sse({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 30 } })
+  + sse({ type: 'message_stop' });
+const ANTHROPIC: Citation[] = [
+  { url: WEB.url, title: 'Zürich', citedText: WEB.cited_text, source: WEB },
+  { title: 'Facts "A"', citedText: DOC.cited_text, source: DOC },
+];
+
+const URL_CITE = { type: 'url_citation', url: 'https://example.org/é', title: 'Café "B"', start_index: 4, end_index: 9 };
+const FILE_CITE = { type: 'file_citation', file_id: 'file-1', filename: 'notes.pdf', index: 12 };
+const responses = sse({ type: 'response.created', response: { id: 'resp_1', status: 'in_progress', output: [] } })
+  + sse({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'See café, and notes.' })
+  + sse({ type: 'response.output_text.annotation.added', item_id: 'msg_1', output_index: 0, content_index: 0, annotation_index: 0, annotation: URL_CITE })
+  + sse({ type: 'response.output_text.annotation.added', item_id: 'msg_1', output_index: 0, content_index: 0, annotation_index: 1, annotation: FILE_CITE })
+  + sse({ type: 'response.completed', response: { id: 'resp_1', status: 'completed', output: [] } });
+const RESPONSES: Citation[] = [
+  { url: URL_CITE.url, title: 'Café "B"', source: URL_CITE },
+  { title: 'notes.pdf', source: FILE_CITE },
+];
+
+const CASES = [
+  { format: 'anthropic' as const, body: anthropic, text: 'Per the sources, Zürich is the largest. Grass is green.', citations: ANTHROPIC },
+  { format: 'openai-responses' as const, body: responses, text: 'See café, and notes.', citations: RESPONSES },
+];
+
+describe('citations', () => {
+  for (const { format, body, text, citations } of CASES) {
+    const bytes = enc.encode(body);
+    for (const raw of [false, true]) {
+      it(`${format}${raw ? ', raw' : ''}: ModelStream keeps each, apart from the text, whatever the reads`, () => {
+        for (const chunks of standardChunkings(bytes)) {
+          const m = new ModelStream({ format, raw });
+          let got = '';
+          for (const c of chunks) got += m.push(c);
+          got += m.flush();
+          expect(got).toBe(text);
+          expect(m.citations).toEqual(citations);
+          expect(m.finish().citations).toEqual(citations);
+        }
+      });
+    }
+
+    it(`${format}: ModelEventReader has each in the reading of its own event only`, () => {
+      const r = new ModelEventReader({ format });
+      const got = body.split(/(?<=\n\n)/).map((e) => r.read(e.slice(e.indexOf('data: ') + 6, -2)).citations);
+      expect(got.flatMap((c) => c ?? [])).toEqual(citations);
+      expect(got.filter((c) => c !== undefined)).toEqual(citations.map((c) => [c]));
+    });
+
+    it(`${format}: the citations count toward maxReasoningBytes, the event that passes it stops the stream at its data`, () => {
+      const first = enc.encode(JSON.stringify(citations[0].source)).length;
+      const second = body.indexOf(JSON.stringify(citations[1].source));
+      const at = enc.encode(body.slice(0, body.lastIndexOf('data: ', second) + 6)).length;
+      for (const chunks of standardChunkings(bytes)) {
+        const m = new ModelStream({ format, maxReasoningBytes: first + 10 });
+        let err: unknown;
+        try {
+          for (const c of chunks) m.push(c);
+          m.flush();
+        } catch (e) {
+          err = e;
+        }
+        expect(err).toBeInstanceOf(ModelStreamError);
+        expect(err).toMatchObject({ code: 'ERR_REASONING_TOO_LONG', offset: at });
+        expect(m.citations).toEqual([citations[0]]);
+      }
+    });
+  }
+
+  it('a stream with none: no citations, and none in the report', () => {
+    const m = new ModelStream({ format: 'openai-responses' });
+    m.push(enc.encode(responses.split(/(?<=\n\n)/).filter((e) => !e.includes('annotation.added')).join('')));
+    m.flush();
+    expect(m.citations).toEqual([]);
+    expect('citations' in m.finish()).toBe(false);
+  });
+
+  it('Anthropic relayed to Anthropic: the Anthropic SDK has the citations on their text blocks, at every cut', async () => {
+    const got = await sameAtEveryCut(enc.encode(anthropic), () => new SseRelay({ from: 'anthropic', to: 'anthropic' }), async (b) => {
+      const msg = await anthropicFinal(b);
+      return msg.content.flatMap((c) => (c.type === 'text' ? [{ text: c.text, citations: c.citations ?? [] }] : []));
+    });
+    expect(got).toEqual([
+      { text: 'Per the sources, ', citations: [] }, { text: 'Zürich is the largest.', citations: [WEB] }, { text: ' Grass is green.', citations: [DOC] },
+    ]);
+  });
+});
