@@ -202,6 +202,13 @@ function shaped(dialect, status, value) {
   return { type: 'error', error: { type: ANTHROPIC_ERRORS[status] ?? (type === 'overloaded' ? 'overloaded_error' : 'api_error'), message } };
 }
 
+/**
+ * Whether a client's connection is closed: its socket destroyed (Node destroys it in the tick it
+ * reads the client's reset) though the response's 'close' comes in a later tick. A read of the
+ * upstream in that tick is not relayed to it: the stream ends as the client's leaving ends it.
+ */
+const clientGone = (res) => res.destroyed || res.socket?.destroyed === true;
+
 function sendJson(res, status, value, extraHeaders) {
   if (res.headersSent) return void res.destroy();
   const body = JSON.stringify(status >= 400 ? shaped(dialects.get(res), status, value) : value);
@@ -680,6 +687,7 @@ export function createGateway(options = {}) {
         const end = () => {
           take(); // the reads of this tick first
           if (ended) return;
+          if (clientGone(res)) return void this.abort();
           const tail = Buffer.from(relay.flush()); // a copy: the view is the relay's
           this.status = relayedStatus(relay, m, 'failed');
           if (relay.status === 'truncated') {
@@ -704,6 +712,10 @@ export function createGateway(options = {}) {
         let burstBytes = 0;
         const take = () => {
           if (burst.length === 0 || ended) return;
+          if (clientGone(res)) {
+            burst.length = 0;
+            return void this.abort();
+          }
           const chunk = burst.length === 1 ? burst[0] : Buffer.concat(burst, burstBytes);
           burst.length = 0;
           burstBytes = 0;
@@ -838,9 +850,14 @@ export function createGateway(options = {}) {
       sendJson(this.res, 200, answer);
     }
 
-    /** The client left: abort the upstream request (its socket is destroyed with it). */
+    /**
+     * The client left before its answer was all handed to its connection: abort the upstream
+     * request (its socket is destroyed with it). The stream counts as aborted, whatever the upstream
+     * did (the client did not get its end), unless a timeout had ended it.
+     */
     abort() {
       this.left = true;
+      if (!this.expired) this.status = 'aborted';
       this.stopUpstream();
     }
 

@@ -1,0 +1,179 @@
+// The ends of a stream through the gateway, each on real sockets with its exact outcome: a client
+// that leaves in the same tick as the upstream's end (in either order, and after the end before
+// it took its answer); backpressure when the stream ends (the client leaves, or the upstream
+// fails, while the gateway waits for 'drain'); an upstream whose answer breaks off, in each client
+// format; and what flush() and abort() of the relay are used for.
+//
+// A moment inside the gateway is reached without timing: the gateway's connections to its upstream
+// are seen as they open (net.connect's diagnostics channel), so that a listener ahead of the
+// gateway's own sees the read that ends the upstream's body, and the gateway's side of each client
+// connection is taken from its server's 'request' event. Destroying that socket is what Node does
+// when it reads the client's reset.
+import diagnostics from 'node:diagnostics_channel';
+import { request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { afterEach, describe, expect, test } from 'vitest';
+import { chat, closeGateway, metricsAt, startGateway, type Running } from './support.js';
+
+const enc = new TextEncoder();
+const b = (s: string) => enc.encode(s);
+const chunk = (content: string) => `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]}\n\n`;
+const DONE = 'data: [DONE]\n\n';
+
+let g: Running | undefined;
+let unsubscribe: (() => void) | undefined;
+afterEach(async () => {
+  unsubscribe?.();
+  unsubscribe = undefined;
+  await closeGateway(g);
+  g = undefined;
+});
+
+/** Calls `each` with each connection the gateway opens to its upstream, once it is connected (before the request is written). */
+function upstreamSockets(r: Running, each: (s: Socket) => void): void {
+  const port = Number(new URL(r.up.url).port);
+  const on = (m: unknown) => {
+    const s = (m as { socket: Socket }).socket;
+    s.once('connect', () => { if (s.remotePort === port) each(s); });
+  };
+  diagnostics.subscribe('net.client.socket', on);
+  unsubscribe = () => diagnostics.unsubscribe('net.client.socket', on);
+}
+
+interface Served { res: ServerResponse; late: string[] }
+
+/**
+ * The gateway's side of each client's answer, as its handler gets it, with `late`: the writes the
+ * gateway made to it after its connection was destroyed.
+ */
+function served(r: Running): Served[] {
+  const all: Served[] = [];
+  r.gw.server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    const s: Served = { res, late: [] };
+    all.push(s);
+    for (const k of ['write', 'end'] as const) {
+      const f = res[k] as (...a: unknown[]) => unknown;
+      (res as unknown as Record<string, unknown>)[k] = function (this: ServerResponse, ...a: unknown[]) {
+        if (res.destroyed || res.socket?.destroyed === true) s.late.push(k);
+        return f.apply(this, a);
+      };
+    }
+  });
+  return all;
+}
+
+/** POSTs a streamed request (`path`: the client's API); resolves every byte the client got before its connection ended, and how it ended. */
+function stream(url: string, model: string, path = '/v1/chat/completions'): { got: Promise<{ body: string; how: string }>; req: ReturnType<typeof request> } {
+  const payload = Buffer.from(JSON.stringify({ ...chat(model), max_tokens: 16 }));
+  let body = '';
+  let req!: ReturnType<typeof request>;
+  const got = new Promise<{ body: string; how: string }>((resolve) => {
+    req = request(`${url}${path}`, { method: 'POST', agent: false, headers: { 'content-length': payload.length } }, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (s: string) => { body += s; });
+      res.on('end', () => resolve({ body, how: 'end' }));
+      res.on('error', (e: NodeJS.ErrnoException) => resolve({ body, how: e.code ?? e.message }));
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => resolve({ body, how: e.code ?? e.message }));
+    req.end(payload);
+  });
+  return { got, req };
+}
+
+/** The counters of a gateway's metrics that are not 0 (histogram buckets left out). */
+async function counted(r: Running): Promise<Record<string, number>> {
+  const m = await metricsAt(`${r.url}/metrics`);
+  // (less the connection that asked for them)
+  return Object.fromEntries([...m].filter(([k, v]) => v !== 0 && !k.includes('_bucket') && !k.startsWith('llm_stream_pending_bytes') && k !== 'gateway_connections_open'));
+}
+
+/** After a stream: no upstream socket, no stream, no byte held, no connection. */
+async function nothingLeft(r: Running): Promise<void> {
+  await r.up.noSockets();
+  await expect.poll(() => r.gw.stats()).toEqual({ streams: 0, pendingBytes: 0, coreBytes: 0, connections: 0 });
+}
+
+describe('a client that leaves in the same tick as the upstream\'s end', () => {
+  /**
+   * An upstream that writes one event, then (when released) its last event, [DONE] and the end of
+   * its body; `leave` runs in the tick the gateway reads that end: before the gateway's listener
+   * sees the read, or right after it.
+   */
+  async function race(order: 'before' | 'after') {
+    const r = g = await startGateway();
+    const answers = served(r);
+    upstreamSockets(r, (s) => {
+      s.prependListener('data', (d: Buffer) => {
+        if (!d.toString('latin1').endsWith('0\r\n\r\n')) return; // (the read that ends the chunked body)
+        const leave = () => answers[0].res.socket!.destroy();
+        if (order === 'before') leave(); else process.nextTick(leave);
+      });
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => { release = resolve; });
+    r.up.scripts.set('m', {
+      write: async (res: ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(chunk('un '));
+        await released;
+        res.end(chunk('deux') + DONE);
+      },
+    });
+    const { got } = stream(r.url, 'm');
+    await expect.poll(() => answers[0]?.res.headersSent === true && answers[0].res.writableLength === 0 && r.gw.stats().streams === 1).toBe(true);
+    release();
+    const client = await got;
+    await nothingLeft(r);
+    return { client, late: answers[0].late, metrics: await counted(r), log: r.log };
+  }
+
+  test('the client\'s reset read first: the upstream\'s end is not relayed to a closed socket, and the stream counts as aborted', async () => {
+    const { client, late, metrics, log } = await race('before');
+    expect(client).toEqual({ body: chunk('un '), how: 'ECONNRESET' });
+    expect(late).toEqual([]); // nothing written to the closed connection
+    expect(log).toEqual([]);
+    expect(metrics).toEqual({
+      'llm_streams_total{status="aborted"}': 1,
+      llm_bytes_in_total: b(chunk('un ')).length, // (the last read was not relayed: its client had gone)
+      llm_bytes_out_total: b(chunk('un ')).length,
+      llm_events_in_total: 1,
+      llm_events_out_total: 1,
+    });
+  });
+
+  test('the upstream\'s end read first: the client has its whole answer, and the stream counts as done', async () => {
+    const { client, late, metrics, log } = await race('after');
+    expect(client).toEqual({ body: chunk('un ') + chunk('deux') + DONE, how: 'end' });
+    expect(late).toEqual([]);
+    expect(log).toEqual([]);
+    const all = b(chunk('un ') + chunk('deux') + DONE).length;
+    expect(metrics).toEqual({
+      'llm_streams_total{status="done"}': 1, llm_bytes_in_total: all, llm_bytes_out_total: all, llm_events_in_total: 3, llm_events_out_total: 3,
+    });
+  });
+
+  test('a client that leaves after the upstream\'s end, its answer still in the gateway\'s buffer: aborted, not done', async () => {
+    // (a high-water mark over the whole answer: the gateway reads it all, and holds what the connection does not take)
+    const r = g = await startGateway({ highWaterMark: 64 * 1024 * 1024 });
+    const answers = served(r);
+    const event = chunk('z'.repeat(4000));
+    const n = 4096; // 16 MiB: more than the connection's buffers on loopback take
+    r.up.scripts.set('m', {
+      write: async (res: ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (let i = 0; i < n; i += 16) if (!res.write(event.repeat(16))) await new Promise((w) => res.once('drain', w));
+        res.end(DONE);
+      },
+    });
+    const { req } = stream(r.url, 'm');
+    req.on('response', (res: IncomingMessage) => res.pause()); // the client reads nothing
+    await expect.poll(() => answers[0]?.res.writableEnded === true, { timeout: 30_000 }).toBe(true);
+    expect(answers[0].res.writableLength).toBeGreaterThan(0); // the end is written, not taken
+    req.destroy();
+    await nothingLeft(r);
+    expect(answers[0].late).toEqual([]);
+    const m = await counted(r);
+    expect(m['llm_streams_total{status="aborted"}']).toBe(1);
+    expect(m['llm_streams_total{status="done"}']).toBeUndefined();
+  });
+});
