@@ -657,7 +657,8 @@ export function createGateway(options = {}) {
           clearTimeout(timer);
           this.upRes = r;
           this.heard = tick;
-          if (this.closed || this.left || this.expired) { r.destroy(); resolve(null); } else resolve(r);
+          // (a client whose connection closed in this tick gets no head: its 'close' aborts the rest)
+          if (this.closed || this.left || this.expired || clientGone(this.res)) { r.destroy(); resolve(null); } else resolve(r);
         }, (err) => {
           clearTimeout(timer);
           this.failed(err);

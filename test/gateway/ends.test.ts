@@ -51,7 +51,7 @@ function served(r: Running): Served[] {
   r.gw.server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     const s: Served = { res, late: [] };
     all.push(s);
-    for (const k of ['write', 'end'] as const) {
+    for (const k of ['writeHead', 'write', 'end'] as const) {
       const f = res[k] as (...a: unknown[]) => unknown;
       (res as unknown as Record<string, unknown>)[k] = function (this: ServerResponse, ...a: unknown[]) {
         if (res.destroyed || res.socket?.destroyed === true) s.late.push(k);
@@ -150,6 +150,31 @@ describe('a client that leaves in the same tick as the upstream\'s end', () => {
     expect(metrics).toEqual({
       'llm_streams_total{status="done"}': 1, llm_bytes_in_total: all, llm_bytes_out_total: all, llm_events_in_total: 3, llm_events_out_total: 3,
     });
+  });
+
+  test.each(['with its first event', 'alone'] as const)('the client\'s reset read in the tick the upstream\'s head arrives (%s): nothing written, the upstream request aborted', async (what) => {
+    const r = g = await startGateway();
+    const answers = served(r);
+    upstreamSockets(r, (s) => {
+      s.prependListener('data', (d: Buffer) => {
+        if (d.toString('latin1').startsWith('HTTP/1.1 200')) answers[0].res.socket!.destroy();
+      });
+    });
+    let upstreamClosed!: Promise<void>;
+    r.up.scripts.set('m', {
+      write: (res: ServerResponse) => {
+        upstreamClosed = new Promise((resolve) => res.on('close', resolve));
+        // the head (and the first event) in one write, then nothing: a model thinking
+        res.socket!.write(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n${what === 'alone' ? '' : `${b(chunk('un ')).length.toString(16)}\r\n${chunk('un ')}\r\n`}`);
+      },
+    });
+    const { got } = stream(r.url, 'm');
+    expect(await got).toEqual({ body: '', how: 'ECONNRESET' });
+    await upstreamClosed;
+    await nothingLeft(r);
+    expect(answers[0].late).toEqual([]);
+    expect(r.log).toEqual([]);
+    expect(await counted(r)).toEqual({ 'llm_streams_total{status="aborted"}': 1 });
   });
 
   test('a client that leaves after the upstream\'s end, its answer still in the gateway\'s buffer: aborted, not done', async () => {
