@@ -224,11 +224,18 @@ export class DocReader implements Doc, Sink {
     if (done && !call.done) this.ended(call);
   }
 
-  onCitation(citation: Citation): void {
+  onCitation(citation: Citation, once = false): void {
     if (!this.owner!.keeps) return;
+    const m = this.said;
+    const json = JSON.stringify(citation.source);
+    if (once) {
+      const seen = (m.cited ??= new Set());
+      if (seen.has(json)) return;
+      seen.add(json);
+    }
     // (counted with the reasoning: what a stream keeps beside its answer and calls)
-    if (!this.reasoningRoom(utf8Length(JSON.stringify(citation.source)))) return;
-    this.said.citations.push(citation);
+    if (!this.reasoningRoom(utf8Length(json))) return;
+    m.citations.push(citation);
   }
 
   onPartArguments(text: string): void {

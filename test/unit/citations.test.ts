@@ -1,12 +1,14 @@
 // The sources an answer cites: Anthropic's `citations_delta` (a web search result's location, a
-// document's characters) and Responses' `response.output_text.annotation.added` (a URL, a file).
+// document's characters), Responses' `response.output_text.annotation.added` (a URL, a file),
+// Gemini's grounding and citation metadata, and Bedrock's `delta.citation`.
 // ModelStream keeps each, with its address, title and quoted passage and the provider's citation
 // as sent, in the order they came, apart from the text, whatever the reads; the report and
 // ModelEventReader's readings have them; they count toward maxReasoningBytes. A relay in the
 // same format passes them as they came.
 import { describe, expect, it } from 'vitest';
 import { type Citation, ModelEventReader, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
-import { standardChunkings } from '../helpers/random.js';
+import { encodeMessage } from '../helpers/bedrock-fixtures.js';
+import { concat, standardChunkings } from '../helpers/random.js';
 import { anthropicFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
 
 const enc = new TextEncoder();
@@ -41,13 +43,36 @@ const RESPONSES: Citation[] = [
   { title: 'notes.pdf', source: FILE_CITE },
 ];
 
+const GROUNDED = { uri: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbF9', title: 'example.org' };
+const RETRIEVED = { uri: 'gs://bucket/doc.pdf', title: 'Doc "C"', text: 'A passage, é.' };
+const SOURCE = { startIndex: 0, endIndex: 10, uri: 'https://x.org/a', license: '' };
+const gem = (o: unknown) => `data: ${JSON.stringify(o)}\r\n\r\n`;
+const cand = (parts: string, more: Record<string, unknown> = {}, index = 0) => ({ content: { parts: [{ text: parts }], role: 'model' }, index, ...more });
+const gemini = gem({ candidates: [cand('Zürich ')], usageMetadata: { promptTokenCount: 5 }, modelVersion: 'gemini-2.5-flash' })
+  + gem({ candidates: [cand('is large.', { citationMetadata: { citationSources: [SOURCE] } }), cand('other', { groundingMetadata: { groundingChunks: [{ web: { uri: 'https://not.followed', title: 'no' } }] } }, 1)] })
+  // (the same source said again by a later chunk: kept once)
+  + gem({ candidates: [cand(' Done.', {
+    finishReason: 'STOP', citationMetadata: { citationSources: [SOURCE] },
+    groundingMetadata: {
+      searchEntryPoint: { renderedContent: '<div>…</div>' }, webSearchQueries: ['zürich size'],
+      groundingChunks: [{ web: GROUNDED }, { retrievedContext: RETRIEVED }],
+      groundingSupports: [{ segment: { startIndex: 0, endIndex: 16, text: 'Zürich is large.' }, groundingChunkIndices: [0], confidenceScores: [0.9] }],
+    },
+  })], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 6, totalTokenCount: 11 } });
+const GEMINI: Citation[] = [
+  { url: SOURCE.uri, source: SOURCE },
+  { url: GROUNDED.uri, title: GROUNDED.title, source: { web: GROUNDED } },
+  { url: RETRIEVED.uri, title: RETRIEVED.title, citedText: RETRIEVED.text, source: { retrievedContext: RETRIEVED } },
+];
+
 const CASES = [
-  { format: 'anthropic' as const, body: anthropic, text: 'Per the sources, Zürich is the largest. Grass is green.', citations: ANTHROPIC },
-  { format: 'openai-responses' as const, body: responses, text: 'See café, and notes.', citations: RESPONSES },
+  { format: 'anthropic' as const, body: anthropic, text: 'Per the sources, Zürich is the largest. Grass is green.', citations: ANTHROPIC, groups: [1, 1] },
+  { format: 'openai-responses' as const, body: responses, text: 'See café, and notes.', citations: RESPONSES, groups: [1, 1] },
+  { format: 'gemini' as const, body: gemini, text: 'Zürich is large. Done.', citations: GEMINI, groups: [1, 2] },
 ];
 
 describe('citations', () => {
-  for (const { format, body, text, citations } of CASES) {
+  for (const { format, body, text, citations, groups } of CASES) {
     const bytes = enc.encode(body);
     for (const raw of [false, true]) {
       it(`${format}${raw ? ', raw' : ''}: ModelStream keeps each, apart from the text, whatever the reads`, () => {
@@ -65,9 +90,9 @@ describe('citations', () => {
 
     it(`${format}: ModelEventReader has each in the reading of its own event only`, () => {
       const r = new ModelEventReader({ format });
-      const got = body.split(/(?<=\n\n)/).map((e) => r.read(e.slice(e.indexOf('data: ') + 6, -2)).citations);
+      const got = body.split(/(?<=\n\r?\n)/).map((e) => r.read(e.slice(e.indexOf('data: ') + 6).trimEnd()).citations);
       expect(got.flatMap((c) => c ?? [])).toEqual(citations);
-      expect(got.filter((c) => c !== undefined)).toEqual(citations.map((c) => [c]));
+      expect(got.filter((c) => c !== undefined).map((c) => c.length)).toEqual(groups);
     });
 
     it(`${format}: the citations count toward maxReasoningBytes, the event that passes it stops the stream at its data`, () => {
@@ -106,5 +131,51 @@ describe('citations', () => {
     expect(got).toEqual([
       { text: 'Per the sources, ', citations: [] }, { text: 'Zürich is the largest.', citations: [WEB] }, { text: ' Grass is green.', citations: [DOC] },
     ]);
+  });
+});
+
+describe("Bedrock's citations", () => {
+  const DOC_CITE = { title: 'Doc "D"', sourceContent: [{ text: 'A passage, ' }, { text: 'é.' }], location: { documentChar: { documentIndex: 0, start: 0, end: 13 } } };
+  const WEB_CITE = { title: 'Web', location: { web: { url: 'https://e.org/z', domain: 'e.org' } } };
+  const msgs = [
+    { event: 'messageStart', payload: '{"role":"assistant","p":"abc"}' },
+    { event: 'contentBlockDelta', payload: '{"contentBlockIndex":0,"delta":{"text":"Zürich is large."},"p":"ab"}' },
+    { event: 'contentBlockDelta', payload: JSON.stringify({ contentBlockIndex: 0, delta: { citation: DOC_CITE }, p: 'a' }) },
+    { event: 'contentBlockDelta', payload: JSON.stringify({ contentBlockIndex: 0, delta: { citation: WEB_CITE }, p: 'a' }) },
+    { event: 'contentBlockStop', payload: '{"contentBlockIndex":0,"p":"abcd"}' },
+    { event: 'messageStop', payload: '{"stopReason":"end_turn","p":"ab"}' },
+    { event: 'metadata', payload: '{"usage":{"inputTokens":5,"outputTokens":6,"totalTokens":11},"metrics":{"latencyMs":9},"p":"a"}' },
+  ];
+  const parts = msgs.map(encodeMessage);
+  const bytes = concat(parts);
+  const BEDROCK: Citation[] = [
+    { title: 'Doc "D"', citedText: 'A passage, é.', source: DOC_CITE },
+    { url: 'https://e.org/z', title: 'Web', source: WEB_CITE },
+  ];
+
+  for (const raw of [false, true]) {
+    it(`ModelStream keeps each${raw ? ', raw' : ''}, whatever the reads`, () => {
+      for (const chunks of standardChunkings(bytes)) {
+        const m = new ModelStream({ format: 'bedrock', raw });
+        let got = '';
+        for (const c of chunks) got += m.push(c);
+        got += m.flush();
+        expect(got).toBe('Zürich is large.');
+        expect(m.citations).toEqual(BEDROCK);
+      }
+    });
+  }
+
+  it('past maxReasoningBytes: ERR_REASONING_TOO_LONG at the message that passes it', () => {
+    const first = enc.encode(JSON.stringify(DOC_CITE)).length;
+    const at = parts.slice(0, 3).reduce((n, p) => n + p.length, 0);
+    for (const chunks of standardChunkings(bytes)) {
+      const m = new ModelStream({ format: 'bedrock', maxReasoningBytes: first + 10 });
+      expect(() => {
+        for (const c of chunks) m.push(c);
+        m.flush();
+      }).toThrow(expect.objectContaining({ code: 'ERR_REASONING_TOO_LONG', offset: at }));
+      expect(m.citations).toEqual([BEDROCK[0]]);
+    }
   });
 });

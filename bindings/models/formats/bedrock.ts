@@ -8,19 +8,20 @@
 // its arguments are then `{}`), ended by `contentBlockStop` (a start whose `type` is
 // `server_tool_use` begins a call of a tool Bedrock runs itself: the provider's, not the
 // client's); `messageStop {stopReason}` completes the stream, and the `metadata {usage, metrics}`
-// event after it is still read for its usage. An exception message (`:message-type: exception`) is
+// event after it is still read for its usage. A `delta.citation` is a source the answer cites. An exception message (`:message-type: exception`) is
 // the provider's error.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { anthropic } from './anthropic.js';
 import { compilePaths } from '../paths.js';
 import {
-  CONTEXT_FULL, FILTERED, type FormatSpec, LENGTH, type ProviderError, STOP, TOOLS, argsText, ascii, callKey, count, errorOfBody, find, never, reasoningText,
-  template, text,
+  CONTEXT_FULL, FILTERED, type FormatSpec, LENGTH, type ProviderError, STOP, TOOLS, argsText, ascii, callKey, citationOf, count, errorOfBody, find, member, never,
+  reasoningText, template, text,
 } from './describe.js';
+import type { Citation } from '../message.js';
 
 const P = {
   text: 0, input: 1, reasoning: 2, signature: 3, redacted: 4, deltaIndex: 5, startIndex: 6, toolUseId: 7, toolName: 8, stopIndex: 9,
-  stopReason: 10, usage: 11, messageStart: 12, blockStart: 13, blockStop: 14, messageStop: 15, metadata: 16, toolType: 17,
+  stopReason: 10, usage: 11, messageStart: 12, blockStart: 13, blockStop: 14, messageStop: 15, metadata: 16, toolType: 17, citation: 18,
 } as const;
 const SERVER_TOOL = /* @__PURE__ */ ascii('server_tool_use');
 
@@ -80,10 +81,12 @@ export const bedrock: FormatSpec = {
     'contentBlockDelta.contentBlockIndex', 'contentBlockStart.contentBlockIndex', 'contentBlockStart.start.toolUse.toolUseId',
     'contentBlockStart.start.toolUse.name', 'contentBlockStop.contentBlockIndex', 'messageStop.stopReason', 'metadata.usage', 'messageStart',
     'contentBlockStart', 'contentBlockStop', 'messageStop', 'metadata', 'contentBlockStart.start.toolUse.type',
+    'contentBlockDelta.delta.citation',
   ]),
   // a contentBlockDelta of text, reasoning text, or the current call's input (its padding `p` ignored)
   template: /* @__PURE__ */ template([
     text, argsText, reasoningText, never, never, callKey, never, never, never, never, never, never, never, never, never, never, never, never,
+    never,
   ]),
   read(doc, sink) {
     const at = (p: number) => find(doc, p);
@@ -116,6 +119,10 @@ export const bedrock: FormatSpec = {
         sink.onToolCallsEnd();
         sink.onDone();
       } else if (p === P.usage && doc.kind(j) === JK_OBJECT) sink.onUsage(doc.value(j) as Record<string, unknown>);
+      else if (p === P.citation && doc.kind(j) === JK_OBJECT) {
+        const c = bedrockCitation(doc.value(j));
+        if (c !== null) sink.onCitation(c);
+      }
     }
   },
   trailer(doc, sink) {
@@ -123,6 +130,23 @@ export const bedrock: FormatSpec = {
     if (u >= 0 && doc.kind(u) === JK_OBJECT) sink.onUsage(doc.value(u) as Record<string, unknown>);
   },
 };
+
+/**
+ * A `citation` delta: `{title?, source?, sourceContent?: [{text}], location?}`, its address a web
+ * location's `url`, its quoted passage the source content's text.
+ */
+function bedrockCitation(source: unknown): Citation | null {
+  const c = citationOf(source, undefined, ['title']);
+  if (c === null) return null;
+  const url = member(member(member(source, 'location'), 'web'), 'url');
+  if (typeof url === 'string') c.url = url;
+  const quoted = member(source, 'sourceContent');
+  if (Array.isArray(quoted)) {
+    const texts = quoted.map((q) => member(q, 'text')).filter((t): t is string => typeof t === 'string');
+    if (texts.length !== 0) c.citedText = texts.join('');
+  }
+  return c;
+}
 
 /**
  * InvokeModelWithResponseStream of a Claude model: the same binary event stream, whose `chunk`

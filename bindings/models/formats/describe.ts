@@ -89,8 +89,11 @@ export interface Sink {
    * none yet); `done`: the call ended.
    */
   onBuiltinCall(doc: Doc, key: number, id: number, name: string, type: BuiltinCallType, args: string, done: boolean): void;
-  /** A source the answer cites, as the description read it from the provider's citation. */
-  onCitation(citation: Citation): void;
+  /**
+   * A source the answer cites, as the description read it from the provider's citation; `once`:
+   * not kept when the stream has a citation of the same source (the same JSON) already.
+   */
+  onCitation(citation: Citation, once?: boolean): void;
   /** The state of the open part call (null when none is open). */
   partCall(): object | null;
   /** JSON text the description made, appended to the open part call's arguments. */
@@ -336,7 +339,7 @@ export function stringAt(doc: Doc, j: number): string | undefined {
  * keys for them (the title at the first of `titles` that `source` has); null when `source` is not
  * an object.
  */
-export function citationOf(source: unknown, url: string, titles: readonly string[], cited?: string): Citation | null {
+export function citationOf(source: unknown, url: string | undefined, titles: readonly string[], cited?: string): Citation | null {
   if (!isObj(source)) return null;
   const c: Citation = { source };
   const s = (k: string | undefined) => (k !== undefined && typeof source[k] === 'string' ? source[k] : undefined);

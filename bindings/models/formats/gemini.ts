@@ -10,18 +10,19 @@
 // chunk whose followed candidate has a `finishReason` (or whose prompt was blocked,
 // `promptFeedback.blockReason`) completes the stream, with the usage of that chunk
 // (`usageMetadata`, running totals in every chunk, whole in the last); an `{"error": …}` chunk is
-// the provider's error.
+// the provider's error. A candidate's `groundingMetadata` and `citationMetadata` name the sources
+// it cites.
 import { JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, type Doc, type Sink, type FinishWords, type FormatSpec, LENGTH, NULL, type ProviderError, STOP, choice, count, errorOfBody, find, ignored, never,
-  noneOf, providerError, scope, sseFormat, stringAt, strings, template, text,
+  FILTERED, type Doc, type Sink, type FinishWords, type FormatSpec, LENGTH, NULL, type ProviderError, STOP, choice, citationOf, count, errorOfBody, find,
+  ignored, member, never, noneOf, providerError, scope, sseFormat, stringAt, strings, template, text,
 } from './describe.js';
 
 const P = {
   index: 0, text: 1, thought: 2, signature: 3, call: 4, callName: 5, callArgs: 6, callId: 7, finish: 8, usage: 9, blockReason: 10,
   error: 11, errorMessage: 12, errorStatus: 13, candidate: 14, part: 15, callContinues: 16, partial: 17, partialPath: 18, partialString: 19,
-  partialNumber: 20, partialBool: 21, partialNull: 22, partialContinues: 23,
+  partialNumber: 20, partialBool: 21, partialNull: 22, partialContinues: 23, grounding: 24, citing: 25,
 } as const;
 
 /** A finish reason that names no filter and no limit. */
@@ -82,11 +83,13 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     'candidates[*].content.parts[*].functionCall.partialArgs[*].jsonPath', 'candidates[*].content.parts[*].functionCall.partialArgs[*].stringValue',
     'candidates[*].content.parts[*].functionCall.partialArgs[*].numberValue', 'candidates[*].content.parts[*].functionCall.partialArgs[*].boolValue',
     'candidates[*].content.parts[*].functionCall.partialArgs[*].nullValue', 'candidates[*].content.parts[*].functionCall.partialArgs[*].willContinue',
+    'candidates[*].groundingMetadata', 'candidates[*].citationMetadata',
   ]),
   // a chunk of one text part of the followed candidate (the running usage ignored: the last chunk's is read)
   template: /* @__PURE__ */ template([
     choice, text, /* @__PURE__ */ noneOf(JK_TRUE), strings, never, never, never, never, { role: 'none', ignore: NULL }, ignored, never,
     { role: 'none', ignore: NULL }, ignored, ignored, scope, ignored, never, never, never, never, never, never, never, never,
+    { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -120,6 +123,10 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
         const p = doc.path(e);
         if (p === P.finish) {
           if (doc.kind(e) === JK_STRING) finish = e;
+          continue;
+        }
+        if (p === P.grounding || p === P.citing) {
+          if (doc.kind(e) === JK_OBJECT) cite(sink, doc.value(e), p === P.grounding);
           continue;
         }
         if (p !== P.part) continue;
@@ -216,6 +223,26 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
 });
 
 /** A call in parts ends: its open string and containers closed, the object's brace last. */
+/**
+ * The sources a candidate's metadata cites: each of its `groundingMetadata`'s `groundingChunks` (a
+ * web page `{web: {uri, title}}`, a retrieved document `{retrievedContext: {uri, title, text}}`, a
+ * place `{maps: …}`), or each of its `citationMetadata`'s entries (`citationSources` from the
+ * Gemini API, `citations` from Vertex AI: `{uri, title?, startIndex, endIndex, license}`). A source
+ * the stream cited already (metadata said again in a later chunk) is not kept twice.
+ */
+function cite(sink: Sink, meta: unknown, grounding: boolean): void {
+  const list = grounding ? member(meta, 'groundingChunks') : member(meta, 'citationSources') ?? member(meta, 'citations');
+  if (!Array.isArray(list)) return;
+  for (const x of list) {
+    // (a grounding chunk holds one source, under the key that names its kind)
+    const inner = grounding && typeof x === 'object' && x !== null ? Object.values(x).find((v) => typeof v === 'object' && v !== null && !Array.isArray(v)) : x;
+    const c = citationOf(inner, 'uri', ['title'], 'text');
+    if (c === null) continue;
+    c.source = x as Record<string, unknown>;
+    sink.onCitation(c, true);
+  }
+}
+
 function endPartCall(sink: Sink, open: PartArgs): void {
   sink.onPartArguments(open.close());
   sink.onPartCallEnd();
