@@ -26,7 +26,7 @@ export interface GatewayOptions {
   highWaterMark?: number;
   /** Milliseconds for the upstream's headers (more than 0). @defaultValue 60000 */
   upstreamTimeout?: number;
-  /** Milliseconds of upstream silence after its headers (keep-alive comments do not count). @defaultValue 300000 */
+  /** Milliseconds of upstream silence after its headers (keep-alive comments do not count, nor the time its read is paused for a client that does not read). @defaultValue 300000 */
   bodyTimeout?: number;
   /** Milliseconds for the client's request to arrive, and for a client to take some of its answer. @defaultValue 30000 */
   clientTimeout?: number;

@@ -59,7 +59,9 @@ export const DEFAULTS = Object.freeze({
   /**
    * Milliseconds of upstream silence after its headers past which the stream ends with an error
    * event and the upstream connection is closed. The gateway's own keep-alive comments do not
-   * count as upstream bytes; the upstream's own comments (its pings) do.
+   * count as upstream bytes; the upstream's own comments (its pings) do. While the upstream read is
+   * paused for a client that does not take its answer, the upstream is not silent: the gateway is
+   * not reading it (clientTimeout is the limit there).
    */
   bodyTimeout: 300_000,
   /**
@@ -985,6 +987,9 @@ export function createGateway(options = {}) {
       if (s.expired) continue;
       if (tick - s.born > durationTicks) { s.expire('duration', `the stream passed maxDuration (${o.maxDuration} ms)`); continue; }
       if (s.upRes === null || s.upRes.destroyed) continue;
+      // (while its client's buffer is full the gateway is not reading its upstream: that is no
+      // silence of the upstream's, and bodyTimeout counts from the read's resumption)
+      if (s.paused) s.heard = tick;
       if (tick - s.heard > bodyTicks) { s.expire('body', `the upstream sent nothing for ${o.bodyTimeout} ms`); continue; }
       if (tick - Math.max(s.heard, s.beat) <= keepaliveTicks || !res.headersSent || res.writableLength > 0 || res.writableEnded) continue;
       s.beat = tick;

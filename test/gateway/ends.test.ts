@@ -202,3 +202,134 @@ describe('a client that leaves in the same tick as the upstream\'s end', () => {
     expect(m['llm_streams_total{status="done"}']).toBeUndefined();
   });
 });
+
+describe('backpressure at the end: the gateway waits for its client\'s \'drain\'', () => {
+  const event = chunk('x'.repeat(4000));
+  const piece = event.repeat(16); // 64 KiB a write
+  const truncatedAt = (n: number) =>
+    `data: ${JSON.stringify({ error: { message: 'The upstream openai stream ended without its completion: the answer is cut short', type: 'upstream_stream_error', code: 'ERR_STREAM_TRUNCATED', offset: n } })}\n\n`;
+
+  /**
+   * A gateway in front of an upstream that writes whole events as fast as it may, a client that
+   * takes its first bytes and then reads nothing, and the gateway's connection to the upstream.
+   * `upstream.end(how)` ends the upstream's body there: `done` ([DONE] and its end), `fin` (its
+   * connection closed mid-body, every byte sent) or `reset` (a TCP reset). Resolves once the
+   * gateway paused its upstream read for the client.
+   */
+  async function heldBack(options: Parameters<typeof startGateway>[0] = {}) {
+    const r = g = await startGateway({ keepalive: 0, ...options });
+    const answers = served(r);
+    let upSocket: Socket | undefined;
+    upstreamSockets(r, (s) => { upSocket = s; });
+    let how: 'done' | 'fin' | 'reset' | undefined;
+    let ending!: () => void;
+    const ends = new Promise<void>((resolve) => { ending = resolve; });
+    const upstream = {
+      /** Payload bytes the upstream wrote (all of which reach the gateway, but with a reset). */
+      sent: 0,
+      closed: undefined as Promise<void> | undefined,
+      end(h: 'done' | 'fin' | 'reset') { how = h; ending(); },
+    };
+    r.up.scripts.set('m', {
+      write: async (res: ServerResponse) => {
+        upstream.closed = new Promise((resolve) => res.on('close', () => resolve()));
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        while (how === undefined && !res.destroyed) {
+          upstream.sent += piece.length;
+          if (!res.write(piece)) await Promise.race([new Promise((w) => res.once('drain', w)), ends]);
+        }
+        if (how === 'done') res.end(DONE);
+        else if (how === 'fin') res.socket!.end(); // (its buffered writes go first)
+        else if (how === 'reset') res.socket!.resetAndDestroy();
+      },
+    });
+    let first = '';
+    let resolveFirst!: () => void;
+    const firstRead = new Promise<void>((resolve) => { resolveFirst = resolve; });
+    const { got, req } = stream(r.url, 'm');
+    let client!: IncomingMessage;
+    req.on('response', (res: IncomingMessage) => {
+      client = res;
+      res.once('data', (s: string) => { first = s; res.pause(); resolveFirst(); });
+    });
+    await firstRead;
+    await expect.poll(() => upSocket?.isPaused() === true && answers[0].res.writableLength > 0, { timeout: 60_000 }).toBe(true);
+    return {
+      r, upstream, answers, req,
+      /** The client reads again, to the end: all it got, and how its answer ended. */
+      async readAll() {
+        client.resume();
+        const { body, how: ended } = await got;
+        return { body: body.startsWith(first) ? body : first + body, how: ended };
+      },
+    };
+  }
+
+  test('the client leaves while the gateway waits for its drain: the upstream request is aborted at once, and everything given back', async () => {
+    const { r, upstream, answers, req } = await heldBack();
+    req.destroy();
+    await upstream.closed; // (the upstream sees its connection close: not left waiting for a drain that cannot come)
+    await nothingLeft(r);
+    expect(answers[0].late).toEqual([]);
+    expect(r.log).toEqual([]);
+    const m = await counted(r);
+    expect(m['llm_streams_total{status="aborted"}']).toBe(1);
+    expect(Object.keys(m).filter((k) => k.startsWith('llm_streams_total'))).toEqual(['llm_streams_total{status="aborted"}']);
+  });
+
+  test('the upstream closes its connection mid-body while the gateway waits for the drain: once the client reads, every event it sent, then the truncation in the client\'s format', async () => {
+    const { r, upstream, answers, readAll } = await heldBack();
+    upstream.end('fin');
+    // (the gateway reads nothing while its client's buffer is full: it sees the close when it reads again)
+    const { body, how } = await readAll();
+    expect(how).toBe('end');
+    const want = truncatedAt(upstream.sent);
+    expect(body.endsWith(want)).toBe(true);
+    expect(body.length).toBe(upstream.sent + want.length); // (every byte sent, whole events, passed through)
+    expect(body.slice(0, -want.length) === piece.repeat(upstream.sent / piece.length)).toBe(true);
+    await nothingLeft(r);
+    expect(answers[0].late).toEqual([]);
+    const m = await counted(r);
+    expect(m['llm_streams_total{status="truncated"}']).toBe(1);
+    expect(m.llm_upstream_truncated_total).toBe(1);
+  });
+
+  test('the upstream resets its connection while the gateway waits for the drain: whole events, then the truncation error, never [DONE]', async () => {
+    const { r, upstream, answers, readAll } = await heldBack();
+    upstream.end('reset');
+    const { body, how } = await readAll();
+    expect(how).toBe('end');
+    const events = body.split('\n\n').slice(0, -1).map((e) => `${e}\n\n`);
+    const last = events.pop()!;
+    expect(events.every((e) => e === event)).toBe(true);
+    const offset = Number(/"offset":(\d+)/.exec(last)?.[1]);
+    expect(offset).toBeGreaterThanOrEqual(events.length * event.length); // (the reset may drop bytes the gateway had not read: its offset is where it was cut)
+    expect(last).toBe(truncatedAt(offset));
+    await nothingLeft(r);
+    expect(answers[0].late).toEqual([]);
+    expect((await counted(r))['llm_streams_total{status="truncated"}']).toBe(1);
+  });
+
+  test('the upstream closes mid-body while the gateway waits, and the client leaves without reading: the upstream socket closed, everything given back', async () => {
+    const { r, upstream, req } = await heldBack();
+    upstream.end('fin');
+    req.destroy();
+    await nothingLeft(r);
+    expect((await counted(r))['llm_streams_total{status="aborted"}']).toBe(1);
+  });
+
+  test('a client held back for longer than bodyTimeout is no upstream silence: the gateway is not reading, and the whole answer arrives', async () => {
+    const bodyTimeout = 150;
+    const { r, upstream, readAll } = await heldBack({ bodyTimeout });
+    await new Promise((w) => setTimeout(w, 4 * bodyTimeout)); // (the gateway's clock ticks every bodyTimeout / 4)
+    upstream.end('done');
+    const { body, how } = await readAll();
+    expect(how).toBe('end');
+    expect(body.slice(-200)).toBe((piece + DONE).slice(-200)); // (not the upstream's silence: the gateway was not reading)
+    expect(body.length).toBe(upstream.sent + DONE.length);
+    await nothingLeft(r);
+    const m = await counted(r);
+    expect(m['gateway_timeouts_total{timeout="body"}']).toBeUndefined();
+    expect(m['llm_streams_total{status="done"}']).toBe(1);
+  });
+});
