@@ -587,7 +587,11 @@ export function createGateway(options = {}) {
       const upRes = await this.request(up);
       if (upRes === null) return; // the client left, or the upstream failed before answering (answered)
       if (upRes.statusCode >= 400) {
-        const text = await readBody(upRes, ERROR_BODY_BYTES, false, (n) => this.hold(n));
+        // (a body that breaks off is no body: the status alone, with the general message; the log has why)
+        const text = await readBody(upRes, ERROR_BODY_BYTES, false, (n) => this.hold(n)).catch((err) => {
+          if (!this.left && !this.expired) log(`gateway: request ${this.id}: the upstream's ${upRes.statusCode} body broke off: ${err?.message ?? err}`);
+          return null;
+        });
         this.release();
         if (this.left || this.expired) return;
         m.providerErrors.inc({ source: 'status' });
@@ -776,7 +780,15 @@ export function createGateway(options = {}) {
 
     /** OpenAI's whole answer (`stream: false`), passed through with its status, bounded. */
     async whole(upRes) {
-      const body = await readBody(upRes, o.maxResponseBytes, false, (n) => { this.heard = tick; return this.hold(n); });
+      let body;
+      try {
+        body = await readBody(upRes, o.maxResponseBytes, false, (n) => { this.heard = tick; return this.hold(n); });
+      } catch (err) {
+        // the upstream's body broke off (cut short, malformed framing, its connection reset): a 502,
+        // as a head that breaks HTTP/1.1 (not "could not be reached": it answered)
+        this.release();
+        return this.failed(err instanceof UpstreamProtocolError ? err : new UpstreamProtocolError(`the upstream's connection broke in its body: ${err?.message ?? err}`));
+      }
       this.release();
       if (this.left || this.expired) return;
       if (body === null || body === false) {

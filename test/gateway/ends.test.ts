@@ -13,7 +13,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { chat, closeGateway, metricsAt, startGateway, type Running } from './support.js';
+import { chat, closeGateway, metricsAt, post, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);
@@ -331,5 +331,134 @@ describe('backpressure at the end: the gateway waits for its client\'s \'drain\'
     const m = await counted(r);
     expect(m['gateway_timeouts_total{timeout="body"}']).toBeUndefined();
     expect(m['llm_streams_total{status="done"}']).toBe(1);
+  });
+});
+
+describe('an upstream whose answer breaks off: the client\'s error in its own format, nothing held', () => {
+  /** Resolves once the gateway has read every byte the upstream wrote on `socket` (the fake upstream's side of the connection). */
+  async function readByGateway(r: Running, socket: Socket, gateway: Map<number, Socket>): Promise<void> {
+    await expect.poll(() => gateway.get(socket.remotePort!)?.bytesRead === socket.bytesWritten).toBe(true);
+  }
+
+  /** A gateway whose upstream writes `head` (raw: status line, headers and the body's first bytes), waits until the gateway read it all, and resets its connection. */
+  async function breaking(raw: string, options: Parameters<typeof startGateway>[0] = {}) {
+    const r = g = await startGateway(options);
+    const gateway = new Map<number, Socket>();
+    upstreamSockets(r, (s) => gateway.set(s.localPort!, s));
+    r.up.scripts.set('m', {
+      write: async (res: ServerResponse) => {
+        const socket = res.socket!;
+        socket.write(raw);
+        await readByGateway(r, socket, gateway);
+        socket.resetAndDestroy();
+      },
+    });
+    return r;
+  }
+
+  const chunked = (body: string) => `${b(body).length.toString(16)}\r\n${body}\r\n`;
+  const sseHead = 'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n';
+  const anthropicEvents = [
+    'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
+    'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Bon"}}\n\n',
+  ].join('');
+  const anthropicCut = 'event: content_block_delta\ndata: {"type":"content_block_del';
+  const openaiCut = chunk('jour').slice(0, 50);
+  const truncation = (format: string, offset: number) => ({
+    openai: `data: ${JSON.stringify({ error: { message: `The upstream ${format} stream ended without its completion: the answer is cut short`, type: 'upstream_stream_error', code: 'ERR_STREAM_TRUNCATED', offset } })}\n\n`,
+    anthropic: `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: `The upstream ${format} stream ended without its completion: the answer is cut short` } })}\n\n`,
+  });
+
+  test('an OpenAI upstream reset mid-event, to an OpenAI client: its events, then the truncation error event', async () => {
+    const r = await breaking(sseHead + chunked(chunk('Bon') + openaiCut));
+    const { body, how } = await stream(r.url, 'm').got;
+    expect({ body, how }).toEqual({ body: chunk('Bon') + truncation('openai', b(chunk('Bon') + openaiCut).length).openai, how: 'end' });
+    await nothingLeft(r);
+    expect((await counted(r))['llm_streams_total{status="truncated"}']).toBe(1);
+  });
+
+  test('an Anthropic upstream reset mid-event, to an Anthropic client: its events, then Anthropic\'s error event', async () => {
+    const r = await breaking(sseHead + chunked(anthropicEvents + anthropicCut), { upstreamFormat: 'anthropic' });
+    const { body, how } = await stream(r.url, 'm', '/v1/messages').got;
+    expect({ body, how }).toEqual({ body: anthropicEvents + truncation('anthropic', 0).anthropic, how: 'end' });
+    await nothingLeft(r);
+    expect((await counted(r))['llm_streams_total{status="truncated"}']).toBe(1);
+  });
+
+  test('an Anthropic upstream reset mid-event, to an OpenAI client: the text written anew, then OpenAI\'s error event', async () => {
+    const r = await breaking(sseHead + chunked(anthropicEvents + anthropicCut), { upstreamFormat: 'anthropic' });
+    const { body, how } = await stream(r.url, 'm').got;
+    expect(how).toBe('end');
+    const events = body.split('\n\n').filter(Boolean).map((e) => `${e}\n\n`);
+    expect(events.at(-1)).toBe(truncation('anthropic', b(anthropicEvents + anthropicCut).length).openai);
+    expect(events.slice(0, -1).map((e) => JSON.parse(e.slice(6)).choices[0].delta.content).join('')).toBe('Bon');
+    expect(body).not.toContain('[DONE]');
+    await nothingLeft(r);
+  });
+
+  test('an OpenAI upstream reset mid-event, to an Anthropic client: the text written anew, then Anthropic\'s error event', async () => {
+    const r = await breaking(sseHead + chunked(chunk('Bon') + openaiCut));
+    const { body, how } = await stream(r.url, 'm', '/v1/messages').got;
+    expect(how).toBe('end');
+    expect(body).toMatch(/^event: message_start\n/);
+    expect(body).toContain('"text":"Bon"');
+    expect(body).not.toContain('message_stop');
+    expect(body.endsWith(truncation('openai', 0).anthropic)).toBe(true);
+    await nothingLeft(r);
+  });
+
+  test.each([['cut short', 'fin'], ['reset', 'reset']] as const)('a whole answer (stream: false) whose body is %s: a 502 that says the upstream broke HTTP/1.1, not a 500, and it counts as failed', async (_, how) => {
+    const r = g = await startGateway();
+    const gateway = new Map<number, Socket>();
+    upstreamSockets(r, (s) => gateway.set(s.localPort!, s));
+    r.up.scripts.set('m', {
+      write: async (res: ServerResponse) => {
+        const socket = res.socket!;
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"id":"x","object":"chat.com');
+        await readByGateway(r, socket, gateway);
+        if (how === 'fin') socket.end(); else socket.resetAndDestroy();
+      },
+    });
+    const got = await post(r.url, chat('m', false));
+    expect(got.status).toBe(502);
+    const id = got.headers['x-request-id'];
+    expect(JSON.parse(got.body.toString())).toEqual({
+      error: { message: `the upstream's answer broke HTTP/1.1 (request id ${id}; the gateway's log has the detail)`, type: 'upstream_error', code: 'ERR_UPSTREAM_PROTOCOL' },
+    });
+    expect(r.log).toEqual([how === 'fin' ? `gateway: request ${id}: 502: the upstream closed the connection before the end of its body`
+      : `gateway: request ${id}: 502: the upstream's connection broke in its body: read ECONNRESET`]);
+    await nothingLeft(r);
+    const m = await counted(r);
+    expect(m['llm_streams_total{status="failed"}']).toBe(1);
+    expect(m['llm_provider_errors_total{source="connect"}']).toBe(1);
+  });
+
+  test.each([['cut short', 'fin'], ['reset', 'reset']] as const)('an upstream\'s error status whose body is %s: the status, in the client\'s shape with the general message; the log says why', async (_, how) => {
+    const r = g = await startGateway();
+    const gateway = new Map<number, Socket>();
+    upstreamSockets(r, (s) => gateway.set(s.localPort!, s));
+    r.up.scripts.set('m', {
+      write: async (res: ServerResponse) => {
+        const socket = res.socket!;
+        socket.write('HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"error":{"message":"Rate limit reach');
+        await readByGateway(r, socket, gateway);
+        if (how === 'fin') socket.end(); else socket.resetAndDestroy();
+      },
+    });
+    for (const [path, shape] of [
+      ['/v1/chat/completions', { error: { message: 'upstream answered HTTP 429', type: 'upstream_error', code: null } }],
+      ['/v1/messages', { type: 'error', error: { type: 'rate_limit_error', message: 'upstream answered HTTP 429' } }],
+    ] as const) {
+      const got = await post(r.url, { ...chat('m'), max_tokens: 16 }, path);
+      expect(got.status).toBe(429);
+      expect(JSON.parse(got.body.toString())).toEqual(shape);
+      expect(r.log.pop()).toBe(how === 'fin' ? `gateway: request ${got.headers['x-request-id']}: the upstream's 429 body broke off: the upstream closed the connection before the end of its body`
+        : `gateway: request ${got.headers['x-request-id']}: the upstream's 429 body broke off: read ECONNRESET`);
+    }
+    await nothingLeft(r);
+    const m = await counted(r);
+    expect(m['llm_streams_total{status="failed"}']).toBe(2);
+    expect(m['llm_provider_errors_total{source="status"}']).toBe(2);
   });
 });
