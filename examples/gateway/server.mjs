@@ -773,7 +773,7 @@ export function createGateway(options = {}) {
           burstBytes += chunk.length;
         });
         upRes.on('end', end);
-        upRes.on('error', end); // the upstream's connection broke: the relay's flush calls it truncated
+        upRes.on('error', end); // the upstream's connection broke: the relay's flush calls it truncated (unless it had completed)
         upRes.on('close', end);
       });
     }
@@ -887,8 +887,11 @@ export function createGateway(options = {}) {
 
     /**
      * A timeout ends the stream: the current phase ends (a relay writes nothing more), the upstream
-     * connection closes, and the client gets an SSE error event (never [DONE]), or a 504 when no
-     * answer was started; a client that takes nothing is then dropped.
+     * connection closes, and the client gets the end the relay's `abort()` writes after everything
+     * relayed before it: an SSE error event (the upstream's own, if the relay had read one and not
+     * written it yet), or, when the upstream had completed (a Bedrock stream waiting for its
+     * metadata), the client's end as `flush()` writes it ([DONE]: never an error after a
+     * completion); or a 504 when no answer was started. A client that takes nothing is then dropped.
      */
     expire(kind, message) {
       if (this.closed) return;

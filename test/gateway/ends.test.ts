@@ -10,8 +10,9 @@
 // connection is taken from its server's 'request' event. Destroying that socket is what Node does
 // when it reads the client's reset.
 import diagnostics from 'node:diagnostics_channel';
-import { request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { SseRelayStream, coreMemoryUsed } from 'seam-stream';
 import { afterEach, describe, expect, test } from 'vitest';
 import { chat, closeGateway, metricsAt, post, startGateway, type Running } from './support.js';
 
@@ -460,5 +461,154 @@ describe('an upstream whose answer breaks off: the client\'s error in its own fo
     const m = await counted(r);
     expect(m['llm_streams_total{status="failed"}']).toBe(2);
     expect(m['llm_provider_errors_total{source="status"}']).toBe(2);
+  });
+});
+
+// The gateway reads its upstream from a socket, whose errors are always Error objects: an upstream
+// that goes without a reason (a close, no error) is read as cut short, above. A stream of the Web
+// API can fail with no reason at all (`controller.error()`, `reader.cancel()`): here the relay as
+// a fetch handler uses it (examples/edge/gateway.mjs: `upstream.body.pipeThrough(new SseRelayStream(…))`),
+// its output served on a node:http server, read by a client on a real socket.
+describe('an upstream body that errors with no reason, through SseRelayStream (the fetch handler\'s pipe)', () => {
+  interface Served2 { url: string; close(): Promise<void>; relay: () => SseRelayStream; upstream: () => ReadableStreamDefaultController<Uint8Array>; cancelled: unknown[]; handler: Promise<string> }
+
+  /**
+   * A server that relays, for each request, a ReadableStream of its own (its controller is
+   * `upstream()`: it starts with `first`) through an SseRelayStream to `to`, with `pipe` (the
+   * default: pipeThrough), written to the response with backpressure; a client's leaving is the
+   * reader's `cancel()`, without a reason. `handler` resolves with how the handler's loop ended.
+   */
+  async function relayServer(to: 'openai' | 'anthropic', first: string, pipe?: (up: ReadableStream<Uint8Array>, relay: SseRelayStream) => ReadableStream<Uint8Array>,
+    pull?: (c: ReadableStreamDefaultController<Uint8Array>) => void): Promise<Served2> {
+    let relay!: SseRelayStream;
+    let ctl!: ReadableStreamDefaultController<Uint8Array>;
+    const cancelled: unknown[] = [];
+    let ended!: (how: string) => void;
+    const handler = new Promise<string>((resolve) => { ended = resolve; });
+    const server = createServer((_req, res) => {
+      const upstream = new ReadableStream<Uint8Array>({ start(c) { ctl = c; c.enqueue(b(first)); }, pull, cancel(reason) { cancelled.push(reason); } });
+      relay = new SseRelayStream({ from: 'openai', to, model: 'm' });
+      const reader = (pipe ? pipe(upstream, relay) : upstream.pipeThrough(relay)).getReader();
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+      res.on('close', () => { if (!res.writableFinished) void reader.cancel(); });
+      void (async () => {
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            if (!res.write(value)) {
+              await new Promise<void>((w) => {
+                const go = () => { res.off('drain', go); res.off('close', go); w(); };
+                res.on('drain', go);
+                res.on('close', go);
+              });
+            }
+          }
+          ended(res.destroyed ? 'done, the client gone' : 'done');
+          res.end();
+        } catch (err) {
+          ended(`threw ${String(err)}`);
+          res.destroy();
+        }
+      })();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+      relay: () => relay, upstream: () => ctl, cancelled, handler,
+    };
+  }
+
+  const broke = 'the upstream connection broke before the stream\'s completion: the answer is cut short';
+
+  test('controller.error() with no reason, to an OpenAI client: its events, then the error event, then a normal end; the relay failed, its memory given back', async () => {
+    const srv = await relayServer('openai', chunk('Bon'));
+    try {
+      const { got, req } = stream(srv.url, 'm');
+      req.on('response', (res: IncomingMessage) => res.once('data', () => srv.upstream().error()));
+      expect(await got).toEqual({ body: chunk('Bon') + `data: ${JSON.stringify({ error: { message: broke, type: 'server_error', code: 'ERR_STREAM_TRUNCATED' } })}\n\n`, how: 'end' });
+      expect(await srv.handler).toBe('done');
+      expect(srv.relay().relay.status).toBe('failed');
+      expect(srv.relay().upstreamError).toBeUndefined();
+      expect(coreMemoryUsed()).toBe(0);
+    } finally { await srv.close(); }
+  });
+
+  test('controller.error() with no reason, to an Anthropic client: Anthropic\'s error event after the text, no message_stop', async () => {
+    const srv = await relayServer('anthropic', chunk('Bon'));
+    try {
+      const { got, req } = stream(srv.url, 'm', '/v1/messages');
+      req.on('response', (res: IncomingMessage) => res.once('data', () => srv.upstream().error()));
+      const { body, how } = await got;
+      expect(how).toBe('end');
+      expect(body).toMatch(/^event: message_start\n/);
+      expect(body).toContain('"delta":{"type":"text_delta","text":"Bon"}');
+      expect(body).not.toContain('message_stop');
+      expect(body.endsWith(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: broke } })}\n\n`)).toBe(true);
+      expect(await srv.handler).toBe('done');
+      expect(coreMemoryUsed()).toBe(0);
+    } finally { await srv.close(); }
+  });
+
+  test('controller.error() while the client reads nothing (the pipe held back): every event the relay wrote reaches the client, then the error event', async () => {
+    const event = chunk('x'.repeat(4000));
+    let pulled = 0;
+    let hold = false;
+    // an upstream with an event whenever the pipe asks for one, as long as the client is held back
+    const srv = await relayServer('openai', chunk('Bon'), undefined, (c) => { if (!hold) { c.enqueue(b(event)); pulled++; } });
+    try {
+      const { got, req } = stream(srv.url, 'm');
+      let client!: IncomingMessage;
+      req.on('response', (res: IncomingMessage) => { client = res; res.pause(); });
+      await expect.poll(() => client !== undefined).toBe(true);
+      // held back: the socket's buffers, the response's and every queue of the pipe full, and the upstream asked for nothing more
+      await expect.poll(() => { const before = pulled; return new Promise((w) => setTimeout(() => w(pulled === before && pulled > 64), 200)); }, { timeout: 60_000 }).toBe(true);
+      hold = true;
+      srv.upstream().error(); // (the upstream's own queue is dropped with it, as the Streams standard says; what the relay took is not)
+      client.resume();
+      const { body, how } = await got;
+      expect(how).toBe('end');
+      const error = `data: ${JSON.stringify({ error: { message: broke, type: 'server_error', code: 'ERR_STREAM_TRUNCATED' } })}\n\n`;
+      const k = (body.length - chunk('Bon').length - error.length) / event.length;
+      expect(k).toBeGreaterThan(1);
+      expect(body === chunk('Bon') + event.repeat(k) + error).toBe(true);
+      expect(srv.relay().relay.eventsOut).toBe(1 + k + 1); // every event the relay wrote, its error among them
+      expect(await srv.handler).toBe('done');
+      expect(coreMemoryUsed()).toBe(0);
+    } finally { await srv.close(); }
+  });
+
+  test('reader.cancel() with no reason (the client left): the upstream is cancelled, the relay failed, its memory given back', async () => {
+    const srv = await relayServer('openai', chunk('Bon'));
+    try {
+      const { got, req } = stream(srv.url, 'm');
+      req.on('response', (res: IncomingMessage) => res.once('data', () => req.destroy()));
+      expect(await got).toEqual({ body: chunk('Bon'), how: 'ECONNRESET' });
+      await expect.poll(() => srv.cancelled.length).toBe(1);
+      expect(srv.cancelled).toEqual([undefined]);
+      expect(await srv.handler).toBe('done, the client gone');
+      expect(srv.relay().relay.status).toBe('failed');
+      expect(coreMemoryUsed()).toBe(0);
+    } finally { await srv.close(); }
+  });
+
+  test('pipeTo with preventAbort: the upstream\'s error does not reach the relay (its writable left open, the client waiting) until the handler aborts it itself', async () => {
+    let piped!: Promise<unknown>;
+    const srv = await relayServer('openai', chunk('Bon'), (up, relay) => {
+      piped = up.pipeTo(relay.writable, { preventAbort: true }).then(() => 'closed', (e: unknown) => ({ rejected: e }));
+      return relay.readable;
+    });
+    try {
+      const { got, req } = stream(srv.url, 'm');
+      req.on('response', (res: IncomingMessage) => res.once('data', () => srv.upstream().error()));
+      await expect.poll(() => piped !== undefined).toBe(true);
+      expect(await piped).toEqual({ rejected: undefined }); // (the pipe settles with the upstream's no-reason)
+      expect(srv.relay().writable.locked).toBe(false);
+      expect(srv.relay().relay.status).toBe('open'); // nothing reached the relay: the client still waits
+      await srv.relay().writable.abort(undefined); // what a handler with preventAbort must do itself
+      expect(await got).toEqual({ body: chunk('Bon') + `data: ${JSON.stringify({ error: { message: broke, type: 'server_error', code: 'ERR_STREAM_TRUNCATED' } })}\n\n`, how: 'end' });
+      expect(coreMemoryUsed()).toBe(0);
+    } finally { await srv.close(); }
   });
 });
