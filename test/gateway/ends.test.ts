@@ -1,8 +1,10 @@
 // The ends of a stream through the gateway, each on real sockets with its exact outcome: a client
-// that leaves in the same tick as the upstream's end (in either order, and after the end before
-// it took its answer); backpressure when the stream ends (the client leaves, or the upstream
-// fails, while the gateway waits for 'drain'); an upstream whose answer breaks off, in each client
-// format; and what flush() and abort() of the relay are used for.
+// that leaves in the same tick as the upstream's end or head (in either order, and after the end
+// before it took its answer); backpressure when the stream ends (the client leaves, or the upstream
+// closes or resets, while the gateway waits for 'drain'; a client held back past bodyTimeout); an
+// upstream whose answer breaks off (a stream, in each client's format; a whole answer; an error
+// status's body); and, for the fetch handler's pipe (SseRelayStream), an upstream body that errors
+// with no reason, a reader cancelled with none, and preventAbort.
 //
 // A moment inside the gateway is reached without timing: the gateway's connections to its upstream
 // are seen as they open (net.connect's diagnostics channel), so that a listener ahead of the
