@@ -210,8 +210,11 @@ export class DocReader implements Doc, Sink {
     return this.owner!.message?.partCall?.state ?? null;
   }
 
-  onBuiltinCall(doc: Doc, key: number, id: number, name: string, type: BuiltinCallType, args: string, done: boolean): void {
+  onBuiltinCall(doc: Doc, key: number, id: number, name: string, type: BuiltinCallType, args: string): void {
     const owner = this.owner!;
+    const len = utf8Length(args);
+    // (past maxArgumentBytes the call does not begin: the stream fails at this event, with the calls as they stood before it)
+    if (owner.keeps && !this.argumentRoom(len)) return;
     const idText = id >= 0 && doc.kind(id) === JK_STRING ? this.string(id) : '';
     const { call, began } = this.said.call(key, idText, false);
     call.builtin = type;
@@ -220,8 +223,10 @@ export class DocReader implements Doc, Sink {
     if (named) call.name = name;
     if (began) owner.out?.callBegan(call);
     else if (named) owner.out?.callNamed(call);
-    if (args !== '' && call.bytes === 0) this.textArguments(call, args);
-    if (done && !call.done) this.ended(call);
+    if (owner.keeps) call.text += args;
+    call.bytes += len;
+    owner.out?.callText(call, args);
+    if (!call.done) this.ended(call);
   }
 
   onCitation(citation: Citation, once = false): void {
@@ -239,14 +244,10 @@ export class DocReader implements Doc, Sink {
   }
 
   onPartArguments(text: string): void {
-    const p = this.owner!.message?.partCall;
-    if (p === undefined || p === null || text === '') return;
-    this.textArguments(p.call, text);
-  }
-
-  /** JSON text a description made, appended to a call's arguments: kept within the limit, and passed on. */
-  private textArguments(call: Call, text: string): void {
     const owner = this.owner!;
+    const p = owner.message?.partCall;
+    if (p === undefined || p === null || text === '') return;
+    const call = p.call;
     const len = utf8Length(text);
     if (owner.keeps) {
       if (!this.argumentRoom(len)) return;
@@ -327,6 +328,8 @@ export class DocReader implements Doc, Sink {
   /** A call ended: done, and (kept) its arguments checked in the core (a custom tool's are free text). */
   ended(call: Call): void {
     const owner = this.owner!;
+    // (past maxArgumentBytes no call ends: the stream fails at this event, with the calls as they stood before it)
+    if (owner.message?.tooLong === true) return;
     call.done = true;
     if (owner.keeps && !call.custom) call.valid = this.validJson(call.args());
     owner.out?.callEnded(call);

@@ -3,8 +3,9 @@
 // `response.shell_call_command.*` events), `apply_patch_call`, `tool_search_call` run by the
 // client, and an MCP server's `mcp_approval_request`. An agent must act on each before the turn
 // goes on, so they are the client's calls, not the provider's: ModelStream has them with their item
-// type, their tool's name and the item without its envelope as the arguments (whole at the item's
-// end); a relay writes them as calls with those arguments, and finishes `tool_calls`/`tool_use`.
+// type, their tool's name and the item's members but its envelope, as sent, as the arguments, said
+// whole by the item's end (which says who runs it); a relay writes them as calls with those
+// arguments, and finishes `tool_calls`/`tool_use`.
 // The same items run by the provider (a shell call in a container, a tool search the server ran)
 // and the hosted tools' items stay the provider's. Whole, at every cut and dripped; read by the
 // official clients.
@@ -100,12 +101,51 @@ describe("the client's calls of the API's own tools (Responses)", () => {
     expect(ts).toEqual({ execution: 'client', arguments: { query: 'weather' } });
   });
 
-  it('while the item streams, the call is there, begun, with no arguments yet', () => {
+  it('the call begins at its item\'s end, whole: none while the item streams; a stream cut before its end is truncated with none', () => {
     const upTo = everyItem.indexOf('event: response.output_item.done');
     const m = new ModelStream({ format: 'openai-responses' });
     m.push(enc.encode(everyItem.slice(0, upTo)));
-    expect(m.toolCalls).toEqual([{ index: 0, id: 'call_sh1', name: 'shell', arguments: '', done: false, type: 'shell_call' }]);
+    expect(m.toolCalls).toEqual([]);
+    expect(m.serverToolCalls).toEqual([]);
     expect(() => m.flush()).toThrow(expect.objectContaining({ code: 'ERR_STREAM_TRUNCATED' }));
+    expect(m.toolCalls).toEqual([]);
+  });
+
+  it('the item\'s end says who runs it, whatever its start said', () => {
+    const container = { type: 'container_reference', container_id: 'cntr_1' };
+    const cases = [
+      { begin: { ...shellBegin, environment: container }, end: shellEnd, client: true },
+      { begin: { ...shellBegin, environment: null }, end: { ...shellEnd, environment: container }, client: false },
+      { begin: { ...search, execution: undefined }, end: search, client: true },
+    ];
+    for (const { begin, end, client } of cases) {
+      const m = new ModelStream({ format: 'openai-responses' });
+      m.push(enc.encode(created + item(0, begin, end) + completed));
+      m.flush();
+      expect(m.toolCalls.map((c) => [c.id, c.name, c.type, c.done, c.valid])).toEqual(client ? [[end.call_id, end.type === 'shell_call' ? 'shell' : 'tool_search', end.type, true, true]] : []);
+      expect(m.serverToolCalls.map((c) => [c.id, c.name, c.done])).toEqual(client ? [] : [[end.id, end.type, true]]);
+    }
+  });
+
+  it('the arguments are the item\'s members as sent: numbers, escapes and spaces as they came, a key said twice twice', () => {
+    const raw = '{"id":"cu_9","type":"computer_call","status":"completed","call_id":"call_9", "action" : {"type":"wait","ms":1.50,"big":12345678901234567891,"s":"\\u00e9\\"","e":-0} ,"pending_safety_checks":[],"action":{"type":"screenshot"}}';
+    const body = created + `event: response.output_item.done\ndata: {"type":"response.output_item.done","output_index":0,"item":${raw}}\n\n` + completed;
+    const want = '{"action" : {"type":"wait","ms":1.50,"big":12345678901234567891,"s":"\\u00e9\\"","e":-0},"pending_safety_checks":[],"action":{"type":"screenshot"}}';
+    for (const chunks of standardChunkings(enc.encode(body))) {
+      const m = new ModelStream({ format: 'openai-responses' });
+      for (const c of chunks) m.push(c);
+      m.flush();
+      expect(m.toolCalls).toEqual([{ index: 0, id: 'call_9', name: 'computer', arguments: want, done: true, valid: true, type: 'computer_call' }]);
+    }
+  });
+
+  it('relayed to Anthropic with text between the item\'s start and end: one tool_use block, named, after the text', async () => {
+    const body = enc.encode(created + rs({ type: 'response.output_item.added', output_index: 0, item: { ...approval, status: 'in_progress' } })
+      + rs({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'Asking.' })
+      + rs({ type: 'response.output_item.done', output_index: 0, item: { ...approval, status: 'completed' } }) + completed);
+    const got = await sameAtEveryCut(body, () => new SseRelay({ from: 'openai-responses', to: 'anthropic' }), async (b) => (await anthropicFinal(b)).content);
+    const { type: _t, id: _i, ...input } = approval;
+    expect(got).toEqual([{ type: 'text', text: 'Asking.' }, { type: 'tool_use', id: 'mcpr_1', name: 'ask_question', input }]);
   });
 
   it('the same tools run by the provider, and hosted tools: its own calls, and the turn ends', async () => {
@@ -155,7 +195,8 @@ describe("the client's calls of the API's own tools (Responses)", () => {
       }
       expect(err).toBeInstanceOf(ModelStreamError);
       expect(err).toMatchObject({ code: 'ERR_ARGUMENTS_TOO_LARGE', offset: enc.encode(everyItem.slice(0, at)).length });
-      expect(m.toolCalls[0]).toEqual(EVERY[0]);
+      // (the calls as they stood before that event: the computer's call not begun)
+      expect(m.toolCalls).toEqual([EVERY[0]]);
     }
   });
 

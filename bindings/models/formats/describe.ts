@@ -83,12 +83,11 @@ export interface Sink {
   onPartCall(doc: Doc, id: number, name: number, signature: number, state: object): void;
   /**
    * A call of a tool the API defines and the client runs (Responses' computer, shell and
-   * apply_patch calls, an MCP server's approval request), begun or said again: `key` as for
-   * {@link Sink.onToolCall}, `id` a string record (−1: none), `name` the tool's, `type` the item's;
-   * `args`, when not '', its arguments as JSON text the description made (taken when the call has
-   * none yet); `done`: the call ended.
+   * apply_patch calls, an MCP server's approval request), whole: begun, its arguments (JSON text
+   * the description made from the item as sent), ended. `key` as for {@link Sink.onToolCall}, `id`
+   * a string record (−1: none), `name` the tool's, `type` the item's.
    */
-  onBuiltinCall(doc: Doc, key: number, id: number, name: string, type: BuiltinCallType, args: string, done: boolean): void;
+  onBuiltinCall(doc: Doc, key: number, id: number, name: string, type: BuiltinCallType, args: string): void;
   /**
    * A source the answer cites, as the description read it from the provider's citation; `once`:
    * not kept when the stream has a citation of the same source (the same JSON) already.

@@ -6,7 +6,8 @@
 // `response.custom_tool_call_input.delta` fragments),
 // the items of the API's tools that the client runs (`computer_call`, `local_shell_call`, a
 // `shell_call` in the local environment, `apply_patch_call`, a `tool_search_call` run by the client,
-// `mcp_approval_request`) the client's calls too, said whole by their item's end, the hosted tools'
+// `mcp_approval_request`) the client's calls too, said whole by their item's end (their arguments
+// the item's members but its envelope, as sent), the hosted tools'
 // items (`web_search_call`, `code_interpreter_call`, `mcp_call`, …) the provider's own, and
 // `reasoning` items carry the reasoning's text and summary deltas (each summary part begun by
 // `response.reasoning_summary_part.added`, a reasoning block of its own). A refusal comes in
@@ -105,17 +106,24 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
       } else if (doc.is(it, T.reasoningItem)) {
         if (done) sink.onReasoningEnd();
       } else if (!doc.is(it, T.message)) {
-        const item = at(P.item);
-        const builtin = item >= 0 && doc.kind(item) === JK_OBJECT ? clientItem(doc.string(it), doc.value(item) as Record<string, unknown>) : null;
-        if (builtin !== null) {
-          // (an approval request has no call_id: its answer names the item's id)
-          const id = at(builtin.type === 'mcp_approval_request' ? P.itemId : P.itemCallId);
-          sink.onBuiltinCall(doc, key, id, builtin.name, builtin.type, done ? builtin.args : '', done);
-        } else {
-          // a hosted tool's item (web search, file search, code interpreter, MCP, …): the provider's own
-          sink.onToolCall(doc, key, at(P.itemId), it, true);
-          if (done) sink.onToolCallEnd(doc, key);
+        const type = doc.string(it);
+        if (Object.hasOwn(CLIENT_TOOLS, type)) {
+          // a tool the API defines: said whole by its item's end (which says who runs it, and all
+          // its arguments), the client's call or the provider's, begun there
+          if (!done) return;
+          const item = at(P.item);
+          const name = stringAt(doc, at(P.itemName)) ?? '';
+          const call = item >= 0 && doc.kind(item) === JK_OBJECT ? clientItem(type as BuiltinCallType, doc.string(item), name) : null;
+          if (call !== null) {
+            // (an approval request has no call_id: its answer names the item's id)
+            const id = at(type === 'mcp_approval_request' ? P.itemId : P.itemCallId);
+            sink.onBuiltinCall(doc, key, id, call.name, type as BuiltinCallType, call.args);
+            return;
+          }
         }
+        // a hosted tool's item (web search, file search, code interpreter, MCP, …): the provider's own
+        sink.onToolCall(doc, key, at(P.itemId), it, true);
+        if (done) sink.onToolCallEnd(doc, key);
       }
     } else if (doc.is(t, T.completed) || doc.is(t, T.incomplete)) {
       const u = at(P.usage);
@@ -146,20 +154,76 @@ const CLIENT_TOOLS: Readonly<Record<BuiltinCallType, string>> = {
 const ENVELOPE = new Set(['type', 'id', 'call_id', 'status', 'created_by']);
 
 /**
- * The call an item of type `type` is when the client runs it: its type, its tool's name and its
- * arguments (the item without its envelope, as JSON text); null for an item the provider runs (a
- * shell call in a container, a tool search the server ran) and every other item.
+ * The call an item of type `type` (its JSON text `json`, as sent) is when the client runs it: its
+ * type, its tool's name (`name`: the item's own, for an approval request) and its arguments, the
+ * item's members but its envelope, each as sent; null for an item the provider runs (a shell call
+ * in a container, a tool search the server ran).
  */
-function clientItem(type: string, item: Record<string, unknown>): { type: BuiltinCallType; name: string; args: string } | null {
-  if (!Object.hasOwn(CLIENT_TOOLS, type)) return null;
-  const t = type as BuiltinCallType;
-  if (t === 'shell_call') {
-    const env = item.environment;
+function clientItem(type: BuiltinCallType, json: string, name: string): { name: string; args: string } | null {
+  const members = membersOf(json);
+  const value = (k: string): unknown => {
+    // (JSON.parse's reading: the last of a key said twice)
+    for (let i = members.length - 1; i >= 0; i--) if (members[i].key === k) return JSON.parse(members[i].value) as unknown;
+    return undefined;
+  };
+  if (type === 'shell_call') {
+    // (no environment, or null: the local one)
+    const env = value('environment');
     if (env !== null && env !== undefined && !(typeof env === 'object' && (env as Record<string, unknown>).type === 'local')) return null;
-  } else if (t === 'tool_search_call' && item.execution !== 'client') {
+  } else if (type === 'tool_search_call' && value('execution') !== 'client') {
     return null;
   }
-  // (fromEntries: a `__proto__` member stays a member)
-  const args = Object.fromEntries(Object.entries(item).filter(([k]) => !ENVELOPE.has(k)));
-  return { type: t, name: CLIENT_TOOLS[t] || (typeof item.name === 'string' ? item.name : ''), args: JSON.stringify(args) };
+  const args = `{${members.filter((m) => !ENVELOPE.has(m.key)).map((m) => m.text).join(',')}}`;
+  return { name: CLIENT_TOOLS[type] || name, args };
+}
+
+/**
+ * The members of a JSON object's text (valid JSON: the core read it), in order: each one's key,
+ * its text as sent (`"key": value`) and its value's.
+ */
+function membersOf(json: string): { key: string; text: string; value: string }[] {
+  const out: { key: string; text: string; value: string }[] = [];
+  const n = json.length;
+  let i = json.indexOf('{') + 1;
+  const space = () => {
+    while (i < n && (json[i] === ' ' || json[i] === '\t' || json[i] === '\n' || json[i] === '\r')) i++;
+  };
+  // (at a string's quote: past its end)
+  const string = () => {
+    for (i++; json[i] !== '"'; i += json[i] === '\\' ? 2 : 1);
+    i++;
+  };
+  for (space(); i < n && json[i] !== '}'; space()) {
+    const start = i;
+    string();
+    const key = JSON.parse(json.slice(start, i)) as string;
+    space();
+    i++; // (the colon)
+    space();
+    const from = i;
+    // the value: a string, a container to its matching end, or a literal to the `,` or `}` after it
+    for (let depth = 0; i < n;) {
+      const c = json[i];
+      if (c === '"') {
+        string();
+        if (depth === 0) break;
+      } else if (c === '{' || c === '[') {
+        depth++;
+        i++;
+      } else if (c === '}' || c === ']') {
+        if (depth === 0) break;
+        i++;
+        if (--depth === 0) break;
+      } else if (c === ',' && depth === 0) {
+        break;
+      } else {
+        i++;
+      }
+    }
+    const value = json.slice(from, i).trimEnd();
+    out.push({ key, text: json.slice(start, from) + value, value });
+    space();
+    if (json[i] === ',') i++;
+  }
+  return out;
 }
