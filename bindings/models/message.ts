@@ -33,8 +33,8 @@ export interface ToolCall {
    * `tool_search_call` run by the client, and an MCP server's `mcp_approval_request`), which names
    * the item the client sends back (`computer_call_output`, …, `mcp_approval_response`): its `name`
    * is the tool's (`computer`, `local_shell`, `shell`, `apply_patch`, `tool_search`, the MCP tool's
-   * name) and its `arguments` are the item's JSON object without `type`, `id`, `call_id`,
-   * `status` and `created_by` (`{"action":…}`, `{"operation":…}`, …), which come whole with the
+   * name) and its `arguments` are the item's members but `type`, `id`, `call_id`, `status` and
+   * `created_by`, as sent (`{"action":…}`, `{"operation":…}`, …): the call is said whole by the
    * item's end. Absent for a function's call.
    */
   type?: BuiltinCallType | 'custom';
