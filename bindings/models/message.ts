@@ -54,7 +54,9 @@ export interface Citation {
   /**
    * The provider's citation as it sent it, with where it points: Anthropic's `citation`
    * (`web_search_result_location`, `char_location`, `page_location`, …), Responses' `annotation`
-   * (`url_citation` with its `start_index` and `end_index` in its output text, `file_citation`, …).
+   * (`url_citation` with its `start_index` and `end_index` in its output text, `file_citation`, …),
+   * OpenAI's annotation (`{type: "url_citation", url_citation: …}`), Gemini's grounding chunk
+   * (`{web: {uri, title}}`, …) or citation source, Bedrock's citation.
    */
   source: Record<string, unknown>;
 }

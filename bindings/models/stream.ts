@@ -160,7 +160,8 @@ export class ModelStream extends ModelReader {
 
   /**
    * The sources the answer cites so far, in the order they came (Anthropic's `citations_delta`,
-   * Responses' `response.output_text.annotation.added`): each with its address, title and quoted
+   * Responses' `response.output_text.annotation.added`, OpenAI's `delta.annotations`, Gemini's
+   * grounding and citation metadata, Bedrock's `delta.citation`): each with its address, title and quoted
    * passage where the provider gives them, and the provider's citation as sent (where it points).
    * Never part of the text.
    */

@@ -1,6 +1,7 @@
 // The sources an answer cites: Anthropic's `citations_delta` (a web search result's location, a
 // document's characters), Responses' `response.output_text.annotation.added` (a URL, a file),
-// Gemini's grounding and citation metadata, and Bedrock's `delta.citation`.
+// Gemini's grounding and citation metadata, Bedrock's `delta.citation`, and OpenAI Chat's
+// `delta.annotations` (search models, OpenRouter).
 // ModelStream keeps each, with its address, title and quoted passage and the provider's citation
 // as sent, in the order they came, apart from the text, whatever the reads; the report and
 // ModelEventReader's readings have them; they count toward maxReasoningBytes. A relay in the
@@ -65,7 +66,18 @@ const GEMINI: Citation[] = [
   { url: RETRIEVED.uri, title: RETRIEVED.title, citedText: RETRIEVED.text, source: { retrievedContext: RETRIEVED } },
 ];
 
+const ANNOTATION = { type: 'url_citation', url_citation: { url: 'https://example.org/ü', title: 'Über "U"', start_index: 0, end_index: 6, content: 'A quote.' } };
+const ANNOTATION2 = { type: 'url_citation', url_citation: { url: 'https://example.com', title: 'Com', start_index: 7, end_index: 12 } };
+const oa = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-search', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+const openai = oa({ role: 'assistant', content: '', annotations: null }) + oa({ content: 'Über, ' }) + oa({ content: 'com.' })
+  + oa({ annotations: [ANNOTATION] }) + oa({ annotations: [ANNOTATION2] }, 'stop') + 'data: [DONE]\n\n';
+const OPENAI: Citation[] = [
+  { url: 'https://example.org/ü', title: 'Über "U"', citedText: 'A quote.', source: ANNOTATION },
+  { url: 'https://example.com', title: 'Com', source: ANNOTATION2 },
+];
+
 const CASES = [
+  { format: 'openai' as const, body: openai, text: 'Über, com.', citations: OPENAI, groups: [1, 1] },
   { format: 'anthropic' as const, body: anthropic, text: 'Per the sources, Zürich is the largest. Grass is green.', citations: ANTHROPIC, groups: [1, 1] },
   { format: 'openai-responses' as const, body: responses, text: 'See café, and notes.', citations: RESPONSES, groups: [1, 1] },
   { format: 'gemini' as const, body: gemini, text: 'Zürich is large. Done.', citations: GEMINI, groups: [1, 2] },
@@ -121,6 +133,15 @@ describe('citations', () => {
     m.flush();
     expect(m.citations).toEqual([]);
     expect('citations' in m.finish()).toBe(false);
+  });
+
+  it('OpenAI relayed to OpenAI: the annotations pass as they came, at every cut', () => {
+    const bytes = enc.encode(openai);
+    for (const chunks of standardChunkings(bytes)) {
+      const r = new SseRelay({ from: 'openai', to: 'openai' });
+      const out = new TextDecoder().decode(concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]));
+      expect(out).toBe(openai);
+    }
   });
 
   it('Anthropic relayed to Anthropic: the Anthropic SDK has the citations on their text blocks, at every cut', async () => {

@@ -4,18 +4,20 @@
 // calls as `tool_calls` deltas (an `index`, then `id` and `function.name` once, `function.arguments`
 // in fragments; a custom tool's call with `custom.name` and its free-text input in `custom.input`
 // fragments; the functions API's one call as `function_call`, its `name` once and its `arguments`
-// in fragments); Mistral's content as an array of parts (`text`, and `thinking` parts of text), and its calls whole, without `index`.
-import { JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
+// in fragments); Mistral's content as an array of parts (`text`, and `thinking` parts of text), and its calls whole, without `index`;
+// citations as `annotations` (`url_citation`s).
+import { JK_ARRAY, JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, NULL, OBJECT, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, argsText, ascii, callKey, choice, count, errorMessage, errorOfBody,
-  find, ignored, never, noneOf, reasoningText, scope, sseFormat, stringAt, strings, template, text,
+  FILTERED, NULL, OBJECT, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, argsText, ascii, callKey, choice, citationOf, count, errorMessage,
+  errorOfBody, find, ignored, member, never, noneOf, reasoningText, scope, sseFormat, stringAt, strings, template, text,
 } from './describe.js';
 
 const P = {
   index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7, errorType: 8,
   errorCode: 9, delta: 10, partType: 11, partText: 12, partThinking: 13, partThinkingText: 14, callIndex: 15, callId: 16,
   callName: 17, callArguments: 18, call: 19, refusal: 20, customName: 21, customInput: 22, fnName: 23, fnArguments: 24,
+  annotations: 25,
 } as const;
 /** The key of the functions API's call (`function_call`: one a message, no index). */
 const FUNCTION_CALL = 0;
@@ -42,6 +44,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     'choices[*].delta.tool_calls[*].function.name', 'choices[*].delta.tool_calls[*].function.arguments',
     'choices[*].delta.tool_calls[*]', 'choices[*].delta.refusal', 'choices[*].delta.tool_calls[*].custom.name',
     'choices[*].delta.tool_calls[*].custom.input', 'choices[*].delta.function_call.name', 'choices[*].delta.function_call.arguments',
+    'choices[*].delta.annotations',
   ]),
   // a delta of the followed choice: text, reasoning, or a fragment of the current call's arguments
   // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there
@@ -49,7 +52,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
   template: /* @__PURE__ */ template([
     choice, text, reasoningText, reasoningText, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
     ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings, never, argsText,
-    never, never,
+    never, never, { role: 'none', ignore: NULL },
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -89,6 +92,10 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
       const p = doc.path(j);
       if (p === P.delta) {
         if (doc.index(j) === el) delta = j;
+        continue;
+      }
+      if (p === P.annotations) {
+        if (doc.index(j) === el && doc.kind(j) === JK_ARRAY) cite(sink, doc.value(j));
         continue;
       }
       if (p === P.refusal || p === P.fnName || p === P.fnArguments) {
@@ -137,6 +144,20 @@ function canonical(doc: Doc, sink: Parameters<FormatSpec['read']>[1]): boolean {
     }
   }
   return true;
+}
+
+/**
+ * The citations of a delta's `annotations` (OpenAI's search models, OpenRouter's web plugin): each
+ * `{type: "url_citation", url_citation: {url, title, start_index, end_index, content?}}`.
+ */
+function cite(sink: Parameters<FormatSpec['read']>[1], annotations: unknown): void {
+  if (!Array.isArray(annotations)) return;
+  for (const a of annotations) {
+    const c = citationOf(member(a, 'url_citation'), 'url', ['title'], 'content');
+    if (c === null) continue;
+    c.source = a as Record<string, unknown>;
+    sink.onCitation(c);
+  }
 }
 
 /** The record of path `p` in element `el` of `choices` that is not null, or −1. */
