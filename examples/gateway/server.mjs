@@ -61,7 +61,8 @@ export const DEFAULTS = Object.freeze({
    * event and the upstream connection is closed. The gateway's own keep-alive comments do not
    * count as upstream bytes; the upstream's own comments (its pings) do. While the upstream read is
    * paused for a client that does not take its answer, the upstream is not silent: the gateway is
-   * not reading it (clientTimeout is the limit there).
+   * not reading it (a client that takes nothing is dropped after clientTimeout; one that takes its
+   * answer slowly holds the upstream open up to maxDuration).
    */
   bodyTimeout: 300_000,
   /**
