@@ -235,8 +235,9 @@ export class DocReader implements Doc, Sink {
     const json = JSON.stringify(citation.source);
     if (once) {
       const seen = (m.cited ??= new Set());
-      if (seen.has(json)) return;
-      seen.add(json);
+      const key = citation.url ?? json;
+      if (seen.has(key)) return;
+      seen.add(key);
     }
     // (counted with the reasoning: what a stream keeps beside its answer and calls)
     if (!this.reasoningRoom(utf8Length(json))) return;

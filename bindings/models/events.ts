@@ -139,7 +139,7 @@ export class ModelEventReader {
     if (m.finishReason !== undefined) r.finishReason = m.finishReason;
     if (m.refused) r.refused = true;
     if (m.refusal !== '') r.refusal = m.refusal;
-    if (m.citations.length !== 0) r.citations = m.citations.splice(0);
+    if (m.citations.length !== 0) r.citations = m.citations.slice();
     if (m.usage !== undefined) r.usage = m.usage;
     if (m.bad !== null) {
       r.invalid = { offset: 0, message: m.bad, json: false };
@@ -162,6 +162,7 @@ export class ModelEventReader {
     m.refused = false;
     m.refusal = '';
     m.citations.length = 0;
+    m.cited = null;
     m.reasoningBytes = 0;
     m.usage = undefined;
     m.pings = 0;

@@ -148,7 +148,7 @@ export class Message {
   refusing = false;
   /** The sources the answer cites (kept by a stream, within maxReasoningBytes), in the order they came. */
   readonly citations: Citation[] = [];
-  /** The JSON of the sources cited that are kept once (Gemini's metadata, which a later chunk may say again). */
+  /** The sources cited that are kept once (Gemini's metadata, which a later chunk may say again): their addresses, or JSON without one. */
   cited: Set<string> | null = null;
   /** Reasoning blocks; the last one takes more text while `thinkingOpen`. */
   readonly thinking: ReasoningBlock[] = [];

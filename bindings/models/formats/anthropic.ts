@@ -80,8 +80,8 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
         if (j >= 0 && key >= 0) sink.onToolArguments(doc, key, j);
       } else if (doc.is(dt, T.citations)) {
         // (rare: read whole, no path of its own on every delta's way)
-        // (a web page's is titled by `title`, a document's by `document_title`)
-        const c = citationOf(member(member(doc.whole(), 'delta'), 'citation'), 'url', ['title', 'document_title'], 'cited_text');
+        // (a web page's is titled by `title`, a document's by `document_title`; a search result's address is its `source`)
+        const c = citationOf(member(member(doc.whole(), 'delta'), 'citation'), ['url', 'source'], ['title', 'document_title'], 'cited_text');
         if (c !== null) sink.onCitation(c);
       }
     } else if (doc.is(t, T.start)) {

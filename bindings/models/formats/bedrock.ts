@@ -136,7 +136,7 @@ export const bedrock: FormatSpec = {
  * location's `url`, its quoted passage the source content's text.
  */
 function bedrockCitation(source: unknown): Citation | null {
-  const c = citationOf(source, undefined, ['title']);
+  const c = citationOf(source, [], ['title']);
   if (c === null) return null;
   const url = member(member(member(source, 'location'), 'web'), 'url');
   if (typeof url === 'string') c.url = url;

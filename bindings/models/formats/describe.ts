@@ -90,7 +90,8 @@ export interface Sink {
   onBuiltinCall(doc: Doc, key: number, id: number, name: string, type: BuiltinCallType, args: string): void;
   /**
    * A source the answer cites, as the description read it from the provider's citation; `once`:
-   * not kept when the stream has a citation of the same source (the same JSON) already.
+   * not kept when the stream has a citation of the same source already (the same address, or
+   * without one the same JSON).
    */
   onCitation(citation: Citation, once?: boolean): void;
   /** The state of the open part call (null when none is open). */
@@ -335,14 +336,14 @@ export function stringAt(doc: Doc, j: number): string | undefined {
 
 /**
  * The citation the object `source` is, its address, title and quoted passage at the provider's
- * keys for them (the title at the first of `titles` that `source` has); null when `source` is not
- * an object.
+ * keys for them (the address and the title at the first of `urls` and `titles` that `source` has);
+ * null when `source` is not an object.
  */
-export function citationOf(source: unknown, url: string | undefined, titles: readonly string[], cited?: string): Citation | null {
+export function citationOf(source: unknown, urls: readonly string[], titles: readonly string[], cited?: string): Citation | null {
   if (!isObj(source)) return null;
   const c: Citation = { source };
   const s = (k: string | undefined) => (k !== undefined && typeof source[k] === 'string' ? source[k] : undefined);
-  const u = s(url);
+  const u = s(urls.find((k) => typeof source[k] === 'string'));
   const t = s(titles.find((k) => typeof source[k] === 'string'));
   const q = s(cited);
   if (u !== undefined) c.url = u;

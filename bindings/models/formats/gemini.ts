@@ -222,13 +222,13 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
   },
 });
 
-/** A call in parts ends: its open string and containers closed, the object's brace last. */
 /**
  * The sources a candidate's metadata cites: each of its `groundingMetadata`'s `groundingChunks` (a
  * web page `{web: {uri, title}}`, a retrieved document `{retrievedContext: {uri, title, text}}`, a
  * place `{maps: …}`), or each of its `citationMetadata`'s entries (`citationSources` from the
  * Gemini API, `citations` from Vertex AI: `{uri, title?, startIndex, endIndex, license}`). A source
- * the stream cited already (metadata said again in a later chunk) is not kept twice.
+ * the stream cited already (its address, or without one its JSON: metadata said again in a later
+ * chunk, a source cited at two ranges) is not kept twice.
  */
 function cite(sink: Sink, meta: unknown, grounding: boolean): void {
   const list = grounding ? member(meta, 'groundingChunks') : member(meta, 'citationSources') ?? member(meta, 'citations');
@@ -236,13 +236,14 @@ function cite(sink: Sink, meta: unknown, grounding: boolean): void {
   for (const x of list) {
     // (a grounding chunk holds one source, under the key that names its kind)
     const inner = grounding && typeof x === 'object' && x !== null ? Object.values(x).find((v) => typeof v === 'object' && v !== null && !Array.isArray(v)) : x;
-    const c = citationOf(inner, 'uri', ['title'], 'text');
+    const c = citationOf(inner, ['uri'], ['title'], 'text');
     if (c === null) continue;
     c.source = x as Record<string, unknown>;
     sink.onCitation(c, true);
   }
 }
 
+/** A call in parts ends: its open string and containers closed, the object's brace last. */
 function endPartCall(sink: Sink, open: PartArgs): void {
   sink.onPartArguments(open.close());
   sink.onPartCallEnd();

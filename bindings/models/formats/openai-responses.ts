@@ -75,7 +75,7 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
     } else if (doc.is(t, T.annotation)) {
       // (rare: read whole; a file's citation is titled by its file's name)
       const a = member(doc.whole(), 'annotation');
-      const c = citationOf(a, 'url', ['title', 'filename']);
+      const c = citationOf(a, ['url'], ['title', 'filename']);
       if (c !== null) sink.onCitation(c);
     } else if (doc.is(t, T.summaryPart)) {
       // (each part of a reasoning summary is a block of its own: its text does not run on from the last part's)
