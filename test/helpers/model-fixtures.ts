@@ -67,6 +67,8 @@ export interface ExpectedCall {
   valid?: boolean;
   /** Gemini's thoughtSignature of the call's part. */
   signature?: string;
+  /** A call of a tool the API defines: its item type (Responses'). */
+  type?: string;
 }
 
 export interface Fixture {
@@ -131,7 +133,7 @@ export interface Frame {
 
 /** A frame's doing to the tool calls (as the contract reads each format, computed with JSON.parse). */
 export type CallOp =
-  | { op: 'begin'; key: number; id: string; name: string; server: boolean; input?: string }
+  | { op: 'begin'; key: number; id: string; name: string; server: boolean; input?: string; type?: string }
   | { op: 'args'; key: number; text: string; ifNone?: boolean }
   | { op: 'whole'; id: string; name: string; args: string; signature?: string }
   // a Gemini functionCall part: whole (args), or a part of a call whose arguments come as partialArgs
@@ -289,6 +291,7 @@ export class CallBook {
       if (c.id === '' && op.id !== '') c.id = op.id;
       if (c.name === '' && op.name !== '') c.name = op.name;
       if (op.input !== undefined) c.fallback = op.input;
+      if (op.type !== undefined) c.type = op.type;
       return { call: c, began, text: '' };
     }
     if (op.op === 'args') {
@@ -331,6 +334,7 @@ export class CallBook {
       const out: ExpectedCall = { index: c.index, id: c.id, name: c.name, arguments: args, done: c.done };
       if (c.valid !== undefined) out.valid = c.valid;
       if (c.signature !== undefined) out.signature = c.signature;
+      if (c.type !== undefined) out.type = c.type;
       return out;
     });
   }
@@ -532,6 +536,12 @@ interface Reading {
   clientContent?: string;
 }
 
+/** Responses' items of the tools the API defines that a client may run, and their tools' names ('': the item's own name). */
+const BUILTIN: Record<string, string> = {
+  computer_call: 'computer', local_shell_call: 'local_shell', shell_call: 'shell', apply_patch_call: 'apply_patch', tool_search_call: 'tool_search',
+  mcp_approval_request: '',
+};
+
 const errorText = (e: unknown): string => (typeof e === 'string' ? e : isObj(e) && typeof e.message === 'string' ? e.message : JSON.stringify(e));
 
 function interpret(format: ModelFormat, type: string, data: string, choice: number): Reading {
@@ -599,6 +609,20 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
           if (typeof item.arguments === 'string') calls.push({ op: 'args', key, text: item.arguments, ifNone: true });
         } else if (item.type === 'reasoning') {
           return { role: 'other', reasoningEnd: done };
+        } else if (Object.hasOwn(BUILTIN, item.type)) {
+          // a tool the API defines: whole at its item's end, which says who runs it
+          if (!done) return { role: 'other' };
+          const env = item.environment;
+          const client = item.type === 'shell_call' ? env === null || env === undefined || (isObj(env) && env.type === 'local')
+            : item.type === 'tool_search_call' ? item.execution === 'client' : true;
+          const str = (x: unknown) => (typeof x === 'string' ? x : '');
+          if (client) {
+            const { type: _t, id: _i, call_id: _c, status: _s, created_by: _b, ...args } = item;
+            calls.push({ op: 'begin', key, id: str(item.type === 'mcp_approval_request' ? item.id : item.call_id), name: BUILTIN[item.type] || str(item.name), server: false, type: item.type });
+            calls.push({ op: 'args', key, text: JSON.stringify(args) });
+          } else {
+            calls.push({ op: 'begin', key, id: str(item.id), name: item.type, server: true });
+          }
         } else if (item.type !== 'message') {
           calls.push({ op: 'begin', key, id: typeof item.id === 'string' ? item.id : '', name: item.type, server: true });
         }

@@ -132,6 +132,19 @@ function responsesStream(r: Rnd): string {
     for (let i = 0, n = Math.floor(r() * 5); i < n; i++) s += ev('response.output_text.delta', `"item_id":"msg_${o}","output_index":${o},"content_index":0,"sequence_number":${seq++},"delta":${say(r)},"logprobs":[]`);
     s += ev('response.output_item.done', `"output_index":${o},"item":{"type":"message","id":"msg_${o}"}`);
   }
+  // the items of the tools the API defines: the client's to run (a shell call in the local
+  // environment, or none named; a tool search the client runs) or the provider's, and a hosted tool's
+  for (let c = 0, n = Math.floor(r() * 3); c < n; c++) {
+    const o = out++;
+    const item = builtinItem(r, o);
+    s += ev('response.output_item.added', `"output_index":${o},"item":${JSON.stringify({ ...item.begin, status: 'in_progress' })}`);
+    for (const [i, command] of item.commands.entries()) {
+      s += ev('response.shell_call_command.added', `"output_index":${o},"command_index":${i},"command":""`);
+      s += ev('response.shell_call_command.delta', `"output_index":${o},"command_index":${i},"delta":${JSON.stringify(command)}`);
+    }
+    if (chance(r, 0.05)) return s; // (cut before the item's end)
+    s += ev('response.output_item.done', `"output_index":${o},"item":${JSON.stringify({ ...item.end, status: 'completed' })}`);
+  }
   for (let c = 0, n = Math.floor(r() * 3); c < n; c++) {
     const o = out++;
     const frags = argumentsOf(r);
@@ -143,6 +156,28 @@ function responsesStream(r: Rnd): string {
     s += ev('response.output_item.done', `"output_index":${o},"item":{"type":"function_call","id":"fc_${o}","call_id":"call_${o}","name":"f${o}","arguments":${whole}}`);
   }
   return s + ev('response.completed', '"response":{"id":"resp_f","status":"completed","usage":{"input_tokens":9,"output_tokens":5}}');
+}
+
+/** An item of a tool the API defines (or a hosted tool's), as it begins and as it ends, and a shell call's commands as they stream. */
+function builtinItem(r: Rnd, o: number): { begin: Record<string, unknown>; end: Record<string, unknown>; commands: string[] } {
+  const text = () => Array.from({ length: 1 + Math.floor(r() * 3) }, () => word(r)).join(' ');
+  const type = pick(r, ['computer_call', 'local_shell_call', 'shell_call', 'apply_patch_call', 'tool_search_call', 'mcp_approval_request', 'web_search_call']);
+  const id = { id: `it_${o}`, type, ...(type === 'mcp_approval_request' || type === 'web_search_call' ? {} : { call_id: `call_b${o}` }) };
+  if (type === 'shell_call') {
+    const commands = Array.from({ length: 1 + Math.floor(r() * 2) }, text);
+    const env = pick(r, [undefined, null, { type: 'local' }, { type: 'container_reference', container_id: 'cntr_1' }]);
+    const envs = env === undefined ? {} : { environment: env };
+    // (the start may say less of who runs it than the end)
+    return { begin: { ...id, action: { commands: [], timeout_ms: null }, ...(chance(r, 0.5) ? envs : {}) }, end: { ...id, action: { commands, timeout_ms: 1000 }, ...envs, created_by: 'resp_f' }, commands };
+  }
+  const payload: Record<string, unknown> =
+    type === 'computer_call' ? { action: { type: 'type', text: text() }, pending_safety_checks: [] }
+    : type === 'local_shell_call' ? { action: { type: 'exec', command: ['echo', text()], env: {} } }
+    : type === 'apply_patch_call' ? { operation: { type: 'create_file', path: `src/${word(r)}.ts`, diff: `+${text()}\n` } }
+    : type === 'tool_search_call' ? { execution: pick(r, ['client', 'server']), arguments: { query: text() } }
+    : type === 'mcp_approval_request' ? { server_label: 'docs', name: `ask_${o}`, arguments: JSON.stringify({ q: text() }) }
+    : { action: { type: 'search', query: text() } };
+  return { begin: { ...id, ...(type === 'tool_search_call' ? { execution: payload.execution } : {}) }, end: { ...id, ...payload }, commands: [] };
 }
 
 function ollamaStream(r: Rnd): string {
