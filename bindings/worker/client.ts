@@ -1,6 +1,6 @@
 // The page's side of seam's Worker (bindings/worker.ts): streamInWorker sends it a request and
 // reads back what it posts as an async iterator, with its errors as typed errors again.
-import { ModelStreamError, type ModelStreamErrorCode } from '../models/errors.js';
+import { MODEL_STREAM_ERROR_CODES, ModelStreamError, type ModelStreamErrorCode } from '../models/errors.js';
 import type { FromWorker, ToWorker, WorkerErrorData, WorkerPart, WorkerReport, WorkerRequest } from './protocol.js';
 
 export type { WorkerPart, WorkerReport, WorkerRequest, SseWorkerReport, WorkerErrorData } from './protocol.js';
@@ -27,7 +27,7 @@ export class WorkerStreamError extends Error {
   }
 }
 
-const MODEL_CODES = new Set<string>(['ERR_STREAM_TRUNCATED', 'ERR_PROVIDER', 'ERR_BAD_EVENT', 'ERR_EVENT_TOO_LARGE', 'ERR_INVALID_UTF8']);
+const MODEL_CODES: ReadonlySet<string> = new Set(MODEL_STREAM_ERROR_CODES);
 
 /** The error the Worker described, as a ModelStreamError where it was one. */
 function revive(data: WorkerErrorData): Error {

@@ -44,6 +44,19 @@ describe('streamInWorker', () => {
     await expect(run.report).rejects.toBe(error);
   });
 
+  it('every code of a ModelStreamError comes back as one, with the text it carries (the limits\', Bedrock\'s framing\'s)', async () => {
+    for (const code of ['ERR_STREAM_TRUNCATED', 'ERR_PROVIDER', 'ERR_BAD_EVENT', 'ERR_EVENT_TOO_LARGE', 'ERR_ARGUMENTS_TOO_LARGE', 'ERR_REASONING_TOO_LONG', 'ERR_TEXT_TOO_LONG', 'ERR_INVALID_UTF8', 'ERR_CRC_MISMATCH', 'ERR_BAD_FRAME'] as const) {
+      const w = new FakeWorker();
+      const run = streamInWorker(asWorker(w), { url: '/x', format: 'bedrock' });
+      w.emit({ type: 'error', id: w.id, error: { name: 'ModelStreamError', code, message: 'm', offset: 9, text: 'held' } });
+      let error: unknown;
+      try { for await (const _ of run); } catch (e) { error = e; }
+      expect(error, code).toBeInstanceOf(ModelStreamError);
+      expect(error, code).toMatchObject({ code, offset: 9, text: 'held', message: 'm' });
+      await expect(run.report).rejects.toBe(error);
+    }
+  });
+
   it('throws WorkerStreamError for the rest, with its code, status and class in the Worker', async () => {
     const w = new FakeWorker();
     const run = streamInWorker(asWorker(w), { url: '/x', format: 'sse' });
