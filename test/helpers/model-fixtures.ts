@@ -2273,6 +2273,43 @@ data: [DONE]
 }
 
 {
+  const e = (type: string, data: string) => `event: ${type}\ndata: ${data}\n\n`;
+  const shell = '"id":"sh_1","type":"shell_call","call_id":"call_sh","environment":{"type":"local"}';
+  const patch = '"id":"apc_2","type":"apply_patch_call","call_id":"call_ap","operation":{"type":"update_file","path":"src/été.ts","diff":"@@\\n-a\\n+\\"b\\" 🚀\\n"}';
+  const hosted = '"id":"sh_3","type":"shell_call","call_id":"call_hs","environment":{"type":"container_reference","container_id":"cntr_1"}';
+  const ask = '"id":"mcpr_4","type":"mcp_approval_request","server_label":"docs","name":"ask","arguments":"{\\"q\\":\\"x\\"}"';
+  const body = e('response.created', '{"type":"response.created","sequence_number":0,"response":{"id":"resp_7","object":"response","status":"in_progress","output":[]}}')
+    + e('response.output_item.added', `{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{${shell},"status":"in_progress","action":{"commands":[],"timeout_ms":null}}}`)
+    + e('response.shell_call_command.added', '{"type":"response.shell_call_command.added","sequence_number":2,"output_index":0,"command_index":0,"command":""}')
+    + e('response.shell_call_command.delta', '{"type":"response.shell_call_command.delta","sequence_number":3,"output_index":0,"command_index":0,"delta":"ls -la"}')
+    + e('response.shell_call_command.done', '{"type":"response.shell_call_command.done","sequence_number":4,"output_index":0,"command_index":0,"command":"ls -la"}')
+    + e('response.output_item.done', `{"type":"response.output_item.done","sequence_number":5,"output_index":0,"item":{${shell},"status":"completed","action":{"commands":["ls -la"],"timeout_ms":null}}}`)
+    + e('response.output_item.added', `{"type":"response.output_item.added","sequence_number":6,"output_index":1,"item":{${patch},"status":"in_progress"}}`)
+    + e('response.output_item.done', `{"type":"response.output_item.done","sequence_number":7,"output_index":1,"item":{${patch},"status":"completed"}}`)
+    + e('response.output_item.added', `{"type":"response.output_item.added","sequence_number":8,"output_index":2,"item":{${hosted},"status":"in_progress","action":{"commands":["pwd"],"timeout_ms":null}}}`)
+    + e('response.output_item.done', `{"type":"response.output_item.done","sequence_number":9,"output_index":2,"item":{${hosted},"status":"completed","action":{"commands":["pwd"],"timeout_ms":null}}}`)
+    + e('response.output_item.added', `{"type":"response.output_item.added","sequence_number":10,"output_index":3,"item":{${ask}}}`)
+    + e('response.output_item.done', `{"type":"response.output_item.done","sequence_number":11,"output_index":3,"item":{${ask}}}`)
+    + e('response.completed', '{"type":"response.completed","sequence_number":12,"response":{"id":"resp_7","object":"response","status":"completed","usage":{"input_tokens":50,"output_tokens":30,"total_tokens":80}}}');
+  add({
+    name: 'responses-client-run-tools',
+    format: 'openai-responses',
+    note: "the items of the API's tools the client runs, said whole by their item's end: a shell call in the local environment (its command streamed), an apply_patch call (accents, an emoji and escapes in its operation), an MCP approval request; and a shell call in a container, the provider's own",
+    body,
+    expected: {
+      text: '', reasoning: '', status: 'done', finishReason: 'completed', events: 13, comments: [],
+      usage: { input_tokens: 50, output_tokens: 30, total_tokens: 80 },
+      toolCalls: [
+        { index: 0, id: 'call_sh', name: 'shell', arguments: '{"environment":{"type":"local"},"action":{"commands":["ls -la"],"timeout_ms":null}}', done: true, valid: true, type: 'shell_call' },
+        { index: 1, id: 'call_ap', name: 'apply_patch', arguments: '{"operation":{"type":"update_file","path":"src/été.ts","diff":"@@\\n-a\\n+\\"b\\" 🚀\\n"}}', done: true, valid: true, type: 'apply_patch_call' },
+        { index: 2, id: 'mcpr_4', name: 'ask', arguments: '{"server_label":"docs","name":"ask","arguments":"{\\"q\\":\\"x\\"}"}', done: true, valid: true, type: 'mcp_approval_request' },
+      ],
+      serverToolCalls: [{ index: 0, id: 'sh_3', name: 'shell_call', arguments: '', done: true, valid: false }],
+    },
+  });
+}
+
+{
   const body = '{"model":"qwen3","created_at":"2026-11-30T10:00:00Z","message":{"role":"assistant","content":"","thinking":"Two cities."},"done":false}\n'
     + '{"model":"qwen3","created_at":"2026-11-30T10:00:01Z","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"weather","arguments":{"city":"Lyon"}}},{"function":{"name":"weather","arguments":{"city":"Köln","days":[1,2]}}}]},"done":false}\n'
     + '{"model":"qwen3","created_at":"2026-11-30T10:00:02Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":5000,"prompt_eval_count":12,"eval_count":30}\n';
