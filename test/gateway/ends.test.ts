@@ -387,7 +387,8 @@ describe('an upstream whose answer breaks off: the client\'s error in its own fo
   }
 
   /** A gateway whose upstream writes `head` (raw: status line, headers and the body's first bytes), waits until the gateway read it all, and resets its connection. */
-  async function breaking(raw: string, options: Parameters<typeof startGateway>[0] = {}) {
+  /** A gateway whose upstream writes `raw`, then (once the gateway read it) resets its connection, or closes it (`fin`). */
+  async function breaking(raw: string, options: Parameters<typeof startGateway>[0] = {}, how: 'reset' | 'fin' = 'reset') {
     const r = g = await startGateway(options);
     const gateway = new Map<number, Socket>();
     upstreamSockets(r, (s) => gateway.set(s.localPort!, s));
@@ -396,7 +397,7 @@ describe('an upstream whose answer breaks off: the client\'s error in its own fo
         const socket = res.socket!;
         socket.write(raw);
         await readByGateway(r, socket, gateway);
-        socket.resetAndDestroy();
+        if (how === 'fin') socket.end(); else socket.resetAndDestroy();
       },
     });
     return r;
@@ -455,17 +456,7 @@ describe('an upstream whose answer breaks off: the client\'s error in its own fo
   });
 
   test.each([['cut short', 'fin'], ['reset', 'reset']] as const)('a whole answer (stream: false) whose body is %s: a 502 that says the upstream broke HTTP/1.1, not a 500, and it counts as failed', async (_, how) => {
-    const r = g = await startGateway();
-    const gateway = new Map<number, Socket>();
-    upstreamSockets(r, (s) => gateway.set(s.localPort!, s));
-    r.up.scripts.set('m', {
-      write: async (res: ServerResponse) => {
-        const socket = res.socket!;
-        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"id":"x","object":"chat.com');
-        await readByGateway(r, socket, gateway);
-        if (how === 'fin') socket.end(); else socket.resetAndDestroy();
-      },
-    });
+    const r = await breaking('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"id":"x","object":"chat.com', {}, how);
     const got = await post(r.url, chat('m', false));
     expect(got.status).toBe(502);
     const id = got.headers['x-request-id'];
@@ -481,17 +472,7 @@ describe('an upstream whose answer breaks off: the client\'s error in its own fo
   });
 
   test.each([['cut short', 'fin'], ['reset', 'reset']] as const)('an upstream\'s error status whose body is %s: the status, in the client\'s shape with the general message; the log says why', async (_, how) => {
-    const r = g = await startGateway();
-    const gateway = new Map<number, Socket>();
-    upstreamSockets(r, (s) => gateway.set(s.localPort!, s));
-    r.up.scripts.set('m', {
-      write: async (res: ServerResponse) => {
-        const socket = res.socket!;
-        socket.write('HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"error":{"message":"Rate limit reach');
-        await readByGateway(r, socket, gateway);
-        if (how === 'fin') socket.end(); else socket.resetAndDestroy();
-      },
-    });
+    const r = await breaking('HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"error":{"message":"Rate limit reach', {}, how);
     for (const [path, shape] of [
       ['/v1/chat/completions', { error: { message: 'upstream answered HTTP 429', type: 'upstream_error', code: null } }],
       ['/v1/messages', { type: 'error', error: { type: 'rate_limit_error', message: 'upstream answered HTTP 429' } }],

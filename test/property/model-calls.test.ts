@@ -12,7 +12,7 @@
 import { describe, expect, test } from 'vitest';
 import { ModelStream } from '../../bindings/index.js';
 import { CallBook, type Fixture, type ModelFormat, reference } from '../helpers/model-fixtures.js';
-import { type Rnd, chance, jsonString, pick } from '../helpers/model-streams.js';
+import { type Rnd, chance, errorOfReading, jsonString, pick } from '../helpers/model-streams.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import { Oracle, settle } from '../helpers/relay-oracle.js';
 
@@ -316,13 +316,7 @@ describe('agents\' streams: tool calls and reasoning read in the core give what 
       const where = `seed ${SEED}, ${format} stream ${s}, maxArgumentBytes ${limit}: ${JSON.stringify(body)}`;
       for (const chunks of [[bytes], cut(bytes, randomCuts(bytes, r, 40))]) {
         const m = new ModelStream({ format, raw: true, maxArgumentBytes: limit, eof: 'allow' });
-        let err: unknown;
-        try {
-          for (const c of chunks) m.push(c);
-          m.flush();
-        } catch (e) {
-          err = e;
-        }
+        const err = errorOfReading(m, chunks);
         expect(err, where).toMatchObject({ code: 'ERR_ARGUMENTS_TOO_LARGE', offset: at.dataStart });
         expect(m.status, where).toBe('failed');
         expect(m.toolCalls.map((c) => c.arguments), `${where}: the calls before the fragment`).toEqual(before);

@@ -11,6 +11,7 @@
 // official clients.
 import { describe, expect, it } from 'vitest';
 import { ModelEventReader, ModelStream, ModelStreamError, SseRelay, type ToolCall } from '../../bindings/index.js';
+import { errorOfReading } from '../helpers/model-streams.js';
 import { standardChunkings } from '../helpers/random.js';
 import { anthropicFinal, openaiFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
 
@@ -186,13 +187,7 @@ describe("the client's calls of the API's own tools (Responses)", () => {
     const at = everyItem.indexOf('data: ', everyItem.indexOf('event: response.output_item.done', everyItem.indexOf('"cu_1"'))) + 6;
     for (const chunks of standardChunkings(body)) {
       const m = new ModelStream({ format: 'openai-responses', maxArgumentBytes: limit });
-      let err: unknown;
-      try {
-        for (const c of chunks) m.push(c);
-        m.flush();
-      } catch (e) {
-        err = e;
-      }
+      const err = errorOfReading(m, chunks);
       expect(err).toBeInstanceOf(ModelStreamError);
       expect(err).toMatchObject({ code: 'ERR_ARGUMENTS_TOO_LARGE', offset: enc.encode(everyItem.slice(0, at)).length });
       // (the calls as they stood before that event: the computer's call not begun)

@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Citation, ModelEventReader, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
+import { errorOfReading } from '../helpers/model-streams.js';
 import { concat, standardChunkings } from '../helpers/random.js';
 import { anthropicFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
 
@@ -123,13 +124,7 @@ describe('citations', () => {
       const at = enc.encode(body.slice(0, body.lastIndexOf('data: ', second) + 6)).length;
       for (const chunks of standardChunkings(bytes)) {
         const m = new ModelStream({ format, maxReasoningBytes: first + 10 });
-        let err: unknown;
-        try {
-          for (const c of chunks) m.push(c);
-          m.flush();
-        } catch (e) {
-          err = e;
-        }
+        const err = errorOfReading(m, chunks);
         expect(err).toBeInstanceOf(ModelStreamError);
         expect(err).toMatchObject({ code: 'ERR_REASONING_TOO_LONG', offset: at });
         expect(m.citations).toEqual([citations[0]]);
