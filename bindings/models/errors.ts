@@ -1,21 +1,17 @@
 // Errors of layer 4: a model stream that is cut short, an error from the provider, a bad event.
 
-/** What can go wrong in a model stream: each {@link ModelStreamErrorCode}. */
-export const MODEL_STREAM_ERROR_CODES = [
-  'ERR_STREAM_TRUNCATED', // the stream ended without its provider's completion
-  'ERR_PROVIDER', // the provider's error event or error body
-  'ERR_BAD_EVENT', // an event that is not valid JSON, or not an event of the format
-  'ERR_EVENT_TOO_LARGE', // an event over maxEventBytes
-  'ERR_ARGUMENTS_TOO_LARGE', // tool-call arguments over maxArgumentBytes
-  'ERR_REASONING_TOO_LONG', // ModelStream: reasoning (and a refusal, and citations) kept over maxReasoningBytes
-  'ERR_TEXT_TOO_LONG', // ModelStream: the answer's text over maxTextBytes
-  'ERR_INVALID_UTF8', // invalid or truncated UTF-8
-  'ERR_CRC_MISMATCH', // Bedrock: a message of AWS's event stream whose prelude or message CRC32 does not match
-  'ERR_BAD_FRAME', // Bedrock: a message of AWS's event stream whose lengths cannot be, or with a bad header
-] as const;
-
 /** What went wrong in a model stream. */
-export type ModelStreamErrorCode = (typeof MODEL_STREAM_ERROR_CODES)[number];
+export type ModelStreamErrorCode =
+  | 'ERR_STREAM_TRUNCATED' // the stream ended without its provider's completion
+  | 'ERR_PROVIDER' // the provider's error event or error body
+  | 'ERR_BAD_EVENT' // an event that is not valid JSON, or not an event of the format
+  | 'ERR_EVENT_TOO_LARGE' // an event over maxEventBytes
+  | 'ERR_ARGUMENTS_TOO_LARGE' // tool-call arguments over maxArgumentBytes
+  | 'ERR_REASONING_TOO_LONG' // ModelStream: reasoning (and a refusal, and citations) kept over maxReasoningBytes
+  | 'ERR_TEXT_TOO_LONG' // ModelStream: the answer's text over maxTextBytes
+  | 'ERR_INVALID_UTF8' // invalid or truncated UTF-8
+  | 'ERR_CRC_MISMATCH' // Bedrock: a message of AWS's event stream whose prelude or message CRC32 does not match
+  | 'ERR_BAD_FRAME'; // Bedrock: a message of AWS's event stream whose lengths cannot be, or with a bad header
 
 /**
  * A model stream's error, with the absolute byte offset in the stream and the text the call had

@@ -1,6 +1,6 @@
 // The page's side of seam's Worker (bindings/worker.ts): streamInWorker sends it a request and
 // reads back what it posts as an async iterator, with its errors as typed errors again.
-import { MODEL_STREAM_ERROR_CODES, ModelStreamError, type ModelStreamErrorCode } from '../models/errors.js';
+import { ModelStreamError, type ModelStreamErrorCode } from '../models/errors.js';
 import type { FromWorker, ToWorker, WorkerErrorData, WorkerPart, WorkerReport, WorkerRequest } from './protocol.js';
 
 export type { WorkerPart, WorkerReport, WorkerRequest, SseWorkerReport, WorkerErrorData } from './protocol.js';
@@ -27,11 +27,9 @@ export class WorkerStreamError extends Error {
   }
 }
 
-const MODEL_CODES: ReadonlySet<string> = new Set(MODEL_STREAM_ERROR_CODES);
-
 /** The error the Worker described, as a ModelStreamError where it was one. */
 function revive(data: WorkerErrorData): Error {
-  if (data.name === 'ModelStreamError' && MODEL_CODES.has(data.code) && data.offset !== undefined) {
+  if (data.name === 'ModelStreamError' && data.offset !== undefined) {
     const e = new ModelStreamError(data.code as ModelStreamErrorCode, data.offset, data.message, data.text ?? '', data.providerMessage, data.providerCode);
     if (data.status !== undefined) Object.assign(e, { status: data.status });
     return e;

@@ -148,8 +148,8 @@ describe('decode: the text, as it commits', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`  tool calls    0: shell [shell_call] (call_sh1) ${args} (valid JSON)\n`);
     const e = await run(['decode', '--events', '--format', 'openai-responses', path]);
+    // (said whole by its item's end)
     expect(e.stdout.split('\n').filter((l) => l.startsWith('{"toolCall"'))).toEqual([
-      '{"toolCall":{"index":0,"id":"call_sh1","name":"shell","arguments":"","done":false,"type":"shell_call"}}',
       `{"toolCall":{"index":0,"id":"call_sh1","name":"shell","arguments":${JSON.stringify(args)},"done":true,"valid":true,"type":"shell_call"}}`,
     ]);
   });
