@@ -541,9 +541,16 @@ export function createGateway(options = {}) {
       this.expired = false;
       this.done = null; // resolves the current phase when the client leaves or a timeout ends the stream
       this.relaying = null; // the relay of the streaming phase, while it runs
-      res.on('close', () => {
-        if (!res.writableFinished) this.abort();
-      });
+      // The client took its whole answer when the response finished on a connection that did not
+      // fail: Node 20 also emits 'finish' when the client's reset destroyed the connection with
+      // the answer's end still in its buffer (Node 22 and later do not), and that is the client
+      // leaving, in the tick before 'close'.
+      const socket = res.socket;
+      const left = () => {
+        if (!res.writableFinished || (socket !== null && socket.errored != null)) this.abort();
+      };
+      res.on('finish', left);
+      res.on('close', left);
     }
 
     /** The request's body, then the upstream's answer. */

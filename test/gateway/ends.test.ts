@@ -223,14 +223,14 @@ describe('a client that leaves in the same tick as the upstream\'s end', () => {
     expect(await counted(r)).toEqual({ 'llm_streams_total{status="aborted"}': 1 });
   });
 
+  // (on Node 20 the response also emits 'finish' when the client's reset destroys the connection
+  // with the answer's end in its buffer: the gateway must not count that as done)
   test('a client that leaves after the upstream\'s end, its answer still in the gateway\'s buffer: aborted, not done', async () => {
     // (a high-water mark over the whole answer: the gateway reads it all, and holds what the connection does not take)
-    const r = g = await startGateway({ highWaterMark: 128 * 1024 * 1024, maxPendingBytes: 256 * 1024 * 1024 });
+    const r = g = await startGateway({ highWaterMark: 64 * 1024 * 1024 });
     const answers = served(r);
     const event = chunk('z'.repeat(4000));
-    // 50 MB: more than a loopback connection can take into its buffers here (a receive buffer that
-    // grows to tcp_rmem's 32 MiB at most, and a send buffer to tcp_wmem's 4 MiB); 16 MiB was not always
-    const n = 12_288;
+    const n = 4096; // 16 MiB: more than the connection's buffers on loopback take from a client that reads nothing
     r.up.scripts.set('m', {
       write: async (res: ServerResponse) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
