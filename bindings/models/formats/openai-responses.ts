@@ -155,9 +155,9 @@ const ENVELOPE = new Set(['type', 'id', 'call_id', 'status', 'created_by']);
 
 /**
  * The call an item of type `type` (its JSON text `json`, as sent) is when the client runs it: its
- * type, its tool's name (`name`: the item's own, for an approval request) and its arguments, the
- * item's members but its envelope, each as sent; null for an item the provider runs (a shell call
- * in a container, a tool search the server ran).
+ * tool's name (`name`: the item's own, for an approval request) and its arguments, the item's
+ * members but its envelope, each as sent; null for an item the provider runs (a shell call in a
+ * container, a tool search the server ran).
  */
 function clientItem(type: BuiltinCallType, json: string, name: string): { name: string; args: string } | null {
   const members = membersOf(json);
@@ -190,7 +190,7 @@ function membersOf(json: string): { key: string; text: string; value: string }[]
   };
   // (at a string's quote: past its end)
   const string = () => {
-    for (i++; json[i] !== '"'; i += json[i] === '\\' ? 2 : 1);
+    for (i++; i < n && json[i] !== '"'; i += json[i] === '\\' ? 2 : 1);
     i++;
   };
   for (space(); i < n && json[i] !== '}'; space()) {
