@@ -1,6 +1,6 @@
 // What the model-stream tests share: seeded choices, JSON strings written with escapes at random, a
-// client's reading of the bytes a relay wrote (eventsource-parser and JSON.parse), what a relay
-// stream tells a client whose upstream's connection broke, and the error a reading ends with.
+// client's reading of the bytes a relay wrote (eventsource-parser and JSON.parse), and what a relay
+// stream tells a client whose upstream's connection broke.
 import { createParser } from 'eventsource-parser';
 
 /** What SseRelayStream tells a client whose upstream's connection broke (SseRelay.abort's reason), written out as expected. */
@@ -12,17 +12,6 @@ export const BROKE = { message: 'the upstream connection broke before the stream
  */
 export const unclocked = (wire: string): string => wire.replace(/"created":\d+/g, '"created":0')
   .replace(/(chatcmpl-seam|msg_seam|call_seam|toolu_seam)[0-9a-z_]+/g, '$1…');
-
-/** What a stream throws on reading `chunks` and its end (undefined: nothing). */
-export function errorOfReading(m: { push(c: Uint8Array): unknown; flush(): unknown }, chunks: Iterable<Uint8Array>): unknown {
-  try {
-    for (const c of chunks) m.push(c);
-    m.flush();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-}
 
 export type Rnd = () => number;
 export const pick = <T>(r: Rnd, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];

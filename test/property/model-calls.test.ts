@@ -12,8 +12,9 @@
 import { describe, expect, test } from 'vitest';
 import { ModelStream } from '../../bindings/index.js';
 import { CallBook, type Fixture, type ModelFormat, reference } from '../helpers/model-fixtures.js';
-import { type Rnd, chance, errorOfReading, jsonString, pick } from '../helpers/model-streams.js';
+import { type Rnd, chance, jsonString, pick } from '../helpers/model-streams.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { thrown } from '../helpers/thrown.js';
 import { Oracle, settle } from '../helpers/relay-oracle.js';
 
 const enc = new TextEncoder();
@@ -316,7 +317,10 @@ describe('agents\' streams: tool calls and reasoning read in the core give what 
       const where = `seed ${SEED}, ${format} stream ${s}, maxArgumentBytes ${limit}: ${JSON.stringify(body)}`;
       for (const chunks of [[bytes], cut(bytes, randomCuts(bytes, r, 40))]) {
         const m = new ModelStream({ format, raw: true, maxArgumentBytes: limit, eof: 'allow' });
-        const err = errorOfReading(m, chunks);
+        const err = thrown(() => {
+          for (const c of chunks) m.push(c);
+          m.flush();
+        });
         expect(err, where).toMatchObject({ code: 'ERR_ARGUMENTS_TOO_LARGE', offset: at.dataStart });
         expect(m.status, where).toBe('failed');
         expect(m.toolCalls.map((c) => c.arguments), `${where}: the calls before the fragment`).toEqual(before);

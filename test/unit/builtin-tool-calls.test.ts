@@ -11,9 +11,9 @@
 // official clients.
 import { describe, expect, it } from 'vitest';
 import { ModelEventReader, ModelStream, ModelStreamError, SseRelay, type ToolCall } from '../../bindings/index.js';
-import { errorOfReading } from '../helpers/model-streams.js';
 import { standardChunkings } from '../helpers/random.js';
 import { anthropicFinal, openaiFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
+import { thrown } from '../helpers/thrown.js';
 
 const enc = new TextEncoder();
 const rs = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
@@ -187,7 +187,10 @@ describe("the client's calls of the API's own tools (Responses)", () => {
     const at = everyItem.indexOf('data: ', everyItem.indexOf('event: response.output_item.done', everyItem.indexOf('"cu_1"'))) + 6;
     for (const chunks of standardChunkings(body)) {
       const m = new ModelStream({ format: 'openai-responses', maxArgumentBytes: limit });
-      const err = errorOfReading(m, chunks);
+      const err = thrown(() => {
+        for (const c of chunks) m.push(c);
+        m.flush();
+      });
       expect(err).toBeInstanceOf(ModelStreamError);
       expect(err).toMatchObject({ code: 'ERR_ARGUMENTS_TOO_LARGE', offset: enc.encode(everyItem.slice(0, at)).length });
       // (the calls as they stood before that event: the computer's call not begun)

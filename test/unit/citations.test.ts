@@ -9,9 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import { type Citation, ModelEventReader, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
-import { errorOfReading } from '../helpers/model-streams.js';
 import { concat, standardChunkings } from '../helpers/random.js';
 import { anthropicFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
+import { thrown } from '../helpers/thrown.js';
 
 const enc = new TextEncoder();
 const sse = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
@@ -124,7 +124,10 @@ describe('citations', () => {
       const at = enc.encode(body.slice(0, body.lastIndexOf('data: ', second) + 6)).length;
       for (const chunks of standardChunkings(bytes)) {
         const m = new ModelStream({ format, maxReasoningBytes: first + 10 });
-        const err = errorOfReading(m, chunks);
+        const err = thrown(() => {
+          for (const c of chunks) m.push(c);
+          m.flush();
+        });
         expect(err).toBeInstanceOf(ModelStreamError);
         expect(err).toMatchObject({ code: 'ERR_REASONING_TOO_LONG', offset: at });
         expect(m.citations).toEqual([citations[0]]);
