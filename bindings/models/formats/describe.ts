@@ -336,15 +336,15 @@ export function stringAt(doc: Doc, j: number): string | undefined {
 
 /**
  * The citation the object `source` is, its address, title and quoted passage at the provider's
- * keys for them (the address and the title at the first of `urls` and `titles` that `source` has);
- * null when `source` is not an object.
+ * keys for them in `fields` (`source` itself, or the object in it that holds them): the address and
+ * the title at the first of `urls` and `titles` there; null when either is not an object.
  */
-export function citationOf(source: unknown, urls: readonly string[], titles: readonly string[], cited?: string): Citation | null {
-  if (!isObj(source)) return null;
+export function citationOf(source: unknown, urls: readonly string[], titles: readonly string[], cited?: string, fields: unknown = source): Citation | null {
+  if (!isObj(source) || !isObj(fields)) return null;
   const c: Citation = { source };
-  const s = (k: string | undefined) => (k !== undefined && typeof source[k] === 'string' ? source[k] : undefined);
-  const u = s(urls.find((k) => typeof source[k] === 'string'));
-  const t = s(titles.find((k) => typeof source[k] === 'string'));
+  const s = (k: string | undefined) => (k !== undefined && typeof fields[k] === 'string' ? fields[k] : undefined);
+  const u = s(urls.find((k) => typeof fields[k] === 'string'));
+  const t = s(titles.find((k) => typeof fields[k] === 'string'));
   const q = s(cited);
   if (u !== undefined) c.url = u;
   if (t !== undefined) c.title = t;

@@ -236,10 +236,8 @@ function cite(sink: Sink, meta: unknown, grounding: boolean): void {
   for (const x of list) {
     // (a grounding chunk holds one source, under the key that names its kind)
     const inner = grounding && typeof x === 'object' && x !== null ? Object.values(x).find((v) => typeof v === 'object' && v !== null && !Array.isArray(v)) : x;
-    const c = citationOf(inner, ['uri'], ['title'], 'text');
-    if (c === null) continue;
-    c.source = x as Record<string, unknown>;
-    sink.onCitation(c, true);
+    const c = citationOf(x, ['uri'], ['title'], 'text', inner);
+    if (c !== null) sink.onCitation(c, true);
   }
 }
 

@@ -153,10 +153,8 @@ function canonical(doc: Doc, sink: Parameters<FormatSpec['read']>[1]): boolean {
 function cite(sink: Parameters<FormatSpec['read']>[1], annotations: unknown): void {
   if (!Array.isArray(annotations)) return;
   for (const a of annotations) {
-    const c = citationOf(member(a, 'url_citation'), ['url'], ['title'], 'content');
-    if (c === null) continue;
-    c.source = a as Record<string, unknown>;
-    sink.onCitation(c);
+    const c = citationOf(a, ['url'], ['title'], 'content', member(a, 'url_citation'));
+    if (c !== null) sink.onCitation(c);
   }
 }
 
