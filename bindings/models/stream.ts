@@ -70,8 +70,8 @@ export interface ModelStreamOptions {
   /**
    * The most bytes of reasoning the stream keeps (as sent: its text, and the signatures and
    * redacted blocks' data that come with it), with a refusal's text and the citations (their
-   * provider's JSON): the event whose reasoning would pass it stops the stream with a ModelStreamError (`ERR_REASONING_TOO_LONG`) at its
-   * offset, whatever the reads, with the reasoning kept up to the piece that would pass it (an
+   * provider's JSON): the event whose reasoning would pass it stops the stream with a
+   * ModelStreamError (`ERR_REASONING_TOO_LONG`) at its offset, whatever the reads, with the reasoning kept up to the piece that would pass it (an
    * event of several pieces, as Gemini's parts, keeps those before it, as its text before them).
    * @defaultValue 64 MiB
    */
@@ -161,8 +161,8 @@ export class ModelStream extends ModelReader {
   /**
    * The sources the answer cites so far, in the order they came (Anthropic's `citations_delta`,
    * Responses' `response.output_text.annotation.added`, OpenAI's `delta.annotations`, Gemini's
-   * grounding and citation metadata, Bedrock's `delta.citation`): each with its address, title and quoted
-   * passage where the provider gives them, and the provider's citation as sent (where it points).
+   * grounding and citation metadata, Bedrock's `delta.citation`): each with its address, title and
+   * quoted passage where the provider gives them, and the provider's citation as sent (where it points).
    * Never part of the text.
    */
   get citations(): readonly Citation[] {

@@ -8,8 +8,8 @@
 // its arguments are then `{}`), ended by `contentBlockStop` (a start whose `type` is
 // `server_tool_use` begins a call of a tool Bedrock runs itself: the provider's, not the
 // client's); `messageStop {stopReason}` completes the stream, and the `metadata {usage, metrics}`
-// event after it is still read for its usage. A `delta.citation` is a source the answer cites. An exception message (`:message-type: exception`) is
-// the provider's error.
+// event after it is still read for its usage. A `delta.citation` is a source the answer cites. An
+// exception message (`:message-type: exception`) is the provider's error.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { anthropic } from './anthropic.js';
 import { compilePaths } from '../paths.js';

@@ -4,8 +4,8 @@
 // calls as `tool_calls` deltas (an `index`, then `id` and `function.name` once, `function.arguments`
 // in fragments; a custom tool's call with `custom.name` and its free-text input in `custom.input`
 // fragments; the functions API's one call as `function_call`, its `name` once and its `arguments`
-// in fragments); Mistral's content as an array of parts (`text`, and `thinking` parts of text), and its calls whole, without `index`;
-// citations as `annotations` (`url_citation`s).
+// in fragments); Mistral's content as an array of parts (`text`, and `thinking` parts of text),
+// and its calls whole, without `index`; citations as `annotations` (`url_citation`s).
 import { JK_ARRAY, JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
