@@ -16,7 +16,7 @@ import { createServer, request, type IncomingMessage, type ServerResponse } from
 import type { AddressInfo, Socket } from 'node:net';
 import { SseRelayStream, coreMemoryUsed } from 'seam-stream';
 import { afterEach, describe, expect, test } from 'vitest';
-import { chat, closeGateway, metricsAt, post, startGateway, type Running } from './support.js';
+import { chat, closeGateway, metricsAt, nothingLeft, post, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);
@@ -88,12 +88,6 @@ async function counted(r: Running): Promise<Record<string, number>> {
   const m = await metricsAt(`${r.url}/metrics`);
   // (less the connection that asked for them)
   return Object.fromEntries([...m].filter(([k, v]) => v !== 0 && !k.includes('_bucket') && !k.startsWith('llm_stream_pending_bytes') && k !== 'gateway_connections_open'));
-}
-
-/** After a stream: no upstream socket, no stream, no byte held, no connection. */
-async function nothingLeft(r: Running): Promise<void> {
-  await r.up.noSockets();
-  await expect.poll(() => r.gw.stats()).toEqual({ streams: 0, pendingBytes: 0, coreBytes: 0, connections: 0 });
 }
 
 describe('a client that leaves in the same tick as the upstream\'s end', () => {

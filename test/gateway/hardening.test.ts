@@ -7,7 +7,7 @@ import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../examples/gateway/server.mjs';
-import { chat, closeGateway, metricsAt, post, startGateway, type Running } from './support.js';
+import { chat, closeGateway, metricsAt, nothingLeft, post, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);
@@ -69,8 +69,7 @@ describe('finding 1: every phase times out', () => {
     expect(text.split(': keep-alive\n\n').length - 1).toBeGreaterThanOrEqual(3); // comments went out all along, and did not keep the stream
     expect(took).toBeGreaterThanOrEqual(290);
     expect(took).toBeLessThan(5000); // (well before the client's own timeout; loose for a loaded machine)
-    await g.up.noSockets();
-    await expect.poll(() => g!.gw.stats()).toEqual({ streams: 0, pendingBytes: 0, coreBytes: 0, connections: 0 });
+    await nothingLeft(g);
     expect((await post(g.url, chat('quick'))).body.toString()).toBe(chunk('vite') + DONE); // the one slot is free again
     const m = await metricsAt(`${g.url}/metrics`);
     expect(m.get('gateway_timeouts_total{timeout="body"}')).toBe(1);
@@ -230,8 +229,7 @@ describe('finding 1: the slow client and the slow upstream give back the slot, t
     expect(n).toBeLessThan(10);
     // whole events only, then the error (the unfinished one is not written)
     expect(text).toBe(event.repeat(n) + timeoutEvent('the stream passed maxDuration (600 ms)', 'ERR_MAX_DURATION'));
-    await g.up.noSockets();
-    await expect.poll(() => g!.gw.stats()).toEqual({ streams: 0, pendingBytes: 0, coreBytes: 0, connections: 0 });
+    await nothingLeft(g);
   });
 });
 

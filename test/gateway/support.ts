@@ -37,6 +37,12 @@ export async function closeGateway(r: Running | undefined): Promise<void> {
   expect(coreMemoryLimit()).toBeUndefined();
 }
 
+/** After a stream: no upstream socket, no stream, no byte held, no connection. */
+export async function nothingLeft(r: Running): Promise<void> {
+  await r.up.noSockets();
+  await expect.poll(() => r.gw.stats()).toEqual({ streams: 0, pendingBytes: 0, coreBytes: 0, connections: 0 });
+}
+
 export interface RawResponse { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
 
 /** POSTs a chat completions request (with `headers` too) and returns the response's status, headers and exact bytes. */
