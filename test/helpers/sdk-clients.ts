@@ -35,3 +35,22 @@ export async function sameAtEveryCut(body: Uint8Array, relay: () => SseRelay, re
   }
   return first;
 }
+
+/**
+ * What the official client makes of a relay's bytes for an agent: the text, the calls (a custom
+ * tool's as OpenAI's `custom`; an id the relay made, `toolu_seam…`, as `toolu_seam_<n>`: it differs
+ * from relay to relay) and the finish reason.
+ */
+export async function callsRead(to: 'openai' | 'anthropic', body: Uint8Array): Promise<unknown> {
+  if (to === 'openai') {
+    const done = await openaiFinal(body);
+    const msg = done.choices[0]!.message;
+    return { text: msg.content ?? '', calls: (msg.tool_calls ?? []).map((t) => (t.type === 'custom' ? { id: t.id, type: t.type, custom: { name: t.custom.name, input: t.custom.input } } : { id: t.id, type: t.type, function: { name: t.function.name, arguments: t.function.arguments } })), finish: done.choices[0]!.finish_reason };
+  }
+  const msg = await anthropicFinal(body);
+  return {
+    text: msg.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
+    calls: msg.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id.replace(/^toolu_seam\w+_(\d+)$/, 'toolu_seam_$1'), name: b.name, input: b.input }] : [])),
+    finish: msg.stop_reason,
+  };
+}

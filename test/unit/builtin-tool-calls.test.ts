@@ -12,7 +12,7 @@
 import { describe, expect, it } from 'vitest';
 import { ModelEventReader, ModelStream, ModelStreamError, SseRelay, type ToolCall } from '../../bindings/index.js';
 import { standardChunkings } from '../helpers/random.js';
-import { anthropicFinal, openaiFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
+import { anthropicFinal, callsRead, sameAtEveryCut } from '../helpers/sdk-clients.js';
 import { thrown } from '../helpers/thrown.js';
 
 const enc = new TextEncoder();
@@ -162,13 +162,13 @@ describe("the client's calls of the API's own tools (Responses)", () => {
         ['sh_1', 'shell_call', true], ['sho_1', 'shell_call_output', true], ['ts_1', 'tool_search_call', true], ['ws_1', 'web_search_call', true],
       ]);
     }
-    const first = await sameAtEveryCut(b, () => new SseRelay({ from: 'openai-responses', to: 'openai' }), (x) => client('openai', x));
+    const first = await sameAtEveryCut(b, () => new SseRelay({ from: 'openai-responses', to: 'openai' }), (x) => callsRead('openai', x));
     expect(first).toEqual({ text: 'Done.', calls: [], finish: 'stop' });
   });
 
   for (const to of ['openai', 'anthropic'] as const) {
     it(`relayed to ${to}: the official client has every call, and the turn waits for them, at every cut`, async () => {
-      const first = await sameAtEveryCut(body, () => new SseRelay({ from: 'openai-responses', to }), (b) => client(to, b));
+      const first = await sameAtEveryCut(body, () => new SseRelay({ from: 'openai-responses', to }), (b) => callsRead(to, b));
       const want = EVERY.map((c) => (to === 'openai'
         ? { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }
         : { id: c.id, name: c.name, input: JSON.parse(c.arguments) as unknown }));
@@ -207,18 +207,3 @@ describe("the client's calls of the API's own tools (Responses)", () => {
     expect(m.toolCalls[0].arguments).toBe(`{"operation":${JSON.stringify(OPERATION)},"caller":{"type":"direct"},"__proto__":{"x":1}}`);
   });
 });
-
-/** What the official client makes of the relay's bytes: the text, the calls and the finish reason. */
-async function client(to: 'openai' | 'anthropic', body: Uint8Array): Promise<unknown> {
-  if (to === 'openai') {
-    const done = await openaiFinal(body);
-    const msg = done.choices[0]!.message;
-    return { text: msg.content ?? '', calls: (msg.tool_calls ?? []).map((t) => (t.type === 'function' ? { id: t.id, type: t.type, function: { name: t.function.name, arguments: t.function.arguments } } : t)), finish: done.choices[0]!.finish_reason };
-  }
-  const msg = await anthropicFinal(body);
-  return {
-    text: msg.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
-    calls: msg.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : [])),
-    finish: msg.stop_reason,
-  };
-}

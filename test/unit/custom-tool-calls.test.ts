@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { ModelEventReader, ModelStream, SseRelay, type ToolCall } from '../../bindings/index.js';
 import { concat, standardChunkings } from '../helpers/random.js';
-import { anthropicFinal, openaiFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
+import { callsRead, sameAtEveryCut } from '../helpers/sdk-clients.js';
 
 const enc = new TextEncoder();
 const sse = (type: string | null, o: unknown) => `${type === null ? '' : `event: ${type}\n`}data: ${JSON.stringify(o)}\n\n`;
@@ -93,7 +93,7 @@ describe("a custom tool's call", () => {
 
     for (const to of ['openai', 'anthropic'] as const) {
       it(`${name}, relayed to ${to}: the official client has the call, at every cut`, async () => {
-        const first = await sameAtEveryCut(body, () => new SseRelay({ from: format, to }), (b) => client(to, b));
+        const first = await sameAtEveryCut(body, () => new SseRelay({ from: format, to }), (b) => callsRead(to, b));
         const want = to === 'anthropic' && anthropic !== undefined ? anthropic : calls.map((c) => (to === 'openai'
           ? c.type === 'custom' ? { id: c.id, type: 'custom', custom: { name: c.name, input: c.arguments } } : { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }
           : { id: c.id, name: c.name, input: c.type === 'custom' ? { input: c.arguments } : JSON.parse(c.arguments) }));
@@ -116,7 +116,7 @@ describe("a custom tool's call", () => {
     }
     for (const chunks of [[bytes], [...standardChunkings(bytes)][40], [...standardChunkings(bytes)].at(-1)!]) {
       const r = new SseRelay({ from: 'openai', to: 'anthropic' });
-      const got = await client('anthropic', concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]));
+      const got = await callsRead('anthropic', concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]));
       expect(got).toEqual({ text: '', calls: [{ id: expect.stringMatching(/^toolu_seam/), name: 'get_weather', input: { city: 'Zürich' } }], finish: 'tool_use' });
     }
   });
@@ -127,19 +127,3 @@ describe("a custom tool's call", () => {
     expect(r.toolCalls).toEqual([CUSTOM, LINT]);
   });
 });
-
-/** What the official client makes of the relay's bytes: the text, the calls and the finish reason. */
-async function client(to: 'openai' | 'anthropic', body: Uint8Array): Promise<unknown> {
-  if (to === 'openai') {
-    const done = await openaiFinal(body);
-    const msg = done.choices[0]!.message;
-    return { text: msg.content ?? '', calls: (msg.tool_calls ?? []).map((t) => (t.type === 'custom' ? { id: t.id, type: t.type, custom: { name: t.custom.name, input: t.custom.input } } : { id: t.id, type: t.type, function: { name: t.function.name, arguments: t.function.arguments } })), finish: done.choices[0]!.finish_reason };
-  }
-  const msg = await anthropicFinal(body);
-  return {
-    text: msg.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
-    // (the ids a relay makes differ from relay to relay)
-    calls: msg.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id.replace(/^toolu_seam\w+_(\d+)$/, 'toolu_seam_$1'), name: b.name, input: b.input }] : [])),
-    finish: msg.stop_reason,
-  };
-}
