@@ -7,7 +7,7 @@ import {
 } from '../core/generated/abi.js';
 import { type Core } from '../core/wasm.js';
 import { utf8Length } from '../text/counts.js';
-import type { Doc, Sink } from './formats/describe.js';
+import type { Doc, FinishWords, Sink } from './formats/describe.js';
 import { type BuiltinCallType, type Call, type Citation, Message } from './message.js';
 
 /**
@@ -50,6 +50,8 @@ export interface DocOwner {
   readonly maxArgumentBytes: number;
   /** The most bytes of reasoning (and a refusal) the stream keeps in all, as sent. */
   readonly maxReasoningBytes: number;
+  /** Its format's finish reasons (those that say the turn failed are the provider's errors). */
+  readonly finishReasons: Readonly<Record<string, FinishWords>>;
   /** An event its format's clients cannot read as it is (a relay to the same format writes it anew). */
   nonCanonical?(doc: DocReader, finish: number, usage: number): void;
 }
@@ -353,9 +355,17 @@ export class DocReader implements Doc, Sink {
     this.owner!.nonCanonical?.(this, finish, usage);
   }
 
-  onFinishReason(reason: string, refused = false): void {
-    this.said.finishReason = reason;
-    this.said.refused = refused;
+  onFinishReason(reason: string, refused = false, note?: string): void {
+    const said = this.said;
+    said.finishReason = reason;
+    said.refused = refused;
+    const words = this.owner!.finishReasons;
+    const failed = Object.hasOwn(words, reason) ? words[reason].failed : undefined;
+    if (failed !== undefined) {
+      // (a turn that failed: the provider's error, its reason the code, whatever follows it)
+      said.error = note === undefined || note === '' ? failed : note;
+      said.errorDetail = reason;
+    }
   }
 
   onUsage(fields: Record<string, unknown>): void {

@@ -6,7 +6,7 @@ import { JF_ESCAPED, JSON_READ_SLACK, MJREC_CAP } from '../core/generated/abi.js
 import { checkOptions, oneOf } from '../core/options.js';
 import { type Core, getCore } from '../core/wasm.js';
 import { JSON_ERRORS, borrowDoc, unescaped } from './document.js';
-import type { ProviderError } from './formats/describe.js';
+import type { FormatSpec, ProviderError } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
 import { type Citation, Message, type ToolCall } from './message.js';
 import { programAddress } from './plan.js';
@@ -30,7 +30,7 @@ export interface ModelEventReading {
   /** The provider refused the prompt (Gemini's `promptFeedback.blockReason`, the finish reason then). */
   refused?: true;
   usage?: Record<string, unknown>;
-  /** The provider's error the event carries. */
+  /** The provider's error the event carries: an error event, or a finish reason that says the turn failed (the reason its `detail`; `done` is then false). */
   error?: ProviderError;
   /**
    * Not an event of the format: invalid JSON (`json`; `offset` is where it stops being JSON, in the
@@ -74,6 +74,8 @@ export class ModelEventReader {
   readonly maxArgumentBytes = DEFAULT_MAX_ARGUMENT_BYTES;
   /** @internal (one event's reasoning, which the caller holds whole) */
   readonly maxReasoningBytes = Infinity;
+  /** @internal */
+  get finishReasons(): FormatSpec['finishReasons'] { return FORMATS[this.format].finishReasons; }
   private readonly core: Core;
   private text = '';
 
@@ -127,14 +129,14 @@ export class ModelEventReader {
       this.text = '';
       const doc = borrowDoc(core, this, at, bytes.length, core.mjrec, n);
       spec.read(doc, doc);
-      if (m.done) doc.onToolCallsEnd();
+      if (m.done && m.error === null) doc.onToolCallsEnd();
     } finally {
       if (large) core.x.modelScratchFree();
     }
     const m = this.message!;
     r.text = this.text;
     r.reasoning = m.reasoning();
-    r.done = m.done;
+    r.done = m.done && m.error === null; // (a finish that says the turn failed is the provider's error)
     r.heartbeat = m.pings !== 0;
     if (m.finishReason !== undefined) r.finishReason = m.finishReason;
     if (m.refused) r.refused = true;

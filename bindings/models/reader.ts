@@ -287,6 +287,8 @@ export abstract class ModelReader extends FrameStream {
   get out(): MessageOut | null { return null; }
   /** @internal The most bytes of tool-call arguments kept in all. */
   get maxArgumentBytes(): number { return this.plan.maxArgumentBytes; }
+  /** @internal The format's finish reasons. */
+  get finishReasons(): FormatSpec['finishReasons'] { return this.plan.spec.finishReasons; }
   /** @internal The most bytes of reasoning (and a refusal) kept, as sent. */
   get maxReasoningBytes(): number { return this.plan.maxReasoningBytes; }
 

@@ -8,13 +8,14 @@
 // its arguments are then `{}`), ended by `contentBlockStop` (a start whose `type` is
 // `server_tool_use` begins a call of a tool Bedrock runs itself: the provider's, not the
 // client's); `messageStop {stopReason}` completes the stream, and the `metadata {usage, metrics}`
-// event after it is still read for its usage. A `delta.citation` is a source the answer cites. An
+// event after it is still read for its usage (a stop reason that says the model's output was
+// malformed is the provider's error instead). A `delta.citation` is a source the answer cites. An
 // exception message (`:message-type: exception`) is the provider's error.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { anthropic } from './anthropic.js';
 import { compilePaths } from '../paths.js';
 import {
-  CONTEXT_FULL, FILTERED, type FormatSpec, LENGTH, type ProviderError, STOP, TOOLS, argsText, ascii, callKey, citationOf, count, errorOfBody, find, member, never,
+  CONTEXT_FULL, FILTERED, type FormatSpec, failedTurn, LENGTH, type ProviderError, STOP, TOOLS, argsText, ascii, callKey, citationOf, count, errorOfBody, find, member, never,
   reasoningText, template, text,
 } from './describe.js';
 import type { Citation } from '../message.js';
@@ -66,6 +67,8 @@ export const bedrock: FormatSpec = {
   finishReasons: {
     end_turn: STOP, stop_sequence: { openai: 'stop', anthropic: 'stop_sequence' }, max_tokens: LENGTH, tool_use: TOOLS,
     guardrail_intervened: FILTERED, content_filtered: FILTERED, model_context_window_exceeded: CONTEXT_FULL,
+    malformed_model_output: /* @__PURE__ */ failedTurn('the model wrote output that is not valid'),
+    malformed_tool_use: /* @__PURE__ */ failedTurn('the model wrote a tool call that is not valid'),
   },
   errorBody: awsError,
   errorTypes: AWS_ERRORS,

@@ -114,8 +114,12 @@ export interface Sink {
    * format's `envelope` program finds). Records (−1: none): its finish reason and usage. Reported first.
    */
   onNonCanonical(doc: Doc, finish: number, usage: number): void;
-  /** `refused`: the provider refused the prompt (Gemini's `promptFeedback.blockReason`): a client reads it as a filter's or a refusal's, whatever the word. */
-  onFinishReason(reason: string, refused?: boolean): void;
+  /**
+   * `refused`: the provider refused the prompt (Gemini's `promptFeedback.blockReason`): a client
+   * reads it as a filter's or a refusal's, whatever the word. `note`: what the provider said of the
+   * finish (Gemini's `finishMessage`). A reason its format lists as `failed` is the provider's error.
+   */
+  onFinishReason(reason: string, refused?: boolean, note?: string): void;
   /** Usage fields; merged over what came before (Anthropic sends them in two events). */
   onUsage(fields: Record<string, unknown>): void;
   /** The provider's completion: the stream is done. */
@@ -144,6 +148,12 @@ export interface ProviderError {
 export interface FinishWords {
   readonly openai: string;
   readonly anthropic: string;
+  /**
+   * The turn failed: what the reason means. The model's output cannot be used (a call it could not
+   * write), so the stream ends with the provider's error (`ERR_PROVIDER`, the reason as its code),
+   * not a completion that a client would take for an answer.
+   */
+  readonly failed?: string;
 }
 
 /** Token counts in one shape, whatever the provider calls them. */
@@ -413,7 +423,7 @@ export function anthropicErrorType(spec: FormatSpec, code: string | undefined): 
 }
 
 /** A format's finish reason in the words of a client's format (one it does not list, as it is). */
-export function finishIn(spec: FormatSpec, reason: string, to: keyof FinishWords, refused = false): string {
+export function finishIn(spec: FormatSpec, reason: string, to: 'openai' | 'anthropic', refused = false): string {
   if (refused) return FILTERED[to];
   return Object.hasOwn(spec.finishReasons, reason) ? spec.finishReasons[reason][to] : reason;
 }
@@ -437,3 +447,5 @@ export const TOOLS: FinishWords = { openai: 'tool_calls', anthropic: 'tool_use' 
 export const FILTERED: FinishWords = { openai: 'content_filter', anthropic: 'refusal' };
 /** The model's context window was full: a limit to OpenAI's clients, Anthropic's own word for it to Anthropic's. */
 export const CONTEXT_FULL: FinishWords = { openai: 'length', anthropic: 'model_context_window_exceeded' };
+/** A reason that says the turn failed (see {@link FinishWords.failed}), with what it means. */
+export const failedTurn = (meaning: string): FinishWords => ({ ...STOP, failed: meaning });

@@ -10,19 +10,20 @@
 // chunk whose followed candidate has a `finishReason` (or whose prompt was blocked,
 // `promptFeedback.blockReason`) completes the stream, with the usage of that chunk
 // (`usageMetadata`, running totals in every chunk, whole in the last); an `{"error": …}` chunk is
-// the provider's error. A candidate's `groundingMetadata` and `citationMetadata` name the sources
+// the provider's error, and so is a finish reason that says the turn failed (a malformed function
+// call, …), with the candidate's `finishMessage`. A candidate's `groundingMetadata` and `citationMetadata` name the sources
 // it cites.
 import { JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, type Doc, type Sink, type FinishWords, type FormatSpec, LENGTH, NULL, type ProviderError, STOP, choice, citationOf, count, errorOfBody, find,
+  FILTERED, failedTurn, type Doc, type Sink, type FinishWords, type FormatSpec, LENGTH, NULL, type ProviderError, STOP, choice, citationOf, count, errorOfBody, find,
   ignored, member, never, noneOf, providerError, scope, sseFormat, stringAt, strings, template, text,
 } from './describe.js';
 
 const P = {
   index: 0, text: 1, thought: 2, signature: 3, call: 4, callName: 5, callArgs: 6, callId: 7, finish: 8, usage: 9, blockReason: 10,
   error: 11, errorMessage: 12, errorStatus: 13, candidate: 14, part: 15, callContinues: 16, partial: 17, partialPath: 18, partialString: 19,
-  partialNumber: 20, partialBool: 21, partialNull: 22, partialContinues: 23, grounding: 24, citing: 25,
+  partialNumber: 20, partialBool: 21, partialNull: 22, partialContinues: 23, grounding: 24, citing: 25, finishMessage: 26,
 } as const;
 
 /** A finish reason that names no filter and no limit. */
@@ -49,8 +50,14 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
   completion: 'a chunk with a finishReason',
   finishReasons: {
     STOP, MAX_TOKENS: LENGTH, SAFETY: FILTERED, RECITATION: FILTERED, LANGUAGE: FILTERED, BLOCKLIST: FILTERED, PROHIBITED_CONTENT: FILTERED,
-    SPII: FILTERED, IMAGE_SAFETY: FILTERED, IMAGE_PROHIBITED_CONTENT: FILTERED, OTHER: ENDED, FINISH_REASON_UNSPECIFIED: ENDED,
-    MALFORMED_FUNCTION_CALL: ENDED, UNEXPECTED_TOOL_CALL: ENDED, TOO_MANY_TOOL_CALLS: ENDED, BLOCK_REASON_UNSPECIFIED: ENDED,
+    SPII: FILTERED, IMAGE_SAFETY: FILTERED, IMAGE_PROHIBITED_CONTENT: FILTERED, IMAGE_RECITATION: FILTERED, IMAGE_OTHER: ENDED,
+    NO_IMAGE: ENDED, OTHER: ENDED, FINISH_REASON_UNSPECIFIED: ENDED, BLOCK_REASON_UNSPECIFIED: ENDED,
+    // (the turn failed: the error's message is the candidate's finishMessage when it has one)
+    MALFORMED_FUNCTION_CALL: /* @__PURE__ */ failedTurn('the model wrote a function call that is not valid'),
+    UNEXPECTED_TOOL_CALL: /* @__PURE__ */ failedTurn('the model called a tool that the request did not enable'),
+    TOO_MANY_TOOL_CALLS: /* @__PURE__ */ failedTurn('the model called tools too many times in a row'),
+    MALFORMED_RESPONSE: /* @__PURE__ */ failedTurn('the model wrote a response that is not valid'),
+    MISSING_THOUGHT_SIGNATURE: /* @__PURE__ */ failedTurn('a call in the request lacks the thought signature it came with'),
   },
   errorBody: geminiError,
   // (Google's statuses: an error chunk's or body's `status`)
@@ -58,6 +65,7 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     RESOURCE_EXHAUSTED: 'rate_limit_error', UNAVAILABLE: 'overloaded_error', INVALID_ARGUMENT: 'invalid_request_error',
     FAILED_PRECONDITION: 'invalid_request_error', OUT_OF_RANGE: 'invalid_request_error', UNAUTHENTICATED: 'authentication_error',
     PERMISSION_DENIED: 'permission_error', NOT_FOUND: 'not_found_error', INTERNAL: 'api_error', DEADLINE_EXCEEDED: 'api_error',
+    MISSING_THOUGHT_SIGNATURE: 'invalid_request_error',
   },
   usage(u) {
     const out = count(u, 'candidatesTokenCount');
@@ -83,13 +91,13 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     'candidates[*].content.parts[*].functionCall.partialArgs[*].jsonPath', 'candidates[*].content.parts[*].functionCall.partialArgs[*].stringValue',
     'candidates[*].content.parts[*].functionCall.partialArgs[*].numberValue', 'candidates[*].content.parts[*].functionCall.partialArgs[*].boolValue',
     'candidates[*].content.parts[*].functionCall.partialArgs[*].nullValue', 'candidates[*].content.parts[*].functionCall.partialArgs[*].willContinue',
-    'candidates[*].groundingMetadata', 'candidates[*].citationMetadata',
+    'candidates[*].groundingMetadata', 'candidates[*].citationMetadata', 'candidates[*].finishMessage',
   ]),
   // a chunk of one text part of the followed candidate (the running usage ignored: the last chunk's is read)
   template: /* @__PURE__ */ template([
     choice, text, /* @__PURE__ */ noneOf(JK_TRUE), strings, never, never, never, never, { role: 'none', ignore: NULL }, ignored, never,
     { role: 'none', ignore: NULL }, ignored, ignored, scope, ignored, never, never, never, never, never, never, never, never,
-    { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
+    { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, ignored,
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -118,11 +126,16 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
       for (let j = 0; j < n; j++) if (doc.path(j) === P.candidate && doc.index(j) === sink.choice) cand = j;
     }
     let finish = -1;
+    let note = -1;
     if (cand >= 0) {
       for (let e = cand + 1; e < n && doc.start(e) < doc.end(cand); e++) {
         const p = doc.path(e);
         if (p === P.finish) {
           if (doc.kind(e) === JK_STRING) finish = e;
+          continue;
+        }
+        if (p === P.finishMessage) {
+          if (doc.kind(e) === JK_STRING) note = e;
           continue;
         }
         if (p === P.grounding || p === P.citing) {
@@ -213,7 +226,7 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     if (reason >= 0) {
       const open = sink.partCall() as PartArgs | null;
       if (open !== null) endPartCall(sink, open);
-      sink.onFinishReason(doc.string(reason), reason === blocked);
+      sink.onFinishReason(doc.string(reason), reason === blocked, note >= 0 && reason === finish ? doc.string(note) : undefined);
       const u = find(doc, P.usage);
       if (u >= 0 && doc.kind(u) === JK_OBJECT) sink.onUsage(doc.value(u) as Record<string, unknown>);
       sink.onReasoningEnd();

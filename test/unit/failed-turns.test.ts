@@ -1,0 +1,178 @@
+// A finish reason that says the turn failed: Gemini's MALFORMED_FUNCTION_CALL (and its kin),
+// Bedrock's malformed_tool_use and malformed_model_output. The model's output cannot be used, so
+// the stream is not complete: it is the provider's error (ERR_PROVIDER, the reason its code, the
+// candidate's finishMessage its message), after the text before it, whatever the reads. A relay
+// writes the error, so an agent's client throws instead of taking an empty answer for the last.
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { describe, expect, it } from 'vitest';
+import { ModelEventReader, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
+import { encodeMessage } from '../helpers/bedrock-fixtures.js';
+import { concat, standardChunkings } from '../helpers/random.js';
+import { anthropicFinal, openaiFinal } from '../helpers/sdk-clients.js';
+import { thrown } from '../helpers/thrown.js';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const gem = (o: unknown) => `data: ${JSON.stringify(o)}\r\n\r\n`;
+const NOTE = 'Malformed function call: print(default_api.get_weather(city="Zürich"';
+const head = gem({ candidates: [{ content: { role: 'model', parts: [{ text: 'Let me ' }] }, index: 0 }], usageMetadata: { promptTokenCount: 7 } })
+  + gem({ candidates: [{ content: { role: 'model', parts: [{ text: 'check. 🌦️' }] }, index: 0 }], usageMetadata: { promptTokenCount: 7 } });
+const last = (finishReason: string, more: Record<string, unknown> = {}) => gem({
+  candidates: [{ content: { role: 'model', parts: [] }, finishReason, index: 0, ...more }],
+  usageMetadata: { promptTokenCount: 7, candidatesTokenCount: 5, totalTokenCount: 12 },
+});
+const geminiBody = (reason: string, more?: Record<string, unknown>) => head + last(reason, more);
+/** Where the last event's data begins: the offset of its error. */
+const lastAt = (body: string) => enc.encode(body.slice(0, body.lastIndexOf('data: ') + 6)).length;
+
+/** What a ModelStream makes of the bytes in these reads: its text, and the error it stopped with. */
+function read(format: 'gemini' | 'bedrock', chunks: Uint8Array[], raw: boolean) {
+  const m = new ModelStream({ format, raw });
+  let text = '';
+  const err = thrown<ModelStreamError>(() => {
+    for (const c of chunks) text += m.push(c);
+    text += m.flush();
+  });
+  return { m, text: text + err.text, err };
+}
+
+describe("Gemini's finish reasons that say the turn failed", () => {
+  const FAILED: Record<string, string> = {
+    MALFORMED_FUNCTION_CALL: 'the model wrote a function call that is not valid',
+    UNEXPECTED_TOOL_CALL: 'the model called a tool that the request did not enable',
+    TOO_MANY_TOOL_CALLS: 'the model called tools too many times in a row',
+    MALFORMED_RESPONSE: 'the model wrote a response that is not valid',
+    MISSING_THOUGHT_SIGNATURE: 'a call in the request lacks the thought signature it came with',
+  };
+
+  for (const raw of [false, true]) {
+    it(`MALFORMED_FUNCTION_CALL with its finishMessage is ERR_PROVIDER at its event, after the text, whatever the reads${raw ? ' (raw)' : ''}`, () => {
+      const body = geminiBody('MALFORMED_FUNCTION_CALL', { finishMessage: NOTE });
+      for (const chunks of standardChunkings(enc.encode(body))) {
+        const { m, text, err } = read('gemini', chunks, raw);
+        expect(err).toBeInstanceOf(ModelStreamError);
+        expect([err.code, err.offset, err.providerMessage, err.providerCode]).toEqual(['ERR_PROVIDER', lastAt(body), NOTE, 'MALFORMED_FUNCTION_CALL']);
+        expect(err.message).toBe(`The provider sent an error at byte offset ${lastAt(body)}: ${NOTE} (MALFORMED_FUNCTION_CALL)`);
+        expect(text).toBe('Let me check. 🌦️');
+        expect([m.status, m.finishReason]).toEqual(['failed', 'MALFORMED_FUNCTION_CALL']);
+        expect(m.toolCalls).toEqual([]);
+      }
+    });
+  }
+
+  it('each, without a finishMessage, is ERR_PROVIDER with what the reason means', () => {
+    for (const [reason, meaning] of Object.entries(FAILED)) {
+      const body = geminiBody(reason);
+      const { err } = read('gemini', [enc.encode(body)], false);
+      expect([err.code, err.offset, err.providerMessage, err.providerCode], reason).toEqual(['ERR_PROVIDER', lastAt(body), meaning, reason]);
+    }
+  });
+
+  it('an empty finishMessage says nothing: the meaning is the message', () => {
+    const { err } = read('gemini', [enc.encode(geminiBody('MALFORMED_FUNCTION_CALL', { finishMessage: '' }))], false);
+    expect(err.providerMessage).toBe(FAILED.MALFORMED_FUNCTION_CALL);
+  });
+
+  it('the other reasons still complete the stream (a finishMessage beside them is not an error)', () => {
+    for (const reason of ['STOP', 'MAX_TOKENS', 'NO_IMAGE', 'IMAGE_OTHER', 'IMAGE_RECITATION', 'OTHER', 'SOMETHING_NEW']) {
+      const m = new ModelStream({ format: 'gemini' });
+      const text = m.push(enc.encode(geminiBody(reason, { finishMessage: 'said' }))) + m.flush();
+      expect([text, m.status, m.finishReason], reason).toEqual(['Let me check. 🌦️', 'done', reason]);
+    }
+  });
+
+  it("a candidate the stream does not follow can fail without failing the stream", () => {
+    const body = gem({ candidates: [
+      { content: { role: 'model', parts: [{ text: 'Fine.' }] }, finishReason: 'STOP', index: 0 },
+      { content: { role: 'model', parts: [] }, finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: NOTE, index: 1 },
+    ] });
+    const m = new ModelStream({ format: 'gemini' });
+    expect(m.push(enc.encode(body)) + m.flush()).toBe('Fine.');
+    expect(m.status).toBe('done');
+    const other = new ModelStream({ format: 'gemini', choice: 1 });
+    expect(thrown<ModelStreamError>(() => other.push(enc.encode(body)))).toMatchObject({ code: 'ERR_PROVIDER', providerCode: 'MALFORMED_FUNCTION_CALL', providerMessage: NOTE });
+  });
+
+  it('ModelEventReader: the reading has the error, with the reason as its detail, and is not the completion', () => {
+    const r = new ModelEventReader({ format: 'gemini' });
+    const reading = r.read(JSON.stringify({ candidates: [{ content: { parts: [] }, finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: NOTE, index: 0 }] }));
+    expect(reading).toMatchObject({ done: false, finishReason: 'MALFORMED_FUNCTION_CALL', error: { message: NOTE, detail: 'MALFORMED_FUNCTION_CALL' } });
+    const ok = r.read(JSON.stringify({ candidates: [{ content: { parts: [] }, finishReason: 'STOP', index: 0 }] }));
+    expect(ok.done).toBe(true);
+    expect(ok.error).toBeUndefined();
+  });
+
+  it('relayed, each client throws the provider\'s error after the text, at every cut; exact last event', async () => {
+    const body = enc.encode(geminiBody('MALFORMED_FUNCTION_CALL', { finishMessage: NOTE }));
+    const at = lastAt(geminiBody('MALFORMED_FUNCTION_CALL', { finishMessage: NOTE }));
+    for (const to of ['openai', 'anthropic'] as const) {
+      let first: string | undefined;
+      for (const chunks of standardChunkings(body)) {
+        const r = new SseRelay({ from: 'gemini', to });
+        // (the ids a relay makes for a stream without any differ from relay to relay)
+        const out = dec.decode(concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()])).replace(/seam[0-9a-z]+/g, 'seam');
+        first ??= out;
+        expect(out, `${to}, ${chunks.length} reads`).toBe(first);
+      }
+      const lastEvent = first!.slice(first!.lastIndexOf('data: '));
+      expect(lastEvent).toBe(to === 'openai'
+        ? `data: ${JSON.stringify({ error: { message: NOTE, type: 'upstream_error', code: 'ERR_PROVIDER', offset: at, provider_code: 'MALFORMED_FUNCTION_CALL' } })}\n\n`
+        : `data: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: NOTE } })}\n\n`);
+      expect(first).not.toMatch(/"finish_reason":"stop"|"stop_reason":"end_turn"/);
+      const bytes = enc.encode(first!);
+      const e = await (to === 'openai' ? openaiFinal(bytes) : anthropicFinal(bytes)).then(() => undefined, (x: unknown) => x);
+      expect(e).toBeInstanceOf(to === 'openai' ? OpenAI.APIError : Anthropic.APIError);
+      expect((e as Error).message).toContain(NOTE);
+    }
+  });
+
+  it('MISSING_THOUGHT_SIGNATURE is the request\'s fault: an invalid_request_error to Anthropic\'s clients', () => {
+    const r = new SseRelay({ from: 'gemini', to: 'anthropic' });
+    const out = dec.decode(r.push(enc.encode(geminiBody('MISSING_THOUGHT_SIGNATURE')))) + dec.decode(r.flush());
+    expect(out.slice(out.lastIndexOf('data: '))).toBe(`data: ${JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: FAILED.MISSING_THOUGHT_SIGNATURE } })}\n\n`);
+  });
+});
+
+describe("Bedrock's stop reasons that say the turn failed", () => {
+  const messages = (stopReason: string) => [
+    { event: 'messageStart', payload: '{"role":"assistant","p":"abc"}' },
+    { event: 'contentBlockDelta', payload: '{"contentBlockIndex":0,"delta":{"text":"Calling é…"},"p":"ab"}' },
+    { event: 'contentBlockStop', payload: '{"contentBlockIndex":0,"p":"abcd"}' },
+    { event: 'messageStop', payload: JSON.stringify({ stopReason, p: 'ab' }) },
+    { event: 'metadata', payload: '{"usage":{"inputTokens":9,"outputTokens":4,"totalTokens":13},"metrics":{"latencyMs":80},"p":"a"}' },
+  ].map(encodeMessage);
+
+  for (const [reason, meaning] of [['malformed_tool_use', 'the model wrote a tool call that is not valid'], ['malformed_model_output', 'the model wrote output that is not valid']]) {
+    for (const raw of [false, true]) {
+      it(`${reason} is ERR_PROVIDER at its message, after the text, whatever the reads${raw ? ' (raw)' : ''}`, () => {
+        const frames = messages(reason);
+        const bytes = concat(frames);
+        const start = frames.slice(0, 3).reduce((n, f) => n + f.length, 0);
+        for (const chunks of standardChunkings(bytes)) {
+          const { m, text, err } = read('bedrock', chunks, raw);
+          expect([err.code, err.providerMessage, err.providerCode]).toEqual(['ERR_PROVIDER', meaning, reason]);
+          expect(err.offset).toBeGreaterThanOrEqual(start);
+          expect(err.offset).toBeLessThan(start + frames[3].length);
+          expect(text).toBe('Calling é…');
+          expect([m.status, m.finishReason]).toEqual(['failed', reason]);
+        }
+      });
+    }
+  }
+
+  it('end_turn still completes the stream, with the usage that follows it', () => {
+    const m = new ModelStream({ format: 'bedrock' });
+    expect(m.push(concat(messages('end_turn'))) + m.flush()).toBe('Calling é…');
+    expect([m.status, m.finishReason, m.usage]).toEqual(['done', 'end_turn', { inputTokens: 9, outputTokens: 4, totalTokens: 13 }]);
+  });
+
+  it('relayed to OpenAI: openai-node throws the error, never a finish', async () => {
+    const r = new SseRelay({ from: 'bedrock', to: 'openai' });
+    const out = concat([r.push(concat(messages('malformed_tool_use'))).slice(), r.flush().slice()]);
+    expect(dec.decode(out)).not.toContain('finish_reason":"stop');
+    const e = await openaiFinal(out).then(() => undefined, (x: unknown) => x);
+    expect(e).toBeInstanceOf(OpenAI.APIError);
+    expect((e as InstanceType<typeof OpenAI.APIError>).code).toBe('ERR_PROVIDER');
+  });
+});
