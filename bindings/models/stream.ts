@@ -150,9 +150,9 @@ export class ModelStream extends ModelReader {
   }
 
   /**
-   * The model's refusal so far (OpenAI's `refusal` deltas: `content` is then null), as sent: ''
-   * when it did not refuse. Never part of the answer's text; the finish reason stays the
-   * provider's (`stop`).
+   * The model's refusal so far (OpenAI's `refusal` deltas: `content` is then null; Anthropic's
+   * `stop_details.explanation` with its stop `refusal`), as sent: '' when it did not refuse. Never
+   * part of the answer's text; the finish reason stays the provider's (`stop`, `refusal`).
    */
   get refusal(): string {
     return this.message?.refusal ?? '';

@@ -2,8 +2,9 @@
 // `response.refusal.delta` events. It is not the answer's text, and it is not lost: ModelStream
 // keeps it apart (`refusal`, the report's `refusal`), ModelEventReader gives each event's, and a
 // relay writes it for its client: to OpenAI as `refusal` deltas, to Anthropic as the text of the
-// answer with the stop reason `refusal` (Anthropic's own for a refusal). Read by the official
-// clients, whole and at every cut.
+// answer with the stop reason `refusal` (Anthropic's own for a refusal). Anthropic's own refusal
+// may explain itself (`stop_details` in its `message_delta`): the explanation is the refusal's text,
+// written to OpenAI's clients as their `refusal`. Read by the official clients, whole and at every cut.
 import { describe, expect, it } from 'vitest';
 import { ModelEventReader, ModelStream, SseRelay } from '../../bindings/index.js';
 import { standardChunkings } from '../helpers/random.js';
@@ -102,6 +103,52 @@ describe('a refusal', () => {
       });
     }
   }
+});
+
+describe("Anthropic's refusal with stop_details", () => {
+  const EXPLANATION = 'This request may enable "cyber" harm — café 🚫.';
+  const DETAILS = { type: 'refusal', category: 'cyber', explanation: EXPLANATION };
+  const body = (details: unknown) => enc.encode(sse('message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', stop_reason: null, stop_sequence: null, stop_details: null, usage: { input_tokens: 9, output_tokens: 1 } } })
+    + sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })
+    + sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Here is how to ' } })
+    + sse('content_block_stop', { type: 'content_block_stop', index: 0 })
+    + sse('message_delta', { type: 'message_delta', delta: { stop_reason: details === null ? 'end_turn' : 'refusal', stop_sequence: null, stop_details: details }, usage: { output_tokens: 5 } })
+    + sse('message_stop', { type: 'message_stop' }));
+
+  for (const raw of [false, true]) {
+    it(`ModelStream keeps the explanation as the refusal, apart from the text, whatever the reads${raw ? ' (raw)' : ''}`, () => {
+      for (const chunks of standardChunkings(body(DETAILS))) {
+        const m = new ModelStream({ format: 'anthropic', raw });
+        let text = '';
+        for (const c of chunks) text += m.push(c);
+        text += m.flush();
+        expect([text, m.refusal, m.finishReason, m.status], `${chunks.length} reads`).toEqual(['Here is how to ', EXPLANATION, 'refusal', 'done']);
+      }
+    });
+  }
+
+  it('none when stop_details is null, or has no explanation', () => {
+    for (const [details, reason] of [[null, 'end_turn'], [{ type: 'refusal', category: null, explanation: null }, 'refusal']] as const) {
+      const m = new ModelStream({ format: 'anthropic' });
+      expect(m.push(body(details)) + m.flush()).toBe('Here is how to ');
+      expect([m.refusal, m.finishReason]).toEqual(['', reason]);
+    }
+  });
+
+  it('ModelEventReader gives it in the message_delta\'s reading', () => {
+    const r = new ModelEventReader({ format: 'anthropic' });
+    const got = new TextDecoder().decode(body(DETAILS)).split(/(?<=\n\n)/).map((e) => r.read(e.slice(e.indexOf('data: ') + 6, -2)).refusal);
+    expect(got).toEqual([undefined, undefined, undefined, undefined, EXPLANATION, undefined]);
+  });
+
+  it('relayed to OpenAI, openai-node has it as the message\'s refusal, with content_filter; to Anthropic, the SDK has stop_details as sent; at every cut', async () => {
+    expect(await sameAtEveryCut(body(DETAILS), () => new SseRelay({ from: 'anthropic', to: 'openai' }), (b) => client('openai', b)))
+      .toEqual({ text: 'Here is how to ', refusal: EXPLANATION, finish: 'content_filter' });
+    expect(await sameAtEveryCut(body(DETAILS), () => new SseRelay({ from: 'anthropic', to: 'anthropic' }), async (b) => {
+      const msg = await anthropicFinal(b);
+      return [msg.stop_reason, msg.stop_details];
+    })).toEqual(['refusal', DETAILS]);
+  });
 });
 
 /** What the official client makes of the relay's bytes: the text, the refusal (OpenAI) and the finish reason. */

@@ -4,7 +4,8 @@
 // `index`: text, thinking (with a `signature_delta` to send back), redacted thinking, `tool_use`
 // (the client's calls, arguments as `input_json_delta` fragments) and `server_tool_use` (the
 // provider's own). A `citations_delta` adds a citation (a web search result's, a document's) to
-// the text block it comes in.
+// the text block it comes in. A refusal's `message_delta` may explain it (`stop_details`): the
+// explanation is the refusal's text.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
@@ -15,7 +16,7 @@ import {
 const P = {
   type: 0, deltaType: 1, text: 2, thinking: 3, stopReason: 4, usage: 5, messageUsage: 6, errorMessage: 7, error: 8, errorType: 9,
   index: 10, blockType: 11, blockId: 12, blockName: 13, blockInput: 14, partialJson: 15, signature: 16, blockData: 17,
-  blockThinking: 18, blockSignature: 19, blockText: 20,
+  blockThinking: 18, blockSignature: 19, blockText: 20, stopExplanation: 21,
 } as const;
 /** Event types, delta types and block types. */
 const T = /* @__PURE__ */ names({
@@ -46,12 +47,12 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
     'type', 'delta.type', 'delta.text', 'delta.thinking', 'delta.stop_reason', 'usage', 'message.usage', 'error.message', 'error',
     'error.type', 'index', 'content_block.type', 'content_block.id', 'content_block.name', 'content_block.input',
     'delta.partial_json', 'delta.signature', 'content_block.data', 'content_block.thinking', 'content_block.signature',
-    'content_block.text',
+    'content_block.text', 'delta.stop_details.explanation',
   ]),
   // a content_block_delta of text, thinking, or the current call's input JSON
   template: /* @__PURE__ */ template([
     /* @__PURE__ */ literal('content_block_delta'), kind, text, reasoningText, ignored, ignored, ignored, ignored, ignored, ignored, callKey,
-    ignored, ignored, ignored, ignored, argsText, ignored, ignored, ignored, ignored, ignored,
+    ignored, ignored, ignored, ignored, argsText, ignored, ignored, ignored, ignored, ignored, ignored,
   ], [
     { literal: 'text_delta', channel: 'text', name: 'content_block_delta' },
     { literal: 'thinking_delta', channel: 'reasoning', name: 'content_block_delta' },
@@ -110,6 +111,8 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
       for (let j = 0; j < n; j++) {
         const p = doc.path(j);
         if (p === P.stopReason && doc.kind(j) === JK_STRING) sink.onFinishReason(doc.string(j));
+        // (a refusal's explanation, with its stop: the refusal's text, as OpenAI's clients read one)
+        else if (p === P.stopExplanation && doc.kind(j) === JK_STRING) sink.onRefusal(doc, j);
         else if (p === P.usage && doc.kind(j) === JK_OBJECT) sink.onUsage(doc.value(j) as Record<string, unknown>);
       }
     } else if (doc.is(t, T.messageStart)) {
