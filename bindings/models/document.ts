@@ -21,8 +21,11 @@ export interface MessageOut {
   signature(ptr: number, len: number, flags: number, redacted: boolean): void;
   /** The reasoning block ended. */
   reasoningEnded(): void;
-  /** A fragment of the model's refusal (a string's body, escaped when JF_ESCAPED is in flags). */
-  refusal(ptr: number, len: number, flags: number): void;
+  /**
+   * A fragment of the model's refusal (a string's body, escaped when JF_ESCAPED is in flags);
+   * `details`: it is the provider's explanation, in this JSON object (Anthropic's `stop_details`).
+   */
+  refusal(ptr: number, len: number, flags: number, details?: string): void;
   /** A tool call began (its id and name as far as they came). */
   callBegan(call: Call): void;
   /** A call begun without a name (a fragment came before its start) got its name, and its id if it came, from its start. */
@@ -146,7 +149,7 @@ export class DocReader implements Doc, Sink {
     owner.out?.reasoningEnded();
   }
 
-  onRefusal(_doc: Doc, j: number): void {
+  onRefusal(_doc: Doc, j: number, details = -1): void {
     const owner = this.owner!;
     const len = this.len(j);
     if (len === 0) return;
@@ -156,7 +159,7 @@ export class DocReader implements Doc, Sink {
       if (!this.reasoningRoom(len)) return;
       m.refusal += this.string(j);
     }
-    owner.out?.refusal(this.ptr(j), len, this.flags(j));
+    owner.out?.refusal(this.ptr(j), len, this.flags(j), details >= 0 ? this.string(details) : undefined);
   }
 
   onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1, noArgs = '', custom = false): void {
@@ -249,7 +252,7 @@ export class DocReader implements Doc, Sink {
   onPartArguments(text: string): void {
     const owner = this.owner!;
     const p = owner.message?.partCall;
-    if (p === undefined || p === null || text === '') return;
+    if (p === undefined || p === null || text === '' || owner.message!.error !== null) return;
     const call = p.call;
     const len = utf8Length(text);
     if (owner.keeps) {
@@ -331,8 +334,10 @@ export class DocReader implements Doc, Sink {
   /** A call ended: done, and (kept) its arguments checked in the core (a custom tool's are free text). */
   ended(call: Call): void {
     const owner = this.owner!;
-    // (past maxArgumentBytes no call ends: the stream fails at this event, with the calls as they stood before it)
-    if (owner.message?.tooLong === true) return;
+    // (past maxArgumentBytes, or in a turn that failed, no call ends: the stream fails at this event,
+    // with the calls as they stood before it)
+    const m = owner.message;
+    if (m !== null && (m.tooLong || m.error !== null)) return;
     call.done = true;
     if (owner.keeps && !call.custom) call.valid = this.validJson(call.args());
     owner.out?.callEnded(call);

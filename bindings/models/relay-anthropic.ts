@@ -40,6 +40,8 @@ export class AnthropicWriter implements ClientWriter {
   private unnamed: Map<Call, { parts: string[]; bytes: number }> | null = null;
   /** Custom tools' calls whose input's JSON text has begun (`{"input":"`). */
   private customOpen: Set<Call> | null = null;
+  /** Anthropic's own explanation of a refusal (`stop_details`, its JSON text), written with the stop in end(). */
+  private stopDetails: string | null = null;
 
   constructor(private readonly t: RelayTarget) {}
 
@@ -120,9 +122,14 @@ export class AnthropicWriter implements ClientWriter {
       : this.block === 'thinking' ? this.delta('thinking_delta', 'thinking') : this.delta('input_json_delta', 'partial_json'));
   }
 
-  /** A refusal's text, as Anthropic's clients read a refusal: the answer's text, then the stop reason `refusal` (end()). */
-  refusal(ptr: number, len: number): void {
-    this.text(ptr, len);
+  /**
+   * A refusal's text, as Anthropic's clients read a refusal: the answer's text, then the stop reason
+   * `refusal` (end()); or, when it is Anthropic's own explanation (`details`: its `stop_details`),
+   * that object with the stop, where Anthropic's clients read it.
+   */
+  refusal(ptr: number, len: number, _flags: number, details?: string): void {
+    if (details !== undefined) this.stopDetails = details;
+    else this.text(ptr, len);
   }
 
   text(ptr: number, len: number): void {
@@ -305,7 +312,8 @@ export class AnthropicWriter implements ClientWriter {
     } else {
       usage = '{"output_tokens":0}';
     }
-    this.event('message_delta', `{"type":"message_delta","delta":{"stop_reason":${JSON.stringify(reason)},"stop_sequence":null},"usage":${usage}}`);
+    const details = this.stopDetails === null ? '' : `,"stop_details":${this.stopDetails}`;
+    this.event('message_delta', `{"type":"message_delta","delta":{"stop_reason":${JSON.stringify(reason)},"stop_sequence":null${details}},"usage":${usage}}`);
     this.t.writeText(STOP);
     this.t.wrote(1);
   }

@@ -56,10 +56,27 @@ describe("Gemini's finish reasons that say the turn failed", () => {
         expect(err.message).toBe(`The provider sent an error at byte offset ${lastAt(body)}: ${NOTE} (MALFORMED_FUNCTION_CALL)`);
         expect(text).toBe('Let me check. 🌦️');
         expect([m.status, m.finishReason]).toEqual(['failed', 'MALFORMED_FUNCTION_CALL']);
-        expect(m.toolCalls).toEqual([]);
+        expect(m.usage).toEqual({ promptTokenCount: 7, candidatesTokenCount: 5, totalTokenCount: 12 });
       }
     });
   }
+
+  it("a call whose arguments were streaming (Vertex's partialArgs) is left as it stood: not ended, not made whole", () => {
+    const part = (fc: unknown) => gem({ candidates: [{ content: { role: 'model', parts: [{ functionCall: fc }] }, index: 0 }] });
+    const body = head + part({ name: 'weather', willContinue: true })
+      + part({ partialArgs: [{ jsonPath: '$.city', stringValue: 'Zü', willContinue: true }], willContinue: true })
+      + last('MALFORMED_FUNCTION_CALL', { finishMessage: NOTE });
+    for (const chunks of standardChunkings(enc.encode(body))) {
+      const { m, err } = read('gemini', chunks, false);
+      expect([err.code, err.providerCode, err.offset]).toEqual(['ERR_PROVIDER', 'MALFORMED_FUNCTION_CALL', lastAt(body)]);
+      expect(m.toolCalls).toEqual([{ index: 0, id: '', name: 'weather', arguments: '{"city":"Zü', done: false }]);
+    }
+    // (with the finish STOP, the same call is ended and made whole)
+    const m = new ModelStream({ format: 'gemini' });
+    m.push(enc.encode(body.slice(0, body.lastIndexOf('data: ')) + last('STOP')));
+    m.flush();
+    expect(m.toolCalls).toEqual([{ index: 0, id: '', name: 'weather', arguments: '{"city":"Zü"}', done: true, valid: true }]);
+  });
 
   it('each, without a finishMessage, is ERR_PROVIDER with what the reason means', () => {
     for (const [reason, meaning] of Object.entries(FAILED)) {
@@ -110,8 +127,8 @@ describe("Gemini's finish reasons that say the turn failed", () => {
       let first: string | undefined;
       for (const chunks of standardChunkings(body)) {
         const r = new SseRelay({ from: 'gemini', to });
-        // (the ids a relay makes for a stream without any differ from relay to relay)
-        const out = dec.decode(concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()])).replace(/seam[0-9a-z]+/g, 'seam');
+        // (the ids and times a relay makes for a stream without them differ from relay to relay)
+        const out = dec.decode(concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()])).replace(/seam[0-9a-z]+/g, 'seam').replace(/"created":\d+/g, '"created":0');
         first ??= out;
         expect(out, `${to}, ${chunks.length} reads`).toBe(first);
       }
@@ -139,6 +156,9 @@ describe("Bedrock's stop reasons that say the turn failed", () => {
     { event: 'messageStart', payload: '{"role":"assistant","p":"abc"}' },
     { event: 'contentBlockDelta', payload: '{"contentBlockIndex":0,"delta":{"text":"Calling é…"},"p":"ab"}' },
     { event: 'contentBlockStop', payload: '{"contentBlockIndex":0,"p":"abcd"}' },
+    // (a call whose input had begun when the model's output broke)
+    { event: 'contentBlockStart', payload: '{"contentBlockIndex":1,"start":{"toolUse":{"toolUseId":"tooluse_1","name":"weather"}},"p":"a"}' },
+    { event: 'contentBlockDelta', payload: '{"contentBlockIndex":1,"delta":{"toolUse":{"input":"{\\"city\\":\\"Z"}},"p":"a"}' },
     { event: 'messageStop', payload: JSON.stringify({ stopReason, p: 'ab' }) },
     { event: 'metadata', payload: '{"usage":{"inputTokens":9,"outputTokens":4,"totalTokens":13},"metrics":{"latencyMs":80},"p":"a"}' },
   ].map(encodeMessage);
@@ -148,31 +168,46 @@ describe("Bedrock's stop reasons that say the turn failed", () => {
       it(`${reason} is ERR_PROVIDER at its message, after the text, whatever the reads${raw ? ' (raw)' : ''}`, () => {
         const frames = messages(reason);
         const bytes = concat(frames);
-        const start = frames.slice(0, 3).reduce((n, f) => n + f.length, 0);
+        const start = frames.slice(0, 5).reduce((n, f) => n + f.length, 0);
         for (const chunks of standardChunkings(bytes)) {
           const { m, text, err } = read('bedrock', chunks, raw);
-          expect([err.code, err.providerMessage, err.providerCode]).toEqual(['ERR_PROVIDER', meaning, reason]);
-          expect(err.offset).toBeGreaterThanOrEqual(start);
-          expect(err.offset).toBeLessThan(start + frames[3].length);
+          expect([err.code, err.offset, err.providerMessage, err.providerCode]).toEqual(['ERR_PROVIDER', start, meaning, reason]);
           expect(text).toBe('Calling é…');
           expect([m.status, m.finishReason]).toEqual(['failed', reason]);
+          // (the call is left as it stood; the metadata's usage after the stop is not read: the stream stopped there)
+          expect(m.toolCalls).toEqual([{ index: 0, id: 'tooluse_1', name: 'weather', arguments: '{"city":"Z', done: false }]);
+          expect(m.usage).toBeUndefined();
         }
       });
     }
   }
 
-  it('end_turn still completes the stream, with the usage that follows it', () => {
+  it('tool_use still completes the stream, its call ended, with the usage that follows it', () => {
     const m = new ModelStream({ format: 'bedrock' });
-    expect(m.push(concat(messages('end_turn'))) + m.flush()).toBe('Calling é…');
-    expect([m.status, m.finishReason, m.usage]).toEqual(['done', 'end_turn', { inputTokens: 9, outputTokens: 4, totalTokens: 13 }]);
+    expect(m.push(concat(messages('tool_use'))) + m.flush()).toBe('Calling é…');
+    expect([m.status, m.finishReason, m.usage]).toEqual(['done', 'tool_use', { inputTokens: 9, outputTokens: 4, totalTokens: 13 }]);
+    expect(m.toolCalls).toEqual([{ index: 0, id: 'tooluse_1', name: 'weather', arguments: '{"city":"Z', done: true, valid: false }]);
   });
 
-  it('relayed to OpenAI: openai-node throws the error, never a finish', async () => {
-    const r = new SseRelay({ from: 'bedrock', to: 'openai' });
-    const out = concat([r.push(concat(messages('malformed_tool_use'))).slice(), r.flush().slice()]);
-    expect(dec.decode(out)).not.toContain('finish_reason":"stop');
-    const e = await openaiFinal(out).then(() => undefined, (x: unknown) => x);
-    expect(e).toBeInstanceOf(OpenAI.APIError);
-    expect((e as InstanceType<typeof OpenAI.APIError>).code).toBe('ERR_PROVIDER');
+  it('relayed, each client throws the error after the text, and no call is given whole, at every cut (exact last event)', async () => {
+    const frames = messages('malformed_tool_use');
+    const at = frames.slice(0, 5).reduce((n, f) => n + f.length, 0);
+    const message = 'the model wrote a tool call that is not valid';
+    for (const to of ['openai', 'anthropic'] as const) {
+      let first: string | undefined;
+      for (const chunks of standardChunkings(concat(frames))) {
+        const r = new SseRelay({ from: 'bedrock', to });
+        const out = dec.decode(concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()])).replace(/seam[0-9a-z]+/g, 'seam').replace(/"created":\d+/g, '"created":0');
+        first ??= out;
+        expect(out, `${to}, ${chunks.length} reads`).toBe(first);
+      }
+      expect(first!.slice(first!.lastIndexOf('data: '))).toBe(to === 'openai'
+        ? `data: ${JSON.stringify({ error: { message, type: 'upstream_error', code: 'ERR_PROVIDER', offset: at, provider_code: 'malformed_tool_use' } })}\n\n`
+        : `data: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message } })}\n\n`);
+      expect(first).not.toMatch(/finish_reason":"(stop|tool_calls)|stop_reason":"|content_block_stop","index":1/);
+      const e = await (to === 'openai' ? openaiFinal(enc.encode(first!)) : anthropicFinal(enc.encode(first!))).then(() => undefined, (x: unknown) => x);
+      expect(e).toBeInstanceOf(to === 'openai' ? OpenAI.APIError : Anthropic.APIError);
+      expect((e as Error).message).toContain(message);
+    }
   });
 });

@@ -7,7 +7,8 @@
 // written to OpenAI's clients as their `refusal`. Read by the official clients, whole and at every cut.
 import { describe, expect, it } from 'vitest';
 import { ModelEventReader, ModelStream, SseRelay } from '../../bindings/index.js';
-import { standardChunkings } from '../helpers/random.js';
+import { codec } from '../helpers/bedrock-fixtures.js';
+import { concat, standardChunkings } from '../helpers/random.js';
 import { anthropicFinal, openaiFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
 
 const enc = new TextEncoder();
@@ -141,14 +142,34 @@ describe("Anthropic's refusal with stop_details", () => {
     expect(got).toEqual([undefined, undefined, undefined, undefined, EXPLANATION, undefined]);
   });
 
-  it('relayed to OpenAI, openai-node has it as the message\'s refusal, with content_filter; to Anthropic, the SDK has stop_details as sent; at every cut', async () => {
-    expect(await sameAtEveryCut(body(DETAILS), () => new SseRelay({ from: 'anthropic', to: 'openai' }), (b) => client('openai', b)))
-      .toEqual({ text: 'Here is how to ', refusal: EXPLANATION, finish: 'content_filter' });
-    expect(await sameAtEveryCut(body(DETAILS), () => new SseRelay({ from: 'anthropic', to: 'anthropic' }), async (b) => {
-      const msg = await anthropicFinal(b);
-      return [msg.stop_reason, msg.stop_details];
-    })).toEqual(['refusal', DETAILS]);
+  it('only a refusal\'s: stop_details of another type is not one', () => {
+    const m = new ModelStream({ format: 'anthropic' });
+    m.push(body({ type: 'other', explanation: 'not a refusal' }));
+    m.flush();
+    expect([m.refusal, m.finishReason]).toEqual(['', 'refusal']);
   });
+
+  /** The events of `bytes` as Claude on Bedrock sends them: each a chunk message, its data in base64. */
+  const onBedrock = (bytes: Uint8Array) => concat(new TextDecoder().decode(bytes).split(/(?<=\n\n)/).map((e) => codec.encode({
+    headers: { ':event-type': { type: 'string', value: 'chunk' }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'event' } },
+    body: enc.encode(JSON.stringify({ bytes: Buffer.from(e.slice(e.indexOf('data: ') + 6, -2)).toString('base64') })),
+  })));
+
+  for (const from of ['anthropic', 'bedrock-invoke'] as const) {
+    const upstream = from === 'anthropic' ? body(DETAILS) : onBedrock(body(DETAILS));
+    it(`from ${from}, relayed to OpenAI: openai-node has it as the message's refusal, with content_filter, at every cut`, async () => {
+      expect(await sameAtEveryCut(upstream, () => new SseRelay({ from, to: 'openai' }), (b) => client('openai', b)))
+        .toEqual({ text: 'Here is how to ', refusal: EXPLANATION, finish: 'content_filter' });
+    });
+
+    it(`from ${from}, relayed to Anthropic: the SDK has stop_details as sent, and the text alone, at every cut`, async () => {
+      expect(await sameAtEveryCut(upstream, () => new SseRelay({ from, to: 'anthropic' }), async (b) => {
+        if (from === 'anthropic') expect(b).toEqual(upstream); // (passed through byte for byte)
+        const msg = await anthropicFinal(b);
+        return [msg.content.map((c) => (c.type === 'text' ? c.text : c.type)), msg.stop_reason, msg.stop_details];
+      })).toEqual([['Here is how to '], 'refusal', DETAILS]);
+    });
+  }
 });
 
 /** What the official client makes of the relay's bytes: the text, the refusal (OpenAI) and the finish reason. */

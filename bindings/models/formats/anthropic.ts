@@ -4,8 +4,8 @@
 // `index`: text, thinking (with a `signature_delta` to send back), redacted thinking, `tool_use`
 // (the client's calls, arguments as `input_json_delta` fragments) and `server_tool_use` (the
 // provider's own). A `citations_delta` adds a citation (a web search result's, a document's) to
-// the text block it comes in. A refusal's `message_delta` may explain it (`stop_details`): the
-// explanation is the refusal's text.
+// the text block it comes in. A refusal's `message_delta` may explain it (`stop_details` of type
+// `refusal`): the explanation is the refusal's text.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
@@ -16,7 +16,7 @@ import {
 const P = {
   type: 0, deltaType: 1, text: 2, thinking: 3, stopReason: 4, usage: 5, messageUsage: 6, errorMessage: 7, error: 8, errorType: 9,
   index: 10, blockType: 11, blockId: 12, blockName: 13, blockInput: 14, partialJson: 15, signature: 16, blockData: 17,
-  blockThinking: 18, blockSignature: 19, blockText: 20, stopExplanation: 21,
+  blockThinking: 18, blockSignature: 19, blockText: 20, stopExplanation: 21, stopDetails: 22, stopDetailsType: 23,
 } as const;
 /** Event types, delta types and block types. */
 const T = /* @__PURE__ */ names({
@@ -24,7 +24,7 @@ const T = /* @__PURE__ */ names({
   thinking: 'thinking_delta', signature: 'signature_delta', json: 'input_json_delta', messageDelta: 'message_delta',
   messageStart: 'message_start', stop: 'message_stop', error: 'error', ping: 'ping', textBlock: 'text',
   thinkingBlock: 'thinking', redacted: 'redacted_thinking', toolUse: 'tool_use', serverToolUse: 'server_tool_use',
-  mcpToolUse: 'mcp_tool_use', citations: 'citations_delta',
+  mcpToolUse: 'mcp_tool_use', citations: 'citations_delta', refusalDetails: 'refusal',
 });
 
 export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
@@ -47,12 +47,12 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
     'type', 'delta.type', 'delta.text', 'delta.thinking', 'delta.stop_reason', 'usage', 'message.usage', 'error.message', 'error',
     'error.type', 'index', 'content_block.type', 'content_block.id', 'content_block.name', 'content_block.input',
     'delta.partial_json', 'delta.signature', 'content_block.data', 'content_block.thinking', 'content_block.signature',
-    'content_block.text', 'delta.stop_details.explanation',
+    'content_block.text', 'delta.stop_details.explanation', 'delta.stop_details', 'delta.stop_details.type',
   ]),
   // a content_block_delta of text, thinking, or the current call's input JSON
   template: /* @__PURE__ */ template([
     /* @__PURE__ */ literal('content_block_delta'), kind, text, reasoningText, ignored, ignored, ignored, ignored, ignored, ignored, callKey,
-    ignored, ignored, ignored, ignored, argsText, ignored, ignored, ignored, ignored, ignored, ignored,
+    ignored, ignored, ignored, ignored, argsText, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored,
   ], [
     { literal: 'text_delta', channel: 'text', name: 'content_block_delta' },
     { literal: 'thinking_delta', channel: 'reasoning', name: 'content_block_delta' },
@@ -111,9 +111,14 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
       for (let j = 0; j < n; j++) {
         const p = doc.path(j);
         if (p === P.stopReason && doc.kind(j) === JK_STRING) sink.onFinishReason(doc.string(j));
-        // (a refusal's explanation, with its stop: the refusal's text, as OpenAI's clients read one)
-        else if (p === P.stopExplanation && doc.kind(j) === JK_STRING) sink.onRefusal(doc, j);
         else if (p === P.usage && doc.kind(j) === JK_OBJECT) sink.onUsage(doc.value(j) as Record<string, unknown>);
+      }
+      // a refusal's explanation, with its stop: the refusal's text (as OpenAI's clients read one)
+      const details = at(P.stopDetails);
+      const type = at(P.stopDetailsType);
+      const why = at(P.stopExplanation);
+      if (details >= 0 && doc.kind(details) === JK_OBJECT && type >= 0 && doc.is(type, T.refusalDetails) && why >= 0 && doc.kind(why) === JK_STRING) {
+        sink.onRefusal(doc, why, details);
       }
     } else if (doc.is(t, T.messageStart)) {
       const u = at(P.messageUsage);

@@ -118,6 +118,9 @@ export const bedrock: FormatSpec = {
         sink.onReasoningEnd();
       } else if (p === P.stopReason && str(j)) sink.onFinishReason(doc.string(j));
       else if (p === P.messageStop) {
+        // (its stop reason first: one that says the turn failed ends no call)
+        const why = at(P.stopReason);
+        if (str(why)) sink.onFinishReason(doc.string(why));
         sink.onReasoningEnd();
         sink.onToolCallsEnd();
         sink.onDone();

@@ -46,9 +46,11 @@ export interface Sink {
   onReasoningEnd(): void;
   /**
    * The model's refusal, in place of the answer (OpenAI's `refusal` deltas): record j, a string,
-   * is appended to it, apart from the answer's text.
+   * is appended to it, apart from the answer's text. `details`: the record of the object that
+   * explains it, when j is that explanation (Anthropic's `stop_details`), which a writer in the
+   * provider's own words writes as it came.
    */
-  onRefusal(doc: Doc, j: number): void;
+  onRefusal(doc: Doc, j: number, details?: number): void;
   /**
    * A tool call begins, or says more of itself. `key` is the provider's own for the call (OpenAI's
    * `index`, Anthropic's block index, Responses' output index), −1 when it sent none (Mistral: the

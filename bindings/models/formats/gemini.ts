@@ -224,9 +224,10 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     const blocked = find(doc, P.blockReason);
     const reason = finish >= 0 ? finish : blocked >= 0 && doc.kind(blocked) === JK_STRING ? blocked : -1;
     if (reason >= 0) {
+      // (the finish first: one that says the turn failed ends no call, and an open one is left as it stood)
+      sink.onFinishReason(doc.string(reason), reason === blocked, note >= 0 && reason === finish ? doc.string(note) : undefined);
       const open = sink.partCall() as PartArgs | null;
       if (open !== null) endPartCall(sink, open);
-      sink.onFinishReason(doc.string(reason), reason === blocked, note >= 0 && reason === finish ? doc.string(note) : undefined);
       const u = find(doc, P.usage);
       if (u >= 0 && doc.kind(u) === JK_OBJECT) sink.onUsage(doc.value(u) as Record<string, unknown>);
       sink.onReasoningEnd();
