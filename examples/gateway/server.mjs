@@ -130,7 +130,9 @@ function makeMetrics() {
     eventsOut: tallied('llm_events_out_total', 'SSE events written to clients (comments not counted)'),
     truncated: c('llm_upstream_truncated_total', 'Upstream streams that ended without their completion'),
     limitErrors: c('llm_limit_errors_total', 'Requests or streams stopped by a limit', ['limit']),
-    providerErrors: c('llm_provider_errors_total', 'Upstream errors: an HTTP error status, or an error event or body in the stream', ['source']),
+    providerErrors: c('llm_provider_errors_total', 'Upstream errors, by source: status (an HTTP error status), stream (an error event or body in the stream), '
+      + 'connect (no answer: the upstream could not be reached, did not answer within upstreamTimeout, or its head broke HTTP/1.1), '
+      + 'body (its answer broke off after the head: the connection closed or reset, or the chunk framing broke, before the body\'s end)', ['source']),
     badEvents: c('llm_bad_event_total', 'Upstream events that were not valid JSON, or not events of the format'),
     keepalives: c('llm_keepalive_sent_total', 'Keep-alive comments the gateway wrote during upstream silence'),
     timeouts: c('gateway_timeouts_total', 'Requests or streams ended by a timeout: request (the client\'s request did not arrive), body (upstream silence), client (the client took nothing), duration (maxDuration)', ['timeout']),
@@ -145,7 +147,7 @@ function makeMetrics() {
   // every label value is exported from the start (at 0), so that a rate over it is defined
   for (const status of ['done', 'truncated', 'failed', 'limit', 'aborted']) metrics.streams.inc({ status }, 0);
   for (const limit of LIMITS) metrics.limitErrors.inc({ limit }, 0);
-  for (const source of ['status', 'stream', 'connect']) metrics.providerErrors.inc({ source }, 0);
+  for (const source of ['status', 'stream', 'connect', 'body']) metrics.providerErrors.inc({ source }, 0);
   for (const timeout of ['request', 'body', 'client', 'duration']) metrics.timeouts.inc({ timeout }, 0);
   for (const limit of ['total', 'per_address']) metrics.connectionsRejected.inc({ limit }, 0);
   return metrics;
@@ -200,7 +202,7 @@ function relayedStatus(relay, m, own) {
 
 /** An HTTP error body (OpenAI's shape, as errorBody writes it) in the client's dialect. */
 function shaped(dialect, status, value) {
-  if (dialect !== 'anthropic') return value;
+  if (dialect !== 'anthropic' || value.type === 'error') return value; // (a body in Anthropic's shape already)
   const { message, type } = value.error;
   return { type: 'error', error: { type: ANTHROPIC_ERRORS[status] ?? (type === 'overloaded' ? 'overloaded_error' : 'api_error'), message } };
 }
@@ -624,10 +626,13 @@ export function createGateway(options = {}) {
       this.held = 0;
     }
 
-    /** A 502 with a generic message; the detail goes to the log under the request id. */
-    failed(err) {
+    /**
+     * A 502 with a generic message; the detail goes to the log under the request id. `source`, for
+     * llm_provider_errors_total: `connect` (no answer), or `body` (an answer that broke off).
+     */
+    failed(err, source = 'connect') {
       if (this.closed || this.left || this.expired) return;
-      m.providerErrors.inc({ source: 'connect' });
+      m.providerErrors.inc({ source });
       this.status = 'failed';
       const timeout = err?.code === 'ERR_UPSTREAM_TIMEOUT';
       if (!timeout) log(`gateway: request ${this.id}: 502: ${err?.message ?? err}`);
@@ -689,6 +694,7 @@ export function createGateway(options = {}) {
       res.flushHeaders();
       return new Promise((resolve) => {
         let ended = false;
+        let broke = false; // the upstream's body broke off (its connection closed or reset, or its framing broke)
         let events = 0;
         let sent = 0; // events written to the client, as the relay counts them
         this.relaying = relay;
@@ -708,6 +714,9 @@ export function createGateway(options = {}) {
           if (relay.status === 'truncated') {
             m.truncated.inc();
             if (relay.finishReason !== undefined) m.finalMismatch.inc();
+            // (a body that broke off is also the upstream's error, as it is for a whole answer; one
+            // that ended whole, its stream without its completion, is the truncation alone)
+            if (broke) m.providerErrors.inc({ source: 'body' });
           }
           m.eventsIn.inc(relay.events - events);
           m.eventsOut.inc(relay.eventsOut - sent);
@@ -781,7 +790,11 @@ export function createGateway(options = {}) {
           burstBytes += chunk.length;
         });
         upRes.on('end', end);
-        upRes.on('error', end); // the upstream's connection broke: the relay's flush calls it truncated (unless it had completed)
+        // The upstream's connection broke: the relay's flush calls it truncated (unless it had
+        // completed), at the byte offset where the body broke off. (SseRelayStream, which cannot
+        // tell an upstream's error from its client's leaving, writes its abort there: a
+        // `server_error` without an offset. Here the client's leaving is an event of its own.)
+        upRes.on('error', () => { broke = true; end(); });
         upRes.on('close', end);
       });
     }
@@ -795,7 +808,7 @@ export function createGateway(options = {}) {
         // the upstream's body broke off (cut short, malformed framing, its connection reset): a 502,
         // as a head that breaks HTTP/1.1 (not "could not be reached": it answered)
         this.release();
-        return this.failed(err instanceof UpstreamProtocolError ? err : new UpstreamProtocolError(`the upstream's connection broke in its body: ${err?.message ?? err}`));
+        return this.failed(err instanceof UpstreamProtocolError ? err : new UpstreamProtocolError(`the upstream's connection broke in its body: ${err?.message ?? err}`), 'body');
       }
       this.release();
       if (this.left || this.expired) return;
@@ -817,6 +830,7 @@ export function createGateway(options = {}) {
       const ms = new ModelStream({ format, normalize: false, maxEventBytes: o.maxEventBytes, maxTextBytes: o.maxResponseBytes });
       let text = '';
       let failure = null;
+      let broke = false; // the upstream's body broke off
       await new Promise((resolve) => {
         this.done = resolve;
         upRes.on('data', (chunk) => {
@@ -834,7 +848,7 @@ export function createGateway(options = {}) {
           } catch (err) { failure = err; upRes.destroy(); resolve(); }
         });
         upRes.on('end', resolve);
-        upRes.on('error', resolve);
+        upRes.on('error', () => { broke = true; resolve(); });
         upRes.on('close', resolve);
       });
       this.release();
@@ -850,7 +864,11 @@ export function createGateway(options = {}) {
       if (failure) {
         const code = failure.code ?? 'ERR_GATEWAY';
         this.status = code === 'ERR_STREAM_TRUNCATED' ? 'truncated' : 'failed';
-        if (code === 'ERR_STREAM_TRUNCATED') { m.truncated.inc(); if (ms.finishReason !== undefined) m.finalMismatch.inc(); }
+        if (code === 'ERR_STREAM_TRUNCATED') {
+          m.truncated.inc();
+          if (ms.finishReason !== undefined) m.finalMismatch.inc();
+          if (broke) m.providerErrors.inc({ source: 'body' }); // (as for a streamed answer)
+        }
         if (code === 'ERR_INVALID_UTF8') m.utf8Errors.inc();
         if (code === 'ERR_PROVIDER') m.providerErrors.inc({ source: 'stream' });
         if (code === 'ERR_BAD_EVENT') m.badEvents.inc();
@@ -863,8 +881,15 @@ export function createGateway(options = {}) {
         }
         const message = failure instanceof ModelStreamError ? failure.providerMessage ?? failure.message : failure.message;
         ms.dispose();
+        // The error as the relay's error event writes it in the client's format: with the
+        // provider's own code for it (`provider_code`: `overloaded_error`, a failed turn's
+        // `MALFORMED_FUNCTION_CALL`, …), and to Anthropic in the error type that code is in its words.
+        const provider = failure instanceof ModelStreamError ? failure.providerCode : undefined;
+        if (this.dialect === 'anthropic') {
+          return sendJson(this.res, 502, { type: 'error', error: { type: describeFormat(format).anthropicErrorType(provider), message } });
+        }
         return sendJson(this.res, 502, errorBody(message, code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error', code,
-          failure instanceof ModelStreamError ? { offset: failure.offset } : undefined));
+          failure instanceof ModelStreamError ? { offset: failure.offset, ...(provider !== undefined ? { provider_code: provider } : {}) } : undefined));
       }
       ms.dispose();
       this.status = 'done';

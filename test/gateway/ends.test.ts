@@ -1,10 +1,11 @@
 // The ends of a stream through the gateway, each on real sockets with its exact outcome: a client
 // that leaves in the same tick as the upstream's end or head (in either order, and after the end
-// before it took its answer); backpressure when the stream ends (the client leaves, or the upstream
-// closes or resets, while the gateway waits for 'drain'; a client held back past bodyTimeout); an
-// upstream whose answer breaks off (a stream, in each client's format; a whole answer; an error
-// status's body); and, for the fetch handler's pipe (SseRelayStream), an upstream body that errors
-// with no reason, a reader cancelled with none, and preventAbort.
+// before it took its answer); a client that leaves mid-answer (aborted, never the upstream's
+// truncation); backpressure when the stream ends (the client leaves, or the upstream closes or
+// resets, while the gateway waits for 'drain'; a client held back past bodyTimeout); an upstream
+// whose answer breaks off (a stream, in each client's format; a whole answer; an error status's
+// body; and how each counts); and, for the fetch handler's pipe (SseRelayStream), an upstream body
+// that errors with no reason, a reader cancelled with none, and preventAbort.
 //
 // A moment inside the gateway is reached without timing: the gateway's connections to its upstream
 // are seen as they open (net.connect's diagnostics channel), so that a listener ahead of the
@@ -82,6 +83,9 @@ function stream(url: string, model: string, path = '/v1/chat/completions'): { go
   });
   return { got, req };
 }
+
+/** Of `counted`'s: how the streams ended, and the upstream's truncations and errors. */
+const outcomes = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => /^llm_(streams_total|upstream_truncated_total|provider_errors_total|stream_final_mismatch_total)/.test(k)));
 
 /** The counters of a gateway's metrics that are not 0 (histogram buckets left out). */
 async function counted(r: Running): Promise<Record<string, number>> {
@@ -244,6 +248,69 @@ describe('a client that leaves in the same tick as the upstream\'s end', () => {
   });
 });
 
+// A stream the client left is aborted, and nothing else: the gateway closes its upstream
+// connection then, and that is not the upstream's truncation (llm_upstream_truncated_total) nor
+// its error, whatever the client asked for and wherever the upstream was.
+describe('a client that leaves mid-answer: aborted, not the upstream\'s truncation', () => {
+  const cases = [
+    ['a stream, to an OpenAI client', '/v1/chat/completions', true, 'openai'],
+    ['a stream, to an Anthropic client', '/v1/messages', true, 'openai'],
+    ['a whole answer read from the stream (an Anthropic client)', '/v1/messages', false, 'openai'],
+    ['a whole answer passed through (an OpenAI client)', '/v1/chat/completions', false, 'json'],
+  ] as const;
+
+  test.each(cases)('%s, the upstream silent after its first bytes', async (_, path, streamed, upstream) => {
+    const r = g = await startGateway();
+    const answers = served(r);
+    const gateway = new Map<number, Socket>();
+    upstreamSockets(r, (s) => gateway.set(s.localPort!, s));
+    let sent!: Socket;
+    r.up.scripts.set('m', {
+      write: (res: ServerResponse) => {
+        sent = res.socket!;
+        if (upstream === 'json') res.writeHead(200, { 'content-type': 'application/json', 'content-length': 200 }).write('{"id":"chatcmpl-1","object":"chat.com');
+        else res.writeHead(200, { 'content-type': 'text/event-stream' }).write(chunk('Bon'));
+        // and then nothing: a model thinking
+      },
+    });
+    const payload = Buffer.from(JSON.stringify({ ...chat('m', streamed), max_tokens: 16 }));
+    const req = request(`${r.url}${path}`, { method: 'POST', agent: false, headers: { 'content-length': payload.length } });
+    req.on('error', () => {});
+    req.end(payload);
+    // (the gateway has read what the upstream wrote, and a stream has handed its first event to the client's connection)
+    await expect.poll(() => sent !== undefined && gateway.get(sent.remotePort!)?.bytesRead === sent.bytesWritten
+      && (!streamed || (answers[0]?.res.headersSent === true && answers[0].res.writableLength === 0))).toBe(true);
+    req.destroy();
+    await nothingLeft(r);
+    expect(answers[0].late).toEqual([]);
+    expect(r.log).toEqual([]);
+    expect(outcomes(await counted(r))).toEqual({ 'llm_streams_total{status="aborted"}': 1 });
+  });
+
+  test('the client\'s reset read in the tick before the upstream\'s close mid-body: aborted, not truncated', async () => {
+    const r = g = await startGateway();
+    const answers = served(r);
+    upstreamSockets(r, (s) => s.prependListener('end', () => answers[0].res.socket!.destroy()));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => { release = resolve; });
+    r.up.scripts.set('m', {
+      write: async (res: ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(chunk('un '));
+        await released;
+        res.socket!.end(); // (mid-body: the chunked body has no end)
+      },
+    });
+    const { got } = stream(r.url, 'm');
+    await expect.poll(() => answers[0]?.res.headersSent === true && answers[0].res.writableLength === 0 && r.gw.stats().streams === 1).toBe(true);
+    release();
+    expect(await got).toEqual({ body: chunk('un '), how: 'ECONNRESET' });
+    await nothingLeft(r);
+    expect(answers[0].late).toEqual([]);
+    expect(outcomes(await counted(r))).toEqual({ 'llm_streams_total{status="aborted"}': 1 });
+  });
+});
+
 describe('backpressure at the end: the gateway waits for its client\'s \'drain\'', () => {
   const event = chunk('x'.repeat(4000));
   const piece = event.repeat(16); // 64 KiB a write
@@ -356,7 +423,7 @@ describe('backpressure at the end: the gateway waits for its client\'s \'drain\'
     upstream.end('fin');
     req.destroy();
     await nothingLeft(r);
-    expect((await counted(r))['llm_streams_total{status="aborted"}']).toBe(1);
+    expect(outcomes(await counted(r))).toEqual({ 'llm_streams_total{status="aborted"}': 1 }); // (the unread close is no truncation of the upstream's)
   });
 
   test('a client held back for longer than bodyTimeout is no upstream silence: the gateway is not reading, and the whole answer arrives', async () => {
@@ -461,9 +528,39 @@ describe('an upstream whose answer breaks off: the client\'s error in its own fo
     expect(r.log).toEqual([how === 'fin' ? `gateway: request ${id}: 502: the upstream closed the connection before the end of its body`
       : `gateway: request ${id}: 502: the upstream's connection broke in its body: read ECONNRESET`]);
     await nothingLeft(r);
-    const m = await counted(r);
-    expect(m['llm_streams_total{status="failed"}']).toBe(1);
-    expect(m['llm_provider_errors_total{source="connect"}']).toBe(1);
+    expect(outcomes(await counted(r))).toEqual({ 'llm_streams_total{status="failed"}': 1, 'llm_provider_errors_total{source="body"}': 1 }); // (not "connect": it answered)
+  });
+
+  // An upstream answer that breaks off after its head counts as the upstream's error (source
+  // "body") however the client asked for it; a streamed one is also truncated. A stream whose body
+  // ended whole without its completion is the truncation alone.
+  test.each([['cut short', 'fin'], ['reset', 'reset']] as const)('a stream whose body is %s: the truncation, and the upstream\'s error with source "body"', async (_, how) => {
+    const r = await breaking(sseHead + chunked(chunk('Bon') + openaiCut), {}, how);
+    const { body } = await stream(r.url, 'm').got;
+    expect(body).toBe(chunk('Bon') + truncation('openai', b(chunk('Bon') + openaiCut).length).openai);
+    await nothingLeft(r);
+    expect(outcomes(await counted(r))).toEqual({
+      'llm_streams_total{status="truncated"}': 1, llm_upstream_truncated_total: 1, 'llm_provider_errors_total{source="body"}': 1,
+    });
+  });
+
+  test.each([['cut short', 'fin'], ['reset', 'reset']] as const)('a whole answer read from a stream whose body is %s (an Anthropic client): a 502, truncated, source "body"', async (_, how) => {
+    const r = await breaking(sseHead + chunked(chunk('Bon') + openaiCut), {}, how);
+    const got = await post(r.url, { ...chat('m', false), max_tokens: 16 }, '/v1/messages');
+    expect(got.status).toBe(502);
+    expect(JSON.parse(got.body.toString())).toEqual({ type: 'error', error: { type: 'api_error', message: `The stream ended without its completion (data: [DONE]) after ${b(chunk('Bon') + openaiCut).length} bytes: the text is incomplete` } });
+    await nothingLeft(r);
+    expect(outcomes(await counted(r))).toEqual({
+      'llm_streams_total{status="truncated"}': 1, llm_upstream_truncated_total: 1, 'llm_provider_errors_total{source="body"}': 1,
+    });
+  });
+
+  test('a stream whose body ends whole without its completion (no [DONE]): the truncation alone, no upstream error', async () => {
+    const r = await breaking(`${sseHead + chunked(chunk('Bon'))}0\r\n\r\n`, {}, 'fin');
+    const { body } = await stream(r.url, 'm').got;
+    expect(body).toBe(chunk('Bon') + truncation('openai', b(chunk('Bon')).length).openai);
+    await nothingLeft(r);
+    expect(outcomes(await counted(r))).toEqual({ 'llm_streams_total{status="truncated"}': 1, llm_upstream_truncated_total: 1 });
   });
 
   test.each([['cut short', 'fin'], ['reset', 'reset']] as const)('an upstream\'s error status whose body is %s: the status, in the client\'s shape with the general message; the log says why', async (_, how) => {

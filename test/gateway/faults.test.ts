@@ -48,6 +48,8 @@ describe('a truncated upstream: an error event, never [DONE]', () => {
     const m = await metrics(g);
     expect(m.get('llm_upstream_truncated_total')).toBe(2);
     expect(m.get('llm_streams_total{status="truncated"}')).toBe(2);
+    // (a connection closed mid-body is also the upstream's error; a body that ended is the truncation alone)
+    expect(m.get('llm_provider_errors_total{source="body"}')).toBe(then === 'destroy' ? 2 : 0);
     expect(m.get('llm_stream_final_mismatch_total')).toBe(0);
   });
 
@@ -146,7 +148,13 @@ describe('upstream HTTP errors: the client gets their status and message', () =>
     const gw = createGateway({ upstream: `http://127.0.0.1:${port}`, log: (line) => log.push(line) });
     const url = await gw.listen(0);
     const r = await post(url, chat('m'));
+    const m = await metricsAt(`${url}/metrics`);
     await gw.close();
+    // (no answer: "connect", where an answer that broke off after its head is "body")
+    expect(Object.fromEntries([...m].filter(([k]) => /^llm_(streams_total\{status="failed"\}|provider_errors_total|upstream_truncated_total)/.test(k)))).toEqual({
+      'llm_streams_total{status="failed"}': 1, llm_upstream_truncated_total: 0, 'llm_provider_errors_total{source="status"}': 0,
+      'llm_provider_errors_total{source="stream"}': 0, 'llm_provider_errors_total{source="connect"}': 1, 'llm_provider_errors_total{source="body"}': 0,
+    });
     expect(r.status).toBe(502);
     // the answer's message is generic, with the request id; the detail is in the log under it
     const id = r.headers['x-request-id'] as string;
@@ -536,6 +544,7 @@ describe('the metrics of a mixed load, exactly', () => {
       'llm_provider_errors_total{source="status"}': 1,
       'llm_provider_errors_total{source="stream"}': 0,
       'llm_provider_errors_total{source="connect"}': 0,
+      'llm_provider_errors_total{source="body"}': 1, // (the cut stream's connection closed mid-body)
       llm_bad_event_total: 0,
       llm_keepalive_sent_total: 0,
       llm_stream_pending_bytes_sum: expect.any(Number),

@@ -12,13 +12,23 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { SseRelay } from '../../bindings/index.js';
 import { FIXTURES, FORMATS, type Fixture, type ModelFormat } from '../helpers/model-fixtures.js';
 import { Oracle, isJson, matching } from '../helpers/relay-oracle.js';
-import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
 import { post, startGateway, type Running } from './support.js';
 
 const fixtures = FIXTURES.filter((f) => f.choice === undefined);
 const byFormat = (format: ModelFormat) => fixtures.filter((f) => f.format === format);
+
+/** The type of the error event SseRelay writes to an Anthropic client for a fixture's body (`api_error` when it writes none: a call's bad arguments). */
+function streamedErrorType(f: Fixture): string {
+  const r = new SseRelay({ from: f.format, to: 'anthropic' });
+  const out = new TextDecoder().decode(concat([r.push(f.bytes).slice(), r.flush().slice()]));
+  r.dispose();
+  const m = /event: error\ndata: (.*)\n\n$/.exec(out);
+  return m ? (JSON.parse(m[1]) as { error: { type: string } }).error.type : 'api_error';
+}
 
 describe.each(FORMATS.map((f) => [f] as const))('the gateway\'s /v1/messages in front of a %s upstream', (format) => {
   let g: Running;
@@ -105,7 +115,8 @@ describe.each(FORMATS.map((f) => [f] as const))('the gateway\'s /v1/messages in 
       if (f.expected.status !== 'done' || calls.some((c) => !c.valid)) {
         expect(got, f.name).toBeInstanceOf(Anthropic.APIError);
         expect((got as InstanceType<typeof Anthropic.APIError>).status, f.name).toBe(502);
-        expect((got as InstanceType<typeof Anthropic.APIError>).error, f.name).toMatchObject({ type: 'error', error: { type: 'api_error', message: expect.any(String) } });
+        // (the error type the streamed answer's error event has: the provider's, in Anthropic's words)
+        expect((got as InstanceType<typeof Anthropic.APIError>).error, f.name).toMatchObject({ type: 'error', error: { type: streamedErrorType(f), message: expect.any(String) } });
         continue;
       }
       const msg = got as Anthropic.Message;
