@@ -3,7 +3,7 @@
 // passed to its output.
 // A reader borrows the realm's one DocReader for each document it hands to its description.
 import {
-  JF_ASCII, JF_ESCAPED, JK_NUMBER, JK_OBJECT, JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_INDEX, JR_START, MDR_SCRATCH, MGR_PTR,
+  JF_ASCII, JF_ESCAPED, JK_ARRAY, JK_NUMBER, JK_OBJECT, JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_INDEX, JR_START, MDR_SCRATCH, MGR_PTR,
 } from '../core/generated/abi.js';
 import { type Core } from '../core/wasm.js';
 import { utf8Length } from '../text/counts.js';
@@ -247,6 +247,16 @@ export class DocReader implements Doc, Sink {
     // (counted with the reasoning: what a stream keeps beside its answer and calls)
     if (!this.reasoningRoom(utf8Length(json))) return;
     m.citations.push(citation);
+  }
+
+  onCitationList(_doc: Doc, j: number, read: (list: readonly unknown[]) => Citation[]): void {
+    if (!this.owner!.keeps || this.kind(j) !== JK_ARRAY) return;
+    const lists = (this.said.citedLists ??= new Map());
+    const text = this.string(j);
+    // (said again as it was, as in every event of a stream: read once)
+    if (lists.get(this.path(j)) === text) return;
+    lists.set(this.path(j), text);
+    for (const c of read(JSON.parse(text) as unknown[])) this.onCitation(c, true);
   }
 
   onPartArguments(text: string): void {

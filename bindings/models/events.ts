@@ -165,6 +165,7 @@ export class ModelEventReader {
     m.refusal = '';
     m.citations.length = 0;
     m.cited = null;
+    m.citedLists = null;
     m.reasoningBytes = 0;
     m.usage = undefined;
     m.pings = 0;

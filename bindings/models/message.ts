@@ -150,6 +150,8 @@ export class Message {
   readonly citations: Citation[] = [];
   /** The sources cited that are kept once (Gemini's metadata, which a later chunk may say again): their addresses, or JSON without one. */
   cited: Set<string> | null = null;
+  /** The lists of sources a format says whole again in every event (Perplexity's), by path: the JSON text last read (read again only when it changed). */
+  citedLists: Map<number, string> | null = null;
   /** Reasoning blocks; the last one takes more text while `thinkingOpen`. */
   readonly thinking: ReasoningBlock[] = [];
   thinkingOpen = false;

@@ -1,7 +1,8 @@
 // The sources an answer cites: Anthropic's `citations_delta` (a web search result's location, a
 // document's characters), Responses' `response.output_text.annotation.added` (a URL, a file),
-// Gemini's grounding and citation metadata, Bedrock's `delta.citation`, and OpenAI Chat's
-// `delta.annotations` (search models, OpenRouter).
+// Gemini's grounding and citation metadata, Bedrock's `delta.citation`, OpenAI Chat's
+// `delta.annotations` (search models, OpenRouter), and Perplexity's `search_results` and
+// `citations` beside the choices, said whole again in every chunk.
 // ModelStream keeps each, with its address, title and quoted passage and the provider's citation
 // as sent, in the order they came, apart from the text, whatever the reads; the report and
 // ModelEventReader's readings have them; they count toward maxReasoningBytes. A relay in the
@@ -207,5 +208,52 @@ describe("Bedrock's citations", () => {
       }).toThrow(expect.objectContaining({ code: 'ERR_REASONING_TOO_LONG', offset: at }));
       expect(m.citations).toEqual([BEDROCK[0]]);
     }
+  });
+});
+
+describe("Perplexity's search_results and citations, said whole in every chunk", () => {
+  const R1 = { title: 'Zürich — Wikipedia', url: 'https://en.wikipedia.org/wiki/Z%C3%BCrich', date: '2026-11-02', last_updated: '2026-11-30', snippet: 'Zürich is the largest city…', source: 'web' };
+  const R2 = { title: 'Stadt "Zürich"', url: 'https://www.stadt-zuerich.ch/', date: null, last_updated: '2026-10-01', snippet: '', source: 'web' };
+  const URLS = [R1.url, R2.url, 'https://example.org/only-an-address'];
+  const px = (delta: unknown, finish: string | null, results: unknown[], urls: string[], n: number) => `data: ${JSON.stringify({
+    id: 'px-1', model: 'sonar-pro', created: 1, usage: { prompt_tokens: 9, completion_tokens: n, total_tokens: 9 + n },
+    citations: urls, search_results: results, object: 'chat.completion.chunk',
+    choices: [{ index: 0, finish_reason: finish, message: { role: 'assistant', content: '' }, delta }],
+  })}\r\n\r\n`;
+  // (the last chunk says one more source: only it is added)
+  const R3 = { title: 'Late', url: 'https://late.example/', date: null, snippet: 'x' };
+  const body = px({ role: 'assistant', content: 'Zürich [1] ' }, null, [R1, R2], URLS, 1) + px({ content: 'is large [2][3].' }, null, [R1, R2], URLS, 5)
+    + px({ content: '' }, 'stop', [R1, R2, R3], [...URLS, R3.url], 6) + 'data: [DONE]\r\n\r\n';
+  const WANT: Citation[] = [
+    { url: R1.url, title: R1.title, source: R1 }, { url: R2.url, title: R2.title, source: R2 },
+    { url: URLS[2], source: { url: URLS[2] } }, { url: R3.url, title: 'Late', source: R3 },
+  ];
+
+  for (const raw of [false, true]) {
+    it(`ModelStream keeps each source once, the results' before the bare addresses, whatever the reads${raw ? ' (raw)' : ''}`, () => {
+      for (const chunks of standardChunkings(enc.encode(body))) {
+        const m = new ModelStream({ format: 'openai', raw });
+        let text = '';
+        for (const c of chunks) text += m.push(c);
+        text += m.flush();
+        expect(text).toBe('Zürich [1] is large [2][3].');
+        expect(m.citations).toEqual(WANT);
+        expect(m.finish().citations).toEqual(WANT);
+      }
+    });
+  }
+
+  it('ModelEventReader: each event has the sources it says', () => {
+    const r = new ModelEventReader({ format: 'openai' });
+    const got = body.split(/(?<=\r\n\r\n)/).slice(0, 3).map((e) => r.read(e.slice(6).trimEnd()).citations);
+    const first = [WANT[0], WANT[1], WANT[2]];
+    expect(got).toEqual([first, first, [WANT[0], WANT[1], WANT[3], WANT[2]]]);
+  });
+
+  it('a list that is not an array, or entries that are not sources, give none', () => {
+    const m = new ModelStream({ format: 'openai' });
+    m.push(enc.encode(px({ content: 'Hi' }, null, [null, 3, 'x'], [4, null] as unknown as string[], 1) + px({ content: '' }, 'stop', {} as unknown as unknown[], 'x' as unknown as string[], 1) + 'data: [DONE]\n\n'));
+    m.flush();
+    expect(m.citations).toEqual([]);
   });
 });

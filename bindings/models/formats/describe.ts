@@ -96,6 +96,12 @@ export interface Sink {
    * without one the same JSON).
    */
   onCitation(citation: Citation, once?: boolean): void;
+  /**
+   * A list of sources (record j, an array) that the format says whole again in later events
+   * (Perplexity's `citations` and `search_results`): read by `read` only when it is not the list
+   * this path said last, each source kept once.
+   */
+  onCitationList(doc: Doc, j: number, read: (list: readonly unknown[]) => Citation[]): void;
   /** The state of the open part call (null when none is open). */
   partCall(): object | null;
   /** JSON text the description made, appended to the open part call's arguments. */

@@ -5,8 +5,10 @@
 // in fragments; a custom tool's call with `custom.name` and its free-text input in `custom.input`
 // fragments; the functions API's one call as `function_call`, its `name` once and its `arguments`
 // in fragments); Mistral's content as an array of parts (`text`, and `thinking` parts of text),
-// and its calls whole, without `index`; citations as `annotations` (`url_citation`s).
+// and its calls whole, without `index`; citations as `annotations` (`url_citation`s), or
+// Perplexity's lists beside the choices, said whole in every chunk (`search_results`, `citations`).
 import { JK_ARRAY, JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
+import type { Citation } from '../message.js';
 import { compilePaths } from '../paths.js';
 import {
   FILTERED, NULL, OBJECT, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, argsText, ascii, callKey, choice, citationOf, count, errorMessage,
@@ -17,7 +19,7 @@ const P = {
   index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7, errorType: 8,
   errorCode: 9, delta: 10, partType: 11, partText: 12, partThinking: 13, partThinkingText: 14, callIndex: 15, callId: 16,
   callName: 17, callArguments: 18, call: 19, refusal: 20, customName: 21, customInput: 22, fnName: 23, fnArguments: 24,
-  annotations: 25,
+  annotations: 25, citations: 26, searchResults: 27,
 } as const;
 /** The key of the functions API's call (`function_call`: one a message, no index). */
 const FUNCTION_CALL = 0;
@@ -44,7 +46,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     'choices[*].delta.tool_calls[*].function.name', 'choices[*].delta.tool_calls[*].function.arguments',
     'choices[*].delta.tool_calls[*]', 'choices[*].delta.refusal', 'choices[*].delta.tool_calls[*].custom.name',
     'choices[*].delta.tool_calls[*].custom.input', 'choices[*].delta.function_call.name', 'choices[*].delta.function_call.arguments',
-    'choices[*].delta.annotations',
+    'choices[*].delta.annotations', 'citations', 'search_results',
   ]),
   // a delta of the followed choice: text, reasoning, or a fragment of the current call's arguments
   // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there
@@ -52,7 +54,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
   template: /* @__PURE__ */ template([
     choice, text, reasoningText, reasoningText, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
     ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings, never, argsText,
-    never, never, { role: 'none', ignore: NULL },
+    never, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -61,9 +63,13 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     let sawIndex = false;
     let errorRec = -1;
     let messageRec = -1;
+    let results = -1;
+    let addresses = -1;
     for (let j = 0; j < n; j++) {
       const p = doc.path(j);
-      if (p === P.index) {
+      if (p === P.searchResults) results = j;
+      else if (p === P.citations) addresses = j;
+      else if (p === P.index) {
         sawIndex = true;
         if (doc.int(j) === sink.choice) el = doc.index(j);
       } else if (p === P.usage) {
@@ -78,6 +84,9 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
       sink.onError(errorMessage(doc, errorRec, messageRec), stringAt(doc, find(doc, P.errorCode)) ?? stringAt(doc, find(doc, P.errorType)));
       return;
     }
+    // (the search results first: the addresses alone then add only what they did not name)
+    if (results >= 0) sink.onCitationList(doc, results, searchResults);
+    if (addresses >= 0) sink.onCitationList(doc, addresses, urls);
     if (!sawIndex) el = sink.choice;
     if (!canonical(doc, sink)) {
       const usage = find(doc, P.usage);
@@ -156,6 +165,23 @@ function cite(sink: Parameters<FormatSpec['read']>[1], annotations: unknown): vo
     const c = citationOf(a, ['url'], ['title'], 'content', member(a, 'url_citation'));
     if (c !== null) sink.onCitation(c);
   }
+}
+
+/** Perplexity's `search_results`: `{title, url, date, last_updated, snippet, …}` each. */
+function searchResults(list: readonly unknown[]): Citation[] {
+  const out: Citation[] = [];
+  for (const x of list) {
+    const c = citationOf(x, ['url'], ['title']);
+    if (c !== null) out.push(c);
+  }
+  return out;
+}
+
+/** Perplexity's `citations`: the addresses alone (each one's source `{url}`). */
+function urls(list: readonly unknown[]): Citation[] {
+  const out: Citation[] = [];
+  for (const u of list) if (typeof u === 'string') out.push({ url: u, source: { url: u } });
+  return out;
 }
 
 /** The record of path `p` in element `el` of `choices` that is not null, or −1. */
