@@ -6,7 +6,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { ModelEventReader, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
+import { MODEL_FORMATS, ModelEventReader, ModelStream, ModelStreamError, SseRelay, describeFormat } from '../../bindings/index.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { concat, standardChunkings } from '../helpers/random.js';
 import { anthropicFinal, openaiFinal } from '../helpers/sdk-clients.js';
@@ -209,5 +209,15 @@ describe("Bedrock's stop reasons that say the turn failed", () => {
       expect(e).toBeInstanceOf(to === 'openai' ? OpenAI.APIError : Anthropic.APIError);
       expect((e as Error).message).toContain(message);
     }
+  });
+});
+
+describe('describeFormat(format).failedTurn', () => {
+  it('names what each failed reason means, and no other reason of any format', () => {
+    expect(describeFormat('gemini').failedTurn('MALFORMED_FUNCTION_CALL')).toBe('the model wrote a function call that is not valid');
+    expect(describeFormat('bedrock').failedTurn('malformed_tool_use')).toBe('the model wrote a tool call that is not valid');
+    const failed = MODEL_FORMATS.flatMap((f) => ['STOP', 'stop', 'end_turn', 'tool_use', 'MAX_TOKENS', 'refusal', 'MALFORMED_FUNCTION_CALL', 'malformed_model_output', 'toString', '__proto__']
+      .filter((r) => describeFormat(f).failedTurn(r) !== undefined).map((r) => `${f}:${r}`));
+    expect(failed).toEqual(['gemini:MALFORMED_FUNCTION_CALL', 'bedrock:malformed_model_output']);
   });
 });

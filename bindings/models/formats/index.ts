@@ -46,6 +46,12 @@ export interface ModelFormatFacts {
    * client's word for a filter's or a refusal's stop, whatever the reason.
    */
   finishReason(reason: string, to: ClientFormat, refused?: boolean): string;
+  /**
+   * What the finish reason means when it says the model's turn failed (Gemini's
+   * `MALFORMED_FUNCTION_CALL`, Bedrock's `malformed_tool_use`, …: a stream reads it as the
+   * provider's error, `ERR_PROVIDER` with the reason as its code), else undefined.
+   */
+  failedTurn(reason: string): string | undefined;
   /** Its errors' types (a `ModelStreamError`'s `providerCode`) in Anthropic's words: `rate_limit_error`, `overloaded_error`, …, else `api_error`. */
   anthropicErrorType(providerCode: string | undefined): string;
   /** The provider's error in a JSON body (an HTTP error answer), or undefined when the body holds none. */
@@ -69,6 +75,7 @@ export function describeFormat(format: ModelFormat): ModelFormatFacts {
       completion: spec.completion,
       trailer: spec.trailer !== undefined,
       finishReason: (reason: string, to: ClientFormat, refused = false) => finishIn(spec, reason, to, refused),
+      failedTurn: (reason: string) => (Object.hasOwn(spec.finishReasons, reason) ? spec.finishReasons[reason].failed : undefined),
       anthropicErrorType: (code: string | undefined) => anthropicErrorType(spec, code),
       errorOfBody: (body: unknown) => spec.errorBody(body),
       usage: (usage: Record<string, unknown>) => spec.usage(usage),
