@@ -170,3 +170,27 @@ it('damage after the upstream\'s completion is not the answer: the client gets i
     }
   }
 });
+
+it("OpenAI's errors to Anthropic's clients: in Anthropic's words, never another provider's word of the same shape", () => {
+  const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+  const cases: [Record<string, unknown>, string][] = [
+    [{ message: 'The server had an error', type: 'server_error' }, 'api_error'],
+    [{ message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' }, 'rate_limit_error'],
+    [{ message: 'You exceeded your quota', type: 'insufficient_quota', code: 'insufficient_quota' }, 'billing_error'],
+    [{ message: 'Too long', type: 'invalid_request_error', code: 'context_length_exceeded' }, 'invalid_request_error'],
+    [{ message: 'Bad', type: 'invalid_request_error' }, 'invalid_request_error'],
+    [{ message: 'Busy', type: 'overloaded_error' }, 'overloaded_error'],
+    [{ message: 'Odd', type: 'something_new_error' }, 'api_error'],
+  ];
+  for (const [error, type] of cases) {
+    const r = new SseRelay({ from: 'openai', to: 'anthropic' });
+    const out = new TextDecoder().decode(Buffer.concat([r.push(enc(ev({ choices: [{ index: 0, delta: { content: 'a' } }] }) + ev({ error }))), r.flush()]));
+    expect(out.slice(out.lastIndexOf('data: ')), JSON.stringify(error)).toBe(`data: ${JSON.stringify({ type: 'error', error: { type, message: error.message } })}\n\n`);
+  }
+  // Responses' failed response, by its error's code
+  const rs = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+  const r = new SseRelay({ from: 'openai-responses', to: 'anthropic' });
+  const out = new TextDecoder().decode(Buffer.concat([r.push(enc(rs({ type: 'response.created', response: { id: 'r', status: 'in_progress', output: [] } })
+    + rs({ type: 'response.failed', response: { id: 'r', status: 'failed', error: { code: 'rate_limit_exceeded', message: 'Slow down' }, output: [] } }))), r.flush()]));
+  expect(out.slice(out.lastIndexOf('data: '))).toBe(`data: ${JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'Slow down' } })}\n\n`);
+});

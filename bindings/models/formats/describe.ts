@@ -422,7 +422,8 @@ export function providerError(message: string, type?: string, code?: string): Pr
 /** A provider's error type (`providerCode`) in Anthropic's words: its own when it is one of them, else the format's, else `api_error`. */
 export function anthropicErrorType(spec: FormatSpec, code: string | undefined): string {
   if (code === undefined) return 'api_error';
-  if (/^[a-z_]+_error$/.test(code)) return code;
+  // (Anthropic's own types: another provider's word of the same shape, OpenAI's `server_error`, is not one)
+  if (/^(?:invalid_request|authentication|permission|not_found|rate_limit|api|overloaded|billing|timeout)_error$|^request_too_large$/.test(code)) return code;
   const types = spec.errorTypes;
   if (types === undefined) return 'api_error';
   // (AWS's error bodies may name the type with a namespace: `com.amazon.bedrock#ThrottlingException`, or a suffix after `:`)
@@ -447,6 +448,12 @@ export function count(o: unknown, path: string): number | undefined {
 export function sseFormat(spec: Omit<FormatSpec, 'framing' | 'contentType'>): FormatSpec {
   return { framing: 'sse', contentType: 'text/event-stream', ...spec };
 }
+
+/** OpenAI's error types and codes (Chat's error bodies and events, Responses' `response.failed`) in Anthropic's words. */
+export const OPENAI_ERRORS: Readonly<Record<string, string>> = {
+  server_error: 'api_error', rate_limit_exceeded: 'rate_limit_error', insufficient_quota: 'billing_error', invalid_api_key: 'authentication_error',
+  context_length_exceeded: 'invalid_request_error', invalid_prompt: 'invalid_request_error', model_not_found: 'not_found_error',
+};
 
 /** Finish reasons that OpenAI and Anthropic share the meaning of, in both words. */
 export const STOP: FinishWords = { openai: 'stop', anthropic: 'end_turn' };

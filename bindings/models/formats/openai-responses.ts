@@ -17,7 +17,7 @@ import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import type { BuiltinCallType } from '../message.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, type FormatSpec, LENGTH, STOP, callKey, citationOf, count, errorOfBody, find, ignored, kind, kindText, member, names, sseFormat,
+  OPENAI_ERRORS, FILTERED, type FormatSpec, LENGTH, STOP, callKey, citationOf, count, errorOfBody, find, ignored, kind, kindText, member, names, sseFormat,
   stringAt, template,
 } from './describe.js';
 
@@ -42,6 +42,7 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
   completion: 'a response.completed event',
   finishReasons: { completed: STOP, incomplete: LENGTH, max_output_tokens: LENGTH, content_filter: FILTERED },
   errorBody: errorOfBody,
+  errorTypes: OPENAI_ERRORS,
   usage: (u) => ({
     input: count(u, 'input_tokens'), output: count(u, 'output_tokens'), cacheRead: count(u, 'input_tokens_details.cached_tokens'),
     reasoning: count(u, 'output_tokens_details.reasoning_tokens'),

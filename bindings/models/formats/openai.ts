@@ -11,7 +11,7 @@ import { JK_ARRAY, JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/ab
 import type { Citation } from '../message.js';
 import { compilePaths } from '../paths.js';
 import {
-  FILTERED, NULL, OBJECT, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, argsText, ascii, callKey, choice, citationOf, count, errorMessage,
+  OPENAI_ERRORS, FILTERED, NULL, OBJECT, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, argsText, ascii, callKey, choice, citationOf, count, errorMessage,
   errorOfBody, find, ignored, member, never, noneOf, reasoningText, scope, sseFormat, stringAt, strings, template, text,
 } from './describe.js';
 
@@ -33,6 +33,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
   completion: 'data: [DONE]',
   finishReasons: { stop: STOP, length: LENGTH, tool_calls: TOOLS, function_call: TOOLS, content_filter: FILTERED },
   errorBody: errorOfBody,
+  errorTypes: OPENAI_ERRORS,
   envelope: /* @__PURE__ */ compilePaths(['id', 'created', 'model']),
   usage: (u) => ({
     input: count(u, 'prompt_tokens'), output: count(u, 'completion_tokens'), cacheRead: count(u, 'prompt_tokens_details.cached_tokens'),
