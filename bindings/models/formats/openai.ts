@@ -4,7 +4,8 @@
 // calls as `tool_calls` deltas (an `index`, then `id` and `function.name` once, `function.arguments`
 // in fragments; a custom tool's call with `custom.name` and its free-text input in `custom.input`
 // fragments; the functions API's one call as `function_call`, its `name` once and its `arguments`
-// in fragments); Mistral's content as an array of parts (`text`, and `thinking` parts of text),
+// in fragments); an answer in audio (`modalities: ["text", "audio"]`) has its text in
+// `audio.transcript`; Mistral's content as an array of parts (`text`, and `thinking` parts of text),
 // and its calls whole, without `index`; citations as `annotations` (`url_citation`s), or
 // Perplexity's lists beside the choices, said whole in every chunk (`search_results`, `citations`).
 import { JK_ARRAY, JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
@@ -19,7 +20,7 @@ const P = {
   index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7, errorType: 8,
   errorCode: 9, delta: 10, partType: 11, partText: 12, partThinking: 13, partThinkingText: 14, callIndex: 15, callId: 16,
   callName: 17, callArguments: 18, call: 19, refusal: 20, customName: 21, customInput: 22, fnName: 23, fnArguments: 24,
-  annotations: 25, citations: 26, searchResults: 27,
+  annotations: 25, citations: 26, searchResults: 27, transcript: 28,
 } as const;
 /** The key of the functions API's call (`function_call`: one a message, no index). */
 const FUNCTION_CALL = 0;
@@ -47,7 +48,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     'choices[*].delta.tool_calls[*].function.name', 'choices[*].delta.tool_calls[*].function.arguments',
     'choices[*].delta.tool_calls[*]', 'choices[*].delta.refusal', 'choices[*].delta.tool_calls[*].custom.name',
     'choices[*].delta.tool_calls[*].custom.input', 'choices[*].delta.function_call.name', 'choices[*].delta.function_call.arguments',
-    'choices[*].delta.annotations', 'citations', 'search_results',
+    'choices[*].delta.annotations', 'citations', 'search_results', 'choices[*].delta.audio.transcript',
   ]),
   // a delta of the followed choice: text, reasoning, or a fragment of the current call's arguments
   // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there
@@ -55,7 +56,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
   template: /* @__PURE__ */ template([
     choice, text, reasoningText, reasoningText, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
     ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings, never, argsText,
-    never, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
+    never, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -108,9 +109,11 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
         if (doc.index(j) === el && doc.kind(j) === JK_ARRAY) cite(sink, doc.value(j));
         continue;
       }
-      if (p === P.refusal || p === P.fnName || p === P.fnArguments) {
+      if (p === P.refusal || p === P.fnName || p === P.fnArguments || p === P.transcript) {
         if (doc.index(j) !== el || doc.kind(j) !== JK_STRING) continue;
-        if (p === P.refusal) sink.onRefusal(doc, j);
+        // (an answer in audio: its transcript is the answer's text, its audio left to the format's own clients)
+        if (p === P.transcript) sink.onText(doc, j);
+        else if (p === P.refusal) sink.onRefusal(doc, j);
         else if (p === P.fnName) fnName = j;
         else fnArguments = j;
         continue;
