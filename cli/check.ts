@@ -73,6 +73,8 @@ export class Checker {
   events = 0;
   heartbeats = 0;
   done = false;
+  /** The provider ended the turn with a finish reason that says it failed (the provider's error: the stream has its end, not its completion). */
+  private turnFailed = false;
   /** Where the event (or line, or message) that completed the stream ended; -1 before. */
   completedEnd = -1;
   finishReason: string | undefined;
@@ -268,7 +270,7 @@ export class Checker {
       const at = this.blocks!.blockStart >= 0 ? this.blocks!.blockStart : this.bytes;
       this.problem({ kind: 'unterminated', offset: at, message: `the stream ends inside an event that starts at byte ${at}: without the blank line that ends it, it is not dispatched` }, this.bytes);
     }
-    if (isModelFormat(this.format) && !this.done && !this.framingStopped) {
+    if (isModelFormat(this.format) && !this.done && !this.turnFailed && !this.framingStopped) {
       this.problem({ kind: 'completion', offset: this.bytes, message: `the stream ends without its completion (${completionOf(this.format)})` });
     }
   }
@@ -540,11 +542,14 @@ export class Checker {
       return;
     }
     if (r.heartbeat) this.heartbeats++;
-    // after the completion nothing is the answer: its text is not counted, its finish reason not taken
-    const after = this.done;
+    // after the completion (or a turn that failed) nothing is the answer: its text is not counted, its finish reason not taken
+    const after = this.done || this.turnFailed;
     if (r.finishReason !== undefined && !after) this.finishReason = r.finishReason;
     if (r.text && !after) this.textPiece(r.text, offset, end);
-    if (r.error !== undefined) this.problem({ kind: 'provider', offset, line, message: `the provider sent an error: ${described(r.error)}` }, end);
+    if (r.error !== undefined) {
+      this.problem({ kind: 'provider', offset, line, message: `the provider sent an error: ${described(r.error)}` }, end);
+      if (r.finishReason !== undefined && !after) this.turnFailed = true;
+    }
     if (r.done && !after) {
       this.heldText(offset, end);
       this.done = true;

@@ -265,3 +265,38 @@ describe('bedrock: decode reads what the format sends after its completion', () 
     expect(seconds as number).toBeGreaterThanOrEqual(2); // (ended by the timeout, the input still open)
   });
 });
+
+describe('a turn that failed (a finish reason that says so): check names the provider\'s error, and not a missing completion', () => {
+  const NOTE = 'Malformed function call: x(';
+  const gem = (o: unknown) => `data: ${JSON.stringify(o)}\r\n\r\n`;
+  const first = gem({ candidates: [{ content: { role: 'model', parts: [{ text: 'Let me check.' }] }, index: 0 }] });
+  const body = first + gem({ candidates: [{ content: { role: 'model', parts: [] }, finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: NOTE, index: 0 }] });
+
+  it('gemini: one problem at the event, exit 5; decode says the same error', async () => {
+    const path = file(dir, 'failed-turn.sse', body);
+    const c = await run(['check', '--json', '--format', 'gemini', path]);
+    const result = JSON.parse(c.stdout);
+    expect({ code: c.code, problems: result.problems, finishReason: result.finishReason }).toEqual({
+      code: 5, finishReason: 'MALFORMED_FUNCTION_CALL',
+      problems: [{ kind: 'provider', offset: first.length, message: `the provider sent an error: ${NOTE} (MALFORMED_FUNCTION_CALL)` }],
+    });
+    const d = await run(['decode', '--format', 'gemini', path]);
+    expect({ code: d.code, stdout: d.stdout, stderr: d.stderr }).toEqual({
+      code: 5, stdout: 'Let me check.', stderr: `seam-stream: The provider sent an error at byte offset ${first.length + 6}: ${NOTE} (MALFORMED_FUNCTION_CALL)\n`,
+    });
+  });
+
+  it('bedrock: malformed_tool_use, then the metadata after it: one problem at its message', async () => {
+    const frames = [
+      encodeMessage({ event: 'messageStart', payload: '{"role":"assistant"}' }),
+      encodeMessage({ event: 'contentBlockDelta', payload: '{"contentBlockIndex":0,"delta":{"text":"Hi"}}' }),
+      encodeMessage({ event: 'messageStop', payload: '{"stopReason":"malformed_tool_use"}' }),
+      encodeMessage({ event: 'metadata', payload: '{"usage":{"inputTokens":3,"outputTokens":1,"totalTokens":4},"metrics":{"latencyMs":9}}' }),
+    ];
+    const at = frames[0].length + frames[1].length;
+    const c = await run(['check', '--json', file(dir, 'failed-turn.bin', Buffer.concat(frames))]);
+    expect({ code: c.code, problems: JSON.parse(c.stdout).problems }).toEqual({
+      code: 5, problems: [{ kind: 'provider', offset: at, message: 'the provider sent an error: the model wrote a tool call that is not valid (malformed_tool_use)' }],
+    });
+  });
+});
