@@ -3,7 +3,8 @@
 // `content_block_stop`), text as `text_delta`, reasoning as `thinking_delta` (and its signature
 // as `signature_delta`), arguments as `input_json_delta` fragments copied as the escaped bytes
 // they came as (a custom tool's free-text input, which Anthropic's tools do not have, as the
-// input `{"input": …}`); a refusal (OpenAI's) as text, its stop `refusal`; then `message_delta`
+// input `{"input": …}`; a Gemini call's thoughtSignature as a thinking block of no text right
+// before it); a refusal (OpenAI's) as text, its stop `refusal`; then `message_delta`
 // with the stop reason in Anthropic's words and the usage, and `message_stop`. An error is
 // `event: error` in Anthropic's shape, never a `message_stop`; keep-alives are `ping`s.
 import type { ModelStreamError } from './errors.js';
@@ -265,6 +266,13 @@ export class AnthropicWriter implements ClientWriter {
 
   /** Begins a `tool_use` block of `call`, named as far as its name came. */
   private callBlock(call: Call): void {
+    if (call.signature !== '') {
+      // Gemini's thoughtSignature of the call, which Gemini wants back with it: a thinking block of
+      // its own right before the call, with no text, as Anthropic's clients send thinking blocks
+      // back as they came (a gateway puts it back on the call)
+      this.begin('thinking', '{"type":"thinking","thinking":""}');
+      this.event('content_block_delta', `{"type":"content_block_delta","index":${this.index},"delta":{"type":"signature_delta","signature":${JSON.stringify(call.signature)}}}`);
+    }
     this.begin('tool', `{"type":"tool_use","id":${callId(this.t, call, 'toolu_seam')},"name":${JSON.stringify(call.name)},"input":{}}`);
     this.call = call;
   }

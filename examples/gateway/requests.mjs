@@ -75,8 +75,13 @@ function toolsOf(body) {
 // ---------------------------------------------------------------------------------------------
 // Anthropic Messages → OpenAI Chat (the middle form)
 
-/** An Anthropic Messages request in OpenAI Chat's form. */
-export function chatFromMessages(body) {
+/**
+ * An Anthropic Messages request in OpenAI Chat's form. For a `gemini` upstream, a thinking block of
+ * no text right before a `tool_use` (where the relay writes a Gemini call's thoughtSignature for
+ * Anthropic's clients) gives the call its signature back, where the middle form keeps it
+ * (`extra_content.google.thought_signature`).
+ */
+export function chatFromMessages(body, format) {
   const out = { model: body.model, messages: [] };
   if (body.stream !== undefined) out.stream = body.stream;
   if (body.max_tokens !== undefined) out.max_tokens = body.max_tokens;
@@ -97,10 +102,18 @@ export function chatFromMessages(body) {
     if (m.role === 'assistant') {
       let text = '';
       const calls = [];
+      let signature; // (the signature of an empty thinking block just before: a Gemini call's)
       for (const b of m.content) {
+        const before = signature;
+        signature = undefined;
         if (b?.type === 'text') text += b.text;
-        else if (b?.type === 'tool_use') calls.push({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
-        else if (b?.type === 'thinking' || b?.type === 'redacted_thinking') continue; // Anthropic's own
+        else if (b?.type === 'tool_use') {
+          const call = { id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } };
+          if (before !== undefined) call.extra_content = { google: { thought_signature: before } };
+          calls.push(call);
+        } else if (b?.type === 'thinking' && format === 'gemini' && b.thinking === '' && typeof b.signature === 'string' && b.signature !== '') {
+          signature = b.signature;
+        } else if (b?.type === 'thinking' || b?.type === 'redacted_thinking') continue; // Anthropic's own
         else throw new RequestError(`an assistant block of type ${JSON.stringify(b?.type)} cannot be carried to this upstream`);
       }
       const a = { role: 'assistant', content: calls.length > 0 && text === '' ? null : text };
@@ -486,7 +499,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
   const out = { 'content-type': 'application/json', accept: describeFormat(format).contentType };
   const key = credentialOf(headers);
   const same = dialect === format; // the client speaks the upstream's own API: its body passes as it is
-  const chat = same || dialect === 'openai' ? body : chatFromMessages(body);
+  const chat = same || dialect === 'openai' ? body : chatFromMessages(body, format);
   if (!same && !Array.isArray(chat.messages)) throw new RequestError('messages must be an array');
   const messages = chat.messages;
   if (!same) checkShapes(messages);

@@ -74,7 +74,7 @@ export function upstreamRequest(format: UpstreamFormat, base: string, body: Reco
   protocol: string; hostname: string; port: number; path: string; headers: Record<string, string>; payload: Record<string, unknown>;
 };
 /** An Anthropic Messages request in OpenAI Chat's form (the middle form of the translation). */
-export function chatFromMessages(body: Record<string, unknown>): Record<string, unknown>;
+export function chatFromMessages(body: Record<string, unknown>, format?: string): Record<string, unknown>;
 export class RequestError extends Error {}
 /** Whether a host is the loopback interface only (127.0.0.0/8, ::1, localhost). */
 export function isLoopback(host: string): boolean;

@@ -286,7 +286,9 @@ function wholeAnswer(dialect, format, ms, text, model) {
     const content = [];
     if (text + refusal !== '') content.push({ type: 'text', text: text + refusal });
     for (const c of calls) {
-      // (a custom tool's free-text input as `{"input": …}`, as SseRelay writes it)
+      // (a custom tool's free-text input as `{"input": …}`, and a Gemini call's signature as a thinking
+      // block of no text right before it, as SseRelay writes them)
+      if (c.signature !== undefined) content.push({ type: 'thinking', thinking: '', signature: c.signature });
       const input = c.type === 'custom' ? { input: c.arguments } : c.arguments === '' ? {} : JSON.parse(c.arguments);
       content.push({ type: 'tool_use', id: c.id || `toolu_gw${now.toString(36)}${c.index}`, name: c.name, input });
     }

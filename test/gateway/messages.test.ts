@@ -122,7 +122,11 @@ describe.each(FORMATS.map((f) => [f] as const))('the gateway\'s /v1/messages in 
       const msg = got as Anthropic.Message;
       const content: unknown[] = [];
       if (f.expected.text !== '') content.push({ type: 'text', text: f.expected.text });
-      for (const c of calls) content.push({ type: 'tool_use', id: c.id === '' ? expect.stringMatching(/^toolu_gw/) : c.id, name: c.name, input: c.arguments === '' ? {} : JSON.parse(c.arguments) });
+      for (const c of calls) {
+        // (a Gemini call's signature: a thinking block of no text right before it, as SseRelay writes it)
+        if (c.signature !== undefined) content.push({ type: 'thinking', thinking: '', signature: c.signature });
+        content.push({ type: 'tool_use', id: c.id === '' ? expect.stringMatching(/^toolu_gw/) : c.id, name: c.name, input: c.arguments === '' ? {} : JSON.parse(c.arguments) });
+      }
       expect(msg, f.name).toMatchObject({ type: 'message', role: 'assistant', model: f.name, stop_reason: want.finish, stop_sequence: null });
       expect(msg.content, f.name).toEqual(content);
       if (want.usage !== undefined) expect(msg.usage, f.name).toEqual(want.usage);
@@ -404,6 +408,51 @@ describe('tools and tool results carried to each upstream', () => {
       { functionCall: { name: 'cookRecipe', args: JSON.parse(f.expected.toolCalls![0].arguments) as unknown }, thoughtSignature: 'CmIBjz1rX0OQ+/8=' },
       { functionCall: { name: 'setTimer', args: { minutes: 45 } } },
     ] });
+  });
+
+  test('gemini, to an Anthropic client: a call\'s thoughtSignature comes as a thinking block of no text before it (streamed and whole), and goes back on its functionCall part in the next turn', async () => {
+    const r = await start('gemini');
+    const f = fixtures.find((x) => x.name === 'gemini-streamed-args')!;
+    const client = new Anthropic({ baseURL: r.url, apiKey: 'test-key', maxRetries: 0, timeout: 20_000 });
+    const shape = (content: Anthropic.ContentBlock[]) => content.map((b) => (b.type === 'tool_use' ? `tool_use ${b.name}` : b.type === 'thinking' ? `thinking "${b.thinking}" ${b.signature}` : b.type));
+    const want = ['thinking "" CmIBjz1rX0OQ+/8=', 'tool_use cookRecipe', 'tool_use setTimer'];
+    r.up.scripts.set('signed', { pieces: cut(f.bytes, randomCuts(f.bytes, rng(SEED + 19), 40)) });
+    const streamed = await client.messages.stream({ model: 'signed', max_tokens: 9, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
+    expect(shape(streamed.content).filter((b) => b !== 'text')).toEqual(want);
+    r.up.scripts.set('signed', { pieces: [f.bytes] });
+    const whole = await client.messages.create({ model: 'signed', max_tokens: 9, messages: [{ role: 'user', content: 'x' }] });
+    expect(shape(whole.content).filter((b) => b !== 'text')).toEqual(want);
+    // the next turn, with the answer as the client got it (its thinking blocks sent back as they came)
+    for (const content of [streamed.content, whole.content]) {
+      const uses = content.filter((b) => b.type === 'tool_use');
+      await client.messages.create({
+        model: 'probe', max_tokens: 9, messages: [{ role: 'user', content: 'Kochen?' }, { role: 'assistant', content },
+          { role: 'user', content: uses.map((u) => ({ type: 'tool_result' as const, tool_use_id: u.id, content: 'ok' })) }],
+      });
+      const sent = r.up.received.at(-1)!.body as { contents: { role: string; parts: Record<string, unknown>[] }[] };
+      expect(sent.contents[1].parts.filter((p) => 'functionCall' in p)).toEqual([
+        { functionCall: { name: 'cookRecipe', args: JSON.parse(f.expected.toolCalls![0].arguments) as unknown }, thoughtSignature: 'CmIBjz1rX0OQ+/8=' },
+        { functionCall: { name: 'setTimer', args: { minutes: 45 } } },
+      ]);
+    }
+  });
+
+  test('a thinking block of no text is a call\'s signature only for a gemini upstream, and only right before the call', async () => {
+    const turn = (blocks: unknown[]) => ({ model: 'probe', max_tokens: 9, messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: blocks },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] }] });
+    const use = { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} };
+    const signed = { type: 'thinking', thinking: '', signature: 'S1' };
+    for (const [format, blocks, sig] of [
+      ['gemini', [signed, use], 'S1'], ['gemini', [signed, { type: 'text', text: 'then' }, use], undefined],
+      ['gemini', [{ type: 'thinking', thinking: 'Thought.', signature: 'S2' }, use], undefined], ['openai', [signed, use], undefined],
+    ] as const) {
+      const r = await start(format);
+      const res = await post(r.url, turn([...blocks]), '/v1/messages', { 'x-api-key': 'sk-client', 'anthropic-version': '2023-06-01' });
+      expect(res.status, res.body.toString()).toBe(200);
+      const body = r.up.received.at(-1)!.body as { contents?: { parts: Record<string, unknown>[] }[]; messages?: { tool_calls?: Record<string, unknown>[] }[] };
+      if (format === 'gemini') expect(body.contents![1].parts.find((p) => 'functionCall' in p)!.thoughtSignature, JSON.stringify(blocks)).toBe(sig);
+      else expect(body.messages!.find((m) => m.tool_calls !== undefined)!.tool_calls![0].extra_content).toBeUndefined();
+    }
   });
 
   test('what an upstream has no word for is a 400 in the client\'s shape, and the upstream is not called', async () => {

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ModelEventReader, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
 import { SEED, rng, standardChunkings } from '../helpers/random.js';
+import { anthropicFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -119,22 +120,34 @@ describe('gemini: signatures', () => {
     }
   });
 
-  it('to Anthropic: each call a tool_use block, the arguments in parts as input_json_delta (exact bytes)', () => {
+  it('to Anthropic: each call a tool_use block, the arguments in parts as input_json_delta, a call\'s signature a thinking block of no text before it (exact bytes)', () => {
     const r = new SseRelay({ from: 'gemini', to: 'anthropic', id: 'msg_1', model: 'g' });
     const out = dec.decode(r.push(enc.encode(body))) + dec.decode(r.flush());
     const data = out.split('\n\n').filter((e) => e !== '').map((e) => e.split('\n')[1].slice('data: '.length));
     expect(data.slice(1)).toEqual([
-      `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":${JSON.stringify(`toolu_seam${r.serial}_0`)},"name":"get_weather","input":{}}}`,
-      '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{"}}',
-      '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"\\"city\\":\\"Zürich"}}',
-      '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"\\""}}',
-      '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"}"}}',
+      '{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"Cg/sig+=="}}',
       '{"type":"content_block_stop","index":0}',
-      '{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"c2","name":"get_time","input":{}}}',
-      '{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"tz\\":\\"UTC\\"}"}}',
+      `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":${JSON.stringify(`toolu_seam${r.serial}_0`)},"name":"get_weather","input":{}}}`,
+      '{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{"}}',
+      '{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\\"city\\":\\"Zürich"}}',
+      '{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\\""}}',
+      '{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"}"}}',
       '{"type":"content_block_stop","index":1}',
+      '{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"c2","name":"get_time","input":{}}}',
+      '{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\\"tz\\":\\"UTC\\"}"}}',
+      '{"type":"content_block_stop","index":2}',
       '{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":0}}',
       '{"type":"message_stop"}',
+    ]);
+  });
+
+  it('to Anthropic, read by the SDK at every cut: the signed call after a thinking block of no text that holds its signature', async () => {
+    const got = await sameAtEveryCut(enc.encode(body), () => new SseRelay({ from: 'gemini', to: 'anthropic' }), async (b) => (await anthropicFinal(b)).content
+      .map((c) => (c.type === 'thinking' ? { type: c.type, thinking: c.thinking, signature: c.signature } : c.type === 'tool_use' ? { type: c.type, name: c.name, input: c.input } : c.type)));
+    expect(got).toEqual([
+      { type: 'thinking', thinking: '', signature: 'Cg/sig+==' }, { type: 'tool_use', name: 'get_weather', input: { city: 'Zürich' } },
+      { type: 'tool_use', name: 'get_time', input: { tz: 'UTC' } },
     ]);
   });
 });
