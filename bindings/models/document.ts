@@ -151,15 +151,16 @@ export class DocReader implements Doc, Sink {
 
   onRefusal(_doc: Doc, j: number, details = -1): void {
     const owner = this.owner!;
-    const len = this.len(j);
-    if (len === 0) return;
+    const len = j >= 0 ? this.len(j) : 0;
+    if (len === 0 && details < 0) return;
     const m = this.said;
     m.refusing = true;
-    if (owner.keeps) {
+    if (owner.keeps && len !== 0) {
       if (!this.reasoningRoom(len)) return;
       m.refusal += this.string(j);
     }
-    owner.out?.refusal(this.ptr(j), len, this.flags(j), details >= 0 ? this.string(details) : undefined);
+    // (the details as one line of JSON: they go into a `data:` line as they are)
+    owner.out?.refusal(j >= 0 ? this.ptr(j) : 0, len, j >= 0 ? this.flags(j) : 0, details >= 0 ? JSON.stringify(this.value(details)) : undefined);
   }
 
   onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1, noArgs = '', custom = false): void {
@@ -234,7 +235,7 @@ export class DocReader implements Doc, Sink {
     if (!call.done) this.ended(call);
   }
 
-  onCitation(citation: Citation, once = false): void {
+  onCitation(citation: Citation, once = false, counted = false): void {
     if (!this.owner!.keeps) return;
     const m = this.said;
     const json = JSON.stringify(citation.source);
@@ -245,7 +246,7 @@ export class DocReader implements Doc, Sink {
       seen.add(key);
     }
     // (counted with the reasoning: what a stream keeps beside its answer and calls)
-    if (!this.reasoningRoom(utf8Length(json))) return;
+    if (!counted && !this.reasoningRoom(utf8Length(json))) return;
     m.citations.push(citation);
   }
 
@@ -255,8 +256,11 @@ export class DocReader implements Doc, Sink {
     const text = this.string(j);
     // (said again as it was, as in every event of a stream: read once)
     if (lists.get(this.path(j)) === text) return;
+    // (a new list counts toward the limit as it was sent, its sources then kept without counting
+    // them again: a stream's n bytes count for at most n, whatever its sources become)
+    if (!this.reasoningRoom(this.len(j))) return;
     lists.set(this.path(j), text);
-    for (const c of read(JSON.parse(text) as unknown[])) this.onCitation(c, true);
+    for (const c of read(JSON.parse(text) as unknown[])) this.onCitation(c, true, true);
   }
 
   onPartArguments(text: string): void {

@@ -116,6 +116,7 @@ export class OpenAiWriter implements ClientWriter {
   reasoningEnded(): void {}
 
   refusal(ptr: number, len: number): void {
+    if (len === 0) return; // (an explanation of none: Anthropic's stop_details without one)
     this.start(true);
     this.delta((this.refusalHead ??= `${this.open}{"refusal":"`), ptr, len);
   }

@@ -250,6 +250,34 @@ describe("Perplexity's search_results and citations, said whole in every chunk",
     expect(got).toEqual([first, first, [WANT[0], WANT[1], WANT[3], WANT[2]]]);
   });
 
+  it('a list counts toward maxReasoningBytes as it was sent: the same outcome at every cut, whatever the limit', () => {
+    // (40 short bare addresses, each kept as {url}: longer than it was sent; then reasoning the core reads itself)
+    const short = Array.from({ length: 40 }, (_, i) => `u${String(i).padStart(2, '0')}`);
+    const oa = (delta: unknown, finish: string | null = null, more: Record<string, unknown> = {}) => `data: ${JSON.stringify({ id: 'px', object: 'chat.completion.chunk', created: 1, model: 'sonar', ...more, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const text = oa({ role: 'assistant', content: 'A' }, null, { citations: short }) + oa({ reasoning_content: 'r'.repeat(75) }) + oa({ reasoning_content: 's'.repeat(75) })
+      + oa({ content: 'B' }, 'stop') + 'data: [DONE]\n\n';
+    const bytes = enc.encode(text);
+    const outcome = (chunks: Uint8Array[], max: number) => {
+      const m = new ModelStream({ format: 'openai', maxReasoningBytes: max });
+      let err: ModelStreamError | undefined;
+      try {
+        for (const c of chunks) m.push(c);
+        m.flush();
+      } catch (e) {
+        err = e as ModelStreamError;
+      }
+      return { code: err?.code, offset: err?.offset, citations: m.citations.length, reasoning: m.reasoning.length, status: m.status };
+    };
+    const listed = enc.encode(JSON.stringify(short)).length;
+    const seen = new Set<string>();
+    for (const max of [listed - 1, listed, listed + 74, listed + 75, listed + 149, listed + 150]) {
+      const whole = outcome([bytes], max);
+      seen.add(whole.status);
+      for (const chunks of standardChunkings(bytes)) expect(outcome(chunks, max), `limit ${max}, ${chunks.length} reads`).toEqual(whole);
+    }
+    expect([...seen].sort()).toEqual(['done', 'failed']);
+  });
+
   it('a list that is not an array, or entries that are not sources, give none', () => {
     const m = new ModelStream({ format: 'openai' });
     m.push(enc.encode(px({ content: 'Hi' }, null, [null, 3, 'x'], [4, null] as unknown as string[], 1) + px({ content: '' }, 'stop', {} as unknown as unknown[], 'x' as unknown as string[], 1) + 'data: [DONE]\n\n'));

@@ -155,6 +155,26 @@ describe("Anthropic's refusal with stop_details", () => {
     body: enc.encode(JSON.stringify({ bytes: Buffer.from(e.slice(e.indexOf('data: ') + 6, -2)).toString('base64') })),
   })));
 
+  it('Claude on Bedrock to Anthropic: stop_details sent over several lines, or with no explanation, reach the SDK whole (one line of JSON each)', async () => {
+    const pretty = new TextDecoder().decode(body(DETAILS)).replace(/data: (.*)\n/g, (line, json: string) => (json.includes('stop_details') ? `data: ${JSON.stringify(JSON.parse(json), null, 2).replace(/\n/g, '\r')}\n` : line));
+    const unexplained = { type: 'refusal', category: 'bio', explanation: null };
+    for (const [upstream, details, refusal] of [
+      [onBedrock(enc.encode(pretty.replace(/\r/g, '\n'))), DETAILS, EXPLANATION], [onBedrock(body(unexplained)), unexplained, ''],
+    ] as const) {
+      expect(await sameAtEveryCut(upstream, () => new SseRelay({ from: 'bedrock-invoke', to: 'anthropic' }), async (b) => {
+        expect(new TextDecoder().decode(b).split('\n').filter((l) => l.includes('stop_details'))).toHaveLength(1);
+        const msg = await anthropicFinal(b);
+        return [msg.content.map((c) => (c.type === 'text' ? c.text : c.type)), msg.stop_reason, msg.stop_details];
+      })).toEqual([['Here is how to '], 'refusal', details]);
+      const m = new ModelStream({ format: 'bedrock-invoke' });
+      m.push(upstream);
+      m.flush();
+      expect([m.refusal, m.finishReason]).toEqual([refusal, 'refusal']);
+      expect(await sameAtEveryCut(upstream, () => new SseRelay({ from: 'bedrock-invoke', to: 'openai' }), (b) => client('openai', b)))
+        .toEqual({ text: 'Here is how to ', refusal: refusal === '' ? null : refusal, finish: 'content_filter' });
+    }
+  });
+
   for (const from of ['anthropic', 'bedrock-invoke'] as const) {
     const upstream = from === 'anthropic' ? body(DETAILS) : onBedrock(body(DETAILS));
     it(`from ${from}, relayed to OpenAI: openai-node has it as the message's refusal, with content_filter, at every cut`, async () => {

@@ -3,6 +3,7 @@
 import { createParser } from 'eventsource-parser';
 import { expect, it } from 'vitest';
 import { SseRelay, SseRelayStream } from '../../bindings/index.js';
+import { standardChunkings } from '../helpers/random.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -181,11 +182,16 @@ it("OpenAI's errors to Anthropic's clients: in Anthropic's words, never another 
     [{ message: 'Bad', type: 'invalid_request_error' }, 'invalid_request_error'],
     [{ message: 'Busy', type: 'overloaded_error' }, 'overloaded_error'],
     [{ message: 'Odd', type: 'something_new_error' }, 'api_error'],
+    [{ message: 'No such parameter', type: 'invalid_request_error', code: 'unsupported_parameter' }, 'invalid_request_error'],
+    [{ message: 'Not an image', type: 'invalid_request_error', code: 'image_parse_error' }, 'invalid_request_error'],
   ];
   for (const [error, type] of cases) {
-    const r = new SseRelay({ from: 'openai', to: 'anthropic' });
-    const out = new TextDecoder().decode(Buffer.concat([r.push(enc(ev({ choices: [{ index: 0, delta: { content: 'a' } }] }) + ev({ error }))), r.flush()]));
-    expect(out.slice(out.lastIndexOf('data: ')), JSON.stringify(error)).toBe(`data: ${JSON.stringify({ type: 'error', error: { type, message: error.message } })}\n\n`);
+    const bytes = enc(ev({ choices: [{ index: 0, delta: { content: 'a' } }] }) + ev({ error }));
+    for (const chunks of standardChunkings(bytes)) {
+      const r = new SseRelay({ from: 'openai', to: 'anthropic' });
+      const out = new TextDecoder().decode(Buffer.concat([...chunks.map((c) => r.push(c).slice()), r.flush()]));
+      expect(out.slice(out.lastIndexOf('data: ')), JSON.stringify(error)).toBe(`data: ${JSON.stringify({ type: 'error', error: { type, message: error.message } })}\n\n`);
+    }
   }
   // Responses' failed response, by its error's code
   const rs = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;

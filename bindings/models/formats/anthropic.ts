@@ -117,8 +117,8 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
       const details = at(P.stopDetails);
       const type = at(P.stopDetailsType);
       const why = at(P.stopExplanation);
-      if (details >= 0 && doc.kind(details) === JK_OBJECT && type >= 0 && doc.is(type, T.refusalDetails) && why >= 0 && doc.kind(why) === JK_STRING) {
-        sink.onRefusal(doc, why, details);
+      if (details >= 0 && doc.kind(details) === JK_OBJECT && type >= 0 && doc.is(type, T.refusalDetails)) {
+        sink.onRefusal(doc, why >= 0 && doc.kind(why) === JK_STRING ? why : -1, details);
       }
     } else if (doc.is(t, T.messageStart)) {
       const u = at(P.messageUsage);

@@ -47,8 +47,8 @@ export interface Sink {
   /**
    * The model's refusal, in place of the answer (OpenAI's `refusal` deltas): record j, a string,
    * is appended to it, apart from the answer's text. `details`: the record of the object that
-   * explains it, when j is that explanation (Anthropic's `stop_details`), which a writer in the
-   * provider's own words writes as it came.
+   * explains it, when j is that explanation (−1: it has none) (Anthropic's `stop_details`), which
+   * a writer in the provider's own words writes as it came.
    */
   onRefusal(doc: Doc, j: number, details?: number): void;
   /**
@@ -95,11 +95,11 @@ export interface Sink {
    * not kept when the stream has a citation of the same source already (the same address, or
    * without one the same JSON).
    */
-  onCitation(citation: Citation, once?: boolean): void;
+  onCitation(citation: Citation, once?: boolean, counted?: boolean): void;
   /**
    * A list of sources (record j, an array) that the format says whole again in later events
    * (Perplexity's `citations` and `search_results`): read by `read` only when it is not the list
-   * this path said last, each source kept once.
+   * this path said last (counted toward the limit as sent), each source kept once.
    */
   onCitationList(doc: Doc, j: number, read: (list: readonly unknown[]) => Citation[]): void;
   /** The state of the open part call (null when none is open). */
@@ -453,6 +453,13 @@ export function sseFormat(spec: Omit<FormatSpec, 'framing' | 'contentType'>): Fo
 export const OPENAI_ERRORS: Readonly<Record<string, string>> = {
   server_error: 'api_error', rate_limit_exceeded: 'rate_limit_error', insufficient_quota: 'billing_error', invalid_api_key: 'authentication_error',
   context_length_exceeded: 'invalid_request_error', invalid_prompt: 'invalid_request_error', model_not_found: 'not_found_error',
+  unsupported_parameter: 'invalid_request_error', invalid_value: 'invalid_request_error', vector_store_timeout: 'timeout_error',
+  // (Responses' failed responses: an input the model cannot take)
+  invalid_image: 'invalid_request_error', invalid_image_format: 'invalid_request_error', invalid_base64_image: 'invalid_request_error',
+  invalid_image_url: 'invalid_request_error', image_too_large: 'invalid_request_error', image_too_small: 'invalid_request_error',
+  image_parse_error: 'invalid_request_error', image_content_policy_violation: 'invalid_request_error', invalid_image_mode: 'invalid_request_error',
+  image_file_too_large: 'invalid_request_error', unsupported_image_media_type: 'invalid_request_error', empty_image_file: 'invalid_request_error',
+  failed_to_download_image: 'invalid_request_error', image_file_not_found: 'invalid_request_error',
 };
 
 /** Finish reasons that OpenAI and Anthropic share the meaning of, in both words. */
