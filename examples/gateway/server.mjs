@@ -224,10 +224,17 @@ function sendJson(res, status, value, extraHeaders) {
 const errorBody = (message, type, code, extra) => ({ error: { message, type, code: code ?? null, ...extra } });
 
 /** An upstream error body's message, type and code (as the format writes them; a body of another kind is not passed on). */
-function upstreamError(format, status, text) {
+function upstreamError(format, status, text, dialect) {
   let v;
   try { v = JSON.parse(text); } catch { v = undefined; }
-  const e = describeFormat(format).errorOfBody(v);
+  const facts = describeFormat(format);
+  const e = facts.errorOfBody(v);
+  if (e !== undefined && dialect === 'anthropic') {
+    // (to Anthropic's clients the provider's own type for it in Anthropic's words, as a streamed
+    // error event has it; the status's when the format names none)
+    const type = facts.anthropicErrorType(e.detail);
+    if (type !== 'api_error') return { type: 'error', error: { type, message: e.message } };
+  }
   if (e !== undefined) return errorBody(e.message, e.type ?? 'upstream_error', e.code ?? null);
   return errorBody(`upstream answered HTTP ${status}`, 'upstream_error', null);
 }
@@ -608,7 +615,7 @@ export function createGateway(options = {}) {
         if (this.left || this.expired) return;
         m.providerErrors.inc({ source: 'status' });
         this.status = 'failed';
-        return sendJson(res, upRes.statusCode, upstreamError(format, upRes.statusCode, typeof text === 'object' && text !== null ? text.toString('utf8') : ''));
+        return sendJson(res, upRes.statusCode, upstreamError(format, upRes.statusCode, typeof text === 'object' && text !== null ? text.toString('utf8') : '', this.dialect));
       }
       if (!stream) return await (same ? this.whole(upRes) : this.assemble(upRes, body.model));
       body = null;
