@@ -85,6 +85,24 @@ function stream(url: string, model: string, path = '/v1/chat/completions'): { go
 }
 
 /** Of `counted`'s: how the streams ended, and the upstream's truncations and errors. */
+/**
+ * An upstream (model `m`) that answers its head and `first`, then, once the returned release() is
+ * called, ends as `end` ends it.
+ */
+function heldUpstream(r: Running, first: string, end: (res: ServerResponse) => void): () => void {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => { release = resolve; });
+  r.up.scripts.set('m', {
+    write: async (res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(first);
+      await released;
+      end(res);
+    },
+  });
+  return release;
+}
+
 const outcomes = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => /^llm_(streams_total|upstream_truncated_total|provider_errors_total|stream_final_mismatch_total)/.test(k)));
 
 /** The counters of a gateway's metrics that are not 0 (histogram buckets left out). */
@@ -110,16 +128,7 @@ describe('a client that leaves in the same tick as the upstream\'s end', () => {
         if (order === 'before') leave(); else process.nextTick(leave);
       });
     });
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => { release = resolve; });
-    r.up.scripts.set('m', {
-      write: async (res: ServerResponse) => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(chunk('un '));
-        await released;
-        res.end(chunk('deux') + DONE);
-      },
-    });
+    const release = heldUpstream(r, chunk('un '), (res) => res.end(chunk('deux') + DONE));
     const { got } = stream(r.url, 'm');
     await expect.poll(() => answers[0]?.res.headersSent === true && answers[0].res.writableLength === 0 && r.gw.stats().streams === 1).toBe(true);
     release();
@@ -167,16 +176,7 @@ describe('a client that leaves in the same tick as the upstream\'s end', () => {
         left = true;
       });
     });
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => { release = resolve; });
-    r.up.scripts.set('m', {
-      write: async (res: ServerResponse) => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(chunk('un ') + DONE);
-        await released;
-        res.end();
-      },
-    });
+    const release = heldUpstream(r, chunk('un ') + DONE, (res) => res.end());
     const { got } = stream(r.url, 'm');
     // (the first read, [DONE] with it, taken and its event handed to the client's connection)
     await expect.poll(() => sawDone && answers[0]?.res.headersSent === true && answers[0].res.writableLength === 0).toBe(true);
@@ -291,16 +291,7 @@ describe('a client that leaves mid-answer: aborted, not the upstream\'s truncati
     const r = g = await startGateway();
     const answers = served(r);
     upstreamSockets(r, (s) => s.prependListener('end', () => answers[0].res.socket!.destroy()));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => { release = resolve; });
-    r.up.scripts.set('m', {
-      write: async (res: ServerResponse) => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(chunk('un '));
-        await released;
-        res.socket!.end(); // (mid-body: the chunked body has no end)
-      },
-    });
+    const release = heldUpstream(r, chunk('un '), (res) => res.socket!.end()); // (mid-body: the chunked body has no end)
     const { got } = stream(r.url, 'm');
     await expect.poll(() => answers[0]?.res.headersSent === true && answers[0].res.writableLength === 0 && r.gw.stats().streams === 1).toBe(true);
     release();
