@@ -261,12 +261,12 @@ export class AnthropicWriter implements ClientWriter {
 
   /** The block of `call` is the open one (a fragment of a call whose block has ended, calls that interleave: a block of its own again). */
   private toolBlock(call: Call): void {
-    if (this.call !== call) this.callBlock(call);
+    if (this.call !== call) this.callBlock(call, false);
   }
 
-  /** Begins a `tool_use` block of `call`, named as far as its name came. */
-  private callBlock(call: Call): void {
-    if (call.signature !== '') {
+  /** Begins a `tool_use` block of `call`, named as far as its name came; `first`: the call's first block. */
+  private callBlock(call: Call, first = true): void {
+    if (first && call.signature !== '') {
       // Gemini's thoughtSignature of the call, which Gemini wants back with it: a thinking block of
       // its own right before the call, with no text, as Anthropic's clients send thinking blocks
       // back as they came (a gateway puts it back on the call)

@@ -142,6 +142,17 @@ describe('gemini: signatures', () => {
     ]);
   });
 
+  it('to Anthropic: a call whose block is begun again (text between its parts) has its signature once, before its first block', () => {
+    const split = begin('get_weather', { thoughtSignature: 'Cg/sig+==' }) + partial([{ jsonPath: '$.city', stringValue: 'Z', willContinue: true }])
+      + chunk({ text: 'meanwhile' }) + partial([{ jsonPath: '$.city', stringValue: 'ürich' }], false) + chunk({ text: '.' }, ',"finishReason":"STOP"');
+    for (const chunks of standardChunkings(enc.encode(split))) {
+      const r = new SseRelay({ from: 'gemini', to: 'anthropic' });
+      const out = chunks.map((c) => dec.decode(r.push(c))).join('') + dec.decode(r.flush());
+      const starts = [...out.matchAll(/"content_block":\{"type":"(\w+)"/g)].map((x) => x[1]);
+      expect([starts, out.split('signature_delta').length - 1], `${chunks.length} reads`).toEqual([['thinking', 'tool_use', 'text', 'tool_use', 'text'], 1]);
+    }
+  });
+
   it('to Anthropic, read by the SDK at every cut: the signed call after a thinking block of no text that holds its signature', async () => {
     const got = await sameAtEveryCut(enc.encode(body), () => new SseRelay({ from: 'gemini', to: 'anthropic' }), async (b) => (await anthropicFinal(b)).content
       .map((c) => (c.type === 'thinking' ? { type: c.type, thinking: c.thinking, signature: c.signature } : c.type === 'tool_use' ? { type: c.type, name: c.name, input: c.input } : c.type)));
