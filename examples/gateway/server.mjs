@@ -615,7 +615,9 @@ export function createGateway(options = {}) {
         if (this.left || this.expired) return;
         m.providerErrors.inc({ source: 'status' });
         this.status = 'failed';
-        return sendJson(res, upRes.statusCode, upstreamError(format, upRes.statusCode, typeof text === 'object' && text !== null ? text.toString('utf8') : '', this.dialect));
+        const error = upstreamError(format, upRes.statusCode, typeof text === 'object' && text !== null ? text.toString('utf8') : '', this.dialect);
+        // (to Anthropic's clients a billing_error is Anthropic's 402: they retry a 429, and a spent quota does not come back by retrying)
+        return sendJson(res, error.error?.type === 'billing_error' && this.dialect === 'anthropic' ? 402 : upRes.statusCode, error);
       }
       if (!stream) return await (same ? this.whole(upRes) : this.assemble(upRes, body.model));
       body = null;

@@ -579,12 +579,13 @@ describe('errors in Anthropic\'s shape at /v1/messages', () => {
       const r = await client.messages.create({ model: 'busy', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((x: unknown) => x);
       expect(r).toBeInstanceOf(Anthropic.RateLimitError);
       expect((r as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: 'Rate limit reached' } });
-      // (a 429 for the quota: the provider's own type for it in Anthropic's words, as a streamed error event has it, not the status's)
+      // (a 429 for the quota: the provider's own type for it in Anthropic's words, as a streamed error event has it, not the status's,
+      // with Anthropic's status for it, which its clients do not retry)
       const quota = '{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}';
       g.up.scripts.set('quota', { status: 429, contentType: 'application/json', pieces: [Buffer.from(quota)] });
       const q = await client.messages.create({ model: 'quota', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((x: unknown) => x);
       expect([(q as InstanceType<typeof Anthropic.APIError>).status, (q as InstanceType<typeof Anthropic.APIError>).error])
-        .toEqual([429, { type: 'error', error: { type: 'billing_error', message: 'You exceeded your current quota' } }]);
+        .toEqual([402, { type: 'error', error: { type: 'billing_error', message: 'You exceeded your current quota' } }]);
       g.up.scripts.set('quota', { pieces: [Buffer.from(`data: ${quota}\n\n`)] });
       const streamed = await post(g.url, { model: 'quota', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'x' }] }, '/v1/messages', { 'x-api-key': 'k1' });
       expect(streamed.body.toString()).toContain('data: {"type":"error","error":{"type":"billing_error","message":"You exceeded your current quota"}}');
