@@ -7,7 +7,7 @@ import {
 } from '../core/generated/abi.js';
 import { type Core } from '../core/wasm.js';
 import { utf8Length } from '../text/counts.js';
-import type { Doc, FinishWords, Sink } from './formats/describe.js';
+import { type Doc, type FinishWords, type Sink, finishWords } from './formats/describe.js';
 import { type BuiltinCallType, type Call, type Citation, Message } from './message.js';
 
 /**
@@ -378,8 +378,7 @@ export class DocReader implements Doc, Sink {
     const said = this.said;
     said.finishReason = reason;
     said.refused = refused;
-    const words = this.owner!.finishReasons;
-    const failed = Object.hasOwn(words, reason) ? words[reason].failed : undefined;
+    const failed = finishWords(this.owner!.finishReasons, reason)?.failed;
     if (failed !== undefined) {
       // (a turn that failed: the provider's error, its reason the code, whatever follows it)
       said.error = note === undefined || note === '' ? failed : note;

@@ -116,9 +116,8 @@ export const bedrock: FormatSpec = {
         const k = key(at(P.stopIndex));
         if (k >= 0) sink.onToolCallEnd(doc, k);
         sink.onReasoningEnd();
-      } else if (p === P.stopReason && str(j)) sink.onFinishReason(doc.string(j));
-      else if (p === P.messageStop) {
-        // (its stop reason first: one that says the turn failed ends no call)
+      } else if (p === P.messageStop) {
+        // (its stop reason first, read here: one that says the turn failed ends no call)
         const why = at(P.stopReason);
         if (str(why)) sink.onFinishReason(doc.string(why));
         sink.onReasoningEnd();

@@ -431,10 +431,15 @@ export function anthropicErrorType(spec: FormatSpec, code: string | undefined): 
   return Object.hasOwn(types, key) ? types[key] : 'api_error';
 }
 
+/** What a format says of one of its finish reasons (its words, whether the turn failed), or undefined for one it does not list. */
+export function finishWords(reasons: FormatSpec['finishReasons'], reason: string): FinishWords | undefined {
+  return Object.hasOwn(reasons, reason) ? reasons[reason] : undefined;
+}
+
 /** A format's finish reason in the words of a client's format (one it does not list, as it is). */
 export function finishIn(spec: FormatSpec, reason: string, to: 'openai' | 'anthropic', refused = false): string {
   if (refused) return FILTERED[to];
-  return Object.hasOwn(spec.finishReasons, reason) ? spec.finishReasons[reason][to] : reason;
+  return finishWords(spec.finishReasons, reason)?.[to] ?? reason;
 }
 
 /** A number at `path` (dot-separated) of `o`, or undefined. */

@@ -5,7 +5,7 @@ import { anthropic } from './anthropic.js';
 import { bedrock, bedrockInvoke } from './bedrock.js';
 import { ddg } from './ddg.js';
 import { gemini } from './gemini.js';
-import { type FormatSpec, type ProviderError, type Usage, anthropicErrorType, finishIn } from './describe.js';
+import { type FormatSpec, type ProviderError, type Usage, anthropicErrorType, finishIn, finishWords } from './describe.js';
 import { ollama } from './ollama.js';
 import { openai } from './openai.js';
 import { openaiResponses } from './openai-responses.js';
@@ -75,7 +75,7 @@ export function describeFormat(format: ModelFormat): ModelFormatFacts {
       completion: spec.completion,
       trailer: spec.trailer !== undefined,
       finishReason: (reason: string, to: ClientFormat, refused = false) => finishIn(spec, reason, to, refused),
-      failedTurn: (reason: string) => (Object.hasOwn(spec.finishReasons, reason) ? spec.finishReasons[reason].failed : undefined),
+      failedTurn: (reason: string) => finishWords(spec.finishReasons, reason)?.failed,
       anthropicErrorType: (code: string | undefined) => anthropicErrorType(spec, code),
       errorOfBody: (body: unknown) => spec.errorBody(body),
       usage: (usage: Record<string, unknown>) => spec.usage(usage),
