@@ -204,7 +204,7 @@ function relayedStatus(relay, m, own) {
 function shaped(dialect, status, value) {
   if (dialect !== 'anthropic' || value.type === 'error') return value; // (a body in Anthropic's shape already)
   const { message, type } = value.error;
-  return { type: 'error', error: { type: ANTHROPIC_ERRORS[status] ?? (type === 'overloaded' ? 'overloaded_error' : 'api_error'), message } };
+  return anthropicBody(ANTHROPIC_ERRORS[status] ?? (type === 'overloaded' ? 'overloaded_error' : 'api_error'), message);
 }
 
 /**
@@ -222,6 +222,8 @@ function sendJson(res, status, value, extraHeaders) {
 }
 
 const errorBody = (message, type, code, extra) => ({ error: { message, type, code: code ?? null, ...extra } });
+/** An error body in Anthropic's shape, with one of Anthropic's error types. */
+const anthropicBody = (type, message) => ({ type: 'error', error: { type, message } });
 
 /** An upstream error body's message, type and code (as the format writes them; a body of another kind is not passed on). */
 function upstreamError(format, status, text, dialect) {
@@ -233,7 +235,7 @@ function upstreamError(format, status, text, dialect) {
     // (to Anthropic's clients the provider's own type for it in Anthropic's words, as a streamed
     // error event has it; the status's when the format names none)
     const type = facts.anthropicErrorType(e.detail);
-    if (type !== 'api_error') return { type: 'error', error: { type, message: e.message } };
+    if (type !== 'api_error') return anthropicBody(type, e.message);
   }
   if (e !== undefined) return errorBody(e.message, e.type ?? 'upstream_error', e.code ?? null);
   return errorBody(`upstream answered HTTP ${status}`, 'upstream_error', null);
@@ -616,7 +618,8 @@ export function createGateway(options = {}) {
         m.providerErrors.inc({ source: 'status' });
         this.status = 'failed';
         const error = upstreamError(format, upRes.statusCode, typeof text === 'object' && text !== null ? text.toString('utf8') : '', this.dialect);
-        // (to Anthropic's clients a billing_error is Anthropic's 402: they retry a 429, and a spent quota does not come back by retrying)
+        // (to Anthropic's clients a billing_error is Anthropic's 402: they retry a 429, and a spent
+        // quota does not come back by retrying)
         return sendJson(res, error.error?.type === 'billing_error' && this.dialect === 'anthropic' ? 402 : upRes.statusCode, error);
       }
       if (!stream) return await (same ? this.whole(upRes) : this.assemble(upRes, body.model));
@@ -897,7 +900,7 @@ export function createGateway(options = {}) {
         // `MALFORMED_FUNCTION_CALL`, …), and to Anthropic in the error type that code is in its words.
         const provider = failure instanceof ModelStreamError ? failure.providerCode : undefined;
         if (this.dialect === 'anthropic') {
-          return sendJson(this.res, 502, { type: 'error', error: { type: describeFormat(format).anthropicErrorType(provider), message } });
+          return sendJson(this.res, 502, anthropicBody(describeFormat(format).anthropicErrorType(provider), message));
         }
         return sendJson(this.res, 502, errorBody(message, code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error', code,
           failure instanceof ModelStreamError ? { offset: failure.offset, ...(provider !== undefined ? { provider_code: provider } : {}) } : undefined));
