@@ -8,11 +8,11 @@
 // a failed stream and as the provider's error in its stream.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { SseRelay } from '../../bindings/index.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { concat } from '../helpers/random.js';
-import { closeGateway, metricsAt, readStream, startGateway, type Running } from './support.js';
+import { closeGateway, metricsAt, readStream, startGateway, withAwsEnv, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -89,14 +89,7 @@ const FAILED_ONCE = {
 };
 
 // (a Bedrock upstream's requests are signed with the AWS credentials in the gateway's environment)
-const AWS = { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', AWS_REGION: 'eu-central-1' };
-const saved: Record<string, string | undefined> = {};
-beforeAll(() => {
-  for (const [k, v] of Object.entries(AWS)) { saved[k] = process.env[k]; process.env[k] = v; }
-});
-afterAll(() => {
-  for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
-});
+withAwsEnv();
 
 let g: Running | undefined;
 afterEach(async () => {

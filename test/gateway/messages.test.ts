@@ -16,7 +16,7 @@ import { SseRelay } from '../../bindings/index.js';
 import { FIXTURES, FORMATS, type Fixture, type ModelFormat } from '../helpers/model-fixtures.js';
 import { Oracle, isJson, matching } from '../helpers/relay-oracle.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
-import { post, startGateway, type Running } from './support.js';
+import { AWS_ENV, post, startGateway, withAwsEnv, type Running } from './support.js';
 
 const fixtures = FIXTURES.filter((f) => f.choice === undefined);
 const byFormat = (format: ModelFormat) => fixtures.filter((f) => f.format === format);
@@ -506,14 +506,7 @@ const converseBody = {
 };
 
 describe('a bedrock upstream: the Converse body, signed with SigV4, its binary stream relayed', () => {
-  const env = { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', AWS_REGION: 'eu-central-1' };
-  const saved: Record<string, string | undefined> = {};
-  beforeAll(() => {
-    for (const [k, v] of Object.entries(env)) { saved[k] = process.env[k]; process.env[k] = v; }
-  });
-  afterAll(() => {
-    for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
-  });
+  withAwsEnv();
 
   test.each(['openai', 'anthropic'] as const)('a %s client\'s turn', async (client) => {
     const { BEDROCK_FIXTURES } = await import('../helpers/bedrock-fixtures.js');
@@ -534,7 +527,7 @@ describe('a bedrock upstream: the Converse body, signed with SigV4, its binary s
       // the same request signed again with the date it was signed at gives the same signature
       const { SignatureV4 } = await import('@smithy/signature-v4');
       const { Hash } = await import('@smithy/hash-node');
-      const signer = new SignatureV4({ service: 'bedrock', region: 'eu-central-1', credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY }, sha256: Hash.bind(null, 'sha256') });
+      const signer = new SignatureV4({ service: 'bedrock', region: 'eu-central-1', credentials: { accessKeyId: AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: AWS_ENV.AWS_SECRET_ACCESS_KEY }, sha256: Hash.bind(null, 'sha256') });
       const amz = String(got.headers['x-amz-date']);
       const date = new Date(`${amz.slice(0, 4)}-${amz.slice(4, 6)}-${amz.slice(6, 8)}T${amz.slice(9, 11)}:${amz.slice(11, 13)}:${amz.slice(13, 15)}Z`);
       const signedHeaders: Record<string, string> = {};

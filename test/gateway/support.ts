@@ -2,7 +2,7 @@
 // client that returns the exact bytes of a response, the awkward cut points of a body, and what a
 // client must read from a fixture relayed through the gateway.
 import { request } from 'node:http';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { coreMemoryLimit } from 'seam-stream';
 import type OpenAI from 'openai';
 import { createGateway, type Gateway, type GatewayOptions } from '../../examples/gateway/server.mjs';
@@ -147,4 +147,18 @@ export async function readStream(client: OpenAI, model: string): Promise<{ text:
     thrown = e;
   }
   return { text, thrown };
+}
+
+/** AWS's example credentials and a region, which a bedrock upstream's requests are signed with. */
+export const AWS_ENV = { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', AWS_REGION: 'eu-central-1' };
+
+/** The gateway signs with the AWS credentials of its environment: AWS_ENV there for the tests of the calling block (or file), as it was after them. */
+export function withAwsEnv(): void {
+  const saved: Record<string, string | undefined> = {};
+  beforeAll(() => {
+    for (const [k, v] of Object.entries(AWS_ENV)) { saved[k] = process.env[k]; process.env[k] = v; }
+  });
+  afterAll(() => {
+    for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
+  });
 }
