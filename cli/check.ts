@@ -542,7 +542,8 @@ export class Checker {
       return;
     }
     if (r.heartbeat) this.heartbeats++;
-    // after the completion (or a turn that failed) nothing is the answer: its text is not counted, its finish reason not taken
+    // after the completion (or a turn that failed) nothing is the answer: its text is not counted,
+    // its finish reason not taken
     const after = this.done || this.turnFailed;
     if (r.finishReason !== undefined && !after) this.finishReason = r.finishReason;
     if (r.text && !after) this.textPiece(r.text, offset, end);

@@ -255,8 +255,8 @@ const EVENTSTREAM_FORMATS = /* @__PURE__ */ MODEL_FORMATS.filter((f) => FORMATS[
  * each with its headers, its payload, the event the format reads of it (`data`: a chunk's base64
  * decoded by the same core code) and what would stop the stream there (`error`: the provider's
  * error, a chunk that is not one; what the event itself says, a stop reason that says the turn
- * failed among it, is its `data`'s reading by ModelEventReader), so that a tool showing or checking a capture's messages says
- * what the stream says of each. Damage to the framing is an EventStreamError as
+ * failed among it, is its `data`'s reading by ModelEventReader), so that a tool showing or
+ * checking a capture's messages says what the stream says of each. Damage to the framing is an EventStreamError as
  * EventStreamDecoder's, with the messages before it; `flush()` ends the stream.
  */
 export class ModelEventStreamDecoder {

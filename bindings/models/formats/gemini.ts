@@ -11,8 +11,8 @@
 // `promptFeedback.blockReason`) completes the stream, with the usage of that chunk
 // (`usageMetadata`, running totals in every chunk, whole in the last); an `{"error": …}` chunk is
 // the provider's error, and so is a finish reason that says the turn failed (a malformed function
-// call, …), with the candidate's `finishMessage`. A candidate's `groundingMetadata` and `citationMetadata` name the sources
-// it cites.
+// call, …), with the candidate's `finishMessage`. A candidate's `groundingMetadata` and
+// `citationMetadata` name the sources it cites.
 import { JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
