@@ -22,10 +22,12 @@ export interface ClientMessage {
   keepAlives: number;
   /** Anthropic: signatures of thinking blocks and redacted blocks' data, in order. */
   signatures: string[];
+  /** OpenAI: each call's `extra_content.google.thought_signature` ('' for none), by its index. */
+  callSignatures: string[];
 }
 
 const empty = (): ClientMessage => ({
-  text: '', reasoning: '', calls: [], finish: null, usage: null, done: false, error: null, events: 0, keepAlives: 0, signatures: [],
+  text: '', reasoning: '', calls: [], finish: null, usage: null, done: false, error: null, events: 0, keepAlives: 0, signatures: [], callSignatures: [],
 });
 
 /** The SSE events and comments of the bytes (which must be valid UTF-8 and whole events). */
@@ -84,7 +86,10 @@ export function readOpenAi(bytes: Uint8Array, strict = true): ClientMessage {
             if (tc.index !== m.calls.length) fail(`tool call index ${tc.index} after ${m.calls.length} calls`);
             if (typeof tc.id !== 'string' || tc.type !== 'function' || typeof fn.name !== 'string') fail('a first tool call delta without id, type or name');
             call = m.calls[tc.index] = { id: tc.id, name: fn.name, arguments: '' };
+            m.callSignatures[tc.index] = '';
           }
+          const google = isObj(tc.extra_content) && isObj(tc.extra_content.google) ? tc.extra_content.google : {};
+          if (typeof google.thought_signature === 'string') m.callSignatures[tc.index] = google.thought_signature;
           if (typeof fn.arguments === 'string') call.arguments += fn.arguments;
         }
       }

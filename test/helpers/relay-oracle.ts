@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { SseRelay } from '../../bindings/index.js';
 import { type ClientMessage, readAnthropic, readOpenAi, sse } from './clients.js';
 import { concat } from './random.js';
-import { CallBook, reference, type Fixture, type Frame, type ModelFormat, type Reference } from './model-fixtures.js';
+import { CallBook, type CallOp, reference, type Fixture, type Frame, type ModelFormat, type Reference } from './model-fixtures.js';
 
 export type Client = 'openai' | 'anthropic';
 const enc = new TextEncoder();
@@ -145,6 +145,51 @@ export class Oracle {
     return blocks;
   }
 
+  /**
+   * To Anthropic: the signatures and redacted blocks' data the client reads, in its blocks' order:
+   * each reasoning block's, and a Gemini call's thoughtSignature, in a thinking block of its own
+   * right before the call's first tool_use block. Computed from the frames (a Gemini chunk's parts
+   * in their order), apart from the relay's writer.
+   */
+  signatures(): string[] {
+    const out: string[] = [];
+    const book = new CallBook();
+    const apply = (op: CallOp) => {
+      const { call, began } = book.apply(op);
+      if (began && call !== undefined && !call.server && call.signature !== undefined && !this.passThrough) out.push(call.signature);
+    };
+    for (const fr of this.relayed) {
+      const ops = [...fr.calls];
+      if (this.f.format === 'gemini' && fr.kind === 'event') {
+        // (the followed candidate's parts in order: a signature of a part that is not a call ends a
+        // reasoning block; a call's part is the call's next op)
+        const v = JSON.parse(fr.data) as Obj;
+        const cands = Array.isArray(v.candidates) ? v.candidates : [];
+        const byPosition = cands.every((c) => !isObj(c) || c.index === undefined);
+        for (const [i, c] of cands.entries()) {
+          if (!isObj(c) || !(byPosition ? i === 0 : c.index === 0)) continue;
+          const parts = isObj(c.content) && Array.isArray(c.content.parts) ? c.content.parts : [];
+          for (const part of parts) {
+            if (!isObj(part)) continue;
+            if (isObj(part.functionCall)) apply(ops.shift()!);
+            else if (typeof part.thoughtSignature === 'string') out.push(part.thoughtSignature);
+          }
+        }
+      } else {
+        if (fr.signature !== undefined) out.push(fr.signature);
+        if (fr.redacted !== undefined) out.push(fr.redacted);
+      }
+      for (const op of ops) apply(op);
+    }
+    return out;
+  }
+
+  /** To OpenAI: each client call's thoughtSignature ('' for none), as the relay writes it in the call's first chunk. */
+  callSignatures(): string[] {
+    if (this.passThrough) return this.ref.clientCalls.map(() => '');
+    return this.ref.toolCalls.map((c) => c.signature ?? '');
+  }
+
   /** The message the client ends with. */
   expected(): Partial<Omit<ClientMessage, 'calls'>> & { calls?: ReturnType<Oracle['calls']> } {
     const { f, ref, to } = this;
@@ -244,6 +289,8 @@ export function settle(o: Oracle, chunks: Uint8Array[], why: string): void {
     }
     else expect(m[k], `${why}: client's ${k}`).toEqual(want[k]);
   }
+  if (o.to === 'anthropic') expect(m.signatures, `${why}: the client's signatures`).toEqual(o.signatures());
+  else expect(m.callSignatures, `${why}: the calls' signatures`).toEqual(o.callSignatures());
   if (o.done) {
     expect(m.error, `${why}: no error`).toBeNull();
   } else {
