@@ -36,6 +36,11 @@ export interface MessageOut {
   callText(call: Call, text: string): void;
   /** The call ended. */
   callEnded(call: Call): void;
+  /**
+   * A source the answer cites at an address, once per address (a writer that writes them anew: to
+   * OpenAI's clients from another format). Absent where the client's format has no field for them.
+   */
+  citation?(citation: Citation & { url: string }): void;
 }
 
 /** The reader a document is read for: what it has said, the choice it follows, and where its parts go. */
@@ -236,7 +241,18 @@ export class DocReader implements Doc, Sink {
   }
 
   onCitation(citation: Citation, once = false, counted = false): void {
-    if (!this.owner!.keeps) return;
+    const owner = this.owner!;
+    if (!owner.keeps) {
+      // (a relay: a source at an address goes to a writer that writes them, once per address, and
+      // what the writer keeps of it until the completion counts toward maxReasoningBytes)
+      const url = citation.url;
+      if (url === undefined || owner.out?.citation === undefined) return;
+      const seen = (this.said.cited ??= new Set());
+      if (seen.has(url) || !this.reasoningRoom(utf8Length(url) + utf8Length(citation.title ?? ''))) return;
+      seen.add(url);
+      owner.out.citation({ ...citation, url });
+      return;
+    }
     const m = this.said;
     const json = JSON.stringify(citation.source);
     if (once) {

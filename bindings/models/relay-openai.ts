@@ -36,9 +36,14 @@ export class OpenAiWriter implements ClientWriter {
   private headsFor = -1;
   /** Client tool calls written. */
   private calls = 0;
+  /** The sources cited at an address, once each (their `annotations` written before the finish), or null: none, or the upstream's own pass. */
+  private cited: { url: string; title?: string }[] | null = null;
+  /** The upstream's events pass as they came (OpenAI's own), its annotations among them. */
+  private readonly passes: boolean;
 
   constructor(private readonly t: RelayTarget, readonly keepsReasoning: boolean, started = false) {
     this.started = started;
+    this.passes = started;
     this.open = envelope(t.idJson, String(t.created), t.modelJson);
   }
 
@@ -176,9 +181,25 @@ export class OpenAiWriter implements ClientWriter {
     }
   }
 
-  /** The last chunk: the finish reason in OpenAI's words (`tool_calls` exactly when calls were written), then the usage. */
+  /** A source at an address, from another format: written at the completion, as OpenAI's `url_citation` annotations. */
+  citation(c: { url: string; title?: string }): void {
+    if (this.passes) return;
+    (this.cited ??= []).push(c.title === undefined ? { url: c.url } : { url: c.url, title: c.title });
+  }
+
+  /**
+   * The last chunks: the sources cited, if any, as `annotations` (one chunk with all of them, as
+   * OpenAI's search models say them and openai-node keeps the list said last: each address once,
+   * its title when the provider gave one, and no `start_index` or `end_index`, which a relay does
+   * not track), the finish reason in OpenAI's words (`tool_calls` exactly when calls were written),
+   * then the usage.
+   */
   completed(): void {
     this.start();
+    if (this.cited !== null) {
+      const list = this.cited.map((c) => `{"type":"url_citation","url_citation":${JSON.stringify(c)}}`).join(',');
+      this.chunk(`{"annotations":[${list}]}`);
+    }
     const why = this.t.message?.finishReason;
     let reason = why === undefined ? 'stop' : finishIn(this.t.spec, why, 'openai', this.t.message!.refused);
     if (this.calls !== 0) reason = 'tool_calls';

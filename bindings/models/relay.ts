@@ -34,6 +34,13 @@ export interface SseRelayOptions {
   fatal?: true;
   /** The most bytes one upstream event may hold. @defaultValue 16 MiB */
   maxEventBytes?: number;
+  /**
+   * The most bytes a relay keeps until the upstream's completion: the addresses and titles of the
+   * sources the answer cites, which a relay to OpenAI's clients from another format writes then
+   * (`annotations`). Past it the stream ends with `ERR_REASONING_TOO_LONG` at the event, as a
+   * ModelStream's does (citations count toward the same limit there). @defaultValue 64 MiB
+   */
+  maxReasoningBytes?: number;
   /** Which upstream choice to relay (OpenAI's `index`; from `openai` to `openai` every choice passes). @defaultValue 0 */
   choice?: number;
   /** Forward SSE comments (keep-alives; to Anthropic as `ping` events), so that clients behind idle timeouts stay connected. @defaultValue true */
@@ -154,13 +161,15 @@ export class SseRelay extends ModelReader {
 
   constructor(options: SseRelayOptions) {
     if (options === undefined) throw new TypeError("SseRelay: options are required: new SseRelay({ from: 'anthropic' })");
-    checkOptions(options, 'SseRelay', ['from', 'to', 'fatal', 'maxEventBytes', 'choice', 'comments', 'reasoning', 'id', 'model', 'inner']);
+    checkOptions(options, 'SseRelay', ['from', 'to', 'fatal', 'maxEventBytes', 'maxReasoningBytes', 'choice', 'comments', 'reasoning', 'id', 'model', 'inner']);
     const from = oneOf(options.from, 'from', 'SseRelay', MODEL_FORMATS, undefined);
     // (only strict: a relay writes its client valid UTF-8, and forwards what it read as it came)
     const fatal = oneOf(options.fatal, 'fatal', 'SseRelay', [true], true, undefined, {
       false: "a relay writes its client only valid UTF-8: an upstream's bad byte ends the stream with an error event in the client's format",
     });
-    super('SseRelay', { format: from, fatal, maxEventBytes: options.maxEventBytes, choice: options.choice, inner: options.inner }, options.comments ?? true);
+    super('SseRelay', {
+      format: from, fatal, maxEventBytes: options.maxEventBytes, maxReasoningBytes: options.maxReasoningBytes, choice: options.choice, inner: options.inner,
+    }, options.comments ?? true);
     const to = oneOf(options.to, 'to', 'SseRelay', ['openai', 'anthropic'], 'openai');
     const reasoning = oneOf(options.reasoning, 'reasoning', 'SseRelay', ['pass', 'drop'], 'pass');
     this.from = from;

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { type Citation, ModelEventReader, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { concat, standardChunkings } from '../helpers/random.js';
-import { anthropicFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
+import { anthropicFinal, openaiFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
 import { thrown } from '../helpers/thrown.js';
 
 const enc = new TextEncoder();
@@ -162,6 +162,89 @@ describe('citations', () => {
       { text: 'Per the sources, ', citations: [] }, { text: 'Zürich is the largest.', citations: [WEB] }, { text: ' Grass is green.', citations: [DOC] },
       { text: ' So.', citations: [SEARCH] },
     ]);
+  });
+});
+
+describe("OpenAI's clients, from another format: each source at an address once, as annotations before the finish", () => {
+  // (what openai-node keeps: the list said last, which the relay says once, whole)
+  const annotated = (cs: Citation[]) => {
+    const seen = new Set<string>();
+    return cs.flatMap((c) => (c.url === undefined || seen.has(c.url) ? [] : (seen.add(c.url), [{
+      type: 'url_citation', url_citation: c.title === undefined ? { url: c.url } : { url: c.url, title: c.title },
+    }])));
+  };
+  for (const { format, body, text, citations } of CASES.filter((c) => c.format !== 'openai')) {
+    it(`${format}: openai-node's message has them, with the text, at every cut`, async () => {
+      const got = await sameAtEveryCut(enc.encode(body), () => new SseRelay({ from: format, to: 'openai' }), async (b) => {
+        const m = (await openaiFinal(b)).choices[0].message as { content: string | null; annotations?: unknown };
+        return { text: m.content, annotations: m.annotations };
+      });
+      expect(got).toEqual({ text, annotations: annotated(citations) });
+    });
+  }
+
+  it('the exact chunk, after the text and before the finish; a document without an address is left out', () => {
+    const r = new SseRelay({ from: 'anthropic', to: 'openai', id: 'c', model: 'm' });
+    const out = new TextDecoder().decode(concat([r.push(enc.encode(anthropic)).slice(), r.flush().slice()]))
+      .replace(/"created":\d+/g, '"created":0');
+    const chunk = (delta: string, finish = 'null') => `data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":${delta},"finish_reason":${finish}}]}\n\n`;
+    expect(out.split('\n\n').slice(-5).join('\n\n')).toBe(`${chunk(`{"annotations":[${[
+      '{"type":"url_citation","url_citation":{"url":"https://example.org/z?a=1&b=2","title":"Zürich"}}',
+      '{"type":"url_citation","url_citation":{"url":"https://docs.example/x","title":"X"}}',
+    ].join(',')}]}`)}${chunk('{}', '"stop"')}`
+      + 'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"m","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":30,"total_tokens":39}}\n\ndata: [DONE]\n\n');
+  });
+
+  it('a stream that cites none, or fails: no annotations chunk', () => {
+    const none = responses.split(/(?<=\n\n)/).filter((e) => !e.includes('annotation.added')).join('');
+    const r = new SseRelay({ from: 'openai-responses', to: 'openai' });
+    const out = new TextDecoder().decode(concat([r.push(enc.encode(none)).slice(), r.flush().slice()]));
+    expect(out).not.toContain('annotations');
+    const cut = anthropic.slice(0, anthropic.indexOf('event: message_delta'));
+    const f = new SseRelay({ from: 'anthropic', to: 'openai' });
+    const failed = new TextDecoder().decode(concat([f.push(enc.encode(cut)).slice(), f.flush().slice()]));
+    expect(failed).not.toContain('annotations');
+    expect(failed).toContain('"code":"ERR_STREAM_TRUNCATED"');
+  });
+
+  it('Bedrock: the web source, not the document', async () => {
+    const DOC_CITE = { title: 'Doc', sourceContent: [{ text: 'A.' }], location: { documentChar: { documentIndex: 0, start: 0, end: 2 } } };
+    const WEB_CITE = { title: 'Web', location: { web: { url: 'https://e.org/z', domain: 'e.org' } } };
+    const bytes = concat([
+      { event: 'messageStart', payload: '{"role":"assistant"}' },
+      { event: 'contentBlockDelta', payload: '{"contentBlockIndex":0,"delta":{"text":"Z."}}' },
+      { event: 'contentBlockDelta', payload: JSON.stringify({ contentBlockIndex: 0, delta: { citation: DOC_CITE } }) },
+      { event: 'contentBlockDelta', payload: JSON.stringify({ contentBlockIndex: 0, delta: { citation: WEB_CITE } }) },
+      { event: 'contentBlockStop', payload: '{"contentBlockIndex":0}' },
+      { event: 'messageStop', payload: '{"stopReason":"end_turn"}' },
+    ].map(encodeMessage));
+    const got = await sameAtEveryCut(bytes, () => new SseRelay({ from: 'bedrock', to: 'openai' }), async (b) => (await openaiFinal(b)).choices[0].message.annotations);
+    expect(got).toEqual([{ type: 'url_citation', url_citation: { url: 'https://e.org/z', title: 'Web' } }]);
+  });
+
+  it("what the relay keeps of them counts toward its maxReasoningBytes: past it, ERR_REASONING_TOO_LONG at the event, whatever the reads", () => {
+    // (the first source's address and title fit; the second's do not)
+    const first = enc.encode('https://example.org/z?a=1&b=2Zürich').length;
+    const at = Buffer.from(anthropic).indexOf('data: {"type":"content_block_delta","index":5') + 6;
+    for (const chunks of standardChunkings(enc.encode(anthropic))) {
+      const r = new SseRelay({ from: 'anthropic', to: 'openai', maxReasoningBytes: first + 5 });
+      const out = new TextDecoder().decode(concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]));
+      expect(r.error).toMatchObject({ code: 'ERR_REASONING_TOO_LONG', offset: at });
+      expect(out).not.toContain('annotations');
+    }
+    // (to Anthropic's clients nothing is kept: the same limit passes)
+    const a = new SseRelay({ from: 'anthropic', to: 'anthropic', maxReasoningBytes: first + 5 });
+    a.push(enc.encode(anthropic));
+    a.flush();
+    expect(a.error).toBeUndefined();
+  });
+
+  it('to Anthropic: unchanged (its citation types want what other providers do not send)', () => {
+    for (const { format, body } of CASES.filter((c) => c.format !== 'anthropic')) {
+      const r = new SseRelay({ from: format, to: 'anthropic' });
+      const out = new TextDecoder().decode(concat([r.push(enc.encode(body)).slice(), r.flush().slice()]));
+      expect(out, format).not.toMatch(/citation/);
+    }
   });
 });
 
