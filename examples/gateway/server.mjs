@@ -299,7 +299,7 @@ function wholeAnswer(dialect, format, ms, text, model) {
       // block of no text right before it, as SseRelay writes them)
       if (c.signature !== undefined) content.push({ type: 'thinking', thinking: '', signature: c.signature });
       const input = c.type === 'custom' ? { input: c.arguments } : c.arguments === '' ? {} : JSON.parse(c.arguments);
-      content.push({ type: 'tool_use', id: c.id || `toolu_gw${now.toString(36)}${c.index}`, name: c.name, input });
+      content.push({ type: 'tool_use', id: c.id || `toolu_gw${now.toString(36)}_${c.index}`, name: c.name, input });
     }
     const said = finish === undefined ? 'end_turn' : facts.finishReason(finish, 'anthropic');
     let stop = calls.length > 0 ? 'tool_use' : said === 'tool_use' ? 'end_turn' : said; // (tool_use exactly when calls are there)
@@ -319,7 +319,7 @@ function wholeAnswer(dialect, format, ms, text, model) {
   if (calls.length > 0) {
     // (a call's signature, which Gemini wants back with it, where SseRelay and Google's OpenAI-compatible API put it)
     message.tool_calls = calls.map((c) => ({
-      id: c.id || `call_gw${now.toString(36)}${c.index}`,
+      id: c.id || `call_gw${now.toString(36)}_${c.index}`,
       ...(c.type === 'custom' ? { type: 'custom', custom: { name: c.name, input: c.arguments } } : { type: 'function', function: { name: c.name, arguments: c.arguments } }),
       ...(c.signature !== undefined ? { extra_content: { google: { thought_signature: c.signature } } } : {}),
     }));
