@@ -274,8 +274,18 @@ function readBody(stream, limit, drain = false, hold = undefined) {
 
 /**
  * A stream read whole (ModelStream, flushed) as one answer in the client's API: a
- * `chat.completion` with its text, tool calls and usage, or an Anthropic `message` with text and
- * `tool_use` blocks. A call whose arguments are not one JSON value is a 502 rather than an answer
+ * `chat.completion` with its text, reasoning, tool calls and usage, or an Anthropic `message` with
+ * thinking, text and `tool_use` blocks. It carries what SseRelay's stream of the same upstream
+ * carries, as the official clients read that stream (test/gateway/whole-answers.test.ts): the
+ * reasoning as the message's `reasoning_content` (all of it, as the stream's deltas joined), or to
+ * Anthropic as its blocks before the text and calls, each with what the provider sent to send back
+ * with it: a `thinking` block with its `signature` (none when the provider sent none: an
+ * OpenAI-compatible upstream's reasoning, Ollama's, Responses'), a `redacted_thinking` block with
+ * its `data`. The blocks come in that order, thinking, text, calls, the order the upstreams'
+ * streams have them in; a stream whose parts interleave (text between two pieces of reasoning,
+ * text after a call) is written by the relay in a block per run, and here in a block per kind
+ * (ModelStream keeps each kind apart).
+ * A call whose arguments are not one JSON value is a 502 rather than an answer
  * the client cannot use (ERR_BAD_ARGUMENTS). A refusal (OpenAI's) is the message's `refusal`, or,
  * to Anthropic, whose messages have no field for it, the text with the stop reason `refusal`, as
  * SseRelay writes it.
@@ -293,6 +303,12 @@ function wholeAnswer(dialect, format, ms, text, model) {
   const refusal = ms.refusal;
   if (dialect === 'anthropic') {
     const content = [];
+    for (const b of ms.reasoningBlocks) {
+      // (a block of no text and no signature is one the relay writes nothing of: DeepSeek's first, empty, reasoning_content)
+      if (b.redacted !== undefined) content.push({ type: 'redacted_thinking', data: b.redacted });
+      else if (b.signature !== undefined) content.push({ type: 'thinking', thinking: b.text, signature: b.signature });
+      else if (b.text !== '') content.push({ type: 'thinking', thinking: b.text });
+    }
     if (text + refusal !== '') content.push({ type: 'text', text: text + refusal });
     for (const c of calls) {
       // (a custom tool's free-text input as `{"input": …}`, and a Gemini call's signature as a thinking
@@ -315,6 +331,9 @@ function wholeAnswer(dialect, format, ms, text, model) {
   }
   const said = finish === undefined ? 'stop' : facts.finishReason(finish, 'openai');
   const message = { role: 'assistant', content: (calls.length > 0 || refusal !== '') && text === '' ? null : text };
+  // (the reasoning where SseRelay's deltas put it, SseRelay's `reasoning: 'pass'`, and DeepSeek's whole answers)
+  const reasoning = ms.reasoning;
+  if (reasoning !== '') message.reasoning_content = reasoning;
   if (refusal !== '') message.refusal = refusal;
   if (calls.length > 0) {
     // (a call's signature, which Gemini wants back with it, where SseRelay and Google's OpenAI-compatible API put it)

@@ -92,6 +92,8 @@ describe.each(FORMATS.map((f) => [f] as const))('the gateway in front of a %s up
         const want = new Oracle(f, 'openai').expected();
         expect(r.object, f.name).toBe('chat.completion');
         const message: Record<string, unknown> = { role: 'assistant', content: calls.length > 0 && f.expected.text === '' ? null : f.expected.text };
+        // (the reasoning as the relay's reasoning_content deltas have it, joined)
+        if (want.reasoning !== '') message.reasoning_content = want.reasoning;
         if (calls.length > 0) {
           message.tool_calls = calls.map((c) => ({
             id: c.id === '' ? expect.stringMatching(/^call_gw/) : c.id, type: 'function', function: { name: c.name, arguments: c.arguments },

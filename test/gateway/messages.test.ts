@@ -128,13 +128,21 @@ describe.each(FORMATS.map((f) => [f] as const))('the gateway\'s /v1/messages in 
         content.push({ type: 'tool_use', id: c.id === '' ? expect.stringMatching(/^toolu_gw/) : c.id, name: c.name, input: c.arguments === '' ? {} : JSON.parse(c.arguments) });
       }
       expect(msg, f.name).toMatchObject({ type: 'message', role: 'assistant', model: f.name, stop_reason: want.finish, stop_sequence: null });
-      expect(msg.content, f.name).toEqual(content);
+      // the reasoning's blocks first (whole-answers.test.ts compares each, its signature and all, with the streamed answer's)
+      let lead = 0;
+      for (const b of msg.content) {
+        if (b.type !== 'redacted_thinking' && !(b.type === 'thinking' && b.thinking !== '')) break;
+        lead++;
+      }
+      expect(msg.content.slice(0, lead).map((b) => (b.type === 'thinking' ? b.thinking : '')).join(''), f.name).toBe(want.reasoning);
+      expect(msg.content.slice(lead), f.name).toEqual(content);
       if (want.usage !== undefined) expect(msg.usage, f.name).toEqual(want.usage);
       g.up.scripts.set(f.name, { pieces: cut(f.bytes, randomCuts(f.bytes, rng(SEED + 13), 12)) });
       if (format === 'openai') continue; // (OpenAI's whole answer to an OpenAI client passes through: formats.test.ts)
       // the openai client's whole answer: the same calls as tool_calls
       const chat = await openai.chat.completions.create({ model: f.name, messages: [{ role: 'user', content: 'x' }] });
       expect(chat.choices[0].message.content, f.name).toBe(calls.length > 0 && f.expected.text === '' ? null : f.expected.text);
+      expect((chat.choices[0].message as { reasoning_content?: string }).reasoning_content, f.name).toBe(want.reasoning === '' ? undefined : want.reasoning);
       expect(chat.choices[0].message.tool_calls, f.name).toEqual(calls.length === 0 ? undefined
         : calls.map((c) => ({
           id: c.id === '' ? expect.stringMatching(/^call_gw/) : c.id, type: 'function', function: { name: c.name, arguments: c.arguments },

@@ -1,0 +1,199 @@
+// A whole answer (`stream: false`) from an upstream of another API than the client's carries what
+// the streamed answer to the same upstream bytes carries (reasoning, its signatures and redacted
+// blocks, text, calls): the gateway asked twice, once with `stream: true` and once with
+// `stream: false`, and the whole answer must equal what the official client makes of the stream
+// (openai-node's finalChatCompletion(), the Anthropic SDK's finalMessage()), for each upstream
+// format with reasoning and both client APIs. Set aside: the ids and times each makes for itself,
+// and the model (the stream names the upstream's format, the whole answer the model asked for).
+// What the clients' accumulators keep, found by running them:
+// - the Anthropic SDK keeps each block as its content_block_start wrote it with its deltas
+//   applied: a thinking block with no signature_delta has no `signature` member at all (the relay
+//   writes none for reasoning that came without one: an OpenAI-compatible upstream's, Ollama's,
+//   Responses'), a redacted_thinking block its `data`; a signature_delta replaces the signature
+//   (every provider here sends a block's signature in one piece). Its `parsed_output` is its own.
+// - openai-node keeps `reasoning_content` on the message but assigns each delta's value over the
+//   last (it is not a field it joins), so its final holds the last piece only. The whole answer
+//   holds all of it, as the stream's deltas joined: that field is checked against the raw stream.
+//   Its `parsed`, `refusal: null` and `logprobs: null` are its own; its content of a message of
+//   calls alone is the relay's role chunk's '' where OpenAI's whole answer (and the gateway's) has null.
+// The fixtures' parts come in the order every format's streams have them: reasoning, text, calls.
+// Parts that interleave (text after a call, text between two pieces of one reasoning block) are a
+// block per run in the stream and a block per kind in the whole answer (server.mjs's wholeAnswer).
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { FIXTURES } from '../helpers/model-fixtures.js';
+import { BEDROCK_FIXTURES, encodeMessage, type Msg } from '../helpers/bedrock-fixtures.js';
+import { anthropicFinal, openaiFinal } from '../helpers/sdk-clients.js';
+import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { post, startGateway, withAwsEnv, type Running } from './support.js';
+
+type Dialect = 'openai' | 'anthropic';
+interface Case { name: string; format: string; bytes: Uint8Array; contentType?: string }
+
+const fixture = (name: string): Case => {
+  const f = FIXTURES.find((x) => x.name === name) ?? BEDROCK_FIXTURES.find((x) => x.name === name);
+  if (f === undefined) throw new Error(`no fixture ${name}`);
+  return 'format' in f ? { name, format: f.format, bytes: f.bytes }
+    : { name, format: 'bedrock', bytes: f.bytes, contentType: 'application/vnd.amazon.eventstream' };
+};
+
+// Bedrock (Claude through ConverseStream): a signed thinking block, a redacted one, the text, then a call.
+const P = '"p":"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123"';
+const ev = (event: string, payload: string): Msg => ({ event, payload });
+const bedrockThinkingCall: Case = {
+  name: 'bedrock-thinking-call', format: 'bedrock', contentType: 'application/vnd.amazon.eventstream',
+  bytes: Buffer.concat([
+    ev('messageStart', `{${P},"role":"assistant"}`),
+    ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"Paris: "}},${P}}`),
+    ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"look it up, \\"now\\"."}},${P}}`),
+    ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"signature":"ErUBCkYIBRgCIkCsig+/="}},${P}}`),
+    ev('contentBlockStop', `{"contentBlockIndex":0,${P}}`),
+    ev('contentBlockDelta', `{"contentBlockIndex":1,"delta":{"reasoningContent":{"redactedContent":"UmVkYWN0ZWQ="}},${P}}`),
+    ev('contentBlockStop', `{"contentBlockIndex":1,${P}}`),
+    ev('contentBlockDelta', `{"contentBlockIndex":2,"delta":{"text":"Je regarde. 🌦"},${P}}`),
+    ev('contentBlockStop', `{"contentBlockIndex":2,${P}}`),
+    ev('contentBlockStart', `{"contentBlockIndex":3,${P},"start":{"toolUse":{"name":"weather","toolUseId":"tooluse_W1"}}}`),
+    ev('contentBlockDelta', `{"contentBlockIndex":3,"delta":{"toolUse":{"input":"{\\"city\\":\\"Paris\\"}"}},${P}}`),
+    ev('contentBlockStop', `{"contentBlockIndex":3,${P}}`),
+    ev('messageStop', `{${P},"stopReason":"tool_use"}`),
+    ev('metadata', `{"metrics":{"latencyMs":300},${P},"usage":{"inputTokens":40,"outputTokens":22,"totalTokens":62,"cacheReadInputTokens":8}}`),
+  ].map((m) => encodeMessage(m))),
+};
+
+/** Upstream streams with reasoning (and text, calls, signatures, redacted blocks), each to be answered in both client APIs. */
+const CASES: Case[] = [
+  fixture('openai-reasoning-content'), fixture('openai-reasoning-keepalive'), fixture('openai-mistral-arrays'),
+  fixture('anthropic-thinking-crlf'), fixture('anthropic-server-tools-thinking'),
+  fixture('responses-hosted-and-calls'),
+  fixture('ollama-parallel-calls'),
+  fixture('gemini-thinking'), fixture('gemini-function-calls'),
+  fixture('bedrock-reasoning'), bedrockThinkingCall,
+];
+
+/**
+ * ids and times the gateway and the relay make for themselves: the answer's `ID`, its time 0, a
+ * call's id `call_ID_<n>` / `toolu_ID_<n>`; and the model, which the relay's stream names by the
+ * upstream's format (the gateway makes its SseRelay without a model) and the whole answer by the
+ * request's: `M`.
+ */
+function normalized(v: unknown): unknown {
+  return JSON.parse(JSON.stringify(v), (k, x: unknown) => (k === 'created' ? 0 : k === 'model' ? 'M'
+    : k === 'id' && typeof x === 'string' && /^(msg_|chatcmpl-)/.test(x) ? 'ID'
+      : typeof x === 'string' ? x.replace(/^(call|toolu)_(?:seam|gw)\w*_(\d+)$/, '$1_ID_$2') : x));
+}
+
+/** The stream's `delta.reasoning_content` pieces joined, as written ('' for none). */
+function streamedReasoning(wire: string): string {
+  let out = '';
+  for (const line of wire.split('\n')) {
+    if (!line.startsWith('data: {')) continue;
+    const r = (JSON.parse(line.slice(6)) as { choices?: { delta?: { reasoning_content?: string } }[] }).choices?.[0]?.delta?.reasoning_content;
+    if (typeof r === 'string') out += r;
+  }
+  return out;
+}
+
+/** What the client makes of the streamed answer, in the whole answer's terms (see the head of this file). */
+async function finalOfStream(dialect: Dialect, wire: Buffer): Promise<unknown> {
+  if (dialect === 'anthropic') {
+    const { parsed_output: _parsed, ...message } = await anthropicFinal(wire);
+    return message;
+  }
+  const done = await openaiFinal(wire);
+  const reasoning = streamedReasoning(wire.toString('utf8'));
+  const { choices, ...rest } = done;
+  return {
+    ...rest,
+    choices: choices.map(({ logprobs: _logprobs, message: read, ...choice }) => {
+      const { parsed: _parsed, refusal, reasoning_content: kept, content, ...message } = read as typeof read & { reasoning_content?: string };
+      // (openai-node keeps the stream's last piece of reasoning_content: a piece at the end of it all)
+      expect([kept === undefined, reasoning.endsWith(kept ?? '')]).toEqual([reasoning === '', true]);
+      const whole: Record<string, unknown> = {
+        ...message,
+        // (the relay's role chunk begins the content at '', as OpenAI's streams do; OpenAI's whole
+        // answer of calls alone has none: null)
+        content: content === '' && message.tool_calls !== undefined ? null : content,
+      };
+      if (refusal !== null) whole.refusal = refusal;
+      if (reasoning !== '') whole.reasoning_content = reasoning;
+      return { ...choice, message: whole };
+    }),
+  };
+}
+
+const PATHS: Record<Dialect, string> = { openai: '/v1/chat/completions', anthropic: '/v1/messages' };
+
+describe.each(['openai', 'anthropic', 'openai-responses', 'ollama', 'gemini', 'bedrock'].map((f) => [f] as const))('a whole answer from a %s upstream equals the client\'s reading of the streamed one', (format) => {
+  withAwsEnv();
+  let g: Running;
+  beforeAll(async () => {
+    g = await startGateway({ upstreamFormat: format as never });
+  });
+  afterAll(async () => {
+    await g.close();
+  });
+
+  const cases = CASES.filter((c) => c.format === format).flatMap((c) => (['openai', 'anthropic'] as const).filter((d) => d !== format).map((d) => [c.name, d, c] as const));
+  test.each(cases)('%s to an %s client', async (name, dialect, c) => {
+    const ask = async (stream: boolean, round: number) => {
+      g.up.scripts.set(name, { contentType: c.contentType, pieces: cut(c.bytes, randomCuts(c.bytes, rng(SEED + c.bytes.length + round), 24)) });
+      const res = await post(g.url, { model: name, max_tokens: 64, stream, messages: [{ role: 'user', content: 'x' }] }, PATHS[dialect], dialect === 'anthropic' ? { 'anthropic-version': '2023-06-01' } : {});
+      expect(res.status, res.body.toString()).toBe(200);
+      return res.body;
+    };
+    const streamed = await finalOfStream(dialect, await ask(true, 0));
+    const whole = JSON.parse((await ask(false, 1)).toString('utf8')) as unknown;
+    expect(normalized(whole)).toEqual(normalized(streamed));
+  });
+});
+
+describe('whole answers with reasoning, exactly', () => {
+  withAwsEnv();
+  const ask = async (g: Running, c: Case, dialect: Dialect) => {
+    g.up.scripts.set(c.name, { contentType: c.contentType, pieces: [c.bytes] });
+    const res = await post(g.url, { model: c.name, max_tokens: 64, messages: [{ role: 'user', content: 'x' }] }, PATHS[dialect]);
+    expect(res.status, res.body.toString()).toBe(200);
+    return normalized(JSON.parse(res.body.toString('utf8')));
+  };
+
+  test('bedrock (a signed thinking block, a redacted one, text, a call): to an OpenAI client its reasoning_content, to an Anthropic client its blocks', async () => {
+    const g = await startGateway({ upstreamFormat: 'bedrock' });
+    try {
+      expect(await ask(g, bedrockThinkingCall, 'openai')).toEqual({
+        id: 'ID', object: 'chat.completion', created: 0, model: 'M',
+        choices: [{
+          index: 0, finish_reason: 'tool_calls',
+          message: {
+            role: 'assistant', content: 'Je regarde. 🌦', reasoning_content: 'Paris: look it up, "now".',
+            tool_calls: [{ id: 'tooluse_W1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }],
+          },
+        }],
+        usage: { prompt_tokens: 48, completion_tokens: 22, total_tokens: 70, prompt_tokens_details: { cached_tokens: 8 } },
+      });
+      expect(await ask(g, bedrockThinkingCall, 'anthropic')).toEqual({
+        id: 'ID', type: 'message', role: 'assistant', model: 'M',
+        content: [
+          { type: 'thinking', thinking: 'Paris: look it up, "now".', signature: 'ErUBCkYIBRgCIkCsig+/=' },
+          { type: 'redacted_thinking', data: 'UmVkYWN0ZWQ=' },
+          { type: 'text', text: 'Je regarde. 🌦' },
+          { type: 'tool_use', id: 'tooluse_W1', name: 'weather', input: { city: 'Paris' } },
+        ],
+        stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 40, output_tokens: 22, cache_read_input_tokens: 8 },
+      });
+    } finally {
+      await g.close();
+    }
+  });
+
+  test('openai (DeepSeek\'s reasoning_content) to an Anthropic client: a thinking block with no signature, as the relay writes it', async () => {
+    const g = await startGateway({ upstreamFormat: 'openai' });
+    try {
+      const answer = await ask(g, fixture('openai-reasoning-content'), 'anthropic') as { content: unknown };
+      expect(answer.content).toEqual([
+        { type: 'thinking', thinking: '用户问的是 1+1。\n答案显然是 2，但要解释“为什么”。' },
+        { type: 'text', text: '1 + 1 = 2。\n\n原因：在皮亚诺公理中，2 被定义为 1 的后继。✅' },
+      ]);
+    } finally {
+      await g.close();
+    }
+  });
+});
