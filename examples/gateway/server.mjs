@@ -47,7 +47,7 @@ export const DEFAULTS = Object.freeze({
   maxEventBytes: 1 * MiB,
   /** A client's request body. */
   maxRequestBytes: 1 * MiB,
-  /** A whole answer (`stream: false`), and an upstream's error body (64 KiB of which are read). */
+  /** A whole answer (`stream: false`: its text, and its reasoning, each), and an upstream's error body (64 KiB of which are read). */
   maxResponseBytes: 8 * MiB,
   /**
    * The client's write buffer past which the upstream read pauses (the response's high-water
@@ -860,7 +860,8 @@ export function createGateway(options = {}) {
 
     /** Another upstream's stream read whole into one `chat.completion` (`stream: false`). */
     async assemble(upRes, model) {
-      const ms = new ModelStream({ format, normalize: false, maxEventBytes: o.maxEventBytes, maxTextBytes: o.maxResponseBytes });
+      // (the reasoning is part of the answer, and bounded as its text is)
+      const ms = new ModelStream({ format, normalize: false, maxEventBytes: o.maxEventBytes, maxTextBytes: o.maxResponseBytes, maxReasoningBytes: o.maxResponseBytes });
       let text = '';
       let failure = null;
       let broke = false; // the upstream's body broke off
@@ -905,7 +906,7 @@ export function createGateway(options = {}) {
         if (code === 'ERR_INVALID_UTF8') m.utf8Errors.inc();
         if (code === 'ERR_PROVIDER') m.providerErrors.inc({ source: 'stream' });
         if (code === 'ERR_BAD_EVENT') m.badEvents.inc();
-        if (code === 'ERR_EVENT_TOO_LARGE' || code === 'ERR_TEXT_TOO_LONG') { m.limitErrors.inc({ limit: 'response_bytes' }); this.status = 'limit'; }
+        if (code === 'ERR_EVENT_TOO_LARGE' || code === 'ERR_TEXT_TOO_LONG' || code === 'ERR_REASONING_TOO_LONG') { m.limitErrors.inc({ limit: 'response_bytes' }); this.status = 'limit'; }
         if (code === 'ERR_PENDING_BYTES') {
           m.limitErrors.inc({ limit: 'pending_bytes' });
           this.status = 'limit';

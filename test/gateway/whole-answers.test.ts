@@ -24,7 +24,7 @@ import { FIXTURES } from '../helpers/model-fixtures.js';
 import { BEDROCK_FIXTURES, encodeMessage, type Msg } from '../helpers/bedrock-fixtures.js';
 import { anthropicFinal, openaiFinal } from '../helpers/sdk-clients.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
-import { post, startGateway, withAwsEnv, type Running } from './support.js';
+import { metricsAt, post, startGateway, withAwsEnv, type Running } from './support.js';
 
 type Dialect = 'openai' | 'anthropic';
 interface Case { name: string; format: string; bytes: Uint8Array; contentType?: string }
@@ -192,6 +192,26 @@ describe('whole answers with reasoning, exactly', () => {
         { type: 'thinking', thinking: '用户问的是 1+1。\n答案显然是 2，但要解释“为什么”。' },
         { type: 'text', text: '1 + 1 = 2。\n\n原因：在皮亚诺公理中，2 被定义为 1 的后继。✅' },
       ]);
+    } finally {
+      await g.close();
+    }
+  });
+});
+
+describe('the reasoning of a whole answer is bounded as its text is (maxResponseBytes)', () => {
+  test('reasoning past maxResponseBytes: a 502 naming the limit, counted as the response_bytes limit', async () => {
+    const g = await startGateway({ upstreamFormat: 'openai', maxResponseBytes: 64 });
+    try {
+      const chunk = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      const first = chunk({ role: 'assistant', reasoning_content: 'x'.repeat(40) });
+      const body = first + chunk({ reasoning_content: 'y'.repeat(40) }) + chunk({ content: 'ok' }, 'stop') + 'data: [DONE]\n\n';
+      g.up.scripts.set('long', { pieces: [Buffer.from(body)] });
+      const res = await post(g.url, { model: 'long', max_tokens: 9, messages: [{ role: 'user', content: 'x' }] }, '/v1/messages');
+      const at = Buffer.byteLength(first) + 'data: '.length; // (the offset of the second event's data)
+      expect([res.status, JSON.parse(res.body.toString())]).toEqual([502, { type: 'error', error: { type: 'api_error',
+        message: `The reasoning (or refusal, or citations) in the event at byte offset ${at} would pass maxReasoningBytes (64 bytes, 40 kept); nothing past the limit was kept` } }]);
+      const m = await metricsAt(`${g.url}/metrics`);
+      expect([m.get('llm_limit_errors_total{limit="response_bytes"}'), m.get('llm_streams_total{status="limit"}')]).toEqual([1, 1]);
     } finally {
       await g.close();
     }
