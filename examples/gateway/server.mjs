@@ -839,9 +839,15 @@ export function createGateway(options = {}) {
         body = await readBody(upRes, o.maxResponseBytes, false, (n) => { this.heard = tick; return this.hold(n); });
       } catch (err) {
         // the upstream's body broke off (cut short, malformed framing, its connection reset): a 502,
-        // as a head that breaks HTTP/1.1 (not "could not be reached": it answered)
+        // as a head that breaks HTTP/1.1 (not "could not be reached": it answered). It counts as a
+        // stream's body that broke off does, and a whole answer read from one: truncated, and the
+        // upstream's error of source "body".
         this.release();
-        return this.failed(err instanceof UpstreamProtocolError ? err : new UpstreamProtocolError(`the upstream's connection broke in its body: ${err?.message ?? err}`), 'body');
+        if (this.closed || this.left || this.expired) return;
+        this.failed(err instanceof UpstreamProtocolError ? err : new UpstreamProtocolError(`the upstream's connection broke in its body: ${err?.message ?? err}`), 'body');
+        this.status = 'truncated';
+        m.truncated.inc();
+        return;
       }
       this.release();
       if (this.left || this.expired) return;

@@ -508,7 +508,7 @@ describe('an upstream whose answer breaks off: the client\'s error in its own fo
     await nothingLeft(r);
   });
 
-  test.each([['cut short', 'fin'], ['reset', 'reset']] as const)('a whole answer (stream: false) whose body is %s: a 502 that says the upstream broke HTTP/1.1, not a 500, and it counts as failed', async (_, how) => {
+  test.each([['cut short', 'fin'], ['reset', 'reset']] as const)('a whole answer (stream: false) whose body is %s: a 502 that says the upstream broke HTTP/1.1, not a 500, and it counts as truncated, as a stream does', async (_, how) => {
     const r = await breaking('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"id":"x","object":"chat.com', {}, how);
     const got = await post(r.url, chat('m', false));
     expect(got.status).toBe(502);
@@ -519,12 +519,16 @@ describe('an upstream whose answer breaks off: the client\'s error in its own fo
     expect(r.log).toEqual([how === 'fin' ? `gateway: request ${id}: 502: the upstream closed the connection before the end of its body`
       : `gateway: request ${id}: 502: the upstream's connection broke in its body: read ECONNRESET`]);
     await nothingLeft(r);
-    expect(outcomes(await counted(r))).toEqual({ 'llm_streams_total{status="failed"}': 1, 'llm_provider_errors_total{source="body"}': 1 }); // (not "connect": it answered)
+    // (not "connect": it answered)
+    expect(outcomes(await counted(r))).toEqual({
+      'llm_streams_total{status="truncated"}': 1, llm_upstream_truncated_total: 1, 'llm_provider_errors_total{source="body"}': 1,
+    });
   });
 
   // An upstream answer that breaks off after its head counts as the upstream's error (source
-  // "body") however the client asked for it; a streamed one is also truncated. A stream whose body
-  // ended whole without its completion is the truncation alone.
+  // "body") and as truncated however the client asked for it: streamed, whole and passed through
+  // (above), or whole and read from its stream. A stream whose body ended whole without its
+  // completion is the truncation alone.
   test.each([['cut short', 'fin'], ['reset', 'reset']] as const)('a stream whose body is %s: the truncation, and the upstream\'s error with source "body"', async (_, how) => {
     const r = await breaking(sseHead + chunked(chunk('Bon') + openaiCut), {}, how);
     const { body } = await stream(r.url, 'm').got;
