@@ -137,6 +137,8 @@ function makeMetrics() {
     keepalives: c('llm_keepalive_sent_total', 'Keep-alive comments the gateway wrote during upstream silence'),
     timeouts: c('gateway_timeouts_total', 'Requests or streams ended by a timeout: request (the client\'s request did not arrive), body (upstream silence), client (the client took nothing), duration (maxDuration)', ['timeout']),
     authFailures: c('gateway_auth_failures_total', 'Requests refused for a missing or wrong key'),
+    gatewayErrors: c('gateway_errors_total', 'Requests the gateway failed itself (a Bedrock request it could not sign among them): answered 500, or cut off when '
+      + 'the answer had begun; its log has the detail under the request id'),
     connectionsRejected: c('gateway_connections_rejected_total', 'Connections refused by a cap: total, per_address', ['limit']),
     connectionsOpen: new Gauge({ name: 'gateway_connections_open', help: 'Client connections open now', registers: [registry] }),
     pending: new Histogram({
@@ -164,7 +166,7 @@ const NOTHING = Object.freeze({ inc() {}, dec() {}, observe() {}, set() {} });
 const NO_METRICS = Object.freeze({
   registry: null,
   ...Object.fromEntries(['utf8Errors', 'finalMismatch', 'streamsOpen', 'streams', 'bytesIn', 'bytesOut', 'eventsIn', 'eventsOut', 'truncated',
-    'limitErrors', 'providerErrors', 'badEvents', 'keepalives', 'pending', 'timeouts', 'authFailures', 'connectionsRejected', 'connectionsOpen'].map((k) => [k, NOTHING])),
+    'limitErrors', 'providerErrors', 'badEvents', 'keepalives', 'pending', 'timeouts', 'authFailures', 'gatewayErrors', 'connectionsRejected', 'connectionsOpen'].map((k) => [k, NOTHING])),
 });
 
 /**
@@ -438,6 +440,7 @@ export function createGateway(options = {}) {
     const id = idPrefix + (++requests).toString(36);
     res.setHeader('x-request-id', id);
     handle(req, res, id).catch((err) => {
+      m.gatewayErrors.inc();
       log(`gateway: request ${id}: 500: ${err?.stack ?? err}`);
       if (!res.headersSent) sendJson(res, 500, errorBody(`gateway error (request id ${id}; the gateway's log has the detail)`, 'gateway_error', 'ERR_GATEWAY'));
       else res.destroy();
@@ -684,8 +687,12 @@ export function createGateway(options = {}) {
         try {
           headers = await up.sign(payload);
         } catch (err) {
-          this.failed(err);
-          return null;
+          // The gateway's own failure, before any connection (its signer could not be loaded, or
+          // could not sign): no provider error, but a 500 as any other of the gateway's errors
+          // (handle's), its detail in the log under the request id.
+          if (this.closed || this.left || this.expired) return null;
+          this.status = 'failed';
+          throw err;
         }
         if (this.closed || this.left || this.expired) return null;
       }
