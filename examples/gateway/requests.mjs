@@ -4,10 +4,13 @@
 //
 // A request in the upstream's own dialect passes as it is. Otherwise it goes through one middle
 // form, OpenAI Chat's (Anthropic Messages → Chat → the upstream's): its text, images, tools, tool
-// choice, the assistant's tool calls and the tool results in the history. What the upstream has no
-// word for is refused with a RequestError (a 400), never dropped in silence, except what exists
-// only for the provider that wrote it: Anthropic's thinking blocks in the history (their
-// signatures are good only to Anthropic) are left out for any other upstream.
+// choice, the assistant's tool calls and the tool results in the history, and every parameter of
+// the request (below, "The request's parameters": what is carried, what is ignored and why). What
+// the upstream has no word for is refused with a RequestError (a 400), never dropped in silence,
+// except what exists only for the provider that wrote it: Anthropic's thinking blocks in the
+// history (their signatures are good only to Anthropic) are left out for any other upstream; and
+// what changes nothing in the answer (an end user's id, tags, caching, the service tier), ignored
+// where the upstream has no word of its own for it.
 import { describeFormat } from 'seam-stream';
 
 /** A request the gateway cannot carry to its upstream: answered 400 in the client's API shape. */
@@ -84,9 +87,7 @@ function toolsOf(body) {
 export function chatFromMessages(body, format) {
   const out = { model: body.model, messages: [] };
   if (body.stream !== undefined) out.stream = body.stream;
-  if (body.max_tokens !== undefined) out.max_tokens = body.max_tokens;
-  for (const k of ['temperature', 'top_p']) if (body[k] !== undefined) out[k] = body[k];
-  if (body.stop_sequences !== undefined) out.stop = body.stop_sequences;
+  paramsFromMessages(body, out, format);
   if (body.system !== undefined) {
     const system = textOf(body.system);
     if (system !== '') out.messages.push({ role: 'system', content: system });
@@ -163,7 +164,7 @@ export function chatFromMessages(body, format) {
 
 /** Chat's history as Anthropic's: system apart, tool calls as tool_use blocks, tool results as tool_result blocks of a user turn. */
 function toAnthropic(body, messages) {
-  const out = { model: body.model, max_tokens: body.max_tokens ?? body.max_completion_tokens ?? 1024, messages: [] };
+  const out = { model: body.model, max_tokens: given(body.max_tokens) ?? given(body.max_completion_tokens) ?? 1024, messages: [] };
   let system = '';
   let results = null; // the user turn that gathers consecutive tool results (and the user text right after them)
   for (const m of messages) {
@@ -225,8 +226,6 @@ function toAnthropic(body, messages) {
   if (body.parallel_tool_calls === false && tools.length > 0) choice = { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
   if (choice !== undefined) out.tool_choice = choice;
   if (body.stream !== undefined) out.stream = body.stream;
-  for (const k of ['temperature', 'top_p']) if (body[k] !== undefined) out[k] = body[k];
-  if (body.stop !== undefined) out.stop_sequences = [].concat(body.stop);
   return out;
 }
 
@@ -249,8 +248,6 @@ function toResponses(body, messages) {
     else input.push({ role: m.role, content: [...(text !== '' ? [{ type: 'input_text', text }] : []), ...images.map((url) => ({ type: 'input_image', image_url: url }))] });
   }
   const out = { model: body.model, input, stream: body.stream };
-  if (body.max_tokens ?? body.max_completion_tokens) out.max_output_tokens = body.max_tokens ?? body.max_completion_tokens;
-  for (const k of ['temperature', 'top_p', 'parallel_tool_calls']) if (body[k] !== undefined) out[k] = body[k];
   const tools = toolsOf(body);
   if (tools.length > 0) out.tools = tools.map((f) => ({ type: 'function', name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), parameters: f.parameters ?? { type: 'object', properties: {} } }));
   const c = body.tool_choice;
@@ -286,7 +283,6 @@ function toOllama(body, messages) {
   const payload = { model: body.model, messages: out, stream: body.stream };
   const tools = toolsOf(body);
   if (tools.length > 0) payload.tools = tools.map((f) => ({ type: 'function', function: f }));
-  if (body.temperature !== undefined) payload.options = { temperature: body.temperature };
   return payload;
 }
 
@@ -363,12 +359,6 @@ function toGemini(body, messages) {
   else if (isObject(c) && typeof c.function?.name === 'string') mode = { mode: 'ANY', allowedFunctionNames: [c.function.name] };
   else if (c !== undefined) throw new RequestError(`tool_choice ${JSON.stringify(c)}`);
   if (mode !== undefined) out.toolConfig = { functionCallingConfig: mode };
-  const g = {};
-  if (body.temperature !== undefined) g.temperature = body.temperature;
-  if (body.top_p !== undefined) g.topP = body.top_p;
-  if ((body.max_tokens ?? body.max_completion_tokens) !== undefined) g.maxOutputTokens = body.max_tokens ?? body.max_completion_tokens;
-  if (body.stop !== undefined) g.stopSequences = [].concat(body.stop);
-  if (Object.keys(g).length > 0) out.generationConfig = g;
   return out;
 }
 
@@ -410,12 +400,6 @@ function toConverse(body, messages) {
     } else out.messages.push({ role: 'user', content });
   }
   if (system.length > 0) out.system = system;
-  const inference = {};
-  if ((body.max_tokens ?? body.max_completion_tokens) !== undefined) inference.maxTokens = body.max_tokens ?? body.max_completion_tokens;
-  if (body.temperature !== undefined) inference.temperature = body.temperature;
-  if (body.top_p !== undefined) inference.topP = body.top_p;
-  if (body.stop !== undefined) inference.stopSequences = [].concat(body.stop);
-  if (Object.keys(inference).length > 0) out.inferenceConfig = inference;
   const tools = toolsOf(body);
   const c = body.tool_choice;
   if (c === 'none' && tools.length > 0) throw new RequestError('tool_choice "none" has no word in Bedrock Converse: leave the tools out instead');
@@ -427,6 +411,375 @@ function toConverse(body, messages) {
     else if (c !== undefined && c !== 'none') throw new RequestError(`tool_choice ${JSON.stringify(c)}`);
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The request's parameters
+//
+// Each field of the client's request is carried in the upstream's words, ignored on purpose where
+// it has no effect on the answer's content (each with its reason below), or refused with a
+// RequestError that names it: never dropped in silence. The fields are those of the APIs'
+// references (OpenAI's ChatCompletionCreateParams, Anthropic's MessageCreateParams) and `top_k`,
+// which OpenAI-compatible servers take and Anthropic's API takes for the models that do. A field
+// that neither API has is refused: its meaning is unknown, so there is no word to carry it in
+// and no telling that it does nothing. A vendor's extension reaches an upstream of the client's
+// own API, where the request passes as it is.
+
+const THINKING = Symbol('thinking'); // an Anthropic client's `thinking` in the middle form: Chat has no word for it
+const NAMES = Symbol('names'); // the Anthropic client's names of the middle form's fields, for the errors
+
+const THROUGH_CHAT = 'the gateway has no word for it in OpenAI Chat\'s form, through which it translates';
+
+/** A value given (null is the APIs' "none given"). */
+const given = (v) => (v === null ? undefined : v);
+
+/**
+ * An Anthropic request's parameters in Chat's words (the conversation's fields are chatFromMessages'):
+ * thinking kept aside for the upstreams that have a word for it.
+ */
+function paramsFromMessages(body, out, format) {
+  const names = {};
+  for (const [k, raw] of Object.entries(body)) {
+    const v = given(raw);
+    if (v === undefined) continue;
+    switch (k) {
+      case 'model': case 'messages': case 'system': case 'tools': case 'tool_choice': case 'stream':
+        break; // (the conversation's)
+      case 'max_tokens': case 'temperature': case 'top_p': case 'top_k':
+        out[k] = v;
+        break;
+      case 'stop_sequences':
+        out.stop = v;
+        names.stop = k;
+        break;
+      case 'thinking':
+        out[THINKING] = v;
+        break;
+      case 'output_config': case 'output_format': { // (output_format: the beta's name of output_config.format)
+        const config = k === 'output_format' ? { format: v } : v;
+        if (!isObject(config)) throw new RequestError(`${k} must be an object`);
+        for (const [key, value] of Object.entries(config)) {
+          if (given(value) === undefined) continue;
+          if (key === 'effort') {
+            out.reasoning_effort = value;
+            names.reasoning_effort = 'output_config.effort';
+          } else if (key === 'format') {
+            if (!isObject(value) || value.type !== 'json_schema' || !isObject(value.schema)) throw new RequestError(`${k === 'output_format' ? k : 'output_config.format'} must be { type: "json_schema", schema }`);
+            // (Chat's json_schema must have a name; Anthropic's output is held to the schema, which is what strict asks)
+            out.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: value.schema, strict: true } };
+            names.response_format = k === 'output_format' ? k : 'output_config.format';
+          } else throw new RequestError(`output_config.${key} cannot be carried to the ${format} upstream: ${THROUGH_CHAT}`);
+        }
+        break;
+      }
+      // metadata.user_id: an id of the end user for the provider's abuse detection; service_tier and
+      // speed: the capacity and the speed the answer is made with; cache_control and diagnostics:
+      // prompt caching, and why it missed. None changes the answer: ignored for another upstream.
+      case 'metadata': case 'service_tier': case 'speed': case 'cache_control': case 'diagnostics':
+        break;
+      case 'inference_geo': // (where the model runs: a promise the gateway cannot make for another provider)
+      default:
+        throw new RequestError(`${k} cannot be carried to the ${format} upstream: ${k === 'inference_geo' ? 'it says where Anthropic runs the model' : THROUGH_CHAT}`);
+    }
+  }
+  out[NAMES] = names;
+}
+
+/** What a field means when it is absent: given this value, a field with no word upstream is no loss. */
+const DEFAULTS = {
+  n: (v) => v === 1,
+  logprobs: (v) => v === false,
+  top_logprobs: (v) => v === 0,
+  logit_bias: (v) => isObject(v) && Object.keys(v).length === 0,
+  modalities: (v) => Array.isArray(v) && v.every((m) => m === 'text'),
+  frequency_penalty: (v) => v === 0,
+  presence_penalty: (v) => v === 0,
+  stop: (v) => Array.isArray(v) && v.length === 0,
+  parallel_tool_calls: (v, chat) => v === true || toolsOf(chat).length === 0,
+};
+
+/** Why a field is refused, where it is the same for every upstream. */
+const REASONS = {
+  n: 'the relay follows one choice',
+  logprobs: 'the relayed answer carries no logprobs',
+  top_logprobs: 'the relayed answer carries no logprobs',
+  logit_bias: 'it biases token ids of OpenAI\'s tokenizers',
+  modalities: 'the relay carries text',
+  audio: 'the relay carries text',
+  web_search_options: 'it is OpenAI\'s own search',
+  functions: 'it is the deprecated form of tools: send tools',
+  function_call: 'it is the deprecated form of tool_choice: send tool_choice',
+};
+
+/**
+ * Chat's fields that change nothing in the answer's content: an end user's id for the provider's
+ * abuse detection (user, safety_identifier), tags and storage of the request on the provider's
+ * side (metadata, store), prompt caching, the capacity the answer is made with (service_tier).
+ * Where the upstream has no word of its own for them, they are ignored.
+ */
+const NO_EFFECT = ['user', 'safety_identifier', 'metadata', 'store', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier'];
+
+/** The fields of a Chat request, taken one by one as an upstream's words are written. */
+class Params {
+  constructor(chat, format) {
+    this.chat = chat;
+    this.format = format;
+    this.names = chat[NAMES] ?? {};
+    this.seen = new Set(['model', 'messages', 'tools', 'tool_choice', 'stream']); // (the conversation's: the translations')
+  }
+
+  /** A field's value, if given; the field taken care of. */
+  take(k) {
+    this.seen.add(k);
+    return given(this.chat[k]);
+  }
+
+  /** Fields ignored on purpose (the reasons where it is called). */
+  ignore(...ks) {
+    for (const k of ks) this.seen.add(k);
+  }
+
+  /** A RequestError for a field (named as the client wrote it). */
+  refuse(k, why = 'its API has no word for it') {
+    return new RequestError(`${this.names[k] ?? k} cannot be carried to the ${this.format} upstream: ${why}`);
+  }
+
+  /** response_format, checked: undefined for text (the default), else the JSON it asks for. */
+  responseFormat() {
+    const rf = this.take('response_format');
+    if (rf === undefined) return undefined;
+    if (!isObject(rf) || !['text', 'json_object', 'json_schema'].includes(rf.type)) throw new RequestError('response_format must be { type: "text" | "json_object" | "json_schema" }');
+    if (rf.type === 'json_schema' && (!isObject(rf.json_schema) || !isObject(rf.json_schema.schema))) throw new RequestError('response_format of type json_schema needs its json_schema.schema, an object');
+    return rf.type === 'text' ? undefined : rf;
+  }
+
+  /** A json_schema's description, where the upstream has no word for it (it guides the model). */
+  noDescription(rf) {
+    if (rf?.type === 'json_schema' && given(rf.json_schema.description) !== undefined) throw this.refuse('response_format.json_schema.description');
+  }
+
+  /**
+   * How much and whether to think: reasoning_effort (Anthropic's output_config.effort) and an
+   * Anthropic client's thinking, together. `think` (true, false or undefined: not said), `level`
+   * (the effort), `budget` (thinking's budget_tokens), `show` (the thinking is to be shown), and
+   * `thinking` as the client sent it.
+   */
+  reasoning() {
+    const level = this.take('reasoning_effort');
+    const t = given(this.chat[THINKING]);
+    if (t === undefined) return { level, think: level === undefined ? undefined : level !== 'none' };
+    if (!isObject(t) || !['enabled', 'adaptive', 'disabled', 'between_tools'].includes(t.type)) throw new RequestError('thinking must be { type: "enabled", budget_tokens } or { type: "adaptive" }, { type: "disabled" }');
+    if (t.type === 'disabled' && level !== undefined) throw this.refuse('thinking', 'thinking disabled with an effort says two things where it has one word');
+    const out = { level, think: t.type !== 'disabled', show: t.type !== 'disabled' && t.display !== 'omitted', thinking: t };
+    if (t.type === 'enabled') out.budget = t.budget_tokens;
+    return out;
+  }
+
+  /** Thinking, where the upstream has neither a budget nor `between_tools`. */
+  noBudget(r) {
+    if (r.thinking?.type === 'between_tools') throw this.refuse('thinking', 'it has no word for thinking between tool calls only');
+    if (r.budget !== undefined) throw this.refuse('thinking', 'it has no thinking budget (thinking { type: "adaptive" } and output_config.effort can be carried)');
+  }
+
+  /** What is left: the fields with no word upstream refused (but for their defaults), those with no effect ignored, and fields of no API refused. */
+  finish() {
+    // the usage: the relay writes it whenever the upstream gives it, asked or not (include_obfuscation pads OpenAI's own events)
+    this.ignore('stream_options');
+    // a predicted output makes the answer faster, not different
+    this.ignore('prediction');
+    this.ignore(...NO_EFFECT);
+    if (given(this.chat[THINKING]) !== undefined && !this.seen.has(THINKING)) throw this.refuse('thinking');
+    for (const k of ['max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'top_k', 'stop', 'seed', 'frequency_penalty', 'presence_penalty', 'n', 'logprobs', 'top_logprobs',
+      'logit_bias', 'response_format', 'reasoning_effort', 'verbosity', 'parallel_tool_calls', 'moderation', 'modalities', 'audio', 'web_search_options', 'functions', 'function_call']) {
+      if (this.seen.has(k)) continue;
+      const v = this.take(k);
+      if (k === 'response_format' && isObject(v) && v.type === 'text') continue;
+      if (v !== undefined && !DEFAULTS[k]?.(v, this.chat)) throw this.refuse(k, REASONS[k]);
+    }
+    for (const k of Object.keys(this.chat)) {
+      if (!this.seen.has(k) && given(this.chat[k]) !== undefined) throw new RequestError(`${k} is not a field of OpenAI's Chat Completions API: it cannot be carried to the ${this.format} upstream`);
+    }
+  }
+}
+
+/** Sets `out[key]` to `value` when a value is given. */
+function put(out, key, value) {
+  if (value !== undefined) out[key] = value;
+}
+
+/** The Ollama `think` of a reasoning: false, true, or the level gpt-oss takes. */
+function ollamaThink(p, r) {
+  p.noBudget(r);
+  if (r.level === undefined) return r.think;
+  if (r.level === 'none') return false;
+  if (['low', 'medium', 'high'].includes(r.level)) return r.level;
+  throw p.refuse('reasoning_effort', `its think takes low, medium or high, not ${JSON.stringify(r.level)}`);
+}
+
+/** Each upstream's words for the request's parameters, written into its payload `out`. */
+const PARAMS = {
+  // an Anthropic client's request in Chat's form: every field is Chat's own, but thinking
+  openai(p, out) {
+    for (const k of Object.keys(out)) p.take(k);
+    const r = p.reasoning();
+    p.seen.add(THINKING);
+    p.noBudget(r);
+    // adaptive: the model decides whether and how much to think, which is what a Chat model does
+    // when asked nothing; Chat has no word for showing it, and the relay writes what reasoning comes
+    if (r.think === false && r.level === undefined) out.reasoning_effort = 'none';
+  },
+
+  'openai-responses'(p, out) {
+    const max = p.take('max_tokens') ?? p.take('max_completion_tokens');
+    p.take('max_completion_tokens');
+    put(out, 'max_output_tokens', max);
+    for (const k of ['temperature', 'top_p', 'parallel_tool_calls', 'store', 'metadata', 'user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'moderation']) put(out, k, p.take(k));
+    const text = {};
+    const rf = p.responseFormat();
+    if (rf?.type === 'json_object') text.format = { type: 'json_object' };
+    else if (rf !== undefined) text.format = { type: 'json_schema', ...rf.json_schema };
+    put(text, 'verbosity', p.take('verbosity'));
+    if (Object.keys(text).length > 0) out.text = text;
+    const r = p.reasoning();
+    p.seen.add(THINKING);
+    p.noBudget(r);
+    const reasoning = {};
+    put(reasoning, 'effort', r.level ?? (r.think === false ? 'none' : undefined));
+    if (r.show) reasoning.summary = 'auto';
+    if (Object.keys(reasoning).length > 0) out.reasoning = reasoning;
+  },
+
+  // (also bedrock-invoke's: Anthropic's Messages body on Bedrock)
+  anthropic(p, out) {
+    p.take('max_tokens');
+    p.take('max_completion_tokens');
+    p.take('parallel_tool_calls'); // (toAnthropic's: disable_parallel_tool_use)
+    for (const k of ['temperature', 'top_p', 'top_k']) put(out, k, p.take(k));
+    const stop = p.take('stop');
+    if (stop !== undefined) out.stop_sequences = [].concat(stop);
+    const config = {};
+    const rf = p.responseFormat();
+    if (rf?.type === 'json_object') throw p.refuse('response_format', 'its output format is a JSON schema (json_schema can be carried)');
+    p.noDescription(rf);
+    // (the schema's name names it, and Anthropic holds every output to its schema, which is what strict asks)
+    if (rf !== undefined) config.format = { type: 'json_schema', schema: rf.json_schema.schema };
+    const r = p.reasoning();
+    p.seen.add(THINKING);
+    if (r.level !== undefined) {
+      if (!['low', 'medium', 'high', 'xhigh', 'max'].includes(r.level)) throw p.refuse('reasoning_effort', `its effort is low, medium, high, xhigh or max, not ${JSON.stringify(r.level)}`);
+      config.effort = r.level;
+    }
+    if (Object.keys(config).length > 0) out.output_config = config;
+    put(out, 'thinking', r.thinking);
+    if (p.format === 'anthropic') {
+      const id = p.take('safety_identifier') ?? p.take('user');
+      p.take('user');
+      if (id !== undefined) out.metadata = { user_id: id };
+    }
+  },
+
+  ollama(p, out) {
+    const options = {};
+    for (const k of ['temperature', 'top_p', 'top_k', 'seed', 'presence_penalty', 'frequency_penalty']) put(options, k, p.take(k));
+    const max = p.take('max_tokens') ?? p.take('max_completion_tokens');
+    p.take('max_completion_tokens');
+    put(options, 'num_predict', max);
+    const stop = p.take('stop');
+    if (stop !== undefined) options.stop = [].concat(stop);
+    if (Object.keys(options).length > 0) out.options = options;
+    const rf = p.responseFormat();
+    p.noDescription(rf);
+    // (a schema holds Ollama's output whatever strict says; its name names it)
+    if (rf !== undefined) out.format = rf.type === 'json_object' ? 'json' : rf.json_schema.schema;
+    const r = p.reasoning();
+    p.seen.add(THINKING);
+    put(out, 'think', ollamaThink(p, r));
+    // parallel_tool_calls: Ollama has no switch for it; ignored rather than refused, as agents send
+    // it on every turn: the client reads any number of calls, and may get more than one
+    p.ignore('parallel_tool_calls');
+  },
+
+  ddg(p) {
+    // max_tokens: Anthropic's clients must send one, and most OpenAI clients do; ddg has no such
+    // bound (and bills nothing): ignored, and the answer can be longer
+    p.ignore('max_tokens', 'max_completion_tokens');
+  },
+
+  gemini(p, out) {
+    const g = {};
+    for (const [k, name] of [['temperature', 'temperature'], ['top_p', 'topP'], ['top_k', 'topK'], ['seed', 'seed'], ['presence_penalty', 'presencePenalty'], ['frequency_penalty', 'frequencyPenalty']]) put(g, name, p.take(k));
+    const max = p.take('max_tokens') ?? p.take('max_completion_tokens');
+    p.take('max_completion_tokens');
+    put(g, 'maxOutputTokens', max);
+    const stop = p.take('stop');
+    if (stop !== undefined) g.stopSequences = [].concat(stop);
+    const rf = p.responseFormat();
+    p.noDescription(rf);
+    if (rf !== undefined) {
+      g.responseMimeType = 'application/json';
+      // (the schema holds Gemini's output whatever strict says; its name names it)
+      if (rf.type === 'json_schema') g.responseJsonSchema = rf.json_schema.schema;
+    }
+    const r = p.reasoning();
+    p.seen.add(THINKING);
+    if (r.thinking?.type === 'between_tools') throw p.refuse('thinking', 'it has no word for thinking between tool calls only');
+    const thinking = {};
+    if (r.level !== undefined && r.level !== 'none') {
+      if (!['minimal', 'low', 'medium', 'high'].includes(r.level)) throw p.refuse('reasoning_effort', `its thinkingLevel is minimal, low, medium or high, not ${JSON.stringify(r.level)}`);
+      if (r.budget !== undefined) throw p.refuse('thinking', 'a budget with an effort: Gemini takes a thinkingBudget or a thinkingLevel, not both');
+      thinking.thinkingLevel = r.level.toUpperCase();
+    } else if (r.think === false) thinking.thinkingBudget = 0;
+    else if (r.budget !== undefined) thinking.thinkingBudget = r.budget;
+    else if (r.thinking?.type === 'adaptive') thinking.thinkingBudget = -1; // (dynamic: the model decides)
+    if (r.show) thinking.includeThoughts = true;
+    if (Object.keys(thinking).length > 0) g.thinkingConfig = thinking;
+    if (Object.keys(g).length > 0) out.generationConfig = g;
+    // parallel_tool_calls: Gemini has no switch for it; ignored rather than refused, as agents send
+    // it on every turn: the client reads any number of calls, and may get more than one
+    p.ignore('parallel_tool_calls');
+  },
+
+  bedrock(p, out) {
+    const inference = {};
+    const max = p.take('max_tokens') ?? p.take('max_completion_tokens');
+    p.take('max_completion_tokens');
+    put(inference, 'maxTokens', max);
+    put(inference, 'temperature', p.take('temperature'));
+    put(inference, 'topP', p.take('top_p'));
+    const stop = p.take('stop');
+    if (stop !== undefined) inference.stopSequences = [].concat(stop);
+    if (Object.keys(inference).length > 0) out.inferenceConfig = inference;
+    // what Converse leaves to each model, in the words of the models that take it (Claude's
+    // top_k and thinking); a model that does not take them answers 400
+    const extra = {};
+    put(extra, 'top_k', p.take('top_k'));
+    const r = p.reasoning();
+    p.seen.add(THINKING);
+    if (r.level !== undefined) throw p.refuse('reasoning_effort', 'Converse has no common word for it');
+    put(extra, 'thinking', r.thinking);
+    if (Object.keys(extra).length > 0) out.additionalModelRequestFields = extra;
+    const rf = p.responseFormat();
+    if (rf?.type === 'json_object') throw p.refuse('response_format', 'its output format is a JSON schema (json_schema can be carried)');
+    if (rf !== undefined) {
+      // (a schema holds the output whatever strict says)
+      const { name, description, schema } = rf.json_schema;
+      const jsonSchema = { schema: JSON.stringify(schema) };
+      put(jsonSchema, 'name', given(name));
+      put(jsonSchema, 'description', given(description));
+      out.outputConfig = { textFormat: { type: 'json_schema', structure: { jsonSchema } } };
+    }
+    // parallel_tool_calls: Converse has no switch for it; ignored rather than refused, as agents send
+    // it on every turn: the client reads any number of calls, and may get more than one
+    p.ignore('parallel_tool_calls');
+  },
+};
+PARAMS['bedrock-invoke'] = PARAMS.anthropic;
+
+/** The request's parameters written into the upstream's payload (`chat`: the request in Chat's form). */
+function carryParams(format, chat, out) {
+  const p = new Params(chat, format);
+  PARAMS[format](p, out);
+  p.finish();
 }
 
 /** The region of a Bedrock endpoint (`bedrock-runtime.<region>.amazonaws.com`), else AWS_REGION or AWS_DEFAULT_REGION. */
@@ -509,20 +862,24 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
     case 'openai':
       path = `${prefix}/v1/chat/completions`;
       payload = chat;
+      if (!same) carryParams(format, chat, payload);
       break;
     case 'openai-responses':
       path = `${prefix}/v1/responses`;
       payload = toResponses(chat, messages);
+      carryParams(format, chat, payload);
       break;
     case 'anthropic':
       path = `${prefix}/v1/messages`;
       payload = same ? body : toAnthropic(chat, messages);
+      if (!same) carryParams(format, chat, payload);
       out['anthropic-version'] = typeof headers['anthropic-version'] === 'string' && same ? headers['anthropic-version'] : '2023-06-01';
       if (same && typeof headers['anthropic-beta'] === 'string') out['anthropic-beta'] = headers['anthropic-beta'];
       break;
     case 'ollama':
       path = `${prefix}/api/chat`;
       payload = toOllama(chat, messages);
+      carryParams(format, chat, payload);
       break;
     case 'ddg':
       if (toolsOf(chat).length > 0 || messages.some((m) => m.role === 'tool' || m.tool_calls?.length > 0)) {
@@ -530,6 +887,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       }
       path = prefix || '/';
       payload = { model: chat.model, messages: messages.map((m) => ({ role: m.role, content: textOf(m.content) })) };
+      carryParams(format, chat, payload);
       break;
     case 'gemini': {
       // the model is in the path; the key in x-goog-api-key (the gateway's own, or the client's bearer)
@@ -538,6 +896,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       const model = (/^(models|tunedModels)\//.test(chat.model) ? chat.model : `models/${chat.model}`).split('/').map(encodeURIComponent).join('/');
       path = `${prefix}/v1beta/${model}:streamGenerateContent`;
       payload = toGemini(chat, messages);
+      carryParams(format, chat, payload);
       if (key !== undefined) out['x-goog-api-key'] = key;
       const q = new URLSearchParams(url.search);
       q.set('alt', 'sse');
@@ -547,6 +906,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       if (typeof chat.model !== 'string' || chat.model === '') throw new RequestError('a bedrock upstream needs a model id');
       path = `${prefix}/model/${encodeURIComponent(chat.model)}/converse-stream`;
       payload = toConverse(chat, messages);
+      carryParams(format, chat, payload);
       const target = { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };
       // SigV4 over the body as sent: the gateway signs once it has the body's bytes
       const sign = bedrockSigner(url.hostname, env);
@@ -557,7 +917,9 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       // Claude on Bedrock: Anthropic's Messages body, without model and stream, with Bedrock's anthropic_version
       if (typeof chat.model !== 'string' || chat.model === '') throw new RequestError('a bedrock upstream needs a model id');
       path = `${prefix}/model/${encodeURIComponent(chat.model)}/invoke-with-response-stream`;
-      const { model: _model, stream: _stream, ...anthropicBody } = same ? body : toAnthropic(chat, messages);
+      const messagesBody = toAnthropic(chat, messages);
+      carryParams(format, chat, messagesBody);
+      const { model: _model, stream: _stream, ...anthropicBody } = messagesBody;
       payload = { anthropic_version: 'bedrock-2023-05-31', ...anthropicBody };
       const target = { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };
       target.sign = signing(bedrockSigner(url.hostname, env), url, target, out, path);

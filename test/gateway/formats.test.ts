@@ -137,7 +137,7 @@ describe('the upstream request of each format', () => {
       expect(h.authorization).toBeUndefined();
     }],
     ['ollama', '/api/chat', (b) => {
-      expect(b).toEqual({ model: 'probe', stream: true, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Bonjour' }] });
+      expect(b).toEqual({ model: 'probe', stream: true, options: { num_predict: 5 }, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Bonjour' }] });
     }],
     ['ddg', '/duckchat/v1/chat?x=1', (b) => {
       expect(b).toEqual({ model: 'probe', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Bonjour' }] });

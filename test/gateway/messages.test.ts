@@ -245,7 +245,7 @@ const upstreamBodies: Record<Exclude<ModelFormat, 'ddg'>, unknown> = {
     generationConfig: { temperature: 0.5, maxOutputTokens: 100, stopSequences: ['END'] },
   },
   ollama: {
-    model: 'probe', stream: true, options: { temperature: 0.5 },
+    model: 'probe', stream: true, options: { temperature: 0.5, num_predict: 100, stop: ['END'] },
     tools: [{ type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: TOOLS_SCHEMA } }],
     messages: [
       { role: 'system', content: 'Be brief.' },
@@ -371,8 +371,10 @@ describe('tools and tool results carried to each upstream', () => {
   test.each((['openai', 'anthropic', 'openai-responses', 'ollama', 'gemini'] as const).flatMap((u) => (['openai', 'anthropic'] as const).map((c) => [c, u] as const)))(
     'a %s client\'s turn to a %s upstream', async (client, format) => {
       const r = await start(format);
-      const res = client === 'openai' ? await post(r.url, chatTurn, '/v1/chat/completions', { authorization: 'Bearer sk-client' })
-        : await post(r.url, anthropicTurn, '/v1/messages', { 'x-api-key': 'sk-client', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'b1' });
+      // (the Responses API has no stop sequences: a turn with them is refused, test/gateway/request-params.test.ts)
+      const noStop = format === 'openai-responses';
+      const res = client === 'openai' ? await post(r.url, noStop ? { ...chatTurn, stop: undefined } : chatTurn, '/v1/chat/completions', { authorization: 'Bearer sk-client' })
+        : await post(r.url, noStop ? { ...anthropicTurn, stop_sequences: undefined } : anthropicTurn, '/v1/messages', { 'x-api-key': 'sk-client', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'b1' });
       expect(res.status, res.body.toString()).toBe(200);
       const got = r.up.received.at(-1)!;
       // in the client's own API the body passes as it is (thinking blocks and all)
