@@ -1,0 +1,317 @@
+// The request's parameters through the gateway (examples/gateway/requests.mjs): each field of an
+// OpenAI Chat or an Anthropic Messages request reaches an upstream of another API in its words, is
+// ignored on purpose (what changes nothing in the answer), or is refused with a 400 in the client's
+// shape that names it, and the upstream is not called; never dropped in silence.
+// - for each upstream format, the exact body the upstream receives for a request with the fields
+//   it carries (the upstreams' words written here from each API's reference);
+// - the fields ignored on purpose leave the body as it is without them;
+// - each refusal, at /v1/chat/completions in OpenAI's shape and at /v1/messages in Anthropic's;
+// - end to end, the official clients asking for JSON by a schema from a gemini upstream.
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { closeGateway, post, startGateway, withAwsEnv, type Running } from './support.js';
+
+type Format = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg' | 'gemini' | 'bedrock' | 'bedrock-invoke';
+type Body = Record<string, unknown>;
+
+withAwsEnv(); // (a bedrock upstream's requests are signed)
+
+const SCHEMA = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+const SYSTEM = 'Be brief.';
+const QUESTION = 'Where is the Louvre?';
+
+/** An OpenAI client's request: the conversation and `fields`. */
+const chatRequest = (fields: Body): Body => ({ model: 'probe', stream: true, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }], ...fields });
+/** An Anthropic client's request: the conversation and `fields`. */
+const messagesRequest = (fields: Body): Body => ({ model: 'probe', max_tokens: 300, stream: true, system: SYSTEM, messages: [{ role: 'user', content: QUESTION }], ...fields });
+const ANTHROPIC_HEADERS = { 'anthropic-version': '2023-06-01' };
+
+// The conversation in each upstream's words (its parameters apart).
+const conversation: Record<Format, Body> = {
+  openai: { model: 'probe', stream: true, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }] },
+  'openai-responses': { model: 'probe', stream: true, input: [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }] },
+  anthropic: { model: 'probe', stream: true, system: SYSTEM, messages: [{ role: 'user', content: QUESTION }] },
+  ollama: { model: 'probe', stream: true, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }] },
+  ddg: { model: 'probe', messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }] },
+  gemini: { contents: [{ role: 'user', parts: [{ text: QUESTION }] }], systemInstruction: { parts: [{ text: SYSTEM }] } },
+  bedrock: { messages: [{ role: 'user', content: [{ text: QUESTION }] }], system: [{ text: SYSTEM }] },
+  'bedrock-invoke': { anthropic_version: 'bedrock-2023-05-31', system: SYSTEM, messages: [{ role: 'user', content: QUESTION }] },
+};
+
+// An OpenAI client's request with every field each upstream carries, and the body it must receive.
+const fromChat: [Format, Body, Body][] = [
+  ['openai-responses', {
+    max_completion_tokens: 300, temperature: 0.2, top_p: 0.9, store: false, metadata: { team: 'atlas' }, user: 'u-1', safety_identifier: 'sid-1',
+    prompt_cache_key: 'pk', prompt_cache_retention: '24h', service_tier: 'flex', moderation: { model: 'omni-moderation-latest' },
+    response_format: { type: 'json_schema', json_schema: { name: 'place', description: 'A place', schema: SCHEMA, strict: true } }, verbosity: 'low', reasoning_effort: 'high',
+  }, {
+    max_output_tokens: 300, temperature: 0.2, top_p: 0.9, store: false, metadata: { team: 'atlas' }, user: 'u-1', safety_identifier: 'sid-1',
+    prompt_cache_key: 'pk', prompt_cache_retention: '24h', service_tier: 'flex', moderation: { model: 'omni-moderation-latest' },
+    text: { format: { type: 'json_schema', name: 'place', description: 'A place', schema: SCHEMA, strict: true }, verbosity: 'low' }, reasoning: { effort: 'high' },
+  }],
+  ['anthropic', {
+    max_completion_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, stop: 'END', user: 'u-1',
+    response_format: { type: 'json_schema', json_schema: { name: 'place', schema: SCHEMA, strict: true } }, reasoning_effort: 'high',
+  }, {
+    max_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, stop_sequences: ['END'], metadata: { user_id: 'u-1' },
+    output_config: { format: { type: 'json_schema', schema: SCHEMA }, effort: 'high' },
+  }],
+  ['bedrock-invoke', {
+    max_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, stop: ['END'],
+    response_format: { type: 'json_schema', json_schema: { name: 'place', schema: SCHEMA } }, reasoning_effort: 'max',
+  }, {
+    max_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, stop_sequences: ['END'],
+    output_config: { format: { type: 'json_schema', schema: SCHEMA }, effort: 'max' },
+  }],
+  ['ollama', {
+    max_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, seed: 7, presence_penalty: 0.5, frequency_penalty: 0.25, stop: ['END', 'STOP'],
+    response_format: { type: 'json_schema', json_schema: { name: 'place', schema: SCHEMA, strict: true } }, reasoning_effort: 'low',
+  }, {
+    options: { temperature: 0.2, top_p: 0.9, top_k: 40, seed: 7, presence_penalty: 0.5, frequency_penalty: 0.25, num_predict: 300, stop: ['END', 'STOP'] },
+    format: SCHEMA, think: 'low',
+  }],
+  ['ollama', { response_format: { type: 'json_object' }, reasoning_effort: 'none' }, { format: 'json', think: false }],
+  ['ddg', { max_tokens: 300 }, {}],
+  ['gemini', {
+    max_completion_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, seed: 7, presence_penalty: 0.5, frequency_penalty: 0.25, stop: 'END',
+    response_format: { type: 'json_schema', json_schema: { name: 'place', schema: SCHEMA, strict: true } }, reasoning_effort: 'low',
+  }, {
+    generationConfig: {
+      temperature: 0.2, topP: 0.9, topK: 40, seed: 7, presencePenalty: 0.5, frequencyPenalty: 0.25, maxOutputTokens: 300, stopSequences: ['END'],
+      responseMimeType: 'application/json', responseJsonSchema: SCHEMA, thinkingConfig: { thinkingLevel: 'LOW' },
+    },
+  }],
+  ['gemini', { response_format: { type: 'json_object' }, reasoning_effort: 'none' }, { generationConfig: { responseMimeType: 'application/json', thinkingConfig: { thinkingBudget: 0 } } }],
+  ['bedrock', {
+    max_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, stop: ['END'],
+    response_format: { type: 'json_schema', json_schema: { name: 'place', description: 'A place', schema: SCHEMA, strict: true } },
+  }, {
+    inferenceConfig: { maxTokens: 300, temperature: 0.2, topP: 0.9, stopSequences: ['END'] },
+    additionalModelRequestFields: { top_k: 40 },
+    outputConfig: { textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: JSON.stringify(SCHEMA), name: 'place', description: 'A place' } } } },
+  }],
+];
+
+// An Anthropic client's request with every field each upstream carries, and the body it must receive.
+const FORMAT = { type: 'json_schema', schema: SCHEMA };
+const AS_CHAT = { type: 'json_schema', json_schema: { name: 'output', schema: SCHEMA, strict: true } };
+const fromMessages: [Format, Body, Body][] = [
+  ['openai', {
+    temperature: 0.2, top_p: 0.9, top_k: 40, stop_sequences: ['END'], thinking: { type: 'adaptive' }, output_config: { effort: 'high', format: FORMAT },
+    metadata: { user_id: 'u-1' }, service_tier: 'auto',
+  }, { max_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, stop: ['END'], reasoning_effort: 'high', response_format: AS_CHAT }],
+  ['openai', { thinking: { type: 'disabled' } }, { max_tokens: 300, reasoning_effort: 'none' }],
+  ['openai-responses', { temperature: 0.2, thinking: { type: 'adaptive' }, output_config: { effort: 'medium', format: FORMAT }, metadata: { user_id: 'u-1' } }, {
+    max_output_tokens: 300, temperature: 0.2, reasoning: { effort: 'medium', summary: 'auto' },
+    text: { format: { type: 'json_schema', name: 'output', schema: SCHEMA, strict: true } },
+  }],
+  ['openai-responses', { thinking: { type: 'adaptive', display: 'omitted' } }, { max_output_tokens: 300 }],
+  ['ollama', { temperature: 0.2, top_k: 40, stop_sequences: ['END'], thinking: { type: 'adaptive' }, output_config: { effort: 'high', format: FORMAT } }, {
+    options: { temperature: 0.2, top_k: 40, num_predict: 300, stop: ['END'] }, format: SCHEMA, think: 'high',
+  }],
+  ['ollama', { thinking: { type: 'disabled' } }, { options: { num_predict: 300 }, think: false }],
+  ['ddg', { metadata: { user_id: 'u-1' }, service_tier: 'auto', cache_control: { type: 'ephemeral' } }, {}],
+  ['gemini', { temperature: 0.2, top_k: 40, stop_sequences: ['END'], thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { format: FORMAT } }, {
+    generationConfig: {
+      temperature: 0.2, topK: 40, maxOutputTokens: 300, stopSequences: ['END'], responseMimeType: 'application/json', responseJsonSchema: SCHEMA,
+      thinkingConfig: { thinkingBudget: 2048, includeThoughts: true },
+    },
+  }],
+  ['gemini', { thinking: { type: 'adaptive' }, output_config: { effort: 'high' } }, { generationConfig: { maxOutputTokens: 300, thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true } } }],
+  ['gemini', { thinking: { type: 'adaptive', display: 'omitted' } }, { generationConfig: { maxOutputTokens: 300, thinkingConfig: { thinkingBudget: -1 } } }],
+  ['gemini', { thinking: { type: 'disabled' } }, { generationConfig: { maxOutputTokens: 300, thinkingConfig: { thinkingBudget: 0 } } }],
+  ['bedrock', { temperature: 0.2, top_k: 40, stop_sequences: ['END'], thinking: { type: 'enabled', budget_tokens: 2048 }, output_format: FORMAT }, {
+    inferenceConfig: { maxTokens: 300, temperature: 0.2, stopSequences: ['END'] },
+    additionalModelRequestFields: { top_k: 40, thinking: { type: 'enabled', budget_tokens: 2048 } },
+    outputConfig: { textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: JSON.stringify(SCHEMA), name: 'output' } } } },
+  }],
+  ['bedrock-invoke', {
+    temperature: 0.2, top_k: 40, stop_sequences: ['END'], thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { effort: 'high', format: FORMAT },
+    metadata: { user_id: 'u-1' }, speed: 'fast',
+  }, {
+    max_tokens: 300, temperature: 0.2, top_k: 40, stop_sequences: ['END'], thinking: { type: 'enabled', budget_tokens: 2048 },
+    output_config: { format: FORMAT, effort: 'high' },
+  }],
+];
+
+// What changes nothing in the answer, ignored where the upstream has no word of its own for it, and
+// the APIs' defaults (null among them); with each upstream, the fields it has a word for (carried, above)
+// and the defaults of fields it has none for.
+const IGNORED: Body = {
+  user: 'u-1', safety_identifier: 'sid-1', metadata: { team: 'atlas' }, store: true, prompt_cache_key: 'pk', prompt_cache_retention: 'in_memory', prompt_cache_options: { mode: 'implicit' },
+  service_tier: 'priority', stream_options: { include_usage: true }, prediction: { type: 'content', content: 'Paris' },
+  n: 1, logprobs: false, top_logprobs: 0, logit_bias: {}, modalities: ['text'], response_format: { type: 'text' }, parallel_tool_calls: true, seed: null, temperature: null,
+};
+const NO_PENALTY = { frequency_penalty: 0, presence_penalty: 0 };
+const ignoredBy: [Format, string[], Body][] = [
+  ['ollama', [], {}], ['gemini', [], {}], ['bedrock', [], NO_PENALTY], ['bedrock-invoke', [], NO_PENALTY], ['anthropic', ['user', 'safety_identifier'], NO_PENALTY],
+  ['ddg', [], { ...NO_PENALTY, stop: [] }],
+  ['openai-responses', ['user', 'safety_identifier', 'metadata', 'store', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'parallel_tool_calls'], { ...NO_PENALTY, stop: [] }],
+];
+
+// Each refusal: the upstream, the fields, and the message of the 400.
+const ALL: Format[] = ['openai-responses', 'anthropic', 'ollama', 'ddg', 'gemini', 'bedrock', 'bedrock-invoke'];
+const chatRefusals: [Format, Body, string][] = [
+  ...ALL.map((f): [Format, Body, string] => [f, { n: 3 }, `n cannot be carried to the ${f} upstream: the relay follows one choice`]),
+  ...ALL.map((f): [Format, Body, string] => [f, { logprobs: true, top_logprobs: 2 }, `logprobs cannot be carried to the ${f} upstream: the relayed answer carries no logprobs`]),
+  ['ollama', { top_logprobs: 3 }, 'top_logprobs cannot be carried to the ollama upstream: the relayed answer carries no logprobs'],
+  ['anthropic', { logit_bias: { 50256: -100 } }, 'logit_bias cannot be carried to the anthropic upstream: it biases token ids of OpenAI\'s tokenizers'],
+  ...(['openai-responses', 'anthropic', 'bedrock', 'bedrock-invoke', 'ddg'] as const).map((f): [Format, Body, string] => [f, { seed: 7 }, `seed cannot be carried to the ${f} upstream: its API has no word for it`]),
+  ...(['openai-responses', 'anthropic', 'bedrock', 'bedrock-invoke', 'ddg'] as const).map((f): [Format, Body, string] => [f, { frequency_penalty: 0.5 }, `frequency_penalty cannot be carried to the ${f} upstream: its API has no word for it`]),
+  ['bedrock', { presence_penalty: -0.5 }, 'presence_penalty cannot be carried to the bedrock upstream: its API has no word for it'],
+  ['openai-responses', { stop: ['END'] }, 'stop cannot be carried to the openai-responses upstream: its API has no word for it'],
+  ['openai-responses', { top_k: 40 }, 'top_k cannot be carried to the openai-responses upstream: its API has no word for it'],
+  ['ddg', { temperature: 0.2 }, 'temperature cannot be carried to the ddg upstream: its API has no word for it'],
+  ['ddg', { top_p: 0.9 }, 'top_p cannot be carried to the ddg upstream: its API has no word for it'],
+  ['ddg', { response_format: { type: 'json_object' } }, 'response_format cannot be carried to the ddg upstream: its API has no word for it'],
+  ['anthropic', { response_format: { type: 'json_object' } }, 'response_format cannot be carried to the anthropic upstream: its output format is a JSON schema (json_schema can be carried)'],
+  ['bedrock', { response_format: { type: 'json_object' } }, 'response_format cannot be carried to the bedrock upstream: its output format is a JSON schema (json_schema can be carried)'],
+  ...(['anthropic', 'ollama', 'gemini'] as const).map((f): [Format, Body, string] => [f, { response_format: { type: 'json_schema', json_schema: { name: 'place', description: 'A place', schema: SCHEMA } } },
+    `response_format.json_schema.description cannot be carried to the ${f} upstream: its API has no word for it`]),
+  ['gemini', { response_format: { type: 'json_schema', json_schema: { name: 'place' } } }, 'response_format of type json_schema needs its json_schema.schema, an object'],
+  ['ollama', { response_format: { type: 'xml' } }, 'response_format must be { type: "text" | "json_object" | "json_schema" }'],
+  ['bedrock', { reasoning_effort: 'low' }, 'reasoning_effort cannot be carried to the bedrock upstream: Converse has no common word for it'],
+  ['ddg', { reasoning_effort: 'low' }, 'reasoning_effort cannot be carried to the ddg upstream: its API has no word for it'],
+  ['anthropic', { reasoning_effort: 'minimal' }, 'reasoning_effort cannot be carried to the anthropic upstream: its effort is low, medium, high, xhigh or max, not "minimal"'],
+  ['gemini', { reasoning_effort: 'xhigh' }, 'reasoning_effort cannot be carried to the gemini upstream: its thinkingLevel is minimal, low, medium or high, not "xhigh"'],
+  ['ollama', { reasoning_effort: 'minimal' }, 'reasoning_effort cannot be carried to the ollama upstream: its think takes low, medium or high, not "minimal"'],
+  ['anthropic', { verbosity: 'low' }, 'verbosity cannot be carried to the anthropic upstream: its API has no word for it'],
+  ['gemini', { verbosity: 'high' }, 'verbosity cannot be carried to the gemini upstream: its API has no word for it'],
+  ['gemini', { moderation: { model: 'omni-moderation-latest' } }, 'moderation cannot be carried to the gemini upstream: its API has no word for it'],
+  ['ollama', { audio: { voice: 'alloy', format: 'mp3' } }, 'audio cannot be carried to the ollama upstream: the relay carries text'],
+  ['openai-responses', { modalities: ['text', 'audio'] }, 'modalities cannot be carried to the openai-responses upstream: the relay carries text'],
+  ['anthropic', { web_search_options: {} }, 'web_search_options cannot be carried to the anthropic upstream: it is OpenAI\'s own search'],
+  ['gemini', { functions: [{ name: 'f', parameters: { type: 'object' } }] }, 'functions cannot be carried to the gemini upstream: it is the deprecated form of tools: send tools'],
+  ['ollama', { function_call: 'auto' }, 'function_call cannot be carried to the ollama upstream: it is the deprecated form of tool_choice: send tool_choice'],
+  ['ollama', { repetition_penalty: 1.1 }, 'repetition_penalty is not a field of OpenAI\'s Chat Completions API: it cannot be carried to the ollama upstream'],
+  ['gemini', { min_p: 0.05 }, 'min_p is not a field of OpenAI\'s Chat Completions API: it cannot be carried to the gemini upstream'],
+];
+const BUDGET = '(thinking { type: "adaptive" } and output_config.effort can be carried)';
+const messagesRefusals: [Format, Body, string][] = [
+  ...(['openai', 'openai-responses', 'ollama'] as const).map((f): [Format, Body, string] => [f, { thinking: { type: 'enabled', budget_tokens: 2048 } }, `thinking cannot be carried to the ${f} upstream: it has no thinking budget ${BUDGET}`]),
+  ['gemini', { thinking: { type: 'between_tools' } }, 'thinking cannot be carried to the gemini upstream: it has no word for thinking between tool calls only'],
+  ['ddg', { thinking: { type: 'adaptive' } }, 'thinking cannot be carried to the ddg upstream: its API has no word for it'],
+  ['gemini', { thinking: { type: 'disabled' }, output_config: { effort: 'low' } }, 'thinking cannot be carried to the gemini upstream: thinking disabled with an effort says two things where it has one word'],
+  ['gemini', { thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { effort: 'low' } }, 'thinking cannot be carried to the gemini upstream: a budget with an effort: Gemini takes a thinkingBudget or a thinkingLevel, not both'],
+  ['gemini', { thinking: 'on' }, 'thinking must be { type: "enabled", budget_tokens } or { type: "adaptive" }, { type: "disabled" }'],
+  ['openai-responses', { stop_sequences: ['END'] }, 'stop_sequences cannot be carried to the openai-responses upstream: its API has no word for it'],
+  ['openai-responses', { top_k: 40 }, 'top_k cannot be carried to the openai-responses upstream: its API has no word for it'],
+  ['ddg', { temperature: 0.2 }, 'temperature cannot be carried to the ddg upstream: its API has no word for it'],
+  ['bedrock', { output_config: { effort: 'high' } }, 'output_config.effort cannot be carried to the bedrock upstream: Converse has no common word for it'],
+  ['ddg', { output_config: { format: FORMAT } }, 'output_config.format cannot be carried to the ddg upstream: its API has no word for it'],
+  ['gemini', { output_config: { format: { type: 'json_schema' } } }, 'output_config.format must be { type: "json_schema", schema }'],
+  ['ollama', { output_config: { task_budget: 5 } }, 'output_config.task_budget cannot be carried to the ollama upstream: the gateway has no word for it in OpenAI Chat\'s form, through which it translates'],
+  ['gemini', { inference_geo: 'eu' }, 'inference_geo cannot be carried to the gemini upstream: it says where Anthropic runs the model'],
+  ['openai', { container: 'cntr_1' }, 'container cannot be carried to the openai upstream: the gateway has no word for it in OpenAI Chat\'s form, through which it translates'],
+  ['ollama', { context_management: { edits: [] } }, 'context_management cannot be carried to the ollama upstream: the gateway has no word for it in OpenAI Chat\'s form, through which it translates'],
+];
+
+const gateways = new Map<Format, Running>();
+async function gateway(format: Format): Promise<Running> {
+  let g = gateways.get(format);
+  if (!g) {
+    // (the ddg base URL is the endpoint itself; no script: the upstream's 404 answers, what it received is what counts)
+    g = await startGateway({ upstreamFormat: format }, format === 'ddg' ? '/chat' : '');
+    gateways.set(format, g);
+  }
+  return g;
+}
+afterAll(async () => {
+  // (each gateway sets the core's budget for its life, and puts back the one it found: the last started closes first)
+  const all = [...gateways.values()].reverse();
+  for (const g of all.slice(0, -1)) {
+    await g.close();
+    expect(g.up.openSockets).toBe(0);
+  }
+  await closeGateway(all.at(-1)); // (and the budget put back)
+});
+
+/** What the upstream received for a request (the upstream called once). */
+async function received(format: Format, body: Body, client: 'openai' | 'anthropic'): Promise<unknown> {
+  const g = await gateway(format);
+  const before = g.up.received.length;
+  const res = client === 'openai' ? await post(g.url, body) : await post(g.url, body, '/v1/messages', ANTHROPIC_HEADERS);
+  expect(res.status, res.body.toString()).not.toBe(400);
+  expect(g.up.received.length).toBe(before + 1);
+  return g.up.received.at(-1)!.body;
+}
+
+describe('an OpenAI client\'s parameters, in each upstream\'s words', () => {
+  test.each(fromChat)('%s: %j', async (format, fields, want) => {
+    expect(await received(format, chatRequest(fields), 'openai')).toEqual({ ...conversation[format], ...want });
+  });
+});
+
+describe('an Anthropic client\'s parameters, in each upstream\'s words', () => {
+  test.each(fromMessages)('%s: %j', async (format, fields, want) => {
+    expect(await received(format, messagesRequest(fields), 'anthropic')).toEqual({ ...conversation[format], ...want });
+  });
+});
+
+describe('what changes nothing in the answer is ignored where the upstream has no word for it', () => {
+  test.each(ignoredBy)('%s (but %j; and %j)', async (format, carried, defaults) => {
+    const fields = { ...Object.fromEntries(Object.entries(IGNORED).filter(([k]) => !carried.includes(k))), ...defaults };
+    const without = await received(format, chatRequest({}), 'openai');
+    expect(await received(format, chatRequest(fields), 'openai')).toEqual(without);
+  });
+});
+
+describe('what an upstream has no word for: a 400 in the client\'s shape that names it, and the upstream not called', () => {
+  test.each(chatRefusals)('OpenAI client, %s upstream: %j', async (format, fields, message) => {
+    const g = await gateway(format);
+    const before = g.up.received.length;
+    const res = await post(g.url, chatRequest(fields));
+    expect([res.status, JSON.parse(res.body.toString())]).toEqual([400, { error: { message, type: 'invalid_request_error', code: 'ERR_BAD_REQUEST' } }]);
+    expect(g.up.received.length).toBe(before);
+  });
+
+  test.each(messagesRefusals)('Anthropic client, %s upstream: %j', async (format, fields, message) => {
+    const g = await gateway(format);
+    const before = g.up.received.length;
+    const res = await post(g.url, messagesRequest(fields), '/v1/messages', ANTHROPIC_HEADERS);
+    expect([res.status, JSON.parse(res.body.toString())]).toEqual([400, { type: 'error', error: { type: 'invalid_request_error', message } }]);
+    expect(g.up.received.length).toBe(before);
+  });
+});
+
+describe('end to end: the official clients ask a gemini upstream for JSON by a schema', () => {
+  const ANSWER = { city: 'Paris' };
+  const event = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+  const body = event({ candidates: [{ content: { parts: [{ text: '{"city":' }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 } })
+    + event({ candidates: [{ content: { parts: [{ text: ' "Paris"}' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 6, totalTokenCount: 15 } });
+  let g: Running;
+  beforeAll(async () => {
+    g = await gateway('gemini');
+    g.up.scripts.set('json', { pieces: [Buffer.from(body)] });
+  });
+
+  test('openai: chat.completions.create({ response_format }), whole and streamed', async () => {
+    const client = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'test-key', maxRetries: 0, timeout: 20_000 });
+    const request = {
+      model: 'json', messages: [{ role: 'user' as const, content: QUESTION }], seed: 7,
+      response_format: { type: 'json_schema' as const, json_schema: { name: 'place', schema: SCHEMA, strict: true } },
+    };
+    const whole = await client.chat.completions.create(request);
+    expect(JSON.parse(whole.choices[0].message.content!)).toEqual(ANSWER);
+    const sent = { contents: [{ role: 'user', parts: [{ text: QUESTION }] }], generationConfig: { seed: 7, responseMimeType: 'application/json', responseJsonSchema: SCHEMA } };
+    expect(g.up.received.at(-1)!.body).toEqual(sent);
+    let text = '';
+    for await (const chunk of await client.chat.completions.create({ ...request, stream: true })) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(JSON.parse(text)).toEqual(ANSWER);
+    expect(g.up.received.at(-1)!.body).toEqual(sent);
+    // and what Gemini has no word for, the SDK's error
+    const e = await client.chat.completions.create({ ...request, n: 2 }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((e as InstanceType<typeof OpenAI.BadRequestError>).error).toEqual({ message: 'n cannot be carried to the gemini upstream: the relay follows one choice', type: 'invalid_request_error', code: 'ERR_BAD_REQUEST' });
+  });
+
+  test('anthropic: messages.create({ output_config: { format } })', async () => {
+    const client = new Anthropic({ baseURL: g.url, apiKey: 'test-key', maxRetries: 0, timeout: 20_000 });
+    const msg = await client.messages.create({ model: 'json', max_tokens: 64, messages: [{ role: 'user', content: QUESTION }], output_config: { format: { type: 'json_schema', schema: SCHEMA } } });
+    expect(msg.content.map((b) => (b.type === 'text' ? JSON.parse(b.text) as unknown : b.type))).toEqual([ANSWER]);
+    expect(g.up.received.at(-1)!.body).toEqual({
+      contents: [{ role: 'user', parts: [{ text: QUESTION }] }], generationConfig: { maxOutputTokens: 64, responseMimeType: 'application/json', responseJsonSchema: SCHEMA },
+    });
+  });
+});
