@@ -633,7 +633,11 @@ const PARAMS = {
     const max = p.take('max_tokens') ?? p.take('max_completion_tokens');
     p.take('max_completion_tokens');
     put(out, 'max_output_tokens', max);
-    for (const k of ['temperature', 'top_p', 'parallel_tool_calls', 'store', 'metadata', 'user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'moderation']) put(out, k, p.take(k));
+    for (const k of ['temperature', 'top_p', 'parallel_tool_calls', 'metadata', 'user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'moderation']) put(out, k, p.take(k));
+    // (Chat keeps no answer unless asked, its `store` false by default, where Responses keeps every
+    // answer unless told not to: a Chat client's request is stored only when it says so. An
+    // Anthropic client's, whose API stores none, never.)
+    out.store = p.take('store') ?? false;
     const text = {};
     const rf = p.responseFormat();
     if (rf?.type === 'json_object') text.format = { type: 'json_object' };

@@ -127,7 +127,7 @@ describe('the upstream request of each format', () => {
       expect(h.authorization).toBe('Bearer sk-test');
     }],
     ['openai-responses', '/v1/responses', (b, h) => {
-      expect(b).toEqual({ model: 'probe', stream: true, max_output_tokens: 5, input: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Bonjour' }] });
+      expect(b).toEqual({ model: 'probe', stream: true, max_output_tokens: 5, store: false, input: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Bonjour' }] });
       expect(h.authorization).toBe('Bearer sk-test');
     }],
     ['anthropic', '/v1/messages', (b, h) => {

@@ -214,7 +214,7 @@ const upstreamBodies: Record<Exclude<ModelFormat, 'ddg'>, unknown> = {
     ],
   },
   'openai-responses': {
-    model: 'probe', stream: true, max_output_tokens: 100, temperature: 0.5, parallel_tool_calls: false,
+    model: 'probe', stream: true, max_output_tokens: 100, temperature: 0.5, parallel_tool_calls: false, store: false,
     tools: [{ type: 'function', name: 'weather', description: 'The weather in a city', parameters: TOOLS_SCHEMA }],
     tool_choice: 'required',
     input: [

@@ -30,7 +30,8 @@ const ANTHROPIC_HEADERS = { 'anthropic-version': '2023-06-01' };
 // The conversation in each upstream's words (its parameters apart).
 const conversation: Record<Format, Body> = {
   openai: { model: 'probe', stream: true, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }] },
-  'openai-responses': { model: 'probe', stream: true, input: [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }] },
+  // (a Chat client's request is stored only when it says so: `store` false unless given)
+  'openai-responses': { model: 'probe', stream: true, store: false, input: [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }] },
   anthropic: { model: 'probe', stream: true, system: SYSTEM, messages: [{ role: 'user', content: QUESTION }] },
   ollama: { model: 'probe', stream: true, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }] },
   ddg: { model: 'probe', messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }] },
