@@ -627,6 +627,9 @@ const PARAMS = {
     // adaptive: the model decides whether and how much to think, which is what a Chat model does
     // when asked nothing; Chat has no word for showing it, and the relay writes what reasoning comes
     if (r.think === false && r.level === undefined) out.reasoning_effort = 'none';
+    // (an Anthropic client's stream carries its usage, its message_delta's output_tokens among it:
+    // an OpenAI stream sends the usage only when asked)
+    if (out.stream === true) out.stream_options = { include_usage: true };
   },
 
   'openai-responses'(p, out) {

@@ -97,12 +97,16 @@ const fromChat: [Format, Body, Body][] = [
 // An Anthropic client's request with every field each upstream carries, and the body it must receive.
 const FORMAT = { type: 'json_schema', schema: SCHEMA };
 const AS_CHAT = { type: 'json_schema', json_schema: { name: 'output', schema: SCHEMA, strict: true } };
+// (an Anthropic client's stream carries its usage: an OpenAI upstream is asked for it)
+const USAGE = { include_usage: true };
 const fromMessages: [Format, Body, Body][] = [
   ['openai', {
     temperature: 0.2, top_p: 0.9, top_k: 40, stop_sequences: ['END'], thinking: { type: 'adaptive' }, output_config: { effort: 'high', format: FORMAT },
     metadata: { user_id: 'u-1' }, service_tier: 'auto',
-  }, { max_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, stop: ['END'], reasoning_effort: 'high', response_format: AS_CHAT }],
-  ['openai', { thinking: { type: 'disabled' } }, { max_tokens: 300, reasoning_effort: 'none' }],
+  }, { max_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, stop: ['END'], reasoning_effort: 'high', response_format: AS_CHAT, stream_options: USAGE }],
+  ['openai', { thinking: { type: 'disabled' } }, { max_tokens: 300, reasoning_effort: 'none', stream_options: USAGE }],
+  // (a whole answer is read from the upstream's stream as well, and its usage with it)
+  ['openai', { stream: false }, { max_tokens: 300, stream_options: USAGE }],
   ['openai-responses', { temperature: 0.2, thinking: { type: 'adaptive' }, output_config: { effort: 'medium', format: FORMAT }, metadata: { user_id: 'u-1' } }, {
     max_output_tokens: 300, temperature: 0.2, reasoning: { effort: 'medium', summary: 'auto' },
     text: { format: { type: 'json_schema', name: 'output', schema: SCHEMA, strict: true } },
