@@ -117,6 +117,11 @@ function makeMetrics() {
     new Counter({ name, help, registers: [registry], collect() { this.inc(t.value - t.reported); t.reported = t.value; } });
     return t;
   };
+  // The tokens the upstreams reported, by kind: plain numbers added once per answer, handed to
+  // prom-client when it is scraped (as the tallied counters are).
+  const tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 };
+  const reported = { ...tokens };
+  const add = (kind, n) => { if (n > 0) tokens[kind] += n; }; // (a count that is no number, or not above 0, adds nothing)
   const metrics = {
     registry,
     utf8Errors: c('llm_utf8_decode_error_total', 'Upstream streams that held invalid UTF-8'),
@@ -135,6 +140,18 @@ function makeMetrics() {
       + 'body (its answer broke off after the head: the connection closed or reset, or the chunk framing broke, before the body\'s end)', ['source']),
     badEvents: c('llm_bad_event_total', 'Upstream events that were not valid JSON, or not events of the format'),
     keepalives: c('llm_keepalive_sent_total', 'Keep-alive comments the gateway wrote during upstream silence'),
+    /** `add(facts, usage)`: a provider's usage object (`facts`: its format's describeFormat), counted. */
+    tokens: {
+      add(facts, usage) {
+        if (usage === undefined || usage === null || typeof usage !== 'object') return;
+        const u = facts.usage(usage);
+        add('input', u.input);
+        add('output', u.output);
+        add('cache_read', u.cacheRead);
+        add('cache_write', u.cacheWrite);
+        add('reasoning', u.reasoning);
+      },
+    },
     timeouts: c('gateway_timeouts_total', 'Requests or streams ended by a timeout: request (the client\'s request did not arrive), body (upstream silence), client (the client took nothing), duration (maxDuration)', ['timeout']),
     authFailures: c('gateway_auth_failures_total', 'Requests refused for a missing or wrong key'),
     gatewayErrors: c('gateway_errors_total', 'Requests the gateway failed itself (a Bedrock request it could not sign among them): answered 500, or cut off when '
@@ -146,6 +163,21 @@ function makeMetrics() {
       buckets: [1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB, 4 * MiB, 16 * MiB], registers: [registry],
     }),
   };
+  new Counter({
+    name: 'llm_tokens_total',
+    help: 'Tokens the upstream reported for the answers it gave, by kind, counted once per answer from its usage (streamed or whole; '
+      + 'one that failed, was cut short or that its client left too, as far as its usage came): input (the prompt\'s, its cached tokens '
+      + 'included), output (its reasoning included), cache_read and cache_write (the input tokens read from the provider\'s cache and '
+      + 'written to it: part of input), reasoning (part of output)',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      for (const kind in tokens) {
+        this.inc({ kind }, tokens[kind] - reported[kind]);
+        reported[kind] = tokens[kind];
+      }
+    },
+  });
   // every label value is exported from the start (at 0), so that a rate over it is defined
   for (const status of ['done', 'truncated', 'failed', 'limit', 'aborted']) metrics.streams.inc({ status }, 0);
   for (const limit of LIMITS) metrics.limitErrors.inc({ limit }, 0);
@@ -162,11 +194,11 @@ const LIMITS = ['max_streams', 'pending_bytes', 'core_memory', 'event_bytes', 'r
  * A stand-in for the metrics when they are off: the same calls, doing nothing. A plain object (a
  * Proxy's trap on every count made the gateway slower with its metrics off than on).
  */
-const NOTHING = Object.freeze({ inc() {}, dec() {}, observe() {}, set() {} });
+const NOTHING = Object.freeze({ inc() {}, dec() {}, observe() {}, set() {}, add() {} });
 const NO_METRICS = Object.freeze({
   registry: null,
   ...Object.fromEntries(['utf8Errors', 'finalMismatch', 'streamsOpen', 'streams', 'bytesIn', 'bytesOut', 'eventsIn', 'eventsOut', 'truncated',
-    'limitErrors', 'providerErrors', 'badEvents', 'keepalives', 'pending', 'timeouts', 'authFailures', 'gatewayErrors', 'connectionsRejected', 'connectionsOpen'].map((k) => [k, NOTHING])),
+    'limitErrors', 'providerErrors', 'badEvents', 'keepalives', 'pending', 'timeouts', 'authFailures', 'gatewayErrors', 'connectionsRejected', 'connectionsOpen', 'tokens'].map((k) => [k, NOTHING])),
 });
 
 /**
@@ -400,6 +432,7 @@ export function createGateway(options = {}) {
   }
   const log = o.log ?? ((line) => process.stderr.write(`${line}\n`));
   const format = o.upstreamFormat;
+  const upstreamFacts = describeFormat(format);
   const upstreamUrl = new URL(o.upstream);
   if (upstreamUrl.protocol !== 'http:' && upstreamUrl.protocol !== 'https:') {
     throw new TypeError(`createGateway: the upstream must be an http: or https: URL, not ${upstreamUrl.protocol}`);
@@ -741,6 +774,8 @@ export function createGateway(options = {}) {
         const stop = () => {
           ended = true;
           this.relaying = null;
+          // (its tokens once, from the usage the relay read, whatever ended the stream)
+          m.tokens.add(upstreamFacts, relay.usage);
           relay.dispose();
           resolve();
         };
@@ -857,6 +892,13 @@ export function createGateway(options = {}) {
         return;
       }
       this.release();
+      // its tokens, from the answer's usage (the body is held whole here, and read once; one that is
+      // not JSON counts none), whether or not its client is still there to take it
+      if (Buffer.isBuffer(body) && m.registry !== null) {
+        let usage;
+        try { usage = JSON.parse(body.toString('utf8'))?.usage; } catch { usage = undefined; }
+        m.tokens.add(upstreamFacts, usage);
+      }
       if (this.left || this.expired) return;
       if (body === null || body === false) {
         m.limitErrors.inc({ limit: body === null ? 'response_bytes' : 'pending_bytes' });
@@ -875,6 +917,11 @@ export function createGateway(options = {}) {
     async assemble(upRes, model) {
       // (the reasoning is part of the answer, and bounded as its text is)
       const ms = new ModelStream({ format, normalize: false, maxEventBytes: o.maxEventBytes, maxTextBytes: o.maxResponseBytes, maxReasoningBytes: o.maxResponseBytes });
+      // (its tokens once, from the usage read, whatever ended it: the client's leaving, a failure, its answer)
+      const dispose = () => {
+        m.tokens.add(upstreamFacts, ms.usage);
+        ms.dispose();
+      };
       let text = '';
       let failure = null;
       let broke = false; // the upstream's body broke off
@@ -899,7 +946,7 @@ export function createGateway(options = {}) {
         upRes.on('close', resolve);
       });
       this.release();
-      if (this.left || this.expired || this.res.destroyed) return void ms.dispose();
+      if (this.left || this.expired || this.res.destroyed) return void dispose();
       let answer;
       if (!failure) {
         try {
@@ -923,11 +970,11 @@ export function createGateway(options = {}) {
         if (code === 'ERR_PENDING_BYTES') {
           m.limitErrors.inc({ limit: 'pending_bytes' });
           this.status = 'limit';
-          ms.dispose();
+          dispose();
           return sendJson(this.res, 503, errorBody(failure.message, 'overloaded', code), { 'retry-after': '1' });
         }
         const message = failure instanceof ModelStreamError ? failure.providerMessage ?? failure.message : failure.message;
-        ms.dispose();
+        dispose();
         // The error as the relay's error event writes it in the client's format: with the
         // provider's own code for it (`provider_code`: `overloaded_error`, a failed turn's
         // `MALFORMED_FUNCTION_CALL`, …), and to Anthropic in the error type that code is in its words.
@@ -938,7 +985,7 @@ export function createGateway(options = {}) {
         return sendJson(this.res, 502, errorBody(message, code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error', code,
           failure instanceof ModelStreamError ? { offset: failure.offset, ...(provider !== undefined ? { provider_code: provider } : {}) } : undefined));
       }
-      ms.dispose();
+      dispose();
       this.status = 'done';
       const bytes = Buffer.from(JSON.stringify(answer));
       m.bytesOut.inc(bytes.length);

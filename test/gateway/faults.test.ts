@@ -547,6 +547,12 @@ describe('the metrics of a mixed load, exactly', () => {
       'llm_provider_errors_total{source="body"}': 1, // (the cut stream's connection closed mid-body)
       llm_bad_event_total: 0,
       llm_keepalive_sent_total: 0,
+      // (none of these streams reported its usage)
+      'llm_tokens_total{kind="input"}': 0,
+      'llm_tokens_total{kind="output"}': 0,
+      'llm_tokens_total{kind="cache_read"}': 0,
+      'llm_tokens_total{kind="cache_write"}': 0,
+      'llm_tokens_total{kind="reasoning"}': 0,
       llm_stream_pending_bytes_sum: expect.any(Number),
       llm_stream_pending_bytes_count: 4,
     });

@@ -8,6 +8,7 @@ import type OpenAI from 'openai';
 import { createGateway, type Gateway, type GatewayOptions } from '../../examples/gateway/server.mjs';
 import { SseRelay } from '../../bindings/index.js';
 import { reference, type Fixture } from '../helpers/model-fixtures.js';
+import { codec } from '../helpers/bedrock-fixtures.js';
 import { FakeUpstream } from './fake-upstream.js';
 
 export interface Running { up: FakeUpstream; gw: Gateway; url: string; log: string[]; close(): Promise<void> }
@@ -161,4 +162,21 @@ export function withAwsEnv(): void {
   afterAll(() => {
     for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
   });
+}
+
+/**
+ * An Anthropic stream as Claude on Bedrock sends it (format `bedrock-invoke`): each SSE event's
+ * data in a `chunk` message of AWS's event stream, as `{"bytes": base64}` (with AWS's padding member).
+ */
+export function invokeStream(anthropicBody: string): Uint8Array {
+  const enc = new TextEncoder();
+  const parts: Uint8Array[] = [];
+  for (const fr of reference(anthropicBody, 'anthropic').frames) {
+    if (fr.kind !== 'event') continue;
+    parts.push(codec.encode({
+      headers: { ':event-type': { type: 'string', value: 'chunk' }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'event' } },
+      body: enc.encode(`{"bytes":"${Buffer.from(fr.data, 'utf8').toString('base64')}","p":"abcdefghijklmnopqrstuvwxyzABCDEFGH"}`),
+    }));
+  }
+  return Buffer.concat(parts);
 }
