@@ -99,6 +99,12 @@ export const DEFAULTS = Object.freeze({
 });
 
 const ERROR_BODY_BYTES = 64 * KiB;
+/**
+ * The longest model name (UTF-16 units) an answer written anew in the client's API names: each
+ * chunk of a translated stream to OpenAI's clients repeats it (Bedrock's model ids, ARNs among
+ * them, are at most 2048 characters).
+ */
+const MAX_MODEL_NAME = 2048;
 const KEEPALIVE = Buffer.from(': keep-alive\n\n');
 /** The gateway's clock ticks this many times per its shortest period (a silence is noticed within 1/4 of it). */
 const TICKS = 4;
@@ -652,6 +658,13 @@ export function createGateway(options = {}) {
       // (an Anthropic client's version and beta headers go on to an Anthropic upstream; they carry no credential)
       const forwarded = this.dialect === 'anthropic' ? { ...credential, 'anthropic-version': req.headers['anthropic-version'], 'anthropic-beta': req.headers['anthropic-beta'] } : credential;
       const same = format === this.dialect;
+      // The model the client asked for, which an answer written anew in its API names (a whole
+      // answer, and each chunk of a translated stream to OpenAI's clients: bounded, since each
+      // chunk repeats it).
+      const model = typeof body.model === 'string' ? body.model : undefined;
+      if (!same && model !== undefined && model.length > MAX_MODEL_NAME) {
+        return sendJson(res, 400, errorBody(`model: a name of at most ${MAX_MODEL_NAME} characters, not ${model.length}`, 'invalid_request_error', 'ERR_BAD_REQUEST', { param: 'model' }));
+      }
       let up;
       try {
         up = upstreamRequest(format, upstreamUrl, same ? body : { ...body, stream: true }, forwarded, this.dialect);
@@ -677,9 +690,9 @@ export function createGateway(options = {}) {
         // quota does not come back by retrying)
         return sendJson(res, error.error?.type === 'billing_error' && this.dialect === 'anthropic' ? 402 : upRes.statusCode, error);
       }
-      if (!stream) return await (same ? this.whole(upRes) : this.assemble(upRes, body.model));
+      if (!stream) return await (same ? this.whole(upRes) : this.assemble(upRes, model ?? format));
       body = null;
-      await this.relay(upRes);
+      await this.relay(upRes, model);
     }
 
     /** Holds `n` more bytes in JavaScript; false once the streams together hold maxPendingBytes. */
@@ -759,10 +772,13 @@ export function createGateway(options = {}) {
       });
     }
 
-    /** The relay loop: upstream reads → whole validated events → client, with backpressure. */
-    relay(upRes) {
+    /**
+     * The relay loop: upstream reads → whole validated events → client, with backpressure. A
+     * translated stream names `model` (the client's), as the whole answer does; without it, the upstream's format.
+     */
+    relay(upRes, model) {
       const res = this.res;
-      const relay = new SseRelay({ from: format, to: this.dialect, maxEventBytes: o.maxEventBytes });
+      const relay = new SseRelay({ from: format, to: this.dialect, maxEventBytes: o.maxEventBytes, model });
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
       res.flushHeaders();
       return new Promise((resolve) => {
@@ -951,7 +967,7 @@ export function createGateway(options = {}) {
       if (!failure) {
         try {
           text += ms.flush();
-          answer = wholeAnswer(this.dialect, format, ms, text, model ?? format);
+          answer = wholeAnswer(this.dialect, format, ms, text, model);
         } catch (err) { failure = err; }
       }
       m.eventsIn.inc(ms.events);

@@ -2,8 +2,9 @@
 // fixture of test/helpers/model-fixtures.ts as the upstream's body:
 // - cut in two at every awkward byte (inside a character, around line ends, inside escapes and
 //   field names), one request each: the client's bytes are exactly SseRelay's reading of the
-//   whole body (translated chunks' ids and times aside; an error's offset aside when the cut lies
-//   inside the failing event, where the contract makes it exact only for an event read whole);
+//   whole body, translated chunks naming the model asked for (their ids and times aside; an
+//   error's offset aside when the cut lies inside the failing event, where the contract makes it
+//   exact only for an event read whole);
 // - cut at every awkward byte at once, and at random (seeded) cuts, read by the official openai
 //   client: exactly the upstream's text, no error after a completed upstream, and the upstream's
 //   error code otherwise;
@@ -37,7 +38,6 @@ describe.each(FORMATS.map((f) => [f] as const))('the gateway in front of a %s up
     const jobs: { f: Fixture; at: number; name: string }[] = [];
     for (const f of byFormat(format)) for (const at of awkwardCuts(f.bytes)) jobs.push({ f, at, name: `${f.name}@${at}` });
     expect(jobs.length).toBeGreaterThan(20);
-    const want = new Map(byFormat(format).map((f) => [f.name, expectedWire(f)]));
     for (const { f, at, name } of jobs) g.up.scripts.set(name, { pieces: cut(f.bytes, [at]) });
     const failures: string[] = [];
     await pool(jobs, 12, async ({ f, at, name }) => {
@@ -47,7 +47,7 @@ describe.each(FORMATS.map((f) => [f] as const))('the gateway in front of a %s up
       const norm = (s: string) => (inside ? normalizeOffsets(s) : s);
       const got = norm(normalizeIds(r.body.toString('utf8')));
       if (r.status !== 200 || r.headers['content-type'] !== 'text/event-stream; charset=utf-8') failures.push(`${name}: HTTP ${r.status} ${String(r.headers['content-type'])}`);
-      else if (got !== norm(want.get(f.name)!)) failures.push(`${name}: ${JSON.stringify(got.slice(-300))}`);
+      else if (got !== norm(expectedWire(f, name))) failures.push(`${name}: ${JSON.stringify(got.slice(-300))}`);
     });
     expect(failures).toEqual([]);
     for (const { name } of jobs) g.up.scripts.delete(name);

@@ -111,10 +111,11 @@ export function failingFrame(f: Fixture): { start: number; end: number } | undef
 
 /**
  * The bytes a gateway must write for a fixture: SseRelay's reading of the whole body, with the
- * chunk ids and times that a translated stream makes for itself written as `ID` and `0`.
+ * chunk ids and times that a translated stream makes for itself written as `ID` and `0`, and
+ * `model`, the one the client asked for, as a translated stream's (the format's name without it).
  */
-export function expectedWire(f: Fixture): string {
-  const r = new SseRelay({ from: f.format });
+export function expectedWire(f: Fixture, model?: string): string {
+  const r = new SseRelay({ from: f.format, model });
   const out = Buffer.concat([Buffer.from(r.push(f.bytes)), Buffer.from(r.flush())]).toString('utf8');
   r.dispose();
   return normalizeIds(out);

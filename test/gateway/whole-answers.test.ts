@@ -3,8 +3,7 @@
 // blocks, text, calls): the gateway asked twice, once with `stream: true` and once with
 // `stream: false`, and the whole answer must equal what the official client makes of the stream
 // (openai-node's finalChatCompletion(), the Anthropic SDK's finalMessage()), for each upstream
-// format with reasoning and both client APIs. Set aside: the ids and times each makes for itself,
-// and the model (the stream names the upstream's format, the whole answer the model asked for).
+// format with reasoning and both client APIs. Set aside: the ids and times each makes for itself.
 // What the clients' accumulators keep, found by running them:
 // - the Anthropic SDK keeps each block as its content_block_start wrote it with its deltas
 //   applied: a thinking block with no signature_delta has no `signature` member at all (the relay
@@ -71,12 +70,11 @@ const CASES: Case[] = [
 
 /**
  * ids and times the gateway and the relay make for themselves: the answer's `ID`, its time 0, a
- * call's id `call_ID_<n>` / `toolu_ID_<n>`; and the model, which the relay's stream names by the
- * upstream's format (the gateway makes its SseRelay without a model) and the whole answer by the
- * request's: `M`.
+ * call's id `call_ID_<n>` / `toolu_ID_<n>`. (The model, the one the request named, is compared:
+ * the stream names it as the whole answer does.)
  */
 function normalized(v: unknown): unknown {
-  return JSON.parse(JSON.stringify(v), (k, x: unknown) => (k === 'created' ? 0 : k === 'model' ? 'M'
+  return JSON.parse(JSON.stringify(v), (k, x: unknown) => (k === 'created' ? 0
     : k === 'id' && typeof x === 'string' && /^(msg_|chatcmpl-)/.test(x) ? 'ID'
       : typeof x === 'string' ? x.replace(/^(call|toolu)_(?:seam|gw)\w*_(\d+)$/, '$1_ID_$2') : x));
 }
@@ -159,7 +157,7 @@ describe('whole answers with reasoning, exactly', () => {
     const g = await startGateway({ upstreamFormat: 'bedrock' });
     try {
       expect(await ask(g, bedrockThinkingCall, 'openai')).toEqual({
-        id: 'ID', object: 'chat.completion', created: 0, model: 'M',
+        id: 'ID', object: 'chat.completion', created: 0, model: 'bedrock-thinking-call',
         choices: [{
           index: 0, finish_reason: 'tool_calls',
           message: {
@@ -170,7 +168,7 @@ describe('whole answers with reasoning, exactly', () => {
         usage: { prompt_tokens: 48, completion_tokens: 22, total_tokens: 70, prompt_tokens_details: { cached_tokens: 8 } },
       });
       expect(await ask(g, bedrockThinkingCall, 'anthropic')).toEqual({
-        id: 'ID', type: 'message', role: 'assistant', model: 'M',
+        id: 'ID', type: 'message', role: 'assistant', model: 'bedrock-thinking-call',
         content: [
           { type: 'thinking', thinking: 'Paris: look it up, "now".', signature: 'ErUBCkYIBRgCIkCsig+/=' },
           { type: 'redacted_thinking', data: 'UmVkYWN0ZWQ=' },
