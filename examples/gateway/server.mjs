@@ -669,6 +669,12 @@ export function createGateway(options = {}) {
       try {
         up = upstreamRequest(format, upstreamUrl, same ? body : { ...body, stream: true }, forwarded, this.dialect);
       } catch (err) {
+        // (a model name with a lone surrogate, which encodeURIComponent refuses, for an upstream
+        // that has the model in its URL: the client's error, not the gateway's)
+        if (err instanceof URIError && model !== undefined && !model.isWellFormed()) {
+          return sendJson(res, 400, errorBody('model: the name has a lone surrogate (it is not well-formed Unicode), which the upstream\'s URL cannot hold',
+            'invalid_request_error', 'ERR_BAD_REQUEST', { param: 'model' }));
+        }
         if (!(err instanceof RequestError)) throw err;
         return sendJson(res, 400, errorBody(err.message, 'invalid_request_error', 'ERR_BAD_REQUEST'));
       }

@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { describe, expect, test } from 'vitest';
 import { BEDROCK_FIXTURES } from '../helpers/bedrock-fixtures.js';
 import { FIXTURES } from '../helpers/model-fixtures.js';
-import { startGateway, withAwsEnv, type Running } from './support.js';
+import { invokeStream, metricsAt, startGateway, withAwsEnv, type Running } from './support.js';
 
 const bytesOf = (name: string): Uint8Array => (FIXTURES.find((x) => x.name === name) ?? BEDROCK_FIXTURES.find((x) => x.name === name))!.bytes;
 const EVENTSTREAM = 'application/vnd.amazon.eventstream';
@@ -89,6 +89,35 @@ describe('a model name too long to name in every chunk: a 400 before the upstrea
         const e = await client.messages.create({ model: long, max_tokens: 9, messages: [{ role: 'user', content: 'x' }] }).catch((x: unknown) => x) as InstanceType<typeof Anthropic.APIError>;
         expect([e.status, e.error]).toEqual([400, { type: 'error', error: { type: 'invalid_request_error', message: 'model: a name of at most 2048 characters, not 2049' } }]);
       }
+      expect(g.up.received.length).toBe(1);
+    } finally {
+      await g.close();
+    }
+  });
+});
+
+describe('a model name the upstream\'s URL cannot hold (a lone surrogate, for an upstream with the model in its path): the client\'s 400, not a 500', () => {
+  withAwsEnv();
+  const lone = 'gemini-2.5-flash\ud800';
+  const MESSAGE = 'model: the name has a lone surrogate (it is not well-formed Unicode), which the upstream\'s URL cannot hold';
+
+  test.each(['gemini', 'bedrock', 'bedrock-invoke'].flatMap((f) => [true, false].map((s) => [f, s] as const)))('%s upstream (stream: %s): each client API\'s 400 naming the field; the upstream not called', async (format, stream) => {
+    const g = await startGateway({ upstreamFormat: format as never });
+    try {
+      const openai = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'k', maxRetries: 0 });
+      const e1 = await openai.chat.completions.create({ model: lone, stream, messages: [{ role: 'user', content: 'x' }] }).catch((x: unknown) => x) as InstanceType<typeof OpenAI.APIError>;
+      expect([e1.status, e1.error]).toEqual([400, { message: MESSAGE, type: 'invalid_request_error', code: 'ERR_BAD_REQUEST', param: 'model' }]);
+      const anthropic = new Anthropic({ baseURL: g.url, apiKey: 'k', maxRetries: 0 });
+      const e2 = await anthropic.messages.create({ model: lone, stream, max_tokens: 9, messages: [{ role: 'user', content: 'x' }] }).catch((x: unknown) => x) as InstanceType<typeof Anthropic.APIError>;
+      expect([e2.status, e2.error]).toEqual([400, { type: 'error', error: { type: 'invalid_request_error', message: MESSAGE } }]);
+      expect(g.up.received).toEqual([]);
+      const m = await metricsAt(`${g.url}/metrics`);
+      expect([m.get('gateway_errors_total'), m.get('llm_streams_total{status="failed"}')]).toEqual([0, 0]);
+      expect(g.log).toEqual([]);
+      // (a name of any other character, paired surrogates among them, goes to the upstream percent-encoded)
+      const named = 'modèle-🌦';
+      g.up.scripts.set(named, { contentType: format === 'gemini' ? undefined : EVENTSTREAM, pieces: [format === 'gemini' ? bytesOf('gemini-basic') : format === 'bedrock' ? bytesOf('bedrock-basic') : invokeStream(FIXTURES.find((f) => f.name === 'anthropic-basic')!.body)] });
+      expect((await openai.chat.completions.create({ model: named, messages: [{ role: 'user', content: 'x' }] })).model).toBe(named);
       expect(g.up.received.length).toBe(1);
     } finally {
       await g.close();
