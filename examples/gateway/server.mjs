@@ -328,7 +328,8 @@ function readBody(stream, limit, drain = false, hold = undefined) {
  * A call whose arguments are not one JSON value is a 502 rather than an answer
  * the client cannot use (ERR_BAD_ARGUMENTS). A refusal (OpenAI's) is the message's `refusal`, or,
  * to Anthropic, whose messages have no field for it, the text with the stop reason `refusal`, as
- * SseRelay writes it.
+ * SseRelay writes it. The sources the answer cites at an address are the message's `annotations`
+ * (`url_citation`s, each address once), as SseRelay writes them to OpenAI's clients; to Anthropic's, none.
  */
 function wholeAnswer(dialect, format, ms, text, model) {
   const facts = describeFormat(format);
@@ -375,6 +376,14 @@ function wholeAnswer(dialect, format, ms, text, model) {
   const reasoning = ms.reasoning;
   if (reasoning !== '') message.reasoning_content = reasoning;
   if (refusal !== '') message.refusal = refusal;
+  // (the sources cited at an address, each once, in the order they came, with their titles: the
+  // `url_citation` annotations SseRelay writes before a translated stream's finish)
+  let cited = null;
+  for (const c of ms.citations) {
+    if (c.url === undefined || cited?.has(c.url)) continue;
+    (cited ??= new Map()).set(c.url, { type: 'url_citation', url_citation: c.title === undefined ? { url: c.url } : { url: c.url, title: c.title } });
+  }
+  if (cited !== null) message.annotations = [...cited.values()];
   if (calls.length > 0) {
     // (a call's signature, which Gemini wants back with it, where SseRelay and Google's OpenAI-compatible API put it)
     message.tool_calls = calls.map((c) => ({

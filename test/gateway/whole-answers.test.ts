@@ -1,9 +1,10 @@
 // A whole answer (`stream: false`) from an upstream of another API than the client's carries what
 // the streamed answer to the same upstream bytes carries (reasoning, its signatures and redacted
-// blocks, text, calls): the gateway asked twice, once with `stream: true` and once with
-// `stream: false`, and the whole answer must equal what the official client makes of the stream
-// (openai-node's finalChatCompletion(), the Anthropic SDK's finalMessage()), for each upstream
-// format with reasoning and both client APIs. Set aside: the ids and times each makes for itself.
+// blocks, text, calls, the sources cited): the gateway asked twice, once with `stream: true` and
+// once with `stream: false`, and the whole answer must equal what the official client makes of
+// the stream (openai-node's finalChatCompletion(), the Anthropic SDK's finalMessage()), for each
+// upstream format with reasoning or citations and both client APIs. Set aside: the ids and times
+// each makes for itself.
 // What the clients' accumulators keep, found by running them:
 // - the Anthropic SDK keeps each block as its content_block_start wrote it with its deltas
 //   applied: a thinking block with no signature_delta has no `signature` member at all (the relay
@@ -58,13 +59,61 @@ const bedrockThinkingCall: Case = {
   ].map((m) => encodeMessage(m))),
 };
 
-/** Upstream streams with reasoning (and text, calls, signatures, redacted blocks), each to be answered in both client APIs. */
+// Answers that cite their sources (as test/unit/citations.test.ts's streams): to an OpenAI client
+// the sources at an address are `url_citation` annotations, each address once, with its title when
+// the provider gave one; a source with no address (a document's characters, a file) is none.
+const sse = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+const textOf = (s: string): Uint8Array => new TextEncoder().encode(s);
+const WEB = { type: 'web_search_result_location', cited_text: 'Zürich is "the largest" city… 🚀', url: 'https://example.org/z?a=1&b=2', title: 'Zürich', encrypted_index: 'Eo8BCioIAhgBIiQ=' };
+const block = (index: number, start: Record<string, unknown>, deltas: Record<string, unknown>[]) => sse({ type: 'content_block_start', index, content_block: start })
+  + deltas.map((delta) => sse({ type: 'content_block_delta', index, delta })).join('') + sse({ type: 'content_block_stop', index });
+const anthropicCiting: Case = {
+  name: 'anthropic-web-search-citing', format: 'anthropic',
+  bytes: textOf(sse({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } } })
+    + block(0, { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} }, [{ type: 'input_json_delta', partial_json: '{"query":"zürich"}' }])
+    + block(1, { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: WEB.url, title: WEB.title, encrypted_content: 'x', page_age: null }] }, [])
+    + block(2, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Per the sources, ' }])
+    + block(3, { type: 'text', text: '', citations: [] }, [{ type: 'citations_delta', citation: WEB }, { type: 'text_delta', text: 'Zürich is the largest.' }])
+    + block(4, { type: 'text', text: '', citations: [] }, [{ type: 'citations_delta', citation: { type: 'char_location', cited_text: 'Green.', document_index: 0, document_title: 'Facts', start_char_index: 0, end_char_index: 6 } }, { type: 'text_delta', text: ' Grass is green.' }])
+    // (the same address again, another passage of it: one annotation)
+    + block(5, { type: 'text', text: '', citations: [] }, [{ type: 'citations_delta', citation: { ...WEB, cited_text: 'And more.', title: 'Zürich again' } }, { type: 'text_delta', text: ' More.' }])
+    + block(6, { type: 'text', text: '', citations: [] }, [{ type: 'citations_delta', citation: { type: 'search_result_location', cited_text: 'So.', source: 'https://docs.example/x', title: 'X', search_result_index: 0, start_block_index: 0, end_block_index: 0 } }, { type: 'text_delta', text: ' So.' }])
+    + sse({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 30 } })
+    + sse({ type: 'message_stop' })),
+};
+const responsesCiting: Case = {
+  name: 'responses-annotations', format: 'openai-responses',
+  bytes: textOf(sse({ type: 'response.created', response: { id: 'resp_1', status: 'in_progress', output: [] } })
+    + sse({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'See café, and notes.' })
+    + sse({ type: 'response.output_text.annotation.added', item_id: 'msg_1', output_index: 0, content_index: 0, annotation_index: 0, annotation: { type: 'url_citation', url: 'https://example.org/é', title: 'Café "B"', start_index: 4, end_index: 9 } })
+    + sse({ type: 'response.output_text.annotation.added', item_id: 'msg_1', output_index: 0, content_index: 0, annotation_index: 1, annotation: { type: 'file_citation', file_id: 'file-1', filename: 'notes.pdf', index: 12 } })
+    + sse({ type: 'response.output_text.annotation.added', item_id: 'msg_1', output_index: 0, content_index: 0, annotation_index: 2, annotation: { type: 'url_citation', url: 'https://example.org/é', title: 'Café "B"', start_index: 14, end_index: 19 } })
+    + sse({ type: 'response.completed', response: { id: 'resp_1', status: 'completed', output: [], usage: { input_tokens: 7, output_tokens: 5 } } })),
+};
+const gem = (o: unknown) => `data: ${JSON.stringify(o)}\r\n\r\n`;
+const cand = (text: string, more: Record<string, unknown> = {}) => ({ content: { parts: [{ text }], role: 'model' }, index: 0, ...more });
+const SOURCE = { startIndex: 0, endIndex: 10, uri: 'https://x.org/a', license: '' };
+const geminiCiting: Case = {
+  name: 'gemini-grounded', format: 'gemini',
+  bytes: textOf(gem({ candidates: [cand('Zürich ')], modelVersion: 'gemini-2.5-flash' })
+    + gem({ candidates: [cand('is large.', { citationMetadata: { citationSources: [SOURCE] } })], modelVersion: 'gemini-2.5-flash' })
+    + gem({ candidates: [cand(' Done.', {
+      finishReason: 'STOP', citationMetadata: { citationSources: [SOURCE, { ...SOURCE, startIndex: 20, endIndex: 30 }] },
+      groundingMetadata: {
+        webSearchQueries: ['zürich size'],
+        groundingChunks: [{ web: { uri: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbF9', title: 'example.org' } }, { web: { uri: 'https://untitled.example/p' } }],
+        groundingSupports: [{ segment: { startIndex: 0, endIndex: 16, text: 'Zürich is large.' }, groundingChunkIndices: [0], confidenceScores: [0.9] }],
+      },
+    })], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 6, totalTokenCount: 11 } })),
+};
+
+/** Upstream streams with reasoning (and text, calls, signatures, redacted blocks), or that cite sources, each to be answered in both client APIs. */
 const CASES: Case[] = [
   fixture('openai-reasoning-content'), fixture('openai-reasoning-keepalive'), fixture('openai-mistral-arrays'),
-  fixture('anthropic-thinking-crlf'), fixture('anthropic-server-tools-thinking'),
-  fixture('responses-hosted-and-calls'),
+  fixture('anthropic-thinking-crlf'), fixture('anthropic-server-tools-thinking'), anthropicCiting,
+  fixture('responses-hosted-and-calls'), responsesCiting,
   fixture('ollama-parallel-calls'),
-  fixture('gemini-thinking'), fixture('gemini-function-calls'),
+  fixture('gemini-thinking'), fixture('gemini-function-calls'), geminiCiting,
   fixture('bedrock-reasoning'), bedrockThinkingCall,
 ];
 
@@ -190,6 +239,54 @@ describe('whole answers with reasoning, exactly', () => {
         { type: 'thinking', thinking: '用户问的是 1+1。\n答案显然是 2，但要解释“为什么”。' },
         { type: 'text', text: '1 + 1 = 2。\n\n原因：在皮亚诺公理中，2 被定义为 1 的后继。✅' },
       ]);
+    } finally {
+      await g.close();
+    }
+  });
+});
+
+describe('the sources a whole answer cites, exactly', () => {
+  const cited: [Case, unknown[]][] = [
+    [anthropicCiting, [
+      { type: 'url_citation', url_citation: { url: 'https://example.org/z?a=1&b=2', title: 'Zürich' } },
+      { type: 'url_citation', url_citation: { url: 'https://docs.example/x', title: 'X' } },
+    ]],
+    [responsesCiting, [{ type: 'url_citation', url_citation: { url: 'https://example.org/é', title: 'Café "B"' } }]],
+    [geminiCiting, [
+      { type: 'url_citation', url_citation: { url: 'https://x.org/a' } },
+      { type: 'url_citation', url_citation: { url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbF9', title: 'example.org' } },
+      { type: 'url_citation', url_citation: { url: 'https://untitled.example/p' } },
+    ]],
+  ];
+  test.each(cited.map(([c, a]) => [c.format, c, a] as const))('%s: to an OpenAI client its annotations, each address once, in the streamed answer\'s order; to an Anthropic client none', async (format, c, annotations) => {
+    const g = await startGateway({ upstreamFormat: format as never });
+    try {
+      g.up.scripts.set(c.name, { pieces: [c.bytes] });
+      const whole = async (path: string) => {
+        const res = await post(g.url, { model: c.name, max_tokens: 64, messages: [{ role: 'user', content: 'x' }] }, path);
+        expect(res.status, res.body.toString()).toBe(200);
+        return JSON.parse(res.body.toString('utf8')) as { choices: { message: { annotations?: unknown } }[]; content: unknown[] };
+      };
+      expect((await whole('/v1/chat/completions')).choices[0].message.annotations).toEqual(annotations);
+      // (the streamed answer's one chunk of them, right before its finish)
+      const wire = (await post(g.url, { model: c.name, stream: true, messages: [{ role: 'user', content: 'x' }] })).body.toString('utf8');
+      const said = wire.split('\n').filter((l) => l.includes('"annotations"')).map((l) => (JSON.parse(l.slice(6)) as { choices: { delta: { annotations: unknown } }[] }).choices[0].delta.annotations);
+      expect(said).toEqual([annotations]);
+      if (format !== 'anthropic') expect(JSON.stringify((await whole('/v1/messages')).content)).not.toMatch(/citation|annotation/);
+    } finally {
+      await g.close();
+    }
+  });
+
+  test('an answer that cites no address (a document\'s characters alone): no annotations', async () => {
+    const g = await startGateway({ upstreamFormat: 'anthropic' });
+    try {
+      const body = sse({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } } })
+        + block(0, { type: 'text', text: '', citations: [] }, [{ type: 'citations_delta', citation: { type: 'char_location', cited_text: 'Green.', document_index: 0, document_title: 'Facts', start_char_index: 0, end_char_index: 6 } }, { type: 'text_delta', text: 'Grass is green.' }])
+        + sse({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 3 } }) + sse({ type: 'message_stop' });
+      g.up.scripts.set('doc', { pieces: [textOf(body)] });
+      const res = await post(g.url, { model: 'doc', messages: [{ role: 'user', content: 'x' }] });
+      expect((JSON.parse(res.body.toString('utf8')) as { choices: { message: unknown }[] }).choices[0].message).toEqual({ role: 'assistant', content: 'Grass is green.' });
     } finally {
       await g.close();
     }
