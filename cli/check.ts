@@ -9,6 +9,7 @@ import {
 import type { Values } from './args.js';
 import { EXIT, exitCodeOf } from './errors.js';
 import { completionOf, framingOf, hasTrailer, isModelFormat, type Format, type PlainFormat } from './formats.js';
+import { type HttpHead, failedAnswer, headIsSplit, withoutHttpHead } from './http.js';
 import { exitWith, openInput } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks, Utf8Errors, type SseLine } from './scan.js';
@@ -63,6 +64,8 @@ export interface CheckResult {
   invalidArguments: number | null;
   problemCount: number;
   problems: Problem[];
+  /** The HTTP response head split off the input's start (curl -i): the counts and offsets are the body's. */
+  httpHead?: HttpHead;
 }
 
 /** The checks, fed chunk by chunk. */
@@ -194,6 +197,11 @@ export class Checker {
     }
     if (first !== null) return EXIT_OF[first.kind];
     return this.problemCount !== 0 ? EXIT.WARNINGS : EXIT.OK;
+  }
+
+  /** An answer whose HTTP status is not a success (its head at the input's start): the provider's error, at the body's start. */
+  failedAnswer(message: string): void {
+    this.problem({ kind: 'provider', offset: 0, message });
   }
 
   /** An input of no bytes: a problem at its start. */
@@ -628,8 +636,17 @@ export async function check(values: Values, positionals: string[]): Promise<void
   const held: Uint8Array[] = [];
   let heldLen = 0;
   let total = 0;
-  for await (const chunk of input.chunks) {
+  let head: HttpHead | undefined;
+  const chunks = headIsSplit(format) ? withoutHttpHead(input.chunks, (h) => void (head = h)) : input.chunks;
+  // an answer whose status is not a success: its body (up to --max-event-bytes), not a stream
+  let answer: { text: string; dec: TextDecoder } | undefined;
+  for await (const chunk of chunks) {
+    if (answer === undefined && head !== undefined && (head.status < 200 || head.status > 299)) answer = { text: '', dec: new TextDecoder() };
     total += chunk.length;
+    if (answer !== undefined) {
+      if (total - chunk.length < limits.maxEventBytes) answer.text += answer.dec.decode(chunk.subarray(0, limits.maxEventBytes - (total - chunk.length)), { stream: true });
+      continue;
+    }
     if (checker) {
       checker.push(chunk);
       continue;
@@ -642,18 +659,26 @@ export async function check(values: Values, positionals: string[]): Promise<void
     checker = new Checker(format, limits, choice, maxListed);
     for (const c of held.splice(0)) checker.push(c);
   }
+  if (answer === undefined && head !== undefined && (head.status < 200 || head.status > 299)) answer = { text: '', dec: new TextDecoder() };
   let empty = false;
-  if (!checker) {
-    const f = sniff(Buffer.concat(held, heldLen), true);
-    empty = f === 'empty';
-    format = f === undefined || f === 'empty' ? 'text' : f;
-    checker = new Checker(format, limits, choice, maxListed);
-    for (const c of held.splice(0)) checker.push(c);
+  if (answer !== undefined) {
+    checker ??= new Checker(format ?? 'text', limits, choice, maxListed);
+    checker.bytes = total;
+    checker.failedAnswer(failedAnswer(head!, answer.text + answer.dec.decode(), format));
+    checker.finishCounts();
+  } else {
+    if (!checker) {
+      const f = sniff(Buffer.concat(held, heldLen), true);
+      empty = f === 'empty';
+      format = f === undefined || f === 'empty' ? 'text' : f;
+      checker = new Checker(format, limits, choice, maxListed);
+      for (const c of held.splice(0)) checker.push(c);
+    }
+    checker.end();
+    checker.markAfterCompletion();
+    checker.finishCounts();
+    if (empty || (sniffed && total === 0)) checker.empty(input.name);
   }
-  checker.end();
-  checker.markAfterCompletion();
-  checker.finishCounts();
-  if (empty || (sniffed && total === 0)) checker.empty(input.name);
   const problems = checker.problems;
   const exitCode = checker.exitCode();
   const counts = checker.graphemes();
@@ -665,12 +690,14 @@ export async function check(values: Values, positionals: string[]): Promise<void
     toolCalls: isModelFormat(format!) ? checker.toolCalls : null, invalidArguments: isModelFormat(format!) ? checker.invalidArguments : null,
     problemCount: checker.problemCount, problems,
   };
+  if (head !== undefined) result.httpHead = head;
   process.stdout.write(values.json === true ? `${JSON.stringify(result)}\n` : humanCheck(result));
   exitWith(exitCode);
 }
 
 export function humanCheck(r: CheckResult): string {
-  let s = `${r.input}: ${r.format}${r.sniffed ? ' (sniffed)' : ''}, ${plural(r.bytes, 'byte')}, ${plural(r.lines, 'line')}, `
+  const head = r.httpHead !== undefined ? ` after an HTTP response head (${r.httpHead.statusLine}; ${plural(r.httpHead.bytes, 'byte')}, skipped: the counts and offsets are the body's)` : '';
+  let s = `${r.input}: ${r.format ?? 'no stream'}${r.sniffed && r.format !== null ? ' (sniffed)' : ''}${head}, ${plural(r.bytes, 'byte')}, ${plural(r.lines, 'line')}, `
     + `${plural(r.events, 'event')}, ${plural(r.heartbeats, 'heartbeat')}, ${plural(r.graphemes, 'grapheme')} of text`
     + `${r.toolCalls ? `, ${plural(r.toolCalls, 'tool call')}${r.invalidArguments ? ` (${r.invalidArguments} with invalid arguments)` : ''}` : ''}`
     + `${r.completed === true ? ', completed' : ''}${r.finishReason ? ` (finish reason ${JSON.stringify(r.finishReason)})` : ''}\n`;

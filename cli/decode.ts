@@ -7,6 +7,7 @@ import {
 import type { Values } from './args.js';
 import { EXIT, UsageError, describeError, exitCodeOf } from './errors.js';
 import { framingOf, hasTrailer, isModelFormat, type Format } from './formats.js';
+import { type HttpHead, failedAnswer, headIsSplit, headNote, withoutHttpHead } from './http.js';
 import { Output, exitWith, openInput, saveAtomically, type Input } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks } from './scan.js';
@@ -302,7 +303,7 @@ class EventPrinter {
 
 type Ending =
   | { kind: 'done' }
-  | { kind: 'error'; error: unknown; fromPrinter?: boolean }
+  | { kind: 'error'; error: unknown; fromPrinter?: boolean; answer?: boolean }
   | { kind: 'interrupted' }
   | { kind: 'idle' }
   | { kind: 'empty' };
@@ -326,6 +327,10 @@ class DecodeRun {
   private status: StatusLine | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private ended = false;
+  /** The HTTP response head split off the input's start (curl -i), if any. */
+  private head: HttpHead | undefined;
+  /** The head's status is not a success: the body is its answer, kept (up to --max-event-bytes), not a stream. */
+  private answer: { parts: string[]; bytes: number; dec: TextDecoder } | undefined;
 
   constructor(private readonly o: DecodeOptions, private readonly input: Input) {
     this.keep = o.save !== undefined || o.report ? [] : undefined;
@@ -357,11 +362,13 @@ class DecodeRun {
         else this.end({ kind: 'idle' });
       }, Math.max(20, Math.min(250, limit / 4)));
     }
+    const chunks = headIsSplit(this.o.format) ? withoutHttpHead(this.input.chunks, (h) => this.onHead(h)) : this.input.chunks;
     try {
-      for await (const chunk of this.input.chunks) {
+      for await (const chunk of chunks) {
         if (this.ended) return;
         this.bytes += chunk.length;
-        if (this.stream === undefined) this.sniffMore(chunk);
+        if (this.answer !== undefined) this.keepAnswer(chunk);
+        else if (this.stream === undefined) this.sniffMore(chunk);
         else this.feed(chunk);
         if (this.ended) return;
         // a reader slower than the input holds the reading back, instead of the text piling up here
@@ -380,9 +387,30 @@ class DecodeRun {
     this.complete();
   }
 
+  /** An HTTP response head at the input's start: said, and when its status is not a success, its body is kept as the answer. */
+  private onHead(h: HttpHead): void {
+    this.head = h;
+    if (h.status < 200 || h.status > 299) {
+      this.answer = { parts: [], bytes: 0, dec: new TextDecoder() };
+      return;
+    }
+    if (!(this.o.report && this.o.json)) this.say(headNote(h));
+  }
+
+  private keepAnswer(chunk: Uint8Array): void {
+    const a = this.answer!;
+    if (a.bytes >= this.o.limits.maxEventBytes) return;
+    a.parts.push(a.dec.decode(chunk.subarray(0, this.o.limits.maxEventBytes - a.bytes), { stream: true }));
+    a.bytes += chunk.length;
+  }
+
   /** The input ended (or reading stopped after the completion): what is held is read, and the command ends. */
   private complete(): void {
     if (this.ended) return;
+    if (this.answer !== undefined) {
+      const error = Object.assign(new Error(failedAnswer(this.head!, this.answer.parts.join('') + this.answer.dec.decode(), this.o.format)), { code: 'ERR_PROVIDER' });
+      return this.end({ kind: 'error', error, answer: true });
+    }
     if (this.stream === undefined) {
       const f = sniff(this.joined(), true);
       if (f === 'empty') return this.end({ kind: 'empty' });
@@ -541,7 +569,7 @@ class DecodeRun {
       }
     }
     let report: Record<string, unknown> | undefined;
-    if (ending.kind === 'done' || ending.kind === 'error') {
+    if (ending.kind === 'done' || (ending.kind === 'error' && ending.answer !== true)) {
       // the held rest (the last cluster) is complete once the stream has ended
       try {
         const r = this.stream?.finish();
@@ -587,6 +615,7 @@ class DecodeRun {
       utf8Bytes: counts.utf8Bytes, codePoints: counts.codePoints, utf16Units: counts.utf16Units, graphemes: counts.graphemes,
       normalizationChanged: counts.normalizationChanged, sha256: counts.sha256,
       ...this.messageOf(),
+      ...(this.head !== undefined ? { httpHead: { ...this.head } } : {}),
       seconds: Number(((performance.now() - this.t0) / 1000).toFixed(3)), exitCode: code,
     };
   }
@@ -618,6 +647,8 @@ export function humanReport(r: Record<string, unknown>): string {
   const line = (k: string, v: string) => `  ${k.padEnd(14)}${v}\n`;
   let s = 'seam-stream: report\n';
   s += line('input', `${r.input}, ${r.format ?? 'unknown format'}${r.sniffed ? ' (sniffed)' : ''}`);
+  const head = r.httpHead as HttpHead | undefined;
+  if (head !== undefined) s += line('http head', `${head.statusLine} (${plural(head.bytes, 'byte')}, skipped: the byte counts and offsets are the body's)`);
   s += line('status', `${r.status}${r.finishReason ? `, finish reason ${JSON.stringify(r.finishReason)}` : ''}`);
   if (r.usage) s += line('usage', JSON.stringify(r.usage));
   s += line('read', `${plural(r.bytes as number, 'byte')}, ${plural(r.events as number, 'event')}, ${plural(r.heartbeats as number, 'heartbeat')}`);

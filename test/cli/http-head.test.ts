@@ -1,0 +1,97 @@
+// A capture saved with `curl -i` begins with the HTTP response head: decode and check split it off
+// and read the stream from the body (offsets count from there, and they say so); an answer whose
+// status is not a success is the server's error (exit 5), its body never printed as the answer.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BEDROCK_FIXTURES } from '../helpers/bedrock-fixtures.js';
+import { file, noStack, ollamaCapture, openaiCapture, run, tempDir, writer } from './helpers.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = tempDir();
+});
+
+const DELTAS = ['Grüße ', '👩', '\u200d🔬', ' 🇰', '🇷 ', 'cafe', '\u0301', '.'];
+const TEXT = DELTAS.join('').normalize('NFC');
+const HEAD = 'HTTP/2 200 \r\ncontent-type: text/event-stream; charset=utf-8\r\ncache-control: no-cache\r\n\r\n';
+const with_ = (head: string, body: Uint8Array | string) => Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]);
+const note = (status: string, bytes: number) =>
+  `seam-stream: the input begins with an HTTP response head (${status}; ${bytes} bytes, as curl -i saves it): the stream is read from the body after it, and byte offsets count from there\n`;
+
+describe('an HTTP response head at the top of a capture (curl -i)', () => {
+  it('decode: the head is split off and said; the text is the stream\'s, from a file and dripped through a pipe', async () => {
+    const bytes = with_(HEAD, openaiCapture(DELTAS));
+    const path = file(dir, 'curl-i.sse', bytes);
+    const r = await run(['decode', path]);
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: TEXT, stderr: note('HTTP/2 200', HEAD.length) });
+    // a byte at a time through the head, and the rest in pieces
+    const cuts = [...Array.from({ length: HEAD.length + 8 }, (_, i) => i + 1), 200, 400];
+    const w = writer(path, cuts, 1);
+    const p = await run(['decode', '--report', '--json'], { stdin: w });
+    const report = JSON.parse(p.stderr);
+    expect({ code: p.code, stdout: p.stdout }).toEqual({ code: 0, stdout: TEXT });
+    expect(report).toMatchObject({ format: 'openai', sniffed: true, status: 'done', bytes: bytes.length - HEAD.length, httpHead: { statusLine: 'HTTP/2 200', status: 200, bytes: HEAD.length } });
+  });
+
+  it('check: the counts and offsets are the body\'s, and the head is not a list of unknown fields', async () => {
+    const body = openaiCapture(DELTAS);
+    const path = file(dir, 'curl-i-check.sse', with_(HEAD, body));
+    const r = await run(['check', path]);
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: 0, stderr: '',
+      stdout: `${path}: openai (sniffed) after an HTTP response head (HTTP/2 200; ${HEAD.length} bytes, skipped: the counts and offsets are the body's), ${body.length.toLocaleString('en-US')} bytes, 26 lines, 11 events, 2 heartbeats, 15 graphemes of text, completed (finish reason "stop")\nclean\n`,
+    });
+    // with --format too
+    const f = await run(['check', '--json', '--format', 'openai', path]);
+    expect(JSON.parse(f.stdout)).toMatchObject({ clean: true, exitCode: 0, bytes: body.length, httpHead: { status: 200, bytes: HEAD.length } });
+  });
+
+  it('a damaged body: the offset named is the body\'s, and the message before it says where the body begins', async () => {
+    const body = Buffer.from(openaiCapture(DELTAS));
+    const bad = body.indexOf('Gr') + 2;
+    body[bad] = 0xff;
+    const r = await run(['decode', file(dir, 'curl-i-bad.sse', with_(HEAD, body))]);
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(r.stderr).toBe(`${note('HTTP/2 200', HEAD.length)}seam-stream: Invalid UTF-8 at byte offset ${bad} (bytes from there: FF BC C3 9F)\n`);
+  });
+
+  it('several heads (100 Continue, then the answer\'s), LF line ends, and binary and NDJSON bodies', async () => {
+    const heads = 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n\r\n';
+    const o = await run(['decode', file(dir, 'ollama.txt', with_(heads, ollamaCapture(DELTAS)))]);
+    expect({ code: o.code, stdout: o.stdout, stderr: o.stderr }).toEqual({ code: 0, stdout: TEXT, stderr: note('HTTP/1.1 200 OK', heads.length) });
+    const f = BEDROCK_FIXTURES.find((x) => x.name === 'bedrock-tools')!;
+    const lf = 'HTTP/1.1 200 OK\nContent-Type: application/vnd.amazon.eventstream\n\n';
+    const b = await run(['decode', file(dir, 'bedrock.bin', with_(lf, f.bytes))]);
+    expect({ code: b.code, stdout: b.stdout, stderr: b.stderr }).toEqual({ code: 0, stdout: f.expected.text.normalize('NFC'), stderr: note('HTTP/1.1 200 OK', lf.length) });
+    const c = await run(['check', '--json', file(dir, 'bedrock.bin', with_(lf, f.bytes))]);
+    expect(JSON.parse(c.stdout)).toMatchObject({ format: 'bedrock', clean: true, toolCalls: 2, httpHead: { status: 200, bytes: lf.length } });
+  });
+
+  it('an answer whose status is not a success: the server\'s error (exit 5), the body never printed as the text', async () => {
+    const cases: [string, string, string][] = [
+      ['HTTP/2 429 \r\ncontent-type: application/json\r\n\r\n', '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}\n', 'HTTP/2 429: Rate limit reached (rate_limit_exceeded)'],
+      ['HTTP/1.1 403 Forbidden\r\n\r\n', '{"message":"The security token included in the request is invalid."}', 'HTTP/1.1 403 Forbidden: The security token included in the request is invalid.'],
+      ['HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\n\r\n', '<html><head><title>502 Bad Gateway</title></head>\r\n<body>nginx</body></html>\r\n', 'HTTP/1.1 502 Bad Gateway: <html><head><title>502 Bad Gateway</title></head>'],
+      ['HTTP/1.1 401 Unauthorized\r\n\r\n', '', 'HTTP/1.1 401 Unauthorized, with an empty body'],
+    ];
+    for (const [head, body, said] of cases) {
+      const path = file(dir, 'failed.txt', with_(head, body));
+      const [status, rest] = said.split(/(?=[:,] )/);
+      const message = `the server answered ${status} (the HTTP response head at the top of the input), not a stream${rest}`;
+      const d = await run(['decode', path]);
+      expect({ code: d.code, stdout: d.stdout, stderr: d.stderr }).toEqual({ code: 5, stdout: '', stderr: `seam-stream: ${message}\n` });
+      const s = await run(['decode', '--format', 'anthropic', '--report', '--json'], { input: with_(head, body) });
+      expect({ code: s.code, stdout: s.stdout, lines: s.stderr.split('\n').length }).toEqual({ code: 5, stdout: '', lines: 3 });
+      expect(JSON.parse(s.stderr.split('\n')[1])).toMatchObject({ status: 'failed', exitCode: 5, httpHead: { statusLine: status } });
+      const c = await run(['check', '--json', path]);
+      expect(JSON.parse(c.stdout)).toMatchObject({ exitCode: 5, problems: [{ kind: 'provider', offset: 0, message }] });
+      expect(c.code).toBe(5);
+      expect(noStack(d.stderr + s.stderr + c.stderr)).toBe(true);
+    }
+  });
+
+  it('--format text and lines take the head for text, as it is', async () => {
+    const bytes = with_('HTTP/1.1 200 OK\r\n\r\n', 'hello\n');
+    const r = await run(['decode', '--format', 'lines', '-'], { input: bytes });
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: 'HTTP/1.1 200 OK\n\nhello\n', stderr: '' });
+  });
+});
