@@ -18,6 +18,15 @@ function parse(s: string): unknown {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The members of an HTTP error body that has no `error` member (AWS's, a web framework's). */
+const ERROR_BODY_KEYS = new Set(['message', 'Message', '__type', 'type', 'code', 'status', 'detail', 'title', 'request_id', 'requestId']);
+
+/** A JSON object with only an error body's members, and its message (or detail) as a string. */
+function isErrorBody(v: Obj): boolean {
+  const keys = Object.keys(v);
+  return keys.every((k) => ERROR_BODY_KEYS.has(k)) && [v.message, v.Message, v.detail].some((m) => typeof m === 'string');
+}
+
 /** The model format an SSE event's type and data look like, or 'sse'. */
 function sseFlavour(type: string | undefined, data: string): Format {
   if (type?.startsWith('response.')) return 'openai-responses';
@@ -78,6 +87,9 @@ export function sniff(bytes: Uint8Array, ended: boolean): Format | 'empty' | und
       if ('done' in v && ('message' in v || 'response' in v)) return 'ollama';
       if (typeof v.error === 'string') return 'ollama';
       if ('error' in v || v.type === 'error') return 'openai';
+      // an error body of another shape (AWS's `{"message"}` or `{"Message", "__type"}`, a proxy's
+      // `{"detail"}`): the provider's error, which a model format reads, not an answer's text
+      if (isErrorBody(v)) return '__type' in v || typeof v.Message === 'string' ? 'bedrock' : 'openai';
       if (typeof v.message === 'string' || v.action !== undefined) return 'ddg';
     }
     return 'ndjson';

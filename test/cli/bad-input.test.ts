@@ -91,6 +91,24 @@ describe('bad input', () => {
     }
   });
 
+  it('an error body with no `error` member (AWS\'s, a proxy\'s) is the provider\'s error, not an answer: exit 5, nothing printed', async () => {
+    const cases: [string, string, string][] = [
+      ['{"message":"The security token included in the request is invalid."}', 'openai', 'The security token included in the request is invalid.'],
+      ['{"Message":"User is not authorized","__type":"AccessDeniedException"}\n', 'bedrock', 'User is not authorized (AccessDeniedException)'],
+      ['{"detail":"Not Found"}\n', 'openai', 'Not Found'],
+      ['{"message":"Too many requests","type":"rate_limit"}', 'openai', 'Too many requests (rate_limit)'],
+    ];
+    for (const [body, format, said] of cases) {
+      const r = await run(['decode'], { input: body });
+      expect({ body, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ body, code: 5, stdout: '', stderr: `seam-stream: The provider answered with an error body: ${said}\n` });
+      const c = await run(['check', '--json'], { input: body });
+      expect({ body, code: c.code, result: JSON.parse(c.stdout) }).toMatchObject({ body, code: 5, result: { format, problems: [{ kind: 'provider', offset: 0, message: `the provider answered with an error body: ${said}` }] } });
+    }
+    // a ddg event (a line of it, without its `data: `) is still one
+    const d = await run(['decode', '--report', '--json'], { input: '{"role":"assistant","message":"Hi","action":"success"}\n[DONE]\n' });
+    expect({ code: d.code, stdout: d.stdout, format: JSON.parse(d.stderr).format }).toEqual({ code: 0, stdout: 'Hi', format: 'ddg' });
+  });
+
   it('no stack trace for an unexpected failure either: a --save path that cannot be written', async () => {
     const r = await run(['decode', '--save', join(dir, 'no-such-dir', 'out.txt')], { input: 'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\ndata: [DONE]\n\n' });
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 1, stdout: 'x', stderr: `seam-stream: cannot save ${join(dir, 'no-such-dir', 'out.txt')}: no such file\n` });

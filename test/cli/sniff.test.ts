@@ -40,6 +40,9 @@ const streams: [string, Uint8Array][] = [
   ['a Bedrock prelude claiming 16 MiB and more', prelude(16 * 1024 * 1024 + 32, 0, enc('hello world'))],
   ['a Bedrock prelude claiming 500 MiB', prelude(500 * 1024 * 1024, 0, enc('hello world'))],
   ['text that begins with a tab', enc('\tindented text\n')],
+  ["AWS's error body", enc('{"message":"The security token included in the request is invalid."}')],
+  ["AWS's error body with its type", enc('{"Message":"User is not authorized","__type":"AccessDeniedException"}\n')],
+  ["a proxy's error body", enc('{"detail":"Not Found"}\n')],
 ];
 
 /** A message prelude (its CRC right) claiming `total` bytes, then `rest`. */
@@ -75,7 +78,8 @@ describe.each(streams.map(([name, bytes]) => [name, bytes] as const))('%s', (_, 
 it('the formats taken (a check of the sniffer itself, on streams whose first bytes are in one read)', () => {
   const of = (name: string) => sniffed([streams.find(([n]) => n === name)![1]]);
   expect(['plain SSE', 'NDJSON', 'text', 'text that begins like a field', 'an OpenAI event past SNIFF_BYTES', 'an Ollama line past SNIFF_BYTES', 'a Gemini event past SNIFF_BYTES',
-    'a Bedrock prelude claiming 16 MiB and more', 'a Bedrock prelude claiming 500 MiB', 'text that begins with a tab'].map(of))
-    .toEqual(['sse', 'ndjson', 'text', 'text', 'openai', 'ollama', 'gemini', 'bedrock', 'bedrock', 'text']);
+    'a Bedrock prelude claiming 16 MiB and more', 'a Bedrock prelude claiming 500 MiB', 'text that begins with a tab',
+    "AWS's error body", "AWS's error body with its type", "a proxy's error body"].map(of))
+    .toEqual(['sse', 'ndjson', 'text', 'text', 'openai', 'ollama', 'gemini', 'bedrock', 'bedrock', 'text', 'openai', 'bedrock', 'openai']);
   for (const s of SOURCES.filter((x) => x.format === 'bedrock' || x.format === 'bedrock-invoke')) expect(sniffed([s.bytes]), s.name).toBe(s.format);
 });
