@@ -14,6 +14,8 @@ export interface OptionSpec {
   choices?: readonly string[];
   /** The default, as the help shows it. */
   default: string;
+  /** A bytes option's largest value. */
+  max?: number;
   help: string;
 }
 
@@ -77,6 +79,7 @@ function optionValue(spec: OptionSpec, raw: string): string | number | string[] 
     }
     case 'bytes': {
       const n = parseBytes(raw);
+      if (n !== undefined && spec.max !== undefined && n > spec.max) bad(`takes at most ${formatBytes(spec.max)}`);
       return n ?? bad('takes a size in bytes (as 1048576, 64KiB or 16MiB)');
     }
     case 'seconds': {

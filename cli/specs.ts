@@ -10,14 +10,17 @@ export const formatOption: OptionSpec = {
   help: "the stream's format",
 };
 
+/** The largest limit of an event, a line or a message the library takes (one buffer of its core). */
+export const MAX_LIMIT_BYTES = 512 * 1024 * 1024;
+
 export const limitOptions: OptionSpec[] = [
   {
-    name: 'max-event-bytes', kind: 'bytes', arg: 'BYTES', default: '16 MiB',
-    help: 'the most bytes one SSE event may hold (openai, openai-responses, anthropic, sse) or a JSON body', 
+    name: 'max-event-bytes', kind: 'bytes', arg: 'BYTES', default: '16 MiB', max: MAX_LIMIT_BYTES,
+    help: 'the most bytes one SSE event (openai, openai-responses, anthropic, gemini, sse), Bedrock message or JSON body may hold, up to 512 MiB',
   },
   {
-    name: 'max-line-bytes', kind: 'bytes', arg: 'BYTES', default: '16 MiB',
-    help: 'the most bytes of one line (ollama, ddg, ndjson, lines)',
+    name: 'max-line-bytes', kind: 'bytes', arg: 'BYTES', default: '16 MiB', max: MAX_LIMIT_BYTES,
+    help: 'the most bytes of one line (ollama, ddg, ndjson, lines), up to 512 MiB',
   },
   {
     name: 'max-text-bytes', kind: 'bytes', arg: 'BYTES', default: '256 MiB',

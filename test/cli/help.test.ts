@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_TEXT_BYTES } from '../../bindings/index.js';
+import { MAX_LIMIT_BYTES } from '../../bindings/frames/frame-stream.js';
 import { editDistance, formatBytes, nearest, parseArgs, parseBytes } from '../../cli/args.js';
 import { COMMAND_SPECS, limitOptions } from '../../cli/specs.js';
 import { noStack, root, run, start } from './helpers.js';
@@ -28,6 +29,10 @@ describe('help', () => {
       expect((await run(['help', spec.name])).stdout).toBe(r.stdout);
     });
   }
+
+  it('the largest limits taken are the library\'s', () => {
+    expect(limitOptions.map((o) => o.max)).toEqual([MAX_LIMIT_BYTES, MAX_LIMIT_BYTES, undefined]);
+  });
 
   it('the limits shown as defaults are the library\'s', () => {
     expect(limitOptions.map((o) => [o.name, o.default])).toEqual([
@@ -67,6 +72,8 @@ describe('mistakes on the command line: exit 1, one line naming the nearest vali
     [['bench', '--rouns', '1'], 'seam-stream: unknown option --rouns for seam-stream bench; did you mean --rounds? (seam-stream bench --help lists them)\n'],
     [['decode', '--format', 'antrhopic'], 'seam-stream: --format: unknown value "antrhopic"; did you mean anthropic? (one of openai, openai-responses, anthropic, ollama, ddg, gemini, bedrock, bedrock-invoke, sse, ndjson, lines, text)\n'],
     [['decode', '--max-event-bytes', 'lots'], 'seam-stream: --max-event-bytes takes a size in bytes (as 1048576, 64KiB or 16MiB), got "lots"\n'],
+    [['decode', '--max-event-bytes', '1GiB'], 'seam-stream: --max-event-bytes takes at most 512 MiB, got "1GiB"\n'],
+    [['check', '--max-line-bytes=513MiB'], 'seam-stream: --max-line-bytes takes at most 512 MiB, got "513MiB"\n'],
     [['decode', '--idle-timeout', '0'], 'seam-stream: --idle-timeout takes a number of seconds greater than 0, got "0"\n'],
     [['decode', '--save'], 'seam-stream: --save needs a value (FILE)\n'],
     [['decode', 'a', 'b'], 'seam-stream: seam-stream decode takes one FILE (or - for standard input), got another: "b"\n'],
