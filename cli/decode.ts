@@ -8,7 +8,7 @@ import type { Values } from './args.js';
 import { EXIT, UsageError, describeError, exitCodeOf } from './errors.js';
 import { framingOf, hasTrailer, isModelFormat, type Format } from './formats.js';
 import { type HttpHead, failedAnswer, headIsSplit, headNote, withoutHttpHead } from './http.js';
-import { Output, exitWith, openInput, saveAtomically, type Input } from './io.js';
+import { Output, checkSavable, exitWith, openInput, saveAtomically, type Input } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks } from './scan.js';
 import { SNIFF_BYTES, sniff } from './sniff.js';
@@ -674,6 +674,8 @@ export function humanReport(r: Record<string, unknown>): string {
 
 export async function decode(values: Values, positionals: string[]): Promise<void> {
   const o = options(values);
+  // (a path that cannot be saved to is said before the stream is read, not after it)
+  if (o.save !== undefined) checkSavable(o.save);
   const input = openInput(positionals[0]);
   await new DecodeRun(o, input).run();
 }

@@ -1,7 +1,7 @@
 // Reading the input (a file or standard input, as it arrives), writing standard output (each
 // write goes out at once; a reader that closes it ends the command quietly), and saving a file
 // atomically.
-import { closeSync, createReadStream, fstatSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, createReadStream, fstatSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { InputError } from './errors.js';
 
@@ -108,6 +108,21 @@ export class Output {
       process.stdout.on('drain', done);
       process.stdout.on('close', done);
     });
+  }
+}
+
+/**
+ * Whether `file` can be saved to (its folder exists and can be written, and it is not a folder),
+ * before a stream is read into it: an InputError otherwise.
+ */
+export function checkSavable(file: string): void {
+  try {
+    if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
+    const dir = dirname(file);
+    if (!statSync(dir).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    throw new InputError(`cannot save ${file}: ${reason(e)}`);
   }
 }
 

@@ -109,8 +109,15 @@ describe('bad input', () => {
     expect({ code: d.code, stdout: d.stdout, format: JSON.parse(d.stderr).format }).toEqual({ code: 0, stdout: 'Hi', format: 'ddg' });
   });
 
-  it('no stack trace for an unexpected failure either: a --save path that cannot be written', async () => {
-    const r = await run(['decode', '--save', join(dir, 'no-such-dir', 'out.txt')], { input: 'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\ndata: [DONE]\n\n' });
-    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 1, stdout: 'x', stderr: `seam-stream: cannot save ${join(dir, 'no-such-dir', 'out.txt')}: no such file\n` });
+  it('a --save path that cannot be written: said before the stream is read (a live one is not read to its end first), exit 1', async () => {
+    const sub = join(dir, 'save-to');
+    mkdirSync(sub);
+    const notDir = file(dir, 'plain-file', 'x');
+    const cases: [string, string][] = [[join(dir, 'no-such-dir', 'out.txt'), 'no such file'], [sub, 'it is a directory'], [join(notDir, 'out.txt'), 'a part of the path is not a directory']];
+    for (const [path, why] of cases) {
+      // standard input is left open: the command must not wait for it
+      const r = await run(['decode', '--save', path], { stdin: 'open', timeoutMs: 10_000 });
+      expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 1, stdout: '', stderr: `seam-stream: cannot save ${path}: ${why}\n` });
+    }
   });
 });
