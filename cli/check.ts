@@ -66,6 +66,8 @@ export interface CheckResult {
   problems: Problem[];
   /** The HTTP response head split off the input's start (curl -i): the counts and offsets are the body's. */
   httpHead?: HttpHead;
+  /** With --format, when that format could not read the input: the model format its first bytes look like. */
+  looksLike?: Format;
 }
 
 /** The checks, fed chunk by chunk. */
@@ -640,7 +642,14 @@ export async function check(values: Values, positionals: string[]): Promise<void
   const chunks = headIsSplit(format) ? withoutHttpHead(input.chunks, (h) => void (head = h)) : input.chunks;
   // an answer whose status is not a success: its body (up to --max-event-bytes), not a stream
   let answer: { text: string; dec: TextDecoder } | undefined;
+  // with --format: the first bytes, to say what the input looks like when that format cannot read it
+  const first: Uint8Array[] = [];
+  let firstLen = 0;
   for await (const chunk of chunks) {
+    if (!sniffed && firstLen < SNIFF_BYTES) {
+      first.push(chunk);
+      firstLen += chunk.length;
+    }
     if (answer === undefined && head !== undefined && (head.status < 200 || head.status > 299)) answer = { text: '', dec: new TextDecoder() };
     total += chunk.length;
     if (answer !== undefined) {
@@ -691,6 +700,12 @@ export async function check(values: Values, positionals: string[]): Promise<void
     problemCount: checker.problemCount, problems,
   };
   if (head !== undefined) result.httpHead = head;
+  if (!sniffed && answer === undefined && firstLen !== 0) {
+    const failed = ([EXIT.UTF8, EXIT.TRUNCATED, EXIT.BAD_EVENT] as number[]).includes(exitCode);
+    const nothing = exitCode === EXIT.OK && isModelFormat(format!) && counts.graphemes === 0 && checker.toolCalls === 0;
+    const f = failed || nothing ? sniff(Buffer.concat(first, firstLen), true) : undefined;
+    if (f !== undefined && f !== 'empty' && f !== format && isModelFormat(f)) result.looksLike = f;
+  }
   process.stdout.write(values.json === true ? `${JSON.stringify(result)}\n` : humanCheck(result));
   exitWith(exitCode);
 }
@@ -701,9 +716,10 @@ export function humanCheck(r: CheckResult): string {
     + `${plural(r.events, 'event')}, ${plural(r.heartbeats, 'heartbeat')}, ${plural(r.graphemes, 'grapheme')} of text`
     + `${r.toolCalls ? `, ${plural(r.toolCalls, 'tool call')}${r.invalidArguments ? ` (${r.invalidArguments} with invalid arguments)` : ''}` : ''}`
     + `${r.completed === true ? ', completed' : ''}${r.finishReason ? ` (finish reason ${JSON.stringify(r.finishReason)})` : ''}\n`;
-  if (r.clean) return `${s}clean\n`;
+  const hint = r.looksLike !== undefined ? `the input looks like ${r.looksLike}, not ${r.format}: try --format ${r.looksLike} (or leave --format out: it is then sniffed)\n` : '';
+  if (r.clean) return `${s}clean\n${hint}`;
   s += `${plural(r.problemCount, 'problem')}${r.problems.length < r.problemCount ? ` (the first ${r.problems.length} listed)` : ''}:\n`;
   const w = Math.max(...r.problems.map((p) => String(p.offset).length));
   for (const p of r.problems) s += `  byte ${String(p.offset).padStart(w)}  ${p.message}${p.afterCompletion ? ' (after the completion: decode does not take it for the answer)' : ''}\n`;
-  return s + `exit code ${r.exitCode}\n`;
+  return s + hint + `exit code ${r.exitCode}\n`;
 }

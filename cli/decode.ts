@@ -321,6 +321,9 @@ class DecodeRun {
   /** The format sends something after its completion (describeFormat's `trailer`): the input is read to its end. */
   private trailer = false;
   private sniffBuf: Uint8Array[] = [];
+  /** With --format: the first bytes (up to SNIFF_BYTES), to say what the input looks like when that format cannot read it. */
+  private readonly first: Uint8Array[] = [];
+  private firstLen = 0;
   private sniffLen = 0;
   private printedUnits = 0;
   private readonly keep: string[] | undefined;
@@ -367,6 +370,10 @@ class DecodeRun {
       for await (const chunk of chunks) {
         if (this.ended) return;
         this.bytes += chunk.length;
+        if (this.o.format !== undefined && this.firstLen < SNIFF_BYTES) {
+          this.first.push(chunk);
+          this.firstLen += chunk.length;
+        }
         if (this.answer !== undefined) this.keepAnswer(chunk);
         else if (this.stream === undefined) this.sniffMore(chunk);
         else this.feed(chunk);
@@ -587,6 +594,8 @@ class DecodeRun {
     const refusal = this.stream?.refusal;
     if (refusal !== undefined && refusal !== '' && !this.o.events && !(this.o.report && this.o.json)) this.say(`the model refused: ${refusal}`);
     if (message !== undefined) this.say(message);
+    const hint = this.formatHint(code, ending);
+    if (hint !== undefined) this.say(hint);
     if (this.o.save !== undefined && this.keep !== undefined) {
       const text = this.keep.join('');
       try {
@@ -604,6 +613,23 @@ class DecodeRun {
       process.stderr.write(this.o.json ? `${JSON.stringify(report)}\n` : humanReport(report));
     }
     exitWith(code);
+  }
+
+  /**
+   * With --format: when the stream failed as that format cannot fail on its own kind of input (bad
+   * UTF-8, a bad event, no completion), or a model format found nothing in it, and its first bytes
+   * look like another model format's, what to try.
+   */
+  private formatHint(code: number, ending: Ending): string | undefined {
+    const given = this.o.format;
+    if (given === undefined || this.firstLen === 0) return undefined;
+    const failed = ending.kind === 'error' && ending.answer !== true && ([EXIT.UTF8, EXIT.TRUNCATED, EXIT.BAD_EVENT] as number[]).includes(exitCodeOf(ending.error));
+    const s = this.stream;
+    const nothing = ending.kind === 'done' && isModelFormat(given) && !this.anyText && (s?.toolCalls?.length ?? 0) === 0 && !s?.reasoning && !s?.refusal;
+    if (!failed && !nothing) return undefined;
+    const f = sniff(Buffer.concat(this.first, this.firstLen), true);
+    if (f === undefined || f === 'empty' || f === given || !isModelFormat(f)) return undefined;
+    return `the input looks like ${f}, not ${given}: try --format ${f} (or leave --format out: it is then sniffed)`;
   }
 
   private reportOf(r: ReturnType<TextStream['finish']>, code: number): Record<string, unknown> {
