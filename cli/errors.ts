@@ -99,7 +99,9 @@ export function describeError(e: unknown): string {
   const code = (e as Coded | null)?.code;
   const message = String((e as Coded | null)?.message ?? e);
   // a model stream's line (ollama, ddg) is limited by --max-line-bytes
-  if (code === 'ERR_EVENT_TOO_LARGE' && message.startsWith('Line ')) return `${message} (raise it with --max-line-bytes)`;
+  // (the library names its option maxEventBytes, which the command gives --max-line-bytes: said in the
+  // words a line format's limit has everywhere else, as check says it)
+  if (code === 'ERR_EVENT_TOO_LARGE' && message.startsWith('Line ')) return `${message.replace('than maxEventBytes (', 'than maxLineBytes (')} (raise it with --max-line-bytes)`;
   if (typeof code === 'string' && code in LIMIT_OPTION) return `${message} (raise it with ${LIMIT_OPTION[code]})`;
   if (code === 'ERR_INVALID_UTF8' || code === 'ERR_TRUNCATED_UTF8' || code === 'ERR_NDJSON_PARSE' || code === 'ERR_CORE_MEMORY') return message;
   if (code === 'ERR_PROVIDER' || code === 'ERR_BAD_EVENT' || code === 'ERR_STREAM_TRUNCATED' || code === 'ERR_CRC_MISMATCH' || code === 'ERR_BAD_FRAME') return message;

@@ -71,6 +71,15 @@ describe('bad input', () => {
     expect(text.rssKiB).toBeLessThan(300 * 1024);
   });
 
+  it('a line of ollama or ddg past --max-line-bytes: named in that option\'s words, as for the other line formats and by check', async () => {
+    for (const [format, line] of [['ollama', '{"model":"m","message":{"role":"assistant","content":"hello there"},"done":false}\n'], ['ddg', 'data: {"message":"hello there, a long line"}\n']]) {
+      const d = await run(['decode', '--format', format, '--max-line-bytes', '32'], { input: line });
+      expect({ format, code: d.code, stderr: d.stderr }).toEqual({ format, code: 4, stderr: 'seam-stream: Line starting at byte offset 0 is longer than maxLineBytes (32 bytes); nothing past the limit was buffered (raise it with --max-line-bytes)\n' });
+      const c = await run(['check', '--json', '--format', format, '--max-line-bytes', '32'], { input: line });
+      expect(JSON.parse(c.stdout).problems[0].message).toBe('Line starting at byte offset 0 is longer than maxLineBytes (32 bytes); nothing past the limit was buffered: framing stopped there');
+    }
+  });
+
   it('paths that cannot be read: no such file, a directory, a symbolic link loop (and no permission, when not root)', async () => {
     const cases: [string, string][] = [[join(dir, 'missing.sse'), 'no such file'], [dir, 'it is a directory']];
     const loop = join(dir, 'loop');
