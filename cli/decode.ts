@@ -571,7 +571,9 @@ class DecodeRun {
         if (code === EXIT.TRUNCATED && this.o.allowTruncated) {
           message = `warning: ${message} (--allow-truncated)`;
           code = EXIT.OK;
-        }
+        } else if (code === EXIT.TRUNCATED) message += ' (--allow-truncated takes the text as it is, exit 0)';
+        // (what to do: the option that reads on)
+        else if (code === EXIT.UTF8) message += ' (--lenient reads it as U+FFFD and goes on)';
         break;
       }
     }

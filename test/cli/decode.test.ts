@@ -207,11 +207,11 @@ describe('decode: endings, messages and exit codes', () => {
     ];
     for (const [bytes, what] of cases) {
       const r = await run(['decode', file(dir, 'cut.cap', bytes)]);
-      expectEnd(r, 3, `seam-stream: The stream ended without its completion ${what} after ${bytes.length} bytes: the text is incomplete\n`);
+      expectEnd(r, 3, `seam-stream: The stream ended without its completion ${what} after ${bytes.length} bytes: the text is incomplete (--allow-truncated takes the text as it is, exit 0)\n`);
       expect(r.stdout).toBe(TEXT);
     }
     const sse = await run(['decode', '--format', 'sse'], { input: 'data: a\n\ndata: b\n' });
-    expectEnd(sse, 3, 'seam-stream: the stream ended inside an event, without the blank line that ends it, after 17 bytes: that event was not dispatched\n');
+    expectEnd(sse, 3, 'seam-stream: the stream ended inside an event, without the blank line that ends it, after 17 bytes: that event was not dispatched (--allow-truncated takes the text as it is, exit 0)\n');
     expect(sse.stdout).toBe('a\n');
     const allowed = await run(['decode', '--allow-truncated', file(dir, 'cut.cap', openaiCapture(['x'], { done: false }))]);
     expectEnd(allowed, 0, 'seam-stream: warning: The stream ended without its completion');
@@ -222,10 +222,10 @@ describe('decode: endings, messages and exit codes', () => {
     const bad = Buffer.concat([good, Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"x\xff"}}]}\n\n', 'latin1')]);
     const at = bad.indexOf(0xff);
     const r = await run(['decode', file(dir, 'bad.sse', bad)]);
-    expectEnd(r, 2, `seam-stream: Invalid UTF-8 at byte offset ${at} (bytes from there: FF 22 7D 7D)\n`);
+    expectEnd(r, 2, `seam-stream: Invalid UTF-8 at byte offset ${at} (bytes from there: FF 22 7D 7D) (--lenient reads it as U+FFFD and goes on)\n`);
     expect(r.stdout).toBe('Abcéd');
     const t = await run(['decode'], { input: Buffer.from([0x61, 0x65, 0xcc, 0x81, 0xc3]) });
-    expectEnd(t, 2, 'Truncated UTF-8: the stream ended inside a character that starts at byte offset 4 (C3)');
+    expectEnd(t, 2, 'Truncated UTF-8: the stream ended inside a character that starts at byte offset 4 (C3) (--lenient reads it as U+FFFD and goes on)\n');
     expect(t.stdout).toBe('aé');
   });
 

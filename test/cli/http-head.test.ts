@@ -51,7 +51,7 @@ describe('an HTTP response head at the top of a capture (curl -i)', () => {
     body[bad] = 0xff;
     const r = await run(['decode', file(dir, 'curl-i-bad.sse', with_(HEAD, body))]);
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' });
-    expect(r.stderr).toBe(`${note('HTTP/2 200', HEAD.length)}seam-stream: Invalid UTF-8 at byte offset ${bad} (bytes from there: FF BC C3 9F)\n`);
+    expect(r.stderr).toBe(`${note('HTTP/2 200', HEAD.length)}seam-stream: Invalid UTF-8 at byte offset ${bad} (bytes from there: FF BC C3 9F) (--lenient reads it as U+FFFD and goes on)\n`);
   });
 
   it('several heads (100 Continue, then the answer\'s), LF line ends, and binary and NDJSON bodies', async () => {

@@ -16,7 +16,7 @@ describe('--format that is not the input\'s', () => {
     const a = await run(['decode', '--format', 'openai'], { input: anthropic });
     expect({ code: a.code, stdout: a.stdout, stderr: a.stderr }).toEqual({
       code: 3, stdout: '',
-      stderr: `seam-stream: The stream ended without its completion (data: [DONE]) after ${anthropic.length} bytes: the text is incomplete\n${hint('anthropic', 'openai')}`,
+      stderr: `seam-stream: The stream ended without its completion (data: [DONE]) after ${anthropic.length} bytes: the text is incomplete (--allow-truncated takes the text as it is, exit 0)\n${hint('anthropic', 'openai')}`,
     });
     const bedrock = BEDROCK_FIXTURES.find((f) => f.name === 'bedrock-basic')!.bytes;
     const b = await run(['decode', '--format', 'anthropic'], { input: bedrock });
@@ -44,7 +44,7 @@ describe('--format that is not the input\'s', () => {
     for (const args of [['--format', 'openai'], []]) {
       const r = await run(['decode', ...args], { input: cut });
       expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
-        code: 3, stdout: DELTAS.join(''), stderr: `seam-stream: The stream ended without its completion (data: [DONE]) after ${cut.length} bytes: the text is incomplete\n`,
+        code: 3, stdout: DELTAS.join(''), stderr: `seam-stream: The stream ended without its completion (data: [DONE]) after ${cut.length} bytes: the text is incomplete (--allow-truncated takes the text as it is, exit 0)\n`,
       });
       const c = await run(['check', '--json', ...args], { input: cut });
       expect(JSON.parse(c.stdout).looksLike).toBeUndefined();
