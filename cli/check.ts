@@ -13,7 +13,7 @@ import { type HttpHead, failedAnswer, headIsSplit, withoutHttpHead } from './htt
 import { exitWith, openInput } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks, Utf8Errors, type SseLine } from './scan.js';
-import { SNIFF_BYTES, sniff } from './sniff.js';
+import { SNIFF_BYTES, sniff, utf16 } from './sniff.js';
 import { plural } from './status.js';
 import { pushPlainText } from './stream.js';
 
@@ -642,11 +642,11 @@ export async function check(values: Values, positionals: string[]): Promise<void
   const chunks = headIsSplit(format) ? withoutHttpHead(input.chunks, (h) => void (head = h)) : input.chunks;
   // an answer whose status is not a success: its body (up to --max-event-bytes), not a stream
   let answer: { text: string; dec: TextDecoder } | undefined;
-  // with --format: the first bytes, to say what the input looks like when that format cannot read it
+  // the first bytes, to say what the input looks like when it cannot be read (another format, UTF-16)
   const first: Uint8Array[] = [];
   let firstLen = 0;
   for await (const chunk of chunks) {
-    if (!sniffed && firstLen < SNIFF_BYTES) {
+    if (firstLen < SNIFF_BYTES) {
       first.push(chunk);
       firstLen += chunk.length;
     }
@@ -700,6 +700,9 @@ export async function check(values: Values, positionals: string[]): Promise<void
     problemCount: checker.problemCount, problems,
   };
   if (head !== undefined) result.httpHead = head;
+  const p0 = problems[0];
+  const wide = p0?.kind === 'utf8' && p0.offset === 0 ? utf16(Buffer.concat(first, firstLen)) : undefined;
+  if (wide !== undefined) p0.message += wide;
   if (!sniffed && answer === undefined && firstLen !== 0) {
     const failed = ([EXIT.UTF8, EXIT.TRUNCATED, EXIT.BAD_EVENT] as number[]).includes(exitCode);
     const nothing = exitCode === EXIT.OK && isModelFormat(format!) && counts.graphemes === 0 && checker.toolCalls === 0;

@@ -11,7 +11,7 @@ import { type HttpHead, failedAnswer, headIsSplit, headNote, withoutHttpHead } f
 import { Output, checkSavable, exitWith, openInput, saveAtomically, type Input } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks } from './scan.js';
-import { SNIFF_BYTES, sniff } from './sniff.js';
+import { SNIFF_BYTES, sniff, utf16 } from './sniff.js';
 import { StatusLine, formatSeconds, plural } from './status.js';
 import { ModelStream, ModelStreamError, PlainStream, type TextStream } from './stream.js';
 import type { Citation, ToolCall } from 'seam-stream';
@@ -321,7 +321,7 @@ class DecodeRun {
   /** The format sends something after its completion (describeFormat's `trailer`): the input is read to its end. */
   private trailer = false;
   private sniffBuf: Uint8Array[] = [];
-  /** With --format: the first bytes (up to SNIFF_BYTES), to say what the input looks like when that format cannot read it. */
+  /** The first bytes (up to SNIFF_BYTES), to say what the input looks like when it cannot be read (another format, UTF-16). */
   private readonly first: Uint8Array[] = [];
   private firstLen = 0;
   private sniffLen = 0;
@@ -370,7 +370,7 @@ class DecodeRun {
       for await (const chunk of chunks) {
         if (this.ended) return;
         this.bytes += chunk.length;
-        if (this.o.format !== undefined && this.firstLen < SNIFF_BYTES) {
+        if (this.firstLen < SNIFF_BYTES) {
           this.first.push(chunk);
           this.firstLen += chunk.length;
         }
@@ -573,7 +573,7 @@ class DecodeRun {
           code = EXIT.OK;
         } else if (code === EXIT.TRUNCATED) message += ' (--allow-truncated takes the text as it is, exit 0)';
         // (what to do: the option that reads on)
-        else if (code === EXIT.UTF8) message += ' (--lenient reads it as U+FFFD and goes on)';
+        else if (code === EXIT.UTF8) message += utf16(Buffer.concat(this.first, this.firstLen)) ?? ' (--lenient reads it as U+FFFD and goes on)';
         break;
       }
     }

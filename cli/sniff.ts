@@ -150,3 +150,14 @@ function eventStream(bytes: Uint8Array, enough: boolean): Format | 'more' | unde
   const h = dec.decode(bytes.subarray(12, Math.min(bytes.length, 12 + headers)));
   return /:event-type\x07\x00\x05chunk/.test(h) ? 'bedrock-invoke' : 'bedrock';
 }
+
+/**
+ * What to say of an input that begins with UTF-16's byte order mark (PowerShell's `>` saves text
+ * so): no stream is UTF-16, and reading it leniently gives nothing of use.
+ */
+export function utf16(first: Uint8Array | undefined): string | undefined {
+  if (first === undefined || first.length < 2) return undefined;
+  const bom = first[0] === 0xff && first[1] === 0xfe ? 'FF FE' : first[0] === 0xfe && first[1] === 0xff ? 'FE FF' : undefined;
+  if (bom === undefined) return undefined;
+  return `: the input is UTF-16 (it begins with the byte order mark ${bom}), not UTF-8 as streams are; save the capture as it came (curl -o FILE; PowerShell's > writes UTF-16), or convert it (iconv -f UTF-16 -t UTF-8)`;
+}

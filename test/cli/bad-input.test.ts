@@ -44,6 +44,18 @@ describe('bad input', () => {
     expect(c.code).toBe(2);
   });
 
+  it('a capture saved as UTF-16 (PowerShell\'s >): exit 2, said to be UTF-16 with what to do, not to read it leniently', async () => {
+    const sse = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n';
+    const said = ': the input is UTF-16 (it begins with the byte order mark FF FE), not UTF-8 as streams are; save the capture as it came (curl -o FILE; PowerShell\'s > writes UTF-16), or convert it (iconv -f UTF-16 -t UTF-8)';
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(sse, 'utf16le')]);
+    for (const args of [[], ['--format', 'openai']]) {
+      const r = await run(['decode', ...args], { input: bytes });
+      expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 2, stdout: '', stderr: `seam-stream: Invalid UTF-8 at byte offset 0 (bytes from there: FF FE 64 00)${said}\n` });
+    }
+    const c = await run(['check', '--json'], { input: bytes });
+    expect(JSON.parse(c.stdout).problems[0]).toEqual({ kind: 'utf8', offset: 0, message: `invalid UTF-8 at byte 0${said}` });
+  });
+
   it('an empty file: exit 3, "is empty"', async () => {
     const f = file(dir, 'empty.sse', '');
     const r = await run(['decode', f]);
