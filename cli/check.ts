@@ -686,7 +686,7 @@ export async function check(values: Values, positionals: string[]): Promise<void
     checker.end();
     checker.markAfterCompletion();
     checker.finishCounts();
-    if (empty || (sniffed && total === 0)) checker.empty(input.name);
+    if (empty || (sniffed && total === 0)) checker.empty(head !== undefined ? `the body after the HTTP response head of ${input.name}` : input.name);
   }
   const problems = checker.problems;
   const exitCode = checker.exitCode();

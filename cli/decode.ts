@@ -551,7 +551,7 @@ class DecodeRun {
         break;
       case 'empty':
         code = EXIT.TRUNCATED;
-        message = `${this.input.name} is empty (0 bytes): there is no stream to decode`;
+        message = `${this.head !== undefined ? `the body after the HTTP response head of ${this.input.name}` : this.input.name} is empty (0 bytes): there is no stream to decode`;
         break;
       case 'interrupted':
         code = EXIT.INTERRUPTED;

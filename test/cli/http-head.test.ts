@@ -89,6 +89,17 @@ describe('an HTTP response head at the top of a capture (curl -i)', () => {
     }
   });
 
+  it('a head with no body after it: the body is said to be empty (exit 3)', async () => {
+    const head = 'HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n';
+    const r = await run(['decode'], { input: head });
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: 3, stdout: '',
+      stderr: `${note('HTTP/1.1 200 OK', head.length)}seam-stream: the body after the HTTP response head of standard input is empty (0 bytes): there is no stream to decode\n`,
+    });
+    const c = await run(['check', '--json'], { input: head });
+    expect(JSON.parse(c.stdout).problems).toEqual([{ kind: 'empty', offset: 0, message: 'the body after the HTTP response head of standard input is empty (0 bytes)' }]);
+  });
+
   it('--format text and lines take the head for text, as it is', async () => {
     const bytes = with_('HTTP/1.1 200 OK\r\n\r\n', 'hello\n');
     const r = await run(['decode', '--format', 'lines', '-'], { input: bytes });
