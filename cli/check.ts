@@ -13,7 +13,7 @@ import { type HttpHead, failedAnswer, headIsSplit, withoutHttpHead } from './htt
 import { exitWith, openInput } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks, Utf8Errors, type SseLine } from './scan.js';
-import { SNIFF_BYTES, sniff, utf16 } from './sniff.js';
+import { SNIFF_BYTES, htmlPage, htmlSaid, sniff, utf16 } from './sniff.js';
 import { plural } from './status.js';
 import { pushPlainText } from './stream.js';
 
@@ -640,8 +640,28 @@ export async function check(values: Values, positionals: string[]): Promise<void
   let total = 0;
   let head: HttpHead | undefined;
   const chunks = headIsSplit(format) ? withoutHttpHead(input.chunks, (h) => void (head = h)) : input.chunks;
-  // an answer whose status is not a success: its body (up to --max-event-bytes), not a stream
-  let answer: { text: string; dec: TextDecoder } | undefined;
+  // an answer whose status is not a success, or an HTML page: its body (up to --max-event-bytes), not a stream
+  let answer: { text: string; bytes: number; dec: TextDecoder } | undefined;
+  let html: string | undefined;
+  const failedHead = () => head !== undefined && (head.status < 200 || head.status > 299);
+  const keep = (c: Uint8Array) => {
+    const a = (answer ??= { text: '', bytes: 0, dec: new TextDecoder() });
+    if (a.bytes < limits.maxEventBytes) a.text += a.dec.decode(c.subarray(0, limits.maxEventBytes - a.bytes), { stream: true });
+    a.bytes += c.length;
+  };
+  /** The format sniffed from what is held: an HTML page's bytes are kept as the answer instead. */
+  const sniffed_ = (f: Format | 'empty' | undefined): void => {
+    const joined = Buffer.concat(held, heldLen);
+    const title = f === undefined || f === 'text' ? htmlPage(joined) : undefined;
+    if (title !== undefined) {
+      html = title;
+      for (const c of held.splice(0)) keep(c);
+      return;
+    }
+    format = f === undefined || f === 'empty' ? 'text' : f;
+    checker = new Checker(format, limits, choice, maxListed);
+    for (const c of held.splice(0)) checker.push(c);
+  };
   // the first bytes, to say what the input looks like when it cannot be read (another format, UTF-16)
   const first: Uint8Array[] = [];
   let firstLen = 0;
@@ -650,10 +670,9 @@ export async function check(values: Values, positionals: string[]): Promise<void
       first.push(chunk);
       firstLen += chunk.length;
     }
-    if (answer === undefined && head !== undefined && (head.status < 200 || head.status > 299)) answer = { text: '', dec: new TextDecoder() };
     total += chunk.length;
-    if (answer !== undefined) {
-      if (total - chunk.length < limits.maxEventBytes) answer.text += answer.dec.decode(chunk.subarray(0, limits.maxEventBytes - (total - chunk.length)), { stream: true });
+    if (answer !== undefined || failedHead()) {
+      keep(chunk);
       continue;
     }
     if (checker) {
@@ -664,30 +683,27 @@ export async function check(values: Values, positionals: string[]): Promise<void
     heldLen += chunk.length;
     const f = sniff(Buffer.concat(held, heldLen), false);
     if (f === undefined && heldLen < SNIFF_BYTES) continue;
-    format = f === undefined || f === 'empty' ? 'text' : f;
-    checker = new Checker(format, limits, choice, maxListed);
-    for (const c of held.splice(0)) checker.push(c);
+    sniffed_(f);
   }
-  if (answer === undefined && head !== undefined && (head.status < 200 || head.status > 299)) answer = { text: '', dec: new TextDecoder() };
   let empty = false;
-  if (answer !== undefined) {
+  if (answer === undefined && !failedHead() && !checker) {
+    const f = sniff(Buffer.concat(held, heldLen), true);
+    empty = f === 'empty';
+    sniffed_(f);
+  }
+  if (answer !== undefined || failedHead()) {
+    const body = answer === undefined ? '' : answer.text + answer.dec.decode();
     checker ??= new Checker(format ?? 'text', limits, choice, maxListed);
     checker.bytes = total;
-    checker.failedAnswer(failedAnswer(head!, answer.text + answer.dec.decode(), format));
+    checker.failedAnswer(failedHead() ? failedAnswer(head!, body, format) : `the input is ${htmlSaid(html ?? '')} (--format text reads it as text)`);
     checker.finishCounts();
   } else {
-    if (!checker) {
-      const f = sniff(Buffer.concat(held, heldLen), true);
-      empty = f === 'empty';
-      format = f === undefined || f === 'empty' ? 'text' : f;
-      checker = new Checker(format, limits, choice, maxListed);
-      for (const c of held.splice(0)) checker.push(c);
-    }
-    checker.end();
-    checker.markAfterCompletion();
-    checker.finishCounts();
-    if (empty || (sniffed && total === 0)) checker.empty(head !== undefined ? `the body after the HTTP response head of ${input.name}` : input.name);
+    checker!.end();
+    checker!.markAfterCompletion();
+    checker!.finishCounts();
+    if (empty || (sniffed && total === 0)) checker!.empty(head !== undefined ? `the body after the HTTP response head of ${input.name}` : input.name);
   }
+  checker = checker!;
   const problems = checker.problems;
   const exitCode = checker.exitCode();
   const counts = checker.graphemes();
@@ -703,7 +719,7 @@ export async function check(values: Values, positionals: string[]): Promise<void
   const p0 = problems[0];
   const wide = p0?.kind === 'utf8' && p0.offset === 0 ? utf16(Buffer.concat(first, firstLen)) : undefined;
   if (wide !== undefined) p0.message += wide;
-  if (!sniffed && answer === undefined && firstLen !== 0) {
+  if (!sniffed && answer === undefined && !failedHead() && firstLen !== 0) {
     const failed = ([EXIT.UTF8, EXIT.TRUNCATED, EXIT.BAD_EVENT] as number[]).includes(exitCode);
     const nothing = exitCode === EXIT.OK && isModelFormat(format!) && counts.graphemes === 0 && checker.toolCalls === 0;
     const f = failed || nothing ? sniff(Buffer.concat(first, firstLen), true) : undefined;

@@ -11,7 +11,7 @@ import { type HttpHead, failedAnswer, headIsSplit, headNote, withoutHttpHead } f
 import { Output, checkSavable, exitWith, openInput, saveAtomically, type Input } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks } from './scan.js';
-import { SNIFF_BYTES, sniff, utf16 } from './sniff.js';
+import { SNIFF_BYTES, htmlPage, htmlSaid, sniff, utf16 } from './sniff.js';
 import { StatusLine, formatSeconds, plural } from './status.js';
 import { ModelStream, ModelStreamError, PlainStream, type TextStream } from './stream.js';
 import type { Citation, ToolCall } from 'seam-stream';
@@ -332,8 +332,10 @@ class DecodeRun {
   private ended = false;
   /** The HTTP response head split off the input's start (curl -i), if any. */
   private head: HttpHead | undefined;
-  /** The head's status is not a success: the body is its answer, kept (up to --max-event-bytes), not a stream. */
+  /** The head's status is not a success, or the input is an HTML page: the body is the server's answer, kept (up to --max-event-bytes), not a stream. */
   private answer: { parts: string[]; bytes: number; dec: TextDecoder } | undefined;
+  /** The input is an HTML page (sniffed): its title. */
+  private html: string | undefined;
 
   constructor(private readonly o: DecodeOptions, private readonly input: Input) {
     this.keep = o.save !== undefined || o.report ? [] : undefined;
@@ -414,15 +416,18 @@ class DecodeRun {
   /** The input ended (or reading stopped after the completion): what is held is read, and the command ends. */
   private complete(): void {
     if (this.ended) return;
-    if (this.answer !== undefined) {
-      const error = Object.assign(new Error(failedAnswer(this.head!, this.answer.parts.join('') + this.answer.dec.decode(), this.o.format)), { code: 'ERR_PROVIDER' });
-      return this.end({ kind: 'error', error, answer: true });
-    }
-    if (this.stream === undefined) {
+    if (this.answer === undefined && this.stream === undefined) {
       const f = sniff(this.joined(), true);
       if (f === 'empty') return this.end({ kind: 'empty' });
       this.begin(f ?? 'text', true);
       if (this.ended) return;
+    }
+    if (this.answer !== undefined) {
+      const body = this.answer.parts.join('') + this.answer.dec.decode();
+      const said = this.head !== undefined && (this.head.status < 200 || this.head.status > 299)
+        ? failedAnswer(this.head, body, this.o.format)
+        : `the input is ${htmlSaid(this.html ?? '')} (--format text reads it as text)`;
+      return this.end({ kind: 'error', error: Object.assign(new Error(said), { code: 'ERR_PROVIDER' }), answer: true });
     }
     let text: string;
     const printer = this.printer;
@@ -455,6 +460,16 @@ class DecodeRun {
 
   /** Builds the pipeline for `format` and feeds it what sniffing read. */
   private begin(format: Format, sniffed = false): void {
+    if (sniffed && format === 'text') {
+      // an HTML page in place of a stream: the server's answer, not text to print
+      const title = htmlPage(this.joined());
+      if (title !== undefined) {
+        this.html = title;
+        this.answer = { parts: [], bytes: 0, dec: new TextDecoder() };
+        for (const c of this.sniffBuf.splice(0)) this.keepAnswer(c);
+        return;
+      }
+    }
     this.format = format;
     this.sniffed = sniffed;
     this.trailer = hasTrailer(format);
@@ -571,7 +586,7 @@ class DecodeRun {
         if (code === EXIT.TRUNCATED && this.o.allowTruncated) {
           message = `warning: ${message} (--allow-truncated)`;
           code = EXIT.OK;
-        } else if (code === EXIT.TRUNCATED) message += ' (--allow-truncated takes the text as it is, exit 0)';
+        } else if (code === EXIT.TRUNCATED && (this.stream?.events ?? 0) !== 0) message += ' (--allow-truncated takes the text as it is, exit 0)';
         // (what to do: the option that reads on)
         else if (code === EXIT.UTF8) message += utf16(Buffer.concat(this.first, this.firstLen)) ?? ' (--lenient reads it as U+FFFD and goes on)';
         break;
@@ -629,7 +644,10 @@ class DecodeRun {
     const s = this.stream;
     const nothing = ending.kind === 'done' && isModelFormat(given) && !this.anyText && (s?.toolCalls?.length ?? 0) === 0 && !s?.reasoning && !s?.refusal;
     if (!failed && !nothing) return undefined;
-    const f = sniff(Buffer.concat(this.first, this.firstLen), true);
+    const first = Buffer.concat(this.first, this.firstLen);
+    const f = sniff(first, true);
+    const title = failed && f === 'text' ? htmlPage(first) : undefined;
+    if (title !== undefined) return `the input looks like ${htmlSaid(title)}`;
     if (f === undefined || f === 'empty' || f === given || !isModelFormat(f)) return undefined;
     return `the input looks like ${f}, not ${given}: try --format ${f} (or leave --format out: it is then sniffed)`;
   }

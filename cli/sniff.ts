@@ -161,3 +161,20 @@ export function utf16(first: Uint8Array | undefined): string | undefined {
   if (bom === undefined) return undefined;
   return `: the input is UTF-16 (it begins with the byte order mark ${bom}), not UTF-8 as streams are; save the capture as it came (curl -o FILE; PowerShell's > writes UTF-16), or convert it (iconv -f UTF-16 -t UTF-8)`;
 }
+
+/**
+ * The title of an HTML page that `bytes` begin (after white space or a BOM): '' for a page whose
+ * title is not in them, undefined when they do not begin one. A stream never does; a server's or
+ * a proxy's error page (502 Bad Gateway, a gateway timeout) does.
+ */
+export function htmlPage(bytes: Uint8Array): string | undefined {
+  const start = dec.decode(bytes.subarray(0, 4096)).replace(/^\uFEFF/, '').trimStart();
+  if (!/^<(?:!doctype\s+html|html[\s>]|head[\s>])/i.test(start)) return undefined;
+  const t = /<title[^>]*>([^<]*)</i.exec(dec.decode(bytes.subarray(0, SNIFF_BYTES)));
+  return t ? t[1].replace(/\s+/g, ' ').trim() : '';
+}
+
+/** What decode and check say of an HTML page in place of a stream. */
+export function htmlSaid(title: string): string {
+  return `an HTML page${title !== '' ? ` (${JSON.stringify(title)})` : ''}, not a stream: a server's or a proxy's error page, most likely`;
+}

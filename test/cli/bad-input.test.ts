@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { file, noStack, prng, run, tempDir, writerScript } from './helpers.js';
+import { file, noStack, prng, run, tempDir, writer, writerScript } from './helpers.js';
 
 let dir: string;
 beforeAll(() => {
@@ -61,7 +61,7 @@ describe('bad input', () => {
     const r = await run(['decode', f]);
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 3, stdout: '', stderr: `seam-stream: ${f} is empty (0 bytes): there is no stream to decode\n` });
     const s = await run(['decode', '--format', 'anthropic', f]);
-    expect({ code: s.code, stderr: s.stderr }).toEqual({ code: 3, stderr: 'seam-stream: The stream ended without its completion (a message_stop event) after 0 bytes: the text is incomplete (--allow-truncated takes the text as it is, exit 0)\n' });
+    expect({ code: s.code, stderr: s.stderr }).toEqual({ code: 3, stderr: 'seam-stream: The stream ended without its completion (a message_stop event) after 0 bytes: the text is incomplete\n' });
     const t = await run(['decode', '--format', 'text', f]);
     expect({ code: t.code, stdout: t.stdout, stderr: t.stderr }).toEqual({ code: 0, stdout: '', stderr: '' });
   });
@@ -128,6 +128,25 @@ describe('bad input', () => {
     // a ddg event (a line of it, without its `data: `) is still one
     const d = await run(['decode', '--report', '--json'], { input: '{"role":"assistant","message":"Hi","action":"success"}\n[DONE]\n' });
     expect({ code: d.code, stdout: d.stdout, format: JSON.parse(d.stderr).format }).toEqual({ code: 0, stdout: 'Hi', format: 'ddg' });
+  });
+
+  it('an HTML page in place of a stream (a proxy\'s 502 page, curl without -i): the server\'s answer (exit 5), not text; with --format, said after the error', async () => {
+    const page = '<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title></head>\n<body><center><h1>502 Bad Gateway</h1></center><hr><center>cloudflare</center></body>\n</html>\n';
+    const said = 'an HTML page ("502 Bad Gateway"), not a stream: a server\'s or a proxy\'s error page, most likely';
+    const path = file(dir, 'page.html', page);
+    const d = await run(['decode', path]);
+    expect({ code: d.code, stdout: d.stdout, stderr: d.stderr }).toEqual({ code: 5, stdout: '', stderr: `seam-stream: the input is ${said} (--format text reads it as text)\n` });
+    const w = await run(['decode', '-'], { stdin: writer(path, [1, 2, 3, 5, 8, 13, 40], 1) });
+    expect({ code: w.code, stdout: w.stdout, stderr: w.stderr }).toEqual({ code: 5, stdout: '', stderr: d.stderr });
+    const f = await run(['decode', '--format', 'anthropic', path]);
+    expect({ code: f.code, stdout: f.stdout, stderr: f.stderr }).toEqual({
+      code: 3, stdout: '',
+      stderr: `seam-stream: The stream ended without its completion (a message_stop event) after ${page.length} bytes: the text is incomplete\nseam-stream: the input looks like ${said}\n`,
+    });
+    const t = await run(['decode', '--format', 'text', path]);
+    expect({ code: t.code, stdout: t.stdout, stderr: t.stderr }).toEqual({ code: 0, stdout: page, stderr: '' });
+    const c = await run(['check', '--json', path]);
+    expect({ code: c.code, result: JSON.parse(c.stdout) }).toMatchObject({ code: 5, result: { format: null, problems: [{ kind: 'provider', offset: 0, message: `the input is ${said} (--format text reads it as text)` }] } });
   });
 
   it('a --save path that cannot be written: said before the stream is read (a live one is not read to its end first), exit 1', async () => {
