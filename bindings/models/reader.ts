@@ -558,8 +558,12 @@ export abstract class ModelReader extends FrameStream {
         return;
       }
       const why = JSON_ERRORS[i32[e + MD_JN]] ?? 'not JSON';
+      // (the offset of the byte where the JSON breaks, and where its event or line begins)
       const at = this.offsetOf(e, i32[e + MD_J0]);
-      this.failAt('ERR_BAD_EVENT', at, this.framing === MK_SSE ? `Invalid JSON in the event at byte offset ${at}: ${why}` : `Invalid JSON on line ${this.lineNo} (byte offset ${at}): ${why}`);
+      const start = this.offsetOf(e, 0);
+      this.failAt('ERR_BAD_EVENT', at, this.framing === MK_SSE
+        ? `Invalid JSON at byte offset ${at}, in the event whose data begins at byte offset ${start}: ${why}`
+        : `Invalid JSON at byte offset ${at}, on line ${this.lineNo}, which begins at byte offset ${start}: ${why}`);
       return;
     }
     const len = i32[e + MD_LEN];
@@ -646,7 +650,7 @@ export abstract class ModelReader extends FrameStream {
 
   // ---- a JSON body instead of an event stream (SSE formats) -----------------------------------
 
-  /** Before the first byte that is not white space: is the body one JSON object? True when this chunk went to it. */
+  /** Before the first byte that is not white space: is the body one JSON object (or array)? True when this chunk went to it. */
   protected sniff(chunk: Uint8Array): boolean {
     if (this.sniffed === 2) {
       this.keepBody(chunk);
@@ -661,7 +665,8 @@ export abstract class ModelReader extends FrameStream {
         continue;
       }
       if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
-      this.sniffed = b === 0x7b ? 2 : 1;
+      // (`[`: a JSON array, where the format's provider answers one: Gemini without alt=sse, its errors too)
+      this.sniffed = b === 0x7b || (b === 0x5b && this.spec.arrayBody === true) ? 2 : 1;
       if (this.sniffed === 2) {
         // the body from its `{`: what came before it (white space, a BOM) is no part of it
         this.bytesIn += i;
@@ -693,18 +698,20 @@ export abstract class ModelReader extends FrameStream {
       all.set(p, o);
       o += p.length;
     }
+    // (where the body begins: past white space and a BOM before it)
+    const at = this.body?.at ?? 0;
     let value: unknown;
     try {
       value = JSON.parse(decodeUtf8(all));
     } catch {
-      this.stop(new ModelStreamError('ERR_BAD_EVENT', 0, `The ${this.format} response is neither an event stream nor valid JSON`, ''));
+      this.stop(new ModelStreamError('ERR_BAD_EVENT', at, `The ${this.format} response, from byte offset ${at}, is neither an event stream nor valid JSON`, ''));
     }
     const err = this.spec.errorBody(value);
     if (err !== undefined) {
       this._status = 'failed';
-      this.stop(new ModelStreamError('ERR_PROVIDER', 0, `The provider answered with an error body: ${err.message}${err.detail ? ` (${err.detail})` : ''}`, '', err.message, err.detail));
+      this.stop(new ModelStreamError('ERR_PROVIDER', at, `The provider answered with an error body: ${err.message}${err.detail ? ` (${err.detail})` : ''}`, '', err.message, err.detail));
     }
-    this.stop(new ModelStreamError('ERR_BAD_EVENT', 0, `The ${this.format} response is a JSON body, not an event stream`, ''));
+    this.stop(new ModelStreamError('ERR_BAD_EVENT', at, `The ${this.format} response is a JSON ${Array.isArray(value) ? 'array' : 'body'}, not an event stream`, ''));
   }
 
 }

@@ -266,10 +266,10 @@ describe('decode: endings, messages and exit codes', () => {
     const good = 'data: {"choices":[{"index":0,"delta":{"content":"ok"}}]}\n\n';
     const r = await run(['decode'], { input: `${good}: c\ndata: {"choices":[\n\ndata: [DONE]\n\n` });
     // the offset where the JSON stops being valid: here the end of the event's data
-    expectEnd(r, 6, `seam-stream: Invalid JSON in the event at byte offset ${good.length + ': c\ndata: {"choices":['.length}: the document ends too early\n`);
+    expectEnd(r, 6, `seam-stream: Invalid JSON at byte offset ${good.length + ': c\ndata: {"choices":['.length}, in the event whose data begins at byte offset ${good.length + ': c\ndata: '.length}: the document ends too early\n`);
     expect(r.stdout).toBe('ok');
     const o = await run(['decode', '--format', 'ollama'], { input: '{"response":"a","done":false}\n\n{"response":\n' });
-    expectEnd(o, 6, 'seam-stream: Invalid JSON on line 3 (byte offset 43): the document ends too early\n');
+    expectEnd(o, 6, 'seam-stream: Invalid JSON at byte offset 43, on line 3, which begins at byte offset 31: the document ends too early\n');
     expect(o.stdout).toBe('a');
     const n = await run(['decode', '--format', 'ndjson'], { input: '{"a":1}\n{"a":\n' });
     expectEnd(n, 6, 'seam-stream: Invalid JSON on line 2 (byte offset 8): ');

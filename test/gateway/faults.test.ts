@@ -102,7 +102,7 @@ describe('invalid upstream bytes: an error event naming the offset', () => {
     const e = JSON.parse(body.slice(good.length + 6)) as { error: { message: string; type: string; code: string; offset: number } };
     expect(e.error.code).toBe('ERR_BAD_EVENT');
     expect(e.error.offset).toBe(at);
-    expect(e.error.message).toMatch(new RegExp(`^Invalid JSON in the event at byte offset ${at}: `));
+    expect(e.error.message).toMatch(new RegExp(`^Invalid JSON at byte offset ${at}, in the event whose data begins at byte offset ${b(good).length + 6}: `));
     expect(body).toBe(good + errorEvent(e.error.message, 'ERR_BAD_EVENT', at));
     expect((await metrics(g)).get('llm_bad_event_total')).toBe(1);
   });

@@ -572,9 +572,36 @@ it('a JSON body after a BOM or white space reads the same however the reads cut 
         }
       };
       const whole = outcome([bytes]);
-      expect(whole, JSON.stringify(lead)).toBe(maxEventBytes === enc(body).length - 1 ? `ERR_EVENT_TOO_LARGE ${enc(lead).length} ` : 'ERR_PROVIDER 0 overloaded');
+      expect(whole, JSON.stringify(lead)).toBe(maxEventBytes === enc(body).length - 1 ? `ERR_EVENT_TOO_LARGE ${enc(lead).length} ` : `ERR_PROVIDER ${enc(lead).length} overloaded`);
       for (let at = 1; at < bytes.length; at++) expect(outcome([bytes.subarray(0, at), bytes.subarray(at)]), `${JSON.stringify(lead)} cut at ${at}, limit ${maxEventBytes}`).toBe(whole);
     }
+  }
+});
+
+it("Gemini's JSON array (streamGenerateContent without alt=sse): its error is the provider's, its chunks a JSON array that is not an event stream, at the body's offset, however the reads cut it", () => {
+  const error = '[{\n  "error": {\n    "code": 429,\n    "message": "Quota exceeded",\n    "status": "RESOURCE_EXHAUSTED"\n  }\n}\n]\n';
+  const chunks = '[{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}]}\r\n,\r\n{"candidates":[{"content":{"parts":[{"text":"!"}],"role":"model"},"finishReason":"STOP","index":0}]}]';
+  const garbage = '[{"candidates": oops';
+  const outcome = (body: string, chunked: (b: Uint8Array) => Uint8Array[]) => {
+    const m = new ModelStream({ format: 'gemini' });
+    try {
+      for (const c of chunked(enc(body))) m.push(c);
+      m.flush();
+      return 'no error';
+    } catch (e) {
+      const x = e as ModelStreamError;
+      return [x.code, x.offset, x.message, x.providerMessage, x.providerCode].join(' | ');
+    }
+  };
+  const want: [string, string][] = [
+    [error, 'ERR_PROVIDER | 0 | The provider answered with an error body: Quota exceeded (RESOURCE_EXHAUSTED) | Quota exceeded | RESOURCE_EXHAUSTED'],
+    [`\uFEFF\r\n${error}`, 'ERR_PROVIDER | 5 | The provider answered with an error body: Quota exceeded (RESOURCE_EXHAUSTED) | Quota exceeded | RESOURCE_EXHAUSTED'],
+    [chunks, 'ERR_BAD_EVENT | 0 | The gemini response is a JSON array, not an event stream |  | '],
+    [` ${garbage}`, 'ERR_BAD_EVENT | 1 | The gemini response, from byte offset 1, is neither an event stream nor valid JSON |  | '],
+  ];
+  for (const [body, expected] of want) {
+    expect(outcome(body, (b) => [b])).toBe(expected);
+    for (let at = 1; at < enc(body).length; at++) expect(outcome(body, (b) => cut(b, [at])), `cut at ${at}`).toBe(expected);
   }
 });
 

@@ -208,6 +208,11 @@ export interface FormatSpec {
   readonly trailer?: (doc: Doc, sink: Pick<Sink, 'onUsage'>) => void;
   /** A body that is not an event stream but one JSON value (an HTTP error answer): the provider's error in it, if it is one. */
   errorBody(body: unknown): ProviderError | undefined;
+  /**
+   * Its provider may answer a JSON array in place of its stream (Gemini's streamGenerateContent
+   * without alt=sse, an error among them): a stream that begins with `[` is read as such a body.
+   */
+  readonly arrayBody?: boolean;
   /** Its usage object's counts. */
   usage(fields: Record<string, unknown>): Usage;
   /** The paths of an event's envelope (OpenAI's `id`, `created`, `model`), for an event written anew. */

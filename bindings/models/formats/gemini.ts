@@ -60,6 +60,7 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     MISSING_THOUGHT_SIGNATURE: /* @__PURE__ */ failedTurn('a call in the request lacks the thought signature it came with'),
   },
   errorBody: geminiError,
+  arrayBody: true,
   // (Google's statuses: an error chunk's or body's `status`)
   errorTypes: {
     RESOURCE_EXHAUSTED: 'rate_limit_error', UNAVAILABLE: 'overloaded_error', INVALID_ARGUMENT: 'invalid_request_error',
