@@ -37,9 +37,12 @@ export interface MessageOut {
   /** The call ended. */
   callEnded(call: Call): void;
   /**
-   * A source the answer cites at an address, once per address (a writer that writes them anew: to
-   * OpenAI's clients from another format). Absent where the client's format has no field for them.
+   * The writer writes the sources cited anew (to OpenAI's clients from another format): each at an
+   * address goes to `citation`, once, counted toward maxReasoningBytes. Absent or false where the
+   * client's format has no field for them, or the upstream's own events carry them (a pass-through).
    */
+  readonly cites?: boolean;
+  /** A source the answer cites at an address, once per address (when `cites`). */
   citation?(citation: Citation & { url: string }): void;
 }
 
@@ -246,11 +249,12 @@ export class DocReader implements Doc, Sink {
       // (a relay: a source at an address goes to a writer that writes them, once per address, and
       // what the writer keeps of it until the completion counts toward maxReasoningBytes)
       const url = citation.url;
-      if (url === undefined || owner.out?.citation === undefined) return;
+      const out = owner.out;
+      if (url === undefined || out === null || out.cites !== true) return;
       const seen = (this.said.cited ??= new Set());
       if (seen.has(url) || !this.reasoningRoom(utf8Length(url) + utf8Length(citation.title ?? ''))) return;
       seen.add(url);
-      owner.out.citation({ ...citation, url });
+      out.citation!({ ...citation, url });
       return;
     }
     const m = this.said;

@@ -7,7 +7,7 @@ export type ModelStreamErrorCode =
   | 'ERR_BAD_EVENT' // an event that is not valid JSON, or not an event of the format
   | 'ERR_EVENT_TOO_LARGE' // an event over maxEventBytes
   | 'ERR_ARGUMENTS_TOO_LARGE' // tool-call arguments over maxArgumentBytes
-  | 'ERR_REASONING_TOO_LONG' // ModelStream: reasoning (and a refusal, and citations) kept over maxReasoningBytes
+  | 'ERR_REASONING_TOO_LONG' // ModelStream: reasoning (and a refusal, and citations) kept over maxReasoningBytes; SseRelay: the sources cited it keeps until the completion
   | 'ERR_TEXT_TOO_LONG' // ModelStream: the answer's text over maxTextBytes
   | 'ERR_INVALID_UTF8' // invalid or truncated UTF-8
   | 'ERR_CRC_MISMATCH' // Bedrock: a message of AWS's event stream whose prelude or message CRC32 does not match

@@ -563,7 +563,7 @@ export abstract class ModelReader extends FrameStream {
       const start = this.offsetOf(e, 0);
       this.failAt('ERR_BAD_EVENT', at, this.framing === MK_SSE
         ? `Invalid JSON at byte offset ${at}, in the event whose data begins at byte offset ${start}: ${why}`
-        : `Invalid JSON at byte offset ${at}, on line ${this.lineNo}, which begins at byte offset ${start}: ${why}`);
+        : `Invalid JSON at byte offset ${at}, on line ${this.lineNo}, whose JSON begins at byte offset ${start}: ${why}`);
       return;
     }
     const len = i32[e + MD_LEN];
@@ -591,8 +591,9 @@ export abstract class ModelReader extends FrameStream {
       }
       if (m.reasoningTooLong) {
         const at = this.offsetOf(e, 0);
-        this.failAt('ERR_REASONING_TOO_LONG', at, `The reasoning (or refusal, or citations) in the event at byte offset ${at} would pass `
-          + `maxReasoningBytes (${this.maxReasoningBytes} bytes, ${m.reasoningBytes} kept); nothing past the limit was kept`);
+        // (a relay keeps only the addresses and titles of the sources cited, which it writes at the completion)
+        this.failAt('ERR_REASONING_TOO_LONG', at, `The ${this.keeps ? 'reasoning (or refusal, or citations)' : 'sources cited (their addresses and titles, kept until the completion)'} `
+          + `in the event at byte offset ${at} would pass maxReasoningBytes (${this.maxReasoningBytes} bytes, ${m.reasoningBytes} kept); nothing past the limit was kept`);
       }
       if (m.done) this.completed(doc);
     }

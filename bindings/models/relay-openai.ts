@@ -38,12 +38,12 @@ export class OpenAiWriter implements ClientWriter {
   private calls = 0;
   /** The sources cited at an address, once each (their `annotations` written before the finish), or null: none, or the upstream's own pass. */
   private cited: { url: string; title?: string }[] | null = null;
-  /** The upstream's events pass as they came (OpenAI's own), its annotations among them. */
-  private readonly passes: boolean;
+  /** Whether it writes the sources cited anew: not when the upstream's events pass as they came (OpenAI's own), its annotations among them. */
+  readonly cites: boolean;
 
   constructor(private readonly t: RelayTarget, readonly keepsReasoning: boolean, started = false) {
     this.started = started;
-    this.passes = started;
+    this.cites = !started;
     this.open = envelope(t.idJson, String(t.created), t.modelJson);
   }
 
@@ -183,7 +183,6 @@ export class OpenAiWriter implements ClientWriter {
 
   /** A source at an address, from another format: written at the completion, as OpenAI's `url_citation` annotations. */
   citation(c: { url: string; title?: string }): void {
-    if (this.passes) return;
     (this.cited ??= []).push(c.title === undefined ? { url: c.url } : { url: c.url, title: c.title });
   }
 

@@ -269,7 +269,7 @@ describe('decode: endings, messages and exit codes', () => {
     expectEnd(r, 6, `seam-stream: Invalid JSON at byte offset ${good.length + ': c\ndata: {"choices":['.length}, in the event whose data begins at byte offset ${good.length + ': c\ndata: '.length}: the document ends too early\n`);
     expect(r.stdout).toBe('ok');
     const o = await run(['decode', '--format', 'ollama'], { input: '{"response":"a","done":false}\n\n{"response":\n' });
-    expectEnd(o, 6, 'seam-stream: Invalid JSON at byte offset 43, on line 3, which begins at byte offset 31: the document ends too early\n');
+    expectEnd(o, 6, 'seam-stream: Invalid JSON at byte offset 43, on line 3, whose JSON begins at byte offset 31: the document ends too early\n');
     expect(o.stdout).toBe('a');
     const n = await run(['decode', '--format', 'ndjson'], { input: '{"a":1}\n{"a":\n' });
     expectEnd(n, 6, 'seam-stream: Invalid JSON on line 2 (byte offset 8): ');

@@ -239,6 +239,22 @@ describe("OpenAI's clients, from another format: each source at an address once,
     expect(a.error).toBeUndefined();
   });
 
+  it('OpenAI to OpenAI: a chunk written anew (content as an array) keeps none and counts none, whatever the limit', () => {
+    const body = oa({ role: 'assistant', content: [{ type: 'text', text: 'Hi' }], annotations: [ANNOTATION] }) + oa({}, 'stop') + 'data: [DONE]\n\n';
+    const r = new SseRelay({ from: 'openai', to: 'openai', maxReasoningBytes: 5 });
+    const out = new TextDecoder().decode(concat([r.push(enc.encode(body)).slice(), r.flush().slice()]));
+    expect(r.error).toBeUndefined();
+    expect(r.status).toBe('done');
+    expect(out.endsWith('data: [DONE]\n\n')).toBe(true);
+  });
+
+  it('the error past the limit says what a relay keeps', () => {
+    const r = new SseRelay({ from: 'anthropic', to: 'openai', maxReasoningBytes: 5 });
+    r.push(enc.encode(anthropic));
+    r.flush();
+    expect(r.error?.message).toMatch(/^The sources cited \(their addresses and titles, kept until the completion\) in the event at byte offset \d+ would pass maxReasoningBytes \(5 bytes, 0 kept\)/);
+  });
+
   it('to Anthropic: unchanged (its citation types want what other providers do not send)', () => {
     for (const { format, body } of CASES.filter((c) => c.format !== 'anthropic')) {
       const r = new SseRelay({ from: format, to: 'anthropic' });
