@@ -221,8 +221,9 @@ export class Checker {
       let k = 0;
       while (k < chunk.length && (chunk[k] === 0x20 || chunk[k] === 0x09 || chunk[k] === 0x0a || chunk[k] === 0x0d || (base + k < 3 && chunk[k] === [0xef, 0xbb, 0xbf][base + k]))) k++;
       if (k < chunk.length) {
-        if (chunk[k] === 0x7b) {
-          // the body from its `{` (what came before, white space or a BOM, is no part of it)
+        // (`[`: a JSON array, where the format's provider answers one: Gemini without alt=sse)
+        if (chunk[k] === 0x7b || (chunk[k] === 0x5b && describeFormat(this.format).arrayBody)) {
+          // the body from its `{` or `[` (what came before, white space or a BOM, is no part of it)
           this.mode = 'body';
           this.bodyStart = base + k;
           this.startHeld = [];

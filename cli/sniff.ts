@@ -77,6 +77,9 @@ export function sniff(bytes: Uint8Array, ended: boolean): Format | 'empty' | und
   // complete lines only (the last one may be cut), unless there is nothing more to come
   const all = body.split(/\r\n|\r|\n/);
   const complete = ended ? all : all.slice(0, -1);
+  // Gemini's JSON array (streamGenerateContent without alt=sse), its chunks or its error: a body of
+  // the format whose provider answers one, whatever its lines
+  if (/^\[\s*\{\s*"(candidates|error|usageMetadata|promptFeedback|modelVersion)"\s*:/.test(body)) return 'gemini';
   if (body[0] === '{' || body[0] === '[') {
     // a first line past SNIFF_BYTES: what its keys so far say (a line of Ollama's), else a body
     if (complete.length === 0) return enough ? (/^\{\s*"model"\s*:/.test(body) ? 'ollama' : 'openai') : undefined;

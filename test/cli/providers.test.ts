@@ -16,6 +16,33 @@ beforeAll(() => {
 const bedrock = (name: string) => BEDROCK_FIXTURES.find((f) => f.name === name)!;
 const gemini = (name: string) => FIXTURES.find((f) => f.name === name)!;
 
+describe("Gemini's JSON array (streamGenerateContent without alt=sse)", () => {
+  const pretty = '[{\n  "error": {\n    "code": 429,\n    "message": "Quota exceeded",\n    "status": "RESOURCE_EXHAUSTED"\n  }\n}\n]\n';
+  const oneLine = '[{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}}]\n';
+  const chunks = '[{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}]}\r\n,\r\n{"candidates":[{"content":{"parts":[{"text":"!"}],"role":"model"},"finishReason":"STOP","index":0}]}]';
+  it.each([['pretty', pretty], ['one line', oneLine]])("an error array (%s): the provider's error, sniffed or given, decode and check (exit 5)", async (name, body) => {
+    const path = file(dir, `gemini-array-${name.replace(' ', '-')}.json`, body);
+    for (const args of [['decode', path], ['decode', '--format', 'gemini', path]]) {
+      expect(await run(args)).toMatchObject({ code: 5, stdout: '', stderr: 'seam-stream: The provider answered with an error body: Quota exceeded (RESOURCE_EXHAUSTED)\n' });
+    }
+    for (const args of [['check', path], ['check', '--format', 'gemini', path]]) {
+      const c = await run(args);
+      expect(c.code).toBe(5);
+      expect(c.stdout).toContain('byte 0  the provider answered with an error body: Quota exceeded (RESOURCE_EXHAUSTED)\n');
+      expect(c.stdout.split('\n')[0]).toMatch(/: gemini( \(sniffed\))?, /);
+    }
+  });
+  it('its chunks: a JSON array, not an event stream (exit 6), with no other format to try', async () => {
+    const path = file(dir, 'gemini-array-chunks.json', chunks);
+    for (const args of [['decode', path], ['decode', '--format', 'gemini', path]]) {
+      expect(await run(args)).toMatchObject({ code: 6, stdout: '', stderr: 'seam-stream: The gemini response is a JSON array, not an event stream\n' });
+    }
+    const c = await run(['check', path]);
+    expect(c.code).toBe(6);
+    expect(c.stdout).toContain('byte 0  the input is a JSON document, not a gemini event stream\n');
+  });
+});
+
 describe('bedrock and gemini captures', () => {
   it.each(['bedrock-basic', 'bedrock-tools', 'bedrock-reasoning'])('decode %s (a file, and standard input): the text, exit 0; check: clean', async (name) => {
     const f = bedrock(name);

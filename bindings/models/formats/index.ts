@@ -41,6 +41,11 @@ export interface ModelFormatFacts {
    */
   readonly trailer: boolean;
   /**
+   * Its provider may answer a JSON array in place of its stream (Gemini's streamGenerateContent
+   * without alt=sse, an error among them): a stream that begins with `[` is one JSON body.
+   */
+  readonly arrayBody: boolean;
+  /**
    * One of its finish reasons in the words of a client's format (a reason it does not list comes
    * back as it is); `refused` (a stream's `refused`: the provider refused the prompt) gives the
    * client's word for a filter's or a refusal's stop, whatever the reason.
@@ -74,6 +79,7 @@ export function describeFormat(format: ModelFormat): ModelFormatFacts {
       contentType: spec.contentType,
       completion: spec.completion,
       trailer: spec.trailer !== undefined,
+      arrayBody: spec.arrayBody === true,
       finishReason: (reason: string, to: ClientFormat, refused = false) => finishIn(spec, reason, to, refused),
       failedTurn: (reason: string) => finishWords(spec.finishReasons, reason)?.failed,
       anthropicErrorType: (code: string | undefined) => anthropicErrorType(spec, code),
