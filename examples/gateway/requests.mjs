@@ -65,7 +65,7 @@ function argumentsObject(call) {
 }
 
 function toolsOf(body) {
-  if (body.tools === undefined) return [];
+  if (given(body.tools) === undefined) return []; // (null: none, as a client that writes every field says it)
   if (!Array.isArray(body.tools)) throw new RequestError('tools must be an array');
   return body.tools.map((t) => {
     if (t?.type !== 'function' || !isObject(t.function) || typeof t.function.name !== 'string') {
@@ -135,7 +135,7 @@ export function chatFromMessages(body, format) {
     }
     if (parts.length > 0) out.messages.push({ role: 'user', content: parts.every((p) => p.type === 'text') ? parts.map((p) => p.text).join('') : parts });
   }
-  if (body.tools !== undefined) {
+  if (given(body.tools) !== undefined) {
     if (!Array.isArray(body.tools)) throw new RequestError('tools must be an array');
     out.tools = body.tools.map((t) => {
       if (!isObject(t) || typeof t.name !== 'string' || (t.type !== undefined && t.type !== 'custom') || !isObject(t.input_schema)) {
@@ -146,7 +146,7 @@ export function chatFromMessages(body, format) {
       return { type: 'function', function: f };
     });
   }
-  const choice = body.tool_choice;
+  const choice = given(body.tool_choice);
   if (choice !== undefined) {
     if (!isObject(choice)) throw new RequestError('tool_choice must be an object');
     if (choice.type === 'auto') out.tool_choice = 'auto';
@@ -217,7 +217,7 @@ function toAnthropic(body, messages) {
   const tools = toolsOf(body);
   if (tools.length > 0) out.tools = tools.map((f) => ({ name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), input_schema: f.parameters ?? { type: 'object', properties: {} } }));
   let choice;
-  const c = body.tool_choice;
+  const c = given(body.tool_choice);
   if (c === 'auto') choice = { type: 'auto' };
   else if (c === 'required') choice = { type: 'any' };
   else if (c === 'none') choice = { type: 'none' };
@@ -250,7 +250,7 @@ function toResponses(body, messages) {
   const out = { model: body.model, input, stream: body.stream };
   const tools = toolsOf(body);
   if (tools.length > 0) out.tools = tools.map((f) => ({ type: 'function', name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), parameters: f.parameters ?? { type: 'object', properties: {} } }));
-  const c = body.tool_choice;
+  const c = given(body.tool_choice);
   if (typeof c === 'string') out.tool_choice = c;
   else if (isObject(c) && typeof c.function?.name === 'string') out.tool_choice = { type: 'function', name: c.function.name };
   else if (c !== undefined) throw new RequestError(`tool_choice ${JSON.stringify(c)}`);
@@ -351,7 +351,7 @@ function toGemini(body, messages) {
   if (tools.length > 0) {
     out.tools = [{ functionDeclarations: tools.map((f) => ({ name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), parametersJsonSchema: f.parameters ?? { type: 'object', properties: {} } })) }];
   }
-  const c = body.tool_choice;
+  const c = given(body.tool_choice);
   let mode;
   if (c === 'auto') mode = { mode: 'AUTO' };
   else if (c === 'required') mode = { mode: 'ANY' };
@@ -401,7 +401,7 @@ function toConverse(body, messages) {
   }
   if (system.length > 0) out.system = system;
   const tools = toolsOf(body);
-  const c = body.tool_choice;
+  const c = given(body.tool_choice);
   if (c === 'none' && tools.length > 0) throw new RequestError('tool_choice "none" has no word in Bedrock Converse: leave the tools out instead');
   if (tools.length > 0) {
     out.toolConfig = { tools: tools.map((f) => ({ toolSpec: { name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), inputSchema: { json: f.parameters ?? { type: 'object', properties: {} } } } })) };
@@ -475,7 +475,10 @@ function paramsFromMessages(body, out, format) {
       // metadata.user_id: an id of the end user for the provider's abuse detection; service_tier and
       // speed: the capacity and the speed the answer is made with; cache_control and diagnostics:
       // prompt caching, and why it missed. None changes the answer: ignored for another upstream.
-      case 'metadata': case 'service_tier': case 'speed': case 'cache_control': case 'diagnostics':
+      // context_management: the provider's own trimming of a long conversation (old tool results
+      // cleared past a threshold); another upstream gets the conversation as it is, which is what
+      // the client sent: ignored, as Claude Code may send it on every turn
+      case 'metadata': case 'service_tier': case 'speed': case 'cache_control': case 'diagnostics': case 'context_management':
         break;
       case 'inference_geo': // (where the model runs: a promise the gateway cannot make for another provider)
       default:
@@ -575,10 +578,13 @@ class Params {
     return out;
   }
 
-  /** Thinking, where the upstream has neither a budget nor `between_tools`. */
+  /**
+   * Thinking, where the upstream has neither a budget nor `between_tools`: a budget is how long
+   * to think, not whether, and the model there decides how long as adaptive thinking asks (Claude
+   * Code sends `{type: "enabled", budget_tokens}` on every turn: refusing it shut those clients out).
+   */
   noBudget(r) {
     if (r.thinking?.type === 'between_tools') throw this.refuse('thinking', 'it has no word for thinking between tool calls only');
-    if (r.budget !== undefined) throw this.refuse('thinking', 'it has no thinking budget (thinking { type: "adaptive" } and output_config.effort can be carried)');
   }
 
   /** What is left: the fields with no word upstream refused (but for their defaults), those with no effect ignored, and fields of no API refused. */
@@ -607,10 +613,13 @@ function put(out, key, value) {
   if (value !== undefined) out[key] = value;
 }
 
-/** The Ollama `think` of a reasoning: false, true, or the level gpt-oss takes. */
+/**
+ * The Ollama `think` of a reasoning: false, the level gpt-oss takes, or unset (the model decides:
+ * a model that cannot think answers `think: true` with an error, and a thinking one thinks).
+ */
 function ollamaThink(p, r) {
   p.noBudget(r);
-  if (r.level === undefined) return r.think;
+  if (r.level === undefined) return r.think === false ? false : undefined;
   if (r.level === 'none') return false;
   if (['low', 'medium', 'high'].includes(r.level)) return r.level;
   throw p.refuse('reasoning_effort', `its think takes low, medium or high, not ${JSON.stringify(r.level)}`);
@@ -624,9 +633,10 @@ const PARAMS = {
     const r = p.reasoning();
     p.seen.add(THINKING);
     p.noBudget(r);
-    // adaptive: the model decides whether and how much to think, which is what a Chat model does
-    // when asked nothing; Chat has no word for showing it, and the relay writes what reasoning comes
-    if (r.think === false && r.level === undefined) out.reasoning_effort = 'none';
+    // adaptive (or a budget): the model decides whether and how much to think, which is what a Chat
+    // model does when asked nothing; Chat has no word for showing it, and the relay writes what
+    // reasoning comes. Disabled: left to the model too, as `reasoning_effort: "none"` is refused by
+    // the models that have no reasoning (gpt-4o) and by those before gpt-5.1.
     // (an Anthropic client's stream carries its usage, its message_delta's output_tokens among it:
     // an OpenAI stream sends the usage only when asked)
     if (out.stream === true) out.stream_options = { include_usage: true };
@@ -651,7 +661,8 @@ const PARAMS = {
     p.seen.add(THINKING);
     p.noBudget(r);
     const reasoning = {};
-    put(reasoning, 'effort', r.level ?? (r.think === false ? 'none' : undefined));
+    // (disabled: left to the model, as for Chat: `effort: "none"` is refused by the models before gpt-5.1)
+    put(reasoning, 'effort', r.level);
     if (r.show) reasoning.summary = 'auto';
     if (Object.keys(reasoning).length > 0) out.reasoning = reasoning;
   },

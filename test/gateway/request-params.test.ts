@@ -104,7 +104,20 @@ const fromMessages: [Format, Body, Body][] = [
     temperature: 0.2, top_p: 0.9, top_k: 40, stop_sequences: ['END'], thinking: { type: 'adaptive' }, output_config: { effort: 'high', format: FORMAT },
     metadata: { user_id: 'u-1' }, service_tier: 'auto',
   }, { max_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, stop: ['END'], reasoning_effort: 'high', response_format: AS_CHAT, stream_options: USAGE }],
-  ['openai', { thinking: { type: 'disabled' } }, { max_tokens: 300, reasoning_effort: 'none', stream_options: USAGE }],
+  // (disabled: left to the model, as reasoning_effort "none" is refused by models without reasoning)
+  ['openai', { thinking: { type: 'disabled' } }, { max_tokens: 300, stream_options: USAGE }],
+  // (Claude Code's turn: a thinking budget, which these upstreams have no word for, is how long to
+  // think: their models decide, as with adaptive thinking; the end user's id and the provider's own
+  // trimming of the conversation change nothing in the answer)
+  ...((): [Format, Body, Body][] => {
+    const claudeCode = { thinking: { type: 'enabled', budget_tokens: 31999 }, temperature: 1, metadata: { user_id: 'user_1' }, context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] } };
+    return [
+      ['openai', claudeCode, { max_tokens: 300, temperature: 1, stream_options: USAGE }],
+      ['openai-responses', claudeCode, { max_output_tokens: 300, temperature: 1, reasoning: { summary: 'auto' } }],
+      ['ollama', claudeCode, { options: { temperature: 1, num_predict: 300 } }],
+      ['ollama', { thinking: { type: 'adaptive' } }, { options: { num_predict: 300 } }],
+    ];
+  })(),
   // (a whole answer is read from the upstream's stream as well, and its usage with it)
   ['openai', { stream: false }, { max_tokens: 300, stream_options: USAGE }],
   ['openai-responses', { temperature: 0.2, thinking: { type: 'adaptive' }, output_config: { effort: 'medium', format: FORMAT }, metadata: { user_id: 'u-1' } }, {
@@ -192,9 +205,7 @@ const chatRefusals: [Format, Body, string][] = [
   ['ollama', { repetition_penalty: 1.1 }, 'repetition_penalty is not a field of OpenAI\'s Chat Completions API: it cannot be carried to the ollama upstream'],
   ['gemini', { min_p: 0.05 }, 'min_p is not a field of OpenAI\'s Chat Completions API: it cannot be carried to the gemini upstream'],
 ];
-const BUDGET = '(thinking { type: "adaptive" } and output_config.effort can be carried)';
 const messagesRefusals: [Format, Body, string][] = [
-  ...(['openai', 'openai-responses', 'ollama'] as const).map((f): [Format, Body, string] => [f, { thinking: { type: 'enabled', budget_tokens: 2048 } }, `thinking cannot be carried to the ${f} upstream: it has no thinking budget ${BUDGET}`]),
   ['gemini', { thinking: { type: 'between_tools' } }, 'thinking cannot be carried to the gemini upstream: it has no word for thinking between tool calls only'],
   ['ddg', { thinking: { type: 'adaptive' } }, 'thinking cannot be carried to the ddg upstream: its API has no word for it'],
   ['gemini', { thinking: { type: 'disabled' }, output_config: { effort: 'low' } }, 'thinking cannot be carried to the gemini upstream: thinking disabled with an effort says two things where it has one word'],
@@ -209,7 +220,7 @@ const messagesRefusals: [Format, Body, string][] = [
   ['ollama', { output_config: { task_budget: 5 } }, 'output_config.task_budget cannot be carried to the ollama upstream: the gateway has no word for it in OpenAI Chat\'s form, through which it translates'],
   ['gemini', { inference_geo: 'eu' }, 'inference_geo cannot be carried to the gemini upstream: it says where Anthropic runs the model'],
   ['openai', { container: 'cntr_1' }, 'container cannot be carried to the openai upstream: the gateway has no word for it in OpenAI Chat\'s form, through which it translates'],
-  ['ollama', { context_management: { edits: [] } }, 'context_management cannot be carried to the ollama upstream: the gateway has no word for it in OpenAI Chat\'s form, through which it translates'],
+  ['ollama', { mcp_servers: [{ type: 'url', url: 'https://mcp.example', name: 'x' }] }, 'mcp_servers cannot be carried to the ollama upstream: the gateway has no word for it in OpenAI Chat\'s form, through which it translates'],
 ];
 
 const gateways = new Map<Format, Running>();
@@ -251,6 +262,15 @@ describe('an OpenAI client\'s parameters, in each upstream\'s words', () => {
 describe('an Anthropic client\'s parameters, in each upstream\'s words', () => {
   test.each(fromMessages)('%s: %j', async (format, fields, want) => {
     expect(await received(format, messagesRequest(fields), 'anthropic')).toEqual({ ...conversation[format], ...want });
+  });
+});
+
+describe('tools and tool_choice of null (a client that writes every field) are none', () => {
+  test.each(['openai-responses', 'anthropic', 'gemini', 'bedrock', 'ollama'] as const)('an OpenAI client to %s', async (format) => {
+    expect(await received(format, chatRequest({ tools: null, tool_choice: null }), 'openai')).toEqual(await received(format, chatRequest({}), 'openai'));
+  });
+  test.each(['openai', 'gemini'] as const)('an Anthropic client to %s', async (format) => {
+    expect(await received(format, messagesRequest({ tools: null, tool_choice: null }), 'anthropic')).toEqual(await received(format, messagesRequest({}), 'anthropic'));
   });
 });
 
