@@ -542,6 +542,30 @@ class Params {
     for (const k of ks) this.seen.add(k);
   }
 
+  /** The value of the first of these fields given (each taken care of): max_tokens or max_completion_tokens, … */
+  first(...ks) {
+    let v;
+    for (const k of ks) {
+      const x = this.take(k); // (every one taken, the first given kept)
+      if (v === undefined) v = x;
+    }
+    return v;
+  }
+
+  /** Chat's `stop` (a string, or a list of them) as a list, if given. */
+  stops() {
+    const stop = this.take('stop');
+    return stop === undefined ? undefined : [].concat(stop);
+  }
+
+  /**
+   * parallel_tool_calls, where the upstream has no switch for it: ignored rather than refused, as
+   * agents send it on every turn: the client reads any number of calls, and may get more than one.
+   */
+  noParallelSwitch() {
+    this.ignore('parallel_tool_calls');
+  }
+
   /** A RequestError for a field (named as the client wrote it). */
   refuse(k, why = 'its API has no word for it') {
     return new RequestError(`${this.names[k] ?? k} cannot be carried to the ${this.format} upstream: ${why}`);
@@ -568,6 +592,7 @@ class Params {
    * `thinking` as the client sent it.
    */
   reasoning() {
+    this.seen.add(THINKING);
     const level = this.take('reasoning_effort');
     const t = given(this.chat[THINKING]);
     if (t === undefined) return { level, think: level === undefined ? undefined : level !== 'none' };
@@ -631,7 +656,6 @@ const PARAMS = {
   openai(p, out) {
     for (const k of Object.keys(out)) p.take(k);
     const r = p.reasoning();
-    p.seen.add(THINKING);
     p.noBudget(r);
     // adaptive (or a budget): the model decides whether and how much to think, which is what a Chat
     // model does when asked nothing; Chat has no word for showing it, and the relay writes what
@@ -643,9 +667,7 @@ const PARAMS = {
   },
 
   'openai-responses'(p, out) {
-    const max = p.take('max_tokens') ?? p.take('max_completion_tokens');
-    p.take('max_completion_tokens');
-    put(out, 'max_output_tokens', max);
+    put(out, 'max_output_tokens', p.first('max_tokens', 'max_completion_tokens'));
     for (const k of ['temperature', 'top_p', 'parallel_tool_calls', 'metadata', 'user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'moderation']) put(out, k, p.take(k));
     // (Chat keeps no answer unless asked, its `store` false by default, where Responses keeps every
     // answer unless told not to: a Chat client's request is stored only when it says so. An
@@ -658,7 +680,6 @@ const PARAMS = {
     put(text, 'verbosity', p.take('verbosity'));
     if (Object.keys(text).length > 0) out.text = text;
     const r = p.reasoning();
-    p.seen.add(THINKING);
     p.noBudget(r);
     const reasoning = {};
     // (disabled: left to the model, as for Chat: `effort: "none"` is refused by the models before gpt-5.1)
@@ -669,12 +690,10 @@ const PARAMS = {
 
   // (also bedrock-invoke's: Anthropic's Messages body on Bedrock)
   anthropic(p, out) {
-    p.take('max_tokens');
-    p.take('max_completion_tokens');
+    p.first('max_tokens', 'max_completion_tokens'); // (toAnthropic's max_tokens)
     p.take('parallel_tool_calls'); // (toAnthropic's: disable_parallel_tool_use)
     for (const k of ['temperature', 'top_p', 'top_k']) put(out, k, p.take(k));
-    const stop = p.take('stop');
-    if (stop !== undefined) out.stop_sequences = [].concat(stop);
+    put(out, 'stop_sequences', p.stops());
     const config = {};
     const rf = p.responseFormat();
     if (rf?.type === 'json_object') throw p.refuse('response_format', 'its output format is a JSON schema (json_schema can be carried)');
@@ -682,7 +701,6 @@ const PARAMS = {
     // (the schema's name names it, and Anthropic holds every output to its schema, which is what strict asks)
     if (rf !== undefined) config.format = { type: 'json_schema', schema: rf.json_schema.schema };
     const r = p.reasoning();
-    p.seen.add(THINKING);
     if (r.level !== undefined) {
       if (!['low', 'medium', 'high', 'xhigh', 'max'].includes(r.level)) throw p.refuse('reasoning_effort', `its effort is low, medium, high, xhigh or max, not ${JSON.stringify(r.level)}`);
       config.effort = r.level;
@@ -690,8 +708,7 @@ const PARAMS = {
     if (Object.keys(config).length > 0) out.output_config = config;
     put(out, 'thinking', r.thinking);
     if (p.format === 'anthropic') {
-      const id = p.take('safety_identifier') ?? p.take('user');
-      p.take('user');
+      const id = p.first('safety_identifier', 'user');
       if (id !== undefined) out.metadata = { user_id: id };
     }
   },
@@ -699,22 +716,16 @@ const PARAMS = {
   ollama(p, out) {
     const options = {};
     for (const k of ['temperature', 'top_p', 'top_k', 'seed', 'presence_penalty', 'frequency_penalty']) put(options, k, p.take(k));
-    const max = p.take('max_tokens') ?? p.take('max_completion_tokens');
-    p.take('max_completion_tokens');
-    put(options, 'num_predict', max);
-    const stop = p.take('stop');
-    if (stop !== undefined) options.stop = [].concat(stop);
+    put(options, 'num_predict', p.first('max_tokens', 'max_completion_tokens'));
+    put(options, 'stop', p.stops());
     if (Object.keys(options).length > 0) out.options = options;
     const rf = p.responseFormat();
     p.noDescription(rf);
     // (a schema holds Ollama's output whatever strict says; its name names it)
     if (rf !== undefined) out.format = rf.type === 'json_object' ? 'json' : rf.json_schema.schema;
     const r = p.reasoning();
-    p.seen.add(THINKING);
     put(out, 'think', ollamaThink(p, r));
-    // parallel_tool_calls: Ollama has no switch for it; ignored rather than refused, as agents send
-    // it on every turn: the client reads any number of calls, and may get more than one
-    p.ignore('parallel_tool_calls');
+    p.noParallelSwitch();
   },
 
   ddg(p) {
@@ -726,11 +737,8 @@ const PARAMS = {
   gemini(p, out) {
     const g = {};
     for (const [k, name] of [['temperature', 'temperature'], ['top_p', 'topP'], ['top_k', 'topK'], ['seed', 'seed'], ['presence_penalty', 'presencePenalty'], ['frequency_penalty', 'frequencyPenalty']]) put(g, name, p.take(k));
-    const max = p.take('max_tokens') ?? p.take('max_completion_tokens');
-    p.take('max_completion_tokens');
-    put(g, 'maxOutputTokens', max);
-    const stop = p.take('stop');
-    if (stop !== undefined) g.stopSequences = [].concat(stop);
+    put(g, 'maxOutputTokens', p.first('max_tokens', 'max_completion_tokens'));
+    put(g, 'stopSequences', p.stops());
     const rf = p.responseFormat();
     p.noDescription(rf);
     if (rf !== undefined) {
@@ -739,7 +747,6 @@ const PARAMS = {
       if (rf.type === 'json_schema') g.responseJsonSchema = rf.json_schema.schema;
     }
     const r = p.reasoning();
-    p.seen.add(THINKING);
     if (r.thinking?.type === 'between_tools') throw p.refuse('thinking', 'it has no word for thinking between tool calls only');
     const thinking = {};
     if (r.level !== undefined && r.level !== 'none') {
@@ -752,27 +759,21 @@ const PARAMS = {
     if (r.show) thinking.includeThoughts = true;
     if (Object.keys(thinking).length > 0) g.thinkingConfig = thinking;
     if (Object.keys(g).length > 0) out.generationConfig = g;
-    // parallel_tool_calls: Gemini has no switch for it; ignored rather than refused, as agents send
-    // it on every turn: the client reads any number of calls, and may get more than one
-    p.ignore('parallel_tool_calls');
+    p.noParallelSwitch();
   },
 
   bedrock(p, out) {
     const inference = {};
-    const max = p.take('max_tokens') ?? p.take('max_completion_tokens');
-    p.take('max_completion_tokens');
-    put(inference, 'maxTokens', max);
+    put(inference, 'maxTokens', p.first('max_tokens', 'max_completion_tokens'));
     put(inference, 'temperature', p.take('temperature'));
     put(inference, 'topP', p.take('top_p'));
-    const stop = p.take('stop');
-    if (stop !== undefined) inference.stopSequences = [].concat(stop);
+    put(inference, 'stopSequences', p.stops());
     if (Object.keys(inference).length > 0) out.inferenceConfig = inference;
     // what Converse leaves to each model, in the words of the models that take it (Claude's
     // top_k and thinking); a model that does not take them answers 400
     const extra = {};
     put(extra, 'top_k', p.take('top_k'));
     const r = p.reasoning();
-    p.seen.add(THINKING);
     if (r.level !== undefined) throw p.refuse('reasoning_effort', 'Converse has no common word for it');
     put(extra, 'thinking', r.thinking);
     if (Object.keys(extra).length > 0) out.additionalModelRequestFields = extra;
@@ -786,9 +787,7 @@ const PARAMS = {
       put(jsonSchema, 'description', given(description));
       out.outputConfig = { textFormat: { type: 'json_schema', structure: { jsonSchema } } };
     }
-    // parallel_tool_calls: Converse has no switch for it; ignored rather than refused, as agents send
-    // it on every turn: the client reads any number of calls, and may get more than one
-    p.ignore('parallel_tool_calls');
+    p.noParallelSwitch();
   },
 };
 PARAMS['bedrock-invoke'] = PARAMS.anthropic;
