@@ -123,11 +123,9 @@ function makeMetrics() {
     new Counter({ name, help, registers: [registry], collect() { this.inc(t.value - t.reported); t.reported = t.value; } });
     return t;
   };
-  // The tokens the upstreams reported, by kind: plain numbers added once per answer, handed to
-  // prom-client when it is scraped (as the tallied counters are).
-  const tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 };
-  const reported = { ...tokens };
-  const add = (kind, n) => { if (n > 0) tokens[kind] += n; }; // (a count that is no number, or not above 0, adds nothing)
+  // The tokens the upstreams reported, by kind, added once per answer (not per push: prom-client's
+  // own inc, on the counter made after the others, below). A count that is no number, or not above 0, adds nothing.
+  const add = (kind, n) => { if (n > 0) tokens.inc({ kind }, n); };
   const metrics = {
     registry,
     utf8Errors: c('llm_utf8_decode_error_total', 'Upstream streams that held invalid UTF-8'),
@@ -169,27 +167,17 @@ function makeMetrics() {
       buckets: [1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB, 4 * MiB, 16 * MiB], registers: [registry],
     }),
   };
-  new Counter({
-    name: 'llm_tokens_total',
-    help: 'Tokens the upstream reported for the answers it gave, by kind, counted once per answer from its usage (streamed or whole; '
+  const tokens = c('llm_tokens_total', 'Tokens the upstream reported for the answers it gave, by kind, counted once per answer from its usage (streamed or whole; '
       + 'one that failed, was cut short or that its client left too, as far as its usage came): input (the prompt\'s, its cached tokens '
       + 'included), output (its reasoning included), cache_read and cache_write (the input tokens read from the provider\'s cache and '
-      + 'written to it: part of input), reasoning (part of output)',
-    labelNames: ['kind'],
-    registers: [registry],
-    collect() {
-      for (const kind in tokens) {
-        this.inc({ kind }, tokens[kind] - reported[kind]);
-        reported[kind] = tokens[kind];
-      }
-    },
-  });
+      + 'written to it: part of input), reasoning (part of output)', ['kind']);
   // every label value is exported from the start (at 0), so that a rate over it is defined
   for (const status of ['done', 'truncated', 'failed', 'limit', 'aborted']) metrics.streams.inc({ status }, 0);
   for (const limit of LIMITS) metrics.limitErrors.inc({ limit }, 0);
   for (const source of ['status', 'stream', 'connect', 'body']) metrics.providerErrors.inc({ source }, 0);
   for (const timeout of ['request', 'body', 'client', 'duration']) metrics.timeouts.inc({ timeout }, 0);
   for (const limit of ['total', 'per_address']) metrics.connectionsRejected.inc({ limit }, 0);
+  for (const kind of ['input', 'output', 'cache_read', 'cache_write', 'reasoning']) tokens.inc({ kind }, 0);
   return metrics;
 }
 
