@@ -9,7 +9,7 @@ import {
 import type { Values } from './args.js';
 import { EXIT, exitCodeOf } from './errors.js';
 import { completionOf, framingOf, hasTrailer, isModelFormat, type Format, type PlainFormat } from './formats.js';
-import { type HttpHead, failedAnswer, headIsSplit, withoutHttpHead } from './http.js';
+import { AnswerBody, type HttpHead, failedAnswer, failedStatus, headIsSplit, withoutHttpHead } from './http.js';
 import { exitWith, openInput } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks, Utf8Errors, type SseLine } from './scan.js';
@@ -642,14 +642,9 @@ export async function check(values: Values, positionals: string[]): Promise<void
   let head: HttpHead | undefined;
   const chunks = headIsSplit(format) ? withoutHttpHead(input.chunks, (h) => void (head = h)) : input.chunks;
   // an answer whose status is not a success, or an HTML page: its body (up to --max-event-bytes), not a stream
-  let answer: { text: string; bytes: number; dec: TextDecoder } | undefined;
+  let answer: AnswerBody | undefined;
   let html: string | undefined;
-  const failedHead = () => head !== undefined && (head.status < 200 || head.status > 299);
-  const keep = (c: Uint8Array) => {
-    const a = (answer ??= { text: '', bytes: 0, dec: new TextDecoder() });
-    if (a.bytes < limits.maxEventBytes) a.text += a.dec.decode(c.subarray(0, limits.maxEventBytes - a.bytes), { stream: true });
-    a.bytes += c.length;
-  };
+  const keep = (c: Uint8Array) => (answer ??= new AnswerBody(limits.maxEventBytes)).keep(c);
   /** The format sniffed from what is held: an HTML page's bytes are kept as the answer instead. */
   const sniffed_ = (f: Format | 'empty' | undefined): void => {
     const joined = Buffer.concat(held, heldLen);
@@ -672,7 +667,7 @@ export async function check(values: Values, positionals: string[]): Promise<void
       firstLen += chunk.length;
     }
     total += chunk.length;
-    if (answer !== undefined || failedHead()) {
+    if (answer !== undefined || failedStatus(head)) {
       keep(chunk);
       continue;
     }
@@ -687,16 +682,16 @@ export async function check(values: Values, positionals: string[]): Promise<void
     sniffed_(f);
   }
   let empty = false;
-  if (answer === undefined && !failedHead() && !checker) {
+  if (answer === undefined && !failedStatus(head) && !checker) {
     const f = sniff(Buffer.concat(held, heldLen), true);
     empty = f === 'empty';
     sniffed_(f);
   }
-  if (answer !== undefined || failedHead()) {
-    const body = answer === undefined ? '' : answer.text + answer.dec.decode();
+  if (answer !== undefined || failedStatus(head)) {
+    const body = answer === undefined ? '' : answer.end();
     checker ??= new Checker(format ?? 'text', limits, choice, maxListed);
     checker.bytes = total;
-    checker.failedAnswer(failedHead() ? failedAnswer(head!, body, format) : `the input is ${htmlSaid(html ?? '')} (--format text reads it as text)`);
+    checker.failedAnswer(failedStatus(head) ? failedAnswer(head!, body, format) : `the input is ${htmlSaid(html ?? '')} (--format text reads it as text)`);
     checker.finishCounts();
   } else {
     checker!.end();
@@ -720,7 +715,7 @@ export async function check(values: Values, positionals: string[]): Promise<void
   const p0 = problems[0];
   const wide = p0?.kind === 'utf8' && p0.offset === 0 ? utf16(Buffer.concat(first, firstLen)) : undefined;
   if (wide !== undefined) p0.message += wide;
-  if (!sniffed && answer === undefined && !failedHead() && firstLen !== 0) {
+  if (!sniffed && answer === undefined && !failedStatus(head) && firstLen !== 0) {
     const failed = ([EXIT.UTF8, EXIT.TRUNCATED, EXIT.BAD_EVENT] as number[]).includes(exitCode);
     const nothing = exitCode === EXIT.OK && isModelFormat(format!) && counts.graphemes === 0 && checker.toolCalls === 0;
     const f = failed || nothing ? sniff(Buffer.concat(first, firstLen), true) : undefined;

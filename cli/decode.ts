@@ -7,7 +7,7 @@ import {
 import type { Values } from './args.js';
 import { EXIT, UsageError, describeError, exitCodeOf } from './errors.js';
 import { framingOf, hasTrailer, isModelFormat, type Format } from './formats.js';
-import { type HttpHead, failedAnswer, headIsSplit, headNote, withoutHttpHead } from './http.js';
+import { AnswerBody, type HttpHead, failedAnswer, failedStatus, headIsSplit, headNote, withoutHttpHead } from './http.js';
 import { Output, checkSavable, exitWith, openInput, saveAtomically, type Input } from './io.js';
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks } from './scan.js';
@@ -333,7 +333,7 @@ class DecodeRun {
   /** The HTTP response head split off the input's start (curl -i), if any. */
   private head: HttpHead | undefined;
   /** The head's status is not a success, or the input is an HTML page: the body is the server's answer, kept (up to --max-event-bytes), not a stream. */
-  private answer: { parts: string[]; bytes: number; dec: TextDecoder } | undefined;
+  private answer: AnswerBody | undefined;
   /** The input is an HTML page (sniffed): its title. */
   private html: string | undefined;
 
@@ -376,7 +376,7 @@ class DecodeRun {
           this.first.push(chunk);
           this.firstLen += chunk.length;
         }
-        if (this.answer !== undefined) this.keepAnswer(chunk);
+        if (this.answer !== undefined) this.answer.keep(chunk);
         else if (this.stream === undefined) this.sniffMore(chunk);
         else this.feed(chunk);
         if (this.ended) return;
@@ -399,18 +399,11 @@ class DecodeRun {
   /** An HTTP response head at the input's start: said, and when its status is not a success, its body is kept as the answer. */
   private onHead(h: HttpHead): void {
     this.head = h;
-    if (h.status < 200 || h.status > 299) {
-      this.answer = { parts: [], bytes: 0, dec: new TextDecoder() };
+    if (failedStatus(h)) {
+      this.answer = new AnswerBody(this.o.limits.maxEventBytes);
       return;
     }
     if (!(this.o.report && this.o.json)) this.say(headNote(h));
-  }
-
-  private keepAnswer(chunk: Uint8Array): void {
-    const a = this.answer!;
-    if (a.bytes >= this.o.limits.maxEventBytes) return;
-    a.parts.push(a.dec.decode(chunk.subarray(0, this.o.limits.maxEventBytes - a.bytes), { stream: true }));
-    a.bytes += chunk.length;
   }
 
   /** The input ended (or reading stopped after the completion): what is held is read, and the command ends. */
@@ -423,9 +416,9 @@ class DecodeRun {
       if (this.ended) return;
     }
     if (this.answer !== undefined) {
-      const body = this.answer.parts.join('') + this.answer.dec.decode();
-      const said = this.head !== undefined && (this.head.status < 200 || this.head.status > 299)
-        ? failedAnswer(this.head, body, this.o.format)
+      const body = this.answer.end();
+      const said = failedStatus(this.head)
+        ? failedAnswer(this.head!, body, this.o.format)
         : `the input is ${htmlSaid(this.html ?? '')} (--format text reads it as text)`;
       return this.end({ kind: 'error', error: Object.assign(new Error(said), { code: 'ERR_PROVIDER' }), answer: true });
     }
@@ -465,8 +458,8 @@ class DecodeRun {
       const title = htmlPage(this.joined());
       if (title !== undefined) {
         this.html = title;
-        this.answer = { parts: [], bytes: 0, dec: new TextDecoder() };
-        for (const c of this.sniffBuf.splice(0)) this.keepAnswer(c);
+        const answer = (this.answer = new AnswerBody(this.o.limits.maxEventBytes));
+        for (const c of this.sniffBuf.splice(0)) answer.keep(c);
         return;
       }
     }

@@ -110,6 +110,33 @@ function headOf(b: Uint8Array, from: number, end: number): HttpHead {
   return { statusLine, status, bytes: end };
 }
 
+/** Whether the head says the answer is not a success (its last status is not 2xx): its body is the server's answer, not a stream. */
+export function failedStatus(h: HttpHead | undefined): boolean {
+  return h !== undefined && (h.status < 200 || h.status > 299);
+}
+
+/**
+ * The body of an answer that is not a stream (a failed status, an HTML page), kept as text up to
+ * `limit` bytes (--max-event-bytes: what is past it is read, not kept), for what decode and check say of it.
+ */
+export class AnswerBody {
+  private text = '';
+  private bytes = 0;
+  private readonly dec = new TextDecoder();
+
+  constructor(private readonly limit: number) {}
+
+  keep(chunk: Uint8Array): void {
+    if (this.bytes < this.limit) this.text += this.dec.decode(chunk.subarray(0, this.limit - this.bytes), { stream: true });
+    this.bytes += chunk.length;
+  }
+
+  /** Its text, once the input ended. */
+  end(): string {
+    return this.text + this.dec.decode();
+  }
+}
+
 /** Whether a format's capture may carry a head that is split off (not plain text or lines, whose text it is). */
 export function headIsSplit(format: Format | undefined): boolean {
   return format !== 'text' && format !== 'lines';
