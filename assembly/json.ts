@@ -823,22 +823,54 @@ export function jsonUtf16(p: usize, len: usize, out: usize): usize {
 
 /** Whether the text jsonUtf8Length counted ended in a high surrogate escape (its pair may follow). */
 let pendingHigh: bool = false;
+/** The characters (code points) of the text jsonUtf8Length counted. */
+let lastChars: usize = 0;
+
+/**
+ * Code points of valid UTF-8 [p, end): its bytes less its continuation bytes (10xxxxxx). Reads
+ * whole blocks (the document's slack), the bytes past `end` masked off.
+ */
+export function utf8Chars(p: usize, end: usize): usize {
+  let cont: usize = 0;
+  if (ASC_FEATURE_SIMD) {
+    for (let q = p; q < end; q += 16) {
+      // (0x80..0xBF are the signed bytes below −0x40)
+      let m = <u32>i8x16.bitmask(i8x16.lt_s(v128.load(q), bytes16(0xC0)));
+      if (end - q < 16) m &= (<u32>1 << <u32>(end - q)) - 1;
+      cont += <usize>popcnt(m);
+    }
+  } else {
+    for (let q = p; q < end; q += 8) {
+      const x = load<u64>(q);
+      let t = x & ~(x << 1) & 0x8080808080808080;
+      if (end - q < 8) t &= (<u64>1 << (<u64>(end - q) << 3)) - 1;
+      cont += <usize>popcnt(t);
+    }
+  }
+  return end - p - cont;
+}
 
 /**
  * UTF-8 bytes of a validated string span's text as the joined text of a stream holds it: a
  * surrogate pair of `\u` escapes is one character of 4 bytes, a lone surrogate 3 (U+FFFD once
  * encoded). `high`: the text before the span ended in a high surrogate escape; afterwards
- * `jsonEndsHigh()` says whether this one does (a pair split across two deltas is one character).
+ * `jsonEndsHigh()` says whether this one does (a pair split across two deltas is one character),
+ * and `jsonChars()` gives the characters (code points) counted: a pair one, a lone surrogate one.
  */
 export function jsonUtf8Length(p: usize, len: usize, high: bool): usize {
   const end = p + len;
   let n: usize = 0;
+  let chars: usize = 0;
   while (p < end) {
     const r = nextBackslash(p, end);
     if (r > p) {
-      if (high) n += 3;
+      if (high) {
+        n += 3;
+        chars++;
+      }
       high = false;
       n += r - p;
+      chars += utf8Chars(p, r);
     }
     if (r >= end) break;
     const e = <u32>load<u8>(r, 1);
@@ -846,27 +878,44 @@ export function jsonUtf8Length(p: usize, len: usize, high: bool): usize {
       const c = hex4(r + 2);
       p = r + 6;
       if (c >= 0xD800 && c <= 0xDBFF) {
-        if (high) n += 3;
+        if (high) {
+          n += 3;
+          chars++;
+        }
         high = true;
         continue;
       }
+      chars++;
       if (c >= 0xDC00 && c <= 0xDFFF) {
         n += high ? 4 : 3;
         high = false;
         continue;
       }
-      if (high) n += 3;
+      if (high) {
+        n += 3;
+        chars++;
+      }
       high = false;
       n += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
     } else {
-      if (high) n += 3;
+      if (high) {
+        n += 3;
+        chars++;
+      }
       high = false;
       n += 1;
+      chars++;
       p = r + 2;
     }
   }
   pendingHigh = high;
+  lastChars = chars;
   return n;
+}
+
+/** After jsonUtf8Length: the characters (code points) of its span's text (a high surrogate escape it ends in not yet one). */
+export function jsonChars(): usize {
+  return lastChars;
 }
 
 /** After jsonUtf8Length: whether its span's text ended in a high surrogate escape. */

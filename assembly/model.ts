@@ -7,7 +7,7 @@ import {
   CH_ARGS, CH_OF_KIND, CH_REASONING, CH_TEXT, DF_DONE, DF_ERROR, FR_NREC, FR_RAW_PTR, IN_CAP, IN_JOIN, IN_PTR, JF_ASCII, JF_ESCAPED, JK_NUMBER,
   JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, JSON_READ_SLACK, JSON_REC_PTR, JSON_UTF16_SLACK,
   K_COMMENT, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END, MDOC_PTR, MDR_ARGS_BYTES, MDR_BLANK, MDR_CHUNKS, MDR_COMMENTS, MDR_DOCS,
-  MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_LOGGED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES,
+  MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_LOGGED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
   MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_PASS,
   ME_TEXT, MG_KEEP, MG_TEXT, MGATHER_CAP, MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MHEAD_SLOT, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CALL, MR_CHOICE,
   MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
@@ -16,7 +16,7 @@ import {
 import { NO_LIMIT, bAppend, bEnsure, bFree, bLen, bPtr, bSetLen, copy } from './buffers';
 import { C_SPACE, isDataField } from './frames';
 import { MS_ARGS, MS_ARGS_LEFT, MS_CALL, MS_HIGH, MS_KEEP, MS_REASON, MS_TEXT, argsLeft, currentCall, modelState, modelStateOf, modelStateTrim } from './model-state';
-import { jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8, jsonUtf8High, jsonUtf8Length, putUtf8 } from './json';
+import { jsonChars, jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8, jsonUtf8High, jsonUtf8Length, putUtf8, utf8Chars } from './json';
 import { release, res, reserve } from './runtime';
 import { channelOn, isTextRecord, quietChannel, quietKind, setQuiet, shapeLearn, shapeMatch } from './shape';
 import { linesMore, linesPush } from './lines';
@@ -151,11 +151,13 @@ function modelScratchBytes(): usize {
 /**
  * UTF-8 bytes of the text of a string span (escaped when `escaped`), counted as the relay counts a
  * quiet event's (jsonUtf8Length): `high` says the text before it ended in a high surrogate
- * escape; MDR_HIGH says whether this one does. For the spans of events JS reads.
+ * escape; MDR_HIGH says whether this one does, MDR_TEXT_CHARS its characters. For the spans of
+ * events JS reads.
  */
 export function modelTextBytes(p: usize, len: usize, high: i32): usize {
   const n = jsonUtf8Length(p, len, high != 0);
   res(MDR_HIGH, jsonEndsHigh() ? 1 : 0);
+  res(MDR_TEXT_CHARS, <i32>jsonChars());
   return n;
 }
 
@@ -364,7 +366,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
   let prevEnd: usize = 0;
   let g = gathered;
   let quiet: i32 = 0, blank: i32 = 0, comments: i32 = 0, chunks: i32 = 0;
-  let textBytes: usize = 0;
+  let textBytes: usize = 0, textChars: usize = 0;
   let reasonBytes: usize = 0, argsBytes: usize = 0;
   let high = (emitMode & ME_HIGH) != 0;
   emitReset();
@@ -469,11 +471,16 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
           } else if (emitMode & (ME_PASS | ME_CHUNKS)) {
             if ((jf & JF_ESCAPED) != 0) {
               textBytes += jsonUtf8Length(sp, sl, high);
+              textChars += jsonChars();
               high = jsonEndsHigh();
             } else {
-              if (high) textBytes += 3;
+              if (high) {
+                textBytes += 3;
+                textChars++;
+              }
               high = false;
               textBytes += sl;
+              textChars += (jf & JF_ASCII) != 0 ? sl : utf8Chars(sp, sp + sl);
             }
             if ((emitMode & ME_CHUNKS) != 0 && emitSlot(CH_TEXT, sp, sl)) chunks++;
           } else {
@@ -520,6 +527,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
   res(MDR_EMIT_PTR, <i32>emitStart());
   res(MDR_EMIT_LEN, <i32>emitLength());
   res(MDR_TEXT_BYTES, <i32>textBytes);
+  res(MDR_TEXT_CHARS, <i32>textChars);
   res(MDR_HIGH, high ? 1 : 0);
   res(MDR_REASON_BYTES, <i32>reasonBytes);
   res(MDR_ARGS_BYTES, <i32>argsBytes);

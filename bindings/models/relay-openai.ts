@@ -188,17 +188,13 @@ export class OpenAiWriter implements ClientWriter {
 
   /**
    * The last chunks: the sources cited, if any, as `annotations` (one chunk with all of them, as
-   * OpenAI's search models say them and openai-node keeps the list said last: each address once,
-   * its title when the provider gave one, and no `start_index` or `end_index`, which a relay does
-   * not track), the finish reason in OpenAI's words (`tool_calls` exactly when calls were written),
-   * then the usage.
+   * OpenAI's search models say them and openai-node keeps the list said last: see
+   * {@link openAiAnnotations}), the finish reason in OpenAI's words (`tool_calls` exactly when calls
+   * were written), then the usage.
    */
   completed(): void {
     this.start();
-    if (this.cited !== null) {
-      const list = this.cited.map((c) => `{"type":"url_citation","url_citation":${JSON.stringify(c)}}`).join(',');
-      this.chunk(`{"annotations":[${list}]}`);
-    }
+    if (this.cited !== null) this.chunk(`{"annotations":${JSON.stringify(openAiAnnotations(this.cited, this.t.textChars))}}`);
     const why = this.t.message?.finishReason;
     let reason = why === undefined ? 'stop' : finishIn(this.t.spec, why, 'openai', this.t.message!.refused);
     if (this.calls !== 0) reason = 'tool_calls';
@@ -242,6 +238,31 @@ export class OpenAiWriter implements ClientWriter {
     this.t.writeText(`data: ${JSON.stringify({ error })}\n\n`);
     this.t.wrote(1);
   }
+}
+
+/**
+ * The sources an answer cites at an address as OpenAI Chat's message `annotations`: a
+ * `url_citation` for each address once, in the order they were cited, with the source's title
+ * (`""` when the provider gave none) and a span of the whole content, `start_index` 0 and
+ * `end_index` the content's length in characters (code points: a surrogate pair is one, as
+ * Python counts a string's). A relay does not place a source in the text it writes; OpenAI's typed
+ * clients require every field. `chars`: the content's characters (`[...content].length`).
+ */
+export function openAiAnnotations(citations: readonly { url?: string; title?: string }[], chars: number): OpenAiAnnotation[] {
+  const out: OpenAiAnnotation[] = [];
+  const seen = new Set<string>();
+  for (const c of citations) {
+    if (c.url === undefined || seen.has(c.url)) continue;
+    seen.add(c.url);
+    out.push({ type: 'url_citation', url_citation: { end_index: chars, start_index: 0, title: c.title ?? '', url: c.url } });
+  }
+  return out;
+}
+
+/** An annotation of OpenAI Chat's message: a source cited at an address, and the span of the content it is cited for. */
+export interface OpenAiAnnotation {
+  type: 'url_citation';
+  url_citation: { end_index: number; start_index: number; title: string; url: string };
 }
 
 /** A gateway's reasons to end a stream (SseRelay.abort) as OpenAI error types. */

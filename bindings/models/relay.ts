@@ -9,7 +9,7 @@
 // escaped again). Only whole, validated events are written; the completion only after the
 // upstream's own, an error event in the client's shape otherwise.
 import {
-  JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_START, MDR_CHUNKS, MDR_COMMENTS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_HIGH, MDR_QUIET, MDR_TEXT_BYTES,
+  JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_START, MDR_CHUNKS, MDR_COMMENTS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_HIGH, MDR_QUIET, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
   ME_ARGS, ME_CHUNKS, ME_COMMENTS, ME_HIGH, ME_NAMED, ME_NO_TEXT, ME_PASS, ME_REASONING, MHEAD_SLOT,
 } from '../core/generated/abi.js';
 import { CoreMemoryError } from '../core/errors.js';
@@ -149,6 +149,8 @@ export class SseRelay extends ModelReader {
   /** A pass-through relay is writing the event being read anew (its records, for its finish and usage). */
   private rewriting: { doc: DocReader; finish: number; usage: number } | null = null;
   private _textBytes = 0;
+  /** Characters (code points) of that text: the client's content, where an annotation's span ends. */
+  private _textChars = 0;
   private completedSent = false;
   private ended = false;
   private errorSent = false;
@@ -184,6 +186,8 @@ export class SseRelay extends ModelReader {
 
   /** UTF-8 bytes of delta text relayed so far (for usage accounting). */
   get textBytes(): number { return this._textBytes; }
+  /** @internal Characters (code points) of the text relayed so far, a lone high surrogate at its end one. */
+  get textChars(): number { return this._textChars + (this.highSurrogate ? 1 : 0); }
   /** SSE events written to the client so far (comments not counted; `[DONE]` and an error event are). */
   get eventsOut(): number { return this._eventsOut; }
   /**
@@ -251,6 +255,7 @@ export class SseRelay extends ModelReader {
     if (this.highSurrogate) {
       this.highSurrogate = false;
       this._textBytes += 3; // a lone high surrogate at the end: U+FFFD
+      this._textChars++;
     }
     const memory = this.failure instanceof CoreMemoryError ? this.failure : null;
     if (this._status === 'done') {
@@ -311,6 +316,7 @@ export class SseRelay extends ModelReader {
   protected override resetState(): void {
     super.resetState();
     this._textBytes = 0;
+    this._textChars = 0;
     this.completedSent = false;
     this.ended = false;
     this.errorSent = false;
@@ -378,6 +384,7 @@ export class SseRelay extends ModelReader {
     const core = this.core;
     // counted by the core's rule for quiet events (a pair split across deltas is one character)
     this._textBytes += core.x.modelTextBytes(ptr, len, this.highSurrogate ? 1 : 0);
+    this._textChars += core.word(MDR_TEXT_CHARS);
     this.highSurrogate = core.word(MDR_HIGH) === 1;
     if (this.passThrough && this.rewriting === null) return;
     this.writer.text(ptr, len);
@@ -460,6 +467,7 @@ export class SseRelay extends ModelReader {
       else this.write(core.u8.subarray(at, at + n));
     }
     this._textBytes += i32[r + MDR_TEXT_BYTES];
+    this._textChars += i32[r + MDR_TEXT_CHARS];
     this.highSurrogate = i32[r + MDR_HIGH] === 1;
     this._eventsOut += this.passThrough ? i32[r + MDR_QUIET] : i32[r + MDR_CHUNKS];
     if (!this.passThrough && !this.writer.comments && this.plan.comments) for (let c = i32[r + MDR_COMMENTS]; c > 0; c--) this.writer.keepAlive();

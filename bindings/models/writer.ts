@@ -19,6 +19,8 @@ export interface RelayTarget {
   wrote(events: number): void;
   /** What the upstream said so far. */
   readonly message: Message | null;
+  /** Characters (code points) of the text written so far: the client's content. */
+  readonly textChars: number;
   /** The upstream's format. */
   readonly spec: FormatSpec;
   /** A text unique to the relay, for the ids it makes (a call the upstream sent without one). */

@@ -21,7 +21,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RequestError, upstreamRequest } from './requests.mjs';
 import { UpstreamProtocolError, requestUpstream } from './upstream.mjs';
 import {
-  MODEL_FORMATS, ModelStream, ModelStreamError, SseRelay, coreMemoryLimit, coreMemoryUsed, describeFormat, setCoreMemoryLimit,
+  MODEL_FORMATS, ModelStream, ModelStreamError, SseRelay, coreMemoryLimit, coreMemoryUsed, describeFormat, openAiAnnotations, setCoreMemoryLimit,
 } from 'seam-stream';
 
 const KiB = 1024;
@@ -317,7 +317,7 @@ function readBody(stream, limit, drain = false, hold = undefined) {
  * the client cannot use (ERR_BAD_ARGUMENTS). A refusal (OpenAI's) is the message's `refusal`, or,
  * to Anthropic, whose messages have no field for it, the text with the stop reason `refusal`, as
  * SseRelay writes it. The sources the answer cites at an address are the message's `annotations`
- * (`url_citation`s, each address once), as SseRelay writes them to OpenAI's clients; to Anthropic's, none.
+ * (`openAiAnnotations`: each address once), as SseRelay writes them to OpenAI's clients; to Anthropic's, none.
  */
 function wholeAnswer(dialect, format, ms, text, model) {
   const facts = describeFormat(format);
@@ -364,14 +364,10 @@ function wholeAnswer(dialect, format, ms, text, model) {
   const reasoning = ms.reasoning;
   if (reasoning !== '') message.reasoning_content = reasoning;
   if (refusal !== '') message.refusal = refusal;
-  // (the sources cited at an address, each once, in the order they came, with their titles: the
-  // `url_citation` annotations SseRelay writes before a translated stream's finish)
-  let cited = null;
-  for (const c of ms.citations) {
-    if (c.url === undefined || cited?.has(c.url)) continue;
-    (cited ??= new Map()).set(c.url, { type: 'url_citation', url_citation: c.title === undefined ? { url: c.url } : { url: c.url, title: c.title } });
-  }
-  if (cited !== null) message.annotations = [...cited.values()];
+  // (the sources cited at an address: the `url_citation` annotations SseRelay writes before a
+  // translated stream's finish, each spanning the whole content)
+  const annotations = openAiAnnotations(ms.citations, [...(message.content ?? '')].length);
+  if (annotations.length > 0) message.annotations = annotations;
   if (calls.length > 0) {
     // (a call's signature, which Gemini wants back with it, where SseRelay and Google's OpenAI-compatible API put it)
     message.tool_calls = calls.map((c) => ({

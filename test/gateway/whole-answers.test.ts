@@ -60,8 +60,9 @@ const bedrockThinkingCall: Case = {
 };
 
 // Answers that cite their sources (as test/unit/citations.test.ts's streams): to an OpenAI client
-// the sources at an address are `url_citation` annotations, each address once, with its title when
-// the provider gave one; a source with no address (a document's characters, a file) is none.
+// the sources at an address are `url_citation` annotations, each address once, with its title ("" when
+// the provider gave none) and the whole content's span; a source with no address (a document's
+// characters, a file) is none.
 const sse = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
 const textOf = (s: string): Uint8Array => new TextEncoder().encode(s);
 const WEB = { type: 'web_search_result_location', cited_text: 'Zürich is "the largest" city… 🚀', url: 'https://example.org/z?a=1&b=2', title: 'Zürich', encrypted_index: 'Eo8BCioIAhgBIiQ=' };
@@ -246,28 +247,26 @@ describe('whole answers with reasoning, exactly', () => {
 });
 
 describe('the sources a whole answer cites, exactly', () => {
-  const cited: [Case, unknown[]][] = [
-    [anthropicCiting, [
-      { type: 'url_citation', url_citation: { url: 'https://example.org/z?a=1&b=2', title: 'Zürich' } },
-      { type: 'url_citation', url_citation: { url: 'https://docs.example/x', title: 'X' } },
-    ]],
-    [responsesCiting, [{ type: 'url_citation', url_citation: { url: 'https://example.org/é', title: 'Café "B"' } }]],
+  // (each spans the whole content: from 0 to its characters, its title "" when the provider gave none)
+  const cited: [Case, [string, string][]][] = [
+    [anthropicCiting, [['https://example.org/z?a=1&b=2', 'Zürich'], ['https://docs.example/x', 'X']]],
+    [responsesCiting, [['https://example.org/é', 'Café "B"']]],
     [geminiCiting, [
-      { type: 'url_citation', url_citation: { url: 'https://x.org/a' } },
-      { type: 'url_citation', url_citation: { url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbF9', title: 'example.org' } },
-      { type: 'url_citation', url_citation: { url: 'https://untitled.example/p' } },
+      ['https://x.org/a', ''], ['https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbF9', 'example.org'], ['https://untitled.example/p', ''],
     ]],
   ];
-  test.each(cited.map(([c, a]) => [c.format, c, a] as const))('%s: to an OpenAI client its annotations, each address once, in the streamed answer\'s order; to an Anthropic client none', async (format, c, annotations) => {
+  test.each(cited.map(([c, a]) => [c.format, c, a] as const))('%s: to an OpenAI client its annotations, each address once, in the streamed answer\'s order; to an Anthropic client none', async (format, c, sources) => {
     const g = await startGateway({ upstreamFormat: format as never });
     try {
       g.up.scripts.set(c.name, { pieces: [c.bytes] });
       const whole = async (path: string) => {
         const res = await post(g.url, { model: c.name, max_tokens: 64, messages: [{ role: 'user', content: 'x' }] }, path);
         expect(res.status, res.body.toString()).toBe(200);
-        return JSON.parse(res.body.toString('utf8')) as { choices: { message: { annotations?: unknown } }[]; content: unknown[] };
+        return JSON.parse(res.body.toString('utf8')) as { choices: { message: { content: string; annotations?: unknown } }[]; content: unknown[] };
       };
-      expect((await whole('/v1/chat/completions')).choices[0].message.annotations).toEqual(annotations);
+      const message = (await whole('/v1/chat/completions')).choices[0].message;
+      const annotations = sources.map(([url, title]) => ({ type: 'url_citation', url_citation: { end_index: [...message.content].length, start_index: 0, title, url } }));
+      expect(message.annotations).toEqual(annotations);
       // (the streamed answer's one chunk of them, right before its finish)
       const wire = (await post(g.url, { model: c.name, stream: true, messages: [{ role: 'user', content: 'x' }] })).body.toString('utf8');
       const said = wire.split('\n').filter((l) => l.includes('"annotations"')).map((l) => (JSON.parse(l.slice(6)) as { choices: { delta: { annotations: unknown } }[] }).choices[0].delta.annotations);

@@ -166,11 +166,12 @@ describe('citations', () => {
 });
 
 describe("OpenAI's clients, from another format: each source at an address once, as annotations before the finish", () => {
-  // (what openai-node keeps: the list said last, which the relay says once, whole)
-  const annotated = (cs: Citation[]) => {
+  // (what openai-node keeps: the list said last, which the relay says once, whole; each spans the
+  // whole content, its end the content's characters as JavaScript's string iterator counts them)
+  const annotated = (cs: Citation[], text: string) => {
     const seen = new Set<string>();
     return cs.flatMap((c) => (c.url === undefined || seen.has(c.url) ? [] : (seen.add(c.url), [{
-      type: 'url_citation', url_citation: c.title === undefined ? { url: c.url } : { url: c.url, title: c.title },
+      type: 'url_citation', url_citation: { end_index: [...text].length, start_index: 0, title: c.title ?? '', url: c.url },
     }])));
   };
   for (const { format, body, text, citations } of CASES.filter((c) => c.format !== 'openai')) {
@@ -179,7 +180,7 @@ describe("OpenAI's clients, from another format: each source at an address once,
         const m = (await openaiFinal(b)).choices[0].message as { content: string | null; annotations?: unknown };
         return { text: m.content, annotations: m.annotations };
       });
-      expect(got).toEqual({ text, annotations: annotated(citations) });
+      expect(got).toEqual({ text, annotations: annotated(citations, text) });
     });
   }
 
@@ -189,8 +190,8 @@ describe("OpenAI's clients, from another format: each source at an address once,
       .replace(/"created":\d+/g, '"created":0');
     const chunk = (delta: string, finish = 'null') => `data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":${delta},"finish_reason":${finish}}]}\n\n`;
     expect(out.split('\n\n').slice(-5).join('\n\n')).toBe(`${chunk(`{"annotations":[${[
-      '{"type":"url_citation","url_citation":{"url":"https://example.org/z?a=1&b=2","title":"Zürich"}}',
-      '{"type":"url_citation","url_citation":{"url":"https://docs.example/x","title":"X"}}',
+      '{"type":"url_citation","url_citation":{"end_index":59,"start_index":0,"title":"Zürich","url":"https://example.org/z?a=1&b=2"}}',
+      '{"type":"url_citation","url_citation":{"end_index":59,"start_index":0,"title":"X","url":"https://docs.example/x"}}',
     ].join(',')}]}`)}${chunk('{}', '"stop"')}`
       + 'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"m","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":30,"total_tokens":39}}\n\ndata: [DONE]\n\n');
   });
@@ -219,7 +220,7 @@ describe("OpenAI's clients, from another format: each source at an address once,
       { event: 'messageStop', payload: '{"stopReason":"end_turn"}' },
     ].map(encodeMessage));
     const got = await sameAtEveryCut(bytes, () => new SseRelay({ from: 'bedrock', to: 'openai' }), async (b) => (await openaiFinal(b)).choices[0].message.annotations);
-    expect(got).toEqual([{ type: 'url_citation', url_citation: { url: 'https://e.org/z', title: 'Web' } }]);
+    expect(got).toEqual([{ type: 'url_citation', url_citation: { end_index: 2, start_index: 0, title: 'Web', url: 'https://e.org/z' } }]);
   });
 
   it("what the relay keeps of them counts toward its maxReasoningBytes: past it, ERR_REASONING_TOO_LONG at the event, whatever the reads", () => {
