@@ -8,7 +8,7 @@
 // the core counts with vectors or words.)
 import { describe, expect, it } from 'vitest';
 import { openAiAnnotations, SseRelay } from '../../bindings/index.js';
-import { encodeMessage } from '../helpers/bedrock-fixtures.js';
+import { codec, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { concat, cut, randomCuts, rng, SEED } from '../helpers/random.js';
 import { openaiFinal, sameAtEveryCut } from '../helpers/sdk-clients.js';
 
@@ -61,16 +61,28 @@ function bedrock(pieces: string[]): Uint8Array {
   ].map(encodeMessage));
 }
 
+/** Claude on Bedrock: Anthropic's events, each the base64 of a chunk message. */
+function bedrockInvoke(pieces: string[]): Uint8Array {
+  const events = anthropic(pieces).split('\n\n').filter((e) => e !== '').map((e) => e.slice(e.indexOf('data: ') + 6));
+  return concat(events.map((json) => codec.encode({
+    headers: { ':event-type': { type: 'string', value: 'chunk' }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'event' } },
+    body: enc.encode(`{"bytes":"${Buffer.from(json).toString('base64')}","p":"abc"}`),
+  })));
+}
+
 const STREAMS = [
   { from: 'anthropic' as const, bytes: (p: string[]) => enc.encode(anthropic(p)), title: 'Z' },
   { from: 'gemini' as const, bytes: (p: string[]) => enc.encode(gemini(p)), title: '' },
   { from: 'openai-responses' as const, bytes: (p: string[]) => enc.encode(responses(p)), title: 'Z' },
   { from: 'bedrock' as const, bytes: bedrock, title: 'Z' },
+  { from: 'bedrock-invoke' as const, bytes: bedrockInvoke, title: 'Z' },
 ];
+
+const relay = (from: (typeof STREAMS)[number]['from']) => new SseRelay(from === 'bedrock-invoke' ? { from, inner: 'anthropic', to: 'openai' } : { from, to: 'openai' });
 
 /** openai-node's content and annotations of what a relay wrote for these reads. */
 async function read(from: (typeof STREAMS)[number]['from'], chunks: Uint8Array[]) {
-  const r = new SseRelay({ from, to: 'openai' });
+  const r = relay(from);
   const m = (await openaiFinal(concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]))).choices[0].message as { content: string; annotations?: unknown };
   return { content: m.content, annotations: m.annotations };
 }
@@ -84,7 +96,7 @@ function expected(pieces: string[], title: string) {
 describe("a relay's annotations to OpenAI's clients: every field, the whole content's characters", () => {
   for (const { from, bytes, title } of STREAMS) {
     it(`${from}: end_index is the content's characters as openai-node has it, at every cut`, async () => {
-      const got = await sameAtEveryCut(bytes(PIECES), () => new SseRelay({ from, to: 'openai' }), async (b) => {
+      const got = await sameAtEveryCut(bytes(PIECES), () => relay(from), async (b) => {
         const m = (await openaiFinal(b)).choices[0].message as { content: string; annotations?: unknown };
         return { content: m.content, annotations: m.annotations };
       });
