@@ -667,7 +667,7 @@ export abstract class ModelReader extends FrameStream {
       }
       if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
       // (`[`: a JSON array, where the format's provider answers one: Gemini without alt=sse, its errors too)
-      this.sniffed = b === 0x7b || (b === 0x5b && this.spec.arrayBody === true) ? 2 : 1;
+      this.sniffed = b === 0x7b || (b === 0x5b && this.spec.arrayBody !== undefined) ? 2 : 1;
       if (this.sniffed === 2) {
         // the body from its `{`: what came before it (white space, a BOM) is no part of it
         this.bytesIn += i;
@@ -712,7 +712,9 @@ export abstract class ModelReader extends FrameStream {
       this._status = 'failed';
       this.stop(new ModelStreamError('ERR_PROVIDER', at, `The provider answered with an error body: ${err.message}${err.detail ? ` (${err.detail})` : ''}`, '', err.message, err.detail));
     }
-    this.stop(new ModelStreamError('ERR_BAD_EVENT', at, `The ${this.format} response is a JSON ${Array.isArray(value) ? 'array' : 'body'}, not an event stream`, ''));
+    // (chunks as a JSON array: Gemini's answer to streamGenerateContent without alt=sse)
+    const array = Array.isArray(value) ? ` array${this.spec.arrayBody !== undefined ? ` (${this.spec.arrayBody})` : ''}` : ' body';
+    this.stop(new ModelStreamError('ERR_BAD_EVENT', at, `The ${this.format} response is a JSON${array}, not an event stream`, ''));
   }
 
 }

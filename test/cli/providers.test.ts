@@ -35,7 +35,7 @@ describe("Gemini's JSON array (streamGenerateContent without alt=sse)", () => {
   it('its chunks: a JSON array, not an event stream (exit 6), with no other format to try', async () => {
     const path = file(dir, 'gemini-array-chunks.json', chunks);
     for (const args of [['decode', path], ['decode', '--format', 'gemini', path]]) {
-      expect(await run(args)).toMatchObject({ code: 6, stdout: '', stderr: 'seam-stream: The gemini response is a JSON array, not an event stream\n' });
+      expect(await run(args)).toMatchObject({ code: 6, stdout: '', stderr: 'seam-stream: The gemini response is a JSON array (streamGenerateContent without alt=sse: ask for alt=sse), not an event stream\n' });
     }
     const c = await run(['check', path]);
     expect(c.code).toBe(6);

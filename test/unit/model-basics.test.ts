@@ -578,7 +578,7 @@ it('a JSON body after a BOM or white space reads the same however the reads cut 
   }
 });
 
-it("Gemini's JSON array (streamGenerateContent without alt=sse): its error is the provider's, its chunks a JSON array that is not an event stream, at the body's offset, however the reads cut it", () => {
+it("Gemini's JSON array (streamGenerateContent without alt=sse): its error is the provider's (alone, or after chunks), its chunks a JSON array that is not an event stream, at the body's offset, however the reads cut it", () => {
   const error = '[{\n  "error": {\n    "code": 429,\n    "message": "Quota exceeded",\n    "status": "RESOURCE_EXHAUSTED"\n  }\n}\n]\n';
   const chunks = '[{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}]}\r\n,\r\n{"candidates":[{"content":{"parts":[{"text":"!"}],"role":"model"},"finishReason":"STOP","index":0}]}]';
   const garbage = '[{"candidates": oops';
@@ -596,7 +596,9 @@ it("Gemini's JSON array (streamGenerateContent without alt=sse): its error is th
   const want: [string, string][] = [
     [error, 'ERR_PROVIDER | 0 | The provider answered with an error body: Quota exceeded (RESOURCE_EXHAUSTED) | Quota exceeded | RESOURCE_EXHAUSTED'],
     [`\uFEFF\r\n${error}`, 'ERR_PROVIDER | 5 | The provider answered with an error body: Quota exceeded (RESOURCE_EXHAUSTED) | Quota exceeded | RESOURCE_EXHAUSTED'],
-    [chunks, 'ERR_BAD_EVENT | 0 | The gemini response is a JSON array, not an event stream |  | '],
+    [chunks, 'ERR_BAD_EVENT | 0 | The gemini response is a JSON array (streamGenerateContent without alt=sse: ask for alt=sse), not an event stream |  | '],
+    // (an error after chunks: the array's last element, the provider's error)
+    [`${chunks.slice(0, chunks.indexOf('\r\n,'))}\r\n,\r\n${error.slice(1)}`, 'ERR_PROVIDER | 0 | The provider answered with an error body: Quota exceeded (RESOURCE_EXHAUSTED) | Quota exceeded | RESOURCE_EXHAUSTED'],
     [` ${garbage}`, 'ERR_BAD_EVENT | 1 | The gemini response, from byte offset 1, is neither an event stream nor valid JSON |  | '],
   ];
   for (const [body, expected] of want) {

@@ -211,8 +211,10 @@ export interface FormatSpec {
   /**
    * Its provider may answer a JSON array in place of its stream (Gemini's streamGenerateContent
    * without alt=sse, an error among them): a stream that begins with `[` is read as such a body.
+   * What asks for that array and how to ask for the stream instead, for the error an array of
+   * chunks is.
    */
-  readonly arrayBody?: boolean;
+  readonly arrayBody?: string;
   /** Its usage object's counts. */
   usage(fields: Record<string, unknown>): Usage;
   /** The paths of an event's envelope (OpenAI's `id`, `created`, `model`), for an event written anew. */

@@ -34,7 +34,8 @@ const inside = (doc: Doc, r: number, j: number): boolean => doc.start(j) >= doc.
 
 /** `{"error": {code, message, status}}`: the message, with the status (`UNAVAILABLE`, …) as its type. */
 function geminiError(body: unknown): ProviderError | undefined {
-  const b = Array.isArray(body) && body.length === 1 ? body[0] : body; // (the JSON-array stream of a request without alt=sse)
+  // (the JSON array of a request without alt=sse: its error is its last element, alone or after the chunks that came before it)
+  const b = Array.isArray(body) ? body.at(-1) : body;
   if (typeof b === 'object' && b !== null && !Array.isArray(b)) {
     const e = (b as { error?: unknown }).error;
     if (typeof e === 'object' && e !== null && !Array.isArray(e)) {
@@ -60,7 +61,7 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     MISSING_THOUGHT_SIGNATURE: /* @__PURE__ */ failedTurn('a call in the request lacks the thought signature it came with'),
   },
   errorBody: geminiError,
-  arrayBody: true,
+  arrayBody: 'streamGenerateContent without alt=sse: ask for alt=sse',
   // (Google's statuses: an error chunk's or body's `status`)
   errorTypes: {
     RESOURCE_EXHAUSTED: 'rate_limit_error', UNAVAILABLE: 'overloaded_error', INVALID_ARGUMENT: 'invalid_request_error',

@@ -79,7 +79,7 @@ export function describeFormat(format: ModelFormat): ModelFormatFacts {
       contentType: spec.contentType,
       completion: spec.completion,
       trailer: spec.trailer !== undefined,
-      arrayBody: spec.arrayBody === true,
+      arrayBody: spec.arrayBody !== undefined,
       finishReason: (reason: string, to: ClientFormat, refused = false) => finishIn(spec, reason, to, refused),
       failedTurn: (reason: string) => finishWords(spec.finishReasons, reason)?.failed,
       anthropicErrorType: (code: string | undefined) => anthropicErrorType(spec, code),
