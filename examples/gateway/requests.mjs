@@ -524,9 +524,11 @@ const NO_EFFECT = ['user', 'safety_identifier', 'metadata', 'store', 'prompt_cac
 
 /** The fields of a Chat request, taken one by one as an upstream's words are written. */
 class Params {
-  constructor(chat, format) {
+  constructor(chat, format, settings = {}) {
     this.chat = chat;
     this.format = format;
+    /** The gateway's settings that choose a word (openaiMaxTokensField). */
+    this.settings = settings;
     this.names = chat[NAMES] ?? {};
     this.seen = new Set(['model', 'messages', 'tools', 'tool_choice', 'stream']); // (the conversation's: the translations')
   }
@@ -654,6 +656,19 @@ function ollamaThink(p, r) {
 const PARAMS = {
   // an Anthropic client's request in Chat's form: every field is Chat's own, but thinking
   openai(p, out) {
+    // max_tokens, which every Anthropic request carries (Claude Code's every turn), is Chat's
+    // max_completion_tokens: Chat's max_tokens is deprecated for it, and OpenAI's reasoning models
+    // (o1, o3, o4-mini, the gpt-5 family) refuse max_tokens with a 400, where every current OpenAI
+    // model takes max_completion_tokens (vLLM and Groq take it too). A server that knows only
+    // max_tokens (DeepSeek's API; Ollama's /v1 in its releases that lack the other, where the
+    // gateway's ollama format needs neither) ignores the other as it ignores any field it does not
+    // know: the answer is then bounded by the server's default, not refused; for those the
+    // gateway's openaiMaxTokensField option writes max_tokens. (A Chat client's own request passes
+    // as it is, with the word its client chose.)
+    if (out.max_tokens !== undefined && p.settings.openaiMaxTokensField !== 'max_tokens') {
+      out.max_completion_tokens = out.max_tokens;
+      delete out.max_tokens;
+    }
     for (const k of Object.keys(out)) p.take(k);
     const r = p.reasoning();
     p.noBudget(r);
@@ -792,9 +807,9 @@ const PARAMS = {
 };
 PARAMS['bedrock-invoke'] = PARAMS.anthropic;
 
-/** The request's parameters written into the upstream's payload (`chat`: the request in Chat's form). */
-function carryParams(format, chat, out) {
-  const p = new Params(chat, format);
+/** The request's parameters written into the upstream's payload (`chat`: the request in Chat's form; `settings`: upstreamRequest's). */
+function carryParams(format, chat, out, settings) {
+  const p = new Params(chat, format, settings);
   PARAMS[format](p, out);
   p.finish();
 }
@@ -862,8 +877,10 @@ function checkShapes(messages) {
  * gemini: `{base}/v1beta/models/{model}:streamGenerateContent?alt=sse`, the key in `x-goog-api-key`.
  * bedrock: `{base}/model/{model}/converse-stream`, a Converse body, and `sign(body)`: the SigV4
  * headers for the body's bytes (credentials from `env`'s AWS_* variables).
+ * `settings`: the gateway's choices of words, `openaiMaxTokensField` (`max_completion_tokens`, the
+ * default, or `max_tokens`): the field an Anthropic client's max_tokens is written in for an openai upstream.
  */
-export function upstreamRequest(format, base, body, headers, dialect = 'openai', env = process.env) {
+export function upstreamRequest(format, base, body, headers, dialect = 'openai', env = process.env, settings = {}) {
   const url = typeof base === 'string' ? new URL(base) : base;
   const prefix = url.pathname.replace(/\/+$/, '');
   const out = { 'content-type': 'application/json', accept: describeFormat(format).contentType };
@@ -879,24 +896,24 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
     case 'openai':
       path = `${prefix}/v1/chat/completions`;
       payload = chat;
-      if (!same) carryParams(format, chat, payload);
+      if (!same) carryParams(format, chat, payload, settings);
       break;
     case 'openai-responses':
       path = `${prefix}/v1/responses`;
       payload = toResponses(chat, messages);
-      carryParams(format, chat, payload);
+      carryParams(format, chat, payload, settings);
       break;
     case 'anthropic':
       path = `${prefix}/v1/messages`;
       payload = same ? body : toAnthropic(chat, messages);
-      if (!same) carryParams(format, chat, payload);
+      if (!same) carryParams(format, chat, payload, settings);
       out['anthropic-version'] = typeof headers['anthropic-version'] === 'string' && same ? headers['anthropic-version'] : '2023-06-01';
       if (same && typeof headers['anthropic-beta'] === 'string') out['anthropic-beta'] = headers['anthropic-beta'];
       break;
     case 'ollama':
       path = `${prefix}/api/chat`;
       payload = toOllama(chat, messages);
-      carryParams(format, chat, payload);
+      carryParams(format, chat, payload, settings);
       break;
     case 'ddg':
       if (toolsOf(chat).length > 0 || messages.some((m) => m.role === 'tool' || m.tool_calls?.length > 0)) {
@@ -904,7 +921,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       }
       path = prefix || '/';
       payload = { model: chat.model, messages: messages.map((m) => ({ role: m.role, content: textOf(m.content) })) };
-      carryParams(format, chat, payload);
+      carryParams(format, chat, payload, settings);
       break;
     case 'gemini': {
       // the model is in the path; the key in x-goog-api-key (the gateway's own, or the client's bearer)
@@ -913,7 +930,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       const model = (/^(models|tunedModels)\//.test(chat.model) ? chat.model : `models/${chat.model}`).split('/').map(encodeURIComponent).join('/');
       path = `${prefix}/v1beta/${model}:streamGenerateContent`;
       payload = toGemini(chat, messages);
-      carryParams(format, chat, payload);
+      carryParams(format, chat, payload, settings);
       if (key !== undefined) out['x-goog-api-key'] = key;
       const q = new URLSearchParams(url.search);
       q.set('alt', 'sse');
@@ -923,7 +940,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       if (typeof chat.model !== 'string' || chat.model === '') throw new RequestError('a bedrock upstream needs a model id');
       path = `${prefix}/model/${encodeURIComponent(chat.model)}/converse-stream`;
       payload = toConverse(chat, messages);
-      carryParams(format, chat, payload);
+      carryParams(format, chat, payload, settings);
       const target = { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };
       // SigV4 over the body as sent: the gateway signs once it has the body's bytes
       const sign = bedrockSigner(url.hostname, env);
@@ -935,7 +952,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       if (typeof chat.model !== 'string' || chat.model === '') throw new RequestError('a bedrock upstream needs a model id');
       path = `${prefix}/model/${encodeURIComponent(chat.model)}/invoke-with-response-stream`;
       const messagesBody = toAnthropic(chat, messages);
-      carryParams(format, chat, messagesBody);
+      carryParams(format, chat, messagesBody, settings);
       const { model: _model, stream: _stream, ...anthropicBody } = messagesBody;
       payload = { anthropic_version: 'bedrock-2023-05-31', ...anthropicBody };
       const target = { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };

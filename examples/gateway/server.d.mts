@@ -10,6 +10,11 @@ export interface GatewayOptions {
   upstream: string;
   /** @defaultValue 'openai' */
   upstreamFormat?: UpstreamFormat;
+  /**
+   * The field an Anthropic client's `max_tokens` is written in for an `openai` upstream (`max_tokens`
+   * for a server that knows only that one). @defaultValue 'max_completion_tokens'
+   */
+  openaiMaxTokensField?: 'max_completion_tokens' | 'max_tokens';
   /** Seconds of upstream silence before a `: keep-alive` comment (0: never). @defaultValue 15 */
   keepalive?: number;
   /** @defaultValue 1024 */
@@ -70,7 +75,8 @@ export function createGateway(options: GatewayOptions): Gateway;
 /** The client's API: `openai` (Chat Completions, `/v1/chat/completions`) or `anthropic` (Messages, `/v1/messages`). */
 export type ClientDialect = 'openai' | 'anthropic';
 /** A client's request as the upstream's (requests.mjs); a RequestError when it holds what the upstream has no word for. */
-export function upstreamRequest(format: UpstreamFormat, base: string, body: Record<string, unknown>, headers: IncomingHttpHeaders, dialect?: ClientDialect): {
+export function upstreamRequest(format: UpstreamFormat, base: string, body: Record<string, unknown>, headers: IncomingHttpHeaders, dialect?: ClientDialect,
+  env?: Record<string, string | undefined>, settings?: { openaiMaxTokensField?: 'max_completion_tokens' | 'max_tokens' }): {
   protocol: string; hostname: string; port: number; path: string; headers: Record<string, string>; payload: Record<string, unknown>;
 };
 /** An Anthropic Messages request in OpenAI Chat's form (the middle form of the translation). */

@@ -33,6 +33,13 @@ export const DEFAULTS = Object.freeze({
   upstream: undefined,
   /** The upstream's format: one of the library's MODEL_FORMATS. */
   upstreamFormat: 'openai',
+  /**
+   * The field an Anthropic client's `max_tokens` is written in for an `openai` upstream:
+   * `max_completion_tokens` (Chat's current word, the only one OpenAI's reasoning models take), or
+   * `max_tokens`, for an OpenAI-compatible server that knows only that one (DeepSeek's API, Ollama's
+   * /v1) and would ignore the other. A Chat client's own request passes with the word it chose.
+   */
+  openaiMaxTokensField: 'max_completion_tokens',
   /** Seconds of upstream silence after which the gateway writes `: keep-alive` (fractions accepted; 0: never). */
   keepalive: 15,
   /** Streams open at once; past it a request is answered 503. */
@@ -414,6 +421,9 @@ export function createGateway(options = {}) {
   const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
   if (typeof o.upstream !== 'string') throw new TypeError('createGateway: upstream (the base URL) is required');
   if (!MODEL_FORMATS.includes(o.upstreamFormat)) throw new TypeError(`createGateway: upstreamFormat must be one of ${MODEL_FORMATS.join(', ')}`);
+  if (o.openaiMaxTokensField !== 'max_completion_tokens' && o.openaiMaxTokensField !== 'max_tokens') {
+    throw new TypeError('createGateway: openaiMaxTokensField must be max_completion_tokens or max_tokens');
+  }
   for (const k of ['keepalive', 'maxStreams', 'maxPendingBytes', 'maxEventBytes', 'maxRequestBytes', 'maxResponseBytes', 'highWaterMark', 'maxConnections', 'maxConnectionsPerAddress']) {
     if (typeof o[k] !== 'number' || !(o[k] >= 0)) throw new TypeError(`createGateway: ${k} must be a non-negative number`);
   }
@@ -452,6 +462,8 @@ export function createGateway(options = {}) {
   };
   // what the upstream gets as its credential (upstreamRequest puts a bearer where the format wants it)
   const upstreamCredential = o.upstreamKey !== undefined ? { authorization: `Bearer ${o.upstreamKey}` } : null;
+  // (the choices of words of upstreamRequest's translations)
+  const settings = { openaiMaxTokensField: o.openaiMaxTokensField };
   const m = o.metrics ? makeMetrics() : NO_METRICS;
   /** @type {Set<Stream>} */
   const streams = new Set();
@@ -660,7 +672,7 @@ export function createGateway(options = {}) {
       }
       let up;
       try {
-        up = upstreamRequest(format, upstreamUrl, same ? body : { ...body, stream: true }, forwarded, this.dialect);
+        up = upstreamRequest(format, upstreamUrl, same ? body : { ...body, stream: true }, forwarded, this.dialect, process.env, settings);
       } catch (err) {
         // (a model name with a lone surrogate, which encodeURIComponent refuses, for an upstream
         // that has the model in its URL: the client's error, not the gateway's)
@@ -1201,6 +1213,7 @@ export function createGateway(options = {}) {
 const USAGE = `usage: node examples/gateway/server.mjs --port <n> --upstream <base-url>
   [--host ADDRESS]  (127.0.0.1; beyond loopback only with --api-key, or --allow-no-keys)
   [--upstream-format ${MODEL_FORMATS.join('|')}]
+  [--openai-max-tokens-field max_completion_tokens|max_tokens]  (an Anthropic client's max_tokens to an openai upstream)
   [--api-key KEY]... [--api-key-file FILE]  (also SEAM_GATEWAY_API_KEYS: keys separated by commas or white space)
   [--upstream-key KEY] [--upstream-key-file FILE]  (also SEAM_GATEWAY_UPSTREAM_KEY)
   [--keepalive SECONDS] [--upstream-timeout MS] [--body-timeout MS] [--client-timeout MS] [--max-duration MS]
@@ -1222,7 +1235,10 @@ export function parseArgs(argv, env = {}) {
     '--upstream-timeout': 'upstreamTimeout', '--body-timeout': 'bodyTimeout', '--client-timeout': 'clientTimeout', '--max-duration': 'maxDuration',
     '--max-connections': 'maxConnections', '--max-connections-per-address': 'maxConnectionsPerAddress', '--metrics-port': 'metricsPort',
   };
-  const strings = { '--upstream': 'upstream', '--upstream-format': 'upstreamFormat', '--upstream-key': 'upstreamKey', '--metrics-host': 'metricsHost' };
+  const strings = {
+    '--upstream': 'upstream', '--upstream-format': 'upstreamFormat', '--upstream-key': 'upstreamKey', '--metrics-host': 'metricsHost',
+    '--openai-max-tokens-field': 'openaiMaxTokensField',
+  };
   const options = {};
   const apiKeys = [];
   let port = 0;

@@ -194,8 +194,9 @@ const chatTurn = {
 };
 // What each upstream must receive for that turn, in its own API's words.
 const upstreamBodies: Record<Exclude<ModelFormat, 'ddg'>, unknown> = {
-  // (the Anthropic client's turn: its stream carries the usage, which an OpenAI stream sends only when asked)
-  openai: { ...chatTurn, stream_options: { include_usage: true } },
+  // (the Anthropic client's turn: its max_tokens as Chat's max_completion_tokens, the word OpenAI's
+  // reasoning models take; its stream carries the usage, which an OpenAI stream sends only when asked)
+  openai: (({ max_tokens, ...turn }) => ({ ...turn, max_completion_tokens: max_tokens, stream_options: { include_usage: true } }))(chatTurn),
   anthropic: {
     model: 'probe', max_tokens: 100, stream: true, system: 'Be brief.', temperature: 0.5, stop_sequences: ['END'],
     tools: [{ name: 'weather', description: 'The weather in a city', input_schema: TOOLS_SCHEMA }],

@@ -10,6 +10,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { DEFAULTS, createGateway, parseArgs } from '../../examples/gateway/server.mjs';
 import { closeGateway, post, startGateway, withAwsEnv, type Running } from './support.js';
 
 type Format = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg' | 'gemini' | 'bedrock' | 'bedrock-invoke';
@@ -99,27 +100,28 @@ const FORMAT = { type: 'json_schema', schema: SCHEMA };
 const AS_CHAT = { type: 'json_schema', json_schema: { name: 'output', schema: SCHEMA, strict: true } };
 // (an Anthropic client's stream carries its usage: an OpenAI upstream is asked for it)
 const USAGE = { include_usage: true };
+// (an Anthropic client's max_tokens is Chat's max_completion_tokens: OpenAI's reasoning models refuse max_tokens)
 const fromMessages: [Format, Body, Body][] = [
   ['openai', {
     temperature: 0.2, top_p: 0.9, top_k: 40, stop_sequences: ['END'], thinking: { type: 'adaptive' }, output_config: { effort: 'high', format: FORMAT },
     metadata: { user_id: 'u-1' }, service_tier: 'auto',
-  }, { max_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, stop: ['END'], reasoning_effort: 'high', response_format: AS_CHAT, stream_options: USAGE }],
+  }, { max_completion_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, stop: ['END'], reasoning_effort: 'high', response_format: AS_CHAT, stream_options: USAGE }],
   // (disabled: left to the model, as reasoning_effort "none" is refused by models without reasoning)
-  ['openai', { thinking: { type: 'disabled' } }, { max_tokens: 300, stream_options: USAGE }],
+  ['openai', { thinking: { type: 'disabled' } }, { max_completion_tokens: 300, stream_options: USAGE }],
   // (Claude Code's turn: a thinking budget, which these upstreams have no word for, is how long to
   // think: their models decide, as with adaptive thinking; the end user's id and the provider's own
   // trimming of the conversation change nothing in the answer)
   ...((): [Format, Body, Body][] => {
     const claudeCode = { thinking: { type: 'enabled', budget_tokens: 31999 }, temperature: 1, metadata: { user_id: 'user_1' }, context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] } };
     return [
-      ['openai', claudeCode, { max_tokens: 300, temperature: 1, stream_options: USAGE }],
+      ['openai', claudeCode, { max_completion_tokens: 300, temperature: 1, stream_options: USAGE }],
       ['openai-responses', claudeCode, { max_output_tokens: 300, temperature: 1, reasoning: { summary: 'auto' } }],
       ['ollama', claudeCode, { options: { temperature: 1, num_predict: 300 } }],
       ['ollama', { thinking: { type: 'adaptive' } }, { options: { num_predict: 300 } }],
     ];
   })(),
   // (a whole answer is read from the upstream's stream as well, and its usage with it)
-  ['openai', { stream: false }, { max_tokens: 300, stream_options: USAGE }],
+  ['openai', { stream: false }, { max_completion_tokens: 300, stream_options: USAGE }],
   ['openai-responses', { temperature: 0.2, thinking: { type: 'adaptive' }, output_config: { effort: 'medium', format: FORMAT }, metadata: { user_id: 'u-1' } }, {
     max_output_tokens: 300, temperature: 0.2, reasoning: { effort: 'medium', summary: 'auto' },
     text: { format: { type: 'json_schema', name: 'output', schema: SCHEMA, strict: true } },
@@ -262,6 +264,39 @@ describe('an OpenAI client\'s parameters, in each upstream\'s words', () => {
 describe('an Anthropic client\'s parameters, in each upstream\'s words', () => {
   test.each(fromMessages)('%s: %j', async (format, fields, want) => {
     expect(await received(format, messagesRequest(fields), 'anthropic')).toEqual({ ...conversation[format], ...want });
+  });
+});
+
+describe('max_tokens to an openai upstream', () => {
+  // An Anthropic client's max_tokens (which every Messages request carries) is written as Chat's
+  // max_completion_tokens (above, fromMessages): OpenAI's reasoning models refuse max_tokens. A Chat
+  // client's own word passes as it is; openaiMaxTokensField writes max_tokens for a server that
+  // knows only that one.
+  test.each([{ max_tokens: 300 }, { max_completion_tokens: 300 }, { max_tokens: 300, max_completion_tokens: 200 }])('an OpenAI client\'s own %j passes as it is', async (fields) => {
+    expect(await received('openai', chatRequest(fields), 'openai')).toEqual({ ...conversation.openai, ...fields });
+  });
+
+  test('openaiMaxTokensField max_tokens: an Anthropic client\'s max_tokens as max_tokens; an OpenAI client\'s own word as it is', async () => {
+    const g = await startGateway({ upstreamFormat: 'openai', openaiMaxTokensField: 'max_tokens' });
+    try {
+      const res = await post(g.url, messagesRequest({ temperature: 1 }), '/v1/messages', ANTHROPIC_HEADERS);
+      expect(res.status).toBe(404); // (no script: the fake upstream's 404; what it received is what counts)
+      expect(g.up.received.at(-1)!.body).toEqual({ ...conversation.openai, max_tokens: 300, temperature: 1, stream_options: USAGE });
+      await post(g.url, chatRequest({ max_completion_tokens: 300 }));
+      expect(g.up.received.at(-1)!.body).toEqual({ ...conversation.openai, max_completion_tokens: 300 });
+      expect(g.up.received.length).toBe(2);
+    } finally {
+      await g.close();
+    }
+  });
+
+  test('the option: its two values only, and the command\'s --openai-max-tokens-field', () => {
+    expect(() => createGateway({ upstream: 'http://127.0.0.1:9', openaiMaxTokensField: 'maxTokens' as never }))
+      .toThrow(new TypeError('createGateway: openaiMaxTokensField must be max_completion_tokens or max_tokens'));
+    expect(DEFAULTS.openaiMaxTokensField).toBe('max_completion_tokens');
+    expect(parseArgs(['--upstream', 'http://127.0.0.1:9', '--openai-max-tokens-field', 'max_tokens'])).toEqual({
+      port: 0, host: '127.0.0.1', options: { upstream: 'http://127.0.0.1:9', openaiMaxTokensField: 'max_tokens' },
+    });
   });
 });
 
