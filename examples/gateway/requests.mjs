@@ -21,6 +21,18 @@ export class RequestError extends Error {
   }
 }
 
+/**
+ * What the gateway's own configuration lacks for a request (a bedrock upstream without its AWS
+ * credentials or region): the gateway's fault, not the client's, so a 500 counted in
+ * gateway_errors_total. Its message names what to set, never a value, and is shown to the client.
+ */
+export class GatewayConfigError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'GatewayConfigError';
+  }
+}
+
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A message's content as text: a string, or the text of its parts. */
@@ -823,14 +835,22 @@ function regionOf(hostname, env) {
 /**
  * A signer for a Bedrock request: SigV4 by AWS's own signer (@smithy/signature-v4, SHA-256 from
  * @smithy/hash-node), credentials from the usual AWS_* environment variables. Loaded when a
- * Bedrock upstream is first used: the gateway needs it for no other.
+ * Bedrock upstream is first used: the gateway needs it for no other. Without the credentials or
+ * the region, a signer that fails with a GatewayConfigError naming what is missing: the gateway's
+ * misconfiguration fails the request as a signing failure does (a 500, not the client's 400).
  */
 function bedrockSigner(hostname, env) {
   const accessKeyId = env.AWS_ACCESS_KEY_ID;
   const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
-  if (!accessKeyId || !secretAccessKey) throw new RequestError('a bedrock upstream needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the gateway\'s environment');
   const region = regionOf(hostname, env);
-  if (!region) throw new RequestError('a bedrock upstream needs its region: a bedrock-runtime.<region>.amazonaws.com URL, or AWS_REGION');
+  const missing = [];
+  const unset = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'].filter((k) => !env[k]);
+  if (unset.length > 0) missing.push(`${unset.join(' and ')} ${unset.length > 1 ? 'are' : 'is'} not set in its environment`);
+  if (!region) missing.push('its region is not set: AWS_REGION (or AWS_DEFAULT_REGION) in its environment, or a bedrock-runtime.<region>.amazonaws.com upstream URL');
+  if (missing.length > 0) {
+    const err = new GatewayConfigError(`the gateway cannot sign for its bedrock upstream: ${missing.join('; ')}`);
+    return () => Promise.reject(err);
+  }
   const credentials = { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) };
   return async (request) => {
     const [{ SignatureV4 }, { Hash }] = await Promise.all([import('@smithy/signature-v4'), import('@smithy/hash-node')]);

@@ -82,6 +82,8 @@ export function upstreamRequest(format: UpstreamFormat, base: string, body: Reco
 /** An Anthropic Messages request in OpenAI Chat's form (the middle form of the translation). */
 export function chatFromMessages(body: Record<string, unknown>, format?: string): Record<string, unknown>;
 export class RequestError extends Error {}
+/** What the gateway's configuration lacks for a request (a bedrock upstream's AWS credentials or region): a 500 that names it. */
+export class GatewayConfigError extends Error {}
 /** Whether a host is the loopback interface only (127.0.0.0/8, ::1, localhost). */
 export function isLoopback(host: string): boolean;
 export function parseArgs(argv: string[], env?: Record<string, string | undefined>): { help: true } | { port: number; host: string; options: Partial<GatewayOptions> };

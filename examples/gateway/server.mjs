@@ -18,7 +18,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { RequestError, upstreamRequest } from './requests.mjs';
+import { GatewayConfigError, RequestError, upstreamRequest } from './requests.mjs';
 import { UpstreamProtocolError, requestUpstream } from './upstream.mjs';
 import {
   MODEL_FORMATS, ModelStream, ModelStreamError, SseRelay, coreMemoryLimit, coreMemoryUsed, describeFormat, openAiAnnotations, setCoreMemoryLimit,
@@ -116,7 +116,7 @@ const KEEPALIVE = Buffer.from(': keep-alive\n\n');
 /** The gateway's clock ticks this many times per its shortest period (a silence is noticed within 1/4 of it). */
 const TICKS = 4;
 
-export { upstreamRequest, chatFromMessages, RequestError } from './requests.mjs';
+export { upstreamRequest, chatFromMessages, RequestError, GatewayConfigError } from './requests.mjs';
 
 /** The gateway's metrics, in their own registry (so that several gateways can live in one process). */
 function makeMetrics() {
@@ -485,8 +485,11 @@ export function createGateway(options = {}) {
     res.setHeader('x-request-id', id);
     handle(req, res, id).catch((err) => {
       m.gatewayErrors.inc();
-      log(`gateway: request ${id}: 500: ${err?.stack ?? err}`);
-      if (!res.headersSent) sendJson(res, 500, errorBody(`gateway error (request id ${id}; the gateway's log has the detail)`, 'gateway_error', 'ERR_GATEWAY'));
+      // (what the gateway's configuration lacks is said to the client too: names to set, no value)
+      const config = err instanceof GatewayConfigError;
+      log(`gateway: request ${id}: 500: ${config ? `${err.name}: ${err.message}` : err?.stack ?? err}`);
+      const message = config ? `gateway error (request id ${id}): ${err.message}` : `gateway error (request id ${id}; the gateway's log has the detail)`;
+      if (!res.headersSent) sendJson(res, 500, errorBody(message, 'gateway_error', 'ERR_GATEWAY'));
       else res.destroy();
     });
   });
@@ -745,8 +748,9 @@ export function createGateway(options = {}) {
           headers = await up.sign(payload);
         } catch (err) {
           // The gateway's own failure, before any connection (its signer could not be loaded, or
-          // could not sign): no provider error, but a 500 as any other of the gateway's errors
-          // (handle's), its detail in the log under the request id.
+          // could not sign, or it has no AWS credentials or region: a GatewayConfigError): no
+          // provider error, but a 500 as any other of the gateway's errors (handle's), its detail
+          // in the log under the request id.
           if (this.closed || this.left || this.expired) return null;
           this.status = 'failed';
           throw err;

@@ -551,14 +551,18 @@ describe('a bedrock upstream: the Converse body, signed with SigV4, its binary s
     }
   });
 
-  test('without AWS credentials in its environment the gateway refuses the request, and the upstream is not called', async () => {
+  test('without AWS credentials in its environment the gateway fails the request, its own 500 naming what is missing, and the upstream is not called', async () => {
+    // (the gateway's misconfiguration, not the client's error: bedrock-config.test.ts has the rest)
     const g = await startGateway({ upstreamFormat: 'bedrock' });
     const key = process.env.AWS_SECRET_ACCESS_KEY;
     delete process.env.AWS_SECRET_ACCESS_KEY;
     try {
       const res = await post(g.url, chatTurn);
-      expect(res.status).toBe(400);
-      expect(JSON.parse(res.body.toString()).error.message).toMatch(/AWS_SECRET_ACCESS_KEY/);
+      const id = res.headers['x-request-id'] as string;
+      expect([res.status, JSON.parse(res.body.toString())]).toEqual([500, { error: {
+        message: `gateway error (request id ${id}): the gateway cannot sign for its bedrock upstream: AWS_SECRET_ACCESS_KEY is not set in its environment`,
+        type: 'gateway_error', code: 'ERR_GATEWAY',
+      } }]);
       expect(g.up.received.length).toBe(0);
     } finally {
       process.env.AWS_SECRET_ACCESS_KEY = key;
