@@ -149,7 +149,8 @@ export function chatFromMessages(body, format) {
   }
   if (given(body.tools) !== undefined) {
     if (!Array.isArray(body.tools)) throw new RequestError('tools must be an array');
-    out.tools = body.tools.map((t) => {
+    // (an empty list is no tools, and is written as none: OpenAI refuses `tools: []`)
+    if (body.tools.length > 0) out.tools = body.tools.map((t) => {
       if (!isObject(t) || typeof t.name !== 'string' || (t.type !== undefined && t.type !== 'custom') || !isObject(t.input_schema)) {
         throw new RequestError(`the tool ${JSON.stringify(t?.name ?? t?.type)} is not a client tool with an input_schema (the provider's own tools cannot be carried to this upstream)`);
       }
@@ -691,6 +692,13 @@ const PARAMS = {
     // (an Anthropic client's stream carries its usage, its message_delta's output_tokens among it:
     // an OpenAI stream sends the usage only when asked)
     if (out.stream === true) out.stream_options = { include_usage: true };
+    // Without tools, a tool_choice of auto or none and parallel_tool_calls say nothing (no call can
+    // come), and OpenAI refuses them ("only allowed when 'tools' are specified"): not written. (A
+    // choice of a tool, or of any, without tools is left for the upstream to refuse.)
+    if (out.tools === undefined) {
+      if (out.tool_choice === 'auto' || out.tool_choice === 'none') delete out.tool_choice;
+      delete out.parallel_tool_calls;
+    }
   },
 
   'openai-responses'(p, out) {

@@ -122,6 +122,10 @@ const fromMessages: [Format, Body, Body][] = [
   })(),
   // (a whole answer is read from the upstream's stream as well, and its usage with it)
   ['openai', { stream: false }, { max_completion_tokens: 300, stream_options: USAGE }],
+  // (no tools, said as an empty list: none written, and no tool_choice of auto or none nor
+  // parallel_tool_calls, which OpenAI refuses without tools)
+  ...[{ tools: [] }, { tools: [], tool_choice: { type: 'auto', disable_parallel_tool_use: true } }, { tools: [], tool_choice: { type: 'none' } }]
+    .map((fields): [Format, Body, Body] => ['openai', fields, { max_completion_tokens: 300, stream_options: USAGE }]),
   ['openai-responses', { temperature: 0.2, thinking: { type: 'adaptive' }, output_config: { effort: 'medium', format: FORMAT }, metadata: { user_id: 'u-1' } }, {
     max_output_tokens: 300, temperature: 0.2, reasoning: { effort: 'medium', summary: 'auto' },
     text: { format: { type: 'json_schema', name: 'output', schema: SCHEMA, strict: true } },
