@@ -856,8 +856,9 @@ export function utf8Chars(p: usize, end: usize): usize {
  * encoded). `high`: the text before the span ended in a high surrogate escape; afterwards
  * `jsonEndsHigh()` says whether this one does (a pair split across two deltas is one character),
  * and `jsonChars()` gives the characters (code points) counted: a pair one, a lone surrogate one.
+ * `ascii`: the span's bytes are ASCII (JF_ASCII), its runs between escapes a character a byte.
  */
-export function jsonUtf8Length(p: usize, len: usize, high: bool): usize {
+export function jsonUtf8Length(p: usize, len: usize, high: bool, ascii: bool = false): usize {
   const end = p + len;
   let n: usize = 0;
   let chars: usize = 0;
@@ -870,7 +871,7 @@ export function jsonUtf8Length(p: usize, len: usize, high: bool): usize {
       }
       high = false;
       n += r - p;
-      chars += utf8Chars(p, r);
+      chars += ascii ? r - p : utf8Chars(p, r);
     }
     if (r >= end) break;
     const e = <u32>load<u8>(r, 1);

@@ -149,13 +149,13 @@ function modelScratchBytes(): usize {
 }
 
 /**
- * UTF-8 bytes of the text of a string span (escaped when `escaped`), counted as the relay counts a
- * quiet event's (jsonUtf8Length): `high` says the text before it ended in a high surrogate
- * escape; MDR_HIGH says whether this one does, MDR_TEXT_CHARS its characters. For the spans of
- * events JS reads.
+ * UTF-8 bytes of the text of a string span (escaped or not), counted as the relay counts a quiet
+ * event's (jsonUtf8Length): `high` bit 0 says the text before it ended in a high surrogate
+ * escape, bit 1 that the span is ASCII (JF_ASCII); MDR_HIGH says whether this one ends in one,
+ * MDR_TEXT_CHARS its characters. For the spans of events JS reads.
  */
 export function modelTextBytes(p: usize, len: usize, high: i32): usize {
-  const n = jsonUtf8Length(p, len, high != 0);
+  const n = jsonUtf8Length(p, len, (high & 1) != 0, (high & 2) != 0);
   res(MDR_HIGH, jsonEndsHigh() ? 1 : 0);
   res(MDR_TEXT_CHARS, <i32>jsonChars());
   return n;
@@ -470,7 +470,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
             }
           } else if (emitMode & (ME_PASS | ME_CHUNKS)) {
             if ((jf & JF_ESCAPED) != 0) {
-              textBytes += jsonUtf8Length(sp, sl, high);
+              textBytes += jsonUtf8Length(sp, sl, high, (jf & JF_ASCII) != 0);
               textChars += jsonChars();
               high = jsonEndsHigh();
             } else {

@@ -9,7 +9,7 @@
 // escaped again). Only whole, validated events are written; the completion only after the
 // upstream's own, an error event in the client's shape otherwise.
 import {
-  JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_START, MDR_CHUNKS, MDR_COMMENTS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_HIGH, MDR_QUIET, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
+  JF_ASCII, JF_ESCAPED, JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_START, MDR_CHUNKS, MDR_COMMENTS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_HIGH, MDR_QUIET, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
   ME_ARGS, ME_CHUNKS, ME_COMMENTS, ME_HIGH, ME_NAMED, ME_NO_TEXT, ME_PASS, ME_REASONING, MHEAD_SLOT,
 } from '../core/generated/abi.js';
 import { CoreMemoryError } from '../core/errors.js';
@@ -380,12 +380,20 @@ export class SseRelay extends ModelReader {
   // ---- what the reader hands over ---------------------------------------------------------------
 
   /** @internal A text span of the followed choice: counted, and written by the writer for a translated stream (or an event written anew). */
-  span(ptr: number, len: number, _flags: number): void {
-    const core = this.core;
-    // counted by the core's rule for quiet events (a pair split across deltas is one character)
-    this._textBytes += core.x.modelTextBytes(ptr, len, this.highSurrogate ? 1 : 0);
-    this._textChars += core.word(MDR_TEXT_CHARS);
-    this.highSurrogate = core.word(MDR_HIGH) === 1;
+  span(ptr: number, len: number, flags: number): void {
+    const high = this.highSurrogate;
+    if ((flags & (JF_ASCII | JF_ESCAPED)) === JF_ASCII) {
+      // ASCII as it is: a byte a character (after a high surrogate left alone before it: U+FFFD)
+      this._textBytes += high ? len + 3 : len;
+      this._textChars += high ? len + 1 : len;
+      this.highSurrogate = false;
+    } else {
+      // counted by the core's rule for quiet events (a pair split across deltas is one character)
+      const core = this.core;
+      this._textBytes += core.x.modelTextBytes(ptr, len, (high ? 1 : 0) | (flags & JF_ASCII));
+      this._textChars += core.word(MDR_TEXT_CHARS);
+      this.highSurrogate = core.word(MDR_HIGH) === 1;
+    }
     if (this.passThrough && this.rewriting === null) return;
     this.writer.text(ptr, len);
   }
