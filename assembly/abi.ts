@@ -550,6 +550,8 @@ export const ME_NAMED: i32 = 512;
  * it is gathered (modelGather's MG_TEXT), for the report's SHA-256 to read there (modelTextLog).
  */
 export const ME_TEXT: i32 = 1024;
+/** modelDocs mode, with ME_CHUNKS: the quiet events' text characters are counted (MDR_TEXT_CHARS), for a writer that says where the content ends. */
+export const ME_CHARS: i32 = 2048;
 /** modelGather flag: the text is kept (appended to the stream's kept UTF-16 text; MDR_TEXT_BYTES its UTF-8 length). */
 export const MG_KEEP: i32 = 1;
 /** modelGather flag: the text's UTF-8 is appended to the stream's TEXT buffer (see ME_TEXT). */

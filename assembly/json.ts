@@ -856,9 +856,10 @@ export function utf8Chars(p: usize, end: usize): usize {
  * encoded). `high`: the text before the span ended in a high surrogate escape; afterwards
  * `jsonEndsHigh()` says whether this one does (a pair split across two deltas is one character),
  * and `jsonChars()` gives the characters (code points) counted: a pair one, a lone surrogate one.
- * `ascii`: the span's bytes are ASCII (JF_ASCII), its runs between escapes a character a byte.
+ * `ascii`: the span's bytes are ASCII (JF_ASCII), its runs between escapes a character a byte
+ * (also given when the characters are not wanted: its runs are then not scanned).
  */
-export function jsonUtf8Length(p: usize, len: usize, high: bool, ascii: bool = false): usize {
+export function jsonUtf8Length(p: usize, len: usize, high: bool, ascii: bool): usize {
   const end = p + len;
   let n: usize = 0;
   let chars: usize = 0;

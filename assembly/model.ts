@@ -8,7 +8,7 @@ import {
   JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, JSON_READ_SLACK, JSON_REC_PTR, JSON_UTF16_SLACK,
   K_COMMENT, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END, MDOC_PTR, MDR_ARGS_BYTES, MDR_BLANK, MDR_CHUNKS, MDR_COMMENTS, MDR_DOCS,
   MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_LOGGED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
-  MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_PASS,
+  MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHARS, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_PASS,
   ME_TEXT, MG_KEEP, MG_TEXT, MGATHER_CAP, MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MHEAD_SLOT, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CALL, MR_CHOICE,
   MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
   RES_PTR, R_RAW, SF_IN, SF_RAW, SF_SLACK, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS, TEXT_SCRATCH_CAP,
@@ -470,7 +470,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
             }
           } else if (emitMode & (ME_PASS | ME_CHUNKS)) {
             if ((jf & JF_ESCAPED) != 0) {
-              textBytes += jsonUtf8Length(sp, sl, high, (jf & JF_ASCII) != 0);
+              textBytes += jsonUtf8Length(sp, sl, high, (jf & JF_ASCII) != 0 || (emitMode & ME_CHARS) == 0);
               textChars += jsonChars();
               high = jsonEndsHigh();
             } else {
@@ -480,7 +480,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
               }
               high = false;
               textBytes += sl;
-              textChars += (jf & JF_ASCII) != 0 ? sl : utf8Chars(sp, sp + sl);
+              textChars += (jf & JF_ASCII) != 0 || (emitMode & ME_CHARS) == 0 ? sl : utf8Chars(sp, sp + sl);
             }
             if ((emitMode & ME_CHUNKS) != 0 && emitSlot(CH_TEXT, sp, sl)) chunks++;
           } else {
@@ -616,7 +616,7 @@ export function modelGather(st: usize, n: i32, flags: i32): usize {
     const p = <usize>load<i32>(g), len = <usize>load<i32>(g, 4), f = load<i32>(g, 8);
     if ((f & JF_ESCAPED) != 0) {
       o += jsonUnescape(p, len, o) << 1;
-      if (keep != 0) utf8 += jsonUtf8Length(p, len, false);
+      if (keep != 0) utf8 += jsonUtf8Length(p, len, false, true);
     } else {
       o += transcode(p, p + len, o) << 1;
       utf8 += len;

@@ -10,7 +10,7 @@
 // upstream's own, an error event in the client's shape otherwise.
 import {
   JF_ASCII, JF_ESCAPED, JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_START, MDR_CHUNKS, MDR_COMMENTS, MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_HIGH, MDR_QUIET, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
-  ME_ARGS, ME_CHUNKS, ME_COMMENTS, ME_HIGH, ME_NAMED, ME_NO_TEXT, ME_PASS, ME_REASONING, MHEAD_SLOT,
+  ME_ARGS, ME_CHARS, ME_CHUNKS, ME_COMMENTS, ME_HIGH, ME_NAMED, ME_NO_TEXT, ME_PASS, ME_REASONING, MHEAD_SLOT,
 } from '../core/generated/abi.js';
 import { CoreMemoryError } from '../core/errors.js';
 import { checkOptions, describeValue, oneOf } from '../core/options.js';
@@ -149,7 +149,7 @@ export class SseRelay extends ModelReader {
   /** A pass-through relay is writing the event being read anew (its records, for its finish and usage). */
   private rewriting: { doc: DocReader; finish: number; usage: number } | null = null;
   private _textBytes = 0;
-  /** Characters (code points) of that text: the client's content, where an annotation's span ends. */
+  /** Characters (code points) of that text: the client's content, where an annotation's span ends (counted for a writer that cites; else its runs a byte each). */
   private _textChars = 0;
   private completedSent = false;
   private ended = false;
@@ -388,9 +388,10 @@ export class SseRelay extends ModelReader {
       this._textChars += high ? len + 1 : len;
       this.highSurrogate = false;
     } else {
-      // counted by the core's rule for quiet events (a pair split across deltas is one character)
+      // counted by the core's rule for quiet events (a pair split across deltas is one character;
+      // the characters of its runs only for a writer that cites: bit 1 says they need no scan)
       const core = this.core;
-      this._textBytes += core.x.modelTextBytes(ptr, len, (high ? 1 : 0) | (flags & JF_ASCII));
+      this._textBytes += core.x.modelTextBytes(ptr, len, (high ? 1 : 0) | (this.writer.cites === true ? flags & JF_ASCII : 2));
       this._textChars += core.word(MDR_TEXT_CHARS);
       this.highSurrogate = core.word(MDR_HIGH) === 1;
     }
@@ -431,7 +432,8 @@ export class SseRelay extends ModelReader {
     if (fit & 2) mode |= ME_REASONING;
     if (fit & 4) mode |= ME_ARGS;
     this.setCall(fit & 4 ? last : null);
-    return mode | ME_CHUNKS;
+    // (the characters of the text, for a writer that says where the content ends)
+    return mode | ME_CHUNKS | (this.writer.cites === true ? ME_CHARS : 0);
   }
 
   /**
