@@ -150,12 +150,13 @@ function modelScratchBytes(): usize {
 
 /**
  * UTF-8 bytes of the text of a string span (escaped or not), counted as the relay counts a quiet
- * event's (jsonUtf8Length): `high` bit 0 says the text before it ended in a high surrogate
- * escape, bit 1 that the span is ASCII (JF_ASCII); MDR_HIGH says whether this one ends in one,
- * MDR_TEXT_CHARS its characters. For the spans of events JS reads.
+ * event's (jsonUtf8Length): `flags` bit 0 says the text before it ended in a high surrogate
+ * escape, bit 1 that its runs need no scan for characters (an ASCII span, or characters not
+ * wanted); MDR_HIGH says whether this one ends in one, MDR_TEXT_CHARS its characters. For the
+ * spans of events JS reads.
  */
-export function modelTextBytes(p: usize, len: usize, high: i32): usize {
-  const n = jsonUtf8Length(p, len, (high & 1) != 0, (high & 2) != 0);
+export function modelTextBytes(p: usize, len: usize, flags: i32): usize {
+  const n = jsonUtf8Length(p, len, (flags & 1) != 0, (flags & 2) != 0);
   res(MDR_HIGH, jsonEndsHigh() ? 1 : 0);
   res(MDR_TEXT_CHARS, <i32>jsonChars());
   return n;

@@ -244,9 +244,11 @@ export class OpenAiWriter implements ClientWriter {
  * The sources an answer cites at an address as OpenAI Chat's message `annotations`: a
  * `url_citation` for each address once, in the order they were cited, with the source's title
  * (`""` when the provider gave none) and a span of the whole content, `start_index` 0 and
- * `end_index` the content's length in characters (code points: a surrogate pair is one, as
- * Python counts a string's). A relay does not place a source in the text it writes; OpenAI's typed
- * clients require every field. `chars`: the content's characters (`[...content].length`).
+ * `end_index` the content's length in characters (code points, as JavaScript's string iterator
+ * and Python count them: a surrogate pair is one, also when its halves came in two deltas as
+ * escapes, which a client that joins decoded deltas in Python counts as two). A relay does not
+ * place a source in the text it writes; OpenAI's typed clients require every field. `chars`: the
+ * content's characters (`[...content].length`).
  */
 export function openAiAnnotations(citations: readonly { url?: string; title?: string }[], chars: number): OpenAiAnnotation[] {
   const out: OpenAiAnnotation[] = [];

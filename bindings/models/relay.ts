@@ -382,7 +382,9 @@ export class SseRelay extends ModelReader {
   /** @internal A text span of the followed choice: counted, and written by the writer for a translated stream (or an event written anew). */
   span(ptr: number, len: number, flags: number): void {
     const high = this.highSurrogate;
-    if ((flags & (JF_ASCII | JF_ESCAPED)) === JF_ASCII) {
+    if (len === 0) {
+      // no text (Gemini's empty part): a high surrogate before it stays pending, as the core's quiet loop leaves it
+    } else if ((flags & (JF_ASCII | JF_ESCAPED)) === JF_ASCII) {
       // ASCII as it is: a byte a character (after a high surrogate left alone before it: U+FFFD)
       this._textBytes += high ? len + 3 : len;
       this._textChars += high ? len + 1 : len;
@@ -391,7 +393,7 @@ export class SseRelay extends ModelReader {
       // counted by the core's rule for quiet events (a pair split across deltas is one character;
       // the characters of its runs only for a writer that cites: bit 1 says they need no scan)
       const core = this.core;
-      this._textBytes += core.x.modelTextBytes(ptr, len, (high ? 1 : 0) | (this.writer.cites === true ? flags & JF_ASCII : 2));
+      this._textBytes += core.x.modelTextBytes(ptr, len, (high ? 1 : 0) | ((flags & JF_ASCII) !== 0 || this.writer.cites !== true ? 2 : 0));
       this._textChars += core.word(MDR_TEXT_CHARS);
       this.highSurrogate = core.word(MDR_HIGH) === 1;
     }

@@ -19,7 +19,7 @@ const URL = 'https://example.org/z?a=1&b=2';
 // vector's 16 bytes, escapes, a surrogate pair split across two deltas, lone surrogates.
 const PIECES = [
   'Zürich ', '日本 ', '😀', '\\u00e9\\n\\"\\\\', 'The quick brown fox jumps — über straße, 東京タワー, 🎉🎉 done. ',
-  'x\\ud83d', '\\ude80!', '\\ud800y', '\\udc00', '0123456789abcdefghij', 'é'.repeat(17), '\\u2028\\t',
+  'x\\ud83d', '', '\\ude80!', '\\ud800y', '\\udc00', '0123456789abcdefghij', 'é'.repeat(17), '\\u2028\\t',
 ];
 
 const sse = (type: string, data: string) => `event: ${type}\ndata: ${data}\n\n`;
@@ -35,11 +35,15 @@ function anthropic(pieces: string[]): string {
     + sse('message_stop', '{"type":"message_stop"}');
 }
 
-/** Gemini: a chunk per piece, the last with its grounding source (untitled), its text and the finish. */
+/**
+ * Gemini: a chunk per piece, every third with its grounding source (untitled: read in JS, the
+ * others by the core), the last with it too and the finish.
+ */
 function gemini(pieces: string[]): string {
   const chunk = (text: string, more = '') => `data: {"candidates":[{"content":{"parts":[{"text":"${text}"}],"role":"model"},"index":0${more}}]}\r\n\r\n`;
-  return pieces.slice(0, -1).map((p) => chunk(p)).join('')
-    + chunk(pieces.at(-1)!, `,"finishReason":"STOP","groundingMetadata":{"groundingChunks":[{"web":{"uri":"${URL}"}}]}`);
+  const grounded = `,"groundingMetadata":{"groundingChunks":[{"web":{"uri":"${URL}"}}]}`;
+  return pieces.slice(0, -1).map((p, i) => chunk(p, i % 3 === 0 ? grounded : '')).join('')
+    + chunk(pieces.at(-1)!, `,"finishReason":"STOP"${grounded}`);
 }
 
 /** Responses: the pieces as output_text deltas, then the annotation (its own indexes, in its part) and the completion. */
@@ -84,13 +88,14 @@ const relay = (from: (typeof STREAMS)[number]['from']) => new SseRelay(from === 
 async function read(from: (typeof STREAMS)[number]['from'], chunks: Uint8Array[]) {
   const r = relay(from);
   const m = (await openaiFinal(concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]))).choices[0].message as { content: string; annotations?: unknown };
-  return { content: m.content, annotations: m.annotations };
+  return { content: m.content, annotations: m.annotations, textBytes: r.textBytes };
 }
 
 /** What the client should have: the text of the pieces, and the annotation spanning all of it. */
 function expected(pieces: string[], title: string) {
   const content = JSON.parse(`"${pieces.join('')}"`) as string;
-  return { content, annotations: [{ type: 'url_citation', url_citation: { end_index: [...content].length, start_index: 0, title, url: URL } }] };
+  // (and the relay's textBytes: the content's UTF-8, a lone surrogate as U+FFFD, as TextEncoder writes it)
+  return { content, annotations: [{ type: 'url_citation', url_citation: { end_index: [...content].length, start_index: 0, title, url: URL } }], textBytes: enc.encode(content).length };
 }
 
 describe("a relay's annotations to OpenAI's clients: every field, the whole content's characters", () => {
@@ -100,7 +105,9 @@ describe("a relay's annotations to OpenAI's clients: every field, the whole cont
         const m = (await openaiFinal(b)).choices[0].message as { content: string; annotations?: unknown };
         return { content: m.content, annotations: m.annotations };
       });
-      expect(got).toEqual(expected(PIECES, title));
+      const { textBytes: _, ...want } = expected(PIECES, title);
+      expect(got).toEqual(want);
+      expect(await read(from, [bytes(PIECES)])).toEqual(expected(PIECES, title));
     });
 
     it(`${from}: a lone high surrogate at the end is one character`, async () => {
@@ -111,7 +118,7 @@ describe("a relay's annotations to OpenAI's clients: every field, the whole cont
 
   it(`random text in random deltas and random reads (seed ${SEED})`, async () => {
     const next = rng(SEED);
-    const ALPHABET = ['a', ' ', 'ü', 'ß', '東', 'タ', '😀', '🎉', '\\n', '\\"', '\\u00e9', '\\u6771', '\\ud83d\\ude00', '\\ud800', '\\udfff', 'abcdefghijklmnopqr'];
+    const ALPHABET = ['a', ' ', 'ü', 'ß', '東', 'タ', '😀', '🎉', '\\n', '\\"', '\\u00e9', '\\u6771', '\\ud83d\\ude00', '\\ud800', '\\udfff', 'abcdefghijklmnopqr', ''];
     for (let round = 0; round < 100; round++) {
       // (a pair of escapes may be split by a delta's end: pieces cut the joined text at any escape's edge)
       const atoms = Array.from({ length: 1 + Math.floor(next() * 60) }, () => ALPHABET[Math.floor(next() * ALPHABET.length)]);
