@@ -66,6 +66,30 @@ function imagesOf(content) {
   return out;
 }
 
+/** Content parts in their order, text and images (as URLs): a string is one text; text that is empty is left out. */
+function partsOf(content) {
+  if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
+  const images = imagesOf(content); // (refuses what is neither)
+  let i = 0;
+  const out = [];
+  for (const p of Array.isArray(content) ? content : []) {
+    if (p?.type === 'image_url') out.push({ image: images[i++] });
+    else {
+      const text = typeof p === 'string' ? p : p.text;
+      if (typeof text === 'string' && text !== '') out.push({ text });
+    }
+  }
+  return out;
+}
+
+/**
+ * The text that comes before a tool result's images where the upstream takes them only outside the
+ * result (after the results, in a user turn: OpenAI Chat's, Gemini's), naming the call they came from.
+ */
+function resultImagesLabel(id, name, n) {
+  return `${n === 1 ? 'The image' : `The ${n} images`} from the result of tool call ${id}${typeof name === 'string' ? ` (${name})` : ''}:`;
+}
+
 /** A tool call's arguments (JSON text) as the object a format that wants one sends. */
 function argumentsObject(call) {
   const text = call?.function?.arguments;
@@ -137,10 +161,8 @@ export function chatFromMessages(body, format) {
     // a user turn: its tool results first (Chat wants them right after the assistant's calls), then its text and images
     const parts = [];
     for (const b of m.content) {
-      if (b?.type === 'tool_result') {
-        const content = textOf(b.content);
-        out.messages.push({ role: 'tool', tool_call_id: b.tool_use_id, content: b.is_error === true ? `Error: ${content}` : content });
-      } else if (b?.type === 'text') parts.push({ type: 'text', text: b.text });
+      if (b?.type === 'tool_result') out.messages.push({ role: 'tool', tool_call_id: b.tool_use_id, content: toolResultContent(b) });
+      else if (b?.type === 'text') parts.push({ type: 'text', text: b.text });
       else if (b?.type === 'image' && b.source?.type === 'base64') parts.push({ type: 'image_url', image_url: { url: `data:${b.source.media_type};base64,${b.source.data}` } });
       else if (b?.type === 'image' && b.source?.type === 'url') parts.push({ type: 'image_url', image_url: { url: b.source.url } });
       else throw new RequestError(`a user block of type ${JSON.stringify(b?.type)} cannot be carried to this upstream`);
@@ -172,8 +194,69 @@ export function chatFromMessages(body, format) {
   return out;
 }
 
+/**
+ * An Anthropic tool_result's content in the middle form: its text, or, with images, its text and
+ * image_url parts in their order (a tool message of parts, which each translation carries in its
+ * upstream's words, or refuses); an error's text after "Error: ". Any other block is refused.
+ */
+function toolResultContent(b) {
+  const blocks = Array.isArray(b.content) ? b.content : [];
+  const parts = [];
+  for (const x of blocks) {
+    if (x?.type === 'text') {
+      if (typeof x.text === 'string' && x.text !== '') parts.push({ type: 'text', text: x.text });
+    } else if (x?.type === 'image' && x.source?.type === 'base64') parts.push({ type: 'image_url', image_url: { url: `data:${x.source.media_type};base64,${x.source.data}` } });
+    else if (x?.type === 'image' && x.source?.type === 'url') parts.push({ type: 'image_url', image_url: { url: x.source.url } });
+    else if (x?.type === 'image') throw new RequestError(`a tool_result's image of source type ${JSON.stringify(x.source?.type)} cannot be carried to this upstream`);
+    else throw new RequestError(`a tool_result's block of type ${JSON.stringify(x?.type)} cannot be carried to this upstream`);
+  }
+  const error = b.is_error === true;
+  if (!parts.some((p) => p.type === 'image_url')) {
+    const text = textOf(b.content);
+    return error ? `Error: ${text}` : text;
+  }
+  if (error) {
+    if (parts[0].type === 'text') parts[0] = { type: 'text', text: `Error: ${parts[0].text}` };
+    else parts.unshift({ type: 'text', text: 'Error:' });
+  }
+  return parts;
+}
+
 // ---------------------------------------------------------------------------------------------
 // OpenAI Chat → each upstream
+
+/**
+ * Chat's history for an OpenAI upstream, from an Anthropic client's: a tool message's content is
+ * text only in Chat, so a tool result's images go in a user message right after the run of tool
+ * messages (Chat allows it there), each result's after a line that names its call.
+ */
+function toChat(messages) {
+  const names = new Map(); // call id → tool name
+  const out = [];
+  let images = []; // the user message of the run's images
+  for (const m of messages) {
+    if (m.role !== 'tool' && images.length > 0) {
+      out.push({ role: 'user', content: images });
+      images = [];
+    }
+    if (m.role === 'assistant') for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) names.set(c.id, c.function?.name);
+    const urls = m.role === 'tool' ? imagesOf(m.content) : [];
+    if (urls.length === 0) {
+      out.push(m);
+      continue;
+    }
+    out.push({ ...m, content: textOf(m.content) });
+    images.push({ type: 'text', text: resultImagesLabel(m.tool_call_id, names.get(m.tool_call_id), urls.length) }, ...urls.map((url) => ({ type: 'image_url', image_url: { url } })));
+  }
+  if (images.length > 0) out.push({ role: 'user', content: images });
+  return out;
+}
+
+/** An image (a URL) as an Anthropic image block: base64 for a data: URL, else by its URL. */
+function anthropicImage(url) {
+  const d = dataUrl(url);
+  return { type: 'image', source: d ? { type: 'base64', media_type: d.mediaType, data: d.data } : { type: 'url', url } };
+}
 
 /** Chat's history as Anthropic's: system apart, tool calls as tool_use blocks, tool results as tool_result blocks of a user turn. */
 function toAnthropic(body, messages) {
@@ -186,7 +269,10 @@ function toAnthropic(body, messages) {
       continue;
     }
     if (m.role === 'tool') {
-      const block = { type: 'tool_result', tool_use_id: m.tool_call_id, content: textOf(m.content) };
+      // (a result's images are blocks of its content, beside its text, in their order)
+      const parts = partsOf(m.content);
+      const content = parts.some((p) => p.image !== undefined) ? parts.map((p) => (p.image !== undefined ? anthropicImage(p.image) : { type: 'text', text: p.text })) : textOf(m.content);
+      const block = { type: 'tool_result', tool_use_id: m.tool_call_id, content };
       if (results === null) {
         results = { role: 'user', content: [] };
         out.messages.push(results);
@@ -212,10 +298,7 @@ function toAnthropic(body, messages) {
     if (m.role !== 'user') throw new RequestError(`a message's role ${JSON.stringify(m.role)} cannot be carried to an anthropic upstream`);
     const blocks = [];
     const text = textOf(m.content);
-    for (const url of images) {
-      const d = dataUrl(url);
-      blocks.push({ type: 'image', source: d ? { type: 'base64', media_type: d.mediaType, data: d.data } : { type: 'url', url } });
-    }
+    for (const url of images) blocks.push(anthropicImage(url));
     if (results !== null) { // the user's text right after tool results joins their turn
       if (text !== '') results.content.push({ type: 'text', text });
       results.content.push(...blocks);
@@ -247,7 +330,10 @@ function toResponses(body, messages) {
   const input = [];
   for (const m of messages) {
     if (m.role === 'tool') {
-      input.push({ type: 'function_call_output', call_id: m.tool_call_id, output: textOf(m.content) });
+      // (a result's images: its output as a list of input_text and input_image items, in their order)
+      const parts = partsOf(m.content);
+      const output = parts.some((p) => p.image !== undefined) ? parts.map((p) => (p.image !== undefined ? { type: 'input_image', image_url: p.image } : { type: 'input_text', text: p.text })) : textOf(m.content);
+      input.push({ type: 'function_call_output', call_id: m.tool_call_id, output });
       continue;
     }
     const images = imagesOf(m.content);
@@ -306,6 +392,13 @@ function toOllama(body, messages) {
  */
 const madeId = (id) => typeof id !== 'string' || /^(call|toolu)_(seam|gw)/.test(id);
 
+/** An image (a data: URL) as a Gemini inlineData part. */
+function geminiImage(url) {
+  const d = dataUrl(url);
+  if (!d) throw new RequestError('a gemini upstream takes images as data: URLs only');
+  return { inlineData: { mimeType: d.mediaType, data: d.data } };
+}
+
 /**
  * Chat's history as Gemini's `contents`: `model` turns with functionCall parts (each with its
  * call's `extra_content.google.thought_signature` as its thoughtSignature), tool results as
@@ -316,6 +409,7 @@ function toGemini(body, messages) {
   const contents = [];
   let system = '';
   let results = null; // the user turn that gathers consecutive tool results
+  let responses = 0; // its functionResponse parts, which come before the results' images
   for (const m of messages) {
     if (m.role === 'system' || m.role === 'developer') {
       system += (system === '' ? '' : '\n\n') + textOf(m.content);
@@ -326,18 +420,21 @@ function toGemini(body, messages) {
       if (name === undefined) throw new RequestError(`the tool result for ${JSON.stringify(m.tool_call_id ?? '')} answers no tool call of the history`);
       const part = { functionResponse: { name, response: { result: textOf(m.content) } } };
       if (!madeId(m.tool_call_id)) part.functionResponse.id = m.tool_call_id;
-      if (results === null) contents.push((results = { role: 'user', parts: [] }));
-      results.parts.push(part);
+      if (results === null) {
+        contents.push((results = { role: 'user', parts: [] }));
+        responses = 0;
+      }
+      results.parts.splice(responses++, 0, part);
+      // (a functionResponse holds no image: a result's images are inlineData parts of the same
+      // turn, after the function responses, each result's after a line that names its call)
+      const urls = imagesOf(m.content);
+      if (urls.length > 0) results.parts.push({ text: resultImagesLabel(m.tool_call_id, name, urls.length) }, ...urls.map(geminiImage));
       continue;
     }
     const parts = [];
     const text = textOf(m.content);
     if (text !== '') parts.push({ text });
-    for (const url of imagesOf(m.content)) {
-      const d = dataUrl(url);
-      if (!d) throw new RequestError('a gemini upstream takes images as data: URLs only');
-      parts.push({ inlineData: { mimeType: d.mediaType, data: d.data } });
-    }
+    for (const url of imagesOf(m.content)) parts.push(geminiImage(url));
     if (m.role === 'assistant') {
       results = null;
       for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
@@ -375,6 +472,14 @@ function toGemini(body, messages) {
   return out;
 }
 
+/** An image (a data: URL of png, jpeg, gif or webp) as a Converse image block, its bytes in base64. */
+function converseImage(url) {
+  const d = dataUrl(url);
+  const format = d && /^image\/(png|jpeg|gif|webp)$/.exec(d.mediaType)?.[1];
+  if (!format) throw new RequestError('a bedrock upstream takes images as data: URLs of png, jpeg, gif or webp only');
+  return { image: { format, source: { bytes: d.data } } };
+}
+
 /** Chat's history as Bedrock Converse's `messages`: toolUse and toolResult content blocks, system apart. */
 function toConverse(body, messages) {
   const out = { messages: [] };
@@ -386,7 +491,10 @@ function toConverse(body, messages) {
       continue;
     }
     if (m.role === 'tool') {
-      const block = { toolResult: { toolUseId: m.tool_call_id, content: [{ text: textOf(m.content) }] } };
+      // (a result's images are image blocks of its content, beside its text, in their order)
+      const parts = partsOf(m.content);
+      const content = parts.some((p) => p.image !== undefined) ? parts.map((p) => (p.image !== undefined ? converseImage(p.image) : { text: p.text })) : [{ text: textOf(m.content) }];
+      const block = { toolResult: { toolUseId: m.tool_call_id, content } };
       if (results === null) out.messages.push((results = { role: 'user', content: [] }));
       results.content.push(block);
       continue;
@@ -394,12 +502,7 @@ function toConverse(body, messages) {
     const content = [];
     const text = textOf(m.content);
     if (text !== '') content.push({ text });
-    for (const url of imagesOf(m.content)) {
-      const d = dataUrl(url);
-      const format = d && /^image\/(png|jpeg|gif|webp)$/.exec(d.mediaType)?.[1];
-      if (!format) throw new RequestError('a bedrock upstream takes images as data: URLs of png, jpeg, gif or webp only');
-      content.push({ image: { format, source: { bytes: d.data } } });
-    }
+    for (const url of imagesOf(m.content)) content.push(converseImage(url));
     if (m.role === 'assistant') {
       results = null;
       for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) content.push({ toolUse: { toolUseId: c.id, name: c.function?.name, input: argumentsObject(c) } });
@@ -923,6 +1026,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
   switch (format) {
     case 'openai':
       path = `${prefix}/v1/chat/completions`;
+      if (!same) chat.messages = toChat(messages);
       payload = chat;
       if (!same) carryParams(format, chat, payload, settings);
       break;

@@ -1,0 +1,329 @@
+// Images in tool results through the gateway (examples/gateway/requests.mjs): an Anthropic client's
+// tool_result that holds an image (Claude Code's Read of a PNG, a screenshot) and an OpenAI client's
+// tool message reach each upstream in its own API's words, or are refused with a 400 in the
+// client's shape that names what cannot be carried, and the upstream is not called; never dropped.
+// - for each upstream format, the exact body the upstream receives for a tool_result of text and a
+//   base64 image, and of an image alone (Anthropic's and Bedrock's tool results and Responses'
+//   function_call_output hold images; Ollama's tool message takes `images`; OpenAI Chat's tool
+//   message is text only, so its images follow in a user message; Gemini's functionResponse holds
+//   none, so they follow as inlineData parts of the same turn);
+// - an OpenAI client's tool message of content parts, and its tool message followed by a user
+//   message with an image;
+// - the refusals: an image by URL where the upstream takes only bytes, a block or part that is
+//   neither text nor image.
+import { afterAll, describe, expect, test } from 'vitest';
+import { closeGateway, post, startGateway, withAwsEnv, type Running } from './support.js';
+
+type Format = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg' | 'gemini' | 'bedrock' | 'bedrock-invoke';
+type Body = Record<string, unknown>;
+
+withAwsEnv(); // (a bedrock upstream's requests are signed)
+
+// A 1×1 PNG (70 bytes), as Claude Code's Read tool sends an image file: base64 in an image block.
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==';
+const DATA_URL = `data:image/png;base64,${PNG}`;
+const SCHEMA = { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] };
+const ARGS = { file_path: '/tmp/shot.png' };
+const QUESTION = 'What is in shot.png?';
+const ANTHROPIC_HEADERS = { 'anthropic-version': '2023-06-01' };
+
+const IMAGE = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } };
+const TEXT_AND_IMAGE = [{ type: 'text', text: 'A screenshot:' }, IMAGE];
+
+/** An Anthropic client's turn: the Read tool called, its result's `content` (and `extra` blocks after the result). */
+const messagesTurn = (content: unknown, extra: unknown[] = []): Body => ({
+  model: 'probe', max_tokens: 100, stream: true,
+  tools: [{ name: 'Read', description: 'Reads a file', input_schema: SCHEMA }],
+  messages: [
+    { role: 'user', content: QUESTION },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: ARGS }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content }, ...extra] },
+  ],
+});
+
+/** An OpenAI client's turn: the Read tool called, its result's `content`, and `after` (messages after the result). */
+const chatTurn = (content: unknown, after: unknown[] = []): Body => ({
+  model: 'probe', max_tokens: 100, stream: true,
+  tools: [{ type: 'function', function: { name: 'Read', description: 'Reads a file', parameters: SCHEMA } }],
+  messages: [
+    { role: 'user', content: QUESTION },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'Read', arguments: JSON.stringify(ARGS) } }] },
+    { role: 'tool', tool_call_id: 'toolu_1', content },
+    ...after,
+  ],
+});
+
+// Each upstream's body for that turn, with the tool result's turn (`result`: the messages, items or
+// parts from the result on) in its words.
+const openaiBody = (result: unknown[]): Body => ({
+  model: 'probe', stream: true, max_completion_tokens: 100, stream_options: { include_usage: true },
+  tools: [{ type: 'function', function: { name: 'Read', description: 'Reads a file', parameters: SCHEMA } }],
+  messages: [
+    { role: 'user', content: QUESTION },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'Read', arguments: '{"file_path":"/tmp/shot.png"}' } }] },
+    ...result,
+  ],
+});
+const anthropicMessages = (result: unknown[]) => [
+  { role: 'user', content: QUESTION },
+  { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: ARGS }] },
+  { role: 'user', content: result },
+];
+const invokeBody = (result: unknown[]): Body => ({
+  anthropic_version: 'bedrock-2023-05-31', max_tokens: 100,
+  tools: [{ name: 'Read', description: 'Reads a file', input_schema: SCHEMA }],
+  messages: anthropicMessages(result),
+});
+const anthropicBody = (result: unknown[]): Body => ({
+  model: 'probe', max_tokens: 100, stream: true,
+  tools: [{ name: 'Read', description: 'Reads a file', input_schema: SCHEMA }],
+  messages: anthropicMessages(result),
+});
+const responsesBody = (result: unknown[]): Body => ({
+  model: 'probe', stream: true, store: false, max_output_tokens: 100,
+  tools: [{ type: 'function', name: 'Read', description: 'Reads a file', parameters: SCHEMA }],
+  input: [
+    { role: 'user', content: QUESTION },
+    { type: 'function_call', call_id: 'toolu_1', name: 'Read', arguments: '{"file_path":"/tmp/shot.png"}' },
+    ...result,
+  ],
+});
+const ollamaBody = (result: unknown[]): Body => ({
+  model: 'probe', stream: true, options: { num_predict: 100 },
+  tools: [{ type: 'function', function: { name: 'Read', description: 'Reads a file', parameters: SCHEMA } }],
+  messages: [
+    { role: 'user', content: QUESTION },
+    { role: 'assistant', content: '', tool_calls: [{ function: { name: 'Read', arguments: ARGS } }] },
+    ...result,
+  ],
+});
+const geminiBody = (result: unknown[]): Body => ({
+  contents: [
+    { role: 'user', parts: [{ text: QUESTION }] },
+    { role: 'model', parts: [{ functionCall: { id: 'toolu_1', name: 'Read', args: ARGS } }] },
+    { role: 'user', parts: result },
+  ],
+  tools: [{ functionDeclarations: [{ name: 'Read', description: 'Reads a file', parametersJsonSchema: SCHEMA }] }],
+  generationConfig: { maxOutputTokens: 100 },
+});
+const bedrockBody = (result: unknown[]): Body => ({
+  messages: [
+    { role: 'user', content: [{ text: QUESTION }] },
+    { role: 'assistant', content: [{ toolUse: { toolUseId: 'toolu_1', name: 'Read', input: ARGS } }] },
+    { role: 'user', content: result },
+  ],
+  toolConfig: { tools: [{ toolSpec: { name: 'Read', description: 'Reads a file', inputSchema: { json: SCHEMA } } }] },
+  inferenceConfig: { maxTokens: 100 },
+});
+
+const LABEL = 'The image from the result of tool call toolu_1 (Read):';
+const PNG_PART = { type: 'image_url', image_url: { url: DATA_URL } };
+const ANTHROPIC_IMAGE = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } };
+const RESPONSES_IMAGE = { type: 'input_image', image_url: DATA_URL };
+const GEMINI_IMAGE = { inlineData: { mimeType: 'image/png', data: PNG } };
+const CONVERSE_IMAGE = { image: { format: 'png', source: { bytes: PNG } } };
+const RESPONSE = (result: string) => ({ functionResponse: { id: 'toolu_1', name: 'Read', response: { result } } });
+
+// For each upstream: the body for a result of text and an image, and for an image alone.
+const results: [Format, Body, Body][] = [
+  ['openai',
+    openaiBody([{ role: 'tool', tool_call_id: 'toolu_1', content: 'A screenshot:' }, { role: 'user', content: [{ type: 'text', text: LABEL }, PNG_PART] }]),
+    openaiBody([{ role: 'tool', tool_call_id: 'toolu_1', content: '' }, { role: 'user', content: [{ type: 'text', text: LABEL }, PNG_PART] }])],
+  ['bedrock-invoke',
+    invokeBody([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'A screenshot:' }, ANTHROPIC_IMAGE] }]),
+    invokeBody([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [ANTHROPIC_IMAGE] }])],
+  ['openai-responses',
+    responsesBody([{ type: 'function_call_output', call_id: 'toolu_1', output: [{ type: 'input_text', text: 'A screenshot:' }, RESPONSES_IMAGE] }]),
+    responsesBody([{ type: 'function_call_output', call_id: 'toolu_1', output: [RESPONSES_IMAGE] }])],
+  ['ollama',
+    ollamaBody([{ role: 'tool', content: 'A screenshot:', images: [PNG], tool_name: 'Read' }]),
+    ollamaBody([{ role: 'tool', content: '', images: [PNG], tool_name: 'Read' }])],
+  ['gemini',
+    geminiBody([RESPONSE('A screenshot:'), { text: LABEL }, GEMINI_IMAGE]),
+    geminiBody([RESPONSE(''), { text: LABEL }, GEMINI_IMAGE])],
+  ['bedrock',
+    bedrockBody([{ toolResult: { toolUseId: 'toolu_1', content: [{ text: 'A screenshot:' }, CONVERSE_IMAGE] } }]),
+    bedrockBody([{ toolResult: { toolUseId: 'toolu_1', content: [CONVERSE_IMAGE] } }])],
+];
+
+const gateways = new Map<Format, Running>();
+async function gateway(format: Format): Promise<Running> {
+  let g = gateways.get(format);
+  if (!g) {
+    // (the ddg base URL is the endpoint itself; no script: the upstream's 404 answers, what it received is what counts)
+    g = await startGateway({ upstreamFormat: format }, format === 'ddg' ? '/chat' : '');
+    gateways.set(format, g);
+  }
+  return g;
+}
+afterAll(async () => {
+  // (each gateway sets the core's budget for its life, and puts back the one it found: the last started closes first)
+  const all = [...gateways.values()].reverse();
+  for (const g of all.slice(0, -1)) {
+    await g.close();
+    expect(g.up.openSockets).toBe(0);
+  }
+  await closeGateway(all.at(-1));
+});
+
+/** What the upstream received for a request (the upstream called once). */
+async function received(format: Format, body: Body, client: 'openai' | 'anthropic'): Promise<unknown> {
+  const g = await gateway(format);
+  const before = g.up.received.length;
+  const res = client === 'openai' ? await post(g.url, body) : await post(g.url, body, '/v1/messages', ANTHROPIC_HEADERS);
+  expect(res.status, res.body.toString()).toBe(404); // (no script: the fake upstream's 404)
+  expect(g.up.received.length).toBe(before + 1);
+  return g.up.received.at(-1)!.body;
+}
+
+/** The 400 a request gets (in the client's shape), the upstream not called. */
+async function refused(format: Format, body: Body, client: 'openai' | 'anthropic'): Promise<[number, unknown]> {
+  const g = await gateway(format);
+  const before = g.up.received.length;
+  const res = client === 'openai' ? await post(g.url, body) : await post(g.url, body, '/v1/messages', ANTHROPIC_HEADERS);
+  expect(g.up.received.length).toBe(before);
+  return [res.status, JSON.parse(res.body.toString())];
+}
+const anthropicError = (message: string) => [400, { type: 'error', error: { type: 'invalid_request_error', message } }];
+const openaiError = (message: string) => [400, { error: { message, type: 'invalid_request_error', code: 'ERR_BAD_REQUEST' } }];
+
+describe('an Anthropic client\'s tool_result with an image', () => {
+  test('to an anthropic upstream it passes as it is', async () => {
+    for (const content of [TEXT_AND_IMAGE, [IMAGE]]) {
+      const turn = messagesTurn(content);
+      expect(await received('anthropic', turn, 'anthropic')).toEqual(turn);
+    }
+  });
+
+  test.each(results)('to a %s upstream: text and a base64 image', async (format, textAndImage) => {
+    expect(await received(format, messagesTurn(TEXT_AND_IMAGE), 'anthropic')).toEqual(textAndImage);
+  });
+
+  test.each(results)('to a %s upstream: a base64 image alone', async (format, _textAndImage, imageOnly) => {
+    expect(await received(format, messagesTurn([IMAGE]), 'anthropic')).toEqual(imageOnly);
+  });
+
+  test('an error\'s result with an image: its text after "Error: ", or "Error:" before an image alone', async () => {
+    const turn = (content: unknown) => {
+      const t = messagesTurn(content) as { messages: { content: { is_error?: boolean }[] }[] };
+      t.messages[2].content[0].is_error = true;
+      return t;
+    };
+    expect(await received('openai', turn(TEXT_AND_IMAGE), 'anthropic')).toEqual(
+      openaiBody([{ role: 'tool', tool_call_id: 'toolu_1', content: 'Error: A screenshot:' }, { role: 'user', content: [{ type: 'text', text: LABEL }, PNG_PART] }]));
+    expect(await received('bedrock', turn([IMAGE]), 'anthropic')).toEqual(
+      bedrockBody([{ toolResult: { toolUseId: 'toolu_1', content: [{ text: 'Error:' }, CONVERSE_IMAGE] } }]));
+  });
+
+  test('two results, the first with two images, and the user\'s text: the images after all the results (openai, gemini)', async () => {
+    const body: Body = {
+      model: 'probe', max_tokens: 100, stream: true,
+      tools: [{ name: 'Read', description: 'Reads a file', input_schema: SCHEMA }],
+      messages: [
+        { role: 'user', content: QUESTION },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: ARGS }, { type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: '/tmp/notes.txt' } }] },
+        { role: 'user', content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: [IMAGE, { type: 'text', text: 'and' }, IMAGE] },
+          { type: 'tool_result', tool_use_id: 'toolu_2', content: 'notes' },
+          { type: 'text', text: 'Compare them.' },
+        ] },
+      ],
+    };
+    const label = 'The 2 images from the result of tool call toolu_1 (Read):';
+    expect(await received('openai', body, 'anthropic')).toEqual({
+      model: 'probe', stream: true, max_completion_tokens: 100, stream_options: { include_usage: true },
+      tools: [{ type: 'function', function: { name: 'Read', description: 'Reads a file', parameters: SCHEMA } }],
+      messages: [
+        { role: 'user', content: QUESTION },
+        { role: 'assistant', content: null, tool_calls: [
+          { id: 'toolu_1', type: 'function', function: { name: 'Read', arguments: '{"file_path":"/tmp/shot.png"}' } },
+          { id: 'toolu_2', type: 'function', function: { name: 'Read', arguments: '{"file_path":"/tmp/notes.txt"}' } },
+        ] },
+        { role: 'tool', tool_call_id: 'toolu_1', content: 'and' },
+        { role: 'tool', tool_call_id: 'toolu_2', content: 'notes' },
+        { role: 'user', content: [{ type: 'text', text: label }, PNG_PART, PNG_PART] },
+        { role: 'user', content: 'Compare them.' },
+      ],
+    });
+    expect(await received('gemini', body, 'anthropic')).toEqual({
+      contents: [
+        { role: 'user', parts: [{ text: QUESTION }] },
+        { role: 'model', parts: [{ functionCall: { id: 'toolu_1', name: 'Read', args: ARGS } }, { functionCall: { id: 'toolu_2', name: 'Read', args: { file_path: '/tmp/notes.txt' } } }] },
+        { role: 'user', parts: [
+          RESPONSE('and'),
+          { functionResponse: { id: 'toolu_2', name: 'Read', response: { result: 'notes' } } },
+          { text: label }, GEMINI_IMAGE, GEMINI_IMAGE,
+          { text: 'Compare them.' },
+        ] },
+      ],
+      tools: [{ functionDeclarations: [{ name: 'Read', description: 'Reads a file', parametersJsonSchema: SCHEMA }] }],
+      generationConfig: { maxOutputTokens: 100 },
+    });
+  });
+
+  test('an image by URL: carried by its URL where the upstream takes one (openai, openai-responses, bedrock-invoke)', async () => {
+    const url = 'https://example.com/shot.png';
+    const turn = messagesTurn([{ type: 'image', source: { type: 'url', url } }]);
+    expect(await received('openai', turn, 'anthropic')).toEqual(
+      openaiBody([{ role: 'tool', tool_call_id: 'toolu_1', content: '' }, { role: 'user', content: [{ type: 'text', text: LABEL }, { type: 'image_url', image_url: { url } }] }]));
+    expect(await received('openai-responses', turn, 'anthropic')).toEqual(
+      responsesBody([{ type: 'function_call_output', call_id: 'toolu_1', output: [{ type: 'input_image', image_url: url }] }]));
+    expect(await received('bedrock-invoke', turn, 'anthropic')).toEqual(
+      invokeBody([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'image', source: { type: 'url', url } }] }]));
+  });
+
+  test.each([
+    ['gemini', 'a gemini upstream takes images as data: URLs only'],
+    ['bedrock', 'a bedrock upstream takes images as data: URLs of png, jpeg, gif or webp only'],
+    ['ollama', 'an ollama upstream takes images as data: URLs only'],
+  ] as [Format, string][])('an image by URL to a %s upstream, which takes only bytes, is refused (not fetched)', async (format, message) => {
+    const turn = messagesTurn([{ type: 'text', text: 'A screenshot:' }, { type: 'image', source: { type: 'url', url: 'https://example.com/shot.png' } }]);
+    expect(await refused(format, turn, 'anthropic')).toEqual(anthropicError(message));
+  });
+
+  test('a block that is neither text nor image, or an image of another source, is refused', async () => {
+    const document = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } };
+    expect(await refused('openai', messagesTurn([{ type: 'text', text: 'The file:' }, document]), 'anthropic'))
+      .toEqual(anthropicError('a tool_result\'s block of type "document" cannot be carried to this upstream'));
+    expect(await refused('bedrock-invoke', messagesTurn([document]), 'anthropic'))
+      .toEqual(anthropicError('a tool_result\'s block of type "document" cannot be carried to this upstream'));
+    expect(await refused('gemini', messagesTurn([{ type: 'image', source: { type: 'file', file_id: 'file_1' } }]), 'anthropic'))
+      .toEqual(anthropicError('a tool_result\'s image of source type "file" cannot be carried to this upstream'));
+  });
+});
+
+describe('an OpenAI client\'s tool results and images', () => {
+  // (a tool message of content parts with an image: OpenAI's API takes text parts only there, other
+  // servers take more; to an upstream of another API it is carried as an Anthropic client's is)
+  const parts = [{ type: 'text', text: 'A screenshot:' }, PNG_PART];
+  test.each(results.filter(([f]) => f !== 'openai'))('a tool message of text and image_url parts to a %s upstream', async (format, textAndImage) => {
+    expect(await received(format, chatTurn(parts), 'openai')).toEqual(textAndImage);
+  });
+
+  test('a tool message of content parts to an anthropic upstream', async () => {
+    expect(await received('anthropic', chatTurn(parts), 'openai')).toEqual(
+      anthropicBody([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'A screenshot:' }, ANTHROPIC_IMAGE] }]));
+  });
+
+  // Chat's own way, the tool message's text, then a user message with the image (each translation
+  // carried it already: these pin it beside the new ways)
+  const after = [{ role: 'user', content: [{ type: 'text', text: LABEL }, PNG_PART] }];
+  test.each([
+    ['anthropic', anthropicBody([{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'A screenshot:' }, { type: 'text', text: LABEL }, ANTHROPIC_IMAGE])],
+    ['bedrock-invoke', invokeBody([{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'A screenshot:' }, { type: 'text', text: LABEL }, ANTHROPIC_IMAGE])],
+    ['openai-responses', responsesBody([{ type: 'function_call_output', call_id: 'toolu_1', output: 'A screenshot:' }, { role: 'user', content: [{ type: 'input_text', text: LABEL }, RESPONSES_IMAGE] }])],
+    ['ollama', ollamaBody([{ role: 'tool', content: 'A screenshot:', tool_name: 'Read' }, { role: 'user', content: LABEL, images: [PNG] }])],
+    ['gemini', geminiBody([RESPONSE('A screenshot:'), { text: LABEL }, GEMINI_IMAGE])],
+    ['bedrock', bedrockBody([{ toolResult: { toolUseId: 'toolu_1', content: [{ text: 'A screenshot:' }] } }, { text: LABEL }, CONVERSE_IMAGE])],
+  ] as [Format, Body][])('a tool message and a user message with an image after it, to a %s upstream', async (format, want) => {
+    expect(await received(format, chatTurn('A screenshot:', after), 'openai')).toEqual(want);
+  });
+
+  test('a tool message\'s part that is neither text nor image is refused', async () => {
+    const file = { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } };
+    for (const format of ['anthropic', 'gemini', 'bedrock', 'openai-responses'] as const) {
+      expect(await refused(format, chatTurn([{ type: 'text', text: 'The file:' }, file]), 'openai'))
+        .toEqual(openaiError('a content part of type "file" cannot be carried to this upstream'));
+    }
+  });
+});
