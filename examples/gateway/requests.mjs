@@ -1051,6 +1051,11 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       if (toolsOf(chat).length > 0 || messages.some((m) => m.role === 'tool' || m.tool_calls?.length > 0)) {
         throw new RequestError('a ddg upstream takes text only: no tools, tool calls or tool results');
       }
+      // (an image, or any part but text, has no word there: refused, where only the text went)
+      for (const m of messages) if (Array.isArray(m.content)) for (const p of m.content) {
+        if (p?.type === 'image_url') throw new RequestError('a ddg upstream takes text only: no images');
+        if (typeof p !== 'string' && p?.type !== 'text') throw new RequestError(`a ddg upstream takes text only: a content part of type ${JSON.stringify(p?.type)} cannot be carried to it`);
+      }
       path = prefix || '/';
       payload = { model: chat.model, messages: messages.map((m) => ({ role: m.role, content: textOf(m.content) })) };
       carryParams(format, chat, payload, settings);

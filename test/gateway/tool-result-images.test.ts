@@ -10,7 +10,8 @@
 // - an OpenAI client's tool message of content parts, and its tool message followed by a user
 //   message with an image;
 // - the refusals: an image by URL where the upstream takes only bytes, a block or part that is
-//   neither text nor image.
+//   neither text nor image;
+// - a ddg upstream, which takes text only: an image refused, in a tool result or a user message.
 import { afterAll, describe, expect, test } from 'vitest';
 import { closeGateway, post, startGateway, withAwsEnv, type Running } from './support.js';
 
@@ -325,5 +326,25 @@ describe('an OpenAI client\'s tool results and images', () => {
       expect(await refused(format, chatTurn([{ type: 'text', text: 'The file:' }, file]), 'openai'))
         .toEqual(openaiError('a content part of type "file" cannot be carried to this upstream'));
     }
+  });
+});
+
+describe('a ddg upstream, which takes text only', () => {
+  test('refuses a tool result with an image (as any tool result) and an image in a user message, from either client', async () => {
+    const tools = 'a ddg upstream takes text only: no tools, tool calls or tool results';
+    expect(await refused('ddg', messagesTurn(TEXT_AND_IMAGE), 'anthropic')).toEqual(anthropicError(tools));
+    expect(await refused('ddg', chatTurn('A screenshot:', [{ role: 'user', content: [PNG_PART] }]), 'openai')).toEqual(openaiError(tools));
+    const image = 'a ddg upstream takes text only: no images';
+    expect(await refused('ddg', { model: 'probe', max_tokens: 100, messages: [{ role: 'user', content: [{ type: 'text', text: QUESTION }, IMAGE] }] }, 'anthropic'))
+      .toEqual(anthropicError(image));
+    expect(await refused('ddg', { model: 'probe', messages: [{ role: 'user', content: [{ type: 'text', text: QUESTION }, PNG_PART] }] }, 'openai'))
+      .toEqual(openaiError(image));
+    expect(await refused('ddg', { model: 'probe', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] }, 'openai'))
+      .toEqual(openaiError('a ddg upstream takes text only: a content part of type "input_audio" cannot be carried to it'));
+  });
+
+  test('text parts are its text, as before', async () => {
+    expect(await received('ddg', { model: 'probe', messages: [{ role: 'user', content: [{ type: 'text', text: 'What is ' }, { type: 'text', text: 'in it?' }] }] }, 'openai'))
+      .toEqual({ model: 'probe', messages: [{ role: 'user', content: 'What is in it?' }] });
   });
 });
