@@ -458,7 +458,7 @@ export const MDR_CHUNKS: i32 = 23;
 export const MDR_REASON_BYTES: i32 = 24;
 /** Result word of modelDocs: bytes (as sent, escaped) of the current call's arguments the call's quiet events held. */
 export const MDR_ARGS_BYTES: i32 = 25;
-/** Result word of modelDocs: characters (code points) of the quiet events' text, the text MDR_TEXT_BYTES counts (a pair of surrogate escapes one, a lone surrogate one); of modelTextBytes: of its span's text. */
+/** Result word of modelDocs, with ME_CHARS: characters (code points) of the quiet events' text, the text MDR_TEXT_BYTES counts (a pair of surrogate escapes one, a lone surrogate one: jsonChars). */
 export const MDR_TEXT_CHARS: i32 = 31;
 /** Result word of modelDocs: with ME_TEXT, the gather entries (from the first) whose text it appended to the stream's TEXT buffer without gathering them (one ASCII span, which JS reads as it is). */
 export const MDR_LOGGED: i32 = 30;

@@ -29,6 +29,6 @@ export { sha256Blocks } from './sha256';
 export { jsonRead, jsonReadIn, jsonErrorAt, jsonUnescape, jsonUtf16 } from './json';
 export { sameSpan, sseWrite } from './writer';
 export {
-  modelDocs, modelMore, modelPush, modelTextBytes, modelGather, modelTextSpans, modelTextLog, modelTextDrop, modelKept, modelKeepFree, modelScratch, modelScratchFree,
+  modelDocs, modelMore, modelPush, modelTextBytes, modelTextChars, modelGather, modelTextSpans, modelTextLog, modelTextDrop, modelKept, modelKeepFree, modelScratch, modelScratchFree,
   modelUnescape, modelValid, modelCheckArea, modelSetCall, modelPart,
 } from './model';

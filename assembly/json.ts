@@ -823,14 +823,57 @@ export function jsonUtf16(p: usize, len: usize, out: usize): usize {
 
 /** Whether the text jsonUtf8Length counted ended in a high surrogate escape (its pair may follow). */
 let pendingHigh: bool = false;
-/** The characters (code points) of the text jsonUtf8Length counted. */
-let lastChars: usize = 0;
+
+/**
+ * UTF-8 bytes of a validated string span's text as the joined text of a stream holds it: a
+ * surrogate pair of `\u` escapes is one character of 4 bytes, a lone surrogate 3 (U+FFFD once
+ * encoded). `high`: the text before the span ended in a high surrogate escape; afterwards
+ * `jsonEndsHigh()` says whether this one does (a pair split across two deltas is one character).
+ */
+export function jsonUtf8Length(p: usize, len: usize, high: bool): usize {
+  const end = p + len;
+  let n: usize = 0;
+  while (p < end) {
+    const r = nextBackslash(p, end);
+    if (r > p) {
+      if (high) n += 3;
+      high = false;
+      n += r - p;
+    }
+    if (r >= end) break;
+    const e = <u32>load<u8>(r, 1);
+    if (e == 0x75) {
+      const c = hex4(r + 2);
+      p = r + 6;
+      if (c >= 0xD800 && c <= 0xDBFF) {
+        if (high) n += 3;
+        high = true;
+        continue;
+      }
+      if (c >= 0xDC00 && c <= 0xDFFF) {
+        n += high ? 4 : 3;
+        high = false;
+        continue;
+      }
+      if (high) n += 3;
+      high = false;
+      n += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+    } else {
+      if (high) n += 3;
+      high = false;
+      n += 1;
+      p = r + 2;
+    }
+  }
+  pendingHigh = high;
+  return n;
+}
 
 /**
  * Code points of valid UTF-8 [p, end): its bytes less its continuation bytes (10xxxxxx). Reads
- * whole blocks (the document's slack), the bytes past `end` masked off.
+ * whole blocks (the document's slack, as nextBackslash), the bytes past `end` masked off.
  */
-export function utf8Chars(p: usize, end: usize): usize {
+function utf8Chars(p: usize, end: usize): usize {
   let cont: usize = 0;
   if (ASC_FEATURE_SIMD) {
     for (let q = p; q < end; q += 16) {
@@ -851,73 +894,46 @@ export function utf8Chars(p: usize, end: usize): usize {
 }
 
 /**
- * UTF-8 bytes of a validated string span's text as the joined text of a stream holds it: a
- * surrogate pair of `\u` escapes is one character of 4 bytes, a lone surrogate 3 (U+FFFD once
- * encoded). `high`: the text before the span ended in a high surrogate escape; afterwards
- * `jsonEndsHigh()` says whether this one does (a pair split across two deltas is one character),
- * and `jsonChars()` gives the characters (code points) counted: a pair one, a lone surrogate one.
- * `ascii`: the span's bytes are ASCII (JF_ASCII), its runs between escapes a character a byte
- * (also given when the characters are not wanted: its runs are then not scanned).
+ * Characters (code points) of a validated string span's text (`flags`: its record's JF_* flags),
+ * as jsonUtf8Length counts its bytes: a pair of surrogate escapes one character, also when its
+ * halves end one span and begin the next (`high`: the text before ended in a high surrogate
+ * escape, a character here unless this span begins with its low half), a lone surrogate one, and
+ * a high surrogate escape this span ends in none yet. Only for a relay that says where its
+ * client's content ends (ME_CHARS): the other paths count bytes alone.
  */
-export function jsonUtf8Length(p: usize, len: usize, high: bool, ascii: bool): usize {
+export function jsonChars(p: usize, len: usize, flags: u32, high: bool): usize {
+  const ascii = (flags & JF_ASCII) != 0;
+  if ((flags & JF_ESCAPED) == 0) return (high ? 1 : 0) + (ascii ? len : utf8Chars(p, p + len));
   const end = p + len;
-  let n: usize = 0;
   let chars: usize = 0;
   while (p < end) {
     const r = nextBackslash(p, end);
     if (r > p) {
-      if (high) {
-        n += 3;
-        chars++;
-      }
+      if (high) chars++;
       high = false;
-      n += r - p;
       chars += ascii ? r - p : utf8Chars(p, r);
     }
     if (r >= end) break;
-    const e = <u32>load<u8>(r, 1);
-    if (e == 0x75) {
+    if (<u32>load<u8>(r, 1) == 0x75) {
       const c = hex4(r + 2);
       p = r + 6;
-      if (c >= 0xD800 && c <= 0xDBFF) {
-        if (high) {
-          n += 3;
-          chars++;
-        }
-        high = true;
-        continue;
-      }
-      chars++;
       if (c >= 0xDC00 && c <= 0xDFFF) {
-        n += high ? 4 : 3;
+        // (the low half: one character with a high one before it, or alone)
+        chars++;
         high = false;
         continue;
       }
-      if (high) {
-        n += 3;
-        chars++;
-      }
-      high = false;
-      n += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+      if (high) chars++;
+      high = c >= 0xD800 && c <= 0xDBFF;
+      if (!high) chars++;
     } else {
-      if (high) {
-        n += 3;
-        chars++;
-      }
+      if (high) chars++;
       high = false;
-      n += 1;
       chars++;
       p = r + 2;
     }
   }
-  pendingHigh = high;
-  lastChars = chars;
-  return n;
-}
-
-/** After jsonUtf8Length: the characters (code points) of its span's text (a high surrogate escape it ends in not yet one). */
-export function jsonChars(): usize {
-  return lastChars;
+  return chars;
 }
 
 /** After jsonUtf8Length: whether its span's text ended in a high surrogate escape. */

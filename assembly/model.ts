@@ -16,7 +16,7 @@ import {
 import { NO_LIMIT, bAppend, bEnsure, bFree, bLen, bPtr, bSetLen, copy } from './buffers';
 import { C_SPACE, isDataField } from './frames';
 import { MS_ARGS, MS_ARGS_LEFT, MS_CALL, MS_HIGH, MS_KEEP, MS_REASON, MS_TEXT, argsLeft, currentCall, modelState, modelStateOf, modelStateTrim } from './model-state';
-import { jsonChars, jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8, jsonUtf8High, jsonUtf8Length, putUtf8, utf8Chars } from './json';
+import { jsonChars, jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8, jsonUtf8High, jsonUtf8Length, putUtf8 } from './json';
 import { release, res, reserve } from './runtime';
 import { channelOn, isTextRecord, quietChannel, quietKind, setQuiet, shapeLearn, shapeMatch } from './shape';
 import { linesMore, linesPush } from './lines';
@@ -149,17 +149,23 @@ function modelScratchBytes(): usize {
 }
 
 /**
- * UTF-8 bytes of the text of a string span (escaped or not), counted as the relay counts a quiet
- * event's (jsonUtf8Length): `flags` bit 0 says the text before it ended in a high surrogate
- * escape, bit 1 that its runs need no scan for characters (an ASCII span, or characters not
- * wanted); MDR_HIGH says whether this one ends in one, MDR_TEXT_CHARS its characters. For the
+ * UTF-8 bytes of the text of a string span (escaped or not), counted as the relay counts a
+ * quiet event's (jsonUtf8Length): `high` says the text before it ended in a high surrogate
+ * escape; MDR_HIGH says whether this one does. For the spans of events JS reads.
+ */
+export function modelTextBytes(p: usize, len: usize, high: i32): usize {
+  const n = jsonUtf8Length(p, len, high != 0);
+  res(MDR_HIGH, jsonEndsHigh() ? 1 : 0);
+  return n;
+}
+
+/**
+ * Characters (code points) of the text of a string span with these record flags (JF_*), as a
+ * relay with ME_CHARS counts a quiet event's (jsonChars; `high` as modelTextBytes'). For the
  * spans of events JS reads.
  */
-export function modelTextBytes(p: usize, len: usize, flags: i32): usize {
-  const n = jsonUtf8Length(p, len, (flags & 1) != 0, (flags & 2) != 0);
-  res(MDR_HIGH, jsonEndsHigh() ? 1 : 0);
-  res(MDR_TEXT_CHARS, <i32>jsonChars());
-  return n;
+export function modelTextChars(p: usize, len: usize, flags: u32, high: i32): usize {
+  return jsonChars(p, len, flags, high != 0);
 }
 
 // @ts-ignore: decorator
@@ -367,7 +373,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
   let prevEnd: usize = 0;
   let g = gathered;
   let quiet: i32 = 0, blank: i32 = 0, comments: i32 = 0, chunks: i32 = 0;
-  let textBytes: usize = 0, textChars: usize = 0;
+  let textBytes: usize = 0, textChars: usize = 0; // (textChars: with ME_CHARS)
   let reasonBytes: usize = 0, argsBytes: usize = 0;
   let high = (emitMode & ME_HIGH) != 0;
   emitReset();
@@ -470,18 +476,14 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
               chunks++;
             }
           } else if (emitMode & (ME_PASS | ME_CHUNKS)) {
+            if ((emitMode & ME_CHARS) != 0) textChars += jsonChars(sp, sl, jf, high);
             if ((jf & JF_ESCAPED) != 0) {
-              textBytes += jsonUtf8Length(sp, sl, high, (jf & JF_ASCII) != 0 || (emitMode & ME_CHARS) == 0);
-              textChars += jsonChars();
+              textBytes += jsonUtf8Length(sp, sl, high);
               high = jsonEndsHigh();
             } else {
-              if (high) {
-                textBytes += 3;
-                textChars++;
-              }
+              if (high) textBytes += 3;
               high = false;
               textBytes += sl;
-              textChars += (jf & JF_ASCII) != 0 || (emitMode & ME_CHARS) == 0 ? sl : utf8Chars(sp, sp + sl);
             }
             if ((emitMode & ME_CHUNKS) != 0 && emitSlot(CH_TEXT, sp, sl)) chunks++;
           } else {
@@ -617,7 +619,7 @@ export function modelGather(st: usize, n: i32, flags: i32): usize {
     const p = <usize>load<i32>(g), len = <usize>load<i32>(g, 4), f = load<i32>(g, 8);
     if ((f & JF_ESCAPED) != 0) {
       o += jsonUnescape(p, len, o) << 1;
-      if (keep != 0) utf8 += jsonUtf8Length(p, len, false, true);
+      if (keep != 0) utf8 += jsonUtf8Length(p, len, false);
     } else {
       o += transcode(p, p + len, o) << 1;
       utf8 += len;

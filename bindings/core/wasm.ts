@@ -82,7 +82,8 @@ export interface CoreExports {
   modelDocs(st: number, first: number, nrec: number, framing: number, prog: number, tmpl: number, choice: number, gathered: number, mode: number): number;
   modelPush(st: number, len: number, mode: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
   modelMore(st: number, framing: number, prog: number, tmpl: number, choice: number, read: number): number;
-  modelTextBytes(ptr: number, len: number, flags: number): number;
+  modelTextBytes(ptr: number, len: number, high: number): number;
+  modelTextChars(ptr: number, len: number, flags: number, high: number): number;
   modelGather(st: number, n: number, flags: number): number;
   modelTextSpans(st: number, n: number): void;
   modelTextLog(st: number, n: number): number;

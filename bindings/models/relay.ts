@@ -390,11 +390,11 @@ export class SseRelay extends ModelReader {
       this._textChars += high ? len + 1 : len;
       this.highSurrogate = false;
     } else {
-      // counted by the core's rule for quiet events (a pair split across deltas is one character;
-      // the characters of its runs only for a writer that cites: bit 1 says they need no scan)
+      // counted by the core's rule for quiet events (a pair split across deltas is one character),
+      // the characters for a writer that cites
       const core = this.core;
-      this._textBytes += core.x.modelTextBytes(ptr, len, (high ? 1 : 0) | ((flags & JF_ASCII) !== 0 || this.writer.cites !== true ? 2 : 0));
-      this._textChars += core.word(MDR_TEXT_CHARS);
+      if (this.writer.cites === true) this._textChars += core.x.modelTextChars(ptr, len, flags, high ? 1 : 0);
+      this._textBytes += core.x.modelTextBytes(ptr, len, high ? 1 : 0);
       this.highSurrogate = core.word(MDR_HIGH) === 1;
     }
     if (this.passThrough && this.rewriting === null) return;
