@@ -27,7 +27,7 @@ export interface Script {
   write?: (res: ServerResponse, req: IncomingMessage) => void | Promise<void>;
 }
 
-export interface Received { method: string; url: string; headers: IncomingMessage['headers']; body: unknown }
+export interface Received { method: string; url: string; headers: IncomingMessage['headers']; body: unknown; /** The body's text as it arrived. */ raw: string }
 
 export class FakeUpstream {
   readonly server: Server | import('node:https').Server;
@@ -46,7 +46,7 @@ export class FakeUpstream {
       req.on('end', () => {
         let body: unknown;
         try { body = JSON.parse(text); } catch { body = text; }
-        this.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+        this.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, raw: text });
         // (the model in the body; Gemini's and Bedrock's requests name it in the path)
         const inPath = /^\/(?:v1beta\/models\/([^/:?]+):|model\/([^/?]+)\/)/.exec(req.url ?? '');
         const model = (body as { model?: string } | null)?.model ?? (inPath ? decodeURIComponent(inPath[1] ?? inPath[2]) : '');
