@@ -2,13 +2,16 @@
 // Anthropic Messages at `/v1/messages`) becomes the upstream's request in its own format, tools
 // and tool results included, or tool calling does not work end to end.
 //
-// A request in the upstream's own dialect passes as it is. Otherwise it goes through one middle
+// A request in the upstream's own dialect passes as it is, and so does an Anthropic client's to
+// Claude on Bedrock (`bedrock-invoke`, whose body is Anthropic's: invokeFromMessages, with
+// Bedrock's few words of its own). Otherwise it goes through one middle
 // form, OpenAI Chat's (Anthropic Messages → Chat → the upstream's): its text, images, tools, tool
 // choice, the assistant's tool calls and the tool results in the history, and every parameter of
 // the request (below, "The request's parameters": what is carried, what is ignored and why). What
 // the upstream has no word for is refused with a RequestError (a 400), never dropped in silence,
 // except what exists only for the provider that wrote it: Anthropic's thinking blocks in the
-// history (their signatures are good only to Anthropic) are left out for any other upstream; and
+// history (their signatures are good only to Claude, direct or on Bedrock) are left out for any
+// other upstream; and
 // what changes nothing in the answer (an end user's id, tags, caching, the service tier), ignored
 // where the upstream has no word of its own for it.
 import { describeFormat } from 'seam-stream';
@@ -826,7 +829,8 @@ const PARAMS = {
     if (Object.keys(reasoning).length > 0) out.reasoning = reasoning;
   },
 
-  // (also bedrock-invoke's: Anthropic's Messages body on Bedrock)
+  // (also bedrock-invoke's for an OpenAI client: Anthropic's Messages body on Bedrock; an
+  // Anthropic client's passes as it is, invokeFromMessages)
   anthropic(p, out) {
     p.first('max_tokens', 'max_completion_tokens'); // (toAnthropic's max_tokens)
     p.take('parallel_tool_calls'); // (toAnthropic's: disable_parallel_tool_use)
@@ -937,6 +941,65 @@ function carryParams(format, chat, out, settings) {
   p.finish();
 }
 
+/** Why an Anthropic client's field is not carried to Claude on Bedrock, where it changes the answer: refused. */
+const NOT_ON_BEDROCK = {
+  inference_geo: 'it says where Anthropic runs the model',
+  container: 'it names a container of Anthropic\'s code execution tool, which Bedrock does not run',
+  mcp_servers: 'it names servers for Anthropic\'s MCP connector, which Bedrock does not call',
+};
+
+/**
+ * An Anthropic client's request for Claude on Bedrock (InvokeModel's body for Claude is
+ * Anthropic's Messages body): carried as the body it is, as the anthropic upstream carries it,
+ * not through OpenAI Chat's form, which would lose what both APIs share (the thinking and
+ * redacted_thinking blocks of the history, which Claude wants back before their turn's tool_use
+ * when it thinks; cache_control on blocks, tools and system; a tool_result's is_error; documents;
+ * a system prompt of blocks; tools as defined). Bedrock's own words: no `model` (it is in the
+ * path) nor `stream` (so is that), `anthropic_version: "bedrock-2023-05-31"`, and the client's
+ * anthropic-beta header as `anthropic_beta`, the list of its comma-separated values. Left out:
+ * the fields of Anthropic's API that Bedrock's body for Claude does not take and that change
+ * nothing in the answer (below, each with its reason); refused: those that do (NOT_ON_BEDROCK).
+ * Anything else passes as it was sent, for Bedrock to take or refuse (context_management among
+ * them: Claude on Bedrock takes its edits under their betas, as Anthropic's API does).
+ */
+function invokeFromMessages(body, headers) {
+  const out = {};
+  let format;
+  for (const [k, v] of Object.entries(body)) {
+    switch (k) {
+      case 'model': case 'stream':
+        break; // (both in the path: the model's id, and invoke-with-response-stream)
+      case 'anthropic_version': case 'anthropic_beta':
+        // (Anthropic's API has them as headers, not in its body: the gateway writes Bedrock's)
+        if (given(v) !== undefined) throw new RequestError(`${k} is not a field of Anthropic's Messages API: the gateway writes Bedrock's anthropic_version, and its anthropic_beta from the anthropic-beta header`);
+        break;
+      // metadata.user_id: an id of the end user for Anthropic's abuse detection; service_tier and
+      // speed: the capacity and the speed the answer is made with (Bedrock's are its own
+      // settings, not the body's); cache_control (the request's, apart from its blocks', which
+      // are carried) and diagnostics: prompt caching, and why it missed. None changes the answer,
+      // and Bedrock documents none of them in its body for Claude (where it refuses a field it
+      // does not take): left out, as Claude Code sends metadata on every turn
+      case 'metadata': case 'service_tier': case 'speed': case 'cache_control': case 'diagnostics':
+        break;
+      case 'output_format': // (the beta's name of output_config.format, which is Bedrock's word for it)
+        format = given(v);
+        break;
+      default:
+        if (NOT_ON_BEDROCK[k] !== undefined) {
+          if (given(v) !== undefined) throw new RequestError(`${k} cannot be carried to the bedrock-invoke upstream: ${NOT_ON_BEDROCK[k]}`);
+        } else out[k] = v;
+    }
+  }
+  if (format !== undefined) {
+    const config = given(out.output_config);
+    if (config !== undefined && !isObject(config)) throw new RequestError('output_config must be an object');
+    if (given(config?.format) !== undefined) throw new RequestError('output_format and output_config.format cannot both be given: they are one field');
+    out.output_config = { ...config, format };
+  }
+  const beta = typeof headers['anthropic-beta'] === 'string' ? headers['anthropic-beta'].split(',').map((b) => b.trim()).filter((b) => b !== '') : [];
+  return { anthropic_version: 'bedrock-2023-05-31', ...(beta.length > 0 ? { anthropic_beta: beta } : {}), ...out };
+}
+
 /** The region of a Bedrock endpoint (`bedrock-runtime.<region>.amazonaws.com`), else AWS_REGION or AWS_DEFAULT_REGION. */
 function regionOf(hostname, env) {
   const m = /^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com$/.exec(hostname);
@@ -1017,10 +1080,12 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
   const out = { 'content-type': 'application/json', accept: describeFormat(format).contentType };
   const key = credentialOf(headers);
   const same = dialect === format; // the client speaks the upstream's own API: its body passes as it is
-  const chat = same || dialect === 'openai' ? body : chatFromMessages(body, format);
-  if (!same && !Array.isArray(chat.messages)) throw new RequestError('messages must be an array');
+  // (an Anthropic client's body for Claude on Bedrock passes as well: invokeFromMessages)
+  const claudeOnBedrock = dialect === 'anthropic' && format === 'bedrock-invoke';
+  const chat = same || claudeOnBedrock || dialect === 'openai' ? body : chatFromMessages(body, format);
+  if (!same && !claudeOnBedrock && !Array.isArray(chat.messages)) throw new RequestError('messages must be an array');
   const messages = chat.messages;
-  if (!same) checkShapes(messages);
+  if (!same && !claudeOnBedrock) checkShapes(messages);
   let path;
   let payload;
   switch (format) {
@@ -1085,13 +1150,18 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       return target;
     }
     case 'bedrock-invoke': {
-      // Claude on Bedrock: Anthropic's Messages body, without model and stream, with Bedrock's anthropic_version
+      // Claude on Bedrock: Anthropic's Messages body, without model and stream, with Bedrock's
+      // anthropic_version: an Anthropic client's as it sent it (invokeFromMessages), an OpenAI
+      // client's written as the anthropic upstream's is
       if (typeof chat.model !== 'string' || chat.model === '') throw new RequestError('a bedrock upstream needs a model id');
       path = `${prefix}/model/${encodeURIComponent(chat.model)}/invoke-with-response-stream`;
-      const messagesBody = toAnthropic(chat, messages);
-      carryParams(format, chat, messagesBody, settings);
-      const { model: _model, stream: _stream, ...anthropicBody } = messagesBody;
-      payload = { anthropic_version: 'bedrock-2023-05-31', ...anthropicBody };
+      if (claudeOnBedrock) payload = invokeFromMessages(body, headers);
+      else {
+        const messagesBody = toAnthropic(chat, messages);
+        carryParams(format, chat, messagesBody, settings);
+        const { model: _model, stream: _stream, ...anthropicBody } = messagesBody;
+        payload = { anthropic_version: 'bedrock-2023-05-31', ...anthropicBody };
+      }
       const target = { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };
       target.sign = signing(bedrockSigner(url.hostname, env), url, target, out, path);
       return target;

@@ -150,12 +150,14 @@ const fromMessages: [Format, Body, Body][] = [
     additionalModelRequestFields: { top_k: 40, thinking: { type: 'enabled', budget_tokens: 2048 } },
     outputConfig: { textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: JSON.stringify(SCHEMA), name: 'output' } } } },
   }],
+  // (to Claude on Bedrock an Anthropic client's body passes as it is, context_management with it,
+  // without what Bedrock's body has not and what changes nothing in the answer: bedrock-invoke-requests.test.ts)
   ['bedrock-invoke', {
     temperature: 0.2, top_k: 40, stop_sequences: ['END'], thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { effort: 'high', format: FORMAT },
-    metadata: { user_id: 'u-1' }, speed: 'fast',
+    metadata: { user_id: 'u-1' }, speed: 'fast', service_tier: 'auto', context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
   }, {
     max_tokens: 300, temperature: 0.2, top_k: 40, stop_sequences: ['END'], thinking: { type: 'enabled', budget_tokens: 2048 },
-    output_config: { format: FORMAT, effort: 'high' },
+    output_config: { format: FORMAT, effort: 'high' }, context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
   }],
 ];
 
@@ -225,6 +227,9 @@ const messagesRefusals: [Format, Body, string][] = [
   ['gemini', { output_config: { format: { type: 'json_schema' } } }, 'output_config.format must be { type: "json_schema", schema }'],
   ['ollama', { output_config: { task_budget: 5 } }, 'output_config.task_budget cannot be carried to the ollama upstream: the gateway has no word for it in OpenAI Chat\'s form, through which it translates'],
   ['gemini', { inference_geo: 'eu' }, 'inference_geo cannot be carried to the gemini upstream: it says where Anthropic runs the model'],
+  ['bedrock-invoke', { inference_geo: 'eu' }, 'inference_geo cannot be carried to the bedrock-invoke upstream: it says where Anthropic runs the model'],
+  ['bedrock-invoke', { container: 'cntr_1' }, 'container cannot be carried to the bedrock-invoke upstream: it names a container of Anthropic\'s code execution tool, which Bedrock does not run'],
+  ['bedrock-invoke', { mcp_servers: [{ type: 'url', url: 'https://mcp.example', name: 'x' }] }, 'mcp_servers cannot be carried to the bedrock-invoke upstream: it names servers for Anthropic\'s MCP connector, which Bedrock does not call'],
   ['openai', { container: 'cntr_1' }, 'container cannot be carried to the openai upstream: the gateway has no word for it in OpenAI Chat\'s form, through which it translates'],
   ['ollama', { mcp_servers: [{ type: 'url', url: 'https://mcp.example', name: 'x' }] }, 'mcp_servers cannot be carried to the ollama upstream: the gateway has no word for it in OpenAI Chat\'s form, through which it translates'],
 ];

@@ -10,7 +10,8 @@
 // - an OpenAI client's tool message of content parts, and its tool message followed by a user
 //   message with an image;
 // - the refusals: an image by URL where the upstream takes only bytes, a block or part that is
-//   neither text nor image;
+//   neither text nor image (where the request is translated: an Anthropic client's body passes
+//   as it is to Claude on Bedrock, a document and is_error with it);
 // - a ddg upstream, which takes text only: an image refused, in a tool result or a user message.
 import { afterAll, describe, expect, test } from 'vitest';
 import { closeGateway, post, startGateway, withAwsEnv, type Running } from './support.js';
@@ -204,7 +205,7 @@ describe('an Anthropic client\'s tool_result with an image', () => {
     expect(await received(format, messagesTurn([IMAGE]), 'anthropic')).toEqual(imageOnly);
   });
 
-  test('an error\'s result with an image: its text after "Error: ", or "Error:" before an image alone', async () => {
+  test('an error\'s result with an image: its text after "Error: ", or "Error:" before an image alone; to Claude on Bedrock, is_error as sent', async () => {
     const turn = (content: unknown) => {
       const t = messagesTurn(content) as { messages: { content: { is_error?: boolean }[] }[] };
       t.messages[2].content[0].is_error = true;
@@ -214,6 +215,8 @@ describe('an Anthropic client\'s tool_result with an image', () => {
       openaiBody([{ role: 'tool', tool_call_id: 'toolu_1', content: 'Error: A screenshot:' }, { role: 'user', content: [{ type: 'text', text: LABEL }, PNG_PART] }]));
     expect(await received('bedrock', turn([IMAGE]), 'anthropic')).toEqual(
       bedrockBody([{ toolResult: { toolUseId: 'toolu_1', content: [{ text: 'Error:' }, CONVERSE_IMAGE] } }]));
+    expect(await received('bedrock-invoke', turn([IMAGE]), 'anthropic')).toEqual(
+      invokeBody([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [ANTHROPIC_IMAGE], is_error: true }]));
   });
 
   test('two results, the first with two images, and the user\'s text: the images after all the results (openai, gemini)', async () => {
@@ -282,12 +285,13 @@ describe('an Anthropic client\'s tool_result with an image', () => {
     expect(await refused(format, turn, 'anthropic')).toEqual(anthropicError(message));
   });
 
-  test('a block that is neither text nor image, or an image of another source, is refused', async () => {
+  test('a block that is neither text nor image, or an image of another source, is refused where the request is translated (to Claude on Bedrock it passes)', async () => {
     const document = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } };
     expect(await refused('openai', messagesTurn([{ type: 'text', text: 'The file:' }, document]), 'anthropic'))
       .toEqual(anthropicError('a tool_result\'s block of type "document" cannot be carried to this upstream'));
-    expect(await refused('bedrock-invoke', messagesTurn([document]), 'anthropic'))
-      .toEqual(anthropicError('a tool_result\'s block of type "document" cannot be carried to this upstream'));
+    // (an Anthropic client's body passes as it is to Claude on Bedrock, which takes a document in a tool result)
+    expect(await received('bedrock-invoke', messagesTurn([document]), 'anthropic'))
+      .toEqual(invokeBody([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [document] }]));
     expect(await refused('gemini', messagesTurn([{ type: 'image', source: { type: 'file', file_id: 'file_1' } }]), 'anthropic'))
       .toEqual(anthropicError('a tool_result\'s image of source type "file" cannot be carried to this upstream'));
   });
