@@ -955,14 +955,18 @@ const NOT_ON_BEDROCK = {
  * redacted_thinking blocks of the history, which Claude wants back before their turn's tool_use
  * when it thinks; cache_control on blocks, tools and system; a tool_result's is_error; documents;
  * a system prompt of blocks; tools as defined). Bedrock's own words: no `model` (it is in the
- * path) nor `stream` (so is that), `anthropic_version: "bedrock-2023-05-31"`, and the client's
- * anthropic-beta header as `anthropic_beta`, the list of its comma-separated values. Left out:
- * the fields of Anthropic's API that Bedrock's body for Claude does not take and that change
- * nothing in the answer (below, each with its reason); refused: those that do (NOT_ON_BEDROCK).
- * Anything else passes as it was sent, for Bedrock to take or refuse (context_management among
- * them: Claude on Bedrock takes its edits under their betas, as Anthropic's API does).
+ * path) nor `stream` (so is that), and `anthropic_version: "bedrock-2023-05-31"`. The client's
+ * anthropic-beta header is not carried (as `anthropic_beta`): Bedrock refuses a request with a beta
+ * flag it does not take ("invalid beta flag", a 400), which flags it takes differs from model to
+ * model (Opus 4.7 takes interleaved thinking's alone), and Claude Code sends Anthropic's own
+ * (`claude-code-20250219`, the MCP connector's, …) on every turn: carried, they refused every turn.
+ * So are the fields that need a beta to be taken: context_management (ignored, as for another
+ * upstream: the provider's own trimming of a long conversation). Left out too: the fields of
+ * Anthropic's API that Bedrock's body for Claude does not take and that change nothing in the
+ * answer (below, each with its reason); refused: those that do (NOT_ON_BEDROCK). Anything else
+ * passes as it was sent, for Bedrock to take or refuse.
  */
-function invokeFromMessages(body, headers) {
+function invokeFromMessages(body) {
   const out = {};
   let format;
   for (const [k, v] of Object.entries(body)) {
@@ -971,7 +975,7 @@ function invokeFromMessages(body, headers) {
         break; // (both in the path: the model's id, and invoke-with-response-stream)
       case 'anthropic_version': case 'anthropic_beta':
         // (Anthropic's API has them as headers, not in its body: the gateway writes Bedrock's)
-        if (given(v) !== undefined) throw new RequestError(`${k} is not a field of Anthropic's Messages API: the gateway writes Bedrock's anthropic_version, and its anthropic_beta from the anthropic-beta header`);
+        if (given(v) !== undefined) throw new RequestError(`${k} is not a field of Anthropic's Messages API: the gateway writes Bedrock's anthropic_version, and no beta flags`);
         break;
       // metadata.user_id: an id of the end user for Anthropic's abuse detection; service_tier and
       // speed: the capacity and the speed the answer is made with (Bedrock's are its own
@@ -980,6 +984,7 @@ function invokeFromMessages(body, headers) {
       // and Bedrock documents none of them in its body for Claude (where it refuses a field it
       // does not take): left out, as Claude Code sends metadata on every turn
       case 'metadata': case 'service_tier': case 'speed': case 'cache_control': case 'diagnostics':
+      case 'context_management': // (under its beta, which is not carried: above)
         break;
       case 'output_format': // (the beta's name of output_config.format, which is Bedrock's word for it)
         format = given(v);
@@ -996,8 +1001,7 @@ function invokeFromMessages(body, headers) {
     if (given(config?.format) !== undefined) throw new RequestError('output_format and output_config.format cannot both be given: they are one field');
     out.output_config = { ...config, format };
   }
-  const beta = typeof headers['anthropic-beta'] === 'string' ? headers['anthropic-beta'].split(',').map((b) => b.trim()).filter((b) => b !== '') : [];
-  return { anthropic_version: 'bedrock-2023-05-31', ...(beta.length > 0 ? { anthropic_beta: beta } : {}), ...out };
+  return { anthropic_version: 'bedrock-2023-05-31', ...out };
 }
 
 /** The region of a Bedrock endpoint (`bedrock-runtime.<region>.amazonaws.com`), else AWS_REGION or AWS_DEFAULT_REGION. */
@@ -1155,7 +1159,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       // client's written as the anthropic upstream's is
       if (typeof chat.model !== 'string' || chat.model === '') throw new RequestError('a bedrock upstream needs a model id');
       path = `${prefix}/model/${encodeURIComponent(chat.model)}/invoke-with-response-stream`;
-      if (claudeOnBedrock) payload = invokeFromMessages(body, headers);
+      if (claudeOnBedrock) payload = invokeFromMessages(body);
       else {
         const messagesBody = toAnthropic(chat, messages);
         carryParams(format, chat, messagesBody, settings);

@@ -150,14 +150,15 @@ const fromMessages: [Format, Body, Body][] = [
     additionalModelRequestFields: { top_k: 40, thinking: { type: 'enabled', budget_tokens: 2048 } },
     outputConfig: { textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: JSON.stringify(SCHEMA), name: 'output' } } } },
   }],
-  // (to Claude on Bedrock an Anthropic client's body passes as it is, context_management with it,
-  // without what Bedrock's body has not and what changes nothing in the answer: bedrock-invoke-requests.test.ts)
+  // (to Claude on Bedrock an Anthropic client's body passes as it is, without what Bedrock's body has
+  // not and what changes nothing in the answer, context_management among them: it needs a beta flag,
+  // and the gateway carries none: bedrock-invoke-requests.test.ts)
   ['bedrock-invoke', {
     temperature: 0.2, top_k: 40, stop_sequences: ['END'], thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { effort: 'high', format: FORMAT },
     metadata: { user_id: 'u-1' }, speed: 'fast', service_tier: 'auto', context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
   }, {
     max_tokens: 300, temperature: 0.2, top_k: 40, stop_sequences: ['END'], thinking: { type: 'enabled', budget_tokens: 2048 },
-    output_config: { format: FORMAT, effort: 'high' }, context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
+    output_config: { format: FORMAT, effort: 'high' },
   }],
 ];
 
