@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FIXTURES } from '../helpers/model-fixtures.js';
-import { AWS_ENV, closeGateway, invokeStream, post, startGateway, withAwsEnv, type Running } from './support.js';
+import { closeGateway, expectSignedAsSent, invokeStream, post, startGateway, withAwsEnv, type Running } from './support.js';
 
 type Body = Record<string, unknown>;
 
@@ -97,19 +97,7 @@ describe('an Anthropic client\'s turn to Claude on Bedrock: the body as sent, in
     const got = await received(turn());
     expect(JSON.parse(got.raw)).toEqual(invokeBody());
     expect(got.headers['x-amz-content-sha256']).toBe(createHash('sha256').update(got.raw, 'utf8').digest('hex'));
-    const auth = String(got.headers.authorization);
-    const m = /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/(\d{8})\/eu-central-1\/bedrock\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/.exec(auth);
-    expect(m, auth).not.toBeNull();
-    expect(m![2].split(';')).toEqual(expect.arrayContaining(['host', 'content-type', 'x-amz-date', 'x-amz-content-sha256']));
-    const { SignatureV4 } = await import('@smithy/signature-v4');
-    const { Hash } = await import('@smithy/hash-node');
-    const signer = new SignatureV4({ service: 'bedrock', region: AWS_ENV.AWS_REGION, credentials: { accessKeyId: AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: AWS_ENV.AWS_SECRET_ACCESS_KEY }, sha256: Hash.bind(null, 'sha256') });
-    const amz = String(got.headers['x-amz-date']);
-    const date = new Date(`${amz.slice(0, 4)}-${amz.slice(4, 6)}-${amz.slice(6, 8)}T${amz.slice(9, 11)}:${amz.slice(11, 13)}:${amz.slice(13, 15)}Z`);
-    const signedHeaders: Record<string, string> = {};
-    for (const h of m![2].split(';')) if (h !== 'x-amz-date' && h !== 'authorization') signedHeaders[h] = String(got.headers[h]);
-    const again = await signer.sign({ method: 'POST', protocol: 'http:', hostname: '127.0.0.1', path: '/model/claude/invoke-with-response-stream', query: {}, headers: signedHeaders, body: got.raw }, { signingDate: date });
-    expect(again.headers.authorization).toBe(auth);
+    await expectSignedAsSent(got, '/model/claude/invoke-with-response-stream', got.raw);
   });
 
   test('no beta flags, whatever the anthropic-beta header says (Bedrock refuses one it does not take), and no context_management, which needs one', async () => {

@@ -9,9 +9,9 @@
 // - end to end, the official clients asking for JSON by a schema from a gemini upstream.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { DEFAULTS, createGateway, parseArgs } from '../../examples/gateway/server.mjs';
-import { closeGateway, post, startGateway, withAwsEnv, type Running } from './support.js';
+import { gatewaysByFormat, post, startGateway, withAwsEnv, type Running } from './support.js';
 
 type Format = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg' | 'gemini' | 'bedrock' | 'bedrock-invoke';
 type Body = Record<string, unknown>;
@@ -235,25 +235,8 @@ const messagesRefusals: [Format, Body, string][] = [
   ['ollama', { mcp_servers: [{ type: 'url', url: 'https://mcp.example', name: 'x' }] }, 'mcp_servers cannot be carried to the ollama upstream: the gateway has no word for it in OpenAI Chat\'s form, through which it translates'],
 ];
 
-const gateways = new Map<Format, Running>();
-async function gateway(format: Format): Promise<Running> {
-  let g = gateways.get(format);
-  if (!g) {
-    // (the ddg base URL is the endpoint itself; no script: the upstream's 404 answers, what it received is what counts)
-    g = await startGateway({ upstreamFormat: format }, format === 'ddg' ? '/chat' : '');
-    gateways.set(format, g);
-  }
-  return g;
-}
-afterAll(async () => {
-  // (each gateway sets the core's budget for its life, and puts back the one it found: the last started closes first)
-  const all = [...gateways.values()].reverse();
-  for (const g of all.slice(0, -1)) {
-    await g.close();
-    expect(g.up.openSockets).toBe(0);
-  }
-  await closeGateway(all.at(-1)); // (and the budget put back)
-});
+// (a gateway per upstream format; the ddg base URL is the endpoint itself, and with no script the upstream's 404 answers: what it received is what counts)
+const gateway = gatewaysByFormat<Format>((format) => (format === 'ddg' ? '/chat' : ''));
 
 /** What the upstream received for a request (the upstream called once). */
 async function received(format: Format, body: Body, client: 'openai' | 'anthropic'): Promise<unknown> {

@@ -9,7 +9,7 @@ import { createGateway, type Gateway, type GatewayOptions } from '../../examples
 import { SseRelay } from '../../bindings/index.js';
 import { reference, type Fixture } from '../helpers/model-fixtures.js';
 import { codec } from '../helpers/bedrock-fixtures.js';
-import { FakeUpstream } from './fake-upstream.js';
+import { FakeUpstream, type Received } from './fake-upstream.js';
 
 export interface Running { up: FakeUpstream; gw: Gateway; url: string; log: string[]; close(): Promise<void> }
 
@@ -180,4 +180,51 @@ export function invokeStream(anthropicBody: string): Uint8Array {
     }));
   }
   return Buffer.concat(parts);
+}
+
+/**
+ * A gateway per upstream format, started when a test first asks for it and closed after the file's
+ * tests (each sets the core's budget for its life and puts back the one it found: the last started
+ * closes first, and the budget is back after it). `path`: the ddg base URL is the endpoint itself.
+ */
+export function gatewaysByFormat<F extends string>(path: (format: F) => string = () => ''): (format: F) => Promise<Running> {
+  const gateways = new Map<F, Running>();
+  afterAll(async () => {
+    const all = [...gateways.values()].reverse();
+    for (const g of all.slice(0, -1)) {
+      await g.close();
+      expect(g.up.openSockets).toBe(0);
+    }
+    await closeGateway(all.at(-1));
+  });
+  return async (format) => {
+    let g = gateways.get(format);
+    if (!g) {
+      g = await startGateway({ upstreamFormat: format as GatewayOptions['upstreamFormat'] }, path(format));
+      gateways.set(format, g);
+    }
+    return g;
+  };
+}
+
+/**
+ * A Bedrock request as the upstream received it was signed with SigV4 over the bytes sent: its
+ * Authorization names the test's key, region and service and signs the host, content type, date and
+ * payload hash, and signing the same request again (`path`, `body`: the bytes received) at its date
+ * with AWS's signer gives the same signature.
+ */
+export async function expectSignedAsSent(got: Received, path: string, body: string): Promise<void> {
+  const auth = String(got.headers.authorization);
+  const m = /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/(\d{8})\/eu-central-1\/bedrock\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/.exec(auth);
+  expect(m, auth).not.toBeNull();
+  expect(m![2].split(';')).toEqual(expect.arrayContaining(['host', 'content-type', 'x-amz-date', 'x-amz-content-sha256']));
+  const { SignatureV4 } = await import('@smithy/signature-v4');
+  const { Hash } = await import('@smithy/hash-node');
+  const signer = new SignatureV4({ service: 'bedrock', region: AWS_ENV.AWS_REGION, credentials: { accessKeyId: AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: AWS_ENV.AWS_SECRET_ACCESS_KEY }, sha256: Hash.bind(null, 'sha256') });
+  const amz = String(got.headers['x-amz-date']);
+  const date = new Date(`${amz.slice(0, 4)}-${amz.slice(4, 6)}-${amz.slice(6, 8)}T${amz.slice(9, 11)}:${amz.slice(11, 13)}:${amz.slice(13, 15)}Z`);
+  const signedHeaders: Record<string, string> = {};
+  for (const h of m![2].split(';')) if (h !== 'x-amz-date' && h !== 'authorization') signedHeaders[h] = String(got.headers[h]);
+  const again = await signer.sign({ method: 'POST', protocol: 'http:', hostname: '127.0.0.1', path, query: {}, headers: signedHeaders, body }, { signingDate: date });
+  expect(again.headers.authorization).toBe(auth);
 }

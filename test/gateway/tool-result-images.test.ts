@@ -13,8 +13,8 @@
 //   neither text nor image (where the request is translated: an Anthropic client's body passes
 //   as it is to Claude on Bedrock, a document and is_error with it);
 // - a ddg upstream, which takes text only: an image refused, in a tool result or a user message.
-import { afterAll, describe, expect, test } from 'vitest';
-import { closeGateway, post, startGateway, withAwsEnv, type Running } from './support.js';
+import { describe, expect, test } from 'vitest';
+import { gatewaysByFormat, post, withAwsEnv } from './support.js';
 
 type Format = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg' | 'gemini' | 'bedrock' | 'bedrock-invoke';
 type Body = Record<string, unknown>;
@@ -148,25 +148,8 @@ const results: [Format, Body, Body][] = [
     bedrockBody([{ toolResult: { toolUseId: 'toolu_1', content: [CONVERSE_IMAGE] } }])],
 ];
 
-const gateways = new Map<Format, Running>();
-async function gateway(format: Format): Promise<Running> {
-  let g = gateways.get(format);
-  if (!g) {
-    // (the ddg base URL is the endpoint itself; no script: the upstream's 404 answers, what it received is what counts)
-    g = await startGateway({ upstreamFormat: format }, format === 'ddg' ? '/chat' : '');
-    gateways.set(format, g);
-  }
-  return g;
-}
-afterAll(async () => {
-  // (each gateway sets the core's budget for its life, and puts back the one it found: the last started closes first)
-  const all = [...gateways.values()].reverse();
-  for (const g of all.slice(0, -1)) {
-    await g.close();
-    expect(g.up.openSockets).toBe(0);
-  }
-  await closeGateway(all.at(-1));
-});
+// (a gateway per upstream format; the ddg base URL is the endpoint itself, and with no script the upstream's 404 answers: what it received is what counts)
+const gateway = gatewaysByFormat<Format>((format) => (format === 'ddg' ? '/chat' : ''));
 
 /** What the upstream received for a request (the upstream called once). */
 async function received(format: Format, body: Body, client: 'openai' | 'anthropic'): Promise<unknown> {
