@@ -38,6 +38,33 @@ export class GatewayConfigError extends Error {
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * Whether OpenAI's strict mode takes a JSON schema: every object schema in it closed
+ * (`additionalProperties: false`) with every property required. Anthropic's structured outputs
+ * also take optional properties, which OpenAI refuses in strict mode with a 400 ("'required' is
+ * required to be supplied and to be an array including every key in properties"): an Anthropic
+ * client's schema goes to OpenAI strict where strict mode takes it, and as a schema to follow
+ * otherwise (without `strict`), rather than refused there.
+ */
+function strictable(schema) {
+  if (Array.isArray(schema)) return schema.every(strictable);
+  if (!isObject(schema)) return true;
+  const objectLike = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')) || isObject(schema.properties);
+  if (objectLike) {
+    const keys = Object.keys(isObject(schema.properties) ? schema.properties : {});
+    if (schema.additionalProperties !== false) return false;
+    if (keys.length > 0 && (!Array.isArray(schema.required) || keys.some((k) => !schema.required.includes(k)))) return false;
+  }
+  // (the schemas inside it: by name in properties and definitions, in lists, or one)
+  for (const k of ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']) {
+    if (isObject(schema[k]) && !Object.values(schema[k]).every(strictable)) return false;
+  }
+  for (const k of ['items', 'prefixItems', 'anyOf', 'allOf', 'oneOf', 'not', 'if', 'then', 'else', 'contains', 'additionalItems']) {
+    if (schema[k] !== undefined && !strictable(schema[k])) return false;
+  }
+  return true;
+}
+
 /** A message's content as text: a string, or the text of its parts. */
 function textOf(c) {
   if (typeof c === 'string') return c;
@@ -584,8 +611,9 @@ function paramsFromMessages(body, out, format) {
             names.reasoning_effort = 'output_config.effort';
           } else if (key === 'format') {
             if (!isObject(value) || value.type !== 'json_schema' || !isObject(value.schema)) throw new RequestError(`${k === 'output_format' ? k : 'output_config.format'} must be { type: "json_schema", schema }`);
-            // (Chat's json_schema must have a name; Anthropic's output is held to the schema, which is what strict asks)
-            out.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: value.schema, strict: true } };
+            // (Chat's json_schema must have a name; Anthropic's output is held to the schema, which is
+            // what strict asks, where OpenAI's strict mode takes the schema: see strictable)
+            out.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: value.schema, ...(strictable(value.schema) ? { strict: true } : {}) } };
             names.response_format = k === 'output_format' ? k : 'output_config.format';
           } else throw new RequestError(`output_config.${key} cannot be carried to the ${format} upstream: ${THROUGH_CHAT}`);
         }

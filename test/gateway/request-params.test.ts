@@ -260,6 +260,31 @@ describe('an Anthropic client\'s parameters, in each upstream\'s words', () => {
   });
 });
 
+describe("an Anthropic client's schema to OpenAI: strict where OpenAI's strict mode takes it (every object closed, every property required, throughout), else a schema to follow", () => {
+  const closed = (properties: Body, required = Object.keys(properties)): Body => ({ type: 'object', properties, required, additionalProperties: false });
+  const schemas: [string, Body, boolean][] = [
+    ['closed, every property required', SCHEMA, true],
+    ['an optional property', closed({ city: { type: 'string' }, zip: { type: 'string' } }, ['city']), false],
+    ['an object left open', { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, false],
+    ['a closed object of no properties', { type: 'object', additionalProperties: false }, true],
+    ['nested: an open object in an array of objects', closed({ stops: { type: 'array', items: { type: 'object', properties: { at: { type: 'string' } }, required: ['at'] } } }), false],
+    ['nested: closed in an array, an anyOf and $defs', { ...closed({ stops: { type: 'array', items: closed({ at: { type: 'string' } }) }, where: { anyOf: [{ $ref: '#/$defs/p' }, { type: 'null' }] } }), $defs: { p: closed({ x: { type: 'number' } }) } }, true],
+    ['nested: an optional property in $defs', { ...closed({ where: { $ref: '#/$defs/p' } }), $defs: { p: closed({ x: { type: 'number' }, y: { type: 'number' } }, ['x']) } }, false],
+    // (a property named "properties" is a property, not the keyword)
+    ['a property named properties', closed({ properties: { type: 'string' } }), true],
+  ];
+  test.each(schemas)('%s', async (_, schema, strict) => {
+    const format = { type: 'json_schema', schema };
+    const json = { name: 'output', schema, ...(strict ? { strict: true } : {}) };
+    expect(await received('openai', messagesRequest({ output_config: { format } }), 'anthropic')).toEqual({
+      ...conversation.openai, max_completion_tokens: 300, response_format: { type: 'json_schema', json_schema: json }, stream_options: USAGE,
+    });
+    expect(await received('openai-responses', messagesRequest({ output_config: { format } }), 'anthropic')).toEqual({
+      ...conversation['openai-responses'], max_output_tokens: 300, text: { format: { type: 'json_schema', ...json } },
+    });
+  });
+});
+
 describe('max_tokens to an openai upstream', () => {
   // An Anthropic client's max_tokens (which every Messages request carries) is written as Chat's
   // max_completion_tokens (above, fromMessages): OpenAI's reasoning models refuse max_tokens. A Chat
