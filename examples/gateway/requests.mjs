@@ -1039,6 +1039,19 @@ function regionOf(hostname, env) {
 }
 
 /**
+ * What a bedrock upstream at `hostname` lacks in the environment `env` to sign its requests (its
+ * AWS credentials, its region), in words that name the variables to set and never a value; undefined
+ * when nothing. The gateway warns of it when it starts, and fails each request with it.
+ */
+export function bedrockLacks(hostname, env) {
+  const missing = [];
+  const unset = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'].filter((k) => !env[k]);
+  if (unset.length > 0) missing.push(`${unset.join(' and ')} ${unset.length > 1 ? 'are' : 'is'} not set in its environment`);
+  if (!regionOf(hostname, env)) missing.push('its region is not set: AWS_REGION (or AWS_DEFAULT_REGION) in its environment, or a bedrock-runtime.<region>.amazonaws.com upstream URL');
+  return missing.length === 0 ? undefined : `the gateway cannot sign for its bedrock upstream: ${missing.join('; ')}`;
+}
+
+/**
  * A signer for a Bedrock request: SigV4 by AWS's own signer (@smithy/signature-v4, SHA-256 from
  * @smithy/hash-node), credentials from the usual AWS_* environment variables. Loaded when a
  * Bedrock upstream is first used: the gateway needs it for no other. Without the credentials or
@@ -1049,12 +1062,9 @@ function bedrockSigner(hostname, env) {
   const accessKeyId = env.AWS_ACCESS_KEY_ID;
   const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
   const region = regionOf(hostname, env);
-  const missing = [];
-  const unset = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'].filter((k) => !env[k]);
-  if (unset.length > 0) missing.push(`${unset.join(' and ')} ${unset.length > 1 ? 'are' : 'is'} not set in its environment`);
-  if (!region) missing.push('its region is not set: AWS_REGION (or AWS_DEFAULT_REGION) in its environment, or a bedrock-runtime.<region>.amazonaws.com upstream URL');
-  if (missing.length > 0) {
-    const err = new GatewayConfigError(`the gateway cannot sign for its bedrock upstream: ${missing.join('; ')}`);
+  const lacking = bedrockLacks(hostname, env);
+  if (lacking !== undefined) {
+    const err = new GatewayConfigError(lacking);
     return () => Promise.reject(err);
   }
   const credentials = { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) };

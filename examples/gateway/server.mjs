@@ -18,7 +18,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { GatewayConfigError, RequestError, upstreamRequest } from './requests.mjs';
+import { GatewayConfigError, RequestError, bedrockLacks, upstreamRequest } from './requests.mjs';
 import { UpstreamProtocolError, requestUpstream } from './upstream.mjs';
 import {
   MODEL_FORMATS, ModelStream, ModelStreamError, SseRelay, coreMemoryLimit, coreMemoryUsed, describeFormat, openAiAnnotations, setCoreMemoryLimit,
@@ -450,6 +450,9 @@ export function createGateway(options = {}) {
   if (upstreamUrl.protocol === 'http:' && !isLoopback(upstreamUrl.hostname)) {
     log(`gateway: warning: the upstream ${upstreamUrl.origin} is plain http beyond loopback: every prompt, answer and key crosses the network unencrypted`);
   }
+  // (a bedrock upstream it cannot sign for: said at the start, where each request would say it only when it comes)
+  const lacking = format === 'bedrock' || format === 'bedrock-invoke' ? bedrockLacks(upstreamUrl.hostname, process.env) : undefined;
+  if (lacking !== undefined) log(`gateway: warning: ${lacking}: every request will fail (500) until it is set and the gateway restarted`);
   const keys = o.apiKeys.map(digest);
   /** Whether a request carries one of the apiKeys (every key compared, in constant time). */
   const authorized = (headers) => {

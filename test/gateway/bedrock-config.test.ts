@@ -7,6 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createGateway } from '../../examples/gateway/server.mjs';
 import { AWS_ENV, chat, closeGateway, metricsAt, post, startGateway, type Running } from './support.js';
 
 const AWS_VARS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_REGION', 'AWS_DEFAULT_REGION'];
@@ -26,10 +27,14 @@ function awsEnv(vars: Partial<typeof AWS_ENV>): void {
 const NO_CREDENTIALS = 'the gateway cannot sign for its bedrock upstream: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set in its environment';
 const NO_REGION = 'its region is not set: AWS_REGION (or AWS_DEFAULT_REGION) in its environment, or a bedrock-runtime.<region>.amazonaws.com upstream URL';
 
+/** The warning of a gateway started with none of them. */
+const STARTED_WITHOUT = `gateway: warning: ${NO_CREDENTIALS}; ${NO_REGION}: every request will fail (500) until it is set and the gateway restarted`;
+
 describe('a bedrock upstream without AWS credentials or region', () => {
   let g: Running;
   let invoke: Running;
   beforeAll(async () => {
+    awsEnv({});
     g = await startGateway({ upstreamFormat: 'bedrock' });
     invoke = await startGateway({ upstreamFormat: 'bedrock-invoke' });
   });
@@ -88,8 +93,26 @@ describe('a bedrock upstream without AWS credentials or region', () => {
     const id = res.headers['x-request-id'] as string;
     const message = `the gateway cannot sign for its bedrock upstream: ${NO_REGION}`;
     expect([res.status, JSON.parse(res.body.toString())]).toEqual([500, { type: 'error', error: { type: 'api_error', message: `gateway error (request id ${id}): ${message}` } }]);
-    expect(invoke.log).toEqual([`gateway: request ${id}: 500: GatewayConfigError: ${message}`]);
+    expect(invoke.log).toEqual([STARTED_WITHOUT, `gateway: request ${id}: 500: GatewayConfigError: ${message}`]);
     expect(invoke.up.received.length).toBe(0);
+  });
+
+  test('said when the gateway starts: a warning naming what is missing, and none with everything set (or the region in the URL)', async () => {
+    expect([g.log[0], invoke.log[0]]).toEqual([STARTED_WITHOUT, STARTED_WITHOUT]);
+    const started = async (vars: Partial<typeof AWS_ENV>, upstream?: string): Promise<string[]> => {
+      awsEnv(vars);
+      const log: string[] = [];
+      // (closed at once: each gateway sets the core's budget for its life and puts back the one it found)
+      await createGateway({ upstream: upstream ?? g.up.url, upstreamFormat: 'bedrock', log: (line) => log.push(line) }).close();
+      return log;
+    };
+    expect(await started(AWS_ENV)).toEqual([]);
+    const { AWS_REGION: _region, ...credentials } = AWS_ENV;
+    expect(await started(credentials)).toEqual([`gateway: warning: the gateway cannot sign for its bedrock upstream: ${NO_REGION}: every request will fail (500) until it is set and the gateway restarted`]);
+    // (a bedrock-runtime.<region>.amazonaws.com URL names the region)
+    expect(await started(credentials, 'https://bedrock-runtime.eu-west-1.amazonaws.com')).toEqual([]);
+    const { AWS_SECRET_ACCESS_KEY: _secret, ...noSecret } = AWS_ENV;
+    expect(await started(noSecret)).toEqual(['gateway: warning: the gateway cannot sign for its bedrock upstream: AWS_SECRET_ACCESS_KEY is not set in its environment: every request will fail (500) until it is set and the gateway restarted']);
   });
 
   test('the metrics: each a gateway error and a failed stream, none the provider\'s', async () => {
