@@ -289,8 +289,9 @@ function anthropicImage(url) {
 }
 
 /** Chat's history as Anthropic's: system apart, tool calls as tool_use blocks, tool results as tool_result blocks of a user turn. */
-function toAnthropic(body, messages) {
-  const out = { model: body.model, max_tokens: given(body.max_tokens) ?? given(body.max_completion_tokens) ?? 1024, messages: [] };
+function toAnthropic(body, messages, settings) {
+  // (Anthropic's API needs a bound, Chat's not: the gateway's for a request that names none, 4096 unless set)
+  const out = { model: body.model, max_tokens: given(body.max_tokens) ?? given(body.max_completion_tokens) ?? settings.anthropicMaxTokens ?? 4096, messages: [] };
   let system = '';
   let results = null; // the user turn that gathers consecutive tool results (and the user text right after them)
   for (const m of messages) {
@@ -1114,7 +1115,9 @@ function checkShapes(messages) {
  * bedrock: `{base}/model/{model}/converse-stream`, a Converse body, and `sign(body)`: the SigV4
  * headers for the body's bytes (credentials from `env`'s AWS_* variables).
  * `settings`: the gateway's choices of words, `openaiMaxTokensField` (`max_completion_tokens`, the
- * default, or `max_tokens`): the field an Anthropic client's max_tokens is written in for an openai upstream.
+ * default, or `max_tokens`): the field an Anthropic client's max_tokens is written in for an openai
+ * upstream; `anthropicMaxTokens` (4096 unless given): the max_tokens of a request that names none,
+ * for an upstream whose API needs one.
  */
 export function upstreamRequest(format, base, body, headers, dialect = 'openai', env = process.env, settings = {}) {
   const url = typeof base === 'string' ? new URL(base) : base;
@@ -1144,7 +1147,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       break;
     case 'anthropic':
       path = `${prefix}/v1/messages`;
-      payload = same ? body : toAnthropic(chat, messages);
+      payload = same ? body : toAnthropic(chat, messages, settings);
       if (!same) carryParams(format, chat, payload, settings);
       out['anthropic-version'] = typeof headers['anthropic-version'] === 'string' && same ? headers['anthropic-version'] : '2023-06-01';
       if (same && typeof headers['anthropic-beta'] === 'string') out['anthropic-beta'] = headers['anthropic-beta'];
@@ -1199,7 +1202,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
       path = `${prefix}/model/${encodeURIComponent(chat.model)}/invoke-with-response-stream`;
       if (claudeOnBedrock) payload = invokeFromMessages(body);
       else {
-        const messagesBody = toAnthropic(chat, messages);
+        const messagesBody = toAnthropic(chat, messages, settings);
         carryParams(format, chat, messagesBody, settings);
         const { model: _model, stream: _stream, ...anthropicBody } = messagesBody;
         payload = { anthropic_version: 'bedrock-2023-05-31', ...anthropicBody };

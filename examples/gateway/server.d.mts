@@ -15,6 +15,11 @@ export interface GatewayOptions {
    * for a server that knows only that one). @defaultValue 'max_completion_tokens'
    */
   openaiMaxTokensField?: 'max_completion_tokens' | 'max_tokens';
+  /**
+   * The `max_tokens` of a request that names none, to an upstream whose API needs one (`anthropic`,
+   * `bedrock-invoke`). @defaultValue 4096
+   */
+  anthropicMaxTokens?: number;
   /** Seconds of upstream silence before a `: keep-alive` comment (0: never). @defaultValue 15 */
   keepalive?: number;
   /** @defaultValue 1024 */
@@ -76,7 +81,7 @@ export function createGateway(options: GatewayOptions): Gateway;
 export type ClientDialect = 'openai' | 'anthropic';
 /** A client's request as the upstream's (requests.mjs); a RequestError when it holds what the upstream has no word for. */
 export function upstreamRequest(format: UpstreamFormat, base: string, body: Record<string, unknown>, headers: IncomingHttpHeaders, dialect?: ClientDialect,
-  env?: Record<string, string | undefined>, settings?: { openaiMaxTokensField?: 'max_completion_tokens' | 'max_tokens' }): {
+  env?: Record<string, string | undefined>, settings?: { openaiMaxTokensField?: 'max_completion_tokens' | 'max_tokens'; anthropicMaxTokens?: number }): {
   protocol: string; hostname: string; port: number; path: string; headers: Record<string, string>; payload: Record<string, unknown>;
 };
 /** An Anthropic Messages request in OpenAI Chat's form (the middle form of the translation). */

@@ -40,6 +40,13 @@ export const DEFAULTS = Object.freeze({
    * /v1) and would ignore the other. A Chat client's own request passes with the word it chose.
    */
   openaiMaxTokensField: 'max_completion_tokens',
+  /**
+   * The `max_tokens` written for a request that names no bound (an OpenAI client's: Chat's is
+   * optional) to an upstream whose API needs one (`anthropic`, `bedrock-invoke`): 4096, the least
+   * any Claude model takes as its most (Claude 3 Haiku's and Opus'), where a higher one is refused by
+   * the models that take less; raise it for the models that take more (Claude 4's 32,000 and up).
+   */
+  anthropicMaxTokens: 4096,
   /** Seconds of upstream silence after which the gateway writes `: keep-alive` (fractions accepted; 0: never). */
   keepalive: 15,
   /** Streams open at once; past it a request is answered 503. */
@@ -421,6 +428,7 @@ export function createGateway(options = {}) {
   const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
   if (typeof o.upstream !== 'string') throw new TypeError('createGateway: upstream (the base URL) is required');
   if (!MODEL_FORMATS.includes(o.upstreamFormat)) throw new TypeError(`createGateway: upstreamFormat must be one of ${MODEL_FORMATS.join(', ')}`);
+  if (!Number.isInteger(o.anthropicMaxTokens) || o.anthropicMaxTokens < 1) throw new TypeError('createGateway: anthropicMaxTokens must be a positive integer');
   if (o.openaiMaxTokensField !== 'max_completion_tokens' && o.openaiMaxTokensField !== 'max_tokens') {
     throw new TypeError('createGateway: openaiMaxTokensField must be max_completion_tokens or max_tokens');
   }
@@ -466,7 +474,7 @@ export function createGateway(options = {}) {
   // what the upstream gets as its credential (upstreamRequest puts a bearer where the format wants it)
   const upstreamCredential = o.upstreamKey !== undefined ? { authorization: `Bearer ${o.upstreamKey}` } : null;
   // (the choices of words of upstreamRequest's translations)
-  const settings = { openaiMaxTokensField: o.openaiMaxTokensField };
+  const settings = { openaiMaxTokensField: o.openaiMaxTokensField, anthropicMaxTokens: o.anthropicMaxTokens };
   const m = o.metrics ? makeMetrics() : NO_METRICS;
   /** @type {Set<Stream>} */
   const streams = new Set();
@@ -1221,6 +1229,7 @@ const USAGE = `usage: node examples/gateway/server.mjs --port <n> --upstream <ba
   [--host ADDRESS]  (127.0.0.1; beyond loopback only with --api-key, or --allow-no-keys)
   [--upstream-format ${MODEL_FORMATS.join('|')}]
   [--openai-max-tokens-field max_completion_tokens|max_tokens]  (an Anthropic client's max_tokens to an openai upstream)
+  [--anthropic-max-tokens N]  (the max_tokens of a request that names none, to anthropic or bedrock-invoke: 4096)
   [--api-key KEY]... [--api-key-file FILE]  (also SEAM_GATEWAY_API_KEYS: keys separated by commas or white space)
   [--upstream-key KEY] [--upstream-key-file FILE]  (also SEAM_GATEWAY_UPSTREAM_KEY)
   [--keepalive SECONDS] [--upstream-timeout MS] [--body-timeout MS] [--client-timeout MS] [--max-duration MS]
@@ -1241,6 +1250,7 @@ export function parseArgs(argv, env = {}) {
     '--max-request-bytes': 'maxRequestBytes', '--max-response-bytes': 'maxResponseBytes', '--high-water-mark': 'highWaterMark',
     '--upstream-timeout': 'upstreamTimeout', '--body-timeout': 'bodyTimeout', '--client-timeout': 'clientTimeout', '--max-duration': 'maxDuration',
     '--max-connections': 'maxConnections', '--max-connections-per-address': 'maxConnectionsPerAddress', '--metrics-port': 'metricsPort',
+    '--anthropic-max-tokens': 'anthropicMaxTokens',
   };
   const strings = {
     '--upstream': 'upstream', '--upstream-format': 'upstreamFormat', '--upstream-key': 'upstreamKey', '--metrics-host': 'metricsHost',

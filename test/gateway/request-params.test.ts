@@ -318,6 +318,37 @@ describe('max_tokens to an openai upstream', () => {
   });
 });
 
+describe('max_tokens to an upstream whose API needs one (anthropic, bedrock-invoke)', () => {
+  // An OpenAI client need not name a bound (Chat's max_tokens is optional); Anthropic's API needs
+  // one: 4096, the least any Claude model takes as its most, unless the gateway's
+  // anthropicMaxTokens says another (it was 1024, which cut such a client's answers mid-way).
+  test.each(['anthropic', 'bedrock-invoke'] as const)('%s: an OpenAI client that names none gets 4096; its own bound passes', async (format) => {
+    const body = (await received(format, chatRequest({}), 'openai')) as Body;
+    expect(body.max_tokens).toBe(4096);
+    expect(((await received(format, chatRequest({ max_completion_tokens: 300 }), 'openai')) as Body).max_tokens).toBe(300);
+    expect(((await received(format, chatRequest({ max_tokens: 200 }), 'openai')) as Body).max_tokens).toBe(200);
+  });
+
+  test('anthropicMaxTokens: the bound of a request that names none; the command\'s --anthropic-max-tokens; a positive integer only', async () => {
+    const g = await startGateway({ upstreamFormat: 'anthropic', anthropicMaxTokens: 32000 });
+    try {
+      await post(g.url, chatRequest({}));
+      expect(g.up.received.at(-1)!.body).toEqual({ ...conversation.anthropic, max_tokens: 32000 });
+      await post(g.url, chatRequest({ max_tokens: 50 }));
+      expect(g.up.received.at(-1)!.body).toEqual({ ...conversation.anthropic, max_tokens: 50 });
+    } finally {
+      await g.close();
+    }
+    expect(DEFAULTS.anthropicMaxTokens).toBe(4096);
+    for (const bad of [0, 1.5, '4096']) {
+      expect(() => createGateway({ upstream: 'http://127.0.0.1:9', anthropicMaxTokens: bad as never })).toThrow(new TypeError('createGateway: anthropicMaxTokens must be a positive integer'));
+    }
+    expect(parseArgs(['--upstream', 'http://127.0.0.1:9', '--anthropic-max-tokens', '16000'])).toEqual({
+      port: 0, host: '127.0.0.1', options: { upstream: 'http://127.0.0.1:9', anthropicMaxTokens: 16000 },
+    });
+  });
+});
+
 describe('tools and tool_choice of null (a client that writes every field) are none', () => {
   test.each(['openai-responses', 'anthropic', 'gemini', 'bedrock', 'ollama'] as const)('an OpenAI client to %s', async (format) => {
     expect(await received(format, chatRequest({ tools: null, tool_choice: null }), 'openai')).toEqual(await received(format, chatRequest({}), 'openai'));
