@@ -313,9 +313,11 @@ function toAnthropic(body, messages, settings) {
     }
     const images = imagesOf(m.content);
     if (m.role === 'assistant') {
+      // (an assistant turn of Anthropic's holds text, thinking and tool calls: an image there was dropped)
+      if (images.length > 0) throw new RequestError('an assistant message\'s images cannot be carried to Anthropic\'s Messages API: its assistant turns hold no images');
       results = null;
       const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
-      if (calls.length === 0 && images.length === 0) {
+      if (calls.length === 0) {
         out.messages.push({ role: 'assistant', content: textOf(m.content) });
         continue;
       }
@@ -370,6 +372,8 @@ function toResponses(body, messages) {
     const images = imagesOf(m.content);
     const text = textOf(m.content);
     if (m.role === 'assistant') {
+      // (an assistant message of Responses' holds output text: an image there was dropped)
+      if (images.length > 0) throw new RequestError('an assistant message\'s images cannot be carried to an openai-responses upstream: its assistant messages hold text only');
       if (text !== '' || !Array.isArray(m.tool_calls) || m.tool_calls.length === 0) input.push({ role: 'assistant', content: text });
       for (const c of m.tool_calls ?? []) input.push({ type: 'function_call', call_id: c.id, name: c.function?.name, arguments: c.function?.arguments ?? '{}' });
       continue;

@@ -307,6 +307,17 @@ describe('an OpenAI client\'s tool results and images', () => {
     expect(await received(format, chatTurn('A screenshot:', after), 'openai')).toEqual(want);
   });
 
+  test('an image in an assistant message (which OpenAI\'s own API does not take either) is refused where the upstream\'s assistant turns hold none, where it was dropped', async () => {
+    const body = { model: 'probe', stream: true, messages: [
+      { role: 'user', content: 'Draw it.' }, { role: 'assistant', content: [{ type: 'text', text: 'Here:' }, PNG_PART] }, { role: 'user', content: 'Again.' },
+    ] };
+    const anthropic = openaiError('an assistant message\'s images cannot be carried to Anthropic\'s Messages API: its assistant turns hold no images');
+    expect(await refused('anthropic', body, 'openai')).toEqual(anthropic);
+    expect(await refused('bedrock-invoke', body, 'openai')).toEqual(anthropic);
+    expect(await refused('openai-responses', body, 'openai'))
+      .toEqual(openaiError('an assistant message\'s images cannot be carried to an openai-responses upstream: its assistant messages hold text only'));
+  });
+
   test('a tool message\'s part that is neither text nor image is refused', async () => {
     const file = { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } };
     for (const format of ['anthropic', 'gemini', 'bedrock', 'openai-responses'] as const) {
