@@ -858,7 +858,10 @@ const PARAMS = {
     const reasoning = {};
     // (disabled: left to the model, as for Chat: `effort: "none"` is refused by the models before gpt-5.1)
     put(reasoning, 'effort', r.level);
-    if (r.show) reasoning.summary = 'auto';
+    // (the reasoning shown, as its summary: OpenAI writes one only for a verified organization, and
+    // refuses the request otherwise: the gateway's responsesSummary 'none' asks for none)
+    const summary = p.settings.responsesSummary ?? 'auto';
+    if (r.show && summary !== 'none') reasoning.summary = summary;
     if (Object.keys(reasoning).length > 0) out.reasoning = reasoning;
   },
 
@@ -1121,7 +1124,9 @@ function checkShapes(messages) {
  * `settings`: the gateway's choices of words, `openaiMaxTokensField` (`max_completion_tokens`, the
  * default, or `max_tokens`): the field an Anthropic client's max_tokens is written in for an openai
  * upstream; `anthropicMaxTokens` (4096 unless given): the max_tokens of a request that names none,
- * for an upstream whose API needs one.
+ * for an upstream whose API needs one; `responsesSummary` ('auto' unless given; 'concise',
+ * 'detailed', or 'none'): the reasoning summary asked of an openai-responses upstream when the
+ * client asks to see the reasoning.
  */
 export function upstreamRequest(format, base, body, headers, dialect = 'openai', env = process.env, settings = {}) {
   const url = typeof base === 'string' ? new URL(base) : base;

@@ -47,6 +47,13 @@ export const DEFAULTS = Object.freeze({
    * the models that take less; raise it for the models that take more (Claude 4's 32,000 and up).
    */
   anthropicMaxTokens: 4096,
+  /**
+   * The reasoning summary asked of an `openai-responses` upstream when a client asks to see the
+   * reasoning (an Anthropic client's thinking, which Claude Code asks on every turn): `auto`,
+   * `concise`, `detailed`, or `none`, for an organization OpenAI has not verified, whose requests
+   * for a summary it refuses with a 400.
+   */
+  responsesSummary: 'auto',
   /** Seconds of upstream silence after which the gateway writes `: keep-alive` (fractions accepted; 0: never). */
   keepalive: 15,
   /** Streams open at once; past it a request is answered 503. */
@@ -429,6 +436,7 @@ export function createGateway(options = {}) {
   if (typeof o.upstream !== 'string') throw new TypeError('createGateway: upstream (the base URL) is required');
   if (!MODEL_FORMATS.includes(o.upstreamFormat)) throw new TypeError(`createGateway: upstreamFormat must be one of ${MODEL_FORMATS.join(', ')}`);
   if (!Number.isInteger(o.anthropicMaxTokens) || o.anthropicMaxTokens < 1) throw new TypeError('createGateway: anthropicMaxTokens must be a positive integer');
+  if (!['auto', 'concise', 'detailed', 'none'].includes(o.responsesSummary)) throw new TypeError('createGateway: responsesSummary must be auto, concise, detailed or none');
   if (o.openaiMaxTokensField !== 'max_completion_tokens' && o.openaiMaxTokensField !== 'max_tokens') {
     throw new TypeError('createGateway: openaiMaxTokensField must be max_completion_tokens or max_tokens');
   }
@@ -474,7 +482,7 @@ export function createGateway(options = {}) {
   // what the upstream gets as its credential (upstreamRequest puts a bearer where the format wants it)
   const upstreamCredential = o.upstreamKey !== undefined ? { authorization: `Bearer ${o.upstreamKey}` } : null;
   // (the choices of words of upstreamRequest's translations)
-  const settings = { openaiMaxTokensField: o.openaiMaxTokensField, anthropicMaxTokens: o.anthropicMaxTokens };
+  const settings = { openaiMaxTokensField: o.openaiMaxTokensField, anthropicMaxTokens: o.anthropicMaxTokens, responsesSummary: o.responsesSummary };
   const m = o.metrics ? makeMetrics() : NO_METRICS;
   /** @type {Set<Stream>} */
   const streams = new Set();
@@ -1230,6 +1238,7 @@ const USAGE = `usage: node examples/gateway/server.mjs --port <n> --upstream <ba
   [--upstream-format ${MODEL_FORMATS.join('|')}]
   [--openai-max-tokens-field max_completion_tokens|max_tokens]  (an Anthropic client's max_tokens to an openai upstream)
   [--anthropic-max-tokens N]  (the max_tokens of a request that names none, to anthropic or bedrock-invoke: 4096)
+  [--responses-summary auto|concise|detailed|none]  (the reasoning summary asked of openai-responses: none for an unverified organization)
   [--api-key KEY]... [--api-key-file FILE]  (also SEAM_GATEWAY_API_KEYS: keys separated by commas or white space)
   [--upstream-key KEY] [--upstream-key-file FILE]  (also SEAM_GATEWAY_UPSTREAM_KEY)
   [--keepalive SECONDS] [--upstream-timeout MS] [--body-timeout MS] [--client-timeout MS] [--max-duration MS]
@@ -1254,7 +1263,7 @@ export function parseArgs(argv, env = {}) {
   };
   const strings = {
     '--upstream': 'upstream', '--upstream-format': 'upstreamFormat', '--upstream-key': 'upstreamKey', '--metrics-host': 'metricsHost',
-    '--openai-max-tokens-field': 'openaiMaxTokensField',
+    '--openai-max-tokens-field': 'openaiMaxTokensField', '--responses-summary': 'responsesSummary',
   };
   const options = {};
   const apiKeys = [];

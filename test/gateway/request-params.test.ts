@@ -349,6 +349,30 @@ describe('max_tokens to an upstream whose API needs one (anthropic, bedrock-invo
   });
 });
 
+describe('the reasoning summary asked of an openai-responses upstream', () => {
+  // (OpenAI writes a summary only for a verified organization, and refuses a request that asks one
+  // otherwise: Claude Code asks to see its thinking on every turn)
+  test.each([['concise', { summary: 'concise' }], ['detailed', { summary: 'detailed' }], ['none', undefined]] as const)('responsesSummary %s', async (summary, reasoning) => {
+    const g = await startGateway({ upstreamFormat: 'openai-responses', responsesSummary: summary });
+    try {
+      await post(g.url, messagesRequest({ thinking: { type: 'enabled', budget_tokens: 2048 } }), '/v1/messages', ANTHROPIC_HEADERS);
+      expect(g.up.received.at(-1)!.body).toEqual({ ...conversation['openai-responses'], max_output_tokens: 300, ...(reasoning ? { reasoning } : {}) });
+      await post(g.url, messagesRequest({ thinking: { type: 'adaptive' }, output_config: { effort: 'low' } }), '/v1/messages', ANTHROPIC_HEADERS);
+      expect(g.up.received.at(-1)!.body).toEqual({ ...conversation['openai-responses'], max_output_tokens: 300, reasoning: { effort: 'low', ...reasoning } });
+    } finally {
+      await g.close();
+    }
+  });
+
+  test('the option: its four values only, and the command\'s --responses-summary', () => {
+    expect(DEFAULTS.responsesSummary).toBe('auto');
+    expect(() => createGateway({ upstream: 'http://127.0.0.1:9', responsesSummary: 'off' as never })).toThrow(new TypeError('createGateway: responsesSummary must be auto, concise, detailed or none'));
+    expect(parseArgs(['--upstream', 'http://127.0.0.1:9', '--responses-summary', 'none'])).toEqual({
+      port: 0, host: '127.0.0.1', options: { upstream: 'http://127.0.0.1:9', responsesSummary: 'none' },
+    });
+  });
+});
+
 describe('tools and tool_choice of null (a client that writes every field) are none', () => {
   test.each(['openai-responses', 'anthropic', 'gemini', 'bedrock', 'ollama'] as const)('an OpenAI client to %s', async (format) => {
     expect(await received(format, chatRequest({ tools: null, tool_choice: null }), 'openai')).toEqual(await received(format, chatRequest({}), 'openai'));
