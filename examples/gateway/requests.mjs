@@ -96,6 +96,15 @@ function imagesOf(content) {
   return out;
 }
 
+/**
+ * A tool result's content with images among it, each part in an upstream's words (`image(url)`,
+ * `text(text)`) in their order; undefined when it has no image (its text alone is the content).
+ */
+function withImages(content, image, text) {
+  const parts = partsOf(content);
+  return parts.some((p) => p.image !== undefined) ? parts.map((p) => (p.image !== undefined ? image(p.image) : text(p.text))) : undefined;
+}
+
 /** Content parts in their order, text and images (as URLs): a string is one text; text that is empty is left out. */
 function partsOf(content) {
   if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
@@ -301,8 +310,7 @@ function toAnthropic(body, messages, settings) {
     }
     if (m.role === 'tool') {
       // (a result's images are blocks of its content, beside its text, in their order)
-      const parts = partsOf(m.content);
-      const content = parts.some((p) => p.image !== undefined) ? parts.map((p) => (p.image !== undefined ? anthropicImage(p.image) : { type: 'text', text: p.text })) : textOf(m.content);
+      const content = withImages(m.content, anthropicImage, (text) => ({ type: 'text', text })) ?? textOf(m.content);
       const block = { type: 'tool_result', tool_use_id: m.tool_call_id, content };
       if (results === null) {
         results = { role: 'user', content: [] };
@@ -364,8 +372,7 @@ function toResponses(body, messages) {
   for (const m of messages) {
     if (m.role === 'tool') {
       // (a result's images: its output as a list of input_text and input_image items, in their order)
-      const parts = partsOf(m.content);
-      const output = parts.some((p) => p.image !== undefined) ? parts.map((p) => (p.image !== undefined ? { type: 'input_image', image_url: p.image } : { type: 'input_text', text: p.text })) : textOf(m.content);
+      const output = withImages(m.content, (url) => ({ type: 'input_image', image_url: url }), (text) => ({ type: 'input_text', text })) ?? textOf(m.content);
       input.push({ type: 'function_call_output', call_id: m.tool_call_id, output });
       continue;
     }
@@ -527,8 +534,7 @@ function toConverse(body, messages) {
     }
     if (m.role === 'tool') {
       // (a result's images are image blocks of its content, beside its text, in their order)
-      const parts = partsOf(m.content);
-      const content = parts.some((p) => p.image !== undefined) ? parts.map((p) => (p.image !== undefined ? converseImage(p.image) : { text: p.text })) : [{ text: textOf(m.content) }];
+      const content = withImages(m.content, converseImage, (text) => ({ text })) ?? [{ text: textOf(m.content) }];
       const block = { toolResult: { toolUseId: m.tool_call_id, content } };
       if (results === null) out.messages.push((results = { role: 'user', content: [] }));
       results.content.push(block);
