@@ -25,6 +25,12 @@ export class RequestError extends Error {
 }
 
 /**
+ * The gateway's choices of words in its translations, by default (createGateway's options of the
+ * same names; upstreamRequest's `choices` given in part are these for the rest).
+ */
+export const SETTINGS = Object.freeze({ openaiMaxTokensField: 'max_completion_tokens', anthropicMaxTokens: 4096, responsesSummary: 'auto' });
+
+/**
  * What the gateway's own configuration lacks for a request (a bedrock upstream without its AWS
  * credentials or region): the gateway's fault, not the client's, so a 500 counted in
  * gateway_errors_total. Its message names what to set, never a value, and is shown to the client.
@@ -299,8 +305,8 @@ function anthropicImage(url) {
 
 /** Chat's history as Anthropic's: system apart, tool calls as tool_use blocks, tool results as tool_result blocks of a user turn. */
 function toAnthropic(body, messages, settings) {
-  // (Anthropic's API needs a bound, Chat's not: the gateway's for a request that names none, 4096 unless set)
-  const out = { model: body.model, max_tokens: given(body.max_tokens) ?? given(body.max_completion_tokens) ?? settings.anthropicMaxTokens ?? 4096, messages: [] };
+  // (Anthropic's API needs a bound, Chat's not: the gateway's for a request that names none, SETTINGS' unless set)
+  const out = { model: body.model, max_tokens: given(body.max_tokens) ?? given(body.max_completion_tokens) ?? settings.anthropicMaxTokens, messages: [] };
   let system = '';
   let results = null; // the user turn that gathers consecutive tool results (and the user text right after them)
   for (const m of messages) {
@@ -682,7 +688,7 @@ const NO_EFFECT = ['user', 'safety_identifier', 'metadata', 'store', 'prompt_cac
 
 /** The fields of a Chat request, taken one by one as an upstream's words are written. */
 class Params {
-  constructor(chat, format, settings = {}) {
+  constructor(chat, format, settings) {
     this.chat = chat;
     this.format = format;
     /** The gateway's settings that choose a word (openaiMaxTokensField). */
@@ -866,7 +872,7 @@ const PARAMS = {
     put(reasoning, 'effort', r.level);
     // (the reasoning shown, as its summary: OpenAI writes one only for a verified organization, and
     // refuses the request otherwise: the gateway's responsesSummary 'none' asks for none)
-    const summary = p.settings.responsesSummary ?? 'auto';
+    const summary = p.settings.responsesSummary;
     if (r.show && summary !== 'none') reasoning.summary = summary;
     if (Object.keys(reasoning).length > 0) out.reasoning = reasoning;
   },
@@ -1127,14 +1133,15 @@ function checkShapes(messages) {
  * gemini: `{base}/v1beta/models/{model}:streamGenerateContent?alt=sse`, the key in `x-goog-api-key`.
  * bedrock: `{base}/model/{model}/converse-stream`, a Converse body, and `sign(body)`: the SigV4
  * headers for the body's bytes (credentials from `env`'s AWS_* variables).
- * `settings`: the gateway's choices of words, `openaiMaxTokensField` (`max_completion_tokens`, the
- * default, or `max_tokens`): the field an Anthropic client's max_tokens is written in for an openai
- * upstream; `anthropicMaxTokens` (4096 unless given): the max_tokens of a request that names none,
- * for an upstream whose API needs one; `responsesSummary` ('auto' unless given; 'concise',
- * 'detailed', or 'none'): the reasoning summary asked of an openai-responses upstream when the
- * client asks to see the reasoning.
+ * `choices`: the gateway's choices of words (SETTINGS' where not given), `openaiMaxTokensField`
+ * (`max_completion_tokens` or `max_tokens`): the field an Anthropic client's max_tokens is written
+ * in for an openai upstream; `anthropicMaxTokens`: the max_tokens of a request that names none,
+ * for an upstream whose API needs one; `responsesSummary` ('auto', 'concise', 'detailed', or
+ * 'none'): the reasoning summary asked of an openai-responses upstream when the client asks to
+ * see the reasoning.
  */
-export function upstreamRequest(format, base, body, headers, dialect = 'openai', env = process.env, settings = {}) {
+export function upstreamRequest(format, base, body, headers, dialect = 'openai', env = process.env, choices = {}) {
+  const settings = { ...SETTINGS, ...choices };
   const url = typeof base === 'string' ? new URL(base) : base;
   const prefix = url.pathname.replace(/\/+$/, '');
   const out = { 'content-type': 'application/json', accept: describeFormat(format).contentType };

@@ -86,7 +86,7 @@ export function createGateway(options: GatewayOptions): Gateway;
 export type ClientDialect = 'openai' | 'anthropic';
 /** A client's request as the upstream's (requests.mjs); a RequestError when it holds what the upstream has no word for. */
 export function upstreamRequest(format: UpstreamFormat, base: string, body: Record<string, unknown>, headers: IncomingHttpHeaders, dialect?: ClientDialect,
-  env?: Record<string, string | undefined>, settings?: { openaiMaxTokensField?: 'max_completion_tokens' | 'max_tokens'; anthropicMaxTokens?: number; responsesSummary?: 'auto' | 'concise' | 'detailed' | 'none' }): {
+  env?: Record<string, string | undefined>, choices?: { openaiMaxTokensField?: 'max_completion_tokens' | 'max_tokens'; anthropicMaxTokens?: number; responsesSummary?: 'auto' | 'concise' | 'detailed' | 'none' }): {
   protocol: string; hostname: string; port: number; path: string; headers: Record<string, string>; payload: Record<string, unknown>;
 };
 /** An Anthropic Messages request in OpenAI Chat's form (the middle form of the translation). */

@@ -18,7 +18,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { GatewayConfigError, RequestError, bedrockLacks, upstreamRequest } from './requests.mjs';
+import { GatewayConfigError, RequestError, SETTINGS, bedrockLacks, upstreamRequest } from './requests.mjs';
 import { UpstreamProtocolError, requestUpstream } from './upstream.mjs';
 import {
   MODEL_FORMATS, ModelStream, ModelStreamError, SseRelay, coreMemoryLimit, coreMemoryUsed, describeFormat, openAiAnnotations, setCoreMemoryLimit,
@@ -39,21 +39,21 @@ export const DEFAULTS = Object.freeze({
    * `max_tokens`, for an OpenAI-compatible server that knows only that one (DeepSeek's API, Ollama's
    * /v1) and would ignore the other. A Chat client's own request passes with the word it chose.
    */
-  openaiMaxTokensField: 'max_completion_tokens',
+  openaiMaxTokensField: SETTINGS.openaiMaxTokensField,
   /**
    * The `max_tokens` written for a request that names no bound (an OpenAI client's: Chat's is
    * optional) to an upstream whose API needs one (`anthropic`, `bedrock-invoke`): 4096, the least
    * any Claude model takes as its most (Claude 3 Haiku's and Opus'), where a higher one is refused by
    * the models that take less; raise it for the models that take more (Claude 4's 32,000 and up).
    */
-  anthropicMaxTokens: 4096,
+  anthropicMaxTokens: SETTINGS.anthropicMaxTokens,
   /**
    * The reasoning summary asked of an `openai-responses` upstream when a client asks to see the
    * reasoning (an Anthropic client's thinking, which Claude Code asks on every turn): `auto`,
    * `concise`, `detailed`, or `none`, for an organization OpenAI has not verified, whose requests
    * for a summary it refuses with a 400.
    */
-  responsesSummary: 'auto',
+  responsesSummary: SETTINGS.responsesSummary,
   /** Seconds of upstream silence after which the gateway writes `: keep-alive` (fractions accepted; 0: never). */
   keepalive: 15,
   /** Streams open at once; past it a request is answered 503. */
