@@ -149,7 +149,7 @@ export class SseRelay extends ModelReader {
   /** A pass-through relay is writing the event being read anew (its records, for its finish and usage). */
   private rewriting: { doc: DocReader; finish: number; usage: number } | null = null;
   private _textBytes = 0;
-  /** Characters (code points) of that text: the client's content, where an annotation's span ends (counted for a writer that cites; else its runs a byte each). */
+  /** Characters (code points) of that text: the client's content, where an annotation's span ends (read only for a writer that cites, and counted whole only then). */
   private _textChars = 0;
   private completedSent = false;
   private ended = false;
