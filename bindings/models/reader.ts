@@ -192,6 +192,7 @@ export abstract class ModelReader extends FrameStream {
     }
     failure ??= u.broken;
     if (failure !== null) {
+      if (this.turnFailed !== null) this.failTurn(); // (the turn failed before it)
       this.batchDone();
       this._status = 'failed';
       const e = new ModelStreamError(failure.code, failure.offset, failure.message, call.out, failure.providerMessage, failure.providerCode);
@@ -300,6 +301,7 @@ export abstract class ModelReader extends FrameStream {
     this._heartbeats = 0;
     this.lineNo = 0;
     this.message = null;
+    this.turnFailed = null;
     this.sniffed = this.framing === MK_SSE ? 0 : 1;
     this.body = null;
     this.bom = 0;
@@ -315,6 +317,7 @@ export abstract class ModelReader extends FrameStream {
     } finally {
       call.flushing = false;
     }
+    if (this.turnFailed !== null) this.failTurn(); // (its usage did not come)
   }
 
   /** The stream ended: its record goes back, and the event stream framer's with it (Bedrock). */
@@ -431,9 +434,9 @@ export abstract class ModelReader extends FrameStream {
   /** The template of quiet events the core may read to the end itself (0: none, every event is read here). */
   protected get tmpl(): number { return this.plan.tmpl; }
 
-  /** The template for the next read: none once the stream is done or failed, or near its text limit (then every event is read here). */
+  /** The template for the next read: none once the stream is done or failed (or its turn did), or near its text limit (then every event is read here). */
   private template(): number {
-    return this._status === 'open' && !call.near ? this.tmpl : 0;
+    return this._status === 'open' && this.turnFailed === null && !call.near ? this.tmpl : 0;
   }
 
   protected errorOf(r: number): Error {
@@ -523,10 +526,11 @@ export abstract class ModelReader extends FrameStream {
     const flags = i32[e + MD_FLAGS];
     this.lineNo++;
     this._events++;
-    if (this._status !== 'open') {
-      // after the completion: nothing more is the answer (a format's trailer may still bring its usage)
+    if (this._status !== 'open' || this.turnFailed !== null) {
+      // after the completion: nothing more is the answer (a format's trailer may still bring its
+      // usage); after a turn that failed, the event that follows it brings its usage, then the failure
       const trailer = this.spec.trailer;
-      if (trailer !== undefined && this._status === 'done' && (flags & (DF_DONE | DF_ERROR)) === 0) {
+      if (trailer !== undefined && (this._status === 'done' || this.turnFailed !== null) && (flags & (DF_DONE | DF_ERROR)) === 0) {
         // (what a trailer may say: the usage, merged over what came before)
         trailer(borrowDoc(this.core, this, i32[e + MD_PTR], i32[e + MD_LEN], this.core.mjrec + i32[e + MD_J0] * JREC_WORDS, i32[e + MD_JN]), {
           onUsage: (fields: Record<string, unknown>): void => {
@@ -535,6 +539,7 @@ export abstract class ModelReader extends FrameStream {
           },
         });
       }
+      if (this.turnFailed !== null) this.failTurn();
       return;
     }
     if (this.parts !== null && this.parts.held !== 0) {
@@ -574,9 +579,18 @@ export abstract class ModelReader extends FrameStream {
       const why = m.error;
       if (why !== null) {
         m.error = null;
-        const at = this.offsetOf(e, 0);
+        let at = this.offsetOf(e, 0);
         const detail = m.errorDetail;
-        this.failAt('ERR_PROVIDER', at, `The provider sent an error at byte offset ${at}: ${why}${detail ? ` (${detail})` : ''}`, why, detail);
+        if (m.done && this.spec.trailer !== undefined) {
+          // a finish reason that says the turn failed, in a format whose stream goes on after its
+          // completion with its usage (Bedrock's metadata): the stream fails at this event, once the
+          // event after it (the usage the provider counted for the failed turn) or the end came
+          const u = this.unframer;
+          if (u !== null) at = u.offsetOf(at, this.bytesIn);
+          this.turnFailed = { at, why, detail };
+        } else {
+          this.failAt('ERR_PROVIDER', at, `The provider sent an error at byte offset ${at}: ${why}${detail ? ` (${detail})` : ''}`, why, detail);
+        }
       }
       const bad = m.bad;
       if (bad !== null) {
@@ -595,7 +609,7 @@ export abstract class ModelReader extends FrameStream {
         this.failAt('ERR_REASONING_TOO_LONG', at, `The ${this.keeps ? 'reasoning (or refusal, or citations)' : 'sources cited (their addresses and titles, kept until the completion)'} `
           + `in the event at byte offset ${at} would pass maxReasoningBytes (${this.maxReasoningBytes} bytes, ${m.reasoningBytes} kept); nothing past the limit was kept`);
       }
-      if (m.done) this.completed(doc);
+      if (m.done && this.turnFailed === null) this.completed(doc);
     }
     this.event(ptr, len, doc);
   }
@@ -641,6 +655,29 @@ export abstract class ModelReader extends FrameStream {
     return this.base + i32[core.span + i32[e + MD_REC] * SSE_REC_WORDS + SR_DSTART] + at;
   }
 
+
+  /**
+   * A turn that failed, in a format whose usage comes after its completion (Bedrock): the error
+   * waits for that event or the end. Its offset is the stream's, that of the event that said it.
+   */
+  private turnFailed: { at: number; why: string; detail: string | undefined } | null = null;
+
+  /** The error of a turn that failed (see {@link turnFailed}), or null. */
+  protected turnError(): ModelStreamError | null {
+    const t = this.turnFailed;
+    if (t === null) return null;
+    return new ModelStreamError('ERR_PROVIDER', t.at, `The provider sent an error at byte offset ${t.at}: ${t.why}${t.detail ? ` (${t.detail})` : ''}`,
+      call.out, t.why, t.detail);
+  }
+
+  /** The turn that failed stops the stream now, with the text committed since (none: nothing after it is the answer). */
+  private failTurn(): never {
+    this.batchDone();
+    const e = this.turnError()!;
+    if (this.unframer !== null) this.unframer.binaryError = e; // (its offset is the stream's already)
+    this._status = 'failed';
+    this.stop(e);
+  }
 
   /** The event being read stops the stream: its batch's text committed first, then the error at `offset`, with that text. */
   private failAt(code: ModelStreamErrorCode, offset: number, message: string, providerMessage?: string, providerCode?: string): never {

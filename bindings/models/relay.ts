@@ -297,7 +297,7 @@ export class SseRelay extends ModelReader {
     this.ended = true;
     if (this._status === 'done') this.completion(); // (the answer is whole: its end, never an error after it)
     else if (this.upstreamError !== null) this.errorEvent(this.upstreamError);
-    else this.errorEvent(r);
+    else this.errorEvent(this.turnError() ?? r); // (a turn that failed before its usage came: that error came first)
     this.retire();
     return this.view();
   }

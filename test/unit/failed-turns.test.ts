@@ -174,13 +174,70 @@ describe("Bedrock's stop reasons that say the turn failed", () => {
           expect([err.code, err.offset, err.providerMessage, err.providerCode]).toEqual(['ERR_PROVIDER', start, meaning, reason]);
           expect(text).toBe('Calling é…');
           expect([m.status, m.finishReason]).toEqual(['failed', reason]);
-          // (the call is left as it stood; the metadata's usage after the stop is not read: the stream stopped there)
+          // (the call is left as it stood; the metadata after the stop is read for the usage the
+          // provider counted for the failed turn, then the stream fails at the stop)
           expect(m.toolCalls).toEqual([{ index: 0, id: 'tooluse_1', name: 'weather', arguments: '{"city":"Z', done: false }]);
-          expect(m.usage).toBeUndefined();
+          expect(m.usage).toEqual({ inputTokens: 9, outputTokens: 4, totalTokens: 13 });
         }
       });
     }
   }
+
+  // What may follow the failed stop instead of its metadata: the stream fails at the stop all the
+  // same (that came first), with no usage, and nothing after the stop is the answer.
+  const after: [string, Uint8Array, boolean][] = [
+    ['the end', new Uint8Array(0), false],
+    ['a metadata message cut short', encodeMessage({ event: 'metadata', payload: '{"usage":{"inputTokens":9,"outputTokens":4,"totalTokens":13}}' }).subarray(0, 20), false],
+    ['an exception message', encodeMessage({ exception: 'modelStreamErrorException', payload: '{"message":"The model stream failed."}' }), false],
+    ['a message whose CRC is wrong', (() => { const b = encodeMessage({ event: 'metadata', payload: '{"usage":{"inputTokens":9}}' }).slice(); b[b.length - 1] ^= 1; return b; })(), false],
+    ['text (not the answer), then the metadata', concat([
+      encodeMessage({ event: 'contentBlockDelta', payload: '{"contentBlockIndex":2,"delta":{"text":"more"}}' }),
+      encodeMessage({ event: 'metadata', payload: '{"usage":{"inputTokens":9}}' }),
+    ]), false],
+    ['the metadata, then a message whose CRC is wrong', concat([
+      encodeMessage({ event: 'metadata', payload: '{"usage":{"inputTokens":9,"outputTokens":4,"totalTokens":13}}' }),
+      (() => { const b = encodeMessage({ event: 'metadata', payload: '{}' }).slice(); b[9] ^= 1; return b; })(),
+    ]), true],
+  ];
+  for (const [name, tail, usage] of after) {
+    for (const raw of [false, true]) {
+      it(`malformed_tool_use, then ${name}: ERR_PROVIDER at the stop, whatever the reads${raw ? ' (raw)' : ''}`, () => {
+        const frames = messages('malformed_tool_use').slice(0, 6);
+        const start = frames.slice(0, 5).reduce((n, f) => n + f.length, 0);
+        for (const chunks of standardChunkings(concat([...frames, tail]))) {
+          const { m, text, err } = read('bedrock', chunks, raw);
+          expect([err.code, err.offset, err.providerCode], `${chunks.length} reads`).toEqual(['ERR_PROVIDER', start, 'malformed_tool_use']);
+          expect(text).toBe('Calling é…');
+          expect([m.status, m.finishReason]).toEqual(['failed', 'malformed_tool_use']);
+          expect(m.usage).toEqual(usage ? { inputTokens: 9, outputTokens: 4, totalTokens: 13 } : undefined);
+        }
+      });
+    }
+  }
+
+  it('relayed, the usage of the failed turn is read before the error is written (a gateway counts its tokens), at every cut', () => {
+    const frames = messages('malformed_model_output');
+    const at = frames.slice(0, 5).reduce((n, f) => n + f.length, 0);
+    for (const to of ['openai', 'anthropic'] as const) {
+      for (const chunks of standardChunkings(concat(frames))) {
+        const r = new SseRelay({ from: 'bedrock', to });
+        for (const c of chunks) r.push(c);
+        r.flush();
+        expect([r.status, r.usage, r.error?.offset], `${to}, ${chunks.length} reads`).toEqual(['failed', { inputTokens: 9, outputTokens: 4, totalTokens: 13 }, at]);
+      }
+    }
+  });
+
+  it('a relay aborted after the failed stop, before its metadata, writes the failed turn\'s error, not the abort\'s', () => {
+    const frames = messages('malformed_tool_use');
+    const at = frames.slice(0, 5).reduce((n, f) => n + f.length, 0);
+    const r = new SseRelay({ from: 'bedrock', to: 'openai' });
+    dec.decode(r.push(concat(frames.slice(0, 6))));
+    expect(r.status).toBe('open');
+    const out = dec.decode(r.abort({ kind: 'timeout', message: 'the upstream was idle' }));
+    expect(out).toBe(`data: ${JSON.stringify({ error: { message: 'the model wrote a tool call that is not valid', type: 'upstream_error', code: 'ERR_PROVIDER', offset: at, provider_code: 'malformed_tool_use' } })}\n\n`);
+    expect(r.status).toBe('failed');
+  });
 
   it('tool_use still completes the stream, its call ended, with the usage that follows it', () => {
     const m = new ModelStream({ format: 'bedrock' });
