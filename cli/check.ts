@@ -604,8 +604,10 @@ export class Checker {
       this.problem({ kind: 'json', offset: this.bodyStart, message: `the input is neither an event stream nor a JSON body: ${(e as Error).message}` });
       return;
     }
-    const err = describeFormat(this.format as Exclude<Format, PlainFormat>).errorOfBody(v);
+    const facts = describeFormat(this.format as Exclude<Format, PlainFormat>);
+    const err = facts.errorOfBody(v);
     if (err !== undefined) this.problem({ kind: 'provider', offset: this.bodyStart, message: `the provider answered with an error body: ${described(err)}` });
+    else if (Array.isArray(v) && facts.arrayBodyNote !== undefined) this.problem({ kind: 'json', offset: this.bodyStart, message: `the input is a JSON array (${facts.arrayBodyNote}), not a ${this.format} event stream` });
     else this.problem({ kind: 'json', offset: this.bodyStart, message: `the input is a JSON document, not a ${this.format} event stream` });
   }
 

@@ -37,9 +37,14 @@ describe("Gemini's JSON array (streamGenerateContent without alt=sse)", () => {
     for (const args of [['decode', path], ['decode', '--format', 'gemini', path]]) {
       expect(await run(args)).toMatchObject({ code: 6, stdout: '', stderr: 'seam-stream: The gemini response is a JSON array (streamGenerateContent without alt=sse: ask for alt=sse), not an event stream\n' });
     }
-    const c = await run(['check', path]);
-    expect(c.code).toBe(6);
-    expect(c.stdout).toContain('byte 0  the input is a JSON document, not a gemini event stream\n');
+    for (const args of [['check', path], ['check', '--format', 'gemini', path]]) {
+      const c = await run(args);
+      expect(c.code).toBe(6);
+      expect(c.stdout).toContain('byte 0  the input is a JSON array (streamGenerateContent without alt=sse: ask for alt=sse), not a gemini event stream\n');
+    }
+    // (an object that is neither an error nor a stream: a document)
+    const c = await run(['check', '--format', 'gemini', file(dir, 'gemini-object.json', '{"candidates":[]}')]);
+    expect([c.code, c.stdout.includes('byte 0  the input is a JSON document, not a gemini event stream\n')]).toEqual([6, true]);
   });
 });
 

@@ -2,7 +2,7 @@
 // (The recorded-shape fixtures and every-cutting checks are in model.test.ts.)
 import { it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
-import { ModelEventReader, ModelStream, ModelStreamError, SseRelay, TextRangeError, coreMemoryUsed } from '../../bindings/index.js';
+import { MODEL_FORMATS, ModelEventReader, ModelStream, ModelStreamError, SseRelay, TextRangeError, coreMemoryUsed, describeFormat } from '../../bindings/index.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { KEPT_TEXTS, readKept } from '../helpers/kept-text.js';
 import { cut } from '../helpers/random.js';
@@ -605,6 +605,9 @@ it("Gemini's JSON array (streamGenerateContent without alt=sse): its error is th
     expect(outcome(body, (b) => [b])).toBe(expected);
     for (let at = 1; at < enc(body).length; at++) expect(outcome(body, (b) => cut(b, [at])), `cut at ${at}`).toBe(expected);
   }
+  // (the note is the format's, for code around a stream: the command's check says it too)
+  expect(MODEL_FORMATS.map((f) => [f, describeFormat(f).arrayBody, describeFormat(f).arrayBodyNote]).filter(([, a, n]) => a || n !== undefined))
+    .toEqual([['gemini', true, 'streamGenerateContent without alt=sse: ask for alt=sse']]);
 });
 
 it('finish() gives the report when the text held back would pass maxTextBytes', () => {

@@ -45,6 +45,8 @@ export interface ModelFormatFacts {
    * without alt=sse, an error among them): a stream that begins with `[` is one JSON body.
    */
   readonly arrayBody: boolean;
+  /** For such a format, what asks for that array and how to ask for the stream instead (Gemini's: alt=sse); else undefined. */
+  readonly arrayBodyNote: string | undefined;
   /**
    * One of its finish reasons in the words of a client's format (a reason it does not list comes
    * back as it is); `refused` (a stream's `refused`: the provider refused the prompt) gives the
@@ -80,6 +82,7 @@ export function describeFormat(format: ModelFormat): ModelFormatFacts {
       completion: spec.completion,
       trailer: spec.trailer !== undefined,
       arrayBody: spec.arrayBody !== undefined,
+      arrayBodyNote: spec.arrayBody,
       finishReason: (reason: string, to: ClientFormat, refused = false) => finishIn(spec, reason, to, refused),
       failedTurn: (reason: string) => finishWords(spec.finishReasons, reason)?.failed,
       anthropicErrorType: (code: string | undefined) => anthropicErrorType(spec, code),
