@@ -5,7 +5,8 @@
 // then one error event (never a stop), exactly as SseRelay writes it, and its official client
 // throws an APIError with the message; a whole answer (`stream: false`) is a 502 in the client's
 // shape that names the message and the provider's code as the streamed event does. Each counts as
-// a failed stream and as the provider's error in its stream.
+// a failed stream and as the provider's error in its stream, and its tokens count (Bedrock's come
+// in the metadata after the stop).
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -42,15 +43,17 @@ interface Turn {
   code: string;
   /** The type of Anthropic's error event for it. */
   anthropicType: string;
+  /** The tokens the provider counted for the failed turn (Gemini's in its last chunk, Bedrock's in the metadata after the stop). */
+  tokens: { input: number; output: number };
 }
 
 const TURNS: Turn[] = [
   { name: 'gemini MALFORMED_FUNCTION_CALL', format: 'gemini', body: geminiBody('MALFORMED_FUNCTION_CALL', { finishMessage: NOTE }), text: 'Let me check. 🌦️',
-    message: NOTE, code: 'MALFORMED_FUNCTION_CALL', anthropicType: 'api_error' },
+    message: NOTE, code: 'MALFORMED_FUNCTION_CALL', anthropicType: 'api_error', tokens: { input: 7, output: 5 } },
   { name: 'gemini MISSING_THOUGHT_SIGNATURE', format: 'gemini', body: geminiBody('MISSING_THOUGHT_SIGNATURE'), text: 'Let me check. 🌦️',
-    message: 'a call in the request lacks the thought signature it came with', code: 'MISSING_THOUGHT_SIGNATURE', anthropicType: 'invalid_request_error' },
+    message: 'a call in the request lacks the thought signature it came with', code: 'MISSING_THOUGHT_SIGNATURE', anthropicType: 'invalid_request_error', tokens: { input: 7, output: 5 } },
   { name: 'bedrock malformed_tool_use', format: 'bedrock', body: bedrockBody('malformed_tool_use'), text: 'Calling é…',
-    message: 'the model wrote a tool call that is not valid', code: 'malformed_tool_use', anthropicType: 'api_error' },
+    message: 'the model wrote a tool call that is not valid', code: 'malformed_tool_use', anthropicType: 'api_error', tokens: { input: 9, output: 4 } },
 ];
 
 /** SseRelay's reading of the whole body: what the gateway must write (compared with the ids and times a relay makes for itself written alike). */
@@ -121,6 +124,9 @@ describe.each(TURNS.map((t) => [t.name, t] as const))('%s', (_, t) => {
     expect(JSON.parse(last.slice(6))).toEqual({ error: { message: t.message, type: 'upstream_error', code: 'ERR_PROVIDER', offset: expect.any(Number), provider_code: t.code } });
     expect(wire).not.toMatch(/"finish_reason":"(stop|tool_calls)"|\[DONE\]/);
     expect(await outcomeCounts(r)).toEqual(FAILED_ONCE);
+    // (the tokens of the failed turn are counted: the provider bills them)
+    const m = await metricsAt(`${r.url}/metrics`);
+    expect([m.get('llm_tokens_total{kind="input"}'), m.get('llm_tokens_total{kind="output"}')]).toEqual([t.tokens.input, t.tokens.output]);
   });
 
   test('streamed to an Anthropic client: the text, then Anthropic\'s error event (no stop); the SDK throws it', async () => {
