@@ -55,6 +55,11 @@ export class OpenAiWriter implements ClientWriter {
     this.heads = null;
   }
 
+  /** The role an upstream event written anew names (a choice's first chunk: openai-node wants it there), in a chunk of its own. */
+  role(role: string): void {
+    this.chunk(`{"role":${JSON.stringify(role)}}`);
+  }
+
   private chunk(delta: string, finish = 'null'): void {
     this.t.writeText(`${this.open}${delta},"finish_reason":${finish}}]}\n\n`);
     this.t.wrote(1);
@@ -167,10 +172,17 @@ export class OpenAiWriter implements ClientWriter {
   }
 
   /**
-   * The end of an upstream event written anew: its finish reason (record `finish`, as the upstream
-   * wrote it) and its usage (record `usage`, its JSON as it came), each in a chunk of its own.
+   * The end of an upstream event written anew: the sources it cites (record `annotations`, its JSON
+   * as it came), its finish reason (record `finish`, as the upstream wrote it) and its usage (record
+   * `usage`, its JSON as it came), each in a chunk of its own.
    */
-  rewritten(doc: DocReader, finish: number, usage: number): void {
+  rewritten(doc: DocReader, finish: number, usage: number, annotations: number): void {
+    if (annotations >= 0) {
+      this.t.writeText(`${this.open}{"annotations":`);
+      this.t.writeSpan(doc.ptr(annotations), doc.len(annotations));
+      this.t.writeText('},"finish_reason":null}]}\n\n');
+      this.t.wrote(1);
+    }
     if (finish >= 0) this.chunk('{}', JSON.stringify(doc.string(finish)));
     if (usage >= 0) {
       const open = this.open.slice(0, this.open.indexOf('"choices":'));

@@ -147,7 +147,7 @@ export class SseRelay extends ModelReader {
    */
   private sameEnd = -1;
   /** A pass-through relay is writing the event being read anew (its records, for its finish and usage). */
-  private rewriting: { doc: DocReader; finish: number; usage: number } | null = null;
+  private rewriting: { doc: DocReader; finish: number; usage: number; annotations: number } | null = null;
   private _textBytes = 0;
   /** Characters (code points) of that text: the client's content, where an annotation's span ends (read only for a writer that cites, and counted whole only then). */
   private _textChars = 0;
@@ -403,14 +403,15 @@ export class SseRelay extends ModelReader {
 
   /**
    * @internal An event of the pass-through format that its clients cannot read as it is: written
-   * anew, in the upstream's envelope (its `id`, `created` and `model`), with its finish reason and
-   * usage (records, −1 when none).
+   * anew, in the upstream's envelope (its `id`, `created` and `model`): its role first, if it names
+   * one, then its parts, with its annotations, finish reason and usage (records, −1 when none).
    */
-  nonCanonical(doc: DocReader, finish: number, usage: number): void {
+  nonCanonical(doc: DocReader, finish: number, usage: number, annotations: number, role: string | undefined): void {
     if (!this.passThrough) return;
     const env = envelopeOf(this.core, this.from, doc);
     (this.writer as OpenAiWriter).rewrite(env[0] ?? this.idJson, env[1] ?? String(this.created), env[2] ?? this.modelJson);
-    this.rewriting = { doc, finish, usage };
+    if (role !== undefined) (this.writer as OpenAiWriter).role(role);
+    this.rewriting = { doc, finish, usage, annotations };
   }
 
   /**
@@ -495,7 +496,7 @@ export class SseRelay extends ModelReader {
       if (re !== null) {
         this.rewriting = null;
         const w = this.writer as OpenAiWriter;
-        w.rewritten(re.doc, re.finish, re.usage);
+        w.rewritten(re.doc, re.finish, re.usage, re.annotations);
         w.rewrite(null, '', '');
       } else if (len !== 0) {
         this.passEvent(ptr, len, doc);

@@ -249,6 +249,23 @@ describe("OpenAI's clients, from another format: each source at an address once,
     expect(out.endsWith('data: [DONE]\n\n')).toBe(true);
   });
 
+  it('OpenAI to OpenAI: a chunk written anew (content as an array) keeps its annotations, as they came, before its finish; openai-node reads them, at every cut', async () => {
+    const body = oa({ role: 'assistant', content: [{ type: 'text', text: 'Hi ü' }], annotations: [ANNOTATION] }) + oa({}, 'stop') + 'data: [DONE]\n\n';
+    const wire = (chunks: Uint8Array[]) => {
+      const r = new SseRelay({ from: 'openai', to: 'openai' });
+      return new TextDecoder().decode(concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]));
+    };
+    const out = wire([enc.encode(body)]);
+    expect(out.split('\n\n').filter((e) => e.includes('annotations'))).toEqual([
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-search","choices":[{"index":0,"delta":{"annotations":${JSON.stringify([ANNOTATION])}},"finish_reason":null}]}`,
+    ]);
+    const final = await sameAtEveryCut(enc.encode(body), () => new SseRelay({ from: 'openai', to: 'openai' }), async (b) => {
+      const m = (await openaiFinal(b)).choices[0]!.message;
+      return [m.content, m.annotations];
+    });
+    expect(final).toEqual(['Hi ü', [ANNOTATION]]);
+  });
+
   it('the error past the limit says what a relay keeps', () => {
     const r = new SseRelay({ from: 'anthropic', to: 'openai', maxReasoningBytes: 5 });
     r.push(enc.encode(anthropic));

@@ -200,3 +200,18 @@ it("OpenAI's errors to Anthropic's clients: in Anthropic's words, never another 
     + rs({ type: 'response.failed', response: { id: 'r', status: 'failed', error: { code: 'rate_limit_exceeded', message: 'Slow down' }, output: [] } }))), r.flush()]));
   expect(out.slice(out.lastIndexOf('data: '))).toBe(`data: ${JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'Slow down' } })}\n\n`);
 });
+
+it('OpenAI to OpenAI: a first chunk written anew (Mistral\'s content as parts) keeps its role, which openai-node wants in a choice\'s first chunk, at every cut', async () => {
+  const { openaiFinal, sameAtEveryCut } = await import('../helpers/sdk-clients.js');
+  const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'magistral', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const body = chunk({ role: 'assistant', content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'Hm.' }] }, { type: 'text', text: 'Grüß' }] })
+    + chunk({ content: ' dich' }) + chunk({}, 'stop') + 'data: [DONE]\n\n';
+  const r = new SseRelay({ from: 'openai', to: 'openai' });
+  const wire = new TextDecoder().decode(r.push(enc(body))) + new TextDecoder().decode(r.flush());
+  expect(wire.split('\n\n')[0]).toBe('data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"magistral","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}');
+  const final = await sameAtEveryCut(enc(body), () => new SseRelay({ from: 'openai', to: 'openai' }), async (b) => {
+    const c = (await openaiFinal(b)).choices[0]!;
+    return [c.message.role, c.message.content, c.finish_reason];
+  });
+  expect(final).toEqual(['assistant', 'Grüß dich', 'stop']);
+});

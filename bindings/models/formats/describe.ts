@@ -119,9 +119,11 @@ export interface Sink {
   /**
    * The event is not in its format's usual form, which every client reads (Mistral's content
    * array, calls without `index`): a relay to the same format writes it anew (in the envelope the
-   * format's `envelope` program finds). Records (−1: none): its finish reason and usage. Reported first.
+   * format's `envelope` program finds). Records (−1: none): its finish reason, its usage, and the
+   * sources it cites (OpenAI's `annotations` array, written as it came); and the role its delta
+   * names (the stream's first chunk), if any. Reported first.
    */
-  onNonCanonical(doc: Doc, finish: number, usage: number): void;
+  onNonCanonical(doc: Doc, finish: number, usage: number, annotations: number, role: string | undefined): void;
   /**
    * `refused`: the provider refused the prompt (Gemini's `promptFeedback.blockReason`): a client
    * reads it as a filter's or a refusal's, whatever the word. `note`: what the provider said of the

@@ -92,7 +92,12 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     if (!sawIndex) el = sink.choice;
     if (!canonical(doc, sink)) {
       const usage = find(doc, P.usage);
-      sink.onNonCanonical(doc, recordOf(doc, P.finish, el), usage >= 0 && doc.kind(usage) === JK_OBJECT ? usage : -1);
+      const annotations = recordOf(doc, P.annotations, el);
+      // (the delta's role, which openai-node wants in a choice's first chunk: read from its JSON, on this rare path only)
+      const delta = recordOf(doc, P.delta, el);
+      const role = delta >= 0 ? member(doc.value(delta), 'role') : undefined;
+      sink.onNonCanonical(doc, recordOf(doc, P.finish, el), usage >= 0 && doc.kind(usage) === JK_OBJECT ? usage : -1,
+        annotations >= 0 && doc.kind(annotations) === JK_ARRAY ? annotations : -1, typeof role === 'string' ? role : undefined);
     }
     if (el < 0) return;
     let delta = -1;
