@@ -84,7 +84,7 @@ export const DEFAULTS: Readonly<Omit<Required<GatewayOptions>, 'upstream'> & { u
 export function createGateway(options: GatewayOptions): Gateway;
 /** The client's API: `openai` (Chat Completions, `/v1/chat/completions`) or `anthropic` (Messages, `/v1/messages`). */
 export type ClientDialect = 'openai' | 'anthropic';
-/** A client's request as the upstream's (requests.mjs); a RequestError when it holds what the upstream has no word for. */
+/** A client's request as the upstream's (requests/index.mjs); a RequestError when it holds what the upstream has no word for. */
 export function upstreamRequest(format: UpstreamFormat, base: string, body: Record<string, unknown>, headers: IncomingHttpHeaders, dialect?: ClientDialect,
   env?: Record<string, string | undefined>, choices?: { openaiMaxTokensField?: 'max_completion_tokens' | 'max_tokens'; anthropicMaxTokens?: number; responsesSummary?: 'auto' | 'concise' | 'detailed' | 'none' }): {
   protocol: string; hostname: string; port: number; path: string; headers: Record<string, string>; payload: Record<string, unknown>;

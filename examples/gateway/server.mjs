@@ -18,7 +18,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { GatewayConfigError, RequestError, SETTINGS, bedrockLacks, upstreamRequest } from './requests.mjs';
+import { GatewayConfigError, RequestError, SETTINGS, bedrockLacks, upstreamRequest } from './requests/index.mjs';
 import { UpstreamProtocolError, requestUpstream } from './upstream.mjs';
 import {
   MODEL_FORMATS, ModelStream, ModelStreamError, SseRelay, coreMemoryLimit, coreMemoryUsed, describeFormat, openAiAnnotations, setCoreMemoryLimit,
@@ -130,7 +130,7 @@ const KEEPALIVE = Buffer.from(': keep-alive\n\n');
 /** The gateway's clock ticks this many times per its shortest period (a silence is noticed within 1/4 of it). */
 const TICKS = 4;
 
-export { upstreamRequest, chatFromMessages, RequestError, GatewayConfigError } from './requests.mjs';
+export { upstreamRequest, chatFromMessages, RequestError, GatewayConfigError } from './requests/index.mjs';
 
 /** The gateway's metrics, in their own registry (so that several gateways can live in one process). */
 function makeMetrics() {

@@ -1,7 +1,7 @@
 // An Anthropic client's request to Claude on Bedrock (upstreamFormat 'bedrock-invoke',
 // InvokeModelWithResponseStream, whose body is Anthropic's Messages body): carried as the body it
 // is, as the anthropic upstream carries it, not through OpenAI Chat's form, which loses what the
-// two share (examples/gateway/requests.mjs, invokeFromMessages).
+// two share (examples/gateway/requests/upstreams/bedrock-invoke.mjs, invokeFromMessages).
 // - a Claude Code agent turn with thinking (an assistant turn of thinking with its signature,
 //   redacted_thinking, text and tool_use; a tool_result with is_error and cache_control; a
 //   document; a system prompt of blocks and tools with cache_control) reaches the upstream as the

@@ -1,5 +1,6 @@
-// The request's parameters through the gateway (examples/gateway/requests.mjs): each field of an
-// OpenAI Chat or an Anthropic Messages request reaches an upstream of another API in its words, is
+// The request's parameters through the gateway (examples/gateway/requests/params.mjs, and each
+// upstream's row in requests/upstreams/): each field of an OpenAI Chat or an Anthropic Messages
+// request reaches an upstream of another API in its words, is
 // ignored on purpose (what changes nothing in the answer), or is refused with a 400 in the client's
 // shape that names it, and the upstream is not called; never dropped in silence.
 // - for each upstream format, the exact body the upstream receives for a request with the fields

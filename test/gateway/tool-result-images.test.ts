@@ -1,4 +1,4 @@
-// Images in tool results through the gateway (examples/gateway/requests.mjs): an Anthropic client's
+// Images in tool results through the gateway (examples/gateway/requests/): an Anthropic client's
 // tool_result that holds an image (Claude Code's Read of a PNG, a screenshot) and an OpenAI client's
 // tool message reach each upstream in its own API's words, or are refused with a 400 in the
 // client's shape that names what cannot be carried, and the upstream is not called; never dropped.

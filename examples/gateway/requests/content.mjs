@@ -1,0 +1,94 @@
+// What every translation reads of the middle form, OpenAI Chat's request: a message's text and
+// images, a tool result's parts in their order, a call's arguments, the tools; and the two checks
+// of a value that the translations and the parameters make (an object, a value given).
+import { RequestError } from './errors.mjs';
+
+export const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A value given (null is the APIs' "none given"). */
+export const given = (v) => (v === null ? undefined : v);
+
+/** A message's content as text: a string, or the text of its parts. */
+export function textOf(c) {
+  if (typeof c === 'string') return c;
+  if (!Array.isArray(c)) return '';
+  let s = '';
+  for (const p of c) s += typeof p === 'string' ? p : typeof p?.text === 'string' ? p.text : '';
+  return s;
+}
+
+/** A data URL's media type and base64 payload, or undefined. */
+export function dataUrl(url) {
+  const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  return m ? { mediaType: m[1], data: m[2] } : undefined;
+}
+
+/** Chat content parts: the images among them (as URLs), and whether anything but text and images is there. */
+export function imagesOf(content) {
+  const out = [];
+  if (!Array.isArray(content)) return out;
+  for (const p of content) {
+    if (p?.type === 'image_url') {
+      const url = typeof p.image_url === 'string' ? p.image_url : p.image_url?.url;
+      if (typeof url !== 'string') throw new RequestError('an image_url part without a url');
+      out.push(url);
+    } else if (p?.type !== 'text' && typeof p !== 'string') {
+      throw new RequestError(`a content part of type ${JSON.stringify(p?.type)} cannot be carried to this upstream`);
+    }
+  }
+  return out;
+}
+
+/**
+ * A tool result's content with images among it, each part in an upstream's words (`image(url)`,
+ * `text(text)`) in their order; undefined when it has no image (its text alone is the content).
+ */
+export function withImages(content, image, text) {
+  const parts = partsOf(content);
+  return parts.some((p) => p.image !== undefined) ? parts.map((p) => (p.image !== undefined ? image(p.image) : text(p.text))) : undefined;
+}
+
+/** Content parts in their order, text and images (as URLs): a string is one text; text that is empty is left out. */
+export function partsOf(content) {
+  if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
+  const images = imagesOf(content); // (refuses what is neither)
+  let i = 0;
+  const out = [];
+  for (const p of Array.isArray(content) ? content : []) {
+    if (p?.type === 'image_url') out.push({ image: images[i++] });
+    else {
+      const text = typeof p === 'string' ? p : p.text;
+      if (typeof text === 'string' && text !== '') out.push({ text });
+    }
+  }
+  return out;
+}
+
+/**
+ * The text that comes before a tool result's images where the upstream takes them only outside the
+ * result (after the results, in a user turn: OpenAI Chat's, Gemini's), naming the call they came from.
+ */
+export function resultImagesLabel(id, name, n) {
+  return `${n === 1 ? 'The image' : `The ${n} images`} from the result of tool call ${id}${typeof name === 'string' ? ` (${name})` : ''}:`;
+}
+
+/** A tool call's arguments (JSON text) as the object a format that wants one sends. */
+export function argumentsObject(call) {
+  const text = call?.function?.arguments;
+  if (text === undefined || text === '') return {};
+  let v;
+  try { v = JSON.parse(text); } catch { v = undefined; }
+  if (!isObject(v)) throw new RequestError(`the arguments of tool call ${JSON.stringify(call.id ?? '')} are not a JSON object`);
+  return v;
+}
+
+export function toolsOf(body) {
+  if (given(body.tools) === undefined) return []; // (null: none, as a client that writes every field says it)
+  if (!Array.isArray(body.tools)) throw new RequestError('tools must be an array');
+  return body.tools.map((t) => {
+    if (t?.type !== 'function' || !isObject(t.function) || typeof t.function.name !== 'string') {
+      throw new RequestError('each tool must be { type: "function", function: { name, description?, parameters? } }');
+    }
+    return t.function;
+  });
+}

@@ -1,0 +1,91 @@
+// OpenAI Chat → a bedrock upstream, Bedrock Converse (`POST {base}/model/{model}/converse-stream`,
+// signed: ../bedrock-signing.mjs): the history as Converse's messages (toConverse) and the
+// parameters' row (converseParams).
+import { RequestError } from '../errors.mjs';
+import { argumentsObject, dataUrl, given, imagesOf, isObject, textOf, toolsOf, withImages } from '../content.mjs';
+import { put } from '../params.mjs';
+
+/** An image (a data: URL of png, jpeg, gif or webp) as a Converse image block, its bytes in base64. */
+function converseImage(url) {
+  const d = dataUrl(url);
+  const format = d && /^image\/(png|jpeg|gif|webp)$/.exec(d.mediaType)?.[1];
+  if (!format) throw new RequestError('a bedrock upstream takes images as data: URLs of png, jpeg, gif or webp only');
+  return { image: { format, source: { bytes: d.data } } };
+}
+
+/** Chat's history as Bedrock Converse's `messages`: toolUse and toolResult content blocks, system apart. */
+export function toConverse(body, messages) {
+  const out = { messages: [] };
+  const system = [];
+  let results = null;
+  for (const m of messages) {
+    if (m.role === 'system' || m.role === 'developer') {
+      system.push({ text: textOf(m.content) });
+      continue;
+    }
+    if (m.role === 'tool') {
+      // (a result's images are image blocks of its content, beside its text, in their order)
+      const content = withImages(m.content, converseImage, (text) => ({ text })) ?? [{ text: textOf(m.content) }];
+      const block = { toolResult: { toolUseId: m.tool_call_id, content } };
+      if (results === null) out.messages.push((results = { role: 'user', content: [] }));
+      results.content.push(block);
+      continue;
+    }
+    const content = [];
+    const text = textOf(m.content);
+    if (text !== '') content.push({ text });
+    for (const url of imagesOf(m.content)) content.push(converseImage(url));
+    if (m.role === 'assistant') {
+      results = null;
+      for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) content.push({ toolUse: { toolUseId: c.id, name: c.function?.name, input: argumentsObject(c) } });
+      out.messages.push({ role: 'assistant', content });
+      continue;
+    }
+    if (m.role !== 'user') throw new RequestError(`a message's role ${JSON.stringify(m.role)} cannot be carried to a bedrock upstream`);
+    if (results !== null) {
+      results.content.push(...content);
+      results = null;
+    } else out.messages.push({ role: 'user', content });
+  }
+  if (system.length > 0) out.system = system;
+  const tools = toolsOf(body);
+  const c = given(body.tool_choice);
+  if (c === 'none' && tools.length > 0) throw new RequestError('tool_choice "none" has no word in Bedrock Converse: leave the tools out instead');
+  if (tools.length > 0) {
+    out.toolConfig = { tools: tools.map((f) => ({ toolSpec: { name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), inputSchema: { json: f.parameters ?? { type: 'object', properties: {} } } } })) };
+    if (c === 'auto') out.toolConfig.toolChoice = { auto: {} };
+    else if (c === 'required') out.toolConfig.toolChoice = { any: {} };
+    else if (isObject(c) && typeof c.function?.name === 'string') out.toolConfig.toolChoice = { tool: { name: c.function.name } };
+    else if (c !== undefined && c !== 'none') throw new RequestError(`tool_choice ${JSON.stringify(c)}`);
+  }
+  return out;
+}
+
+/** The request's parameters in Converse's words (this upstream's row of PARAMS, index.mjs). */
+export function converseParams(p, out) {
+  const inference = {};
+  put(inference, 'maxTokens', p.first('max_tokens', 'max_completion_tokens'));
+  put(inference, 'temperature', p.take('temperature'));
+  put(inference, 'topP', p.take('top_p'));
+  put(inference, 'stopSequences', p.stops());
+  if (Object.keys(inference).length > 0) out.inferenceConfig = inference;
+  // what Converse leaves to each model, in the words of the models that take it (Claude's
+  // top_k and thinking); a model that does not take them answers 400
+  const extra = {};
+  put(extra, 'top_k', p.take('top_k'));
+  const r = p.reasoning();
+  if (r.level !== undefined) throw p.refuse('reasoning_effort', 'Converse has no common word for it');
+  put(extra, 'thinking', r.thinking);
+  if (Object.keys(extra).length > 0) out.additionalModelRequestFields = extra;
+  const rf = p.responseFormat();
+  if (rf?.type === 'json_object') throw p.refuse('response_format', 'its output format is a JSON schema (json_schema can be carried)');
+  if (rf !== undefined) {
+    // (a schema holds the output whatever strict says)
+    const { name, description, schema } = rf.json_schema;
+    const jsonSchema = { schema: JSON.stringify(schema) };
+    put(jsonSchema, 'name', given(name));
+    put(jsonSchema, 'description', given(description));
+    out.outputConfig = { textFormat: { type: 'json_schema', structure: { jsonSchema } } };
+  }
+  p.noParallelSwitch();
+}

@@ -1,0 +1,121 @@
+// OpenAI Chat → a gemini upstream (`POST {base}/v1beta/models/{model}:streamGenerateContent`): the
+// history as contents (toGemini) and the parameters' row (geminiParams).
+import { RequestError } from '../errors.mjs';
+import { argumentsObject, dataUrl, given, imagesOf, isObject, resultImagesLabel, textOf, toolsOf } from '../content.mjs';
+import { put } from '../params.mjs';
+
+/**
+ * Whether a call's id is not the provider's but one made for a call sent without one (by the
+ * relay, `call_seam…`, or by the gateway's whole answer, `call_gw…`; Anthropic's `toolu_…` kin):
+ * not sent back to Gemini, which gave none.
+ */
+const madeId = (id) => typeof id !== 'string' || /^(call|toolu)_(seam|gw)/.test(id);
+
+/** An image (a data: URL) as a Gemini inlineData part. */
+function geminiImage(url) {
+  const d = dataUrl(url);
+  if (!d) throw new RequestError('a gemini upstream takes images as data: URLs only');
+  return { inlineData: { mimeType: d.mediaType, data: d.data } };
+}
+
+/**
+ * Chat's history as Gemini's `contents`: `model` turns with functionCall parts (each with its
+ * call's `extra_content.google.thought_signature` as its thoughtSignature), tool results as
+ * functionResponse parts of a `user` turn, system apart.
+ */
+export function toGemini(body, messages) {
+  const names = new Map(); // call id → function name (a functionResponse names its function)
+  const contents = [];
+  let system = '';
+  let results = null; // the user turn that gathers consecutive tool results
+  let responses = 0; // its functionResponse parts, which come before the results' images
+  for (const m of messages) {
+    if (m.role === 'system' || m.role === 'developer') {
+      system += (system === '' ? '' : '\n\n') + textOf(m.content);
+      continue;
+    }
+    if (m.role === 'tool') {
+      const name = names.get(m.tool_call_id);
+      if (name === undefined) throw new RequestError(`the tool result for ${JSON.stringify(m.tool_call_id ?? '')} answers no tool call of the history`);
+      const part = { functionResponse: { name, response: { result: textOf(m.content) } } };
+      if (!madeId(m.tool_call_id)) part.functionResponse.id = m.tool_call_id;
+      if (results === null) {
+        contents.push((results = { role: 'user', parts: [] }));
+        responses = 0;
+      }
+      results.parts.splice(responses++, 0, part);
+      // (a functionResponse holds no image: a result's images are inlineData parts of the same
+      // turn, after the function responses, each result's after a line that names its call)
+      const urls = imagesOf(m.content);
+      if (urls.length > 0) results.parts.push({ text: resultImagesLabel(m.tool_call_id, name, urls.length) }, ...urls.map(geminiImage));
+      continue;
+    }
+    const parts = [];
+    const text = textOf(m.content);
+    if (text !== '') parts.push({ text });
+    for (const url of imagesOf(m.content)) parts.push(geminiImage(url));
+    if (m.role === 'assistant') {
+      results = null;
+      for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
+        names.set(c.id, c.function?.name);
+        const call = { name: c.function?.name, args: argumentsObject(c) };
+        if (!madeId(c.id)) call.id = c.id;
+        // the call's thoughtSignature goes back on its part (Gemini 3 refuses a call without it):
+        // the client has it where the relay wrote it, as Google's OpenAI-compatible API does
+        const signature = c.extra_content?.google?.thought_signature;
+        parts.push(typeof signature === 'string' ? { functionCall: call, thoughtSignature: signature } : { functionCall: call });
+      }
+      contents.push({ role: 'model', parts: parts.length ? parts : [{ text: '' }] });
+      continue;
+    }
+    if (m.role !== 'user') throw new RequestError(`a message's role ${JSON.stringify(m.role)} cannot be carried to a gemini upstream`);
+    if (results !== null) { // the user's text right after tool results joins their turn
+      results.parts.push(...parts);
+      results = null;
+    } else contents.push({ role: 'user', parts: parts.length ? parts : [{ text: '' }] });
+  }
+  const out = { contents };
+  if (system !== '') out.systemInstruction = { parts: [{ text: system }] };
+  const tools = toolsOf(body);
+  if (tools.length > 0) {
+    out.tools = [{ functionDeclarations: tools.map((f) => ({ name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), parametersJsonSchema: f.parameters ?? { type: 'object', properties: {} } })) }];
+  }
+  const c = given(body.tool_choice);
+  let mode;
+  if (c === 'auto') mode = { mode: 'AUTO' };
+  else if (c === 'required') mode = { mode: 'ANY' };
+  else if (c === 'none') mode = { mode: 'NONE' };
+  else if (isObject(c) && typeof c.function?.name === 'string') mode = { mode: 'ANY', allowedFunctionNames: [c.function.name] };
+  else if (c !== undefined) throw new RequestError(`tool_choice ${JSON.stringify(c)}`);
+  if (mode !== undefined) out.toolConfig = { functionCallingConfig: mode };
+  return out;
+}
+
+/** The request's parameters in Gemini's words (this upstream's row of PARAMS, index.mjs). */
+export function geminiParams(p, out) {
+  const g = {};
+  for (const [k, name] of [['temperature', 'temperature'], ['top_p', 'topP'], ['top_k', 'topK'], ['seed', 'seed'], ['presence_penalty', 'presencePenalty'], ['frequency_penalty', 'frequencyPenalty']]) put(g, name, p.take(k));
+  put(g, 'maxOutputTokens', p.first('max_tokens', 'max_completion_tokens'));
+  put(g, 'stopSequences', p.stops());
+  const rf = p.responseFormat();
+  p.noDescription(rf);
+  if (rf !== undefined) {
+    g.responseMimeType = 'application/json';
+    // (the schema holds Gemini's output whatever strict says; its name names it)
+    if (rf.type === 'json_schema') g.responseJsonSchema = rf.json_schema.schema;
+  }
+  const r = p.reasoning();
+  if (r.thinking?.type === 'between_tools') throw p.refuse('thinking', 'it has no word for thinking between tool calls only');
+  const thinking = {};
+  if (r.level !== undefined && r.level !== 'none') {
+    if (!['minimal', 'low', 'medium', 'high'].includes(r.level)) throw p.refuse('reasoning_effort', `its thinkingLevel is minimal, low, medium or high, not ${JSON.stringify(r.level)}`);
+    if (r.budget !== undefined) throw p.refuse('thinking', 'a budget with an effort: Gemini takes a thinkingBudget or a thinkingLevel, not both');
+    thinking.thinkingLevel = r.level.toUpperCase();
+  } else if (r.think === false) thinking.thinkingBudget = 0;
+  else if (r.budget !== undefined) thinking.thinkingBudget = r.budget;
+  else if (r.thinking?.type === 'adaptive') thinking.thinkingBudget = -1; // (dynamic: the model decides)
+  if (r.show) thinking.includeThoughts = true;
+  if (Object.keys(thinking).length > 0) g.thinkingConfig = thinking;
+  if (Object.keys(g).length > 0) out.generationConfig = g;
+  p.noParallelSwitch();
+}
