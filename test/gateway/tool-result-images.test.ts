@@ -12,7 +12,9 @@
 // - the refusals: an image by URL where the upstream takes only bytes, a block or part that is
 //   neither text nor image (where the request is translated: an Anthropic client's body passes
 //   as it is to Claude on Bedrock, a document and is_error with it);
-// - a ddg upstream, which takes text only: an image refused, in a tool result or a user message.
+// - a ddg upstream, which takes text only: an image refused, in a tool result or a user message;
+// - a failed tool result (an Anthropic client's is_error) to Bedrock Converse: a toolResult of
+//   status "error" with the content as sent for a Claude model, in words ("Error: ") for another.
 import { describe, expect, test } from 'vitest';
 import { gatewaysByFormat, post, withAwsEnv } from './support.js';
 
@@ -277,6 +279,54 @@ describe('an Anthropic client\'s tool_result with an image', () => {
       .toEqual(invokeBody([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [document] }]));
     expect(await refused('gemini', messagesTurn([{ type: 'image', source: { type: 'file', file_id: 'file_1' } }]), 'anthropic'))
       .toEqual(anthropicError('a tool_result\'s image of source type "file" cannot be carried to this upstream'));
+  });
+});
+
+describe('an Anthropic client\'s failed tool result (is_error) to Bedrock Converse', () => {
+  /** An Anthropic client's turn for `model` whose result, `content`, failed (or not). */
+  const failedTurn = (model: string, content: unknown, isError = true): Body => {
+    const t: Body = { ...messagesTurn(content), model };
+    (t.messages as { content: Body[] }[])[2].content[0].is_error = isError;
+    return t;
+  };
+  const failedResult = (content: unknown[]) => bedrockBody([{ toolResult: { toolUseId: 'toolu_1', content, status: 'error' } }]);
+
+  test.each([
+    'anthropic.claude-sonnet-4-5-20250929-v1:0',
+    'us.anthropic.claude-opus-4-1-20250805-v1:0', // (an inference profile)
+    'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+  ])('to Claude (%s): status "error", the content as the client sent it', async (model) => {
+    expect(await received('bedrock', failedTurn(model, 'ENOENT: no such file'), 'anthropic')).toEqual(failedResult([{ text: 'ENOENT: no such file' }]));
+    expect(await received('bedrock', failedTurn(model, TEXT_AND_IMAGE), 'anthropic')).toEqual(failedResult([{ text: 'A screenshot:' }, CONVERSE_IMAGE]));
+    expect(await received('bedrock', failedTurn(model, [IMAGE]), 'anthropic')).toEqual(failedResult([CONVERSE_IMAGE]));
+  });
+
+  test('to Claude, a result that did not fail has no status (is_error false, or none)', async () => {
+    const ok = bedrockBody([{ toolResult: { toolUseId: 'toolu_1', content: [{ text: 'file contents' }] } }]);
+    expect(await received('bedrock', failedTurn('anthropic.claude-sonnet-4-5-20250929-v1:0', 'file contents', false), 'anthropic')).toEqual(ok);
+    expect(await received('bedrock', { ...messagesTurn('file contents'), model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }, 'anthropic')).toEqual(ok);
+  });
+
+  test.each([
+    'meta.llama3-3-70b-instruct-v1:0',
+    'mistral.mistral-large-2407-v1:0',
+    'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6', // (names no model)
+  ])('to another model (%s), which may refuse a status: the failure in words, no status', async (model) => {
+    expect(await received('bedrock', failedTurn(model, 'ENOENT: no such file'), 'anthropic'))
+      .toEqual(bedrockBody([{ toolResult: { toolUseId: 'toolu_1', content: [{ text: 'Error: ENOENT: no such file' }] } }]));
+    expect(await received('bedrock', failedTurn(model, TEXT_AND_IMAGE), 'anthropic'))
+      .toEqual(bedrockBody([{ toolResult: { toolUseId: 'toolu_1', content: [{ text: 'Error: A screenshot:' }, CONVERSE_IMAGE] } }]));
+  });
+
+  test('an OpenAI client\'s tool message, which has no word for a failure, to Claude: no status', async () => {
+    expect(await received('bedrock', { ...chatTurn('ENOENT: no such file'), model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }, 'openai'))
+      .toEqual(bedrockBody([{ toolResult: { toolUseId: 'toolu_1', content: [{ text: 'ENOENT: no such file' }] } }]));
+  });
+
+  test('to any other upstream a failure stays in words, as before', async () => {
+    const turn = failedTurn('anthropic.claude-sonnet-4-5-20250929-v1:0', 'ENOENT: no such file');
+    expect(await received('openai-responses', turn, 'anthropic')).toEqual({
+      ...responsesBody([{ type: 'function_call_output', call_id: 'toolu_1', output: 'Error: ENOENT: no such file' }]), model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' });
   });
 });
 

@@ -8,6 +8,14 @@ export const isObject = (v) => typeof v === 'object' && v !== null && !Array.isA
 /** A value given (null is the APIs' "none given"). */
 export const given = (v) => (v === null ? undefined : v);
 
+/**
+ * A tool message's mark of a failed result (an Anthropic tool_result's `is_error`, which Chat's tool
+ * message has no field for: its content says it in words, after "Error: "), holding the result's
+ * content as the client sent it, for an upstream with a word of its own for a failure (Converse's
+ * toolResult `status`, for Claude).
+ */
+export const FAILED = Symbol('failed');
+
 /** A message's content as text: a string, or the text of its parts. */
 export function textOf(c) {
   if (typeof c === 'string') return c;

@@ -4,7 +4,7 @@
 // upstream's translation reads (index.mjs). A request to an anthropic upstream, or to Claude on
 // Bedrock, passes as the client sent it and is not read here.
 import { RequestError } from './errors.mjs';
-import { given, isObject, textOf } from './content.mjs';
+import { FAILED, given, isObject, textOf } from './content.mjs';
 import { NAMES, THINKING } from './params.mjs';
 
 /**
@@ -54,7 +54,7 @@ export function chatFromMessages(body, format) {
     // a user turn: its tool results first (Chat wants them right after the assistant's calls), then its text and images
     const parts = [];
     for (const b of m.content) {
-      if (b?.type === 'tool_result') out.messages.push({ role: 'tool', tool_call_id: b.tool_use_id, content: toolResultContent(b) });
+      if (b?.type === 'tool_result') out.messages.push(toolMessage(b));
       else if (b?.type === 'text') parts.push({ type: 'text', text: b.text });
       else if (b?.type === 'image' && b.source?.type === 'base64') parts.push({ type: 'image_url', image_url: { url: `data:${b.source.media_type};base64,${b.source.data}` } });
       else if (b?.type === 'image' && b.source?.type === 'url') parts.push({ type: 'image_url', image_url: { url: b.source.url } });
@@ -88,9 +88,25 @@ export function chatFromMessages(body, format) {
 }
 
 /**
+ * An Anthropic tool_result as the middle form's tool message. An error (`is_error`), which Chat's
+ * tool message has no field for, is said in its content: its text after "Error: ", or "Error:"
+ * before an image alone; the content as the client sent it is kept under FAILED, for an upstream
+ * that has a word for a failure.
+ */
+function toolMessage(b) {
+  const content = toolResultContent(b);
+  if (b.is_error !== true) return { role: 'tool', tool_call_id: b.tool_use_id, content };
+  let said;
+  if (typeof content === 'string') said = `Error: ${content}`;
+  else if (content[0].type === 'text') said = [{ type: 'text', text: `Error: ${content[0].text}` }, ...content.slice(1)];
+  else said = [{ type: 'text', text: 'Error:' }, ...content];
+  return { role: 'tool', tool_call_id: b.tool_use_id, content: said, [FAILED]: content };
+}
+
+/**
  * An Anthropic tool_result's content in the middle form: its text, or, with images, its text and
  * image_url parts in their order (a tool message of parts, which each translation carries in its
- * upstream's words, or refuses); an error's text after "Error: ". Any other block is refused.
+ * upstream's words, or refuses). Any other block is refused.
  */
 function toolResultContent(b) {
   const blocks = Array.isArray(b.content) ? b.content : [];
@@ -103,16 +119,7 @@ function toolResultContent(b) {
     else if (x?.type === 'image') throw new RequestError(`a tool_result's image of source type ${JSON.stringify(x.source?.type)} cannot be carried to this upstream`);
     else throw new RequestError(`a tool_result's block of type ${JSON.stringify(x?.type)} cannot be carried to this upstream`);
   }
-  const error = b.is_error === true;
-  if (!parts.some((p) => p.type === 'image_url')) {
-    const text = textOf(b.content);
-    return error ? `Error: ${text}` : text;
-  }
-  if (error) {
-    if (parts[0].type === 'text') parts[0] = { type: 'text', text: `Error: ${parts[0].text}` };
-    else parts.unshift({ type: 'text', text: 'Error:' });
-  }
-  return parts;
+  return parts.some((p) => p.type === 'image_url') ? parts : textOf(b.content);
 }
 
 const THROUGH_CHAT = 'the gateway has no word for it in OpenAI Chat\'s form, through which it translates';

@@ -2,7 +2,7 @@
 // signed: ../bedrock-signing.mjs): the history as Converse's messages (toConverse) and the
 // parameters' row (converseParams).
 import { RequestError } from '../errors.mjs';
-import { argumentsObject, dataUrl, given, imagesOf, isObject, textOf, toolsOf, withImages } from '../content.mjs';
+import { FAILED, argumentsObject, dataUrl, given, imagesOf, isObject, textOf, toolsOf, withImages } from '../content.mjs';
 import { put } from '../params.mjs';
 
 /** An image (a data: URL of png, jpeg, gif or webp) as a Converse image block, its bytes in base64. */
@@ -12,6 +12,12 @@ function converseImage(url) {
   if (!format) throw new RequestError('a bedrock upstream takes images as data: URLs of png, jpeg, gif or webp only');
   return { image: { format, source: { bytes: d.data } } };
 }
+
+/**
+ * Whether a Converse request's model is Anthropic's Claude: its id or inference profile says so
+ * (`anthropic.claude-…`, `us.anthropic.claude-…`, or an ARN that names one).
+ */
+const isClaude = (model) => typeof model === 'string' && model.includes('anthropic.');
 
 /** Chat's history as Bedrock Converse's `messages`: toolUse and toolResult content blocks, system apart. */
 export function toConverse(body, messages) {
@@ -24,9 +30,18 @@ export function toConverse(body, messages) {
       continue;
     }
     if (m.role === 'tool') {
+      // A failed result (an Anthropic client's is_error) is a toolResult of status "error" for
+      // Claude, with its content as the client sent it: Converse's word for Claude's is_error. AWS
+      // documents `status` as taken by some models only (Claude's; Amazon Nova's), and another model
+      // may refuse a request that has it: for any other model, or an id that does not say which (an
+      // application inference profile's ARN), the failure stays in words, "Error: " before the
+      // result's text, as for the upstreams that have no word for it.
+      const failed = m[FAILED] !== undefined && isClaude(body.model);
+      const result = failed ? m[FAILED] : m.content;
       // (a result's images are image blocks of its content, beside its text, in their order)
-      const content = withImages(m.content, converseImage, (text) => ({ text })) ?? [{ text: textOf(m.content) }];
+      const content = withImages(result, converseImage, (text) => ({ text })) ?? [{ text: textOf(result) }];
       const block = { toolResult: { toolUseId: m.tool_call_id, content } };
+      if (failed) block.toolResult.status = 'error';
       if (results === null) out.messages.push((results = { role: 'user', content: [] }));
       results.content.push(block);
       continue;
