@@ -14,7 +14,9 @@
 //   as it is to Claude on Bedrock, a document and is_error with it);
 // - a ddg upstream, which takes text only: an image refused, in a tool result or a user message;
 // - a failed tool result (an Anthropic client's is_error) to Bedrock Converse: a toolResult of
-//   status "error" with the content as sent for a Claude model, in words ("Error: ") for another.
+//   status "error" with the content as sent for a Claude model, in words ("Error: ") for another;
+// - an OpenAI client's image `detail`: carried to Responses (a user message's images and a tool
+//   result's), refused by the upstreams with no word for it but `auto`, the default.
 import { describe, expect, test } from 'vitest';
 import { gatewaysByFormat, post, withAwsEnv } from './support.js';
 
@@ -373,6 +375,56 @@ describe('an OpenAI client\'s tool results and images', () => {
     for (const format of ['anthropic', 'gemini', 'bedrock', 'openai-responses'] as const) {
       expect(await refused(format, chatTurn([{ type: 'text', text: 'The file:' }, file]), 'openai'))
         .toEqual(openaiError('a content part of type "file" cannot be carried to this upstream'));
+    }
+  });
+});
+
+describe('an OpenAI client\'s image detail', () => {
+  const detailed = (detail: unknown) => ({ type: 'image_url', image_url: { url: DATA_URL, detail } });
+  /** An OpenAI client's question with an image of `detail`. */
+  const question = (detail: unknown): Body => ({
+    model: 'probe', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: QUESTION }, detailed(detail)] }],
+  });
+
+  test.each(['low', 'high', 'auto', 'original'])('to Responses, detail %s on the input_image of a user message and of a tool result', async (detail) => {
+    expect(await received('openai-responses', question(detail), 'openai')).toEqual({
+      model: 'probe', stream: true, store: false,
+      input: [{ role: 'user', content: [{ type: 'input_text', text: QUESTION }, { type: 'input_image', image_url: DATA_URL, detail }] }],
+    });
+    expect(await received('openai-responses', chatTurn([{ type: 'text', text: 'A screenshot:' }, detailed(detail)]), 'openai')).toEqual(
+      responsesBody([{ type: 'function_call_output', call_id: 'toolu_1', output: [{ type: 'input_text', text: 'A screenshot:' }, { ...RESPONSES_IMAGE, detail }] }]));
+  });
+
+  test('to Responses, a detail of null is none given: no detail', async () => {
+    expect(await received('openai-responses', question(null), 'openai')).toEqual({
+      model: 'probe', stream: true, store: false,
+      input: [{ role: 'user', content: [{ type: 'input_text', text: QUESTION }, RESPONSES_IMAGE] }],
+    });
+  });
+
+  test('to an openai upstream the request passes as it is', async () => {
+    expect(await received('openai', question('low'), 'openai')).toEqual(question('low'));
+  });
+
+  // the upstreams with no word for it: what each receives for the question without a detail
+  const noDetail: [Format, Body][] = [
+    ['anthropic', { model: 'probe', max_tokens: 4096, stream: true, messages: [{ role: 'user', content: [ANTHROPIC_IMAGE, { type: 'text', text: QUESTION }] }] }],
+    ['bedrock-invoke', { anthropic_version: 'bedrock-2023-05-31', max_tokens: 4096, messages: [{ role: 'user', content: [ANTHROPIC_IMAGE, { type: 'text', text: QUESTION }] }] }],
+    ['ollama', { model: 'probe', stream: true, messages: [{ role: 'user', content: QUESTION, images: [PNG] }] }],
+    ['gemini', { contents: [{ role: 'user', parts: [{ text: QUESTION }, GEMINI_IMAGE] }] }],
+    ['bedrock', { messages: [{ role: 'user', content: [{ text: QUESTION }, CONVERSE_IMAGE] }] }],
+  ];
+
+  test.each(noDetail)('to a %s upstream, detail auto (the default, as none) passes', async (format, want) => {
+    expect(await received(format, question('auto'), 'openai')).toEqual(want);
+    expect(await received(format, question(undefined), 'openai')).toEqual(want);
+  });
+
+  test.each(noDetail)('to a %s upstream, another detail is refused, in a user message and in a tool result', async (format) => {
+    for (const detail of ['low', 'high', 'original']) {
+      const message = `an image's detail "${detail}" cannot be carried to this upstream: it has no word for it, and sees each image at a resolution of its own (send "auto", or no detail)`;
+      expect(await refused(format, question(detail), 'openai')).toEqual(openaiError(message));
+      expect(await refused(format, chatTurn([{ type: 'text', text: 'A screenshot:' }, detailed(detail)]), 'openai')).toEqual(openaiError(message));
     }
   });
 });

@@ -31,15 +31,18 @@ export function dataUrl(url) {
   return m ? { mediaType: m[1], data: m[2] } : undefined;
 }
 
-/** Chat content parts: the images among them (as URLs), and whether anything but text and images is there. */
-export function imagesOf(content) {
+/**
+ * Chat content parts: the images among them, each `{ url, detail }` (`detail` as the client gave
+ * it, else undefined), and whether anything but text and images is there.
+ */
+export function imagesIn(content) {
   const out = [];
   if (!Array.isArray(content)) return out;
   for (const p of content) {
     if (p?.type === 'image_url') {
       const url = typeof p.image_url === 'string' ? p.image_url : p.image_url?.url;
       if (typeof url !== 'string') throw new RequestError('an image_url part without a url');
-      out.push(url);
+      out.push({ url, detail: given(p.image_url?.detail) });
     } else if (p?.type !== 'text' && typeof p !== 'string') {
       throw new RequestError(`a content part of type ${JSON.stringify(p?.type)} cannot be carried to this upstream`);
     }
@@ -47,19 +50,40 @@ export function imagesOf(content) {
   return out;
 }
 
+/** Chat content parts: the images among them (as URLs), for an upstream with no word for an image's detail (urlOf). */
+export function imagesOf(content) {
+  return imagesIn(content).map(urlOf);
+}
+
 /**
- * A tool result's content with images among it, each part in an upstream's words (`image(url)`,
- * `text(text)`) in their order; undefined when it has no image (its text alone is the content).
+ * An image's URL, for an upstream that has no word for its `detail` (OpenAI's: how finely the
+ * model sees it, `low` at a small size for a fixed few tokens, `high` or `original` in more detail
+ * for more): every upstream but Responses, each of which sees an image at a resolution of its own.
+ * `auto`, the API's default, leaves it to the upstream, as no detail does; another word asks for
+ * what the upstream cannot be told, and the model would see the image more or less finely than
+ * asked, billed otherwise: refused.
+ */
+export function urlOf(image) {
+  if (image.detail !== undefined && image.detail !== 'auto') {
+    throw new RequestError(`an image's detail ${JSON.stringify(image.detail)} cannot be carried to this upstream: it has no word for it, and sees each image at a resolution of its own (send "auto", or no detail)`);
+  }
+  return image.url;
+}
+
+/**
+ * A tool result's content with images among it, each part in an upstream's words (`image({ url,
+ * detail })`, `text(text)`) in their order; undefined when it has no image (its text alone is the
+ * content).
  */
 export function withImages(content, image, text) {
   const parts = partsOf(content);
   return parts.some((p) => p.image !== undefined) ? parts.map((p) => (p.image !== undefined ? image(p.image) : text(p.text))) : undefined;
 }
 
-/** Content parts in their order, text and images (as URLs): a string is one text; text that is empty is left out. */
+/** Content parts in their order, text and images (each `{ url, detail }`): a string is one text; text that is empty is left out. */
 export function partsOf(content) {
   if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
-  const images = imagesOf(content); // (refuses what is neither)
+  const images = imagesIn(content); // (refuses what is neither)
   let i = 0;
   const out = [];
   for (const p of Array.isArray(content) ? content : []) {

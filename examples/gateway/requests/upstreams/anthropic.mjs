@@ -2,7 +2,7 @@
 // client's request passes as it is): the history (toAnthropic) and the parameters' row
 // (anthropicParams); both are bedrock-invoke's too, for an OpenAI client.
 import { RequestError } from '../errors.mjs';
-import { argumentsObject, dataUrl, given, imagesOf, isObject, textOf, toolsOf, withImages } from '../content.mjs';
+import { argumentsObject, dataUrl, given, imagesOf, isObject, textOf, toolsOf, urlOf, withImages } from '../content.mjs';
 import { put } from '../params.mjs';
 
 /** An image (a URL) as an Anthropic image block: base64 for a data: URL, else by its URL. */
@@ -24,7 +24,7 @@ export function toAnthropic(body, messages, settings) {
     }
     if (m.role === 'tool') {
       // (a result's images are blocks of its content, beside its text, in their order)
-      const content = withImages(m.content, anthropicImage, (text) => ({ type: 'text', text })) ?? textOf(m.content);
+      const content = withImages(m.content, (image) => anthropicImage(urlOf(image)), (text) => ({ type: 'text', text })) ?? textOf(m.content);
       const block = { type: 'tool_result', tool_use_id: m.tool_call_id, content };
       if (results === null) {
         results = { role: 'user', content: [] };

@@ -2,7 +2,7 @@
 // signed: ../bedrock-signing.mjs): the history as Converse's messages (toConverse) and the
 // parameters' row (converseParams).
 import { RequestError } from '../errors.mjs';
-import { FAILED, argumentsObject, dataUrl, given, imagesOf, isObject, textOf, toolsOf, withImages } from '../content.mjs';
+import { FAILED, argumentsObject, dataUrl, given, imagesOf, isObject, textOf, toolsOf, urlOf, withImages } from '../content.mjs';
 import { put } from '../params.mjs';
 
 /** An image (a data: URL of png, jpeg, gif or webp) as a Converse image block, its bytes in base64. */
@@ -39,7 +39,7 @@ export function toConverse(body, messages) {
       const failed = m[FAILED] !== undefined && isClaude(body.model);
       const result = failed ? m[FAILED] : m.content;
       // (a result's images are image blocks of its content, beside its text, in their order)
-      const content = withImages(result, converseImage, (text) => ({ text })) ?? [{ text: textOf(result) }];
+      const content = withImages(result, (image) => converseImage(urlOf(image)), (text) => ({ text })) ?? [{ text: textOf(result) }];
       const block = { toolResult: { toolUseId: m.tool_call_id, content } };
       if (failed) block.toolResult.status = 'error';
       if (results === null) out.messages.push((results = { role: 'user', content: [] }));

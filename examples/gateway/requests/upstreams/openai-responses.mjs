@@ -1,8 +1,16 @@
 // OpenAI Chat → an openai-responses upstream (`POST {base}/v1/responses`): the history as input items
 // (toResponses) and the parameters' row (responsesParams).
 import { RequestError } from '../errors.mjs';
-import { given, imagesOf, isObject, textOf, toolsOf, withImages } from '../content.mjs';
+import { given, imagesIn, isObject, textOf, toolsOf, withImages } from '../content.mjs';
 import { put } from '../params.mjs';
+
+/**
+ * An image as a Responses input_image: its URL, and its detail (`low`, `high`, `auto`, `original`:
+ * Chat's words for it) where the client gave one.
+ */
+function responsesImage({ url, detail }) {
+  return detail === undefined ? { type: 'input_image', image_url: url } : { type: 'input_image', image_url: url, detail };
+}
 
 /** Chat's history as Responses input items: messages, function_call and function_call_output items. */
 export function toResponses(body, messages) {
@@ -10,11 +18,11 @@ export function toResponses(body, messages) {
   for (const m of messages) {
     if (m.role === 'tool') {
       // (a result's images: its output as a list of input_text and input_image items, in their order)
-      const output = withImages(m.content, (url) => ({ type: 'input_image', image_url: url }), (text) => ({ type: 'input_text', text })) ?? textOf(m.content);
+      const output = withImages(m.content, responsesImage, (text) => ({ type: 'input_text', text })) ?? textOf(m.content);
       input.push({ type: 'function_call_output', call_id: m.tool_call_id, output });
       continue;
     }
-    const images = imagesOf(m.content);
+    const images = imagesIn(m.content);
     const text = textOf(m.content);
     if (m.role === 'assistant') {
       // (an assistant message of Responses' holds output text: an image there was dropped)
@@ -24,7 +32,7 @@ export function toResponses(body, messages) {
       continue;
     }
     if (images.length === 0) input.push({ role: m.role, content: text });
-    else input.push({ role: m.role, content: [...(text !== '' ? [{ type: 'input_text', text }] : []), ...images.map((url) => ({ type: 'input_image', image_url: url }))] });
+    else input.push({ role: m.role, content: [...(text !== '' ? [{ type: 'input_text', text }] : []), ...images.map(responsesImage)] });
   }
   const out = { model: body.model, input, stream: body.stream };
   const tools = toolsOf(body);
