@@ -16,7 +16,8 @@
 // - a failed tool result (an Anthropic client's is_error) to Bedrock Converse: a toolResult of
 //   status "error" with the content as sent for a Claude model, in words ("Error: ") for another;
 // - an OpenAI client's image `detail`: carried to Responses (a user message's images and a tool
-//   result's), refused by the upstreams with no word for it but `auto`, the default.
+//   result's); to the upstreams with no word for it `auto` (the default) and `high` (what they do)
+//   pass, `low` and `original` are refused.
 import { describe, expect, test } from 'vitest';
 import { gatewaysByFormat, post, withAwsEnv } from './support.js';
 
@@ -415,14 +416,15 @@ describe('an OpenAI client\'s image detail', () => {
     ['bedrock', { messages: [{ role: 'user', content: [{ text: QUESTION }, CONVERSE_IMAGE] }] }],
   ];
 
-  test.each(noDetail)('to a %s upstream, detail auto (the default, as none) passes', async (format, want) => {
+  test.each(noDetail)('to a %s upstream, detail auto (the default, as none) and high (what it does) pass', async (format, want) => {
     expect(await received(format, question('auto'), 'openai')).toEqual(want);
+    expect(await received(format, question('high'), 'openai')).toEqual(want);
     expect(await received(format, question(undefined), 'openai')).toEqual(want);
   });
 
-  test.each(noDetail)('to a %s upstream, another detail is refused, in a user message and in a tool result', async (format) => {
-    for (const detail of ['low', 'high', 'original']) {
-      const message = `an image's detail "${detail}" cannot be carried to this upstream: it has no word for it, and sees each image at a resolution of its own (send "auto", or no detail)`;
+  test.each(noDetail)('to a %s upstream, detail low or original is refused, in a user message and in a tool result', async (format) => {
+    for (const detail of ['low', 'original']) {
+      const message = `an image's detail "${detail}" cannot be carried to this upstream: it has no word for it, and sees each image in detail, scaled down only past a size of its own (send "high", "auto", or no detail)`;
       expect(await refused(format, question(detail), 'openai')).toEqual(openaiError(message));
       expect(await refused(format, chatTurn([{ type: 'text', text: 'A screenshot:' }, detailed(detail)]), 'openai')).toEqual(openaiError(message));
     }

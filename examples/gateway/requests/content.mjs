@@ -57,15 +57,16 @@ export function imagesOf(content) {
 
 /**
  * An image's URL, for an upstream that has no word for its `detail` (OpenAI's: how finely the
- * model sees it, `low` at a small size for a fixed few tokens, `high` or `original` in more detail
- * for more): every upstream but Responses, each of which sees an image at a resolution of its own.
- * `auto`, the API's default, leaves it to the upstream, as no detail does; another word asks for
- * what the upstream cannot be told, and the model would see the image more or less finely than
- * asked, billed otherwise: refused.
+ * model sees it, `low` at a small size for a fixed few tokens, `high` in detail for more,
+ * `original` at its own size, not scaled down): every upstream but Responses, each of which sees
+ * an image in detail, scaled down only past a size of its own. `auto`, the API's default, leaves
+ * it to the upstream, as no detail does, and `high` asks for what such an upstream does: both
+ * pass. `low` and `original` ask for what it cannot be told (the model would see the image more
+ * coarsely or more finely than asked, billed otherwise): refused.
  */
 export function urlOf(image) {
-  if (image.detail !== undefined && image.detail !== 'auto') {
-    throw new RequestError(`an image's detail ${JSON.stringify(image.detail)} cannot be carried to this upstream: it has no word for it, and sees each image at a resolution of its own (send "auto", or no detail)`);
+  if (image.detail !== undefined && image.detail !== 'auto' && image.detail !== 'high') {
+    throw new RequestError(`an image's detail ${JSON.stringify(image.detail)} cannot be carried to this upstream: it has no word for it, and sees each image in detail, scaled down only past a size of its own (send "high", "auto", or no detail)`);
   }
   return image.url;
 }
