@@ -298,7 +298,8 @@ describe('an Anthropic client\'s failed tool result (is_error) to Bedrock Conver
     'anthropic.claude-sonnet-4-5-20250929-v1:0',
     'us.anthropic.claude-opus-4-1-20250805-v1:0', // (an inference profile)
     'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-sonnet-4-5-20250929-v1:0',
-  ])('to Claude (%s): status "error", the content as the client sent it', async (model) => {
+    'us.amazon.nova-pro-v1:0', // (Amazon Nova takes it too)
+  ])('to Claude or Nova (%s): status "error", the content as the client sent it', async (model) => {
     expect(await received('bedrock', failedTurn(model, 'ENOENT: no such file'), 'anthropic')).toEqual(failedResult([{ text: 'ENOENT: no such file' }]));
     expect(await received('bedrock', failedTurn(model, TEXT_AND_IMAGE), 'anthropic')).toEqual(failedResult([{ text: 'A screenshot:' }, CONVERSE_IMAGE]));
     expect(await received('bedrock', failedTurn(model, [IMAGE]), 'anthropic')).toEqual(failedResult([CONVERSE_IMAGE]));

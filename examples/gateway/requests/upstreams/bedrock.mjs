@@ -14,10 +14,11 @@ function converseImage(url) {
 }
 
 /**
- * Whether a Converse request's model is Anthropic's Claude: its id or inference profile says so
- * (`anthropic.claude-…`, `us.anthropic.claude-…`, or an ARN that names one).
+ * Whether a Converse request's model takes a tool result's `status`, which AWS documents for
+ * Anthropic's Claude and Amazon Nova only: its id or inference profile says so
+ * (`anthropic.claude-…`, `us.anthropic.claude-…`, `amazon.nova-…`, or an ARN that names one).
  */
-const isClaude = (model) => typeof model === 'string' && model.includes('anthropic.');
+const takesStatus = (model) => typeof model === 'string' && (model.includes('anthropic.') || model.includes('amazon.nova'));
 
 /** Chat's history as Bedrock Converse's `messages`: toolUse and toolResult content blocks, system apart. */
 export function toConverse(body, messages) {
@@ -31,12 +32,12 @@ export function toConverse(body, messages) {
     }
     if (m.role === 'tool') {
       // A failed result (an Anthropic client's is_error) is a toolResult of status "error" for
-      // Claude, with its content as the client sent it: Converse's word for Claude's is_error. AWS
-      // documents `status` as taken by some models only (Claude's; Amazon Nova's), and another model
+      // Claude and Nova, with its content as the client sent it: Converse's word for is_error. AWS
+      // documents `status` as taken by those models only, and another model
       // may refuse a request that has it: for any other model, or an id that does not say which (an
       // application inference profile's ARN), the failure stays in words, "Error: " before the
       // result's text, as for the upstreams that have no word for it.
-      const failed = m[FAILED] !== undefined && isClaude(body.model);
+      const failed = m[FAILED] !== undefined && takesStatus(body.model);
       const result = failed ? m[FAILED] : m.content;
       // (a result's images are image blocks of its content, beside its text, in their order)
       const content = withImages(result, (image) => converseImage(urlOf(image)), (text) => ({ text })) ?? [{ text: textOf(result) }];
