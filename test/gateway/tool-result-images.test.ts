@@ -332,6 +332,14 @@ describe('an Anthropic client\'s failed tool result (is_error) to Bedrock Conver
     expect(await received('openai-responses', turn, 'anthropic')).toEqual({
       ...responsesBody([{ type: 'function_call_output', call_id: 'toolu_1', output: 'Error: ENOENT: no such file' }]), model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' });
   });
+
+  test('to Gemini a failure is the functionResponse\'s error key, which Gemini reads as the call\'s failure, with the content as sent (its images after it)', async () => {
+    const response = (r: Record<string, string>) => ({ functionResponse: { id: 'toolu_1', name: 'Read', response: r } });
+    expect(await received('gemini', failedTurn('gemini-2.5-pro', 'ENOENT: no such file'), 'anthropic')).toEqual(geminiBody([response({ error: 'ENOENT: no such file' })]));
+    expect(await received('gemini', failedTurn('gemini-2.5-pro', TEXT_AND_IMAGE), 'anthropic'))
+      .toEqual(geminiBody([response({ error: 'A screenshot:' }), { text: LABEL }, GEMINI_IMAGE]));
+    expect(await received('gemini', failedTurn('gemini-2.5-pro', 'file contents', false), 'anthropic')).toEqual(geminiBody([response({ result: 'file contents' })]));
+  });
 });
 
 describe('an OpenAI client\'s tool results and images', () => {

@@ -1,7 +1,7 @@
 // OpenAI Chat → a gemini upstream (`POST {base}/v1beta/models/{model}:streamGenerateContent`): the
 // history as contents (toGemini) and the parameters' row (geminiParams).
 import { RequestError } from '../errors.mjs';
-import { argumentsObject, dataUrl, given, imagesOf, isObject, resultImagesLabel, textOf, toolsOf } from '../content.mjs';
+import { FAILED, argumentsObject, dataUrl, given, imagesOf, isObject, resultImagesLabel, textOf, toolsOf } from '../content.mjs';
 import { put } from '../params.mjs';
 
 /**
@@ -37,7 +37,10 @@ export function toGemini(body, messages) {
     if (m.role === 'tool') {
       const name = names.get(m.tool_call_id);
       if (name === undefined) throw new RequestError(`the tool result for ${JSON.stringify(m.tool_call_id ?? '')} answers no tool call of the history`);
-      const part = { functionResponse: { name, response: { result: textOf(m.content) } } };
+      // (a failed result, an Anthropic client's is_error, under the `error` key Gemini reads as the
+      // call's failure, as the client sent it; another under `result`)
+      const failed = m[FAILED];
+      const part = { functionResponse: { name, response: failed !== undefined ? { error: textOf(failed) } : { result: textOf(m.content) } } };
       if (!madeId(m.tool_call_id)) part.functionResponse.id = m.tool_call_id;
       if (results === null) {
         contents.push((results = { role: 'user', parts: [] }));
