@@ -56,6 +56,15 @@ export function imagesOf(content) {
 }
 
 /**
+ * A message's content as an upstream's parts: its text (where it has any) as `{ text }`, then its
+ * images, each in the upstream's words (`image(url)`): Gemini's parts, Converse's content blocks.
+ */
+export function textThenImages(content, image) {
+  const text = textOf(content);
+  return [...(text !== '' ? [{ text }] : []), ...imagesOf(content).map(image)];
+}
+
+/**
  * An image's URL, for an upstream that has no word for its `detail` (OpenAI's: how finely the
  * model sees it, `low` at a small size for a fixed few tokens, `high` in detail for more,
  * `original` at its own size, not scaled down): every upstream but Responses, each of which sees

@@ -2,7 +2,7 @@
 // signed: ../bedrock-signing.mjs): the history as Converse's messages (toConverse) and the
 // parameters' row (converseParams).
 import { RequestError } from '../errors.mjs';
-import { FAILED, argumentsObject, dataUrl, given, imagesOf, isObject, textOf, toolsOf, urlOf, withImages } from '../content.mjs';
+import { FAILED, argumentsObject, dataUrl, given, isObject, textOf, textThenImages, toolsOf, urlOf, withImages } from '../content.mjs';
 import { put } from '../params.mjs';
 
 /** An image (a data: URL of png, jpeg, gif or webp) as a Converse image block, its bytes in base64. */
@@ -47,10 +47,7 @@ export function toConverse(body, messages) {
       results.content.push(block);
       continue;
     }
-    const content = [];
-    const text = textOf(m.content);
-    if (text !== '') content.push({ text });
-    for (const url of imagesOf(m.content)) content.push(converseImage(url));
+    const content = textThenImages(m.content, converseImage);
     if (m.role === 'assistant') {
       results = null;
       for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) content.push({ toolUse: { toolUseId: c.id, name: c.function?.name, input: argumentsObject(c) } });

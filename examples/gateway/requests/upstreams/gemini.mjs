@@ -1,7 +1,7 @@
 // OpenAI Chat → a gemini upstream (`POST {base}/v1beta/models/{model}:streamGenerateContent`): the
 // history as contents (toGemini) and the parameters' row (geminiParams).
 import { RequestError } from '../errors.mjs';
-import { FAILED, argumentsObject, dataUrl, given, imagesOf, isObject, resultImagesLabel, textOf, toolsOf } from '../content.mjs';
+import { FAILED, argumentsObject, dataUrl, given, imagesOf, isObject, resultImagesLabel, textOf, textThenImages, toolsOf } from '../content.mjs';
 import { put } from '../params.mjs';
 
 /**
@@ -53,10 +53,7 @@ export function toGemini(body, messages) {
       if (urls.length > 0) results.parts.push({ text: resultImagesLabel(m.tool_call_id, name, urls.length) }, ...urls.map(geminiImage));
       continue;
     }
-    const parts = [];
-    const text = textOf(m.content);
-    if (text !== '') parts.push({ text });
-    for (const url of imagesOf(m.content)) parts.push(geminiImage(url));
+    const parts = textThenImages(m.content, geminiImage);
     if (m.role === 'assistant') {
       results = null;
       for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
