@@ -1,5 +1,6 @@
 // What every translation reads of the middle form, OpenAI Chat's request: a message's text and
-// images, a tool result's parts in their order, a call's arguments, the tools; and the two checks
+// images, a tool result's parts in their order, a call's arguments, the tools, the model where an
+// upstream has it in its path; and the two checks
 // of a value that the translations and the parameters make (an object, a value given).
 import { RequestError } from './errors.mjs';
 
@@ -23,6 +24,12 @@ export function textOf(c) {
   let s = '';
   for (const p of c) s += typeof p === 'string' ? p : typeof p?.text === 'string' ? p.text : '';
   return s;
+}
+
+/** The request's model, for an upstream that has it in its path: a RequestError (`missing`) where it names none. */
+export function modelOf(body, missing) {
+  if (typeof body.model !== 'string' || body.model === '') throw new RequestError(missing);
+  return body.model;
 }
 
 /** A data URL's media type and base64 payload, or undefined. */

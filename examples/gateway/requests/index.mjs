@@ -14,24 +14,26 @@
 // other upstream; and what changes nothing in the answer (an end user's id, tags, caching, the
 // service tier), ignored where the upstream has no word of its own for it.
 //
-// This folder: upstreamRequest here, with the table of the parameters' rows (PARAMS); errors.mjs;
-// content.mjs, what every translation reads of the middle form; from-messages.mjs, an Anthropic
-// client's request in it; params.mjs, the parameters' common rules; upstreams/, a file per upstream
-// format with its translation of the history and its row of the parameters; bedrock-signing.mjs.
+// This folder: upstreamRequest here, which runs the steps common to every upstream over the
+// registry of their descriptions (UPSTREAMS); errors.mjs; content.mjs, what every translation reads
+// of the middle form; from-messages.mjs, an Anthropic client's request in it; params.mjs, the
+// parameters' common rules; upstreams/, a file per upstream format with its translation of the
+// history, its row of the parameters and its description (its path, credential, headers, …);
+// bedrock-signing.mjs. A new upstream format is its file there and its line in UPSTREAMS.
 import { describeFormat } from 'seam-stream';
 import { RequestError } from './errors.mjs';
 import { isObject } from './content.mjs';
 import { chatFromMessages } from './from-messages.mjs';
 import { Params } from './params.mjs';
-import { bedrockSigner, signing } from './bedrock-signing.mjs';
-import { chatParams, toChat } from './upstreams/openai.mjs';
-import { responsesParams, toResponses } from './upstreams/openai-responses.mjs';
-import { anthropicParams, toAnthropic } from './upstreams/anthropic.mjs';
-import { ollamaParams, toOllama } from './upstreams/ollama.mjs';
-import { ddgParams, toDdg } from './upstreams/ddg.mjs';
-import { geminiParams, toGemini } from './upstreams/gemini.mjs';
-import { converseParams, toConverse } from './upstreams/bedrock.mjs';
-import { invokeFromMessages } from './upstreams/bedrock-invoke.mjs';
+import { signing } from './bedrock-signing.mjs';
+import { openai } from './upstreams/openai.mjs';
+import { openaiResponses } from './upstreams/openai-responses.mjs';
+import { anthropic } from './upstreams/anthropic.mjs';
+import { ollama } from './upstreams/ollama.mjs';
+import { ddg } from './upstreams/ddg.mjs';
+import { gemini } from './upstreams/gemini.mjs';
+import { bedrock } from './upstreams/bedrock.mjs';
+import { bedrockInvoke } from './upstreams/bedrock-invoke.mjs';
 
 export { RequestError, GatewayConfigError } from './errors.mjs';
 export { chatFromMessages } from './from-messages.mjs';
@@ -43,24 +45,26 @@ export { bedrockLacks } from './bedrock-signing.mjs';
  */
 export const SETTINGS = Object.freeze({ openaiMaxTokensField: 'max_completion_tokens', anthropicMaxTokens: 4096, responsesSummary: 'auto' });
 
-/** Each upstream's words for the request's parameters, written into its payload `out`. */
-const PARAMS = {
-  openai: chatParams,
-  'openai-responses': responsesParams,
-  anthropic: anthropicParams,
-  ollama: ollamaParams,
-  ddg: ddgParams,
-  gemini: geminiParams,
-  bedrock: converseParams,
-  'bedrock-invoke': anthropicParams,
-};
-
-/** The request's parameters written into the upstream's payload (`chat`: the request in Chat's form; `settings`: upstreamRequest's). */
-function carryParams(format, chat, out, settings) {
-  const p = new Params(chat, format, settings);
-  PARAMS[format](p, out);
-  p.finish();
-}
+/**
+ * The upstream formats, each by its description (in its file under upstreams/):
+ * - `path(chat)`: its path under the base URL's (`chat`: the request in Chat's form, or the
+ *   client's own where it passes as it is); a RequestError where the request lacks what the path
+ *   holds (gemini's and Bedrock's model);
+ * - `query` (optional): the query's parameters set among the base URL's (gemini's `alt=sse`);
+ * - `credential` (optional): the header the client's key goes in (`authorization`: as a bearer);
+ *   none for a signed upstream;
+ * - `sign(hostname, env)` (optional): the signer of the request (Bedrock's SigV4), which the gateway
+ *   calls once it has the body's bytes;
+ * - `headers(client, passes)` (optional): the format's own headers, from the client's (`passes`:
+ *   the client's request passes as it is);
+ * - `dialect` (optional): the client API whose request passes as it is, not through Chat's form;
+ *   `asSent(body)` (optional): what it passes as, where not the body itself (Claude on Bedrock's);
+ * - `body(chat, messages, settings)`: the payload, from the request in Chat's form and its
+ *   messages (upstreamRequest's `settings`);
+ * - `params(p, out)`: the parameters' row: the request's parameters (Params `p`) written into the
+ *   payload `out`.
+ */
+const UPSTREAMS = Object.freeze({ openai, 'openai-responses': openaiResponses, anthropic, ollama, ddg, gemini, bedrock, 'bedrock-invoke': bedrockInvoke });
 
 /** The client's credential as the gateway received it: a bearer, or Anthropic's x-api-key. */
 function credentialOf(headers) {
@@ -80,12 +84,11 @@ function checkShapes(messages) {
 }
 
 /**
- * How a client's request becomes the upstream's: its path under the base URL, its headers and
- * its body. `dialect` is the client's API (`openai`: Chat Completions; `anthropic`: Messages).
- * ddg: the base URL is the endpoint itself (its path is used as given); it takes text only.
- * gemini: `{base}/v1beta/models/{model}:streamGenerateContent?alt=sse`, the key in `x-goog-api-key`.
- * bedrock: `{base}/model/{model}/converse-stream`, a Converse body, and `sign(body)`: the SigV4
- * headers for the body's bytes (credentials from `env`'s AWS_* variables).
+ * How a client's request becomes the upstream's, as the format's description says (UPSTREAMS):
+ * `{ protocol, hostname, port, path, headers, payload }`, its path under the base URL's (ddg's
+ * the base URL's own: the endpoint itself), and for a signed upstream (bedrock, bedrock-invoke)
+ * `sign(body)`: the headers with SigV4's for the body's bytes (credentials from `env`'s AWS_*
+ * variables). `dialect` is the client's API (`openai`: Chat Completions; `anthropic`: Messages).
  * `choices`: the gateway's choices of words (SETTINGS' where not given), `openaiMaxTokensField`
  * (`max_completion_tokens` or `max_tokens`): the field an Anthropic client's max_tokens is written
  * in for an openai upstream; `anthropicMaxTokens`: the max_tokens of a request that names none,
@@ -98,90 +101,36 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
   const url = typeof base === 'string' ? new URL(base) : base;
   const prefix = url.pathname.replace(/\/+$/, '');
   const out = { 'content-type': 'application/json', accept: describeFormat(format).contentType };
+  if (!Object.hasOwn(UPSTREAMS, format)) throw new TypeError(`unknown upstream format ${format}`);
+  const upstream = UPSTREAMS[format];
   const key = credentialOf(headers);
-  const same = dialect === format; // the client speaks the upstream's own API: its body passes as it is
-  // (an Anthropic client's body for Claude on Bedrock passes as well: invokeFromMessages)
-  const claudeOnBedrock = dialect === 'anthropic' && format === 'bedrock-invoke';
-  const chat = same || claudeOnBedrock || dialect === 'openai' ? body : chatFromMessages(body, format);
-  if (!same && !claudeOnBedrock && !Array.isArray(chat.messages)) throw new RequestError('messages must be an array');
-  const messages = chat.messages;
-  if (!same && !claudeOnBedrock) checkShapes(messages);
-  let path;
-  let payload;
-  switch (format) {
-    case 'openai':
-      path = `${prefix}/v1/chat/completions`;
-      if (!same) chat.messages = toChat(messages);
-      payload = chat;
-      if (!same) carryParams(format, chat, payload, settings);
-      break;
-    case 'openai-responses':
-      path = `${prefix}/v1/responses`;
-      payload = toResponses(chat, messages);
-      carryParams(format, chat, payload, settings);
-      break;
-    case 'anthropic':
-      path = `${prefix}/v1/messages`;
-      payload = same ? body : toAnthropic(chat, messages, settings);
-      if (!same) carryParams(format, chat, payload, settings);
-      out['anthropic-version'] = typeof headers['anthropic-version'] === 'string' && same ? headers['anthropic-version'] : '2023-06-01';
-      if (same && typeof headers['anthropic-beta'] === 'string') out['anthropic-beta'] = headers['anthropic-beta'];
-      break;
-    case 'ollama':
-      path = `${prefix}/api/chat`;
-      payload = toOllama(chat, messages);
-      carryParams(format, chat, payload, settings);
-      break;
-    case 'ddg':
-      path = prefix || '/';
-      payload = toDdg(chat, messages);
-      carryParams(format, chat, payload, settings);
-      break;
-    case 'gemini': {
-      // the model is in the path; the key in x-goog-api-key (the gateway's own, or the client's bearer)
-      if (typeof chat.model !== 'string' || chat.model === '') throw new RequestError('a gemini upstream needs a model name');
-      // (models/NAME or tunedModels/NAME: each segment of the name percent-encoded)
-      const model = (/^(models|tunedModels)\//.test(chat.model) ? chat.model : `models/${chat.model}`).split('/').map(encodeURIComponent).join('/');
-      path = `${prefix}/v1beta/${model}:streamGenerateContent`;
-      payload = toGemini(chat, messages);
-      carryParams(format, chat, payload, settings);
-      if (key !== undefined) out['x-goog-api-key'] = key;
-      const q = new URLSearchParams(url.search);
-      q.set('alt', 'sse');
-      return { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: `${path}?${q}`, headers: out, payload };
-    }
-    case 'bedrock': {
-      if (typeof chat.model !== 'string' || chat.model === '') throw new RequestError('a bedrock upstream needs a model id');
-      path = `${prefix}/model/${encodeURIComponent(chat.model)}/converse-stream`;
-      payload = toConverse(chat, messages);
-      carryParams(format, chat, payload, settings);
-      const target = { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };
-      // SigV4 over the body as sent: the gateway signs once it has the body's bytes
-      const sign = bedrockSigner(url.hostname, env);
-      target.sign = signing(sign, url, target, out, path);
-      return target;
-    }
-    case 'bedrock-invoke': {
-      // Claude on Bedrock: Anthropic's Messages body, without model and stream, with Bedrock's
-      // anthropic_version: an Anthropic client's as it sent it (invokeFromMessages), an OpenAI
-      // client's written as the anthropic upstream's is
-      if (typeof chat.model !== 'string' || chat.model === '') throw new RequestError('a bedrock upstream needs a model id');
-      path = `${prefix}/model/${encodeURIComponent(chat.model)}/invoke-with-response-stream`;
-      if (claudeOnBedrock) payload = invokeFromMessages(body);
-      else {
-        const messagesBody = toAnthropic(chat, messages, settings);
-        carryParams(format, chat, messagesBody, settings);
-        const { model: _model, stream: _stream, ...anthropicBody } = messagesBody;
-        payload = { anthropic_version: 'bedrock-2023-05-31', ...anthropicBody };
-      }
-      const target = { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };
-      target.sign = signing(bedrockSigner(url.hostname, env), url, target, out, path);
-      return target;
-    }
-    default:
-      throw new TypeError(`unknown upstream format ${format}`);
+  // the client speaks the upstream's own API (or, to Claude on Bedrock, Anthropic's): its body passes as it is
+  const passes = dialect === upstream.dialect;
+  const chat = passes || dialect === 'openai' ? body : chatFromMessages(body, format);
+  if (!passes) {
+    if (!Array.isArray(chat.messages)) throw new RequestError('messages must be an array');
+    checkShapes(chat.messages);
   }
-  // the credential in the header the format uses: Anthropic's x-api-key, a bearer elsewhere
-  if (key !== undefined) out[format === 'anthropic' ? 'x-api-key' : 'authorization'] = format === 'anthropic' ? key : `Bearer ${key}`;
-  return { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + url.search, headers: out, payload };
+  const path = prefix + upstream.path(chat) || '/';
+  let payload;
+  if (passes) payload = upstream.asSent ? upstream.asSent(body) : body;
+  else {
+    payload = upstream.body(chat, chat.messages, settings);
+    const p = new Params(chat, format, settings);
+    upstream.params(p, payload);
+    p.finish();
+  }
+  Object.assign(out, upstream.headers?.(headers, passes));
+  const header = upstream.credential;
+  if (header !== undefined && key !== undefined) out[header] = header === 'authorization' ? `Bearer ${key}` : key;
+  let query = url.search;
+  if (upstream.query !== undefined) {
+    const q = new URLSearchParams(url.search);
+    for (const [k, v] of Object.entries(upstream.query)) q.set(k, v);
+    query = `?${q}`;
+  }
+  const target = { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + query, headers: out, payload };
+  // SigV4 over the body as sent: the gateway signs once it has the body's bytes
+  if (upstream.sign !== undefined) target.sign = signing(upstream.sign(url.hostname, env), url, target, out, path);
+  return target;
 }

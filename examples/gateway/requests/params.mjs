@@ -11,7 +11,7 @@
 //
 // Here: what is the same for every upstream (the defaults, the reasons, what has no effect, and
 // Params, through which each upstream's row takes the fields one by one). Each upstream's row, its
-// words for them, is in its file (upstreams/); the table of the rows, PARAMS, in index.mjs.
+// words for them, is in its file (upstreams/), its description's `params`, which index.mjs runs.
 import { RequestError } from './errors.mjs';
 import { given, isObject, toolsOf } from './content.mjs';
 

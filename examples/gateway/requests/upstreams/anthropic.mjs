@@ -1,6 +1,7 @@
-// OpenAI Chat → an anthropic upstream (`POST {base}/v1/messages`), for an OpenAI client (an Anthropic
-// client's request passes as it is): the history (toAnthropic) and the parameters' row
-// (anthropicParams); both are bedrock-invoke's too, for an OpenAI client.
+// OpenAI Chat → an anthropic upstream (`POST {base}/v1/messages`, the key in x-api-key), for an
+// OpenAI client (an Anthropic client's request passes as it is, with its anthropic-version and
+// anthropic-beta headers): the history (toAnthropic), the parameters' row (anthropicParams), both
+// bedrock-invoke's too for an OpenAI client, and the upstream's description (anthropic).
 import { RequestError } from '../errors.mjs';
 import { argumentsObject, dataUrl, given, imagesOf, isObject, textOf, toolsOf, urlOf, withImages } from '../content.mjs';
 import { put } from '../params.mjs';
@@ -105,3 +106,17 @@ export function anthropicParams(p, out) {
     if (id !== undefined) out.metadata = { user_id: id };
   }
 }
+
+/** The anthropic upstream (index.mjs reads its description). */
+export const anthropic = {
+  dialect: 'anthropic',
+  path: () => '/v1/messages',
+  credential: 'x-api-key',
+  // (the client's version and beta flags go on with its own request; another's is written in the version the translation knows)
+  headers: (client, passes) => ({
+    'anthropic-version': typeof client['anthropic-version'] === 'string' && passes ? client['anthropic-version'] : '2023-06-01',
+    ...(passes && typeof client['anthropic-beta'] === 'string' ? { 'anthropic-beta': client['anthropic-beta'] } : {}),
+  }),
+  body: toAnthropic,
+  params: anthropicParams,
+};

@@ -1,9 +1,12 @@
 // An Anthropic client → a bedrock-invoke upstream, Claude on Bedrock
 // (`POST {base}/model/{model}/invoke-with-response-stream`, signed: ../bedrock-signing.mjs): its body
-// as it sent it, in Bedrock's few words of its own. An OpenAI client's is written as for an
-// anthropic upstream (anthropic.mjs), in index.mjs.
+// as it sent it, in Bedrock's few words of its own (invokeFromMessages). An OpenAI client's is
+// written as for an anthropic upstream (anthropic.mjs), in Bedrock's words too; both in the
+// upstream's description (bedrockInvoke).
 import { RequestError } from '../errors.mjs';
-import { given, isObject } from '../content.mjs';
+import { bedrockSigner } from '../bedrock-signing.mjs';
+import { given, isObject, modelOf } from '../content.mjs';
+import { anthropicParams, toAnthropic } from './anthropic.mjs';
 
 /** Why an Anthropic client's field is not carried to Claude on Bedrock, where it changes the answer: refused. */
 const NOT_ON_BEDROCK = {
@@ -30,7 +33,7 @@ const NOT_ON_BEDROCK = {
  * answer (below, each with its reason); refused: those that do (NOT_ON_BEDROCK). Anything else
  * passes as it was sent, for Bedrock to take or refuse.
  */
-export function invokeFromMessages(body) {
+function invokeFromMessages(body) {
   const out = {};
   let format;
   for (const [k, v] of Object.entries(body)) {
@@ -67,3 +70,21 @@ export function invokeFromMessages(body) {
   }
   return { anthropic_version: 'bedrock-2023-05-31', ...out };
 }
+
+/**
+ * The bedrock-invoke upstream (index.mjs reads its description): the model in its path, signed as
+ * the bedrock upstream is. Its body is Anthropic's Messages body, without model and stream, with
+ * Bedrock's anthropic_version: an Anthropic client's as it sent it (invokeFromMessages), an OpenAI
+ * client's written as the anthropic upstream's is, with its parameters.
+ */
+export const bedrockInvoke = {
+  dialect: 'anthropic',
+  asSent: invokeFromMessages,
+  path: (chat) => `/model/${encodeURIComponent(modelOf(chat, 'a bedrock upstream needs a model id'))}/invoke-with-response-stream`,
+  sign: bedrockSigner,
+  body(chat, messages, settings) {
+    const { model: _model, stream: _stream, ...messagesBody } = toAnthropic(chat, messages, settings);
+    return { anthropic_version: 'bedrock-2023-05-31', ...messagesBody };
+  },
+  params: anthropicParams,
+};

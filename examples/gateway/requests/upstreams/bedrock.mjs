@@ -1,8 +1,9 @@
 // OpenAI Chat → a bedrock upstream, Bedrock Converse (`POST {base}/model/{model}/converse-stream`,
-// signed: ../bedrock-signing.mjs): the history as Converse's messages (toConverse) and the
-// parameters' row (converseParams).
+// signed: ../bedrock-signing.mjs): the history as Converse's messages (toConverse), the parameters'
+// row (converseParams), and the upstream's description (bedrock).
 import { RequestError } from '../errors.mjs';
-import { FAILED, argumentsObject, dataUrl, given, isObject, textOf, textThenImages, toolsOf, urlOf, withImages } from '../content.mjs';
+import { bedrockSigner } from '../bedrock-signing.mjs';
+import { FAILED, argumentsObject, dataUrl, given, isObject, modelOf, textOf, textThenImages, toolsOf, urlOf, withImages } from '../content.mjs';
 import { put } from '../params.mjs';
 
 /** An image (a data: URL of png, jpeg, gif or webp) as a Converse image block, its bytes in base64. */
@@ -21,7 +22,7 @@ function converseImage(url) {
 const takesStatus = (model) => typeof model === 'string' && (model.includes('anthropic.') || model.includes('amazon.nova'));
 
 /** Chat's history as Bedrock Converse's `messages`: toolUse and toolResult content blocks, system apart. */
-export function toConverse(body, messages) {
+function toConverse(body, messages) {
   const out = { messages: [] };
   const system = [];
   let results = null;
@@ -74,8 +75,8 @@ export function toConverse(body, messages) {
   return out;
 }
 
-/** The request's parameters in Converse's words (this upstream's row of PARAMS, index.mjs). */
-export function converseParams(p, out) {
+/** The request's parameters in Converse's words (this upstream's row). */
+function converseParams(p, out) {
   const inference = {};
   put(inference, 'maxTokens', p.first('max_tokens', 'max_completion_tokens'));
   put(inference, 'temperature', p.take('temperature'));
@@ -102,3 +103,14 @@ export function converseParams(p, out) {
   }
   p.noParallelSwitch();
 }
+
+/**
+ * The bedrock upstream (index.mjs reads its description): the model in its path, and the request
+ * signed with SigV4 (credentials from the gateway's AWS_* variables), not the client's key.
+ */
+export const bedrock = {
+  path: (chat) => `/model/${encodeURIComponent(modelOf(chat, 'a bedrock upstream needs a model id'))}/converse-stream`,
+  sign: bedrockSigner,
+  body: toConverse,
+  params: converseParams,
+};

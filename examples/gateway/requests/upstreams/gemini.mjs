@@ -1,7 +1,8 @@
-// OpenAI Chat → a gemini upstream (`POST {base}/v1beta/models/{model}:streamGenerateContent`): the
-// history as contents (toGemini) and the parameters' row (geminiParams).
+// OpenAI Chat → a gemini upstream (`POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse`,
+// the key in x-goog-api-key): the history as contents (toGemini), the parameters' row
+// (geminiParams), and the upstream's description (gemini).
 import { RequestError } from '../errors.mjs';
-import { FAILED, argumentsObject, dataUrl, given, imagesOf, isObject, resultImagesLabel, textOf, textThenImages, toolsOf } from '../content.mjs';
+import { FAILED, argumentsObject, dataUrl, given, imagesOf, isObject, modelOf, resultImagesLabel, textOf, textThenImages, toolsOf } from '../content.mjs';
 import { put } from '../params.mjs';
 
 /**
@@ -23,7 +24,7 @@ function geminiImage(url) {
  * call's `extra_content.google.thought_signature` as its thoughtSignature), tool results as
  * functionResponse parts of a `user` turn, system apart.
  */
-export function toGemini(body, messages) {
+function toGemini(body, messages) {
   const names = new Map(); // call id → function name (a functionResponse names its function)
   const contents = [];
   let system = '';
@@ -91,8 +92,8 @@ export function toGemini(body, messages) {
   return out;
 }
 
-/** The request's parameters in Gemini's words (this upstream's row of PARAMS, index.mjs). */
-export function geminiParams(p, out) {
+/** The request's parameters in Gemini's words (this upstream's row). */
+function geminiParams(p, out) {
   const g = {};
   for (const [k, name] of [['temperature', 'temperature'], ['top_p', 'topP'], ['top_k', 'topK'], ['seed', 'seed'], ['presence_penalty', 'presencePenalty'], ['frequency_penalty', 'frequencyPenalty']]) put(g, name, p.take(k));
   put(g, 'maxOutputTokens', p.first('max_tokens', 'max_completion_tokens'));
@@ -119,3 +120,20 @@ export function geminiParams(p, out) {
   if (Object.keys(g).length > 0) out.generationConfig = g;
   p.noParallelSwitch();
 }
+
+/**
+ * The gemini upstream (index.mjs reads its description): the model in its path, its answer as SSE
+ * (`alt=sse`), the key in x-goog-api-key (the gateway's own, or the client's bearer).
+ */
+export const gemini = {
+  path(chat) {
+    const name = modelOf(chat, 'a gemini upstream needs a model name');
+    // (models/NAME or tunedModels/NAME: each segment of the name percent-encoded)
+    const model = (/^(models|tunedModels)\//.test(name) ? name : `models/${name}`).split('/').map(encodeURIComponent).join('/');
+    return `/v1beta/${model}:streamGenerateContent`;
+  },
+  query: { alt: 'sse' },
+  credential: 'x-goog-api-key',
+  body: toGemini,
+  params: geminiParams,
+};

@@ -1,11 +1,11 @@
-// OpenAI Chat → an ollama upstream (`POST {base}/api/chat`): the history (toOllama) and the
-// parameters' row (ollamaParams).
+// OpenAI Chat → an ollama upstream (`POST {base}/api/chat`, a bearer): the history (toOllama), the
+// parameters' row (ollamaParams), and the upstream's description (ollama).
 import { RequestError } from '../errors.mjs';
 import { argumentsObject, dataUrl, imagesOf, textOf, toolsOf } from '../content.mjs';
 import { put } from '../params.mjs';
 
 /** Chat's history as Ollama's: calls with their arguments as objects, images as base64, results as `tool` messages with the tool's name. */
-export function toOllama(body, messages) {
+function toOllama(body, messages) {
   const names = new Map(); // call id → tool name (Ollama's results name their tool)
   const out = [];
   for (const m of messages) {
@@ -45,8 +45,8 @@ function ollamaThink(p, r) {
   throw p.refuse('reasoning_effort', `its think takes low, medium or high, not ${JSON.stringify(r.level)}`);
 }
 
-/** The request's parameters in Ollama's words (this upstream's row of PARAMS, index.mjs). */
-export function ollamaParams(p, out) {
+/** The request's parameters in Ollama's words (this upstream's row). */
+function ollamaParams(p, out) {
   const options = {};
   for (const k of ['temperature', 'top_p', 'top_k', 'seed', 'presence_penalty', 'frequency_penalty']) put(options, k, p.take(k));
   put(options, 'num_predict', p.first('max_tokens', 'max_completion_tokens'));
@@ -60,3 +60,11 @@ export function ollamaParams(p, out) {
   put(out, 'think', ollamaThink(p, r));
   p.noParallelSwitch();
 }
+
+/** The ollama upstream (index.mjs reads its description). */
+export const ollama = {
+  path: () => '/api/chat',
+  credential: 'authorization',
+  body: toOllama,
+  params: ollamaParams,
+};

@@ -1,5 +1,6 @@
-// OpenAI Chat → an openai-responses upstream (`POST {base}/v1/responses`): the history as input items
-// (toResponses) and the parameters' row (responsesParams).
+// OpenAI Chat → an openai-responses upstream (`POST {base}/v1/responses`, a bearer): the history as
+// input items (toResponses), the parameters' row (responsesParams), and the upstream's description
+// (openaiResponses).
 import { RequestError } from '../errors.mjs';
 import { given, imagesIn, isObject, textOf, toolsOf, withImages } from '../content.mjs';
 import { put } from '../params.mjs';
@@ -13,7 +14,7 @@ function responsesImage({ url, detail }) {
 }
 
 /** Chat's history as Responses input items: messages, function_call and function_call_output items. */
-export function toResponses(body, messages) {
+function toResponses(body, messages) {
   const input = [];
   for (const m of messages) {
     if (m.role === 'tool') {
@@ -44,8 +45,8 @@ export function toResponses(body, messages) {
   return out;
 }
 
-/** The request's parameters in Responses' words (this upstream's row of PARAMS, index.mjs). */
-export function responsesParams(p, out) {
+/** The request's parameters in Responses' words (this upstream's row). */
+function responsesParams(p, out) {
   put(out, 'max_output_tokens', p.first('max_tokens', 'max_completion_tokens'));
   for (const k of ['temperature', 'top_p', 'parallel_tool_calls', 'metadata', 'user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'moderation']) put(out, k, p.take(k));
   // (Chat keeps no answer unless asked, its `store` false by default, where Responses keeps every
@@ -69,3 +70,11 @@ export function responsesParams(p, out) {
   if (r.show && summary !== 'none') reasoning.summary = summary;
   if (Object.keys(reasoning).length > 0) out.reasoning = reasoning;
 }
+
+/** The openai-responses upstream (index.mjs reads its description). */
+export const openaiResponses = {
+  path: () => '/v1/responses',
+  credential: 'authorization',
+  body: toResponses,
+  params: responsesParams,
+};

@@ -1,5 +1,6 @@
-// OpenAI Chat → an openai upstream (`POST {base}/v1/chat/completions`), for an Anthropic client (a
-// Chat client's request passes as it is): the history (toChat) and the parameters' row (chatParams).
+// OpenAI Chat → an openai upstream (`POST {base}/v1/chat/completions`, a bearer), for an Anthropic
+// client (a Chat client's request passes as it is): the history (toChat), the parameters' row
+// (chatParams), and the upstream's description (openai).
 import { imagesOf, resultImagesLabel, textOf } from '../content.mjs';
 
 /**
@@ -7,7 +8,7 @@ import { imagesOf, resultImagesLabel, textOf } from '../content.mjs';
  * text only in Chat, so a tool result's images go in a user message right after the run of tool
  * messages (Chat allows it there), each result's after a line that names its call.
  */
-export function toChat(messages) {
+function toChat(messages) {
   const names = new Map(); // call id → tool name
   const out = [];
   let images = []; // the user message of the run's images
@@ -30,7 +31,7 @@ export function toChat(messages) {
 }
 
 // an Anthropic client's request in Chat's form: every field is Chat's own, but thinking
-export function chatParams(p, out) {
+function chatParams(p, out) {
   // max_tokens, which every Anthropic request carries (Claude Code's every turn), is Chat's
   // max_completion_tokens: Chat's max_tokens is deprecated for it, and OpenAI's reasoning models
   // (o1, o3, o4-mini, the gpt-5 family) refuse max_tokens with a 400, where every current OpenAI
@@ -62,3 +63,17 @@ export function chatParams(p, out) {
     delete out.parallel_tool_calls;
   }
 }
+
+/** The openai upstream (index.mjs reads its description). */
+export const openai = {
+  dialect: 'openai',
+  path: () => '/v1/chat/completions',
+  credential: 'authorization',
+  // (the Chat form here is the Anthropic client's request, made for this request alone: its
+  // messages, and later its parameters, are rewritten in it)
+  body(chat, messages) {
+    chat.messages = toChat(messages);
+    return chat;
+  },
+  params: chatParams,
+};
