@@ -616,3 +616,17 @@ it('finish() gives the report when the text held back would pass maxTextBytes', 
   const r = m.finish();
   expect([r.status, r.text, r.utf8Bytes]).toEqual(['failed', 'abc', 3]);
 });
+
+it('a format that is not one is a TypeError everywhere a format is named, a name every object has too (constructor, __proto__, toString)', () => {
+  const named: [string, (f: string) => unknown][] = [
+    ['describeFormat', (f) => describeFormat(f as 'openai')],
+    ['ModelStream', (f) => new ModelStream({ format: f as 'openai' })],
+    ['ModelEventReader', (f) => new ModelEventReader({ format: f as 'openai' })],
+    ['SseRelay from', (f) => new SseRelay({ from: f as 'openai' })],
+    ['SseRelay to', (f) => new SseRelay({ from: 'openai', to: f as 'openai' })],
+  ];
+  for (const [what, make] of named) {
+    for (const f of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'nope', '']) expect(() => make(f), `${what} ${f}`).toThrow(TypeError);
+  }
+  expect(MODEL_FORMATS.map((f) => describeFormat(f).format)).toEqual(MODEL_FORMATS);
+});

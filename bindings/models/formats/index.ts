@@ -71,7 +71,8 @@ const facts = new Map<ModelFormat, ModelFormatFacts>();
 
 /** What seam knows of a format: its framing, media type, completion and what follows it, finish reasons and error bodies. */
 export function describeFormat(format: ModelFormat): ModelFormatFacts {
-  const spec = FORMATS[format];
+  // (one of the formats' own names, not a name every object has: constructor, toString, __proto__)
+  const spec = Object.hasOwn(FORMATS, format) ? FORMATS[format] : undefined;
   if (spec === undefined) throw new TypeError(`describeFormat: format must be one of ${MODEL_FORMATS.join(', ')}, got ${String(format)}`);
   let f = facts.get(format);
   if (f === undefined) {
