@@ -6,7 +6,7 @@ import {
 } from 'seam-stream';
 import type { Values } from './args.js';
 import { EXIT, UsageError, describeError, exitCodeOf } from './errors.js';
-import { framingOf, hasTrailer, isModelFormat, type Format } from './formats.js';
+import { framingOf, hasTrailer, isModelFormat, turnFailed, type Format } from './formats.js';
 import { AnswerBody, type HttpHead, failedAnswer, failedStatus, headIsSplit, headNote, withoutHttpHead } from './http.js';
 import { Output, checkSavable, exitWith, openInput, saveAtomically, type Input } from './io.js';
 import { limitsOf, type Limits } from './options.js';
@@ -362,8 +362,10 @@ class DecodeRun {
       const limit = this.o.idleTimeout * 1000;
       this.idleTimer = setInterval(() => {
         if (performance.now() - this.lastTextAt < limit) return;
-        // after the completion, waiting for what the format sends after it: the stream is whole
-        if (this.stream?.status === 'done') this.complete();
+        // after the completion, waiting for what the format sends after it: the stream is whole (or
+        // after a finish reason that says the turn failed: the stream's end is that error)
+        const s = this.stream;
+        if (s?.status === 'done' || (s !== undefined && this.format !== undefined && turnFailed(this.format, s.finishReason))) this.complete();
         else this.end({ kind: 'idle' });
       }, Math.max(20, Math.min(250, limit / 4)));
     }

@@ -24,6 +24,11 @@ export function hasTrailer(f: Format): boolean {
   return isModelFormat(f) && describeFormat(f).trailer;
 }
 
+/** Whether a finish reason of the format says the model's turn failed (describeFormat's `failedTurn`): the stream's end is that error. */
+export function turnFailed(f: Format, reason: string | undefined): boolean {
+  return reason !== undefined && isModelFormat(f) && describeFormat(f).failedTurn(reason) !== undefined;
+}
+
 /** What completes a stream of a plain format, as messages name it. */
 const PLAIN_COMPLETION: Readonly<Record<PlainFormat, string>> = {
   sse: 'the blank line that ends its last event',

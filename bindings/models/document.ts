@@ -64,7 +64,7 @@ export interface DocOwner {
   /** Its format's finish reasons (those that say the turn failed are the provider's errors). */
   readonly finishReasons: Readonly<Record<string, FinishWords>>;
   /** An event its format's clients cannot read as it is (a relay to the same format writes it anew). */
-  nonCanonical?(doc: DocReader, finish: number, usage: number, annotations: number, role: string | undefined): void;
+  nonCanonical?(doc: DocReader, finish: number, usage: number, annotations: number, role: number): void;
 }
 
 /** The JSON reader's error codes (JE_* of assembly/abi.ts, by number), for messages. */
@@ -390,7 +390,7 @@ export class DocReader implements Doc, Sink {
     return core.x.modelValid(at, bytes.length) === 1;
   }
 
-  onNonCanonical(_doc: Doc, finish: number, usage: number, annotations: number, role: string | undefined): void {
+  onNonCanonical(_doc: Doc, finish: number, usage: number, annotations: number, role: number): void {
     this.owner!.nonCanonical?.(this, finish, usage, annotations, role);
   }
 

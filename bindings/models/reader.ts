@@ -3,6 +3,7 @@
 // with the format's path program in the same call (quiet events, text deltas, read to the end by
 // the core; every other event handed to the format's description), the status, finish reason,
 // usage and reasoning, and the provider's errors as ModelStreamErrors.
+import { CoreMemoryError } from '../core/errors.js';
 import { booleanOption, byteLimitOption, oneOf } from '../core/options.js';
 import { type StateKind } from '../core/stream.js';
 import { type CoreExports } from '../core/wasm.js';
@@ -240,6 +241,19 @@ export abstract class ModelReader extends FrameStream {
       if (rest !== '') err = err.withMoreText(rest);
     }
     return super.stop(err);
+  }
+
+  /**
+   * The core could not hold what came after a turn that failed: the stream fails with the turn's
+   * error, which came first (the memory error is the stream's end, not its cause).
+   */
+  protected override trapped(e: unknown, offset: number): unknown {
+    const err = super.trapped(e, offset);
+    const turn = err instanceof CoreMemoryError ? this.turnError() : null;
+    if (turn === null) return err;
+    this.failure = turn;
+    this._status = 'failed';
+    return turn;
   }
 
   /** At the completion or a failure: the text a text layer still holds back, committed (none here). */
@@ -588,6 +602,7 @@ export abstract class ModelReader extends FrameStream {
           const u = this.unframer;
           if (u !== null) at = u.offsetOf(at, this.bytesIn);
           this.turnFailed = { at, why, detail };
+          this.answerDone(); // (nothing after it is the answer: what a text layer held back is its end)
         } else {
           this.failAt('ERR_PROVIDER', at, `The provider sent an error at byte offset ${at}: ${why}${detail ? ` (${detail})` : ''}`, why, detail);
         }
@@ -662,18 +677,22 @@ export abstract class ModelReader extends FrameStream {
    */
   private turnFailed: { at: number; why: string; detail: string | undefined } | null = null;
 
-  /** The error of a turn that failed (see {@link turnFailed}), or null. */
-  protected turnError(): ModelStreamError | null {
+  /**
+   * @internal The error of a turn that failed and waits (see {@link turnFailed}), with `text`, or
+   * null: what ends the stream before its usage came (a relay's abort, a stream whose upstream
+   * broke) ends it with this error, which came first.
+   */
+  turnError(text = ''): ModelStreamError | null {
     const t = this.turnFailed;
     if (t === null) return null;
     return new ModelStreamError('ERR_PROVIDER', t.at, `The provider sent an error at byte offset ${t.at}: ${t.why}${t.detail ? ` (${t.detail})` : ''}`,
-      call.out, t.why, t.detail);
+      text, t.why, t.detail);
   }
 
-  /** The turn that failed stops the stream now, with the text committed since (none: nothing after it is the answer). */
+  /** The turn that failed stops the stream now, with the text this call committed (what was held back at its stop). */
   private failTurn(): never {
     this.batchDone();
-    const e = this.turnError()!;
+    const e = this.turnError(call.out)!;
     if (this.unframer !== null) this.unframer.binaryError = e; // (its offset is the stream's already)
     this._status = 'failed';
     this.stop(e);

@@ -55,9 +55,9 @@ export class OpenAiWriter implements ClientWriter {
     this.heads = null;
   }
 
-  /** The role an upstream event written anew names (a choice's first chunk: openai-node wants it there), in a chunk of its own. */
-  role(role: string): void {
-    this.chunk(`{"role":${JSON.stringify(role)}}`);
+  /** The role an upstream event written anew names (record `role`, a string: openai-node wants it in a choice's first chunk), in a chunk of its own. */
+  role(doc: DocReader, role: number): void {
+    this.chunk(`{"role":${JSON.stringify(doc.string(role))}}`);
   }
 
   private chunk(delta: string, finish = 'null'): void {
@@ -179,7 +179,7 @@ export class OpenAiWriter implements ClientWriter {
   rewritten(doc: DocReader, finish: number, usage: number, annotations: number): void {
     if (annotations >= 0) {
       this.t.writeText(`${this.open}{"annotations":`);
-      this.t.writeSpan(doc.ptr(annotations), doc.len(annotations));
+      this.t.writeJsonSpan(doc.ptr(annotations), doc.len(annotations));
       this.t.writeText('},"finish_reason":null}]}\n\n');
       this.t.wrote(1);
     }
@@ -187,7 +187,7 @@ export class OpenAiWriter implements ClientWriter {
     if (usage >= 0) {
       const open = this.open.slice(0, this.open.indexOf('"choices":'));
       this.t.writeText(`${open}"choices":[],"usage":`);
-      this.t.writeSpan(doc.ptr(usage), doc.len(usage));
+      this.t.writeJsonSpan(doc.ptr(usage), doc.len(usage));
       this.t.writeText('}\n\n');
       this.t.wrote(1);
     }

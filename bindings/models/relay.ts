@@ -146,7 +146,7 @@ export class SseRelay extends ModelReader {
    * returns the chunk itself, or a view of its start (before a `[DONE]`, which flush() writes).
    */
   private sameEnd = -1;
-  /** A pass-through relay is writing the event being read anew (its records, for its finish and usage). */
+  /** A pass-through relay is writing the event being read anew (its records, for what ends it: its annotations, finish and usage). */
   private rewriting: { doc: DocReader; finish: number; usage: number; annotations: number } | null = null;
   private _textBytes = 0;
   /** Characters (code points) of that text: the client's content, where an annotation's span ends (read only for a writer that cites, and counted whole only then). */
@@ -367,6 +367,18 @@ export class SseRelay extends ModelReader {
     this.write(this.core.u8.subarray(ptr, ptr + len));
   }
 
+  /**
+   * @internal A JSON value as it came, on one line (inside a `data:` line): its line breaks, white
+   * space between its tokens where an event's data came on several lines (a JSON string holds
+   * none as it is), as spaces.
+   */
+  writeJsonSpan(ptr: number, len: number): void {
+    const at = this.used;
+    this.writeSpan(ptr, len);
+    const b = this.buf;
+    for (let i = at; i < this.used; i++) if (b[i] === 0x0a || b[i] === 0x0d) b[i] = 0x20;
+  }
+
   /** @internal */
   text(ptr: number, len: number, escaped: boolean): string {
     return escaped ? unescaped(this.core, ptr, len) : this.core.utf8(ptr, len);
@@ -406,11 +418,11 @@ export class SseRelay extends ModelReader {
    * anew, in the upstream's envelope (its `id`, `created` and `model`): its role first, if it names
    * one, then its parts, with its annotations, finish reason and usage (records, −1 when none).
    */
-  nonCanonical(doc: DocReader, finish: number, usage: number, annotations: number, role: string | undefined): void {
+  nonCanonical(doc: DocReader, finish: number, usage: number, annotations: number, role: number): void {
     if (!this.passThrough) return;
     const env = envelopeOf(this.core, this.from, doc);
     (this.writer as OpenAiWriter).rewrite(env[0] ?? this.idJson, env[1] ?? String(this.created), env[2] ?? this.modelJson);
-    if (role !== undefined) (this.writer as OpenAiWriter).role(role);
+    if (role >= 0) (this.writer as OpenAiWriter).role(doc, role);
     this.rewriting = { doc, finish, usage, annotations };
   }
 

@@ -137,8 +137,13 @@ export class ModelTextStream extends Transform<Uint8Array, string> {
         if (text !== '') controller.enqueue(text);
         settle.resolve(model.finish());
       },
-      // (where the runtime calls it: the readable side cancelled, or the writable side aborted)
-      cancel(reason: unknown) { settle.reject(reason); },
+      // (where the runtime calls it: the readable side cancelled, or the writable side aborted; a turn
+      // that failed and waited for its usage ends the stream with its error, which came first)
+      cancel(reason: unknown) {
+        const turn = model.turnError();
+        settle.reject(turn ?? reason);
+        if (turn !== null) throw turn;
+      },
     }, () => model.dispose()));
     this.model = model;
     this.report = report;

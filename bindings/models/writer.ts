@@ -13,6 +13,8 @@ export interface RelayTarget {
   writeText(s: string): void;
   /** Appends the `len` bytes at `ptr` of the core's memory. */
   writeSpan(ptr: number, len: number): void;
+  /** Appends a JSON value's `len` bytes at `ptr` of the core's memory on one line (its line breaks as spaces). */
+  writeJsonSpan(ptr: number, len: number): void;
   /** The text of `len` bytes at `ptr` of the core's memory (a string's body: unescaped when `escaped`). */
   text(ptr: number, len: number, escaped: boolean): string;
   /** Counts events written for the client. */

@@ -296,6 +296,23 @@ describe('bedrock: decode reads what the format sends after its completion', () 
     expect({ code: r.code, stdout: r.stdout, report: said, writeErrors: errors }).toEqual({ code: 0, stdout: 'Hello, world.', report, writeErrors: [] });
     expect(seconds as number).toBeGreaterThanOrEqual(2); // (ended by the timeout, the input still open)
   });
+
+  it('a live stream left open after a stop that says the turn failed, its metadata not come: --idle-timeout ends the command with the provider\'s error (exit 5, the whole text), not as idle', async () => {
+    const failed = Buffer.concat([
+      { event: 'messageStart', payload: '{"role":"assistant"}' },
+      { event: 'contentBlockDelta', payload: '{"contentBlockIndex":0,"delta":{"text":"Calling e"}}' },
+      { event: 'contentBlockDelta', payload: '{"contentBlockIndex":0,"delta":{"text":"\\u0301"}}' },
+      { event: 'messageStop', payload: '{"stopReason":"malformed_tool_use"}' },
+    ].map(encodeMessage));
+    const d = start(['decode', '--format', 'bedrock', '--idle-timeout', '1', '-'], { stdin: 'open' });
+    d.child.stdin!.write(failed);
+    const r = await d.done;
+    d.child.stdin!.destroy();
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr.trim() }).toEqual({
+      code: 5, stdout: 'Calling é',
+      stderr: 'seam-stream: The provider sent an error at byte offset 425: the model wrote a tool call that is not valid (malformed_tool_use)',
+    });
+  });
 });
 
 describe('a turn that failed (a finish reason that says so): check names the provider\'s error, and not a missing completion', () => {

@@ -249,6 +249,16 @@ describe("OpenAI's clients, from another format: each source at an address once,
     expect(out.endsWith('data: [DONE]\n\n')).toBe(true);
   });
 
+  it('OpenAI to OpenAI: a chunk written anew whose data came on several lines keeps its annotations and usage on one line of one event, at every cut', async () => {
+    const json = JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-search', choices: [{ index: 0, delta: { role: 'assistant', content: [{ type: 'text', text: 'Hi ü' }], annotations: [ANNOTATION] }, finish_reason: null }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }, null, 1);
+    const body = `${json.split('\n').map((l) => `data: ${l}`).join('\n')}\n\n${oa({}, 'stop')}data: [DONE]\n\n`;
+    const final = await sameAtEveryCut(enc.encode(body), () => new SseRelay({ from: 'openai', to: 'openai' }), async (b) => {
+      const c = await openaiFinal(b);
+      return [c.choices[0]!.message.content, c.choices[0]!.message.annotations, c.usage];
+    });
+    expect(final).toEqual(['Hi ü', [ANNOTATION], { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }]);
+  });
+
   it('OpenAI to OpenAI: a chunk written anew (content as an array) keeps its annotations, as they came, before its finish; openai-node reads them, at every cut', async () => {
     const body = oa({ role: 'assistant', content: [{ type: 'text', text: 'Hi ü' }], annotations: [ANNOTATION] }) + oa({}, 'stop') + 'data: [DONE]\n\n';
     const wire = (chunks: Uint8Array[]) => {

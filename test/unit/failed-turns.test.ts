@@ -6,7 +6,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { MODEL_FORMATS, ModelEventReader, ModelStream, ModelStreamError, SseRelay, describeFormat } from '../../bindings/index.js';
+import {
+  MODEL_FORMATS, ModelEventReader, ModelStream, ModelStreamError, ModelTextStream, SseRelay, coreMemoryUsed, describeFormat, setCoreMemoryLimit,
+} from '../../bindings/index.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { concat, standardChunkings } from '../helpers/random.js';
 import { anthropicFinal, openaiFinal } from '../helpers/sdk-clients.js';
@@ -237,6 +239,63 @@ describe("Bedrock's stop reasons that say the turn failed", () => {
     const out = dec.decode(r.abort({ kind: 'timeout', message: 'the upstream was idle' }));
     expect(out).toBe(`data: ${JSON.stringify({ error: { message: 'the model wrote a tool call that is not valid', type: 'upstream_error', code: 'ERR_PROVIDER', offset: at, provider_code: 'malformed_tool_use' } })}\n\n`);
     expect(r.status).toBe('failed');
+  });
+
+  // (text whose last cluster the text layer holds back, "e" + U+0301: the stop is its end)
+  const held = [
+    { event: 'messageStart', payload: '{"role":"assistant"}' },
+    { event: 'contentBlockDelta', payload: '{"contentBlockIndex":0,"delta":{"text":"Calling e"}}' },
+    { event: 'contentBlockDelta', payload: '{"contentBlockIndex":0,"delta":{"text":"\\u0301"}}' },
+    { event: 'contentBlockStart', payload: '{"contentBlockIndex":1,"start":{"toolUse":{"toolUseId":"t1","name":"w"}}}' },
+    { event: 'contentBlockDelta', payload: '{"contentBlockIndex":1,"delta":{"toolUse":{"input":"{\\"c"}}}' },
+    { event: 'messageStop', payload: '{"stopReason":"malformed_tool_use"}' },
+  ].map(encodeMessage);
+  const heldStop = held.slice(0, -1).reduce((n, f) => n + f.length, 0);
+
+  it('the text held back is given at the stop (nothing after it is the answer), before its metadata came', () => {
+    const m = new ModelStream({ format: 'bedrock' });
+    expect([m.push(concat(held)), m.status]).toEqual(['Calling é', 'open']);
+    const e = thrown<ModelStreamError>(() => m.flush());
+    expect([e.code, e.offset, e.text, m.status]).toEqual(['ERR_PROVIDER', heldStop, '', 'failed']);
+  });
+
+  it('ModelTextStream whose upstream breaks after the stop, before its metadata: the whole text, then the provider\'s error (it came first), the report too', async () => {
+    const t = new ModelTextStream({ format: 'bedrock' });
+    const body = new ReadableStream<Uint8Array>({
+      start(c) { c.enqueue(concat(held)); },
+      pull(c) { return new Promise((res) => setTimeout(() => { c.error(new Error('socket hang up')); res(); }, 20)); },
+    });
+    let text = '';
+    let err: unknown;
+    const reader = body.pipeThrough(t).getReader();
+    try {
+      for (let r = await reader.read(); !r.done; r = await reader.read()) text += r.value;
+    } catch (e) { err = e; }
+    const report = await t.report.catch((e: unknown) => e);
+    expect([text, (err as ModelStreamError).code, (err as ModelStreamError).offset, (report as ModelStreamError).code]).toEqual(['Calling é', 'ERR_PROVIDER', heldStop, 'ERR_PROVIDER']);
+  });
+
+  it('a read the core cannot hold after the stop: the provider\'s error (it came first), not the memory\'s, to a stream and to each client', () => {
+    const metadata = encodeMessage({ event: 'metadata', payload: `{"usage":{"inputTokens":9},"p":"${'x'.repeat(200_000)}"}` });
+    for (const to of ['openai', 'anthropic'] as const) {
+      const r = new SseRelay({ from: 'bedrock', to });
+      r.push(concat(held));
+      setCoreMemoryLimit(coreMemoryUsed() + 1000);
+      try {
+        r.push(metadata);
+      } catch { /* (a CoreMemoryError would stop the relay; its flush writes its end) */ } finally {
+        setCoreMemoryLimit(undefined);
+      }
+      const out = dec.decode(r.flush());
+      expect([r.error?.code, r.error?.offset], to).toEqual(['ERR_PROVIDER', heldStop]);
+      expect(out, to).toContain('the model wrote a tool call that is not valid');
+    }
+    const m = new ModelStream({ format: 'bedrock' });
+    m.push(concat(held));
+    setCoreMemoryLimit(coreMemoryUsed() + 1000);
+    let e: unknown;
+    try { m.push(metadata); } catch (x) { e = x; } finally { setCoreMemoryLimit(undefined); }
+    expect([(e as ModelStreamError).code, (e as ModelStreamError).offset]).toEqual(['ERR_PROVIDER', heldStop]);
   });
 
   it('tool_use still completes the stream, its call ended, with the usage that follows it', () => {

@@ -9,7 +9,8 @@
 // `server_tool_use` begins a call of a tool Bedrock runs itself: the provider's, not the
 // client's); `messageStop {stopReason}` completes the stream, and the `metadata {usage, metrics}`
 // event after it is still read for its usage (a stop reason that says the model's output was
-// malformed is the provider's error instead). A `delta.citation` is a source the answer cites. An
+// malformed is the provider's error instead, at its stop, once the metadata after it was read for
+// the usage of the failed turn). A `delta.citation` is a source the answer cites. An
 // exception message (`:message-type: exception`) is the provider's error.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { anthropic } from './anthropic.js';

@@ -119,11 +119,11 @@ export interface Sink {
   /**
    * The event is not in its format's usual form, which every client reads (Mistral's content
    * array, calls without `index`): a relay to the same format writes it anew (in the envelope the
-   * format's `envelope` program finds). Records (−1: none): its finish reason, its usage, and the
-   * sources it cites (OpenAI's `annotations` array, written as it came); and the role its delta
-   * names (the stream's first chunk), if any. Reported first.
+   * format's `envelope` program finds). Records (−1: none): its finish reason, its usage, the
+   * sources it cites (OpenAI's `annotations` array) and the role its delta names (a choice's first
+   * chunk has one: openai-node wants it there), each written as it came. Reported first.
    */
-  onNonCanonical(doc: Doc, finish: number, usage: number, annotations: number, role: string | undefined): void;
+  onNonCanonical(doc: Doc, finish: number, usage: number, annotations: number, role: number): void;
   /**
    * `refused`: the provider refused the prompt (Gemini's `promptFeedback.blockReason`): a client
    * reads it as a filter's or a refusal's, whatever the word. `note`: what the provider said of the

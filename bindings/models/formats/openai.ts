@@ -20,7 +20,7 @@ const P = {
   index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7, errorType: 8,
   errorCode: 9, delta: 10, partType: 11, partText: 12, partThinking: 13, partThinkingText: 14, callIndex: 15, callId: 16,
   callName: 17, callArguments: 18, call: 19, refusal: 20, customName: 21, customInput: 22, fnName: 23, fnArguments: 24,
-  annotations: 25, citations: 26, searchResults: 27, transcript: 28,
+  annotations: 25, citations: 26, searchResults: 27, transcript: 28, role: 29,
 } as const;
 /** The key of the functions API's call (`function_call`: one a message, no index). */
 const FUNCTION_CALL = 0;
@@ -48,7 +48,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     'choices[*].delta.tool_calls[*].function.name', 'choices[*].delta.tool_calls[*].function.arguments',
     'choices[*].delta.tool_calls[*]', 'choices[*].delta.refusal', 'choices[*].delta.tool_calls[*].custom.name',
     'choices[*].delta.tool_calls[*].custom.input', 'choices[*].delta.function_call.name', 'choices[*].delta.function_call.arguments',
-    'choices[*].delta.annotations', 'citations', 'search_results', 'choices[*].delta.audio.transcript',
+    'choices[*].delta.annotations', 'citations', 'search_results', 'choices[*].delta.audio.transcript', 'choices[*].delta.role',
   ]),
   // a delta of the followed choice: text, reasoning, or a fragment of the current call's arguments
   // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there
@@ -57,6 +57,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     choice, text, reasoningText, reasoningText, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
     ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings, never, argsText,
     never, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
+    ignored,
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -93,11 +94,9 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     if (!canonical(doc, sink)) {
       const usage = find(doc, P.usage);
       const annotations = recordOf(doc, P.annotations, el);
-      // (the delta's role, which openai-node wants in a choice's first chunk: read from its JSON, on this rare path only)
-      const delta = recordOf(doc, P.delta, el);
-      const role = delta >= 0 ? member(doc.value(delta), 'role') : undefined;
+      const role = recordOf(doc, P.role, el);
       sink.onNonCanonical(doc, recordOf(doc, P.finish, el), usage >= 0 && doc.kind(usage) === JK_OBJECT ? usage : -1,
-        annotations >= 0 && doc.kind(annotations) === JK_ARRAY ? annotations : -1, typeof role === 'string' ? role : undefined);
+        annotations >= 0 && doc.kind(annotations) === JK_ARRAY ? annotations : -1, role >= 0 && doc.kind(role) === JK_STRING ? role : -1);
     }
     if (el < 0) return;
     let delta = -1;
