@@ -13,7 +13,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SseRelay } from '../../bindings/index.js';
-import { FIXTURES, FORMATS, type Fixture, type ModelFormat } from '../helpers/model-fixtures.js';
+import { FIXTURES, FORMATS, type Fixture, type ModelFormat, type TextFormat } from '../helpers/model-fixtures.js';
 import { Oracle, isJson, matching } from '../helpers/relay-oracle.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
 import { expectSignedAsSent, post, startGateway, withAwsEnv, type Running } from './support.js';
@@ -193,7 +193,7 @@ const chatTurn = {
   ],
 };
 // What each upstream must receive for that turn, in its own API's words.
-const upstreamBodies: Record<Exclude<ModelFormat, 'ddg'>, unknown> = {
+const upstreamBodies: Record<Exclude<TextFormat, 'ddg'>, unknown> = {
   // (the Anthropic client's turn: its max_tokens as Chat's max_completion_tokens, the word OpenAI's
   // reasoning models take; its stream carries the usage, which an OpenAI stream sends only when asked)
   openai: (({ max_tokens, ...turn }) => ({ ...turn, max_completion_tokens: max_tokens, stream_options: { include_usage: true } }))(chatTurn),

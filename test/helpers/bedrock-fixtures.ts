@@ -4,7 +4,8 @@
 // (@smithy/eventstream-codec), and a reference reading written from AWS's documentation of
 // ConverseStream (ConverseStreamOutput: messageStart, contentBlockStart, contentBlockDelta,
 // contentBlockStop, messageStop, metadata; the exceptions), independent of the library: the codec
-// decodes each message, JSON.parse reads its payload.
+// decodes each message, JSON.parse reads its payload (model-fixtures.ts' reference, which reads
+// every format; the decisions below are its reading of Bedrock's).
 //
 // Decisions the fixtures encode:
 // - messageStop completes the stream (its stopReason is the finish reason); the metadata event
@@ -21,11 +22,11 @@
 //   format (an error event after Anthropic's message_stop, an error chunk after Gemini's finish):
 //   the stream stays done, and the metadata after it is read. Damage to the framing is not a
 //   message: it fails the stream wherever it comes.
-import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { codec, reference } from './model-fixtures.js';
+
+export { codec };
 
 const enc = new TextEncoder();
-const dec = new TextDecoder();
-export const codec = new EventStreamCodec((b: Uint8Array) => dec.decode(b), (s: string) => enc.encode(s));
 
 /** CRC-32/ISO-HDLC bit by bit: the tests' reference (the core's sliced tables are checked against it), and the CRCs of messages the tests build or damage by hand. */
 export function crc32Ref(b: Uint8Array): number {
@@ -79,95 +80,15 @@ export function encodeMessage(m: Msg): Uint8Array {
   });
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Reads the bytes as the contract says, from AWS's codec and JSON.parse up. `cut`: the stream's length (a message cut short at the end is not one). */
+/** Reads the bytes as the contract says, from AWS's codec and JSON.parse up (model-fixtures.ts' reference reading of `bedrock`). */
 export function bedrockReference(bytes: Uint8Array): BedrockExpected {
-  const out: BedrockExpected = { text: '', reasoning: '', status: 'truncated', events: 0, toolCalls: [], signatures: [] };
-  const open = new Map<number, BedrockCall>();
-  /** The calls a contentBlockStart began (their arguments `{}` while their fragments bring no text). */
-  const started = new Set<BedrockCall>();
-  const args = (c: BedrockCall) => (c.arguments === '' && started.has(c) ? '{}' : c.arguments);
-  const result = () => {
-    for (const c of out.toolCalls) c.arguments = args(c);
-    return out;
+  const ref = reference(bytes, 'bedrock');
+  const out: BedrockExpected = {
+    text: ref.text, reasoning: ref.reasoning, status: ref.status, finishReason: ref.finishReason, usage: ref.usage, events: ref.events,
+    toolCalls: ref.toolCalls, signatures: ref.signatures,
   };
-  const end = (c: BedrockCall) => {
-    if (c.done) return;
-    c.done = true;
-    try { JSON.parse(args(c)); c.valid = true; } catch { c.valid = false; }
-  };
-  let at = 0;
-  while (at < bytes.length) {
-    if (bytes.length - at < 12) break;
-    const total = new DataView(bytes.buffer, bytes.byteOffset + at).getUint32(0);
-    if (bytes.length - at < total) break;
-    let m: ReturnType<typeof codec.decode>;
-    try {
-      m = codec.decode(bytes.subarray(at, at + total));
-    } catch (e) {
-      out.status = 'failed';
-      out.error = { code: /checksum/i.test(String(e)) ? 'ERR_CRC_MISMATCH' : 'ERR_BAD_FRAME', offset: at };
-      return result();
-    }
-    const type = m.headers[':message-type']?.value;
-    const name = String(m.headers[':event-type']?.value ?? m.headers[':exception-type']?.value ?? '');
-    if (type === 'exception' && out.status === 'done') {
-      at += total; // (after the completion: not the answer)
-      continue;
-    }
-    if (type === 'exception') {
-      const v = JSON.parse(dec.decode(m.body)) as Obj;
-      out.status = 'failed';
-      out.error = { code: 'ERR_PROVIDER', offset: at, message: String(v.message) };
-      return result();
-    }
-    if (type === 'event') {
-      out.events++;
-      const p = JSON.parse(dec.decode(m.body)) as Obj;
-      if (out.status === 'done') {
-        if (name === 'metadata' && isObj(p.usage)) out.usage = { ...out.usage, ...p.usage };
-      } else if (name === 'contentBlockDelta' && isObj(p.delta)) {
-        const d = p.delta;
-        if (typeof d.text === 'string') out.text += d.text;
-        if (isObj(d.toolUse) && typeof d.toolUse.input === 'string') {
-          const k = p.contentBlockIndex as number;
-          let c = open.get(k);
-          if (c === undefined || c.done) {
-            c = { index: out.toolCalls.length, id: '', name: '', arguments: '', done: false };
-            out.toolCalls.push(c);
-            open.set(k, c);
-          }
-          c.arguments += d.toolUse.input;
-        }
-        if (isObj(d.reasoningContent)) {
-          const rc = d.reasoningContent;
-          if (typeof rc.text === 'string') out.reasoning += rc.text;
-          if (typeof rc.signature === 'string') out.signatures.push(rc.signature);
-          if (typeof rc.redactedContent === 'string') out.signatures.push(rc.redactedContent);
-        }
-      } else if (name === 'contentBlockStart' && isObj(p.start) && isObj(p.start.toolUse)) {
-        const k = p.contentBlockIndex as number;
-        const c: BedrockCall = { index: out.toolCalls.length, id: String(p.start.toolUse.toolUseId ?? ''), name: String(p.start.toolUse.name ?? ''), arguments: '', done: false };
-        out.toolCalls.push(c);
-        open.set(k, c);
-        started.add(c);
-      } else if (name === 'contentBlockStop') {
-        const c = open.get(p.contentBlockIndex as number);
-        if (c !== undefined) end(c);
-      } else if (name === 'messageStop') {
-        if (typeof p.stopReason === 'string') out.finishReason = p.stopReason;
-        for (const c of out.toolCalls) end(c);
-        out.status = 'done';
-      } else if (name === 'metadata' && isObj(p.usage)) {
-        out.usage = { ...out.usage, ...p.usage };
-      }
-    }
-    at += total;
-  }
-  if (out.status !== 'done') out.error = { code: 'ERR_STREAM_TRUNCATED', offset: bytes.length };
-  return result();
+  if (ref.error !== undefined) out.error = { code: ref.error.code, offset: ref.error.offset, ...(ref.error.message !== undefined ? { message: ref.error.message } : {}) };
+  return out;
 }
 
 const fixtures: BedrockFixture[] = [];

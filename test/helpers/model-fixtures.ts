@@ -31,11 +31,35 @@
 //   whose promptFeedback has a blockReason (no candidates: the prompt was refused), completes the
 //   stream, with that reason; a part's thoughtSignature is a signature that ends its reasoning
 //   block; a functionCall's arguments are its args object's JSON as written ('{}' without args).
+// - bedrock and bedrock-invoke (AWS's binary event stream, read from the bytes: AWS's codec decodes
+//   each message, JSON.parse reads its payload; for bedrock-invoke the base64 `bytes` of each
+//   `chunk`, an Anthropic event read as anthropic): a frame is a message, its offsets the message's
+//   (an error, of any kind, is at the message's first byte); an exception message is ERR_PROVIDER
+//   (its payload's message, the exception type as the provider's code) and is not an event; a
+//   message cut by the end of the stream never arrived; damage to the framing fails the stream
+//   anywhere, after the completion too. Bedrock's messageStop completes the stream (its stopReason
+//   the finish reason, every call still open ended; a stopReason that says the turn failed,
+//   malformed_tool_use or malformed_model_output, is ERR_PROVIDER at its message instead, with the
+//   reason as finish reason and provider code, no call ended); after it the stream is read on: its
+//   events count, metadata's usage is merged, an exception is passed over. A contentBlockStart's
+//   toolUse begins a call whose arguments are `{}` until a fragment brings text (a `type` of
+//   server_tool_use: the provider's); contentBlockStop ends its block's call and reasoning block.
+import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { createParser } from 'eventsource-parser';
 
-export type ModelFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg' | 'gemini';
+/** The formats read from text (SSE, lines); and every format, with the two AWS's binary event stream carries. */
+export type TextFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg' | 'gemini';
+export type ModelFormat = TextFormat | 'bedrock' | 'bedrock-invoke';
 export type FinalStatus = 'done' | 'truncated' | 'failed';
-export type ModelErrorCode = 'ERR_STREAM_TRUNCATED' | 'ERR_PROVIDER' | 'ERR_BAD_EVENT';
+export type ModelErrorCode = 'ERR_STREAM_TRUNCATED' | 'ERR_PROVIDER' | 'ERR_BAD_EVENT' | 'ERR_CRC_MISMATCH' | 'ERR_BAD_FRAME';
+
+/** The formats carried in AWS's binary event stream. */
+export const isEventStream = (format: ModelFormat): format is 'bedrock' | 'bedrock-invoke' => format === 'bedrock' || format === 'bedrock-invoke';
+/** The format of the events a stream carries (bedrock-invoke's chunks: Anthropic's). */
+export const innerFormat = (format: ModelFormat): Exclude<ModelFormat, 'bedrock-invoke'> => (format === 'bedrock-invoke' ? 'anthropic' : format);
+
+/** AWS's own codec of the binary event stream (@smithy/eventstream-codec). */
+export const codec = new EventStreamCodec((b: Uint8Array) => new TextDecoder().decode(b), (s: string) => new TextEncoder().encode(s));
 
 export interface Expected {
   /** The answer as sent: the deltas joined, no NFC. */
@@ -48,7 +72,7 @@ export interface Expected {
   events: number;
   /** SSE comments (keep-alives), their text as a parser reports it. */
   comments: string[];
-  error?: { code: ModelErrorCode; message?: string; offset: number };
+  error?: { code: ModelErrorCode; message?: string; offset: number; providerCode?: string };
   /** The client's tool calls at the end (id, name, arguments as joined, done, valid), when the fixture has any. */
   toolCalls?: ExpectedCall[];
   /** The provider's own tool calls at the end, when it made any. */
@@ -151,7 +175,7 @@ export interface Reference {
   usage?: Record<string, unknown>;
   events: number;
   comments: string[];
-  error?: { code: ModelErrorCode; message?: string; offset: number };
+  error?: { code: ModelErrorCode; message?: string; offset: number; providerCode?: string };
   /** The body is one plain JSON error document, not a stream. */
   plainBody: boolean;
   /** The tool calls at the end, client's and server's. */
@@ -525,6 +549,8 @@ interface Reading {
   text?: string; reasoning?: string; finishReason?: string;
   usage?: Obj; mergeUsage?: Obj;
   message?: string;
+  /** The provider's code of an error (Bedrock's failed turn: its stop reason). */
+  providerCode?: string;
   /** The member that holds the answer text (for the raw literal). */
   textKey?: string;
   /** The answer's pieces when the frame has several (Gemini's parts), for their raw literals. */
@@ -541,6 +567,9 @@ const BUILTIN: Record<string, string> = {
   computer_call: 'computer', local_shell_call: 'local_shell', shell_call: 'shell', apply_patch_call: 'apply_patch', tool_search_call: 'tool_search',
   mcp_approval_request: '',
 };
+
+/** Bedrock's stop reasons that say the model's turn failed (ConverseStream's StopReason). */
+const BEDROCK_FAILED = new Set(['malformed_tool_use', 'malformed_model_output']);
 
 const errorText = (e: unknown): string => (typeof e === 'string' ? e : isObj(e) && typeof e.message === 'string' ? e.message : JSON.stringify(e));
 
@@ -748,6 +777,34 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
       if (r.role === 'completion' && isObj(v.usageMetadata)) r.usage = v.usageMetadata;
       return r;
     }
+    case 'bedrock': {
+      // ConverseStream's events: the payload of a message, named by its :event-type
+      const key = typeof v.contentBlockIndex === 'number' ? v.contentBlockIndex : -1;
+      if (type === 'contentBlockDelta' && isObj(v.delta)) {
+        const d = v.delta;
+        const r: Reading = { role: 'other' };
+        if (typeof d.text === 'string') Object.assign(r, { role: 'delta', text: d.text, textKey: 'text' });
+        if (isObj(d.toolUse) && typeof d.toolUse.input === 'string') r.calls = [{ op: 'args', key, text: d.toolUse.input }];
+        const rc = isObj(d.reasoningContent) ? d.reasoningContent : {};
+        if (typeof rc.text === 'string') r.reasoning = rc.text;
+        if (typeof rc.signature === 'string') r.signature = rc.signature;
+        if (typeof rc.redactedContent === 'string') r.redacted = rc.redactedContent;
+        return r;
+      }
+      if (type === 'contentBlockStart' && isObj(v.start) && isObj(v.start.toolUse)) {
+        const t = v.start.toolUse;
+        return { role: 'other', calls: [{ op: 'begin', key, id: String(t.toolUseId ?? ''), name: String(t.name ?? ''), server: t.type === 'server_tool_use', input: '{}' }] };
+      }
+      if (type === 'contentBlockStop') return { role: 'other', reasoningEnd: true, calls: [{ op: 'end', key }] };
+      if (type === 'messageStop') {
+        const reason = typeof v.stopReason === 'string' ? v.stopReason : undefined;
+        if (reason !== undefined && BEDROCK_FAILED.has(reason)) return { role: 'error', finishReason: reason, providerCode: reason };
+        return { role: 'completion', finishReason: reason, reasoningEnd: true };
+      }
+      if (type === 'metadata' && isObj(v.usage)) return { role: 'other', mergeUsage: v.usage };
+      return { role: 'other' };
+    }
+    case 'bedrock-invoke': return interpret('anthropic', type, data, choice);
     case 'ddg': {
       if (v.error != null) return { role: 'error', message: errorText(v.error) };
       if (v.action === 'error') return { role: 'error', message: typeof v.type === 'string' ? v.type : 'error' };
@@ -758,10 +815,60 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
   }
 }
 
-/** Reads a body as `format` the way the contract says, from the bytes up. */
-export function reference(body: string, format: ModelFormat, choice = 0): Reference {
-  const off = byteIndex(body);
-  const length = off[body.length];
+/** A frame as the framing found it (before the format reads it), with its place in the bytes. */
+interface RawFrame {
+  kind: 'event' | 'comment'; type: string; data: string; start: number; dataStart: number; dataEnd: number; end: number; crlf: boolean; atFlush: boolean;
+  comment?: string;
+  /** AWS's event stream: an exception message (its :exception-type), or damage to the framing (the error it is). */
+  exception?: string;
+  damage?: ModelErrorCode;
+}
+
+/**
+ * AWS's binary event stream, message by message as AWS's codec decodes it: each event (its
+ * :event-type, its payload; for bedrock-invoke a `chunk`'s base64 bytes decoded, named by the
+ * event's own type), each exception; the damaged message where the codec refuses one; nothing of a
+ * message the stream ends inside.
+ */
+function eventStreamFrames(bytes: Uint8Array, format: 'bedrock' | 'bedrock-invoke'): RawFrame[] {
+  const dec = new TextDecoder();
+  const out: RawFrame[] = [];
+  for (let at = 0; bytes.length - at >= 12;) {
+    const total = new DataView(bytes.buffer, bytes.byteOffset + at).getUint32(0);
+    if (bytes.length - at < total) break; // (the stream ended inside this message)
+    const place = { start: at, dataStart: at, dataEnd: at + total, end: at + total, crlf: false, atFlush: false };
+    let m: ReturnType<typeof codec.decode>;
+    try {
+      m = codec.decode(bytes.subarray(at, at + total));
+    } catch (e) {
+      out.push({ kind: 'event', type: '', data: '', ...place, damage: /checksum/i.test(String(e)) ? 'ERR_CRC_MISMATCH' : 'ERR_BAD_FRAME' });
+      break;
+    }
+    const header = (name: string) => String(m.headers[name]?.value ?? '');
+    let data = dec.decode(m.body);
+    let type = header(':event-type');
+    if (header(':message-type') === 'exception') out.push({ kind: 'event', type: '', data, ...place, exception: header(':exception-type') });
+    else if (header(':message-type') === 'event') {
+      if (format === 'bedrock-invoke') {
+        if (type !== 'chunk') throw new Error(`reference: a ${type} event in InvokeModelWithResponseStream`);
+        const b64 = (JSON.parse(data) as { bytes: string }).bytes;
+        data = dec.decode(Buffer.from(b64, 'base64'));
+        if (Buffer.from(data).toString('base64') !== b64) throw new Error(`reference: a chunk's bytes that are not base64: ${b64}`);
+        const inner = jsonErrorAt(data) === null ? (JSON.parse(data) as { type?: unknown }).type : undefined;
+        type = typeof inner === 'string' ? inner : 'message';
+      }
+      out.push({ kind: 'event', type, data, ...place });
+    } else throw new Error(`reference: a message of type ${header(':message-type')}`);
+    at += total;
+  }
+  return out;
+}
+
+/**
+ * Reads a body as `format` the way the contract says, from the bytes up (a body in AWS's event
+ * stream as its bytes).
+ */
+export function reference(body: string | Uint8Array, format: ModelFormat, choice = 0): Reference {
   const ref: Reference = {
     frames: [], text: '', reasoning: '', status: 'truncated', events: 0, comments: [], plainBody: false, toolCalls: [], serverToolCalls: [],
     signatures: [], clientCalls: [],
@@ -774,56 +881,93 @@ export function reference(body: string, format: ModelFormat, choice = 0): Refere
     return ref;
   };
 
-  // A plain JSON error document instead of a stream (Ollama's is an ordinary error line).
-  const lead = body.length - body.trimStart().length;
-  if (format !== 'ollama' && body[lead] === '{') {
-    const v: unknown = JSON.parse(body);
-    if (!isObj(v) || v.error === undefined) throw new Error('reference: a JSON body that is not an error');
-    ref.plainBody = true;
-    ref.events = 1;
-    ref.status = 'failed';
-    ref.error = { code: 'ERR_PROVIDER', message: errorText(v.error), offset: off[lead] };
-    return ref;
-  }
-
-  let raw: { kind: 'event' | 'comment'; type: string; data: string; start: number; dataStart: number; dataEnd: number; end: number; crlf: boolean; atFlush: boolean; comment?: string }[];
-  if (format === 'ollama' || format === 'ddg') {
-    raw = [];
-    for (const l of scanLines(body, off)) {
-      if (l.text.trim() === '') continue;
-      let data = l.text;
-      let skip = 0;
-      if (format === 'ddg') {
-        if (data.startsWith('data: ')) skip = 6; else if (data.startsWith('data:')) skip = 5; else if (data !== '[DONE]') throw new Error(`reference: ddg line ${data}`);
-        data = data.slice(skip);
-      }
-      if (!l.terminated && data !== '[DONE]' && jsonErrorAt(data)?.truncated) break; // the stream ended inside this line
-      raw.push({ kind: 'event', type: '', data, start: l.start, dataStart: l.start + skip, dataEnd: l.contentEnd, end: l.end, crlf: l.crlf, atFlush: !l.terminated });
-    }
+  let raw: RawFrame[];
+  let length: number;
+  if (isEventStream(format)) {
+    const bytes = typeof body === 'string' ? enc.encode(body) : body;
+    length = bytes.length;
+    raw = eventStreamFrames(bytes, format);
   } else {
-    raw = scanSse(body, off).map((it) => (it.kind === 'comment'
-      ? { kind: 'comment' as const, type: '', data: '', start: it.start, dataStart: it.start, dataEnd: it.contentEnd, end: it.end, crlf: it.crlf, atFlush: false, comment: it.text }
-      : { kind: 'event' as const, ...it.ev, atFlush: false }));
+    if (typeof body !== 'string') throw new Error(`reference: ${format} is read from its text`);
+    const off = byteIndex(body);
+    length = off[body.length];
+
+    // A plain JSON error document instead of a stream (Ollama's is an ordinary error line).
+    const lead = body.length - body.trimStart().length;
+    if (format !== 'ollama' && body[lead] === '{') {
+      const v: unknown = JSON.parse(body);
+      if (!isObj(v) || v.error === undefined) throw new Error('reference: a JSON body that is not an error');
+      ref.plainBody = true;
+      ref.events = 1;
+      ref.status = 'failed';
+      ref.error = { code: 'ERR_PROVIDER', message: errorText(v.error), offset: off[lead] };
+      return ref;
+    }
+
+    if (format === 'ollama' || format === 'ddg') {
+      raw = [];
+      for (const l of scanLines(body, off)) {
+        if (l.text.trim() === '') continue;
+        let data = l.text;
+        let skip = 0;
+        if (format === 'ddg') {
+          if (data.startsWith('data: ')) skip = 6; else if (data.startsWith('data:')) skip = 5; else if (data !== '[DONE]') throw new Error(`reference: ddg line ${data}`);
+          data = data.slice(skip);
+        }
+        if (!l.terminated && data !== '[DONE]' && jsonErrorAt(data)?.truncated) break; // the stream ended inside this line
+        raw.push({ kind: 'event', type: '', data, start: l.start, dataStart: l.start + skip, dataEnd: l.contentEnd, end: l.end, crlf: l.crlf, atFlush: !l.terminated });
+      }
+    } else {
+      raw = scanSse(body, off).map((it) => (it.kind === 'comment'
+        ? { kind: 'comment' as const, type: '', data: '', start: it.start, dataStart: it.start, dataEnd: it.contentEnd, end: it.end, crlf: it.crlf, atFlush: false, comment: it.text }
+        : { kind: 'event' as const, ...it.ev, atFlush: false }));
+    }
   }
 
   for (const r of raw) {
+    const { exception, damage, ...fr } = r;
     const frame: Frame = {
-      ...r, role: 'comment', text: '', reasoning: '', literals: [], clientContent: '', calls: [],
+      ...fr, role: 'comment', text: '', reasoning: '', literals: [], clientContent: '', calls: [],
     };
     ref.frames.push(frame);
+    if (damage !== undefined) {
+      // (the framing's damage fails the stream wherever it comes)
+      frame.role = 'bad';
+      ref.status = 'failed';
+      ref.error = { code: damage, offset: r.start };
+      return calls();
+    }
+    if (ref.status === 'done') {
+      // after the completion (Bedrock's stream is read to its end): an exception is passed over, an
+      // event counts, and the metadata's usage is read
+      frame.role = 'other';
+      if (exception !== undefined) continue;
+      ref.events++;
+      const m = interpret(format, r.type, r.data, choice);
+      if (m.mergeUsage !== undefined) ref.usage = { ...ref.usage, ...m.mergeUsage };
+      continue;
+    }
     if (r.kind === 'comment') { ref.comments.push(r.comment!); continue; }
+    if (exception !== undefined) {
+      frame.role = 'error';
+      ref.status = 'failed';
+      ref.error = { code: 'ERR_PROVIDER', message: errorText(JSON.parse(r.data)), offset: r.start, providerCode: exception };
+      return calls();
+    }
     ref.events++;
     const m = interpret(format, r.type || 'message', r.data, choice);
     frame.role = m.role;
     if (m.role === 'bad') {
       const bad = jsonErrorAt(r.data)!;
       ref.status = 'failed';
-      ref.error = { code: 'ERR_BAD_EVENT', offset: r.dataStart + utf8Length(r.data.slice(0, bad.at)) };
+      ref.error = { code: 'ERR_BAD_EVENT', offset: isEventStream(format) ? r.start : r.dataStart + utf8Length(r.data.slice(0, bad.at)) };
       return calls();
     }
     if (m.role === 'error') {
       ref.status = 'failed';
       ref.error = { code: 'ERR_PROVIDER', message: m.message, offset: r.dataStart };
+      if (m.providerCode !== undefined) ref.error.providerCode = m.providerCode;
+      if (m.finishReason !== undefined) ref.finishReason = m.finishReason;
       return calls();
     }
     if (m.text !== undefined) {
@@ -845,7 +989,7 @@ export function reference(body: string, format: ModelFormat, choice = 0): Refere
     if (m.mergeUsage !== undefined) ref.usage = { ...ref.usage, ...m.mergeUsage };
     if (m.role === 'completion') {
       ref.status = 'done';
-      break;
+      if (!isEventStream(format)) break;
     }
   }
   if (ref.status !== 'done') ref.error = { code: 'ERR_STREAM_TRUNCATED', offset: length };

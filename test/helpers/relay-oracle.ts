@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { SseRelay } from '../../bindings/index.js';
 import { type ClientMessage, readAnthropic, readOpenAi, sse } from './clients.js';
 import { concat } from './random.js';
-import { CallBook, type CallOp, reference, type Fixture, type Frame, type ModelFormat, type Reference } from './model-fixtures.js';
+import { CallBook, type CallOp, innerFormat, isEventStream, reference, type Fixture, type Frame, type ModelFormat, type Reference } from './model-fixtures.js';
 
 export type Client = 'openai' | 'anthropic';
 const enc = new TextEncoder();
@@ -13,8 +13,8 @@ const utf8Length = (s: string) => enc.encode(s).length;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The finish reasons each format sends, in the clients' words (written here, apart from the library's tables). */
-export const WORDS: Record<ModelFormat, Record<string, [string, string]>> = {
+/** The finish reasons each format sends, in the clients' words (written here, apart from the library's tables; Claude on Bedrock's are Anthropic's). */
+export const WORDS: Record<Exclude<ModelFormat, 'bedrock-invoke'>, Record<string, [string, string]>> = {
   openai: { stop: ['stop', 'end_turn'], length: ['length', 'max_tokens'], tool_calls: ['tool_calls', 'tool_use'], content_filter: ['content_filter', 'refusal'] },
   anthropic: { end_turn: ['stop', 'end_turn'], max_tokens: ['length', 'max_tokens'], tool_use: ['tool_calls', 'tool_use'], stop_sequence: ['stop', 'stop_sequence'] },
   'openai-responses': { completed: ['stop', 'end_turn'], incomplete: ['length', 'max_tokens'] },
@@ -26,10 +26,19 @@ export const WORDS: Record<ModelFormat, Record<string, [string, string]>> = {
     STOP: ['stop', 'end_turn'], MAX_TOKENS: ['length', 'max_tokens'], SAFETY: ['content_filter', 'refusal'], RECITATION: ['content_filter', 'refusal'],
     PROHIBITED_CONTENT: ['content_filter', 'refusal'], BLOCKLIST: ['content_filter', 'refusal'], SPII: ['content_filter', 'refusal'],
   },
+  // ConverseStream's StopReason (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html): a
+  // guardrail's or a filter's stop is a filter's, the context window full a limit (Anthropic's own word for it); the
+  // malformed ones are not a stop but the provider's error
+  bedrock: {
+    end_turn: ['stop', 'end_turn'], max_tokens: ['length', 'max_tokens'], tool_use: ['tool_calls', 'tool_use'], stop_sequence: ['stop', 'stop_sequence'],
+    guardrail_intervened: ['content_filter', 'refusal'], content_filtered: ['content_filter', 'refusal'],
+    model_context_window_exceeded: ['length', 'model_context_window_exceeded'],
+  },
 };
 
 /** The upstream's usage in one shape (input counts cached tokens), written here from each format's documentation. */
-export function counts(format: ModelFormat, u: Obj | undefined): { input: number; output: number; read?: number; write?: number; reasoning?: number } | undefined {
+export function counts(upstream: ModelFormat, u: Obj | undefined): { input: number; output: number; read?: number; write?: number; reasoning?: number } | undefined {
+  const format = innerFormat(upstream);
   if (u === undefined || format === 'ddg') return undefined;
   const n = (v: unknown) => (typeof v === 'number' ? v : undefined);
   const at = (o: unknown, k: string) => (isObj(o) ? o[k] : undefined);
@@ -46,6 +55,12 @@ export function counts(format: ModelFormat, u: Obj | undefined): { input: number
     case 'gemini': {
       const thoughts = n(u.thoughtsTokenCount);
       return { input: n(u.promptTokenCount) ?? 0, output: (n(u.candidatesTokenCount) ?? 0) + (thoughts ?? 0), read: n(u.cachedContentTokenCount), reasoning: thoughts };
+    }
+    // TokenUsage: inputTokens counts neither the cache's reads nor its writes
+    case 'bedrock': {
+      const read = n(u.cacheReadInputTokens);
+      const write = n(u.cacheWriteInputTokens);
+      return { input: (n(u.inputTokens) ?? 0) + (read ?? 0) + (write ?? 0), output: n(u.outputTokens) ?? 0, read, write };
     }
   }
 }
@@ -83,7 +98,7 @@ export class Oracle {
   readonly canonical: boolean;
 
   constructor(readonly f: Fixture, readonly to: Client) {
-    this.ref = reference(f.body, f.format);
+    this.ref = reference(isEventStream(f.format) ? f.bytes : f.body, f.format);
     this.frames = this.ref.frames;
     this.done = this.ref.status === 'done';
     this.relayed = this.frames.filter((fr) => fr.role !== 'error' && fr.role !== 'bad' && !(fr.role === 'completion' && fr.data === '[DONE]'));
@@ -200,7 +215,7 @@ export class Oracle {
       return out;
     }
     if (this.done) {
-      const w = ref.finishReason === undefined ? undefined : WORDS[f.format][ref.finishReason];
+      const w = ref.finishReason === undefined ? undefined : WORDS[innerFormat(f.format)][ref.finishReason];
       let finish = w === undefined ? ref.finishReason ?? (to === 'openai' ? 'stop' : 'end_turn') : w[to === 'openai' ? 0 : 1];
       if (calls.length) finish = to === 'openai' ? 'tool_calls' : 'tool_use';
       else if (finish === 'tool_calls' || finish === 'tool_use') finish = to === 'openai' ? 'stop' : 'end_turn';

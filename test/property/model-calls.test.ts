@@ -11,7 +11,7 @@
 // the stream is cut. Seeded; the seed and the stream are printed on failure.
 import { describe, expect, test } from 'vitest';
 import { ModelStream } from '../../bindings/index.js';
-import { CallBook, type Fixture, type ModelFormat, reference } from '../helpers/model-fixtures.js';
+import { CallBook, type Fixture, type ModelFormat, type TextFormat, reference } from '../helpers/model-fixtures.js';
 import { type Rnd, chance, jsonString, pick } from '../helpers/model-streams.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import { thrown } from '../helpers/thrown.js';
@@ -216,7 +216,7 @@ function geminiStream(r: Rnd): string {
  * one that ended (malformed, and passed through as they are from a format to itself, where a
  * client rejects them: left out of the streams relayed to their own format).
  */
-const GENERATE: Record<Exclude<ModelFormat, 'ddg'>, (r: Rnd, strays: boolean) => string> = {
+const GENERATE: Record<Exclude<TextFormat, 'ddg'>, (r: Rnd, strays: boolean) => string> = {
   openai: openaiStream, anthropic: anthropicStream, 'openai-responses': responsesStream, ollama: ollamaStream, gemini: geminiStream,
 };
 
@@ -244,7 +244,7 @@ function readAll(f: Fixture, chunks: Uint8Array[], raw: boolean) {
   };
 }
 
-const FORMATS = Object.keys(GENERATE) as Exclude<ModelFormat, 'ddg'>[];
+const FORMATS = Object.keys(GENERATE) as Exclude<TextFormat, 'ddg'>[];
 const N = 120;
 
 describe('agents\' streams: tool calls and reasoning read in the core give what JSON.parse accumulation gives', () => {

@@ -11,7 +11,7 @@
 // printed on failure.
 import { describe, expect, test } from 'vitest';
 import { ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
-import { reference, type ModelFormat } from '../helpers/model-fixtures.js';
+import { reference, type TextFormat } from '../helpers/model-fixtures.js';
 import { type Rnd, chance, clientEvents, clientText, concat, jsonString, pick } from '../helpers/model-streams.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 
@@ -45,7 +45,7 @@ const set = (m: Members, key: string, value: string): Members => m.map(([k, v]) 
 const sse = (data: string, type?: string) => `${type ? `event: ${type}\n` : ''}data: ${data}\n\n`;
 
 /** One stream of `format` whose quiet events share one shape, broken now and then. */
-function stream(r: Rnd, format: ModelFormat): string {
+function stream(r: Rnd, format: TextFormat): string {
   const n = 5 + Math.floor(r() * 40);
   const w: Spaces = Array.from({ length: 7 }, () => ws(r));
   const id = str(r, pick(r, ['chatcmpl-9x8Yz', 'chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG', 'x', '']));
@@ -163,7 +163,7 @@ function perEvents(body: string, bytes: Uint8Array, k: number, lines: boolean): 
   return cut(bytes, ends.filter((e) => e < bytes.length));
 }
 
-const FORMATS: ModelFormat[] = ['openai', 'anthropic', 'openai-responses', 'ollama', 'ddg', 'gemini'];
+const FORMATS: TextFormat[] = ['openai', 'anthropic', 'openai-responses', 'ollama', 'ddg', 'gemini'];
 
 describe('quiet events read by their shape give what the JSON.parse reading gives', () => {
   for (const format of FORMATS) {
