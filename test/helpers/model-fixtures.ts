@@ -35,8 +35,10 @@
 //   each message, JSON.parse reads its payload; for bedrock-invoke the base64 `bytes` of each
 //   `chunk`, an Anthropic event read as anthropic): a frame is a message, its offsets the message's
 //   (an error, of any kind, is at the message's first byte); an exception message is ERR_PROVIDER
-//   (its payload's message, the exception type as the provider's code) and is not an event; a
-//   message cut by the end of the stream never arrived; damage to the framing fails the stream
+//   (its payload's message, the exception type as the provider's code), and so is an error message
+//   (its :error-message, its :error-code), and neither is an event; in bedrock-invoke an event of
+//   another type than chunk is no model's and not an event either; a message cut by the end of the
+//   stream never arrived; damage to the framing fails the stream
 //   anywhere, after the completion too. Bedrock's messageStop completes the stream (its stopReason
 //   the finish reason, every call still open ended; a stopReason that says the turn failed,
 //   malformed_tool_use or malformed_model_output, is ERR_PROVIDER at its message instead, with the
@@ -690,7 +692,7 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
         return r;
       }
       if (t === 'message_stop') return { role: 'completion', calls: [{ op: 'endAll' }] };
-      if (t === 'error') return { role: 'error', message: errorText(v.error) };
+      if (t === 'error') return { role: 'error', message: errorText(v.error), ...(isObj(v.error) && typeof v.error.type === 'string' ? { providerCode: v.error.type } : {}) };
       return { role: 'other' };
     }
     case 'ollama': {
@@ -848,9 +850,12 @@ function eventStreamFrames(bytes: Uint8Array, format: 'bedrock' | 'bedrock-invok
     let data = dec.decode(m.body);
     let type = header(':event-type');
     if (header(':message-type') === 'exception') out.push({ kind: 'event', type: '', data, ...place, exception: header(':exception-type') });
-    else if (header(':message-type') === 'event') {
+    else if (header(':message-type') === 'error') {
+      // (its code and message in headers; as an exception's payload, for the reading below)
+      out.push({ kind: 'event', type: '', data: JSON.stringify({ message: header(':error-message') }), ...place, exception: header(':error-code') });
+    } else if (header(':message-type') === 'event') {
       if (format === 'bedrock-invoke') {
-        if (type !== 'chunk') throw new Error(`reference: a ${type} event in InvokeModelWithResponseStream`);
+        if (type !== 'chunk') { at += total; continue; } // (an event of another type: no model's)
         const b64 = (JSON.parse(data) as { bytes: string }).bytes;
         data = dec.decode(Buffer.from(b64, 'base64'));
         if (Buffer.from(data).toString('base64') !== b64) throw new Error(`reference: a chunk's bytes that are not base64: ${b64}`);

@@ -132,21 +132,33 @@ export class Oracle {
     const made = this.to === 'openai' ? /^call_seam/ : /^toolu_seam/;
     const id = (c: { id: string }) => (c.id === '' && !(this.passThrough && this.canonical) ? made : c.id);
     if (this.to === 'openai' || this.passThrough) return this.ref.clientCalls.map((c) => ({ ...c, id: id(c) }));
+    type Call = CallBook['calls'][number];
     const book = new CallBook();
-    const blocks: { id: string | RegExp; name: string; arguments: string }[] = [];
-    let open: CallBook['calls'][number] | null = null;
+    const blocks: { id: string | RegExp; name: string; arguments: string; call: Call }[] = [];
+    let open: Call | null = null;
+    // A call begun by a fragment, with no name yet, is held until its start names it, it ends, or
+    // anything else is written (another call, text, reasoning; those held before it first): a
+    // stream that fails first never writes it.
+    const held: Call[] = [];
+    const release = (c: Call) => { const k = held.indexOf(c); if (k >= 0) held.splice(0, k + 1); };
     for (const fr of this.relayed) {
+      if (fr.text !== '' || fr.reasoning !== '' || fr.signature !== undefined || fr.redacted !== undefined) held.length = 0;
       for (const op of fr.calls) {
         const { call, began, text } = book.apply(op);
         if (op.op === 'end' || op.op === 'endAll') {
+          if (op.op === 'endAll') held.length = 0;
+          else for (const c of book.calls) if (c.key === op.key && c.done) release(c);
           // (the end of a Gemini call in parts writes what closes its arguments)
           if (call !== undefined && open === call && text !== '') blocks[blocks.length - 1].arguments += text;
           if (open !== null && open.done) open = null;
           continue;
         }
         if (call === undefined || call.server) continue;
+        if (began && call.name === '') held.push(call);
+        else if (held.includes(call)) { if (call.name !== '') release(call); }
+        else if (began || text !== '') held.length = 0;
         if (began || (open !== call && text !== '')) {
-          blocks.push({ id: id(call), name: call.name, arguments: '' });
+          blocks.push({ id: id(call), name: call.name, arguments: '', call });
           open = call;
         }
         if (open === call) {
@@ -157,7 +169,7 @@ export class Oracle {
         if (op.op === 'whole' || (op.op === 'gemini' && call.done)) open = null;
       }
     }
-    return blocks;
+    return blocks.filter((b) => this.done || !held.includes(b.call)).map(({ call: _, ...b }) => b);
   }
 
   /**
