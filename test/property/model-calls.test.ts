@@ -1,19 +1,29 @@
-// A differential fuzz of agents' streams: generated OpenAI, Anthropic, Responses, Ollama and Gemini streams
-// of text, reasoning and tool calls whose arguments come in fragments (cut anywhere in the JSON
+// A differential fuzz of agents' streams: generated OpenAI, Anthropic, Responses, Ollama and Gemini streams,
+// and Bedrock's (ConverseStream, and Claude on Bedrock: the Anthropic streams in InvokeModelWithResponseStream's
+// base64 chunks) in AWS's binary event stream, encoded by AWS's codec, of text, reasoning (with its
+// signatures and redacted blocks) and tool calls whose arguments come in fragments (cut anywhere in the JSON
 // text, a surrogate pair split between two fragments, escapes spelled at random), calls in
 // parallel, empty fragments, a fragment of a call that never began, and events just across the
 // line of what the core reads to the end itself (a fragment with the call's id again, two calls
 // in one delta, a reasoning string beside text, a kind spelled with an escape). ModelStream (raw
-// and committed) and SseRelay to both client formats must give exactly what the JSON.parse
-// reading gives (test/helpers/model-fixtures.ts: the fragments joined per call, each call's
-// validity by JSON.parse), whole, cut at random and dripped. A budget of argument bytes
-// (maxArgumentBytes) fails the stream at the fragment that would pass it, at its offset, however
-// the stream is cut. Seeded; the seed and the stream are printed on failure.
+// and committed, new or reset after another stream) and SseRelay to both client formats must give
+// exactly what the JSON.parse reading gives (test/helpers/model-fixtures.ts: the fragments joined
+// per call, each call's validity by JSON.parse; for Bedrock each message decoded by AWS's codec and
+// its payload read by JSON.parse), whole, cut at random and dripped (an event stream also a few
+// whole messages a read), with the error the stream ends with: the provider's error event, or
+// exception or error message, a stop reason that says the turn failed, a message damaged in
+// transit; a stream cut anywhere (inside a message too) is truncated. Bedrock's messages come with
+// headers in any order, headers no reader acts on of every type, AWS's padding of any length or
+// the same in every event, events of types no model has, now and then a delta past the core's
+// input window. A budget of argument bytes (maxArgumentBytes) fails the stream at the fragment
+// that would pass it, at its offset (an event stream's: its message's), however the stream is cut.
+// Seeded; the seed and the stream (an event stream's messages, decoded) are printed on failure.
+import { Int64, type MessageHeaderValue } from '@smithy/eventstream-codec';
 import { describe, expect, test } from 'vitest';
-import { ModelStream } from '../../bindings/index.js';
-import { CallBook, type Fixture, type ModelFormat, type TextFormat, reference } from '../helpers/model-fixtures.js';
+import { ModelStream, ModelStreamError } from '../../bindings/index.js';
+import { CallBook, type Fixture, type ModelFormat, codec, isEventStream, reference, scanSseBody } from '../helpers/model-fixtures.js';
 import { type Rnd, chance, jsonString, pick } from '../helpers/model-streams.js';
-import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
 import { thrown } from '../helpers/thrown.js';
 import { Oracle, settle } from '../helpers/relay-oracle.js';
 
@@ -24,6 +34,8 @@ const word = (r: Rnd) => pick(r, WORDS);
 /** A JSON string literal of `s`, escapes spelled at random. */
 const lit = (r: Rnd, s: string) => jsonString(r, s, 0.1);
 const say = (r: Rnd) => lit(r, Array.from({ length: 1 + Math.floor(r() * 3) }, () => word(r)).join(' '));
+/** Now and then a long piece (past the core's 64 KiB input window), else a few words. */
+const long = (r: Rnd) => (chance(r, 0.008) ? lit(r, `${'long answer 東京 🚀 '.repeat(2800 + Math.floor(r() * 400))}${word(r)}`) : say(r));
 
 /** A call's arguments (sometimes not JSON, as a model may write), and the fragments they come in. */
 function argumentsOf(r: Rnd): string[] {
@@ -90,9 +102,13 @@ function anthropicStream(r: Rnd, strays: boolean): string {
     s += delta(index, '{"type":"signature_delta","signature":"EqQBCgIYAh"}');
     s += ev('content_block_stop', `"index":${index++}`);
   }
+  if (chance(r, 0.15)) {
+    s += ev('content_block_start', `"index":${index},"content_block":{"type":"redacted_thinking","data":"${redacted(r)}"}`);
+    s += ev('content_block_stop', `"index":${index++}`);
+  }
   if (chance(r, 0.8)) {
     s += ev('content_block_start', `"index":${index},"content_block":{"type":"text","text":""}`);
-    for (let i = 0, n = Math.floor(r() * 5); i < n; i++) s += delta(index, `{"type":"text_delta","text":${say(r)}}`);
+    for (let i = 0, n = Math.floor(r() * 5); i < n; i++) s += delta(index, `{"type":"text_delta","text":${long(r)}}`);
     s += ev('content_block_stop', `"index":${index++}`);
   }
   let client = 0;
@@ -112,7 +128,8 @@ function anthropicStream(r: Rnd, strays: boolean): string {
     s += ev('content_block_stop', `"index":${b}`);
     if (strays && chance(r, 0.05)) s += delta(b, `{"type":"input_json_delta","partial_json":${lit(r, '1')}}`); // after its stop
   }
-  s += ev('message_delta', `"delta":{"stop_reason":"${client !== 0 ? 'tool_use' : 'end_turn'}","stop_sequence":null},"usage":{"output_tokens":5}`);
+  if (chance(r, 0.03)) return s + ev('error', '"error":{"type":"overloaded_error","message":"Overloaded"}');
+  s += ev('message_delta', `"delta":{"stop_reason":"${client !== 0 ? 'tool_use' : chance(r, 0.15) ? 'max_tokens' : 'end_turn'}","stop_sequence":null},"usage":{"output_tokens":5}`);
   return s + ev('message_stop', '"x":0');
 }
 
@@ -211,20 +228,212 @@ function geminiStream(r: Rnd): string {
   return s + chunk(last, `,"finishReason":${pick(r, ['"STOP"', '"MAX_TOKENS"', '"SAFETY"'])}`);
 }
 
+/** A redacted thinking block's data: base64 of something. */
+const redacted = (r: Rnd) => Buffer.from(`redacted ${Math.floor(r() * 1e6)}`).toString('base64');
+
+const PAD = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** A message of AWS's event stream: an event (its type and payload), an exception (its type and payload), an error (its code and message, in headers). */
+type Message = { event: string; payload: string } | { exception: string; payload: string } | { error: string; message: string };
+
+/**
+ * How a stream's messages are written: `stable`, each payload's members in one order and AWS's
+ * padding `p` of one length (an event that repeats the one before it but for its text), or both at
+ * random; headers in AWS's order or shuffled, with headers no reader acts on, of every type.
+ */
+interface Style { stable: boolean; pad: string; shuffle: boolean; extras: number }
+const style = (r: Rnd): Style => ({ stable: chance(r, 0.4), pad: PAD.slice(0, Math.floor(r() * PAD.length)), shuffle: chance(r, 0.3), extras: pick(r, [0, 0, 0.1, 0.5]) });
+
+/** A payload: its members (and `p`, most times) in a random order, or in the stream's one order. */
+function payload(r: Rnd, st: Style, members: string[]): string {
+  if (st.stable) return `{${[...members, `"p":"${st.pad}"`].join(',')}}`;
+  const m = [...members];
+  if (chance(r, 0.9)) m.push(`"p":"${PAD.slice(0, Math.floor(r() * PAD.length))}"`);
+  return `{${shuffled(r, m).join(',')}}`;
+}
+
+function shuffled<T>(r: Rnd, xs: T[]): T[] {
+  const m = [...xs];
+  for (let i = m.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [m[i], m[j]] = [m[j], m[i]];
+  }
+  return m;
+}
+
+/** A header no reader acts on, of one of the ten types. */
+function extraHeader(r: Rnd): [string, MessageHeaderValue] {
+  const n = Math.floor(r() * 1000);
+  return pick(r, [
+    () => ['x-amzn-requestid', { type: 'string', value: `req-${n}` }],
+    () => [':date', { type: 'timestamp', value: new Date(1764600000000 + n) }],
+    () => ['x-flag', { type: 'boolean', value: chance(r, 0.5) }],
+    () => ['x-byte', { type: 'byte', value: (n % 256) - 128 }],
+    () => ['x-short', { type: 'short', value: n - 500 }],
+    () => ['x-int', { type: 'integer', value: n * 99991 }],
+    () => ['x-long', { type: 'long', value: Int64.fromNumber(n * 1e6) }],
+    () => ['x-bin', { type: 'binary', value: Uint8Array.from({ length: n % 9 }, (_, i) => i * 37) }],
+    () => ['x-uuid', { type: 'uuid', value: '123e4567-e89b-12d3-a456-426614174000' }],
+  ] as (() => [string, MessageHeaderValue])[])();
+}
+
+/** A message encoded by AWS's codec. */
+function encode(r: Rnd, st: Style, m: Message): Uint8Array {
+  const str = (value: string): MessageHeaderValue => ({ type: 'string', value });
+  let h: [string, MessageHeaderValue][] = 'event' in m ? [[':event-type', str(m.event)], [':content-type', str('application/json')], [':message-type', str('event')]]
+    : 'exception' in m ? [[':exception-type', str(m.exception)], [':content-type', str('application/json')], [':message-type', str('exception')]]
+    : [[':error-code', str(m.error)], [':error-message', str(m.message)], [':message-type', str('error')]];
+  while (chance(r, st.extras)) {
+    const x = extraHeader(r);
+    if (!h.some(([name]) => name === x[0])) h.push(x);
+  }
+  if (st.shuffle) h = shuffled(r, h);
+  return codec.encode({ headers: Object.fromEntries(h), body: enc.encode('error' in m ? '' : m.payload) });
+}
+
+/**
+ * The messages encoded; sometimes a bit of one changed in transit (past its prelude, so that its
+ * length holds and its CRC does not), sometimes the connection drops inside one (or between two).
+ */
+function eventStream(r: Rnd, st: Style, msgs: Message[]): Uint8Array {
+  const parts = msgs.map((m) => encode(r, st, m));
+  if (chance(r, 0.03)) {
+    const k = Math.floor(r() * parts.length);
+    const p = (parts[k] = parts[k].slice());
+    p[12 + Math.floor(r() * (p.length - 12))] ^= 1 << Math.floor(r() * 8);
+  }
+  const bytes = concat(parts);
+  return chance(r, 0.08) ? bytes.subarray(0, Math.floor(r() * bytes.length)) : bytes;
+}
+
+/** The provider's error: an exception message (its message in its payload), or an error message (in its headers). */
+function failure(r: Rnd): Message {
+  const message = `${pick(r, ['Too many requests', 'Model stream error', 'Service unavailable'])}: ${word(r)}`;
+  if (chance(r, 0.3)) return { error: pick(r, ['ThrottlingException', 'InternalFailure']), message };
+  return { exception: pick(r, ['throttlingException', 'modelStreamErrorException', 'internalServerException', 'serviceUnavailableException']), payload: JSON.stringify({ message }) };
+}
+
+/**
+ * Bedrock's ConverseStream: messageStart; reasoning deltas with their signature, a redacted block;
+ * text; toolUse blocks (a start with toolUseId and name, input in fragments or none at all, the
+ * stop; some of a tool Bedrock runs itself); messageStop with its stopReason (the model's own, or one
+ * that says the turn failed), then metadata with the usage; the provider's error before the stop or
+ * after it (passed over); an event of a type no model stream has.
+ */
+function bedrockStream(r: Rnd, strays: boolean): Uint8Array {
+  const st = style(r);
+  const msgs: Message[] = [];
+  const ev = (event: string, ...members: string[]) => msgs.push({ event, payload: payload(r, st, members) });
+  const delta = (i: number, d: string) => ev('contentBlockDelta', `"contentBlockIndex":${i}`, `"delta":${d}`);
+  const stop = (i: number) => ev('contentBlockStop', `"contentBlockIndex":${i}`);
+  ev('messageStart', '"role":"assistant"');
+  let index = 0;
+  if (chance(r, 0.5)) {
+    for (let i = 0, n = Math.floor(r() * 5); i < n; i++) delta(index, `{"reasoningContent":{"text":${say(r)}}}`);
+    if (chance(r, 0.8)) delta(index, `{"reasoningContent":{"signature":${lit(r, `EqQBCgIYAh${Math.floor(r() * 99)}`)}}}`);
+    stop(index++);
+  }
+  if (chance(r, 0.15)) {
+    delta(index, `{"reasoningContent":{"redactedContent":"${redacted(r)}"}}`);
+    stop(index++);
+  }
+  if (chance(r, 0.03)) ev('futureEvent', '"x":{"y":[1,2]}');
+  if (chance(r, 0.8)) {
+    for (let i = 0, n = Math.floor(r() * 6); i < n; i++) delta(index, `{"text":${long(r)}}`);
+    stop(index++);
+  }
+  let client = 0;
+  let inside = false;
+  for (let c = 0, n = Math.floor(r() * 4); c < n; c++) {
+    const b = index++;
+    const server = chance(r, 0.1);
+    ev('contentBlockStart', `"contentBlockIndex":${b}`, `"start":{"toolUse":{"toolUseId":"tooluse_${b}","name":"t${b}"${server ? ',"type":"server_tool_use"' : ''}}}`);
+    if (!server) client++;
+    const frags = chance(r, 0.25) ? [] : argumentsOf(r); // (a tool with no arguments: no fragment at all)
+    for (const f of frags) delta(strays && chance(r, 0.03) ? b + 100 : b, `{"toolUse":{"input":${lit(r, f)}}}`); // (or of a block that never began)
+    if (chance(r, 0.08)) { inside = true; break; } // (the model stopped inside the call)
+    stop(b);
+    if (strays && chance(r, 0.05)) delta(b, `{"toolUse":{"input":${lit(r, '1')}}}`); // after its stop
+  }
+  if (chance(r, 0.05)) msgs.push(failure(r));
+  else if (chance(r, 0.95)) {
+    const x = r();
+    const reason = x < 0.06 ? 'malformed_tool_use' : x < 0.1 ? 'malformed_model_output' : x < 0.18 || inside ? 'max_tokens'
+      : x < 0.22 ? 'stop_sequence' : x < 0.25 ? pick(r, ['guardrail_intervened', 'content_filtered', 'model_context_window_exceeded'])
+      : client !== 0 ? 'tool_use' : 'end_turn';
+    ev('messageStop', `"stopReason":"${reason}"`);
+    if (chance(r, 0.05)) msgs.push(failure(r)); // (after the completion: passed over)
+    if (chance(r, 0.03)) ev('futureEvent', '"x":0');
+    if (chance(r, 0.9)) {
+      const [i, o, cr, cw] = [1 + Math.floor(r() * 900), Math.floor(r() * 300), Math.floor(r() * 500), Math.floor(r() * 50)];
+      const cache = chance(r, 0.3) ? `,"cacheReadInputTokens":${cr},"cacheWriteInputTokens":${cw}` : '';
+      ev('metadata', `"usage":{"inputTokens":${i},"outputTokens":${o},"totalTokens":${i + o + (cache ? cr + cw : 0)}${cache}}`, `"metrics":{"latencyMs":${Math.floor(r() * 2000)}}`);
+    }
+  }
+  return eventStream(r, st, msgs);
+}
+
+/**
+ * Claude on Bedrock: the Anthropic generator's events, each in a `chunk` whose bytes are its base64
+ * (now and then with its slashes escaped, as some JSON encoders write them; an event written with
+ * line breaks; message_stop with Bedrock's invocation metrics at times, as Bedrock sends it); the
+ * provider's error anywhere at times (after message_stop, passed over); an event of another type
+ * than chunk, which no model reads.
+ */
+function invokeStream(r: Rnd, strays: boolean): Uint8Array {
+  const st = style(r);
+  const msgs: Message[] = [];
+  const slashes = chance(r, 0.2);
+  for (const e of scanSseBody(anthropicStream(r, strays)).events) {
+    let data = e.data;
+    if (e.type === 'message_stop' && chance(r, 0.7)) data = data.replace(/}$/, ',"amazon-bedrock-invocationMetrics":{"inputTokenCount":9,"outputTokenCount":5,"invocationLatency":812,"firstByteLatency":304}}');
+    if (chance(r, 0.03)) data = JSON.stringify(JSON.parse(data), null, 1);
+    let b64 = Buffer.from(data).toString('base64');
+    if (slashes) b64 = b64.replaceAll('/', '\\/');
+    msgs.push({ event: 'chunk', payload: payload(r, st, [`"bytes":"${b64}"`]) });
+    if (chance(r, 0.01)) msgs.push({ event: 'metadata', payload: '{"bytes":"AAAA"}' });
+  }
+  if (chance(r, 0.05)) msgs.splice(1 + Math.floor(r() * msgs.length), 0, failure(r));
+  return eventStream(r, st, msgs);
+}
+
 /**
  * The generators. With `strays`, a stream may hold fragments of a call that never began, or of
  * one that ended (malformed, and passed through as they are from a format to itself, where a
  * client rejects them: left out of the streams relayed to their own format).
  */
-const GENERATE: Record<Exclude<TextFormat, 'ddg'>, (r: Rnd, strays: boolean) => string> = {
+const GENERATE: Record<Exclude<ModelFormat, 'ddg'>, (r: Rnd, strays: boolean) => string | Uint8Array> = {
   openai: openaiStream, anthropic: anthropicStream, 'openai-responses': responsesStream, ollama: ollamaStream, gemini: geminiStream,
+  bedrock: bedrockStream, 'bedrock-invoke': invokeStream,
 };
 
-/** A generated stream as a fixture whose expectations are the reference reading's. */
-function fixture(format: ModelFormat, body: string, name: string): Fixture {
-  const ref = reference(body, format);
+/** An event stream's messages, as AWS's codec decodes them (a chunk's bytes decoded), for the reader of a failure. */
+function listing(bytes: Uint8Array): string {
+  const out: string[] = [];
+  let at = 0;
+  for (let total; bytes.length - at >= 12 && bytes.length - at >= (total = new DataView(bytes.buffer, bytes.byteOffset + at).getUint32(0)); at += total) {
+    let m: ReturnType<typeof codec.decode>;
+    try {
+      m = codec.decode(bytes.subarray(at, at + total));
+    } catch (e) {
+      out.push(`(a damaged message: ${String(e)})`);
+      continue;
+    }
+    const h = (name: string) => m.headers[name]?.value;
+    let data = h(':message-type') === 'error' ? String(h(':error-message')) : new TextDecoder().decode(m.body);
+    if (h(':event-type') === 'chunk') data = Buffer.from((JSON.parse(data) as { bytes: string }).bytes, 'base64').toString();
+    out.push(`${String(h(':event-type') ?? h(':exception-type') ?? h(':error-code'))} ${data}`);
+  }
+  if (at < bytes.length) out.push(`(cut ${bytes.length - at} bytes into a message)`);
+  return out.join('\n');
+}
+
+/** A generated stream as a fixture whose expectations are the reference reading's (an event stream's body: its messages listed). */
+function fixture(format: ModelFormat, stream: string | Uint8Array, name: string): Fixture {
+  const ref = reference(stream, format);
+  const body = typeof stream === 'string' ? stream : listing(stream);
   return {
-    name, format, note: 'generated', body, bytes: enc.encode(body),
+    name, format, note: 'generated', body, bytes: typeof stream === 'string' ? enc.encode(stream) : stream,
     expected: {
       text: ref.text, reasoning: ref.reasoning, status: ref.status, finishReason: ref.finishReason, usage: ref.usage, events: ref.events,
       comments: ref.comments, error: ref.error, toolCalls: ref.toolCalls, serverToolCalls: ref.serverToolCalls, signatures: ref.signatures,
@@ -232,38 +441,85 @@ function fixture(format: ModelFormat, body: string, name: string): Fixture {
   };
 }
 
-function readAll(f: Fixture, chunks: Uint8Array[], raw: boolean) {
-  const m = new ModelStream({ format: f.format, raw, eof: 'allow' });
+/** What a ModelStream reads of the chunks: a new one, or `reused` after reset() (its last stream ended as it did). */
+function readAll(f: Fixture, chunks: Uint8Array[], raw: boolean, reused?: ModelStream) {
+  const m = reused ?? new ModelStream({ format: f.format, raw, eof: 'allow' });
+  m.reset();
   let text = '';
-  for (const c of chunks) text += m.push(c);
-  text += m.flush();
+  let error: { code: string; offset: number; providerCode?: string } | undefined;
+  try {
+    for (const c of chunks) text += m.push(c);
+    text += m.flush();
+  } catch (e) {
+    if (!(e instanceof ModelStreamError)) throw e;
+    text += e.text;
+    error = { code: e.code, offset: e.offset, ...(e.providerCode !== undefined ? { providerCode: e.providerCode } : {}) };
+  }
   return {
     text, reasoning: m.reasoning, status: m.status, finishReason: m.finishReason, usage: m.usage, events: m.events,
     toolCalls: m.toolCalls, serverToolCalls: m.serverToolCalls,
     signatures: m.reasoningBlocks.flatMap((b) => [b.signature, b.redacted].filter((x) => x !== undefined)),
+    error,
   };
 }
 
-const FORMATS = Object.keys(GENERATE) as Exclude<TextFormat, 'ddg'>[];
+/**
+ * The reads a stream is fed in: whole, and cut at random (in pieces of up to 40 bytes, of up to a
+ * 50th of a long stream; unless not `fine`, for an event stream); an event stream also in pieces of
+ * up to 400 bytes (the rest of a message held from the read before, whole messages, the start of
+ * the next), and a few whole messages a read (a read of whole messages is framed and read in one
+ * core call).
+ */
+function chunkings(f: Fixture, r: Rnd, fine = true): Uint8Array[][] {
+  const b = f.bytes;
+  const out = [[b]];
+  if (fine || !isEventStream(f.format)) out.push(cut(b, randomCuts(b, r, Math.max(40, Math.floor(b.length / 50)))));
+  if (isEventStream(f.format)) {
+    out.push(cut(b, randomCuts(b, r, Math.max(400, Math.floor(b.length / 20)))));
+    const ends: number[] = [];
+    let left = 0;
+    for (let at = 0; b.length - at >= 12;) {
+      at += new DataView(b.buffer, b.byteOffset + at).getUint32(0); // (the message's total length)
+      if (at >= b.length) break;
+      if (--left <= 0) {
+        ends.push(at);
+        left = 1 + Math.floor(r() * 3);
+      }
+    }
+    out.push(cut(b, ends));
+  }
+  return out;
+}
+
+const FORMATS = Object.keys(GENERATE) as Exclude<ModelFormat, 'ddg'>[];
 const N = 120;
 
 describe('agents\' streams: tool calls and reasoning read in the core give what JSON.parse accumulation gives', () => {
   for (const format of FORMATS) {
     test(`${format}: ${N} generated streams, ModelStream raw and committed, whole, cut at random and dripped, seed ${SEED}`, () => {
       const r = rng(SEED + 100 + FORMATS.indexOf(format));
+      const reused = [true, false].map((raw) => new ModelStream({ format, raw, eof: 'allow' }));
       for (let s = 0; s < N; s++) {
         const f = fixture(format, GENERATE[format](r, true), `${format} ${s}`);
         const e = f.expected;
-        const where = `seed ${SEED}, ${format} stream ${s}: ${JSON.stringify(f.body)}`;
+        const where = `seed ${SEED}, ${format} stream ${s}: ${isEventStream(format) ? `\n${f.body}\n` : JSON.stringify(f.body)}`;
+        // (a stream that fails: its error, at its offset; one cut short is not an error with eof: 'allow')
+        const err = e.error === undefined || e.status !== 'failed' ? undefined : e.error;
         const want = {
           text: e.text, reasoning: e.reasoning, status: e.status, finishReason: e.finishReason, usage: e.usage, events: e.events,
           toolCalls: e.toolCalls, serverToolCalls: e.serverToolCalls, signatures: e.signatures,
+          error: err && { code: err.code, offset: err.offset, ...(err.providerCode !== undefined ? { providerCode: err.providerCode } : {}) },
         };
-        const cuts = [[f.bytes], cut(f.bytes, randomCuts(f.bytes, r, 40)), ...(s % 10 === 0 ? [cut(f.bytes, Array.from({ length: f.bytes.length - 1 }, (_, i) => i + 1))] : [])];
+        const drip = s % 10 === 0 && f.bytes.length <= 16384;
+        const cuts = [...chunkings(f, r), ...(drip ? [cut(f.bytes, Array.from({ length: f.bytes.length - 1 }, (_, i) => i + 1))] : [])];
         for (const chunks of cuts) {
           expect(readAll(f, chunks, true), `${where} (raw, ${chunks.length} chunks)`).toEqual(want);
           expect(readAll(f, chunks, false), `${where} (committed, ${chunks.length} chunks)`).toEqual({ ...want, text: e.text.normalize('NFC') });
         }
+        // (a stream reset after the one before, however that one ended)
+        const [chunks] = cuts.slice(-1);
+        expect(readAll(f, chunks, true, reused[0]), `${where} (raw, reset, ${chunks.length} chunks)`).toEqual(want);
+        expect(readAll(f, chunks, false, reused[1]), `${where} (committed, reset, ${chunks.length} chunks)`).toEqual({ ...want, text: e.text.normalize('NFC') });
       }
     });
 
@@ -273,9 +529,10 @@ describe('agents\' streams: tool calls and reasoning read in the core give what 
         for (const to of ['openai', 'anthropic'] as const) {
           const f = fixture(format, GENERATE[format](r, to !== format), `${format} ${s}`);
           const o = new Oracle(f, to);
-          const where = `seed ${SEED}, ${format} stream ${s} → ${to}: ${JSON.stringify(f.body)}`;
-          settle(o, [f.bytes], where);
-          settle(o, cut(f.bytes, randomCuts(f.bytes, r, 40)), `${where} (cut at random)`);
+          const where = `seed ${SEED}, ${format} stream ${s} → ${to}: ${isEventStream(format) ? `\n${f.body}\n` : JSON.stringify(f.body)}`;
+          const [whole, ...cuts] = chunkings(f, r, s % 3 === 0); // (a relay's output is read again at each read: an event stream's small reads in a third of them)
+          settle(o, whole, where);
+          for (const chunks of cuts) settle(o, chunks, `${where} (cut in ${chunks.length} reads)`);
         }
       }
     });
@@ -284,17 +541,17 @@ describe('agents\' streams: tool calls and reasoning read in the core give what 
   test(`maxArgumentBytes: the fragment that would pass it fails the stream at its offset, the calls as they stood before it, however the stream is cut, seed ${SEED}`, () => {
     const r = rng(SEED + 300);
     let failed = 0;
-    for (let s = 0; s < 80; s++) {
-      const format = pick(r, ['openai', 'anthropic'] as const);
+    for (let s = 0; s < 160; s++) {
+      const format = pick(r, ['openai', 'anthropic', 'bedrock', 'bedrock-invoke'] as const);
       const body = GENERATE[format](r, true);
-      const bytes = enc.encode(body);
+      const bytes = typeof body === 'string' ? enc.encode(body) : body;
       const ref = reference(body, format);
       // each fragment's bytes as sent (its JSON string's body, escapes and all), with its frame and op
       const frags: { bytes: number; frame: number; op: number }[] = [];
       let plain = true;
       ref.frames.forEach((fr, k) => {
         const ops = fr.calls.map((op, i) => [op, i] as const).filter(([op]) => op.op === 'args');
-        const lits = [...fr.data.matchAll(/"(?:partial_json|arguments)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)].map((x) => enc.encode(x[1]).length);
+        const lits = [...fr.data.matchAll(/"(?:partial_json|arguments|input)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)].map((x) => enc.encode(x[1]).length);
         if (lits.length !== ops.length) plain = false;
         ops.forEach(([, i], j) => frags.push({ bytes: lits[j] ?? 0, frame: k, op: i }));
       });
@@ -314,7 +571,7 @@ describe('agents\' streams: tool calls and reasoning read in the core give what 
         else if (i === over.op && op.op === 'args') book.apply({ ...op, text: '' });
       }));
       const before = book.calls.filter((c) => !c.server).map((c) => (c.arguments === '' ? c.fallback : c.arguments));
-      const where = `seed ${SEED}, ${format} stream ${s}, maxArgumentBytes ${limit}: ${JSON.stringify(body)}`;
+      const where = `seed ${SEED}, ${format} stream ${s}, maxArgumentBytes ${limit}: ${typeof body === 'string' ? JSON.stringify(body) : `\n${listing(body)}\n`}`;
       for (const chunks of [[bytes], cut(bytes, randomCuts(bytes, r, 40))]) {
         const m = new ModelStream({ format, raw: true, maxArgumentBytes: limit, eof: 'allow' });
         const err = thrown(() => {
@@ -327,6 +584,6 @@ describe('agents\' streams: tool calls and reasoning read in the core give what 
         failed++;
       }
     }
-    expect(failed).toBeGreaterThan(40);
+    expect(failed).toBeGreaterThan(80);
   });
 });
