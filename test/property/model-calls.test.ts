@@ -37,6 +37,18 @@ const say = (r: Rnd) => lit(r, Array.from({ length: 1 + Math.floor(r() * 3) }, (
 /** Now and then a long piece (past the core's 64 KiB input window), else a few words. */
 const long = (r: Rnd) => (chance(r, 0.008) ? lit(r, `${'long answer 東京 🚀 '.repeat(2800 + Math.floor(r() * 400))}${word(r)}`) : say(r));
 
+/** A few words cut anywhere (a pair of surrogates, a letter and its accent, a ZWJ sequence between two pieces), as JSON string literals. */
+function pieces(r: Rnd): string[] {
+  const text = Array.from({ length: 2 + Math.floor(r() * 6) }, () => pick(r, [...WORDS, 'e\u0301', '🇯🇵🇫🇷', 'ᄀ\u1161\u11a8'])).join(' ');
+  const out: string[] = [];
+  for (let i = 0; i < text.length;) {
+    const k = 1 + Math.floor(r() * 6);
+    out.push(lit(r, text.slice(i, i + k)));
+    i += k;
+  }
+  return out;
+}
+
 /** A call's arguments (sometimes not JSON, as a model may write), and the fragments they come in. */
 function argumentsOf(r: Rnd): string[] {
   const o: Record<string, unknown> = { path: `src/${word(r)}.ts` };
@@ -339,7 +351,8 @@ function bedrockStream(r: Rnd, strays: boolean): Uint8Array {
   }
   if (chance(r, 0.03)) ev('futureEvent', '"x":{"y":[1,2]}');
   if (chance(r, 0.8)) {
-    for (let i = 0, n = Math.floor(r() * 6); i < n; i++) delta(index, `{"text":${long(r)}}`);
+    const texts = chance(r, 0.3) ? pieces(r) : Array.from({ length: Math.floor(r() * 6) }, () => long(r));
+    for (const t of texts) delta(index, `{"text":${t}}`);
     stop(index++);
   }
   let client = 0;
