@@ -6,7 +6,8 @@
 // parallel, empty fragments, a fragment of a call that never began, and events just across the
 // line of what the core reads to the end itself (a fragment with the call's id again, two calls
 // in one delta, a reasoning string beside text, a kind spelled with an escape). ModelStream (raw
-// and committed, new or reset after another stream) and SseRelay to both client formats must give
+// and committed, new or reset after another stream; an event stream also message by message, as
+// ModelEventStreamDecoder and ModelEventReader read it) and SseRelay to both client formats must give
 // exactly what the JSON.parse reading gives (test/helpers/model-fixtures.ts: the fragments joined
 // per call, each call's validity by JSON.parse; for Bedrock each message decoded by AWS's codec and
 // its payload read by JSON.parse), whole, cut at random and dripped (an event stream also a few
@@ -20,7 +21,9 @@
 // Seeded; the seed and the stream (an event stream's messages, decoded) are printed on failure.
 import { Int64, type MessageHeaderValue } from '@smithy/eventstream-codec';
 import { describe, expect, test } from 'vitest';
-import { ModelStream, ModelStreamError } from '../../bindings/index.js';
+import {
+  EventStreamError, ModelEventReader, ModelEventStreamDecoder, type ModelEventStreamMessage, ModelStream, ModelStreamError,
+} from '../../bindings/index.js';
 import { CallBook, type Fixture, type ModelFormat, codec, isEventStream, reference, scanSseBody } from '../helpers/model-fixtures.js';
 import { type Rnd, chance, jsonString, pick } from '../helpers/model-streams.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
@@ -477,6 +480,57 @@ function readAll(f: Fixture, chunks: Uint8Array[], raw: boolean, reused?: ModelS
 }
 
 /**
+ * An event stream read message by message, as `seam-stream check` and `decode --events` read it:
+ * ModelEventStreamDecoder's messages, each event a ModelEventReader reads; the stream's error is a
+ * message's (before the completion), an event's own (a failed turn, an error event), or the
+ * framing's.
+ */
+function readMessages(f: Fixture, chunks: Uint8Array[]) {
+  const format = f.format as 'bedrock' | 'bedrock-invoke';
+  const d = new ModelEventStreamDecoder({ format });
+  const reader = new ModelEventReader({ format });
+  const messages: ModelEventStreamMessage[] = [];
+  let framing: { code: string; offset: number } | undefined;
+  try {
+    for (const c of chunks) messages.push(...d.push(c));
+    d.flush();
+  } catch (x) {
+    if (!(x instanceof EventStreamError)) throw x;
+    messages.push(...(x.messages as ModelEventStreamMessage[]));
+    framing = { code: x.code, offset: x.offset };
+  }
+  d.dispose();
+  const out: { text: string; reasoning: string; finishReason?: string; usage?: Record<string, unknown>; toolCalls?: unknown; error?: { code: string; offset: number } } = { text: '', reasoning: '' };
+  let done = false;
+  for (const m of messages) {
+    if (m.error !== undefined) {
+      if (done) continue; // (after the completion: passed over)
+      out.error = { code: m.error.code, offset: m.offset };
+      break;
+    }
+    if (m.data === '') continue;
+    const e = reader.read(m.data);
+    if (e.error !== undefined && !done) {
+      out.error = { code: 'ERR_PROVIDER', offset: m.offset };
+      out.finishReason = e.finishReason ?? out.finishReason;
+      break;
+    }
+    if (!done) {
+      out.text += e.text;
+      out.reasoning += e.reasoning;
+      out.finishReason = e.finishReason ?? out.finishReason;
+    }
+    if (e.usage !== undefined) out.usage = { ...out.usage, ...e.usage };
+    done ||= e.done;
+  }
+  // (the end of the stream: cut inside a message or before the completion, truncated; damage, anywhere)
+  if (out.error === undefined && framing !== undefined && !(done && framing.code === 'ERR_STREAM_TRUNCATED')) out.error = framing;
+  if (out.error === undefined && !done) out.error = { code: 'ERR_STREAM_TRUNCATED', offset: f.bytes.length };
+  out.toolCalls = reader.toolCalls;
+  return out;
+}
+
+/**
  * The reads a stream is fed in: whole, and cut at random (in pieces of up to 40 bytes, of up to a
  * 50th of a long stream; unless not `fine`, for an event stream); an event stream also in pieces of
  * up to 400 bytes (the rest of a message held from the read before, whole messages, the start of
@@ -528,6 +582,11 @@ describe('agents\' streams: tool calls and reasoning read in the core give what 
         for (const chunks of cuts) {
           expect(readAll(f, chunks, true), `${where} (raw, ${chunks.length} chunks)`).toEqual(want);
           expect(readAll(f, chunks, false), `${where} (committed, ${chunks.length} chunks)`).toEqual({ ...want, text: e.text.normalize('NFC') });
+        }
+        if (isEventStream(format)) {
+          expect(readMessages(f, cuts[1]), `${where} (message by message, ${cuts[1].length} chunks)`).toEqual({
+            text: e.text, reasoning: e.reasoning, finishReason: e.finishReason, usage: e.usage, toolCalls: e.toolCalls, error: e.error && { code: e.error.code, offset: e.error.offset },
+          });
         }
         // (a stream reset after the one before, however that one ended)
         const [chunks] = cuts.slice(-1);
