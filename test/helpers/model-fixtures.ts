@@ -37,15 +37,16 @@
 //   (an error, of any kind, is at the message's first byte); an exception message is ERR_PROVIDER
 //   (its payload's message, the exception type as the provider's code), and so is an error message
 //   (its :error-message, its :error-code), and neither is an event; in bedrock-invoke an event of
-//   another type than chunk is no model's and not an event either; a message cut by the end of the
-//   stream never arrived; damage to the framing fails the stream
-//   anywhere, after the completion too. Bedrock's messageStop completes the stream (its stopReason
-//   the finish reason, every call still open ended; a stopReason that says the turn failed,
-//   malformed_tool_use or malformed_model_output, is ERR_PROVIDER at its message instead, with the
-//   reason as finish reason and provider code, no call ended); after it the stream is read on: its
-//   events count, metadata's usage is merged, an exception is passed over. A contentBlockStart's
-//   toolUse begins a call whose arguments are `{}` until a fragment brings text (a `type` of
-//   server_tool_use: the provider's); contentBlockStop ends its block's call and reasoning block.
+//   another type than chunk is no model's and not an event either (in bedrock, an event of a type no
+//   model stream has is read, and counts, as any event); a message cut by the end of the stream
+//   never arrived; damage to the framing fails the stream anywhere, after the completion too.
+//   Bedrock's messageStop completes the stream (its stopReason the finish reason, every call still
+//   open ended; a stopReason that says the turn failed, malformed_tool_use or
+//   malformed_model_output, is ERR_PROVIDER at its message instead, with the reason as finish reason
+//   and provider code, no call ended); after it the stream is read on: its events count, metadata's
+//   usage is merged, an exception is passed over. A contentBlockStart's toolUse begins a call whose
+//   arguments are `{}` until a fragment brings text (a `type` of server_tool_use: the provider's);
+//   contentBlockStop ends its block's call and reasoning block.
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { createParser } from 'eventsource-parser';
 
