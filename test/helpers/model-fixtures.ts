@@ -43,8 +43,9 @@
 //   Bedrock's messageStop completes the stream (its stopReason the finish reason, every call still
 //   open ended; a stopReason that says the turn failed, malformed_tool_use or
 //   malformed_model_output, is ERR_PROVIDER at its message instead, with the reason as finish reason
-//   and provider code, no call ended); after it the stream is read on: its events count, metadata's
-//   usage is merged, an exception is passed over. A contentBlockStart's toolUse begins a call whose
+//   and provider code, no call ended, once the message after it came: an event, which counts and
+//   whose metadata's usage is merged, an exception or damage, or the end); after it the stream is
+//   read on: its events count, metadata's usage is merged, an exception is passed over. A contentBlockStart's toolUse begins a call whose
 //   arguments are `{}` until a fragment brings text (a `type` of server_tool_use: the provider's);
 //   contentBlockStop ends its block's call and reasoning block.
 import { EventStreamCodec } from '@smithy/eventstream-codec';
@@ -930,12 +931,24 @@ export function reference(body: string | Uint8Array, format: ModelFormat, choice
     }
   }
 
+  /** Bedrock's stop that says the turn failed: the stream fails there once the next message came. */
+  let failedStop = false;
   for (const r of raw) {
     const { exception, damage, ...fr } = r;
     const frame: Frame = {
       ...fr, role: 'comment', text: '', reasoning: '', literals: [], clientContent: '', calls: [],
     };
     ref.frames.push(frame);
+    if (failedStop) {
+      // (an event after it counts, and its metadata's usage is the failed turn's; then the stream fails)
+      frame.role = 'other';
+      if (damage === undefined && exception === undefined) {
+        ref.events++;
+        const m = interpret(format, r.type, r.data, choice);
+        if (m.mergeUsage !== undefined) ref.usage = { ...ref.usage, ...m.mergeUsage };
+      }
+      return calls();
+    }
     if (damage !== undefined) {
       // (the framing's damage fails the stream wherever it comes)
       frame.role = 'bad';
@@ -974,6 +987,10 @@ export function reference(body: string | Uint8Array, format: ModelFormat, choice
       ref.error = { code: 'ERR_PROVIDER', message: m.message, offset: r.dataStart };
       if (m.providerCode !== undefined) ref.error.providerCode = m.providerCode;
       if (m.finishReason !== undefined) ref.finishReason = m.finishReason;
+      if (format === 'bedrock' && m.finishReason !== undefined) {
+        failedStop = true;
+        continue;
+      }
       return calls();
     }
     if (m.text !== undefined) {
@@ -998,7 +1015,7 @@ export function reference(body: string | Uint8Array, format: ModelFormat, choice
       if (!isEventStream(format)) break;
     }
   }
-  if (ref.status !== 'done') ref.error = { code: 'ERR_STREAM_TRUNCATED', offset: length };
+  if (ref.status !== 'done' && !failedStop) ref.error = { code: 'ERR_STREAM_TRUNCATED', offset: length };
   return calls();
 }
 
