@@ -421,7 +421,8 @@ class DecodeRun {
       const body = this.answer.end();
       const said = failedStatus(this.head)
         ? failedAnswer(this.head!, body, this.o.format)
-        : `the input is ${htmlSaid(this.html ?? '')} (--format text reads it as text)`;
+        // (the page's title as the whole page has it: it may have come after the reads that told a page)
+        : `the input is ${htmlSaid(this.html === undefined ? '' : htmlPage(Buffer.from(body)) ?? this.html)} (--format text reads it as text)`;
       return this.end({ kind: 'error', error: Object.assign(new Error(said), { code: 'ERR_PROVIDER' }), answer: true });
     }
     let text: string;

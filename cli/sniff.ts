@@ -99,9 +99,10 @@ export function sniff(bytes: Uint8Array, ended: boolean): Format | 'empty' | und
   }
   const sseField = /^(data|event|id|retry)(:|$)|^:/;
   if (!sseField.test(body)) {
-    // a first line not ended yet may still become a field's ('da', 'even')
+    // a first line not ended yet may still become a field's ('da', 'even'), or an HTML page's
+    // first tag ('<!DOC', '<ht': a page is said as one, never printed as text)
     const first = all[0];
-    if (!enough && complete.length === 0 && ['data:', 'event:', 'id:', 'retry:'].some((f) => f.startsWith(first))) return undefined;
+    if (!enough && complete.length === 0 && (first.startsWith('<') || ['data:', 'event:', 'id:', 'retry:'].some((f) => f.startsWith(first)))) return undefined;
     return 'text';
   }
   let type: string | undefined;

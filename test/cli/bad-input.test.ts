@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { file, noStack, prng, run, tempDir, writer, writerScript } from './helpers.js';
+import { file, noStack, prng, run, start, tempDir, writer, writerScript } from './helpers.js';
 
 let dir: string;
 beforeAll(() => {
@@ -138,6 +138,15 @@ describe('bad input', () => {
     expect({ code: d.code, stdout: d.stdout, stderr: d.stderr }).toEqual({ code: 5, stdout: '', stderr: `seam-stream: the input is ${said} (--format text reads it as text)\n` });
     const w = await run(['decode', '-'], { stdin: writer(path, [1, 2, 3, 5, 8, 13, 40], 1) });
     expect({ code: w.code, stdout: w.stdout, stderr: w.stderr }).toEqual({ code: 5, stdout: '', stderr: d.stderr });
+    // (a first read shorter than the page's first tag, or that ends before its title: told apart all the same, the title the whole page's)
+    for (const at of [1, 5, 20]) {
+      const s = start(['decode', '-'], { stdin: 'open' });
+      s.child.stdin!.write(page.slice(0, at));
+      await new Promise((r) => setTimeout(r, 300));
+      s.child.stdin!.end(page.slice(at));
+      const r = await s.done;
+      expect({ at, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ at, code: 5, stdout: '', stderr: d.stderr });
+    }
     const f = await run(['decode', '--format', 'anthropic', path]);
     expect({ code: f.code, stdout: f.stdout, stderr: f.stderr }).toEqual({
       code: 3, stdout: '',
