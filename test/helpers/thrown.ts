@@ -8,6 +8,26 @@ export function thrown<E extends Error = Error & Record<string, unknown>>(f: () 
   throw new Error('did not throw');
 }
 
+/** A model stream's error as the tests read it (ModelStreamError's fields, known by its name: this file imports no build of the library). */
+export interface StreamError extends Error { code: string; offset: number; text: string; providerMessage?: string; providerCode?: string }
+
+/**
+ * What a model stream gives for `reads` then its flush: all its text (with the text its
+ * ModelStreamError carries), and that error, undefined when none; any other error is thrown.
+ */
+export function textOutcome(m: { push(c: Uint8Array): string; flush(): string }, reads: Uint8Array[]): { text: string; error: StreamError | undefined } {
+  let text = '';
+  try {
+    for (const c of reads) text += m.push(c);
+    text += m.flush();
+    return { text, error: undefined };
+  } catch (e) {
+    if (!(e instanceof Error) || e.name !== 'ModelStreamError') throw e;
+    const error = e as StreamError;
+    return { text: text + error.text, error };
+  }
+}
+
 /**
  * What a decoder gives for `reads` then its flush: the items, and its first error as "code offset"
  * (null when none), with the items the error carries (`key`: `events`, `lines`) counted as given.

@@ -22,12 +22,12 @@
 import { Int64, type MessageHeaderValue } from '@smithy/eventstream-codec';
 import { describe, expect, test } from 'vitest';
 import {
-  EventStreamError, ModelEventReader, ModelEventStreamDecoder, type ModelEventStreamMessage, ModelStream, ModelStreamError, describeFormat,
+  EventStreamError, ModelEventReader, ModelEventStreamDecoder, type ModelEventStreamMessage, ModelStream, describeFormat,
 } from '../../bindings/index.js';
 import { CallBook, type Fixture, type ModelFormat, codec, isEventStream, reference, scanSseBody } from '../helpers/model-fixtures.js';
 import { type Rnd, chance, jsonString, pick } from '../helpers/model-streams.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
-import { thrown } from '../helpers/thrown.js';
+import { textOutcome, thrown } from '../helpers/thrown.js';
 import { Oracle, settle } from '../helpers/relay-oracle.js';
 
 const enc = new TextEncoder();
@@ -461,16 +461,8 @@ function fixture(format: ModelFormat, stream: string | Uint8Array, name: string)
 function readAll(f: Fixture, chunks: Uint8Array[], raw: boolean, reused?: ModelStream) {
   const m = reused ?? new ModelStream({ format: f.format, raw, eof: 'allow' });
   m.reset();
-  let text = '';
-  let error: { code: string; offset: number; providerCode?: string } | undefined;
-  try {
-    for (const c of chunks) text += m.push(c);
-    text += m.flush();
-  } catch (e) {
-    if (!(e instanceof ModelStreamError)) throw e;
-    text += e.text;
-    error = { code: e.code, offset: e.offset, ...(e.providerCode !== undefined ? { providerCode: e.providerCode } : {}) };
-  }
+  const { text, error: e } = textOutcome(m, chunks);
+  const error = e && { code: e.code, offset: e.offset, ...(e.providerCode !== undefined ? { providerCode: e.providerCode } : {}) };
   return {
     text, reasoning: m.reasoning, status: m.status, finishReason: m.finishReason, usage: m.usage, events: m.events,
     toolCalls: m.toolCalls, serverToolCalls: m.serverToolCalls,

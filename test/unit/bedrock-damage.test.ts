@@ -10,6 +10,7 @@ import { getCore } from '../../bindings/core/wasm.js';
 import { BEDROCK_FIXTURES, bedrockReference, crc32Ref, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { readOpenAi } from '../helpers/clients.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { textOutcome } from '../helpers/thrown.js';
 
 const f = BEDROCK_FIXTURES.find((x) => x.name === 'bedrock-basic')!;
 const K = 3; // the damaged message: the third text delta (two deltas of text before it)
@@ -27,16 +28,7 @@ function damaged(edit: (m: Uint8Array) => void): Uint8Array {
 /** What ModelStream (raw) and EventStreamDecoder make of the chunks. */
 function read(chunks: Uint8Array[]): { text: string; error?: ModelStreamError; framing?: string } {
   const m = new ModelStream({ format: 'bedrock', raw: true });
-  let text = '';
-  let error: ModelStreamError | undefined;
-  try {
-    for (const c of chunks) text += m.push(c);
-    text += m.flush();
-  } catch (e) {
-    if (!(e instanceof ModelStreamError)) throw e;
-    error = e;
-    text += e.text;
-  }
+  const { text, error } = textOutcome(m, chunks) as { text: string; error?: ModelStreamError };
   m.dispose();
   const d = new EventStreamDecoder();
   let framing: string | undefined;

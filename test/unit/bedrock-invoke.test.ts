@@ -11,6 +11,7 @@ import { codec } from '../helpers/bedrock-fixtures.js';
 import { readAnthropic, readOpenAi } from '../helpers/clients.js';
 import { FIXTURES, reference } from '../helpers/model-fixtures.js';
 import { concat, cut, randomCuts, rng } from '../helpers/random.js';
+import { textOutcome } from '../helpers/thrown.js';
 
 const enc = new TextEncoder();
 const chunkMessage = (payload: string) => codec.encode({
@@ -37,16 +38,8 @@ function wrap(body: string): { bytes: Uint8Array; starts: number[]; ends: number
 
 function read(format: 'anthropic' | 'bedrock-invoke', chunks: Uint8Array[]) {
   const m = new ModelStream({ format, raw: true });
-  let text = '';
-  let error: { code: string; offset: number } | undefined;
-  try {
-    for (const c of chunks) text += m.push(c);
-    text += m.flush();
-  } catch (e) {
-    if (!(e instanceof ModelStreamError)) throw e;
-    text += e.text;
-    error = { code: e.code, offset: e.offset };
-  }
+  const { text, error: e } = textOutcome(m, chunks);
+  const error = e && { code: e.code, offset: e.offset };
   return { text, reasoning: m.reasoning, status: m.status, finishReason: m.finishReason, usage: m.usage, toolCalls: m.toolCalls, blocks: m.reasoningBlocks, error };
 }
 

@@ -17,6 +17,7 @@ import {
 import { BEDROCK_FIXTURES, type BedrockFixture, bedrockReference, codec, crc32Ref, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { readAnthropic, readOpenAi } from '../helpers/clients.js';
 import { concat, cut } from '../helpers/random.js';
+import { textOutcome } from '../helpers/thrown.js';
 
 const enc = new TextEncoder();
 
@@ -29,17 +30,8 @@ function chunkings(b: Uint8Array): Uint8Array[][] {
 
 function read(f: BedrockFixture, chunks: Uint8Array[], raw: boolean) {
   const m = new ModelStream({ format: 'bedrock', raw });
-  let text = '';
-  let error: { code: string; offset: number; message?: string } | undefined;
-  try {
-    for (const c of chunks) text += m.push(c);
-    text += m.flush();
-  } catch (e) {
-    if (!(e instanceof ModelStreamError)) throw e;
-    text += e.text;
-    error = { code: e.code, offset: e.offset };
-    if (e.code === 'ERR_PROVIDER') error.message = e.providerMessage;
-  }
+  const { text, error: e } = textOutcome(m, chunks);
+  const error = e && { code: e.code, offset: e.offset, ...(e.code === 'ERR_PROVIDER' ? { message: e.providerMessage } : {}) };
   const r = {
     text, reasoning: m.reasoning, status: m.status, finishReason: m.finishReason, usage: m.usage, events: m.events,
     toolCalls: m.toolCalls.map((c) => ({ ...c })), signatures: m.reasoningBlocks.flatMap((b) => [b.signature, b.redacted].filter((x): x is string => x !== undefined)),
