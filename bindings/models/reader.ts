@@ -604,7 +604,7 @@ export abstract class ModelReader extends FrameStream {
           this.turnFailed = { at, why, detail };
           this.answerDone(); // (nothing after it is the answer: what a text layer held back is its end)
         } else {
-          this.failAt('ERR_PROVIDER', at, `The provider sent an error at byte offset ${at}: ${why}${detail ? ` (${detail})` : ''}`, why, detail);
+          this.failAt('ERR_PROVIDER', at, providerSaid(at, why, detail), why, detail);
         }
       }
       const bad = m.bad;
@@ -685,8 +685,7 @@ export abstract class ModelReader extends FrameStream {
   turnError(text = ''): ModelStreamError | null {
     const t = this.turnFailed;
     if (t === null) return null;
-    return new ModelStreamError('ERR_PROVIDER', t.at, `The provider sent an error at byte offset ${t.at}: ${t.why}${t.detail ? ` (${t.detail})` : ''}`,
-      text, t.why, t.detail);
+    return new ModelStreamError('ERR_PROVIDER', t.at, providerSaid(t.at, t.why, t.detail), text, t.why, t.detail);
   }
 
   /** The turn that failed stops the stream now, with the text this call committed (what was held back at its stop). */
@@ -789,3 +788,8 @@ class CoreParts {
 
 /** UTF-8's byte order mark. */
 const BOM = [0xef, 0xbb, 0xbf];
+
+/** The message of the provider's error an event said (an error event, a finish reason that says the turn failed), at byte offset `at`. */
+function providerSaid(at: number, why: string, detail: string | undefined): string {
+  return `The provider sent an error at byte offset ${at}: ${why}${detail ? ` (${detail})` : ''}`;
+}

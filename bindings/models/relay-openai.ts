@@ -61,7 +61,7 @@ export class OpenAiWriter implements ClientWriter {
   }
 
   private chunk(delta: string, finish = 'null'): void {
-    this.t.writeText(`${this.open}${delta},"finish_reason":${finish}}]}\n\n`);
+    this.t.writeText(`${this.open}${delta}${chunkEnd(finish)}`);
     this.t.wrote(1);
   }
 
@@ -180,7 +180,7 @@ export class OpenAiWriter implements ClientWriter {
     if (annotations >= 0) {
       this.t.writeText(`${this.open}{"annotations":`);
       this.t.writeJsonSpan(doc.ptr(annotations), doc.len(annotations));
-      this.t.writeText('},"finish_reason":null}]}\n\n');
+      this.t.writeText(`}${chunkEnd('null')}`);
       this.t.wrote(1);
     }
     if (finish >= 0) this.chunk('{}', JSON.stringify(doc.string(finish)));
@@ -283,6 +283,9 @@ export interface OpenAiAnnotation {
 const ABORT_TYPES: Readonly<Record<Aborted['kind'], string>> = { timeout: 'timeout', overloaded: 'overloaded', server: 'server_error' };
 
 /** `data: {…,"choices":[{"index":0,"delta":` with these id, created and model (JSON texts). */
+/** A chunk's end after its delta: its finish reason (JSON: `null` or a string), its choice's, and the event's. */
+const chunkEnd = (finish: string): string => `,"finish_reason":${finish}}]}\n\n`;
+
 function envelope(id: string, created: string, model: string): string {
   return `data: {"id":${id},"object":"chat.completion.chunk","created":${created},"model":${model},"choices":[{"index":0,"delta":`;
 }
