@@ -100,8 +100,8 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
   const settings = { ...SETTINGS, ...choices };
   const url = typeof base === 'string' ? new URL(base) : base;
   const prefix = url.pathname.replace(/\/+$/, '');
+  // (describeFormat throws a TypeError for a name that is not a format: UPSTREAMS has each format)
   const out = { 'content-type': 'application/json', accept: describeFormat(format).contentType };
-  if (!Object.hasOwn(UPSTREAMS, format)) throw new TypeError(`unknown upstream format ${format}`);
   const upstream = UPSTREAMS[format];
   const key = credentialOf(headers);
   // the client speaks the upstream's own API (or, to Claude on Bedrock, Anthropic's): its body passes as it is
