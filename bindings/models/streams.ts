@@ -109,6 +109,12 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
  * commits text. At the end `report` resolves with {@link ModelStream.finish}'s report. A
  * `ModelStreamError` (the provider's error, a bad event, a truncated stream unless `eof: 'allow'`)
  * errors the stream after the text committed before it is enqueued, and `report` rejects with it.
+ *
+ * An upstream body that errors (`pipeThrough` aborts the writable side with its error) errors the
+ * stream with that error, and `report` rejects with it (or with the provider's error of a turn that
+ * had failed, which came first). Once the stream had completed (Bedrock's `metadata`, with the
+ * usage, follows its `messageStop`), the text was whole: the stream ends, and `report` resolves
+ * with the report of what was read, as {@link SseRelayStream} writes the client's completion then.
  */
 export class ModelTextStream extends Transform<Uint8Array, string> {
   /** The stream behind it: `status`, `toolCalls`, `reasoning`, `usage` as they grow. */
@@ -125,7 +131,11 @@ export class ModelTextStream extends Transform<Uint8Array, string> {
       settle.reject(err);
       return failed(controller, err, textOn(err));
     };
+    let ctl: TransformStreamDefaultController<string> | null = null;
     super(owning({
+      start(controller) {
+        ctl = controller;
+      },
       transform(chunk, controller) {
         let text: string;
         try { text = model.push(chunk); } catch (err) { return fail(controller, err); }
@@ -138,9 +148,22 @@ export class ModelTextStream extends Transform<Uint8Array, string> {
         settle.resolve(model.finish());
       },
       // (where the runtime calls it: the readable side cancelled, or the writable side aborted; a turn
-      // that failed and waited for its usage ends the stream with its error, which came first)
+      // that failed and waited for its usage ends the stream with its error, which came first; a
+      // stream that had completed, as SseRelayStream writes the client's completion then: its text
+      // is whole (nothing is held past the completion), the report is of what was read, Bedrock's
+      // usage unless its metadata came before the break, and the text stream ends, not errors)
       cancel(reason: unknown) {
         const turn = model.turnError();
+        if (turn === null && model.status === 'done') {
+          settle.resolve(model.finish());
+          if (ctl === null) return;
+          try {
+            ctl.terminate();
+          } catch {
+            return; // (the reader left: nothing to end)
+          }
+          return drained(ctl);
+        }
         settle.reject(turn ?? reason);
         if (turn !== null) throw turn;
       },

@@ -3,6 +3,7 @@
 // their report, and the one-line relay into a Response.
 import { describe, expect, it } from 'vitest';
 import { ModelStream, ModelStreamError, ModelTextStream, SseRelay, SseRelayStream, readChunks } from '../../bindings/index.js';
+import { encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { BROKE, unclocked } from '../helpers/model-streams.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
@@ -191,6 +192,52 @@ describe('ModelTextStream', () => {
         await expect(stream.report).rejects.toBe(error);
       }
     }
+  });
+
+  it('an upstream body that errors after the completion: the whole text, the stream ends, the report is of what was read; before it, the body\'s error', async () => {
+    const fail = new Error('socket hang up');
+    const breaking = (chunks: Uint8Array[]) => {
+      let i = 0;
+      return new ReadableStream<Uint8Array>({ pull(c) { if (i < chunks.length) c.enqueue(chunks[i++]); else c.error(fail); } });
+    };
+    const stop = [
+      { event: 'messageStart', payload: '{"role":"assistant"}' },
+      { event: 'contentBlockDelta', payload: '{"contentBlockIndex":0,"delta":{"text":"Caf"}}' },
+      { event: 'contentBlockDelta', payload: '{"contentBlockIndex":0,"delta":{"text":"e\\u0301"}}' },
+      { event: 'messageStop', payload: '{"stopReason":"end_turn"}' },
+    ].map(encodeMessage);
+    const metadata = encodeMessage({ event: 'metadata', payload: '{"usage":{"inputTokens":7,"outputTokens":2,"totalTokens":9},"metrics":{"latencyMs":5}}' });
+    const anthropic = [
+      'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"c","usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
+      'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Café"}}\n\n',
+      'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n',
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+    ].map(enc);
+    const cases: [string, 'bedrock' | 'anthropic', Uint8Array[], number | undefined][] = [
+      ['bedrock, the break before its metadata', 'bedrock', stop, undefined],
+      ['bedrock, the break inside its metadata', 'bedrock', [...stop, metadata.subarray(0, 20)], undefined],
+      ['bedrock, the break after its metadata', 'bedrock', [...stop, metadata], 7],
+      ['anthropic, the break after message_stop', 'anthropic', anthropic, 3],
+    ];
+    for (const [what, format, chunks, input] of cases) {
+      for (const late of [false, true]) {
+        const t = new ModelTextStream({ format });
+        const readable = breaking(chunks).pipeThrough(t);
+        if (late) await new Promise((r) => setTimeout(r, 10));
+        const { out, error } = await drain(readable);
+        expect([out.join(''), error], what).toEqual(['Café', undefined]);
+        const report = await t.report;
+        expect([report.status, report.text, report.finishReason, report.usage?.inputTokens ?? report.usage?.input_tokens], what).toEqual(['done', 'Café', 'end_turn', input]);
+      }
+    }
+    // before the completion: the body's error, to the reader and the report (the text committed before it first)
+    const t = new ModelTextStream({ format: 'bedrock' });
+    const { out, error } = await drain(breaking(stop.slice(0, -1)).pipeThrough(t));
+    expect([out.join(''), error]).toEqual(['Caf', fail]);
+    await expect(t.report).rejects.toBe(fail);
+    expect(t.model.status).not.toBe('done');
   });
 
   it("with eof: 'allow' a cut stream ends, and its report says truncated", async () => {
