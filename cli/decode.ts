@@ -128,6 +128,11 @@ class EventPrinter {
   private readonly printed: { args: string; done: boolean }[] = [];
   /** A Bedrock stream's message stopped it (before its completion): nothing after it is printed. */
   private stopped = false;
+  /**
+   * A Bedrock stop that says the turn failed was printed: the message after it (its metadata), which
+   * the stream reads for the failed turn's usage before it fails, is printed too, then nothing.
+   */
+  private waiting = false;
   private readonly trailer: boolean;
   /** AWS's event stream: each frame is a message with its offset. */
   private readonly messages: boolean;
@@ -215,10 +220,16 @@ class EventPrinter {
 
   private frame(f: unknown): void {
     if (this.completed || this.stopped) return;
+    const stops = this.messages && (f as { error?: unknown }).error !== undefined;
+    if (this.waiting) {
+      // (the stream's failure, which came first, ends it at a message that is an error itself)
+      this.stopped = true;
+      if (stops) return;
+    }
     this.write(`${JSON.stringify(f)}\n`);
     // a message that stops a Bedrock stream is the last printed; after the completion the stream
     // passes such a message over and reads on (its metadata), and so does this
-    if (this.messages && (f as { error?: unknown }).error !== undefined) {
+    if (stops) {
       if (!this.done) this.stopped = true;
       return;
     }
@@ -226,6 +237,7 @@ class EventPrinter {
     if (reader === undefined) return;
     const r = reader.read(this.key === 'events' ? (f as { data: string }).data : this.key === 'lines' ? (f as string) : JSON.stringify(f));
     if (r.done) this.done = true;
+    if (this.trailer && !this.stopped && r.finishReason !== undefined && r.error !== undefined) this.waiting = true;
     if (r.reasoning !== '') this.write(`${JSON.stringify({ reasoning: r.reasoning })}\n`);
     if (r.refusal !== undefined) this.write(`${JSON.stringify({ refusal: r.refusal })}\n`);
     for (const c of r.citations ?? []) this.write(`${JSON.stringify({ citation: c })}\n`);
@@ -294,7 +306,8 @@ class EventPrinter {
     for (const p of printed) if ('frame' in p && p.at >= 0 && p.at <= stop && stop < p.whole) upTo = p.whole;
     for (const p of printed) {
       if (this.completed || this.stopped) break; // (after the completion nothing is read: see frame())
-      if (p.whole > upTo) continue;
+      // (past where the stream stopped, but for the message after a failed stop, which it read)
+      if (p.whole > upTo && !this.waiting) continue;
       if ('comment' in p) this.write(`${JSON.stringify({ comment: p.comment })}\n`);
       else this.frame(p.frame);
     }

@@ -348,4 +348,44 @@ describe('a turn that failed (a finish reason that says so): check names the pro
       code: 5, problems: [{ kind: 'provider', offset: at, message: 'the provider sent an error: the model wrote a tool call that is not valid (malformed_tool_use)' }],
     });
   });
+
+  it('bedrock: decode --events prints the metadata after a stop that says the turn failed (the stream reads its usage), then nothing, whole and a message a read', async () => {
+    const m = (event: string, payload: string) => encodeMessage({ event, payload });
+    const head = [
+      m('messageStart', '{"role":"assistant"}'),
+      m('contentBlockDelta', '{"contentBlockIndex":0,"delta":{"text":"Hi"}}'),
+      m('messageStop', '{"stopReason":"malformed_tool_use"}'),
+    ];
+    const metadata = m('metadata', '{"usage":{"inputTokens":3,"outputTokens":1,"totalTokens":4},"metrics":{"latencyMs":9}}');
+    const exception = encodeMessage({ exception: 'throttlingException', payload: '{"message":"slow down"}' });
+    const later = m('contentBlockDelta', '{"contentBlockIndex":0,"delta":{"text":"more"}}');
+    const printed = (frames: Uint8Array[]) => {
+      let offset = 0;
+      return frames.map((f) => {
+        const { headers, body } = codec.decode(f);
+        const line = JSON.stringify({ offset, headers: Object.fromEntries(Object.entries(headers).map(([k, h]) => [k, h.value])), data: `{"${headers[':event-type'].value}":${new TextDecoder().decode(body)}}` });
+        offset += f.length;
+        return `${line}\n`;
+      }).join('');
+    };
+    const stop = head[0].length + head[1].length;
+    const stderr = `seam-stream: The provider sent an error at byte offset ${stop}: the model wrote a tool call that is not valid (malformed_tool_use)\n`;
+    const cases: [string, Uint8Array[], string][] = [
+      ['its metadata', [...head, metadata], printed([...head, metadata])],
+      ['its metadata, then more', [...head, metadata, later], printed([...head, metadata])],
+      ['an exception in place of its metadata', [...head, exception], printed(head)],
+    ];
+    for (const [what, frames, stdout] of cases) {
+      const whole = await run(['decode', '--format', 'bedrock', '--events', file(dir, 'failed-events.bin', Buffer.concat(frames))]);
+      expect({ code: whole.code, stdout: whole.stdout, stderr: whole.stderr }, what).toEqual({ code: 5, stdout, stderr });
+      const d = start(['decode', '--format', 'bedrock', '--events', '-'], { stdin: 'open' });
+      for (const f of frames) {
+        d.child.stdin!.write(f);
+        await new Promise((r) => setTimeout(r, 40));
+      }
+      d.child.stdin!.end();
+      const dripped = await d.done;
+      expect({ code: dripped.code, stdout: dripped.stdout, stderr: dripped.stderr }, `${what}, a message a read`).toEqual({ code: 5, stdout, stderr });
+    }
+  });
 });
