@@ -155,7 +155,14 @@ export class ModelTextStream extends Transform<Uint8Array, string> {
       cancel(reason: unknown) {
         const turn = model.turnError();
         if (turn === null && model.status === 'done') {
-          settle.resolve(model.finish());
+          let report: ModelReport;
+          try {
+            report = model.finish();
+          } catch (err) {
+            settle.reject(err);
+            throw err;
+          }
+          settle.resolve(report);
           if (ctl === null) return;
           try {
             ctl.terminate();
