@@ -47,9 +47,9 @@ export class OpenAiWriter implements ClientWriter {
     this.open = envelope(t.idJson, String(t.created), t.modelJson);
   }
 
-  /** Writes the events of one upstream event anew, in the upstream's envelope (`null`: this relay's own again). */
+  /** Writes the events of one upstream event anew, in the upstream's envelope and its choice's index (`null`: this relay's own again). */
   rewrite(id: string | null, created: string, model: string): void {
-    this.open = id === null ? envelope(this.t.idJson, String(this.t.created), this.t.modelJson) : envelope(id, created, model);
+    this.open = id === null ? envelope(this.t.idJson, String(this.t.created), this.t.modelJson) : envelope(id, created, model, this.t.choice);
     this.textHead = this.reasoningHead = this.refusalHead = this.argsHead = null;
     this.argsFor = -1;
     this.heads = null;
@@ -286,8 +286,8 @@ const ABORT_TYPES: Readonly<Record<Aborted['kind'], string>> = { timeout: 'timeo
 /** A chunk's end after its delta: its finish reason (JSON: `null` or a string), its choice's, and the event's. */
 const chunkEnd = (finish: string): string => `,"finish_reason":${finish}}]}\n\n`;
 
-function envelope(id: string, created: string, model: string): string {
-  return `data: {"id":${id},"object":"chat.completion.chunk","created":${created},"model":${model},"choices":[{"index":0,"delta":`;
+function envelope(id: string, created: string, model: string, index = 0): string {
+  return `data: {"id":${id},"object":"chat.completion.chunk","created":${created},"model":${model},"choices":[{"index":${index},"delta":`;
 }
 
 /**

@@ -25,6 +25,8 @@ export interface RelayTarget {
   readonly textChars: number;
   /** The upstream's format. */
   readonly spec: FormatSpec;
+  /** The upstream's choice the relay follows (OpenAI's `index`). */
+  readonly choice: number;
   /** A text unique to the relay, for the ids it makes (a call the upstream sent without one). */
   readonly serial: string;
   /** The relay's `id` and `model` (JSON strings), and its `created` time. */

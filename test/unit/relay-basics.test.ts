@@ -215,3 +215,19 @@ it('OpenAI to OpenAI: a first chunk written anew (Mistral\'s content as parts) k
   });
   expect(final).toEqual(['assistant', 'Grüß dich', 'stop']);
 });
+
+it('OpenAI to OpenAI, following choice 1: its event written anew (Mistral\'s content as parts) keeps index 1, and each choice reads whole in openai-node, at every cut', async () => {
+  const { openaiFinal, sameAtEveryCut } = await import('../helpers/sdk-clients.js');
+  const chunk = (index: number, delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c2', object: 'chat.completion.chunk', created: 2, model: 'magistral', choices: [{ index, delta, finish_reason: finish }] })}\n\n`;
+  const body = chunk(0, { role: 'assistant', content: 'Ja' }) + chunk(1, { role: 'assistant', content: [{ type: 'text', text: 'Nein' }] })
+    + chunk(0, { content: ', gern' }) + chunk(1, { content: ', danke' }) + chunk(0, {}, 'stop') + chunk(1, {}, 'stop') + 'data: [DONE]\n\n';
+  const relay = () => new SseRelay({ from: 'openai', to: 'openai', choice: 1 });
+  const r = relay();
+  const wire = new TextDecoder().decode(r.push(enc(body))) + new TextDecoder().decode(r.flush());
+  expect(wire.split('\n\n').slice(1, 3)).toEqual([
+    'data: {"id":"c2","object":"chat.completion.chunk","created":2,"model":"magistral","choices":[{"index":1,"delta":{"role":"assistant"},"finish_reason":null}]}',
+    'data: {"id":"c2","object":"chat.completion.chunk","created":2,"model":"magistral","choices":[{"index":1,"delta":{"content":"Nein"},"finish_reason":null}]}',
+  ]);
+  const final = await sameAtEveryCut(enc(body), relay, async (b) => (await openaiFinal(b)).choices.map((c) => [c.index, c.message.content, c.finish_reason]));
+  expect(final).toEqual([[0, 'Ja, gern', 'stop'], [1, 'Nein, danke', 'stop']]);
+});
