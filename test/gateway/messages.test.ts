@@ -539,6 +539,19 @@ describe('a bedrock upstream: the Converse body, signed with SigV4, its binary s
     }
   });
 
+  test('a base URL with a query: the request goes with it, and is signed over the query it goes with (a parameter given twice, twice)', async () => {
+    const g = await startGateway({ upstreamFormat: 'bedrock' }, '/?tag=b&version=2&tag=a');
+    try {
+      const res = await post(g.url, chatTurn, '/v1/chat/completions');
+      expect(res.status, res.body.toString()).toBe(404); // (no script: the fake upstream's 404)
+      const got = g.up.received.at(-1)!;
+      expect(got.url).toBe('/model/probe/converse-stream?tag=b&version=2&tag=a');
+      await expectSignedAsSent(got, '/model/probe/converse-stream', got.raw);
+    } finally {
+      await g.close();
+    }
+  });
+
   test('without AWS credentials in its environment the gateway fails the request, its own 500 naming what is missing, and the upstream is not called', async () => {
     // (the gateway's misconfiguration, not the client's error: bedrock-config.test.ts has the rest)
     const g = await startGateway({ upstreamFormat: 'bedrock' });

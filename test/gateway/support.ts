@@ -210,10 +210,15 @@ export function gatewaysByFormat<F extends string>(path: (format: F) => string =
 /**
  * A Bedrock request as the upstream received it was signed with SigV4 over the bytes sent: its
  * Authorization names the test's key, region and service and signs the host, content type, date and
- * payload hash, and signing the same request again (`path`, `body`: the bytes received) at its date
- * with AWS's signer gives the same signature.
+ * payload hash, and signing the same request again (`path`, the query it was received with, each
+ * parameter as often as it came, and `body`: the bytes received) at its date with AWS's signer
+ * gives the same signature.
  */
 export async function expectSignedAsSent(got: Received, path: string, body: string): Promise<void> {
+  const at = got.url.indexOf('?');
+  expect(at === -1 ? got.url : got.url.slice(0, at)).toBe(path);
+  const query: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(at === -1 ? '' : got.url.slice(at + 1))) query[k] = k in query ? [...[query[k]].flat(), v] : v;
   const auth = String(got.headers.authorization);
   const m = /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/(\d{8})\/eu-central-1\/bedrock\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/.exec(auth);
   expect(m, auth).not.toBeNull();
@@ -225,6 +230,6 @@ export async function expectSignedAsSent(got: Received, path: string, body: stri
   const date = new Date(`${amz.slice(0, 4)}-${amz.slice(4, 6)}-${amz.slice(6, 8)}T${amz.slice(9, 11)}:${amz.slice(11, 13)}:${amz.slice(13, 15)}Z`);
   const signedHeaders: Record<string, string> = {};
   for (const h of m![2].split(';')) if (h !== 'x-amz-date' && h !== 'authorization') signedHeaders[h] = String(got.headers[h]);
-  const again = await signer.sign({ method: 'POST', protocol: 'http:', hostname: '127.0.0.1', path, query: {}, headers: signedHeaders, body }, { signingDate: date });
+  const again = await signer.sign({ method: 'POST', protocol: 'http:', hostname: '127.0.0.1', path, query, headers: signedHeaders, body }, { signingDate: date });
   expect(again.headers.authorization).toBe(auth);
 }

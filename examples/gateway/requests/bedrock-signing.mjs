@@ -47,12 +47,18 @@ export function bedrockSigner(hostname, env) {
 }
 
 /**
- * `sign(body)` for a request: the headers with SigV4's, for the body's bytes. The Host header is
- * signed as the gateway's client sends it (`host:port`) and left to that client to write.
+ * `sign(body)` for a request: the headers with SigV4's, for the body's bytes. The path and the
+ * query signed are the request's own as it is sent (`target.path`: the base URL's query with the
+ * format's parameters among it), each parameter as often as it is there (AWS signs every one). The
+ * Host header is signed as the gateway's client sends it (`host:port`) and left to that client to
+ * write.
  */
-export function signing(sign, url, target, headers, path) {
+export function signing(sign, url, target, headers) {
   return async (body) => {
-    const query = Object.fromEntries(new URLSearchParams(url.search));
+    const at = target.path.indexOf('?');
+    const path = at === -1 ? target.path : target.path.slice(0, at);
+    const query = Object.create(null);
+    for (const [k, v] of new URLSearchParams(at === -1 ? '' : target.path.slice(at + 1))) query[k] = k in query ? [].concat(query[k], v) : v;
     const signed = await sign({ method: 'POST', protocol: url.protocol, hostname: url.hostname, port: target.port, path, query, headers: { ...headers, host: `${url.hostname}:${target.port}` }, body });
     const { host: _host, ...rest } = signed;
     return rest;

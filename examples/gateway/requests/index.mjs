@@ -131,6 +131,6 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
   }
   const target = { protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), path: path + query, headers: out, payload };
   // SigV4 over the body as sent: the gateway signs once it has the body's bytes
-  if (upstream.sign !== undefined) target.sign = signing(upstream.sign(url.hostname, env), url, target, out, path);
+  if (upstream.sign !== undefined) target.sign = signing(upstream.sign(url.hostname, env), url, target, out);
   return target;
 }
