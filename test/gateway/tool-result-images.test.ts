@@ -6,7 +6,8 @@
 //   base64 image, and of an image alone (Anthropic's and Bedrock's tool results and Responses'
 //   function_call_output hold images; Ollama's tool message takes `images`; OpenAI Chat's tool
 //   message is text only, so its images follow in a user message; Gemini's functionResponse holds
-//   none, so they follow as inlineData parts of the same turn);
+//   none before Gemini 3, so they follow as inlineData parts of the same turn);
+// - to Gemini 3 (as the model's name says) a result's images in its functionResponse, as its parts;
 // - an OpenAI client's tool message of content parts, and its tool message followed by a user
 //   message with an image;
 // - the refusals: an image by URL where the upstream takes only bytes, a block or part that is
@@ -339,6 +340,59 @@ describe('an Anthropic client\'s failed tool result (is_error) to Bedrock Conver
     expect(await received('gemini', failedTurn('gemini-2.5-pro', TEXT_AND_IMAGE), 'anthropic'))
       .toEqual(geminiBody([response({ error: 'A screenshot:' }), { text: LABEL }, GEMINI_IMAGE]));
     expect(await received('gemini', failedTurn('gemini-2.5-pro', 'file contents', false), 'anthropic')).toEqual(geminiBody([response({ result: 'file contents' })]));
+  });
+});
+
+describe('a tool result\'s images to Gemini 3, which takes them in the functionResponse (its parts)', () => {
+  const RESPONSE_3 = (response: Record<string, string>, n = 1) => ({ functionResponse: { id: 'toolu_1', name: 'Read', response, parts: Array(n).fill(GEMINI_IMAGE) } });
+
+  test.each(['gemini-3-flash-preview', 'gemini-3.1-pro-preview', 'models/gemini-3-pro-preview'])('an Anthropic client\'s tool_result to %s: text and an image, an image alone', async (model) => {
+    expect(await received('gemini', { ...messagesTurn(TEXT_AND_IMAGE), model }, 'anthropic')).toEqual(geminiBody([RESPONSE_3({ result: 'A screenshot:' })]));
+    expect(await received('gemini', { ...messagesTurn([IMAGE]), model }, 'anthropic')).toEqual(geminiBody([RESPONSE_3({ result: '' })]));
+  });
+
+  test('an OpenAI client\'s tool message of text and image_url parts', async () => {
+    expect(await received('gemini', { ...chatTurn([{ type: 'text', text: 'A screenshot:' }, PNG_PART]), model: 'gemini-3-flash-preview' }, 'openai'))
+      .toEqual(geminiBody([RESPONSE_3({ result: 'A screenshot:' })]));
+  });
+
+  test('a failed result (is_error): the error key, with its images', async () => {
+    const turn: Body = { ...messagesTurn([{ type: 'text', text: 'A screenshot:' }, IMAGE, IMAGE]), model: 'gemini-3-flash-preview' };
+    (turn.messages as { content: Body[] }[])[2].content[0].is_error = true;
+    expect(await received('gemini', turn, 'anthropic')).toEqual(geminiBody([RESPONSE_3({ error: 'A screenshot:' }, 2)]));
+  });
+
+  test('two results, the first with an image, and the user\'s text after them: each result\'s images in its own response', async () => {
+    const body: Body = {
+      model: 'gemini-3-flash-preview', max_tokens: 100, stream: true,
+      tools: [{ name: 'Read', description: 'Reads a file', input_schema: SCHEMA }],
+      messages: [
+        { role: 'user', content: QUESTION },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: ARGS }, { type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: '/tmp/notes.txt' } }] },
+        { role: 'user', content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: [IMAGE] },
+          { type: 'tool_result', tool_use_id: 'toolu_2', content: 'notes' },
+          { type: 'text', text: 'Compare them.' },
+        ] },
+      ],
+    };
+    expect(await received('gemini', body, 'anthropic')).toEqual({
+      contents: [
+        { role: 'user', parts: [{ text: QUESTION }] },
+        { role: 'model', parts: [{ functionCall: { id: 'toolu_1', name: 'Read', args: ARGS } }, { functionCall: { id: 'toolu_2', name: 'Read', args: { file_path: '/tmp/notes.txt' } } }] },
+        { role: 'user', parts: [
+          RESPONSE_3({ result: '' }),
+          { functionResponse: { id: 'toolu_2', name: 'Read', response: { result: 'notes' } } },
+          { text: 'Compare them.' },
+        ] },
+      ],
+      tools: [{ functionDeclarations: [{ name: 'Read', description: 'Reads a file', parametersJsonSchema: SCHEMA }] }],
+      generationConfig: { maxOutputTokens: 100 },
+    });
+  });
+
+  test.each(['gemini-2.5-pro', 'gemini-2.0-flash', 'gemini-flash-latest'])('to %s, which does not say it is Gemini 3, the images stay after the responses, as before', async (model) => {
+    expect(await received('gemini', { ...messagesTurn(TEXT_AND_IMAGE), model }, 'anthropic')).toEqual(geminiBody([RESPONSE('A screenshot:'), { text: LABEL }, GEMINI_IMAGE]));
   });
 });
 

@@ -12,6 +12,15 @@ import { put } from '../params.mjs';
  */
 const madeId = (id) => typeof id !== 'string' || /^(call|toolu)_(seam|gw)/.test(id);
 
+/**
+ * Whether the model takes a tool result's images in its functionResponse, as the response's `parts`
+ * (each `{ inlineData }`): Gemini 3 and later (Google's Gemini 3 guide, "Multimodal function
+ * responses"), as its name says (`gemini-3-flash-preview`, `models/gemini-3.1-pro-preview`). An
+ * earlier model's functionResponse holds JSON alone; a name that does not say (a tuned model, an
+ * alias such as `gemini-flash-latest`) gets them after the responses, which every model reads.
+ */
+const takesResultImages = (model) => Number(/(?:^|\/)gemini-(\d+)/.exec(typeof model === 'string' ? model : '')?.[1]) >= 3;
+
 /** An image (a data: URL) as a Gemini inlineData part. */
 function geminiImage(url) {
   const d = dataUrl(url);
@@ -22,7 +31,8 @@ function geminiImage(url) {
 /**
  * Chat's history as Gemini's `contents`: `model` turns with functionCall parts (each with its
  * call's `extra_content.google.thought_signature` as its thoughtSignature), tool results as
- * functionResponse parts of a `user` turn, system apart.
+ * functionResponse parts of a `user` turn (a result's images in it for Gemini 3: takesResultImages),
+ * system apart.
  */
 function toGemini(body, messages) {
   const names = new Map(); // call id → function name (a functionResponse names its function)
@@ -30,6 +40,7 @@ function toGemini(body, messages) {
   let system = '';
   let results = null; // the user turn that gathers consecutive tool results
   let responses = 0; // its functionResponse parts, which come before the results' images
+  const inResponse = takesResultImages(body.model); // (else after the responses)
   for (const m of messages) {
     if (m.role === 'system' || m.role === 'developer') {
       system += (system === '' ? '' : '\n\n') + textOf(m.content);
@@ -43,15 +54,16 @@ function toGemini(body, messages) {
       const failed = m[FAILED];
       const part = { functionResponse: { name, response: failed !== undefined ? { error: textOf(failed) } : { result: textOf(m.content) } } };
       if (!madeId(m.tool_call_id)) part.functionResponse.id = m.tool_call_id;
+      const urls = imagesOf(m.content);
+      if (urls.length > 0 && inResponse) part.functionResponse.parts = urls.map(geminiImage);
       if (results === null) {
         contents.push((results = { role: 'user', parts: [] }));
         responses = 0;
       }
       results.parts.splice(responses++, 0, part);
-      // (a functionResponse holds no image: a result's images are inlineData parts of the same
-      // turn, after the function responses, each result's after a line that names its call)
-      const urls = imagesOf(m.content);
-      if (urls.length > 0) results.parts.push({ text: resultImagesLabel(m.tool_call_id, name, urls.length) }, ...urls.map(geminiImage));
+      // (before Gemini 3 a functionResponse holds no image: a result's images are inlineData parts
+      // of the same turn, after the function responses, each result's after a line that names its call)
+      if (urls.length > 0 && !inResponse) results.parts.push({ text: resultImagesLabel(m.tool_call_id, name, urls.length) }, ...urls.map(geminiImage));
       continue;
     }
     const parts = textThenImages(m.content, geminiImage);
