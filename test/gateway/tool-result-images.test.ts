@@ -17,8 +17,9 @@
 // - a failed tool result (an Anthropic client's is_error) to Bedrock Converse: a toolResult of
 //   status "error" with the content as sent for a Claude model, in words ("Error: ") for another;
 // - an OpenAI client's image `detail`: carried to Responses (a user message's images and a tool
-//   result's); to the upstreams with no word for it `auto` (the default) and `high` (what they do)
-//   pass, `low` and `original` are refused.
+//   result's); to Gemini, `low` as its media resolution (the request's, or on Gemini 3 the image's
+//   own when the images' details differ), `original` refused; to the upstreams with no word for it
+//   `auto` (the default) and `high` (what they do) pass, `low` and `original` are refused.
 import { describe, expect, test } from 'vitest';
 import { gatewaysByFormat, post, withAwsEnv } from './support.js';
 
@@ -485,11 +486,54 @@ describe('an OpenAI client\'s image detail', () => {
     expect(await received(format, question(undefined), 'openai')).toEqual(want);
   });
 
-  test.each(noDetail)('to a %s upstream, detail low or original is refused, in a user message and in a tool result', async (format) => {
+  test.each(noDetail.filter(([f]) => f !== 'gemini'))('to a %s upstream, detail low or original is refused, in a user message and in a tool result', async (format) => {
     for (const detail of ['low', 'original']) {
       const message = `an image's detail "${detail}" cannot be carried to this upstream: it has no word for it, and sees each image in detail, scaled down only past a size of its own (send "high", "auto", or no detail)`;
       expect(await refused(format, question(detail), 'openai')).toEqual(openaiError(message));
       expect(await refused(format, chatTurn([{ type: 'text', text: 'A screenshot:' }, detailed(detail)]), 'openai')).toEqual(openaiError(message));
+    }
+  });
+});
+
+describe('an OpenAI client\'s image detail to Gemini, its media resolution', () => {
+  const detailed = (detail: unknown) => ({ type: 'image_url', image_url: { url: DATA_URL, detail } });
+  /** An OpenAI client's question to `model` with an image of each detail of `details`. */
+  const question = (model: string, ...details: unknown[]): Body => ({
+    model, stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: QUESTION }, ...details.map(detailed)] }],
+  });
+  const LOW = 'MEDIA_RESOLUTION_LOW';
+  const LOW_IMAGE = { ...GEMINI_IMAGE, mediaResolution: { level: LOW } };
+
+  test.each(['probe', 'gemini-2.5-flash', 'gemini-3-flash-preview'])('to %s, every image low: the request\'s media resolution low, in a user message and in a tool result', async (model) => {
+    expect(await received('gemini', question(model, 'low', 'low'), 'openai')).toEqual({
+      contents: [{ role: 'user', parts: [{ text: QUESTION }, GEMINI_IMAGE, GEMINI_IMAGE] }],
+      generationConfig: { mediaResolution: LOW },
+    });
+    const inResult = model.startsWith('gemini-3')
+      ? [{ functionResponse: { id: 'toolu_1', name: 'Read', response: { result: 'A screenshot:' }, parts: [GEMINI_IMAGE] } }]
+      : [RESPONSE('A screenshot:'), { text: LABEL }, GEMINI_IMAGE];
+    expect(await received('gemini', { ...chatTurn([{ type: 'text', text: 'A screenshot:' }, detailed('low')]), model }, 'openai'))
+      .toEqual({ ...geminiBody(inResult), generationConfig: { mediaResolution: LOW, maxOutputTokens: 100 } });
+  });
+
+  test('to Gemini 3, images of different details: low on its own part (mediaResolution.level), the others as they are', async () => {
+    expect(await received('gemini', question('gemini-3.1-pro-preview', 'low', 'high', undefined, 'auto', 'low'), 'openai')).toEqual({
+      contents: [{ role: 'user', parts: [{ text: QUESTION }, LOW_IMAGE, GEMINI_IMAGE, GEMINI_IMAGE, GEMINI_IMAGE, LOW_IMAGE] }],
+    });
+    // (a tool result before Gemini 3 has its images as parts of the turn: each its own)
+    const body = { ...chatTurn([{ type: 'text', text: 'A screenshot:' }, detailed('low')], [{ role: 'user', content: [detailed('high')] }]), model: 'gemini-3-flash-preview' };
+    expect(await refused('gemini', body, 'openai')).toEqual(openaiError('an image\'s detail "low" in a tool result cannot be carried to a gemini upstream beside images of another detail: an image in a function response has no media resolution of its own, and the request\'s is every image\'s (send the same detail for every image)'));
+  });
+
+  test.each(['probe', 'gemini-2.5-pro'])('to %s, images of different details are refused: its media resolution is the whole request\'s', async (model) => {
+    expect(await refused('gemini', question(model, 'low', 'high'), 'openai')).toEqual(openaiError('an image\'s detail "low" beside images of another detail cannot be carried to this gemini model: its media resolution is the whole request\'s (Gemini 3 takes one per image; send the same detail for every image)'));
+  });
+
+  test.each(['probe', 'gemini-3-flash-preview'])('to %s, detail original (the image at its own size) or another word is refused, in a user message and in a tool result', async (model) => {
+    for (const detail of ['original', 'medium']) {
+      const message = `an image's detail "${detail}" cannot be carried to a gemini upstream: its media resolutions are numbers of tokens an image is seen in, none of which says it (send "low", "high", "auto", or no detail)`;
+      expect(await refused('gemini', question(model, detail), 'openai')).toEqual(openaiError(message));
+      expect(await refused('gemini', { ...chatTurn([{ type: 'text', text: 'A screenshot:' }, detailed(detail)]), model }, 'openai')).toEqual(openaiError(message));
     }
   });
 });

@@ -64,18 +64,20 @@ export function imagesOf(content) {
 
 /**
  * A message's content as an upstream's parts: its text (where it has any) as `{ text }`, then its
- * images, each in the upstream's words (`image(url)`): Gemini's parts, Converse's content blocks.
+ * images, each in the upstream's words (`image({ url, detail })`): Gemini's parts, Converse's
+ * content blocks.
  */
 export function textThenImages(content, image) {
   const text = textOf(content);
-  return [...(text !== '' ? [{ text }] : []), ...imagesOf(content).map(image)];
+  return [...(text !== '' ? [{ text }] : []), ...imagesIn(content).map(image)];
 }
 
 /**
  * An image's URL, for an upstream that has no word for its `detail` (OpenAI's: how finely the
  * model sees it, `low` at a small size for a fixed few tokens, `high` in detail for more,
- * `original` at its own size, not scaled down): every upstream but Responses, each of which sees
- * an image in detail, scaled down only past a size of its own. `auto`, the API's default, leaves
+ * `original` at its own size, not scaled down): every upstream but Responses and Gemini (whose
+ * media resolution says `low`: upstreams/gemini.mjs), each of which sees an image in detail,
+ * scaled down only past a size of its own. `auto`, the API's default, leaves
  * it to the upstream, as no detail does, and `high` asks for what such an upstream does: both
  * pass. `low` and `original` ask for what it cannot be told (the model would see the image more
  * coarsely or more finely than asked, billed otherwise): refused.

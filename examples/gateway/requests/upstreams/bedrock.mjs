@@ -48,7 +48,7 @@ function toConverse(body, messages) {
       results.content.push(block);
       continue;
     }
-    const content = textThenImages(m.content, converseImage);
+    const content = textThenImages(m.content, (image) => converseImage(urlOf(image)));
     if (m.role === 'assistant') {
       results = null;
       for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) content.push({ toolUse: { toolUseId: c.id, name: c.function?.name, input: argumentsObject(c) } });

@@ -2,7 +2,7 @@
 // the key in x-goog-api-key): the history as contents (toGemini), the parameters' row
 // (geminiParams), and the upstream's description (gemini).
 import { RequestError } from '../errors.mjs';
-import { FAILED, argumentsObject, dataUrl, given, imagesOf, isObject, modelOf, resultImagesLabel, textOf, textThenImages, toolsOf } from '../content.mjs';
+import { FAILED, argumentsObject, dataUrl, given, imagesIn, isObject, modelOf, resultImagesLabel, textOf, textThenImages, toolsOf } from '../content.mjs';
 import { put } from '../params.mjs';
 
 /**
@@ -13,13 +13,15 @@ import { put } from '../params.mjs';
 const madeId = (id) => typeof id !== 'string' || /^(call|toolu)_(seam|gw)/.test(id);
 
 /**
- * Whether the model takes a tool result's images in its functionResponse, as the response's `parts`
- * (each `{ inlineData }`): Gemini 3 and later (Google's Gemini 3 guide, "Multimodal function
- * responses"), as its name says (`gemini-3-flash-preview`, `models/gemini-3.1-pro-preview`). An
- * earlier model's functionResponse holds JSON alone; a name that does not say (a tuned model, an
- * alias such as `gemini-flash-latest`) gets them after the responses, which every model reads.
+ * Whether the model is Gemini 3 or later, as its name says (`gemini-3-flash-preview`,
+ * `models/gemini-3.1-pro-preview`): it takes a tool result's images in its functionResponse, as
+ * the response's `parts` (each `{ inlineData }`; Google's Gemini 3 guide, "Multimodal function
+ * responses"), and a media resolution per image (a part's `mediaResolution`; its "Media resolution"
+ * guide: per part on Gemini 3 only, in v1beta). An earlier model's functionResponse holds JSON alone,
+ * and its media resolution is the request's; a name that does not say (a tuned model, an alias such
+ * as `gemini-flash-latest`) is taken for one, whose ways every model reads.
  */
-const takesResultImages = (model) => Number(/(?:^|\/)gemini-(\d+)/.exec(typeof model === 'string' ? model : '')?.[1]) >= 3;
+const gemini3 = (model) => Number(/(?:^|\/)gemini-(\d+)/.exec(typeof model === 'string' ? model : '')?.[1]) >= 3;
 
 /** An image (a data: URL) as a Gemini inlineData part. */
 function geminiImage(url) {
@@ -28,11 +30,42 @@ function geminiImage(url) {
   return { inlineData: { mimeType: d.mediaType, data: d.data } };
 }
 
+const LOW = 'MEDIA_RESOLUTION_LOW';
+
+/**
+ * The images' `detail` (OpenAI Chat's) in Gemini's words: its media resolution, how many tokens the
+ * model sees an image in. `low` (OpenAI's: a small copy, for a fixed few tokens) is
+ * MEDIA_RESOLUTION_LOW, Gemini's fewest; `auto` and none leave it to the model, and `high` asks
+ * what Gemini does by default (an image in detail): nothing is written for them. `original` (the
+ * image at its own size) and any other word have no level that says them: refused. When every
+ * image asks `low`, the request's `generationConfig.mediaResolution` says it (every model takes
+ * it, returned here); when some do, Gemini 3 takes it on each of their parts (`mediaResolution:
+ * { level }`), but for an image in a function response, whose part has no such field, and an
+ * earlier model not at all (its one word would change the others): refused.
+ * `images`: each image's `{ part, detail, inResponse }`.
+ */
+function mediaResolution(images, model) {
+  for (const { detail } of images) {
+    if (detail !== undefined && detail !== 'auto' && detail !== 'high' && detail !== 'low') {
+      throw new RequestError(`an image's detail ${JSON.stringify(detail)} cannot be carried to a gemini upstream: its media resolutions are numbers of tokens an image is seen in, none of which says it (send "low", "high", "auto", or no detail)`);
+    }
+  }
+  const low = images.filter((i) => i.detail === 'low');
+  if (low.length === 0) return undefined;
+  if (low.length === images.length) return LOW;
+  if (!gemini3(model)) throw new RequestError('an image\'s detail "low" beside images of another detail cannot be carried to this gemini model: its media resolution is the whole request\'s (Gemini 3 takes one per image; send the same detail for every image)');
+  for (const i of low) {
+    if (i.inResponse) throw new RequestError('an image\'s detail "low" in a tool result cannot be carried to a gemini upstream beside images of another detail: an image in a function response has no media resolution of its own, and the request\'s is every image\'s (send the same detail for every image)');
+    i.part.mediaResolution = { level: LOW };
+  }
+  return undefined;
+}
+
 /**
  * Chat's history as Gemini's `contents`: `model` turns with functionCall parts (each with its
  * call's `extra_content.google.thought_signature` as its thoughtSignature), tool results as
- * functionResponse parts of a `user` turn (a result's images in it for Gemini 3: takesResultImages),
- * system apart.
+ * functionResponse parts of a `user` turn (a result's images in it for Gemini 3: gemini3), system
+ * apart; the images' detail as their media resolution (mediaResolution).
  */
 function toGemini(body, messages) {
   const names = new Map(); // call id → function name (a functionResponse names its function)
@@ -40,7 +73,13 @@ function toGemini(body, messages) {
   let system = '';
   let results = null; // the user turn that gathers consecutive tool results
   let responses = 0; // its functionResponse parts, which come before the results' images
-  const inResponse = takesResultImages(body.model); // (else after the responses)
+  const inResponse = gemini3(body.model); // (a result's images in its functionResponse, else after the responses)
+  const images = []; // each image's part and detail (mediaResolution)
+  const image = (where) => ({ url, detail }) => {
+    const part = geminiImage(url);
+    images.push({ part, detail, inResponse: where });
+    return part;
+  };
   for (const m of messages) {
     if (m.role === 'system' || m.role === 'developer') {
       system += (system === '' ? '' : '\n\n') + textOf(m.content);
@@ -54,8 +93,8 @@ function toGemini(body, messages) {
       const failed = m[FAILED];
       const part = { functionResponse: { name, response: failed !== undefined ? { error: textOf(failed) } : { result: textOf(m.content) } } };
       if (!madeId(m.tool_call_id)) part.functionResponse.id = m.tool_call_id;
-      const urls = imagesOf(m.content);
-      if (urls.length > 0 && inResponse) part.functionResponse.parts = urls.map(geminiImage);
+      const found = imagesIn(m.content);
+      if (found.length > 0 && inResponse) part.functionResponse.parts = found.map(image(true));
       if (results === null) {
         contents.push((results = { role: 'user', parts: [] }));
         responses = 0;
@@ -63,10 +102,10 @@ function toGemini(body, messages) {
       results.parts.splice(responses++, 0, part);
       // (before Gemini 3 a functionResponse holds no image: a result's images are inlineData parts
       // of the same turn, after the function responses, each result's after a line that names its call)
-      if (urls.length > 0 && !inResponse) results.parts.push({ text: resultImagesLabel(m.tool_call_id, name, urls.length) }, ...urls.map(geminiImage));
+      if (found.length > 0 && !inResponse) results.parts.push({ text: resultImagesLabel(m.tool_call_id, name, found.length) }, ...found.map(image(false)));
       continue;
     }
-    const parts = textThenImages(m.content, geminiImage);
+    const parts = textThenImages(m.content, image(false));
     if (m.role === 'assistant') {
       results = null;
       for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
@@ -88,6 +127,8 @@ function toGemini(body, messages) {
     } else contents.push({ role: 'user', parts: parts.length ? parts : [{ text: '' }] });
   }
   const out = { contents };
+  const level = mediaResolution(images, body.model);
+  if (level !== undefined) out.generationConfig = { mediaResolution: level };
   if (system !== '') out.systemInstruction = { parts: [{ text: system }] };
   const tools = toolsOf(body);
   if (tools.length > 0) {
@@ -129,7 +170,7 @@ function geminiParams(p, out) {
   else if (r.thinking?.type === 'adaptive') thinking.thinkingBudget = -1; // (dynamic: the model decides)
   if (r.show) thinking.includeThoughts = true;
   if (Object.keys(thinking).length > 0) g.thinkingConfig = thinking;
-  if (Object.keys(g).length > 0) out.generationConfig = g;
+  if (Object.keys(g).length > 0) out.generationConfig = { ...out.generationConfig, ...g }; // (the images' mediaResolution: toGemini's)
   p.noParallelSwitch();
 }
 
