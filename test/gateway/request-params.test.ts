@@ -391,6 +391,82 @@ describe('what changes nothing in the answer is ignored where the upstream has n
   });
 });
 
+describe('an Anthropic client\'s prompt caching (cache_control) to Bedrock Converse: a cachePoint where it asked for one', () => {
+  const READ = { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] };
+  const BASH = { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] };
+  const HOUR = { type: 'ephemeral', ttl: '1h' };
+  const EPHEMERAL = { type: 'ephemeral' };
+  const point = (ttl?: string) => ({ cachePoint: { type: 'default', ...(ttl !== undefined ? { ttl } : {}) } });
+  const CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+  const call = { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/a' } };
+  const toolUse = { toolUse: { toolUseId: 'toolu_1', name: 'Read', input: { file_path: '/a' } } };
+
+  /** A turn with a mark on a tool, on the system, inside a tool result and on the user's text. */
+  const turn = (model: string): Body => ({
+      model, max_tokens: 300, stream: true,
+      system: [{ type: 'text', text: 'You read files. ' }, { type: 'text', text: 'Be brief.', cache_control: HOUR }],
+      tools: [{ name: 'Read', input_schema: READ, cache_control: HOUR }, { name: 'Bash', input_schema: BASH }],
+      messages: [
+        { role: 'user', content: QUESTION },
+        { role: 'assistant', content: [call] },
+        { role: 'user', content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'line 1', cache_control: EPHEMERAL }, { type: 'text', text: ', line 2' }] },
+          { type: 'text', text: 'Summarize.', cache_control: EPHEMERAL },
+        ] },
+      ],
+  });
+  /** Its Converse body, with the cache points `p` writes (one where asked, or none) in the messages, the system and the tools. */
+  const converse = (p: (ttl?: string) => unknown[], tools = p): Body => ({
+    messages: [
+      { role: 'user', content: [{ text: QUESTION }] },
+      { role: 'assistant', content: [toolUse] },
+      { role: 'user', content: [{ toolResult: { toolUseId: 'toolu_1', content: [{ text: 'line 1, line 2' }] } }, ...p(), { text: 'Summarize.' }, ...p()] },
+    ],
+    system: [{ text: 'You read files. Be brief.' }, ...p('1h')],
+    toolConfig: { tools: [{ toolSpec: { name: 'Read', inputSchema: { json: READ } } }, ...tools('1h'), { toolSpec: { name: 'Bash', inputSchema: { json: BASH } } }] },
+    inferenceConfig: { maxTokens: 300 },
+  });
+  const points = (ttl?: string) => [point(ttl)];
+  const none = () => [];
+
+  test.each([CLAUDE, 'anthropic.claude-3-7-sonnet-20250219-v1:0', 'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-opus-4-1-20250805-v1:0'])(
+    'to Claude (%s): on a tool, on the system, inside a tool result and on the user\'s text, each after its block (the system\'s and a result\'s after the whole), its ttl as sent', async (model) => {
+      expect(await received('bedrock', turn(model), 'anthropic')).toEqual(converse(points));
+    });
+
+  test('to Amazon Nova, in the system and the messages (AWS documents no cache point among its tools); to a model that takes none (Bedrock refuses the request), or an id that does not say, none', async () => {
+    expect(await received('bedrock', turn('us.amazon.nova-pro-v1:0'), 'anthropic')).toEqual(converse(points, none));
+    for (const model of ['meta.llama3-3-70b-instruct-v1:0', 'anthropic.claude-3-5-sonnet-20241022-v2:0', 'anthropic.claude-3-haiku-20240307-v1:0', 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6']) {
+      expect(await received('bedrock', turn(model), 'anthropic')).toEqual(converse(none));
+    }
+  });
+
+  test('to Claude, on an assistant\'s block, on a tool_result itself, and the request\'s own (automatic caching: up to the last block)', async () => {
+    const body = {
+      model: CLAUDE, max_tokens: 300, stream: true, cache_control: EPHEMERAL,
+      tools: [{ name: 'Read', input_schema: READ }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: QUESTION }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'Reading.', cache_control: EPHEMERAL }, call] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'line 1', cache_control: EPHEMERAL }] },
+        { role: 'assistant', content: 'It has one line.' },
+        { role: 'user', content: 'Thanks.' },
+      ],
+    };
+    expect(await received('bedrock', body, 'anthropic')).toEqual({
+      messages: [
+        { role: 'user', content: [{ text: QUESTION }] },
+        { role: 'assistant', content: [{ text: 'Reading.' }, toolUse, point()] },
+        { role: 'user', content: [{ toolResult: { toolUseId: 'toolu_1', content: [{ text: 'line 1' }] } }, point()] },
+        { role: 'assistant', content: [{ text: 'It has one line.' }] },
+        { role: 'user', content: [{ text: 'Thanks.' }, point()] },
+      ],
+      toolConfig: { tools: [{ toolSpec: { name: 'Read', inputSchema: { json: READ } } }] },
+      inferenceConfig: { maxTokens: 300 },
+    });
+  });
+});
+
 describe('what an upstream has no word for: a 400 in the client\'s shape that names it, and the upstream not called', () => {
   test.each(chatRefusals)('OpenAI client, %s upstream: %j', async (format, fields, message) => {
     const g = await gateway(format);

@@ -17,6 +17,15 @@ export const given = (v) => (v === null ? undefined : v);
  */
 export const FAILED = Symbol('failed');
 
+/**
+ * A mark of the middle form where an Anthropic client asked for the prompt to be cached up to there
+ * (its `cache_control`, as sent), which Chat has no word for, for an upstream with a word of its own
+ * (Converse's cachePoint block): on a message, the prompt up to its end (its last block marked, or
+ * one inside it: a result's whole content, where a mark inside a tool result is); on a tool's
+ * function, the tools up to it.
+ */
+export const CACHE = Symbol('cache');
+
 /** A message's content as text: a string, or the text of its parts. */
 export function textOf(c) {
   if (typeof c === 'string') return c;

@@ -4,7 +4,7 @@
 // upstream's translation reads (index.mjs). A request to an anthropic upstream, or to Claude on
 // Bedrock, passes as the client sent it and is not read here.
 import { RequestError } from './errors.mjs';
-import { FAILED, given, isObject, textOf } from './content.mjs';
+import { CACHE, FAILED, given, isObject, textOf } from './content.mjs';
 import { NAMES, THINKING } from './params.mjs';
 
 /**
@@ -19,7 +19,7 @@ export function chatFromMessages(body, format) {
   paramsFromMessages(body, out, format);
   if (body.system !== undefined) {
     const system = textOf(body.system);
-    if (system !== '') out.messages.push({ role: 'system', content: system });
+    if (system !== '') out.messages.push(cached({ role: 'system', content: system }, body.system));
   }
   if (!Array.isArray(body.messages)) throw new RequestError('messages must be an array');
   for (const m of body.messages) {
@@ -46,22 +46,30 @@ export function chatFromMessages(body, format) {
         } else if (b?.type === 'thinking' || b?.type === 'redacted_thinking') continue; // Anthropic's own
         else throw new RequestError(`an assistant block of type ${JSON.stringify(b?.type)} cannot be carried to this upstream`);
       }
-      const a = { role: 'assistant', content: calls.length > 0 && text === '' ? null : text };
+      const a = cached({ role: 'assistant', content: calls.length > 0 && text === '' ? null : text }, m.content);
       if (calls.length > 0) a.tool_calls = calls;
       out.messages.push(a);
       continue;
     }
     // a user turn: its tool results first (Chat wants them right after the assistant's calls), then its text and images
     const parts = [];
+    const blocks = []; // (those of the user's message: its parts' blocks)
     for (const b of m.content) {
-      if (b?.type === 'tool_result') out.messages.push(toolMessage(b));
-      else if (b?.type === 'text') parts.push({ type: 'text', text: b.text });
+      if (b?.type === 'tool_result') {
+        out.messages.push(cached(toolMessage(b), [...(Array.isArray(b.content) ? b.content : []), b]));
+        continue;
+      }
+      blocks.push(b);
+      if (b?.type === 'text') parts.push({ type: 'text', text: b.text });
       else if (b?.type === 'image' && b.source?.type === 'base64') parts.push({ type: 'image_url', image_url: { url: `data:${b.source.media_type};base64,${b.source.data}` } });
       else if (b?.type === 'image' && b.source?.type === 'url') parts.push({ type: 'image_url', image_url: { url: b.source.url } });
       else throw new RequestError(`a user block of type ${JSON.stringify(b?.type)} cannot be carried to this upstream`);
     }
-    if (parts.length > 0) out.messages.push({ role: 'user', content: parts.every((p) => p.type === 'text') ? parts.map((p) => p.text).join('') : parts });
+    if (parts.length > 0) out.messages.push(cached({ role: 'user', content: parts.every((p) => p.type === 'text') ? parts.map((p) => p.text).join('') : parts }, blocks));
   }
+  // (the request's own cache_control: Anthropic's automatic caching, the prompt cached up to its last block)
+  const last = out.messages.at(-1);
+  if (given(body.cache_control) !== undefined && last !== undefined && last[CACHE] === undefined) last[CACHE] = body.cache_control;
   if (given(body.tools) !== undefined) {
     if (!Array.isArray(body.tools)) throw new RequestError('tools must be an array');
     // (an empty list is no tools, and is written as none: OpenAI refuses `tools: []`)
@@ -71,6 +79,7 @@ export function chatFromMessages(body, format) {
       }
       const f = { name: t.name, parameters: t.input_schema };
       if (t.description !== undefined) f.description = t.description;
+      if (given(t.cache_control) !== undefined) f[CACHE] = t.cache_control;
       return { type: 'function', function: f };
     });
   }
@@ -85,6 +94,14 @@ export function chatFromMessages(body, format) {
     if (choice.disable_parallel_tool_use === true) out.parallel_tool_calls = false;
   }
   return out;
+}
+
+/** A message of the middle form marked (CACHE) with the last cache_control among the client's blocks it came from, if any. */
+function cached(message, blocks) {
+  if (Array.isArray(blocks)) {
+    for (const b of blocks) if (given(b?.cache_control) !== undefined) message[CACHE] = b.cache_control;
+  }
+  return message;
 }
 
 /**
@@ -193,7 +210,8 @@ function paramsFromMessages(body, out, format) {
       }
       // metadata.user_id: an id of the end user for the provider's abuse detection; service_tier and
       // speed: the capacity and the speed the answer is made with; cache_control and diagnostics:
-      // prompt caching, and why it missed. None changes the answer: ignored for another upstream.
+      // prompt caching, and why it missed. None changes the answer: ignored for another upstream
+      // (cache_control, with the blocks' own, is read with the conversation: CACHE, for Converse).
       // context_management: the provider's own trimming of a long conversation (old tool results
       // cleared past a threshold); another upstream gets the conversation as it is, which is what
       // the client sent: ignored, as Claude Code may send it on every turn

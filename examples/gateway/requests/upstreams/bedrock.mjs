@@ -3,7 +3,7 @@
 // row (converseParams), and the upstream's description (bedrock).
 import { RequestError } from '../errors.mjs';
 import { bedrockSigner } from '../bedrock-signing.mjs';
-import { FAILED, argumentsObject, dataUrl, given, isObject, modelOf, textOf, textThenImages, toolsOf, urlOf, withImages } from '../content.mjs';
+import { CACHE, FAILED, argumentsObject, dataUrl, given, isObject, modelOf, textOf, textThenImages, toolsOf, urlOf, withImages } from '../content.mjs';
 import { put } from '../params.mjs';
 
 /** An image (a data: URL of png, jpeg, gif or webp) as a Converse image block, its bytes in base64. */
@@ -21,14 +21,41 @@ function converseImage(url) {
  */
 const takesStatus = (model) => typeof model === 'string' && (model.includes('anthropic.') || model.includes('amazon.nova'));
 
-/** Chat's history as Bedrock Converse's `messages`: toolUse and toolResult content blocks, system apart. */
+/**
+ * A cachePoint block, where an Anthropic client's cache_control asked for the prompt to be cached up
+ * to there (CACHE): Converse's word for it in the system, a message's content and the tools, its
+ * `ttl` ('5m' or '1h', AWS's CachePointBlock) the client's. Left out, the same answer comes, but the
+ * whole prompt is billed at the full input price on every turn.
+ */
+const cachePoint = (c) => ({ cachePoint: { type: 'default', ...(typeof c?.ttl === 'string' ? { ttl: c.ttl } : {}) } });
+
+/**
+ * Where a Converse request's model takes cache points: AWS documents prompt caching for Claude from
+ * 3.5 Haiku and 3.7 Sonnet on (system, messages, tools) and for Amazon Nova (system and messages),
+ * and Bedrock refuses a request with a cache point for another model ("You invoked an unsupported
+ * model, or your request did not allow prompt caching"): its id or inference profile says which
+ * (`anthropic.claude-…`, `us.amazon.nova-…`, an ARN that names one). `{ messages, tools }`, or
+ * undefined: for another model, or an id that does not say (an application inference profile's
+ * ARN), the marks are left out, as an upstream with no word for them leaves them.
+ */
+function cachePointsOf(model) {
+  if (typeof model !== 'string') return undefined;
+  if (model.includes('anthropic.claude-')) return /anthropic\.claude-(v2|instant|3-(opus|sonnet|haiku)|3-5-sonnet)/.test(model) ? undefined : { messages: true, tools: true };
+  return model.includes('amazon.nova') ? { messages: true, tools: false } : undefined;
+}
+
+/** Chat's history as Bedrock Converse's `messages`: toolUse and toolResult content blocks, system apart; a cachePoint after what is marked (CACHE), where the model takes one. */
 function toConverse(body, messages) {
   const out = { messages: [] };
   const system = [];
   let results = null;
+  const points = cachePointsOf(body.model);
+  /** The cache point a message's or a tool's mark (CACHE) asks for, where the model takes one (`where`: messages or tools), else none. */
+  const marked = (x, where = 'messages') => (x[CACHE] !== undefined && points?.[where] ? [cachePoint(x[CACHE])] : []);
   for (const m of messages) {
     if (m.role === 'system' || m.role === 'developer') {
       system.push({ text: textOf(m.content) });
+      system.push(...marked(m));
       continue;
     }
     if (m.role === 'tool') {
@@ -46,16 +73,19 @@ function toConverse(body, messages) {
       if (failed) block.toolResult.status = 'error';
       if (results === null) out.messages.push((results = { role: 'user', content: [] }));
       results.content.push(block);
+      results.content.push(...marked(m));
       continue;
     }
     const content = textThenImages(m.content, (image) => converseImage(urlOf(image)));
     if (m.role === 'assistant') {
       results = null;
       for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) content.push({ toolUse: { toolUseId: c.id, name: c.function?.name, input: argumentsObject(c) } });
+      content.push(...marked(m));
       out.messages.push({ role: 'assistant', content });
       continue;
     }
     if (m.role !== 'user') throw new RequestError(`a message's role ${JSON.stringify(m.role)} cannot be carried to a bedrock upstream`);
+    content.push(...marked(m));
     if (results !== null) {
       results.content.push(...content);
       results = null;
@@ -66,7 +96,10 @@ function toConverse(body, messages) {
   const c = given(body.tool_choice);
   if (c === 'none' && tools.length > 0) throw new RequestError('tool_choice "none" has no word in Bedrock Converse: leave the tools out instead');
   if (tools.length > 0) {
-    out.toolConfig = { tools: tools.map((f) => ({ toolSpec: { name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), inputSchema: { json: f.parameters ?? { type: 'object', properties: {} } } } })) };
+    out.toolConfig = { tools: tools.flatMap((f) => [
+      { toolSpec: { name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), inputSchema: { json: f.parameters ?? { type: 'object', properties: {} } } } },
+      ...marked(f, 'tools'),
+    ]) };
     if (c === 'auto') out.toolConfig.toolChoice = { auto: {} };
     else if (c === 'required') out.toolConfig.toolChoice = { any: {} };
     else if (isObject(c) && typeof c.function?.name === 'string') out.toolConfig.toolChoice = { tool: { name: c.function.name } };
