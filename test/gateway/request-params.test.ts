@@ -87,9 +87,10 @@ const fromChat: [Format, Body, Body][] = [
   }],
   ['gemini', { response_format: { type: 'json_object' }, reasoning_effort: 'none' }, { generationConfig: { responseMimeType: 'application/json', thinkingConfig: { thinkingBudget: 0 } } }],
   ['bedrock', {
-    max_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, stop: ['END'],
+    max_tokens: 300, temperature: 0.2, top_p: 0.9, top_k: 40, stop: ['END'], metadata: { team: 'atlas' }, user: 'u-1', safety_identifier: 'sid-1',
     response_format: { type: 'json_schema', json_schema: { name: 'place', description: 'A place', schema: SCHEMA, strict: true } },
   }, {
+    requestMetadata: { team: 'atlas', user: 'u-1', safety_identifier: 'sid-1' },
     inferenceConfig: { maxTokens: 300, temperature: 0.2, topP: 0.9, stopSequences: ['END'] },
     additionalModelRequestFields: { top_k: 40 },
     outputConfig: { textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: JSON.stringify(SCHEMA), name: 'place', description: 'A place' } } } },
@@ -146,7 +147,8 @@ const fromMessages: [Format, Body, Body][] = [
   ['gemini', { thinking: { type: 'adaptive' }, output_config: { effort: 'high' } }, { generationConfig: { maxOutputTokens: 300, thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true } } }],
   ['gemini', { thinking: { type: 'adaptive', display: 'omitted' } }, { generationConfig: { maxOutputTokens: 300, thinkingConfig: { thinkingBudget: -1 } } }],
   ['gemini', { thinking: { type: 'disabled' } }, { generationConfig: { maxOutputTokens: 300, thinkingConfig: { thinkingBudget: 0 } } }],
-  ['bedrock', { temperature: 0.2, top_k: 40, stop_sequences: ['END'], thinking: { type: 'enabled', budget_tokens: 2048 }, output_format: FORMAT }, {
+  ['bedrock', { temperature: 0.2, top_k: 40, stop_sequences: ['END'], thinking: { type: 'enabled', budget_tokens: 2048 }, output_format: FORMAT, metadata: { user_id: 'user_7f3a_account_9c1e_session_2b4d' } }, {
+    requestMetadata: { user_id: 'user_7f3a_account_9c1e_session_2b4d' },
     inferenceConfig: { maxTokens: 300, temperature: 0.2, stopSequences: ['END'] },
     additionalModelRequestFields: { top_k: 40, thinking: { type: 'enabled', budget_tokens: 2048 } },
     outputConfig: { textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: JSON.stringify(SCHEMA), name: 'output' } } } },
@@ -173,7 +175,7 @@ const IGNORED: Body = {
 };
 const NO_PENALTY = { frequency_penalty: 0, presence_penalty: 0 };
 const ignoredBy: [Format, string[], Body][] = [
-  ['ollama', [], {}], ['gemini', [], {}], ['bedrock', [], NO_PENALTY], ['bedrock-invoke', [], NO_PENALTY], ['anthropic', ['user', 'safety_identifier'], NO_PENALTY],
+  ['ollama', [], {}], ['gemini', [], {}], ['bedrock', ['user', 'safety_identifier', 'metadata'], NO_PENALTY], ['bedrock-invoke', [], NO_PENALTY], ['anthropic', ['user', 'safety_identifier'], NO_PENALTY],
   ['ddg', [], { ...NO_PENALTY, stop: [] }],
   ['openai-responses', ['user', 'safety_identifier', 'metadata', 'store', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'parallel_tool_calls'], { ...NO_PENALTY, stop: [] }],
 ];
@@ -388,6 +390,30 @@ describe('what changes nothing in the answer is ignored where the upstream has n
     const fields = { ...Object.fromEntries(Object.entries(IGNORED).filter(([k]) => !carried.includes(k))), ...defaults };
     const without = await received(format, chatRequest({}), 'openai');
     expect(await received(format, chatRequest(fields), 'openai')).toEqual(without);
+  });
+});
+
+describe('the client\'s tags and end user\'s id to Bedrock Converse: its requestMetadata, where they fit its rules', () => {
+  const to = async (fields: Body, client: 'openai' | 'anthropic' = 'openai') => received('bedrock', client === 'openai' ? chatRequest(fields) : messagesRequest(fields), client);
+  const bare = { ...conversation.bedrock };
+  test('carried: the metadata\'s own pair of a name kept before an id of that name; 16 pairs, 256 characters, the characters it takes', async () => {
+    const sixteen = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, `v ${i}`]));
+    expect(await to({ metadata: sixteen })).toEqual({ ...bare, requestMetadata: sixteen });
+    expect(await to({ metadata: { user: 'from-metadata' }, user: 'u-1' })).toEqual({ ...bare, requestMetadata: { user: 'from-metadata' } });
+    const long = { ['k'.repeat(256)]: 'a.b_c:d/e=f+g$h@i-j '.padEnd(256, 'x') };
+    expect(await to({ metadata: long })).toEqual({ ...bare, requestMetadata: long });
+    expect(await to({ metadata: { user_id: 'u-1' } }, 'anthropic')).toEqual({ ...bare, inferenceConfig: { maxTokens: 300 }, requestMetadata: { user_id: 'u-1' } });
+  });
+
+  test.each([
+    ['17 pairs', { metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }],
+    ['a value of 257 characters', { metadata: { team: 'a'.repeat(257) } }],
+    ['a character it does not take', { metadata: { team: 'atlas#1' } }],
+    ['an id of such a character', { user: '{"id":1}' }],
+    ['an empty key', { metadata: { '': 'x' } }],
+  ])('left out whole, as before, where they do not fit (%s): Bedrock would refuse the request, and they change nothing in the answer', async (_, fields) => {
+    expect(await to({ ...fields, metadata: { ...(fields as Body).metadata as Body, team2: 'ok' } })).toEqual(bare);
+    expect(await to({ metadata: { team: 'ok' } })).toEqual({ ...bare, requestMetadata: { team: 'ok' } });
   });
 });
 

@@ -5,7 +5,7 @@
 // Bedrock, passes as the client sent it and is not read here.
 import { RequestError } from './errors.mjs';
 import { CACHE, FAILED, given, isObject, textOf } from './content.mjs';
-import { NAMES, THINKING } from './params.mjs';
+import { END_USER, NAMES, THINKING } from './params.mjs';
 
 /**
  * An Anthropic Messages request in OpenAI Chat's form. For a `gemini` upstream, a thinking block of
@@ -211,11 +211,15 @@ function paramsFromMessages(body, out, format) {
       // metadata.user_id: an id of the end user for the provider's abuse detection; service_tier and
       // speed: the capacity and the speed the answer is made with; cache_control and diagnostics:
       // prompt caching, and why it missed. None changes the answer: ignored for another upstream
-      // (cache_control, with the blocks' own, is read with the conversation: CACHE, for Converse).
+      // (cache_control, with the blocks' own, is read with the conversation: CACHE; and
+      // metadata.user_id is kept aside, END_USER: both for Converse, which has words for them).
       // context_management: the provider's own trimming of a long conversation (old tool results
       // cleared past a threshold); another upstream gets the conversation as it is, which is what
       // the client sent: ignored, as Claude Code may send it on every turn
-      case 'metadata': case 'service_tier': case 'speed': case 'cache_control': case 'diagnostics': case 'context_management':
+      case 'metadata':
+        if (isObject(v) && typeof v.user_id === 'string') out[END_USER] = v.user_id;
+        break;
+      case 'service_tier': case 'speed': case 'cache_control': case 'diagnostics': case 'context_management':
         break;
       case 'inference_geo': // (where the model runs: a promise the gateway cannot make for another provider)
       default:

@@ -17,6 +17,7 @@ import { given, isObject, toolsOf } from './content.mjs';
 
 export const THINKING = Symbol('thinking'); // an Anthropic client's `thinking` in the middle form: Chat has no word for it
 export const NAMES = Symbol('names'); // the Anthropic client's names of the middle form's fields, for the errors
+export const END_USER = Symbol('end user'); // an Anthropic client's metadata.user_id, for an upstream with a word of its own (Converse's requestMetadata)
 
 /** What a field means when it is absent: given this value, a field with no word upstream is no loss. */
 const DEFAULTS = {

@@ -4,7 +4,7 @@
 import { RequestError } from '../errors.mjs';
 import { bedrockSigner } from '../bedrock-signing.mjs';
 import { CACHE, FAILED, argumentsObject, dataUrl, given, isObject, modelOf, textOf, textThenImages, toolsOf, urlOf, withImages } from '../content.mjs';
-import { put } from '../params.mjs';
+import { END_USER, put } from '../params.mjs';
 
 /** An image (a data: URL of png, jpeg, gif or webp) as a Converse image block, its bytes in base64. */
 function converseImage(url) {
@@ -108,8 +108,32 @@ function toConverse(body, messages) {
   return out;
 }
 
+/**
+ * Whether a map fits Converse's `requestMetadata`: at most 16 pairs, each key of 1 to 256 and each
+ * value of up to 256 letters, digits, white space and `._:/=+$@-` (AWS's API reference: the rules
+ * its invocation logs are filtered by); Bedrock refuses a request whose map does not.
+ */
+const fitsMetadata = (m) => Object.keys(m).length <= 16 && Object.entries(m).every(([k, v]) => typeof v === 'string' && /^[a-zA-Z0-9\s._:/=+$@-]{1,256}$/.test(k) && /^[a-zA-Z0-9\s._:/=+$@-]{0,256}$/.test(v));
+
+/**
+ * The client's tags and end user's id as Converse's `requestMetadata`, the key-value pairs Bedrock
+ * writes in its invocation logs beside the request, where they were dropped: an OpenAI client's
+ * `metadata` as it is, its `user` and `safety_identifier` and an Anthropic client's
+ * `metadata.user_id` under their own names (after the metadata's own, which a pair of that name
+ * keeps). None changes the answer or its price: a map that does not fit (fitsMetadata) is left out
+ * whole, as an upstream with no word for it leaves it, rather than refused.
+ */
+function requestMetadata(p) {
+  const m = p.take('metadata');
+  const out = isObject(m) ? { ...m } : {};
+  const ids = [['user', p.take('user')], ['safety_identifier', p.take('safety_identifier')], ['user_id', given(p.chat[END_USER])]];
+  for (const [k, v] of ids) if (v !== undefined && !(k in out)) out[k] = v;
+  return Object.keys(out).length > 0 && fitsMetadata(out) ? out : undefined;
+}
+
 /** The request's parameters in Converse's words (this upstream's row). */
 function converseParams(p, out) {
+  put(out, 'requestMetadata', requestMetadata(p));
   const inference = {};
   put(inference, 'maxTokens', p.first('max_tokens', 'max_completion_tokens'));
   put(inference, 'temperature', p.take('temperature'));
