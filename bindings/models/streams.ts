@@ -1,9 +1,11 @@
 // Layer 4 as Web TransformStreams, for fetch handlers (a Worker, a Deno or Bun server, a Next.js
 // route, a Hono app): `new Response(upstream.body.pipeThrough(new SseRelayStream({ from: 'anthropic' })))`
-// relays in one line, and `ModelTextStream` gives a stream's committed text.
+// relays in one line, `ModelTextStream` gives a stream's committed text, and `ModelPartStream` all it
+// says (reasoning, text, tool calls, citations) as parts.
 import { CoreMemoryError } from '../core/errors.js';
 import { Transform, drained, failed, owning, textOn } from '../core/transform.js';
 import { SseRelay, type SseRelayOptions } from './relay.js';
+import { type ModelPart, PartCursor } from './parts.js';
 import { ModelStream, type ModelReport, type ModelStreamOptions } from './stream.js';
 import type { RelayAbort } from './writer.js';
 
@@ -124,58 +126,130 @@ export class ModelTextStream extends Transform<Uint8Array, string> {
 
   constructor(options: ModelStreamOptions) {
     const model = new ModelStream(options);
-    let settle!: { resolve(r: ModelReport): void; reject(e: unknown): void };
-    const report = new Promise<ModelReport>((resolve, reject) => { settle = { resolve, reject }; });
-    report.catch(() => {}); // (the stream's reader sees the error too: not an unhandled rejection)
-    const fail = (controller: TransformStreamDefaultController<string>, err: unknown) => {
-      settle.reject(err);
-      return failed(controller, err, textOn(err));
-    };
-    let ctl: TransformStreamDefaultController<string> | null = null;
-    super(owning({
-      start(controller) {
-        ctl = controller;
-      },
-      transform(chunk, controller) {
-        let text: string;
-        try { text = model.push(chunk); } catch (err) { return fail(controller, err); }
-        if (text !== '') controller.enqueue(text);
-      },
-      flush(controller) {
-        let text: string;
-        try { text = model.flush(); } catch (err) { return fail(controller, err); }
-        if (text !== '') controller.enqueue(text);
-        settle.resolve(model.finish());
-      },
-      // (where the runtime calls it: the readable side cancelled, or the writable side aborted; a turn
-      // that failed and waited for its usage ends the stream with its error, which came first; a
-      // stream that had completed, as SseRelayStream writes the client's completion then: its text
-      // is whole (nothing is held past the completion), the report is of what was read, Bedrock's
-      // usage unless its metadata came before the break, and the text stream ends, not errors)
-      cancel(reason: unknown) {
-        const turn = model.turnError();
-        if (turn === null && model.status === 'done') {
-          let report: ModelReport;
-          try {
-            report = model.finish();
-          } catch (err) {
-            settle.reject(err);
-            throw err;
-          }
-          settle.resolve(report);
-          if (ctl === null) return;
-          try {
-            ctl.terminate();
-          } catch {
-            return; // (the reader left: nothing to end)
-          }
-          return drained(ctl);
-        }
-        settle.reject(turn ?? reason);
-        if (turn !== null) throw turn;
-      },
-    }, () => model.dispose()));
+    const { transformer, report } = overModel<string>(model, {
+      read: (text, c) => { if (text !== '') c.enqueue(text); },
+      carried: textOn,
+    });
+    super(transformer);
     this.model = model;
     this.report = report;
   }
+}
+
+/**
+ * A model stream's bytes in, its parts out, in the order each read brought them (options as
+ * `ModelStream`'s): `reasoning` (text as sent, with its block), `text` (committed, as
+ * {@link ModelStream.push} returns it), `refusal`, `tool-call` (a client call begun, grown or ended:
+ * the call as it stands and the arguments the read added), `citation`, and at the end `finish`
+ * with {@link ModelStream.finish}'s report, which `report` resolves with too. What an app renders
+ * from a stream (the reasoning apart, the calls as they grow) in one pipe:
+ * `for await (const part of readChunks(body.pipeThrough(new ModelPartStream({ format }))))`.
+ * Within a read the parts come in that order (a read is one event in real streams). The parts
+ * of each kind joined are the report's: its text, reasoning, refusal, calls and citations,
+ * however the stream is cut. Errors, a break of the upstream and a reader that leaves end it as
+ * they end {@link ModelTextStream}: the parts before the error (the text it carries among them),
+ * then the error.
+ */
+export class ModelPartStream extends Transform<Uint8Array, ModelPart> {
+  /** The stream behind it. */
+  readonly model: ModelStream;
+  /** The report, at the end of the stream (the `finish` part's); rejects with the error that stopped it. */
+  readonly report: Promise<ModelReport>;
+
+  constructor(options: ModelStreamOptions) {
+    const model = new ModelStream(options);
+    const cursor = new PartCursor(model);
+    const { transformer, report } = overModel<ModelPart>(model, {
+      read: (text, c) => { for (const p of cursor.take(text, [])) c.enqueue(p); },
+      carried: (err) => cursor.take(textOn(err)[0] ?? '', []),
+      end: (r, c) => { c.enqueue({ type: 'finish', report: r }); },
+    });
+    super(transformer);
+    this.model = model;
+    this.report = report;
+  }
+}
+
+/** What a stream over a ModelStream makes of its reads: what a read (or the end) gave, what an error carries, and its end. */
+interface ModelOut<O> {
+  read(text: string, controller: TransformStreamDefaultController<O>): void;
+  carried(err: unknown): O[];
+  end?(report: ModelReport, controller: TransformStreamDefaultController<O>): void;
+}
+
+/**
+ * The transformer of a stream over `model`, and its report. An error of a push or of the flush
+ * errors the stream after what it carries was enqueued, and rejects the report. The runtime's
+ * cancel (the readable side cancelled, or the writable side aborted, which cannot be told apart
+ * here): what was enqueued is left for the reader to take first (the runtime then errors the
+ * readable side, which would drop it); a turn that failed and waited for its usage ends the stream
+ * with its error, which came first; after the stream's completion its text is whole (nothing is
+ * held past it) and the report, of what was read (Bedrock's usage unless its metadata came before
+ * the break), resolves; a stream with an end of its own (the parts' `finish`) then ends as it would
+ * at its end, as SseRelayStream writes the client's completion (a stream with none cannot end its
+ * readable side here without making a reader's cancel reject: the upstream's error follows its
+ * text); otherwise the report rejects with the reason.
+ */
+function overModel<O>(model: ModelStream, out: ModelOut<O>): { transformer: Transformer<Uint8Array, O>; report: Promise<ModelReport> } {
+  let settle!: { resolve(r: ModelReport): void; reject(e: unknown): void };
+  const report = new Promise<ModelReport>((resolve, reject) => { settle = { resolve, reject }; });
+  report.catch(() => {}); // (the stream's reader sees the error too: not an unhandled rejection)
+  const fail = (controller: TransformStreamDefaultController<O>, err: unknown) => {
+    settle.reject(err);
+    return failed(controller, err, out.carried(err));
+  };
+  /** The report at the end, which resolves `report` (or rejects it, and throws, when it cannot be made). */
+  const finished = (): ModelReport => {
+    let r: ModelReport;
+    try {
+      r = model.finish();
+    } catch (err) {
+      settle.reject(err);
+      throw err;
+    }
+    settle.resolve(r);
+    return r;
+  };
+  let ctl: TransformStreamDefaultController<O> | null = null;
+  const transformer = owning<Uint8Array, O>({
+    start(controller) {
+      ctl = controller;
+    },
+    transform(chunk, controller) {
+      let text: string;
+      try { text = model.push(chunk); } catch (err) { return fail(controller, err); }
+      out.read(text, controller);
+    },
+    flush(controller) {
+      let text: string;
+      try { text = model.flush(); } catch (err) { return fail(controller, err); }
+      out.read(text, controller);
+      const r = finished();
+      out.end?.(r, controller);
+    },
+    cancel(reason: unknown) {
+      const turn = model.turnError();
+      const c = ctl;
+      if (turn === null && model.status === 'done') {
+        const r = finished();
+        if (c === null) return;
+        if (out.end !== undefined) {
+          try {
+            out.end(r, c);
+            c.terminate();
+          } catch {
+            return; // (the reader left: nothing to end)
+          }
+        }
+        return drained(c);
+      }
+      settle.reject(turn ?? reason);
+      if (c === null) {
+        if (turn !== null) throw turn;
+        return;
+      }
+      return turn === null ? drained(c) : drained(c).then(() => { throw turn; });
+    },
+  }, () => model.dispose());
+  return { transformer, report };
 }

@@ -2,7 +2,10 @@
 // ModelStream on the same bytes, for every model fixture and on random cuttings; their errors,
 // their report, and the one-line relay into a Response.
 import { describe, expect, it } from 'vitest';
-import { ModelStream, ModelStreamError, ModelTextStream, SseRelay, SseRelayStream, readChunks } from '../../bindings/index.js';
+import {
+  type ModelPart, type ModelReport, ModelPartStream, ModelStream, ModelStreamError, ModelTextStream, SseRelay, SseRelayStream, type ToolCall, readChunks,
+} from '../../bindings/index.js';
+import { BEDROCK_FIXTURES } from '../helpers/bedrock-fixtures.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { BROKE, unclocked } from '../helpers/model-streams.js';
@@ -194,7 +197,7 @@ describe('ModelTextStream', () => {
     }
   });
 
-  it('an upstream body that errors after the completion: the whole text, the stream ends, the report is of what was read; before it, the body\'s error', async () => {
+  it('an upstream body that errors after the completion: the whole text, then the body\'s error, and the report resolves with what was read; before it, the body\'s error and the report rejects', async () => {
     const fail = new Error('socket hang up');
     const breaking = (chunks: Uint8Array[]) => {
       let i = 0;
@@ -227,7 +230,7 @@ describe('ModelTextStream', () => {
         const readable = breaking(chunks).pipeThrough(t);
         if (late) await new Promise((r) => setTimeout(r, 10));
         const { out, error } = await drain(readable);
-        expect([out.join(''), error], what).toEqual(['Café', undefined]);
+        expect([out.join(''), error], what).toEqual(['Café', fail]);
         const report = await t.report;
         expect([report.status, report.text, report.finishReason, report.usage?.inputTokens ?? report.usage?.input_tokens], what).toEqual(['done', 'Café', 'end_turn', input]);
       }
@@ -255,5 +258,209 @@ describe('ModelTextStream', () => {
     // (Node 20 to 26, Bun and Deno call the transformer's cancel: the report settles at once)
     const settled = await Promise.race([stream.report.then(() => 'resolved', (e: Error) => e.message), new Promise((r) => setTimeout(() => r('pending'), 50))]);
     expect(settled).toBe('client left');
+  });
+});
+
+/** What a stream's parts say, each kind joined: what the report of the same stream says. */
+function joined(parts: readonly ModelPart[]) {
+  let text = '';
+  let refusal = '';
+  const blocks: string[] = [];
+  const calls: ToolCall[] = [];
+  const args: string[] = [];
+  const citations: unknown[] = [];
+  let finish: ModelReport | undefined;
+  const kinds: string[] = [];
+  for (const p of parts) {
+    if (kinds[kinds.length - 1] !== p.type) kinds.push(p.type);
+    if (finish !== undefined) throw new Error('a part after the finish');
+    if (p.type === 'text') text += p.text;
+    else if (p.type === 'refusal') refusal += p.text;
+    else if (p.type === 'reasoning') blocks[p.block] = (blocks[p.block] ?? '') + p.text;
+    else if (p.type === 'citation') citations.push(p.citation);
+    else if (p.type === 'finish') finish = p.report;
+    else {
+      const i = p.call.index;
+      args[i] = p.replaces === true ? p.delta : (args[i] ?? '') + p.delta;
+      expect(args[i]).toBe(p.call.arguments); // (the deltas build the call as it stands)
+      calls[i] = p.call;
+    }
+  }
+  return { text, refusal, reasoning: blocks.join(''), blocks, calls, citations, finish, kinds };
+}
+
+describe('ModelPartStream', () => {
+  const all = [
+    ...FIXTURES.map((f) => ({ name: f.name, format: f.format, choice: f.choice, bytes: f.bytes })),
+    ...BEDROCK_FIXTURES.map((f) => ({ name: f.name, format: 'bedrock' as const, choice: undefined, bytes: f.bytes })),
+  ];
+
+  it('gives what ModelStream says, each kind of part joined: its text, reasoning (by block), refusal, calls and citations, then its report; for every fixture, however the stream is cut', async () => {
+    const next = rng(SEED + 11);
+    for (const f of all) {
+      const m = new ModelStream({ format: f.format, choice: f.choice });
+      let text = '';
+      let wantError: ModelStreamError | undefined;
+      try {
+        text += m.push(f.bytes);
+        text += m.flush();
+      } catch (e) {
+        if (!(e instanceof ModelStreamError)) throw e;
+        wantError = e;
+        text += e.text;
+      }
+      const blocks = m.reasoningBlocks.map((b) => b.text);
+      const want = { text, refusal: m.refusal, reasoning: m.reasoning, calls: m.toolCalls, citations: m.citations };
+      const report = wantError === undefined ? m.finish() : undefined;
+      for (const cuts of [[f.bytes], cut(f.bytes, randomCuts(f.bytes, next, 40)), Array.from({ length: f.bytes.length }, (_, i) => f.bytes.subarray(i, i + 1))]) {
+        const stream = new ModelPartStream({ format: f.format, choice: f.choice });
+        const { out, error } = await drain(from(cuts).pipeThrough(stream));
+        const got = joined(out);
+        const what = `${f.name}, ${cuts.length} reads (seed ${SEED + 11})`;
+        expect({ text: got.text, refusal: got.refusal, reasoning: got.reasoning, calls: got.calls, citations: got.citations }, what).toEqual(want);
+        expect(got.blocks.map((b) => b ?? ''), what).toEqual(blocks.slice(0, got.blocks.length));
+        expect(blocks.slice(got.blocks.length).every((b) => b === ''), what).toBe(true);
+        if (wantError === undefined) {
+          expect(error, what).toBeUndefined();
+          expect(got.finish, what).toEqual(report);
+          expect(await stream.report, what).toEqual(report);
+        } else {
+          expect(got.finish, what).toBeUndefined();
+          expect([(error as ModelStreamError).code, (error as ModelStreamError).offset], what).toEqual([wantError.code, wantError.offset]);
+          await expect(stream.report).rejects.toBe(error);
+        }
+      }
+    }
+  });
+
+  it('in the order the reads brought them: an Anthropic turn one event a read, its thinking, its text, its call as it grows and ends, the text held back at the completion, its finish', async () => {
+    const ev = (type: string, data: Record<string, unknown>) => enc(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    const reads = [
+      ev('message_start', { message: { id: 'm', type: 'message', role: 'assistant', content: [], model: 'c', usage: { input_tokens: 5, output_tokens: 1 } } }),
+      ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }),
+      ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'Weather?' } }),
+      ev('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: 'sig' } }),
+      ev('content_block_stop', { index: 0 }),
+      ev('content_block_start', { index: 1, content_block: { type: 'text', text: '' } }),
+      ev('content_block_delta', { index: 1, delta: { type: 'text_delta', text: 'Let me look.' } }),
+      ev('content_block_stop', { index: 1 }),
+      ev('content_block_start', { index: 2, content_block: { type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} } }),
+      ev('content_block_delta', { index: 2, delta: { type: 'input_json_delta', partial_json: '{"city":' } }),
+      ev('content_block_delta', { index: 2, delta: { type: 'input_json_delta', partial_json: '"Oslo"}' } }),
+      ev('content_block_stop', { index: 2 }),
+      ev('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 9 } }),
+      ev('message_stop', {}),
+    ];
+    const stream = new ModelPartStream({ format: 'anthropic' });
+    const { out, error } = await drain(from(reads).pipeThrough(stream));
+    expect(error).toBeUndefined();
+    const call = { index: 0, id: 'toolu_1', name: 'weather' };
+    expect(out.slice(0, -1)).toEqual([
+      { type: 'reasoning', text: 'Weather?', block: 0 },
+      { type: 'text', text: 'Let me look' }, // (its last cluster held back: a mark could join it)
+      { type: 'tool-call', call: { ...call, arguments: '{}', done: false }, delta: '{}' },
+      { type: 'tool-call', call: { ...call, arguments: '{"city":', done: false }, delta: '{"city":', replaces: true },
+      { type: 'tool-call', call: { ...call, arguments: '{"city":"Oslo"}', done: false }, delta: '"Oslo"}' },
+      { type: 'tool-call', call: { ...call, arguments: '{"city":"Oslo"}', done: true, valid: true }, delta: '' },
+      { type: 'text', text: '.' }, // (no more of the answer can follow the completion)
+    ]);
+    const last = out[out.length - 1] as Extract<ModelPart, { type: 'finish' }>;
+    expect([last.type, last.report.status, last.report.finishReason, last.report.reasoning]).toEqual(['finish', 'done', 'tool_use', 'Weather?']);
+  });
+
+  it('an upstream body that errors after the completion ends the parts with the finish, as ModelTextStream ends; before it, the body\'s error after the parts before it', async () => {
+    const fail = new Error('socket hang up');
+    const breaking = (chunks: Uint8Array[]) => {
+      let i = 0;
+      return new ReadableStream<Uint8Array>({ pull(c) { if (i < chunks.length) c.enqueue(chunks[i++]); else c.error(fail); } });
+    };
+    const events = ['Hel', 'lo'].map((t) => enc(`data: {"choices":[{"index":0,"delta":{"content":"${t}"}}]}\n\n`));
+    const end = [enc('data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'), enc('data: [DONE]\n\n')];
+    const done = new ModelPartStream({ format: 'openai' });
+    const a = await drain(breaking([...events, ...end]).pipeThrough(done));
+    expect(a.error).toBeUndefined();
+    expect(a.out.slice(0, -1)).toEqual(['He', 'll', 'o'].map((text) => ({ type: 'text', text })));
+    expect(a.out[a.out.length - 1]).toMatchObject({ type: 'finish', report: { status: 'done', text: 'Hello' } });
+    expect((await done.report).status).toBe('done');
+    const cutOff = new ModelPartStream({ format: 'openai' });
+    const b = await drain(breaking(events).pipeThrough(cutOff));
+    expect([b.out, b.error]).toEqual([[{ type: 'text', text: 'He' }, { type: 'text', text: 'll' }], fail]);
+    await expect(cutOff.report).rejects.toBe(fail);
+  });
+
+  it('checks its options as ModelStream does', () => {
+    expect(() => new ModelPartStream({ format: 'palm' as 'openai' })).toThrow(TypeError);
+    expect(() => new ModelPartStream({ format: 'openai', onEvent: () => {} } as never)).toThrow(TypeError);
+  });
+});
+
+describe('ModelTextStream and ModelPartStream: a reader that leaves, a reader that is slow', () => {
+  const turn = [
+    'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"c","usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
+    'event: content_block_start\ndata: {"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":""}}\n\n',
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"Hm."}}\n\n',
+    'event: content_block_stop\ndata: {"type":"content_block_stop","index":1}\n\n',
+    'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Café"}}\n\n',
+    'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
+    'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n',
+    'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+  ].map(enc);
+  const makers = [() => new ModelTextStream({ format: 'anthropic' }), () => new ModelPartStream({ format: 'anthropic' })];
+
+  it('a reader that cancels after the completion, the upstream still open: its cancel resolves, and so does the report (a break out of for await too)', async () => {
+    for (const make of makers) {
+      const t = make();
+      const w = t.writable.getWriter();
+      for (const c of turn) w.write(c).catch(() => {});
+      const r = t.readable.getReader();
+      while (t.model.status !== 'done') await r.read();
+      await expect(r.cancel('client left')).resolves.toBeUndefined();
+      expect((await t.report).status).toBe('done');
+      const u = make();
+      const v = u.writable.getWriter();
+      for (const c of turn) v.write(c).catch(() => {});
+      const run = async () => {
+        for await (const _ of readChunks(u.readable as ReadableStream<unknown>)) if (u.model.status === 'done') break;
+      };
+      await expect(run()).resolves.toBeUndefined();
+    }
+  });
+
+  it('an upstream body that breaks while the reader has not taken what was enqueued: the reader still gets it, then the error (after the completion: the parts\' finish)', async () => {
+    const fail = new Error('socket hang up');
+    // (one read: its output is what the transform enqueued when the body breaks at its next pull)
+    for (const [what, reads] of [['after the completion', [concat(turn)]], ['before it', [concat(turn.slice(0, 6))]]] as const) {
+      for (const make of makers) {
+        const t = make();
+        let i = 0;
+        let pulls = 0;
+        const body = new ReadableStream<Uint8Array>({ pull(c) { pulls++; if (i < reads.length) c.enqueue(reads[i++]); else c.error(fail); } });
+        const readable = body.pipeThrough(t as TransformStream<Uint8Array, unknown>);
+        // (the reader reads nothing until the body has broken)
+        for (let k = 0; k < 400 && pulls <= reads.length; k++) await new Promise((r) => setTimeout(r, 5));
+        expect(pulls).toBe(reads.length + 1);
+        await new Promise((r) => setTimeout(r, 20));
+        // (one read, then a pause: the read lets the transform run, whose other parts wait in the queue)
+        const reader = readable.getReader();
+        const out: unknown[] = [];
+        let error: unknown;
+        try {
+          const first = await reader.read();
+          if (!first.done) out.push(first.value);
+          await new Promise((r) => setTimeout(r, 50));
+          for (let x = await reader.read(); !x.done; x = await reader.read()) out.push(x.value);
+        } catch (e) {
+          error = e;
+        }
+        const text = out.map((x) => (typeof x === 'string' ? x : (x as ModelPart).type === 'text' ? (x as { text: string }).text : '')).join('');
+        const name = `${t.constructor.name}, ${what}`;
+        expect(text, name).toBe(what === 'before it' ? 'Caf' : 'Café');
+        if (t instanceof ModelPartStream) expect(out[0], name).toEqual({ type: 'reasoning', text: 'Hm.', block: 0 });
+        const ends = t instanceof ModelPartStream && what !== 'before it';
+        expect(error, name).toBe(ends ? undefined : fail);
+        if (ends) expect((out[out.length - 1] as ModelPart).type, name).toBe('finish');
+      }
+    }
   });
 });
