@@ -12,112 +12,28 @@
 //   node examples/gateway/server.mjs --port 0 --upstream http://127.0.0.1:8080 --upstream-format anthropic
 //
 // In-process: `const gw = createGateway({ upstream, upstreamFormat }); const url = await gw.listen(0);`
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+//
+// Beside it, server/: a file per job of the server's (options.mjs, DEFAULTS; metrics.mjs;
+// replies.mjs, what the gateway answers itself; read-body.mjs; keys.mjs, the client keys;
+// whole-answer.mjs, a whole answer's shape), requests/ and upstream.mjs.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { GatewayConfigError, RequestError, SETTINGS, bedrockLacks, upstreamRequest } from './requests/index.mjs';
+import { GatewayConfigError, RequestError, bedrockLacks, upstreamRequest } from './requests/index.mjs';
 import { UpstreamProtocolError, requestUpstream } from './upstream.mjs';
 import {
-  MODEL_FORMATS, ModelStream, ModelStreamError, SseRelay, coreMemoryLimit, coreMemoryUsed, describeFormat, openAiAnnotations, setCoreMemoryLimit,
+  MODEL_FORMATS, ModelStream, ModelStreamError, SseRelay, coreMemoryLimit, coreMemoryUsed, describeFormat, setCoreMemoryLimit,
 } from 'seam-stream';
+import { authorized, digest, isLoopback } from './server/keys.mjs';
+import { NO_METRICS, makeMetrics, serveMetrics } from './server/metrics.mjs';
+import { KiB, optionsOf } from './server/options.mjs';
+import { readBody } from './server/read-body.mjs';
+import { anthropicBody, clientGone, errorBody, replyIn, sendJson, socketReply, upstreamError } from './server/replies.mjs';
+import { wholeAnswer } from './server/whole-answer.mjs';
 
-const KiB = 1024;
-const MiB = 1024 * KiB;
-
-/** Every option of createGateway, with its default. Each buffer the gateway holds has a limit here. */
-export const DEFAULTS = Object.freeze({
-  /** The upstream's base URL (required), e.g. `http://127.0.0.1:11434`. */
-  upstream: undefined,
-  /** The upstream's format: one of the library's MODEL_FORMATS. */
-  upstreamFormat: 'openai',
-  /**
-   * The field an Anthropic client's `max_tokens` is written in for an `openai` upstream:
-   * `max_completion_tokens` (Chat's current word, the only one OpenAI's reasoning models take), or
-   * `max_tokens`, for an OpenAI-compatible server that knows only that one (DeepSeek's API, Ollama's
-   * /v1) and would ignore the other. A Chat client's own request passes with the word it chose.
-   */
-  openaiMaxTokensField: SETTINGS.openaiMaxTokensField,
-  /**
-   * The `max_tokens` written for a request that names no bound (an OpenAI client's: Chat's is
-   * optional) to an upstream whose API needs one (`anthropic`, `bedrock-invoke`): 4096, the least
-   * any Claude model takes as its most (Claude 3 Haiku's and Opus'), where a higher one is refused by
-   * the models that take less; raise it for the models that take more (Claude 4's 32,000 and up).
-   */
-  anthropicMaxTokens: SETTINGS.anthropicMaxTokens,
-  /**
-   * The reasoning summary asked of an `openai-responses` upstream when a client asks to see the
-   * reasoning (an Anthropic client's thinking, which Claude Code asks on every turn): `auto`,
-   * `concise`, `detailed`, or `none`, for an organization OpenAI has not verified, whose requests
-   * for a summary it refuses with a 400.
-   */
-  responsesSummary: SETTINGS.responsesSummary,
-  /** Seconds of upstream silence after which the gateway writes `: keep-alive` (fractions accepted; 0: never). */
-  keepalive: 15,
-  /** Streams open at once; past it a request is answered 503. */
-  maxStreams: 1024,
-  /**
-   * Bytes all streams together may hold: the relays' unfinished events (enforced in the core with
-   * setCoreMemoryLimit, for the whole process) plus the clients' write buffers (a new request is
-   * answered 503 while the total is past it).
-   */
-  maxPendingBytes: 64 * MiB,
-  /** The most bytes one upstream event (or line) may hold while it is assembled. */
-  maxEventBytes: 1 * MiB,
-  /** A client's request body. */
-  maxRequestBytes: 1 * MiB,
-  /** A whole answer (`stream: false`: its text, and its reasoning, each), and an upstream's error body (64 KiB of which are read). */
-  maxResponseBytes: 8 * MiB,
-  /**
-   * The client's write buffer past which the upstream read pauses (the response's high-water
-   * mark); a stream holds at most this plus one relayed burst (the upstream reads of one tick).
-   */
-  highWaterMark: 64 * KiB,
-  /** Milliseconds to wait for the upstream's response headers (more than 0). */
-  upstreamTimeout: 60_000,
-  /**
-   * Milliseconds of upstream silence after its headers past which the stream ends with an error
-   * event and the upstream connection is closed. The gateway's own keep-alive comments do not
-   * count as upstream bytes; the upstream's own comments (its pings) do. While the upstream read is
-   * paused for a client that does not take its answer, the upstream is not silent: the gateway is
-   * not reading it (a client that takes nothing is dropped after clientTimeout; one that takes its
-   * answer slowly holds the upstream open up to maxDuration).
-   */
-  bodyTimeout: 300_000,
-  /**
-   * Milliseconds for a client's request (head and body) to arrive, and for a client whose answer
-   * waits in the gateway's write buffer to take some of it: past it, the client is dropped.
-   */
-  clientTimeout: 30_000,
-  /** Milliseconds a stream may live, from its request to its end. */
-  maxDuration: 3_600_000,
-  /** Keys a client must present (`authorization: Bearer KEY` or `x-api-key: KEY`); none: the gateway asks for none. */
-  apiKeys: [],
-  /**
-   * The gateway's own key for its upstream, sent in the header its format uses (bearer; `x-api-key`
-   * for anthropic). Without it and without apiKeys, the client's bearer goes to the upstream as it
-   * is; with apiKeys, the client's credential never leaves the gateway.
-   */
-  upstreamKey: undefined,
-  /** Listen beyond loopback without apiKeys (refused otherwise: `listen()` rejects). */
-  allowNoKeys: false,
-  /** Connections open at once (past it a new one is answered 503 and closed; 0: no cap). */
-  maxConnections: 4096,
-  /** Connections open at once from one client address (0: no cap; behind a proxy every client has its address). */
-  maxConnectionsPerAddress: 256,
-  /**
-   * Serve `GET /metrics` on a listener of its own at this port (0: a free one), on `metricsHost`,
-   * and not on the API's. Without it, /metrics is on the API's listener, behind the apiKeys if any.
-   */
-  metricsPort: undefined,
-  metricsHost: '127.0.0.1',
-  /** Where the gateway's log lines go (the detail of a 5xx under its request id, warnings): a function of one line. */
-  log: undefined,
-  /** Serve `GET /metrics` and count (false: no prom-client calls at all, for measuring their cost). */
-  metrics: true,
-});
+export { DEFAULTS } from './server/options.mjs';
+export { isLoopback } from './server/keys.mjs';
 
 const ERROR_BODY_BYTES = 64 * KiB;
 /**
@@ -132,102 +48,11 @@ const TICKS = 4;
 
 export { upstreamRequest, chatFromMessages, RequestError, GatewayConfigError } from './requests/index.mjs';
 
-/** The gateway's metrics, in their own registry (so that several gateways can live in one process). */
-function makeMetrics() {
-  const registry = new Registry();
-  const c = (name, help, labelNames = []) => new Counter({ name, help, labelNames, registers: [registry] });
-  // The counters a push moves: a plain number per push (`inc` adds to it), handed to prom-client
-  // when it is scraped. prom-client's own inc() allocates a labels object per call; five of them
-  // per push took about 3% of the gateway's CPU under load (bench/gateway.mjs --profile).
-  const tallied = (name, help) => {
-    const t = { value: 0, reported: 0, inc(n = 1) { this.value += n; } };
-    new Counter({ name, help, registers: [registry], collect() { this.inc(t.value - t.reported); t.reported = t.value; } });
-    return t;
-  };
-  // The tokens the upstreams reported, by kind, added once per answer (not per push: prom-client's
-  // own inc, on the counter made after the others, below). A count that is no number, or not above 0, adds nothing.
-  const add = (kind, n) => { if (n > 0) tokens.inc({ kind }, n); };
-  const metrics = {
-    registry,
-    utf8Errors: c('llm_utf8_decode_error_total', 'Upstream streams that held invalid UTF-8'),
-    finalMismatch: c('llm_stream_final_mismatch_total',
-      'Streams whose end contradicts their last chunk: the upstream sent a finish reason but not its completion (cut before [DONE], message_stop, done)'),
-    streamsOpen: new Gauge({ name: 'llm_streams_open', help: 'Streams open now', registers: [registry] }),
-    streams: c('llm_streams_total', 'Streams ended, by how: done, truncated, failed (the upstream\'s error or a bad event), limit, aborted (the client left)', ['status']),
-    bytesIn: tallied('llm_bytes_in_total', 'Upstream body bytes read by streams'),
-    bytesOut: tallied('llm_bytes_out_total', 'Bytes written to clients by streams'),
-    eventsIn: tallied('llm_events_in_total', 'Upstream events (SSE events, NDJSON or ddg lines) read'),
-    eventsOut: tallied('llm_events_out_total', 'SSE events written to clients (comments not counted)'),
-    truncated: c('llm_upstream_truncated_total', 'Upstream streams that ended without their completion'),
-    limitErrors: c('llm_limit_errors_total', 'Requests or streams stopped by a limit', ['limit']),
-    providerErrors: c('llm_provider_errors_total', 'Upstream errors, by source: status (an HTTP error status), stream (an error event or body in the stream), '
-      + 'connect (no answer: the upstream could not be reached, did not answer within upstreamTimeout, or its head broke HTTP/1.1), '
-      + 'body (its answer broke off after the head: the connection closed or reset, or the chunk framing broke, before the body\'s end)', ['source']),
-    badEvents: c('llm_bad_event_total', 'Upstream events that were not valid JSON, or not events of the format'),
-    keepalives: c('llm_keepalive_sent_total', 'Keep-alive comments the gateway wrote during upstream silence'),
-    /** `add(facts, usage)`: a provider's usage object (`facts`: its format's describeFormat), counted. */
-    tokens: {
-      add(facts, usage) {
-        if (usage === undefined || usage === null || typeof usage !== 'object') return;
-        const u = facts.usage(usage);
-        add('input', u.input);
-        add('output', u.output);
-        add('cache_read', u.cacheRead);
-        add('cache_write', u.cacheWrite);
-        add('reasoning', u.reasoning);
-      },
-    },
-    timeouts: c('gateway_timeouts_total', 'Requests or streams ended by a timeout: request (the client\'s request did not arrive), body (upstream silence), client (the client took nothing), duration (maxDuration)', ['timeout']),
-    authFailures: c('gateway_auth_failures_total', 'Requests refused for a missing or wrong key'),
-    gatewayErrors: c('gateway_errors_total', 'Requests the gateway failed itself (a Bedrock request it could not sign among them): answered 500, or cut off when '
-      + 'the answer had begun; its log has the detail under the request id'),
-    connectionsRejected: c('gateway_connections_rejected_total', 'Connections refused by a cap: total, per_address', ['limit']),
-    connectionsOpen: new Gauge({ name: 'gateway_connections_open', help: 'Client connections open now', registers: [registry] }),
-    pending: new Histogram({
-      name: 'llm_stream_pending_bytes', help: 'The most bytes a stream held at once (unfinished upstream event + client write buffer)',
-      buckets: [1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB, 4 * MiB, 16 * MiB], registers: [registry],
-    }),
-  };
-  const tokens = c('llm_tokens_total', 'Tokens the upstream reported for the answers it gave, by kind, counted once per answer from its usage (streamed or whole; '
-      + 'one that failed, was cut short or that its client left too, as far as its usage came): input (the prompt\'s, its cached tokens '
-      + 'included), output (its reasoning included), cache_read and cache_write (the input tokens read from the provider\'s cache and '
-      + 'written to it: part of input), reasoning (part of output)', ['kind']);
-  // every label value is exported from the start (at 0), so that a rate over it is defined
-  for (const status of ['done', 'truncated', 'failed', 'limit', 'aborted']) metrics.streams.inc({ status }, 0);
-  for (const limit of LIMITS) metrics.limitErrors.inc({ limit }, 0);
-  for (const source of ['status', 'stream', 'connect', 'body']) metrics.providerErrors.inc({ source }, 0);
-  for (const timeout of ['request', 'body', 'client', 'duration']) metrics.timeouts.inc({ timeout }, 0);
-  for (const limit of ['total', 'per_address']) metrics.connectionsRejected.inc({ limit }, 0);
-  for (const kind of ['input', 'output', 'cache_read', 'cache_write', 'reasoning']) tokens.inc({ kind }, 0);
-  return metrics;
-}
-
-/** The `limit` label of llm_limit_errors_total. */
-const LIMITS = ['max_streams', 'pending_bytes', 'core_memory', 'event_bytes', 'request_bytes', 'response_bytes'];
-
-/**
- * A stand-in for the metrics when they are off: the same calls, doing nothing. A plain object (a
- * Proxy's trap on every count made the gateway slower with its metrics off than on).
- */
-const NOTHING = Object.freeze({ inc() {}, dec() {}, observe() {}, set() {}, add() {} });
-const NO_METRICS = Object.freeze({
-  registry: null,
-  ...Object.fromEntries(['utf8Errors', 'finalMismatch', 'streamsOpen', 'streams', 'bytesIn', 'bytesOut', 'eventsIn', 'eventsOut', 'truncated',
-    'limitErrors', 'providerErrors', 'badEvents', 'keepalives', 'pending', 'timeouts', 'authFailures', 'gatewayErrors', 'connectionsRejected', 'connectionsOpen', 'tokens'].map((k) => [k, NOTHING])),
-});
-
 /**
  * The client's API, by the route it asked for: `openai` (Chat Completions) or `anthropic`
  * (Messages). Errors and whole answers are written in its shape.
  */
 const DIALECTS = new Map([['/v1/chat/completions', 'openai'], ['/v1/messages', 'anthropic']]);
-const dialects = new WeakMap(); // response → its client's dialect (when not openai)
-
-/** Anthropic's word for an error of an HTTP status (its API's error types). */
-const ANTHROPIC_ERRORS = {
-  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 405: 'invalid_request_error',
-  408: 'invalid_request_error', 413: 'request_too_large', 429: 'rate_limit_error', 503: 'overloaded_error', 529: 'overloaded_error',
-};
 
 /**
  * How a relayed stream counts once the relay has written its end (`flush()` at the upstream's end,
@@ -249,212 +74,12 @@ function relayedStatus(relay, m, own) {
   return st === 'done' ? 'done' : st === 'truncated' ? 'truncated' : code !== undefined ? 'failed' : own;
 }
 
-/** An HTTP error body (OpenAI's shape, as errorBody writes it) in the client's dialect. */
-function shaped(dialect, status, value) {
-  if (dialect !== 'anthropic' || value.type === 'error') return value; // (a body in Anthropic's shape already)
-  const { message, type } = value.error;
-  return anthropicBody(ANTHROPIC_ERRORS[status] ?? (type === 'overloaded' ? 'overloaded_error' : 'api_error'), message);
-}
-
-/**
- * Whether a client's connection is closed: its socket destroyed (Node destroys it in the tick it
- * reads the client's reset) though the response's 'close' comes in a later tick. A read of the
- * upstream in that tick is not relayed to it: the stream ends as the client's leaving ends it.
- */
-const clientGone = (res) => res.destroyed || res.socket?.destroyed === true;
-
-function sendJson(res, status, value, extraHeaders) {
-  if (res.headersSent) return void res.destroy();
-  const body = JSON.stringify(status >= 400 ? shaped(dialects.get(res), status, value) : value);
-  res.writeHead(status, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(body), ...extraHeaders });
-  res.end(body);
-}
-
-const errorBody = (message, type, code, extra) => ({ error: { message, type, code: code ?? null, ...extra } });
-/** An error body in Anthropic's shape, with one of Anthropic's error types. */
-const anthropicBody = (type, message) => ({ type: 'error', error: { type, message } });
-
-/** An upstream error body's message, type and code (as the format writes them; a body of another kind is not passed on). */
-function upstreamError(format, status, text, dialect) {
-  let v;
-  try { v = JSON.parse(text); } catch { v = undefined; }
-  const facts = describeFormat(format);
-  const e = facts.errorOfBody(v);
-  if (e !== undefined && dialect === 'anthropic') {
-    // (to Anthropic's clients the provider's own type for it in Anthropic's words, as a streamed
-    // error event has it; the status's when the format names none)
-    const type = facts.anthropicErrorType(e.detail);
-    if (type !== 'api_error') return anthropicBody(type, e.message);
-  }
-  if (e !== undefined) return errorBody(e.message, e.type ?? 'upstream_error', e.code ?? null);
-  return errorBody(`upstream answered HTTP ${status}`, 'upstream_error', null);
-}
-
-/**
- * Reads a stream's body up to `limit` bytes; resolves null past it, and then destroys the stream,
- * or with `drain` reads the rest without keeping it (a client's request, which is then answered).
- * `hold(bytes)`, called for each piece kept, returns false when the gateway's budget is spent:
- * the read then stops as past the limit, and resolves false.
- */
-function readBody(stream, limit, drain = false, hold = undefined) {
-  return new Promise((resolve, reject) => {
-    const parts = [];
-    let n = 0;
-    stream.on('data', (b) => {
-      if (n > limit) return;
-      n += b.length;
-      const kept = n <= limit && (hold === undefined || hold(b.length));
-      if (kept) return void parts.push(b);
-      const why = n <= limit ? false : null;
-      n = limit + 1;
-      parts.length = 0;
-      resolve(why);
-      if (!drain) stream.destroy();
-    });
-    const done = () => {
-      resolve(n > limit ? null : parts.length === 1 ? parts[0] : Buffer.concat(parts, n));
-      parts.length = 0; // the listeners stay on the stream for its life: keep nothing in them
-    };
-    stream.on('end', done);
-    stream.on('error', reject);
-    stream.on('close', done);
-  });
-}
-
-/**
- * A stream read whole (ModelStream, flushed) as one answer in the client's API: a
- * `chat.completion` with its text, reasoning, tool calls and usage, or an Anthropic `message` with
- * thinking, text and `tool_use` blocks. It carries what SseRelay's stream of the same upstream
- * carries, as the official clients read that stream (test/gateway/whole-answers.test.ts): the
- * reasoning as the message's `reasoning_content` (all of it, as the stream's deltas joined), or to
- * Anthropic as its blocks before the text and calls, each with what the provider sent to send back
- * with it: a `thinking` block with its `signature` (none when the provider sent none: an
- * OpenAI-compatible upstream's reasoning, Ollama's, Responses'), a `redacted_thinking` block with
- * its `data`. The blocks come in that order, thinking, text, calls, the order the upstreams'
- * streams have them in; a stream whose parts interleave (text between two pieces of reasoning,
- * text after a call) is written by the relay in a block per run, and here in a block per kind
- * (ModelStream keeps each kind apart).
- * A call whose arguments are not one JSON value is a 502 rather than an answer
- * the client cannot use (ERR_BAD_ARGUMENTS). A refusal (OpenAI's) is the message's `refusal`, or,
- * to Anthropic, whose messages have no field for it, the text with the stop reason `refusal`, as
- * SseRelay writes it. The sources the answer cites at an address are the message's `annotations`
- * (`openAiAnnotations`: each address once), as SseRelay writes them to OpenAI's clients; to Anthropic's, none.
- */
-function wholeAnswer(dialect, format, ms, text, model) {
-  const facts = describeFormat(format);
-  const calls = ms.toolCalls;
-  const bad = calls.find((c) => c.type !== 'custom' && c.valid !== true); // (a custom tool's input is free text)
-  if (bad !== undefined) {
-    throw Object.assign(new Error(`the upstream's tool call ${bad.index} (${bad.name}) has arguments that are not one JSON value`), { code: 'ERR_BAD_ARGUMENTS' });
-  }
-  const finish = ms.finishReason;
-  const usage = ms.usage === undefined ? undefined : facts.usage(ms.usage);
-  const now = Date.now();
-  const refusal = ms.refusal;
-  if (dialect === 'anthropic') {
-    const content = [];
-    for (const b of ms.reasoningBlocks) {
-      // (a block of no text and no signature is one the relay writes nothing of: DeepSeek's first, empty, reasoning_content)
-      if (b.redacted !== undefined) content.push({ type: 'redacted_thinking', data: b.redacted });
-      else if (b.signature !== undefined) content.push({ type: 'thinking', thinking: b.text, signature: b.signature });
-      else if (b.text !== '') content.push({ type: 'thinking', thinking: b.text });
-    }
-    if (text + refusal !== '') content.push({ type: 'text', text: text + refusal });
-    for (const c of calls) {
-      // (a custom tool's free-text input as `{"input": …}`, and a Gemini call's signature as a thinking
-      // block of no text right before it, as SseRelay writes them)
-      if (c.signature !== undefined) content.push({ type: 'thinking', thinking: '', signature: c.signature });
-      const input = c.type === 'custom' ? { input: c.arguments } : c.arguments === '' ? {} : JSON.parse(c.arguments);
-      content.push({ type: 'tool_use', id: c.id || `toolu_gw${now.toString(36)}_${c.index}`, name: c.name, input });
-    }
-    const said = finish === undefined ? 'end_turn' : facts.finishReason(finish, 'anthropic');
-    let stop = calls.length > 0 ? 'tool_use' : said === 'tool_use' ? 'end_turn' : said; // (tool_use exactly when calls are there)
-    if (stop === 'end_turn' && refusal !== '') stop = 'refusal';
-    return {
-      id: `msg_gw${now.toString(36)}`, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null,
-      usage: {
-        input_tokens: (usage?.input ?? 0) - (usage?.cacheRead ?? 0) - (usage?.cacheWrite ?? 0), output_tokens: usage?.output ?? 0,
-        ...(usage?.cacheRead !== undefined ? { cache_read_input_tokens: usage.cacheRead } : {}),
-        ...(usage?.cacheWrite !== undefined ? { cache_creation_input_tokens: usage.cacheWrite } : {}),
-      },
-    };
-  }
-  const said = finish === undefined ? 'stop' : facts.finishReason(finish, 'openai');
-  const message = { role: 'assistant', content: (calls.length > 0 || refusal !== '') && text === '' ? null : text };
-  // (the reasoning where SseRelay's deltas put it, SseRelay's `reasoning: 'pass'`, and DeepSeek's whole answers)
-  const reasoning = ms.reasoning;
-  if (reasoning !== '') message.reasoning_content = reasoning;
-  if (refusal !== '') message.refusal = refusal;
-  // (the sources cited at an address: the `url_citation` annotations SseRelay writes before a
-  // translated stream's finish, each spanning the whole content)
-  const annotations = openAiAnnotations(ms.citations, [...(message.content ?? '')].length);
-  if (annotations.length > 0) message.annotations = annotations;
-  if (calls.length > 0) {
-    // (a call's signature, which Gemini wants back with it, where SseRelay and Google's OpenAI-compatible API put it)
-    message.tool_calls = calls.map((c) => ({
-      id: c.id || `call_gw${now.toString(36)}_${c.index}`,
-      ...(c.type === 'custom' ? { type: 'custom', custom: { name: c.name, input: c.arguments } } : { type: 'function', function: { name: c.name, arguments: c.arguments } }),
-      ...(c.signature !== undefined ? { extra_content: { google: { thought_signature: c.signature } } } : {}),
-    }));
-  }
-  const answer = {
-    id: `chatcmpl-gw${now.toString(36)}`, object: 'chat.completion', created: Math.floor(now / 1000), model,
-    choices: [{ index: 0, message, finish_reason: calls.length > 0 ? 'tool_calls' : said === 'tool_calls' ? 'stop' : said }],
-  };
-  if (usage !== undefined) {
-    answer.usage = { prompt_tokens: usage.input ?? 0, completion_tokens: usage.output ?? 0, total_tokens: (usage.input ?? 0) + (usage.output ?? 0) };
-    if (usage.cacheRead !== undefined) answer.usage.prompt_tokens_details = { cached_tokens: usage.cacheRead };
-    if (usage.reasoning !== undefined) answer.usage.completion_tokens_details = { reasoning_tokens: usage.reasoning };
-  }
-  return answer;
-}
-
-/** Whether a listening host is the loopback interface only. */
-export function isLoopback(host) {
-  const h = String(host ?? '').replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(h);
-}
-
-/** A key's digest: keys are compared as SHA-256 digests (of one length), in constant time. */
-const digest = (key) => createHash('sha256').update(key, 'latin1').digest();
-
-/** The credential a client presented: `authorization: Bearer KEY`, or `x-api-key: KEY`. */
-function presented(headers) {
-  const auth = headers.authorization;
-  if (typeof auth === 'string' && /^bearer /i.test(auth)) return auth.slice(7).trim();
-  const key = headers['x-api-key'];
-  return typeof key === 'string' ? key.trim() : undefined;
-}
-
 /**
  * A gateway server (not listening yet). `listen(port, host)` resolves its URL; `close()` ends
  * every stream (aborting their upstream requests) and resolves when the server is closed.
  */
 export function createGateway(options = {}) {
-  for (const k of Object.keys(options)) if (!(k in DEFAULTS)) throw new TypeError(`createGateway: unknown option ${k}`);
-  const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
-  if (typeof o.upstream !== 'string') throw new TypeError('createGateway: upstream (the base URL) is required');
-  if (!MODEL_FORMATS.includes(o.upstreamFormat)) throw new TypeError(`createGateway: upstreamFormat must be one of ${MODEL_FORMATS.join(', ')}`);
-  if (!Number.isInteger(o.anthropicMaxTokens) || o.anthropicMaxTokens < 1) throw new TypeError('createGateway: anthropicMaxTokens must be a positive integer');
-  if (!['auto', 'concise', 'detailed', 'none'].includes(o.responsesSummary)) throw new TypeError('createGateway: responsesSummary must be auto, concise, detailed or none');
-  if (o.openaiMaxTokensField !== 'max_completion_tokens' && o.openaiMaxTokensField !== 'max_tokens') {
-    throw new TypeError('createGateway: openaiMaxTokensField must be max_completion_tokens or max_tokens');
-  }
-  for (const k of ['keepalive', 'maxStreams', 'maxPendingBytes', 'maxEventBytes', 'maxRequestBytes', 'maxResponseBytes', 'highWaterMark', 'maxConnections', 'maxConnectionsPerAddress']) {
-    if (typeof o[k] !== 'number' || !(o[k] >= 0)) throw new TypeError(`createGateway: ${k} must be a non-negative number`);
-  }
-  for (const k of ['upstreamTimeout', 'bodyTimeout', 'clientTimeout', 'maxDuration']) {
-    if (typeof o[k] !== 'number' || !(o[k] > 0) || !Number.isFinite(o[k])) throw new TypeError(`createGateway: ${k} must be a positive number of milliseconds`);
-  }
-  if (!Array.isArray(o.apiKeys) || o.apiKeys.some((k) => typeof k !== 'string' || !/^[\x21-\x7e]+$/.test(k))) {
-    throw new TypeError('createGateway: apiKeys must be strings of visible ASCII');
-  }
-  if (o.upstreamKey !== undefined && (typeof o.upstreamKey !== 'string' || !/^[\x21-\x7e]+$/.test(o.upstreamKey))) {
-    throw new TypeError('createGateway: upstreamKey must be a string of visible ASCII');
-  }
-  if (o.metricsPort !== undefined && !(Number.isInteger(o.metricsPort) && o.metricsPort >= 0 && o.metricsPort <= 65535)) {
-    throw new TypeError('createGateway: metricsPort must be 0..65535');
-  }
+  const o = optionsOf(options);
   const log = o.log ?? ((line) => process.stderr.write(`${line}\n`));
   const format = o.upstreamFormat;
   const upstreamFacts = describeFormat(format);
@@ -470,15 +95,6 @@ export function createGateway(options = {}) {
   const lacking = format === 'bedrock' || format === 'bedrock-invoke' ? bedrockLacks(upstreamUrl.hostname, process.env) : undefined;
   if (lacking !== undefined) log(`gateway: warning: ${lacking}: every request will fail (500) until it is set and the gateway restarted`);
   const keys = o.apiKeys.map(digest);
-  /** Whether a request carries one of the apiKeys (every key compared, in constant time). */
-  const authorized = (headers) => {
-    const key = presented(headers);
-    if (key === undefined) return false;
-    const d = digest(key);
-    let ok = false;
-    for (const k of keys) ok = timingSafeEqual(d, k) || ok;
-    return ok;
-  };
   // what the upstream gets as its credential (upstreamRequest puts a bearer where the format wants it)
   const upstreamCredential = o.upstreamKey !== undefined ? { authorization: `Bearer ${o.upstreamKey}` } : null;
   // (the choices of words of upstreamRequest's translations)
@@ -522,8 +138,7 @@ export function createGateway(options = {}) {
       ? [408, 'Request Timeout', errorBody(`the request did not arrive within ${o.clientTimeout} ms`, 'invalid_request_error', 'ERR_REQUEST_TIMEOUT')]
       : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', errorBody('the request head is too large', 'invalid_request_error', 'ERR_HEADERS_TOO_LARGE')]
         : [400, 'Bad Request', errorBody('the request is not valid HTTP/1.1', 'invalid_request_error', 'ERR_BAD_REQUEST')];
-    const json = JSON.stringify(body);
-    socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n${json}`);
+    socket.end(socketReply(status, text, body));
     socket.destroySoon?.();
   });
 
@@ -537,10 +152,10 @@ export function createGateway(options = {}) {
       : o.maxConnectionsPerAddress > 0 && mine >= o.maxConnectionsPerAddress ? 'per_address' : null;
     if (over !== null) {
       m.connectionsRejected.inc({ limit: over });
-      const json = JSON.stringify(errorBody(over === 'total' ? `the gateway has ${connections} connections open (maxConnections ${o.maxConnections}); retry later`
-        : `this address has ${mine} connections open (maxConnectionsPerAddress ${o.maxConnectionsPerAddress}); retry later`, 'overloaded', 'ERR_MAX_CONNECTIONS'));
+      const body = errorBody(over === 'total' ? `the gateway has ${connections} connections open (maxConnections ${o.maxConnections}); retry later`
+        : `this address has ${mine} connections open (maxConnectionsPerAddress ${o.maxConnectionsPerAddress}); retry later`, 'overloaded', 'ERR_MAX_CONNECTIONS');
       socket.on('error', () => {});
-      socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(json)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${json}`);
+      socket.end(socketReply(503, 'Service Unavailable', body, 'retry-after: 1\r\n'));
       socket.resume(); // (what the client sends is read and dropped, so that it reads the 503 rather than a reset)
       setTimeout(() => socket.destroy(), 1000).unref();
       return;
@@ -557,30 +172,22 @@ export function createGateway(options = {}) {
     });
   });
 
-  /** GET /metrics: Prometheus text. */
-  async function serveMetrics(res) {
-    if (!m.registry) return sendJson(res, 404, errorBody('metrics are off', 'invalid_request_error', 'not_found'));
-    const text = await m.registry.metrics();
-    res.writeHead(200, { 'content-type': m.registry.contentType, 'x-content-type-options': 'nosniff' });
-    res.end(text);
-  }
-
   const metricsServer = o.metricsPort === undefined ? null : http.createServer((req, res) => {
     const path = req.url.split('?')[0];
-    if (req.method === 'GET' && path === '/metrics') return void serveMetrics(res).catch(() => res.destroy());
+    if (req.method === 'GET' && path === '/metrics') return void serveMetrics(m, res).catch(() => res.destroy());
     sendJson(res, 404, errorBody('no route (this listener serves GET /metrics)', 'invalid_request_error', 'not_found'));
   });
 
   async function handle(req, res, id) {
     const path = req.url.split('?')[0];
     const dialect = DIALECTS.get(path);
-    if (dialect === 'anthropic') dialects.set(res, dialect);
-    if (keys.length > 0 && !authorized(req.headers)) {
+    replyIn(res, dialect);
+    if (keys.length > 0 && !authorized(keys, req.headers)) {
       m.authFailures.inc();
       return sendJson(res, 401, errorBody('Incorrect or missing API key: send it as authorization: Bearer KEY (or x-api-key: KEY)', 'invalid_request_error', 'invalid_api_key'),
         { 'www-authenticate': 'Bearer', connection: 'close' });
     }
-    if (req.method === 'GET' && path === '/metrics' && metricsServer === null) return serveMetrics(res);
+    if (req.method === 'GET' && path === '/metrics' && metricsServer === null) return serveMetrics(m, res);
     if (dialect === undefined) return sendJson(res, 404, errorBody(`no route ${req.method} ${path.slice(0, 200)}`, 'invalid_request_error', 'not_found'));
     if (req.method !== 'POST') return sendJson(res, 405, errorBody('use POST', 'invalid_request_error', 'method_not_allowed'), { allow: 'POST' });
     if (streams.size >= o.maxStreams) {

@@ -1,0 +1,128 @@
+// The gateway's options: every option of createGateway with its default (DEFAULTS), and their
+// check (optionsOf: a TypeError that names the option, or the options whole, defaults filled in).
+import { MODEL_FORMATS } from 'seam-stream';
+import { SETTINGS } from '../requests/index.mjs';
+
+export const KiB = 1024;
+export const MiB = 1024 * KiB;
+
+/** Every option of createGateway, with its default. Each buffer the gateway holds has a limit here. */
+export const DEFAULTS = Object.freeze({
+  /** The upstream's base URL (required), e.g. `http://127.0.0.1:11434`. */
+  upstream: undefined,
+  /** The upstream's format: one of the library's MODEL_FORMATS. */
+  upstreamFormat: 'openai',
+  /**
+   * The field an Anthropic client's `max_tokens` is written in for an `openai` upstream:
+   * `max_completion_tokens` (Chat's current word, the only one OpenAI's reasoning models take), or
+   * `max_tokens`, for an OpenAI-compatible server that knows only that one (DeepSeek's API, Ollama's
+   * /v1) and would ignore the other. A Chat client's own request passes with the word it chose.
+   */
+  openaiMaxTokensField: SETTINGS.openaiMaxTokensField,
+  /**
+   * The `max_tokens` written for a request that names no bound (an OpenAI client's: Chat's is
+   * optional) to an upstream whose API needs one (`anthropic`, `bedrock-invoke`): 4096, the least
+   * any Claude model takes as its most (Claude 3 Haiku's and Opus'), where a higher one is refused by
+   * the models that take less; raise it for the models that take more (Claude 4's 32,000 and up).
+   */
+  anthropicMaxTokens: SETTINGS.anthropicMaxTokens,
+  /**
+   * The reasoning summary asked of an `openai-responses` upstream when a client asks to see the
+   * reasoning (an Anthropic client's thinking, which Claude Code asks on every turn): `auto`,
+   * `concise`, `detailed`, or `none`, for an organization OpenAI has not verified, whose requests
+   * for a summary it refuses with a 400.
+   */
+  responsesSummary: SETTINGS.responsesSummary,
+  /** Seconds of upstream silence after which the gateway writes `: keep-alive` (fractions accepted; 0: never). */
+  keepalive: 15,
+  /** Streams open at once; past it a request is answered 503. */
+  maxStreams: 1024,
+  /**
+   * Bytes all streams together may hold: the relays' unfinished events (enforced in the core with
+   * setCoreMemoryLimit, for the whole process) plus the clients' write buffers (a new request is
+   * answered 503 while the total is past it).
+   */
+  maxPendingBytes: 64 * MiB,
+  /** The most bytes one upstream event (or line) may hold while it is assembled. */
+  maxEventBytes: 1 * MiB,
+  /** A client's request body. */
+  maxRequestBytes: 1 * MiB,
+  /** A whole answer (`stream: false`: its text, and its reasoning, each), and an upstream's error body (64 KiB of which are read). */
+  maxResponseBytes: 8 * MiB,
+  /**
+   * The client's write buffer past which the upstream read pauses (the response's high-water
+   * mark); a stream holds at most this plus one relayed burst (the upstream reads of one tick).
+   */
+  highWaterMark: 64 * KiB,
+  /** Milliseconds to wait for the upstream's response headers (more than 0). */
+  upstreamTimeout: 60_000,
+  /**
+   * Milliseconds of upstream silence after its headers past which the stream ends with an error
+   * event and the upstream connection is closed. The gateway's own keep-alive comments do not
+   * count as upstream bytes; the upstream's own comments (its pings) do. While the upstream read is
+   * paused for a client that does not take its answer, the upstream is not silent: the gateway is
+   * not reading it (a client that takes nothing is dropped after clientTimeout; one that takes its
+   * answer slowly holds the upstream open up to maxDuration).
+   */
+  bodyTimeout: 300_000,
+  /**
+   * Milliseconds for a client's request (head and body) to arrive, and for a client whose answer
+   * waits in the gateway's write buffer to take some of it: past it, the client is dropped.
+   */
+  clientTimeout: 30_000,
+  /** Milliseconds a stream may live, from its request to its end. */
+  maxDuration: 3_600_000,
+  /** Keys a client must present (`authorization: Bearer KEY` or `x-api-key: KEY`); none: the gateway asks for none. */
+  apiKeys: [],
+  /**
+   * The gateway's own key for its upstream, sent in the header its format uses (bearer; `x-api-key`
+   * for anthropic). Without it and without apiKeys, the client's bearer goes to the upstream as it
+   * is; with apiKeys, the client's credential never leaves the gateway.
+   */
+  upstreamKey: undefined,
+  /** Listen beyond loopback without apiKeys (refused otherwise: `listen()` rejects). */
+  allowNoKeys: false,
+  /** Connections open at once (past it a new one is answered 503 and closed; 0: no cap). */
+  maxConnections: 4096,
+  /** Connections open at once from one client address (0: no cap; behind a proxy every client has its address). */
+  maxConnectionsPerAddress: 256,
+  /**
+   * Serve `GET /metrics` on a listener of its own at this port (0: a free one), on `metricsHost`,
+   * and not on the API's. Without it, /metrics is on the API's listener, behind the apiKeys if any.
+   */
+  metricsPort: undefined,
+  metricsHost: '127.0.0.1',
+  /** Where the gateway's log lines go (the detail of a 5xx under its request id, warnings): a function of one line. */
+  log: undefined,
+  /** Serve `GET /metrics` and count (false: no prom-client calls at all, for measuring their cost). */
+  metrics: true,
+});
+
+/** createGateway's options checked, with DEFAULTS' where not given (or given as undefined). */
+export function optionsOf(options) {
+  for (const k of Object.keys(options)) if (!(k in DEFAULTS)) throw new TypeError(`createGateway: unknown option ${k}`);
+  const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
+  if (typeof o.upstream !== 'string') throw new TypeError('createGateway: upstream (the base URL) is required');
+  if (!MODEL_FORMATS.includes(o.upstreamFormat)) throw new TypeError(`createGateway: upstreamFormat must be one of ${MODEL_FORMATS.join(', ')}`);
+  if (!Number.isInteger(o.anthropicMaxTokens) || o.anthropicMaxTokens < 1) throw new TypeError('createGateway: anthropicMaxTokens must be a positive integer');
+  if (!['auto', 'concise', 'detailed', 'none'].includes(o.responsesSummary)) throw new TypeError('createGateway: responsesSummary must be auto, concise, detailed or none');
+  if (o.openaiMaxTokensField !== 'max_completion_tokens' && o.openaiMaxTokensField !== 'max_tokens') {
+    throw new TypeError('createGateway: openaiMaxTokensField must be max_completion_tokens or max_tokens');
+  }
+  for (const k of ['keepalive', 'maxStreams', 'maxPendingBytes', 'maxEventBytes', 'maxRequestBytes', 'maxResponseBytes', 'highWaterMark', 'maxConnections', 'maxConnectionsPerAddress']) {
+    if (typeof o[k] !== 'number' || !(o[k] >= 0)) throw new TypeError(`createGateway: ${k} must be a non-negative number`);
+  }
+  for (const k of ['upstreamTimeout', 'bodyTimeout', 'clientTimeout', 'maxDuration']) {
+    if (typeof o[k] !== 'number' || !(o[k] > 0) || !Number.isFinite(o[k])) throw new TypeError(`createGateway: ${k} must be a positive number of milliseconds`);
+  }
+  if (!Array.isArray(o.apiKeys) || o.apiKeys.some((k) => typeof k !== 'string' || !/^[\x21-\x7e]+$/.test(k))) {
+    throw new TypeError('createGateway: apiKeys must be strings of visible ASCII');
+  }
+  if (o.upstreamKey !== undefined && (typeof o.upstreamKey !== 'string' || !/^[\x21-\x7e]+$/.test(o.upstreamKey))) {
+    throw new TypeError('createGateway: upstreamKey must be a string of visible ASCII');
+  }
+  if (o.metricsPort !== undefined && !(Number.isInteger(o.metricsPort) && o.metricsPort >= 0 && o.metricsPort <= 65535)) {
+    throw new TypeError('createGateway: metricsPort must be 0..65535');
+  }
+  return o;
+}

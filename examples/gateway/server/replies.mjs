@@ -1,0 +1,70 @@
+// What the gateway answers itself, in the client's dialect: its JSON replies (sendJson), its error
+// bodies in OpenAI's shape (errorBody) and Anthropic's (anthropicBody), an upstream's error body
+// in the client's words (upstreamError), a reply written straight to a socket that Node's HTTP
+// server does not answer (socketReply); and whether a client is still there to take one (clientGone).
+import { describeFormat } from 'seam-stream';
+
+const dialects = new WeakMap(); // response → its client's dialect (when not openai)
+
+/** The gateway's replies to `res` are in `dialect`'s shape (`openai`, Chat Completions, unless said). */
+export function replyIn(res, dialect) {
+  if (dialect === 'anthropic') dialects.set(res, dialect);
+}
+
+/** Anthropic's word for an error of an HTTP status (its API's error types). */
+const ANTHROPIC_ERRORS = {
+  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 405: 'invalid_request_error',
+  408: 'invalid_request_error', 413: 'request_too_large', 429: 'rate_limit_error', 503: 'overloaded_error', 529: 'overloaded_error',
+};
+
+/** An HTTP error body (OpenAI's shape, as errorBody writes it) in the client's dialect. */
+function shaped(dialect, status, value) {
+  if (dialect !== 'anthropic' || value.type === 'error') return value; // (a body in Anthropic's shape already)
+  const { message, type } = value.error;
+  return anthropicBody(ANTHROPIC_ERRORS[status] ?? (type === 'overloaded' ? 'overloaded_error' : 'api_error'), message);
+}
+
+/**
+ * Whether a client's connection is closed: its socket destroyed (Node destroys it in the tick it
+ * reads the client's reset) though the response's 'close' comes in a later tick. A read of the
+ * upstream in that tick is not relayed to it: the stream ends as the client's leaving ends it.
+ */
+export const clientGone = (res) => res.destroyed || res.socket?.destroyed === true;
+
+/** A JSON reply, an error's body in the client's dialect; a response whose head is sent already is cut off instead. */
+export function sendJson(res, status, value, extraHeaders) {
+  if (res.headersSent) return void res.destroy();
+  const body = JSON.stringify(status >= 400 ? shaped(dialects.get(res), status, value) : value);
+  res.writeHead(status, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(body), ...extraHeaders });
+  res.end(body);
+}
+
+export const errorBody = (message, type, code, extra) => ({ error: { message, type, code: code ?? null, ...extra } });
+/** An error body in Anthropic's shape, with one of Anthropic's error types. */
+export const anthropicBody = (type, message) => ({ type: 'error', error: { type, message } });
+
+/** An upstream error body's message, type and code (as the format writes them; a body of another kind is not passed on). */
+export function upstreamError(format, status, text, dialect) {
+  let v;
+  try { v = JSON.parse(text); } catch { v = undefined; }
+  const facts = describeFormat(format);
+  const e = facts.errorOfBody(v);
+  if (e !== undefined && dialect === 'anthropic') {
+    // (to Anthropic's clients the provider's own type for it in Anthropic's words, as a streamed
+    // error event has it; the status's when the format names none)
+    const type = facts.anthropicErrorType(e.detail);
+    if (type !== 'api_error') return anthropicBody(type, e.message);
+  }
+  if (e !== undefined) return errorBody(e.message, e.type ?? 'upstream_error', e.code ?? null);
+  return errorBody(`upstream answered HTTP ${status}`, 'upstream_error', null);
+}
+
+/**
+ * A reply written to a client's socket as it is (Node's HTTP server makes no response for it: a
+ * request it refused, a connection over a cap): `body` as JSON, then the connection closes.
+ * `extra`: header lines of its own, each ending in CRLF.
+ */
+export function socketReply(status, reason, body, extra = '') {
+  const json = JSON.stringify(body);
+  return `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(json)}\r\n${extra}connection: close\r\n\r\n${json}`;
+}
