@@ -1,6 +1,135 @@
-// A stream's whole answer (`stream: false`) read from another API's stream, written anew in the
-// client's API (wholeAnswer: the answer's shape in each).
-import { describeFormat, openAiAnnotations } from 'seam-stream';
+// A stream's whole answer (`stream: false`): an upstream's of the client's own API passed through
+// (passWhole), or another's read from its stream with seam's ModelStream and written anew in the
+// client's API (assembleWhole, with wholeAnswer: the answer's shape in each API).
+import { ModelStream, ModelStreamError, describeFormat, openAiAnnotations } from 'seam-stream';
+import { UpstreamProtocolError } from '../upstream.mjs';
+import { readBody } from './read-body.mjs';
+import { anthropicBody, errorBody, sendJson } from './replies.mjs';
+
+/** The whole answer (`stream: false`) of an upstream of the client's own API, passed through with its status, bounded. */
+export async function passWhole(s, upRes) {
+  const { gw } = s;
+  const { o, m } = gw;
+  let body;
+  try {
+    body = await readBody(upRes, o.maxResponseBytes, false, (n) => { s.heard = gw.tick; return s.hold(n); });
+  } catch (err) {
+    // the upstream's body broke off (cut short, malformed framing, its connection reset): a 502,
+    // as a head that breaks HTTP/1.1 (not "could not be reached": it answered). It counts as a
+    // stream's body that broke off does, and a whole answer read from one: truncated, and the
+    // upstream's error of source "body".
+    s.release();
+    if (s.closed || s.left || s.expired) return;
+    s.failed(err instanceof UpstreamProtocolError ? err : new UpstreamProtocolError(`the upstream's connection broke in its body: ${err?.message ?? err}`), 'body');
+    s.status = 'truncated';
+    m.truncated.inc();
+    return;
+  }
+  s.release();
+  // its tokens, from the answer's usage (the body is held whole here, and read once; one that is
+  // not JSON counts none), whether or not its client is still there to take it
+  if (Buffer.isBuffer(body) && m.registry !== null) {
+    let usage;
+    try { usage = JSON.parse(body.toString('utf8'))?.usage; } catch { usage = undefined; }
+    m.tokens.add(gw.facts, usage);
+  }
+  if (s.left || s.expired) return;
+  if (body === null || body === false) {
+    m.limitErrors.inc({ limit: body === null ? 'response_bytes' : 'pending_bytes' });
+    s.status = 'limit';
+    return body === null ? sendJson(s.res, 502, errorBody(`the upstream's answer is over ${o.maxResponseBytes} bytes`, 'upstream_error', 'ERR_RESPONSE_TOO_LARGE'))
+      : sendJson(s.res, 503, errorBody(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`, 'overloaded', 'ERR_PENDING_BYTES'), { 'retry-after': '1' });
+  }
+  m.bytesIn.inc(body.length);
+  m.bytesOut.inc(body.length);
+  s.status = 'done';
+  s.res.writeHead(upRes.statusCode, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': body.length });
+  s.res.end(body);
+}
+
+/**
+ * Another upstream's stream read whole into one answer in the client's API (`stream: false`;
+ * wholeAnswer), which names `model`.
+ */
+export async function assembleWhole(s, upRes, model) {
+  const { gw } = s;
+  const { o, m } = gw;
+  // (the reasoning is part of the answer, and bounded as its text is)
+  const ms = new ModelStream({ format: gw.format, normalize: false, maxEventBytes: o.maxEventBytes, maxTextBytes: o.maxResponseBytes, maxReasoningBytes: o.maxResponseBytes });
+  // (its tokens once, from the usage read, whatever ended it: the client's leaving, a failure, its answer)
+  const dispose = () => {
+    m.tokens.add(gw.facts, ms.usage);
+    ms.dispose();
+  };
+  let text = '';
+  let failure = null;
+  let broke = false; // the upstream's body broke off
+  await new Promise((resolve) => {
+    s.done = resolve;
+    upRes.on('data', (chunk) => {
+      if (failure) return;
+      s.heard = gw.tick;
+      m.bytesIn.inc(chunk.length);
+      try {
+        const more = ms.push(chunk);
+        text += more;
+        if (!s.hold(more.length)) {
+          failure = Object.assign(new Error(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`), { code: 'ERR_PENDING_BYTES' });
+          upRes.destroy();
+          resolve();
+        }
+      } catch (err) { failure = err; upRes.destroy(); resolve(); }
+    });
+    upRes.on('end', resolve);
+    upRes.on('error', () => { broke = true; resolve(); });
+    upRes.on('close', resolve);
+  });
+  s.release();
+  if (s.left || s.expired || s.res.destroyed) return void dispose();
+  let answer;
+  if (!failure) {
+    try {
+      text += ms.flush();
+      answer = wholeAnswer(s.dialect, gw.format, ms, text, model);
+    } catch (err) { failure = err; }
+  }
+  m.eventsIn.inc(ms.events);
+  if (failure) {
+    const code = failure.code ?? 'ERR_GATEWAY';
+    s.status = code === 'ERR_STREAM_TRUNCATED' ? 'truncated' : 'failed';
+    if (code === 'ERR_STREAM_TRUNCATED') {
+      m.truncated.inc();
+      if (ms.finishReason !== undefined) m.finalMismatch.inc();
+      if (broke) m.providerErrors.inc({ source: 'body' }); // (as for a streamed answer)
+    }
+    if (code === 'ERR_INVALID_UTF8') m.utf8Errors.inc();
+    if (code === 'ERR_PROVIDER') m.providerErrors.inc({ source: 'stream' });
+    if (code === 'ERR_BAD_EVENT') m.badEvents.inc();
+    if (code === 'ERR_EVENT_TOO_LARGE' || code === 'ERR_TEXT_TOO_LONG' || code === 'ERR_REASONING_TOO_LONG') { m.limitErrors.inc({ limit: 'response_bytes' }); s.status = 'limit'; }
+    if (code === 'ERR_PENDING_BYTES') {
+      m.limitErrors.inc({ limit: 'pending_bytes' });
+      s.status = 'limit';
+      dispose();
+      return sendJson(s.res, 503, errorBody(failure.message, 'overloaded', code), { 'retry-after': '1' });
+    }
+    const message = failure instanceof ModelStreamError ? failure.providerMessage ?? failure.message : failure.message;
+    dispose();
+    // The error as the relay's error event writes it in the client's format: with the
+    // provider's own code for it (`provider_code`: `overloaded_error`, a failed turn's
+    // `MALFORMED_FUNCTION_CALL`, …), and to Anthropic in the error type that code is in its words.
+    const provider = failure instanceof ModelStreamError ? failure.providerCode : undefined;
+    if (s.dialect === 'anthropic') {
+      return sendJson(s.res, 502, anthropicBody(describeFormat(gw.format).anthropicErrorType(provider), message));
+    }
+    return sendJson(s.res, 502, errorBody(message, code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error', code,
+      failure instanceof ModelStreamError ? { offset: failure.offset, ...(provider !== undefined ? { provider_code: provider } : {}) } : undefined));
+  }
+  dispose();
+  s.status = 'done';
+  const bytes = Buffer.from(JSON.stringify(answer));
+  m.bytesOut.inc(bytes.length);
+  sendJson(s.res, 200, answer);
+}
 
 /**
  * A stream read whole (ModelStream, flushed) as one answer in the client's API: a
@@ -21,7 +150,7 @@ import { describeFormat, openAiAnnotations } from 'seam-stream';
  * SseRelay writes it. The sources the answer cites at an address are the message's `annotations`
  * (`openAiAnnotations`: each address once), as SseRelay writes them to OpenAI's clients; to Anthropic's, none.
  */
-export function wholeAnswer(dialect, format, ms, text, model) {
+function wholeAnswer(dialect, format, ms, text, model) {
   const facts = describeFormat(format);
   const calls = ms.toolCalls;
   const bad = calls.find((c) => c.type !== 'custom' && c.valid !== true); // (a custom tool's input is free text)

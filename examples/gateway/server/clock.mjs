@@ -1,0 +1,56 @@
+// The gateway's clock: one timer for all its streams, ticking TICKS times per its shortest period
+// (keepalive, bodyTimeout, clientTimeout, maxDuration), so each is noticed within a quarter of it
+// at most. At each tick a stream past a timeout is ended (a client that takes nothing of its
+// answer, maxDuration, upstream silence), and a stream whose upstream is silent for longer than
+// `keepalive` gets a comment (unless its client is not reading anyway); the comments do not count
+// as upstream bytes for bodyTimeout.
+
+const KEEPALIVE = Buffer.from(': keep-alive\n\n');
+/** The gateway's clock ticks this many times per its shortest period (a silence is noticed within 1/4 of it). */
+const TICKS = 4;
+
+/**
+ * Starts the clock of the gateway `gw` (createGateway's state, whose `tick` it moves); returns its
+ * timer, for clearInterval.
+ */
+export function startClock(gw) {
+  const { o, m } = gw;
+  const streams = gw.budget.streams;
+  const periods = [o.bodyTimeout, o.clientTimeout, o.maxDuration];
+  if (o.keepalive > 0) periods.push(o.keepalive * 1000);
+  const period = Math.max(1, Math.min(...periods) / TICKS);
+  const ticksOf = (ms) => Math.max(1, Math.ceil(ms / period));
+  const keepaliveTicks = o.keepalive > 0 ? Math.max(1, Math.round((o.keepalive * 1000) / period)) : Infinity;
+  const bodyTicks = ticksOf(o.bodyTimeout);
+  const clientTicks = ticksOf(o.clientTimeout);
+  const durationTicks = ticksOf(o.maxDuration);
+  const ticker = setInterval(() => {
+    const tick = ++gw.tick;
+    for (const s of streams) {
+      const res = s.res;
+      const socket = res.socket;
+      if (socket && res.writableLength > 0) {
+        const taken = socket.bytesWritten - socket.writableLength; // bytes the system took from the socket
+        if (taken !== s.taken) { s.taken = taken; s.stalled = 0; } else if (++s.stalled > clientTicks) {
+          s.expire('client', `the client took none of its answer for ${o.clientTimeout} ms`);
+          continue;
+        }
+      } else s.stalled = 0;
+      if (s.expired) continue;
+      if (tick - s.born > durationTicks) { s.expire('duration', `the stream passed maxDuration (${o.maxDuration} ms)`); continue; }
+      if (s.upRes === null || s.upRes.destroyed) continue;
+      // (while its client's buffer is full the gateway is not reading its upstream: that is no
+      // silence of the upstream's, and bodyTimeout counts from the read's resumption)
+      if (s.paused) s.heard = tick;
+      if (tick - s.heard > bodyTicks) { s.expire('body', `the upstream sent nothing for ${o.bodyTimeout} ms`); continue; }
+      if (tick - Math.max(s.heard, s.beat) <= keepaliveTicks || !res.headersSent || res.writableLength > 0 || res.writableEnded) continue;
+      s.beat = tick;
+      m.keepalives.inc();
+      m.bytesOut.inc(KEEPALIVE.length);
+      res.write(KEEPALIVE);
+      s.wroteNow();
+    }
+  }, period);
+  ticker.unref();
+  return ticker;
+}

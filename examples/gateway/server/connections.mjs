@@ -1,0 +1,39 @@
+// The gateway's connection caps, in total (maxConnections) and per client address
+// (maxConnectionsPerAddress): past them a connection is answered 503 and closed.
+import { errorBody, socketReply } from './replies.mjs';
+
+/**
+ * Caps the connections of `server` (the gateway's options `o`, its metrics `m`); returns
+ * `connections()`, how many are open now.
+ */
+export function capConnections(server, o, m) {
+  const perAddress = new Map();
+  let connections = 0;
+  server.on('connection', (socket) => {
+    const address = socket.remoteAddress ?? '';
+    const mine = perAddress.get(address) ?? 0;
+    const over = o.maxConnections > 0 && connections >= o.maxConnections ? 'total'
+      : o.maxConnectionsPerAddress > 0 && mine >= o.maxConnectionsPerAddress ? 'per_address' : null;
+    if (over !== null) {
+      m.connectionsRejected.inc({ limit: over });
+      const body = errorBody(over === 'total' ? `the gateway has ${connections} connections open (maxConnections ${o.maxConnections}); retry later`
+        : `this address has ${mine} connections open (maxConnectionsPerAddress ${o.maxConnectionsPerAddress}); retry later`, 'overloaded', 'ERR_MAX_CONNECTIONS');
+      socket.on('error', () => {});
+      socket.end(socketReply(503, 'Service Unavailable', body, 'retry-after: 1\r\n'));
+      socket.resume(); // (what the client sends is read and dropped, so that it reads the 503 rather than a reset)
+      setTimeout(() => socket.destroy(), 1000).unref();
+      return;
+    }
+    connections++;
+    perAddress.set(address, mine + 1);
+    m.connectionsOpen.inc();
+    socket.once('close', () => {
+      connections--;
+      const left = perAddress.get(address) - 1;
+      if (left === 0) perAddress.delete(address);
+      else perAddress.set(address, left);
+      m.connectionsOpen.dec();
+    });
+  });
+  return () => connections;
+}

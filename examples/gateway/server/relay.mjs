@@ -1,0 +1,145 @@
+// A stream's answer relayed as it comes (relayAnswer): the upstream's reads through seam's SseRelay
+// to the client, whole validated events in the client's API, with backpressure and the stream's
+// counts; and how a relayed stream counts once the relay has written its end (relayedStatus).
+import { SseRelay } from 'seam-stream';
+import { clientGone } from './replies.mjs';
+
+/**
+ * How a relayed stream counts once the relay has written its end (`flush()` at the upstream's end,
+ * or `abort()` for a reason of the gateway's own): by the relay's status and the error it wrote to
+ * the client, if any, whose counter goes up here. `own`: the status when the relay wrote no error
+ * and the upstream had not completed (`failed` at the upstream's end; `limit` for the gateway's
+ * reason: a timeout, its memory).
+ */
+export function relayedStatus(relay, m, own) {
+  const st = relay.status;
+  const code = relay.error?.code; // the error the relay wrote to the client, if any
+  if (code === 'ERR_INVALID_UTF8') m.utf8Errors.inc();
+  else if (code === 'ERR_PROVIDER') m.providerErrors.inc({ source: 'stream' });
+  else if (code === 'ERR_BAD_EVENT') m.badEvents.inc();
+  else if (code === 'ERR_EVENT_TOO_LARGE') {
+    m.limitErrors.inc({ limit: 'event_bytes' });
+    return 'limit';
+  }
+  return st === 'done' ? 'done' : st === 'truncated' ? 'truncated' : code !== undefined ? 'failed' : own;
+}
+
+/**
+ * The relay loop of the stream `s`: upstream reads → whole validated events → client, with
+ * backpressure. A translated stream names `model` (the client's), as the whole answer does;
+ * without it, the upstream's format. Resolves when the stream has ended.
+ */
+export function relayAnswer(s, upRes, model) {
+  const { gw, res } = s;
+  const { o, m } = gw;
+  const relay = new SseRelay({ from: gw.format, to: s.dialect, maxEventBytes: o.maxEventBytes, model });
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
+  res.flushHeaders();
+  return new Promise((resolve) => {
+    let ended = false;
+    let broke = false; // the upstream's body broke off (its connection closed or reset, or its framing broke)
+    let events = 0;
+    let sent = 0; // events written to the client, as the relay counts them
+    s.relaying = relay;
+    const stop = () => {
+      ended = true;
+      s.relaying = null;
+      // (its tokens once, from the usage the relay read, whatever ended the stream)
+      m.tokens.add(gw.facts, relay.usage);
+      relay.dispose();
+      resolve();
+    };
+    /** The upstream's end: the relay's last bytes ([DONE], or the error event), then the response's end. */
+    const end = () => {
+      take(); // the reads of this tick first
+      if (ended) return;
+      if (clientGone(res)) return void s.abort();
+      const tail = Buffer.from(relay.flush()); // a copy: the view is the relay's
+      s.status = relayedStatus(relay, m, 'failed');
+      if (relay.status === 'truncated') {
+        m.truncated.inc();
+        if (relay.finishReason !== undefined) m.finalMismatch.inc();
+        // (a body that broke off is also the upstream's error, as it is for a whole answer; one
+        // that ended whole, its stream without its completion, is the truncation alone)
+        if (broke) m.providerErrors.inc({ source: 'body' });
+      }
+      m.eventsIn.inc(relay.events - events);
+      m.eventsOut.inc(relay.eventsOut - sent);
+      m.bytesOut.inc(tail.length);
+      if (!res.destroyed) {
+        res.end(tail);
+        s.wroteNow();
+      }
+      stop();
+    };
+    s.done = () => { if (!ended) stop(); };
+    // One socket read of the upstream holds many HTTP chunks when the upstream is ahead of the
+    // gateway (each a 'data' event, in one go): the reads of one tick are relayed as one push
+    // and written as one client write, right after the last of them (process.nextTick, which
+    // runs before the response's own 'end').
+    const burst = [];
+    let burstBytes = 0;
+    const take = () => {
+      if (burst.length === 0 || ended) return;
+      if (clientGone(res)) {
+        burst.length = 0;
+        return void s.abort();
+      }
+      const chunk = burst.length === 1 ? burst[0] : Buffer.concat(burst, burstBytes);
+      burst.length = 0;
+      burstBytes = 0;
+      let out;
+      try {
+        out = relay.push(chunk);
+      } catch (err) {
+        // the core's budget for all streams (setCoreMemoryLimit): this stream stops, the others go on
+        m.limitErrors.inc({ limit: 'core_memory' });
+        const e = Buffer.from(relay.abort({ message: `the gateway is out of stream memory: ${err.message}`, kind: 'overloaded', code: err.code ?? 'ERR_GATEWAY' }));
+        m.eventsOut.inc(1);
+        m.bytesOut.inc(e.length);
+        s.status = relayedStatus(relay, m, 'limit');
+        res.end(e);
+        upRes.destroy();
+        stop();
+        return;
+      }
+      m.bytesIn.inc(chunk.length);
+      const n = relay.events;
+      m.eventsIn.inc(n - events);
+      if (out.length !== 0) {
+        // From OpenAI, a read of whole canonical events comes back as the read itself, or its
+        // start before a [DONE] (the relay compares them): memory of the read (its buffer),
+        // written as it is; anything else is the relay's reused view, copied.
+        const bytes = out.buffer === chunk.buffer ? out : Buffer.from(out);
+        m.bytesOut.inc(bytes.length);
+        m.eventsOut.inc(relay.eventsOut - sent);
+        sent = relay.eventsOut;
+        if (!res.write(bytes)) {
+          upRes.pause();
+          s.paused = true;
+          gw.budget.paused++;
+          res.once('drain', () => {
+            s.unpaused();
+            upRes.resume();
+          });
+        }
+      }
+      events = n;
+      const p = s.wroteNow() + relay.retainedBytes;
+      if (p > s.peak) s.peak = p;
+    };
+    upRes.on('data', (chunk) => {
+      s.heard = gw.tick;
+      if (burst.length === 0) process.nextTick(take);
+      burst.push(chunk);
+      burstBytes += chunk.length;
+    });
+    upRes.on('end', end);
+    // The upstream's connection broke: the relay's flush calls it truncated (unless it had
+    // completed), at the byte offset where the body broke off. (SseRelayStream, which cannot
+    // tell an upstream's error from its client's leaving, writes its abort there: a
+    // `server_error` without an offset. Here the client's leaving is an event of its own.)
+    upRes.on('error', () => { broke = true; end(); });
+    upRes.on('close', end);
+  });
+}
