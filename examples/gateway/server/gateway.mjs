@@ -1,0 +1,185 @@
+// A gateway (createGateway): its options checked, its state (the options, metrics, upstream, the
+// streams' budget and the clock's tick, which every stream shares), its HTTP server and what it
+// answers itself (a request Node refused, a wrong key, no route, a stream over a limit),
+// the admission of each request as a stream (stream.mjs), the clock that times them all, and its
+// listening and closing.
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import { coreMemoryLimit, coreMemoryUsed, describeFormat, setCoreMemoryLimit } from 'seam-stream';
+import { GatewayConfigError, bedrockLacks } from '../requests/index.mjs';
+import { Budget } from './budget.mjs';
+import { startClock } from './clock.mjs';
+import { capConnections } from './connections.mjs';
+import { authorized, digest, isLoopback } from './keys.mjs';
+import { NO_METRICS, makeMetrics, serveMetrics } from './metrics.mjs';
+import { optionsOf } from './options.mjs';
+import { errorBody, replyIn, sendJson, socketReply } from './replies.mjs';
+import { Stream } from './stream.mjs';
+
+/**
+ * The client's API, by the route it asked for: `openai` (Chat Completions) or `anthropic`
+ * (Messages). Errors and whole answers are written in its shape.
+ */
+const DIALECTS = new Map([['/v1/chat/completions', 'openai'], ['/v1/messages', 'anthropic']]);
+
+/**
+ * A gateway server (not listening yet). `listen(port, host)` resolves its URL; `close()` ends
+ * every stream (aborting their upstream requests) and resolves when the server is closed.
+ */
+export function createGateway(options = {}) {
+  const o = optionsOf(options);
+  const log = o.log ?? ((line) => process.stderr.write(`${line}\n`));
+  const format = o.upstreamFormat;
+  const upstreamUrl = new URL(o.upstream);
+  if (upstreamUrl.protocol !== 'http:' && upstreamUrl.protocol !== 'https:') {
+    throw new TypeError(`createGateway: the upstream must be an http: or https: URL, not ${upstreamUrl.protocol}`);
+  }
+  if (upstreamUrl.username || upstreamUrl.password) throw new TypeError('createGateway: put the upstream\'s key in upstreamKey, not in its URL');
+  if (upstreamUrl.protocol === 'http:' && !isLoopback(upstreamUrl.hostname)) {
+    log(`gateway: warning: the upstream ${upstreamUrl.origin} is plain http beyond loopback: every prompt, answer and key crosses the network unencrypted`);
+  }
+  // (a bedrock upstream it cannot sign for: said at the start, where each request would say it only when it comes)
+  const lacking = format === 'bedrock' || format === 'bedrock-invoke' ? bedrockLacks(upstreamUrl.hostname, process.env) : undefined;
+  if (lacking !== undefined) log(`gateway: warning: ${lacking}: every request will fail (500) until it is set and the gateway restarted`);
+  const keys = o.apiKeys.map(digest);
+  const m = o.metrics ? makeMetrics() : NO_METRICS;
+  /** The gateway's state, which its streams share (stream.mjs, relay.mjs, whole-answer.mjs) and its clock moves (clock.mjs). */
+  const gw = {
+    o,
+    m,
+    log,
+    format,
+    facts: describeFormat(format),
+    upstreamUrl,
+    // what the upstream gets as its credential (upstreamRequest puts a bearer where the format wants it)
+    upstreamCredential: o.upstreamKey !== undefined ? { authorization: `Bearer ${o.upstreamKey}` } : null,
+    /** The gateway asks its clients for keys: their credentials never leave it. */
+    keyed: keys.length > 0,
+    // (the choices of words of upstreamRequest's translations)
+    settings: { openaiMaxTokensField: o.openaiMaxTokensField, anthropicMaxTokens: o.anthropicMaxTokens, responsesSummary: o.responsesSummary },
+    budget: new Budget(o),
+    /** The clock's tick (clock.mjs): the streams' times are counted in its ticks. */
+    tick: 0,
+  };
+  const { budget } = gw;
+  const streams = budget.streams;
+  const previousCoreLimit = coreMemoryLimit();
+  setCoreMemoryLimit(Math.min(2 ** 32 - 1, Math.max(previousCoreLimit ?? 0, o.maxPendingBytes)));
+
+  // request ids: a random prefix per gateway and a count (cheaper than a UUID per request)
+  const idPrefix = `gw-${randomBytes(4).toString('hex')}-`;
+  let requests = 0;
+
+  const server = http.createServer({
+    highWaterMark: o.highWaterMark,
+    // the client's request (head and body) must arrive within clientTimeout; Node checks it on its own clock
+    requestTimeout: o.clientTimeout,
+    headersTimeout: o.clientTimeout,
+    connectionsCheckingInterval: Math.max(5, Math.min(30_000, Math.floor(o.clientTimeout / 4))),
+  }, (req, res) => {
+    const id = idPrefix + (++requests).toString(36);
+    res.setHeader('x-request-id', id);
+    handle(req, res, id).catch((err) => {
+      m.gatewayErrors.inc();
+      // (what the gateway's configuration lacks is said to the client too: names to set, no value)
+      const config = err instanceof GatewayConfigError;
+      log(`gateway: request ${id}: 500: ${config ? `${err.name}: ${err.message}` : err?.stack ?? err}`);
+      const message = config ? `gateway error (request id ${id}): ${err.message}` : `gateway error (request id ${id}; the gateway's log has the detail)`;
+      if (!res.headersSent) sendJson(res, 500, errorBody(message, 'gateway_error', 'ERR_GATEWAY'));
+      else res.destroy();
+    });
+  });
+
+  // A request that did not arrive within clientTimeout (Node's requestTimeout): 408 in the API's
+  // shape, then the connection closes (the stream that read its body, if any, is aborted with it).
+  server.on('clientError', (err, socket) => {
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') m.timeouts.inc({ timeout: 'request' });
+    if (!socket.writable || socket._httpMessage?.headersSent) return void socket.destroy();
+    const [status, text, body] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', errorBody(`the request did not arrive within ${o.clientTimeout} ms`, 'invalid_request_error', 'ERR_REQUEST_TIMEOUT')]
+      : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', errorBody('the request head is too large', 'invalid_request_error', 'ERR_HEADERS_TOO_LARGE')]
+        : [400, 'Bad Request', errorBody('the request is not valid HTTP/1.1', 'invalid_request_error', 'ERR_BAD_REQUEST')];
+    socket.end(socketReply(status, text, body));
+    socket.destroySoon?.();
+  });
+
+  const connections = capConnections(server, o, m);
+
+  const metricsServer = o.metricsPort === undefined ? null : http.createServer((req, res) => {
+    const path = req.url.split('?')[0];
+    if (req.method === 'GET' && path === '/metrics') return void serveMetrics(m, res).catch(() => res.destroy());
+    sendJson(res, 404, errorBody('no route (this listener serves GET /metrics)', 'invalid_request_error', 'not_found'));
+  });
+
+  async function handle(req, res, id) {
+    const path = req.url.split('?')[0];
+    const dialect = DIALECTS.get(path);
+    replyIn(res, dialect);
+    if (keys.length > 0 && !authorized(keys, req.headers)) {
+      m.authFailures.inc();
+      return sendJson(res, 401, errorBody('Incorrect or missing API key: send it as authorization: Bearer KEY (or x-api-key: KEY)', 'invalid_request_error', 'invalid_api_key'),
+        { 'www-authenticate': 'Bearer', connection: 'close' });
+    }
+    if (req.method === 'GET' && path === '/metrics' && metricsServer === null) return serveMetrics(m, res);
+    if (dialect === undefined) return sendJson(res, 404, errorBody(`no route ${req.method} ${path.slice(0, 200)}`, 'invalid_request_error', 'not_found'));
+    if (req.method !== 'POST') return sendJson(res, 405, errorBody('use POST', 'invalid_request_error', 'method_not_allowed'), { allow: 'POST' });
+    if (streams.size >= o.maxStreams) {
+      m.limitErrors.inc({ limit: 'max_streams' });
+      return sendJson(res, 503, errorBody(`the gateway has ${streams.size} streams open (maxStreams ${o.maxStreams}); retry later`, 'overloaded', 'ERR_MAX_STREAMS'), { 'retry-after': '1' });
+    }
+    const held = budget.mightBeFull() ? budget.pendingBytes() : 0;
+    if (held >= o.maxPendingBytes) {
+      m.limitErrors.inc({ limit: 'pending_bytes' });
+      return sendJson(res, 503, errorBody(`the gateway's streams hold ${held} bytes (maxPendingBytes ${o.maxPendingBytes}); retry later`, 'overloaded', 'ERR_PENDING_BYTES'), { 'retry-after': '1' });
+    }
+    // Admitted: the stream's slot is taken before its body is read, and the body counts in the budget.
+    const s = new Stream(gw, res, id, dialect);
+    streams.add(s);
+    m.streamsOpen.inc();
+    try {
+      await s.serve(req);
+      // the answer is written; the slot (and what the answer holds) goes once the client took it all
+      if (!res.writableFinished && !res.destroyed) await new Promise((resolve) => { s.done = resolve; res.once('close', resolve); res.once('finish', resolve); });
+    } finally {
+      s.close();
+    }
+  }
+
+  const ticker = startClock(gw);
+
+  let metricsUrl = null;
+  return {
+    server,
+    metricsServer,
+    options: o,
+    registry: m.registry,
+    /** The metrics listener's URL once listening (with metricsPort), else null. */
+    get metricsUrl() { return metricsUrl; },
+    /** Streams open now, the bytes they hold (client buffers, request bodies and whole answers, unfinished events), connections open. */
+    stats: () => ({ streams: streams.size, pendingBytes: budget.pendingBytes(), coreBytes: coreMemoryUsed(), connections: connections() }),
+    async listen(port = 0, host = '127.0.0.1') {
+      if (!isLoopback(host) && keys.length === 0 && !o.allowNoKeys) {
+        throw new TypeError(`createGateway: listening on ${host} (beyond loopback) without apiKeys: anyone who reaches it uses the upstream; set apiKeys, or allowNoKeys to say so`);
+      }
+      const on = (srv, p, h) => new Promise((resolve, reject) => {
+        srv.once('error', reject);
+        srv.listen(p, h, () => {
+          srv.off('error', reject);
+          resolve(`http://${h.includes(':') ? `[${h}]` : h}:${srv.address().port}`);
+        });
+      });
+      if (metricsServer !== null) metricsUrl = await on(metricsServer, o.metricsPort, o.metricsHost);
+      return on(server, port, host);
+    },
+    close() {
+      clearInterval(ticker);
+      for (const s of streams) { s.abort(); s.res.destroy(); }
+      const closing = (srv) => new Promise((resolve) => (srv.listening ? srv.close(() => resolve()) : resolve()));
+      const closed = Promise.all([closing(server), ...(metricsServer ? [closing(metricsServer)] : [])]);
+      server.closeAllConnections();
+      metricsServer?.closeAllConnections();
+      setCoreMemoryLimit(previousCoreLimit);
+      return closed.then(() => {});
+    },
+  };
+}
