@@ -442,9 +442,24 @@ class DecodeRun {
     const printer = this.printer;
     if (printer !== undefined) {
       const { printed, error } = printer.take(null);
-      printer.print(printed);
       // (after the completion: a message of what follows it cut short, which the stream passes over)
-      if (error !== undefined && this.stream!.status !== 'done') return this.end({ kind: 'error', error: error.e, fromPrinter: true });
+      if (error !== undefined && this.stream!.status !== 'done') {
+        // both may stop at the end (a turn that failed before a message cut short): the error that
+        // comes first in the stream ends the command, as in feed()
+        let first: unknown;
+        try {
+          this.stream!.flush();
+        } catch (e) {
+          if (offsetOf(e) < offsetOf(error.e)) first = e;
+        }
+        if (first !== undefined) {
+          printer.print(printed, offsetOf(first));
+          return this.end({ kind: 'error', error: first });
+        }
+        printer.print(printed);
+        return this.end({ kind: 'error', error: error.e, fromPrinter: true });
+      }
+      printer.print(printed);
     }
     try {
       text = this.stream!.flush();

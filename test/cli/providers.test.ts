@@ -359,7 +359,7 @@ describe('a turn that failed (a finish reason that says so): check names the pro
     const metadata = m('metadata', '{"usage":{"inputTokens":3,"outputTokens":1,"totalTokens":4},"metrics":{"latencyMs":9}}');
     const exception = encodeMessage({ exception: 'throttlingException', payload: '{"message":"slow down"}' });
     const later = m('contentBlockDelta', '{"contentBlockIndex":0,"delta":{"text":"more"}}');
-    const printed = (frames: Uint8Array[]) => {
+    const printedOf = (frames: Uint8Array[]) => {
       let offset = 0;
       return frames.map((f) => {
         const { headers, body } = codec.decode(f);
@@ -371,10 +371,16 @@ describe('a turn that failed (a finish reason that says so): check names the pro
     const stop = head[0].length + head[1].length;
     const stderr = `seam-stream: The provider sent an error at byte offset ${stop}: the model wrote a tool call that is not valid (malformed_tool_use)\n`;
     const cases: [string, Uint8Array[], string][] = [
-      ['its metadata', [...head, metadata], printed([...head, metadata])],
-      ['its metadata, then more', [...head, metadata, later], printed([...head, metadata])],
-      ['an exception in place of its metadata', [...head, exception], printed(head)],
+      ['its metadata', [...head, metadata], printedOf([...head, metadata])],
+      ['its metadata, then more', [...head, metadata, later], printedOf([...head, metadata])],
+      ['an exception in place of its metadata', [...head, exception], printedOf(head)],
     ];
+    // the metadata cut short: the turn's error, which comes first, as without --events (not the cut message's)
+    const cutShort = file(dir, 'failed-cut.bin', Buffer.concat([...head, metadata.subarray(0, 20)]));
+    const plain = await run(['decode', '--format', 'bedrock', cutShort]);
+    const printed = await run(['decode', '--format', 'bedrock', '--events', cutShort]);
+    expect({ code: printed.code, stdout: printed.stdout, stderr: printed.stderr }).toEqual({ code: 5, stdout: printedOf(head), stderr });
+    expect([plain.code, plain.stderr]).toEqual([5, stderr]);
     for (const [what, frames, stdout] of cases) {
       const whole = await run(['decode', '--format', 'bedrock', '--events', file(dir, 'failed-events.bin', Buffer.concat(frames))]);
       expect({ code: whole.code, stdout: whole.stdout, stderr: whole.stderr }, what).toEqual({ code: 5, stdout, stderr });
