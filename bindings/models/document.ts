@@ -64,7 +64,7 @@ export interface DocOwner {
   /** Its format's finish reasons (those that say the turn failed are the provider's errors). */
   readonly finishReasons: Readonly<Record<string, FinishWords>>;
   /** An event its format's clients cannot read as it is (a relay to the same format writes it anew). */
-  nonCanonical?(doc: DocReader, finish: number, usage: number, annotations: number, role: number): void;
+  nonCanonical?(doc: DocReader, finish: number, usage: number, annotations: number, role: number, others: boolean): void;
 }
 
 /** The JSON reader's error codes (JE_* of assembly/abi.ts, by number), for messages. */
@@ -390,8 +390,8 @@ export class DocReader implements Doc, Sink {
     return core.x.modelValid(at, bytes.length) === 1;
   }
 
-  onNonCanonical(_doc: Doc, finish: number, usage: number, annotations: number, role: number): void {
-    this.owner!.nonCanonical?.(this, finish, usage, annotations, role);
+  onNonCanonical(_doc: Doc, finish: number, usage: number, annotations: number, role: number, others: boolean): void {
+    this.owner!.nonCanonical?.(this, finish, usage, annotations, role, others);
   }
 
   onFinishReason(reason: string, refused = false, note?: string): void {

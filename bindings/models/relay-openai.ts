@@ -40,6 +40,8 @@ export class OpenAiWriter implements ClientWriter {
   private cited: { url: string; title?: string }[] | null = null;
   /** Whether it writes the sources cited anew: not when the upstream's events pass as they came (OpenAI's own), its annotations among them. */
   readonly cites: boolean;
+  /** The other choices' calls that came without an index, by choice: their ids in the order they came (null: none), each one's index its place. */
+  private others: Map<number, (string | null)[]> | null = null;
 
   constructor(private readonly t: RelayTarget, readonly keepsReasoning: boolean, started = false) {
     this.started = started;
@@ -193,6 +195,64 @@ export class OpenAiWriter implements ClientWriter {
     }
   }
 
+  /**
+   * The choices other than the followed one of an upstream event written anew (`n` above 1), which
+   * the reader does not follow: read here by JSON.parse (an event of content as parts with more
+   * than one choice is rare) and written as their clients read them, a chunk each in the event's
+   * envelope: text parts joined as `content`, thinking parts as `reasoning_content` (when reasoning
+   * passes), a call without `index` given one (its choice's next, by its id), the rest of the
+   * choice (its finish reason, logprobs, …) as it came.
+   */
+  otherChoices(json: string): void {
+    let v: unknown;
+    try {
+      v = JSON.parse(json);
+    } catch {
+      return; // (the core read it as JSON: not reached)
+    }
+    const choices = (v as { choices?: unknown } | null)?.choices;
+    if (!Array.isArray(choices)) return;
+    const head = this.open.slice(0, this.open.indexOf('"choices":'));
+    for (const c of choices as unknown[]) {
+      if (!isRecord(c) || typeof c.index !== 'number' || c.index === this.t.choice) continue;
+      const out = isRecord(c.delta) ? { ...c, delta: this.readable(c.index, c.delta) } : c;
+      this.t.writeText(`${head}"choices":[${JSON.stringify(out)}]}\n\n`);
+      this.t.wrote(1);
+    }
+  }
+
+  /** Another choice's delta as OpenAI's clients read it (see otherChoices). */
+  private readable(choice: number, delta: Record<string, unknown>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(delta)) {
+      if (k === 'content' && Array.isArray(x)) {
+        let text = '';
+        let thinking = '';
+        for (const p of x as unknown[]) {
+          if (!isRecord(p)) continue;
+          if ((p.type === 'text' || p.type === undefined) && typeof p.text === 'string') text += p.text;
+          else if (p.type === 'thinking') thinking += typeof p.thinking === 'string' ? p.thinking : partsText(p.thinking);
+        }
+        if (thinking !== '' && this.keepsReasoning) out.reasoning_content = thinking;
+        if (text !== '') out.content = text;
+      } else if (k === 'tool_calls' && Array.isArray(x)) {
+        out.tool_calls = (x as unknown[]).map((call) => (isRecord(call) && typeof call.index !== 'number' ? { index: this.otherCall(choice, call.id), ...call } : call));
+      } else {
+        out[k] = x;
+      }
+    }
+    return out;
+  }
+
+  /** The index of another choice's call that came without one: by its id, the choice's next for a new id (or none). */
+  private otherCall(choice: number, id: unknown): number {
+    const calls = ((this.others ??= new Map()).get(choice) ?? (this.others.set(choice, []), this.others.get(choice)!));
+    const k = typeof id === 'string' ? calls.indexOf(id) : -1;
+    if (k >= 0) return k;
+    calls.push(typeof id === 'string' ? id : null);
+    return calls.length - 1;
+  }
+
   /** A source at an address, from another format: written at the completion, as OpenAI's `url_citation` annotations. */
   citation(c: { url: string; title?: string }): void {
     (this.cited ??= []).push(c.title === undefined ? { url: c.url } : { url: c.url, title: c.title });
@@ -304,4 +364,13 @@ function typed(call: Call, begins: boolean): string {
   return call.custom
     ? `"type":"custom","custom":{"name":${name}${begins ? ',"input":""' : ''}}`
     : `"type":"function","function":{"name":${name}${begins ? ',"arguments":""' : ''}}`;
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** Mistral's thinking as parts: their text joined. */
+function partsText(parts: unknown): string {
+  let s = '';
+  if (Array.isArray(parts)) for (const p of parts as unknown[]) if (isRecord(p) && typeof p.text === 'string') s += p.text;
+  return s;
 }

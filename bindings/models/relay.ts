@@ -147,7 +147,7 @@ export class SseRelay extends ModelReader {
    */
   private sameEnd = -1;
   /** A pass-through relay is writing the event being read anew (its records, for what ends it: its annotations, finish and usage). */
-  private rewriting: { doc: DocReader; finish: number; usage: number; annotations: number } | null = null;
+  private rewriting: { doc: DocReader; finish: number; usage: number; annotations: number; others: boolean } | null = null;
   private _textBytes = 0;
   /** Characters (code points) of that text: the client's content, where an annotation's span ends (read only for a writer that cites, and counted whole only then). */
   private _textChars = 0;
@@ -418,12 +418,12 @@ export class SseRelay extends ModelReader {
    * anew, in the upstream's envelope (its `id`, `created` and `model`): its role first, if it names
    * one, then its parts, with its annotations, finish reason and usage (records, −1 when none).
    */
-  nonCanonical(doc: DocReader, finish: number, usage: number, annotations: number, role: number): void {
+  nonCanonical(doc: DocReader, finish: number, usage: number, annotations: number, role: number, others: boolean): void {
     if (!this.passThrough) return;
     const env = envelopeOf(this.core, this.from, doc);
     (this.writer as OpenAiWriter).rewrite(env[0] ?? this.idJson, env[1] ?? String(this.created), env[2] ?? this.modelJson);
     if (role >= 0) (this.writer as OpenAiWriter).role(doc, role);
-    this.rewriting = { doc, finish, usage, annotations };
+    this.rewriting = { doc, finish, usage, annotations, others };
   }
 
   /**
@@ -509,6 +509,8 @@ export class SseRelay extends ModelReader {
         this.rewriting = null;
         const w = this.writer as OpenAiWriter;
         w.rewritten(re.doc, re.finish, re.usage, re.annotations);
+        // (the other choices of the event, which the reader does not follow: every choice passes)
+        if (re.others) w.otherChoices(this.core.utf8(ptr, len));
         w.rewrite(null, '', '');
       } else if (len !== 0) {
         this.passEvent(ptr, len, doc);

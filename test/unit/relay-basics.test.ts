@@ -231,3 +231,43 @@ it('OpenAI to OpenAI, following choice 1: its event written anew (Mistral\'s con
   const final = await sameAtEveryCut(enc(body), relay, async (b) => (await openaiFinal(b)).choices.map((c) => [c.index, c.message.content, c.finish_reason]));
   expect(final).toEqual([[0, 'Ja, gern', 'stop'], [1, 'Nein, danke', 'stop']]);
 });
+
+it('OpenAI to OpenAI: every choice passes, the other choices of an event written anew (content as parts, calls without index) read by openai-node as they were sent, whichever choice the relay follows, at every cut', async () => {
+  const { openaiFinal, sameAtEveryCut } = await import('../helpers/sdk-clients.js');
+  const data = (choices: unknown[]) => `data: ${JSON.stringify({ id: 'c3', object: 'chat.completion.chunk', created: 3, model: 'magistral', choices })}\n\n`;
+  const body = data([{ index: 0, delta: { role: 'assistant', content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'Hm.' }] }, { type: 'text', text: 'Ja' }] }, finish_reason: null }])
+    + data([{ index: 1, delta: { role: 'assistant', content: 'Nein' }, finish_reason: null }])
+    + data([
+      { index: 0, delta: { content: [{ type: 'text', text: ', gern' }] }, finish_reason: null },
+      { index: 1, delta: { content: [{ type: 'text', text: ', danke' }] }, finish_reason: null, logprobs: null },
+    ])
+    + data([{ index: 1, delta: { tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }] }, finish_reason: null }])
+    + data([{ index: 1, delta: { tool_calls: [{ id: 'call_b', type: 'function', function: { name: 'g', arguments: '{}' } }] }, finish_reason: null }])
+    + data([{ index: 0, delta: {}, finish_reason: 'stop' }, { index: 1, delta: {}, finish_reason: 'tool_calls' }])
+    + 'data: [DONE]\n\n';
+  const want = [
+    [0, 'Ja, gern', 'stop', []],
+    [1, 'Nein, danke', 'tool_calls', [['call_a', 'f', '{"x":1}'], ['call_b', 'g', '{}']]],
+  ];
+  const read = async (b: Uint8Array) => (await openaiFinal(b)).choices.map((c) => [
+    c.index, c.message.content, c.finish_reason, (c.message.tool_calls ?? []).map((t) => [t.id, t.type === 'function' ? t.function.name : '', t.type === 'function' ? t.function.arguments : '']),
+  ]);
+  expect(await sameAtEveryCut(enc(body), () => new SseRelay({ from: 'openai', to: 'openai' }), read), 'following choice 0').toEqual(want);
+  const one = new SseRelay({ from: 'openai', to: 'openai', choice: 1 });
+  expect(await read(Buffer.concat([one.push(enc(body)).slice(), one.flush()])), 'following choice 1').toEqual(want);
+  // the other choice's chunks as written: its thinking as reasoning_content, its calls given an index
+  const r = new SseRelay({ from: 'openai', to: 'openai', reasoning: 'pass', choice: 1 });
+  const wire = new TextDecoder().decode(r.push(enc(body))) + new TextDecoder().decode(r.flush());
+  const chunks = wire.split('\n\n').filter((x) => x.startsWith('data: {')).map((x) => JSON.parse(x.slice(6)) as { choices: { index: number; delta: unknown }[] });
+  expect(chunks.filter((c) => c.choices[0]?.index === 0).map((c) => c.choices[0].delta)).toEqual([
+    { role: 'assistant', reasoning_content: 'Hm.', content: 'Ja' }, { content: ', gern' }, {},
+  ]);
+  const r0 = new SseRelay({ from: 'openai', to: 'openai', choice: 0 });
+  const wire0 = new TextDecoder().decode(r0.push(enc(body))) + new TextDecoder().decode(r0.flush());
+  const calls = wire0.split('\n\n').filter((x) => x.startsWith('data: {')).map((x) => JSON.parse(x.slice(6)) as { choices: { index: number; delta: { tool_calls?: unknown[] } }[] })
+    .filter((c) => c.choices.length === 1 && c.choices[0].index === 1).flatMap((c) => c.choices[0].delta.tool_calls ?? []);
+  expect(calls).toEqual([
+    { index: 0, id: 'call_a', type: 'function', function: { name: 'f', arguments: '{"x":1}' } },
+    { index: 1, id: 'call_b', type: 'function', function: { name: 'g', arguments: '{}' } },
+  ]);
+});

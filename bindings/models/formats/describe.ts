@@ -123,7 +123,7 @@ export interface Sink {
    * sources it cites (OpenAI's `annotations` array) and the role its delta names (a choice's first
    * chunk has one: openai-node wants it there), each written as it came. Reported first.
    */
-  onNonCanonical(doc: Doc, finish: number, usage: number, annotations: number, role: number): void;
+  onNonCanonical(doc: Doc, finish: number, usage: number, annotations: number, role: number, others: boolean): void;
   /**
    * `refused`: the provider refused the prompt (Gemini's `promptFeedback.blockReason`): a client
    * reads it as a filter's or a refusal's, whatever the word. `note`: what the provider said of the

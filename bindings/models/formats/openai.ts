@@ -64,6 +64,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     // the element of `choices` to follow: the one whose index is the choice (by position without one)
     let el = -1;
     let sawIndex = false;
+    let others = false; // (an element of another choice)
     let errorRec = -1;
     let messageRec = -1;
     let results = -1;
@@ -75,6 +76,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
       else if (p === P.index) {
         sawIndex = true;
         if (doc.int(j) === sink.choice) el = doc.index(j);
+        else others = true;
       } else if (p === P.usage) {
         if (doc.kind(j) === JK_OBJECT) sink.onUsage(doc.value(j) as Record<string, unknown>);
       } else if (p === P.error) {
@@ -96,7 +98,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
       const annotations = recordOf(doc, P.annotations, el);
       const role = recordOf(doc, P.role, el);
       sink.onNonCanonical(doc, recordOf(doc, P.finish, el), usage >= 0 && doc.kind(usage) === JK_OBJECT ? usage : -1,
-        annotations >= 0 && doc.kind(annotations) === JK_ARRAY ? annotations : -1, role >= 0 && doc.kind(role) === JK_STRING ? role : -1);
+        annotations >= 0 && doc.kind(annotations) === JK_ARRAY ? annotations : -1, role >= 0 && doc.kind(role) === JK_STRING ? role : -1, others);
     }
     if (el < 0) return;
     let delta = -1;
