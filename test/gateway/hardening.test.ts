@@ -6,7 +6,7 @@
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { createGateway, type Gateway, type GatewayOptions } from '../../examples/gateway/server.mjs';
+import { createGateway, upstreamRequest, type Gateway, type GatewayOptions } from '../../examples/gateway/server.mjs';
 import { chat, closeGateway, metricsAt, nothingLeft, post, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
@@ -264,6 +264,27 @@ describe('finding 2: gateway keys', () => {
     g.up.scripts.set('m', { pieces: [b(DONE)] });
     await postWith(g.url, chat('m'), { authorization: 'Bearer the-clients' });
     expect(g.up.received[0].headers.authorization).toBe('Bearer up-secret');
+  });
+
+  test('the client\'s key, read by one rule (its scheme in any case, RFC 9110 §11.1; the spaces around it dropped): by the gateway\'s check, and as it goes on to the upstream', async () => {
+    const ways: Record<string, string>[] = [{ authorization: 'bearer sk-client' }, { authorization: 'BEARER sk-client' }, { authorization: 'Bearer   sk-client' }, { 'x-api-key': 'sk-client' }];
+    g = await start({ apiKeys: ['sk-client'] });
+    g.up.scripts.set('m', { pieces: [b(DONE)] });
+    expect(await Promise.all(ways.map(async (headers) => (await postWith(g!.url, chat('m'), headers)).status))).toEqual([200, 200, 200, 200]);
+    await g.close();
+    // no apiKeys and no upstreamKey: the client's key goes on, in the header of the format (a lowercase bearer reached the upstream as none)
+    g = await start();
+    g.up.scripts.set('m', { pieces: [b(DONE)] });
+    for (const headers of ways) await postWith(g.url, chat('m'), headers);
+    expect(g.up.received.map((r) => [r.headers.authorization, r.headers['x-api-key']])).toEqual(Array(4).fill(['Bearer sk-client', undefined]));
+    await g.close();
+    g = await start({}, 'anthropic');
+    g.up.scripts.set('m', { pieces: [b('event: message_stop\ndata: {"type":"message_stop"}\n\n')] });
+    for (const headers of ways) await postWith(g.url, chat('m'), headers);
+    expect(g.up.received.map((r) => [r.headers.authorization, r.headers['x-api-key']])).toEqual(Array(4).fill([undefined, 'sk-client']));
+    // (HTTP trims a header's value; upstreamRequest called with one of its own trims the key as well)
+    expect(upstreamRequest('openai', 'http://127.0.0.1:9', chat('m'), { 'x-api-key': ' sk-client ' }).headers).toEqual({
+      'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer sk-client' });
   });
 
   test('listening beyond loopback without keys is refused, unless said so', async () => {

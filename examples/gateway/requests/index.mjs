@@ -66,12 +66,17 @@ export const SETTINGS = Object.freeze({ openaiMaxTokensField: 'max_completion_to
  */
 const UPSTREAMS = Object.freeze({ openai, 'openai-responses': openaiResponses, anthropic, ollama, ddg, gemini, bedrock, 'bedrock-invoke': bedrockInvoke });
 
-/** The client's credential as the gateway received it: a bearer, or Anthropic's x-api-key. */
-function credentialOf(headers) {
+/**
+ * The key a client presented: `authorization: Bearer KEY`, its scheme in any case (`bearer`,
+ * `BEARER`: HTTP's schemes are, RFC 9110 §11.1), else Anthropic's `x-api-key: KEY`; the key without
+ * the spaces around it, undefined for none. The one reading of it: the gateway's own key check
+ * (server/keys.mjs) and the key it passes on to the upstream (upstreamRequest) read it alike.
+ */
+export function clientKey(headers) {
   const auth = headers.authorization;
-  if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice(7);
+  if (typeof auth === 'string' && /^bearer /i.test(auth)) return auth.slice(7).trim();
   const key = headers['x-api-key'];
-  return typeof key === 'string' ? key : undefined;
+  return typeof key === 'string' ? key.trim() : undefined;
 }
 
 /** The client's messages as the translations read them: each an object, and each tool call of one (else the client's error, not the gateway's). */
@@ -103,7 +108,7 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
   // (describeFormat throws a TypeError for a name that is not a format: UPSTREAMS has each format)
   const out = { 'content-type': 'application/json', accept: describeFormat(format).contentType };
   const upstream = UPSTREAMS[format];
-  const key = credentialOf(headers);
+  const key = clientKey(headers);
   // the client speaks the upstream's own API (or, to Claude on Bedrock, Anthropic's): its body passes as it is
   const passes = dialect === upstream.dialect;
   const chat = passes || dialect === 'openai' ? body : chatFromMessages(body, format);

@@ -2,6 +2,7 @@
 // in constant time, and the loopback interface, which a gateway without keys is kept to
 // (isLoopback; it also tells a plain-http upstream beyond this machine).
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { clientKey } from '../requests/index.mjs';
 
 /** Whether a listening host is the loopback interface only. */
 export function isLoopback(host) {
@@ -12,17 +13,12 @@ export function isLoopback(host) {
 /** A key's digest: keys are compared as SHA-256 digests (of one length), in constant time. */
 export const digest = (key) => createHash('sha256').update(key, 'latin1').digest();
 
-/** The credential a client presented: `authorization: Bearer KEY`, or `x-api-key: KEY`. */
-function presented(headers) {
-  const auth = headers.authorization;
-  if (typeof auth === 'string' && /^bearer /i.test(auth)) return auth.slice(7).trim();
-  const key = headers['x-api-key'];
-  return typeof key === 'string' ? key.trim() : undefined;
-}
-
-/** Whether a request carries one of the keys (their digests, `keys`; every one compared, in constant time). */
+/**
+ * Whether a request carries one of the keys (their digests, `keys`; every one compared, in
+ * constant time), read as the key passed on to an upstream is (clientKey).
+ */
 export function authorized(keys, headers) {
-  const key = presented(headers);
+  const key = clientKey(headers);
   if (key === undefined) return false;
   const d = digest(key);
   let ok = false;
