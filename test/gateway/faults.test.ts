@@ -392,6 +392,29 @@ describe('limits', () => {
     expect(m.get('llm_streams_total{status="done"}')).toBe(1);
   });
 
+  test('two gateways in one process share the core\'s limit: closing one leaves it for the other, the last to close puts back the one before', async () => {
+    const KIB = 1024;
+    const first = await startGateway({ maxPendingBytes: 128 * KIB });
+    g = await startGateway({ maxPendingBytes: 256 * KIB });
+    expect(coreMemoryLimit()).toBe(256 * KIB);
+    await first.close();
+    expect(coreMemoryLimit()).toBe(256 * KIB); // (it was the one before the first gateway: none)
+    await g.close();
+    expect(coreMemoryLimit()).toBeUndefined();
+    // the larger first, and a gateway closed twice: it lets go once
+    const large = await startGateway({ maxPendingBytes: 256 * KIB });
+    g = await startGateway({ maxPendingBytes: 128 * KIB });
+    const third = await startGateway({ maxPendingBytes: 64 * KIB });
+    expect(coreMemoryLimit()).toBe(256 * KIB);
+    await large.close();
+    await third.gw.close();
+    await third.close();
+    expect(coreMemoryLimit()).toBe(256 * KIB); // (at least g's, while g is open)
+    await g.close();
+    g = undefined;
+    expect(coreMemoryLimit()).toBeUndefined(); // (it was 256 KiB, large's, after both)
+  });
+
   test('maxPendingBytes with clients that do not read: a new request is answered 503 while the total is past it', async () => {
     g = await startGateway({ maxPendingBytes: 256 * 1024, highWaterMark: 512 * 1024 });
     const piece = b(chunk('y'.repeat(8000)).repeat(8));

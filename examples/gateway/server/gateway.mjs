@@ -23,6 +23,16 @@ import { Stream } from './stream.mjs';
 const DIALECTS = new Map([['/v1/chat/completions', 'openai'], ['/v1/messages', 'anthropic']]);
 
 /**
+ * The core's memory limit is the process's, not a gateway's, and every gateway in the process
+ * shares it: each raises it to its maxPendingBytes at least (never lowers it: another may need
+ * more), and only the last gateway to close puts back the limit there was before the first, so
+ * that closing one never takes its limit from another still open (while any is open, the limit
+ * stays the highest one set). `holders`: the gateways open that raised it; `before`: the limit
+ * before the first of them.
+ */
+const coreLimit = { holders: 0, before: undefined };
+
+/**
  * A gateway server (not listening yet). `listen(port, host)` resolves its URL; `close()` ends
  * every stream (aborting their upstream requests) and resolves when the server is closed.
  */
@@ -63,8 +73,9 @@ export function createGateway(options = {}) {
   };
   const { budget } = gw;
   const streams = budget.streams;
-  const previousCoreLimit = coreMemoryLimit();
-  setCoreMemoryLimit(Math.min(2 ** 32 - 1, Math.max(previousCoreLimit ?? 0, o.maxPendingBytes)));
+  if (coreLimit.holders++ === 0) coreLimit.before = coreMemoryLimit();
+  setCoreMemoryLimit(Math.min(2 ** 32 - 1, Math.max(coreMemoryLimit() ?? 0, o.maxPendingBytes)));
+  let holdsCoreLimit = true;
 
   // request ids: a random prefix per gateway and a count (cheaper than a UUID per request)
   const idPrefix = `gw-${randomBytes(4).toString('hex')}-`;
@@ -178,7 +189,11 @@ export function createGateway(options = {}) {
       const closed = Promise.all([closing(server), ...(metricsServer ? [closing(metricsServer)] : [])]);
       server.closeAllConnections();
       metricsServer?.closeAllConnections();
-      setCoreMemoryLimit(previousCoreLimit);
+      // (once, however many times close is called)
+      if (holdsCoreLimit) {
+        holdsCoreLimit = false;
+        if (--coreLimit.holders === 0) setCoreMemoryLimit(coreLimit.before);
+      }
       return closed.then(() => {});
     },
   };
