@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import { FakeUpstream, TEST_CERT } from './fake-upstream.js';
+import { parseArgs } from '../../examples/gateway/server.mjs';
 import { clientText } from './support.js';
 
 const server = join(__dirname, '..', '..', 'examples', 'gateway', 'server.mjs');
@@ -157,4 +158,20 @@ test('--host beyond loopback without keys: exit 2 with the reason; with --allow-
   expect(line).toMatch(/^listening http:\/\/0\.0\.0\.0:\d+\n$/);
   open.kill('SIGTERM');
   expect(await exited(open)).toBe(0);
+});
+
+test('the command\'s numbers: --port, as every other, refuses an empty value (it was port 0) and one that is not a number', () => {
+  const refusal = (argv: string[]) => {
+    try {
+      parseArgs([...argv, '--upstream', 'http://127.0.0.1:9']);
+      return 'accepted';
+    } catch (e) {
+      return (e as Error).message.split('\n')[0];
+    }
+  };
+  expect([['--port', ''], ['--port', ' '], ['--port', 'eighty'], ['--max-streams', ''], ['--port', '70000'], ['--port', '8.5']].map(refusal)).toEqual([
+    '--port needs a number, not ""', '--port needs a number, not " "', '--port needs a number, not "eighty"', '--max-streams needs a number, not ""',
+    '--port must be 0..65535', '--port must be 0..65535',
+  ]);
+  expect(parseArgs(['--port', '8080', '--upstream', 'http://127.0.0.1:9'])).toEqual({ port: 8080, host: '127.0.0.1', options: { upstream: 'http://127.0.0.1:9' } });
 });

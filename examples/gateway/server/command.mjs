@@ -21,6 +21,13 @@ const USAGE = `usage: node examples/gateway/server.mjs --port <n> --upstream <ba
 /** Keys in a text (a file, an environment variable): separated by commas, white space or lines; `#` starts a comment line. */
 const keysIn = (text) => text.split('\n').filter((l) => !l.trim().startsWith('#')).join('\n').split(/[\s,]+/).filter(Boolean);
 
+/** An option's number: refused, as the usage, where the value is empty (Number('') is 0) or not a number. */
+function numberOf(a, value) {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new TypeError(`${a} needs a number, not ${JSON.stringify(value)}\n${USAGE}`);
+  return n;
+}
+
 /**
  * The command's arguments as createGateway's options, with its port and host. `env` gives the
  * environment variables (SEAM_GATEWAY_API_KEYS, SEAM_GATEWAY_UPSTREAM_KEY).
@@ -48,16 +55,13 @@ export function parseArgs(argv, env = {}) {
     if (a === '--help' || a === '-h') return { help: true };
     const value = argv[++i];
     if (value === undefined) throw new TypeError(`${a} needs a value\n${USAGE}`);
-    if (a === '--port') port = Number(value);
+    if (a === '--port') port = numberOf(a, value);
     else if (a === '--host') host = value;
     else if (a === '--api-key') apiKeys.push(value);
     else if (a === '--api-key-file') apiKeys.push(...keysIn(readFileSync(value, 'latin1')));
     else if (a === '--upstream-key-file') options.upstreamKey = readFileSync(value, 'latin1').trim();
-    else if (numbers[a]) {
-      const n = Number(value);
-      if (value.trim() === '' || !Number.isFinite(n)) throw new TypeError(`${a} needs a number, not ${JSON.stringify(value)}\n${USAGE}`);
-      options[numbers[a]] = n;
-    } else if (strings[a]) options[strings[a]] = value;
+    else if (numbers[a]) options[numbers[a]] = numberOf(a, value);
+    else if (strings[a]) options[strings[a]] = value;
     else throw new TypeError(`unknown argument ${a}\n${USAGE}`);
   }
   if (env.SEAM_GATEWAY_API_KEYS) apiKeys.push(...keysIn(env.SEAM_GATEWAY_API_KEYS));
