@@ -1,13 +1,16 @@
-// A reference gateway: an OpenAI-compatible `POST /v1/chat/completions` in front of one upstream
-// (OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Ollama or a ddg-style line
-// stream): a server on Node's `http` module, reading its upstream with its own HTTP/1.1 client
-// (./upstream.mjs: one 'data' per socket read, not one per HTTP chunk; http or https). The
-// upstream's bytes go through seam's SseRelay: whole,
-// validated events are written to the client (byte for byte from an OpenAI upstream, translated
-// to `chat.completion.chunk`s from the others), `data: [DONE]` only after the upstream's own
-// completion and an SSE error event otherwise. Around it: upstream HTTP errors with their status
-// and message, backpressure (the upstream read pauses while the client's buffer is full), limits
-// on streams and buffered bytes, keep-alive comments and Prometheus metrics (prom-client).
+// A reference gateway: an OpenAI-compatible `POST /v1/chat/completions` and an Anthropic-compatible
+// `POST /v1/messages` in front of one upstream (`--upstream-format`: OpenAI Chat Completions,
+// OpenAI Responses, Anthropic Messages, Ollama, a ddg-style line stream, Gemini, Bedrock Converse,
+// or Claude on Bedrock's InvokeModel, bedrock-invoke; Bedrock's two signed with SigV4): a server on
+// Node's `http` module, reading its upstream with its own HTTP/1.1 client (./upstream.mjs: one
+// 'data' per socket read, not one per HTTP chunk; http or https). The upstream's bytes go through
+// seam's SseRelay: whole, validated events are written to the client in its own API (byte for
+// byte from an upstream of that API, written anew as `chat.completion.chunk`s or Anthropic's
+// events from the others), its completion (`data: [DONE]`, `message_stop`) only after the
+// upstream's own and an SSE error event otherwise; a whole answer (`stream: false`) in its API
+// too. Around it: upstream HTTP errors with their status and message, backpressure (the upstream
+// read pauses while the client's buffer is full), limits on streams and buffered bytes, client
+// keys, keep-alive comments and Prometheus metrics (prom-client).
 //
 //   node examples/gateway/server.mjs --port 0 --upstream http://127.0.0.1:8080 --upstream-format anthropic
 //
