@@ -453,15 +453,22 @@ describe('an Anthropic client\'s prompt caching (cache_control) to Bedrock Conve
     inferenceConfig: { maxTokens: 300 },
   });
   const points = (ttl?: string) => [point(ttl)];
+  /** A cache point without the client's ttl: Bedrock's default, 5 minutes. */
+  const untimed = () => [point()];
   const none = () => [];
 
-  test.each([CLAUDE, 'anthropic.claude-3-7-sonnet-20250219-v1:0', 'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-opus-4-1-20250805-v1:0'])(
-    'to Claude (%s): on a tool, on the system, inside a tool result and on the user\'s text, each after its block (the system\'s and a result\'s after the whole), its ttl as sent', async (model) => {
+  test.each([CLAUDE, 'global.anthropic.claude-haiku-4-5-20251001-v1:0', 'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-opus-4-5-20251101-v1:0', 'anthropic.claude-opus-4-6-v1', 'anthropic.claude-sonnet-5-20270101-v1:0'])(
+    'to Claude 4.5 and later (%s): on a tool, on the system, inside a tool result and on the user\'s text, each after its block (the system\'s and a result\'s after the whole), its ttl as sent', async (model) => {
       expect(await received('bedrock', turn(model), 'anthropic')).toEqual(converse(points));
     });
 
-  test('to Amazon Nova, in the system and the messages (AWS documents no cache point among its tools); to a model that takes none (Bedrock refuses the request), or an id that does not say, none', async () => {
-    expect(await received('bedrock', turn('us.amazon.nova-pro-v1:0'), 'anthropic')).toEqual(converse(points, none));
+  test.each(['anthropic.claude-3-7-sonnet-20250219-v1:0', 'us.anthropic.claude-3-5-haiku-20241022-v1:0', 'anthropic.claude-sonnet-4-20250514-v1:0', 'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-opus-4-1-20250805-v1:0'])(
+    'to an earlier Claude (%s), whose cache lasts 5 minutes only (AWS documents the 1-hour ttl for Claude 4.5): the same cache points, without the ttl', async (model) => {
+      expect(await received('bedrock', turn(model), 'anthropic')).toEqual(converse(untimed));
+    });
+
+  test('to Amazon Nova, in the system and the messages (AWS documents no cache point among its tools), without the ttl; to a model that takes none (Bedrock refuses the request), or an id that does not say, none', async () => {
+    expect(await received('bedrock', turn('us.amazon.nova-pro-v1:0'), 'anthropic')).toEqual(converse(untimed, none));
     for (const model of ['meta.llama3-3-70b-instruct-v1:0', 'anthropic.claude-3-5-sonnet-20241022-v2:0', 'anthropic.claude-3-haiku-20240307-v1:0', 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6']) {
       expect(await received('bedrock', turn(model), 'anthropic')).toEqual(converse(none));
     }

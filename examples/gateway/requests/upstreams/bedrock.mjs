@@ -23,25 +23,43 @@ const takesStatus = (model) => typeof model === 'string' && (model.includes('ant
 
 /**
  * A cachePoint block, where an Anthropic client's cache_control asked for the prompt to be cached up
- * to there (CACHE): Converse's word for it in the system, a message's content and the tools, its
- * `ttl` ('5m' or '1h', AWS's CachePointBlock) the client's. Left out, the same answer comes, but the
- * whole prompt is billed at the full input price on every turn.
+ * to there (CACHE): Converse's word for it in the system, a message's content and the tools. Left
+ * out, the same answer comes, but the whole prompt is billed at the full input price on every turn.
+ * Its `ttl` ('5m' or '1h', AWS's CachePointBlock) is the client's where the model takes one (`ttl`:
+ * takesTtl), and otherwise left out: the prompt is then cached for Bedrock's default, 5 minutes
+ * (how long changes nothing in the answer), where Bedrock could refuse the request for it.
  */
-const cachePoint = (c) => ({ cachePoint: { type: 'default', ...(typeof c?.ttl === 'string' ? { ttl: c.ttl } : {}) } });
+const cachePoint = (c, ttl) => ({ cachePoint: { type: 'default', ...(ttl && typeof c?.ttl === 'string' ? { ttl: c.ttl } : {}) } });
+
+/**
+ * Whether a Converse request's model takes a cache point's `ttl`: AWS's prompt-caching guide
+ * documents the 1-hour TTL for Claude Opus 4.5, Haiku 4.5 and Sonnet 4.5, and every other model
+ * caches for 5 minutes only; Claude after 4.5 is taken to as well. Its id or inference profile says
+ * which, by the version after the model's family (`anthropic.claude-sonnet-4-5-20250929-v1:0`,
+ * `us.anthropic.claude-opus-4-6-v1`; `anthropic.claude-sonnet-4-20250514-v1:0` is 4, its date no
+ * minor version).
+ */
+function takesTtl(model) {
+  const v = /anthropic\.claude-(?:opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?!\d)/.exec(model);
+  if (v === null) return false;
+  const major = Number(v[1]);
+  return major > 4 || (major === 4 && Number(v[2] ?? 0) >= 5);
+}
 
 /**
  * Where a Converse request's model takes cache points: AWS documents prompt caching for Claude from
  * 3.5 Haiku and 3.7 Sonnet on (system, messages, tools) and for Amazon Nova (system and messages),
  * and Bedrock refuses a request with a cache point for another model ("You invoked an unsupported
  * model, or your request did not allow prompt caching"): its id or inference profile says which
- * (`anthropic.claude-…`, `us.amazon.nova-…`, an ARN that names one). `{ messages, tools }`, or
- * undefined: for another model, or an id that does not say (an application inference profile's
- * ARN), the marks are left out, as an upstream with no word for them leaves them.
+ * (`anthropic.claude-…`, `us.amazon.nova-…`, an ARN that names one). `{ messages, tools, ttl }`
+ * (`ttl`: whether it takes theirs, takesTtl), or undefined: for another model, or an id that does
+ * not say (an application inference profile's ARN), the marks are left out, as an upstream with no
+ * word for them leaves them.
  */
 function cachePointsOf(model) {
   if (typeof model !== 'string') return undefined;
-  if (model.includes('anthropic.claude-')) return /anthropic\.claude-(v2|instant|3-(opus|sonnet|haiku)|3-5-sonnet)/.test(model) ? undefined : { messages: true, tools: true };
-  return model.includes('amazon.nova') ? { messages: true, tools: false } : undefined;
+  if (model.includes('anthropic.claude-')) return /anthropic\.claude-(v2|instant|3-(opus|sonnet|haiku)|3-5-sonnet)/.test(model) ? undefined : { messages: true, tools: true, ttl: takesTtl(model) };
+  return model.includes('amazon.nova') ? { messages: true, tools: false, ttl: false } : undefined;
 }
 
 /** Chat's history as Bedrock Converse's `messages`: toolUse and toolResult content blocks, system apart; a cachePoint after what is marked (CACHE), where the model takes one. */
@@ -51,7 +69,7 @@ function toConverse(body, messages) {
   let results = null;
   const points = cachePointsOf(body.model);
   /** The cache point a message's or a tool's mark (CACHE) asks for, where the model takes one (`where`: messages or tools), else none. */
-  const marked = (x, where = 'messages') => (x[CACHE] !== undefined && points?.[where] ? [cachePoint(x[CACHE])] : []);
+  const marked = (x, where = 'messages') => (x[CACHE] !== undefined && points?.[where] ? [cachePoint(x[CACHE], points.ttl)] : []);
   for (const m of messages) {
     if (m.role === 'system' || m.role === 'developer') {
       system.push({ text: textOf(m.content) });
