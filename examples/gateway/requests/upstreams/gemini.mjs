@@ -17,7 +17,9 @@ const madeId = (id) => typeof id !== 'string' || /^(call|toolu)_(seam|gw)/.test(
  * `models/gemini-3.1-pro-preview`): it takes a tool result's images in its functionResponse, as
  * the response's `parts` (each `{ inlineData }`; Google's Gemini 3 guide, "Multimodal function
  * responses"), and a media resolution per image (a part's `mediaResolution`; its "Media resolution"
- * guide: per part on Gemini 3 only, in v1beta). An earlier model's functionResponse holds JSON alone,
+ * guide, ai.google.dev/gemini-api/docs/generate-content/media-resolution: per part on Gemini 3
+ * only, and "available in the v1beta API version", the one the gateway asks; the guide's earlier
+ * edition had it in v1alpha only). An earlier model's functionResponse holds JSON alone,
  * and its media resolution is the request's; a name that does not say (a tuned model, an alias such
  * as `gemini-flash-latest`) is taken for one, whose ways every model reads.
  */
