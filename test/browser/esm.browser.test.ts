@@ -65,6 +65,10 @@ describe(`ESM build in ${browserTitle}`, () => {
       text: 'Hello', textError: 'connection reset', report: 'rejected connection reset', status: 'failed',
       firstText: 'Hello', leftReport: 'rejected stop pressed', leftStatus: 'failed', sourceCancelled: 'stop pressed',
     });
+    // ModelPartStream: the parts of a turn in the order its reads brought them, then its finish
+    expect(result.parts).toEqual([
+      'reasoning Hm.', 'text Caf', 'tool-call w {} false', 'tool-call w {"a":1} false', 'tool-call w  true', 'text é', 'finish done tool_use', 'report Café',
+    ]);
     await page.close();
   });
 });

@@ -149,8 +149,30 @@ export async function run() {
     text: relayedText, textError, report: await settled(textStream.report), status: textStream.model.status,
     firstText, leftReport, leftStatus: left.model.status, sourceCancelled,
   };
+  // ModelPartStream: an Anthropic turn a read an event, its parts in order
+  const turn = [
+    ['message_start', { message: { id: 'm', type: 'message', role: 'assistant', content: [], model: 'c', usage: { input_tokens: 3, output_tokens: 1 } } }],
+    ['content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }],
+    ['content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'Hm.' } }],
+    ['content_block_stop', { index: 0 }],
+    ['content_block_start', { index: 1, content_block: { type: 'text', text: '' } }],
+    ['content_block_delta', { index: 1, delta: { type: 'text_delta', text: 'Café' } }],
+    ['content_block_stop', { index: 1 }],
+    ['content_block_start', { index: 2, content_block: { type: 'tool_use', id: 't1', name: 'w', input: {} } }],
+    ['content_block_delta', { index: 2, delta: { type: 'input_json_delta', partial_json: '{"a":1}' } }],
+    ['content_block_stop', { index: 2 }],
+    ['message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 4 } }],
+    ['message_stop', {}],
+  ].map(([type, data]) => enc.encode(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`));
+  const parts = [];
+  const partStream = new m.ModelPartStream({ format: 'anthropic' });
+  for await (const p of new ReadableStream({ start(c) { for (const r of turn) c.enqueue(r); c.close(); } }).pipeThrough(partStream)) {
+    parts.push(p.type === 'finish' ? `finish ${p.report.status} ${p.report.finishReason}` : p.type === 'tool-call' ? `tool-call ${p.call.name} ${p.delta} ${p.call.done}` : `${p.type} ${p.text}`);
+  }
+  parts.push(`report ${(await partStream.report).text}`);
   const equal = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
   return {
+    parts,
     lone: { same: pushed === lone, kept: kept.text === pushed, units: kept.text.length },
     transformerCancel,
     model,
