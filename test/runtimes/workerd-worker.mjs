@@ -2,7 +2,7 @@
 // `seam-stream` with the conditions workerd, worker, browser): it decodes and relays the request's
 // body through the package, and says which core it runs, whether this runtime compiles
 // WebAssembly from bytes, and which string routes seam chose here.
-import { ModelStreamError, ModelTextStream, SeamWasmError, SseParser, SseRelayStream, stringRoutes, wasmBackend } from 'seam-stream';
+import { ModelPartStream, ModelStreamError, ModelTextStream, SeamWasmError, SseParser, SseRelayStream, stringRoutes, wasmBackend } from 'seam-stream';
 
 const json = (value, status = 200) => new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
 
@@ -75,6 +75,30 @@ export default {
         const m = stream.model;
         return json({ text, error, status: m.status, finishReason: m.finishReason, usage: m.usage, reasoning: m.reasoning,
           toolCalls: m.toolCalls, sha256: report?.sha256, graphemes: report?.graphemes, textLog: m.log === 2 /* LOG_ON: its private state */ });
+      }
+      if (url.pathname === '/parts') {
+        // the parts a fetch handler renders: each kind joined, the calls as their last parts have them
+        const stream = new ModelPartStream({ format: q('format'), choice: Number(q('choice') ?? 0) });
+        const reader = request.body.pipeThrough(stream).getReader();
+        let text = '';
+        let reasoning = '';
+        const calls = [];
+        let finish;
+        let error;
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            if (value.type === 'text') text += value.text;
+            else if (value.type === 'reasoning') reasoning += value.text;
+            else if (value.type === 'tool-call') calls[value.call.index] = value.call;
+            else if (value.type === 'finish') finish = { status: value.report.status, sha256: value.report.sha256 };
+          }
+        } catch (e) {
+          if (!(e instanceof ModelStreamError)) throw e;
+          error = { code: e.code, offset: e.offset };
+        }
+        return json({ text, reasoning, toolCalls: calls, finish, error });
       }
       return json({ error: 'not found' }, 404);
     } catch (e) {

@@ -146,6 +146,12 @@ describe('workerd, through the package\'s workerd entry', () => {
       expect(got.reasoning, f.name).toBe(m.reasoning);
       expect(got.toolCalls, f.name).toEqual(JSON.parse(JSON.stringify(m.toolCalls)));
       if (!error) expect(got.sha256, f.name).toBe(createHash('sha256').update(text).digest('hex'));
+      // ModelPartStream in the Worker: each kind of part joined is what the stream says
+      const parts = await (await fetch(`${workers.bases.entry}/parts?format=${f.format}&choice=${f.choice ?? 0}`, {
+        method: 'POST', body: f.bytes.slice(), headers: { 'content-type': 'application/octet-stream' },
+      })).json();
+      expect([parts.text, parts.reasoning, parts.toolCalls, parts.error?.code, parts.finish?.status], f.name)
+        .toEqual([text, m.reasoning, JSON.parse(JSON.stringify(m.toolCalls)), error?.code, error ? undefined : m.status]);
     }
   });
 
