@@ -7,6 +7,7 @@ import {
 } from '../../bindings/index.js';
 import { BEDROCK_FIXTURES } from '../helpers/bedrock-fixtures.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
+import { textOutcome } from '../helpers/thrown.js';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { BROKE, unclocked } from '../helpers/model-streams.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
@@ -167,16 +168,7 @@ describe('ModelTextStream', () => {
     const next = rng(SEED + 1);
     for (const f of FIXTURES) {
       const m = new ModelStream({ format: f.format, choice: f.choice });
-      let want = '';
-      let wantError: ModelStreamError | undefined;
-      try {
-        want += m.push(f.bytes);
-        want += m.flush();
-      } catch (e) {
-        if (!(e instanceof ModelStreamError)) throw e;
-        wantError = e;
-        want += e.text;
-      }
+      const { text: want, error: wantError } = textOutcome(m, [f.bytes]);
       const stream = new ModelTextStream({ format: f.format, choice: f.choice });
       const { out, error } = await drain(from(cut(f.bytes, randomCuts(f.bytes, next, 40))).pipeThrough(stream));
       expect(out.join(''), f.name).toBe(want);
@@ -299,16 +291,7 @@ describe('ModelPartStream', () => {
     const next = rng(SEED + 11);
     for (const f of all) {
       const m = new ModelStream({ format: f.format, choice: f.choice });
-      let text = '';
-      let wantError: ModelStreamError | undefined;
-      try {
-        text += m.push(f.bytes);
-        text += m.flush();
-      } catch (e) {
-        if (!(e instanceof ModelStreamError)) throw e;
-        wantError = e;
-        text += e.text;
-      }
+      const { text, error: wantError } = textOutcome(m, [f.bytes]);
       const blocks = m.reasoningBlocks.map((b) => b.text);
       const want = { text, refusal: m.refusal, reasoning: m.reasoning, calls: m.toolCalls, citations: m.citations };
       const report = wantError === undefined ? m.finish() : undefined;
