@@ -413,6 +413,13 @@ describe('limits', () => {
     await g.close();
     g = undefined;
     expect(coreMemoryLimit()).toBeUndefined(); // (it was 256 KiB, large's, after both)
+    // a clientTimeout Node's server refuses is the gateway's TypeError, and the limit is as it was
+    const { createGateway } = await import('../../examples/gateway/server.mjs');
+    expect(() => createGateway({ upstream: 'http://127.0.0.1:9', clientTimeout: 1000.5 })).toThrow(new TypeError('createGateway: clientTimeout must be a whole number of milliseconds'));
+    expect(coreMemoryLimit()).toBeUndefined();
+    const h = createGateway({ upstream: 'http://127.0.0.1:9', maxPendingBytes: 64 * KIB });
+    await h.close();
+    expect(coreMemoryLimit()).toBeUndefined();
   });
 
   test('maxPendingBytes with clients that do not read: a new request is answered 503 while the total is past it', async () => {

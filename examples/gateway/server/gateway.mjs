@@ -73,10 +73,6 @@ export function createGateway(options = {}) {
   };
   const { budget } = gw;
   const streams = budget.streams;
-  if (coreLimit.holders++ === 0) coreLimit.before = coreMemoryLimit();
-  setCoreMemoryLimit(Math.min(2 ** 32 - 1, Math.max(coreMemoryLimit() ?? 0, o.maxPendingBytes)));
-  let holdsCoreLimit = true;
-
   // request ids: a random prefix per gateway and a count (cheaper than a UUID per request)
   const idPrefix = `gw-${randomBytes(4).toString('hex')}-`;
   let requests = 0;
@@ -157,6 +153,10 @@ export function createGateway(options = {}) {
   }
 
   const ticker = startClock(gw);
+  // (last: a gateway whose making threw above holds no share of the limit)
+  if (coreLimit.holders++ === 0) coreLimit.before = coreMemoryLimit();
+  setCoreMemoryLimit(Math.min(2 ** 32 - 1, Math.max(coreMemoryLimit() ?? 0, o.maxPendingBytes)));
+  let holdsCoreLimit = true;
 
   let metricsUrl = null;
   return {

@@ -115,6 +115,8 @@ export function optionsOf(options) {
   for (const k of ['upstreamTimeout', 'bodyTimeout', 'clientTimeout', 'maxDuration']) {
     if (typeof o[k] !== 'number' || !(o[k] > 0) || !Number.isFinite(o[k])) throw new TypeError(`createGateway: ${k} must be a positive number of milliseconds`);
   }
+  // (Node's server takes it as its requestTimeout, which must be whole)
+  if (!Number.isInteger(o.clientTimeout)) throw new TypeError('createGateway: clientTimeout must be a whole number of milliseconds');
   if (!Array.isArray(o.apiKeys) || o.apiKeys.some((k) => typeof k !== 'string' || !/^[\x21-\x7e]+$/.test(k))) {
     throw new TypeError('createGateway: apiKeys must be strings of visible ASCII');
   }
