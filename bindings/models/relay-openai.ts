@@ -40,8 +40,8 @@ export class OpenAiWriter implements ClientWriter {
   private cited: { url: string; title?: string }[] | null = null;
   /** Whether it writes the sources cited anew: not when the upstream's events pass as they came (OpenAI's own), its annotations among them. */
   readonly cites: boolean;
-  /** The other choices' calls that came without an index, by choice: their ids in the order they came (null: none), each one's index its place. */
-  private others: Map<number, (string | null)[]> | null = null;
+  /** The other choices' calls, by choice: the index of each id, the next index free, the last call's (see otherCall). */
+  private others: Map<number, { ids: Map<string, number>; next: number; last: number }> | null = null;
 
   constructor(private readonly t: RelayTarget, readonly keepsReasoning: boolean, started = false) {
     this.started = started;
@@ -236,7 +236,12 @@ export class OpenAiWriter implements ClientWriter {
         if (thinking !== '' && this.keepsReasoning) out.reasoning_content = thinking;
         if (text !== '') out.content = text;
       } else if (k === 'tool_calls' && Array.isArray(x)) {
-        out.tool_calls = (x as unknown[]).map((call) => (isRecord(call) && typeof call.index !== 'number' ? { index: this.otherCall(choice, call.id), ...call } : call));
+        out.tool_calls = (x as unknown[]).map((call) => {
+          if (!isRecord(call)) return call;
+          const { index, ...rest } = call;
+          const at = this.otherCall(choice, typeof index === 'number' ? index : -1, call.id);
+          return index === at ? call : { index: at, ...rest };
+        });
       } else {
         out[k] = x;
       }
@@ -244,13 +249,22 @@ export class OpenAiWriter implements ClientWriter {
     return out;
   }
 
-  /** The index of another choice's call that came without one: by its id, the choice's next for a new id (or none). */
-  private otherCall(choice: number, id: unknown): number {
-    const calls = ((this.others ??= new Map()).get(choice) ?? (this.others.set(choice, []), this.others.get(choice)!));
-    const k = typeof id === 'string' ? calls.indexOf(id) : -1;
-    if (k >= 0) return k;
-    calls.push(typeof id === 'string' ? id : null);
-    return calls.length - 1;
+  /**
+   * The index of a call of another choice (`index` −1: it came without one), as the followed
+   * choice's reader keys its calls: its own index when it has one; else the index of its id, or the
+   * choice's next free one for a new id; with neither, the last call's (a fragment of it). Of the
+   * calls of the events written anew (those that pass as they came are not read here).
+   */
+  private otherCall(choice: number, index: number, id: unknown): number {
+    const others = (this.others ??= new Map());
+    let c = others.get(choice);
+    if (c === undefined) others.set(choice, (c = { ids: new Map(), next: 0, last: -1 }));
+    let at = index;
+    if (at < 0) at = typeof id === 'string' ? c.ids.get(id) ?? c.next : c.last >= 0 ? c.last : c.next;
+    if (typeof id === 'string' && !c.ids.has(id)) c.ids.set(id, at);
+    c.next = Math.max(c.next, at + 1);
+    c.last = at;
+    return at;
   }
 
   /** A source at an address, from another format: written at the completion, as OpenAI's `url_citation` annotations. */

@@ -508,9 +508,10 @@ export class SseRelay extends ModelReader {
       if (re !== null) {
         this.rewriting = null;
         const w = this.writer as OpenAiWriter;
-        w.rewritten(re.doc, re.finish, re.usage, re.annotations);
-        // (the other choices of the event, which the reader does not follow: every choice passes)
+        // (the other choices of the event, which the reader does not follow: every choice passes;
+        // before the followed one's end, whose usage is the event's last chunk)
         if (re.others) w.otherChoices(this.core.utf8(ptr, len));
+        w.rewritten(re.doc, re.finish, re.usage, re.annotations);
         w.rewrite(null, '', '');
       } else if (len !== 0) {
         this.passEvent(ptr, len, doc);

@@ -113,10 +113,12 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
  * errors the stream after the text committed before it is enqueued, and `report` rejects with it.
  *
  * An upstream body that errors (`pipeThrough` aborts the writable side with its error) errors the
- * stream with that error, and `report` rejects with it (or with the provider's error of a turn that
- * had failed, which came first). Once the stream had completed (Bedrock's `metadata`, with the
- * usage, follows its `messageStop`), the text was whole: the stream ends, and `report` resolves
- * with the report of what was read, as {@link SseRelayStream} writes the client's completion then.
+ * stream with that error after the text it had enqueued, and `report` rejects with it (or with the
+ * provider's error of a turn that had failed, which came first). Once the stream had completed
+ * (Bedrock's `metadata`, with the usage, follows its `messageStop`), the text was whole: `report`
+ * resolves with the report of what was read, and the upstream's error still follows the text (the
+ * readable side cannot be ended there without making a reader's cancel reject; a
+ * {@link ModelPartStream} ends with its `finish` part instead).
  */
 export class ModelTextStream extends Transform<Uint8Array, string> {
   /** The stream behind it: `status`, `toolCalls`, `reasoning`, `usage` as they grow. */
@@ -144,7 +146,9 @@ export class ModelTextStream extends Transform<Uint8Array, string> {
  * with {@link ModelStream.finish}'s report, which `report` resolves with too. What an app renders
  * from a stream (the reasoning apart, the calls as they grow) in one pipe:
  * `for await (const part of readChunks(body.pipeThrough(new ModelPartStream({ format }))))`.
- * Within a read the parts come in that order (a read is one event in real streams). The parts
+ * Within a read the parts come in that order: a read that holds more than one event (a reader
+ * that fell behind, reads that the network joined) gives each kind's pieces of it together (its
+ * reasoning blocks, then its text). The parts
  * of each kind joined are the report's: its text, reasoning, refusal, calls and citations,
  * however the stream is cut. Errors, a break of the upstream and a reader that leaves end it as
  * they end {@link ModelTextStream}: the parts before the error (the text it carries among them),
@@ -211,11 +215,15 @@ function overModel<O>(model: ModelStream, out: ModelOut<O>): { transformer: Tran
     return r;
   };
   let ctl: TransformStreamDefaultController<O> | null = null;
+  // (a write held back by the reader when the stream was cancelled is not read: where seam's own
+  // sides stand in front, it reaches the transformer after the cancel, as the runtime's would not)
+  let cancelled = false;
   const transformer = owning<Uint8Array, O>({
     start(controller) {
       ctl = controller;
     },
     transform(chunk, controller) {
+      if (cancelled) return;
       let text: string;
       try { text = model.push(chunk); } catch (err) { return fail(controller, err); }
       out.read(text, controller);
@@ -228,6 +236,7 @@ function overModel<O>(model: ModelStream, out: ModelOut<O>): { transformer: Tran
       out.end?.(r, controller);
     },
     cancel(reason: unknown) {
+      cancelled = true;
       const turn = model.turnError();
       const c = ctl;
       if (turn === null && model.status === 'done') {

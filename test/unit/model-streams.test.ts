@@ -378,6 +378,37 @@ describe('ModelPartStream', () => {
 });
 
 describe('ModelTextStream and ModelPartStream: a reader that leaves, a reader that is slow', () => {
+  it('a writable side aborted while a write waits for the reader: the reader gets what was enqueued, then the abort\'s reason; the held write is not read', async () => {
+    const ev = (t: string) => `data: {"choices":[{"index":0,"delta":{"content":"${t}"}}]}\n\n`;
+    const think = (t: string) => `data: {"choices":[{"index":0,"delta":{"reasoning_content":"${t}"}}]}\n\n`;
+    for (const make of [() => new ModelTextStream({ format: 'openai' }), () => new ModelPartStream({ format: 'openai' })]) {
+      const s = make();
+      const w = s.writable.getWriter();
+      const reader = (s.readable as ReadableStream<unknown>).getReader();
+      const first = reader.read();
+      const held = [w.write(enc(think('Hm. ') + ev('Hello ') + ev('there '))), w.write(enc(ev('world ')))];
+      for (const p of held) p.catch(() => {});
+      const out: unknown[] = [(await first).value];
+      await new Promise((r) => setTimeout(r, 5));
+      const reason = new Error('socket hang up');
+      const aborted = w.abort(reason).catch(() => {});
+      await new Promise((r) => setTimeout(r, 20));
+      let error: unknown;
+      try {
+        for (let x = await reader.read(); !x.done; x = await reader.read()) out.push(x.value);
+      } catch (e) {
+        error = e;
+      }
+      await aborted;
+      const name = s.constructor.name;
+      expect(error, name).toBe(reason);
+      expect(out, name).toEqual(s instanceof ModelPartStream
+        ? [{ type: 'reasoning', text: 'Hm. ', block: 0 }, { type: 'text', text: 'Hello there' }]
+        : ['Hello there']);
+      await expect(s.report, name).rejects.toBe(reason);
+    }
+  });
+
   const turn = [
     'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"c","usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
     'event: content_block_start\ndata: {"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":""}}\n\n',

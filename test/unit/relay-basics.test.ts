@@ -271,3 +271,34 @@ it('OpenAI to OpenAI: every choice passes, the other choices of an event written
     { index: 1, id: 'call_b', type: 'function', function: { name: 'g', arguments: '{}' } },
   ]);
 });
+
+it('OpenAI to OpenAI, another choice\'s calls in events written anew: given the index its reader would give (after one that came with an index, a fragment with neither index nor id, an index null), and the usage last', async () => {
+  const { openaiFinal } = await import('../helpers/sdk-clients.js');
+  const data = (choices: unknown[], more: Record<string, unknown> = {}) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices, ...more })}\n\n`;
+  const read = async (b: Uint8Array) => (await openaiFinal(b)).choices.map((c) => [
+    c.index, (c.message.tool_calls ?? []).map((t) => (t.type === 'function' ? [t.id, t.function.name, t.function.arguments] : [])),
+  ]);
+  const relayed = (body: string, choice: number) => {
+    const r = new SseRelay({ from: 'openai', to: 'openai', choice });
+    return new Uint8Array(Buffer.concat([r.push(enc(body)).slice(), r.flush()]));
+  };
+  const start = (call: unknown) => data([{ index: 0, delta: { role: 'assistant', content: [{ type: 'text', text: 'A' }] } }, { index: 1, delta: { role: 'assistant', tool_calls: [call] } }]);
+  // (the last event written anew too, its usage beside the choices: the usage's chunk comes last)
+  const end = data([{ index: 0, delta: { content: [{ type: 'text', text: '.' }] }, finish_reason: 'stop' }, { index: 1, delta: {}, finish_reason: 'tool_calls' }], { usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }) + 'data: [DONE]\n\n';
+  const cases: [string, string, unknown][] = [
+    ['an index, then an id', start({ index: 0, id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } })
+      + data([{ index: 1, delta: { tool_calls: [{ id: 'b', type: 'function', function: { name: 'g', arguments: '{"x":1}' } }] } }]) + end,
+    [[0, []], [1, [['a', 'f', '{}'], ['b', 'g', '{"x":1}']]]]],
+    ['a fragment with neither', start({ id: 'a', type: 'function', function: { name: 'f', arguments: '' } })
+      + data([{ index: 1, delta: { tool_calls: [{ function: { arguments: '{"x":1}' } }] } }]) + end,
+    [[0, []], [1, [['a', 'f', '{"x":1}']]]]],
+    ['an index null', start({ index: null, id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }) + end, [[0, []], [1, [['a', 'f', '{}']]]]],
+  ];
+  for (const [what, body, want] of cases) {
+    expect(await read(relayed(body, 1)), `${what}, following choice 1`).toEqual(want);
+    const wire = relayed(body, 0);
+    expect(await read(wire), `${what}, following choice 0`).toEqual(want);
+    const chunks = new TextDecoder().decode(wire).split('\n\n').filter((x) => x.startsWith('data: {'));
+    expect(JSON.parse(chunks[chunks.length - 1].slice(6)), what).toMatchObject({ choices: [], usage: { total_tokens: 3 } });
+  }
+});
