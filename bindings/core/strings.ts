@@ -61,6 +61,14 @@ export interface StringRoutes {
    */
   readonly sseData: 'pieces' | 'whole';
   /**
+   * With the `textdecoder` frames route, `SseParser` reads of up to this many bytes take the core's
+   * route instead: the core writes the batch's text as Latin-1 or UTF-16 and a plain array makes
+   * its string (`Core#batchLatin1`, `Core#batchUtf16`), with no `TextDecoder` call; longer reads
+   * take the `textdecoder` route. 0: none (and on the `core` route, where every read is the core's
+   * already). V8: 384; SpiderMonkey: 0 (`sseCoreTo`).
+   */
+  readonly sseCoreTo: number;
+  /**
    * `Utf8Validator`: reads of at least this many bytes are validated by the platform's
    * `buffer.isUtf8` (simdutf), the core keeping the carry and placing any error; Infinity: never
    * (no `buffer.isUtf8`, or slower than the core there).
@@ -127,6 +135,19 @@ export function validateFrom(name: string, version: string, bufferCopy = true): 
 }
 
 /**
+ * Up to which read size `SseParser` takes the core's route on the `textdecoder` frames route (0:
+ * none). Measured in the browsers' benchmark page against the `textdecoder` route, the same page,
+ * OpenAI-shaped events (docs/runtimes.md, *SSE's short reads in the browsers*): in Chromium the
+ * core's route read one event per read (257 B) 1.31–1.53× as fast, 256 B reads 1.19–1.67×, 384 B
+ * 1.15–1.45×, 512 B 0.81–1.01×; in Firefox 0.47–0.67× at 512 B, 0.73–0.81× at 256 B, and at one
+ * event per read no direction outside its page-to-page noise. JavaScriptCore (Safari) is taken as
+ * V8, as for `sseData`: unmeasured.
+ */
+export function sseCoreTo(frames: FrameRoute, engine: JsEngine): number {
+  return frames === 'textdecoder' && engine !== 'spidermonkey' ? 384 : 0;
+}
+
+/**
  * From which read size a frame stream lets the platform validate a read (Infinity: never). Measured
  * against the core's own validation in one process (docs/runtimes.md, *SSE reads validated by the
  * platform*): a gain on Node 24 and 26 from 1 KiB; level on Node 20 and 22 and Bun.
@@ -154,6 +175,7 @@ export function chooseRoutes(name: string, version: string, bufferCopy: boolean,
   // (docs/runtimes.md: Firefox's SseParser with the data whole read 1.02–1.21× at 1 KiB in eight
   // pages, 0.98–1.36× at one event per read, better in seven)
   const sseData = frames === 'textdecoder' && engine !== 'spidermonkey' ? 'pieces' : 'whole';
+  const coreTo = sseCoreTo(frames, engine);
   const short = shortUnits(name, bufferCopy);
   const validate = validateFrom(name, version, bufferCopy);
   const sseValid = sseValidFrom(name, version, bufferCopy);
@@ -161,23 +183,24 @@ export function chooseRoutes(name: string, version: string, bufferCopy: boolean,
     // core: the core at every read size (where there is no Buffer its strings come from
     // TextDecoder or String.fromCharCode), the validator's too; platform: the split route, and
     // the validator's, from the first byte; split: each from the runtime's own threshold (2048 B
-    // where it has none); textdecoder: the browsers' route as Chromium takes it;
-    // textdecoder-whole: as Firefox takes it (SSE data decoded whole)
+    // where it has none); textdecoder: the browsers' route as Chromium takes it (SSE reads of up
+    // to 384 B through the core); textdecoder-whole: as Firefox takes it (SSE data decoded whole,
+    // every SSE read by TextDecoder)
     switch (ask) {
-      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, utf8DecoderFrom, utf8ShortAscii, frames, sseData, validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: short, by };
-      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, utf8DecoderFrom, utf8ShortAscii, frames, sseData, validateFrom: bufferCopy ? 0 : Infinity, sseValidFrom: bufferCopy ? 0 : Infinity, shortUnits: short, by };
+      case 'core': return { runtime, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform, utf8DecoderFrom, utf8ShortAscii, frames, sseData, sseCoreTo: coreTo, validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: short, by };
+      case 'platform': return { runtime, utf8: 'split', utf8PlatformFrom: 0, utf8Platform, utf8DecoderFrom, utf8ShortAscii, frames, sseData, sseCoreTo: coreTo, validateFrom: bufferCopy ? 0 : Infinity, sseValidFrom: bufferCopy ? 0 : Infinity, shortUnits: short, by };
       case 'split': {
         const from = platformFrom(name, version, bufferCopy);
-        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, utf8DecoderFrom, utf8ShortAscii, frames, sseData, validateFrom: validate === Infinity && bufferCopy ? 2048 : validate, sseValidFrom: sseValid === Infinity && bufferCopy ? 2048 : sseValid, shortUnits: short, by };
+        return { runtime, utf8: 'split', utf8PlatformFrom: from === Infinity ? 2048 : from, utf8Platform, utf8DecoderFrom, utf8ShortAscii, frames, sseData, sseCoreTo: coreTo, validateFrom: validate === Infinity && bufferCopy ? 2048 : validate, sseValidFrom: sseValid === Infinity && bufferCopy ? 2048 : sseValid, shortUnits: short, by };
       }
       case 'textdecoder':
       case 'textdecoder-whole':
-        return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8DecoderFrom: Infinity, utf8ShortAscii: 'js', frames: 'textdecoder', sseData: ask === 'textdecoder' ? 'pieces' : 'whole', validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: short, by };
+        return { runtime, utf8: 'split', utf8PlatformFrom: COPIED + 1, utf8Platform: 'textdecoder', utf8DecoderFrom: Infinity, utf8ShortAscii: 'js', frames: 'textdecoder', sseData: ask === 'textdecoder' ? 'pieces' : 'whole', sseCoreTo: sseCoreTo('textdecoder', ask === 'textdecoder' ? 'other' : 'spidermonkey'), validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: short, by };
       default: throw new TypeError(`SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got ${JSON.stringify(ask)}`);
     }
   }
   const from = platformFrom(name, version, bufferCopy);
-  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, utf8DecoderFrom, utf8ShortAscii, frames, sseData, validateFrom: validate, sseValidFrom: sseValid, shortUnits: short, by };
+  return { runtime, utf8: from === Infinity ? 'core' : 'split', utf8PlatformFrom: from, utf8Platform, utf8DecoderFrom, utf8ShortAscii, frames, sseData, sseCoreTo: coreTo, validateFrom: validate, sseValidFrom: sseValid, shortUnits: short, by };
 }
 
 let routes: StringRoutes | undefined;

@@ -7,6 +7,7 @@ import { ReentrantCallError, SseCallbackError, SseLimitError } from './errors.js
 import { Utf8DecodeError } from '../bytes/errors.js';
 import { FrameStream, frameLimit, frameTextMode, rawText, sseSplitMode } from './frame-stream.js';
 import { booleanOption, checkOptions, functionOption, oneOf } from '../core/options.js';
+import { stringRoutes } from '../core/strings.js';
 import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, EV_DATA0, EV_DATA1, EV_ID, EV_ID_CHANGED, EV_TYPE, EV_WORDS, FR_ENC, FR_ERR, FR_JOIN, FR_LEN,
   FR_MIDS, FR_NREC, FR_UNITS, F_FATAL, K_COMMENT, K_EVENT, K_MASK, MIDS_OFF, M_COMMENTS, M_EOF_DISPATCH, M_IN_SPANS,
@@ -97,6 +98,9 @@ export class SseParser extends FrameStream {
   private readonly onComment: ((text: string) => void) | undefined;
   private readonly mode: number;
   private readonly bytesMode: number;
+  /** Reads of up to this many bytes (`sseCoreTo`: the browsers' short reads) are framed in `shortMode`. */
+  private readonly shortTo: number;
+  private readonly shortMode: number;
   /** Where the current piece was copied into the byte reader, −1 before it is needed. */
   private pieceAt = -1;
   /** The events of the current `push`/`flush` (made at the first batch's size) and their count. */
@@ -131,6 +135,9 @@ export class SseParser extends FrameStream {
     // the browsers' route, in V8: data with non-ASCII text gives its middle apart (see collect)
     this.mode = frameTextMode(this.core) | sseSplitMode(this.core) | comments;
     this.bytesMode = comments | M_UTF8_OUT | M_IN_SPANS; // byte spans: no M_UTF16_POS
+    // the browsers' short reads: the core's route, Latin-1 or UTF-16 text (core/strings.ts, sseCoreTo)
+    this.shortTo = stringRoutes(this.core).sseCoreTo;
+    this.shortMode = comments;
   }
 
   /** The last event ID string (set when an event is dispatched; kept across `reset()`). */
@@ -265,7 +272,7 @@ export class SseParser extends FrameStream {
       const s = core.span;
       const w0 = i32[s + SR_HEAD];
       if (w0 === K_EVENT || w0 === (K_EVENT | SF_TYPE | SF_SAME_TYPE)) {
-        const text = enc === ENC_LATIN1 ? core.latin1(outPtr, len) : core.utf16(outPtr, len);
+        const text = enc === ENC_LATIN1 ? core.batchLatin1(outPtr, len) : core.batchUtf16(outPtr, len);
         const d0 = i32[s + SR_DATA0], d1 = i32[s + SR_DATA1];
         this.evs = [{ type: w0 === K_EVENT ? 'message' : this.prevType, data: d0 === 0 && d1 === len ? text : text.slice(d0, d1), id: this._lastEventId }];
         this.nEvs = 1;
@@ -277,7 +284,7 @@ export class SseParser extends FrameStream {
     let mids = '';
     let nm = 0;
     if (enc !== ENC_UTF8) {
-      text = enc === ENC_LATIN1 ? core.latin1(outPtr, len) : core.utf16(outPtr, len);
+      text = enc === ENC_LATIN1 ? core.batchLatin1(outPtr, len) : core.batchUtf16(outPtr, len);
     } else if (i32[res + FR_UNITS] >= 0) {
       // the browser route: spans are UTF-16 offsets into the batch's one decoded string
       text = core.utf8(outPtr, len);
@@ -484,7 +491,7 @@ export class SseParser extends FrameStream {
     this.open(chunk, where);
     this._truncated = false;
     this.target = null;
-    this.frameAll(chunk, this.mode | this.platformValid(chunk));
+    this.frameAll(chunk, (chunk.length <= this.shortTo ? this.shortMode : this.mode) | this.platformValid(chunk));
   }
 
   protected override released(): void {

@@ -63,7 +63,7 @@ describe('workerd, through the package\'s workerd entry', () => {
     const got = await (await fetch(`${workers.bases.entry}/routes`)).json();
     expect(got.Buffer).toBe('function');
     expect(got.routes).toEqual({
-      runtime: 'workerd', utf8: 'core', utf8PlatformFrom: 'Infinity', utf8Platform: 'textdecoder', utf8DecoderFrom: 'Infinity', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole',
+      runtime: 'workerd', utf8: 'core', utf8PlatformFrom: 'Infinity', utf8Platform: 'textdecoder', utf8DecoderFrom: 'Infinity', utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', sseCoreTo: 0,
       validateFrom: 'Infinity', sseValidFrom: 'Infinity', shortUnits: 32, by: 'detected',
     });
   });
@@ -72,7 +72,7 @@ describe('workerd, through the package\'s workerd entry', () => {
     const got = await (await fetch(`${workers.bases.old}/routes`)).json();
     expect(got.Buffer).toBe('undefined');
     expect(got.routes).toEqual({
-      runtime: 'workerd', utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8DecoderFrom: 'Infinity', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces',
+      runtime: 'workerd', utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8DecoderFrom: 'Infinity', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces', sseCoreTo: 384,
       validateFrom: 'Infinity', sseValidFrom: 'Infinity', shortUnits: 16, by: 'detected',
     });
   });

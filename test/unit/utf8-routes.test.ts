@@ -41,7 +41,7 @@ describe('the route each runtime takes', () => {
   test('core: Node 20 and 22 and Deno (the core transcodes, one Buffer copy makes the string; Node validates reads from 1 KiB with buffer.isUtf8)', () => {
     for (const [name, version] of [['node', '20.20.2'], ['node', '22.23.5'], ['deno', '2.9.6']]) {
       expect(chooseRoutes(name, version, true)).toEqual({
-        runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: name === 'node' ? 'buffer' : 'textdecoder', utf8DecoderFrom: Infinity, utf8ShortAscii: 'core', frames: 'core', sseData: 'whole',
+        runtime: `${name} ${version}`, utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: name === 'node' ? 'buffer' : 'textdecoder', utf8DecoderFrom: Infinity, utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', sseCoreTo: 0,
         validateFrom: name === 'node' ? 1024 : Infinity, sseValidFrom: Infinity, shortUnits: 32, by: 'detected',
       });
     }
@@ -50,32 +50,32 @@ describe('the route each runtime takes', () => {
   test('split: Node 24 and 26 and Bun from 1 KiB reads (the platform decodes above, the core below, and on Bun ASCII below; Node by isUtf8 and utf8Slice, Node 26 by TextDecoder from 8 KiB of text that is not ASCII; the validator from 256 B on Node, every read on Bun)', () => {
     for (const version of ['24.22.3', '26.12.1']) {
       expect(chooseRoutes('node', version, true)).toEqual({
-        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', utf8DecoderFrom: version === '24.22.3' ? Infinity : 8192, utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', validateFrom: 256, sseValidFrom: 1024, shortUnits: 32, by: 'detected',
+        runtime: `node ${version}`, utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'buffer', utf8DecoderFrom: version === '24.22.3' ? Infinity : 8192, utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', sseCoreTo: 0, validateFrom: 256, sseValidFrom: 1024, shortUnits: 32, by: 'detected',
       });
     }
     // (Bun: short reads of ASCII text by its TextDecoder too, the others through the core; every
     // read validated by its buffer.isUtf8)
-    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', utf8DecoderFrom: Infinity, utf8ShortAscii: 'platform', frames: 'core', sseData: 'whole', validateFrom: 0, sseValidFrom: Infinity, shortUnits: 1, by: 'detected' });
+    expect(chooseRoutes('bun', '1.4.5', true)).toEqual({ runtime: 'bun 1.4.5', utf8: 'split', utf8PlatformFrom: 1024, utf8Platform: 'textdecoder', utf8DecoderFrom: Infinity, utf8ShortAscii: 'platform', frames: 'core', sseData: 'whole', sseCoreTo: 0, validateFrom: 0, sseValidFrom: Infinity, shortUnits: 1, by: 'detected' });
   });
 
   test('workerd with a global Buffer (nodejs_compat, on by default from compatibility date 2026-08-04): the core route, as Node 22 and Deno take it, with no platform validation', () => {
     // (docs/runtimes.md, *workerd*: this route against the browsers' there, 1.1–2.7× but for ASCII
     // at 16 KiB reads; TextDecoder for long reads while the text is ASCII measured but not taken)
     expect(chooseRoutes('workerd', '', true)).toEqual({
-      runtime: 'workerd', utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: 'textdecoder', utf8DecoderFrom: Infinity, utf8ShortAscii: 'core', frames: 'core', sseData: 'whole',
+      runtime: 'workerd', utf8: 'core', utf8PlatformFrom: Infinity, utf8Platform: 'textdecoder', utf8DecoderFrom: Infinity, utf8ShortAscii: 'core', frames: 'core', sseData: 'whole', sseCoreTo: 0,
       validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: 32, by: 'detected',
     });
   });
 
-  test('without a Buffer copy out of WebAssembly memory (browsers, workerd without nodejs_compat): reads up to 128 B through the core, longer ones by TextDecoder; frames by TextDecoder, SSE data in pieces in V8, whole in SpiderMonkey', () => {
+  test('without a Buffer copy out of WebAssembly memory (browsers, workerd without nodejs_compat): reads up to 128 B through the core, longer ones by TextDecoder; frames by TextDecoder, SSE data in pieces in V8, whole in SpiderMonkey; SSE reads up to 384 B through the core in V8, none in SpiderMonkey', () => {
     for (const name of ['browser', 'workerd']) {
-      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8DecoderFrom: Infinity, utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces', validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: 16, by: 'detected' });
+      expect(chooseRoutes(name, '', false)).toEqual({ runtime: name, utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8DecoderFrom: Infinity, utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces', sseCoreTo: 384, validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: 16, by: 'detected' });
     }
     expect(chooseRoutes('browser', '', false, undefined, 'detected', 'spidermonkey')).toEqual({
-      runtime: 'browser', utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8DecoderFrom: Infinity, utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole', validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: 16, by: 'detected',
+      runtime: 'browser', utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8DecoderFrom: Infinity, utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole', sseCoreTo: 0, validateFrom: Infinity, sseValidFrom: Infinity, shortUnits: 16, by: 'detected',
     });
     // (a runtime with a Buffer copy takes the core route, which writes UTF-16: nothing to split, whatever the engine)
-    expect(chooseRoutes('node', '24.22.3', true, undefined, 'detected', 'spidermonkey')).toMatchObject({ frames: 'core', sseData: 'whole' });
+    expect(chooseRoutes('node', '24.22.3', true, undefined, 'detected', 'spidermonkey')).toMatchObject({ frames: 'core', sseData: 'whole', sseCoreTo: 0 });
   });
 
   test('the engine: SpiderMonkey only where its own global is', () => {
@@ -97,8 +97,8 @@ describe('the route each runtime takes', () => {
     expect(chooseRoutes('deno', '2.9.6', true, 'split', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 2048, validateFrom: 2048 });
     expect(chooseRoutes('node', '24.22.3', true, 'core', 'SEAM_STRINGS')).toMatchObject({ utf8: 'core', frames: 'core', validateFrom: Infinity, sseValidFrom: Infinity });
     // (the browsers' routes: Utf8Decoder as there, on the split route from 129 B)
-    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces' });
-    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder-whole', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole' });
+    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'pieces', sseCoreTo: 384 });
+    expect(chooseRoutes('node', '24.22.3', true, 'textdecoder-whole', 'SEAM_STRINGS')).toMatchObject({ utf8: 'split', utf8PlatformFrom: 129, utf8Platform: 'textdecoder', utf8ShortAscii: 'js', frames: 'textdecoder', sseData: 'whole', sseCoreTo: 0 });
     expect(() => chooseRoutes('node', '24.22.3', true, 'fast')).toThrow(new TypeError('SEAM_STRINGS must be "core", "split", "platform", "textdecoder" or "textdecoder-whole", got "fast"'));
   });
 
