@@ -138,8 +138,8 @@ export function validateFrom(name: string, version: string, bufferCopy = true): 
  * Up to which read size `SseParser` takes the core's route on the `textdecoder` frames route (0:
  * none). Measured in the browsers' benchmark page against the `textdecoder` route, the same page,
  * OpenAI-shaped events (docs/runtimes.md, *SSE's short reads in the browsers*): in Chromium the
- * core's route read one event per read (257 B) 1.31–1.53× as fast, 256 B reads 1.19–1.67×, 384 B
- * 1.15–1.45×, 512 B 0.81–1.01×; in Firefox 0.47–0.67× at 512 B, 0.73–0.81× at 256 B, and at one
+ * core's route read one event per read (257 B) 1.31–1.55× as fast, 256 B reads 1.19–1.67×, 384 B
+ * 1.15–1.46×, 512 B 0.81–1.01×; in Firefox 0.47–0.67× at 512 B, 0.73–0.81× at 256 B, and at one
  * event per read no direction outside its page-to-page noise. JavaScriptCore (Safari) is taken as
  * V8, as for `sseData`: unmeasured.
  */
