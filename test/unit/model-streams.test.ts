@@ -18,6 +18,25 @@ const from = (chunks: Uint8Array[]) => new ReadableStream<Uint8Array>({
 });
 const unclock = (b: Uint8Array) => unclocked(new TextDecoder().decode(b));
 
+/** An Anthropic turn that answers "Café" (its thinking first, when given), an event a read. */
+function anthropicTurn(thinking?: string): Uint8Array[] {
+  const ev = (type: string, data: Record<string, unknown>) => enc(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  const think = thinking === undefined ? [] : [
+    ev('content_block_start', { index: 1, content_block: { type: 'thinking', thinking: '' } }),
+    ev('content_block_delta', { index: 1, delta: { type: 'thinking_delta', thinking } }),
+    ev('content_block_stop', { index: 1 }),
+  ];
+  return [
+    ev('message_start', { message: { id: 'm', type: 'message', role: 'assistant', content: [], model: 'c', usage: { input_tokens: 3, output_tokens: 1 } } }),
+    ...think,
+    ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Café' } }),
+    ev('content_block_stop', { index: 0 }),
+    ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } }),
+    ev('message_stop', {}),
+  ];
+}
+
 async function drain<T>(readable: ReadableStream<T>): Promise<{ out: T[]; error: unknown }> {
   const out: T[] = [];
   try {
@@ -202,14 +221,7 @@ describe('ModelTextStream', () => {
       { event: 'messageStop', payload: '{"stopReason":"end_turn"}' },
     ].map(encodeMessage);
     const metadata = encodeMessage({ event: 'metadata', payload: '{"usage":{"inputTokens":7,"outputTokens":2,"totalTokens":9},"metrics":{"latencyMs":5}}' });
-    const anthropic = [
-      'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"c","usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
-      'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
-      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Café"}}\n\n',
-      'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
-      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n',
-      'event: message_stop\ndata: {"type":"message_stop"}\n\n',
-    ].map(enc);
+    const anthropic = anthropicTurn();
     const cases: [string, 'bedrock' | 'anthropic', Uint8Array[], number | undefined][] = [
       ['bedrock, the break before its metadata', 'bedrock', stop, undefined],
       ['bedrock, the break inside its metadata', 'bedrock', [...stop, metadata.subarray(0, 20)], undefined],
@@ -409,17 +421,7 @@ describe('ModelTextStream and ModelPartStream: a reader that leaves, a reader th
     }
   });
 
-  const turn = [
-    'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"c","usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
-    'event: content_block_start\ndata: {"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":""}}\n\n',
-    'event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"Hm."}}\n\n',
-    'event: content_block_stop\ndata: {"type":"content_block_stop","index":1}\n\n',
-    'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
-    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Café"}}\n\n',
-    'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
-    'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n',
-    'event: message_stop\ndata: {"type":"message_stop"}\n\n',
-  ].map(enc);
+  const turn = anthropicTurn('Hm.');
   const makers = [() => new ModelTextStream({ format: 'anthropic' }), () => new ModelPartStream({ format: 'anthropic' })];
 
   it('a reader that cancels after the completion, the upstream still open: its cancel resolves, and so does the report (a break out of for await too)', async () => {
