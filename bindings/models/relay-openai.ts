@@ -10,7 +10,8 @@
 // once, then `data: [DONE]`. An error is `data: {"error": …}`, never `[DONE]`.
 import type { DocReader } from './document.js';
 import type { ModelStreamError } from './errors.js';
-import { finishIn } from './formats/describe.js';
+import { finishIn, isObj } from './formats/describe.js';
+import { partTexts } from './formats/openai.js';
 import type { Call } from './message.js';
 import { type Aborted, type ClientWriter, DROPPED, type QuietHeads, type RelayTarget, callId, errorParts, usageOf } from './writer.js';
 
@@ -214,8 +215,8 @@ export class OpenAiWriter implements ClientWriter {
     if (!Array.isArray(choices)) return;
     const head = this.open.slice(0, this.open.indexOf('"choices":'));
     for (const c of choices as unknown[]) {
-      if (!isRecord(c) || typeof c.index !== 'number' || c.index === this.t.choice) continue;
-      const out = isRecord(c.delta) ? { ...c, delta: this.readable(c.index, c.delta) } : c;
+      if (!isObj(c) || typeof c.index !== 'number' || c.index === this.t.choice) continue;
+      const out = isObj(c.delta) ? { ...c, delta: this.readable(c.index, c.delta) } : c;
       this.t.writeText(`${head}"choices":[${JSON.stringify(out)}]}\n\n`);
       this.t.wrote(1);
     }
@@ -226,18 +227,12 @@ export class OpenAiWriter implements ClientWriter {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(delta)) {
       if (k === 'content' && Array.isArray(x)) {
-        let text = '';
-        let thinking = '';
-        for (const p of x as unknown[]) {
-          if (!isRecord(p)) continue;
-          if ((p.type === 'text' || p.type === undefined) && typeof p.text === 'string') text += p.text;
-          else if (p.type === 'thinking') thinking += typeof p.thinking === 'string' ? p.thinking : partsText(p.thinking);
-        }
+        const { text, thinking } = partTexts(x as unknown[]);
         if (thinking !== '' && this.keepsReasoning) out.reasoning_content = thinking;
         if (text !== '') out.content = text;
       } else if (k === 'tool_calls' && Array.isArray(x)) {
         out.tool_calls = (x as unknown[]).map((call) => {
-          if (!isRecord(call)) return call;
+          if (!isObj(call)) return call;
           const { index, ...rest } = call;
           const at = this.otherCall(choice, typeof index === 'number' ? index : -1, call.id);
           return index === at ? call : { index: at, ...rest };
@@ -378,13 +373,4 @@ function typed(call: Call, begins: boolean): string {
   return call.custom
     ? `"type":"custom","custom":{"name":${name}${begins ? ',"input":""' : ''}}`
     : `"type":"function","function":{"name":${name}${begins ? ',"arguments":""' : ''}}`;
-}
-
-const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
-
-/** Mistral's thinking as parts: their text joined. */
-function partsText(parts: unknown): string {
-  let s = '';
-  if (Array.isArray(parts)) for (const p of parts as unknown[]) if (isRecord(p) && typeof p.text === 'string') s += p.text;
-  return s;
 }

@@ -397,7 +397,8 @@ export function errorMessage(doc: Doc, errorRec: number, messageRec: number): st
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Whether `v` is a JSON object (not an array, not null). */
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /**

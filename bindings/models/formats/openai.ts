@@ -219,6 +219,33 @@ function parts(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number)
 }
 
 /**
+ * Mistral's content as parts read from its JSON (another choice's, which a relay to OpenAI's
+ * clients writes anew without a reader), by parts()'s rules: the text of its `text` parts (or of
+ * parts with no type), and of its `thinking` parts (a string, or text parts in them).
+ */
+export function partTexts(content: readonly unknown[]): { text: string; thinking: string } {
+  let text = '';
+  let thinking = '';
+  for (const p of content) {
+    const type = member(p, 'type');
+    if (type === 'text' || type === undefined) {
+      const t = member(p, 'text');
+      if (typeof t === 'string') text += t;
+    } else if (type === 'thinking') {
+      const t = member(p, 'thinking');
+      if (typeof t === 'string') thinking += t;
+      else if (Array.isArray(t)) {
+        for (const q of t as unknown[]) {
+          const u = member(q, 'text');
+          if (typeof u === 'string') thinking += u;
+        }
+      }
+    }
+  }
+  return { text, thinking };
+}
+
+/**
  * The `tool_calls` deltas of the followed choice, element by element: its `index` is the call's
  * key (none from Mistral, whose calls come whole, found by their id), `id` and `function.name`
  * begin it, `function.arguments` is a fragment; a custom tool's call has `custom.name` and
