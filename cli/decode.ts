@@ -444,20 +444,14 @@ class DecodeRun {
       const { printed, error } = printer.take(null);
       // (after the completion: a message of what follows it cut short, which the stream passes over)
       if (error !== undefined && this.stream!.status !== 'done') {
-        // both may stop at the end (a turn that failed before a message cut short): the error that
-        // comes first in the stream ends the command, as in feed()
-        let first: unknown;
+        // (both may stop at the end: a turn that failed before a message cut short)
+        let failed: unknown;
         try {
           this.stream!.flush();
         } catch (e) {
-          if (offsetOf(e) < offsetOf(error.e)) first = e;
+          failed = e;
         }
-        if (first !== undefined) {
-          printer.print(printed, offsetOf(first));
-          return this.end({ kind: 'error', error: first });
-        }
-        printer.print(printed);
-        return this.end({ kind: 'error', error: error.e, fromPrinter: true });
+        return this.endFirst(printed, error, failed);
       }
       printer.print(printed);
     }
@@ -529,22 +523,28 @@ class DecodeRun {
         printer?.print(printed);
         return this.afterCompletion(e);
       }
-      // both stopped: the error that comes first in the stream ends the command, as it would
-      // have had the read ended between the two; nothing past it is printed
-      if (printerError !== undefined && offsetOf(printerError.e) <= offsetOf(e)) {
-        printer!.print(printed);
-        this.end({ kind: 'error', error: printerError.e, fromPrinter: true });
-      } else {
-        printer?.print(printed, offsetOf(e));
-        this.end({ kind: 'error', error: e });
-      }
-      return;
+      return this.endFirst(printed, printerError, e);
     }
     printer?.print(printed);
     this.emit(text);
     if (printerError !== undefined) {
       if (this.stream!.status === 'done') return this.afterCompletion(undefined);
       this.end({ kind: 'error', error: printerError.e, fromPrinter: true });
+    }
+  }
+
+  /**
+   * The stream stopped with `e`, or the printer with its error, or both: the error that comes first
+   * in the stream ends the command (the printer's where they name one offset), as it would have had
+   * the read ended between the two; nothing past it is printed.
+   */
+  private endFirst(printed: Printed[], printerError: { e: unknown } | undefined, e: unknown): void {
+    if (printerError !== undefined && (e === undefined || offsetOf(printerError.e) <= offsetOf(e))) {
+      this.printer!.print(printed);
+      this.end({ kind: 'error', error: printerError.e, fromPrinter: true });
+    } else {
+      this.printer?.print(printed, offsetOf(e));
+      this.end({ kind: 'error', error: e });
     }
   }
 
