@@ -43,3 +43,27 @@ export function outcome<T>(d: { push(c: Uint8Array): T[]; flush(): T[] }, reads:
     return { got: [...got, ...(x[key] ?? [])], err: `${x.code} ${x.offset}` };
   }
 }
+
+/**
+ * An event stream's messages as a message decoder gives them for `reads` then its flush, the
+ * messages its framing error carries among them, and that error (`code`, `offset`), undefined when
+ * none; an error that is not a `Framing` (the library's EventStreamError, passed in: this file
+ * imports no build of the library) is thrown. The decoder is disposed.
+ */
+export function messagesOf<M>(
+  d: { push(c: Uint8Array): M[]; flush(): unknown; dispose(): void }, reads: Uint8Array[],
+  Framing: abstract new (...args: never[]) => { code: string; offset: number; messages: readonly unknown[] },
+): { messages: M[]; framing: { code: string; offset: number } | undefined } {
+  const messages: M[] = [];
+  try {
+    for (const c of reads) messages.push(...d.push(c));
+    d.flush();
+    return { messages, framing: undefined };
+  } catch (x) {
+    if (!(x instanceof Framing)) throw x;
+    messages.push(...(x.messages as M[]));
+    return { messages, framing: { code: x.code, offset: x.offset } };
+  } finally {
+    d.dispose();
+  }
+}

@@ -27,7 +27,7 @@ import {
 import { CallBook, type Fixture, type ModelFormat, codec, isEventStream, reference, scanSseBody } from '../helpers/model-fixtures.js';
 import { type Rnd, chance, jsonString, pick } from '../helpers/model-streams.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
-import { textOutcome, thrown } from '../helpers/thrown.js';
+import { messagesOf, textOutcome, thrown } from '../helpers/thrown.js';
 import { Oracle, settle } from '../helpers/relay-oracle.js';
 
 const enc = new TextEncoder();
@@ -479,19 +479,8 @@ function readAll(f: Fixture, chunks: Uint8Array[], raw: boolean, reused?: ModelS
  */
 function readMessages(f: Fixture, chunks: Uint8Array[]) {
   const format = f.format as 'bedrock' | 'bedrock-invoke';
-  const d = new ModelEventStreamDecoder({ format });
   const reader = new ModelEventReader({ format });
-  const messages: ModelEventStreamMessage[] = [];
-  let framing: { code: string; offset: number } | undefined;
-  try {
-    for (const c of chunks) messages.push(...d.push(c));
-    d.flush();
-  } catch (x) {
-    if (!(x instanceof EventStreamError)) throw x;
-    messages.push(...(x.messages as ModelEventStreamMessage[]));
-    framing = { code: x.code, offset: x.offset };
-  }
-  d.dispose();
+  const { messages, framing } = messagesOf<ModelEventStreamMessage>(new ModelEventStreamDecoder({ format }), chunks, EventStreamError);
   const out: { text: string; reasoning: string; finishReason?: string; usage?: Record<string, unknown>; toolCalls?: unknown; error?: { code: string; offset: number } } = { text: '', reasoning: '' };
   let done = false;
   for (const m of messages) {

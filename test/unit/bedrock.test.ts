@@ -17,7 +17,7 @@ import {
 import { BEDROCK_FIXTURES, type BedrockFixture, bedrockReference, codec, crc32Ref, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { readAnthropic, readOpenAi } from '../helpers/clients.js';
 import { concat, cut } from '../helpers/random.js';
-import { textOutcome } from '../helpers/thrown.js';
+import { messagesOf, textOutcome } from '../helpers/thrown.js';
 
 const enc = new TextEncoder();
 
@@ -64,18 +64,9 @@ describe.each(BEDROCK_FIXTURES.map((f) => [f.name, f] as const))('bedrock fixtur
 
   test('message by message (ModelEventStreamDecoder, whole and dripped), each event read by a ModelEventReader: the text, finish reason and usage the stream reads, and its error at the same message', () => {
     for (const chunks of [[f.bytes], chunkings(f.bytes).at(-1)!]) {
-      const d = new ModelEventStreamDecoder({ format: 'bedrock' });
       const reader = new ModelEventReader({ format: 'bedrock' });
-      const messages: ModelEventStreamMessage[] = [];
-      let error: { code: string; offset: number; message?: string } | undefined;
-      try {
-        for (const c of chunks) messages.push(...d.push(c));
-        d.flush();
-      } catch (x) {
-        if (!(x instanceof EventStreamError)) throw x;
-        messages.push(...(x.messages as ModelEventStreamMessage[]));
-        error = { code: x.code, offset: x.offset };
-      }
+      const { messages, framing } = messagesOf<ModelEventStreamMessage>(new ModelEventStreamDecoder({ format: 'bedrock' }), chunks, EventStreamError);
+      let error: { code: string; offset: number; message?: string } | undefined = framing;
       let text = '';
       let finishReason: string | undefined;
       let usage: Record<string, unknown> | undefined;
@@ -98,7 +89,6 @@ describe.each(BEDROCK_FIXTURES.map((f) => [f.name, f] as const))('bedrock fixtur
         text: e.text, finishReason: e.finishReason, usage: e.usage,
         error: e.error && { code: e.error.code, offset: e.error.offset, ...(e.error.code === 'ERR_PROVIDER' ? { message: expect.stringContaining(e.error.message!) } : {}) },
       });
-      d.dispose();
     }
   });
 
