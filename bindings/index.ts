@@ -46,7 +46,7 @@ export {
 export { Utf8DecoderStream } from './bytes/stream.js';
 export { LineDecoderStream, LineBatchDecoderStream, SseDecoderStream, SseBatchDecoderStream } from './frames/streams.js';
 export { SseRelayStream, ModelTextStream, ModelPartStream } from './models/streams.js';
-export type { ModelPart } from './models/parts.js';
+export { ModelPartReader, type ModelPart } from './models/parts.js';
 export { readChunks } from './core/transform.js';
 
 // A Worker that decodes off the page's thread (the Worker itself is seam-stream/worker)

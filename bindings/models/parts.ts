@@ -4,7 +4,8 @@
 // stream's own state after each read: nothing is read twice, and no part is made that the stream
 // did not already hold.
 import type { Citation, Message, ToolCall } from './message.js';
-import type { ModelReport, ModelStream } from './stream.js';
+import { describeFormat } from './formats/index.js';
+import { type ModelReport, ModelStream } from './stream.js';
 
 /** A piece of what a model stream says (see {@link ModelPartStream}). */
 export type ModelPart =
@@ -34,19 +35,73 @@ interface Said {
   name: string;
 }
 
-/** Where the parts of a stream stand: what of its reasoning, refusal, calls and citations was given. */
-export class PartCursor {
+/**
+ * What a {@link ModelStream} says, as parts, for a caller that has its reads in hand
+ * (`ModelPartStream` is the same over a `TransformStream`). `push(chunk)` pushes the read into
+ * the stream and gives what it said: the reasoning, the committed text, a piece of a refusal, each
+ * client tool call begun, grown or ended, and each source cited, in the order its events said
+ * them (a read that holds several events is pushed an event at a time). `flush()` ends the stream
+ * and gives the rest; `finish()` on the stream is then its report (the `finish` part of a
+ * `ModelPartStream`). After a `push` or `flush` that threw, `take(error.text ?? '')` gives what
+ * the read said before its error. A caller that pushes into the stream itself calls
+ * `take(text)` after each push with the text it returned (a read's events then give each kind's
+ * parts together: its reasoning, then its text). The parts are read from the stream's own state:
+ * nothing is read twice, and no part is made that the stream does not hold.
+ */
+export class ModelPartReader {
   /** The reasoning given: up to `units` of block `block`. */
   private block = 0;
   private units = 0;
   private refusal = 0;
   private citations = 0;
   private readonly calls: Said[] = [];
+  private readonly model: ModelStream;
+  private readonly ends: EventEnds;
+  /** The parts of a read's events before the one whose push threw: given by the next `take`. */
+  private held: ModelPart[] = [];
 
-  constructor(private readonly model: ModelStream) {}
+  /** `model`: the stream whose parts are taken (anything else is a `TypeError`). */
+  constructor(model: ModelStream) {
+    if (!(model instanceof ModelStream)) throw new TypeError('ModelPartReader: give it the ModelStream whose parts it takes: new ModelPartReader(stream)');
+    this.model = model;
+    this.ends = new EventEnds(describeFormat(model.format).framing);
+  }
 
-  /** The parts since the last call, with `text` (what the read committed) in its place: reasoning, text, refusal, calls, citations. */
-  take(text: string, out: ModelPart[]): ModelPart[] {
+  /** Pushes a read into the stream: the parts it said, in its events' order. What the stream throws is thrown (then `take`). */
+  push(chunk: Uint8Array): ModelPart[] {
+    const out = this.held;
+    this.held = [];
+    const model = this.model;
+    const pieces = this.ends.cut(chunk);
+    for (let i = 0; i < pieces.length; i++) {
+      let text: string;
+      try {
+        text = model.push(pieces[i]);
+      } catch (e) {
+        this.held = out;
+        throw e;
+      }
+      this.take(text, out);
+    }
+    return out;
+  }
+
+  /** Ends the stream: the parts of the text and calls it held. What the stream throws is thrown (then `take`). */
+  flush(): ModelPart[] {
+    const text = this.model.flush();
+    return this.take(text);
+  }
+
+  /**
+   * The parts since the last call, with `text` (what the read committed) in its place: reasoning,
+   * text, refusal, calls, citations. `text` that is not a string is a `TypeError`.
+   */
+  take(text = '', out?: ModelPart[]): ModelPart[] {
+    if (typeof text !== 'string') throw new TypeError(`ModelPartReader.take(text): text is the string push() or flush() returned, not ${text === null ? 'null' : typeof text}`);
+    if (out === undefined) {
+      out = this.held;
+      this.held = [];
+    }
     const model = this.model;
     model.takeParts();
     const m = model.message;
@@ -84,5 +139,81 @@ export class PartCursor {
       this.block = b;
       this.units = t.length;
     }
+  }
+}
+
+/**
+ * Where a read's events end, so that each piece completes one event at most: in SSE after each
+ * blank line (its line end following another: LF, CR or CR LF), in lines and NDJSON after each LF,
+ * in AWS's event stream at each message's end (the total length its prelude begins with). A read
+ * that completes one event at most is one piece, itself. Cutting finer than the events costs only
+ * pushes: the stream reads any cutting the same. A message length that cannot be one (under a
+ * prelude and its CRC) leaves the rest of the stream uncut, for the stream to refuse.
+ */
+class EventEnds {
+  /** SSE: the last byte ended a line (or none came yet), and whether it was a CR (whose LF is part of its line end). */
+  private lineStart = true;
+  private cr = false;
+  /** Event stream: bytes of the message being read still to come, 0 while its total length is read. */
+  private left = 0;
+  private length = 0;
+  private lengthBytes = 0;
+  private uncut = false;
+
+  constructor(private readonly framing: 'sse' | 'lines' | 'ndjson' | 'eventstream') {}
+
+  cut(chunk: Uint8Array): Uint8Array[] {
+    const n = chunk.length;
+    let out: Uint8Array[] | null = null;
+    let start = 0;
+    const end = (i: number) => {
+      if (i === n) return;
+      (out ??= []).push(chunk.subarray(start, i));
+      start = i;
+    };
+    if (this.framing === 'eventstream') {
+      let i = 0;
+      while (i < n && !this.uncut) {
+        if (this.left === 0) {
+          for (; this.lengthBytes < 4 && i < n; i++, this.lengthBytes++) this.length = this.length * 256 + chunk[i];
+          if (this.lengthBytes < 4) break;
+          if (this.length < 16) {
+            this.uncut = true;
+            break;
+          }
+          this.left = this.length - 4;
+          this.length = this.lengthBytes = 0;
+        }
+        const take = Math.min(this.left, n - i);
+        i += take;
+        if ((this.left -= take) === 0) end(i);
+      }
+    } else if (this.framing === 'sse') {
+      let lineStart = this.lineStart;
+      let cr = this.cr;
+      for (let i = 0; i < n; i++) {
+        const b = chunk[i];
+        if (b === 10) {
+          if (cr) {
+            cr = false; // (the line ended at its CR)
+            continue;
+          }
+          if (lineStart) end(i + 1);
+          lineStart = true;
+        } else if (b === 13) {
+          if (lineStart) end(i + 1);
+          lineStart = cr = true;
+        } else {
+          lineStart = cr = false;
+        }
+      }
+      this.lineStart = lineStart;
+      this.cr = cr;
+    } else {
+      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) end(i + 1);
+    }
+    if (out === null) return [chunk];
+    (out as Uint8Array[]).push(chunk.subarray(start));
+    return out;
   }
 }

@@ -5,7 +5,7 @@
 import { CoreMemoryError } from '../core/errors.js';
 import { Transform, drained, failed, owning, textOn } from '../core/transform.js';
 import { SseRelay, type SseRelayOptions } from './relay.js';
-import { type ModelPart, PartCursor } from './parts.js';
+import { type ModelPart, ModelPartReader } from './parts.js';
 import { ModelStream, type ModelReport, type ModelStreamOptions } from './stream.js';
 import type { RelayAbort } from './writer.js';
 
@@ -162,10 +162,12 @@ export class ModelPartStream extends Transform<Uint8Array, ModelPart> {
 
   constructor(options: ModelStreamOptions) {
     const model = new ModelStream(options);
-    const cursor = new PartCursor(model);
+    const parts = new ModelPartReader(model);
     const { transformer, report } = overModel<ModelPart>(model, {
-      read: (text, c) => { for (const p of cursor.take(text, [])) c.enqueue(p); },
-      carried: (err) => cursor.take(textOn(err)[0] ?? '', []),
+      // (a read of several events is pushed an event at a time: their parts in their order)
+      push: (chunk) => parts.push(chunk),
+      read: (text, c) => { for (const p of parts.take(text)) c.enqueue(p); },
+      carried: (err) => parts.take(textOn(err)[0] ?? ''),
       end: (r, c) => { c.enqueue({ type: 'finish', report: r }); },
     });
     super(transformer);
@@ -176,6 +178,8 @@ export class ModelPartStream extends Transform<Uint8Array, ModelPart> {
 
 /** What a stream over a ModelStream makes of its reads: what a read (or the end) gave, what an error carries, and its end. */
 interface ModelOut<O> {
+  /** A read pushed into the model, and what it gave (else the model's push, then `read`). */
+  push?(chunk: Uint8Array): O[];
   read(text: string, controller: TransformStreamDefaultController<O>): void;
   carried(err: unknown): O[];
   end?(report: ModelReport, controller: TransformStreamDefaultController<O>): void;
@@ -224,6 +228,12 @@ function overModel<O>(model: ModelStream, out: ModelOut<O>): { transformer: Tran
     },
     transform(chunk, controller) {
       if (cancelled) return;
+      if (out.push !== undefined) {
+        let gave: O[];
+        try { gave = out.push(chunk); } catch (err) { return fail(controller, err); }
+        for (const x of gave) controller.enqueue(x);
+        return;
+      }
       let text: string;
       try { text = model.push(chunk); } catch (err) { return fail(controller, err); }
       out.read(text, controller);

@@ -3,7 +3,7 @@
 // their report, and the one-line relay into a Response.
 import { describe, expect, it } from 'vitest';
 import {
-  type ModelPart, type ModelReport, ModelPartStream, ModelStream, ModelStreamError, ModelTextStream, SseRelay, SseRelayStream, type ToolCall, readChunks,
+  type ModelPart, ModelPartReader, type ModelReport, ModelPartStream, ModelStream, type ModelStreamOptions, ModelStreamError, ModelTextStream, SseRelay, SseRelayStream, type ToolCall, readChunks,
 } from '../../bindings/index.js';
 import { BEDROCK_FIXTURES } from '../helpers/bedrock-fixtures.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
@@ -389,6 +389,107 @@ describe('ModelPartStream', () => {
   });
 });
 
+describe('ModelPartReader', () => {
+  // Line ends of every kind (an event's end found after a CR alone, after a CR and a LF, a LF), and
+  // an event stream whose second message claims a length no message can have.
+  const think = (t: string) => `data: {"choices":[{"index":0,"delta":{"reasoning_content":"${t}"}}]}`;
+  const call = (i: number, args: string) => `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":${i},"id":"c${i}","type":"function","function":{"name":"f","arguments":${JSON.stringify(args)}}}]}}]}`;
+  const said = (t: string) => `data: {"choices":[{"index":0,"delta":{"content":"${t}"}}]}`;
+  const lineEnds = [
+    think('a'), call(0, '{}'), said('Hi '), think('b'), call(1, '{"x":1}'), said('there.'),
+    'data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}', 'data: [DONE]',
+  ];
+  const bogus = encodeMessage({ event: 'messageStart', payload: '{"role":"assistant"}' });
+  const all = [
+    ...FIXTURES.map((f) => ({ name: f.name, format: f.format, choice: f.choice, bytes: f.bytes })),
+    ...BEDROCK_FIXTURES.map((f) => ({ name: f.name, format: 'bedrock' as const, choice: undefined, bytes: f.bytes })),
+    ...(['\r', '\r\n', '\n', 'mixed'] as const).map((eol) => ({
+      name: `line ends ${JSON.stringify(eol)}`, format: 'openai' as const, choice: undefined,
+      bytes: enc(lineEnds.map((e, i) => { const end = eol === 'mixed' ? ['\r', '\r\n', '\n'][i % 3] : eol; return e + end + end; }).join('')),
+    })),
+    { name: 'an event stream message of length 8', format: 'bedrock' as const, choice: undefined, bytes: concat([bogus, new Uint8Array([0, 0, 0, 8, 0, 0, 0, 0, 1, 2, 3, 4]), bogus]) },
+  ];
+
+  /** A caller's loop: the reader pushes each read; a push that throws, take what its error carries; flush; then the report. */
+  function pushed(format: ModelStreamOptions['format'], choice: number | undefined, reads: Uint8Array[]) {
+    const m = new ModelStream({ format, choice });
+    const parts = new ModelPartReader(m);
+    const out: ModelPart[] = [];
+    try {
+      for (const r of reads) out.push(...parts.push(r));
+      out.push(...parts.flush());
+    } catch (e) {
+      out.push(...parts.take((e as { text?: string }).text ?? ''));
+      return { out, error: e };
+    }
+    out.push({ type: 'finish', report: m.finish() });
+    return { out, error: undefined };
+  }
+
+  it('gives the same parts, in the same order, however the stream is cut (a read of several events is pushed an event at a time), and ModelPartStream gives them; for every fixture, whole, at random cuttings and a byte a read', async () => {
+    const next = rng(SEED + 12);
+    for (const f of all) {
+      const once = pushed(f.format, f.choice, [f.bytes]);
+      for (const cuts of [cut(f.bytes, randomCuts(f.bytes, next, 40)), Array.from({ length: f.bytes.length }, (_, i) => f.bytes.subarray(i, i + 1))]) {
+        const what = `${f.name}, ${cuts.length} reads (seed ${SEED + 12})`;
+        const got = pushed(f.format, f.choice, cuts);
+        expect(got.out, what).toEqual(once.out);
+        const stream = await drain(from(cuts).pipeThrough(new ModelPartStream({ format: f.format, choice: f.choice })));
+        expect(stream.out, what).toEqual(once.out);
+        for (const e of [got.error, stream.error]) {
+          if (once.error === undefined) expect(e, what).toBeUndefined();
+          else expect([(e as ModelStreamError).code, (e as ModelStreamError).offset], what).toEqual([(once.error as ModelStreamError).code, (once.error as ModelStreamError).offset]);
+        }
+      }
+    }
+  });
+
+  it('a caller that pushes into the stream itself and takes each read\'s parts: each kind joined is what the stream says, however it is cut', () => {
+    const next = rng(SEED + 13);
+    for (const f of all) {
+      const want = joined(pushed(f.format, f.choice, [f.bytes]).out);
+      for (const cuts of [[f.bytes], cut(f.bytes, randomCuts(f.bytes, next, 40))]) {
+        const m = new ModelStream({ format: f.format, choice: f.choice });
+        const parts = new ModelPartReader(m);
+        const out: ModelPart[] = [];
+        try {
+          for (const r of cuts) out.push(...parts.take(m.push(r)));
+          out.push(...parts.take(m.flush()));
+        } catch (e) {
+          out.push(...parts.take((e as { text?: string }).text ?? ''));
+        }
+        const got = joined(out);
+        const what = `${f.name}, ${cuts.length} reads (seed ${SEED + 13})`;
+        expect([got.text, got.refusal, got.blocks, got.calls, got.citations], what).toEqual([want.text, want.refusal, want.blocks, want.calls, want.citations]);
+      }
+    }
+  });
+
+  it('an Anthropic turn one event a read: each read\'s parts after its push; a take with no read between gives nothing', () => {
+    const m = new ModelStream({ format: 'anthropic' });
+    const parts = new ModelPartReader(m);
+    const out: ModelPart[][] = anthropicTurn('Hm.').map((r) => parts.take(m.push(r)));
+    expect(out).toEqual([
+      [], [], [{ type: 'reasoning', text: 'Hm.', block: 0 }], [], [],
+      [{ type: 'text', text: 'Caf' }], // (its last cluster held back: a mark could join it)
+      [], [],
+      [{ type: 'text', text: 'é' }], // (the completion: nothing can join it)
+    ]);
+    expect(parts.take()).toEqual([]);
+    expect(parts.take(m.flush())).toEqual([]);
+    expect(m.finish()).toMatchObject({ text: 'Café', reasoning: 'Hm.', status: 'done' });
+  });
+
+  it('takes a ModelStream, and the string its push returned', () => {
+    expect(() => new ModelPartReader({} as ModelStream)).toThrow(TypeError);
+    expect(() => new ModelPartReader(undefined as unknown as ModelStream)).toThrow(/new ModelPartReader\(stream\)/);
+    const parts = new ModelPartReader(new ModelStream({ format: 'openai' }));
+    expect(() => parts.take(new Uint8Array(1) as unknown as string)).toThrow(TypeError);
+    expect(() => parts.take(null as unknown as string)).toThrow(/not null/);
+    expect(parts.take('')).toEqual([]);
+  });
+});
+
 describe('ModelTextStream and ModelPartStream: a reader that leaves, a reader that is slow', () => {
   it('a writable side aborted while a write waits for the reader: the reader gets what was enqueued, then the abort\'s reason; the held write is not read', async () => {
     const ev = (t: string) => `data: {"choices":[{"index":0,"delta":{"content":"${t}"}}]}\n\n`;
@@ -415,7 +516,7 @@ describe('ModelTextStream and ModelPartStream: a reader that leaves, a reader th
       const name = s.constructor.name;
       expect(error, name).toBe(reason);
       expect(out, name).toEqual(s instanceof ModelPartStream
-        ? [{ type: 'reasoning', text: 'Hm. ', block: 0 }, { type: 'text', text: 'Hello there' }]
+        ? [{ type: 'reasoning', text: 'Hm. ', block: 0 }, { type: 'text', text: 'Hello' }, { type: 'text', text: ' there' }] // (the read's events a push each)
         : ['Hello there']);
       await expect(s.report, name).rejects.toBe(reason);
     }
