@@ -1,7 +1,7 @@
 // `seam-stream decode [FILE|-]`: a captured or live stream to its text (or its events), printed
 // as it commits; logs and errors on standard error only.
 import {
-  EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, NdjsonDecoder, SseParser, TextAssembler,
+  EventStreamError, LineDecoder, ModelEventReader, ModelPartReader, type ModelPart, ModelEventStreamDecoder, NdjsonDecoder, SseParser, TextAssembler,
   type ModelEventStreamDecoderOptions, type ModelEventStreamMessage,
 } from 'seam-stream';
 import type { Values } from './args.js';
@@ -12,6 +12,7 @@ import { Output, checkSavable, exitWith, openInput, saveAtomically, type Input }
 import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks } from './scan.js';
 import { SNIFF_BYTES, htmlPage, htmlSaid, sniff, utf16 } from './sniff.js';
+import { PartPrinter } from './parts.js';
 import { StatusLine, formatSeconds, plural } from './status.js';
 import { ModelStream, ModelStreamError, PlainStream, type TextStream } from './stream.js';
 import type { Citation, ToolCall } from 'seam-stream';
@@ -20,6 +21,7 @@ import type { Citation, ToolCall } from 'seam-stream';
 interface DecodeOptions {
   format: Format | undefined;
   events: boolean;
+  parts: boolean;
   report: boolean;
   json: boolean;
   save: string | undefined;
@@ -45,8 +47,12 @@ function options(v: Values): DecodeOptions {
   }
   if (events && format === 'text') throw new UsageError('--events needs a stream of events: plain text (--format text) has none');
   if (v.json === true && v.report !== true) throw new UsageError('--json goes with --report (the report as JSON)');
+  const parts = v.parts === true;
+  if (parts && events) throw new UsageError('--events prints what each event says besides its text already; --parts is for the text');
+  if (parts && format !== undefined && !isModelFormat(format)) throw new UsageError(`--parts needs a model format: ${format} has no reasoning, tool calls or sources`);
+  if (parts && v.status === 'on') throw new UsageError('--parts writes the reasoning on standard error, where the status line (--status on) would write over it');
   return {
-    format, events,
+    format, events, parts,
     report: v.report === true, json: v.json === true,
     save: v.save as string | undefined,
     idleTimeout: v['idle-timeout'] as number | undefined,
@@ -329,6 +335,10 @@ class DecodeRun {
   private bytes = 0;
   private stream: TextStream | undefined;
   private printer: EventPrinter | undefined;
+  /** --parts: what the model stream says besides its text, taken after each read, and where it is printed. */
+  private parts: { reader: ModelPartReader; printer: PartPrinter } | undefined;
+  /** The answer's text printed so far does not end its line. */
+  private textMidLine = false;
   private format: Format | undefined;
   private sniffed = false;
   /** The format sends something after its completion (describeFormat's `trailer`): the input is read to its end. */
@@ -364,7 +374,8 @@ class DecodeRun {
       exitWith(EXIT.OK);
     });
     process.once('SIGINT', () => this.end({ kind: 'interrupted' }));
-    const statusOn = this.o.status === 'on' || (this.o.status === 'auto' && process.stderr.isTTY === true && process.stdout.isTTY !== true);
+    // (--parts writes on standard error as the stream goes: no status line there)
+    const statusOn = this.o.status === 'on' || (this.o.status === 'auto' && !this.o.parts && process.stderr.isTTY === true && process.stdout.isTTY !== true);
     if (statusOn) {
       this.status = new StatusLine(() => ({
         bytes: this.bytes, events: this.stream?.events ?? 0, heartbeats: this.stream?.heartbeats ?? 0,
@@ -460,7 +471,7 @@ class DecodeRun {
     } catch (e) {
       return this.end({ kind: 'error', error: e });
     }
-    this.emit(text);
+    this.took(text);
     this.end({ kind: 'done' });
   }
 
@@ -496,6 +507,14 @@ class DecodeRun {
       return;
     }
     this.stream = textStream(format, this.o);
+    if (this.o.parts && isModelFormat(format)) {
+      const terminal = process.stderr.isTTY === true;
+      const sameTerminal = terminal && process.stdout.isTTY === true;
+      this.parts = {
+        reader: new ModelPartReader(this.stream as unknown as ModelStream),
+        printer: new PartPrinter((s) => process.stderr.write(s), terminal && !process.env.NO_COLOR, () => sameTerminal && this.textMidLine),
+      };
+    }
     if (this.o.events) this.printer = new EventPrinter(format, this.o, (s) => this.out.write(s));
     const held = this.sniffBuf;
     this.sniffBuf = [];
@@ -511,11 +530,14 @@ class DecodeRun {
   }
 
   private feed(chunk: Uint8Array): void {
-    let text: string;
+    let text = '';
+    let parts: ModelPart[] | undefined;
     const printer = this.printer;
     const { printed, error: printerError } = printer?.take(chunk) ?? { printed: [] };
     try {
-      text = this.stream!.push(chunk);
+      // (--parts: the reader pushes a read an event at a time, and gives what each said in its order)
+      if (this.parts !== undefined) parts = this.parts.reader.push(chunk);
+      else text = this.stream!.push(chunk);
     } catch (e) {
       // (a ModelStreamError once the stream is done is about what follows the completion; a text
       // limit passed at the completion or before it fails the stream, whose status is then not done)
@@ -526,7 +548,8 @@ class DecodeRun {
       return this.endFirst(printed, printerError, e);
     }
     printer?.print(printed);
-    this.emit(text);
+    if (parts !== undefined) this.show(parts);
+    else this.emit(text);
     if (printerError !== undefined) {
       if (this.stream!.status === 'done') return this.afterCompletion(undefined);
       this.end({ kind: 'error', error: printerError.e, fromPrinter: true });
@@ -556,12 +579,32 @@ class DecodeRun {
    */
   private afterCompletion(e: unknown): void {
     const t = (e as { text?: unknown } | undefined)?.text;
-    if (typeof t === 'string') this.emit(t);
+    this.took(typeof t === 'string' ? t : '');
     this.end({ kind: 'done' });
+  }
+
+  /** Text the stream committed (flushed, or carried by an error): with --parts, with what else was said before it. */
+  private took(text: string): void {
+    if (this.parts === undefined) this.emit(text);
+    else this.show(this.parts.reader.take(text));
+  }
+
+  /** --parts: the answer's text to standard output, the rest to standard error, in their order. */
+  private show(parts: ModelPart[]): void {
+    const printer = this.parts!.printer;
+    for (const p of parts) {
+      if (p.type !== 'text') {
+        printer.show(p);
+        continue;
+      }
+      printer.text();
+      this.emit(p.text);
+    }
   }
 
   private emit(text: string): void {
     if (text === '') return;
+    this.textMidLine = !text.endsWith('\n');
     this.lastTextAt = performance.now();
     this.anyText = true;
     this.printedUnits += text.length;
@@ -604,7 +647,7 @@ class DecodeRun {
         const e = ending.error;
         // the text decoded before the error comes first: what this call committed, then what was held
         const t = (e as { text?: unknown } | null)?.text;
-        if (typeof t === 'string' && !ending.fromPrinter && (e as { code?: string }).code !== undefined) this.emit(t);
+        if (typeof t === 'string' && !ending.fromPrinter && (e as { code?: string }).code !== undefined) this.took(t);
         code = exitCodeOf(e);
         message = describeError(e);
         if (code === EXIT.TRUNCATED && this.o.allowTruncated) {
@@ -629,6 +672,7 @@ class DecodeRun {
         /* a failed stream may have no report: it says nothing more */
       }
     }
+    this.parts?.printer.end();
     if (process.stdout.isTTY && this.printedUnits > 0 && !this.o.events && !(this.keep?.at(-1) ?? '\n').endsWith('\n')) this.out.write('\n');
     // (a refusal is not the answer's text, which alone goes to standard output; --events prints it
     // after its events, and --report --json, whose report is standard error's one line, holds it)

@@ -396,6 +396,50 @@ describe('decode: the whole message of a model stream', () => {
     expect(cut.stdout).toBe(whole.stdout);
   });
 
+  it('--parts: the text alone on standard output; the reasoning, each call as it ends and each source on standard error; the same at every cut', async () => {
+    const f = file(dir, 'agent3.sse', bytes);
+    const whole = await run(['decode', '--parts', f]);
+    expect([whole.code, whole.stdout, whole.stderr]).toEqual([0, 'Looking ☀', '[reasoning]\nParis? \n[tool call 0] weather (toolu_1) {"city":"Paris"}\n']);
+    const cut = await run(['decode', '--parts', '--format', 'anthropic'], { stdin: writer(f, awkwardCuts(bytes), 0) });
+    expect([cut.code, cut.stdout, cut.stderr]).toEqual([whole.code, whole.stdout, whole.stderr]);
+    // a second block of reasoning after a call, a cited source, a call whose arguments are not JSON, a stream cut short
+    const more: [string, unknown][] = [
+      ...events.slice(0, 12),
+      ['content_block_start', { type: 'content_block_start', index: 3, content_block: { type: 'thinking', thinking: '' } }],
+      ['content_block_delta', { type: 'content_block_delta', index: 3, delta: { type: 'thinking_delta', thinking: 'Sunny.\n' } }],
+      ['content_block_stop', { type: 'content_block_stop', index: 3 }],
+      ['content_block_start', { type: 'content_block_start', index: 4, content_block: { type: 'text', text: '' } }],
+      ['content_block_delta', { type: 'content_block_delta', index: 4, delta: { type: 'citations_delta', citation: { type: 'web_search_result_location', url: 'https://met.no/oslo', title: 'Oslo', cited_text: 'Sun all day', encrypted_index: 'x' } } }],
+      ['content_block_delta', { type: 'content_block_delta', index: 4, delta: { type: 'text_delta', text: ' It is sunny.' } }],
+      ['content_block_stop', { type: 'content_block_stop', index: 4 }],
+      ['content_block_start', { type: 'content_block_start', index: 5, content_block: { type: 'tool_use', id: 'toolu_2', name: 'log', input: {} } }],
+      ['content_block_delta', { type: 'content_block_delta', index: 5, delta: { type: 'input_json_delta', partial_json: '{"a":' } }],
+      ['content_block_stop', { type: 'content_block_stop', index: 5 }],
+    ];
+    const g = file(dir, 'agent4.sse', enc.encode(more.map(([t, d]) => `event: ${t}\ndata: ${JSON.stringify(d)}\n\n`).join('')));
+    const r = await run(['decode', '--parts', g]);
+    expect([r.code, r.stdout]).toEqual([3, 'Looking ☀ It is sunny.']);
+    expect(r.stderr.split('seam-stream:')[0]).toBe([
+      '[reasoning]', 'Paris? ', '[tool call 0] weather (toolu_1) {"city":"Paris"}', '[reasoning]', 'Sunny.',
+      '[source] Oslo <https://met.no/oslo> "Sun all day"',
+      '[tool call 1] log (toolu_2) {"a": (arguments that are not one JSON value)', '',
+    ].join('\n'));
+    expect(r.stderr).toMatch(/seam-stream: .*message_stop/);
+  });
+
+  it('--parts: with --events, with a format that has no parts, with --status on: a usage error', async () => {
+    const f = file(dir, 'agent5.sse', bytes);
+    for (const [args, said] of [
+      [['--events'], /--events prints what each event says/],
+      [['--format', 'sse'], /--parts needs a model format: sse/],
+      [['--status', 'on'], /where the status line \(--status on\) would write over it/],
+    ] as const) {
+      const r = await run(['decode', '--parts', ...args, f]);
+      expect([r.code, r.stdout], args.join(' ')).toEqual([1, '']);
+      expect(r.stderr, args.join(' ')).toMatch(said);
+    }
+  });
+
   it('--report: the reasoning\'s size and each tool call, in words and as JSON', async () => {
     const f = file(dir, 'agent2.sse', bytes);
     const r = await run(['decode', '--report', '--json', f]);

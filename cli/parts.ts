@@ -1,0 +1,78 @@
+// `decode --parts`: what a model stream says besides its text, on standard error as it comes: its
+// reasoning (each block under a `[reasoning]` line, dimmed on a terminal), each client tool call
+// once it has ended, and each source it cites, in the order the events said them (the library's
+// ModelPartReader pushes a read an event at a time). The text stays alone on standard output.
+import type { ModelPart } from 'seam-stream';
+
+export class PartPrinter {
+  /** The reasoning block being printed, or -1 when none is open. */
+  private block = -1;
+  /** Standard error's last write did not end its line. */
+  private midLine = false;
+
+  /**
+   * `write`: to standard error. `dim`: reasoning in faint type (a terminal, without NO_COLOR).
+   * `textMidLine`: the answer's text on the same terminal has not ended its line.
+   */
+  constructor(
+    private readonly write: (s: string) => void,
+    private readonly dim: boolean,
+    private readonly textMidLine: () => boolean,
+  ) {}
+
+  /** A part that is not the answer's text (those are ignored: the refusal is said at the end). */
+  show(p: ModelPart): void {
+    if (p.type === 'reasoning') {
+      if (p.text === '') return;
+      if (p.block !== this.block) {
+        this.startLine();
+        this.line('[reasoning]');
+        this.block = p.block;
+      }
+      this.write(this.dim ? `\x1b[2m${p.text}\x1b[22m` : p.text);
+      this.midLine = !p.text.endsWith('\n');
+    } else if (p.type === 'tool-call') {
+      if (!p.call.done) return;
+      const c = p.call;
+      this.startLine();
+      this.line(`[tool call ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments}${c.valid === false ? ' (arguments that are not one JSON value)' : ''}`);
+    } else if (p.type === 'citation') {
+      const c = p.citation;
+      const said = [c.title, c.url === undefined ? undefined : `<${c.url}>`, c.citedText === undefined ? undefined : JSON.stringify(c.citedText)].filter((x) => x !== undefined && x !== '');
+      this.startLine();
+      this.line(`[source] ${said.length > 0 ? said.join(' ') : JSON.stringify(c.source)}`);
+    }
+  }
+
+  /** The answer's text comes next: an open reasoning block ends its line. */
+  text(): void {
+    if (this.block < 0) return;
+    this.endLine();
+    this.block = -1;
+  }
+
+  /** The command ends: what is open ends its line, before the command's messages. */
+  end(): void {
+    this.endLine();
+    this.block = -1;
+  }
+
+  /** A part begins on a line of its own: after reasoning, and after the answer's text on the same terminal. */
+  private startLine(): void {
+    if (this.midLine) this.endLine();
+    else if (this.block < 0 && this.textMidLine()) this.write('\n');
+    this.block = -1;
+  }
+
+  private endLine(): void {
+    if (!this.midLine) return;
+    this.write('\n');
+    this.midLine = false;
+  }
+
+  private line(s: string): void {
+    this.write(`${s}\n`);
+    this.midLine = false;
+  }
+}
+

@@ -1,0 +1,177 @@
+// decode --parts on every model fixture that says more than its text: standard output is what
+// decode prints without it, and standard error says the reasoning, the calls and the sources in the
+// order the events said them, as the library gives them to a reader fed a byte a read (each read
+// then completes one event at most), whether the capture is read whole or through a slow pipe.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type ModelFormat, type ModelPart, ModelPartReader, ModelStream } from '../../bindings/index.js';
+import { BEDROCK_FIXTURES, encodeMessage } from '../helpers/bedrock-fixtures.js';
+import { FIXTURES } from '../helpers/model-fixtures.js';
+import { awkwardCuts, file, run, tempDir, writer } from './helpers.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = tempDir();
+});
+
+/** The parts of a stream dripped a byte a read (stopping where it stops), the answer's text left out. */
+function dripped(format: ModelFormat, choice: number | undefined, bytes: Uint8Array): ModelPart[] {
+  const m = new ModelStream({ format, choice });
+  const reader = new ModelPartReader(m);
+  const out: ModelPart[] = [];
+  try {
+    for (let i = 0; i < bytes.length; i++) {
+      out.push(...reader.take(m.push(bytes.subarray(i, i + 1))));
+      if (m.status === 'done' && format !== 'bedrock') break; // (the command stops reading at the completion)
+    }
+    out.push(...reader.take(m.flush()));
+  } catch (e) {
+    out.push(...reader.take((e as { text?: string }).text ?? ''));
+  }
+  return out.filter((p) => p.type !== 'text');
+}
+
+/** What --parts says of them, written here from the help's words: a [reasoning] line per block, each call once it ended, each source. */
+function said(parts: ModelPart[]): string {
+  let s = '';
+  let block = -1;
+  const endLine = () => {
+    if (s !== '' && !s.endsWith('\n')) s += '\n';
+  };
+  for (const p of parts) {
+    if (p.type === 'reasoning' && p.text !== '') {
+      if (p.block !== block) {
+        endLine();
+        s += '[reasoning]\n';
+        block = p.block;
+      }
+      s += p.text;
+    } else if (p.type === 'tool-call' && p.call.done) {
+      endLine();
+      block = -1;
+      const c = p.call;
+      s += `[tool call ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments}${c.valid === false ? ' (arguments that are not one JSON value)' : ''}\n`;
+    } else if (p.type === 'citation') {
+      endLine();
+      block = -1;
+      const c = p.citation;
+      const bits = [c.title, c.url && `<${c.url}>`, c.citedText !== undefined && c.citedText !== '' ? JSON.stringify(c.citedText) : undefined].filter((x) => x);
+      s += `[source] ${bits.length ? bits.join(' ') : JSON.stringify(c.source)}\n`;
+    }
+  }
+  endLine();
+  return s;
+}
+
+const enc = new TextEncoder();
+const sse = (events: [string | null, unknown][], eol = '\n') => enc.encode(events.map(([t, d]) => `${t === null ? '' : `event: ${t}${eol}`}data: ${typeof d === 'string' ? d : JSON.stringify(d)}${eol}${eol}`).join(''));
+const concat = (parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) out.set(p, (at += p.length) - p.length);
+  return out;
+};
+
+/** Turns that interleave reasoning, text and calls (reasoning after a call, text before reasoning): read whole, each kind's parts would come together. */
+const interleaved = [
+  {
+    name: 'anthropic-interleaved', format: 'anthropic' as ModelFormat,
+    bytes: sse(([
+      ['message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 3, output_tokens: 1 } } }],
+      ['content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }],
+      ['content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'Look it up.' } }],
+      ['content_block_stop', { index: 0 }],
+      ['content_block_start', { index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'search', input: {} } }],
+      ['content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"q":"oslo"}' } }],
+      ['content_block_stop', { index: 1 }],
+      ['content_block_start', { index: 2, content_block: { type: 'text', text: '' } }],
+      ['content_block_delta', { index: 2, delta: { type: 'text_delta', text: 'Searching. ' } }],
+      ['content_block_stop', { index: 2 }],
+      ['content_block_start', { index: 3, content_block: { type: 'thinking', thinking: '' } }],
+      ['content_block_delta', { index: 3, delta: { type: 'thinking_delta', thinking: 'Now the weather.' } }],
+      ['content_block_stop', { index: 3 }],
+      ['content_block_start', { index: 4, content_block: { type: 'tool_use', id: 'toolu_2', name: 'weather', input: {} } }],
+      ['content_block_delta', { index: 4, delta: { type: 'input_json_delta', partial_json: '{"city":"Oslo"}' } }],
+      ['content_block_stop', { index: 4 }],
+      ['message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 9 } }],
+      ['message_stop', {}],
+    ] as [string, Record<string, unknown>][]).map(([t, d]) => [t, { type: t, ...d }])),
+  },
+  {
+    name: 'openai-interleaved', format: 'openai' as ModelFormat,
+    bytes: sse([
+      ...[
+        { role: 'assistant', reasoning_content: 'Look it up.' },
+        { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'search', arguments: '{"q":"oslo"}' } }] },
+        { reasoning_content: 'And the weather.' },
+        { tool_calls: [{ index: 1, id: 'call_2', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] },
+      ].map((delta) => [null, { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] }] as [null, unknown]),
+      [null, { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }],
+      [null, '[DONE]'],
+    ]),
+  },
+  {
+    name: 'gemini-interleaved', format: 'gemini' as ModelFormat,
+    bytes: sse([
+      [null, { candidates: [{ content: { role: 'model', parts: [{ text: 'Look it up.', thought: true }] }, index: 0 }] }],
+      [null, { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'search', args: { q: 'oslo' } } }] }, index: 0 }] }],
+      [null, { candidates: [{ content: { role: 'model', parts: [{ text: 'Now the weather.', thought: true }] }, index: 0 }] }],
+      [null, { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'weather', args: { city: 'Oslo' } } }] }, finishReason: 'STOP', index: 0 }] }],
+    ], '\r\n'),
+  },
+  {
+    name: 'bedrock-interleaved', format: 'bedrock' as ModelFormat,
+    bytes: concat([
+      { event: 'messageStart', payload: { role: 'assistant' } },
+      { event: 'contentBlockDelta', payload: { contentBlockIndex: 0, delta: { reasoningContent: { text: 'Look it up.' } } } },
+      { event: 'contentBlockStop', payload: { contentBlockIndex: 0 } },
+      { event: 'contentBlockStart', payload: { contentBlockIndex: 1, start: { toolUse: { toolUseId: 'tooluse_1', name: 'search' } } } },
+      { event: 'contentBlockDelta', payload: { contentBlockIndex: 1, delta: { toolUse: { input: '{"q":"oslo"}' } } } },
+      { event: 'contentBlockStop', payload: { contentBlockIndex: 1 } },
+      { event: 'contentBlockDelta', payload: { contentBlockIndex: 2, delta: { reasoningContent: { text: 'Now the weather.' } } } },
+      { event: 'contentBlockStop', payload: { contentBlockIndex: 2 } },
+      { event: 'contentBlockDelta', payload: { contentBlockIndex: 3, delta: { text: 'Checking.' } } },
+      { event: 'contentBlockStop', payload: { contentBlockIndex: 3 } },
+      { event: 'messageStop', payload: { stopReason: 'tool_use' } },
+      { event: 'metadata', payload: { usage: { inputTokens: 3, outputTokens: 9, totalTokens: 12 }, metrics: { latencyMs: 1 } } },
+    ].map((m) => encodeMessage({ event: m.event, payload: JSON.stringify(m.payload) }))),
+  },
+].map((f) => ({ ...f, choice: undefined as number | undefined }));
+
+/** The parts of a stream read whole: each kind's together. */
+function whole(format: ModelFormat, bytes: Uint8Array): ModelPart[] {
+  const m = new ModelStream({ format });
+  const reader = new ModelPartReader(m);
+  return [...reader.take(m.push(bytes)), ...reader.take(m.flush())].filter((p) => p.type !== 'text');
+}
+
+const fixtures = [
+  ...FIXTURES.map((f) => ({ name: f.name, format: f.format, choice: f.choice, bytes: f.bytes })),
+  ...BEDROCK_FIXTURES.map((f) => ({ name: f.name, format: 'bedrock' as ModelFormat, choice: undefined, bytes: f.bytes })),
+  ...interleaved,
+].map((f) => ({ ...f, parts: dripped(f.format, f.choice, f.bytes) }))
+  .filter((f) => f.parts.some((p) => p.type === 'citation' || (p.type === 'tool-call' && p.call.done) || (p.type === 'reasoning' && p.text !== '')));
+
+describe('decode --parts', () => {
+  it('has fixtures of each kind: reasoning in blocks, calls, Bedrock\'s (a source: decode.test.ts); those that interleave them read otherwise whole', () => {
+    expect(fixtures.length).toBeGreaterThan(10);
+    expect(fixtures.some((f) => f.format === 'bedrock')).toBe(true);
+    // (OpenAI's reasoning is one block, and its calls end at the finish: its order reads the same whole)
+    for (const f of interleaved.filter((x) => x.format !== 'openai')) expect(said(whole(f.format, f.bytes)), f.name).not.toBe(said(dripped(f.format, undefined, f.bytes)));
+    expect(fixtures.some((f) => new Set(f.parts.filter((p) => p.type === 'reasoning').map((p) => (p as { block: number }).block)).size > 1)).toBe(true);
+  });
+
+  it.each(fixtures.map((f) => [f.name, f] as const))('%s: the text as without it, the parts in the events\' order, read whole and through a slow pipe', async (name, f) => {
+    const path = file(dir, `${name.replace(/[^\w-]/g, '_')}.capture`, f.bytes);
+    const choice = f.choice === undefined ? [] : ['--choice', String(f.choice)];
+    const plain = await run(['decode', '--format', f.format, ...choice, path]);
+    const want = said(f.parts);
+    const whole = await run(['decode', '--parts', '--format', f.format, ...choice, path]);
+    const piped = await run(['decode', '--parts', '--format', f.format, ...choice], { stdin: writer(path, awkwardCuts(f.bytes), 0) });
+    for (const r of [whole, piped]) {
+      expect([r.code, r.stdout]).toEqual([plain.code, plain.stdout]);
+      const at = r.stderr.indexOf('seam-stream:');
+      expect(at < 0 ? r.stderr : r.stderr.slice(0, at)).toBe(want);
+      expect(at < 0 ? '' : r.stderr.slice(at)).toBe(plain.stderr);
+    }
+  });
+});
