@@ -69,19 +69,24 @@ export class ModelPartReader {
 
   /** Pushes a read into the stream: the parts it said, in its events' order. What the stream throws is thrown (then `take`). */
   push(chunk: Uint8Array): ModelPart[] {
+    const model = this.model;
+    const ends = this.ends;
+    if (!ends.cut(chunk)) return this.take(model.push(chunk)); // (one event at most: the usual read)
     const out = this.held;
     this.held = [];
-    const model = this.model;
-    const pieces = this.ends.cut(chunk);
-    for (let i = 0; i < pieces.length; i++) {
+    const at = ends.at.slice();
+    at.push(chunk.length);
+    let from = 0;
+    for (const to of at) {
       let text: string;
       try {
-        text = model.push(pieces[i]);
+        text = model.push(chunk.subarray(from, to));
       } catch (e) {
         this.held = out;
         throw e;
       }
       this.take(text, out);
+      from = to;
     }
     return out;
   }
@@ -99,8 +104,8 @@ export class ModelPartReader {
   take(text = '', out?: ModelPart[]): ModelPart[] {
     if (typeof text !== 'string') throw new TypeError(`ModelPartReader.take(text): text is the string push() or flush() returned, not ${text === null ? 'null' : typeof text}`);
     if (out === undefined) {
-      out = this.held;
-      this.held = [];
+      out = this.held.length === 0 ? [] : this.held;
+      if (out === this.held) this.held = [];
     }
     const model = this.model;
     model.takeParts();
@@ -151,6 +156,8 @@ export class ModelPartReader {
  * prelude and its CRC) leaves the rest of the stream uncut, for the stream to refuse.
  */
 class EventEnds {
+  /** The ends found inside the last read given to `cut` (not at its end), in order. */
+  readonly at: number[] = [];
   /** SSE: the last byte ended a line (or none came yet), and whether it was a CR (whose LF is part of its line end). */
   private lineStart = true;
   private cr = false;
@@ -162,15 +169,11 @@ class EventEnds {
 
   constructor(private readonly framing: 'sse' | 'lines' | 'ndjson' | 'eventstream') {}
 
-  cut(chunk: Uint8Array): Uint8Array[] {
+  /** Finds where events end inside `chunk` (in `at`): whether any does (else it is one piece). */
+  cut(chunk: Uint8Array): boolean {
+    const at = this.at;
+    at.length = 0;
     const n = chunk.length;
-    let out: Uint8Array[] | null = null;
-    let start = 0;
-    const end = (i: number) => {
-      if (i === n) return;
-      (out ??= []).push(chunk.subarray(start, i));
-      start = i;
-    };
     if (this.framing === 'eventstream') {
       let i = 0;
       while (i < n && !this.uncut) {
@@ -186,34 +189,54 @@ class EventEnds {
         }
         const take = Math.min(this.left, n - i);
         i += take;
-        if ((this.left -= take) === 0) end(i);
+        if ((this.left -= take) === 0 && i < n) at.push(i);
       }
-    } else if (this.framing === 'sse') {
+    } else if (this.framing !== 'sse') {
+      for (let i = chunk.indexOf(10); i >= 0 && i + 1 < n; i = chunk.indexOf(10, i + 1)) at.push(i + 1);
+    } else if (!this.cr && !bareCr(chunk)) {
+      // (line ends LF or CR LF, the usual: found natively at their LFs; a line end ends a blank
+      // line when the byte before it ends a line too)
+      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) {
+        const e = i !== 0 && chunk[i - 1] === 13 ? i - 1 : i;
+        if ((e === 0 ? this.lineStart : chunk[e - 1] === 10) && i + 1 < n) at.push(i + 1);
+      }
+      if (n !== 0) {
+        const last = chunk[n - 1];
+        this.lineStart = last === 10 || last === 13;
+        this.cr = last === 13; // (a CR that ends the read: its LF may begin the next)
+      }
+    } else {
       let lineStart = this.lineStart;
       let cr = this.cr;
       for (let i = 0; i < n; i++) {
         const b = chunk[i];
         if (b === 10) {
           if (cr) {
-            cr = false; // (the line ended at its CR)
+            cr = false; // (the LF of a CR LF whose CR ended the last read)
             continue;
           }
-          if (lineStart) end(i + 1);
+          if (lineStart && i + 1 < n) at.push(i + 1);
           lineStart = true;
         } else if (b === 13) {
-          if (lineStart) end(i + 1);
-          lineStart = cr = true;
+          const blank = lineStart;
+          lineStart = true;
+          cr = i + 1 === n; // (its LF may begin the next read)
+          if (!cr && chunk[i + 1] === 10) i++; // (CR LF: one line end, cut after both)
+          if (blank && i + 1 < n) at.push(i + 1);
         } else {
           lineStart = cr = false;
         }
       }
       this.lineStart = lineStart;
       this.cr = cr;
-    } else {
-      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) end(i + 1);
     }
-    if (out === null) return [chunk];
-    (out as Uint8Array[]).push(chunk.subarray(start));
-    return out;
+    return at.length !== 0;
   }
+}
+
+/** Whether `chunk` holds a CR that is not followed by a LF (one at its very end may yet be). */
+function bareCr(chunk: Uint8Array): boolean {
+  const n = chunk.length;
+  for (let j = chunk.indexOf(13); j >= 0; j = chunk.indexOf(13, j + 1)) if (j + 1 < n && chunk[j + 1] !== 10) return true;
+  return false;
 }
