@@ -69,6 +69,8 @@ describe(`ESM build in ${browserTitle}`, () => {
     expect(result.parts).toEqual([
       'reasoning Hm.', 'text Caf', 'tool-call w {} false', 'tool-call w {"a":1} false', 'tool-call w  true', 'text é', 'finish done tool_use', 'report Café',
     ]);
+    // (the turn in one read: pushed an event at a time, the same parts in the same order)
+    expect(result.partsWhole).toEqual(result.parts);
     await page.close();
   });
 });

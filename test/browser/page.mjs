@@ -170,9 +170,19 @@ export async function run() {
     parts.push(p.type === 'finish' ? `finish ${p.report.status} ${p.report.finishReason}` : p.type === 'tool-call' ? `tool-call ${p.call.name} ${p.delta} ${p.call.done}` : `${p.type} ${p.text}`);
   }
   parts.push(`report ${(await partStream.report).text}`);
+  // the same turn in one read: its events' parts in their order, the same
+  const partsWhole = [];
+  const wholeTurn = new Uint8Array(turn.reduce((n, r) => n + r.length, 0));
+  turn.reduce((at, r) => (wholeTurn.set(r, at), at + r.length), 0);
+  const wholeStream = new m.ModelPartStream({ format: 'anthropic' });
+  for await (const p of new ReadableStream({ start(c) { c.enqueue(wholeTurn); c.close(); } }).pipeThrough(wholeStream)) {
+    partsWhole.push(p.type === 'finish' ? `finish ${p.report.status} ${p.report.finishReason}` : p.type === 'tool-call' ? `tool-call ${p.call.name} ${p.delta} ${p.call.done}` : `${p.type} ${p.text}`);
+  }
+  partsWhole.push(`report ${(await wholeStream.report).text}`);
   const equal = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
   return {
     parts,
+    partsWhole,
     lone: { same: pushed === lone, kept: kept.text === pushed, units: kept.text.length },
     transformerCancel,
     model,
