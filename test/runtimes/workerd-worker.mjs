@@ -77,18 +77,21 @@ export default {
           toolCalls: m.toolCalls, sha256: report?.sha256, graphemes: report?.graphemes, textLog: m.log === 2 /* LOG_ON: its private state */ });
       }
       if (url.pathname === '/parts') {
-        // the parts a fetch handler renders: each kind joined, the calls as their last parts have them
+        // the parts a fetch handler renders: each kind joined, the calls as their last parts have them,
+        // and every part but the finish, in order
         const stream = new ModelPartStream({ format: q('format'), choice: Number(q('choice') ?? 0) });
         const reader = request.body.pipeThrough(stream).getReader();
         let text = '';
         let reasoning = '';
         const calls = [];
+        const all = [];
         let finish;
         let error;
         try {
           for (;;) {
             const { done, value } = await reader.read();
             if (done) break;
+            if (value.type !== 'finish') all.push(value);
             if (value.type === 'text') text += value.text;
             else if (value.type === 'reasoning') reasoning += value.text;
             else if (value.type === 'tool-call') calls[value.call.index] = value.call;
@@ -98,7 +101,7 @@ export default {
           if (!(e instanceof ModelStreamError)) throw e;
           error = { code: e.code, offset: e.offset };
         }
-        return json({ text, reasoning, toolCalls: calls, finish, error });
+        return json({ text, reasoning, toolCalls: calls, finish, error, parts: all });
       }
       return json({ error: 'not found' }, 404);
     } catch (e) {

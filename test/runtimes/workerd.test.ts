@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
+import { type ModelPart, ModelPartReader, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { post, root, serveWorkers } from './harness.js';
 
@@ -152,6 +152,17 @@ describe('workerd, through the package\'s workerd entry', () => {
       })).json();
       expect([parts.text, parts.reasoning, parts.toolCalls, parts.error?.code, parts.finish?.status], f.name)
         .toEqual([text, m.reasoning, JSON.parse(JSON.stringify(m.toolCalls)), error?.code, error ? undefined : m.status]);
+      // and each part, in order, as ModelPartReader gives them on Node for the fixture read whole (the same however it is cut)
+      const model = new ModelStream({ format: f.format, choice: f.choice });
+      const reader = new ModelPartReader(model);
+      const want: ModelPart[] = [];
+      try {
+        want.push(...reader.push(f.bytes));
+        want.push(...reader.flush());
+      } catch (e) {
+        want.push(...reader.take((e as { text?: string }).text ?? ''));
+      }
+      expect(parts.parts, f.name).toEqual(JSON.parse(JSON.stringify(want)));
     }
   });
 
