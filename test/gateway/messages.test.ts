@@ -16,6 +16,7 @@ import { SseRelay } from '../../bindings/index.js';
 import { FIXTURES, FORMATS, type Fixture, type ModelFormat, type TextFormat } from '../helpers/model-fixtures.js';
 import { Oracle, isJson, matching } from '../helpers/relay-oracle.js';
 import { SEED, concat, cut, randomCuts, rng } from '../helpers/random.js';
+import { createGateway } from '../../examples/gateway/server.mjs';
 import { expectSignedAsSent, post, startGateway, withAwsEnv, type Running } from './support.js';
 
 const fixtures = FIXTURES.filter((f) => f.choice === undefined);
@@ -550,6 +551,31 @@ describe('a bedrock upstream: the Converse body, signed with SigV4, its binary s
     } finally {
       await g.close();
     }
+  });
+
+  test('a base URL whose query has a `+`: signed as the plus it is (AWS reads a URL\'s query by RFC 3986, not as a form), and sent unambiguously', async () => {
+    // (a `+` was signed as a space, %20, by a form's decoding, while the request went with the `+`,
+    // which AWS reads as a plus, %2B: every request refused for its signature)
+    const g = await startGateway({ upstreamFormat: 'bedrock' }, '/?filter=a+b&tag=c%2Bd&sp=x%20y&flag&tag=%7Ee');
+    try {
+      const res = await post(g.url, chatTurn, '/v1/chat/completions');
+      expect(res.status, res.body.toString()).toBe(404); // (no script: the fake upstream's 404)
+      const got = g.up.received.at(-1)!;
+      await expectSignedAsSent(got, '/model/probe/converse-stream', got.raw);
+      // (each name and value sent as SigV4's canonical query writes it: the `+` as %2B, which no server reads as a space)
+      expect(got.url).toBe('/model/probe/converse-stream?filter=a%2Bb&tag=c%2Bd&sp=x%20y&flag=&tag=~e');
+    } finally {
+      await g.close();
+    }
+  });
+
+  test('a base URL whose query has a malformed escape: refused when the gateway is made, for the signed formats alone', () => {
+    for (const upstreamFormat of ['bedrock', 'bedrock-invoke'] as const) {
+      expect(() => createGateway({ upstream: 'http://127.0.0.1:9/?a=%zz&b=%E9', upstreamFormat })).toThrow(new TypeError(
+        'createGateway: the upstream URL\'s query has a malformed percent escape (or one that is not UTF-8), which a signed request cannot carry: ?a=%zz&b=%E9'));
+    }
+    // (an unsigned upstream's query goes as it is)
+    void createGateway({ upstream: 'http://127.0.0.1:9/?a=%zz', upstreamFormat: 'openai' }).close();
   });
 
   test('without AWS credentials in its environment the gateway fails the request, its own 500 naming what is missing, and the upstream is not called', async () => {

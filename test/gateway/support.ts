@@ -212,13 +212,19 @@ export function gatewaysByFormat<F extends string>(path: (format: F) => string =
  * Authorization names the test's key, region and service and signs the host, content type, date and
  * payload hash, and signing the same request again (`path`, the query it was received with, each
  * parameter as often as it came, and `body`: the bytes received) at its date with AWS's signer
- * gives the same signature.
+ * gives the same signature. The query is read as AWS's SDK reads a URL's (@smithy/querystring-parser:
+ * split at `&` and `=`, each side percent-decoded, a `+` a plus), not as a form's, where a `+` is a space.
  */
 export async function expectSignedAsSent(got: Received, path: string, body: string): Promise<void> {
   const at = got.url.indexOf('?');
   expect(at === -1 ? got.url : got.url.slice(0, at)).toBe(path);
   const query: Record<string, string | string[]> = {};
-  for (const [k, v] of new URLSearchParams(at === -1 ? '' : got.url.slice(at + 1))) query[k] = k in query ? [...[query[k]].flat(), v] : v;
+  for (const part of (at === -1 ? '' : got.url.slice(at + 1)).split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const [k, v] = [decodeURIComponent(eq === -1 ? part : part.slice(0, eq)), eq === -1 ? '' : decodeURIComponent(part.slice(eq + 1))];
+    query[k] = k in query ? [...[query[k]].flat(), v] : v;
+  }
   const auth = String(got.headers.authorization);
   const m = /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/(\d{8})\/eu-central-1\/bedrock\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/.exec(auth);
   expect(m, auth).not.toBeNull();

@@ -47,18 +47,50 @@ export function bedrockSigner(hostname, env) {
 }
 
 /**
+ * A URL query's parameters as AWS reads them, `[name, value]` in their order: split at `&` and
+ * each at its first `=`, both sides percent-decoded as RFC 3986 has it, a `+` a plus (as AWS's
+ * SDK reads a URL's query, @smithy/querystring-parser), not the space a form's decoding
+ * (URLSearchParams) makes of it; a name without `=` has the value ''. A malformed escape (or one
+ * that is not UTF-8) throws a URIError.
+ */
+export function queryParams(search) {
+  const out = [];
+  for (const part of search.replace(/^\?/, '').split('&')) {
+    if (part === '') continue;
+    const at = part.indexOf('=');
+    out.push([decodeURIComponent(at === -1 ? part : part.slice(0, at)), at === -1 ? '' : decodeURIComponent(part.slice(at + 1))]);
+  }
+  return out;
+}
+
+/** A name or value as SigV4's canonical query writes it (AWS's escapeUri): RFC 3986's unreserved characters as they are, every other byte %XX. */
+const escapeUri = (s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/**
+ * The query a signed request goes with (`?…`, or '' for none): `search`'s parameters in their
+ * order, each name and value written as SigV4's canonical query writes it, so that the bytes sent
+ * leave the upstream nothing to read otherwise than the signer did (a `+` goes as %2B: sent as it
+ * was, a server that reads it as a form's space would have checked the signature over another
+ * query). A malformed escape throws a URIError.
+ */
+export const signedQuery = (search) => {
+  const params = queryParams(search);
+  return params.length === 0 ? '' : `?${params.map(([k, v]) => `${escapeUri(k)}=${escapeUri(v)}`).join('&')}`;
+};
+
+/**
  * `sign(body)` for a request: the headers with SigV4's, for the body's bytes. The path and the
- * query signed are the request's own as it is sent (`target.path`: the base URL's query with the
- * format's parameters among it), each parameter as often as it is there (AWS signs every one). The
- * Host header is signed as the gateway's client sends it (`host:port`) and left to that client to
- * write.
+ * query signed are the request's own as it is sent (`target.path`: the base URL's query as
+ * signedQuery writes it), each parameter as often as it is there (AWS signs every one), read as
+ * AWS reads it (queryParams). The Host header is signed as the gateway's client sends it
+ * (`host:port`) and left to that client to write.
  */
 export function signing(sign, url, target, headers) {
   return async (body) => {
     const at = target.path.indexOf('?');
     const path = at === -1 ? target.path : target.path.slice(0, at);
     const query = Object.create(null);
-    for (const [k, v] of new URLSearchParams(at === -1 ? '' : target.path.slice(at + 1))) query[k] = k in query ? [].concat(query[k], v) : v;
+    for (const [k, v] of queryParams(at === -1 ? '' : target.path.slice(at + 1))) query[k] = k in query ? [].concat(query[k], v) : v;
     const signed = await sign({ method: 'POST', protocol: url.protocol, hostname: url.hostname, port: target.port, path, query, headers: { ...headers, host: `${url.hostname}:${target.port}` }, body });
     const { host: _host, ...rest } = signed;
     return rest;

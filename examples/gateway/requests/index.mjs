@@ -25,7 +25,7 @@ import { RequestError } from './errors.mjs';
 import { isObject } from './content.mjs';
 import { chatFromMessages } from './from-messages.mjs';
 import { Params } from './params.mjs';
-import { signing } from './bedrock-signing.mjs';
+import { signedQuery, signing } from './bedrock-signing.mjs';
 import { openai } from './upstreams/openai.mjs';
 import { openaiResponses } from './upstreams/openai-responses.mjs';
 import { anthropic } from './upstreams/anthropic.mjs';
@@ -37,7 +37,7 @@ import { bedrockInvoke } from './upstreams/bedrock-invoke.mjs';
 
 export { RequestError, GatewayConfigError } from './errors.mjs';
 export { chatFromMessages } from './from-messages.mjs';
-export { bedrockLacks } from './bedrock-signing.mjs';
+export { bedrockLacks, signedQuery } from './bedrock-signing.mjs';
 
 /**
  * The gateway's choices of words in its translations, by default (createGateway's options of the
@@ -128,7 +128,8 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
   Object.assign(out, upstream.headers?.(headers, passes));
   const header = upstream.credential;
   if (header !== undefined && key !== undefined) out[header] = header === 'authorization' ? `Bearer ${key}` : key;
-  let query = url.search;
+  // (a signed upstream's query goes as SigV4 writes it, the query its signature is over)
+  let query = upstream.sign !== undefined ? signedQuery(url.search) : url.search;
   if (upstream.query !== undefined) {
     const q = new URLSearchParams(url.search);
     for (const [k, v] of Object.entries(upstream.query)) q.set(k, v);

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { coreMemoryLimit, coreMemoryUsed, describeFormat, setCoreMemoryLimit } from 'seam-stream';
-import { GatewayConfigError, bedrockLacks } from '../requests/index.mjs';
+import { GatewayConfigError, bedrockLacks, signedQuery } from '../requests/index.mjs';
 import { Budget } from './budget.mjs';
 import { startClock } from './clock.mjs';
 import { capConnections } from './connections.mjs';
@@ -48,8 +48,13 @@ export function createGateway(options = {}) {
   if (upstreamUrl.protocol === 'http:' && !isLoopback(upstreamUrl.hostname)) {
     log(`gateway: warning: the upstream ${upstreamUrl.origin} is plain http beyond loopback: every prompt, answer and key crosses the network unencrypted`);
   }
+  const signed = format === 'bedrock' || format === 'bedrock-invoke';
+  // (a signed upstream's query is sent as SigV4 writes it: an escape that is not UTF-8's has no such writing)
+  if (signed) {
+    try { signedQuery(upstreamUrl.search); } catch { throw new TypeError(`createGateway: the upstream URL's query has a malformed percent escape (or one that is not UTF-8), which a signed request cannot carry: ${upstreamUrl.search.slice(0, 200)}`); }
+  }
   // (a bedrock upstream it cannot sign for: said at the start, where each request would say it only when it comes)
-  const lacking = format === 'bedrock' || format === 'bedrock-invoke' ? bedrockLacks(upstreamUrl.hostname, process.env) : undefined;
+  const lacking = signed ? bedrockLacks(upstreamUrl.hostname, process.env) : undefined;
   if (lacking !== undefined) log(`gateway: warning: ${lacking}: every request will fail (500) until it is set and the gateway restarted`);
   const keys = o.apiKeys.map(digest);
   const m = o.metrics ? makeMetrics() : NO_METRICS;
