@@ -359,6 +359,26 @@ describe('finding 3: admission first, every buffer in the budget, connections ca
     expect(g.gw.stats().pendingBytes).toBe(0);
   });
 
+  test('whole answers waiting in their clients\' buffers count in the budget: the next whole answer that would pass maxPendingBytes is a 503', async () => {
+    // (they were missing from the budget's quick bound, written after each streamed write alone:
+    // every whole answer was read and held while others waited unread, far past maxPendingBytes)
+    g = await start({ maxPendingBytes: 12 * 1024 * 1024, clientTimeout: 20_000 });
+    const answer = JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'w'.repeat(7 * 1024 * 1024) } }] });
+    g.up.scripts.set('m', { contentType: 'application/json', pieces: [b(answer)] });
+    const payload = JSON.stringify(chat('m', false));
+    const idle = net.connect(Number(new URL(g.url).port), '127.0.0.1', () => idle.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: ${payload.length}\r\n\r\n${payload}`));
+    idle.pause(); // (it reads nothing: its answer waits in the gateway's buffer, one write of it all)
+    idle.on('error', () => {});
+    await expect.poll(() => g!.gw.stats().pendingBytes).toBeGreaterThan(7 * 1024 * 1024);
+    const r = await post(g.url, chat('m', false));
+    expect([r.status, JSON.parse(r.body.toString())]).toEqual([503, { error: {
+      message: 'the gateway\'s streams hold more than maxPendingBytes (12582912) with this answer; retry later', type: 'overloaded', code: 'ERR_PENDING_BYTES' } }]);
+    expect(g.gw.stats().streams).toBe(1);
+    expect((await metricsAt(`${g.url}/metrics`)).get('llm_limit_errors_total{limit="pending_bytes"}')).toBe(1);
+    idle.destroy();
+    await nothingLeft(g);
+  });
+
   test('connections past maxConnectionsPerAddress, and past maxConnections: 503 and closed', async () => {
     const json = (m: string) => JSON.stringify({ error: { message: m, type: 'overloaded', code: 'ERR_MAX_CONNECTIONS' } });
     const answer = (m: string) => `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${json(m).length}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${json(m)}`;

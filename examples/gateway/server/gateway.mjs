@@ -150,6 +150,8 @@ export function createGateway(options = {}) {
     m.streamsOpen.inc();
     try {
       await s.serve(req);
+      // (what serve wrote itself, a whole answer or a reply, counts in the budget's bound as a relayed write does)
+      s.wroteNow();
       // the answer is written; the slot (and what the answer holds) goes once the client took it all
       if (!res.writableFinished && !res.destroyed) await new Promise((resolve) => { s.done = resolve; res.once('close', resolve); res.once('finish', resolve); });
     } finally {

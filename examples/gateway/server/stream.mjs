@@ -285,6 +285,7 @@ export class Stream {
 
   /** After a write to the client: its buffer now, into the budget's `written`. */
   wroteNow() {
+    if (this.closed) return 0; // (its share of `written` was taken out when it closed)
     const w = this.res.writableLength;
     this.gw.budget.written += w - this.wrote;
     this.wrote = w;
