@@ -155,6 +155,22 @@ describe('finding 1: every phase times out', () => {
     expect((await metricsAt(`${g.url}/metrics`)).get('gateway_timeouts_total{timeout="request"}')).toBe(2);
   });
 
+  test('a body that does not arrive within clientTimeout at /v1/messages, or breaks HTTP/1.1: the 408 (the 400) in Anthropic\'s shape (the route is known once the head came)', async () => {
+    g = await start({ clientTimeout: 200 });
+    const reply = (json: string) => `HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${json.length}\r\nconnection: close\r\n\r\n${json}`;
+    expect(await raw(g.url, 'POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{"model":"quick",'))
+      .toBe(reply('{"type":"error","error":{"type":"invalid_request_error","message":"the request did not arrive within 200 ms"}}'));
+    // (a head that does not arrive names no route: OpenAI's shape, the gateway's default)
+    expect(await raw(g.url, 'POST /v1/messages HTTP/1.1\r\nhost: x\r\n'))
+      .toBe(reply('{"error":{"message":"the request did not arrive within 200 ms","type":"invalid_request_error","code":"ERR_REQUEST_TIMEOUT"}}'));
+    // (and a body that breaks HTTP/1.1, its chunk framing malformed)
+    const bad = '{"type":"error","error":{"type":"invalid_request_error","message":"the request is not valid HTTP/1.1"}}';
+    expect(await raw(g.url, 'POST /v1/messages HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"mod\r\nzz\r\n'))
+      .toBe(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${bad.length}\r\nconnection: close\r\n\r\n${bad}`);
+    expect(g.up.received).toEqual([]);
+    await nothingLeft(g);
+  });
+
   test('a stream longer than clientTimeout, read by its client, is not cut', async () => {
     g = await start({ clientTimeout: 100, keepalive: 0 });
     g.up.scripts.set('m', { pieces: [...Array.from({ length: 12 }, (_, i) => b(chunk(`${i}`))), b(DONE)], gapMs: 40 });

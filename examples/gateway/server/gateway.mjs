@@ -13,7 +13,7 @@ import { capConnections } from './connections.mjs';
 import { authorized, digest, isLoopback } from './keys.mjs';
 import { NO_METRICS, makeMetrics, serveMetrics } from './metrics.mjs';
 import { optionsOf } from './options.mjs';
-import { errorBody, replyIn, sendJson, socketReply } from './replies.mjs';
+import { errorBody, replyIn, sendJson, shapedFor, socketReply } from './replies.mjs';
 import { Stream } from './stream.mjs';
 
 /**
@@ -103,7 +103,7 @@ export function createGateway(options = {}) {
   });
 
   // A request that did not arrive within clientTimeout (Node's requestTimeout): 408 in the API's
-  // shape, then the connection closes (the stream that read its body, if any, is aborted with it).
+  // shape (the route's, once the head came), then the connection closes (the stream that read its body, if any, is aborted with it).
   server.on('clientError', (err, socket) => {
     if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') m.timeouts.inc({ timeout: 'request' });
     if (!socket.writable || socket._httpMessage?.headersSent) return void socket.destroy();
@@ -111,7 +111,8 @@ export function createGateway(options = {}) {
       ? [408, 'Request Timeout', errorBody(`the request did not arrive within ${o.clientTimeout} ms`, 'invalid_request_error', 'ERR_REQUEST_TIMEOUT')]
       : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', errorBody('the request head is too large', 'invalid_request_error', 'ERR_HEADERS_TOO_LARGE')]
         : [400, 'Bad Request', errorBody('the request is not valid HTTP/1.1', 'invalid_request_error', 'ERR_BAD_REQUEST')];
-    socket.end(socketReply(status, text, body));
+    // (in the client's API where its head came, and with it its route: a body that did not arrive, or broke HTTP/1.1)
+    socket.end(socketReply(status, text, shapedFor(socket._httpMessage, status, body)));
     socket.destroySoon?.();
   });
 

@@ -25,6 +25,12 @@ function shaped(dialect, status, value) {
 }
 
 /**
+ * An error body (OpenAI's shape, as errorBody writes it) in the dialect of the response `res`, if
+ * there is one (a request whose head came: its route is known), else as it is.
+ */
+export const shapedFor = (res, status, value) => shaped(res == null ? undefined : dialects.get(res), status, value);
+
+/**
  * Whether a client's connection is closed: its socket destroyed (Node destroys it in the tick it
  * reads the client's reset) though the response's 'close' comes in a later tick. A read of the
  * upstream in that tick is not relayed to it: the stream ends as the client's leaving ends it.
