@@ -138,6 +138,40 @@ describe('upstream HTTP errors: the client gets their status and message', () =>
     expect((await metrics(g)).get('llm_provider_errors_total{source="status"}')).toBe(2);
   });
 
+  test('a redirect (3xx) is no answer: a 502 in the client\'s shape, streamed or whole, its body not passed on; where it pointed in the log', async () => {
+    // (a 301 was relayed as an answer: a 200 stream cut short, and a whole answer passed on with
+    // the 301 and the upstream's HTML as application/json, counted done)
+    g = await startGateway();
+    g.up.scripts.set('m', {
+      write: (res: ServerResponse) => { res.writeHead(301, { 'content-type': 'text/html', location: 'https://internal.example/v1/chat/completions' }).end('<html>moved: internal.example</html>'); },
+    });
+    const replies: unknown[] = [];
+    for (const stream of [true, false]) {
+      for (const path of ['/v1/chat/completions', '/v1/messages']) {
+        const r = await post(g.url, { ...chat('m', stream), max_tokens: 5 }, path);
+        const id = r.headers['x-request-id'] as string;
+        const message = `the upstream answered HTTP 301, a redirect, which the gateway does not follow (request id ${id}; the gateway's log has the detail)`;
+        expect([r.status, r.headers['content-type']]).toEqual([502, 'application/json']);
+        expect(JSON.parse(r.body.toString())).toEqual(path === '/v1/messages' ? { type: 'error', error: { type: 'api_error', message } }
+          : { error: { message, type: 'upstream_error', code: 'ERR_UPSTREAM_REDIRECT' } });
+        expect(g.log.at(-1)).toBe(`gateway: request ${id}: 502: the upstream answered HTTP 301, a redirect to "https://internal.example/v1/chat/completions": the gateway follows none (check its upstream URL)`);
+        replies.push(r.body.toString());
+      }
+    }
+    expect(replies.join('')).not.toContain('html');
+    // (the official client reads it as the error it is)
+    const e = await clientOf(g).chat.completions.create({ model: 'm', messages: [] }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(OpenAI.APIError);
+    expect((e as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    await g.up.noSockets();
+    expect(Object.fromEntries([...await metrics(g)].filter(([k]) => /^llm_(streams_total|provider_errors_total|upstream_truncated_total)/.test(k)))).toEqual({
+      'llm_streams_total{status="done"}': 0, 'llm_streams_total{status="truncated"}': 0, 'llm_streams_total{status="failed"}': 5,
+      'llm_streams_total{status="limit"}': 0, 'llm_streams_total{status="aborted"}': 0, llm_upstream_truncated_total: 0,
+      'llm_provider_errors_total{source="status"}': 5, 'llm_provider_errors_total{source="stream"}': 0,
+      'llm_provider_errors_total{source="connect"}': 0, 'llm_provider_errors_total{source="body"}': 0,
+    });
+  });
+
   test('an upstream that cannot be reached: 502', async () => {
     // port 1 of the loopback: nothing listens there, and no test can take it (the tests listen on
     // ports the system picks, far above it), where a port just closed could be taken by a test

@@ -127,6 +127,17 @@ export class Stream {
     this.counted = true;
     const upRes = await this.request(up);
     if (upRes === null) return; // the client left, or the upstream failed before answering (answered)
+    if (upRes.statusCode >= 300 && upRes.statusCode < 400) {
+      // A redirect is no answer (the gateway follows none: its upstream URL is wrong), and its body
+      // (a page of the server's) is not passed on; where it pointed goes to the log alone.
+      const where = upRes.headers.location;
+      upRes.destroy();
+      m.providerErrors.inc({ source: 'status' });
+      this.status = 'failed';
+      gw.log(`gateway: request ${this.id}: 502: the upstream answered HTTP ${upRes.statusCode}, a redirect${where !== undefined ? ` to ${JSON.stringify(where.slice(0, 500))}` : ''}: the gateway follows none (check its upstream URL)`);
+      return sendJson(res, 502, errorBody(`the upstream answered HTTP ${upRes.statusCode}, a redirect, which the gateway does not follow (request id ${this.id}; the gateway's log has the detail)`,
+        'upstream_error', 'ERR_UPSTREAM_REDIRECT'));
+    }
     if (upRes.statusCode >= 400) {
       // (a body that breaks off is no body: the status alone, with the general message; the log has why)
       const text = await readBody(upRes, ERROR_BODY_BYTES, false, (n) => this.hold(n)).catch((err) => {
