@@ -172,6 +172,26 @@ describe('upstream HTTP errors: the client gets their status and message', () =>
     });
   });
 
+  test.each(['openai', 'anthropic'] as const)('a whole answer of the client\'s own API (%s) that is not a JSON object (a web page at the upstream URL): a 502, its body not passed on', async (format) => {
+    // (it was passed on as it came, a 200 of HTML as application/json, counted done)
+    g = await startGateway({ upstreamFormat: format });
+    const page = '<!doctype html><html><body>Sign in to the internal console</body></html>';
+    g.up.scripts.set('m', { write: (res: ServerResponse) => { res.writeHead(200, { 'content-type': 'text/html' }).end(page); } });
+    g.up.scripts.set('list', { write: (res: ServerResponse) => { res.writeHead(200, { 'content-type': 'application/json' }).end('[1,2]'); } });
+    for (const [model, what] of [['m', 'text/html'], ['list', 'application/json']]) {
+      const r = await post(g.url, { ...chat(model, false), max_tokens: 5 }, format === 'openai' ? '/v1/chat/completions' : '/v1/messages');
+      const id = r.headers['x-request-id'] as string;
+      const message = `the upstream's answer is not a JSON object (request id ${id}; the gateway's log has the detail)`;
+      expect([r.status, r.headers['content-type'], JSON.parse(r.body.toString())]).toEqual([502, 'application/json', format === 'anthropic'
+        ? { type: 'error', error: { type: 'api_error', message } } : { error: { message, type: 'upstream_error', code: 'ERR_BAD_RESPONSE' } }]);
+      const bytes = model === 'm' ? page.length : 5;
+      expect(g.log.at(-1)).toBe(`gateway: request ${id}: 502: the upstream's answer (HTTP 200, ${what}, ${bytes} bytes) is not a JSON object`);
+    }
+    expect(Object.fromEntries([...await metrics(g)].filter(([k]) => /^llm_(streams_total\{status="(done|failed)"|bad_event_total)/.test(k)))).toEqual({
+      'llm_streams_total{status="done"}': 0, 'llm_streams_total{status="failed"}': 2, llm_bad_event_total: 2,
+    });
+  });
+
   test('an upstream that cannot be reached: 502', async () => {
     // port 1 of the loopback: nothing listens there, and no test can take it (the tests listen on
     // ports the system picks, far above it), where a port just closed could be taken by a test

@@ -113,11 +113,11 @@ describe('llm_tokens_total from a whole answer passed through in the client\'s o
     };
     g.up.scripts.set('m', { contentType: 'application/json', pieces: [Buffer.from(JSON.stringify(completion))] });
     expect(await delta(g, async () => expect((await ask(g!, 'openai', 'm', false)).status).toBe(200))).toEqual({ input: 50, output: 20, cache_read: 16, cache_write: 0, reasoning: 8 });
-    // no usage, or a body that is not JSON: none
+    // no usage, or a body that is not JSON (not passed on: a 502): none
     g.up.scripts.set('bare', { contentType: 'application/json', pieces: [Buffer.from(JSON.stringify({ ...completion, usage: undefined }))] });
     expect(await delta(g, async () => expect((await ask(g!, 'openai', 'bare', false)).status).toBe(200))).toEqual(all({}));
     g.up.scripts.set('text', { contentType: 'text/plain', pieces: [Buffer.from('not JSON')] });
-    expect(await delta(g, async () => expect((await ask(g!, 'openai', 'text', false)).status).toBe(200))).toEqual(all({}));
+    expect(await delta(g, async () => expect((await ask(g!, 'openai', 'text', false)).status).toBe(502))).toEqual(all({}));
     await g.close();
     g = undefined;
   });

@@ -26,12 +26,12 @@ export async function passWhole(s, upRes) {
     return;
   }
   s.release();
-  // its tokens, from the answer's usage (the body is held whole here, and read once; one that is
-  // not JSON counts none), whether or not its client is still there to take it
-  if (Buffer.isBuffer(body) && m.registry !== null) {
-    let usage;
-    try { usage = JSON.parse(body.toString('utf8'))?.usage; } catch { usage = undefined; }
-    m.tokens.add(gw.facts, usage);
+  // The answer, read once (the body is held whole here): a JSON object, or it is not passed on.
+  let answer;
+  if (Buffer.isBuffer(body)) {
+    try { answer = JSON.parse(body.toString('utf8')); } catch { answer = undefined; }
+    // its tokens, from the answer's usage, whether or not its client is still there to take it
+    if (typeof answer === 'object' && answer !== null) m.tokens.add(gw.facts, answer.usage);
   }
   if (s.left || s.expired) return;
   if (body === null || body === false) {
@@ -41,6 +41,14 @@ export async function passWhole(s, upRes) {
       : sendJson(s.res, 503, errorBody(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`, 'overloaded', 'ERR_PENDING_BYTES'), { 'retry-after': '1' });
   }
   m.bytesIn.inc(body.length);
+  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
+    // (a page of a server at the upstream URL that is not the API, a proxy's: not passed on as the
+    // answer; its kind and size go to the log)
+    m.badEvents.inc();
+    s.status = 'failed';
+    gw.log(`gateway: request ${s.id}: 502: the upstream's answer (HTTP ${upRes.statusCode}, ${String(upRes.headers['content-type'] ?? 'no content type').slice(0, 100)}, ${body.length} bytes) is not a JSON object`);
+    return sendJson(s.res, 502, errorBody(`the upstream's answer is not a JSON object (request id ${s.id}; the gateway's log has the detail)`, 'upstream_error', 'ERR_BAD_RESPONSE'));
+  }
   m.bytesOut.inc(body.length);
   s.status = 'done';
   s.res.writeHead(upRes.statusCode, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': body.length });
