@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { coreMemoryLimit } from 'seam-stream';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { FakeUpstream } from './fake-upstream.js';
-import { chat, closeGateway, metricsAt, post, readStream, startGateway, type Running } from './support.js';
+import { chat, closeGateway, metricsAt, nothingLeft, post, readStream, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);
@@ -105,6 +105,48 @@ describe('invalid upstream bytes: an error event naming the offset', () => {
     expect(e.error.message).toMatch(new RegExp(`^Invalid JSON at byte offset ${at}, in the event whose data begins at byte offset ${b(good).length + 6}: `));
     expect(body).toBe(good + errorEvent(e.error.message, 'ERR_BAD_EVENT', at));
     expect((await metrics(g)).get('llm_bad_event_total')).toBe(1);
+  });
+});
+
+describe('an error event ends the stream: the client\'s answer ends with it, the upstream is closed', () => {
+  // (the gateway went on reading the upstream after the relay's error event, writing nothing more:
+  // the client's answer stayed open, its slot and the upstream connection held, until the upstream
+  // ended or was silent for bodyTimeout)
+  const cases = [
+    ['the upstream\'s error event', 'data: {"error":{"message":"boom","type":"server_error"}}\n\n', 'failed',
+      (at: number) => `data: ${JSON.stringify({ error: { message: 'boom', type: 'upstream_error', code: 'ERR_PROVIDER', offset: at + 6, provider_code: 'server_error' } })}\n\n`],
+    ['invalid JSON', 'data: {not json\n\n', 'failed',
+      (at: number) => errorEvent(`Invalid JSON at byte offset ${at + 7}, in the event whose data begins at byte offset ${at + 6}: an unexpected byte`, 'ERR_BAD_EVENT', at + 7)],
+    ['an event past maxEventBytes', chunk('x'.repeat(3000)), 'limit',
+      (at: number) => errorEvent(`Server-sent event exceeds maxEventBytes (1024 bytes) at the line starting at byte offset ${at}; nothing past the limit was buffered`, 'ERR_EVENT_TOO_LARGE', at)],
+  ] as const;
+
+  test.each(cases)('%s, the upstream going on after it', async (_, bad, status, event) => {
+    g = await startGateway({ bodyTimeout: 3000, keepalive: 0, maxEventBytes: 1024 });
+    let upstreamClosed!: Promise<void>;
+    let more = 0; // (chunks the upstream wrote after it: 150 in 3 s, then its completion, unless the gateway closed it first)
+    g.up.scripts.set('m', {
+      write: (res: ServerResponse) => {
+        upstreamClosed = new Promise((r) => res.on('close', () => r()));
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(chunk('hi') + bad);
+        const t = setInterval(() => {
+          if (res.destroyed) clearInterval(t);
+          else if (++more < 150) res.write(chunk('more'));
+          else { clearInterval(t); res.end(DONE); }
+        }, 20);
+      },
+    });
+    const t0 = Date.now();
+    const r = await post(g.url, chat('m'));
+    const took = Date.now() - t0;
+    expect(r.body.toString()).toBe(chunk('hi') + event(b(chunk('hi')).length));
+    await upstreamClosed;
+    await nothingLeft(g);
+    expect(more).toBeLessThan(100);
+    expect(took).toBeLessThan(2000); // (at once; loose for a loaded machine)
+    const m = await metrics(g);
+    expect([m.get(`llm_streams_total{status="${status}"}`), m.get('gateway_timeouts_total{timeout="body"}'), m.get('llm_upstream_truncated_total')]).toEqual([1, 0, 0]);
   });
 });
 

@@ -127,6 +127,14 @@ export function relayAnswer(s, upRes, model) {
       events = n;
       const p = s.wroteNow() + relay.retainedBytes;
       if (p > s.peak) s.peak = p;
+      // The relay failed (the upstream's error event, a bad event, invalid UTF-8, an event past
+      // maxEventBytes): it reads nothing more, and holds its error event for flush(). The stream
+      // ends now: the client gets that error at once, and the upstream connection is closed
+      // rather than read to its end (or to bodyTimeout) for nothing, its slot held meanwhile.
+      if (relay.status === 'failed') {
+        end();
+        upRes.destroy();
+      }
     };
     upRes.on('data', (chunk) => {
       s.heard = gw.tick;
