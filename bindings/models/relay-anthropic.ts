@@ -303,11 +303,17 @@ export class AnthropicWriter implements ClientWriter {
     this.close();
   }
 
-  /** `message_delta` with the stop reason in Anthropic's words (`tool_use` exactly when calls were written) and the usage, then `message_stop`. */
+  /**
+   * `message_delta` with the stop reason in Anthropic's words (`tool_use` when calls were written and
+   * the answer was neither cut at a limit nor refused; never without calls) and the usage, then
+   * `message_stop`.
+   */
   end(): void {
     const why = this.t.message?.finishReason;
     let reason = why === undefined ? 'end_turn' : finishIn(this.t.spec, why, 'anthropic', this.t.message!.refused);
-    if (this.calls !== 0) reason = 'tool_use';
+    // (an answer cut at a limit or refused keeps that reason with its calls, as Anthropic's own: the
+    // last call's input may be cut short, and a client must not run it)
+    if (this.calls !== 0) reason = KEPT_WITH_CALLS.has(reason) ? reason : 'tool_use';
     else if (reason === 'tool_use') reason = 'end_turn';
     // (a refusal that ended as a turn ends: Anthropic's stop for a refusal)
     if (reason === 'end_turn' && this.t.message?.refusing === true) reason = 'refusal';
@@ -340,6 +346,9 @@ export class AnthropicWriter implements ClientWriter {
     this.event('error', JSON.stringify({ type: 'error', error: { type, message } }));
   }
 }
+
+/** Stop reasons that stay with calls: the answer was cut at a limit (a call's input may be cut short), or refused. */
+const KEPT_WITH_CALLS: ReadonlySet<string> = /* @__PURE__ */ new Set(['max_tokens', 'model_context_window_exceeded', 'refusal']);
 
 /** What the core may write itself while calls are held: nothing. */
 const HELD: QuietHeads = { text: null, reasoning: null, args: null };

@@ -6,7 +6,8 @@
 // Google's OpenAI-compatible API writes it), then `function.arguments` fragments copied as the
 // escaped bytes they came as (a custom tool's call as `type: "custom"`, its name in `custom.name`
 // and its input fragments in `custom.input`);
-// a last chunk with the finish reason (`tool_calls` exactly when calls were written), the usage
+// a last chunk with the finish reason (`tool_calls` when calls were written, unless the answer was
+// cut at its limit, `length`, or filtered, `content_filter`; never without calls), the usage
 // once, then `data: [DONE]`. An error is `data: {"error": …}`, never `[DONE]`.
 import type { DocReader } from './document.js';
 import type { ModelStreamError } from './errors.js';
@@ -270,15 +271,17 @@ export class OpenAiWriter implements ClientWriter {
   /**
    * The last chunks: the sources cited, if any, as `annotations` (one chunk with all of them, as
    * OpenAI's search models say them and openai-node keeps the list said last: see
-   * {@link openAiAnnotations}), the finish reason in OpenAI's words (`tool_calls` exactly when calls
-   * were written), then the usage.
+   * {@link openAiAnnotations}), the finish reason in OpenAI's words (`tool_calls` when calls were
+   * written and the answer was neither cut at a limit nor filtered; never without calls), then the usage.
    */
   completed(): void {
     this.start();
     if (this.cited !== null) this.chunk(`{"annotations":${JSON.stringify(openAiAnnotations(this.cited, this.t.textChars))}}`);
     const why = this.t.message?.finishReason;
     let reason = why === undefined ? 'stop' : finishIn(this.t.spec, why, 'openai', this.t.message!.refused);
-    if (this.calls !== 0) reason = 'tool_calls';
+    // (an answer cut at its limit or filtered keeps that reason with its calls, as OpenAI's own: the
+    // last call's arguments may be cut short, and a client must not run it)
+    if (this.calls !== 0) reason = reason === 'length' || reason === 'content_filter' ? reason : 'tool_calls';
     else if (reason === 'tool_calls') reason = 'stop';
     this.chunk('{}', JSON.stringify(reason));
     this.usage();

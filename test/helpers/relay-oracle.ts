@@ -229,7 +229,8 @@ export class Oracle {
     if (this.done) {
       const w = ref.finishReason === undefined ? undefined : WORDS[innerFormat(f.format)][ref.finishReason];
       let finish = w === undefined ? ref.finishReason ?? (to === 'openai' ? 'stop' : 'end_turn') : w[to === 'openai' ? 0 : 1];
-      if (calls.length) finish = to === 'openai' ? 'tool_calls' : 'tool_use';
+      // (an answer cut at a limit or filtered keeps its reason with its calls: the last may be cut short)
+      if (calls.length) finish = ['length', 'content_filter', 'max_tokens', 'model_context_window_exceeded', 'refusal'].includes(finish) ? finish : to === 'openai' ? 'tool_calls' : 'tool_use';
       else if (finish === 'tool_calls' || finish === 'tool_use') finish = to === 'openai' ? 'stop' : 'end_turn';
       out.finish = finish;
       const u = counts(f.format, ref.usage);

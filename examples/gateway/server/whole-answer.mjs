@@ -186,7 +186,8 @@ function wholeAnswer(dialect, format, ms, text, model) {
       content.push({ type: 'tool_use', id: c.id || `toolu_gw${now.toString(36)}_${c.index}`, name: c.name, input });
     }
     const said = finish === undefined ? 'end_turn' : facts.finishReason(finish, 'anthropic');
-    let stop = calls.length > 0 ? 'tool_use' : said === 'tool_use' ? 'end_turn' : said; // (tool_use exactly when calls are there)
+    // (tool_use when calls are there, but an answer cut at a limit or refused keeps its reason, as SseRelay writes it)
+    let stop = calls.length > 0 ? (['max_tokens', 'model_context_window_exceeded', 'refusal'].includes(said) ? said : 'tool_use') : said === 'tool_use' ? 'end_turn' : said;
     if (stop === 'end_turn' && refusal !== '') stop = 'refusal';
     return {
       id: `msg_gw${now.toString(36)}`, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null,
@@ -217,7 +218,7 @@ function wholeAnswer(dialect, format, ms, text, model) {
   }
   const answer = {
     id: `chatcmpl-gw${now.toString(36)}`, object: 'chat.completion', created: Math.floor(now / 1000), model,
-    choices: [{ index: 0, message, finish_reason: calls.length > 0 ? 'tool_calls' : said === 'tool_calls' ? 'stop' : said }],
+    choices: [{ index: 0, message, finish_reason: calls.length > 0 ? (said === 'length' || said === 'content_filter' ? said : 'tool_calls') : said === 'tool_calls' ? 'stop' : said }],
   };
   if (usage !== undefined) {
     answer.usage = { prompt_tokens: usage.input ?? 0, completion_tokens: usage.output ?? 0, total_tokens: (usage.input ?? 0) + (usage.output ?? 0) };
