@@ -5,7 +5,8 @@
 // they came as (a custom tool's free-text input, which Anthropic's tools do not have, as the
 // input `{"input": …}`; a Gemini call's thoughtSignature as a thinking block of no text right
 // before it); a refusal (OpenAI's) as text, its stop `refusal`; then `message_delta`
-// with the stop reason in Anthropic's words and the usage, and `message_stop`. An error is
+// with the stop reason in Anthropic's words and the usage (the reasoning tokens as
+// `output_tokens_details.thinking_tokens`), and `message_stop`. An error is
 // `event: error` in Anthropic's shape, never a `message_stop`; keep-alives are `ping`s.
 import type { ModelStreamError } from './errors.js';
 import { anthropicErrorType, finishIn } from './formats/describe.js';
@@ -322,7 +323,7 @@ export class AnthropicWriter implements ClientWriter {
     if (u !== undefined) {
       const input = u.input === undefined ? undefined : u.input - (u.cacheRead ?? 0) - (u.cacheWrite ?? 0);
       usage = `{"output_tokens":${u.output ?? 0}${member('input_tokens', input)}${member('cache_read_input_tokens', u.cacheRead)}`
-        + `${member('cache_creation_input_tokens', u.cacheWrite)}}`;
+        + `${member('cache_creation_input_tokens', u.cacheWrite)}${u.reasoning === undefined ? '' : `,"output_tokens_details":{"thinking_tokens":${u.reasoning}}`}}`;
     } else {
       usage = '{"output_tokens":0}';
     }

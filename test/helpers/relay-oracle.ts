@@ -48,7 +48,7 @@ export function counts(upstream: ModelFormat, u: Obj | undefined): { input: numb
     case 'anthropic': {
       const read = n(u.cache_read_input_tokens);
       const write = n(u.cache_creation_input_tokens);
-      return { input: (n(u.input_tokens) ?? 0) + (read ?? 0) + (write ?? 0), output: n(u.output_tokens) ?? 0, read, write };
+      return { input: (n(u.input_tokens) ?? 0) + (read ?? 0) + (write ?? 0), output: n(u.output_tokens) ?? 0, read, write, reasoning: n(at(u.output_tokens_details, 'thinking_tokens')) };
     }
     case 'ollama': return { input: n(u.prompt_eval_count) ?? 0, output: n(u.eval_count) ?? 0 };
     // UsageMetadata: promptTokenCount counts the cached ones; thoughts are output beside candidatesTokenCount
@@ -244,6 +244,7 @@ export class Oracle {
         out.usage = u === undefined ? { input_tokens: 0, output_tokens: 0 } : {
           input_tokens: u.input - (u.read ?? 0) - (u.write ?? 0), output_tokens: u.output,
           ...(u.read !== undefined ? { cache_read_input_tokens: u.read } : {}), ...(u.write !== undefined ? { cache_creation_input_tokens: u.write } : {}),
+          ...(u.reasoning !== undefined ? { output_tokens_details: { thinking_tokens: u.reasoning } } : {}),
         };
       }
     } else {

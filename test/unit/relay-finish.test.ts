@@ -50,3 +50,34 @@ describe('an answer cut at its limit while it writes a call keeps its reason: th
       expect(got).toEqual({ stop, content: [['call_1', 'write', { path: '/tmp/a' }]] });
     });
 });
+
+describe('the reasoning tokens of the usage, in each client\'s words', () => {
+  const thinking = enc.encode([
+    { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, cache_read_input_tokens: 30, output_tokens: 1 } } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Hm.' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'c2ln' } },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
+    { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'Yes.' } },
+    { type: 'content_block_stop', index: 1 },
+    // (Anthropic's usage.output_tokens_details: the output tokens spent thinking)
+    { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 40, output_tokens_details: { thinking_tokens: 32 } } },
+    { type: 'message_stop' },
+  ].map(anthropicEvent).join(''));
+
+  it("Anthropic's thinking_tokens to openai-node: completion_tokens_details.reasoning_tokens", async () => {
+    const got = await sameAtEveryCut(thinking, () => new SseRelay({ from: 'anthropic', to: 'openai' }), async (b) => (await openaiFinal(b)).usage);
+    expect(got).toEqual({
+      prompt_tokens: 40, completion_tokens: 40, total_tokens: 80, prompt_tokens_details: { cached_tokens: 30 }, completion_tokens_details: { reasoning_tokens: 32 },
+    });
+  });
+
+  it("OpenAI's reasoning_tokens to the Anthropic SDK: output_tokens_details.thinking_tokens", async () => {
+    const body = enc.encode(openaiChunk({ role: 'assistant', content: '' }) + openaiChunk({ reasoning_content: 'Hm.' }) + openaiChunk({ content: 'Yes.' }) + openaiChunk({}, 'stop')
+      + `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt', choices: [], usage: { prompt_tokens: 40, completion_tokens: 40, total_tokens: 80, prompt_tokens_details: { cached_tokens: 30 }, completion_tokens_details: { reasoning_tokens: 32 } } })}\n\n`
+      + 'data: [DONE]\n\n');
+    const got = await sameAtEveryCut(body, () => new SseRelay({ from: 'openai', to: 'anthropic' }), async (b) => (await anthropicFinal(b)).usage);
+    expect(got).toEqual({ input_tokens: 10, output_tokens: 40, cache_read_input_tokens: 30, output_tokens_details: { thinking_tokens: 32 } });
+  });
+});

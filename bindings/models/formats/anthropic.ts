@@ -41,7 +41,11 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
     const read = count(u, 'cache_read_input_tokens');
     const write = count(u, 'cache_creation_input_tokens');
     const input = count(u, 'input_tokens');
-    return { input: input === undefined ? undefined : input + (read ?? 0) + (write ?? 0), output: count(u, 'output_tokens'), cacheRead: read, cacheWrite: write };
+    return {
+      input: input === undefined ? undefined : input + (read ?? 0) + (write ?? 0), output: count(u, 'output_tokens'), cacheRead: read, cacheWrite: write,
+      // (the output tokens spent thinking: Anthropic's usage.output_tokens_details)
+      reasoning: count(u, 'output_tokens_details.thinking_tokens'),
+    };
   },
   program: /* @__PURE__ */ compilePaths([
     'type', 'delta.type', 'delta.text', 'delta.thinking', 'delta.stop_reason', 'usage', 'message.usage', 'error.message', 'error',

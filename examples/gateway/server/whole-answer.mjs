@@ -195,6 +195,7 @@ function wholeAnswer(dialect, format, ms, text, model) {
         input_tokens: (usage?.input ?? 0) - (usage?.cacheRead ?? 0) - (usage?.cacheWrite ?? 0), output_tokens: usage?.output ?? 0,
         ...(usage?.cacheRead !== undefined ? { cache_read_input_tokens: usage.cacheRead } : {}),
         ...(usage?.cacheWrite !== undefined ? { cache_creation_input_tokens: usage.cacheWrite } : {}),
+        ...(usage?.reasoning !== undefined ? { output_tokens_details: { thinking_tokens: usage.reasoning } } : {}),
       },
     };
   }
