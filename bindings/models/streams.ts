@@ -35,7 +35,9 @@ const UPSTREAM_BROKE: RelayAbort = {
  *
  * A read the core cannot hold (`CoreMemoryError`: the budget of `setCoreMemoryLimit`) ends the
  * stream: the client gets an error event (`overloaded`, `overloaded_error`) and the stream's end,
- * and the upstream is cancelled; `relay.status` is `failed`.
+ * and the upstream is cancelled; `relay.status` is `failed`. So does a read that fails the relay
+ * (the upstream's error event, a bad event, a limit): its error event is written at once, rather
+ * than when the upstream ends.
  */
 export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
   /** The relay behind the stream: `textBytes`, `eventsOut`, `error`, `status`, `usage`. */
@@ -73,6 +75,15 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
           // The core could not hold this stream (its budget, setCoreMemoryLimit, or its 4 GiB): the
           // client gets the error event in its format and the stream's end, the upstream is
           // cancelled, and the other streams go on. (Erroring the stream would drop the event.)
+          endWith(controller, relay.flush());
+          return;
+        }
+        if (relay.status === 'failed') {
+          // The relay failed (the upstream's error event, a bad event, a limit): nothing the
+          // upstream sends now reaches the client, so its error event goes now, the client's
+          // stream ends and the upstream is cancelled, rather than both waiting for the upstream
+          // to end (one that stays open would hold the client, and be read for nothing).
+          if (out.length !== 0) controller.enqueue(own(out, chunk));
           endWith(controller, relay.flush());
           return;
         }
@@ -146,11 +157,10 @@ export class ModelTextStream extends Transform<Uint8Array, string> {
  * with {@link ModelStream.finish}'s report, which `report` resolves with too. What an app renders
  * from a stream (the reasoning apart, the calls as they grow) in one pipe:
  * `for await (const part of readChunks(body.pipeThrough(new ModelPartStream({ format }))))`.
- * Within a read the parts come in that order: a read that holds more than one event (a reader
- * that fell behind, reads that the network joined) gives each kind's pieces of it together (its
- * reasoning blocks, then its text). The parts
- * of each kind joined are the report's: its text, reasoning, refusal, calls and citations,
- * however the stream is cut. Errors, a break of the upstream and a reader that leaves end it as
+ * A read that holds more than one event (a reader that fell behind, reads that the network
+ * joined) is pushed an event at a time ({@link ModelPartReader}): the parts come in the order the
+ * events said them, the same however the stream is cut, and each kind joined is the report's: its
+ * text, reasoning, refusal, calls and citations. Errors, a break of the upstream and a reader that leaves end it as
  * they end {@link ModelTextStream}: the parts before the error (the text it carries among them),
  * then the error.
  */

@@ -92,6 +92,41 @@ describe('SseRelayStream', () => {
     expect(stream.relay.error?.code).toBe('ERR_STREAM_TRUNCATED');
   });
 
+  it('ends the client\'s stream with the relay\'s error event as soon as the relay fails (the upstream\'s error event, a bad event), and cancels an upstream that stays open', async () => {
+    const ev = (t: string) => enc(`data: {"choices":[{"index":0,"delta":{"content":"${t}"}}]}\n\n`);
+    const cases = [
+      { name: 'an error event', bad: enc('data: {"error":{"message":"overloaded","type":"server_error"}}\n\n'), code: 'ERR_PROVIDER' },
+      { name: 'an event that is not JSON', bad: enc('data: {"choices":\n\n'), code: 'ERR_BAD_EVENT' },
+    ];
+    for (const c of cases) {
+      let pulls = 0;
+      let cancelled: unknown = 'not cancelled';
+      const upstream = new ReadableStream<Uint8Array>({
+        pull(ctl) {
+          pulls++;
+          if (pulls === 1) ctl.enqueue(ev('Hi'));
+          else if (pulls === 2) ctl.enqueue(c.bad);
+          else if (pulls < 100) ctl.enqueue(enc(': keep-alive\n\n')); // (then silent, open)
+          else return new Promise(() => {});
+        },
+        cancel(reason) { cancelled = reason; },
+      });
+      const stream = new SseRelayStream({ from: 'openai' });
+      const late = new Promise<'still open'>((r) => setTimeout(() => r('still open'), 2000));
+      const drained = await Promise.race([drain(upstream.pipeThrough(stream)), late]);
+      expect(drained, c.name).not.toBe('still open');
+      const { out, error } = drained as Awaited<ReturnType<typeof drain<Uint8Array>>>;
+      const text = new TextDecoder().decode(concat(out));
+      expect(error, c.name).toBeUndefined();
+      expect(text, c.name).toMatch(/^data: \{"choices":\[\{"index":0,"delta":\{"content":"Hi"\}\}\]\}\n\ndata: \{"error":\{[^\n]*\}\}\n\n$/);
+      expect(stream.relay.error?.code, c.name).toBe(c.code);
+      expect(text, c.name).toContain(`"code":"${c.code}"`);
+      expect(pulls, c.name).toBeLessThan(5);
+      await new Promise((r) => setTimeout(r, 10)); // (the pipe cancels its source once it sees the stream's end)
+      expect(cancelled, c.name).not.toBe('not cancelled');
+    }
+  });
+
   /** An upstream that sends `chunks`, one a pull, and then errors with `fail`, as a body whose connection drops. */
   const dropping = (chunks: Uint8Array[], fail: Error) => {
     let i = 0;
@@ -119,14 +154,17 @@ describe('SseRelayStream', () => {
         for (const wait of [0, 3]) {
           const options = { from: f.format, to, id: 'x', model: 'm' };
           const r = new SseRelay(options);
-          const want = concat([...chunks.map((c) => r.push(c).slice()), r.abort(BROKE).slice()]);
+          const pushed = chunks.map((c) => r.push(c).slice());
+          // (a relay that failed on a read ends the client's stream there, before the drop)
+          const failedFirst = r.status === 'failed';
+          const want = concat([...pushed, r.abort(BROKE).slice()]);
           const fail = new Error('connection reset');
           const stream = new SseRelayStream(options);
           const { out, error } = await drainAfter(dropping(chunks, fail).pipeThrough(stream), wait);
           const what = `${f.name} cut at ${at} → ${to}, the reader ${wait ? 'late' : 'first'} (seed ${SEED + 7})`;
           expect(error, what).toBeUndefined();
           expect(unclock(concat(out)), what).toBe(unclock(want));
-          expect(stream.upstreamError, what).toBe(fail);
+          expect(stream.upstreamError, what).toBe(failedFirst ? undefined : fail);
           expect(stream.relay.status, what).toBe(r.status);
           expect(stream.relay.error?.code, what).toBe(r.error?.code);
           r.dispose();
