@@ -70,6 +70,8 @@ export class ModelPartReader {
   /** Pushes a read into the stream: the parts it said, in its events' order. What the stream throws is thrown (then `take`). */
   push(chunk: Uint8Array): ModelPart[] {
     const model = this.model;
+    // (anything but bytes: the stream's own TypeError, and where the events end is left as it was)
+    if (!(chunk instanceof Uint8Array)) return this.take(model.push(chunk));
     const ends = this.ends;
     if (!ends.cut(chunk)) return this.take(model.push(chunk)); // (one event at most: the usual read)
     const out = this.held;

@@ -526,6 +526,19 @@ describe('ModelPartReader', () => {
     expect(() => parts.take(null as unknown as string)).toThrow(/not null/);
     expect(parts.take('')).toEqual([]);
   });
+
+  it('a read that is not bytes: the stream\'s own TypeError, and where the events end is left as it was (the bytes that follow give the parts a new reader gives)', () => {
+    const f = BEDROCK_FIXTURES.find((x) => x.name === 'bedrock-tools')!;
+    const fresh = new ModelPartReader(new ModelStream({ format: 'bedrock' }));
+    const want = [...fresh.push(f.bytes), ...fresh.flush()];
+    for (const bad of [null, undefined, new ArrayBuffer(4)]) {
+      expect(() => new ModelPartReader(new ModelStream({ format: 'openai' })).push(bad as unknown as Uint8Array)).toThrow(/^ModelStream\.push\(\) expects a Uint8Array \(or Buffer\) of bytes, got /);
+    }
+    const parts = new ModelPartReader(new ModelStream({ format: 'bedrock' }));
+    expect(() => parts.push(Array.from(f.bytes.subarray(0, 10)) as unknown as Uint8Array)).toThrow(/^ModelStream\.push\(\) expects a Uint8Array/);
+    expect([...parts.push(f.bytes), ...parts.flush()]).toEqual(want);
+    expect(want.filter((p) => p.type === 'tool-call' && p.call.done).map((p) => (p as { call: ToolCall }).call.arguments)).toEqual(['{"city": "Zürich", "days": [1, 2]}', '{}']);
+  });
 });
 
 describe('ModelTextStream and ModelPartStream: a reader that leaves, a reader that is slow', () => {
