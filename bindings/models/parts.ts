@@ -45,7 +45,8 @@ interface Said {
  * `ModelPartStream`). After a `push` or `flush` that threw, `take(error.text ?? '')` gives what
  * the read said before its error. A caller that pushes into the stream itself calls
  * `take(text)` after each push with the text it returned (a read's events then give each kind's
- * parts together: its reasoning, then its text). The parts are read from the stream's own state:
+ * parts together: its reasoning, then its text). After the stream's `reset()`, the reader gives
+ * the new stream's parts from its start. The parts are read from the stream's own state:
  * nothing is read twice, and no part is made that the stream does not hold.
  */
 export class ModelPartReader {
@@ -56,15 +57,18 @@ export class ModelPartReader {
   private citations = 0;
   private readonly calls: Said[] = [];
   private readonly model: ModelStream;
-  private readonly ends: EventEnds;
+  private ends: EventEnds;
   /** The parts of a read's events before the one whose push threw: given by the next `take`. */
   private held: ModelPart[] = [];
+  /** The stream's `resets` when this reader last looked: another count is a new stream, read from its start. */
+  private resets: number;
 
   /** `model`: the stream whose parts are taken (anything else is a `TypeError`). */
   constructor(model: ModelStream) {
     if (!(model instanceof ModelStream)) throw new TypeError('ModelPartReader: give it the ModelStream whose parts it takes: new ModelPartReader(stream)');
     this.model = model;
     this.ends = new EventEnds(describeFormat(model.format).framing);
+    this.resets = model.resets;
   }
 
   /** Pushes a read into the stream: the parts it said, in its events' order. What the stream throws is thrown (then `take`). */
@@ -72,6 +76,7 @@ export class ModelPartReader {
     const model = this.model;
     // (anything but bytes: the stream's own TypeError, and where the events end is left as it was)
     if (!(chunk instanceof Uint8Array)) return this.take(model.push(chunk));
+    if (model.resets !== this.resets) this.restart();
     const ends = this.ends;
     if (!ends.cut(chunk)) return this.take(model.push(chunk)); // (one event at most: the usual read)
     const out = this.held;
@@ -105,11 +110,12 @@ export class ModelPartReader {
    */
   take(text = '', out?: ModelPart[]): ModelPart[] {
     if (typeof text !== 'string') throw new TypeError(`ModelPartReader.take(text): text is the string push() or flush() returned, not ${text === null ? 'null' : typeof text}`);
+    const model = this.model;
+    if (model.resets !== this.resets) this.restart();
     if (out === undefined) {
       out = this.held.length === 0 ? [] : this.held;
       if (out === this.held) this.held = [];
     }
-    const model = this.model;
     model.takeParts();
     const m = model.message;
     if (m !== null) this.reasoning(m, out);
@@ -134,6 +140,18 @@ export class ModelPartReader {
     const cited = m.citations;
     for (; this.citations < cited.length; this.citations++) out.push({ type: 'citation', citation: cited[this.citations] });
     return out;
+  }
+
+  /**
+   * The stream was `reset()`: a new stream, whose parts are given from its start, and whose events
+   * are found from its first byte (what was held of the last one, never taken, is dropped with it).
+   */
+  private restart(): void {
+    this.resets = this.model.resets;
+    this.block = this.units = this.refusal = this.citations = 0;
+    this.calls.length = 0;
+    this.held = [];
+    this.ends = new EventEnds(describeFormat(this.model.format).framing);
   }
 
   /** The reasoning given since the last call, a part per block it lies in. */

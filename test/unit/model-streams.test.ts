@@ -539,6 +539,35 @@ describe('ModelPartReader', () => {
     expect([...parts.push(f.bytes), ...parts.flush()]).toEqual(want);
     expect(want.filter((p) => p.type === 'tool-call' && p.call.done).map((p) => (p as { call: ToolCall }).call.arguments)).toEqual(['{"city": "Zürich", "days": [1, 2]}', '{}']);
   });
+
+  it('after the stream\'s reset(), the same reader gives the new stream\'s parts from its start: its reasoning, its calls\' arguments, its events found from its first byte', () => {
+    const m = new ModelStream({ format: 'anthropic' });
+    const parts = new ModelPartReader(m);
+    const turn = concat(anthropicTurn('Hm.'));
+    const want = [{ type: 'reasoning', text: 'Hm.', block: 0 }, { type: 'text', text: 'Caf' }, { type: 'text', text: 'é' }];
+    expect([...parts.push(turn), ...parts.flush()]).toEqual(want);
+    m.finish();
+    m.reset();
+    expect([...parts.push(turn), ...parts.flush()]).toEqual(want);
+    // (a stream reset in the middle of a message of AWS's event stream, and one in the middle of a
+    // read that threw, whose parts were never taken)
+    const f = BEDROCK_FIXTURES.find((x) => x.name === 'bedrock-tools')!;
+    const b = new ModelStream({ format: 'bedrock' });
+    const bparts = new ModelPartReader(b);
+    const bwant = [...bparts.push(f.bytes), ...bparts.flush()];
+    expect(bwant.filter((p) => p.type === 'tool-call').length).toBeGreaterThan(2);
+    b.reset();
+    bparts.push(f.bytes.subarray(0, 30));
+    b.reset();
+    expect([...bparts.push(f.bytes), ...bparts.flush()]).toEqual(bwant);
+    const o = new ModelStream({ format: 'openai' });
+    const oparts = new ModelPartReader(o);
+    const said = (t: string) => `data: {"choices":[{"index":0,"delta":{"content":"${t}"}}]}\n\n`;
+    expect(() => oparts.push(enc(said('Gone.') + 'data: {"error":{"message":"overloaded","type":"server_error"}}\n\n'))).toThrow(ModelStreamError);
+    o.reset();
+    expect([...oparts.push(enc(`data: {"choices":[{"index":0,"delta":{"reasoning_content":"Again."}}]}\n\n${said('Hi.')}data: [DONE]\n\n`)), ...oparts.flush()])
+      .toEqual([{ type: 'reasoning', text: 'Again.', block: 0 }, { type: 'text', text: 'Hi' }, { type: 'text', text: '.' }]);
+  });
 });
 
 describe('ModelTextStream and ModelPartStream: a reader that leaves, a reader that is slow', () => {
