@@ -512,7 +512,11 @@ class DecodeRun {
       const sameTerminal = terminal && process.stdout.isTTY === true;
       this.parts = {
         reader: new ModelPartReader(this.stream as unknown as ModelStream),
-        printer: new PartPrinter((s) => process.stderr.write(s), terminal && !process.env.NO_COLOR, () => sameTerminal && this.textMidLine),
+        printer: new PartPrinter((s) => process.stderr.write(s), terminal && !process.env.NO_COLOR, () => {
+          if (!sameTerminal || !this.textMidLine) return false;
+          this.textMidLine = false; // (standard error ends the line on the terminal both write to)
+          return true;
+        }),
       };
     }
     if (this.o.events) this.printer = new EventPrinter(format, this.o, (s) => this.out.write(s));
@@ -673,7 +677,9 @@ class DecodeRun {
       }
     }
     this.parts?.printer.end();
-    if (process.stdout.isTTY && this.printedUnits > 0 && !this.o.events && !(this.keep?.at(-1) ?? '\n').endsWith('\n')) this.out.write('\n');
+    // (--parts: a part on standard error may have ended the text's line on the same terminal)
+    const textOpen = this.parts !== undefined ? this.textMidLine : !(this.keep?.at(-1) ?? '\n').endsWith('\n');
+    if (process.stdout.isTTY && this.printedUnits > 0 && !this.o.events && textOpen) this.out.write('\n');
     // (a refusal is not the answer's text, which alone goes to standard output; --events prints it
     // after its events, and --report --json, whose report is standard error's one line, holds it)
     const refusal = this.stream?.refusal;

@@ -12,12 +12,14 @@ export class PartPrinter {
 
   /**
    * `write`: to standard error. `dim`: reasoning in faint type (a terminal, without NO_COLOR).
-   * `textMidLine`: the answer's text on the same terminal has not ended its line.
+   * `endTextLine`: whether the answer's text on the same terminal had not ended its line, which
+   * the part about to be written ends (so that the next part, with no text between, does not
+   * end it again: a blank line).
    */
   constructor(
     private readonly write: (s: string) => void,
     private readonly dim: boolean,
-    private readonly textMidLine: () => boolean,
+    private readonly endTextLine: () => boolean,
   ) {}
 
   /** A part that is not the answer's text (those are ignored: the refusal is said at the end). */
@@ -60,7 +62,7 @@ export class PartPrinter {
   /** A part begins on a line of its own: after reasoning, and after the answer's text on the same terminal. */
   private startLine(): void {
     if (this.midLine) this.endLine();
-    else if (this.block < 0 && this.textMidLine()) this.write('\n');
+    else if (this.block < 0 && this.endTextLine()) this.write('\n');
     this.block = -1;
   }
 

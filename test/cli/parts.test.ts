@@ -2,11 +2,14 @@
 // decode prints without it, and standard error says the reasoning, the calls and the sources in the
 // order the events said them, as the library gives them to a reader fed a byte a read (each read
 // then completes one event at most), whether the capture is read whole or through a slow pipe.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ModelFormat, type ModelPart, ModelPartReader, ModelStream } from '../../bindings/index.js';
 import { BEDROCK_FIXTURES, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { FIXTURES } from '../helpers/model-fixtures.js';
-import { awkwardCuts, file, run, tempDir, writer } from './helpers.js';
+import { awkwardCuts, cli, file, run, tempDir, writer } from './helpers.js';
 
 let dir: string;
 beforeAll(() => {
@@ -173,5 +176,47 @@ describe('decode --parts', () => {
       expect(at < 0 ? r.stderr : r.stderr.slice(0, at)).toBe(want);
       expect(at < 0 ? '' : r.stderr.slice(at)).toBe(plain.stderr);
     }
+  });
+});
+
+// (a pseudo-terminal for standard output and standard error both, where util-linux's script is found)
+const script = spawnSync('script', ['-V'], { encoding: 'utf8' });
+const hasScript = script.status === 0 && /util-linux/.test(script.stdout + script.stderr);
+
+describe.skipIf(!hasScript)('decode --parts on a terminal (standard output and standard error one)', () => {
+  /** What the terminal shows (its line ends CR LF), the command run with NO_COLOR. */
+  function onTerminal(args: string[], bytes: Uint8Array): string {
+    const path = file(dir, 'terminal.capture', bytes);
+    const command = [process.execPath, cli, 'decode', '--parts', ...args, path].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const r = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(r.status).toBe(0);
+    return r.stdout;
+  }
+
+  it('a part after the text ends the text\'s line once: calls one after the other have no blank line between them, and the command ends no line twice', () => {
+    const calls = sse(([
+      ['message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 3, output_tokens: 1 } } }],
+      ['content_block_start', { index: 0, content_block: { type: 'text', text: '' } }],
+      ['content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Searching.' } }],
+      ['content_block_stop', { index: 0 }],
+      ['content_block_start', { index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'search', input: {} } }],
+      ['content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"q":"oslo"}' } }],
+      ['content_block_stop', { index: 1 }],
+      ['content_block_start', { index: 2, content_block: { type: 'tool_use', id: 'toolu_2', name: 'weather', input: {} } }],
+      ['content_block_delta', { index: 2, delta: { type: 'input_json_delta', partial_json: '{"city":"Oslo"}' } }],
+      ['content_block_stop', { index: 2 }],
+      ['message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 9 } }],
+      ['message_stop', {}],
+    ] as [string, Record<string, unknown>][]).map(([t, d]) => [t, { type: t, ...d }]));
+    // (the text's last cluster is held back until the completion: '.' comes after the calls)
+    expect(onTerminal(['--format', 'anthropic'], calls)).toBe('Searching\r\n[tool call 0] search (toolu_1) {"q":"oslo"}\r\n[tool call 1] weather (toolu_2) {"city":"Oslo"}\r\n.\r\n');
+    // (the completion commits the text and ends the call in one event: the call's line ends the text's)
+    const gemini = sse([
+      [null, { candidates: [{ content: { role: 'model', parts: [{ text: 'Looking.' }] }, index: 0 }] }],
+      [null, { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'weather', args: { city: 'Oslo' } } }] }, finishReason: 'STOP', index: 0 }] }],
+    ], '\r\n');
+    const saved = join(dir, 'terminal.txt');
+    expect(onTerminal(['--format', 'gemini', '--save', saved], gemini)).toBe('Looking.\r\n[tool call 0] weather {"city":"Oslo"}\r\n');
+    expect(readFileSync(saved, 'utf8')).toBe('Looking.');
   });
 });
