@@ -139,16 +139,22 @@ describe('finding 1: every phase times out', () => {
     await g.up.noSockets();
   });
 
-  test('a request that does not arrive within clientTimeout (its head, or its body): 408 in the API\'s shape, the slot free, no upstream call', async () => {
+  test('a request that does not arrive within clientTimeout (its head, or its body): 408 in the API\'s shape, with a request id, the slot free, no upstream call', async () => {
     g = await start({ clientTimeout: 200, maxStreams: 1 });
     g.up.scripts.set('quick', { pieces: [b(chunk('vite') + DONE)] });
     const json = '{"error":{"message":"the request did not arrive within 200 ms","type":"invalid_request_error","code":"ERR_REQUEST_TIMEOUT"}}';
-    const want = `HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${json.length}\r\nconnection: close\r\n\r\n${json}`;
+    const want = (id: string) => `HTTP/1.1 408 Request Timeout\r\nx-request-id: ${id}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${json.length}\r\nconnection: close\r\n\r\n${json}`;
     const body = raw(g.url, 'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{"model":"quick",');
     await expect.poll(() => g!.gw.stats().streams).toBe(1); // admitted: its slot taken while its body comes
-    expect((await post(g.url, chat('quick'))).status).toBe(503);
-    expect(await body).toBe(want);
-    expect(await raw(g.url, 'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\n')).toBe(want);
+    const busy = await post(g.url, chat('quick'));
+    expect(busy.status).toBe(503);
+    // (the gateway's ids: its prefix and a count, the admitted request's the first, the 503's the second)
+    const id = String(busy.headers['x-request-id']);
+    expect(id).toMatch(/^gw-[0-9a-f]{8}-2$/);
+    const prefix = id.slice(0, -1);
+    // the 408 of a request whose head came carries that request's id (the one its log lines have); of a head that did not come, a new one
+    expect(await body).toBe(want(`${prefix}1`));
+    expect(await raw(g.url, 'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\n')).toBe(want(`${prefix}3`));
     expect(g.up.received).toEqual([]);
     expect(g.gw.stats().streams).toBe(0);
     expect((await post(g.url, chat('quick'))).body.toString()).toBe(chunk('vite') + DONE);
@@ -157,16 +163,22 @@ describe('finding 1: every phase times out', () => {
 
   test('a body that does not arrive within clientTimeout at /v1/messages, or breaks HTTP/1.1: the 408 (the 400) in Anthropic\'s shape (the route is known once the head came)', async () => {
     g = await start({ clientTimeout: 200 });
-    const reply = (json: string) => `HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${json.length}\r\nconnection: close\r\n\r\n${json}`;
+    // (the request ids: the gateway's prefix, then 1, 2, 3 in the order the requests came)
+    const prefix = String((await post(g.url, {}, '/v1/messages')).headers['x-request-id']).slice(0, -1);
+    const reply = (n: number, json: string) => `HTTP/1.1 408 Request Timeout\r\nx-request-id: ${prefix}${n}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${json.length}\r\nconnection: close\r\n\r\n${json}`;
     expect(await raw(g.url, 'POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{"model":"quick",'))
-      .toBe(reply('{"type":"error","error":{"type":"invalid_request_error","message":"the request did not arrive within 200 ms"}}'));
+      .toBe(reply(2, '{"type":"error","error":{"type":"invalid_request_error","message":"the request did not arrive within 200 ms"}}'));
     // (a head that does not arrive names no route: OpenAI's shape, the gateway's default)
     expect(await raw(g.url, 'POST /v1/messages HTTP/1.1\r\nhost: x\r\n'))
-      .toBe(reply('{"error":{"message":"the request did not arrive within 200 ms","type":"invalid_request_error","code":"ERR_REQUEST_TIMEOUT"}}'));
+      .toBe(reply(3, '{"error":{"message":"the request did not arrive within 200 ms","type":"invalid_request_error","code":"ERR_REQUEST_TIMEOUT"}}'));
     // (and a body that breaks HTTP/1.1, its chunk framing malformed)
     const bad = '{"type":"error","error":{"type":"invalid_request_error","message":"the request is not valid HTTP/1.1"}}';
     expect(await raw(g.url, 'POST /v1/messages HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"mod\r\nzz\r\n'))
-      .toBe(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${bad.length}\r\nconnection: close\r\n\r\n${bad}`);
+      .toBe(`HTTP/1.1 400 Bad Request\r\nx-request-id: ${prefix}4\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${bad.length}\r\nconnection: close\r\n\r\n${bad}`);
+    // (and a head over Node's limit, 16 KiB: a 431, a new id)
+    const big = '{"error":{"message":"the request head is too large","type":"invalid_request_error","code":"ERR_HEADERS_TOO_LARGE"}}';
+    expect(await raw(g.url, `POST /v1/messages HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`))
+      .toBe(`HTTP/1.1 431 Request Header Fields Too Large\r\nx-request-id: ${prefix}5\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${big.length}\r\nconnection: close\r\n\r\n${big}`);
     expect(g.up.received).toEqual([]);
     await nothingLeft(g);
   });
@@ -397,7 +409,7 @@ describe('finding 3: admission first, every buffer in the budget, connections ca
 
   test('connections past maxConnectionsPerAddress, and past maxConnections: 503 and closed', async () => {
     const json = (m: string) => JSON.stringify({ error: { message: m, type: 'overloaded', code: 'ERR_MAX_CONNECTIONS' } });
-    const answer = (m: string) => `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${json(m).length}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${json(m)}`;
+    const answer = (m: string, id: string) => `HTTP/1.1 503 Service Unavailable\r\nx-request-id: ${id}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${json(m).length}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${json(m)}`;
     for (const [options, message] of [
       [{ maxConnectionsPerAddress: 2 }, 'this address has 2 connections open (maxConnectionsPerAddress 2); retry later'],
       [{ maxConnections: 2, maxConnectionsPerAddress: 0 }, 'the gateway has 2 connections open (maxConnections 2); retry later'],
@@ -405,7 +417,10 @@ describe('finding 3: admission first, every buffer in the budget, connections ca
       g = await start(options);
       const held = [0, 1].map(() => net.connect(Number(new URL(g!.url).port), '127.0.0.1'));
       await expect.poll(() => g!.gw.stats().connections).toBe(2);
-      expect(await raw(g.url, 'GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n')).toBe(answer(message));
+      // (the 503 written to the socket carries a request id as every answer does: the gateway's first here, 1)
+      const rejected = await raw(g.url, 'GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n');
+      const id = /\r\nx-request-id: (gw-[0-9a-f]{8}-)1\r\n/.exec(rejected);
+      expect(rejected).toBe(answer(message, `${id?.[1]}1`));
       for (const s of held) s.destroy();
       await expect.poll(() => g!.gw.stats().connections).toBe(0);
       expect((await fetch(`${g.url}/metrics`)).status).toBe(200);

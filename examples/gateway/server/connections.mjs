@@ -3,10 +3,10 @@
 import { errorBody, socketReply } from './replies.mjs';
 
 /**
- * Caps the connections of `server` (the gateway's options `o`, its metrics `m`); returns
- * `connections()`, how many are open now.
+ * Caps the connections of `server` (the gateway's options `o`, its metrics `m`; `nextId()`, a new
+ * request id, which the 503 carries as every answer does); returns `connections()`, how many are open now.
  */
-export function capConnections(server, o, m) {
+export function capConnections(server, o, m, nextId) {
   const perAddress = new Map();
   let connections = 0;
   server.on('connection', (socket) => {
@@ -19,7 +19,7 @@ export function capConnections(server, o, m) {
       const body = errorBody(over === 'total' ? `the gateway has ${connections} connections open (maxConnections ${o.maxConnections}); retry later`
         : `this address has ${mine} connections open (maxConnectionsPerAddress ${o.maxConnectionsPerAddress}); retry later`, 'overloaded', 'ERR_MAX_CONNECTIONS');
       socket.on('error', () => {});
-      socket.end(socketReply(503, 'Service Unavailable', body, 'retry-after: 1\r\n'));
+      socket.end(socketReply(503, 'Service Unavailable', body, nextId(), 'retry-after: 1\r\n'));
       socket.resume(); // (what the client sends is read and dropped, so that it reads the 503 rather than a reset)
       setTimeout(() => socket.destroy(), 1000).unref();
       return;

@@ -81,6 +81,7 @@ export function createGateway(options = {}) {
   // request ids: a random prefix per gateway and a count (cheaper than a UUID per request)
   const idPrefix = `gw-${randomBytes(4).toString('hex')}-`;
   let requests = 0;
+  const nextId = () => idPrefix + (++requests).toString(36);
 
   const server = http.createServer({
     highWaterMark: o.highWaterMark,
@@ -89,7 +90,7 @@ export function createGateway(options = {}) {
     headersTimeout: o.clientTimeout,
     connectionsCheckingInterval: Math.max(5, Math.min(30_000, Math.floor(o.clientTimeout / 4))),
   }, (req, res) => {
-    const id = idPrefix + (++requests).toString(36);
+    const id = nextId();
     res.setHeader('x-request-id', id);
     handle(req, res, id).catch((err) => {
       m.gatewayErrors.inc();
@@ -111,12 +112,15 @@ export function createGateway(options = {}) {
       ? [408, 'Request Timeout', errorBody(`the request did not arrive within ${o.clientTimeout} ms`, 'invalid_request_error', 'ERR_REQUEST_TIMEOUT')]
       : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', errorBody('the request head is too large', 'invalid_request_error', 'ERR_HEADERS_TOO_LARGE')]
         : [400, 'Bad Request', errorBody('the request is not valid HTTP/1.1', 'invalid_request_error', 'ERR_BAD_REQUEST')];
-    // (in the client's API where its head came, and with it its route: a body that did not arrive, or broke HTTP/1.1)
-    socket.end(socketReply(status, text, shapedFor(socket._httpMessage, status, body)));
+    // (in the client's API where its head came, and with it its route: a body that did not arrive,
+    // or broke HTTP/1.1; and then with the id its request was given, else a new one)
+    const res = socket._httpMessage;
+    const id = res?.getHeader?.('x-request-id') ?? nextId();
+    socket.end(socketReply(status, text, shapedFor(res, status, body), id));
     socket.destroySoon?.();
   });
 
-  const connections = capConnections(server, o, m);
+  const connections = capConnections(server, o, m, nextId);
 
   const metricsServer = o.metricsPort === undefined ? null : http.createServer((req, res) => {
     const path = req.url.split('?')[0];

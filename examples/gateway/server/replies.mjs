@@ -67,10 +67,10 @@ export function upstreamError(format, status, text, dialect) {
 
 /**
  * A reply written to a client's socket as it is (Node's HTTP server makes no response for it: a
- * request it refused, a connection over a cap): `body` as JSON, then the connection closes.
- * `extra`: header lines of its own, each ending in CRLF.
+ * request it refused, a connection over a cap): `body` as JSON, with the request id `id` as every
+ * answer has it, then the connection closes. `extra`: header lines of its own, each ending in CRLF.
  */
-export function socketReply(status, reason, body, extra = '') {
+export function socketReply(status, reason, body, id, extra = '') {
   const json = JSON.stringify(body);
-  return `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(json)}\r\n${extra}connection: close\r\n\r\n${json}`;
+  return `HTTP/1.1 ${status} ${reason}\r\nx-request-id: ${id}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(json)}\r\n${extra}connection: close\r\n\r\n${json}`;
 }
