@@ -407,7 +407,7 @@ describe('finding 3: admission first, every buffer in the budget, connections ca
     await nothingLeft(g);
   });
 
-  test('connections past maxConnectionsPerAddress, and past maxConnections: 503 and closed', async () => {
+  test('connections past maxConnectionsPerAddress, and past maxConnections: 503 and closed, the request sent on them not served', async () => {
     const json = (m: string) => JSON.stringify({ error: { message: m, type: 'overloaded', code: 'ERR_MAX_CONNECTIONS' } });
     const answer = (m: string, id: string) => `HTTP/1.1 503 Service Unavailable\r\nx-request-id: ${id}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${json(m).length}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${json(m)}`;
     for (const [options, message] of [
@@ -415,15 +415,24 @@ describe('finding 3: admission first, every buffer in the budget, connections ca
       [{ maxConnections: 2, maxConnectionsPerAddress: 0 }, 'the gateway has 2 connections open (maxConnections 2); retry later'],
     ] as const) {
       g = await start(options);
+      g.up.scripts.set('quick', { pieces: [b(chunk('vite') + DONE)] });
       const held = [0, 1].map(() => net.connect(Number(new URL(g!.url).port), '127.0.0.1'));
       await expect.poll(() => g!.gw.stats().connections).toBe(2);
       // (the 503 written to the socket carries a request id as every answer does: the gateway's first here, 1)
-      const rejected = await raw(g.url, 'GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n');
+      const request = JSON.stringify(chat('quick'));
+      const rejected = await raw(g.url, `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: ${request.length}\r\n\r\n${request}`);
       const id = /\r\nx-request-id: (gw-[0-9a-f]{8}-)1\r\n/.exec(rejected);
       expect(rejected).toBe(answer(message, `${id?.[1]}1`));
+      // The request on the rejected connection, which Node's HTTP server read all the same, is not
+      // served: the upstream is not asked (it was, the client having its 503) and it takes no id.
+      await sleep(100);
+      expect(g.up.received).toEqual([]);
       for (const s of held) s.destroy();
       await expect.poll(() => g!.gw.stats().connections).toBe(0);
-      expect((await fetch(`${g.url}/metrics`)).status).toBe(200);
+      const after = await fetch(`${g.url}/metrics`);
+      expect([after.status, after.headers.get('x-request-id')]).toEqual([200, `${id?.[1]}2`]);
+      const streams = [...(await metricsAt(`${g.url}/metrics`))].filter(([k]) => k.startsWith('llm_streams_total{'));
+      expect(streams.map(([, v]) => v)).toEqual([0, 0, 0, 0, 0]); // (no stream)
       expect((await metricsAt(`${g.url}/metrics`)).get(`gateway_connections_rejected_total{limit="${'maxConnections' in options ? 'total' : 'per_address'}"}`)).toBe(1);
       await g.close();
       g = undefined;

@@ -4,10 +4,13 @@ import { errorBody, socketReply } from './replies.mjs';
 
 /**
  * Caps the connections of `server` (the gateway's options `o`, its metrics `m`; `nextId()`, a new
- * request id, which the 503 carries as every answer does); returns `connections()`, how many are open now.
+ * request id, which the 503 carries as every answer does); returns `open()`, how many are open
+ * now, and `rejected(socket)`, whether a connection was answered 503: Node's HTTP server reads
+ * it all the same (its parser is on the socket), and a request read from it is not served.
  */
 export function capConnections(server, o, m, nextId) {
   const perAddress = new Map();
+  const rejected = new WeakSet();
   let connections = 0;
   server.on('connection', (socket) => {
     const address = socket.remoteAddress ?? '';
@@ -18,6 +21,7 @@ export function capConnections(server, o, m, nextId) {
       m.connectionsRejected.inc({ limit: over });
       const body = errorBody(over === 'total' ? `the gateway has ${connections} connections open (maxConnections ${o.maxConnections}); retry later`
         : `this address has ${mine} connections open (maxConnectionsPerAddress ${o.maxConnectionsPerAddress}); retry later`, 'overloaded', 'ERR_MAX_CONNECTIONS');
+      rejected.add(socket);
       socket.on('error', () => {});
       socket.end(socketReply(503, 'Service Unavailable', body, nextId(), 'retry-after: 1\r\n'));
       socket.resume(); // (what the client sends is read and dropped, so that it reads the 503 rather than a reset)
@@ -35,5 +39,5 @@ export function capConnections(server, o, m, nextId) {
       m.connectionsOpen.dec();
     });
   });
-  return () => connections;
+  return { open: () => connections, rejected: (socket) => rejected.has(socket) };
 }

@@ -90,6 +90,9 @@ export function createGateway(options = {}) {
     headersTimeout: o.clientTimeout,
     connectionsCheckingInterval: Math.max(5, Math.min(30_000, Math.floor(o.clientTimeout / 4))),
   }, (req, res) => {
+    // (a request on a connection over a cap, which was answered 503 and is closing: not served, the
+    // upstream not asked)
+    if (connections.rejected(req.socket)) return;
     const id = nextId();
     res.setHeader('x-request-id', id);
     handle(req, res, id).catch((err) => {
@@ -106,6 +109,7 @@ export function createGateway(options = {}) {
   // A request that did not arrive within clientTimeout (Node's requestTimeout): 408 in the API's
   // shape (the route's, once the head came), then the connection closes (the stream that read its body, if any, is aborted with it).
   server.on('clientError', (err, socket) => {
+    if (connections.rejected(socket)) return; // (answered 503 already, and closing)
     if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') m.timeouts.inc({ timeout: 'request' });
     if (!socket.writable || socket._httpMessage?.headersSent) return void socket.destroy();
     const [status, text, body] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
@@ -179,7 +183,7 @@ export function createGateway(options = {}) {
     /** The metrics listener's URL once listening (with metricsPort), else null. */
     get metricsUrl() { return metricsUrl; },
     /** Streams open now, the bytes they hold (client buffers, request bodies and whole answers, unfinished events), connections open. */
-    stats: () => ({ streams: streams.size, pendingBytes: budget.pendingBytes(), coreBytes: coreMemoryUsed(), connections: connections() }),
+    stats: () => ({ streams: streams.size, pendingBytes: budget.pendingBytes(), coreBytes: coreMemoryUsed(), connections: connections.open() }),
     async listen(port = 0, host = '127.0.0.1') {
       if (!isLoopback(host) && keys.length === 0 && !o.allowNoKeys) {
         throw new TypeError(`createGateway: listening on ${host} (beyond loopback) without apiKeys: anyone who reaches it uses the upstream; set apiKeys, or allowNoKeys to say so`);
