@@ -507,6 +507,7 @@ class DecodeRun {
       return;
     }
     this.stream = textStream(format, this.o);
+    if (this.o.parts && !isModelFormat(format)) this.say(`--parts: the input looks like ${format}, which has no reasoning, tool calls or sources: its text only`);
     if (this.o.parts && isModelFormat(format)) {
       const terminal = process.stderr.isTTY === true;
       const sameTerminal = terminal && process.stdout.isTTY === true;
@@ -676,7 +677,7 @@ class DecodeRun {
         /* a failed stream may have no report: it says nothing more */
       }
     }
-    this.parts?.printer.end();
+    this.parts?.printer.end(this.stream?.toolCalls);
     // (--parts: a part on standard error may have ended the text's line on the same terminal)
     const textOpen = this.parts !== undefined ? this.textMidLine : !(this.keep?.at(-1) ?? '\n').endsWith('\n');
     if (process.stdout.isTTY && this.printedUnits > 0 && !this.o.events && textOpen) this.out.write('\n');

@@ -2,13 +2,15 @@
 // reasoning (each block under a `[reasoning]` line, dimmed on a terminal), each client tool call
 // once it has ended, and each source it cites, in the order the events said them (the library's
 // ModelPartReader pushes a read an event at a time). The text stays alone on standard output.
-import type { ModelPart } from 'seam-stream';
+import type { ModelPart, ToolCall } from 'seam-stream';
 
 export class PartPrinter {
   /** The reasoning block being printed, or -1 when none is open. */
   private block = -1;
   /** Standard error's last write did not end its line. */
   private midLine = false;
+  /** The calls printed (once ended), by index. */
+  private readonly printed = new Set<number>();
 
   /**
    * `write`: to standard error. `dim`: reasoning in faint type (a terminal, without NO_COLOR).
@@ -35,9 +37,7 @@ export class PartPrinter {
       this.midLine = !p.text.endsWith('\n');
     } else if (p.type === 'tool-call') {
       if (!p.call.done) return;
-      const c = p.call;
-      this.startLine();
-      this.line(`[tool call ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments}${c.valid === false ? ' (arguments that are not one JSON value)' : ''}`);
+      this.call(p.call, c => c.valid === false ? ' (arguments that are not one JSON value)' : '');
     } else if (p.type === 'citation') {
       const c = p.citation;
       const said = [c.title, c.url === undefined ? undefined : `<${c.url}>`, c.citedText === undefined ? undefined : JSON.stringify(c.citedText)].filter((x) => x !== undefined && x !== '');
@@ -53,10 +53,20 @@ export class PartPrinter {
     this.block = -1;
   }
 
-  /** The command ends: what is open ends its line, before the command's messages. */
-  end(): void {
+  /**
+   * The command ends: what is open ends its line, and each call the stream began and did not end
+   * (it stopped first) is printed as it stands, said to be cut short, before the command's messages.
+   */
+  end(calls: readonly ToolCall[] = []): void {
+    for (const c of calls) if (!this.printed.has(c.index)) this.call(c, () => ' (cut short: the stream stopped before the call ended)');
     this.endLine();
     this.block = -1;
+  }
+
+  private call(c: ToolCall, note: (c: ToolCall) => string): void {
+    this.printed.add(c.index);
+    this.startLine();
+    this.line(`[tool call ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments}${note(c)}`);
   }
 
   /** A part begins on a line of its own: after reasoning, and after the answer's text on the same terminal. */

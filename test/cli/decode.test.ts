@@ -427,7 +427,7 @@ describe('decode: the whole message of a model stream', () => {
     expect(r.stderr).toMatch(/seam-stream: .*message_stop/);
   });
 
-  it('--parts: with --events, with a format that has no parts, with --status on: a usage error', async () => {
+  it('--parts: with --events, with a format that has no parts, with --status on: a usage error; a format found in the input that has none, said', async () => {
     const f = file(dir, 'agent5.sse', bytes);
     for (const [args, said] of [
       [['--events'], /--events prints what each event says/],
@@ -438,6 +438,9 @@ describe('decode: the whole message of a model stream', () => {
       expect([r.code, r.stdout], args.join(' ')).toEqual([1, '']);
       expect(r.stderr, args.join(' ')).toMatch(said);
     }
+    // a format found in the input that has no parts: said, and its text printed
+    const sse = await run(['decode', '--parts', file(dir, 'plain.sse', 'data: one\n\ndata: two\n\n')]);
+    expect([sse.code, sse.stdout, sse.stderr]).toEqual([0, 'one\ntwo\n', 'seam-stream: --parts: the input looks like sse, which has no reasoning, tool calls or sources: its text only\n']);
   });
 
   it('--report: the reasoning\'s size and each tool call, in words and as JSON', async () => {
