@@ -664,7 +664,12 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
       }
       if (t === 'response.completed') return { role: 'completion', finishReason: (resp.status as string) ?? 'completed', usage: resp.usage as Obj };
       if (t === 'response.failed') return { role: 'error', message: errorText(resp.error) };
-      if (t === 'error') return { role: 'error', message: errorText(v) };
+      // (an error event's message at its top, or in its `error` object, with its code)
+      if (t === 'error') {
+        const e = typeof v.message === 'string' || !isObj(v.error) ? v : v.error;
+        const code = [v.code, isObj(v.error) ? v.error.code : undefined, isObj(v.error) ? v.error.type : undefined].find((c) => typeof c === 'string');
+        return { role: 'error', message: errorText(e), ...(code !== undefined ? { providerCode: code as string } : {}) };
+      }
       return { role: 'other' };
     }
     case 'anthropic': {
@@ -1634,6 +1639,33 @@ data: {"type":"error","sequence_number":2,"code":"rate_limit_exceeded","message"
       text: 'Un momento… ',
       reasoning: '', status: 'failed', events: 3, comments: [],
       error: { code: 'ERR_PROVIDER', message: 'Rate limit reached for gpt-4.1-mini', offset: at(body, '{"type":"error"') },
+    },
+  });
+}
+
+{
+  // the error event as the API sends a rate limit mid-stream: its message and code in an `error`
+  // object, not at the event's top as the reference documents them (openai/openai-dotnet#881;
+  // openai-node reads `data.error` of an `error` event)
+  const body = String.raw`event: response.created
+data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_68a1f4","object":"response","created_at":1754300370,"status":"in_progress","model":"gpt-4.1-mini-2025-04-14","output":[],"usage":null}}
+
+event: response.output_text.delta
+data: {"type":"response.output_text.delta","sequence_number":1,"item_id":"msg_68a1f4","output_index":0,"content_index":0,"delta":"Einen Moment… ","logprobs":[]}
+
+event: error
+data: {"type":"error","sequence_number":2,"error":{"type":"too_many_requests","code":"too_many_requests","message":"Too Many Requests","param":null}}
+
+`;
+  add({
+    name: 'responses-error-event-nested',
+    format: 'openai-responses',
+    note: 'an "error" event whose message and code are in its error object: ERR_PROVIDER with that message and code',
+    body,
+    expected: {
+      text: 'Einen Moment… ',
+      reasoning: '', status: 'failed', events: 3, comments: [],
+      error: { code: 'ERR_PROVIDER', message: 'Too Many Requests', offset: at(body, '{"type":"error"'), providerCode: 'too_many_requests' },
     },
   });
 }

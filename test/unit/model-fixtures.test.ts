@@ -32,6 +32,7 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('fixture %s', (_, f) =>
       expect(ref.error?.offset).toBe(e.error?.offset);
       expect(e.error!.code === 'ERR_PROVIDER').toBe(e.error!.message !== undefined);
       if (e.error!.message !== undefined) expect(ref.error!.message).toContain(e.error!.message);
+      if (e.error!.providerCode !== undefined) expect(ref.error!.providerCode).toBe(e.error!.providerCode);
       expect(e.status).toBe(e.error!.code === 'ERR_STREAM_TRUNCATED' ? 'truncated' : 'failed');
     }
   });

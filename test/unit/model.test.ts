@@ -204,6 +204,7 @@ function settle(o: Oracle, chunks: Uint8Array[], mode: Mode, r: Outcome, why: st
     expect(err!.code, why).toBe(e.error!.code);
     expect(typeof err!.message === 'string' && err!.message.length > 0, why).toBe(true);
     if (e.error!.message !== undefined) expect(err!.message, why).toContain(e.error!.message);
+    if (e.error!.providerCode !== undefined) expect(err!.providerCode, why).toBe(e.error!.providerCode);
     if (e.status === 'truncated') {
       expect(r.at, `${why}: ERR_STREAM_TRUNCATED comes from flush`).toBe('flush');
       expect(err!.offset, why).toBe(o.f.bytes.length);

@@ -466,7 +466,7 @@ export function sseFormat(spec: Omit<FormatSpec, 'framing' | 'contentType'>): Fo
 
 /** OpenAI's error types and codes (Chat's error bodies and events, Responses' `response.failed`) in Anthropic's words. */
 export const OPENAI_ERRORS: Readonly<Record<string, string>> = {
-  server_error: 'api_error', rate_limit_exceeded: 'rate_limit_error', insufficient_quota: 'billing_error', invalid_api_key: 'authentication_error',
+  server_error: 'api_error', rate_limit_exceeded: 'rate_limit_error', too_many_requests: 'rate_limit_error', insufficient_quota: 'billing_error', invalid_api_key: 'authentication_error',
   context_length_exceeded: 'invalid_request_error', invalid_prompt: 'invalid_request_error', model_not_found: 'not_found_error',
   unsupported_parameter: 'invalid_request_error', invalid_value: 'invalid_request_error', vector_store_timeout: 'timeout_error',
   // (Responses' failed responses: an input the model cannot take)

@@ -13,7 +13,7 @@
 // `response.reasoning_summary_part.added`, a reasoning block of its own). A refusal comes in
 // `response.refusal.delta` events, apart from the output's text; a citation in
 // `response.output_text.annotation.added`.
-import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
+import { JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import type { BuiltinCallType } from '../message.js';
 import { compilePaths } from '../paths.js';
 import {
@@ -24,6 +24,7 @@ import {
 const P = {
   type: 0, delta: 1, usage: 2, status: 3, errorMessage: 4, message: 5, incomplete: 6, code: 7, errorCode: 8, outputIndex: 9,
   itemType: 10, itemId: 11, itemCallId: 12, itemName: 13, itemArguments: 14, arguments: 15, itemInput: 16, input: 17, item: 18,
+  error: 19, nestedMessage: 20, nestedCode: 21, nestedType: 22,
 } as const;
 /** Event types and item types. */
 const T = /* @__PURE__ */ names({
@@ -50,12 +51,12 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
   program: /* @__PURE__ */ compilePaths([
     'type', 'delta', 'response.usage', 'response.status', 'response.error.message', 'message',
     'response.incomplete_details.reason', 'code', 'response.error.code', 'output_index', 'item.type', 'item.id', 'item.call_id',
-    'item.name', 'item.arguments', 'arguments', 'item.input', 'input', 'item',
+    'item.name', 'item.arguments', 'arguments', 'item.input', 'input', 'item', 'error', 'error.message', 'error.code', 'error.type',
   ]),
   // a delta of the output's text, of reasoning (its text or summary), or of the current call's arguments
   template: /* @__PURE__ */ template([
     kind, kindText, ignored, ignored, ignored, ignored, ignored, ignored, ignored, callKey, ignored, ignored, ignored, ignored, ignored,
-    ignored, ignored, ignored, ignored,
+    ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored,
   ], [
     { literal: 'response.output_text.delta', channel: 'text', name: 'response.output_text.delta' },
     { literal: 'response.reasoning_text.delta', channel: 'reasoning', name: 'response.reasoning_text.delta' },
@@ -139,9 +140,12 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
       const m = at(P.errorMessage);
       sink.onError(stringAt(doc, m) ?? 'response.failed', stringAt(doc, at(P.errorCode)));
     } else if (doc.is(t, T.error)) {
-      const m = at(P.message);
-      const c = at(P.code);
-      sink.onError(stringAt(doc, m) ?? (c >= 0 ? doc.string(c) : 'error'), stringAt(doc, c));
+      // (its message and code at the event's top, as documented, or in an `error` object, as the
+      // API sends a rate limit: `{"type": "error", "error": {"type", "code", "message", "param"}}`)
+      const e = at(P.error);
+      const c = stringAt(doc, at(P.code)) ?? stringAt(doc, at(P.nestedCode)) ?? stringAt(doc, at(P.nestedType));
+      const m = stringAt(doc, at(P.message)) ?? stringAt(doc, at(P.nestedMessage)) ?? stringAt(doc, e);
+      sink.onError(m ?? c ?? (e >= 0 && doc.kind(e) !== JK_NULL ? doc.string(e) : 'error'), c);
     }
   },
 });
