@@ -477,7 +477,7 @@ export const EMIT_CAP: i32 = 1 << 18;
 //           u16 flags (MT_CHOICE), u16 number of kinds
 //   rule    u8 role (MR_*), u8 ignored kinds (bit 1 << JK_* for each kind the rule accepts and
 //           ignores), u16 literal length, u16 literal offset (from the template's first byte),
-//           u8 channel (CH_*, of an MR_TEXT rule), u8 0
+//           u8 channel (CH_*, of an MR_TEXT rule), u8 flags (MRF_*)
 //   kind    u16 literal length, u16 literal offset, u8 channel (CH_*), u8 0, u16 name length,
 //           u16 name offset, u16 0 (the kinds follow the rules; the literals' bytes follow them)
 // The content records of a quiet event (MR_TEXT) are all of one channel, in one element, and a
@@ -507,6 +507,12 @@ export const MR_KIND: i32 = 5;
 export const MR_CALL: i32 = 6;
 /** Rule: an object (the followed choice's delta) whose element must be the followed one. */
 export const MR_SCOPE: i32 = 7;
+/**
+ * Rule flag (of an MR_TEXT rule): the path is one of the names a format gives the same content
+ * (OpenAI's `reasoning_content` and `reasoning`, which some servers send both, each with the same
+ * text): an event with strings at two such paths is for JS, which reads one of them.
+ */
+export const MRF_ALIAS: i32 = 1;
 /** Channel: the answer's text. */
 export const CH_TEXT: i32 = 0;
 /** Channel: reasoning. */

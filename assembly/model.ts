@@ -10,7 +10,7 @@ import {
   MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_LOGGED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
   MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHARS, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_PASS,
   ME_TEXT, MG_KEEP, MG_TEXT, MGATHER_CAP, MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MHEAD_SLOT, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CALL, MR_CHOICE,
-  MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
+  MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MRF_ALIAS, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
   RES_PTR, R_RAW, SF_IN, SF_RAW, SF_SLACK, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS, TEXT_SCRATCH_CAP,
 } from './abi';
 import { NO_LIMIT, bAppend, bEnsure, bFree, bLen, bPtr, bSetLen, copy } from './buffers';
@@ -224,7 +224,8 @@ function smallInt(p: usize, w: usize): i32 {
  * "Templates"): nothing in it but content of one channel, in the followed element, and what the
  * template ignores; an event of the arguments channel (even an empty fragment, which would begin
  * a call) names the stream's current call. An empty string of text says nothing and is ignored;
- * any reasoning string (an empty one begins a block) makes the event one of reasoning. Returns its number of content records that are not empty (setQuiet
+ * any reasoning string (an empty one begins a block) makes the event one of reasoning; strings at
+ * two paths of one content's names (MRF_ALIAS) make it one for JS. Returns its number of content records that are not empty (setQuiet
  * keeps of what), or −1 when the event is one for JS.
  */
 function quietText(st: usize, t: usize, p: usize, nrec: i32, choice: i32): i32 {
@@ -240,6 +241,7 @@ function quietText(st: usize, t: usize, p: usize, nrec: i32, choice: i32): i32 {
   let call: usize = 0;
   let args = false;
   let reason = false;
+  let aliases = 0;
   for (let j = 0; j < nrec; j++) {
     const w = MJREC_PTR + (<usize>j * JREC_BYTES);
     const head = load<u32>(w);
@@ -265,6 +267,8 @@ function quietText(st: usize, t: usize, p: usize, nrec: i32, choice: i32): i32 {
       const ch = <i32>load<u8>(rule, 6);
       if (ch == CH_ARGS) args = true;
       else if (ch == CH_REASONING) reason = true;
+      // (the same content under two of its names, even one of them empty: JS reads one)
+      if ((<i32>load<u8>(rule, 7) & MRF_ALIAS) != 0 && ++aliases > 1) return -1;
       if (load<i32>(w, JR_END << 2) == load<i32>(w, JR_START << 2)) continue; // (empty)
       if (channel == -1) channel = ch;
       else if (channel != ch) return -1;

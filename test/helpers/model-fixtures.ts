@@ -606,8 +606,9 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
             if (Array.isArray(part.thinking)) for (const t of part.thinking) if (isObj(t) && typeof t.text === 'string') r.reasoning = (r.reasoning ?? '') + t.text;
           }
         }
-        if (typeof d.reasoning_content === 'string') r.reasoning = d.reasoning_content;
+        // (both: one text said twice, reasoning_content's read unless it is empty)
         if (typeof d.reasoning === 'string') r.reasoning = d.reasoning;
+        if (typeof d.reasoning_content === 'string' && (d.reasoning_content !== '' || typeof d.reasoning !== 'string')) r.reasoning = d.reasoning_content;
         if (Array.isArray(d.tool_calls)) {
           for (const tc of d.tool_calls) {
             if (!isObj(tc)) continue;
@@ -1252,6 +1253,42 @@ data: [DONE]
       usage: { prompt_tokens: 31, completion_tokens: 58, total_tokens: 89, cost: 0.000963, is_byok: false, completion_tokens_details: { reasoning_tokens: 19 } },
       events: 8,
       comments: ['OPENROUTER PROCESSING', 'OPENROUTER PROCESSING', 'ping'],
+    },
+  });
+}
+
+{
+  // a server that keeps the older name of the reasoning beside the newer one: each reasoning delta
+  // says its text under both (mlx-vlm's ChatMessage syncs reasoning_content and reasoning), and is
+  // read once
+  const body = String.raw`data: {"id":"chatcmpl-5b1e","object":"chat.completion.chunk","created":1754300090,"model":"mlx-community/Qwen3-VL-4B-Thinking-4bit","choices":[{"index":0,"finish_reason":null,"delta":{"role":"assistant","content":null,"reasoning_content":"Zwei Zahlen: ","reasoning":"Zwei Zahlen: ","tool_calls":null,"tool_call_id":null,"name":null},"logprobs":null}],"usage":null,"timings":{"predicted_per_second":41.7}}
+
+data: {"id":"chatcmpl-5b1e","object":"chat.completion.chunk","created":1754300090,"model":"mlx-community/Qwen3-VL-4B-Thinking-4bit","choices":[{"index":0,"finish_reason":null,"delta":{"role":"assistant","content":null,"reasoning_content":"2 + 2 = 4 ✓","reasoning":"2 + 2 = 4 ✓","tool_calls":null,"tool_call_id":null,"name":null},"logprobs":null}],"usage":null,"timings":{"predicted_per_second":41.7}}
+
+data: {"id":"chatcmpl-5b1e","object":"chat.completion.chunk","created":1754300090,"model":"mlx-community/Qwen3-VL-4B-Thinking-4bit","choices":[{"index":0,"finish_reason":null,"delta":{"role":"assistant","content":null,"reasoning_content":"\n","reasoning":"\n","tool_calls":null,"tool_call_id":null,"name":null},"logprobs":null}],"usage":null,"timings":{"predicted_per_second":41.7}}
+
+data: {"id":"chatcmpl-5b1e","object":"chat.completion.chunk","created":1754300090,"model":"mlx-community/Qwen3-VL-4B-Thinking-4bit","choices":[{"index":0,"finish_reason":null,"delta":{"role":"assistant","content":"Die Antwort ist ","reasoning_content":null,"reasoning":null,"tool_calls":null,"tool_call_id":null,"name":null},"logprobs":null}],"usage":null,"timings":{"predicted_per_second":41.7}}
+
+data: {"id":"chatcmpl-5b1e","object":"chat.completion.chunk","created":1754300090,"model":"mlx-community/Qwen3-VL-4B-Thinking-4bit","choices":[{"index":0,"finish_reason":null,"delta":{"role":"assistant","content":"4.","reasoning_content":null,"reasoning":null,"tool_calls":null,"tool_call_id":null,"name":null},"logprobs":null}],"usage":null,"timings":{"predicted_per_second":41.7}}
+
+data: {"id":"chatcmpl-5b1e","object":"chat.completion.chunk","created":1754300090,"model":"mlx-community/Qwen3-VL-4B-Thinking-4bit","choices":[{"index":0,"finish_reason":"stop","delta":{"role":"assistant","content":null,"reasoning_content":null,"reasoning":null,"tool_calls":null,"tool_call_id":null,"name":null},"logprobs":null}],"usage":{"prompt_tokens":14,"completion_tokens":9,"total_tokens":23},"timings":{"predicted_per_second":41.7}}
+
+data: [DONE]
+
+`;
+  add({
+    name: 'openai-reasoning-under-both-names',
+    format: 'openai',
+    note: 'mlx-vlm style: every reasoning delta with reasoning_content and reasoning, the same text, every field written (nulls too)',
+    body,
+    expected: {
+      text: 'Die Antwort ist 4.',
+      reasoning: 'Zwei Zahlen: 2 + 2 = 4 ✓\n',
+      status: 'done',
+      finishReason: 'stop',
+      usage: { prompt_tokens: 14, completion_tokens: 9, total_tokens: 23 },
+      events: 7,
+      comments: [],
     },
   });
 }

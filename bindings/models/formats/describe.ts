@@ -6,7 +6,7 @@
 // error message, a usage object: once per stream, not per delta).
 import {
   CH_ARGS, CH_OF_KIND, CH_REASONING, CH_TEXT, JK_ARRAY, JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE, MR_CALL, MR_CHOICE,
-  MR_KIND, MR_LITERAL, MR_NONE, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES,
+  MR_KIND, MR_LITERAL, MR_NONE, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MRF_ALIAS, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES,
 } from '../../core/generated/abi.js';
 import type { BuiltinCallType, Citation } from '../message.js';
 
@@ -265,6 +265,11 @@ export interface QuietRule {
   ignore: number;
   literal?: string;
   channel?: QuietChannel;
+  /**
+   * A text rule at one of the names a format gives the same content (OpenAI's `reasoning_content`
+   * and `reasoning`): an event with strings at two of them is for the description, which reads one.
+   */
+  alias?: boolean;
 }
 /** The channels of quiet content: the answer's text, reasoning, the current call's arguments, or the kind's. */
 export type QuietChannel = 'text' | 'reasoning' | 'args' | 'kind';
@@ -282,6 +287,8 @@ export const OBJECT = 1 << JK_OBJECT;
 export const text: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'text' };
 /** Reasoning text (a string; any reasoning string, even empty, makes the event one of reasoning). */
 export const reasoningText: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'reasoning' };
+/** Reasoning text at one of its names (see {@link QuietRule.alias}). */
+export const reasoningAlias: QuietRule = { ...reasoningText, alias: true };
 /** A fragment of the current call's arguments (a string). */
 export const argsText: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'args' };
 /** Content of the channel the event's kind says. */
@@ -343,6 +350,10 @@ export function template(rules: readonly QuietRule[], kinds: readonly QuietKind[
     v.setUint16(o + 2, lits[i].length, true);
     v.setUint16(o + 4, put(lits[i]), true);
     out[o + 6] = CHANNELS[r.channel ?? 'text'];
+    if (r.alias === true) {
+      if (r.role !== 'text') throw new Error('seam: only a text rule is an alias');
+      out[o + 7] = MRF_ALIAS;
+    }
   });
   kinds.forEach((k, i) => {
     const o = MT_HEAD_BYTES + rules.length * MT_RULE_BYTES + i * MT_KIND_BYTES;

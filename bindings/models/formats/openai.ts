@@ -1,6 +1,6 @@
 // OpenAI Chat Completions (and the servers that speak it: DeepSeek, Groq, Mistral, xAI, vLLM, …):
 // SSE events of `chat.completion.chunk`s, text at `choices[i].delta.content`, ended by `data: [DONE]`.
-// Reasoning in `reasoning_content` or `reasoning`; a refusal in `refusal` (`content` null); tool
+// Reasoning in `reasoning_content` or `reasoning` (some servers send both, the same text: read once); a refusal in `refusal` (`content` null); tool
 // calls as `tool_calls` deltas (an `index`, then `id` and `function.name` once, `function.arguments`
 // in fragments; a custom tool's call with `custom.name` and its free-text input in `custom.input`
 // fragments; the functions API's one call as `function_call`, its `name` once and its `arguments`
@@ -13,7 +13,7 @@ import type { Citation } from '../message.js';
 import { compilePaths } from '../paths.js';
 import {
   OPENAI_ERRORS, FILTERED, NULL, OBJECT, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, argsText, ascii, callKey, choice, citationOf, count, errorMessage,
-  errorOfBody, find, ignored, member, never, noneOf, reasoningText, scope, sseFormat, stringAt, strings, template, text,
+  errorOfBody, find, ignored, member, never, noneOf, reasoningAlias, scope, sseFormat, stringAt, strings, template, text,
 } from './describe.js';
 
 const P = {
@@ -54,7 +54,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
   // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there
   // is read here)
   template: /* @__PURE__ */ template([
-    choice, text, reasoningText, reasoningText, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
+    choice, text, reasoningAlias, reasoningAlias, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
     ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings, never, argsText,
     never, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
     ignored,
@@ -101,6 +101,13 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
         annotations >= 0 && doc.kind(annotations) === JK_ARRAY ? annotations : -1, role >= 0 && doc.kind(role) === JK_STRING ? role : -1, others);
     }
     if (el < 0) return;
+    // (a delta with both reasoning_content and reasoning (servers that keep the older name beside
+    // the newer one, vLLM's and mlx-vlm's) says one text twice: reasoning_content's is read, or
+    // reasoning's when reasoning_content's is empty)
+    let twice = -1;
+    const rc = recordOf(doc, P.reasoningContent, el);
+    const rs = rc >= 0 ? recordOf(doc, P.reasoning, el) : -1;
+    if (rs >= 0 && doc.kind(rc) === JK_STRING && doc.kind(rs) === JK_STRING) twice = doc.end(rc) > doc.start(rc) ? rs : rc;
     let delta = -1;
     let finish = -1;
     let fnName = -1;
@@ -126,7 +133,9 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
       }
       if (p >= P.partType || doc.index(j) !== el || doc.kind(j) !== JK_STRING) continue;
       if (p === P.content) sink.onText(doc, j);
-      else if (p === P.reasoningContent || p === P.reasoning) sink.onReasoning(doc, j);
+      else if (p === P.reasoningContent || p === P.reasoning) {
+        if (j !== twice) sink.onReasoning(doc, j);
+      }
       else if (p === P.finish) finish = j;
     }
     if (delta >= 0) {
