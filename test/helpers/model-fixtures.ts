@@ -741,7 +741,8 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
       let k = 0;
       for (const [i, c] of cands.entries()) {
         const parts = isObj(c) && isObj(c.content) && Array.isArray(c.content.parts) ? c.content.parts : [];
-        const followed = isObj(c) && (byPosition ? i === choice : c.index === choice);
+        // (a candidate without an index beside one with: candidate 0, whose zero proto3's JSON leaves out)
+        const followed = isObj(c) && (byPosition ? i === choice : (c.index ?? 0) === choice);
         for (const part of parts) {
           if (!isObj(part)) continue;
           const args = isObj(part.functionCall) ? part.functionCall.args : undefined;
@@ -2894,6 +2895,36 @@ data: {"candidates":[{"content":{"parts":[{"text":" Ende"}],"role":"model"},"fin
       reasoning: '', status: 'done', finishReason: 'STOP', events: 3, comments: [],
       usage: { promptTokenCount: 3, candidatesTokenCount: 10, totalTokenCount: 13 },
     },
+  });
+}
+
+{
+  // Vertex AI with candidateCount 2: its Candidate's index is a plain proto3 int32, which JSON
+  // leaves out when it is 0, so the first candidate has no index and the second has "index": 1
+  // (the Gemini API's is an optional field, written even when 0)
+  const meta = '"modelVersion":"gemini-2.5-flash","createTime":"2026-03-02T10:15:04.123456Z","responseId":"qE3GaPXkBpqGm9IPv4mD-Q4"';
+  const body = crlf(`data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Ja: "}]}},{"content":{"role":"model","parts":[{"text":"Nein: "}]},"index":1}],"usageMetadata":{"promptTokenCount":7,"totalTokenCount":7,"trafficType":"ON_DEMAND"},${meta}}
+
+data: {"candidates":[{"content":{"role":"model","parts":[{"text":"das geht."}]}},{"content":{"role":"model","parts":[{"text":"das geht nicht."}]},"index":1}],"usageMetadata":{"promptTokenCount":7,"totalTokenCount":7,"trafficType":"ON_DEMAND"},${meta}}
+
+data: {"candidates":[{"content":{"role":"model","parts":[{"text":" Gern."}]},"finishReason":"STOP"},{"content":{"role":"model","parts":[{"text":" Leider."}]},"finishReason":"STOP","index":1}],"usageMetadata":{"promptTokenCount":7,"candidatesTokenCount":12,"totalTokenCount":19,"trafficType":"ON_DEMAND"},${meta}}
+
+`);
+  const usage = { promptTokenCount: 7, candidatesTokenCount: 12, totalTokenCount: 19, trafficType: 'ON_DEMAND' };
+  add({
+    name: 'gemini-vertex-candidates',
+    format: 'gemini',
+    note: 'Vertex AI, two candidates in every chunk: the first without an index (proto3 leaves out the 0) is candidate 0',
+    body,
+    expected: { text: 'Ja: das geht. Gern.', reasoning: '', status: 'done', finishReason: 'STOP', events: 3, comments: [], usage },
+  });
+  add({
+    name: 'gemini-vertex-candidates-choice-1',
+    format: 'gemini',
+    choice: 1,
+    note: 'the same stream, following the candidate with "index": 1',
+    body,
+    expected: { text: 'Nein: das geht nicht. Leider.', reasoning: '', status: 'done', finishReason: 'STOP', events: 3, comments: [], usage },
   });
 }
 

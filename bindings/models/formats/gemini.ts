@@ -109,23 +109,26 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
       sink.onError(m ?? doc.string(err), stringAt(doc, find(doc, P.errorStatus)));
       return;
     }
-    // the followed candidate: the one whose index is the choice (by position when none has one)
+    // the followed candidate: the one whose index is the choice, one without an index being
+    // candidate 0 (proto3's JSON leaves a zero out: Vertex AI writes no index for the first
+    // candidate, and `"index": 1` for the second); by position when none has one
     let cand = -1;
     let sawIndex = false;
-    for (let j = 0; j < n; j++) {
-      if (doc.path(j) !== P.index) continue;
-      sawIndex = true;
-      if (doc.int(j) === sink.choice) {
-        for (let c = j - 1; c >= 0; c--) {
-          if (doc.path(c) === P.candidate && inside(doc, c, j)) {
-            cand = c;
-            break;
-          }
+    for (let j = 0; j < n && !sawIndex; j++) sawIndex = doc.path(j) === P.index;
+    for (let c = 0; c < n && cand < 0; c++) {
+      if (doc.path(c) !== P.candidate) continue;
+      if (!sawIndex) {
+        if (doc.index(c) === sink.choice) cand = c;
+        continue;
+      }
+      let k = 0;
+      for (let j = c + 1; j < n && inside(doc, c, j); j++) {
+        if (doc.path(j) === P.index) {
+          k = doc.int(j);
+          break;
         }
       }
-    }
-    if (!sawIndex) {
-      for (let j = 0; j < n; j++) if (doc.path(j) === P.candidate && doc.index(j) === sink.choice) cand = j;
+      if (k === sink.choice) cand = c;
     }
     let finish = -1;
     let note = -1;
