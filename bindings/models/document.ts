@@ -171,11 +171,12 @@ export class DocReader implements Doc, Sink {
     owner.out?.refusal(j >= 0 ? this.ptr(j) : 0, len, j >= 0 ? this.flags(j) : 0, details >= 0 ? JSON.stringify(this.value(details)) : undefined);
   }
 
-  onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1, noArgs = '', custom = false): void {
+  onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1, noArgs = '', custom = false, signature = -1): void {
     const owner = this.owner!;
     const idText = id >= 0 && doc.kind(id) === JK_STRING ? this.string(id) : '';
     const { call, began } = this.said.call(key, idText, server);
     if (custom) call.custom = true;
+    if (call.signature === '' && signature >= 0 && doc.kind(signature) === JK_STRING) call.signature = this.string(signature);
     if (call.id === '' && idText !== '') call.id = idText;
     const named = call.name === '' && name >= 0 && doc.kind(name) === JK_STRING;
     if (named) call.name = this.string(name);

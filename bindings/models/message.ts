@@ -22,7 +22,8 @@ export interface ToolCall {
   valid?: boolean;
   /**
    * What the caller sends back with the call: Gemini's `thoughtSignature` of the part that carried
-   * it (Gemini 3 refuses a history whose calls lack theirs).
+   * it, or from Google's OpenAI-compatible API the call's `extra_content.google.thought_signature`
+   * (Gemini 3 refuses a history whose calls lack theirs).
    */
   signature?: string;
   /**

@@ -161,7 +161,7 @@ export interface Frame {
 
 /** A frame's doing to the tool calls (as the contract reads each format, computed with JSON.parse). */
 export type CallOp =
-  | { op: 'begin'; key: number; id: string; name: string; server: boolean; input?: string; type?: string }
+  | { op: 'begin'; key: number; id: string; name: string; server: boolean; input?: string; type?: string; signature?: string }
   | { op: 'args'; key: number; text: string; ifNone?: boolean }
   | { op: 'whole'; id: string; name: string; args: string; signature?: string }
   // a Gemini functionCall part: whole (args), or a part of a call whose arguments come as partialArgs
@@ -320,6 +320,7 @@ export class CallBook {
       if (c.name === '' && op.name !== '') c.name = op.name;
       if (op.input !== undefined) c.fallback = op.input;
       if (op.type !== undefined) c.type = op.type;
+      if (op.signature !== undefined && c.signature === undefined) c.signature = op.signature;
       return { call: c, began, text: '' };
     }
     if (op.op === 'args') {
@@ -616,7 +617,10 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
             const fn = isObj(tc.function) ? tc.function : {};
             const id = typeof tc.id === 'string' ? tc.id : '';
             const name = typeof fn.name === 'string' ? fn.name : '';
-            if (typeof tc.id === 'string' || name !== '') (r.calls ??= []).push({ op: 'begin', key, id, name, server: false });
+            // (Gemini's signature of the call, from Google's OpenAI-compatible API)
+            const g = isObj(tc.extra_content) && isObj(tc.extra_content.google) ? tc.extra_content.google.thought_signature : undefined;
+            const signature = typeof g === 'string' ? g : undefined;
+            if (typeof tc.id === 'string' || name !== '' || signature !== undefined) (r.calls ??= []).push({ op: 'begin', key, id, name, server: false, ...(signature !== undefined ? { signature } : {}) });
             if (typeof fn.arguments === 'string') (r.calls ??= []).push({ op: 'args', key, text: fn.arguments });
           }
         }
@@ -1254,6 +1258,38 @@ data: [DONE]
       usage: { prompt_tokens: 31, completion_tokens: 58, total_tokens: 89, cost: 0.000963, is_byok: false, completion_tokens_details: { reasoning_tokens: 19 } },
       events: 8,
       comments: ['OPENROUTER PROCESSING', 'OPENROUTER PROCESSING', 'ping'],
+    },
+  });
+}
+
+{
+  // Google's OpenAI-compatible API (generativelanguage.googleapis.com/v1beta/openai/): a Gemini 3
+  // call's thoughtSignature in the call's extra_content.google.thought_signature (the first of
+  // parallel calls has one), which the caller must send back with the call
+  const body = String.raw`data: {"choices":[{"delta":{"content":"Ich sehe nach.","extra_content":{"google":{"thought_signature":"CoMBAdHtim9q"}},"role":"assistant"},"index":0}],"created":1764000000,"id":"k3bGaL2uF9-Cz7IP0J6xuQw","model":"gemini-3-pro-preview","object":"chat.completion.chunk"}
+
+data: {"choices":[{"delta":{"role":"assistant","tool_calls":[{"extra_content":{"google":{"thought_signature":"EjQKMgHR7YpvXq+8z/A="}},"function":{"arguments":"{\"city\":\"Zürich\"}","name":"get_weather"},"id":"function-call-5961542118447730171","index":0,"type":"function"},{"function":{"arguments":"{\"city\":\"Genf\"}","name":"get_weather"},"id":"function-call-5961542118447730172","index":1,"type":"function"}]},"finish_reason":"tool_calls","index":0}],"created":1764000000,"id":"k3bGaL2uF9-Cz7IP0J6xuQw","model":"gemini-3-pro-preview","object":"chat.completion.chunk","usage":{"completion_tokens":31,"prompt_tokens":58,"total_tokens":171}}
+
+data: [DONE]
+
+`;
+  add({
+    name: 'openai-gemini-call-signatures',
+    format: 'openai',
+    note: 'Google\'s OpenAI-compatible API: parallel calls whole in one chunk, the first with its thought_signature in extra_content (kept with the call)',
+    body,
+    expected: {
+      text: 'Ich sehe nach.',
+      reasoning: '',
+      status: 'done',
+      finishReason: 'tool_calls',
+      usage: { completion_tokens: 31, prompt_tokens: 58, total_tokens: 171 },
+      events: 3,
+      comments: [],
+      toolCalls: [
+        { index: 0, id: 'function-call-5961542118447730171', name: 'get_weather', arguments: '{"city":"Zürich"}', done: true, valid: true, signature: 'EjQKMgHR7YpvXq+8z/A=' },
+        { index: 1, id: 'function-call-5961542118447730172', name: 'get_weather', arguments: '{"city":"Genf"}', done: true, valid: true },
+      ],
     },
   });
 }

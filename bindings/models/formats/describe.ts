@@ -58,9 +58,11 @@ export interface Sink {
    * the provider runs the tool itself; `input`: Anthropic's start input (an object record), the
    * arguments when no fragment has text; `noArgs`: those arguments when the start has no `input`
    * record (Bedrock's toolUse start carries none: a call with no input fragment has `{}`);
-   * `custom`: a custom tool's call, whose arguments are free text (OpenAI's freeform tools).
+   * `custom`: a custom tool's call, whose arguments are free text (OpenAI's freeform tools);
+   * `signature`: a string record the caller sends back with the call (Gemini's thoughtSignature,
+   * as Google's OpenAI-compatible API gives it), −1 for none.
    */
-  onToolCall(doc: Doc, key: number, id: number, name: number, server?: boolean, input?: number, noArgs?: string, custom?: boolean): void;
+  onToolCall(doc: Doc, key: number, id: number, name: number, server?: boolean, input?: number, noArgs?: string, custom?: boolean, signature?: number): void;
   /**
    * A fragment of a call's arguments (record j, a string: its text is appended as sent). A
    * fragment for a call that never began begins one (id '', name '').

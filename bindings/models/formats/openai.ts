@@ -4,7 +4,8 @@
 // calls as `tool_calls` deltas (an `index`, then `id` and `function.name` once, `function.arguments`
 // in fragments; a custom tool's call with `custom.name` and its free-text input in `custom.input`
 // fragments; the functions API's one call as `function_call`, its `name` once and its `arguments`
-// in fragments); an answer in audio (`modalities: ["text", "audio"]`) has its text in
+// in fragments; Gemini's thoughtSignature of a call, from Google's OpenAI-compatible API, in the
+// call's `extra_content.google.thought_signature`, kept with the call); an answer in audio (`modalities: ["text", "audio"]`) has its text in
 // `audio.transcript`; Mistral's content as an array of parts (`text`, and `thinking` parts of text),
 // and its calls whole, without `index`; citations as `annotations` (`url_citation`s), or
 // Perplexity's lists beside the choices, said whole in every chunk (`search_results`, `citations`).
@@ -20,7 +21,7 @@ const P = {
   index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7, errorType: 8,
   errorCode: 9, delta: 10, partType: 11, partText: 12, partThinking: 13, partThinkingText: 14, callIndex: 15, callId: 16,
   callName: 17, callArguments: 18, call: 19, refusal: 20, customName: 21, customInput: 22, fnName: 23, fnArguments: 24,
-  annotations: 25, citations: 26, searchResults: 27, transcript: 28, role: 29,
+  annotations: 25, citations: 26, searchResults: 27, transcript: 28, role: 29, callSignature: 30,
 } as const;
 /** The key of the functions API's call (`function_call`: one a message, no index). */
 const FUNCTION_CALL = 0;
@@ -49,6 +50,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     'choices[*].delta.tool_calls[*]', 'choices[*].delta.refusal', 'choices[*].delta.tool_calls[*].custom.name',
     'choices[*].delta.tool_calls[*].custom.input', 'choices[*].delta.function_call.name', 'choices[*].delta.function_call.arguments',
     'choices[*].delta.annotations', 'citations', 'search_results', 'choices[*].delta.audio.transcript', 'choices[*].delta.role',
+    'choices[*].delta.tool_calls[*].extra_content.google.thought_signature',
   ]),
   // a delta of the followed choice: text, reasoning, or a fragment of the current call's arguments
   // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there
@@ -57,7 +59,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     choice, text, reasoningAlias, reasoningAlias, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
     ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings, never, argsText,
     never, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
-    ignored,
+    ignored, never,
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -268,10 +270,12 @@ function calls(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number)
     let id = -1;
     let name = -1;
     let args = -1;
+    let signature = -1;
     let custom = false;
     for (let j = e + 1; j < n && doc.start(j) < doc.end(e); j++) {
       const p = doc.path(j);
       if (p === P.callIndex) key = doc.int(j);
+      else if (p === P.callSignature) signature = doc.kind(j) === JK_STRING ? j : -1;
       else if (p === P.callId) id = j;
       else if (p === P.callName) name = j;
       else if (p === P.callArguments) args = j;
@@ -283,8 +287,8 @@ function calls(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number)
         custom = true;
       }
     }
-    if ((id >= 0 && doc.kind(id) === JK_STRING) || (name >= 0 && doc.kind(name) === JK_STRING && doc.end(name) > doc.start(name))) {
-      sink.onToolCall(doc, key, id, name, false, -1, '', custom);
+    if ((id >= 0 && doc.kind(id) === JK_STRING) || (name >= 0 && doc.kind(name) === JK_STRING && doc.end(name) > doc.start(name)) || signature >= 0) {
+      sink.onToolCall(doc, key, id, name, false, -1, '', custom, signature);
     }
     if (args >= 0) sink.onToolArguments(doc, key, args, false, custom);
   }
