@@ -70,16 +70,18 @@ export function counts(upstream: ModelFormat, u: Obj | undefined): { input: numb
  * no fragment of a call that never began (its first delta has no id).
  */
 export function canonical(frames: Frame[]): boolean {
-  const begun = new Set<number>();
+  const begun = new Map<number, string>();
   for (const fr of frames) {
     if (fr.kind !== 'event' || fr.data === '[DONE]' || fr.role === 'bad' || fr.role === 'error') continue;
     const v = JSON.parse(fr.data) as Obj;
     for (const c of Array.isArray(v.choices) ? v.choices : []) {
       if (!isObj(c) || !isObj(c.delta)) continue;
       if (Array.isArray(c.delta.content)) return false;
+      // (the reasoning under both its names: a client that reads both would take it twice)
+      if (typeof c.delta.reasoning_content === 'string' && typeof c.delta.reasoning === 'string') return false;
       for (const t of Array.isArray(c.delta.tool_calls) ? c.delta.tool_calls : []) {
         if (!isObj(t) || typeof t.index !== 'number') return false;
-        if (typeof t.id === 'string') begun.add(t.index);
+        if (typeof t.id === 'string') begun.set(t.index, t.id);
         else if (!begun.has(t.index)) return false;
       }
     }
@@ -213,7 +215,8 @@ export class Oracle {
 
   /** To OpenAI: each client call's thoughtSignature ('' for none), as the relay writes it in the call's first chunk. */
   callSignatures(): string[] {
-    if (this.passThrough) return this.ref.clientCalls.map(() => '');
+    // (passed as it came: the upstream's own, Google's OpenAI-compatible API's)
+    if (this.passThrough) return this.ref.toolCalls.map((c) => c.signature ?? '');
     return this.ref.toolCalls.map((c) => c.signature ?? '');
   }
 

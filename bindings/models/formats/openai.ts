@@ -155,22 +155,28 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
 });
 
 /**
- * Whether every client reads the event as it is: no content parts, no call without `index`, and
- * no fragment of a call that never began (a first delta without the `id` clients need).
+ * Whether every client reads the event as it is: no content parts, no call without `index`, no
+ * fragment of a call that never began (a first delta without the `id` clients need), and no
+ * delta with its reasoning under both names (which a client that reads both would take twice).
  */
 function canonical(doc: Doc, sink: Parameters<FormatSpec['read']>[1]): boolean {
   const n = doc.n;
+  let reasoningAt = -1;
   for (let j = 0; j < n; j++) {
     const p = doc.path(j);
     if (p >= P.partType && p <= P.partThinkingText) return false;
+    if ((p === P.reasoningContent || p === P.reasoning) && doc.kind(j) === JK_STRING) {
+      if (reasoningAt === doc.index(j)) return false;
+      reasoningAt = doc.index(j);
+    }
     if (p === P.call) {
       let key = -1;
-      let id = false;
+      let id = -1;
       for (let i = j + 1; i < n && doc.start(i) < doc.end(j); i++) {
         if (doc.path(i) === P.callIndex) key = doc.int(i);
-        else if (doc.path(i) === P.callId && doc.kind(i) === JK_STRING) id = true;
+        else if (doc.path(i) === P.callId && doc.kind(i) === JK_STRING) id = i;
       }
-      if (key < 0 || (!id && !sink.hasCall(key))) return false;
+      if (key < 0 || (id < 0 && !sink.hasCall(key))) return false;
     }
   }
   return true;
