@@ -318,6 +318,18 @@ export class DocReader implements Doc, Sink {
     }
   }
 
+  keyTaken(key: number, id: string): boolean {
+    const m = this.owner!.message;
+    if (m === null || id === '') return false;
+    for (const list of [m.calls, m.serverCalls]) {
+      for (let i = list.length - 1; i >= 0; i--) {
+        const c = list[i];
+        if (c.key === key && !c.done) return c.id !== '' && c.id !== id;
+      }
+    }
+    return false;
+  }
+
   hasCall(key: number): boolean {
     const m = this.owner!.message;
     return m !== null && (m.calls.some((c) => c.key === key && !c.done) || m.serverCalls.some((c) => c.key === key && !c.done));

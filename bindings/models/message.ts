@@ -198,7 +198,10 @@ export class Message {
 
   /**
    * The call a provider's key names, begun when new. `key` −1 (no index: Mistral): the call with
-   * `id`, or a new one when `id` is new, or the last call when there is no id either.
+   * `id`, or a new one when `id` is new, or the last call when there is no id either. An id other
+   * than that of the open call with `key` begins another call at the same key (Ollama's
+   * OpenAI-compatible API gives every call of a turn index 0, each with its own id), which then
+   * takes the key's fragments.
    */
   call(key: number, id: string, server: boolean): { call: Call; began: boolean } {
     const list = server ? this.serverCalls : this.calls;
@@ -206,6 +209,7 @@ export class Message {
     if (key >= 0) {
       // (a fragment names its call by key alone: a server call's too)
       found = openCall(this.calls, key) ?? openCall(this.serverCalls, key);
+      if (found !== undefined && id !== '' && found.id !== '' && found.id !== id) found = undefined;
     } else if (id !== '') {
       found = list.find((c) => c.id === id);
     } else if (this.last !== null && this.last.server === server) {

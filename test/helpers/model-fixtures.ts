@@ -313,6 +313,8 @@ export class CallBook {
   apply(op: CallOp): { call?: CallBook['calls'][number]; began: boolean; text: string } {
     if (op.op === 'begin') {
       let c = this.find(op.key, op.id, op.server);
+      // (another id at the key of an open call: another call (Ollama gives every call index 0))
+      if (c !== undefined && op.key >= 0 && op.id !== '' && c.id !== '' && c.id !== op.id) c = undefined;
       const began = c === undefined;
       if (c === undefined) c = this.make(op.key, op.server);
       this.last = c;
@@ -1258,6 +1260,40 @@ data: [DONE]
       usage: { prompt_tokens: 31, completion_tokens: 58, total_tokens: 89, cost: 0.000963, is_byok: false, completion_tokens_details: { reasoning_tokens: 19 } },
       events: 8,
       comments: ['OPENROUTER PROCESSING', 'OPENROUTER PROCESSING', 'ping'],
+    },
+  });
+}
+
+{
+  // Ollama's OpenAI-compatible API: a turn's calls each whole in a chunk of its own, every one at
+  // index 0 with its own id (ollama/ollama#15457): two calls, not one with both arguments joined
+  const body = String.raw`data: {"id":"chatcmpl-718","object":"chat.completion.chunk","created":1775731200,"model":"qwen2.5-coder:7b","system_fingerprint":"fp_ollama","choices":[{"index":0,"delta":{"role":"assistant","content":"Ich lege beide Dateien an."},"finish_reason":null}]}
+
+data: {"id":"chatcmpl-718","object":"chat.completion.chunk","created":1775731200,"model":"qwen2.5-coder:7b","system_fingerprint":"fp_ollama","choices":[{"index":0,"delta":{"role":"assistant","content":"","tool_calls":[{"id":"call_pn8k2v4q","index":0,"type":"function","function":{"name":"file_write","arguments":"{\"content\":\"print(\\\"hello\\\")\",\"filePath\":\"hello.py\"}"}}]},"finish_reason":null}]}
+
+data: {"id":"chatcmpl-718","object":"chat.completion.chunk","created":1775731200,"model":"qwen2.5-coder:7b","system_fingerprint":"fp_ollama","choices":[{"index":0,"delta":{"role":"assistant","content":"","tool_calls":[{"id":"call_x7c0m3ba","index":0,"type":"function","function":{"name":"file_write","arguments":"{\"content\":\"print(\\\"wörld\\\")\",\"filePath\":\"world.py\"}"}}]},"finish_reason":null}]}
+
+data: {"id":"chatcmpl-718","object":"chat.completion.chunk","created":1775731200,"model":"qwen2.5-coder:7b","system_fingerprint":"fp_ollama","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":"tool_calls"}]}
+
+data: [DONE]
+
+`;
+  add({
+    name: 'openai-ollama-calls-one-index',
+    format: 'openai',
+    note: 'Ollama style: two calls in two chunks, both at index 0 with different ids: two calls',
+    body,
+    expected: {
+      text: 'Ich lege beide Dateien an.',
+      reasoning: '',
+      status: 'done',
+      finishReason: 'tool_calls',
+      events: 5,
+      comments: [],
+      toolCalls: [
+        { index: 0, id: 'call_pn8k2v4q', name: 'file_write', arguments: "{\"content\":\"print(\\\"hello\\\")\",\"filePath\":\"hello.py\"}", done: true, valid: true },
+        { index: 1, id: 'call_x7c0m3ba', name: 'file_write', arguments: "{\"content\":\"print(\\\"wörld\\\")\",\"filePath\":\"world.py\"}", done: true, valid: true },
+      ],
     },
   });
 }

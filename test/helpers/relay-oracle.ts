@@ -81,8 +81,12 @@ export function canonical(frames: Frame[]): boolean {
       if (typeof c.delta.reasoning_content === 'string' && typeof c.delta.reasoning === 'string') return false;
       for (const t of Array.isArray(c.delta.tool_calls) ? c.delta.tool_calls : []) {
         if (!isObj(t) || typeof t.index !== 'number') return false;
-        if (typeof t.id === 'string') begun.set(t.index, t.id);
-        else if (!begun.has(t.index)) return false;
+        if (typeof t.id === 'string') {
+          // (a call at the index of another: Ollama's, all at index 0)
+          const was = begun.get(t.index);
+          if (was !== undefined && was !== '' && was !== t.id) return false;
+          begun.set(t.index, t.id);
+        } else if (!begun.has(t.index)) return false;
       }
     }
   }

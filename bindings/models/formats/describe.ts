@@ -119,6 +119,11 @@ export interface Sink {
   /** Whether a call with this key began and has not ended. */
   hasCall(key: number): boolean;
   /**
+   * Whether the open call with this key has an id other than `id`: a delta of `id` at the key
+   * begins another call (Ollama's OpenAI-compatible API gives every call of a turn index 0).
+   */
+  keyTaken(key: number, id: string): boolean;
+  /**
    * The event is not in its format's usual form, which every client reads (Mistral's content
    * array, calls without `index`): a relay to the same format writes it anew (in the envelope the
    * format's `envelope` program finds). Records (−1: none): its finish reason, its usage, the

@@ -156,8 +156,9 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
 
 /**
  * Whether every client reads the event as it is: no content parts, no call without `index`, no
- * fragment of a call that never began (a first delta without the `id` clients need), and no
- * delta with its reasoning under both names (which a client that reads both would take twice).
+ * fragment of a call that never began (a first delta without the `id` clients need), no call at
+ * the index of another (Ollama's, all at index 0), and no delta with its reasoning under both
+ * names (which a client that reads both would take twice).
  */
 function canonical(doc: Doc, sink: Parameters<FormatSpec['read']>[1]): boolean {
   const n = doc.n;
@@ -176,7 +177,7 @@ function canonical(doc: Doc, sink: Parameters<FormatSpec['read']>[1]): boolean {
         if (doc.path(i) === P.callIndex) key = doc.int(i);
         else if (doc.path(i) === P.callId && doc.kind(i) === JK_STRING) id = i;
       }
-      if (key < 0 || (id < 0 && !sink.hasCall(key))) return false;
+      if (key < 0 || (id < 0 && !sink.hasCall(key)) || (id >= 0 && sink.keyTaken(key, doc.string(id)))) return false;
     }
   }
   return true;
