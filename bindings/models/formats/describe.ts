@@ -295,7 +295,7 @@ export const text: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'tex
 /** Reasoning text (a string; any reasoning string, even empty, makes the event one of reasoning). */
 export const reasoningText: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'reasoning' };
 /** Reasoning text at one of its names (see {@link QuietRule.alias}). */
-export const reasoningAlias: QuietRule = { ...reasoningText, alias: true };
+export const reasoningAlias: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'reasoning', alias: true }; // (written out: a spread is work at import)
 /** A fragment of the current call's arguments (a string). */
 export const argsText: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'args' };
 /** Content of the channel the event's kind says. */
