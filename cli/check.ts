@@ -122,6 +122,8 @@ export class Checker {
   private endsInsideChar = false;
   private lineStarts?: LineStarts;
   private framingStopped = false;
+  /** AWS's event stream ended inside a message: framing stopped at the end, where decode still commits the text held back. */
+  private cutInMessage = false;
   private mode: 'start' | 'frames' | 'body' = 'start';
   private body: string[] = [];
   private bodyStart = 0;
@@ -276,7 +278,8 @@ export class Checker {
     this.framesFromStart();
     this.strictFrames(null);
     this.frames(null);
-    if (this.framing !== 'text' && !this.framingStopped) this.heldText();
+    // (a stream cut inside its last message ends as any other: decode commits the text held back first)
+    if (this.framing !== 'text' && (!this.framingStopped || this.cutInMessage)) this.heldText();
     if (this.framing === 'sse' && !this.framingStopped && this.sse!.truncated) {
       const at = this.blocks!.blockStart >= 0 ? this.blocks!.blockStart : this.bytes;
       this.problem({ kind: 'unterminated', offset: at, message: `the stream ends inside an event that starts at byte ${at}: without the blank line that ends it, it is not dispatched` }, this.bytes);
@@ -385,6 +388,7 @@ export class Checker {
         for (const m of e.messages as ModelEventStreamMessage[]) this.esMessage(m);
         this.framingStopped = true;
         const kind: ProblemKind = e.code === 'ERR_STREAM_TRUNCATED' ? 'unterminated' : e.code === 'ERR_FRAME_TOO_LARGE' ? 'limit' : 'frame';
+        this.cutInMessage = kind === 'unterminated';
         this.problem({ kind, offset: e.offset, message: `${e.message}${kind === 'frame' ? ': framing stopped there' : ''}` }, kind === 'unterminated' ? this.bytes : e.offset);
       }
     } else if (this.sse) {
