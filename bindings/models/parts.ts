@@ -60,15 +60,15 @@ export class ModelPartReader {
   private ends: EventEnds;
   /** The parts of a read's events before the one whose push threw: given by the next `take`. */
   private held: ModelPart[] = [];
-  /** The stream's `resets` when this reader last looked: another count is a new stream, read from its start. */
-  private resets: number;
+  /** The stream's `turn` when this reader last looked: another is a new stream, read from its start. */
+  private turn: object;
 
   /** `model`: the stream whose parts are taken (anything else is a `TypeError`). */
   constructor(model: ModelStream) {
     if (!(model instanceof ModelStream)) throw new TypeError('ModelPartReader: give it the ModelStream whose parts it takes: new ModelPartReader(stream)');
     this.model = model;
     this.ends = new EventEnds(describeFormat(model.format).framing);
-    this.resets = model.resets;
+    this.turn = model.turn;
   }
 
   /** Pushes a read into the stream: the parts it said, in its events' order. What the stream throws is thrown (then `take`). */
@@ -76,7 +76,7 @@ export class ModelPartReader {
     const model = this.model;
     // (anything but bytes: the stream's own TypeError, and where the events end is left as it was)
     if (!(chunk instanceof Uint8Array)) return this.take(model.push(chunk));
-    if (model.resets !== this.resets) this.restart();
+    if (model.turn !== this.turn) this.restart();
     const ends = this.ends;
     if (!ends.cut(chunk)) return this.take(model.push(chunk)); // (one event at most: the usual read)
     const out = this.held;
@@ -111,7 +111,7 @@ export class ModelPartReader {
   take(text = '', out?: ModelPart[]): ModelPart[] {
     if (typeof text !== 'string') throw new TypeError(`ModelPartReader.take(text): text is the string push() or flush() returned, not ${text === null ? 'null' : typeof text}`);
     const model = this.model;
-    if (model.resets !== this.resets) this.restart();
+    if (model.turn !== this.turn) this.restart();
     if (out === undefined) {
       out = this.held.length === 0 ? [] : this.held;
       if (out === this.held) this.held = [];
@@ -147,7 +147,7 @@ export class ModelPartReader {
    * are found from its first byte (what was held of the last one, never taken, is dropped with it).
    */
   private restart(): void {
-    this.resets = this.model.resets;
+    this.turn = this.model.turn;
     this.block = this.units = this.refusal = this.citations = 0;
     this.calls.length = 0;
     this.held = [];

@@ -108,8 +108,6 @@ export abstract class ModelReader extends FrameStream {
   private bom = 0;
   /** What the core reads to the end besides text (made the first time: a stream of text only has none). */
   private parts: CoreParts | null = null;
-  /** @internal The streams `reset()` began after the first (a ModelPartReader over it then starts over). */
-  resets = 0;
 
   protected constructor(what: string, options: ReaderOptions, comments = false) {
     const format = oneOf(options.format, 'format', what, MODEL_FORMATS, undefined);
@@ -310,7 +308,6 @@ export abstract class ModelReader extends FrameStream {
   get maxReasoningBytes(): number { return this.plan.maxReasoningBytes; }
 
   protected override resetState(): void {
-    this.resets++;
     this.unframer?.reset();
     this.parts = null; // (the core's reset dropped its current call and what it kept)
     this._status = 'open';

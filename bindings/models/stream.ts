@@ -195,6 +195,15 @@ export class ModelStream extends ModelReader {
     return this.message?.serverCalls.map((c) => c.snapshot()) ?? [];
   }
 
+  /**
+   * @internal What `reset()` makes anew for each stream (its text layer, or the raw text it keeps):
+   * a ModelPartReader over the stream starts over when it changes. A getter, not a count kept in
+   * every stream: a field more made an idle stream larger than the idle-streams bound on Bun.
+   */
+  get turn(): object {
+    return (this.assembler ?? this.kept)!;
+  }
+
   constructor(options: ModelStreamOptions) {
     if (options === undefined) throw new TypeError("ModelStream: options are required: new ModelStream({ format: 'openai' })");
     checkOptions(options, 'ModelStream', OPTIONS, HINTS);
