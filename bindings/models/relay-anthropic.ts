@@ -9,7 +9,7 @@
 // `output_tokens_details.thinking_tokens`), and `message_stop`. An error is
 // `event: error` in Anthropic's shape, never a `message_stop`; keep-alives are `ping`s.
 import type { ModelStreamError } from './errors.js';
-import { anthropicErrorType, finishIn } from './formats/describe.js';
+import { anthropicErrorType, finishIn, finishWithCalls } from './formats/describe.js';
 import type { Call } from './message.js';
 import { type Aborted, type ClientWriter, type QuietHeads, type RelayTarget, callId, errorParts, member, usageOf } from './writer.js';
 
@@ -311,11 +311,7 @@ export class AnthropicWriter implements ClientWriter {
    */
   end(): void {
     const why = this.t.message?.finishReason;
-    let reason = why === undefined ? 'end_turn' : finishIn(this.t.spec, why, 'anthropic', this.t.message!.refused);
-    // (an answer cut at a limit or refused keeps that reason with its calls, as Anthropic's own: the
-    // last call's input may be cut short, and a client must not run it)
-    if (this.calls !== 0) reason = KEPT_WITH_CALLS.has(reason) ? reason : 'tool_use';
-    else if (reason === 'tool_use') reason = 'end_turn';
+    let reason = finishWithCalls(why === undefined ? 'end_turn' : finishIn(this.t.spec, why, 'anthropic', this.t.message!.refused), 'anthropic', this.calls !== 0);
     // (a refusal that ended as a turn ends: Anthropic's stop for a refusal)
     if (reason === 'end_turn' && this.t.message?.refusing === true) reason = 'refusal';
     const u = usageOf(this.t);
@@ -347,9 +343,6 @@ export class AnthropicWriter implements ClientWriter {
     this.event('error', JSON.stringify({ type: 'error', error: { type, message } }));
   }
 }
-
-/** Stop reasons that stay with calls: the answer was cut at a limit (a call's input may be cut short), or refused. */
-const KEPT_WITH_CALLS: ReadonlySet<string> = /* @__PURE__ */ new Set(['max_tokens', 'model_context_window_exceeded', 'refusal']);
 
 /** What the core may write itself while calls are held: nothing. */
 const HELD: QuietHeads = { text: null, reasoning: null, args: null };

@@ -11,7 +11,7 @@
 // once, then `data: [DONE]`. An error is `data: {"error": …}`, never `[DONE]`.
 import type { DocReader } from './document.js';
 import type { ModelStreamError } from './errors.js';
-import { finishIn, isObj } from './formats/describe.js';
+import { finishIn, finishWithCalls, isObj } from './formats/describe.js';
 import { partTexts } from './formats/openai.js';
 import type { Call } from './message.js';
 import { type Aborted, type ClientWriter, DROPPED, type QuietHeads, type RelayTarget, callId, errorParts, usageOf } from './writer.js';
@@ -278,11 +278,7 @@ export class OpenAiWriter implements ClientWriter {
     this.start();
     if (this.cited !== null) this.chunk(`{"annotations":${JSON.stringify(openAiAnnotations(this.cited, this.t.textChars))}}`);
     const why = this.t.message?.finishReason;
-    let reason = why === undefined ? 'stop' : finishIn(this.t.spec, why, 'openai', this.t.message!.refused);
-    // (an answer cut at its limit or filtered keeps that reason with its calls, as OpenAI's own: the
-    // last call's arguments may be cut short, and a client must not run it)
-    if (this.calls !== 0) reason = reason === 'length' || reason === 'content_filter' ? reason : 'tool_calls';
-    else if (reason === 'tool_calls') reason = 'stop';
+    const reason = finishWithCalls(why === undefined ? 'stop' : finishIn(this.t.spec, why, 'openai', this.t.message!.refused), 'openai', this.calls !== 0);
     this.chunk('{}', JSON.stringify(reason));
     this.usage();
   }

@@ -470,6 +470,23 @@ export function finishIn(spec: FormatSpec, reason: string, to: 'openai' | 'anthr
   return finishWords(spec.finishReasons, reason)?.[to] ?? reason;
 }
 
+/**
+ * A client's finish reason once it is known whether calls were written: with calls its word for
+ * calls (`tool_calls`, `tool_use`), but an answer cut at a limit, filtered or refused keeps that
+ * reason, as the providers' own do (the last call's arguments may be cut short, and a client must
+ * not run it); without calls never its word for calls (its plain end instead).
+ */
+export function finishWithCalls(reason: string, to: 'openai' | 'anthropic', calls: boolean): string {
+  if (calls) return KEPT_WITH_CALLS[to].has(reason) ? reason : TOOLS[to];
+  return reason === TOOLS[to] ? STOP[to] : reason;
+}
+
+/** The client's finish reasons that stay when calls were written: a limit, a filter, a refusal. */
+const KEPT_WITH_CALLS: Readonly<Record<'openai' | 'anthropic', ReadonlySet<string>>> = {
+  openai: /* @__PURE__ */ new Set(['length', 'content_filter']),
+  anthropic: /* @__PURE__ */ new Set(['max_tokens', 'model_context_window_exceeded', 'refusal']),
+};
+
 /** A number at `path` (dot-separated) of `o`, or undefined. */
 export function count(o: unknown, path: string): number | undefined {
   let v: unknown = o;

@@ -1,7 +1,7 @@
 // A stream's whole answer (`stream: false`): an upstream's of the client's own API passed through
 // (passWhole), or another's read from its stream with seam's ModelStream and written anew in the
 // client's API (assembleWhole, with wholeAnswer: the answer's shape in each API).
-import { ModelStream, ModelStreamError, describeFormat, openAiAnnotations } from 'seam-stream';
+import { ModelStream, ModelStreamError, describeFormat, finishWithCalls, openAiAnnotations } from 'seam-stream';
 import { UpstreamProtocolError } from '../upstream.mjs';
 import { readBody } from './read-body.mjs';
 import { anthropicBody, errorBody, sendJson } from './replies.mjs';
@@ -187,7 +187,7 @@ function wholeAnswer(dialect, format, ms, text, model) {
     }
     const said = finish === undefined ? 'end_turn' : facts.finishReason(finish, 'anthropic');
     // (tool_use when calls are there, but an answer cut at a limit or refused keeps its reason, as SseRelay writes it)
-    let stop = calls.length > 0 ? (['max_tokens', 'model_context_window_exceeded', 'refusal'].includes(said) ? said : 'tool_use') : said === 'tool_use' ? 'end_turn' : said;
+    let stop = finishWithCalls(said, 'anthropic', calls.length > 0);
     if (stop === 'end_turn' && refusal !== '') stop = 'refusal';
     return {
       id: `msg_gw${now.toString(36)}`, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null,
@@ -219,7 +219,7 @@ function wholeAnswer(dialect, format, ms, text, model) {
   }
   const answer = {
     id: `chatcmpl-gw${now.toString(36)}`, object: 'chat.completion', created: Math.floor(now / 1000), model,
-    choices: [{ index: 0, message, finish_reason: calls.length > 0 ? (said === 'length' || said === 'content_filter' ? said : 'tool_calls') : said === 'tool_calls' ? 'stop' : said }],
+    choices: [{ index: 0, message, finish_reason: finishWithCalls(said, 'openai', calls.length > 0) }],
   };
   if (usage !== undefined) {
     answer.usage = { prompt_tokens: usage.input ?? 0, completion_tokens: usage.output ?? 0, total_tokens: (usage.input ?? 0) + (usage.output ?? 0) };
