@@ -37,7 +37,7 @@ export class PartPrinter {
       this.midLine = !p.text.endsWith('\n');
     } else if (p.type === 'tool-call') {
       if (!p.call.done) return;
-      this.call(p.call, c => c.valid === false ? ' (arguments that are not one JSON value)' : '');
+      this.call(p.call, p.call.valid === false ? ' (arguments that are not one JSON value)' : '');
     } else if (p.type === 'citation') {
       const c = p.citation;
       const said = [c.title, c.url === undefined ? undefined : `<${c.url}>`, c.citedText === undefined ? undefined : JSON.stringify(c.citedText)].filter((x) => x !== undefined && x !== '');
@@ -58,15 +58,15 @@ export class PartPrinter {
    * (it stopped first) is printed as it stands, said to be cut short, before the command's messages.
    */
   end(calls: readonly ToolCall[] = []): void {
-    for (const c of calls) if (!this.printed.has(c.index)) this.call(c, () => ' (cut short: the stream stopped before the call ended)');
+    for (const c of calls) if (!this.printed.has(c.index)) this.call(c, ' (cut short: the stream stopped before the call ended)');
     this.endLine();
     this.block = -1;
   }
 
-  private call(c: ToolCall, note: (c: ToolCall) => string): void {
+  private call(c: ToolCall, note: string): void {
     this.printed.add(c.index);
     this.startLine();
-    this.line(`[tool call ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments}${note(c)}`);
+    this.line(`[tool call ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments}${note}`);
   }
 
   /** A part begins on a line of its own: after reasoning, and after the answer's text on the same terminal. */

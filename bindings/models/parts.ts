@@ -57,18 +57,17 @@ export class ModelPartReader {
   private citations = 0;
   private readonly calls: Said[] = [];
   private readonly model: ModelStream;
-  private ends: EventEnds;
+  private ends!: EventEnds;
   /** The parts of a read's events before the one whose push threw: given by the next `take`. */
   private held: ModelPart[] = [];
   /** The stream's `turn` when this reader last looked: another is a new stream, read from its start. */
-  private turn: object;
+  private turn!: object;
 
   /** `model`: the stream whose parts are taken (anything else is a `TypeError`). */
   constructor(model: ModelStream) {
     if (!(model instanceof ModelStream)) throw new TypeError('ModelPartReader: give it the ModelStream whose parts it takes: new ModelPartReader(stream)');
     this.model = model;
-    this.ends = new EventEnds(describeFormat(model.format).framing);
-    this.turn = model.turn;
+    this.restart();
   }
 
   /** Pushes a read into the stream: the parts it said, in its events' order. What the stream throws is thrown (then `take`). */
@@ -81,10 +80,10 @@ export class ModelPartReader {
     if (!ends.cut(chunk)) return this.take(model.push(chunk)); // (one event at most: the usual read)
     const out = this.held;
     this.held = [];
-    const at = ends.at.slice();
-    at.push(chunk.length);
+    const at = ends.at;
     let from = 0;
-    for (const to of at) {
+    for (let k = 0; k <= at.length; k++) {
+      const to = k < at.length ? at[k] : chunk.length;
       let text: string;
       try {
         text = model.push(chunk.subarray(from, to));
@@ -143,8 +142,8 @@ export class ModelPartReader {
   }
 
   /**
-   * The stream was `reset()`: a new stream, whose parts are given from its start, and whose events
-   * are found from its first byte (what was held of the last one, never taken, is dropped with it).
+   * A new stream (the first, or the stream was `reset()`): its parts are given from its start, and
+   * its events found from its first byte (what was held of the last one, never taken, is dropped).
    */
   private restart(): void {
     this.turn = this.model.turn;

@@ -78,16 +78,12 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
           endWith(controller, relay.flush());
           return;
         }
-        if (relay.status === 'failed') {
-          // The relay failed (the upstream's error event, a bad event, a limit): nothing the
-          // upstream sends now reaches the client, so its error event goes now, the client's
-          // stream ends and the upstream is cancelled, rather than both waiting for the upstream
-          // to end (one that stays open would hold the client, and be read for nothing).
-          if (out.length !== 0) controller.enqueue(own(out, chunk));
-          endWith(controller, relay.flush());
-          return;
-        }
         if (out.length !== 0) controller.enqueue(own(out, chunk));
+        // The relay failed (the upstream's error event, a bad event, a limit): nothing the upstream
+        // sends now reaches the client, so its error event goes now, the client's stream ends and
+        // the upstream is cancelled, rather than both waiting for the upstream to end (one that
+        // stays open would hold the client, and be read for nothing).
+        if (relay.status === 'failed') endWith(controller, relay.flush());
       },
       flush(controller) {
         const out = relay.flush();
