@@ -558,6 +558,13 @@ export const ME_NAMED: i32 = 512;
 export const ME_TEXT: i32 = 1024;
 /** modelDocs mode, with ME_CHUNKS: the quiet events' text characters are counted (MDR_TEXT_CHARS), for a writer that says where the content ends. */
 export const ME_CHARS: i32 = 2048;
+/**
+ * modelDocs mode: the call reads one event that says something, quiet or a document: it stops
+ * before a second quiet event with content, and before a document after one. JS takes what each
+ * call read before the next, so that what a read said is given an event at a time, in order (an
+ * app's parts: ModelPartReader), as if its events had come a read each.
+ */
+export const ME_ORDER: i32 = 4096;
 /** modelGather flag: the text is kept (appended to the stream's kept UTF-16 text; MDR_TEXT_BYTES its UTF-8 length). */
 export const MG_KEEP: i32 = 1;
 /** modelGather flag: the text's UTF-8 is appended to the stream's TEXT buffer (see ME_TEXT). */

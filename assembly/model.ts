@@ -8,7 +8,7 @@ import {
   JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, JSON_READ_SLACK, JSON_REC_PTR, JSON_UTF16_SLACK,
   K_COMMENT, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END, MDOC_PTR, MDR_ARGS_BYTES, MDR_BLANK, MDR_CHUNKS, MDR_COMMENTS, MDR_DOCS,
   MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_LOGGED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
-  MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHARS, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_PASS,
+  MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHARS, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_ORDER, ME_PASS,
   ME_TEXT, MG_KEEP, MG_TEXT, MGATHER_CAP, MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MHEAD_SLOT, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CALL, MR_CHOICE,
   MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MRF_ALIAS, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
   RES_PTR, R_RAW, SF_IN, SF_RAW, SF_SLACK, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS, TEXT_SCRATCH_CAP,
@@ -380,6 +380,8 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
   let textBytes: usize = 0, textChars: usize = 0; // (textChars: with ME_CHARS)
   let reasonBytes: usize = 0, argsBytes: usize = 0;
   let high = (emitMode & ME_HIGH) != 0;
+  const order = (emitMode & ME_ORDER) != 0;
+  let said = false; // (ME_ORDER: the call read a quiet event with content)
   emitReset();
   if (lines && k > 0) prevEnd = <usize>load<i32>(SPAN_PTR + (<usize>(k - 1) * LINE_REC_WORDS << 2), LR_END << 2);
   for (; k < nrec; k++) {
@@ -460,6 +462,10 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
       if (nt >= 0) {
         if (g + nt > MGATHER_CAP) break; // the gather list is full: JS takes it, then calls again
         const ch = quietChannel();
+        if (order && nt != 0) {
+          if (said) break; // (JS takes the content before it first)
+          said = true;
+        }
         for (let j = 0; j < got; j++) {
           const w = MJREC_PTR + (<usize>j * JREC_BYTES);
           const head = load<u32>(w);
@@ -507,6 +513,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
         continue;
       }
     }
+    if (order && said) break; // (a document after quiet content: JS takes that content first)
     // a document for JS: its entry, and the call stops after it
     const e = MDOC_PTR;
     store<i32>(e, k, MD_REC << 2);

@@ -4,7 +4,7 @@
 // stream's own state after each read: nothing is read twice, and no part is made that the stream
 // did not already hold.
 import type { Citation, Message, ToolCall } from './message.js';
-import { describeFormat } from './formats/index.js';
+import { call } from './reader.js';
 import { type ModelReport, ModelStream } from './stream.js';
 
 /** A piece of what a model stream says (see {@link ModelPartStream}). */
@@ -40,7 +40,8 @@ interface Said {
  * (`ModelPartStream` is the same over a `TransformStream`). `push(chunk)` pushes the read into
  * the stream and gives what it said: the reasoning, the committed text, a piece of a refusal, each
  * client tool call begun, grown or ended, and each source cited, in the order its events said
- * them (a read that holds several events is pushed an event at a time). `flush()` ends the stream
+ * them (a read that holds several events is read an event at a time: the core's reader stops
+ * after each event that says something, and its parts are taken there, in the same push). `flush()` ends the stream
  * and gives the rest; `finish()` on the stream is then its report (the `finish` part of a
  * `ModelPartStream`). After a `push` or `flush` that threw, `take(error.text ?? '')` gives what
  * the read said before its error. A caller that pushes into the stream itself calls
@@ -57,44 +58,44 @@ export class ModelPartReader {
   private citations = 0;
   private readonly calls: Said[] = [];
   private readonly model: ModelStream;
-  private ends!: EventEnds;
-  /** The parts of a read's events before the one whose push threw: given by the next `take`. */
+  /** The parts of a read before its error (or of the push under way): given by the next `take`. */
   private held: ModelPart[] = [];
+  /** During a push: the units of its committed text already given as parts (after its error: not to be given again). */
+  private given = 0;
   /** The stream's `turn` when this reader last looked: another is a new stream, read from its start. */
   private turn!: object;
+  /** During a push: the parts of a core call were taken. */
+  private took = false;
+  /** What the stream calls back during a push, after each core call (bound once). */
+  private readonly order: { taken(): void };
 
   /** `model`: the stream whose parts are taken (anything else is a `TypeError`). */
   constructor(model: ModelStream) {
     if (!(model instanceof ModelStream)) throw new TypeError('ModelPartReader: give it the ModelStream whose parts it takes: new ModelPartReader(stream)');
     this.model = model;
+    this.order = { taken: () => this.taken() };
     this.restart();
   }
 
   /** Pushes a read into the stream: the parts it said, in its events' order. What the stream throws is thrown (then `take`). */
   push(chunk: Uint8Array): ModelPart[] {
     const model = this.model;
-    // (anything but bytes: the stream's own TypeError, and where the events end is left as it was)
-    if (!(chunk instanceof Uint8Array)) return this.take(model.push(chunk));
     if (model.turn !== this.turn) this.restart();
-    const ends = this.ends;
-    if (!ends.cut(chunk)) return this.take(model.push(chunk)); // (one event at most: the usual read)
+    this.given = 0;
+    this.took = false;
+    call.order = this.order;
+    try {
+      model.push(chunk);
+    } finally {
+      call.order = null;
+    }
     const out = this.held;
     this.held = [];
-    const at = ends.at;
-    let from = 0;
-    for (let k = 0; k <= at.length; k++) {
-      const to = k < at.length ? at[k] : chunk.length;
-      let text: string;
-      try {
-        text = model.push(chunk.subarray(from, to));
-      } catch (e) {
-        this.held = out;
-        throw e;
-      }
-      this.take(text, out);
-      from = to;
-    }
-    return out;
+    const rest = call.fresh;
+    call.fresh = '';
+    this.given = 0;
+    // (the parts of the last core call were taken after it, unless text came after it)
+    return this.took && rest === '' ? out : this.parts(rest, out);
   }
 
   /** Ends the stream: the parts of the text and calls it held. What the stream throws is thrown (then `take`). */
@@ -105,16 +106,32 @@ export class ModelPartReader {
 
   /**
    * The parts since the last call, with `text` (what the read committed) in its place: reasoning,
-   * text, refusal, calls, citations. `text` that is not a string is a `TypeError`.
+   * text, refusal, calls, citations. `text` that is not a string is a `TypeError`. After a push
+   * that threw, with the error's text: the parts its events said before the error, then the rest.
    */
-  take(text = '', out?: ModelPart[]): ModelPart[] {
+  take(text = ''): ModelPart[] {
     if (typeof text !== 'string') throw new TypeError(`ModelPartReader.take(text): text is the string push() or flush() returned, not ${text === null ? 'null' : typeof text}`);
+    if (this.model.turn !== this.turn) this.restart();
+    const out = this.held;
+    this.held = [];
+    // (after a push that threw: the text its parts gave before the error is not given again)
+    const given = this.given;
+    this.given = 0;
+    return this.parts(given === 0 ? text : text.slice(given), out);
+  }
+
+  /** During a push, after a core call: the parts of what it read, held for the push's result. */
+  private taken(): void {
+    const text = call.fresh;
+    call.fresh = '';
+    this.given += text.length;
+    this.took = true;
+    this.parts(text, this.held);
+  }
+
+  /** The parts since the last look, with `text` in its place, appended to `out`. */
+  private parts(text: string, out: ModelPart[]): ModelPart[] {
     const model = this.model;
-    if (model.turn !== this.turn) this.restart();
-    if (out === undefined) {
-      out = this.held.length === 0 ? [] : this.held;
-      if (out === this.held) this.held = [];
-    }
     model.takeParts();
     const m = model.message;
     if (m !== null) this.reasoning(m, out);
@@ -141,16 +158,12 @@ export class ModelPartReader {
     return out;
   }
 
-  /**
-   * A new stream (the first, or the stream was `reset()`): its parts are given from its start, and
-   * its events found from its first byte (what was held of the last one, never taken, is dropped).
-   */
+  /** A new stream (the first, or the stream was `reset()`): its parts are given from its start. */
   private restart(): void {
     this.turn = this.model.turn;
-    this.block = this.units = this.refusal = this.citations = 0;
+    this.block = this.units = this.refusal = this.citations = this.given = 0;
     this.calls.length = 0;
     this.held = [];
-    this.ends = new EventEnds(describeFormat(this.model.format).framing);
   }
 
   /** The reasoning given since the last call, a part per block it lies in. */
@@ -165,83 +178,3 @@ export class ModelPartReader {
     }
   }
 }
-
-/**
- * Where a read's events end, so that each piece completes one event at most: in SSE after each
- * blank line (its line end following another: LF, CR or CR LF), in lines and NDJSON after each LF,
- * in AWS's event stream at each message's end (the total length its prelude begins with). A read
- * that completes one event at most is one piece, itself. Cutting finer than the events costs only
- * pushes: the stream reads any cutting the same. A message length that cannot be one (under a
- * prelude and its CRC) leaves the rest of the stream uncut, for the stream to refuse.
- */
-class EventEnds {
-  /** The ends found inside the last read given to `cut` (not at its end), in order. */
-  readonly at: number[] = [];
-  /** SSE: the last byte ended a line (or none came yet), and whether it was a CR (whose LF is part of its line end). */
-  private lineStart = true;
-  private cr = false;
-  /** Event stream: bytes of the message being read still to come, 0 while its total length is read. */
-  private left = 0;
-  private length = 0;
-  private lengthBytes = 0;
-  private uncut = false;
-
-  constructor(private readonly framing: 'sse' | 'lines' | 'ndjson' | 'eventstream') {}
-
-  /** Finds where events end inside `chunk` (in `at`): whether any does (else it is one piece). */
-  cut(chunk: Uint8Array): boolean {
-    const at = this.at;
-    at.length = 0;
-    const n = chunk.length;
-    if (this.framing === 'eventstream') {
-      let i = 0;
-      while (i < n && !this.uncut) {
-        if (this.left === 0) {
-          for (; this.lengthBytes < 4 && i < n; i++, this.lengthBytes++) this.length = this.length * 256 + chunk[i];
-          if (this.lengthBytes < 4) break;
-          if (this.length < 16) {
-            this.uncut = true;
-            break;
-          }
-          this.left = this.length - 4;
-          this.length = this.lengthBytes = 0;
-        }
-        const take = Math.min(this.left, n - i);
-        i += take;
-        if ((this.left -= take) === 0 && i < n) at.push(i);
-      }
-    } else if (this.framing !== 'sse') {
-      for (let i = chunk.indexOf(10); i >= 0 && i + 1 < n; i = chunk.indexOf(10, i + 1)) at.push(i + 1);
-    } else {
-      // (one pass over the bytes: faster than indexOf for the LFs of a read of one event, whose
-      // calls cost more than the bytes between them)
-      let lineStart = this.lineStart;
-      let cr = this.cr;
-      for (let i = 0; i < n; i++) {
-        const b = chunk[i];
-        if (b > 13) {
-          lineStart = cr = false;
-        } else if (b === 10) {
-          if (cr) {
-            cr = false; // (the LF of a CR LF whose CR ended the last read)
-            continue;
-          }
-          if (lineStart && i + 1 < n) at.push(i + 1);
-          lineStart = true;
-        } else if (b === 13) {
-          const blank = lineStart;
-          lineStart = true;
-          cr = i + 1 === n; // (its LF may begin the next read)
-          if (!cr && chunk[i + 1] === 10) i++; // (CR LF: one line end, cut after both)
-          if (blank && i + 1 < n) at.push(i + 1);
-        } else {
-          lineStart = cr = false;
-        }
-      }
-      this.lineStart = lineStart;
-      this.cr = cr;
-    }
-    return at.length !== 0;
-  }
-}
-

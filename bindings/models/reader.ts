@@ -61,6 +61,15 @@ export class CallState {
   near = false;
   /** The document being read (its entry in core memory) until its batch's text is committed; 0 between documents. */
   reading = 0;
+  /**
+   * ModelStream: who takes what each core call read, in order, before the next reads on (the
+   * reader of an app's parts, for its push; the core then reads one channel's quiet events or one
+   * document a call, ME_ORDER), given the text the push committed so far. Set and cleared around
+   * the push by its taker: `begin` leaves it.
+   */
+  order: { taken(): void } | null = null;
+  /** With `order`: the text committed since its taker last took it (`out` joined, and sliced, would be flattened at each take). */
+  fresh = '';
 
   begin(reader: ModelReader): this {
     this.reader = reader;
@@ -70,6 +79,7 @@ export class CallState {
     this.flushing = false;
     this.near = false;
     this.reading = 0;
+    this.fresh = '';
     return this;
   }
 }
@@ -489,6 +499,7 @@ export abstract class ModelReader extends FrameStream {
     this.partsRead();
     this.quietDone();
     if (call.gathered !== 0) this.batchDone();
+    if (call.order !== null) call.order.taken();
     return true;
   }
 
@@ -532,6 +543,7 @@ export abstract class ModelReader extends FrameStream {
         // only the streams' own memory
         if (core.i32[r + MDR_SCRATCH] !== 0) core.x.modelScratchFree();
       }
+      if (call.order !== null) call.order.taken();
     }
   }
 

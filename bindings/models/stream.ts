@@ -4,7 +4,7 @@
 // graphemes, NFC), or which the raw mode returns as the provider sent it.
 import { checkOptions, byteLimitOption } from '../core/options.js';
 import {
-  JF_ASCII, JF_ESCAPED, MDR_LOGGED, MDR_TEXT_BYTES, MDR_UNITS, ME_ARGS, ME_GATHER, ME_KEEP, ME_REASONING, ME_TEXT, MGATHER_CAP, MGR_PTR, MG_KEEP, MG_TEXT, MG_WORDS, TEXT_LOG_END,
+  JF_ASCII, JF_ESCAPED, MDR_LOGGED, MDR_TEXT_BYTES, MDR_UNITS, ME_ARGS, ME_GATHER, ME_KEEP, ME_ORDER, ME_REASONING, ME_TEXT, MGATHER_CAP, MGR_PTR, MG_KEEP, MG_TEXT, MG_WORDS, TEXT_LOG_END,
 } from '../core/generated/abi.js';
 import { DEFAULT_MAX_TEXT_BYTES, type FinalReport, TextAssembler, type TextAssemblerOptions } from '../text/assembler.js';
 import { coreHashers } from '../text/core-hash.js';
@@ -265,7 +265,9 @@ export class ModelStream extends ModelReader {
    */
   protected override answerDone(): void {
     this.batchDone();
-    call.out += this.releaseHeld();
+    const held = this.releaseHeld();
+    call.out += held;
+    if (call.order !== null) call.fresh += held;
   }
 
   /** The text the text layer held back, committed: at the completion or the end. Past maxTextBytes the stream fails there. */
@@ -420,10 +422,11 @@ export class ModelStream extends ModelReader {
    * the last open call's argument fragments kept there until they are asked for.
    */
   protected override readMode(): number {
-    if (!this.plan.fatal) return 0;
+    const order = call.order !== null ? ME_ORDER : 0;
+    if (!this.plan.fatal) return order;
     const last = this.message?.last ?? null;
     this.setCall(last !== null && !last.done && last.key >= 0 ? last : null);
-    return (this.kept !== null ? ME_GATHER | ME_KEEP : this.log === LOG_ON ? ME_GATHER | ME_TEXT : ME_GATHER) | ME_REASONING | ME_ARGS;
+    return (this.kept !== null ? ME_GATHER | ME_KEEP : this.log === LOG_ON ? ME_GATHER | ME_TEXT : ME_GATHER) | ME_REASONING | ME_ARGS | order;
   }
 
   protected override quietDone(): void {
@@ -527,6 +530,7 @@ export class ModelStream extends ModelReader {
         k.deltas.push(text);
       }
       call.out += text;
+      if (call.order !== null) call.fresh += text;
     } else {
       let c: string;
       try {
@@ -537,6 +541,7 @@ export class ModelStream extends ModelReader {
         throw e;
       }
       call.out += c;
+      if (call.order !== null) call.fresh += c;
     }
   }
 

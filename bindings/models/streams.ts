@@ -154,7 +154,7 @@ export class ModelTextStream extends Transform<Uint8Array, string> {
  * from a stream (the reasoning apart, the calls as they grow) in one pipe:
  * `for await (const part of readChunks(body.pipeThrough(new ModelPartStream({ format }))))`.
  * A read that holds more than one event (a reader that fell behind, reads that the network
- * joined) is pushed an event at a time ({@link ModelPartReader}): the parts come in the order the
+ * joined) is read an event at a time ({@link ModelPartReader}): the parts come in the order the
  * events said them, the same however the stream is cut, and each kind joined is the report's: its
  * text, reasoning, refusal, calls and citations. Errors, a break of the upstream and a reader that leaves end it as
  * they end {@link ModelTextStream}: the parts before the error (the text it carries among them),
@@ -170,7 +170,7 @@ export class ModelPartStream extends Transform<Uint8Array, ModelPart> {
     const model = new ModelStream(options);
     const parts = new ModelPartReader(model);
     const { transformer, report } = overModel<ModelPart>(model, {
-      // (a read of several events is pushed an event at a time: their parts in their order)
+      // (a read of several events gives their parts in their order)
       push: (chunk) => parts.push(chunk),
       read: (text, c) => { for (const p of parts.take(text)) c.enqueue(p); },
       carried: (err) => parts.take(textOn(err)[0] ?? ''),

@@ -438,6 +438,30 @@ describe('ModelPartReader', () => {
     'data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}', 'data: [DONE]',
   ];
   const bogus = encodeMessage({ event: 'messageStart', payload: '{"role":"assistant"}' });
+  // Anthropic's interleaved thinking: thinking, a call, thinking again, then text; as SSE and as
+  // Claude on Bedrock's chunks (each event's data in base64)
+  const aev = (type: string, data: Record<string, unknown>) => JSON.stringify({ type, ...data });
+  const interleaved = [
+    aev('message_start', { message: { id: 'm', type: 'message', role: 'assistant', content: [], model: 'c', usage: { input_tokens: 3, output_tokens: 1 } } }),
+    aev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }),
+    aev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'Weather ' } }),
+    aev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'first.' } }),
+    aev('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: 'sig0' } }),
+    aev('content_block_stop', { index: 0 }),
+    aev('content_block_start', { index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} } }),
+    aev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"city":' } }),
+    aev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } }),
+    aev('content_block_stop', { index: 1 }),
+    aev('content_block_start', { index: 2, content_block: { type: 'thinking', thinking: '' } }),
+    aev('content_block_delta', { index: 2, delta: { type: 'thinking_delta', thinking: 'Sunny.' } }),
+    aev('content_block_stop', { index: 2 }),
+    aev('content_block_start', { index: 3, content_block: { type: 'text', text: '' } }),
+    aev('content_block_delta', { index: 3, delta: { type: 'text_delta', text: 'It is ' } }),
+    aev('content_block_delta', { index: 3, delta: { type: 'text_delta', text: 'sunny.' } }),
+    aev('content_block_stop', { index: 3 }),
+    aev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 9 } }),
+    aev('message_stop', {}),
+  ];
   const all = [
     ...FIXTURES.map((f) => ({ name: f.name, format: f.format, choice: f.choice, bytes: f.bytes })),
     ...BEDROCK_FIXTURES.map((f) => ({ name: f.name, format: 'bedrock' as const, choice: undefined, bytes: f.bytes })),
@@ -446,11 +470,16 @@ describe('ModelPartReader', () => {
       bytes: enc(lineEnds.map((e, i) => { const end = eol === 'mixed' ? ['\r', '\r\n', '\n'][i % 3] : eol; return e + end + end; }).join('')),
     })),
     { name: 'an event stream message of length 8', format: 'bedrock' as const, choice: undefined, bytes: concat([bogus, new Uint8Array([0, 0, 0, 8, 0, 0, 0, 0, 1, 2, 3, 4]), bogus]) },
+    { name: 'Anthropic, interleaved thinking', format: 'anthropic' as const, choice: undefined, bytes: enc(interleaved.map((d) => `event: ${JSON.parse(d).type}\ndata: ${d}\n\n`).join('')) },
+    {
+      name: 'Claude on Bedrock, interleaved thinking', format: 'bedrock-invoke' as const, choice: undefined,
+      bytes: concat(interleaved.map((d) => encodeMessage({ event: 'chunk', payload: JSON.stringify({ bytes: Buffer.from(d).toString('base64') }) }))),
+    },
   ];
 
   /** A caller's loop: the reader pushes each read; a push that throws, take what its error carries; flush; then the report. */
-  function pushed(format: ModelStreamOptions['format'], choice: number | undefined, reads: Uint8Array[]) {
-    const m = new ModelStream({ format, choice });
+  function pushed(format: ModelStreamOptions['format'], choice: number | undefined, reads: Uint8Array[], options: Partial<ModelStreamOptions> = {}) {
+    const m = new ModelStream({ ...options, format, choice });
     const parts = new ModelPartReader(m);
     const out: ModelPart[] = [];
     try {
@@ -480,6 +509,45 @@ describe('ModelPartReader', () => {
         }
       }
     }
+  });
+
+  it('a read of a whole interleaved turn (thinking, a call, thinking, text) gives its parts in its events\' order, as SSE and as Claude on Bedrock\'s chunks', () => {
+    for (const f of all.filter((x) => x.name.endsWith('interleaved thinking'))) {
+      const got = pushed(f.format, f.choice, [f.bytes]).out.map((p) => p.type === 'tool-call' ? { type: p.type, delta: p.delta, replaces: p.replaces, done: p.call.done } : p.type === 'finish' ? p.type : p);
+      expect(got, f.name).toEqual([
+        { type: 'reasoning', text: 'Weather ', block: 0 },
+        { type: 'reasoning', text: 'first.', block: 0 },
+        { type: 'tool-call', delta: '{}', replaces: undefined, done: false },
+        { type: 'tool-call', delta: '{"city":', replaces: true, done: false },
+        { type: 'tool-call', delta: '"Paris"}', replaces: undefined, done: false },
+        { type: 'tool-call', delta: '', replaces: undefined, done: true },
+        { type: 'reasoning', text: 'Sunny.', block: 1 },
+        { type: 'text', text: 'It is' },
+        { type: 'text', text: ' sunny' },
+        { type: 'text', text: '.' },
+        'finish',
+      ]);
+    }
+  });
+
+  it('the same in every mode the core reads in: raw, not strict, every event read in JS near the text limit, without NFC (whole, at random cuttings and a byte a read)', () => {
+    const next = rng(SEED + 14);
+    const modes: Partial<ModelStreamOptions>[] = [{ raw: true }, { fatal: false }, { maxTextBytes: 40, eof: 'allow' }, { normalize: false }];
+    let split = 0;
+    for (const options of modes) {
+      for (const f of all) {
+        const once = pushed(f.format, f.choice, [f.bytes], options);
+        if (once.out.length > 2) split++;
+        for (const cuts of [cut(f.bytes, randomCuts(f.bytes, next, 40)), Array.from({ length: f.bytes.length }, (_, i) => f.bytes.subarray(i, i + 1))]) {
+          const what = `${f.name}, ${JSON.stringify(options)}, ${cuts.length} reads (seed ${SEED + 14})`;
+          const got = pushed(f.format, f.choice, cuts, options);
+          expect(got.out, what).toEqual(once.out);
+          if (once.error === undefined) expect(got.error, what).toBeUndefined();
+          else expect([(got.error as ModelStreamError).code, (got.error as ModelStreamError).offset], what).toEqual([(once.error as ModelStreamError).code, (once.error as ModelStreamError).offset]);
+        }
+      }
+    }
+    expect(split).toBeGreaterThan(40);
   });
 
   it('a caller that pushes into the stream itself and takes each read\'s parts: each kind joined is what the stream says, however it is cut', () => {
