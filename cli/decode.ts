@@ -331,6 +331,11 @@ class DecodeRun {
   private readonly out = new Output();
   private readonly t0 = performance.now();
   private lastTextAt = performance.now();
+  /** When an event that is not a keep-alive (text, reasoning, a call's arguments, …) last came: --idle-timeout's clock. */
+  private lastProgressAt = performance.now();
+  /** The stream's events and heartbeats at the last read: more events than heartbeats since are progress. */
+  private seenEvents = 0;
+  private seenBeats = 0;
   private anyText = false;
   private bytes = 0;
   private stream: TextStream | undefined;
@@ -385,7 +390,7 @@ class DecodeRun {
     if (this.o.idleTimeout !== undefined) {
       const limit = this.o.idleTimeout * 1000;
       this.idleTimer = setInterval(() => {
-        if (performance.now() - this.lastTextAt < limit) return;
+        if (performance.now() - this.lastProgressAt < limit) return;
         // after the completion, waiting for what the format sends after it: the stream is whole (or
         // after a finish reason that says the turn failed: the stream's end is that error)
         const s = this.stream;
@@ -553,6 +558,11 @@ class DecodeRun {
       return this.endFirst(printed, printerError, e);
     }
     printer?.print(printed);
+    // (an event that is not a keep-alive is progress: a reasoning model thinks for minutes before its text)
+    const s = this.stream!;
+    if (s.events - this.seenEvents > s.heartbeats - this.seenBeats) this.lastProgressAt = performance.now();
+    this.seenEvents = s.events;
+    this.seenBeats = s.heartbeats;
     if (parts !== undefined) this.show(parts);
     else this.emit(text);
     if (printerError !== undefined) {
@@ -610,7 +620,7 @@ class DecodeRun {
   private emit(text: string): void {
     if (text === '') return;
     this.textMidLine = !text.endsWith('\n');
-    this.lastTextAt = performance.now();
+    this.lastTextAt = this.lastProgressAt = performance.now();
     this.anyText = true;
     this.printedUnits += text.length;
     this.keep?.push(text);
@@ -646,7 +656,7 @@ class DecodeRun {
         break;
       case 'idle':
         code = EXIT.IDLE;
-        message = `no text for ${this.o.idleTimeout} s (--idle-timeout), after ${plural(this.bytes, 'byte')}, ${plural(this.stream?.events ?? 0, 'event')} and ${plural(this.stream?.heartbeats ?? 0, 'heartbeat')}: stopped`;
+        message = `nothing but keep-alives for ${this.o.idleTimeout} s (--idle-timeout), after ${plural(this.bytes, 'byte')}, ${plural(this.stream?.events ?? 0, 'event')} and ${plural(this.stream?.heartbeats ?? 0, 'heartbeat')}: stopped`;
         break;
       case 'error': {
         const e = ending.error;

@@ -275,6 +275,31 @@ describe('decode: endings, messages and exit codes', () => {
     expectEnd(n, 6, 'seam-stream: Invalid JSON on line 2 (byte offset 8): ');
   });
 
+  it('--idle-timeout: reasoning is progress (a model that thinks longer than the timeout before its text is read to its end), and Anthropic\'s pings are not (exit 7)', async () => {
+    const ev = (delta: Record<string, string>) => `data: {"choices":[{"index":0,"delta":${JSON.stringify(delta)}}]}\n\n`;
+    const events = [...Array.from({ length: 8 }, (_, i) => ev({ reasoning_content: `step ${i}. ` })), ev({ content: 'Done.' }), 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n', 'data: [DONE]\n\n'];
+    const cuts: number[] = [];
+    let at = 0;
+    for (const e of events.slice(0, -1)) cuts.push(at += Buffer.byteLength(e));
+    // 150 ms between events: 1.2 s of reasoning, twice the timeout
+    const w = writer(file(dir, 'thinking.sse', events.join('')), cuts, 150);
+    const r = await start(['decode', '--idle-timeout', '0.6', '--format', 'openai'], { stdin: w }).done;
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, 'Done.', '']);
+    const a = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const pings = [a('message_start', { message: { id: 'm', type: 'message', role: 'assistant', content: [], model: 'c', usage: { input_tokens: 1, output_tokens: 1 } } }), ...Array.from({ length: 10 }, () => a('ping', {}))];
+    const pcuts: number[] = [];
+    at = 0;
+    for (const e of pings.slice(0, -1)) pcuts.push(at += Buffer.byteLength(e));
+    const p = await start(['decode', '--idle-timeout', '0.6', '--format', 'anthropic'], { stdin: writer(file(dir, 'pings.sse', pings.join('')), pcuts, 150) }).done;
+    expect(p.code).toBe(7);
+    const m = /^seam-stream: nothing but keep-alives for 0\.6 s \(--idle-timeout\), after [\d,]+ bytes, (\d+) events and (\d+) heartbeats: stopped\n/.exec(p.stderr);
+    expect(m, p.stderr).not.toBeNull();
+    // (the message's start, then pings alone: at least three in the 0.6 s, and the command stopped before the last)
+    expect(Number(m![1])).toBe(Number(m![2]) + 1);
+    expect(Number(m![2])).toBeGreaterThanOrEqual(3);
+    expect(Number(m![2])).toBeLessThan(10);
+  });
+
   it('7: --idle-timeout ends the command when no text comes, whatever heartbeats arrive; the status line counts them', async () => {
     const bytes = openaiCapture(DELTAS.slice(0, 6), { done: false });
     const w = writer(file(dir, 'idle.sse', bytes), [], 0, -1, 40);
@@ -288,7 +313,7 @@ describe('decode: endings, messages and exit codes', () => {
     expect(r.code).toBe(7);
     expect(r.stdout).toBe(expected);
     expect(idle).toBeGreaterThanOrEqual(550);
-    const m = /seam-stream: no text for 0\.6 s \(--idle-timeout\), after [\d,]+ bytes, \d+ events and (\d+) heartbeats: stopped\n/.exec(r.stderr);
+    const m = /seam-stream: nothing but keep-alives for 0\.6 s \(--idle-timeout\), after [\d,]+ bytes, \d+ events and (\d+) heartbeats: stopped\n/.exec(r.stderr);
     expect(m, r.stderr).not.toBeNull();
     expect(Number(m![1])).toBeGreaterThanOrEqual(2 + 5); // the capture's own two, and at least five while waiting
     expect(r.stderr).toContain('seam-stream: nothing was saved (--save FILE keeps the text committed so far)\n');

@@ -493,7 +493,7 @@ describe('ModelPartReader', () => {
     return { out, error: undefined };
   }
 
-  it('gives the same parts, in the same order, however the stream is cut (a read of several events is pushed an event at a time), and ModelPartStream gives them; for every fixture, whole, at random cuttings and a byte a read', async () => {
+  it('gives the same parts, in the same order, however the stream is cut (a read of several events is read an event at a time), and ModelPartStream gives them; for every fixture, whole, at random cuttings and a byte a read', async () => {
     const next = rng(SEED + 12);
     for (const f of all) {
       const once = pushed(f.format, f.choice, [f.bytes]);
