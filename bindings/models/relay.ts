@@ -143,7 +143,7 @@ export class SseRelay extends ModelReader {
    * When the formats are the same, during a push: what the call wrote for the client so far is the
    * pushed chunk's first `sameEnd` bytes, unchanged (whole canonical events), and it is kept as that
    * (nothing is copied) while it stays so; -1 once it did not (or outside a push). The call then
-   * returns the chunk itself, or a view of its start (before a `[DONE]`, which flush() writes).
+   * returns the chunk itself, or a view of its start (before a `[DONE]`, which the relay writes itself).
    */
   private sameEnd = -1;
   /** A pass-through relay is writing the event being read anew (its records, for what ends it: its annotations, finish and usage). */
@@ -152,6 +152,8 @@ export class SseRelay extends ModelReader {
   /** Characters (code points) of that text: the client's content, where an annotation's span ends (read only for a writer that cites, and counted whole only then). */
   private _textChars = 0;
   private completedSent = false;
+  /** The client's end was written ([DONE]; Anthropic's `message_delta` and `message_stop`, or the upstream's own passed). */
+  private endSent = false;
   private ended = false;
   private errorSent = false;
   private upstreamError: ModelStreamError | null = null;
@@ -207,7 +209,7 @@ export class SseRelay extends ModelReader {
    * Bytes to write to the client now: whole, validated events (a view, valid until the next call).
    * When the formats are the same, a chunk of whole events written as the relay writes them
    * (`data: ` and a blank line each, nothing else) comes back as the chunk itself, or as a view of
-   * its start when it ends in the `[DONE]` that flush() writes, instead of a copy (compared in the
+   * its start when it ends in a `[DONE]` (which the relay writes itself, after it), instead of a copy (compared in the
    * core; a chunk larger than the core's input window only where the runtime compares memory
    * natively, Node): `out.buffer === chunk.buffer` tells.
    */
@@ -235,8 +237,9 @@ export class SseRelay extends ModelReader {
   }
 
   /**
-   * End of the upstream: after its completion, the client's (`data: [DONE]`; Anthropic's
-   * `message_delta` and `message_stop`); otherwise an error event in the client's shape
+   * End of the upstream: after its completion, the client's end (`data: [DONE]`; Anthropic's
+   * `message_delta` and `message_stop`) unless it was written at the completion (`endWritten`);
+   * otherwise an error event in the client's shape
    * (`ERR_STREAM_TRUNCATED`, or the upstream's error if it was not written yet), never a completion.
    */
   flush(): Uint8Array {
@@ -302,22 +305,35 @@ export class SseRelay extends ModelReader {
     return this.view();
   }
 
-  /** After the upstream's completion: the client's (`data: [DONE]`; Anthropic's `message_delta` and `message_stop`). */
+  /** After the upstream's completion: the client's (`data: [DONE]`; Anthropic's `message_delta` and `message_stop`), unless it was written. */
   private completion(): void {
     if (!this.completedSent && !this.passThrough) {
       // (a format with a trailer, Bedrock's usage after its messageStop: the completion once the stream ended)
       this.completedSent = true;
       this.writer.completed();
     }
+    if (this.endSent) return;
+    this.endSent = true;
     // (from Anthropic to Anthropic the upstream's own message_delta and message_stop passed)
     if (!(this.passThrough && this.to === 'anthropic')) this.writer.end();
   }
+
+  /**
+   * The client's stream is whole: its end was written (`data: [DONE]`; Anthropic's `message_delta`
+   * and `message_stop`, or the upstream's own). From the upstream's completion on for a format that
+   * sends nothing after it (all but Bedrock's ConverseStream, whose usage follows its messageStop:
+   * there at `flush()`), so the client need not wait for the upstream's body to end; the upstream
+   * has nothing more to read (`flush()` then writes nothing; a gateway may end the client's
+   * response and let the upstream go).
+   */
+  get endWritten(): boolean { return this.endSent; }
 
   protected override resetState(): void {
     super.resetState();
     this._textBytes = 0;
     this._textChars = 0;
     this.completedSent = false;
+    this.endSent = false;
     this.ended = false;
     this.errorSent = false;
     this.upstreamError = null;
@@ -516,12 +532,13 @@ export class SseRelay extends ModelReader {
       } else if (len !== 0) {
         this.passEvent(ptr, len, doc);
       }
-    } else {
-      if (this._status === 'done' && !this.completedSent && this.plan.spec.trailer === undefined) {
-        this.completedSent = true;
-        this.writer.completed();
-      }
+    } else if (this._status === 'done' && !this.completedSent && this.plan.spec.trailer === undefined) {
+      this.completedSent = true;
+      this.writer.completed();
     }
+    // the completion of a format that sends nothing after it: the client's end now, not at the
+    // upstream's end (which a connection left open may hold back)
+    if (this._status === 'done' && this.plan.spec.trailer === undefined) this.completion();
   }
 
   /**

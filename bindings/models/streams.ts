@@ -84,6 +84,10 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
         // the upstream is cancelled, rather than both waiting for the upstream to end (one that
         // stays open would hold the client, and be read for nothing).
         if (relay.status === 'failed') endWith(controller, relay.flush());
+        // The client's end was written at the upstream's completion: its stream ends now, rather
+        // than when the upstream's body ends (a connection left open would hold it); nothing the
+        // upstream sends after its completion is the answer.
+        else if (relay.endWritten) endWith(controller, relay.flush());
       },
       flush(controller) {
         const out = relay.flush();

@@ -127,6 +127,69 @@ describe('SseRelayStream', () => {
     }
   });
 
+  it('ends the client\'s stream at the upstream\'s completion, with the client\'s end, and cancels an upstream that stays open after it (every format that sends nothing after its completion; Bedrock\'s ConverseStream waits for its usage)', async () => {
+    const a = (type: string, data: Record<string, unknown>) => enc(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    const cases = [
+      {
+        from: 'openai' as const, to: 'anthropic' as const,
+        events: [enc('data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n'), enc('data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'), enc('data: [DONE]\n\n')],
+        end: /event: message_delta\ndata: \{"type":"message_delta","delta":\{"stop_reason":"end_turn","stop_sequence":null\},"usage":\{"output_tokens":0\}\}\n\nevent: message_stop\ndata: \{"type":"message_stop"\}\n\n$/,
+      },
+      {
+        from: 'openai' as const, to: 'openai' as const,
+        events: [enc('data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n'), enc('data: [DONE]\n\n')],
+        end: /^data: \{"choices":\[\{"index":0,"delta":\{"content":"Hi"\}\}\]\}\n\ndata: \[DONE\]\n\n$/,
+      },
+      {
+        from: 'anthropic' as const, to: 'openai' as const,
+        events: [
+          a('message_start', { message: { id: 'm', type: 'message', role: 'assistant', content: [], model: 'c', usage: { input_tokens: 1, output_tokens: 1 } } }),
+          a('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }), a('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hi' } }),
+          a('content_block_stop', { index: 0 }), a('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } }), a('message_stop', {}),
+        ],
+        end: /"finish_reason":"stop"\}\]\}\n\ndata: \{[^\n]*"usage":\{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3\}\}\n\ndata: \[DONE\]\n\n$/,
+      },
+      {
+        from: 'gemini' as const, to: 'openai' as const,
+        events: [enc('data: {"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":1,"totalTokenCount":2}}\r\n\r\n')],
+        end: /"finish_reason":"stop"\}\]\}\n\ndata: \{[^\n]*"usage":\{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2\}\}\n\ndata: \[DONE\]\n\n$/,
+      },
+    ];
+    for (const c of cases) {
+      const name = `${c.from} → ${c.to}`;
+      let pulls = 0;
+      let cancelled: unknown = 'not cancelled';
+      const upstream = new ReadableStream<Uint8Array>({
+        pull(ctl) {
+          if (pulls < c.events.length) ctl.enqueue(c.events[pulls]);
+          else if (pulls < c.events.length + 3) ctl.enqueue(enc(': keep-alive\n\n'));
+          else return new Promise(() => {}); // (then silent, open)
+          pulls++;
+        },
+        cancel(reason) { cancelled = reason; },
+      });
+      const stream = new SseRelayStream({ from: c.from, to: c.to });
+      const late = new Promise<'still open'>((r) => setTimeout(() => r('still open'), 2000));
+      const drained = await Promise.race([drain(upstream.pipeThrough(stream)), late]);
+      expect(drained, name).not.toBe('still open');
+      const { out, error } = drained as Awaited<ReturnType<typeof drain<Uint8Array>>>;
+      expect(error, name).toBeUndefined();
+      expect(new TextDecoder().decode(concat(out)), name).toMatch(c.end);
+      expect([stream.relay.status, stream.relay.endWritten], name).toEqual(['done', true]);
+      await new Promise((r) => setTimeout(r, 10)); // (the pipe cancels its source once it sees the stream's end)
+      expect(cancelled, name).not.toBe('not cancelled');
+    }
+    // Bedrock's usage comes after its messageStop: the client's end waits for the upstream's
+    const bedrock = new SseRelay({ from: 'bedrock' });
+    const msg = (event: string, payload: Record<string, unknown>) => encodeMessage({ event, payload: JSON.stringify(payload) });
+    bedrock.push(concat([msg('messageStart', { role: 'assistant' }), msg('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hi' } }), msg('messageStop', { stopReason: 'end_turn' })]));
+    expect([bedrock.status, bedrock.endWritten]).toEqual(['done', false]);
+    bedrock.push(msg('metadata', { usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, metrics: { latencyMs: 1 } }));
+    expect(bedrock.endWritten).toBe(false);
+    expect(new TextDecoder().decode(bedrock.flush())).toMatch(/"usage":\{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2\}\}\n\ndata: \[DONE\]\n\n$/);
+    expect(bedrock.endWritten).toBe(true);
+  });
+
   /** An upstream that sends `chunks`, one a pull, and then errors with `fail`, as a body whose connection drops. */
   const dropping = (chunks: Uint8Array[], fail: Error) => {
     let i = 0;
@@ -173,7 +236,7 @@ describe('SseRelayStream', () => {
     }
   });
 
-  it('an upstream body that errors after its completion ends the client\'s stream with the client\'s completion, and one that drops mid-event with the error event', async () => {
+  it('an upstream body that errors after its completion: the client\'s stream ended with its completion; one that drops mid-event: with the error event', async () => {
     const events = ['Hel', 'lo'].map((t) => `data: {"choices":[{"index":0,"delta":{"content":"${t}"}}]}\n\n`);
     const fail = new Error('connection reset');
     const done = new SseRelayStream({ from: 'openai', to: 'anthropic', id: 'x', model: 'm' });
@@ -182,7 +245,8 @@ describe('SseRelayStream', () => {
     expect(a.error).toBeUndefined();
     expect(new TextDecoder().decode(concat(a.out))).toMatch(/"text":"lo"\}\}\n\n[^]*event: message_stop\ndata: \{"type":"message_stop"\}\n\n$/);
     expect(done.relay.status).toBe('done');
-    expect(done.upstreamError).toBe(fail);
+    // (the client's stream ended at the completion, and the upstream was let go before it failed)
+    expect(done.upstreamError).toBeUndefined();
 
     const cutOff = new SseRelayStream({ from: 'openai' });
     const b = await drain(dropping([...events.map(enc), enc('data: {"choices":[{"index":0,"del')], fail).pipeThrough(cutOff));

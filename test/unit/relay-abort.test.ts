@@ -97,10 +97,12 @@ describe('SseRelay.abort', () => {
     }
   });
 
-  it('after flush() the stream has its end: abort() writes nothing', () => {
+  it('after the completion the client\'s end is written at once, and after flush() abort() writes nothing', () => {
     const r = new SseRelay({ from: 'openai' });
-    r.push(enc(OPENAI_HI + OPENAI_END));
-    expect(dec(r.flush())).toBe('data: [DONE]\n\n');
+    expect(r.endWritten).toBe(false);
+    expect(dec(r.push(enc(OPENAI_HI + OPENAI_END)))).toBe(OPENAI_HI + OPENAI_END);
+    expect(r.endWritten).toBe(true);
+    expect(dec(r.flush())).toBe('');
     expect(dec(r.abort({ message: 'late', kind: 'timeout' }))).toBe('');
     expect(r.status).toBe('done');
   });
@@ -130,8 +132,8 @@ describe('SseRelay.abort', () => {
       expect(() => r.abort(bad as never), JSON.stringify(bad)).toThrow(/^SseRelay.abort/);
     }
     expect(r.status).toBe('open');
-    expect(dec(r.push(enc(OPENAI_END)))).toBe(OPENAI_END.replace('data: [DONE]\n\n', ''));
-    expect(dec(r.flush())).toBe('data: [DONE]\n\n');
+    expect(dec(r.push(enc(OPENAI_END)))).toBe(OPENAI_END);
+    expect(dec(r.flush())).toBe('');
   });
 
 });

@@ -90,7 +90,7 @@ describe('SseRelay: options and the returned view', () => {
     const half = f.body.indexOf('data: {', f.body.length >> 1);
     const first = r.push(f.bytes.subarray(0, enc.encode(f.body.slice(0, half)).length)).slice();
     const second = r.push(f.bytes.subarray(enc.encode(f.body.slice(0, half)).length)).slice();
-    expect(new TextDecoder().decode(concat([first, second]))).toBe(o.wire(o.frames.length));
+    expect(new TextDecoder().decode(concat([first, second]))).toBe(`${o.wire(o.frames.length)}data: [DONE]\n\n`);
   });
 });
 
