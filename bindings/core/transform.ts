@@ -89,7 +89,8 @@ export function setCallsCancel(value: boolean | undefined): void {
  *   is not transformed, as the standard's abort drops it) runs `cancel`, then errors the inner
  *   stream with the reason unless the cancel ended it (a relay's end, which the reader must get),
  *   or with `cancel`'s own error;
- * - the readable side closes or errors when the inner one does, not at the next read.
+ * - the readable side closes or errors when the inner one does, not at the next read;
+ * - the writable side errors when the inner one does (the stream terminated or failed).
  */
 function sides<I, O>(stream: TransformStream<I, O>, cancel: (reason: unknown) => void | PromiseLike<void>, inner: TransformStreamDefaultController<O>): void {
   const r = stream.readable.getReader();
@@ -141,6 +142,10 @@ function sides<I, O>(stream: TransformStream<I, O>, cancel: (reason: unknown) =>
       }
     },
   }, { highWaterMark: 0 });
+  // (the inner writable side errored, its transformer having terminated the stream (a relay's end
+  // at the upstream's completion or failure) or thrown: seam's errors too, as a TransformStream's
+  // own does, so that a pipe cancels its source rather than writing, closing or aborting on)
+  w.closed.then(undefined, (err) => { writing?.error(err); });
   Object.defineProperty(stream, 'readable', { value: readable });
   Object.defineProperty(stream, 'writable', { value: writable });
 }

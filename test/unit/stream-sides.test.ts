@@ -25,13 +25,28 @@ const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 it('a reader that leaves after the writable side closed is not the upstream failing: the relay stays done, with no upstream error', async () => {
   const s = new SseRelayStream({ from: 'openai' });
   const w = s.writable.getWriter();
-  w.write(enc(OPENAI_HI + OPENAI_END)).catch(() => {});
+  w.write(enc(OPENAI_HI)).catch(() => {});
   const closing = w.close();
   const reader = s.readable.getReader();
   await reader.read();
   await tick();
   await reader.cancel('client left');
   await closing;
+  // (an upstream that ends without its completion: the relay's error event, not the upstream's failure)
+  expect([s.relay.status, s.upstreamError]).toEqual(['truncated', undefined]);
+});
+
+it('a stream that ended at the upstream\'s completion errors its writable side, as a TransformStream terminated does: a close after it rejects, and the relay stays done', async () => {
+  const s = new SseRelayStream({ from: 'openai' });
+  const w = s.writable.getWriter();
+  w.write(enc(OPENAI_HI + OPENAI_END)).catch(() => {});
+  const closing = w.close().then(() => 'closed', () => 'rejected');
+  const reader = s.readable.getReader();
+  let out = '';
+  for (let x = await reader.read(); !x.done; x = await reader.read()) out += new TextDecoder().decode(x.value);
+  expect(out).toBe(OPENAI_HI + OPENAI_END);
+  expect(await closing).toBe('rejected');
+  await reader.cancel('client left');
   expect([s.relay.status, s.upstreamError]).toEqual(['done', undefined]);
 });
 
