@@ -187,12 +187,14 @@ export class DocReader implements Doc, Sink {
   }
 
   onToolArguments(doc: Doc, key: number, j: number, ifNone = false, custom = false): void {
-    if (doc.kind(j) !== JK_STRING) return;
+    // (an object: the whole arguments, its JSON text as sent, in place of what came before)
+    const whole = doc.kind(j) === JK_OBJECT && !custom;
+    if (doc.kind(j) !== JK_STRING && !whole) return;
     const { call, began } = this.said.call(key, '', false);
     if (custom) call.custom = true;
     if (began) this.owner!.out?.callBegan(call);
     if (ifNone && (call.bytes !== 0 || this.len(j) === 0)) return;
-    this.fragment(call, j, false);
+    this.fragment(call, j, whole);
   }
 
   onWholeToolCall(doc: Doc, id: number, name: number, args: number, noArgs = '', signature = -1): void {

@@ -70,7 +70,9 @@ export interface Sink {
   /**
    * A fragment of a call's arguments, record j, with `ifNone`: the whole arguments again (Responses'
    * `.done`), taken only when the call has none yet; `custom`: a custom tool's free-text input
-   * (which a fragment before its call's start says).
+   * (which a fragment before its call's start says). Record j an object (OpenAI-compatible servers
+   * that send `function.arguments` as one): the whole arguments, its JSON text as sent, in place of
+   * what the call had.
    */
   onToolArguments(doc: Doc, key: number, j: number, ifNone?: boolean, custom?: boolean): void;
   /**

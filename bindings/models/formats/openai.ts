@@ -9,11 +9,15 @@
 // `audio.transcript`; Mistral's content as an array of parts (`text`, and `thinking` parts of text),
 // and its calls whole, without `index`; citations as `annotations` (`url_citation`s), or
 // Perplexity's lists beside the choices, said whole in every chunk (`search_results`, `citations`).
-import { JK_ARRAY, JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
+// Some OpenAI-compatible servers (llama.cpp's llama-server in some versions, Hugging Face's TGI)
+// send a call's `function.arguments` as a JSON object, not a string: the call's arguments are then
+// that object's JSON text, as sent (as Ollama's are), and a relay to OpenAI's clients writes the
+// event anew with the arguments as a string, as OpenAI's clients read them.
+import { JK_ARRAY, JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
 import type { Citation } from '../message.js';
 import { compilePaths } from '../paths.js';
 import {
-  OPENAI_ERRORS, FILTERED, NULL, OBJECT, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, argsText, ascii, callKey, choice, citationOf, count, errorMessage,
+  OPENAI_ERRORS, FILTERED, NULL, OBJECT, type Doc, type QuietRule, type FormatSpec, LENGTH, STOP, TOOLS, argsText, ascii, callKey, choice, citationOf, count, errorMessage,
   errorOfBody, find, ignored, member, never, noneOf, reasoningAlias, scope, sseFormat, stringAt, strings, template, text,
 } from './describe.js';
 
@@ -26,6 +30,12 @@ const P = {
 /** The key of the functions API's call (`function_call`: one a message, no index). */
 const FUNCTION_CALL = 0;
 const TEXT_PART = /* @__PURE__ */ ascii('text');
+/**
+ * A call's `function.arguments`: a string is a fragment the core appends itself; an object (some
+ * OpenAI-compatible servers send the arguments as one) is for the description; nothing else is
+ * arguments (ignored, as before).
+ */
+const argsOrObject: QuietRule = { role: 'text', ignore: (1 << JK_NUMBER) | (1 << JK_ARRAY) | (1 << JK_TRUE) | (1 << JK_FALSE) | NULL, channel: 'args' };
 
 /** The records of record `r`'s value: those that begin inside it. */
 const inside = (doc: Doc, r: number, j: number): boolean => doc.start(j) >= doc.start(r) && doc.start(j) < doc.end(r);
@@ -57,7 +67,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
   // is read here)
   template: /* @__PURE__ */ template([
     choice, text, reasoningAlias, reasoningAlias, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
-    ignored, scope, never, never, never, never, callKey, never, never, argsText, { role: 'none', ignore: OBJECT }, strings, never, argsText,
+    ignored, scope, never, never, never, never, callKey, never, never, argsOrObject, { role: 'none', ignore: OBJECT }, strings, never, argsText,
     never, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
     ignored, never,
   ]),
@@ -155,7 +165,8 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
 });
 
 /**
- * Whether every client reads the event as it is: no content parts, no call without `index`, no
+ * Whether every client reads the event as it is: no content parts, no call without `index` or
+ * with its arguments as an object, no
  * fragment of a call that never began (a first delta without the `id` clients need), no call at
  * the index of another (Ollama's, all at index 0), and no delta with its reasoning under both
  * names (which a client that reads both would take twice).
@@ -170,6 +181,8 @@ function canonical(doc: Doc, sink: Parameters<FormatSpec['read']>[1]): boolean {
       if (reasoningAt === doc.index(j)) return false;
       reasoningAt = doc.index(j);
     }
+    // (arguments as an object, not the string OpenAI's clients read)
+    if (p === P.callArguments && doc.kind(j) === JK_OBJECT) return false;
     if (p === P.call) {
       let key = -1;
       let id = -1;
@@ -266,8 +279,8 @@ export function partTexts(content: readonly unknown[]): { text: string; thinking
 /**
  * The `tool_calls` deltas of the followed choice, element by element: its `index` is the call's
  * key (none from Mistral, whose calls come whole, found by their id), `id` and `function.name`
- * begin it, `function.arguments` is a fragment; a custom tool's call has `custom.name` and
- * `custom.input` instead.
+ * begin it, `function.arguments` is a fragment (or, as an object, the whole arguments: its JSON
+ * text as sent); a custom tool's call has `custom.name` and `custom.input` instead.
  */
 function calls(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number): void {
   const n = doc.n;
@@ -285,7 +298,7 @@ function calls(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number)
       else if (p === P.callSignature) signature = doc.kind(j) === JK_STRING ? j : -1;
       else if (p === P.callId) id = j;
       else if (p === P.callName) name = j;
-      else if (p === P.callArguments) args = j;
+      else if (p === P.callArguments) args = doc.kind(j) === JK_STRING || doc.kind(j) === JK_OBJECT ? j : -1;
       else if (p === P.customName) {
         name = j;
         custom = true;

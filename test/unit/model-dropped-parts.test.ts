@@ -1,0 +1,106 @@
+// What a provider's stream says that was dropped or misread: each read whole, at every two-piece
+// split and a byte per read, to the same exact output (the core property), through ModelStream
+// and, where a client sees it, through both relays.
+import { describe, expect, it } from 'vitest';
+import { ModelEventReader, ModelStream, SseRelay } from '../../bindings/index.js';
+import { openaiFinal, anthropicFinal } from '../helpers/sdk-clients.js';
+import { standardChunkings } from '../helpers/random.js';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** What a stream said, read in `chunks`: its text, status, finish reason and calls. */
+function readStream(format: 'openai' | 'openai-responses' | 'gemini', chunks: Uint8Array[]) {
+  const m = new ModelStream({ format });
+  let text = '';
+  for (const c of chunks) text += m.push(c);
+  text += m.flush();
+  const r = m.finish();
+  return { text, status: r.status, finishReason: r.finishReason, toolCalls: r.toolCalls, serverToolCalls: r.serverToolCalls, blocks: m.reasoningBlocks, report: r };
+}
+
+/** `read` of every standard chunking of `body`, each equal to the whole read's; that read. */
+function atEveryCut<T>(body: string, read: (chunks: Uint8Array[]) => T): T {
+  const bytes = enc.encode(body);
+  let first: T | undefined;
+  let runs = 0;
+  for (const chunks of standardChunkings(bytes)) {
+    const got = read(chunks);
+    if (first === undefined) first = got;
+    else expect(got, `${chunks.length} reads`).toEqual(first);
+    runs++;
+  }
+  expect(runs).toBe(bytes.length + 3);
+  return first!;
+}
+
+/** A relay's output for `chunks`, as text. */
+function relayed(options: ConstructorParameters<typeof SseRelay>[0], chunks: Uint8Array[]): string {
+  const r = new SseRelay(options);
+  let out = '';
+  for (const c of chunks) out += dec.decode(r.push(c));
+  return out + dec.decode(r.flush());
+}
+
+/** The data of each event of a relay's output, an OpenAI chunk's envelope and choice index left out. */
+const events = (out: string): string[] => out.split('\n\n').filter((e) => e !== '').map((e) => {
+  const data = e.split('\n').find((l) => l.startsWith('data: '))!.slice(6);
+  const at = data.indexOf('"delta":');
+  return at >= 0 && data.startsWith('{"id":') ? data.slice(at) : data;
+});
+
+describe('openai: function.arguments as a JSON object (OpenAI-compatible servers)', () => {
+  // llama.cpp's llama-server (some versions) and Hugging Face's TGI write a call's arguments as an
+  // object; the call's arguments are that object's JSON text as sent, whole (a later object
+  // replaces it), checked once the call is done.
+  const head = '"object":"chat.completion.chunk","created":1,"model":"qwen"';
+  const ev = (delta: string, finish = 'null') => `data: {"id":"chatcmpl-7",${head},"choices":[{"index":0,"delta":${delta},"finish_reason":${finish}}]}\n\n`;
+  const body = ev('{"role":"assistant","content":"Sehen wir nach. "}')
+    + ev('{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":{"city": "Zürich", "days": [1, 2]}}}]}')
+    + ev('{"tool_calls":[{"index":1,"id":"call_2","type":"function","function":{"name":"get_time","arguments":{}}}]}')
+    + ev('{}', '"tool_calls"') + 'data: [DONE]\n\n';
+  const calls = [
+    { index: 0, id: 'call_1', name: 'get_weather', arguments: '{"city": "Zürich", "days": [1, 2]}', done: true, valid: true },
+    { index: 1, id: 'call_2', name: 'get_time', arguments: '{}', done: true, valid: true },
+  ];
+
+  it('ModelStream: each call\'s arguments the object\'s JSON text as sent, valid once done', () => {
+    const r = atEveryCut(body, (chunks) => readStream('openai', chunks));
+    expect(r.text).toBe('Sehen wir nach. ');
+    expect(r.status).toBe('done');
+    expect(r.finishReason).toBe('tool_calls');
+    expect(r.toolCalls).toEqual(calls);
+  });
+
+  it('ModelEventReader: the same calls, event by event', () => {
+    const reader = new ModelEventReader({ format: 'openai' });
+    for (const e of body.split('\n\n').filter((x) => x !== '')) reader.read(e.slice('data: '.length));
+    expect(reader.toolCalls).toEqual(calls);
+  });
+
+  it('to OpenAI: the event written anew with the arguments as a string (exact bytes), read so by openai-node', async () => {
+    const out = atEveryCut(body, (chunks) => relayed({ from: 'openai' }, chunks));
+    expect(events(out)).toEqual([
+      '"delta":{"role":"assistant","content":"Sehen wir nach. "},"finish_reason":null}]}',
+      '"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]}',
+      '"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\": \\"Zürich\\", \\"days\\": [1, 2]}"}}]},"finish_reason":null}]}',
+      '"delta":{"tool_calls":[{"index":1,"id":"call_2","type":"function","function":{"name":"get_time","arguments":""}}]},"finish_reason":null}]}',
+      '"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{}"}}]},"finish_reason":null}]}',
+      '"delta":{},"finish_reason":"tool_calls"}]}',
+      '[DONE]',
+    ]);
+    const msg = (await openaiFinal(enc.encode(out))).choices[0].message;
+    expect(msg.tool_calls?.map((c) => (c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : c.type))).toEqual([
+      ['call_1', 'get_weather', '{"city": "Zürich", "days": [1, 2]}'], ['call_2', 'get_time', '{}'],
+    ]);
+  });
+
+  it('to Anthropic: each call a tool_use block with the object as its input_json_delta, read so by the SDK', async () => {
+    const out = atEveryCut(body, (chunks) => relayed({ from: 'openai', to: 'anthropic', id: 'msg_1', model: 'qwen' }, chunks));
+    const msg = await anthropicFinal(enc.encode(out));
+    expect(msg.content.map((c) => (c.type === 'tool_use' ? [c.id, c.name, c.input] : c.type === 'text' ? c.text : c.type))).toEqual([
+      'Sehen wir nach. ', ['call_1', 'get_weather', { city: 'Zürich', days: [1, 2] }], ['call_2', 'get_time', {}],
+    ]);
+    expect(msg.stop_reason).toBe('tool_use');
+  });
+});
