@@ -151,6 +151,13 @@ export class DocReader implements Doc, Sink {
     owner.out?.signature(this.ptr(j), this.len(j), this.flags(j), redacted);
   }
 
+  onReasoningEncrypted(_doc: Doc, j: number): void {
+    // (a relay's clients, OpenAI Chat's and Anthropic's, have no field for it: it is not written as
+    // another provider's signature, which the client would send back to that provider)
+    if (!this.owner!.keeps || !this.reasoningRoom(this.len(j))) return;
+    this.said.block().encrypted = this.string(j);
+  }
+
   onReasoningEnd(): void {
     const owner = this.owner!;
     if (owner.message !== null) owner.message.thinkingOpen = false;

@@ -62,12 +62,19 @@ export interface Citation {
   source: Record<string, unknown>;
 }
 
-/** A block of reasoning: its text, and what a caller sends back with it (Anthropic's signature, or the data of a redacted block). */
+/** A block of reasoning: its text, and what a caller sends back with it (Anthropic's signature, the data of a redacted block, Responses' encrypted content). */
 export interface ReasoningBlock {
   text: string;
   signature?: string;
   /** A redacted thinking block's data (its text is empty). */
   redacted?: string;
+  /**
+   * Responses' `encrypted_content` of the `reasoning` item the block ends (asked for with
+   * `include: ["reasoning.encrypted_content"]`), as sent: a stateless caller (`store: false`) sends
+   * it back in the item. On the item's last block (a block of no text when the item had no
+   * summary or text).
+   */
+  encrypted?: string;
 }
 
 /** A call while it grows. */

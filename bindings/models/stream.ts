@@ -171,8 +171,9 @@ export class ModelStream extends ModelReader {
   }
 
   /**
-   * Reasoning in blocks, with what a caller must send back with each: Anthropic's signature, or a
-   * redacted block's data (one block for formats without blocks).
+   * Reasoning in blocks, with what a caller must send back with each: Anthropic's signature, a
+   * redacted block's data, or Responses' `encrypted_content` of a reasoning item (one block for
+   * formats without blocks).
    */
   get reasoningBlocks(): readonly ReasoningBlock[] {
     this.takeParts();

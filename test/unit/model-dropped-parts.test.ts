@@ -80,6 +80,7 @@ describe('openai: function.arguments as a JSON object (OpenAI-compatible servers
 
   it('to OpenAI: the event written anew with the arguments as a string (exact bytes), read so by openai-node', async () => {
     const out = atEveryCut(body, (chunks) => relayed({ from: 'openai' }, chunks));
+    expect(out).not.toContain('chatcmpl-seam'); // (the upstream's envelope: the same bytes at every cut)
     expect(events(out)).toEqual([
       '"delta":{"role":"assistant","content":"Sehen wir nach. "},"finish_reason":null}]}',
       '"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]}',
@@ -102,5 +103,55 @@ describe('openai: function.arguments as a JSON object (OpenAI-compatible servers
       'Sehen wir nach. ', ['call_1', 'get_weather', { city: 'Zürich', days: [1, 2] }], ['call_2', 'get_time', {}],
     ]);
     expect(msg.stop_reason).toBe('tool_use');
+  });
+});
+
+describe("Responses: a reasoning item's encrypted_content (include: [\"reasoning.encrypted_content\"])", () => {
+  const rs = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+  const first = { id: 'rs_1', type: 'reasoning', summary: [] };
+  const second = { id: 'rs_2', type: 'reasoning', summary: [] };
+  const ENC1 = 'gAAAAABpF0zbM_w+/é==';
+  const ENC2 = 'gAAAAABpF1xyQ9==';
+  const body = rs({ type: 'response.created', response: { id: 'resp_1', status: 'in_progress', output: [] } })
+    + rs({ type: 'response.output_item.added', output_index: 0, item: { ...first, encrypted_content: null } })
+    + rs({ type: 'response.reasoning_summary_part.added', item_id: 'rs_1', output_index: 0, summary_index: 0, part: { type: 'summary_text', text: '' } })
+    + rs({ type: 'response.reasoning_summary_text.delta', item_id: 'rs_1', output_index: 0, summary_index: 0, delta: '**Plan**\n\n' })
+    + rs({ type: 'response.reasoning_summary_text.delta', item_id: 'rs_1', output_index: 0, summary_index: 0, delta: 'Look it up.' })
+    + rs({ type: 'response.output_item.done', output_index: 0, item: { ...first, encrypted_content: ENC1, summary: [{ type: 'summary_text', text: '**Plan**\n\nLook it up.' }] } })
+    // (an item without a summary: its encrypted content a block of no text)
+    + rs({ type: 'response.output_item.added', output_index: 1, item: second })
+    + rs({ type: 'response.output_item.done', output_index: 1, item: { ...second, encrypted_content: ENC2 } })
+    + rs({ type: 'response.output_item.added', output_index: 2, item: { id: 'msg_1', type: 'message', role: 'assistant', content: [] } })
+    + rs({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 2, content_index: 0, delta: 'Erledigt.' })
+    + rs({ type: 'response.completed', response: { id: 'resp_1', status: 'completed', output: [] } });
+
+  it('ModelStream: kept with the item\'s last block, as sent (a block of no text for an item without summary); never in the text', () => {
+    const r = atEveryCut(body, (chunks) => readStream('openai-responses', chunks));
+    expect(r.text).toBe('Erledigt.');
+    expect(r.status).toBe('done');
+    expect(r.blocks).toEqual([{ text: '**Plan**\n\nLook it up.', encrypted: ENC1 }, { text: '', encrypted: ENC2 }]);
+    expect(r.report.reasoning).toBe('**Plan**\n\nLook it up.');
+  });
+
+  it('counts toward maxReasoningBytes: the item\'s end that passes it is ERR_REASONING_TOO_LONG', () => {
+    const m = new ModelStream({ format: 'openai-responses', maxReasoningBytes: '**Plan**\n\nLook it up.'.length + 4 });
+    expect(() => { m.push(enc.encode(body)); }).toThrow(expect.objectContaining({ code: 'ERR_REASONING_TOO_LONG' }));
+  });
+
+  it('relays: nothing of it written (OpenAI Chat and Anthropic Messages have no place for it: not made another provider\'s signature)', async () => {
+    const toOpenAi = atEveryCut(body, (chunks) => events(relayed({ from: 'openai-responses' }, chunks)));
+    expect(toOpenAi).toEqual([
+      '"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+      '"delta":{"reasoning_content":"**Plan**\\n\\n"},"finish_reason":null}]}',
+      '"delta":{"reasoning_content":"Look it up."},"finish_reason":null}]}',
+      '"delta":{"content":"Erledigt."},"finish_reason":null}]}',
+      '"delta":{},"finish_reason":"stop"}]}',
+      '[DONE]',
+    ]);
+    const toAnthropic = atEveryCut(body, (chunks) => relayed({ from: 'openai-responses', to: 'anthropic', id: 'msg_1', model: 'o' }, chunks));
+    expect(toAnthropic).not.toContain('gAAAA');
+    const msg = await anthropicFinal(enc.encode(toAnthropic));
+    // (the thinking block with no signature: none came)
+    expect(msg.content).toEqual([{ type: 'thinking', thinking: '**Plan**\n\nLook it up.' }, { type: 'text', text: 'Erledigt.' }]);
   });
 });

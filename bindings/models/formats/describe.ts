@@ -45,6 +45,12 @@ export interface Sink {
   /** The reasoning block ended: the next reasoning begins another. */
   onReasoningEnd(): void;
   /**
+   * Responses' `encrypted_content` of a reasoning item (record j, a string), kept with the open
+   * reasoning block (a new one when none is open): a stream keeps it; no client's format of a relay
+   * has a place for it.
+   */
+  onReasoningEncrypted(doc: Doc, j: number): void;
+  /**
    * The model's refusal, in place of the answer (OpenAI's `refusal` deltas): record j, a string,
    * is appended to it, apart from the answer's text. `details`: the record of the object that
    * explains it, when j is that explanation (−1: it has none) (Anthropic's `stop_details`), which

@@ -10,7 +10,9 @@
 // the item's members but its envelope, as sent), the hosted tools'
 // items (`web_search_call`, `code_interpreter_call`, `mcp_call`, …) the provider's own, and
 // `reasoning` items carry the reasoning's text and summary deltas (each summary part begun by
-// `response.reasoning_summary_part.added`, a reasoning block of its own). A refusal comes in
+// `response.reasoning_summary_part.added`, a reasoning block of its own), and at their end, when
+// the request includes `reasoning.encrypted_content`, the encrypted reasoning a stateless caller
+// sends back (kept with the item's last block). A refusal comes in
 // `response.refusal.delta` events, apart from the output's text; a citation in
 // `response.output_text.annotation.added`.
 import { JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
@@ -24,7 +26,7 @@ import {
 const P = {
   type: 0, delta: 1, usage: 2, status: 3, errorMessage: 4, message: 5, incomplete: 6, code: 7, errorCode: 8, outputIndex: 9,
   itemType: 10, itemId: 11, itemCallId: 12, itemName: 13, itemArguments: 14, arguments: 15, itemInput: 16, input: 17, item: 18,
-  error: 19, nestedMessage: 20, nestedCode: 21, nestedType: 22,
+  error: 19, nestedMessage: 20, nestedCode: 21, nestedType: 22, itemEncrypted: 23,
 } as const;
 /** Event types and item types. */
 const T = /* @__PURE__ */ names({
@@ -52,11 +54,12 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
     'type', 'delta', 'response.usage', 'response.status', 'response.error.message', 'message',
     'response.incomplete_details.reason', 'code', 'response.error.code', 'output_index', 'item.type', 'item.id', 'item.call_id',
     'item.name', 'item.arguments', 'arguments', 'item.input', 'input', 'item', 'error', 'error.message', 'error.code', 'error.type',
+    'item.encrypted_content',
   ]),
   // a delta of the output's text, of reasoning (its text or summary), or of the current call's arguments
   template: /* @__PURE__ */ template([
     kind, kindText, ignored, ignored, ignored, ignored, ignored, ignored, ignored, callKey, ignored, ignored, ignored, ignored, ignored,
-    ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored,
+    ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored,
   ], [
     { literal: 'response.output_text.delta', channel: 'text', name: 'response.output_text.delta' },
     { literal: 'response.reasoning_text.delta', channel: 'reasoning', name: 'response.reasoning_text.delta' },
@@ -106,6 +109,10 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
         if (a >= 0) sink.onToolArguments(doc, key, a, true);
         if (done) sink.onToolCallEnd(doc, key);
       } else if (doc.is(it, T.reasoningItem)) {
+        // (its encrypted content, with include: ["reasoning.encrypted_content"], is the item's whole
+        // at its end: kept with the item's last block, which it ends)
+        const enc = at(P.itemEncrypted);
+        if (done && enc >= 0 && doc.kind(enc) === JK_STRING) sink.onReasoningEncrypted(doc, enc);
         if (done) sink.onReasoningEnd();
       } else if (!doc.is(it, T.message)) {
         const type = doc.string(it);
