@@ -221,6 +221,42 @@ export class DocReader implements Doc, Sink {
     if (signature >= 0 && doc.kind(signature) === JK_STRING) call.signature = this.string(signature);
   }
 
+  onServerCall(doc: Doc, id: number, name: string, args: number, signature = -1): void {
+    const owner = this.owner!;
+    const call = this.said.serverWhole();
+    this.named(doc, call, id, -1, signature);
+    call.name = name;
+    owner.out?.callBegan(call);
+    this.fragment(call, args, true);
+    this.ended(call);
+  }
+
+  onServerResult(doc: Doc, id: number, result: number, name: string): void {
+    const owner = this.owner!;
+    // (counted with the arguments: what a stream keeps of its calls)
+    if (!owner.keeps || !this.argumentRoom(this.len(result))) return;
+    const m = this.said;
+    const idText = id >= 0 && doc.kind(id) === JK_STRING ? this.string(id) : '';
+    // (by its id; without one the first whole call still waiting for its result: each result
+    // follows its code)
+    let call: Call | undefined;
+    for (const c of m.serverCalls) {
+      if (idText !== '' ? c.id === idText : c.key === -1 && c.result === '') {
+        call = c;
+        break;
+      }
+    }
+    if (call === undefined) {
+      // (a result whose call never came: a call of no arguments that holds it)
+      call = m.serverWhole();
+      call.id = idText;
+      call.name = name;
+      call.fallback = '{}';
+      this.ended(call);
+    }
+    call.result = this.string(result);
+  }
+
   onPartCall(doc: Doc, id: number, name: number, signature: number, state: object): void {
     const m = this.said;
     if (m.partCall !== null) this.onPartCallEnd();

@@ -39,6 +39,12 @@ export interface ToolCall {
    * item's end. Absent for a function's call.
    */
   type?: BuiltinCallType | 'custom';
+  /**
+   * A call of the provider's own tool (in `serverToolCalls`): the tool's result as the provider
+   * sent it, JSON text (Gemini's `codeExecutionResult` object: `{"outcome": …, "output": …}`), once
+   * it came. Absent before, and for the calls whose results a format does not read.
+   */
+  result?: string;
 }
 
 /** The item types of the tools the API defines and the client runs (see {@link ToolCall.type}). */
@@ -95,6 +101,8 @@ export class Call {
   custom = false;
   /** The item type of a call of a tool the API defines and the client runs ('' for none). */
   builtin: BuiltinCallType | '' = '';
+  /** The provider's own tool's result, JSON text as sent ('' until it came). */
+  result = '';
   /** The snapshot last handed out, and whether it is still what the call holds. */
   view: ToolCall | null = null;
 
@@ -121,12 +129,13 @@ export class Call {
     let v = this.view;
     const args = this.args();
     if (v === null || v.arguments !== args || v.done !== this.done || v.id !== this.id || v.name !== this.name || (v.signature ?? '') !== this.signature
-      || (v.type ?? '') !== this.type()) {
+      || (v.type ?? '') !== this.type() || (v.result ?? '') !== this.result) {
       v = { index: this.index, id: this.id, name: this.name, arguments: args, done: this.done };
       if (this.valid !== undefined) v.valid = this.valid;
       if (this.signature !== '') v.signature = this.signature;
       const type = this.type();
       if (type !== '') v.type = type;
+      if (this.result !== '') v.result = this.result;
       this.view = v;
     }
     return v;
@@ -199,6 +208,14 @@ export class Message {
   whole(): Call {
     const c = new Call(this.calls.length, -1, false);
     this.calls.push(c);
+    this.last = null;
+    return c;
+  }
+
+  /** A new call of the provider's own tool that comes whole (Gemini's executableCode). */
+  serverWhole(): Call {
+    const c = new Call(this.serverCalls.length, -1, true);
+    this.serverCalls.push(c);
     this.last = null;
     return c;
   }

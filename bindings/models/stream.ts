@@ -190,7 +190,10 @@ export class ModelStream extends ModelReader {
     return this.message?.calls.map((c) => c.snapshot()) ?? [];
   }
 
-  /** The provider's own tool calls (Anthropic's `server_tool_use`, Responses' hosted tools): not the client's to run. */
+  /**
+   * The provider's own tool calls (Anthropic's `server_tool_use`, Responses' hosted tools, Gemini's
+   * code execution, with its `result`): not the client's to run.
+   */
   get serverToolCalls(): readonly ToolCall[] {
     this.takeParts();
     return this.message?.serverCalls.map((c) => c.snapshot()) ?? [];

@@ -155,3 +155,74 @@ describe("Responses: a reasoning item's encrypted_content (include: [\"reasoning
     expect(msg.content).toEqual([{ type: 'thinking', thinking: '**Plan**\n\nLook it up.' }, { type: 'text', text: 'Erledigt.' }]);
   });
 });
+
+/** A Gemini chunk of `parts` (the followed candidate's), with `extra` after its content. */
+const gchunk = (parts: unknown[], extra = '') => `data: {"candidates":[{"content":{"parts":${JSON.stringify(parts)},"role":"model"}${extra}}],"modelVersion":"gemini-2.5-flash"}\r\n\r\n`;
+
+describe('gemini: the code execution tool (executableCode, codeExecutionResult)', () => {
+  // Google runs the code itself: a call of the provider's own (as Anthropic's server_tool_use and
+  // Responses' hosted tools), its code as arguments and its result kept with it; no text of either
+  // in the answer, and no client is given the call.
+  const CODE = { language: 'PYTHON', code: 'print(sum(range(101)))\n' };
+  const body = gchunk([{ text: 'Ich rechne nach. ' }])
+    + gchunk([{ executableCode: CODE }])
+    + gchunk([{ codeExecutionResult: { outcome: 'OUTCOME_OK', output: '5050\n' } }])
+    // (the Gemini API's ids: a result names its code's)
+    + gchunk([{ executableCode: { language: 'PYTHON', code: 'import math\nprint(math.pi)', id: 'ex_2' }, thoughtSignature: 'CgsigA==' }])
+    + gchunk([{ codeExecutionResult: { outcome: 'OUTCOME_FAILED', output: 'Traceback …\n', id: 'ex_2' } }, { text: 'Die Summe ist 5050.' }])
+    + gchunk([{ text: '' }], ',"finishReason":"STOP"');
+  const SERVER = [
+    { index: 0, id: '', name: 'code_execution', arguments: '{"language":"PYTHON","code":"print(sum(range(101)))\\n"}', done: true, valid: true, result: '{"outcome":"OUTCOME_OK","output":"5050\\n"}' },
+    {
+      index: 1, id: 'ex_2', name: 'code_execution', arguments: '{"language":"PYTHON","code":"import math\\nprint(math.pi)","id":"ex_2"}', done: true, valid: true,
+      signature: 'CgsigA==', result: '{"outcome":"OUTCOME_FAILED","output":"Traceback …\\n","id":"ex_2"}',
+    },
+  ];
+
+  it('ModelStream: each code a server call with its code as arguments and its result; the text only the answer\'s', () => {
+    const r = atEveryCut(body, (chunks) => readStream('gemini', chunks));
+    expect(r.text).toBe('Ich rechne nach. Die Summe ist 5050.');
+    expect([r.status, r.finishReason]).toEqual(['done', 'STOP']);
+    expect(r.toolCalls).toEqual([]);
+    expect(r.serverToolCalls).toEqual(SERVER);
+    expect(r.blocks).toEqual([]);
+  });
+
+  it('a result whose code never came is kept on a call of its own (no arguments)', () => {
+    const lone = gchunk([{ codeExecutionResult: { outcome: 'OUTCOME_DEADLINE_EXCEEDED' } }]) + gchunk([{ text: 'Zu langsam.' }], ',"finishReason":"STOP"');
+    const r = atEveryCut(lone, (chunks) => readStream('gemini', chunks));
+    expect(r.text).toBe('Zu langsam.');
+    expect(r.serverToolCalls).toEqual([{ index: 0, id: '', name: 'code_execution', arguments: '{}', done: true, valid: true, result: '{"outcome":"OUTCOME_DEADLINE_EXCEEDED"}' }]);
+  });
+
+  it('results count toward maxArgumentBytes (as sent)', () => {
+    const first = body.split('\r\n\r\n').slice(0, 3).map((e) => `${e}\r\n\r\n`).join('');
+    const kept = enc.encode(SERVER[0].arguments + SERVER[0].result).length;
+    const fits = new ModelStream({ format: 'gemini', maxArgumentBytes: kept });
+    fits.push(enc.encode(first));
+    expect(fits.serverToolCalls).toEqual([SERVER[0]]);
+    const over = new ModelStream({ format: 'gemini', maxArgumentBytes: kept - 1 });
+    expect(() => { over.push(enc.encode(first)); }).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENTS_TOO_LARGE' }));
+    expect(over.serverToolCalls).toEqual([{ ...SERVER[0], result: undefined }].map(({ result: _, ...c }) => c));
+  });
+
+  it('relays: the provider\'s calls left out, the answer\'s text only (exact bytes)', () => {
+    const toOpenAi = atEveryCut(body, (chunks) => events(relayed({ from: 'gemini' }, chunks)));
+    expect(toOpenAi).toEqual([
+      '"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+      '"delta":{"content":"Ich rechne nach. "},"finish_reason":null}]}',
+      '"delta":{"content":"Die Summe ist 5050."},"finish_reason":null}]}',
+      '"delta":{},"finish_reason":"stop"}]}',
+      '[DONE]',
+    ]);
+    const toAnthropic = atEveryCut(body, (chunks) => events(relayed({ from: 'gemini', to: 'anthropic', id: 'msg_1', model: 'g' }, chunks)));
+    expect(toAnthropic.slice(1)).toEqual([
+      '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Ich rechne nach. "}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Die Summe ist 5050."}}',
+      '{"type":"content_block_stop","index":0}',
+      '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":0}}',
+      '{"type":"message_stop"}',
+    ]);
+  });
+});

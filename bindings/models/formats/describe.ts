@@ -88,6 +88,18 @@ export interface Sink {
    */
   onWholeToolCall(doc: Doc, id: number, name: number, args: number, noArgs?: string, signature?: number): void;
   /**
+   * A whole call of the provider's own tool (Gemini's `executableCode`, run by Google): begun, its
+   * arguments the JSON value of record `args` as sent, ended. `id`, `signature`: string records
+   * (−1: none); `name` the tool's.
+   */
+  onServerCall(doc: Doc, id: number, name: string, args: number, signature?: number): void;
+  /**
+   * The result of a call of the provider's own tool (Gemini's `codeExecutionResult`): record
+   * `result`, a JSON value kept as sent, for the server call whose id is record `id`'s string, or
+   * without an id the first whole one with no result yet; a result of no call begins one, named `name`.
+   */
+  onServerResult(doc: Doc, id: number, result: number, name: string): void;
+  /**
    * A call whose arguments come in parts that the description turns into JSON text itself
    * (Vertex's streamed function-call arguments): begun with its id, name and signature records
    * (−1: none) and `state`, the description's own state for it, kept with the call.

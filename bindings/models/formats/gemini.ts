@@ -12,7 +12,11 @@
 // (`usageMetadata`, running totals in every chunk, whole in the last); an `{"error": …}` chunk is
 // the provider's error, and so is a finish reason that says the turn failed (a malformed function
 // call, …), with the candidate's `finishMessage`. A candidate's `groundingMetadata` and
-// `citationMetadata` name the sources it cites.
+// `citationMetadata` name the sources it cites. The code execution tool (run by Google) says its
+// code in an `executableCode` part (`{language, code, id?}`) and its result in a
+// `codeExecutionResult` part after it (`{outcome, output?, id?}`): the provider's own call, named
+// `code_execution`, with the code object's JSON as its arguments and the result object's as its
+// result.
 import { JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
@@ -24,7 +28,11 @@ const P = {
   index: 0, text: 1, thought: 2, signature: 3, call: 4, callName: 5, callArgs: 6, callId: 7, finish: 8, usage: 9, blockReason: 10,
   error: 11, errorMessage: 12, errorStatus: 13, candidate: 14, part: 15, callContinues: 16, partial: 17, partialPath: 18, partialString: 19,
   partialNumber: 20, partialBool: 21, partialNull: 22, partialContinues: 23, grounding: 24, citing: 25, finishMessage: 26,
+  code: 27, codeId: 28, codeResult: 29, codeResultId: 30,
 } as const;
+
+/** The name of the provider's calls of its code execution tool (the request's `codeExecution` tool; Anthropic's name for its own). */
+const CODE_EXECUTION = 'code_execution';
 
 /** A finish reason that names no filter and no limit. */
 const ENDED: FinishWords = STOP;
@@ -94,12 +102,16 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     'candidates[*].content.parts[*].functionCall.partialArgs[*].numberValue', 'candidates[*].content.parts[*].functionCall.partialArgs[*].boolValue',
     'candidates[*].content.parts[*].functionCall.partialArgs[*].nullValue', 'candidates[*].content.parts[*].functionCall.partialArgs[*].willContinue',
     'candidates[*].groundingMetadata', 'candidates[*].citationMetadata', 'candidates[*].finishMessage',
+    'candidates[*].content.parts[*].executableCode', 'candidates[*].content.parts[*].executableCode.id',
+    'candidates[*].content.parts[*].codeExecutionResult', 'candidates[*].content.parts[*].codeExecutionResult.id',
   ]),
   // a chunk of one text part of the followed candidate (the running usage ignored: the last chunk's is read)
   template: /* @__PURE__ */ template([
     choice, text, /* @__PURE__ */ noneOf(JK_TRUE), strings, never, never, never, never, { role: 'none', ignore: NULL }, ignored, never,
     { role: 'none', ignore: NULL }, ignored, ignored, scope, ignored, never, never, never, never, never, never, never, never,
     { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, ignored,
+    // (the code execution tool's parts: for the description)
+    never, ignored, never, ignored,
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -158,6 +170,10 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
         let id = -1;
         let more = false;
         let partials: number[] | null = null;
+        let code = -1;
+        let codeId = -1;
+        let result = -1;
+        let resultId = -1;
         for (let j = e + 1; j < n && doc.start(j) < doc.end(e); j++) {
           const q = doc.path(j);
           if (q === P.text) txt = j;
@@ -169,8 +185,25 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
           else if (q === P.callId) id = j;
           else if (q === P.callContinues) more = doc.kind(j) === JK_TRUE;
           else if (q === P.partial && doc.kind(j) === JK_OBJECT) (partials ??= []).push(j);
+          else if (q === P.code) code = doc.kind(j) === JK_OBJECT ? j : -1;
+          else if (q === P.codeId) codeId = j;
+          else if (q === P.codeResult) result = doc.kind(j) === JK_OBJECT ? j : -1;
+          else if (q === P.codeResultId) resultId = j;
         }
         const signed = sig >= 0 && doc.kind(sig) === JK_STRING;
+        if (code >= 0 || result >= 0) {
+          // the code execution tool, run by Google: its code a call of the provider's own (the
+          // executableCode object as its arguments), its result that call's (never the answer's text)
+          if (code >= 0) {
+            if (signed) sink.onReasoningEnd();
+            sink.onServerCall(doc, codeId, CODE_EXECUTION, code, signed ? sig : -1);
+          } else if (signed) {
+            sink.onReasoningSignature(doc, sig);
+            sink.onReasoningEnd();
+          }
+          if (result >= 0) sink.onServerResult(doc, resultId, result, CODE_EXECUTION);
+          continue;
+        }
         const isCall = call >= 0 && doc.kind(call) === JK_OBJECT;
         const isText = txt >= 0 && doc.kind(txt) === JK_STRING;
         // an answer's text part that carries a signature: the signature of the thoughts before it,
