@@ -8,7 +8,7 @@ import {
 import { type Core } from '../core/wasm.js';
 import { utf8Length } from '../text/counts.js';
 import { type Doc, type FinishWords, type Sink, finishWords } from './formats/describe.js';
-import { type BuiltinCallType, type Call, type Citation, Message } from './message.js';
+import { type BuiltinCallType, type Call, type Citation, type Media, Message } from './message.js';
 
 /**
  * What the owner of a document does with the parts of the message as they come, besides keeping
@@ -61,6 +61,8 @@ export interface DocOwner {
   readonly maxArgumentBytes: number;
   /** The most bytes of reasoning (and a refusal) the stream keeps in all, as sent. */
   readonly maxReasoningBytes: number;
+  /** The most bytes of media data (base64, as sent) the stream keeps in all. */
+  readonly maxMediaBytes: number;
   /** Its format's finish reasons (those that say the turn failed are the provider's errors). */
   readonly finishReasons: Readonly<Record<string, FinishWords>>;
   /** An event its format's clients cannot read as it is (a relay to the same format writes it anew). */
@@ -314,6 +316,22 @@ export class DocReader implements Doc, Sink {
     // (counted with the reasoning: what a stream keeps beside its answer and calls)
     if (!counted && !this.reasoningRoom(utf8Length(json))) return;
     m.citations.push(citation);
+  }
+
+  onMedia(doc: Doc, mimeType: number, data: number, thought: boolean, signature: number): void {
+    // (a relay's clients have no place for media in an answer: OpenAI Chat's chunks and Anthropic's content blocks have none)
+    const owner = this.owner!;
+    if (!owner.keeps) return;
+    const list = (this.said.media ??= []);
+    const len = data >= 0 && doc.kind(data) === JK_STRING ? this.len(data) : 0;
+    const media: Media = { mimeType: mimeType >= 0 && doc.kind(mimeType) === JK_STRING ? this.string(mimeType) : '', data: '', bytes: len };
+    let kept = 0;
+    for (const x of list) if (x.omitted !== true) kept += x.bytes;
+    if (kept + len > owner.maxMediaBytes) media.omitted = true;
+    else if (len !== 0) media.data = this.string(data);
+    if (thought) media.thought = true;
+    if (signature >= 0 && doc.kind(signature) === JK_STRING) media.signature = this.string(signature);
+    list.push(media);
   }
 
   onCitationList(_doc: Doc, j: number, read: (list: readonly unknown[]) => Citation[]): void {

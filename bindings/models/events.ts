@@ -74,6 +74,8 @@ export class ModelEventReader {
   readonly maxArgumentBytes = DEFAULT_MAX_ARGUMENT_BYTES;
   /** @internal (one event's reasoning, which the caller holds whole) */
   readonly maxReasoningBytes = Infinity;
+  /** @internal (it keeps no media) */
+  readonly maxMediaBytes = 0;
   /** @internal */
   get finishReasons(): FormatSpec['finishReasons'] { return FORMATS[this.format].finishReasons; }
   private readonly core: Core;

@@ -68,6 +68,26 @@ export interface Citation {
   source: Record<string, unknown>;
 }
 
+/**
+ * Media the model returned in its answer (Gemini's `inlineData` parts: an image it made, audio),
+ * as sent. Kept within `maxMediaBytes`; a part past it is kept without its data (`omitted`), so that
+ * none is lost silently and the text's stream goes on.
+ */
+export interface Media {
+  /** The IANA media type (`image/png`, `audio/L16;rate=24000`, …), as sent ('' without one). */
+  mimeType: string;
+  /** The bytes, base64 as sent ('' when `omitted`). */
+  data: string;
+  /** Bytes of `data` as sent (the base64 text's, which `maxMediaBytes` counts). */
+  bytes: number;
+  /** The part was one of the model's thoughts (Gemini's interim images: `thought: true`). */
+  thought?: true;
+  /** Gemini's `thoughtSignature` of the part, which the caller sends back with it. */
+  signature?: string;
+  /** The data would have passed `maxMediaBytes`: not kept. */
+  omitted?: true;
+}
+
 /** A block of reasoning: its text, and what a caller sends back with it (Anthropic's signature, the data of a redacted block, Responses' encrypted content). */
 export interface ReasoningBlock {
   text: string;
@@ -183,6 +203,8 @@ export class Message {
   /** Bytes of reasoning (text, signatures, redacted data) and refusal kept, as sent (for the limit), and that an event's would have passed it. */
   reasoningBytes = 0;
   reasoningTooLong = false;
+  /** Media the model returned (kept by a stream), null before any (most streams have none). */
+  media: Media[] | null = null;
   /** A call whose arguments a description writes in parts (Vertex's streamed arguments), with the description's state for it; null when none is open. */
   partCall: { call: Call; state: object } | null = null;
   /** Why the event a description read is not one of its format (taken by the reader: ERR_BAD_EVENT). */

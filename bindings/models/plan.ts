@@ -20,6 +20,8 @@ export interface Plan {
   readonly maxArgumentBytes: number;
   /** The most bytes of reasoning (and a refusal) a stream keeps. */
   readonly maxReasoningBytes: number;
+  /** The most bytes of media data (as sent) a stream keeps. */
+  readonly maxMediaBytes: number;
   readonly spec: FormatSpec;
   readonly prog: number;
   /** The format's template (quiet events): where it lies in the core. */
@@ -34,12 +36,12 @@ let plansOf: Core | null = null;
 const plans = /* @__PURE__ */ new Map<string, Plan>();
 
 export function planOf(core: Core, format: ModelFormat, fatal: boolean, maxEventBytes: number, choice: number, comments: boolean,
-  eof: 'error' | 'allow', raw: boolean, normalize: 'NFC' | false, maxArgumentBytes: number, maxReasoningBytes: number): Plan {
+  eof: 'error' | 'allow', raw: boolean, normalize: 'NFC' | false, maxArgumentBytes: number, maxReasoningBytes: number, maxMediaBytes: number): Plan {
   if (plansOf !== core) {
     plansOf = core;
     plans.clear();
   }
-  const key = `${format}|${fatal}|${maxEventBytes}|${choice}|${comments}|${eof}|${raw}|${normalize}|${maxArgumentBytes}|${maxReasoningBytes}`;
+  const key = `${format}|${fatal}|${maxEventBytes}|${choice}|${comments}|${eof}|${raw}|${normalize}|${maxArgumentBytes}|${maxReasoningBytes}|${maxMediaBytes}`;
   let plan = plans.get(key);
   if (plan === undefined) {
     if (plans.size > 256) plans.clear(); // (a realm with many option sets: a cache, not a registry)
@@ -47,7 +49,7 @@ export function planOf(core: Core, format: ModelFormat, fatal: boolean, maxEvent
     const lines = spec.framing === 'lines';
     const prog = programAddress(core, format, spec);
     plan = Object.freeze({
-      format, fatal, maxEventBytes, choice, comments, eof, raw, normalize, maxArgumentBytes, maxReasoningBytes, spec, prog,
+      format, fatal, maxEventBytes, choice, comments, eof, raw, normalize, maxArgumentBytes, maxReasoningBytes, maxMediaBytes, spec, prog,
       tmpl: prog + templateOffset(spec),
       framing: lines ? MK_LINES | (spec.stripData ? MK_STRIP_DATA : 0) : MK_SSE,
       mode: lines ? M_UTF8_OUT : M_UTF8_OUT | M_IN_SPANS | M_COMMENTS,

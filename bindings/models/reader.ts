@@ -27,7 +27,7 @@ export type ModelStatus = 'open' | 'done' | 'truncated' | 'failed';
 /** The options of a model reader (stream or relay). */
 export interface ReaderOptions {
   format: ModelFormat; fatal?: boolean; maxEventBytes?: number; choice?: number;
-  eof?: 'error' | 'allow'; raw?: boolean; normalize?: 'NFC' | false; maxArgumentBytes?: number; maxReasoningBytes?: number;
+  eof?: 'error' | 'allow'; raw?: boolean; normalize?: 'NFC' | false; maxArgumentBytes?: number; maxReasoningBytes?: number; maxMediaBytes?: number;
   /** `bedrock-invoke`: the model's own format in the chunks (Claude's: `anthropic`, the only one read today). */
   inner?: 'anthropic';
 }
@@ -36,6 +36,8 @@ export interface ReaderOptions {
 export const DEFAULT_MAX_ARGUMENT_BYTES = 16 * 1024 * 1024;
 /** Default of `maxReasoningBytes`: 64 MiB. */
 export const DEFAULT_MAX_REASONING_BYTES = 64 * 1024 * 1024;
+/** Default of `maxMediaBytes`: 64 MiB. */
+export const DEFAULT_MAX_MEDIA_BYTES = 64 * 1024 * 1024;
 
 const SSE_STATE: StateKind = { reset: (x, st) => x.sseReset(st), free: (x, st) => x.frameFree(st) };
 const LINES_STATE: StateKind = { reset: (x, st) => x.linesReset(st), free: (x, st) => x.frameFree(st) };
@@ -136,13 +138,15 @@ export abstract class ModelReader extends FrameStream {
     const normalize = oneOf(options.normalize, 'normalize', what, ['NFC', false], 'NFC');
     const maxArgs = byteLimitOption(options.maxArgumentBytes, 'maxArgumentBytes', what, DEFAULT_MAX_ARGUMENT_BYTES, MAX_LIMIT_BYTES);
     const maxReasoning = byteLimitOption(options.maxReasoningBytes, 'maxReasoningBytes', what, DEFAULT_MAX_REASONING_BYTES, MAX_LIMIT_BYTES);
+    // (0: no media data kept, each part's type and size only)
+    const maxMedia = options.maxMediaBytes === 0 ? 0 : byteLimitOption(options.maxMediaBytes, 'maxMediaBytes', what, DEFAULT_MAX_MEDIA_BYTES, MAX_LIMIT_BYTES);
     const lines = FORMATS[format].framing === 'lines';
     const binary = FORMATS[format].framing === 'eventstream';
     const flags = fatal ? F_FATAL : 0;
     // (AWS's event stream: an event the core reads is a message's payload under its name, a little longer than the message)
     const sseMax = binary ? Math.min(max + 4096, MAX_LIMIT_BYTES) : max;
     super(what, lines ? LINES_STATE : SSE_STATE, (x) => (lines ? x.linesNew(flags, max) : x.sseNew(flags, sseMax)));
-    this.plan = planOf(this.core, format, fatal, max, choice, comments, eof, raw, normalize, maxArgs, maxReasoning);
+    this.plan = planOf(this.core, format, fatal, max, choice, comments, eof, raw, normalize, maxArgs, maxReasoning, maxMedia);
     if (lines) this.sniffed = 1;
     if (binary) this.unframer = new Unframer(what, max, FORMATS[format].invoke === true);
   }
@@ -316,6 +320,8 @@ export abstract class ModelReader extends FrameStream {
   get finishReasons(): FormatSpec['finishReasons'] { return this.plan.spec.finishReasons; }
   /** @internal The most bytes of reasoning (and a refusal) kept, as sent. */
   get maxReasoningBytes(): number { return this.plan.maxReasoningBytes; }
+  /** @internal The most bytes of media data kept, as sent. */
+  get maxMediaBytes(): number { return this.plan.maxMediaBytes; }
 
   protected override resetState(): void {
     this.unframer?.reset();

@@ -12,13 +12,13 @@ import { utf8Length } from '../text/counts.js';
 import { TextRangeError } from '../text/errors.js';
 import { ModelStreamError } from './errors.js';
 import type { ModelFormat } from './formats/index.js';
-import type { Citation, ReasoningBlock, ToolCall } from './message.js';
+import type { Citation, Media, ReasoningBlock, ToolCall } from './message.js';
 import { ModelReader, call } from './reader.js';
 export { DEFAULT_MAX_ARGUMENT_BYTES } from './reader.js';
 
 export type { ModelFormat } from './formats/index.js';
 export type { ModelStatus } from './reader.js';
-export type { BuiltinCallType, Citation, ReasoningBlock, ToolCall } from './message.js';
+export type { BuiltinCallType, Citation, Media, ReasoningBlock, ToolCall } from './message.js';
 
 /** Options of {@link ModelStream}. */
 export interface ModelStreamOptions {
@@ -77,6 +77,13 @@ export interface ModelStreamOptions {
    * @defaultValue 64 MiB
    */
   maxReasoningBytes?: number;
+  /**
+   * The most bytes of media data the stream keeps (Gemini's `inlineData`: base64, counted as
+   * sent), for all its media together: a part whose data would pass it is kept without its data
+   * (`omitted: true`, with its media type and size), and the stream goes on; 0 keeps no data.
+   * @defaultValue 64 MiB
+   */
+  maxMediaBytes?: number;
 }
 
 /** The end of a model stream: the text's report, with what the provider said about it. */
@@ -99,9 +106,11 @@ export interface ModelReport extends FinalReport {
   toolCalls: ToolCall[];
   /** The provider's own tool calls, when it made any (see {@link ModelStream.serverToolCalls}). */
   serverToolCalls?: ToolCall[];
+  /** Media the model returned, when it returned any (see {@link ModelStream.media}). */
+  media?: Media[];
 }
 
-const OPTIONS = ['format', 'fatal', 'maxEventBytes', 'normalize', 'choice', 'eof', 'raw', 'maxTextBytes', 'maxPendingBytes', 'maxArgumentBytes', 'maxReasoningBytes', 'inner'];
+const OPTIONS = ['format', 'fatal', 'maxEventBytes', 'normalize', 'choice', 'eof', 'raw', 'maxTextBytes', 'maxPendingBytes', 'maxArgumentBytes', 'maxReasoningBytes', 'maxMediaBytes', 'inner'];
 const HINTS = {
   keys: {
     onEvent: 'the text is returned by push(chunk); finishReason, usage and status are properties',
@@ -168,6 +177,15 @@ export class ModelStream extends ModelReader {
    */
   get citations(): readonly Citation[] {
     return this.message?.citations.slice() ?? [];
+  }
+
+  /**
+   * Media the model returned so far, in order (Gemini's `inlineData` parts: images it made, audio):
+   * each with its media type, its data as sent (base64), its size, and Gemini's signature to send
+   * back with it; past `maxMediaBytes` without its data (`omitted`). Never part of the text.
+   */
+  get media(): readonly Media[] {
+    return this.message?.media?.slice() ?? [];
   }
 
   /**
@@ -568,6 +586,7 @@ export class ModelStream extends ModelReader {
       if (m.citations.length !== 0) r.citations = m.citations.slice();
       if (m.usage !== undefined) r.usage = m.usage;
       if (m.serverCalls.length !== 0) r.serverToolCalls = [...this.serverToolCalls];
+      if (m.media !== null) r.media = m.media.slice();
     }
     return r;
   }

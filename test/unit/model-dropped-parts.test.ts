@@ -226,3 +226,67 @@ describe('gemini: the code execution tool (executableCode, codeExecutionResult)'
     ]);
   });
 });
+
+describe('gemini: media the model returns (inlineData)', () => {
+  // An image model's answer: text, a thought image, the image (signed), then text. The media are
+  // kept as sent within maxMediaBytes, past it without their data (never lost silently), and are
+  // never text; no relay's client format has a place for them.
+  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+  const WAV = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAgD4AAAB9AAACABAAZGF0YQAAAAA=';
+  const body = gchunk([{ text: 'Hier ist dein Bild: ' }])
+    + gchunk([{ inlineData: { mimeType: 'image/png', data: WAV.slice(0, 8) }, thought: true }])
+    + gchunk([{ inlineData: { mimeType: 'image/png', data: PNG }, thoughtSignature: 'CiIBsig/+==' }])
+    + gchunk([{ inlineData: { mimeType: 'audio/wav', data: WAV } }, { text: 'Fertig.' }], ',"finishReason":"STOP"');
+  const MEDIA = [
+    { mimeType: 'image/png', data: WAV.slice(0, 8), bytes: 8, thought: true },
+    { mimeType: 'image/png', data: PNG, bytes: PNG.length, signature: 'CiIBsig/+==' },
+    { mimeType: 'audio/wav', data: WAV, bytes: WAV.length },
+  ];
+
+  it('ModelStream: each part kept as sent (its media type, base64 data, size, thought and signature), in order; the text only the answer\'s', () => {
+    const r = atEveryCut(body, (chunks) => {
+      const s = readStream('gemini', chunks);
+      return { ...s, media: s.report.media };
+    });
+    expect(r.text).toBe('Hier ist dein Bild: Fertig.');
+    expect([r.status, r.finishReason]).toEqual(['done', 'STOP']);
+    expect(r.media).toEqual(MEDIA);
+    // (the image's signature is its own: no reasoning block holds it)
+    expect(r.blocks).toEqual([]);
+  });
+
+  it('past maxMediaBytes a part is kept without its data (omitted, with its type and size), and the stream goes on', () => {
+    const limit = 8 + PNG.length + WAV.length - 1;
+    const r = atEveryCut(body, (chunks) => {
+      const m = new ModelStream({ format: 'gemini', maxMediaBytes: limit });
+      let text = '';
+      for (const c of chunks) text += m.push(c);
+      text += m.flush();
+      return { text, status: m.status, media: m.media };
+    });
+    expect(r).toEqual({ text: 'Hier ist dein Bild: Fertig.', status: 'done', media: [MEDIA[0], MEDIA[1], { mimeType: 'audio/wav', data: '', bytes: WAV.length, omitted: true }] });
+    const none = new ModelStream({ format: 'gemini', maxMediaBytes: 0 });
+    none.push(enc.encode(body));
+    expect(none.finish().media).toEqual(MEDIA.map((x) => ({ ...x, data: '', omitted: true })));
+  });
+
+  it('relays: the answer\'s text only (exact bytes)', () => {
+    const toOpenAi = atEveryCut(body, (chunks) => events(relayed({ from: 'gemini' }, chunks)));
+    expect(toOpenAi).toEqual([
+      '"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+      '"delta":{"content":"Hier ist dein Bild: "},"finish_reason":null}]}',
+      '"delta":{"content":"Fertig."},"finish_reason":null}]}',
+      '"delta":{},"finish_reason":"stop"}]}',
+      '[DONE]',
+    ]);
+    const toAnthropic = atEveryCut(body, (chunks) => events(relayed({ from: 'gemini', to: 'anthropic', id: 'msg_1', model: 'g' }, chunks)));
+    expect(toAnthropic.slice(1)).toEqual([
+      '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hier ist dein Bild: "}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Fertig."}}',
+      '{"type":"content_block_stop","index":0}',
+      '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":0}}',
+      '{"type":"message_stop"}',
+    ]);
+  });
+});

@@ -124,6 +124,11 @@ export interface Sink {
    * this path said last (counted toward the limit as sent), each source kept once.
    */
   onCitationList(doc: Doc, j: number, read: (list: readonly unknown[]) => Citation[]): void;
+  /**
+   * Media the model returned (Gemini's `inlineData`): records of its media type and its base64
+   * data (strings; −1: none), whether it is a thought, its signature (a string record, −1: none).
+   */
+  onMedia(doc: Doc, mimeType: number, data: number, thought: boolean, signature: number): void;
   /** The state of the open part call (null when none is open). */
   partCall(): object | null;
   /** JSON text the description made, appended to the open part call's arguments. */

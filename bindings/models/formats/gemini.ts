@@ -16,7 +16,8 @@
 // code in an `executableCode` part (`{language, code, id?}`) and its result in a
 // `codeExecutionResult` part after it (`{outcome, output?, id?}`): the provider's own call, named
 // `code_execution`, with the code object's JSON as its arguments and the result object's as its
-// result.
+// result. An `inlineData` part (`{mimeType, data}`: an image the model made, audio) is media, kept
+// as sent with the part's thoughtSignature.
 import { JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
@@ -28,7 +29,7 @@ const P = {
   index: 0, text: 1, thought: 2, signature: 3, call: 4, callName: 5, callArgs: 6, callId: 7, finish: 8, usage: 9, blockReason: 10,
   error: 11, errorMessage: 12, errorStatus: 13, candidate: 14, part: 15, callContinues: 16, partial: 17, partialPath: 18, partialString: 19,
   partialNumber: 20, partialBool: 21, partialNull: 22, partialContinues: 23, grounding: 24, citing: 25, finishMessage: 26,
-  code: 27, codeId: 28, codeResult: 29, codeResultId: 30,
+  code: 27, codeId: 28, codeResult: 29, codeResultId: 30, media: 31, mediaType: 32, mediaData: 33,
 } as const;
 
 /** The name of the provider's calls of its code execution tool (the request's `codeExecution` tool; Anthropic's name for its own). */
@@ -104,6 +105,7 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     'candidates[*].groundingMetadata', 'candidates[*].citationMetadata', 'candidates[*].finishMessage',
     'candidates[*].content.parts[*].executableCode', 'candidates[*].content.parts[*].executableCode.id',
     'candidates[*].content.parts[*].codeExecutionResult', 'candidates[*].content.parts[*].codeExecutionResult.id',
+    'candidates[*].content.parts[*].inlineData', 'candidates[*].content.parts[*].inlineData.mimeType', 'candidates[*].content.parts[*].inlineData.data',
   ]),
   // a chunk of one text part of the followed candidate (the running usage ignored: the last chunk's is read)
   template: /* @__PURE__ */ template([
@@ -112,6 +114,8 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, ignored,
     // (the code execution tool's parts: for the description)
     never, ignored, never, ignored,
+    // (media: for the description)
+    never, ignored, ignored,
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -174,6 +178,9 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
         let codeId = -1;
         let result = -1;
         let resultId = -1;
+        let media = -1;
+        let mediaType = -1;
+        let mediaData = -1;
         for (let j = e + 1; j < n && doc.start(j) < doc.end(e); j++) {
           const q = doc.path(j);
           if (q === P.text) txt = j;
@@ -189,8 +196,18 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
           else if (q === P.codeId) codeId = j;
           else if (q === P.codeResult) result = doc.kind(j) === JK_OBJECT ? j : -1;
           else if (q === P.codeResultId) resultId = j;
+          else if (q === P.media) media = doc.kind(j) === JK_OBJECT ? j : -1;
+          else if (q === P.mediaType) mediaType = j;
+          else if (q === P.mediaData) mediaData = j;
         }
         const signed = sig >= 0 && doc.kind(sig) === JK_STRING;
+        if (media >= 0) {
+          // media the model made (an image, audio): kept with its own signature, which the caller
+          // sends back with the part (Gemini's image models sign their image parts)
+          if (signed) sink.onReasoningEnd();
+          sink.onMedia(doc, mediaType, mediaData, thought, signed ? sig : -1);
+          continue;
+        }
         if (code >= 0 || result >= 0) {
           // the code execution tool, run by Google: its code a call of the provider's own (the
           // executableCode object as its arguments), its result that call's (never the answer's text)
