@@ -41,8 +41,10 @@ export interface ToolCall {
   type?: BuiltinCallType | 'custom';
   /**
    * A call of the provider's own tool (in `serverToolCalls`): the tool's result as the provider
-   * sent it, JSON text (Gemini's `codeExecutionResult` object: `{"outcome": …, "output": …}`), once
-   * it came. Absent before, and for the calls whose results a format does not read.
+   * sent it, JSON text, once it came: Anthropic's result block (`{"type":"web_search_tool_result",
+   * "tool_use_id":…,"content":…}`, which the client sends back with the call), Gemini's
+   * `codeExecutionResult` object (`{"outcome":…,"output":…}`). Absent before, and for the calls
+   * whose results a format does not read (Responses' hosted tools, Bedrock's).
    */
   result?: string;
 }

@@ -97,6 +97,8 @@ export interface ExpectedCall {
   signature?: string;
   /** A call of a tool the API defines: its item type (Responses'). */
   type?: string;
+  /** The provider's own tool's result, as sent. */
+  result?: string;
 }
 
 export interface Fixture {
@@ -167,7 +169,9 @@ export type CallOp =
   // a Gemini functionCall part: whole (args), or a part of a call whose arguments come as partialArgs
   | { op: 'gemini'; id: string; name?: string; args?: string; more: boolean; partials: Partial[]; signature?: string }
   | { op: 'end'; key: number }
-  | { op: 'endAll' };
+  | { op: 'endAll' }
+  // a server tool's result (Anthropic's *_tool_result block): for the server call with its id
+  | { op: 'result'; id: string; name: string; text: string };
 
 export interface Reference {
   /** Frames in stream order up to the one that ends the reading (completion, error, bad event). */
@@ -335,6 +339,16 @@ export class CallBook {
       return { call: c, began, text: op.text };
     }
     if (op.op === 'gemini') return this.gemini(op);
+    if (op.op === 'result') {
+      let c = this.calls.find((x) => x.server && x.id === op.id);
+      if (c === undefined) {
+        c = this.make(-1, true);
+        Object.assign(c, { id: op.id, name: op.name, fallback: '{}' });
+        this.end(c);
+      }
+      c.result = op.text;
+      return { began: false, text: '' };
+    }
     if (op.op === 'whole') {
       const c = this.make(-1, false);
       this.last = null;
@@ -366,6 +380,7 @@ export class CallBook {
       if (c.valid !== undefined) out.valid = c.valid;
       if (c.signature !== undefined) out.signature = c.signature;
       if (c.type !== undefined) out.type = c.type;
+      if (c.result !== undefined) out.result = c.result;
       return out;
     });
   }
@@ -695,6 +710,10 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
           return { role: 'other', calls: [{ op: 'begin', key: v.index, id: String(b.id ?? ''), name: String(b.name ?? ''), server: b.type !== 'tool_use', input: isObj(b.input) ? JSON.stringify(b.input) : undefined }] };
         }
         if (b.type === 'redacted_thinking' && typeof b.data === 'string') return { role: 'other', redacted: b.data };
+        // (the fixtures' blocks are compact: JSON.stringify gives them as sent)
+        if (typeof b.type === 'string' && b.type.endsWith('_tool_result') && typeof b.tool_use_id === 'string') {
+          return { role: 'other', calls: [{ op: 'result', id: b.tool_use_id, name: b.type.slice(0, -'_tool_result'.length), text: JSON.stringify(b) }] };
+        }
         return { role: 'other' };
       }
       if (t === 'content_block_stop' && typeof v.index === 'number') return { role: 'other', reasoningEnd: true, calls: [{ op: 'end', key: v.index }] };
@@ -2522,7 +2541,10 @@ data: [DONE]
         { index: 0, id: 'toolu_01Ab', name: 'save_note', arguments: '{"text": "3°C, ☁"}', done: true, valid: true },
         { index: 1, id: 'toolu_01Cd', name: 'ping_host', arguments: '{}', done: true, valid: true },
       ],
-      serverToolCalls: [{ index: 0, id: 'srvtoolu_014', name: 'web_search', arguments: '{"query": "Zürich weather"}', done: true, valid: true }],
+      serverToolCalls: [{
+        index: 0, id: 'srvtoolu_014', name: 'web_search', arguments: '{"query": "Zürich weather"}', done: true, valid: true,
+        result: '{"type":"web_search_tool_result","tool_use_id":"srvtoolu_014","content":[{"type":"web_search_result","title":"Wetter","url":"https://example.com","encrypted_content":"Eq8B"}]}',
+      }],
     },
   });
 }

@@ -290,3 +290,33 @@ describe('gemini: media the model returns (inlineData)', () => {
     ]);
   });
 });
+
+describe("anthropic: a server tool's result block (code execution)", () => {
+  const a = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+  const RESULT = { type: 'bash_code_execution_tool_result', tool_use_id: 'srvtoolu_2', content: { type: 'bash_code_execution_result', stdout: '5050\n', stderr: '', return_code: 0, content: [] } };
+  const body = a({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } })
+    + a({ type: 'content_block_start', index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_2', name: 'bash_code_execution', input: {} } })
+    + a({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"command": "python -c \'print(sum(range(101)))\'"}' } })
+    + a({ type: 'content_block_stop', index: 0 })
+    + a({ type: 'content_block_start', index: 1, content_block: RESULT })
+    + a({ type: 'content_block_stop', index: 1 })
+    + a({ type: 'content_block_start', index: 2, content_block: { type: 'text', text: '' } })
+    + a({ type: 'content_block_delta', index: 2, delta: { type: 'text_delta', text: '5050.' } })
+    + a({ type: 'content_block_stop', index: 2 })
+    + a({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 20 } })
+    + a({ type: 'message_stop' });
+
+  it('ModelStream: the result block, as sent, is the result of the call it names; not text', () => {
+    const r = atEveryCut(body, (chunks) => {
+      const m = new ModelStream({ format: 'anthropic' });
+      let text = '';
+      for (const c of chunks) text += m.push(c);
+      text += m.flush();
+      return { text, status: m.status, calls: m.toolCalls, server: m.serverToolCalls };
+    });
+    expect(r).toEqual({
+      text: '5050.', status: 'done', calls: [],
+      server: [{ index: 0, id: 'srvtoolu_2', name: 'bash_code_execution', arguments: '{"command": "python -c \'print(sum(range(101)))\'"}', done: true, valid: true, result: JSON.stringify(RESULT) }],
+    });
+  });
+});

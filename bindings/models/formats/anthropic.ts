@@ -3,7 +3,8 @@
 // comes in blocks, each begun by `content_block_start` and ended by `content_block_stop` at its
 // `index`: text, thinking (with a `signature_delta` to send back), redacted thinking, `tool_use`
 // (the client's calls, arguments as `input_json_delta` fragments) and `server_tool_use` (the
-// provider's own). A `citations_delta` adds a citation (a web search result's, a document's) to
+// provider's own, each with the block of its result, `web_search_tool_result`, …, as its
+// result). A `citations_delta` adds a citation (a web search result's, a document's) to
 // the text block it comes in. A refusal's `message_delta` may explain it (`stop_details` of type
 // `refusal`): the explanation is the refusal's text.
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
@@ -17,7 +18,10 @@ const P = {
   type: 0, deltaType: 1, text: 2, thinking: 3, stopReason: 4, usage: 5, messageUsage: 6, errorMessage: 7, error: 8, errorType: 9,
   index: 10, blockType: 11, blockId: 12, blockName: 13, blockInput: 14, partialJson: 15, signature: 16, blockData: 17,
   blockThinking: 18, blockSignature: 19, blockText: 20, stopExplanation: 21, stopDetails: 22, stopDetailsType: 23,
+  blockToolUseId: 24, block: 25,
 } as const;
+/** The end of the type of a block that holds a server tool's result (`web_search_tool_result`, `code_execution_tool_result`, `mcp_tool_result`, …). */
+const RESULT = '_tool_result';
 /** Event types, delta types and block types. */
 const T = /* @__PURE__ */ names({
   delta: 'content_block_delta', start: 'content_block_start', stopBlock: 'content_block_stop', text: 'text_delta',
@@ -52,11 +56,12 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
     'error.type', 'index', 'content_block.type', 'content_block.id', 'content_block.name', 'content_block.input',
     'delta.partial_json', 'delta.signature', 'content_block.data', 'content_block.thinking', 'content_block.signature',
     'content_block.text', 'delta.stop_details.explanation', 'delta.stop_details', 'delta.stop_details.type',
+    'content_block.tool_use_id', 'content_block',
   ]),
   // a content_block_delta of text, thinking, or the current call's input JSON
   template: /* @__PURE__ */ template([
     /* @__PURE__ */ literal('content_block_delta'), kind, text, reasoningText, ignored, ignored, ignored, ignored, ignored, ignored, callKey,
-    ignored, ignored, ignored, ignored, argsText, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored,
+    ignored, ignored, ignored, ignored, argsText, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored,
   ], [
     { literal: 'text_delta', channel: 'text', name: 'content_block_delta' },
     { literal: 'thinking_delta', channel: 'reasoning', name: 'content_block_delta' },
@@ -106,6 +111,12 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
       } else if (doc.is(bt, T.redacted)) {
         const j = at(P.blockData);
         if (j >= 0 && doc.kind(j) === JK_STRING) sink.onReasoningSignature(doc, j, true);
+      } else if (doc.kind(bt) === JK_STRING) {
+        // a server tool's result (whole in its start): the block as sent, the result of the call it
+        // names by tool_use_id (the client sends the block back with the call in its history)
+        const type = doc.string(bt);
+        const use = at(P.blockToolUseId);
+        if (type.endsWith(RESULT) && use >= 0 && doc.kind(use) === JK_STRING) sink.onServerResult(doc, use, at(P.block), type.slice(0, -RESULT.length));
       }
     } else if (doc.is(t, T.stopBlock)) {
       const key = doc.int(at(P.index));

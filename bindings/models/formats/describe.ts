@@ -94,7 +94,8 @@ export interface Sink {
    */
   onServerCall(doc: Doc, id: number, name: string, args: number, signature?: number): void;
   /**
-   * The result of a call of the provider's own tool (Gemini's `codeExecutionResult`): record
+   * The result of a call of the provider's own tool (Gemini's `codeExecutionResult`, Anthropic's
+   * `*_tool_result` block): record
    * `result`, a JSON value kept as sent, for the server call whose id is record `id`'s string, or
    * without an id the first whole one with no result yet; a result of no call begins one, named `name`.
    */
