@@ -27,17 +27,17 @@ export interface GatewayOptions {
   responsesSummary?: 'auto' | 'concise' | 'detailed' | 'none';
   /** Seconds of upstream silence before a `: keep-alive` comment (0: never). @defaultValue 15 */
   keepalive?: number;
-  /** @defaultValue 1024 */
+  /** Streams open at once (a positive integer: 0 is refused at start, as for every byte limit below but highWaterMark). @defaultValue 1024 */
   maxStreams?: number;
   /** @defaultValue 64 MiB */
   maxPendingBytes?: number;
-  /** @defaultValue 1 MiB */
+  /** At most 512 MiB. @defaultValue 1 MiB */
   maxEventBytes?: number;
   /** @defaultValue 1 MiB */
   maxRequestBytes?: number;
   /** @defaultValue 8 MiB */
   maxResponseBytes?: number;
-  /** @defaultValue 64 KiB */
+  /** A client's write buffer (0: none, the upstream read pauses after each write). @defaultValue 64 KiB */
   highWaterMark?: number;
   /** Milliseconds for the upstream's headers (more than 0). @defaultValue 60000 */
   upstreamTimeout?: number;
@@ -45,7 +45,7 @@ export interface GatewayOptions {
   bodyTimeout?: number;
   /** Milliseconds for the client's request to arrive, and for a client to take some of its answer. @defaultValue 30000 */
   clientTimeout?: number;
-  /** Milliseconds a stream may live. @defaultValue 3600000 */
+  /** Milliseconds a stream may live (each timeout must be more than 0). @defaultValue 3600000 */
   maxDuration?: number;
   /** Keys a client must present (`authorization: Bearer KEY` or `x-api-key`). @defaultValue [] */
   apiKeys?: string[];
@@ -53,9 +53,9 @@ export interface GatewayOptions {
   upstreamKey?: string;
   /** Listen beyond loopback without apiKeys. @defaultValue false */
   allowNoKeys?: boolean;
-  /** @defaultValue 4096 */
+  /** Connections open at once (0: no cap). @defaultValue 4096 */
   maxConnections?: number;
-  /** @defaultValue 256 */
+  /** Connections open at once from one address (0: no cap). @defaultValue 256 */
   maxConnectionsPerAddress?: number;
   /** Serve /metrics on a listener of its own (0: a free port), not on the API's. */
   metricsPort?: number;

@@ -28,22 +28,32 @@ function numberOf(a, value) {
   return n;
 }
 
+/** The command's options of a number, and of a string, with createGateway's names for them. */
+const numbers = {
+  '--keepalive': 'keepalive', '--max-streams': 'maxStreams', '--max-pending-bytes': 'maxPendingBytes', '--max-event-bytes': 'maxEventBytes',
+  '--max-request-bytes': 'maxRequestBytes', '--max-response-bytes': 'maxResponseBytes', '--high-water-mark': 'highWaterMark',
+  '--upstream-timeout': 'upstreamTimeout', '--body-timeout': 'bodyTimeout', '--client-timeout': 'clientTimeout', '--max-duration': 'maxDuration',
+  '--max-connections': 'maxConnections', '--max-connections-per-address': 'maxConnectionsPerAddress', '--metrics-port': 'metricsPort',
+  '--anthropic-max-tokens': 'anthropicMaxTokens',
+};
+const strings = {
+  '--upstream': 'upstream', '--upstream-format': 'upstreamFormat', '--upstream-key': 'upstreamKey', '--metrics-host': 'metricsHost',
+  '--openai-max-tokens-field': 'openaiMaxTokensField', '--responses-summary': 'responsesSummary',
+};
+/** createGateway's option names → the command's. */
+const flags = new Map(Object.entries({ ...numbers, ...strings }).map(([flag, name]) => [name, flag]));
+
+/** A refusal of createGateway's (`createGateway: NAME must …`) in the command's words: the option as it was given. */
+function inCommandWords(message) {
+  const m = /^createGateway: (\w+) /.exec(message);
+  return m !== null && flags.has(m[1]) ? `${flags.get(m[1])}: ${message.slice('createGateway: '.length)}` : message;
+}
+
 /**
  * The command's arguments as createGateway's options, with its port and host. `env` gives the
  * environment variables (SEAM_GATEWAY_API_KEYS, SEAM_GATEWAY_UPSTREAM_KEY).
  */
 export function parseArgs(argv, env = {}) {
-  const numbers = {
-    '--keepalive': 'keepalive', '--max-streams': 'maxStreams', '--max-pending-bytes': 'maxPendingBytes', '--max-event-bytes': 'maxEventBytes',
-    '--max-request-bytes': 'maxRequestBytes', '--max-response-bytes': 'maxResponseBytes', '--high-water-mark': 'highWaterMark',
-    '--upstream-timeout': 'upstreamTimeout', '--body-timeout': 'bodyTimeout', '--client-timeout': 'clientTimeout', '--max-duration': 'maxDuration',
-    '--max-connections': 'maxConnections', '--max-connections-per-address': 'maxConnectionsPerAddress', '--metrics-port': 'metricsPort',
-    '--anthropic-max-tokens': 'anthropicMaxTokens',
-  };
-  const strings = {
-    '--upstream': 'upstream', '--upstream-format': 'upstreamFormat', '--upstream-key': 'upstreamKey', '--metrics-host': 'metricsHost',
-    '--openai-max-tokens-field': 'openaiMaxTokensField', '--responses-summary': 'responsesSummary',
-  };
   const options = {};
   const apiKeys = [];
   let port = 0;
@@ -92,7 +102,7 @@ export async function main(argv, env) {
     console.log(`listening ${url}`);
     if (gw.metricsUrl) console.log(`metrics ${gw.metricsUrl}/metrics`);
   } catch (e) {
-    console.error(e.message);
+    console.error(inCommandWords(e.message));
     process.exit(2);
   }
 }

@@ -35,7 +35,7 @@ export const DEFAULTS = Object.freeze({
   responsesSummary: SETTINGS.responsesSummary,
   /** Seconds of upstream silence after which the gateway writes `: keep-alive` (fractions accepted; 0: never). */
   keepalive: 15,
-  /** Streams open at once; past it a request is answered 503. */
+  /** Streams open at once; past it a request is answered 503 (each limit below must be more than 0, but highWaterMark, maxConnections and maxConnectionsPerAddress, whose 0 is none). */
   maxStreams: 1024,
   /**
    * Bytes all streams together may hold: the relays' unfinished events (enforced in the core with
@@ -109,9 +109,17 @@ export function optionsOf(options) {
   if (o.openaiMaxTokensField !== 'max_completion_tokens' && o.openaiMaxTokensField !== 'max_tokens') {
     throw new TypeError('createGateway: openaiMaxTokensField must be max_completion_tokens or max_tokens');
   }
-  for (const k of ['keepalive', 'maxStreams', 'maxPendingBytes', 'maxEventBytes', 'maxRequestBytes', 'maxResponseBytes', 'highWaterMark', 'maxConnections', 'maxConnectionsPerAddress']) {
-    if (typeof o[k] !== 'number' || !(o[k] >= 0)) throw new TypeError(`createGateway: ${k} must be a non-negative number`);
+  // 0 where it means none (a keep-alive never, no connection cap, a write buffer of none: the read
+  // pauses after each write); a limit whose 0 would refuse every request, or fail each one, is refused here
+  if (typeof o.keepalive !== 'number' || !(o.keepalive >= 0) || !Number.isFinite(o.keepalive)) throw new TypeError('createGateway: keepalive must be a non-negative number of seconds (0: never)');
+  for (const k of ['highWaterMark', 'maxConnections', 'maxConnectionsPerAddress']) {
+    if (!Number.isSafeInteger(o[k]) || o[k] < 0) throw new TypeError(`createGateway: ${k} must be a non-negative integer${k === 'highWaterMark' ? '' : ' (0: no cap)'}`);
   }
+  for (const k of ['maxStreams', 'maxPendingBytes', 'maxRequestBytes', 'maxResponseBytes']) {
+    if (!Number.isSafeInteger(o[k]) || o[k] < 1) throw new TypeError(`createGateway: ${k} must be a positive integer`);
+  }
+  // (the relay's own bound: one buffer of the core holds at most 512 MiB)
+  if (!Number.isInteger(o.maxEventBytes) || o.maxEventBytes < 1 || o.maxEventBytes > 512 * MiB) throw new TypeError('createGateway: maxEventBytes must be an integer from 1 to 536870912 (512 MiB)');
   for (const k of ['upstreamTimeout', 'bodyTimeout', 'clientTimeout', 'maxDuration']) {
     if (typeof o[k] !== 'number' || !(o[k] > 0) || !Number.isFinite(o[k])) throw new TypeError(`createGateway: ${k} must be a positive number of milliseconds`);
   }
