@@ -47,6 +47,11 @@ export interface GatewayOptions {
   clientTimeout?: number;
   /** Milliseconds a stream may live (each timeout must be more than 0). @defaultValue 3600000 */
   maxDuration?: number;
+  /**
+   * Milliseconds close() lets the streams in flight finish (new requests refused, 503), past which
+   * each ends with its error event (ERR_SHUTTING_DOWN) and its upstream is closed (0: at once). @defaultValue 10000
+   */
+  drainTimeout?: number;
   /** Keys a client must present (`authorization: Bearer KEY` or `x-api-key`). @defaultValue [] */
   apiKeys?: string[];
   /** The gateway's own key for its upstream (with apiKeys, the client's is never forwarded). */
@@ -77,6 +82,11 @@ export interface Gateway {
   readonly registry: Registry | null;
   stats(): { streams: number; pendingBytes: number; coreBytes: number; connections: number };
   listen(port?: number, host?: string): Promise<string>;
+  /**
+   * Drains the gateway: the listener closes and new requests are refused; the streams in flight
+   * go on up to drainTimeout, then end with their error event. Resolves once every stream and
+   * connection is closed (the same promise however often it is called).
+   */
   close(): Promise<void>;
 }
 

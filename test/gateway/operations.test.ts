@@ -2,11 +2,14 @@
 // the option, or none: no cap, no keep-alive, no write buffer), its drain on close() and on a
 // signal, and an upstream's error body however it arrives.
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { afterEach, describe, expect, test } from 'vitest';
 import { coreMemoryLimit } from 'seam-stream';
 import { createGateway } from '../../examples/gateway/server.mjs';
-import { chat, closeGateway, nothingLeft, post, startGateway, type Running } from './support.js';
+import { chat, closeGateway, metricsAt, nothingLeft, post, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);
@@ -66,5 +69,122 @@ describe('an option set to 0', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     clearTimeout(kill);
     expect([code, err]).toEqual([2, '--max-streams: maxStreams must be a positive integer\n']);
+  });
+});
+
+/** A chunked body's payload (its chunks joined), up to its last chunk. */
+function dechunk(body: string): string {
+  let out = '';
+  for (let at = 0; ;) {
+    const eol = body.indexOf('\r\n', at);
+    const size = parseInt(body.slice(at, eol), 16);
+    if (size === 0) return out;
+    out += body.slice(eol + 2, eol + 2 + size);
+    at = eol + 2 + size + 2;
+  }
+}
+
+/** Resolves once `promise` has settled, with how long it took from now. */
+const timed = async (promise: Promise<unknown>) => {
+  const t0 = Date.now();
+  await promise;
+  return Date.now() - t0;
+};
+
+describe('close(): the gateway drains', () => {
+  test('a stream in flight when close() begins ends whole; a new connection is refused, and a request on a connection it had is a 503 in its API\'s shape', async () => {
+    g = await startGateway({ drainTimeout: 5000 });
+    const pieces = Array.from({ length: 8 }, (_, i) => b(chunk(`${i} `)));
+    g.up.scripts.set('slow', { pieces: [...pieces, b(DONE)], gapMs: 50 });
+    g.up.scripts.set('quick', { pieces: [b(chunk('vite') + DONE)] });
+    // two requests on one connection, the second sent once the drain began (pipelined: Node
+    // answers it after the first)
+    const socket = net.connect(Number(new URL(g.url).port), '127.0.0.1');
+    let got = '';
+    const firstBytes = new Promise<void>((resolve) => socket.on('data', (d) => { got += d.toString('latin1'); if (got.includes('data: ')) resolve(); }));
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    const req = (model: string, path: string) => {
+      const body = JSON.stringify(chat(model));
+      return `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+    };
+    socket.write(req('slow', '/v1/chat/completions'));
+    await firstBytes;
+    const closing = g.gw.close();
+    socket.write(req('quick', '/v1/messages'));
+    // the listener is closed at once
+    await expect(fetch(`${g.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(chat('quick')) })).rejects.toThrow(/fetch failed/);
+    const took = await timed(closing);
+    expect(took).toBeGreaterThan(200); // (it waited for the stream)
+    await ended;
+    const [first, second] = got.split(/(?=HTTP\/1\.1 )/);
+    // the stream whole, chunked: its events and [DONE] in order
+    const events = dechunk(first.slice(first.indexOf('\r\n\r\n') + 4));
+    expect(events).toBe(pieces.map((p) => new TextDecoder().decode(p)).join('') + DONE);
+    expect(first).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    const json = '{"type":"error","error":{"type":"overloaded_error","message":"the gateway is shutting down; retry the request"}}';
+    expect(second).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(second).toMatch(/\r\nconnection: close\r\n/i);
+    expect(second).toMatch(/\r\nretry-after: 1\r\n/i);
+    expect(second.slice(second.indexOf('\r\n\r\n') + 4)).toBe(json);
+    expect(g.up.received.map((r) => (r.body as { model: string }).model)).toEqual(['slow']); // the refused request never reached the upstream
+    expect(g.up.openSockets).toBe(0);
+    expect(g.gw.stats()).toEqual({ streams: 0, pendingBytes: 0, coreBytes: 0, connections: 0 });
+  });
+
+  test('a stream that outlives drainTimeout ends with its error event, which the official clients read as an error; its upstream closed', async () => {
+    g = await startGateway({ drainTimeout: 300, upstreamFormat: 'openai' });
+    g.up.scripts.set('m', { pieces: [b(chunk('Bonjour'))], then: 'hang' });
+    const openai = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+    const anthropic = new Anthropic({ baseURL: g.url, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+    const chatStream = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'Bonjour' }], stream: true });
+    const messageStream = await anthropic.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'Bonjour' }], stream: true });
+    const read = async <T>(stream: AsyncIterable<T>, text: (c: T) => string) => {
+      let got = '';
+      try {
+        for await (const c of stream) got += text(c);
+      } catch (e) {
+        return { got, thrown: e };
+      }
+      return { got, thrown: undefined };
+    };
+    const chatRead = read(chatStream, (c) => c.choices[0]?.delta?.content ?? '');
+    const messageRead = read(messageStream, (e) => (e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? e.delta.text : ''));
+    await expect.poll(() => g!.up.received.length).toBe(2);
+    const message = 'the gateway is shutting down: the stream did not end within its drain time (300 ms)';
+    const took = await timed(g.gw.close());
+    expect(took).toBeGreaterThanOrEqual(280);
+    expect(took).toBeLessThan(2000);
+    const c = await chatRead;
+    expect(c.got).toBe('Bonjour');
+    expect(c.thrown).toBeInstanceOf(OpenAI.APIError);
+    expect((c.thrown as InstanceType<typeof OpenAI.APIError>).error).toEqual({ message, type: 'overloaded', code: 'ERR_SHUTTING_DOWN' });
+    const a = await messageRead;
+    expect(a.got).toBe('Bonjour');
+    expect(a.thrown).toBeInstanceOf(Anthropic.APIError);
+    expect((a.thrown as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'overloaded_error', message } });
+    await g.up.noSockets();
+    expect(g.gw.stats()).toEqual({ streams: 0, pendingBytes: 0, coreBytes: 0, connections: 0 });
+  });
+
+  test('the exact end past the deadline: a streamed answer\'s error event after what it relayed, a whole answer not begun a 503; counted as drain', async () => {
+    g = await startGateway({ drainTimeout: 0, metricsPort: 0 });
+    g.up.scripts.set('m', { pieces: [b(chunk('Bonjour'))], then: 'hang' });
+    g.up.scripts.set('whole', { write: () => {} }); // (no answer at all)
+    const streamed = post(g.url, chat('m'));
+    const whole = post(g.url, chat('whole', false));
+    await expect.poll(() => g!.up.received.length).toBe(2);
+    await new Promise((r) => setTimeout(r, 100)); // (the first chunk relayed)
+    const metrics = metricsAt(`${g.gw.metricsUrl}/metrics`);
+    expect((await metrics).get('gateway_timeouts_total{timeout="drain"}')).toBe(0);
+    const closing = g.gw.close();
+    const message = 'the gateway is shutting down: the stream did not end within its drain time (0 ms)';
+    const r = await streamed;
+    expect([r.status, r.body.toString()]).toEqual([200, chunk('Bonjour') + `data: ${JSON.stringify({ error: { message, type: 'overloaded', code: 'ERR_SHUTTING_DOWN' } })}\n\n`]);
+    const w = await whole;
+    expect([w.status, w.headers.connection, w.body.toString()]).toEqual([503, 'close', JSON.stringify({ error: { message, type: 'overloaded', code: 'ERR_SHUTTING_DOWN' } })]);
+    await closing;
+    await g.up.noSockets();
+    const counted = await g.gw.registry!.getSingleMetric('gateway_timeouts_total')!.get();
+    expect(counted.values.find((v) => v.labels.timeout === 'drain')?.value).toBe(2);
   });
 });

@@ -38,6 +38,9 @@ function start(args: string[], env?: Record<string, string>): Promise<{ child: C
   });
 }
 
+/** The command's line on SIGTERM (its drain, with the default --drain-timeout). */
+const DRAINING = 'gateway: SIGTERM: draining (new requests refused; the streams in flight have up to 10000 ms; a second signal stops at once)\n';
+
 const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => {
   if (child.exitCode !== null) resolve(child.exitCode);
   else child.on('exit', (code) => resolve(code));
@@ -65,7 +68,32 @@ test('an Anthropic upstream through the command, then SIGTERM', async () => {
     child.kill('SIGTERM');
   }
   expect(await exited(child)).toBe(0);
-  expect(stderr()).toBe('');
+  expect(stderr()).toBe(DRAINING);
+});
+
+test('SIGINT drains: a stream in flight that outlives --drain-timeout ends with its error event, read by the official client as an error; then exit 0', async () => {
+  up.scripts.set('hang', { pieces: [new TextEncoder().encode('data: {"choices":[{"index":0,"delta":{"content":"Bonjour"}}]}\n\n')], then: 'hang' });
+  const { child, url, stderr } = await start(['--port', '0', '--upstream', up.url, '--drain-timeout', '300']);
+  const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+  const stream = await client.chat.completions.create({ model: 'hang', messages: [{ role: 'user', content: 'Bonjour' }], stream: true });
+  let text = '';
+  let thrown: unknown;
+  try {
+    for await (const c of stream) {
+      text += c.choices[0]?.delta?.content ?? '';
+      if (text === 'Bonjour') child.kill('SIGINT');
+    }
+  } catch (e) {
+    thrown = e;
+  }
+  expect(text).toBe('Bonjour');
+  expect(thrown).toBeInstanceOf(OpenAI.APIError);
+  expect((thrown as InstanceType<typeof OpenAI.APIError>).error).toEqual({
+    message: 'the gateway is shutting down: the stream did not end within its drain time (300 ms)', type: 'overloaded', code: 'ERR_SHUTTING_DOWN',
+  });
+  expect(await exited(child)).toBe(0);
+  expect(stderr()).toBe('gateway: SIGINT: draining (new requests refused; the streams in flight have up to 300 ms; a second signal stops at once)\n');
+  await up.noSockets();
 });
 
 test('a client that leaves a child gateway mid-stream: the upstream socket closes', async () => {
@@ -110,7 +138,7 @@ test('an https upstream whose certificate the process trusts (NODE_EXTRA_CA_CERT
     await tlsUp.close();
   }
   expect(await exited(child)).toBe(0);
-  expect(stderr()).toBe('');
+  expect(stderr()).toBe(DRAINING);
 });
 
 test('bad arguments: exit 2 with the usage', async () => {
@@ -144,7 +172,7 @@ test('keys from --api-key-file and SEAM_GATEWAY_API_KEYS, the upstream key from 
     child.kill('SIGTERM');
   }
   expect(await exited(child)).toBe(0);
-  expect(stderr()).toBe('');
+  expect(stderr()).toBe(DRAINING);
 });
 
 test('--host beyond loopback without keys: exit 2 with the reason; with --allow-no-keys it listens', async () => {

@@ -14,6 +14,7 @@ const USAGE = `usage: node examples/gateway/server.mjs --port <n> --upstream <ba
   [--api-key KEY]... [--api-key-file FILE]  (also SEAM_GATEWAY_API_KEYS: keys separated by commas or white space)
   [--upstream-key KEY] [--upstream-key-file FILE]  (also SEAM_GATEWAY_UPSTREAM_KEY)
   [--keepalive SECONDS] [--upstream-timeout MS] [--body-timeout MS] [--client-timeout MS] [--max-duration MS]
+  [--drain-timeout MS]  (on SIGTERM or SIGINT: how long the streams in flight may finish: 10000)
   [--max-streams N] [--max-pending-bytes N] [--max-event-bytes N] [--max-request-bytes N] [--max-response-bytes N]
   [--high-water-mark N] [--max-connections N] [--max-connections-per-address N]
   [--metrics-port N] [--metrics-host ADDRESS] [--no-metrics]`;
@@ -33,7 +34,7 @@ const numbers = {
   '--keepalive': 'keepalive', '--max-streams': 'maxStreams', '--max-pending-bytes': 'maxPendingBytes', '--max-event-bytes': 'maxEventBytes',
   '--max-request-bytes': 'maxRequestBytes', '--max-response-bytes': 'maxResponseBytes', '--high-water-mark': 'highWaterMark',
   '--upstream-timeout': 'upstreamTimeout', '--body-timeout': 'bodyTimeout', '--client-timeout': 'clientTimeout', '--max-duration': 'maxDuration',
-  '--max-connections': 'maxConnections', '--max-connections-per-address': 'maxConnectionsPerAddress', '--metrics-port': 'metricsPort',
+  '--drain-timeout': 'drainTimeout', '--max-connections': 'maxConnections', '--max-connections-per-address': 'maxConnectionsPerAddress', '--metrics-port': 'metricsPort',
   '--anthropic-max-tokens': 'anthropicMaxTokens',
 };
 const strings = {
@@ -95,10 +96,16 @@ export async function main(argv, env) {
     if (!args.options.upstream) throw new TypeError(`--upstream is required\n${USAGE}`);
     gw = createGateway(args.options);
     const url = await gw.listen(args.port, args.host);
-    // (the signals are caught before the line a supervisor waits for is printed)
-    const stop = () => gw.close().then(() => process.exit(0));
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+    // (the signals are caught before the line a supervisor waits for is printed; the first drains
+    // the gateway, up to --drain-timeout, and a second one, its handler gone, stops the process at once)
+    const stop = (signal) => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      console.error(`gateway: ${signal}: draining (new requests refused; the streams in flight have up to ${gw.options.drainTimeout} ms; a second signal stops at once)`);
+      return gw.close().then(() => process.exit(0));
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
     console.log(`listening ${url}`);
     if (gw.metricsUrl) console.log(`metrics ${gw.metricsUrl}/metrics`);
   } catch (e) {

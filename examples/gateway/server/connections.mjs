@@ -5,13 +5,15 @@ import { errorBody, socketReply } from './replies.mjs';
 /**
  * Caps the connections of `server` (the gateway's options `o`, its metrics `m`; `nextId()`, a new
  * request id, which the 503 carries as every answer does); returns `open()`, how many are open
- * now, and `rejected(socket)`, whether a connection was answered 503: Node's HTTP server reads
- * it all the same (its parser is on the socket), and a request read from it is not served.
+ * now, `rejected(socket)`, whether a connection was answered 503: Node's HTTP server reads
+ * it all the same (its parser is on the socket), and a request read from it is not served; and
+ * `none()`, a promise of the moment none is open.
  */
 export function capConnections(server, o, m, nextId) {
   const perAddress = new Map();
   const rejected = new WeakSet();
   let connections = 0;
+  const waiting = []; // (none(): resolved when the last connection closes)
   server.on('connection', (socket) => {
     const address = socket.remoteAddress ?? '';
     const mine = perAddress.get(address) ?? 0;
@@ -37,7 +39,13 @@ export function capConnections(server, o, m, nextId) {
       if (left === 0) perAddress.delete(address);
       else perAddress.set(address, left);
       m.connectionsOpen.dec();
+      if (connections === 0) for (const resolve of waiting.splice(0)) resolve();
     });
   });
-  return { open: () => connections, rejected: (socket) => rejected.has(socket) };
+  return {
+    open: () => connections,
+    rejected: (socket) => rejected.has(socket),
+    /** Resolves once no connection is open (a socket's 'close' comes after its server counts it gone). */
+    none: () => (connections === 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve))),
+  };
 }

@@ -32,9 +32,13 @@ const DIALECTS = new Map([['/v1/chat/completions', 'openai'], ['/v1/messages', '
  */
 const coreLimit = { holders: 0, before: undefined };
 
+/** Milliseconds a client has, past the drain's deadline, to take the end of its stream before its connection is cut. */
+const DRAIN_GRACE = 1000;
+
 /**
- * A gateway server (not listening yet). `listen(port, host)` resolves its URL; `close()` ends
- * every stream (aborting their upstream requests) and resolves when the server is closed.
+ * A gateway server (not listening yet). `listen(port, host)` resolves its URL; `close()` drains it
+ * (no new request; the streams in flight up to drainTimeout, then ended with their error event and
+ * their upstream requests aborted) and resolves when every stream and connection is closed.
  */
 export function createGateway(options = {}) {
   const o = optionsOf(options);
@@ -136,6 +140,10 @@ export function createGateway(options = {}) {
     const path = req.url.split('?')[0];
     const dialect = DIALECTS.get(path);
     replyIn(res, dialect);
+    // (a request that comes while the gateway drains, on a connection it had: refused, and its connection closed)
+    if (closing !== null) {
+      return sendJson(res, 503, errorBody('the gateway is shutting down; retry the request', 'overloaded', 'ERR_SHUTTING_DOWN'), { 'retry-after': '1', connection: 'close' });
+    }
     if (keys.length > 0 && !authorized(keys, req.headers)) {
       m.authFailures.inc();
       return sendJson(res, 401, errorBody('Incorrect or missing API key: send it as authorization: Bearer KEY (or x-api-key: KEY)', 'invalid_request_error', 'invalid_api_key'),
@@ -165,8 +173,13 @@ export function createGateway(options = {}) {
       if (!res.writableFinished && !res.destroyed) await new Promise((resolve) => { s.done = resolve; res.once('close', resolve); res.once('finish', resolve); });
     } finally {
       s.close();
+      if (closing !== null && streams.size === 0) drained();
     }
   }
+
+  /** The drain (close()): its promise once begun, and what ends it. */
+  let closing = null;
+  let drained = () => {};
 
   const ticker = startClock(gw);
   // (last: a gateway whose making threw above holds no share of the limit)
@@ -199,18 +212,44 @@ export function createGateway(options = {}) {
       return on(server, port, host);
     },
     close() {
-      clearInterval(ticker);
-      for (const s of streams) { s.abort(); s.res.destroy(); }
-      const closing = (srv) => new Promise((resolve) => (srv.listening ? srv.close(() => resolve()) : resolve()));
-      const closed = Promise.all([closing(server), ...(metricsServer ? [closing(metricsServer)] : [])]);
-      server.closeAllConnections();
-      metricsServer?.closeAllConnections();
-      // (once, however many times close is called)
-      if (holdsCoreLimit) {
-        holdsCoreLimit = false;
-        if (--coreLimit.holders === 0) setCoreMemoryLimit(coreLimit.before);
-      }
-      return closed.then(() => {});
+      if (closing !== null) return closing;
+      // Drain: no new connection (the listener closes, and the idle connections with it), a request
+      // on a connection still open is answered 503 (handle); the streams in flight go on, up to
+      // drainTimeout, past which each ends as a timeout ends it (expire: its error event in the
+      // client's API, or a 503) and its upstream is closed; a client that does not take that end
+      // within DRAIN_GRACE is cut. Once no stream is left, every connection is closed.
+      let finished;
+      let deadline;
+      let grace;
+      const closed = (srv) => new Promise((resolve) => (srv.listening ? srv.close(() => resolve()) : resolve()));
+      const servers = Promise.all([closed(server), ...(metricsServer ? [closed(metricsServer)] : [])]);
+      closing = new Promise((resolve) => { finished = resolve; });
+      drained = () => {
+        drained = () => {};
+        clearTimeout(deadline);
+        clearTimeout(grace);
+        clearInterval(ticker);
+        server.closeAllConnections();
+        metricsServer?.closeAllConnections();
+        // (once, however many times close is called)
+        if (holdsCoreLimit) {
+          holdsCoreLimit = false;
+          if (--coreLimit.holders === 0) setCoreMemoryLimit(coreLimit.before);
+        }
+        // (the servers close once their sockets are destroyed; the sockets' 'close', which the
+        // connection count hears, comes later)
+        void servers.then(() => connections.none()).then(() => finished());
+      };
+      // (an answer not begun closes its connection after it)
+      for (const s of streams) if (!s.res.headersSent) s.res.setHeader('connection', 'close');
+      const cut = () => {
+        for (const s of [...streams]) s.expire('drain', `the gateway is shutting down: the stream did not end within its drain time (${o.drainTimeout} ms)`);
+        grace = setTimeout(() => { for (const s of [...streams]) { s.abort(); s.res.destroy(); } }, DRAIN_GRACE);
+      };
+      if (streams.size === 0) drained();
+      else if (o.drainTimeout === 0) cut();
+      else deadline = setTimeout(cut, o.drainTimeout);
+      return closing;
     },
   };
 }

@@ -50,7 +50,7 @@ export function makeMetrics() {
         add('reasoning', u.reasoning);
       },
     },
-    timeouts: c('gateway_timeouts_total', 'Requests or streams ended by a timeout: request (the client\'s request did not arrive), body (upstream silence), client (the client took nothing), duration (maxDuration)', ['timeout']),
+    timeouts: c('gateway_timeouts_total', 'Requests or streams ended by a timeout: request (the client\'s request did not arrive), body (upstream silence), client (the client took nothing), duration (maxDuration), drain (a stream that outlived drainTimeout when the gateway closed)', ['timeout']),
     authFailures: c('gateway_auth_failures_total', 'Requests refused for a missing or wrong key'),
     gatewayErrors: c('gateway_errors_total', 'Requests the gateway failed itself (a Bedrock request it could not sign among them): answered 500, or cut off when '
       + 'the answer had begun; its log has the detail under the request id'),
@@ -69,7 +69,7 @@ export function makeMetrics() {
   for (const status of ['done', 'truncated', 'failed', 'limit', 'aborted']) metrics.streams.inc({ status }, 0);
   for (const limit of LIMITS) metrics.limitErrors.inc({ limit }, 0);
   for (const source of ['status', 'stream', 'connect', 'body']) metrics.providerErrors.inc({ source }, 0);
-  for (const timeout of ['request', 'body', 'client', 'duration']) metrics.timeouts.inc({ timeout }, 0);
+  for (const timeout of ['request', 'body', 'client', 'duration', 'drain']) metrics.timeouts.inc({ timeout }, 0);
   for (const limit of ['total', 'per_address']) metrics.connectionsRejected.inc({ limit }, 0);
   for (const kind of ['input', 'output', 'cache_read', 'cache_write', 'reasoning']) tokens.inc({ kind }, 0);
   return metrics;

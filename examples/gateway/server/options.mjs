@@ -72,6 +72,12 @@ export const DEFAULTS = Object.freeze({
   clientTimeout: 30_000,
   /** Milliseconds a stream may live, from its request to its end. */
   maxDuration: 3_600_000,
+  /**
+   * Milliseconds close() (and the command's SIGTERM or SIGINT) lets the streams in flight finish,
+   * while new requests are refused; past it each ends with its error event (ERR_SHUTTING_DOWN) and
+   * its upstream is closed. 0: at once.
+   */
+  drainTimeout: 10_000,
   /** Keys a client must present (`authorization: Bearer KEY` or `x-api-key: KEY`); none: the gateway asks for none. */
   apiKeys: [],
   /**
@@ -123,6 +129,7 @@ export function optionsOf(options) {
   for (const k of ['upstreamTimeout', 'bodyTimeout', 'clientTimeout', 'maxDuration']) {
     if (typeof o[k] !== 'number' || !(o[k] > 0) || !Number.isFinite(o[k])) throw new TypeError(`createGateway: ${k} must be a positive number of milliseconds`);
   }
+  if (typeof o.drainTimeout !== 'number' || !(o.drainTimeout >= 0) || !Number.isFinite(o.drainTimeout)) throw new TypeError('createGateway: drainTimeout must be a non-negative number of milliseconds (0: no drain)');
   // (Node's server takes it as its requestTimeout, which must be whole)
   if (!Number.isInteger(o.clientTimeout)) throw new TypeError('createGateway: clientTimeout must be a whole number of milliseconds');
   if (!Array.isArray(o.apiKeys) || o.apiKeys.some((k) => typeof k !== 'string' || !/^[\x21-\x7e]+$/.test(k))) {

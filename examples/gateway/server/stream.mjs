@@ -266,6 +266,8 @@ export class Stream {
    * written it yet), or, when the upstream had completed (a Bedrock stream waiting for its
    * metadata), the client's end as `flush()` writes it ([DONE]: never an error after a
    * completion); or a 504 when no answer was started. A client that takes nothing is then dropped.
+   * `drain`: the gateway is closing and the stream outlived its drain time: the same end, as the
+   * gateway's being unavailable (`overloaded`, ERR_SHUTTING_DOWN; a 503 when no answer was started).
    */
   expire(kind, message) {
     if (this.closed) return;
@@ -277,13 +279,14 @@ export class Stream {
     }
     this.expired = true;
     m.timeouts.inc({ timeout: kind });
-    const code = { body: 'ERR_UPSTREAM_BODY_TIMEOUT', client: 'ERR_CLIENT_TIMEOUT', duration: 'ERR_MAX_DURATION' }[kind];
+    const code = { body: 'ERR_UPSTREAM_BODY_TIMEOUT', client: 'ERR_CLIENT_TIMEOUT', duration: 'ERR_MAX_DURATION', drain: 'ERR_SHUTTING_DOWN' }[kind];
+    const [status, type] = kind === 'drain' ? [503, 'overloaded'] : [504, 'timeout'];
     const answered = res.writableEnded; // the answer was whole, and waits for its client to take it
     // (a stream being relayed: its error event in the client's format, after everything relayed before it)
-    const tail = this.relaying === null ? null : Buffer.from(this.relaying.abort({ message, kind: 'timeout', code }));
+    const tail = this.relaying === null ? null : Buffer.from(this.relaying.abort({ message, kind: type, code }));
     if (this.counted) this.status = this.relaying === null ? 'limit' : relayedStatus(this.relaying, m, 'limit');
     this.stopUpstream();
-    if (!res.headersSent) sendJson(res, 504, errorBody(message, 'timeout', code), { connection: 'close' });
+    if (!res.headersSent) sendJson(res, status, errorBody(message, type, code), { connection: 'close' });
     else if (!res.writableEnded) {
       if (tail !== null && tail.length !== 0) {
         m.eventsOut.inc(1);
