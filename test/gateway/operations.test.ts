@@ -188,3 +188,49 @@ describe('close(): the gateway drains', () => {
     expect(counted.values.find((v) => v.labels.timeout === 'drain')?.value).toBe(2);
   });
 });
+
+describe('an upstream\'s error body', () => {
+  const error = JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } });
+  const relayed = JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } });
+  /** `text`'s UTF-8 in `n` pieces (a character's bytes cut apart too). */
+  const pieces = (text: string, n: number) => {
+    const bytes = b(text);
+    return Array.from({ length: n }, (_, i) => bytes.subarray(Math.floor((i * bytes.length) / n), Math.floor(((i + 1) * bytes.length) / n)));
+  };
+
+  test('read slowly, each piece within bodyTimeout but the whole past it: the upstream\'s status and message, not a timeout', async () => {
+    g = await startGateway({ bodyTimeout: 300, keepalive: 0 });
+    g.up.scripts.set('m', { status: 429, contentType: 'application/json', pieces: pieces(error, 8), gapMs: 100 });
+    const r = await post(g.url, chat('m'));
+    expect([r.status, r.body.toString()]).toEqual([429, relayed]);
+    await nothingLeft(g);
+  });
+
+  test('whole, on a connection that never ends: answered once the JSON is complete, long before bodyTimeout, and the upstream closed', async () => {
+    g = await startGateway({ bodyTimeout: 5000, keepalive: 0 });
+    // (braces, brackets and escaped quotes in its strings, a byte a piece)
+    const tricky = JSON.stringify({ error: { message: 'Limit {"rpm": [60]} reached \\"} «»', type: 'requests', code: 'rate_limit_exceeded', param: null } });
+    g.up.scripts.set('tricky', { status: 429, contentType: 'application/json', pieces: pieces(` ${tricky}`, Buffer.byteLength(tricky) + 1), then: 'hang' });
+    const t = await post(g.url, chat('tricky'));
+    expect([t.status, t.body.toString()]).toEqual([429, JSON.stringify({ error: { message: 'Limit {"rpm": [60]} reached \\"} «»', type: 'requests', code: 'rate_limit_exceeded' } })]);
+    g.up.scripts.set('m', { status: 429, contentType: 'application/json', pieces: pieces(`${error}\n`, 3), then: 'hang' });
+    const t0 = Date.now();
+    const r = await post(g.url, chat('m'));
+    expect([r.status, r.body.toString()]).toEqual([429, relayed]);
+    expect(Date.now() - t0).toBeLessThan(2500);
+    await nothingLeft(g);
+    // to an Anthropic client, in its words
+    const a = await post(g.url, { ...chat('m'), max_tokens: 10 }, '/v1/messages');
+    expect([a.status, a.body.toString()]).toEqual([429, JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'Rate limit reached for requests' } })]);
+    await nothingLeft(g);
+  });
+
+  test('cut short on a connection that never ends: at bodyTimeout the upstream\'s status with the general message, counted as a body timeout', async () => {
+    g = await startGateway({ bodyTimeout: 300, keepalive: 0 });
+    g.up.scripts.set('m', { status: 503, contentType: 'application/json', pieces: [b(error.slice(0, 20))], then: 'hang' });
+    const r = await post(g.url, chat('m'));
+    expect([r.status, r.body.toString()]).toEqual([503, '{"error":{"message":"upstream answered HTTP 503","type":"upstream_error","code":null}}']);
+    await nothingLeft(g);
+    expect((await metricsAt(`${g.url}/metrics`)).get('gateway_timeouts_total{timeout="body"}')).toBe(1);
+  });
+});

@@ -42,7 +42,11 @@ export function startClock(gw) {
       // (while its client's buffer is full the gateway is not reading its upstream: that is no
       // silence of the upstream's, and bodyTimeout counts from the read's resumption)
       if (s.paused) s.heard = tick;
-      if (tick - s.heard > bodyTicks) { s.expire('body', `the upstream sent nothing for ${o.bodyTimeout} ms`); continue; }
+      if (tick - s.heard > bodyTicks) {
+        if (s.silent !== null) s.silent(); // (an error body: what came of it is the answer)
+        else s.expire('body', `the upstream sent nothing for ${o.bodyTimeout} ms`);
+        continue;
+      }
       if (tick - Math.max(s.heard, s.beat) <= keepaliveTicks || !res.headersSent || res.writableLength > 0 || res.writableEnded) continue;
       s.beat = tick;
       m.keepalives.inc();

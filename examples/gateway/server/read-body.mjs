@@ -31,3 +31,35 @@ export function readBody(stream, limit, drain = false, hold = undefined) {
     stream.on('close', done);
   });
 }
+
+/**
+ * Where a JSON object ends in a body read piece by piece, found in one pass over its bytes (an
+ * upstream's error body can come on a connection that does not end after it): `scan(piece)`
+ * returns the index in `piece` right after the object's closing brace, or -1 (not yet, or the body
+ * does not begin with `{`: then never). Only the object's nesting is followed, its strings and
+ * their escapes stepped over (UTF-8's multibyte characters hold no ASCII byte); whether it is valid
+ * JSON is JSON.parse's to say.
+ */
+export function jsonObjectEnd() {
+  let depth = 0;
+  let started = false;
+  let over = false; // (not an object, or past its end)
+  let inString = false;
+  let escaped = false;
+  return (piece) => {
+    if (over) return -1;
+    for (let i = 0; i < piece.length; i++) {
+      const c = piece[i];
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === 0x5c) escaped = true;
+        else if (c === 0x22) inString = false;
+      } else if (!started) {
+        if (c === 0x7b) { started = true; depth = 1; } else if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) { over = true; return -1; }
+      } else if (c === 0x22) inString = true;
+      else if (c === 0x7b || c === 0x5b) depth++;
+      else if ((c === 0x7d || c === 0x5d) && --depth === 0) { over = true; return i + 1; }
+    }
+    return -1;
+  };
+}

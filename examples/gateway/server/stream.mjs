@@ -6,7 +6,7 @@
 import { RequestError, upstreamRequest } from '../requests/index.mjs';
 import { UpstreamProtocolError, requestUpstream } from '../upstream.mjs';
 import { KiB } from './options.mjs';
-import { readBody } from './read-body.mjs';
+import { jsonObjectEnd, readBody } from './read-body.mjs';
 import { clientGone, errorBody, sendJson, upstreamError } from './replies.mjs';
 import { relayAnswer, relayedStatus } from './relay.mjs';
 import { assembleWhole, passWhole } from './whole-answer.mjs';
@@ -48,6 +48,8 @@ export class Stream {
     this.wrote = 0;
     /** Bytes the stream holds in JavaScript (the request body being read, a whole answer): their sum is the budget's `holding`. */
     this.held = 0;
+    /** What the clock calls at bodyTimeout in place of expiring the stream (the reading of an error body), or null. */
+    this.silent = null;
     /** The upstream read is paused (the client's buffer is full): its response buffers up to a read more than its high-water mark. */
     this.paused = false;
     this.status = 'aborted';
@@ -139,16 +141,12 @@ export class Stream {
         'upstream_error', 'ERR_UPSTREAM_REDIRECT'));
     }
     if (upRes.statusCode >= 400) {
-      // (a body that breaks off is no body: the status alone, with the general message; the log has why)
-      const text = await readBody(upRes, ERROR_BODY_BYTES, false, (n) => this.hold(n)).catch((err) => {
-        if (!this.left && !this.expired) gw.log(`gateway: request ${this.id}: the upstream's ${upRes.statusCode} body broke off: ${err?.message ?? err}`);
-        return null;
-      });
+      const text = await this.errorBody(upRes);
       this.release();
       if (this.left || this.expired) return;
       m.providerErrors.inc({ source: 'status' });
       this.status = 'failed';
-      const error = upstreamError(gw.format, upRes.statusCode, typeof text === 'object' && text !== null ? text.toString('utf8') : '', this.dialect);
+      const error = upstreamError(gw.format, upRes.statusCode, text === null ? '' : text.toString('utf8'), this.dialect);
       // (to Anthropic's clients a billing_error is Anthropic's 402: they retry a 429, and a spent
       // quota does not come back by retrying)
       return sendJson(res, error.error?.type === 'billing_error' && this.dialect === 'anthropic' ? 402 : upRes.statusCode, error);
@@ -156,6 +154,60 @@ export class Stream {
     if (!stream) return await (same ? passWhole(this, upRes) : assembleWhole(this, upRes, model ?? gw.format));
     body = null;
     await relayAnswer(this, upRes, model);
+  }
+
+  /**
+   * The upstream's error body (up to ERROR_BODY_BYTES), or null: none to pass on (a body that
+   * broke off, the log has why; one past the limit or the gateway's memory). Read as a stream is:
+   * each piece is upstream bytes for bodyTimeout. It is read until its JSON object ends, not
+   * until the connection does (an upstream can hold that open after it); at bodyTimeout the
+   * client gets what came, if it is that object, else the status alone.
+   */
+  errorBody(upRes) {
+    const { gw } = this;
+    return new Promise((resolve) => {
+      const parts = [];
+      let n = 0;
+      let ended = false;
+      const scan = jsonObjectEnd();
+      const finish = (body) => {
+        if (ended) return;
+        ended = true;
+        this.silent = null;
+        upRes.off('data', take);
+        resolve(body === undefined ? Buffer.concat(parts, n) : body);
+        parts.length = 0;
+      };
+      const take = (b) => {
+        this.heard = gw.tick;
+        const end = scan(b);
+        const piece = end === -1 ? b : b.subarray(0, end);
+        if (n + piece.length > ERROR_BODY_BYTES || !this.hold(piece.length)) {
+          finish(null);
+          return void upRes.destroy();
+        }
+        parts.push(piece);
+        n += piece.length;
+        if (end !== -1) {
+          finish();
+          upRes.destroy(); // (nothing more is read: the connection closes here)
+        }
+      };
+      upRes.on('data', take);
+      upRes.on('end', () => finish());
+      upRes.on('close', () => finish());
+      upRes.on('error', (err) => {
+        if (!ended && !this.left && !this.expired) gw.log(`gateway: request ${this.id}: the upstream's ${upRes.statusCode} body broke off: ${err?.message ?? err}`);
+        finish(null);
+      });
+      // (the clock, at bodyTimeout: what came, and the upstream closed)
+      this.silent = () => {
+        gw.m.timeouts.inc({ timeout: 'body' });
+        gw.log(`gateway: request ${this.id}: the upstream's ${upRes.statusCode} body: nothing more for ${gw.o.bodyTimeout} ms (${n} bytes came)`);
+        finish();
+        upRes.destroy();
+      };
+    });
   }
 
   /** Holds `n` more bytes in JavaScript; false once the streams together hold maxPendingBytes. */
