@@ -292,7 +292,25 @@ describe('the sources a whole answer cites, exactly', () => {
   });
 });
 
-describe('the reasoning of a whole answer is bounded as its text is (maxResponseBytes)', () => {
+describe('the reasoning and the calls\' arguments of a whole answer are bounded as its text is (maxResponseBytes)', () => {
+  test('tool calls\' arguments past maxResponseBytes: a 502 naming the limit, counted as the response_bytes limit (they were held up to the library\'s 16 MiB)', async () => {
+    const g = await startGateway({ upstreamFormat: 'openai', maxResponseBytes: 64 });
+    try {
+      const chunk = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      const first = chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'write', arguments: `{"text":"${'x'.repeat(40)}` } }] });
+      const body = first + chunk({ tool_calls: [{ index: 0, function: { arguments: `${'y'.repeat(40)}"}` } }] }) + chunk({}, 'tool_calls') + 'data: [DONE]\n\n';
+      g.up.scripts.set('long', { pieces: [Buffer.from(body)] });
+      const res = await post(g.url, { model: 'long', max_tokens: 9, messages: [{ role: 'user', content: 'x' }] }, '/v1/messages');
+      const at = Buffer.byteLength(first) + 'data: '.length; // (the offset of the second event's data)
+      expect([res.status, JSON.parse(res.body.toString())]).toEqual([502, { type: 'error', error: { type: 'api_error',
+        message: `The tool-call arguments in the event at byte offset ${at} would pass maxArgumentBytes (64 bytes, 52 kept); nothing past the limit was kept` } }]);
+      const m = await metricsAt(`${g.url}/metrics`);
+      expect([m.get('llm_limit_errors_total{limit="response_bytes"}'), m.get('llm_streams_total{status="limit"}')]).toEqual([1, 1]);
+    } finally {
+      await g.close();
+    }
+  });
+
   test('reasoning past maxResponseBytes: a 502 naming the limit, counted as the response_bytes limit', async () => {
     const g = await startGateway({ upstreamFormat: 'openai', maxResponseBytes: 64 });
     try {

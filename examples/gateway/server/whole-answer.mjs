@@ -62,8 +62,10 @@ export async function passWhole(s, upRes) {
 export async function assembleWhole(s, upRes, model) {
   const { gw } = s;
   const { o, m } = gw;
-  // (the reasoning is part of the answer, and bounded as its text is)
-  const ms = new ModelStream({ format: gw.format, normalize: false, maxEventBytes: o.maxEventBytes, maxTextBytes: o.maxResponseBytes, maxReasoningBytes: o.maxResponseBytes });
+  // (the reasoning and the calls' arguments are part of the answer, and bounded as its text is:
+  // the arguments were held up to the library's default, 16 MiB, whatever maxResponseBytes said)
+  const ms = new ModelStream({ format: gw.format, normalize: false, maxEventBytes: o.maxEventBytes, maxTextBytes: o.maxResponseBytes, maxReasoningBytes: o.maxResponseBytes,
+    maxArgumentBytes: o.maxResponseBytes });
   // (its tokens once, from the usage read, whatever ended it: the client's leaving, a failure, its answer)
   const dispose = () => {
     m.tokens.add(gw.facts, ms.usage);
@@ -113,7 +115,7 @@ export async function assembleWhole(s, upRes, model) {
     if (code === 'ERR_INVALID_UTF8') m.utf8Errors.inc();
     if (code === 'ERR_PROVIDER') m.providerErrors.inc({ source: 'stream' });
     if (code === 'ERR_BAD_EVENT') m.badEvents.inc();
-    if (code === 'ERR_EVENT_TOO_LARGE' || code === 'ERR_TEXT_TOO_LONG' || code === 'ERR_REASONING_TOO_LONG') { m.limitErrors.inc({ limit: 'response_bytes' }); s.status = 'limit'; }
+    if (code === 'ERR_EVENT_TOO_LARGE' || code === 'ERR_TEXT_TOO_LONG' || code === 'ERR_REASONING_TOO_LONG' || code === 'ERR_ARGUMENTS_TOO_LARGE') { m.limitErrors.inc({ limit: 'response_bytes' }); s.status = 'limit'; }
     if (code === 'ERR_PENDING_BYTES') {
       m.limitErrors.inc({ limit: 'pending_bytes' });
       s.status = 'limit';
