@@ -93,7 +93,7 @@ const timed = async (promise: Promise<unknown>) => {
 
 describe('close(): the gateway drains', () => {
   test('a stream in flight when close() begins ends whole; a new connection is refused, and a request on a connection it had is a 503 in its API\'s shape', async () => {
-    g = await startGateway({ drainTimeout: 5000 });
+    g = await startGateway({ drainTimeout: 5000, metricsPort: 0 });
     const pieces = Array.from({ length: 8 }, (_, i) => b(chunk(`${i} `)));
     g.up.scripts.set('slow', { pieces: [...pieces, b(DONE)], gapMs: 50 });
     g.up.scripts.set('quick', { pieces: [b(chunk('vite') + DONE)] });
@@ -111,8 +111,9 @@ describe('close(): the gateway drains', () => {
     await firstBytes;
     const closing = g.gw.close();
     socket.write(req('quick', '/v1/messages'));
-    // the listener is closed at once
+    // the listener is closed at once; the metrics' stays open while the streams drain
     await expect(fetch(`${g.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(chat('quick')) })).rejects.toThrow(/fetch failed/);
+    expect((await metricsAt(`${g.gw.metricsUrl}/metrics`)).get('llm_streams_open')).toBe(1);
     const took = await timed(closing);
     expect(took).toBeGreaterThan(200); // (it waited for the stream)
     await ended;

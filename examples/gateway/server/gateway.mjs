@@ -222,13 +222,14 @@ export function createGateway(options = {}) {
       let deadline;
       let grace;
       const closed = (srv) => new Promise((resolve) => (srv.listening ? srv.close(() => resolve()) : resolve()));
-      const servers = Promise.all([closed(server), ...(metricsServer ? [closed(metricsServer)] : [])]);
+      const api = closed(server); // (the metrics listener stays open while the streams drain)
       closing = new Promise((resolve) => { finished = resolve; });
       drained = () => {
         drained = () => {};
         clearTimeout(deadline);
         clearTimeout(grace);
         clearInterval(ticker);
+        const servers = Promise.all([api, ...(metricsServer ? [closed(metricsServer)] : [])]);
         server.closeAllConnections();
         metricsServer?.closeAllConnections();
         // (once, however many times close is called)
