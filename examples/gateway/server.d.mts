@@ -45,7 +45,7 @@ export interface GatewayOptions {
   bodyTimeout?: number;
   /** Milliseconds for the client's request to arrive, and for a client to take some of its answer. @defaultValue 30000 */
   clientTimeout?: number;
-  /** Milliseconds a stream may live (each timeout must be more than 0). @defaultValue 3600000 */
+  /** Milliseconds a stream may live (each timeout must be more than 0, and at most 2^31 - 1). @defaultValue 3600000 */
   maxDuration?: number;
   /**
    * Milliseconds close() lets the streams in flight finish (new requests refused, 503), past which

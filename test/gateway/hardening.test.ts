@@ -477,7 +477,7 @@ describe('finding 8: upstream schemes, content types, upstreamTimeout', () => {
     expect(() => createGateway({ upstream: 'file:///etc/passwd' })).toThrow(new TypeError('createGateway: the upstream must be an http: or https: URL, not file:'));
     expect(() => createGateway({ upstream: 'http://u:p@127.0.0.1/' })).toThrow(new TypeError('createGateway: put the upstream\'s key in upstreamKey, not in its URL'));
     for (const k of ['upstreamTimeout', 'bodyTimeout', 'clientTimeout', 'maxDuration']) {
-      expect(() => createGateway({ upstream: 'http://127.0.0.1:9', [k]: 0 })).toThrow(new TypeError(`createGateway: ${k} must be a positive number of milliseconds`));
+      expect(() => createGateway({ upstream: 'http://127.0.0.1:9', [k]: 0 })).toThrow(new TypeError(`createGateway: ${k} must be a positive number of milliseconds, at most 2147483647`));
     }
     const log: string[] = [];
     const gw = createGateway({ upstream: 'http://10.1.2.3:8080/v1', log: (l) => log.push(l) });

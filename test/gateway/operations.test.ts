@@ -47,6 +47,16 @@ describe('an option set to 0', () => {
       'createGateway: keepalive must be a non-negative number of seconds (0: never)',
     ]);
     expect(coreMemoryLimit()).toBeUndefined();
+    // a timeout past what Node's timers take (they fire after 1 ms there: every upstream request failed at once)
+    expect([{ upstreamTimeout: 2 ** 31 }, { bodyTimeout: 1e12 }, { clientTimeout: Infinity }, { maxDuration: 2 ** 31 }, { drainTimeout: 2 ** 31 }, { drainTimeout: -1 }].map(refusal)).toEqual([
+      'createGateway: upstreamTimeout must be a positive number of milliseconds, at most 2147483647',
+      'createGateway: bodyTimeout must be a positive number of milliseconds, at most 2147483647',
+      'createGateway: clientTimeout must be a positive number of milliseconds, at most 2147483647',
+      'createGateway: maxDuration must be a positive number of milliseconds, at most 2147483647',
+      'createGateway: drainTimeout must be a non-negative number of milliseconds, at most 2147483647 (0: no drain)',
+      'createGateway: drainTimeout must be a non-negative number of milliseconds, at most 2147483647 (0: no drain)',
+    ]);
+    expect([{ upstreamTimeout: 2 ** 31 - 1 }, { drainTimeout: 0 }].map(refusal)).toEqual(['accepted', 'accepted']);
     // where 0 means none, it is taken
     expect([{ maxConnections: 0 }, { maxConnectionsPerAddress: 0 }, { keepalive: 0 }, { highWaterMark: 0 }].map(refusal)).toEqual(['accepted', 'accepted', 'accepted', 'accepted']);
     expect(coreMemoryLimit()).toBeUndefined();

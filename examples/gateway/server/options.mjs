@@ -5,6 +5,8 @@ import { SETTINGS } from '../requests/index.mjs';
 
 export const KiB = 1024;
 export const MiB = 1024 * KiB;
+/** The longest timeout (ms) Node's timers take: 2^31 - 1, 24.8 days. */
+const MAX_TIMER = 2 ** 31 - 1;
 
 /** Every option of createGateway, with its default. Each buffer the gateway holds has a limit here. */
 export const DEFAULTS = Object.freeze({
@@ -126,10 +128,14 @@ export function optionsOf(options) {
   }
   // (the relay's own bound: one buffer of the core holds at most 512 MiB)
   if (!Number.isInteger(o.maxEventBytes) || o.maxEventBytes < 1 || o.maxEventBytes > 512 * MiB) throw new TypeError('createGateway: maxEventBytes must be an integer from 1 to 536870912 (512 MiB)');
+  // (Node's timers take at most 2^31 - 1 ms, 24.8 days, and fire after 1 ms past it: a timeout
+  // of 2^31 ms meant to be "never" failed every request at once)
   for (const k of ['upstreamTimeout', 'bodyTimeout', 'clientTimeout', 'maxDuration']) {
-    if (typeof o[k] !== 'number' || !(o[k] > 0) || !Number.isFinite(o[k])) throw new TypeError(`createGateway: ${k} must be a positive number of milliseconds`);
+    if (typeof o[k] !== 'number' || !(o[k] > 0) || !(o[k] <= MAX_TIMER)) throw new TypeError(`createGateway: ${k} must be a positive number of milliseconds, at most ${MAX_TIMER}`);
   }
-  if (typeof o.drainTimeout !== 'number' || !(o.drainTimeout >= 0) || !Number.isFinite(o.drainTimeout)) throw new TypeError('createGateway: drainTimeout must be a non-negative number of milliseconds (0: no drain)');
+  if (typeof o.drainTimeout !== 'number' || !(o.drainTimeout >= 0) || !(o.drainTimeout <= MAX_TIMER)) {
+    throw new TypeError(`createGateway: drainTimeout must be a non-negative number of milliseconds, at most ${MAX_TIMER} (0: no drain)`);
+  }
   // (Node's server takes it as its requestTimeout, which must be whole)
   if (!Number.isInteger(o.clientTimeout)) throw new TypeError('createGateway: clientTimeout must be a whole number of milliseconds');
   if (!Array.isArray(o.apiKeys) || o.apiKeys.some((k) => typeof k !== 'string' || !/^[\x21-\x7e]+$/.test(k))) {
