@@ -245,3 +245,17 @@ describe('an upstream\'s error body', () => {
     expect((await metricsAt(`${g.url}/metrics`)).get('gateway_timeouts_total{timeout="body"}')).toBe(1);
   });
 });
+
+describe('a whole answer in the client\'s own API', () => {
+  test('on a connection that never ends after it: passed on once its JSON object is complete, long before bodyTimeout, and the upstream closed', async () => {
+    g = await startGateway({ bodyTimeout: 5000, keepalive: 0 });
+    const answer = JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Bonjour {"x": [1]} \\"' }, finish_reason: 'stop' }] });
+    const bytes = b(answer);
+    g.up.scripts.set('m', { contentType: 'application/json', pieces: [bytes.subarray(0, 50), bytes.subarray(50)], then: 'hang' });
+    const t0 = Date.now();
+    const r = await post(g.url, chat('m', false));
+    expect([r.status, r.body.toString()]).toEqual([200, answer]);
+    expect(Date.now() - t0).toBeLessThan(2500);
+    await nothingLeft(g);
+  });
+});

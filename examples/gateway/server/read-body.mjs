@@ -4,17 +4,29 @@
 /**
  * Reads a stream's body up to `limit` bytes; resolves null past it, and then destroys the stream,
  * or with `drain` reads the rest without keeping it (a client's request, which is then answered).
+ * `scan` (a jsonObjectEnd()): the body ends where its JSON object does, and the stream is closed
+ * there (an upstream can hold its connection open after a whole answer).
  * `hold(bytes)`, called for each piece kept, returns false when the gateway's budget is spent:
  * the read then stops as past the limit, and resolves false.
  */
-export function readBody(stream, limit, drain = false, hold = undefined) {
+export function readBody(stream, limit, drain = false, hold = undefined, scan = undefined) {
   return new Promise((resolve, reject) => {
     const parts = [];
     let n = 0;
+    let whole = false;
     stream.on('data', (b) => {
-      if (n > limit) return;
+      if (n > limit || whole) return;
+      // (with `scan`, jsonObjectEnd's: the body ends with its JSON object, and the stream is closed there)
+      const end = scan === undefined ? -1 : scan(b);
+      if (end !== -1) b = b.subarray(0, end);
       n += b.length;
       const kept = n <= limit && (hold === undefined || hold(b.length));
+      if (kept && end !== -1) {
+        whole = true;
+        parts.push(b);
+        done();
+        return void stream.destroy();
+      }
       if (kept) return void parts.push(b);
       const why = n <= limit ? false : null;
       n = limit + 1;
@@ -22,10 +34,10 @@ export function readBody(stream, limit, drain = false, hold = undefined) {
       resolve(why);
       if (!drain) stream.destroy();
     });
-    const done = () => {
+    function done() {
       resolve(n > limit ? null : parts.length === 1 ? parts[0] : Buffer.concat(parts, n));
       parts.length = 0; // the listeners stay on the stream for its life: keep nothing in them
-    };
+    }
     stream.on('end', done);
     stream.on('error', reject);
     stream.on('close', done);

@@ -3,7 +3,7 @@
 // client's API (assembleWhole, with wholeAnswer: the answer's shape in each API).
 import { ModelStream, ModelStreamError, describeFormat, finishWithCalls, openAiAnnotations } from 'seam-stream';
 import { UpstreamProtocolError } from '../upstream.mjs';
-import { readBody } from './read-body.mjs';
+import { jsonObjectEnd, readBody } from './read-body.mjs';
 import { anthropicBody, errorBody, sendJson } from './replies.mjs';
 
 /** The whole answer (`stream: false`) of an upstream of the client's own API, passed through with its status, bounded. */
@@ -12,7 +12,8 @@ export async function passWhole(s, upRes) {
   const { o, m } = gw;
   let body;
   try {
-    body = await readBody(upRes, o.maxResponseBytes, false, (n) => { s.heard = gw.tick; return s.hold(n); });
+    // (read to the end of its JSON object: an upstream can hold the connection open after it)
+    body = await readBody(upRes, o.maxResponseBytes, false, (n) => { s.heard = gw.tick; return s.hold(n); }, jsonObjectEnd());
   } catch (err) {
     // the upstream's body broke off (cut short, malformed framing, its connection reset): a 502,
     // as a head that breaks HTTP/1.1 (not "could not be reached": it answered). It counts as a
