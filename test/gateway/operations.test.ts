@@ -236,6 +236,31 @@ describe('an upstream\'s error body', () => {
     await nothingLeft(g);
   });
 
+  test('the upstream\'s retry-after and retry-after-ms pass to the client, which waits that long before its retry; a value of another form does not pass', async () => {
+    g = await startGateway();
+    const answer = (headers: Record<string, string>) => (res: import('node:http').ServerResponse) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'x-ratelimit-remaining-requests': '0', ...headers }).end(error);
+    };
+    g.up.scripts.set('m', { write: answer({ 'retry-after': '20', 'retry-after-ms': '20000.5' }) });
+    g.up.scripts.set('date', { write: answer({ 'retry-after': 'Mon, 07 Dec 2026 07:00:00 GMT' }) });
+    g.up.scripts.set('odd', { write: answer({ 'retry-after': '20; soon', 'retry-after-ms': '-1' }) });
+    const r = await post(g.url, chat('m'));
+    expect([r.status, r.headers['retry-after'], r.headers['retry-after-ms'], r.headers['x-ratelimit-remaining-requests'], r.body.toString()]).toEqual([429, '20', '20000.5', undefined, relayed]);
+    const a = await post(g.url, { ...chat('m'), max_tokens: 10 }, '/v1/messages');
+    expect([a.status, a.headers['retry-after'], a.headers['retry-after-ms']]).toEqual([429, '20', '20000.5']);
+    expect((await post(g.url, chat('date'))).headers['retry-after']).toBe('Mon, 07 Dec 2026 07:00:00 GMT');
+    const odd = await post(g.url, chat('odd'));
+    expect([odd.status, odd.headers['retry-after'], odd.headers['retry-after-ms']]).toEqual([429, undefined, undefined]);
+    // the official client waits as told (here 1.5 s, where its own first backoff is 0.5 s at most) and tries again
+    g.up.scripts.set('soon', { write: answer({ 'retry-after-ms': '1500' }) });
+    const client = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'k', maxRetries: 1, timeout: 20_000 });
+    const before = g.up.received.length;
+    const t0 = Date.now();
+    await expect(client.chat.completions.create({ model: 'soon', messages: [{ role: 'user', content: 'Bonjour' }] })).rejects.toBeInstanceOf(OpenAI.RateLimitError);
+    expect(g.up.received.length - before).toBe(2);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1490);
+  });
+
   test('cut short on a connection that never ends: at bodyTimeout the upstream\'s status with the general message, counted as a body timeout', async () => {
     g = await startGateway({ bodyTimeout: 300, keepalive: 0 });
     g.up.scripts.set('m', { status: 503, contentType: 'application/json', pieces: [b(error.slice(0, 20))], then: 'hang' });

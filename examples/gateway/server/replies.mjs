@@ -74,3 +74,19 @@ export function socketReply(status, reason, body, id, extra = '') {
   const json = JSON.stringify(body);
   return `HTTP/1.1 ${status} ${reason}\r\nx-request-id: ${id}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(json)}\r\n${extra}connection: close\r\n\r\n${json}`;
 }
+
+/**
+ * The upstream's word on when to retry an error answer, passed on to its client (the official
+ * clients wait that long before their retry, where they would wait their own short backoff, and
+ * come back while the provider still refuses): `retry-after` as HTTP writes it (whole seconds, or
+ * an HTTP date) and `retry-after-ms` (OpenAI's and Anthropic's clients read it first), each only
+ * in that form; anything else is not passed on.
+ */
+export function retryHeaders(headers) {
+  const out = {};
+  const after = headers['retry-after'];
+  if (typeof after === 'string' && (/^\d{1,9}$/.test(after) || /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(after))) out['retry-after'] = after;
+  const ms = headers['retry-after-ms'];
+  if (typeof ms === 'string' && /^\d{1,12}(?:\.\d{1,6})?$/.test(ms)) out['retry-after-ms'] = ms;
+  return out;
+}

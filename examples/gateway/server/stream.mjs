@@ -7,7 +7,7 @@ import { RequestError, upstreamRequest } from '../requests/index.mjs';
 import { UpstreamProtocolError, requestUpstream } from '../upstream.mjs';
 import { KiB } from './options.mjs';
 import { jsonObjectEnd, readBody } from './read-body.mjs';
-import { clientGone, errorBody, sendJson, upstreamError } from './replies.mjs';
+import { clientGone, errorBody, retryHeaders, sendJson, upstreamError } from './replies.mjs';
 import { relayAnswer, relayedStatus } from './relay.mjs';
 import { assembleWhole, passWhole } from './whole-answer.mjs';
 
@@ -149,7 +149,7 @@ export class Stream {
       const error = upstreamError(gw.format, upRes.statusCode, text === null ? '' : text.toString('utf8'), this.dialect);
       // (to Anthropic's clients a billing_error is Anthropic's 402: they retry a 429, and a spent
       // quota does not come back by retrying)
-      return sendJson(res, error.error?.type === 'billing_error' && this.dialect === 'anthropic' ? 402 : upRes.statusCode, error);
+      return sendJson(res, error.error?.type === 'billing_error' && this.dialect === 'anthropic' ? 402 : upRes.statusCode, error, retryHeaders(upRes.headers));
     }
     if (!stream) return await (same ? passWhole(this, upRes) : assembleWhole(this, upRes, model ?? gw.format));
     body = null;
