@@ -131,7 +131,11 @@ export function relayAnswer(s, upRes, model) {
       // maxEventBytes): it reads nothing more, and holds its error event for flush(). The stream
       // ends now: the client gets that error at once, and the upstream connection is closed
       // rather than read to its end (or to bodyTimeout) for nothing, its slot held meanwhile.
-      if (relay.status === 'failed') {
+      // The relay wrote the client's end at the upstream's completion (every format but Bedrock's
+      // ConverseStream, whose usage follows its stop): the answer is whole and nothing after it is
+      // the answer, so the response ends now, rather than when the upstream's body ends, and the
+      // upstream connection (one a request) is closed.
+      if (relay.status === 'failed' || relay.endWritten) {
         end();
         upRes.destroy();
       }
