@@ -585,6 +585,13 @@ interface Reading {
 }
 
 /** Responses' items of the tools the API defines that a client may run, and their tools' names ('': the item's own name). */
+/** A hosted tool's item at its end: its call's arguments, the item's members but its envelope (and an image generation's result). */
+function hosted(item: Obj): string {
+  const { type: _t, id: _i, call_id: _c, status: _s, created_by: _b, ...args } = item;
+  if (item.type === 'image_generation_call') delete args.result;
+  return JSON.stringify(args);
+}
+
 const BUILTIN: Record<string, string> = {
   computer_call: 'computer', local_shell_call: 'local_shell', shell_call: 'shell', apply_patch_call: 'apply_patch', tool_search_call: 'tool_search',
   mcp_approval_request: '',
@@ -676,10 +683,10 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
             calls.push({ op: 'begin', key, id: str(item.type === 'mcp_approval_request' ? item.id : item.call_id), name: BUILTIN[item.type] || str(item.name), server: false, type: item.type });
             calls.push({ op: 'args', key, text: JSON.stringify(args) });
           } else {
-            calls.push({ op: 'begin', key, id: str(item.id), name: item.type, server: true });
+            calls.push({ op: 'begin', key, id: str(item.id), name: item.type, server: true, input: hosted(item) });
           }
         } else if (item.type !== 'message') {
-          calls.push({ op: 'begin', key, id: typeof item.id === 'string' ? item.id : '', name: item.type, server: true });
+          calls.push({ op: 'begin', key, id: typeof item.id === 'string' ? item.id : '', name: item.type, server: true, input: done ? hosted(item) : undefined });
         }
         if (done && calls.length) calls.push({ op: 'end', key });
         return { role: 'other', calls };
@@ -2598,7 +2605,7 @@ data: [DONE]
         { index: 0, id: 'call_AAA', name: 'convert', arguments: '{"amount":100}', done: true, valid: true },
         { index: 1, id: 'call_BBB', name: 'noop', arguments: '{}', done: true, valid: true },
       ],
-      serverToolCalls: [{ index: 0, id: 'ws_2', name: 'web_search_call', arguments: '', done: true, valid: false }],
+      serverToolCalls: [{ index: 0, id: 'ws_2', name: 'web_search_call', arguments: '{"action":{"type":"search","query":"jpy eur"}}', done: true, valid: true }],
     },
   });
 }
@@ -2635,7 +2642,7 @@ data: [DONE]
         { index: 1, id: 'call_ap', name: 'apply_patch', arguments: '{"operation":{"type":"update_file","path":"src/été.ts","diff":"@@\\n-a\\n+\\"b\\" 🚀\\n"}}', done: true, valid: true, type: 'apply_patch_call' },
         { index: 2, id: 'mcpr_4', name: 'ask', arguments: '{"server_label":"docs","name":"ask","arguments":"{\\"q\\":\\"x\\"}"}', done: true, valid: true, type: 'mcp_approval_request' },
       ],
-      serverToolCalls: [{ index: 0, id: 'sh_3', name: 'shell_call', arguments: '', done: true, valid: false }],
+      serverToolCalls: [{ index: 0, id: 'sh_3', name: 'shell_call', arguments: '{"environment":{"type":"container_reference","container_id":"cntr_1"},"action":{"commands":["pwd"],"timeout_ms":null}}', done: true, valid: true }],
     },
   });
 }

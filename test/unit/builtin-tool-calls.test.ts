@@ -166,6 +166,30 @@ describe("the client's calls of the API's own tools (Responses)", () => {
     expect(first).toEqual({ text: 'Done.', calls: [], finish: 'stop' });
   });
 
+  it('a hosted tool\'s call has the item\'s members but its envelope as its arguments, as sent, at its end: the search, the code run and its outputs, the MCP call and its output; a generated image\'s result left out', () => {
+    const items = [
+      [{ id: 'ws_9', type: 'web_search_call' }, { id: 'ws_9', type: 'web_search_call', action: { type: 'search', query: 'café "paris"', sources: [{ type: 'url', url: 'https://x.test/é' }] } }],
+      [{ id: 'ci_9', type: 'code_interpreter_call', container_id: 'cntr_9', code: '' }, { id: 'ci_9', type: 'code_interpreter_call', container_id: 'cntr_9', code: 'print(1 + 1)', outputs: [{ type: 'logs', logs: '2\n' }] }],
+      [{ id: 'mcp_9', type: 'mcp_call', server_label: 'docs', name: 'ask', arguments: '' }, { id: 'mcp_9', type: 'mcp_call', server_label: 'docs', name: 'ask', arguments: '{"q":"é"}', output: 'yes', error: null }],
+      [{ id: 'ig_9', type: 'image_generation_call' }, { id: 'ig_9', type: 'image_generation_call', revised_prompt: 'a cat', result: 'iVBORw0KGgo=', output_format: 'png' }],
+    ] as const;
+    const b = enc.encode(created + items.map(([begin, end], i) => item(i, begin, end)).join('') + completed);
+    const want = [
+      { index: 0, id: 'ws_9', name: 'web_search_call', arguments: '{"action":{"type":"search","query":"café \\"paris\\"","sources":[{"type":"url","url":"https://x.test/é"}]}}', done: true, valid: true },
+      { index: 1, id: 'ci_9', name: 'code_interpreter_call', arguments: '{"container_id":"cntr_9","code":"print(1 + 1)","outputs":[{"type":"logs","logs":"2\\n"}]}', done: true, valid: true },
+      { index: 2, id: 'mcp_9', name: 'mcp_call', arguments: '{"server_label":"docs","name":"ask","arguments":"{\\"q\\":\\"é\\"}","output":"yes","error":null}', done: true, valid: true },
+      { index: 3, id: 'ig_9', name: 'image_generation_call', arguments: '{"revised_prompt":"a cat","output_format":"png"}', done: true, valid: true },
+    ];
+    for (const chunks of standardChunkings(b)) {
+      const m = new ModelStream({ format: 'openai-responses' });
+      for (const c of chunks) m.push(c);
+      m.flush();
+      expect(m.serverToolCalls).toEqual(want);
+      expect(m.toolCalls).toEqual([]);
+    }
+    for (const w of want) expect(JSON.parse(w.arguments)).toBeTypeOf('object');
+  });
+
   for (const to of ['openai', 'anthropic'] as const) {
     it(`relayed to ${to}: the official client has every call, and the turn waits for them, at every cut`, async () => {
       const first = await sameAtEveryCut(body, () => new SseRelay({ from: 'openai-responses', to }), (b) => callsRead(to, b));

@@ -130,8 +130,13 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
             return;
           }
         }
-        // a hosted tool's item (web search, file search, code interpreter, MCP, …): the provider's own
-        sink.onToolCall(doc, key, at(P.itemId), it, true);
+        // a hosted tool's item (web search, file search, code interpreter, MCP, …): the provider's own,
+        // its arguments at its end the item's members but its envelope, as sent (what the tool was
+        // asked and did: a search's action, the code run and its outputs, an MCP call's arguments and
+        // output; a generated image's base64 `result` is left out)
+        const item = done ? at(P.item) : -1;
+        const args = item >= 0 && doc.kind(item) === JK_OBJECT ? hostedArgs(type, doc.string(item)) : '';
+        sink.onToolCall(doc, key, at(P.itemId), it, true, -1, args);
         if (done) sink.onToolCallEnd(doc, key);
       }
     } else if (doc.is(t, T.completed) || doc.is(t, T.incomplete)) {
@@ -187,6 +192,12 @@ function clientItem(type: BuiltinCallType, json: string, name: string): { name: 
   }
   const args = `{${members.filter((m) => !ENVELOPE.has(m.key)).map((m) => m.text).join(',')}}`;
   return { name: CLIENT_TOOLS[type] || name, args };
+}
+
+/** A hosted tool's item's members but its envelope (and an image generation's `result`), as sent: its call's arguments. */
+function hostedArgs(type: string, json: string): string {
+  const image = type === 'image_generation_call';
+  return `{${membersOf(json).filter((m) => !ENVELOPE.has(m.key) && !(image && m.key === 'result')).map((m) => m.text).join(',')}}`;
 }
 
 /**
