@@ -318,13 +318,14 @@ export class DocReader implements Doc, Sink {
     m.citations.push(citation);
   }
 
-  onMedia(doc: Doc, mimeType: number, data: number, thought: boolean, signature: number): void {
+  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number): void {
     // (a relay's clients have no place for media in an answer: OpenAI Chat's chunks and Anthropic's content blocks have none)
     const owner = this.owner!;
     if (!owner.keeps) return;
     const list = (this.said.media ??= []);
     const len = data >= 0 && doc.kind(data) === JK_STRING ? this.len(data) : 0;
-    const media: Media = { mimeType: mimeType >= 0 && doc.kind(mimeType) === JK_STRING ? this.string(mimeType) : '', data: '', bytes: len };
+    const type = typeof mimeType === 'string' ? mimeType : mimeType >= 0 && doc.kind(mimeType) === JK_STRING ? this.string(mimeType) : '';
+    const media: Media = { mimeType: type, data: '', bytes: len };
     let kept = 0;
     for (const x of list) if (x.omitted !== true) kept += x.bytes;
     if (kept + len > owner.maxMediaBytes) media.omitted = true;

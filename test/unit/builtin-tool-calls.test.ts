@@ -166,7 +166,7 @@ describe("the client's calls of the API's own tools (Responses)", () => {
     expect(first).toEqual({ text: 'Done.', calls: [], finish: 'stop' });
   });
 
-  it('a hosted tool\'s call has the item\'s members but its envelope as its arguments, as sent, at its end: the search, the code run and its outputs, the MCP call and its output; a generated image\'s result left out', () => {
+  it('a hosted tool\'s call has the item\'s members but its envelope as its arguments, as sent, at its end: the search, the code run and its outputs, the MCP call and its output; a generated image\'s result is media', () => {
     const items = [
       [{ id: 'ws_9', type: 'web_search_call' }, { id: 'ws_9', type: 'web_search_call', action: { type: 'search', query: 'café "paris"', sources: [{ type: 'url', url: 'https://x.test/é' }] } }],
       [{ id: 'ci_9', type: 'code_interpreter_call', container_id: 'cntr_9', code: '' }, { id: 'ci_9', type: 'code_interpreter_call', container_id: 'cntr_9', code: 'print(1 + 1)', outputs: [{ type: 'logs', logs: '2\n' }] }],
@@ -186,8 +186,15 @@ describe("the client's calls of the API's own tools (Responses)", () => {
       m.flush();
       expect(m.serverToolCalls).toEqual(want);
       expect(m.toolCalls).toEqual([]);
+      // (the image is media, its type from its output_format)
+      expect(m.media).toEqual([{ mimeType: 'image/png', data: 'iVBORw0KGgo=', bytes: 12 }]);
     }
     for (const w of want) expect(JSON.parse(w.arguments)).toBeTypeOf('object');
+    // past maxMediaBytes the image is kept without its data, and the stream goes on
+    const small = new ModelStream({ format: 'openai-responses', maxMediaBytes: 8 });
+    small.push(b);
+    small.flush();
+    expect([small.status, small.media]).toEqual(['done', [{ mimeType: 'image/png', data: '', bytes: 12, omitted: true }]]);
   });
 
   for (const to of ['openai', 'anthropic'] as const) {

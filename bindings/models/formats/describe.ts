@@ -126,10 +126,11 @@ export interface Sink {
    */
   onCitationList(doc: Doc, j: number, read: (list: readonly unknown[]) => Citation[]): void;
   /**
-   * Media the model returned (Gemini's `inlineData`): records of its media type and its base64
-   * data (strings; −1: none), whether it is a thought, its signature (a string record, −1: none).
+   * Media the model returned (Gemini's `inlineData`, Responses' generated image): its media type (a
+   * string record, −1: none, or the type itself) and a record of its base64 data (a string; −1:
+   * none), whether it is a thought, its signature (a string record, −1: none).
    */
-  onMedia(doc: Doc, mimeType: number, data: number, thought: boolean, signature: number): void;
+  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number): void;
   /** The state of the open part call (null when none is open). */
   partCall(): object | null;
   /** JSON text the description made, appended to the open part call's arguments. */

@@ -26,7 +26,7 @@ import {
 const P = {
   type: 0, delta: 1, usage: 2, status: 3, errorMessage: 4, message: 5, incomplete: 6, code: 7, errorCode: 8, outputIndex: 9,
   itemType: 10, itemId: 11, itemCallId: 12, itemName: 13, itemArguments: 14, arguments: 15, itemInput: 16, input: 17, item: 18,
-  error: 19, nestedMessage: 20, nestedCode: 21, nestedType: 22, itemEncrypted: 23,
+  error: 19, nestedMessage: 20, nestedCode: 21, nestedType: 22, itemEncrypted: 23, itemResult: 24, itemFormat: 25,
 } as const;
 /** Event types and item types. */
 const T = /* @__PURE__ */ names({
@@ -54,12 +54,12 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
     'type', 'delta', 'response.usage', 'response.status', 'response.error.message', 'message',
     'response.incomplete_details.reason', 'code', 'response.error.code', 'output_index', 'item.type', 'item.id', 'item.call_id',
     'item.name', 'item.arguments', 'arguments', 'item.input', 'input', 'item', 'error', 'error.message', 'error.code', 'error.type',
-    'item.encrypted_content',
+    'item.encrypted_content', 'item.result', 'item.output_format',
   ]),
   // a delta of the output's text, of reasoning (its text or summary), or of the current call's arguments
   template: /* @__PURE__ */ template([
     kind, kindText, ignored, ignored, ignored, ignored, ignored, ignored, ignored, callKey, ignored, ignored, ignored, ignored, ignored,
-    ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored,
+    ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored, ignored,
   ], [
     { literal: 'response.output_text.delta', channel: 'text', name: 'response.output_text.delta' },
     { literal: 'response.reasoning_text.delta', channel: 'reasoning', name: 'response.reasoning_text.delta' },
@@ -133,11 +133,14 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
         // a hosted tool's item (web search, file search, code interpreter, MCP, …): the provider's own,
         // its arguments at its end the item's members but its envelope, as sent (what the tool was
         // asked and did: a search's action, the code run and its outputs, an MCP call's arguments and
-        // output; a generated image's base64 `result` is left out)
+        // output; a generated image's base64 `result` is media, not arguments)
         const item = done ? at(P.item) : -1;
         const args = item >= 0 && doc.kind(item) === JK_OBJECT ? hostedArgs(type, doc.string(item)) : '';
         sink.onToolCall(doc, key, at(P.itemId), it, true, -1, args);
         if (done) sink.onToolCallEnd(doc, key);
+        // a generated image, in its item's end: media (its type from the item's output_format, PNG unless it says)
+        const image = done && type === 'image_generation_call' ? at(P.itemResult) : -1;
+        if (image >= 0 && doc.kind(image) === JK_STRING) sink.onMedia(doc, `image/${stringAt(doc, at(P.itemFormat)) ?? 'png'}`, image, false, -1);
       }
     } else if (doc.is(t, T.completed) || doc.is(t, T.incomplete)) {
       const u = at(P.usage);
