@@ -1,6 +1,7 @@
 // `decode --parts`: what a model stream says besides its text, on standard error as it comes: its
 // reasoning (each block under a `[reasoning]` line, dimmed on a terminal), each client tool call
-// once it has ended, and each source it cites, in the order the events said them (the library's
+// once it has ended, each source it cites and each image or sound it returns (its type and size), in
+// the order the events said them (the library's
 // ModelPartReader pushes a read an event at a time). The text stays alone on standard output.
 import type { ModelPart, ToolCall } from 'seam-stream';
 
@@ -43,6 +44,11 @@ export class PartPrinter {
       const said = [c.title, c.url === undefined ? undefined : `<${c.url}>`, c.citedText === undefined ? undefined : JSON.stringify(c.citedText)].filter((x) => x !== undefined && x !== '');
       this.startLine();
       this.line(`[source] ${said.length > 0 ? said.join(' ') : JSON.stringify(c.source)}`);
+    } else if (p.type === 'media') {
+      // (what it is and its size: its base64 is not for a terminal)
+      const m = p.media;
+      this.startLine();
+      this.line(`[media] ${m.mimeType || 'of no type'}, ${m.bytes} bytes of base64${m.thought ? ', a thought' : ''}${m.omitted ? ', its data not kept (past the media limit)' : ''}`);
     }
   }
 

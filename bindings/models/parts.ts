@@ -3,7 +3,7 @@
 // cited, and at the end the report. An app's view of a stream (ModelPartStream), read from the
 // stream's own state after each read: nothing is read twice, and no part is made that the stream
 // did not already hold.
-import type { Citation, Message, ToolCall } from './message.js';
+import type { Citation, Media, Message, ToolCall } from './message.js';
 import { call } from './reader.js';
 import { type ModelReport, ModelStream } from './stream.js';
 
@@ -24,6 +24,8 @@ export type ModelPart =
   | { type: 'tool-call'; call: ToolCall; delta: string; replaces?: true }
   /** A source the answer cites (see `ModelStream.citations`). */
   | { type: 'citation'; citation: Citation }
+  /** Media the model returned, an image or audio (see `ModelStream.media`): whole, once. */
+  | { type: 'media'; media: Media }
   /** The stream's end: its report (`ModelStream.finish`). */
   | { type: 'finish'; report: ModelReport };
 
@@ -56,6 +58,7 @@ export class ModelPartReader {
   private units = 0;
   private refusal = 0;
   private citations = 0;
+  private media = 0;
   private readonly calls: Said[] = [];
   private readonly model: ModelStream;
   /** The parts of a read before its error (or of the push under way): given by the next `take`. */
@@ -106,7 +109,7 @@ export class ModelPartReader {
 
   /**
    * The parts since the last call, with `text` (what the read committed) in its place: reasoning,
-   * text, refusal, calls, citations. `text` that is not a string is a `TypeError`. After a push
+   * text, refusal, calls, citations, media. `text` that is not a string is a `TypeError`. After a push
    * that threw, with the error's text: the parts its events said before the error, then the rest.
    */
   take(text = ''): ModelPart[] {
@@ -155,13 +158,15 @@ export class ModelPartReader {
     }
     const cited = m.citations;
     for (; this.citations < cited.length; this.citations++) out.push({ type: 'citation', citation: cited[this.citations] });
+    const media = m.media;
+    if (media !== null) for (; this.media < media.length; this.media++) out.push({ type: 'media', media: { ...media[this.media] } });
     return out;
   }
 
   /** A new stream (the first, or the stream was `reset()`): its parts are given from its start. */
   private restart(): void {
     this.turn = this.model.turn;
-    this.block = this.units = this.refusal = this.citations = this.given = 0;
+    this.block = this.units = this.refusal = this.citations = this.media = this.given = 0;
     this.calls.length = 0;
     this.held = [];
   }

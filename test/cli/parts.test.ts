@@ -227,4 +227,19 @@ describe.skipIf(!hasScript)('decode --parts on a terminal (standard output and s
     expect(onTerminal(['--format', 'gemini', '--save', saved], gemini)).toBe('Looking.\r\n[tool call 0] weather {"city":"Oslo"}\r\n');
     expect(readFileSync(saved, 'utf8')).toBe('Looking.');
   });
+
+  it('media the model returns: its type and size on standard error, between the text before and after it, never its base64', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const gemini = sse([
+      [null, { candidates: [{ content: { role: 'model', parts: [{ text: 'Here it is: ' }] }, index: 0 }] }],
+      [null, { candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: png } }] }, index: 0 }] }],
+      [null, { candidates: [{ content: { role: 'model', parts: [{ text: 'a dot.' }] }, finishReason: 'STOP', index: 0 }] }],
+    ], '\r\n');
+    const r = await run(['decode', '--parts', '--format', 'gemini'], { input: gemini });
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, 'Here it is: a dot.', `[media] image/png, ${png.length} bytes of base64\n`]);
+    // (the library's parts, in the events' order, read whole)
+    const parts = new ModelPartReader(new ModelStream({ format: 'gemini' }));
+    const got = [...parts.push(gemini), ...parts.flush()];
+    expect(got.map((p) => p.type === 'media' ? p : p.type === 'text' ? p.text : p.type)).toEqual(['Here it is:', { type: 'media', media: { mimeType: 'image/png', data: png, bytes: png.length } }, ' a dot.']); // (the space held back until the text after it)
+  });
 });

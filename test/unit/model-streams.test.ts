@@ -375,6 +375,7 @@ function joined(parts: readonly ModelPart[]) {
   const calls: ToolCall[] = [];
   const args: string[] = [];
   const citations: unknown[] = [];
+  const media: unknown[] = [];
   let finish: ModelReport | undefined;
   const kinds: string[] = [];
   for (const p of parts) {
@@ -384,6 +385,7 @@ function joined(parts: readonly ModelPart[]) {
     else if (p.type === 'refusal') refusal += p.text;
     else if (p.type === 'reasoning') blocks[p.block] = (blocks[p.block] ?? '') + p.text;
     else if (p.type === 'citation') citations.push(p.citation);
+    else if (p.type === 'media') media.push(p.media);
     else if (p.type === 'finish') finish = p.report;
     else {
       const i = p.call.index;
@@ -392,7 +394,7 @@ function joined(parts: readonly ModelPart[]) {
       calls[i] = p.call;
     }
   }
-  return { text, refusal, reasoning: blocks.join(''), blocks, calls, citations, finish, kinds };
+  return { text, refusal, reasoning: blocks.join(''), blocks, calls, citations, media, finish, kinds };
 }
 
 describe('ModelPartStream', () => {
@@ -407,14 +409,14 @@ describe('ModelPartStream', () => {
       const m = new ModelStream({ format: f.format, choice: f.choice });
       const { text, error: wantError } = textOutcome(m, [f.bytes]);
       const blocks = m.reasoningBlocks.map((b) => b.text);
-      const want = { text, refusal: m.refusal, reasoning: m.reasoning, calls: m.toolCalls, citations: m.citations };
+      const want = { text, refusal: m.refusal, reasoning: m.reasoning, calls: m.toolCalls, citations: m.citations, media: m.media };
       const report = wantError === undefined ? m.finish() : undefined;
       for (const cuts of [[f.bytes], cut(f.bytes, randomCuts(f.bytes, next, 40)), Array.from({ length: f.bytes.length }, (_, i) => f.bytes.subarray(i, i + 1))]) {
         const stream = new ModelPartStream({ format: f.format, choice: f.choice });
         const { out, error } = await drain(from(cuts).pipeThrough(stream));
         const got = joined(out);
         const what = `${f.name}, ${cuts.length} reads (seed ${SEED + 11})`;
-        expect({ text: got.text, refusal: got.refusal, reasoning: got.reasoning, calls: got.calls, citations: got.citations }, what).toEqual(want);
+        expect({ text: got.text, refusal: got.refusal, reasoning: got.reasoning, calls: got.calls, citations: got.citations, media: got.media }, what).toEqual(want);
         expect(got.blocks.map((b) => b ?? ''), what).toEqual(blocks.slice(0, got.blocks.length));
         expect(blocks.slice(got.blocks.length).every((b) => b === ''), what).toBe(true);
         if (wantError === undefined) {
@@ -630,7 +632,7 @@ describe('ModelPartReader', () => {
         }
         const got = joined(out);
         const what = `${f.name}, ${cuts.length} reads (seed ${SEED + 13})`;
-        expect([got.text, got.refusal, got.blocks, got.calls, got.citations], what).toEqual([want.text, want.refusal, want.blocks, want.calls, want.citations]);
+        expect([got.text, got.refusal, got.blocks, got.calls, got.citations, got.media], what).toEqual([want.text, want.refusal, want.blocks, want.calls, want.citations, want.media]);
       }
     }
   });
