@@ -325,6 +325,13 @@ export const reasoningText: QuietRule = { role: 'text', ignore: NOT_STRING, chan
 export const reasoningAlias: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'reasoning', alias: true }; // (written out: a spread is work at import)
 /** A fragment of the current call's arguments (a string). */
 export const argsText: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'args' };
+/** Neither a string nor an object. */
+const NOT_STRING_OR_OBJECT = (1 << JK_NUMBER) | (1 << JK_ARRAY) | (1 << JK_TRUE) | (1 << JK_FALSE) | (1 << JK_NULL);
+/**
+ * A fragment of the current call's arguments (a string), or the whole arguments as an object (as
+ * some OpenAI-compatible servers send them), which makes the event one for the description.
+ */
+export const argsOrObject: QuietRule = { role: 'text', ignore: NOT_STRING_OR_OBJECT, channel: 'args' };
 /** Content of the channel the event's kind says. */
 export const kindText: QuietRule = { role: 'text', ignore: NOT_STRING, channel: 'kind' };
 /** The event's kind: one of the template's kinds. */

@@ -13,11 +13,11 @@
 // send a call's `function.arguments` as a JSON object, not a string: the call's arguments are then
 // that object's JSON text, as sent (as Ollama's are), and a relay to OpenAI's clients writes the
 // event anew with the arguments as a string, as OpenAI's clients read them.
-import { JK_ARRAY, JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
+import { JK_ARRAY, JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import type { Citation } from '../message.js';
 import { compilePaths } from '../paths.js';
 import {
-  OPENAI_ERRORS, FILTERED, NULL, OBJECT, type Doc, type QuietRule, type FormatSpec, LENGTH, STOP, TOOLS, argsText, ascii, callKey, choice, citationOf, count, errorMessage,
+  OPENAI_ERRORS, FILTERED, NULL, OBJECT, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, argsOrObject, argsText, ascii, callKey, choice, citationOf, count, errorMessage,
   errorOfBody, find, ignored, member, never, noneOf, reasoningAlias, scope, sseFormat, stringAt, strings, template, text,
 } from './describe.js';
 
@@ -30,12 +30,6 @@ const P = {
 /** The key of the functions API's call (`function_call`: one a message, no index). */
 const FUNCTION_CALL = 0;
 const TEXT_PART = /* @__PURE__ */ ascii('text');
-/**
- * A call's `function.arguments`: a string is a fragment the core appends itself; an object (some
- * OpenAI-compatible servers send the arguments as one) is for the description; nothing else is
- * arguments (ignored, as before).
- */
-const argsOrObject: QuietRule = { role: 'text', ignore: (1 << JK_NUMBER) | (1 << JK_ARRAY) | (1 << JK_TRUE) | (1 << JK_FALSE) | NULL, channel: 'args' };
 
 /** The records of record `r`'s value: those that begin inside it. */
 const inside = (doc: Doc, r: number, j: number): boolean => doc.start(j) >= doc.start(r) && doc.start(j) < doc.end(r);
