@@ -162,6 +162,20 @@ describe('a client that leaves in the same tick as the upstream\'s end', () => {
     });
   });
 
+  test('a whole answer read from a stream whose upstream keeps its connection open after its completion: answered at the completion, not at bodyTimeout (a 504)', async () => {
+    const r = g = await startGateway({ bodyTimeout: 2000 });
+    let closed = false;
+    upstreamSockets(r, (s) => { s.once('close', () => { closed = true; }); });
+    heldUpstream(r, chunk('un ') + DONE, (res) => res.end()); // (never released: the body does not end)
+    const res = await post(r.url, { ...chat('m', false), max_tokens: 16 }, '/v1/messages');
+    const body = JSON.parse(res.body.toString('utf8'));
+    expect([res.status, body.content, body.stop_reason]).toEqual([200, [{ type: 'text', text: 'un ' }], 'end_turn']);
+    await expect.poll(() => closed).toBe(true);
+    await nothingLeft(r);
+    expect(r.log).toEqual([]);
+    expect(outcomes(await counted(r))).toEqual({ 'llm_streams_total{status="done"}': 1 });
+  });
+
   test('an upstream that keeps its connection open after its completion: the client\'s answer ends at the completion, and the upstream connection is closed', async () => {
     const r = g = await startGateway();
     let closed = false;

@@ -88,6 +88,12 @@ export async function assembleWhole(s, upRes, model) {
           failure = Object.assign(new Error(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`), { code: 'ERR_PENDING_BYTES' });
           upRes.destroy();
           resolve();
+        } else if (ms.status === 'done' && !gw.facts.trailer) {
+          // the upstream's completion, in a format that sends nothing after it: the answer is
+          // whole, and the upstream connection is closed rather than waited on (one held open
+          // after its completion had the answer lost to bodyTimeout, a 504), as a stream ends
+          upRes.destroy();
+          resolve();
         }
       } catch (err) { failure = err; upRes.destroy(); resolve(); }
     });
