@@ -77,6 +77,14 @@ export function textStream(format: Format, o: { fatal: boolean; normalize: 'NFC'
   return new PlainStream({ format, fatal: o.fatal, normalize: o.normalize, eof, ...o.limits });
 }
 
+/**
+ * Anthropic's pings a stream has read (the model stream's own count, in its message; none for the
+ * other formats and plain streams): the keep-alives that are events, where an SSE comment is not one.
+ */
+function pingsOf(s: TextStream): number {
+  return (s as unknown as { message?: { pings: number } | null }).message?.pings ?? 0;
+}
+
 /** Whether a line is one JSON text (an NDJSON decoder's value). */
 function isJson(text: string): boolean {
   try {
@@ -333,9 +341,9 @@ class DecodeRun {
   private lastTextAt = performance.now();
   /** When an event that is not a keep-alive (text, reasoning, a call's arguments, …) last came: --idle-timeout's clock. */
   private lastProgressAt = performance.now();
-  /** The stream's events and heartbeats at the last read: more events than heartbeats since are progress. */
+  /** The stream's events and Anthropic's pings at the last read: more events than pings since are progress. */
   private seenEvents = 0;
-  private seenBeats = 0;
+  private seenPings = 0;
   private anyText = false;
   private bytes = 0;
   private stream: TextStream | undefined;
@@ -558,11 +566,14 @@ class DecodeRun {
       return this.endFirst(printed, printerError, e);
     }
     printer?.print(printed);
-    // (an event that is not a keep-alive is progress: a reasoning model thinks for minutes before its text)
+    // (an event that is not a keep-alive is progress: a reasoning model thinks for minutes before its
+    // text. Of the keep-alives, Anthropic's pings are events and SSE comments are not: a read of a
+    // comment and an event brought an event that is not a keep-alive)
     const s = this.stream!;
-    if (s.events - this.seenEvents > s.heartbeats - this.seenBeats) this.lastProgressAt = performance.now();
+    const pings = pingsOf(s);
+    if (s.events - this.seenEvents > pings - this.seenPings) this.lastProgressAt = performance.now();
     this.seenEvents = s.events;
-    this.seenBeats = s.heartbeats;
+    this.seenPings = pings;
     if (parts !== undefined) this.show(parts);
     else this.emit(text);
     if (printerError !== undefined) {

@@ -300,6 +300,20 @@ describe('decode: endings, messages and exit codes', () => {
     expect(Number(m![2])).toBeLessThan(10);
   });
 
+  it('--idle-timeout: a read that holds a keep-alive comment and a reasoning event is progress (the event is, whatever comment came with it)', async () => {
+    const ev = (delta: Record<string, string>) => `data: {"choices":[{"index":0,"delta":${JSON.stringify(delta)}}]}\n\n`;
+    // (a proxy's keep-alive comment right before each reasoning delta, both in one read)
+    const reads = [...Array.from({ length: 8 }, (_, i) => `: keep-alive\n\n${ev({ reasoning_content: `step ${i}. ` })}`), ev({ content: 'Done.' }),
+      'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'];
+    const cuts: number[] = [];
+    let at = 0;
+    for (const e of reads.slice(0, -1)) cuts.push(at += Buffer.byteLength(e));
+    // 150 ms between reads: 1.2 s of reasoning, twice the timeout
+    const w = writer(file(dir, 'thinking-kept-alive.sse', reads.join('')), cuts, 150);
+    const r = await start(['decode', '--idle-timeout', '0.6', '--format', 'openai'], { stdin: w }).done;
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, 'Done.', '']);
+  });
+
   it('7: --idle-timeout ends the command when no text comes, whatever heartbeats arrive; the status line counts them', async () => {
     const bytes = openaiCapture(DELTAS.slice(0, 6), { done: false });
     const w = writer(file(dir, 'idle.sse', bytes), [], 0, -1, 40);
