@@ -97,6 +97,8 @@ function sides<I, O>(stream: TransformStream<I, O>, cancel: (reason: unknown) =>
   const w = stream.writable.getWriter();
   let writing: WritableStreamDefaultController | null = null;
   let aborting: Promise<void> | null = null;
+  /** The readable side is being cancelled: its cancel errors the writable side itself, after `cancel`. */
+  let cancelling = false;
   const abort = (reason: unknown): Promise<void> => (aborting ??= (async () => {
     try {
       await cancel(reason);
@@ -126,6 +128,7 @@ function sides<I, O>(stream: TransformStream<I, O>, cancel: (reason: unknown) =>
     },
     pull: (controller) => (pulled = r.read().then((x) => { if (!x.done) controller.enqueue(x.value); })),
     async cancel(reason) {
+      cancelling = true;
       try {
         await r.cancel(reason);
       } catch {
@@ -144,8 +147,10 @@ function sides<I, O>(stream: TransformStream<I, O>, cancel: (reason: unknown) =>
   }, { highWaterMark: 0 });
   // (the inner writable side errored, its transformer having terminated the stream (a relay's end
   // at the upstream's completion or failure) or thrown: seam's errors too, as a TransformStream's
-  // own does, so that a pipe cancels its source rather than writing, closing or aborting on)
-  w.closed.then(undefined, (err) => { writing?.error(err); });
+  // own does, so that a pipe cancels its source rather than writing, closing or aborting on; not
+  // for a cancel of the readable side, which errors the inner one with its reason: that cancel
+  // errors the writable side after `cancel`, with `cancel`'s own error if it fails)
+  w.closed.then(undefined, (err) => { if (!cancelling) writing?.error(err); });
   Object.defineProperty(stream, 'readable', { value: readable });
   Object.defineProperty(stream, 'writable', { value: writable });
 }

@@ -9,6 +9,7 @@ import '../unit/streams.test.js';
 
 import { expect, it } from 'vitest';
 import { ModelTextStream, SseDecoderStream, SseRelay, SseRelayStream, Utf8DecoderStream } from '../../bindings/index.js';
+import { Transform } from '../../bindings/core/transform.js';
 import { BROKE } from '../helpers/model-streams.js';
 import { OPENAI_END, OPENAI_HI } from '../helpers/relay-starts.js';
 
@@ -80,4 +81,26 @@ it('an abort asked while a write waits for the reader drops that write, as the s
   const want = new TextDecoder().decode(ref.abort(BROKE));
   expect(out).toBe(want);
   expect((await Promise.allSettled(held)).map((r) => r.status)).toEqual(['rejected', 'rejected']);
+});
+
+it('a reader that cancels, where the stream\'s cancel fails: the writable side errors with that failure, after it, as the runtime\'s own route does (the pipe cancels its source with it)', async () => {
+  const log: string[] = [];
+  const own = new Error('the cancel\'s own error');
+  const t = new Transform<string, string>({
+    transform(c, ctl) { ctl.enqueue(c); },
+    cancel(reason: unknown) {
+      log.push(`cancel: ${String(reason)}`);
+      throw own;
+    },
+  } as Transformer<string, string>);
+  const said = (e: unknown) => (e instanceof Error ? e.message : String(e));
+  const source = new ReadableStream<string>({
+    start(c) { c.enqueue('a'); },
+    cancel(reason) { log.push(`source cancelled: ${said(reason)}`); },
+  });
+  const piped = source.pipeTo(t.writable).then(() => 'done', (e) => `pipe: ${said(e)}`);
+  const reader = t.readable.getReader();
+  await reader.read();
+  log.push(await reader.cancel('client left').then(() => 'cancelled', (e) => `reader: ${said(e)}`), await piped);
+  expect(log).toEqual(['cancel: client left', 'source cancelled: the cancel\'s own error', 'reader: the cancel\'s own error', 'pipe: the cancel\'s own error']);
 });
