@@ -449,7 +449,9 @@ export class SseRelay extends ModelReader {
    * now, and the comments in between.
    */
   protected override readMode(): number {
-    let mode = this.plan.comments && (this.passThrough || this.writer.comments) ? ME_COMMENTS : 0;
+    // (no comment after the client's end, which the relay wrote at the completion: a keep-alive that
+    // came after it in the same read is no part of the client's stream)
+    let mode = this.plan.comments && !this.endSent && (this.passThrough || this.writer.comments) ? ME_COMMENTS : 0;
     if (this.highSurrogate) mode |= ME_HIGH;
     const last = this.message?.last ?? null;
     if (this.passThrough) {
@@ -511,7 +513,7 @@ export class SseRelay extends ModelReader {
     this._textChars += i32[r + MDR_TEXT_CHARS];
     this.highSurrogate = i32[r + MDR_HIGH] === 1;
     this._eventsOut += this.passThrough ? i32[r + MDR_QUIET] : i32[r + MDR_CHUNKS];
-    if (!this.passThrough && !this.writer.comments && this.plan.comments) for (let c = i32[r + MDR_COMMENTS]; c > 0; c--) this.writer.keepAlive();
+    if (!this.passThrough && !this.writer.comments && this.plan.comments && !this.endSent) for (let c = i32[r + MDR_COMMENTS]; c > 0; c--) this.writer.keepAlive();
   }
 
   /**

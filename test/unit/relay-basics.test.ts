@@ -112,6 +112,25 @@ it('from openai, a chunk of whole events written as the relay writes them comes 
   expect(r.eventsOut).toBe(7500 + 2 + 2 + 3 + 1 + 1);
 });
 
+it('a keep-alive after the completion, in the read that brought it, is not written after the client\'s end (which the relay wrote at the completion)', () => {
+  const hi = 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}\n\n';
+  const stop = 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n';
+  const answer = `${hi}: before\n\n${stop}data: [DONE]\n\n`;
+  // from OpenAI to OpenAI: the comment before the completion passes, the one after it does not
+  const same = new SseRelay({ from: 'openai', to: 'openai' });
+  expect([Buffer.from(same.push(enc(`${answer}: keep-alive\n\n`))).toString(), same.endWritten, same.eventsOut]).toEqual([answer, true, 3]);
+  expect(same.flush().length).toBe(0);
+  // to Anthropic's clients (keep-alives are pings there): nothing after message_stop
+  const out = (tail: string) => {
+    const r = new SseRelay({ from: 'openai', to: 'anthropic', id: 'msg_1', model: 'm' });
+    const s = Buffer.from(r.push(enc(answer + tail))).toString();
+    return [s, r.eventsOut, r.flush().length];
+  };
+  const whole = out('');
+  expect((whole[0] as string).endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe(true);
+  expect(out(': keep-alive\n\n')).toEqual(whole);
+});
+
 it('from openai, a chunk whose events differ from what the relay writes anywhere comes back as the relay\'s bytes', () => {
   const ev = (i: number) => `data: {"choices":[{"index":0,"delta":{"content":"w${i}"},"finish_reason":null}]}\n\n`;
   const finish = '{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}';
