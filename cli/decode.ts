@@ -78,11 +78,11 @@ export function textStream(format: Format, o: { fatal: boolean; normalize: 'NFC'
 }
 
 /**
- * Anthropic's pings a stream has read (the model stream's own count, in its message; none for the
- * other formats and plain streams): the keep-alives that are events, where an SSE comment is not one.
+ * Anthropic's pings a stream has read (a model stream's `pings`; none for plain streams): the
+ * keep-alives that are events, where an SSE comment is not one.
  */
 function pingsOf(s: TextStream): number {
-  return (s as unknown as { message?: { pings: number } | null }).message?.pings ?? 0;
+  return s.pings ?? 0;
 }
 
 /** Whether a line is one JSON text (an NDJSON decoder's value). */

@@ -17,6 +17,8 @@ export interface TextStream {
   readonly usage: Record<string, unknown> | undefined;
   readonly events: number;
   readonly heartbeats: number;
+  /** A model stream's keep-alives that are events (Anthropic's pings). */
+  readonly pings?: number;
   /** A model stream's reasoning, refusal, citations and client tool calls. */
   readonly reasoning?: string;
   readonly refusal?: string;

@@ -309,6 +309,8 @@ export abstract class ModelReader extends FrameStream {
   get events(): number { return this._events; }
   /** Keep-alives read so far (SSE comments, Anthropic pings): never progress. */
   get heartbeats(): number { return this._heartbeats + (this.message?.pings ?? 0); }
+  /** Of those, the keep-alives that are events (Anthropic's pings, counted in `events` too; an SSE comment is not an event). */
+  get pings(): number { return this.message?.pings ?? 0; }
 
   /** @internal Whether reasoning and arguments are kept (a stream) or only passed to `out` (a relay). */
   get keeps(): boolean { return true; }
