@@ -77,14 +77,6 @@ export function textStream(format: Format, o: { fatal: boolean; normalize: 'NFC'
   return new PlainStream({ format, fatal: o.fatal, normalize: o.normalize, eof, ...o.limits });
 }
 
-/**
- * Anthropic's pings a stream has read (a model stream's `pings`; none for plain streams): the
- * keep-alives that are events, where an SSE comment is not one.
- */
-function pingsOf(s: TextStream): number {
-  return s.pings ?? 0;
-}
-
 /** Whether a line is one JSON text (an NDJSON decoder's value). */
 function isJson(text: string): boolean {
   try {
@@ -570,7 +562,7 @@ class DecodeRun {
     // text. Of the keep-alives, Anthropic's pings are events and SSE comments are not: a read of a
     // comment and an event brought an event that is not a keep-alive)
     const s = this.stream!;
-    const pings = pingsOf(s);
+    const pings = s.pings ?? 0; // (a model stream's; none for plain streams)
     if (s.events - this.seenEvents > pings - this.seenPings) this.lastProgressAt = performance.now();
     this.seenEvents = s.events;
     this.seenPings = pings;

@@ -84,6 +84,12 @@ export class CallState {
     this.fresh = '';
     return this;
   }
+
+  /** Text the call committed (ModelStream), for its return, its errors and the taker's `fresh`. */
+  commit(text: string): void {
+    this.out += text;
+    if (this.order !== null) this.fresh += text;
+  }
 }
 
 /** The realm's one CallState. */

@@ -264,7 +264,7 @@ export class ModelStream extends ModelReader {
     this.takeParts();
     this.takeKept();
     const assembler = this.assembler;
-    if (assembler !== null) call.out += this.releaseHeld();
+    if (assembler !== null) call.commit(this.releaseHeld());
     const rest = call.out;
     const text = assembler !== null ? assembler.finish() : null;
     this.finalText = text;
@@ -287,9 +287,7 @@ export class ModelStream extends ModelReader {
    */
   protected override answerDone(): void {
     this.batchDone();
-    const held = this.releaseHeld();
-    call.out += held;
-    if (call.order !== null) call.fresh += held;
+    call.commit(this.releaseHeld());
   }
 
   /** The text the text layer held back, committed: at the completion or the end. Past maxTextBytes the stream fails there. */
@@ -551,8 +549,7 @@ export class ModelStream extends ModelReader {
         k.bytes += bytes;
         k.deltas.push(text);
       }
-      call.out += text;
-      if (call.order !== null) call.fresh += text;
+      call.commit(text);
     } else {
       let c: string;
       try {
@@ -562,8 +559,7 @@ export class ModelStream extends ModelReader {
         if (e instanceof TextRangeError) this.textTooLong(EVENT_TEXT);
         throw e;
       }
-      call.out += c;
-      if (call.order !== null) call.fresh += c;
+      call.commit(c);
     }
   }
 

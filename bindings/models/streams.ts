@@ -79,15 +79,12 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
           return;
         }
         if (out.length !== 0) controller.enqueue(own(out, chunk));
-        // The relay failed (the upstream's error event, a bad event, a limit): nothing the upstream
-        // sends now reaches the client, so its error event goes now, the client's stream ends and
-        // the upstream is cancelled, rather than both waiting for the upstream to end (one that
-        // stays open would hold the client, and be read for nothing).
-        if (relay.status === 'failed') endWith(controller, relay.flush());
-        // The client's end was written at the upstream's completion: its stream ends now, rather
-        // than when the upstream's body ends (a connection left open would hold it); nothing the
-        // upstream sends after its completion is the answer.
-        else if (relay.endWritten) endWith(controller, relay.flush());
+        // The relay failed (the upstream's error event, a bad event, a limit), or wrote the client's
+        // end at the upstream's completion: nothing the upstream sends now reaches the client, so
+        // the client's stream ends now (after the error event, or the end) and the upstream is
+        // cancelled, rather than both waiting for the upstream's body to end (one that stays open
+        // would hold the client, and be read for nothing).
+        if (relay.status === 'failed' || relay.endWritten) endWith(controller, relay.flush());
       },
       flush(controller) {
         const out = relay.flush();
