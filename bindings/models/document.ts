@@ -322,14 +322,17 @@ export class DocReader implements Doc, Sink {
     // (a relay's clients have no place for media in an answer: OpenAI Chat's chunks and Anthropic's content blocks have none)
     const owner = this.owner!;
     if (!owner.keeps) return;
-    const list = (this.said.media ??= []);
+    const m = this.said;
+    const list = (m.media ??= []);
     const len = data >= 0 && doc.kind(data) === JK_STRING ? this.len(data) : 0;
     const type = typeof mimeType === 'string' ? mimeType : mimeType >= 0 && doc.kind(mimeType) === JK_STRING ? this.string(mimeType) : '';
     const media: Media = { mimeType: type, data: '', bytes: len };
-    let kept = 0;
-    for (const x of list) if (x.omitted !== true) kept += x.bytes;
-    if (kept + len > owner.maxMediaBytes) media.omitted = true;
-    else if (len !== 0) media.data = this.string(data);
+    if (m.mediaBytes + len > owner.maxMediaBytes) {
+      media.omitted = true;
+    } else if (len !== 0) {
+      media.data = this.string(data);
+      m.mediaBytes += len;
+    }
     if (thought) media.thought = true;
     if (signature >= 0 && doc.kind(signature) === JK_STRING) media.signature = this.string(signature);
     list.push(media);

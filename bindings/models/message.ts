@@ -207,6 +207,8 @@ export class Message {
   reasoningTooLong = false;
   /** Media the model returned (kept by a stream), null before any (most streams have none). */
   media: Media[] | null = null;
+  /** Bytes of media data kept, as sent (for maxMediaBytes). */
+  mediaBytes = 0;
   /** A call whose arguments a description writes in parts (Vertex's streamed arguments), with the description's state for it; null when none is open. */
   partCall: { call: Call; state: object } | null = null;
   /** Why the event a description read is not one of its format (taken by the reader: ERR_BAD_EVENT). */
