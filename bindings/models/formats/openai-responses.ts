@@ -193,14 +193,17 @@ function clientItem(type: BuiltinCallType, json: string, name: string): { name: 
   } else if (type === 'tool_search_call' && value('execution') !== 'client') {
     return null;
   }
-  const args = `{${members.filter((m) => !ENVELOPE.has(m.key)).map((m) => m.text).join(',')}}`;
-  return { name: CLIENT_TOOLS[type] || name, args };
+  return { name: CLIENT_TOOLS[type] || name, args: argsOf(members) };
 }
 
-/** A hosted tool's item's members but its envelope (and an image generation's `result`), as sent: its call's arguments. */
+/** A hosted tool's item's members but its envelope (and an image generation's `result`, which is media), as sent: its call's arguments. */
 function hostedArgs(type: string, json: string): string {
-  const image = type === 'image_generation_call';
-  return `{${membersOf(json).filter((m) => !ENVELOPE.has(m.key) && !(image && m.key === 'result')).map((m) => m.text).join(',')}}`;
+  return argsOf(membersOf(json), type === 'image_generation_call' ? 'result' : '');
+}
+
+/** An item's call's arguments: its members but its envelope (and `leave`), as sent. */
+function argsOf(members: readonly { key: string; text: string }[], leave = ''): string {
+  return `{${members.filter((m) => !ENVELOPE.has(m.key) && m.key !== leave).map((m) => m.text).join(',')}}`;
 }
 
 /**
