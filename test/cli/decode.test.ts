@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TextAssembler } from '../../bindings/index.js';
 import {
-  anthropicCapture, awkwardCuts, ddgCapture, file, noStack, ollamaCapture, openaiCapture, prng, responsesCapture, run, start, tempDir, writer,
+  anthropicCapture, awkwardCuts, ddgCapture, file, noStack, ollamaCapture, openaiCapture, piecesWriter, prng, responsesCapture, run, start, tempDir, writer,
 } from './helpers.js';
 
 const DELTAS = ['Hello', ', wörld ', '中', '文：', ' 👩', '\u200d💻', ' 🇯', '🇵', ' cafe', '\u0301', ' e', '\u0301\u0323', '!\r\n', 'Ω ', '\u1112\u1161', '\u11ab'];
@@ -278,19 +278,13 @@ describe('decode: endings, messages and exit codes', () => {
   it('--idle-timeout: reasoning is progress (a model that thinks longer than the timeout before its text is read to its end), and Anthropic\'s pings are not (exit 7)', async () => {
     const ev = (delta: Record<string, string>) => `data: {"choices":[{"index":0,"delta":${JSON.stringify(delta)}}]}\n\n`;
     const events = [...Array.from({ length: 8 }, (_, i) => ev({ reasoning_content: `step ${i}. ` })), ev({ content: 'Done.' }), 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n', 'data: [DONE]\n\n'];
-    const cuts: number[] = [];
-    let at = 0;
-    for (const e of events.slice(0, -1)) cuts.push(at += Buffer.byteLength(e));
     // 150 ms between events: 1.2 s of reasoning, twice the timeout
-    const w = writer(file(dir, 'thinking.sse', events.join('')), cuts, 150);
+    const w = piecesWriter(dir, 'thinking.sse', events, 150);
     const r = await start(['decode', '--idle-timeout', '0.6', '--format', 'openai'], { stdin: w }).done;
     expect([r.code, r.stdout, r.stderr]).toEqual([0, 'Done.', '']);
     const a = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     const pings = [a('message_start', { message: { id: 'm', type: 'message', role: 'assistant', content: [], model: 'c', usage: { input_tokens: 1, output_tokens: 1 } } }), ...Array.from({ length: 10 }, () => a('ping', {}))];
-    const pcuts: number[] = [];
-    at = 0;
-    for (const e of pings.slice(0, -1)) pcuts.push(at += Buffer.byteLength(e));
-    const p = await start(['decode', '--idle-timeout', '0.6', '--format', 'anthropic'], { stdin: writer(file(dir, 'pings.sse', pings.join('')), pcuts, 150) }).done;
+    const p = await start(['decode', '--idle-timeout', '0.6', '--format', 'anthropic'], { stdin: piecesWriter(dir, 'pings.sse', pings, 150) }).done;
     expect(p.code).toBe(7);
     const m = /^seam-stream: nothing but keep-alives for 0\.6 s \(--idle-timeout\), after [\d,]+ bytes, (\d+) events and (\d+) heartbeats: stopped\n/.exec(p.stderr);
     expect(m, p.stderr).not.toBeNull();
@@ -305,11 +299,8 @@ describe('decode: endings, messages and exit codes', () => {
     // (a proxy's keep-alive comment right before each reasoning delta, both in one read)
     const reads = [...Array.from({ length: 8 }, (_, i) => `: keep-alive\n\n${ev({ reasoning_content: `step ${i}. ` })}`), ev({ content: 'Done.' }),
       'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'];
-    const cuts: number[] = [];
-    let at = 0;
-    for (const e of reads.slice(0, -1)) cuts.push(at += Buffer.byteLength(e));
     // 150 ms between reads: 1.2 s of reasoning, twice the timeout
-    const w = writer(file(dir, 'thinking-kept-alive.sse', reads.join('')), cuts, 150);
+    const w = piecesWriter(dir, 'thinking-kept-alive.sse', reads, 150);
     const r = await start(['decode', '--idle-timeout', '0.6', '--format', 'openai'], { stdin: w }).done;
     expect([r.code, r.stdout, r.stderr]).toEqual([0, 'Done.', '']);
   });

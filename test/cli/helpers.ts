@@ -89,6 +89,14 @@ export function writer(file: string, cuts: number[], delayMs: number, holdAt = -
   return w;
 }
 
+/** A slow writer child of `pieces` joined (written to `name` in `dir`), a piece a write, `delayMs` apart. */
+export function piecesWriter(dir: string, name: string, pieces: readonly string[], delayMs: number): ReturnType<typeof writer> {
+  const cuts: number[] = [];
+  let at = 0;
+  for (const p of pieces.slice(0, -1)) cuts.push(at += Buffer.byteLength(p));
+  return writer(file(dir, name, pieces.join('')), cuts, delayMs);
+}
+
 export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'seam-cli-'));
 }

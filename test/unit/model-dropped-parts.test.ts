@@ -49,6 +49,28 @@ const events = (out: string): string[] => out.split('\n\n').filter((e) => e !== 
   return at >= 0 && data.startsWith('{"id":') ? data.slice(at) : data;
 });
 
+/**
+ * A Gemini body relayed to OpenAI's and to Anthropic's clients, at every cut: the answer's `texts`
+ * only, a delta each, and the plain end (exact bytes, but Anthropic's message_start).
+ */
+function expectTextOnlyRelays(body: string, texts: readonly string[]): void {
+  const toOpenAi = atEveryCut(body, (chunks) => events(relayed({ from: 'gemini' }, chunks)));
+  expect(toOpenAi).toEqual([
+    '"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+    ...texts.map((t) => `"delta":{"content":${JSON.stringify(t)}},"finish_reason":null}]}`),
+    '"delta":{},"finish_reason":"stop"}]}',
+    '[DONE]',
+  ]);
+  const toAnthropic = atEveryCut(body, (chunks) => events(relayed({ from: 'gemini', to: 'anthropic', id: 'msg_1', model: 'g' }, chunks)));
+  expect(toAnthropic.slice(1)).toEqual([
+    '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+    ...texts.map((t) => `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(t)}}}`),
+    '{"type":"content_block_stop","index":0}',
+    '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":0}}',
+    '{"type":"message_stop"}',
+  ]);
+}
+
 describe('openai: function.arguments as a JSON object (OpenAI-compatible servers)', () => {
   // llama.cpp's llama-server (some versions) and Hugging Face's TGI write a call's arguments as an
   // object; the call's arguments are that object's JSON text as sent, whole (a later object
@@ -207,23 +229,7 @@ describe('gemini: the code execution tool (executableCode, codeExecutionResult)'
   });
 
   it('relays: the provider\'s calls left out, the answer\'s text only (exact bytes)', () => {
-    const toOpenAi = atEveryCut(body, (chunks) => events(relayed({ from: 'gemini' }, chunks)));
-    expect(toOpenAi).toEqual([
-      '"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
-      '"delta":{"content":"Ich rechne nach. "},"finish_reason":null}]}',
-      '"delta":{"content":"Die Summe ist 5050."},"finish_reason":null}]}',
-      '"delta":{},"finish_reason":"stop"}]}',
-      '[DONE]',
-    ]);
-    const toAnthropic = atEveryCut(body, (chunks) => events(relayed({ from: 'gemini', to: 'anthropic', id: 'msg_1', model: 'g' }, chunks)));
-    expect(toAnthropic.slice(1)).toEqual([
-      '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
-      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Ich rechne nach. "}}',
-      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Die Summe ist 5050."}}',
-      '{"type":"content_block_stop","index":0}',
-      '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":0}}',
-      '{"type":"message_stop"}',
-    ]);
+    expectTextOnlyRelays(body, ['Ich rechne nach. ', 'Die Summe ist 5050.']);
   });
 });
 
@@ -271,23 +277,7 @@ describe('gemini: media the model returns (inlineData)', () => {
   });
 
   it('relays: the answer\'s text only (exact bytes)', () => {
-    const toOpenAi = atEveryCut(body, (chunks) => events(relayed({ from: 'gemini' }, chunks)));
-    expect(toOpenAi).toEqual([
-      '"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
-      '"delta":{"content":"Hier ist dein Bild: "},"finish_reason":null}]}',
-      '"delta":{"content":"Fertig."},"finish_reason":null}]}',
-      '"delta":{},"finish_reason":"stop"}]}',
-      '[DONE]',
-    ]);
-    const toAnthropic = atEveryCut(body, (chunks) => events(relayed({ from: 'gemini', to: 'anthropic', id: 'msg_1', model: 'g' }, chunks)));
-    expect(toAnthropic.slice(1)).toEqual([
-      '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
-      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hier ist dein Bild: "}}',
-      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Fertig."}}',
-      '{"type":"content_block_stop","index":0}',
-      '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":0}}',
-      '{"type":"message_stop"}',
-    ]);
+    expectTextOnlyRelays(body, ['Hier ist dein Bild: ', 'Fertig.']);
   });
 });
 
