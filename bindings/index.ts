@@ -40,7 +40,7 @@ export type { RelayAbort } from './models/writer.js';
 export { ModelEventReader, type ModelEventReaderOptions, type ModelEventReading } from './models/events.js';
 export { ModelEventStreamDecoder, type ModelEventStreamDecoderOptions, type ModelEventStreamMessage } from './models/unframe.js';
 export {
-  MODEL_FORMATS, describeFormat, type ClientFormat, type ModelFormatFacts, type ProviderError, type Usage,
+  MODEL_FORMATS, describeFormat, type ClientFormat, type ModelFormatFacts, type ProviderError, type Usage, type WholeEvent,
 } from './models/formats/index.js';
 
 // Streams

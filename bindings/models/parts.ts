@@ -82,13 +82,28 @@ export class ModelPartReader {
 
   /** Pushes a read into the stream: the parts it said, in its events' order. What the stream throws is thrown (then `take`). */
   push(chunk: Uint8Array): ModelPart[] {
+    return this.read(chunk, false);
+  }
+
+  /**
+   * Ends the stream: the parts of the text and calls it held, and of the events read at the end
+   * (a last line; a whole answer, read as its stream's events, in their order). What the stream
+   * throws is thrown (then `take`).
+   */
+  flush(): ModelPart[] {
+    return this.read(null, true);
+  }
+
+  /** A push of `chunk` into the stream, or its flush (`end`), with its parts taken after each event. */
+  private read(chunk: Uint8Array | null, end: boolean): ModelPart[] {
     const model = this.model;
     if (model.turn !== this.turn) this.restart();
     this.given = 0;
     this.took = false;
     call.order = this.order;
     try {
-      model.push(chunk);
+      if (end) model.flush();
+      else model.push(chunk as Uint8Array); // (anything else: the stream's own TypeError)
     } finally {
       call.order = null;
     }
@@ -99,12 +114,6 @@ export class ModelPartReader {
     this.given = 0;
     // (the parts of the last core call were taken after it, unless text came after it)
     return this.took && rest === '' ? out : this.parts(rest, out);
-  }
-
-  /** Ends the stream: the parts of the text and calls it held. What the stream throws is thrown (then `take`). */
-  flush(): ModelPart[] {
-    const text = this.model.flush();
-    return this.take(text);
   }
 
   /**

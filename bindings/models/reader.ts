@@ -3,6 +3,8 @@
 // with the format's path program in the same call (quiet events, text deltas, read to the end by
 // the core; every other event handed to the format's description), the status, finish reason,
 // usage and reasoning, and the provider's errors as ModelStreamErrors.
+import { Utf8DecodeError } from '../bytes/errors.js';
+import { Utf8Validator } from '../bytes/utf8.js';
 import { CoreMemoryError } from '../core/errors.js';
 import { booleanOption, byteLimitOption, oneOf } from '../core/options.js';
 import { type StateKind } from '../core/stream.js';
@@ -96,6 +98,8 @@ export class CallState {
 export const call = /* @__PURE__ */ new CallState();
 
 let utf8: TextDecoder | undefined;
+let strictUtf8: TextDecoder | undefined;
+let encoder: TextEncoder | undefined;
 const decodeUtf8 = (b: Uint8Array): string => (utf8 ??= new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })).decode(b);
 
 /**
@@ -771,6 +775,29 @@ export abstract class ModelReader extends FrameStream {
     this.bytesIn += chunk.length;
   }
 
+  /** A strict stream's whole answer is valid UTF-8 (its JSON was read leniently, as an error body's is): else ERR_INVALID_UTF8 at its first bad byte. */
+  private strictBody(all: Uint8Array, at: number): void {
+    try {
+      (strictUtf8 ??= new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })).decode(all);
+      return;
+    } catch {
+      // placed by the core's validator below
+    }
+    const v = new Utf8Validator();
+    try {
+      v.push(all);
+      v.flush();
+    } catch (e) {
+      if (!(e instanceof Utf8DecodeError)) throw e;
+      this.stop(new ModelStreamError('ERR_INVALID_UTF8', at + e.offset, `The ${this.format} response, a whole answer in a JSON body, is not valid UTF-8 at byte offset ${at + e.offset}`, ''));
+    } finally {
+      v.dispose();
+    }
+  }
+
+  /** A whole answer's events, written as its stream (see FormatSpec.wholeAnswer), read as that stream's bytes at flush. */
+  protected abstract readWhole(events: Uint8Array): void;
+
   private endBody(): void {
     this._events = 1; // the body is the provider's one answer
     const parts = this.body?.parts ?? [];
@@ -792,6 +819,22 @@ export abstract class ModelReader extends FrameStream {
     if (err !== undefined) {
       this._status = 'failed';
       this.stop(new ModelStreamError('ERR_PROVIDER', at, `The provider answered with an error body: ${err.message}${err.detail ? ` (${err.detail})` : ''}`, '', err.message, err.detail));
+    }
+    // the whole answer (asked without streaming): read as the events of its stream, from the
+    // body's offset (their offsets count through those events); the body is then no more than them
+    const events = this.spec.wholeAnswer?.(value);
+    if (events !== undefined) {
+      if (this.plan.fatal) this.strictBody(all, at);
+      const end = this.bytesIn;
+      this.body = null;
+      this.sniffed = 1;
+      this._events = 0;
+      this.bytesIn = at;
+      let sse = '';
+      for (const e of events) sse += `${e.event === undefined ? '' : `event: ${e.event}\n`}data: ${e.data}\n\n`;
+      this.readWhole((encoder ??= new TextEncoder()).encode(sse));
+      this.bytesIn = end; // (the input's length, for a stream cut short)
+      return;
     }
     // (chunks as a JSON array: Gemini's answer to streamGenerateContent without alt=sse)
     const array = Array.isArray(value) ? ` array${this.spec.arrayBody !== undefined ? ` (${this.spec.arrayBody})` : ''}` : ' body';

@@ -236,6 +236,20 @@ export class SseRelay extends ModelReader {
     return out;
   }
 
+  /** A whole answer's events (a JSON body, read at flush): written to the client as a push of them would. */
+  protected override readWhole(events: Uint8Array): void {
+    this.input = events;
+    if (this.passThrough) this.sameEnd = 0;
+    try {
+      this.frameAll(events, this.mode);
+    } finally {
+      const k = this.sameEnd;
+      this.sameEnd = -1;
+      this.input = NO_BYTES;
+      if (k > 0) this.write(events.subarray(0, k));
+    }
+  }
+
   /**
    * End of the upstream: after its completion, the client's end (`data: [DONE]`; Anthropic's
    * `message_delta` and `message_stop`) unless it was written at the completion (`endWritten`);

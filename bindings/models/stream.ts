@@ -250,6 +250,12 @@ export class ModelStream extends ModelReader {
     return out;
   }
 
+  /** A whole answer's events (a JSON body, read at flush): as a push of them. */
+  protected override readWhole(events: Uint8Array): void {
+    if ((this.farLeft -= events.length) < 0) call.near = this.nearLimit(events.length);
+    this.frameAll(events, this.mode);
+  }
+
   /**
    * End of stream: the text still held back. Without the provider's completion the status is
    * `'truncated'` and, unless `eof: 'allow'`, this throws ModelStreamError (`ERR_STREAM_TRUNCATED`)

@@ -54,3 +54,9 @@ export async function callsRead(to: 'openai' | 'anthropic', body: Uint8Array): P
     finish: msg.stop_reason,
   };
 }
+
+/** openai-node's final response (Responses) of these bytes. */
+export function responsesFinal(bytes: Uint8Array) {
+  const c = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch: served(bytes) });
+  return c.responses.stream({ model: 'm', input: 'x' }).finalResponse();
+}

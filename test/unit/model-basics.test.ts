@@ -578,16 +578,17 @@ it('a JSON body after a BOM or white space reads the same however the reads cut 
   }
 });
 
-it("Gemini's JSON array (streamGenerateContent without alt=sse): its error is the provider's (alone, or after chunks), its chunks a JSON array that is not an event stream, at the body's offset, however the reads cut it", () => {
+it("Gemini's JSON array (streamGenerateContent without alt=sse): its error is the provider's (alone, or after chunks), its chunks the answer (cut short without a finish), another array not an event stream, at the body's offset, however the reads cut it", () => {
   const error = '[{\n  "error": {\n    "code": 429,\n    "message": "Quota exceeded",\n    "status": "RESOURCE_EXHAUSTED"\n  }\n}\n]\n';
   const chunks = '[{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}]}\r\n,\r\n{"candidates":[{"content":{"parts":[{"text":"!"}],"role":"model"},"finishReason":"STOP","index":0}]}]';
   const garbage = '[{"candidates": oops';
   const outcome = (body: string, chunked: (b: Uint8Array) => Uint8Array[]) => {
     const m = new ModelStream({ format: 'gemini' });
+    let text = '';
     try {
-      for (const c of chunked(enc(body))) m.push(c);
-      m.flush();
-      return 'no error';
+      for (const c of chunked(enc(body))) text += m.push(c);
+      text += m.flush();
+      return `no error | ${text}`;
     } catch (e) {
       const x = e as ModelStreamError;
       return [x.code, x.offset, x.message, x.providerMessage, x.providerCode].join(' | ');
@@ -596,7 +597,9 @@ it("Gemini's JSON array (streamGenerateContent without alt=sse): its error is th
   const want: [string, string][] = [
     [error, 'ERR_PROVIDER | 0 | The provider answered with an error body: Quota exceeded (RESOURCE_EXHAUSTED) | Quota exceeded | RESOURCE_EXHAUSTED'],
     [`\uFEFF\r\n${error}`, 'ERR_PROVIDER | 5 | The provider answered with an error body: Quota exceeded (RESOURCE_EXHAUSTED) | Quota exceeded | RESOURCE_EXHAUSTED'],
-    [chunks, 'ERR_BAD_EVENT | 0 | The gemini response is a JSON array (streamGenerateContent without alt=sse: ask for alt=sse), not an event stream |  | '],
+    [chunks, 'no error | Hi!'],
+    [`${chunks.slice(0, chunks.indexOf('\r\n,'))}]`, `ERR_STREAM_TRUNCATED | ${chunks.indexOf('\r\n,') + 1} | The stream ended without its completion (a chunk with a finishReason) after ${chunks.indexOf('\r\n,') + 1} bytes: the text is incomplete |  | `],
+    ['[{"models":[]}]', 'ERR_BAD_EVENT | 0 | The gemini response is a JSON array (streamGenerateContent without alt=sse: ask for alt=sse), not an event stream |  | '],
     // (an error after chunks: the array's last element, the provider's error)
     [`${chunks.slice(0, chunks.indexOf('\r\n,'))}\r\n,\r\n${error.slice(1)}`, 'ERR_PROVIDER | 0 | The provider answered with an error body: Quota exceeded (RESOURCE_EXHAUSTED) | Quota exceeded | RESOURCE_EXHAUSTED'],
     [` ${garbage}`, 'ERR_BAD_EVENT | 1 | The gemini response, from byte offset 1, is neither an event stream nor valid JSON |  | '],

@@ -10,8 +10,8 @@
 import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
-  CONTEXT_FULL, FILTERED, type FormatSpec, LENGTH, STOP, TOOLS, argsText, callKey, citationOf, count, errorMessage, errorOfBody, find, ignored, kind,
-  literal, member, names, reasoningText, sseFormat, stringAt, template, text,
+  CONTEXT_FULL, FILTERED, type FormatSpec, LENGTH, STOP, TOOLS, argsText, callKey, citationOf, count, errorMessage, errorOfBody, find, ignored, isObj,
+  kind, literal, member, names, reasoningText, sseEvent, sseFormat, stringAt, template, text, type WholeEvent,
 } from './describe.js';
 
 const P = {
@@ -41,6 +41,7 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
     model_context_window_exceeded: CONTEXT_FULL,
   },
   errorBody: errorOfBody,
+  wholeAnswer: wholeMessage,
   usage(u) {
     const read = count(u, 'cache_read_input_tokens');
     const write = count(u, 'cache_creation_input_tokens');
@@ -148,3 +149,45 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
     }
   },
 });
+
+/**
+ * A whole message (asked without `stream`: `type: "message"`) as the stream it comes as:
+ * `message_start` (no content, no stop reason), each content block begun, its content in the
+ * deltas a stream sends it in (a text block's citations, then its text; thinking, then its
+ * signature; a call's input as one `input_json_delta` of its JSON; any other block whole in its
+ * start), and ended, then `message_delta` with the stop reason and the usage, and `message_stop`.
+ */
+function wholeMessage(body: unknown): WholeEvent[] | undefined {
+  if (!isObj(body) || body.type !== 'message' || !Array.isArray(body.content)) return undefined;
+  const { content, stop_reason, stop_sequence, stop_details, container, usage, ...message } = body;
+  const ev = (type: string, data: Record<string, unknown>) => sseEvent({ type, ...data }, type);
+  const delta = (index: number, d: Record<string, unknown>) => ev('content_block_delta', { index, delta: d });
+  const out = [ev('message_start', { message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage } })];
+  (content as unknown[]).forEach((block, index) => {
+    if (!isObj(block)) return;
+    if (block.type === 'text') {
+      const { text, citations, ...rest } = block;
+      out.push(ev('content_block_start', { index, content_block: { ...rest, text: '' } }));
+      if (Array.isArray(citations)) for (const citation of citations) out.push(delta(index, { type: 'citations_delta', citation }));
+      if (typeof text === 'string' && text !== '') out.push(delta(index, { type: 'text_delta', text }));
+    } else if (block.type === 'thinking') {
+      const { thinking, signature, ...rest } = block;
+      out.push(ev('content_block_start', { index, content_block: { ...rest, thinking: '', signature: '' } }));
+      if (typeof thinking === 'string' && thinking !== '') out.push(delta(index, { type: 'thinking_delta', thinking }));
+      if (typeof signature === 'string' && signature !== '') out.push(delta(index, { type: 'signature_delta', signature }));
+    } else if ((block.type === 'tool_use' || block.type === 'server_tool_use' || block.type === 'mcp_tool_use') && 'input' in block) {
+      const { input, ...rest } = block;
+      out.push(ev('content_block_start', { index, content_block: { ...rest, input: {} } }));
+      out.push(delta(index, { type: 'input_json_delta', partial_json: JSON.stringify(input) }));
+    } else {
+      out.push(ev('content_block_start', { index, content_block: block }));
+    }
+    out.push(ev('content_block_stop', { index }));
+  });
+  const end: Record<string, unknown> = { stop_reason: stop_reason ?? null, stop_sequence: stop_sequence ?? null };
+  if (stop_details !== undefined) end.stop_details = stop_details;
+  if (container !== undefined) end.container = container;
+  out.push(ev('message_delta', usage === undefined ? { delta: end } : { delta: end, usage }));
+  out.push(ev('message_stop', {}));
+  return out;
+}

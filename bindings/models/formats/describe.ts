@@ -251,6 +251,12 @@ export interface FormatSpec {
    * chunks is.
    */
   readonly arrayBody?: string;
+  /**
+   * A body that is one JSON value and not an error, where it is the format's whole answer (asked
+   * without streaming): the events of the stream the same answer comes as, read as that stream;
+   * else undefined (the body is an error of its own).
+   */
+  wholeAnswer?(body: unknown): WholeEvent[] | undefined;
   /** Its usage object's counts. */
   usage(fields: Record<string, unknown>): Usage;
   /** The paths of an event's envelope (OpenAI's `id`, `created`, `model`), for an event written anew. */
@@ -450,6 +456,17 @@ export function errorMessage(doc: Doc, errorRec: number, messageRec: number): st
 
 type Obj = Record<string, unknown>;
 /** Whether `v` is a JSON object (not an array, not null). */
+/** One event of the stream a whole answer comes as: its name (its `event:` line, where the format names its events) and its data. */
+export interface WholeEvent {
+  readonly event?: string;
+  readonly data: string;
+}
+
+/** The event whose data is the JSON of `value`, named `event` (where the format names its events). */
+export function sseEvent(value: unknown, event?: string): WholeEvent {
+  return event === undefined ? { data: JSON.stringify(value) } : { event, data: JSON.stringify(value) };
+}
+
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 

@@ -22,7 +22,7 @@ import { JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE } from '../
 import { compilePaths } from '../paths.js';
 import {
   FILTERED, failedTurn, type Doc, type Sink, type FinishWords, type FormatSpec, LENGTH, NULL, type ProviderError, STOP, choice, citationOf, count, errorOfBody, find,
-  ignored, member, never, noneOf, providerError, scope, sseFormat, stringAt, strings, template, text,
+  ignored, isObj, member, never, noneOf, providerError, scope, sseEvent, sseFormat, stringAt, strings, template, text, type WholeEvent,
 } from './describe.js';
 
 const P = {
@@ -70,6 +70,7 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     MISSING_THOUGHT_SIGNATURE: /* @__PURE__ */ failedTurn('a call in the request lacks the thought signature it came with'),
   },
   errorBody: geminiError,
+  wholeAnswer: wholeResponse,
   arrayBody: 'streamGenerateContent without alt=sse: ask for alt=sse',
   // (Google's statuses: an error chunk's or body's `status`)
   errorTypes: {
@@ -462,4 +463,15 @@ function jsonPath(p: string): (string | number)[] | null {
     } else return null;
   }
   return out;
+}
+
+/**
+ * A whole GenerateContentResponse (generateContent, not streamed) is one chunk of the stream; a
+ * JSON array of them (streamGenerateContent without alt=sse) is the stream's chunks in order.
+ */
+function wholeResponse(body: unknown): WholeEvent[] | undefined {
+  const chunks = Array.isArray(body) ? body : [body];
+  const chunk = (c: unknown) => isObj(c) && (Array.isArray(c.candidates) || isObj(c.promptFeedback));
+  if (chunks.length === 0 || !chunks.every(chunk)) return undefined;
+  return chunks.map((c) => sseEvent(c));
 }

@@ -5,12 +5,12 @@ import { anthropic } from './anthropic.js';
 import { bedrock, bedrockInvoke } from './bedrock.js';
 import { ddg } from './ddg.js';
 import { gemini } from './gemini.js';
-import { type FormatSpec, type ProviderError, type Usage, anthropicErrorType, finishIn, finishWords } from './describe.js';
+import { type FormatSpec, type ProviderError, type Usage, type WholeEvent, anthropicErrorType, finishIn, finishWords } from './describe.js';
 import { ollama } from './ollama.js';
 import { openai } from './openai.js';
 import { openaiResponses } from './openai-responses.js';
 
-export type { ProviderError, Usage } from './describe.js';
+export type { ProviderError, Usage, WholeEvent } from './describe.js';
 
 /** The formats a model stream can be read in. */
 export type ModelFormat = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'ddg' | 'gemini' | 'bedrock' | 'bedrock-invoke';
@@ -65,6 +65,15 @@ export interface ModelFormatFacts {
   errorOfBody(body: unknown): ProviderError | undefined;
   /** Its usage object (ModelStream's `usage`, as the provider sent it) as token counts in one shape. */
   usage(usage: Record<string, unknown>): Usage;
+  /**
+   * Its whole answer (a JSON body asked without streaming: OpenAI's `chat.completion`, Anthropic's
+   * `message`, a Responses `response`, Gemini's GenerateContentResponse or a JSON array of them)
+   * as the events of the stream the same answer comes as, each with its `event:` name where the
+   * format names them, and its data; undefined for any other value (an error body), and for a
+   * format without one here (Ollama's answer is one line of its stream already; Bedrock, ddg).
+   * A model stream and a relay read a whole answer so, at `flush()`.
+   */
+  wholeAnswerEvents(body: unknown): readonly WholeEvent[] | undefined;
 }
 
 const facts = new Map<ModelFormat, ModelFormatFacts>();
@@ -89,6 +98,7 @@ export function describeFormat(format: ModelFormat): ModelFormatFacts {
       anthropicErrorType: (code: string | undefined) => anthropicErrorType(spec, code),
       errorOfBody: (body: unknown) => spec.errorBody(body),
       usage: (usage: Record<string, unknown>) => spec.usage(usage),
+      wholeAnswerEvents: (body: unknown) => spec.wholeAnswer?.(body),
     });
     facts.set(format, f);
   }

@@ -19,8 +19,8 @@ import { JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import type { BuiltinCallType } from '../message.js';
 import { compilePaths } from '../paths.js';
 import {
-  OPENAI_ERRORS, FILTERED, type FormatSpec, LENGTH, STOP, callKey, citationOf, count, errorOfBody, find, ignored, kind, kindText, member, names, sseFormat,
-  stringAt, template,
+  OPENAI_ERRORS, FILTERED, type FormatSpec, LENGTH, STOP, callKey, citationOf, count, errorOfBody, find, ignored, isObj, kind, kindText, member, names,
+  sseEvent, sseFormat, stringAt, template, type WholeEvent,
 } from './describe.js';
 
 const P = {
@@ -45,6 +45,7 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
   completion: 'a response.completed event',
   finishReasons: { completed: STOP, incomplete: LENGTH, max_output_tokens: LENGTH, content_filter: FILTERED },
   errorBody: errorOfBody,
+  wholeAnswer: wholeResponse,
   errorTypes: OPENAI_ERRORS,
   usage: (u) => ({
     input: count(u, 'input_tokens'), output: count(u, 'output_tokens'), cacheRead: count(u, 'input_tokens_details.cached_tokens'),
@@ -254,5 +255,68 @@ function membersOf(json: string): { key: string; text: string; value: string }[]
     space();
     if (json[i] === ',') i++;
   }
+  return out;
+}
+
+/**
+ * A whole response (asked without `stream`: `object: "response"`) as the stream it comes as:
+ * `response.created`, then each output item added (without its content), its content in the
+ * deltas a stream sends it in (a message's text and refusal, then its text's annotations; a
+ * call's arguments or input; a reasoning item's summary parts and text), and the item done
+ * (whole), then `response.completed` (`.incomplete`, `.failed`: its status) with the response.
+ */
+function wholeResponse(body: unknown): WholeEvent[] | undefined {
+  if (!isObj(body) || body.object !== 'response' || !Array.isArray(body.output)) return undefined;
+  const ev = (type: string, data: Record<string, unknown>) => sseEvent({ type, ...data }, type);
+  const out = [ev('response.created', { response: { ...body, status: 'in_progress', output: [], usage: null } })];
+  (body.output as unknown[]).forEach((item, output_index) => {
+    if (!isObj(item)) return;
+    const at = { item_id: item.id, output_index };
+    const added = (shown: Record<string, unknown>) => ev('response.output_item.added', { output_index, item: shown });
+    if (item.type === 'message' && Array.isArray(item.content)) {
+      out.push(added({ ...item, status: 'in_progress', content: [] }));
+      (item.content as unknown[]).forEach((part, content_index) => {
+        if (!isObj(part)) return;
+        if (part.type === 'output_text' && typeof part.text === 'string') {
+          if (part.text !== '') out.push(ev('response.output_text.delta', { ...at, content_index, delta: part.text }));
+          if (Array.isArray(part.annotations)) {
+            part.annotations.forEach((annotation: unknown, annotation_index) => {
+              out.push(ev('response.output_text.annotation.added', { ...at, content_index, annotation_index, annotation }));
+            });
+          }
+        } else if (part.type === 'refusal' && typeof part.refusal === 'string' && part.refusal !== '') {
+          out.push(ev('response.refusal.delta', { ...at, content_index, delta: part.refusal }));
+        }
+      });
+    } else if (item.type === 'function_call' && typeof item.arguments === 'string') {
+      out.push(added({ ...item, status: 'in_progress', arguments: '' }));
+      if (item.arguments !== '') out.push(ev('response.function_call_arguments.delta', { ...at, delta: item.arguments }));
+      out.push(ev('response.function_call_arguments.done', { ...at, arguments: item.arguments }));
+    } else if (item.type === 'custom_tool_call' && typeof item.input === 'string') {
+      out.push(added({ ...item, status: 'in_progress', input: '' }));
+      if (item.input !== '') out.push(ev('response.custom_tool_call_input.delta', { ...at, delta: item.input }));
+      out.push(ev('response.custom_tool_call_input.done', { ...at, input: item.input }));
+    } else if (item.type === 'reasoning') {
+      const { encrypted_content: _encrypted, content, summary, ...shown } = item;
+      out.push(added({ ...shown, summary: [] }));
+      if (Array.isArray(summary)) {
+        summary.forEach((part: unknown, summary_index) => {
+          out.push(ev('response.reasoning_summary_part.added', { ...at, summary_index, part: { type: 'summary_text', text: '' } }));
+          if (isObj(part) && typeof part.text === 'string' && part.text !== '') out.push(ev('response.reasoning_summary_text.delta', { ...at, summary_index, delta: part.text }));
+        });
+      }
+      if (Array.isArray(content)) {
+        content.forEach((part: unknown, content_index) => {
+          if (isObj(part) && typeof part.text === 'string' && part.text !== '') out.push(ev('response.reasoning_text.delta', { ...at, content_index, delta: part.text }));
+        });
+      }
+    } else {
+      // (a hosted tool's call, a client-run tool's, a generated image: said whole by its item's end)
+      out.push(added({ id: item.id, type: item.type, status: 'in_progress' }));
+    }
+    out.push(ev('response.output_item.done', { output_index, item }));
+  });
+  const end = body.status === 'incomplete' ? 'response.incomplete' : body.status === 'failed' ? 'response.failed' : 'response.completed';
+  out.push(ev(end, { response: body }));
   return out;
 }

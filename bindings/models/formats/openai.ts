@@ -18,7 +18,7 @@ import type { Citation } from '../message.js';
 import { compilePaths } from '../paths.js';
 import {
   OPENAI_ERRORS, FILTERED, NULL, OBJECT, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, argsOrObject, argsText, ascii, callKey, choice, citationOf, count, errorMessage,
-  errorOfBody, find, ignored, member, never, noneOf, reasoningAlias, scope, sseFormat, stringAt, strings, template, text,
+  errorOfBody, find, ignored, isObj, member, never, noneOf, reasoningAlias, scope, sseEvent, sseFormat, stringAt, strings, template, text, type WholeEvent,
 } from './describe.js';
 
 const P = {
@@ -39,6 +39,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
   completion: 'data: [DONE]',
   finishReasons: { stop: STOP, length: LENGTH, tool_calls: TOOLS, function_call: TOOLS, content_filter: FILTERED },
   errorBody: errorOfBody,
+  wholeAnswer: wholeChat,
   errorTypes: OPENAI_ERRORS,
   envelope: /* @__PURE__ */ compilePaths(['id', 'created', 'model']),
   usage: (u) => ({
@@ -306,4 +307,30 @@ function calls(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number)
     }
     if (args >= 0) sink.onToolArguments(doc, key, args, false, custom);
   }
+}
+
+/**
+ * A whole chat completion (asked without `stream`: `choices[i].message`) as the stream it comes as:
+ * a chunk for each choice, its message the delta (each call given its index in the message) with
+ * its finish reason, the usage in a chunk of its own, then `[DONE]`.
+ */
+function wholeChat(body: unknown): WholeEvent[] | undefined {
+  if (!isObj(body) || !Array.isArray(body.choices) || !body.choices.some((c) => isObj(c) && isObj(c.message))) return undefined;
+  // (the members in the order they came: `object` where it was, `message` become `delta`)
+  const { choices, usage, ...envelope } = body;
+  const chunk = (rest: Record<string, unknown>) => sseEvent({ ...envelope, object: 'chat.completion.chunk', ...rest });
+  const out: WholeEvent[] = [];
+  for (const c of choices as unknown[]) {
+    if (!isObj(c)) continue;
+    const choice: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(c)) {
+      if (k !== 'message') choice[k] = v;
+      else if (isObj(v)) choice.delta = Array.isArray(v.tool_calls) ? { ...v, tool_calls: v.tool_calls.map((t: unknown, index) => (isObj(t) ? { index, ...t } : t)) } : v;
+      else choice.delta = {};
+    }
+    out.push(chunk({ choices: [choice] }));
+  }
+  if (usage !== undefined && usage !== null) out.push(chunk({ choices: [], usage }));
+  out.push({ data: '[DONE]' });
+  return out;
 }
