@@ -27,6 +27,25 @@ function isErrorBody(v: Obj): boolean {
   return keys.every((k) => ERROR_BODY_KEYS.has(k)) && [v.message, v.Message, v.detail].some((m) => typeof m === 'string');
 }
 
+/** The format whose whole answer (asked without streaming) this JSON value is, if it is one. */
+function wholeAnswer(v: unknown): Format | undefined {
+  if (!isObj(v)) return undefined;
+  if (Array.isArray(v.choices) && v.choices.some((c) => isObj(c) && isObj(c.message))) return 'openai';
+  if (v.type === 'message' && Array.isArray(v.content)) return 'anthropic';
+  if (v.object === 'response' && Array.isArray(v.output)) return 'openai-responses';
+  if (Array.isArray(v.candidates) || isObj(v.promptFeedback)) return 'gemini';
+  return undefined;
+}
+
+/** The format whose whole answer a JSON body too long to sniff whole begins as (its first keys), if any. */
+function wholeAnswerOfPrefix(head: string): Format | undefined {
+  if (/"object"\s*:\s*"chat\.completion"/.test(head)) return 'openai';
+  if (/^\{\s*"(id"\s*:\s*"[^"]*"\s*,\s*")?type"\s*:\s*"message"/.test(head)) return 'anthropic';
+  if (/"object"\s*:\s*"response"/.test(head)) return 'openai-responses';
+  if (/^\{\s*"candidates"\s*:/.test(head)) return 'gemini';
+  return undefined;
+}
+
 /** The model format an SSE event's type and data look like, or 'sse'. */
 function sseFlavour(type: string | undefined, data: string): Format {
   if (type?.startsWith('response.')) return 'openai-responses';
@@ -82,9 +101,12 @@ export function sniff(bytes: Uint8Array, ended: boolean): Format | 'empty' | und
   if (/^\[\s*\{\s*"(candidates|error|usageMetadata|promptFeedback|modelVersion)"\s*:/.test(body)) return 'gemini';
   if (body[0] === '{' || body[0] === '[') {
     // a first line past SNIFF_BYTES: what its keys so far say (a line of Ollama's), else a body
-    if (complete.length === 0) return enough ? (/^\{\s*"model"\s*:/.test(body) ? 'ollama' : 'openai') : undefined;
+    if (complete.length === 0) return enough ? (/^\{\s*"model"\s*:/.test(body) ? 'ollama' : wholeAnswerOfPrefix(body.slice(0, 4096)) ?? 'openai') : undefined;
     const v = parse(complete[0]);
-    if (v === undefined) return 'openai'; // a JSON document on several lines: a body, not NDJSON
+    // a JSON document on several lines: a body, not NDJSON (a whole answer's format, when it is whole here)
+    if (v === undefined) return (ended ? wholeAnswer(parse(body)) : undefined) ?? wholeAnswerOfPrefix(body.slice(0, 4096)) ?? 'openai';
+    const whole = wholeAnswer(v);
+    if (whole !== undefined) return whole;
     if (isObj(v)) {
       if ('model' in v && ('message' in v || 'response' in v || 'done' in v)) return 'ollama';
       if ('done' in v && ('message' in v || 'response' in v)) return 'ollama';

@@ -32,19 +32,26 @@ describe("Gemini's JSON array (streamGenerateContent without alt=sse)", () => {
       expect(c.stdout.split('\n')[0]).toMatch(/: gemini( \(sniffed\))?, /);
     }
   });
-  it('its chunks: a JSON array, not an event stream (exit 6), with no other format to try', async () => {
+  it('its chunks: the answer, read as its stream (decode prints its text, check finds it clean); cut short, exit 3; an array of no chunks, exit 6', async () => {
     const path = file(dir, 'gemini-array-chunks.json', chunks);
     for (const args of [['decode', path], ['decode', '--format', 'gemini', path]]) {
-      expect(await run(args)).toMatchObject({ code: 6, stdout: '', stderr: 'seam-stream: The gemini response is a JSON array (streamGenerateContent without alt=sse: ask for alt=sse), not an event stream\n' });
+      expect(await run(args)).toMatchObject({ code: 0, stdout: 'Hi!', stderr: '' });
     }
     for (const args of [['check', path], ['check', '--format', 'gemini', path]]) {
       const c = await run(args);
-      expect(c.code).toBe(6);
-      expect(c.stdout).toContain('byte 0  the input is a JSON array (streamGenerateContent without alt=sse: ask for alt=sse), not a gemini event stream\n');
+      expect([c.code, c.stdout.split('\n').slice(1, 2)]).toEqual([0, ['clean']]);
+      expect(c.stdout).toMatch(/, 2 events, 0 heartbeats, 3 graphemes of text, completed \(finish reason "STOP"\)\n/);
     }
-    // (an object that is neither an error nor a stream: a document)
-    const c = await run(['check', '--format', 'gemini', file(dir, 'gemini-object.json', '{"candidates":[]}')]);
+    // (without the chunk that finishes it: cut short, as its stream would be)
+    const cutShort = file(dir, 'gemini-array-cut.json', chunks.slice(0, chunks.indexOf('\r\n,')) + ']');
+    expect(await run(['decode', '--format', 'gemini', cutShort])).toMatchObject({ code: 3, stdout: 'Hi' });
+    const cc = await run(['check', cutShort]);
+    expect([cc.code, cc.stdout.includes(`byte ${Buffer.byteLength(chunks.slice(0, chunks.indexOf('\r\n,')) + ']')}  the answer ends without its completion (a chunk with a finishReason)\n`)]).toEqual([3, true]);
+    // (an object that is neither an error, an answer nor a stream: a document)
+    const c = await run(['check', '--format', 'gemini', file(dir, 'gemini-object.json', '{"models":[]}')]);
     expect([c.code, c.stdout.includes('byte 0  the input is a JSON document, not a gemini event stream\n')]).toEqual([6, true]);
+    const a = await run(['check', '--format', 'gemini', file(dir, 'gemini-other-array.json', '[{"models":[]}]')]);
+    expect([a.code, a.stdout.includes('byte 0  the input is a JSON array (streamGenerateContent without alt=sse: ask for alt=sse), not a gemini event stream\n')]).toEqual([6, true]);
   });
 });
 

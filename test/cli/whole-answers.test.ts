@@ -1,0 +1,36 @@
+// The command on a whole answer (a JSON body asked without streaming, as `curl` without
+// `"stream": true` saves it): decode finds its format from the body, on one line or pretty-printed,
+// and prints its text; check reads it as its stream, clean; the report counts the events it is read as.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { file, run, tempDir } from './helpers.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = tempDir();
+});
+
+const answers: [string, unknown, string][] = [
+  ['openai', { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'Bonjour, e\u0301te\u0301 ☀️' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } }, 'stop'],
+  ['anthropic', { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [{ type: 'thinking', thinking: 'hm', signature: 's' }, { type: 'text', text: 'Bonjour, e\u0301te\u0301 ☀️' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 5 } }, 'end_turn'],
+  ['openai-responses', { id: 'resp_1', object: 'response', status: 'completed', model: 'gpt-5', output: [{ id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Bonjour, e\u0301te\u0301 ☀️', annotations: [] }] }], usage: { input_tokens: 3, output_tokens: 5 } }, 'completed'],
+  ['gemini', { candidates: [{ content: { parts: [{ text: 'Bonjour, e\u0301te\u0301 ☀️' }], role: 'model' }, finishReason: 'STOP', index: 0 }] }, 'STOP'],
+];
+
+describe('a whole answer: decode prints its text (NFC), check finds it clean', () => {
+  for (const [format, body, finish] of answers) {
+    for (const [layout, text] of [['one line', JSON.stringify(body)], ['pretty', `${JSON.stringify(body, null, 2)}\n`]] as const) {
+      it(`${format}, ${layout}`, async () => {
+        const path = file(dir, `${format}-${layout.replace(' ', '-')}.json`, text);
+        for (const args of [['decode', path], ['decode', '--format', format, path]]) {
+          expect(await run(args)).toMatchObject({ code: 0, stdout: 'Bonjour, été ☀️', stderr: '' });
+        }
+        const r = await run(['decode', '--report', '--json', path]);
+        const report = JSON.parse(r.stderr.slice(r.stderr.indexOf('{')));
+        expect([report.format, report.sniffed, report.status, report.finishReason, report.graphemes]).toEqual([format, true, 'done', finish, 14]);
+        const c = await run(['check', path]);
+        expect([c.code, c.stdout.split('\n')[1]]).toEqual([0, 'clean']);
+        expect(c.stdout.split('\n')[0]).toContain(`: ${format} (sniffed), ${Buffer.byteLength(text)} bytes`);
+      });
+    }
+  }
+});
