@@ -3,9 +3,10 @@
 // whole answer. seam's relay reads the body at the upstream's end: its error is the provider's,
 // which the client gets in its API's shape (an OpenAI client, the error event with the provider's
 // message; an Anthropic client, Anthropic's `event: error` with the provider's error type), counted
-// a provider error of the stream, not truncated. A whole answer is no stream, and seam does not read
-// one as a stream: the client gets an error event saying it is a JSON body, not an event stream,
-// counted a bad event. Read with the official clients, for an upstream of each SSE API.
+// a provider error of the stream, not truncated. A whole answer (an upstream that does not stream)
+// is read as the stream the same answer comes as: the client gets the answer, written in its API's
+// stream at the upstream's end, counted done. Read with the official clients, for an upstream of
+// each SSE API.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, test } from 'vitest';
@@ -29,6 +30,7 @@ const WHOLE: Record<Format, string> = {
 async function outcomes(r: Running): Promise<Record<string, number>> {
   const m = await metricsAt(`${r.url}/metrics`);
   return {
+    done: m.get('llm_streams_total{status="done"}') ?? 0,
     failed: m.get('llm_streams_total{status="failed"}') ?? 0,
     truncated: m.get('llm_streams_total{status="truncated"}') ?? 0,
     upstreamTruncated: m.get('llm_upstream_truncated_total') ?? 0,
@@ -72,7 +74,7 @@ describe.each(['openai', 'anthropic', 'gemini'] as const)('a 200 JSON body from 
     const e = await openaiThrows(r, 'busy');
     expect([e.message, e.error]).toEqual(['Rate limit reached',
       { message: 'Rate limit reached', type: 'upstream_error', code: 'ERR_PROVIDER', offset: 0, provider_code: ERRORS[format].code }]);
-    expect(diff(before, await outcomes(r))).toEqual({ failed: 1, truncated: 0, upstreamTruncated: 0, providerStream: 1, badEvents: 0 });
+    expect(diff(before, await outcomes(r))).toEqual({ done: 0, failed: 1, truncated: 0, upstreamTruncated: 0, providerStream: 1, badEvents: 0 });
   });
 
   test('an error object: to an Anthropic client, Anthropic\'s error event, the provider\'s type in its words', async () => {
@@ -81,18 +83,25 @@ describe.each(['openai', 'anthropic', 'gemini'] as const)('a 200 JSON body from 
     const before = await outcomes(r);
     const e = await anthropicThrows(r, 'busy');
     expect(e.error).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: 'Rate limit reached' } });
-    expect(diff(before, await outcomes(r))).toEqual({ failed: 1, truncated: 0, upstreamTruncated: 0, providerStream: 1, badEvents: 0 });
+    expect(diff(before, await outcomes(r))).toEqual({ done: 0, failed: 1, truncated: 0, upstreamTruncated: 0, providerStream: 1, badEvents: 0 });
   });
 
-  test('a whole answer: an error event that says the upstream answered a JSON body, not a stream; a bad event, not truncated', async () => {
+  test('a whole answer: the answer, written to the client as its stream (read at the upstream\'s end), done', async () => {
     const r = await gatewayOf(format);
     r.up.scripts.set('whole', { contentType: 'application/json', pieces: [Buffer.from(WHOLE[format])] });
     const before = await outcomes(r);
-    const message = `The ${format} response is a JSON body, not an event stream`;
-    const o = await openaiThrows(r, 'whole');
-    expect([o.message, o.error]).toEqual([message, { message, type: 'upstream_stream_error', code: 'ERR_BAD_EVENT', offset: 0 }]);
-    const a = await anthropicThrows(r, 'whole');
-    expect(a.error).toEqual({ type: 'error', error: { type: 'api_error', message } });
-    expect(diff(before, await outcomes(r))).toEqual({ failed: 2, truncated: 0, upstreamTruncated: 0, providerStream: 0, badEvents: 2 });
+    const openai = new OpenAI({ baseURL: `${r.url}/v1`, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+    const stream = await openai.chat.completions.create({ model: 'whole', messages: [{ role: 'user', content: 'Bonjour' }], stream: true });
+    let text = '';
+    let finish: string | null | undefined;
+    for await (const c of stream) {
+      text += c.choices[0]?.delta?.content ?? '';
+      finish = c.choices[0]?.finish_reason ?? finish;
+    }
+    expect([text, finish]).toEqual(['Bonjour', 'stop']);
+    const anthropic = new Anthropic({ baseURL: r.url, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+    const m = await anthropic.messages.stream({ model: 'whole', max_tokens: 64, messages: [{ role: 'user', content: 'Bonjour' }] }).finalMessage();
+    expect([m.content, m.stop_reason]).toEqual([[{ type: 'text', text: 'Bonjour' }], 'end_turn']);
+    expect(diff(before, await outcomes(r))).toEqual({ done: 2, failed: 0, truncated: 0, upstreamTruncated: 0, providerStream: 0, badEvents: 0 });
   });
 });
