@@ -75,6 +75,9 @@ export const JSON_ERRORS: readonly string[] = [
   'a control character in a string', 'a bad escape', 'a broken literal', 'nested too deep', 'too many values',
 ];
 
+/** The arguments of a call that has none. */
+const NO_ARGS = '{}';
+
 let realm: { core: Core; reader: DocReader } | null = null;
 const enc = /* @__PURE__ */ new TextEncoder();
 
@@ -182,6 +185,11 @@ export class DocReader implements Doc, Sink {
 
   onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1, noArgs = '', custom = false, signature = -1): void {
     const owner = this.owner!;
+    // (the arguments it has when no fragment brings any, its start's input or its item's members,
+    // kept as its fragments are: within maxArgumentBytes, past which the call neither begins nor
+    // changes, and the stream fails at this event)
+    const hasInput = input >= 0 && doc.kind(input) === JK_OBJECT;
+    if (owner.keeps && (hasInput || noArgs !== '') && !this.argumentRoom(hasInput ? this.len(input) : utf8Length(noArgs))) return;
     const idText = id >= 0 && doc.kind(id) === JK_STRING ? this.string(id) : '';
     const { call, began } = this.said.call(key, idText, server);
     if (custom) call.custom = true;
@@ -189,8 +197,11 @@ export class DocReader implements Doc, Sink {
     if (call.id === '' && idText !== '') call.id = idText;
     const named = call.name === '' && name >= 0 && doc.kind(name) === JK_STRING;
     if (named) call.name = this.string(name);
-    if (input >= 0 && doc.kind(input) === JK_OBJECT) call.fallback = this.string(input);
-    else if (noArgs !== '') call.fallback = noArgs;
+    // (a relay writes no call of the provider's own: it keeps no arguments of one)
+    if (owner.keeps || !server) {
+      if (hasInput) call.fallback = this.string(input);
+      else if (noArgs !== '') call.fallback = noArgs;
+    }
     if (began) owner.out?.callBegan(call);
     else if (named && call.name !== '') owner.out?.callNamed(call);
   }
@@ -208,6 +219,8 @@ export class DocReader implements Doc, Sink {
 
   onWholeToolCall(doc: Doc, id: number, name: number, args: number, noArgs = '', signature = -1): void {
     const owner = this.owner!;
+    // (the arguments of a call that has none, Gemini's `{}`, kept as sent ones are: within maxArgumentBytes)
+    if (args < 0 && owner.keeps && noArgs !== '' && !this.argumentRoom(utf8Length(noArgs))) return;
     const call = this.said.whole();
     this.named(doc, call, id, name, signature);
     if (args < 0) call.fallback = noArgs;
@@ -235,8 +248,7 @@ export class DocReader implements Doc, Sink {
 
   onServerResult(doc: Doc, id: number, result: number, name: string): void {
     const owner = this.owner!;
-    // (counted with the arguments: what a stream keeps of its calls)
-    if (!owner.keeps || !this.argumentRoom(this.len(result))) return;
+    if (!owner.keeps) return;
     const m = this.said;
     const idText = id >= 0 && doc.kind(id) === JK_STRING ? this.string(id) : '';
     // (by its id; without one the first whole call still waiting for its result: each result
@@ -248,12 +260,14 @@ export class DocReader implements Doc, Sink {
         break;
       }
     }
+    // (counted with the arguments, the `{}` of a call made to hold it too: what a stream keeps of its calls)
+    if (!this.argumentRoom(this.len(result) + (call === undefined ? NO_ARGS.length : 0))) return;
     if (call === undefined) {
       // (a result whose call never came: a call of no arguments that holds it)
       call = m.serverWhole();
       call.id = idText;
       call.name = name;
-      call.fallback = '{}';
+      call.fallback = NO_ARGS;
       this.ended(call);
     }
     call.result = this.string(result);
@@ -455,6 +469,8 @@ export class DocReader implements Doc, Sink {
     call.done = true;
     if (owner.keeps && !call.custom) call.valid = this.validJson(call.args());
     owner.out?.callEnded(call);
+    // (a relay, which keeps no arguments, keeps a start's input only until its writer wrote the call's end)
+    if (!owner.keeps) call.fallback = '';
   }
 
   /**

@@ -62,8 +62,13 @@ export interface ModelStreamOptions {
    */
   raw?: boolean;
   /**
-   * The most bytes of tool-call arguments (as sent) the stream keeps, for all its calls together;
-   * a fragment that would pass it is a ModelStreamError (`ERR_ARGUMENTS_TOO_LARGE`).
+   * The most bytes of tool-call arguments (as sent) the stream keeps, for all its calls together,
+   * the client's and the provider's own: their streamed fragments, the arguments that come whole
+   * (a tool_use start's `input`, a hosted tool's item's members at its end, a call's `{}` when it
+   * has none), and the provider's tools' results (Anthropic's result blocks, Gemini's
+   * `codeExecutionResult`), which are kept with their calls. The event whose arguments or result
+   * would pass it is a ModelStreamError (`ERR_ARGUMENTS_TOO_LARGE`) at its offset, with the calls
+   * as they stood before it.
    * @defaultValue 16 MiB
    */
   maxArgumentBytes?: number;

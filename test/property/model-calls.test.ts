@@ -597,7 +597,7 @@ describe('agents\' streams: tool calls and reasoning read in the core give what 
     });
   }
 
-  test(`maxArgumentBytes: the fragment that would pass it fails the stream at its offset, the calls as they stood before it, however the stream is cut, seed ${SEED}`, () => {
+  test(`maxArgumentBytes: the fragment (or start's input) that would pass it fails the stream at its offset, the calls as they stood before it, however the stream is cut, seed ${SEED}`, () => {
     const r = rng(SEED + 300);
     let failed = 0;
     for (let s = 0; s < 160; s++) {
@@ -605,14 +605,20 @@ describe('agents\' streams: tool calls and reasoning read in the core give what 
       const body = GENERATE[format](r, true);
       const bytes = typeof body === 'string' ? enc.encode(body) : body;
       const ref = reference(body, format);
-      // each fragment's bytes as sent (its JSON string's body, escapes and all), with its frame and op
+      // each fragment's bytes as sent (its JSON string's body, escapes and all), and each start's
+      // input (Anthropic's object, Bedrock's `{}`), kept as the call's arguments until a fragment
+      // brings some, with its frame and op
       const frags: { bytes: number; frame: number; op: number }[] = [];
       let plain = true;
       ref.frames.forEach((fr, k) => {
         const ops = fr.calls.map((op, i) => [op, i] as const).filter(([op]) => op.op === 'args');
         const lits = [...fr.data.matchAll(/"(?:partial_json|arguments|input)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)].map((x) => enc.encode(x[1]).length);
         if (lits.length !== ops.length) plain = false;
-        ops.forEach(([, i], j) => frags.push({ bytes: lits[j] ?? 0, frame: k, op: i }));
+        let j = 0;
+        fr.calls.forEach((op, i) => {
+          if (op.op === 'args') frags.push({ bytes: lits[j++] ?? 0, frame: k, op: i });
+          else if (op.op === 'begin' && op.input !== undefined) frags.push({ bytes: enc.encode(op.input).length, frame: k, op: i });
+        });
       });
       const total = frags.reduce((n, x) => n + x.bytes, 0);
       if (!plain || total === 0) continue;
@@ -623,7 +629,7 @@ describe('agents\' streams: tool calls and reasoning read in the core give what 
       const at = ref.frames[over.frame];
       if (ref.error !== undefined && ref.error.offset < at.dataStart) continue; // (the stream fails before)
       // the calls' arguments as they stood before the fragment (a fragment of a call that never
-      // began begins it, and then does not fit)
+      // began begins it, and then does not fit; a start whose input does not fit begins nothing)
       const book = new CallBook();
       ref.frames.slice(0, over.frame + 1).forEach((fr, k) => fr.calls.forEach((op, i) => {
         if (k < over.frame || i < over.op) book.apply(op);
