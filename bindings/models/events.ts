@@ -8,7 +8,7 @@ import { type Core, getCore } from '../core/wasm.js';
 import { JSON_ERRORS, borrowDoc, unescaped } from './document.js';
 import type { FormatSpec, ProviderError } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
-import { type Citation, Message, type ToolCall } from './message.js';
+import { type Citation, type Media, Message, type ToolCall } from './message.js';
 import { programAddress } from './plan.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES } from './reader.js';
 
@@ -22,6 +22,12 @@ export interface ModelEventReading {
   refusal?: string;
   /** The sources the event cites (as {@link ModelStream.citations}), when it cites any. */
   citations?: Citation[];
+  /**
+   * The media the event carries (as {@link ModelStream.media}: Gemini's `inlineData` parts,
+   * Responses' generated image), when it carries any: each whole, its data as sent (the event is
+   * the caller's, held whole: no `maxMediaBytes`).
+   */
+  media?: Media[];
   /** The provider's completion: the stream is done. */
   done: boolean;
   /** A keep-alive (Anthropic `ping`). */
@@ -74,8 +80,8 @@ export class ModelEventReader {
   readonly maxArgumentBytes = DEFAULT_MAX_ARGUMENT_BYTES;
   /** @internal (one event's reasoning, which the caller holds whole) */
   readonly maxReasoningBytes = Infinity;
-  /** @internal (it keeps no media) */
-  readonly maxMediaBytes = 0;
+  /** @internal (one event's media, which the caller holds whole) */
+  readonly maxMediaBytes = Infinity;
   /** @internal */
   get finishReasons(): FormatSpec['finishReasons'] { return FORMATS[this.format].finishReasons; }
   private readonly core: Core;
@@ -144,6 +150,7 @@ export class ModelEventReader {
     if (m.refused) r.refused = true;
     if (m.refusal !== '') r.refusal = m.refusal;
     if (m.citations.length !== 0) r.citations = m.citations.slice();
+    if (m.media !== null) r.media = m.media;
     if (m.usage !== undefined) r.usage = m.usage;
     if (m.bad !== null) {
       r.invalid = { offset: 0, message: m.bad, json: false };
@@ -157,6 +164,14 @@ export class ModelEventReader {
   /** The client's tool calls of the events read so far (as {@link ModelStream.toolCalls}). */
   get toolCalls(): readonly ToolCall[] {
     return this.message!.calls.map((c) => c.snapshot());
+  }
+
+  /**
+   * The provider's own tool calls of the events read so far (as {@link ModelStream.serverToolCalls}),
+   * each with its `result` once the event that carries it was read.
+   */
+  get serverToolCalls(): readonly ToolCall[] {
+    return this.message!.serverCalls.map((c) => c.snapshot());
   }
 
   /** The message with this event's own parts emptied (its calls go on). */
@@ -176,6 +191,8 @@ export class ModelEventReader {
     m.errorDetail = undefined;
     m.thinking.length = 0;
     m.thinkingOpen = false;
+    m.media = null;
+    m.mediaBytes = 0;
     return m;
   }
 
