@@ -332,19 +332,30 @@ export class DocReader implements Doc, Sink {
     m.citations.push(citation);
   }
 
-  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number): void {
+  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number, dataUrl = false): void {
     // (a relay's clients have no place for media in an answer: OpenAI Chat's chunks and Anthropic's content blocks have none)
     const owner = this.owner!;
     if (!owner.keeps) return;
+    let len = data >= 0 && doc.kind(data) === JK_STRING ? this.len(data) : 0;
+    let type = typeof mimeType === 'string' ? mimeType : mimeType >= 0 && doc.kind(mimeType) === JK_STRING ? this.string(mimeType) : '';
+    let base64: string | null = null;
+    if (dataUrl) {
+      // a `data:` URL (an event's, within maxEventBytes): its type from its head, its data after the comma
+      const url = len !== 0 ? this.string(data) : '';
+      const comma = url.indexOf(',');
+      const head = url.slice(0, comma);
+      if (!url.startsWith('data:') || !head.endsWith(';base64')) return;
+      type = head.slice(5, -7);
+      base64 = url.slice(comma + 1);
+      len = base64.length;
+    }
     const m = this.said;
     const list = (m.media ??= []);
-    const len = data >= 0 && doc.kind(data) === JK_STRING ? this.len(data) : 0;
-    const type = typeof mimeType === 'string' ? mimeType : mimeType >= 0 && doc.kind(mimeType) === JK_STRING ? this.string(mimeType) : '';
     const media: Media = { mimeType: type, data: '', bytes: len };
     if (m.mediaBytes + len > owner.maxMediaBytes) {
       media.omitted = true;
     } else if (len !== 0) {
-      media.data = this.string(data);
+      media.data = base64 ?? this.string(data);
       m.mediaBytes += len;
     }
     if (thought) media.thought = true;

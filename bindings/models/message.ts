@@ -71,12 +71,18 @@ export interface Citation {
 }
 
 /**
- * Media the model returned in its answer (Gemini's `inlineData` parts: an image it made, audio),
- * as sent. Kept within `maxMediaBytes`; a part past it is kept without its data (`omitted`), so that
+ * Media the model returned in its answer, as sent: Gemini's `inlineData` parts (an image it made,
+ * audio), Responses' generated images, OpenAI Chat's audio chunks (`delta.audio.data`, one a chunk,
+ * as Gemini's audio parts are), OpenRouter's images (`delta.images`' `data:` URLs). Kept within `maxMediaBytes`; a part past it is kept without its data (`omitted`), so that
  * none is lost silently and the text's stream goes on.
  */
 export interface Media {
-  /** The IANA media type (`image/png`, `audio/L16;rate=24000`, …), as sent ('' without one). */
+  /**
+   * The media type (`image/png`, `audio/L16;rate=24000`, …), as sent ('' without one); a `data:`
+   * URL's, or where the stream says none, the format's: Responses' image's from its `output_format`,
+   * OpenAI Chat's audio `audio/pcm16;rate=24000` (raw 16-bit little-endian mono samples at 24 kHz, the
+   * one format a streamed request may ask for).
+   */
   mimeType: string;
   /** The bytes, base64 as sent ('' when `omitted`). */
   data: string;

@@ -83,8 +83,8 @@ export interface ModelStreamOptions {
    */
   maxReasoningBytes?: number;
   /**
-   * The most bytes of media data the stream keeps (Gemini's `inlineData`: base64, counted as
-   * sent), for all its media together: a part whose data would pass it is kept without its data
+   * The most bytes of media data the stream keeps (Gemini's `inlineData`, Responses' images,
+   * OpenAI Chat's audio chunks, OpenRouter's images: base64, counted as sent), for all its media together: a part whose data would pass it is kept without its data
    * (`omitted: true`, with its media type and size), and the stream goes on; 0 keeps no data.
    * @defaultValue 64 MiB
    */
@@ -185,7 +185,8 @@ export class ModelStream extends ModelReader {
   }
 
   /**
-   * Media the model returned so far, in order (Gemini's `inlineData` parts: images it made, audio):
+   * Media the model returned so far, in order (Gemini's `inlineData` parts: images it made, audio;
+   * Responses' generated images; OpenAI Chat's audio chunks; OpenRouter's images):
    * each with its media type, its data as sent (base64), its size, and Gemini's signature to send
    * back with it; past `maxMediaBytes` without its data (`omitted`). Never part of the text.
    */

@@ -126,11 +126,13 @@ export interface Sink {
    */
   onCitationList(doc: Doc, j: number, read: (list: readonly unknown[]) => Citation[]): void;
   /**
-   * Media the model returned (Gemini's `inlineData`, Responses' generated image): its media type (a
-   * string record, −1: none, or the type itself) and a record of its base64 data (a string; −1:
-   * none), whether it is a thought, its signature (a string record, −1: none).
+   * Media the model returned (Gemini's `inlineData`, Responses' generated image, OpenAI's audio
+   * chunks, OpenRouter's images): its media type (a string record, −1: none, or the type itself)
+   * and a record of its base64 data (a string; −1: none), whether it is a thought, its signature (a
+   * string record, −1: none). `dataUrl`: the data record is a `data:` URL (`data:image/png;base64,…`),
+   * whose head says the media type (a URL that is not base64 data is not read).
    */
-  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number): void;
+  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number, dataUrl?: boolean): void;
   /** The state of the open part call (null when none is open). */
   partCall(): object | null;
   /** JSON text the description made, appended to the open part call's arguments. */

@@ -6,7 +6,9 @@
 // fragments; the functions API's one call as `function_call`, its `name` once and its `arguments`
 // in fragments; Gemini's thoughtSignature of a call, from Google's OpenAI-compatible API, in the
 // call's `extra_content.google.thought_signature`, kept with the call); an answer in audio (`modalities: ["text", "audio"]`) has its text in
-// `audio.transcript`; Mistral's content as an array of parts (`text`, and `thinking` parts of text),
+// `audio.transcript` and its sound in `audio.data` chunks (base64 PCM: media, one a chunk);
+// OpenRouter's images (`images: [{type: "image_url", image_url: {url: "data:image/png;base64,…"}}]`)
+// are media; Mistral's content as an array of parts (`text`, and `thinking` parts of text),
 // and its calls whole, without `index`; citations as `annotations` (`url_citation`s), or
 // Perplexity's lists beside the choices, said whole in every chunk (`search_results`, `citations`).
 // Some OpenAI-compatible servers (llama.cpp's llama-server in some versions, Hugging Face's TGI)
@@ -25,8 +27,16 @@ const P = {
   index: 0, content: 1, reasoningContent: 2, reasoning: 3, finish: 4, usage: 5, error: 6, errorMessage: 7, errorType: 8,
   errorCode: 9, delta: 10, partType: 11, partText: 12, partThinking: 13, partThinkingText: 14, callIndex: 15, callId: 16,
   callName: 17, callArguments: 18, call: 19, refusal: 20, customName: 21, customInput: 22, fnName: 23, fnArguments: 24,
-  annotations: 25, citations: 26, searchResults: 27, transcript: 28, role: 29, callSignature: 30,
+  annotations: 25, citations: 26, searchResults: 27, transcript: 28, role: 29, callSignature: 30, audioData: 31, imageUrl: 32,
 } as const;
+/**
+ * The media type of an answer's audio chunks (`delta.audio.data`). The stream does not say the
+ * format: the request's `audio.format` does, and a streamed request may ask for `pcm16` only (the
+ * API refuses another: "'audio.format' does not support 'wav' when stream=true. Supported values
+ * are: 'pcm16'"), raw 16-bit signed little-endian samples, mono, at 24 kHz, as OpenAI documents its
+ * pcm16. Not `audio/L16`, whose samples are big-endian (RFC 2586): the format's name, with its rate.
+ */
+const STREAMED_AUDIO = 'audio/pcm16;rate=24000';
 /** The key of the functions API's call (`function_call`: one a message, no index). */
 const FUNCTION_CALL = 0;
 const TEXT_PART = /* @__PURE__ */ ascii('text');
@@ -55,7 +65,8 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     'choices[*].delta.tool_calls[*]', 'choices[*].delta.refusal', 'choices[*].delta.tool_calls[*].custom.name',
     'choices[*].delta.tool_calls[*].custom.input', 'choices[*].delta.function_call.name', 'choices[*].delta.function_call.arguments',
     'choices[*].delta.annotations', 'citations', 'search_results', 'choices[*].delta.audio.transcript', 'choices[*].delta.role',
-    'choices[*].delta.tool_calls[*].extra_content.google.thought_signature',
+    'choices[*].delta.tool_calls[*].extra_content.google.thought_signature', 'choices[*].delta.audio.data',
+    'choices[*].delta.images[*].image_url.url',
   ]),
   // a delta of the followed choice: text, reasoning, or a fragment of the current call's arguments
   // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there
@@ -64,7 +75,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     choice, text, reasoningAlias, reasoningAlias, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
     ignored, scope, never, never, never, never, callKey, never, never, argsOrObject, { role: 'none', ignore: OBJECT }, strings, never, argsText,
     never, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
-    ignored, never,
+    ignored, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -119,6 +130,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     let finish = -1;
     let fnName = -1;
     let fnArguments = -1;
+    let images = false;
     for (let j = 0; j < n; j++) {
       const p = doc.path(j);
       if (p === P.delta) {
@@ -129,10 +141,15 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
         if (doc.index(j) === el && doc.kind(j) === JK_ARRAY) cite(sink, doc.value(j));
         continue;
       }
-      if (p === P.refusal || p === P.fnName || p === P.fnArguments || p === P.transcript) {
+      if (p === P.imageUrl) {
+        images = true;
+        continue;
+      }
+      if (p === P.refusal || p === P.fnName || p === P.fnArguments || p === P.transcript || p === P.audioData) {
         if (doc.index(j) !== el || doc.kind(j) !== JK_STRING) continue;
-        // (an answer in audio: its transcript is the answer's text, its audio left to the format's own clients)
+        // (an answer in audio: its transcript is the answer's text, each chunk of its audio media)
         if (p === P.transcript) sink.onText(doc, j);
+        else if (p === P.audioData) sink.onMedia(doc, STREAMED_AUDIO, j, false, -1);
         else if (p === P.refusal) sink.onRefusal(doc, j);
         else if (p === P.fnName) fnName = j;
         else fnArguments = j;
@@ -148,6 +165,10 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     if (delta >= 0) {
       parts(doc, sink, delta);
       calls(doc, sink, delta);
+      // (OpenRouter's images: each a `data:` URL)
+      for (let j = 0; images && j < n; j++) {
+        if (doc.path(j) === P.imageUrl && doc.kind(j) === JK_STRING && inside(doc, delta, j)) sink.onMedia(doc, '', j, false, -1, true);
+      }
     }
     if (fnName >= 0 && doc.end(fnName) > doc.start(fnName)) sink.onToolCall(doc, FUNCTION_CALL, -1, fnName);
     // (an empty fragment, as a chunk with `function_call: {name: '', arguments: ''}` brings, begins no call)
