@@ -332,22 +332,29 @@ export class DocReader implements Doc, Sink {
     m.citations.push(citation);
   }
 
-  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number, dataUrl = false): void {
+  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number, as?: 'url' | 'uri'): void {
     // (a relay's clients have no place for media in an answer: OpenAI Chat's chunks and Anthropic's content blocks have none)
     const owner = this.owner!;
     if (!owner.keeps) return;
     let len = data >= 0 && doc.kind(data) === JK_STRING ? this.len(data) : 0;
     let type = typeof mimeType === 'string' ? mimeType : mimeType >= 0 && doc.kind(mimeType) === JK_STRING ? this.string(mimeType) : '';
     let base64: string | null = null;
-    if (dataUrl) {
-      // a `data:` URL (an event's, within maxEventBytes): its type from its head, its data after the comma
+    let uri: string | null = null;
+    if (as !== undefined) {
+      // an address (an event's, within maxEventBytes), or a `data:` URL: its type from its head, its data after the comma
       const url = len !== 0 ? this.string(data) : '';
-      const comma = url.indexOf(',');
-      const head = url.slice(0, comma);
-      if (!url.startsWith('data:') || !head.endsWith(';base64')) return;
-      type = head.slice(5, -7);
-      base64 = url.slice(comma + 1);
-      len = base64.length;
+      if (url === '') return;
+      if (as === 'url' && url.startsWith('data:')) {
+        const comma = url.indexOf(',');
+        const head = url.slice(0, comma);
+        if (!head.endsWith(';base64')) return;
+        type = head.slice(5, -7);
+        base64 = url.slice(comma + 1);
+        len = base64.length;
+      } else {
+        uri = url;
+        len = utf8Length(url);
+      }
     }
     const m = this.said;
     const list = (m.media ??= []);
@@ -355,7 +362,8 @@ export class DocReader implements Doc, Sink {
     if (m.mediaBytes + len > owner.maxMediaBytes) {
       media.omitted = true;
     } else if (len !== 0) {
-      media.data = base64 ?? this.string(data);
+      if (uri !== null) media.uri = uri;
+      else media.data = base64 ?? this.string(data);
       m.mediaBytes += len;
     }
     if (thought) media.thought = true;

@@ -72,8 +72,8 @@ export interface Citation {
 
 /**
  * Media the model returned in its answer, as sent: Gemini's `inlineData` parts (an image it made,
- * audio), Responses' generated images, OpenAI Chat's audio chunks (`delta.audio.data`, one a chunk,
- * as Gemini's audio parts are), OpenRouter's images (`delta.images`' `data:` URLs). Kept within `maxMediaBytes`; a part past it is kept without its data (`omitted`), so that
+ * audio; `fileData` parts, at an address), Responses' generated images, OpenAI Chat's audio chunks
+ * (`delta.audio.data`, one a chunk, as Gemini's audio parts are), OpenRouter's images (`delta.images`' URLs). Kept within `maxMediaBytes`; a part past it is kept without its data (`omitted`), so that
  * none is lost silently and the text's stream goes on.
  */
 export interface Media {
@@ -84,10 +84,15 @@ export interface Media {
    * one format a streamed request may ask for).
    */
   mimeType: string;
-  /** The bytes, base64 as sent ('' when `omitted`). */
+  /** The bytes, base64 as sent ('' when `omitted`, or for media at an address: `uri`). */
   data: string;
-  /** Bytes of `data` as sent (the base64 text's, which `maxMediaBytes` counts). */
+  /** Bytes of `data` as sent (the base64 text's), or of `uri`: what `maxMediaBytes` counts. */
   bytes: number;
+  /**
+   * The media's address, where the provider gives one in place of its data (Gemini's `fileData`
+   * parts' `fileUri`, an OpenRouter image's URL that is not a `data:` URL); `data` is then ''.
+   */
+  uri?: string;
   /** The part was one of the model's thoughts (Gemini's interim images: `thought: true`). */
   thought?: true;
   /** Gemini's `thoughtSignature` of the part, which the caller sends back with it. */

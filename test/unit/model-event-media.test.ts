@@ -109,3 +109,40 @@ describe("ModelEventReader: the provider's own calls, with their results (server
     expect(streamed('anthropic', body)).toEqual({ ...want, media: [] });
   });
 });
+
+describe("gemini: a fileData part (media at an address)", () => {
+  const URI = 'https://generativelanguage.googleapis.com/v1beta/files/abc-123';
+  const body = gchunk([{ text: 'Das Video: ' }])
+    + gchunk([{ fileData: { mimeType: 'video/mp4', fileUri: URI }, thoughtSignature: 'CiIBsig/+==' }])
+    + gchunk([{ fileData: { mimeType: 'image/png', fileUri: 'gs://bucket/é.png' } }, { text: 'Fertig.' }], ',"finishReason":"STOP"');
+  const MEDIA = [
+    { mimeType: 'video/mp4', data: '', bytes: URI.length, uri: URI, signature: 'CiIBsig/+==' },
+    { mimeType: 'image/png', data: '', bytes: enc.encode('gs://bucket/é.png').length, uri: 'gs://bucket/é.png' },
+  ];
+
+  it('ModelStream: each part media with its uri and no data, in order; the text only the answer\'s', () => {
+    const bytes = enc.encode(body);
+    let first: unknown;
+    for (const chunks of standardChunkings(bytes)) {
+      const m = new ModelStream({ format: 'gemini' });
+      let text = '';
+      for (const c of chunks) text += m.push(c);
+      text += m.flush();
+      const got = { text, status: m.status, media: m.media, blocks: m.reasoningBlocks };
+      if (first === undefined) first = got;
+      else expect(got, `${chunks.length} reads`).toEqual(first);
+    }
+    expect(first).toEqual({ text: 'Das Video: Fertig.', status: 'done', media: MEDIA, blocks: [] });
+  });
+
+  it('an address counts toward maxMediaBytes: past it the part is kept without it (omitted)', () => {
+    const m = new ModelStream({ format: 'gemini', maxMediaBytes: URI.length });
+    m.push(enc.encode(body));
+    m.flush();
+    expect(m.media).toEqual([MEDIA[0], { mimeType: 'image/png', data: '', bytes: MEDIA[1].bytes, omitted: true }]);
+  });
+
+  it('ModelEventReader: the parts of their event', () => {
+    expect(byEvent('gemini', body).media).toEqual([undefined, [MEDIA[0]], [MEDIA[1]]]);
+  });
+});

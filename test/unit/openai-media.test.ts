@@ -78,10 +78,13 @@ describe("OpenRouter: an answer's images (delta.images)", () => {
   const image = (url: string) => ({ type: 'image_url', image_url: { url }, index: 0 });
   const body = chunk({ role: 'assistant', content: 'Here it is: ' }, null, 'google/gemini-2.5-flash-image')
     + chunk({ role: 'assistant', content: '', images: [image(`data:image/png;base64,${PNG}`), image(`data:image/jpeg;base64,${JPEG}`)] }, null, 'google/gemini-2.5-flash-image')
-    // (not base64 data: not read)
-    + chunk({ role: 'assistant', content: 'Done.', images: [image('data:image/svg+xml,%3Csvg%2F%3E')] }, null, 'google/gemini-2.5-flash-image')
+    // (not base64 data: not read; an address: the media's uri)
+    + chunk({ role: 'assistant', content: 'Done.', images: [image('data:image/svg+xml,%3Csvg%2F%3E'), image('https://x.test/cat.webp')] }, null, 'google/gemini-2.5-flash-image')
     + chunk({}, 'stop', 'google/gemini-2.5-flash-image') + 'data: [DONE]\n\n';
-  const MEDIA = [{ mimeType: 'image/png', data: PNG, bytes: PNG.length }, { mimeType: 'image/jpeg', data: JPEG, bytes: JPEG.length }];
+  const MEDIA = [
+    { mimeType: 'image/png', data: PNG, bytes: PNG.length }, { mimeType: 'image/jpeg', data: JPEG, bytes: JPEG.length },
+    { mimeType: '', data: '', bytes: 23, uri: 'https://x.test/cat.webp' },
+  ];
 
   it('ModelStream: each image media, its type from its URL, its base64 data as sent', () => {
     expect(streamed(body)).toEqual({ text: 'Here it is: Done.', status: 'done', media: MEDIA });
@@ -94,10 +97,10 @@ describe("OpenRouter: an answer's images (delta.images)", () => {
   });
 
   it('past maxMediaBytes an image is kept without its data', () => {
-    expect(streamed(body, PNG.length)).toEqual({ text: 'Here it is: Done.', status: 'done', media: [MEDIA[0], { mimeType: 'image/jpeg', data: '', bytes: JPEG.length, omitted: true }] });
+    expect(streamed(body, PNG.length)).toEqual({ text: 'Here it is: Done.', status: 'done', media: [MEDIA[0], { mimeType: 'image/jpeg', data: '', bytes: JPEG.length, omitted: true }, { mimeType: '', data: '', bytes: 23, omitted: true }] });
   });
 
   it('ModelEventReader: the images of their event', () => {
-    expect(byEvent(body)).toEqual([undefined, MEDIA, undefined, undefined, undefined]);
+    expect(byEvent(body)).toEqual([undefined, MEDIA.slice(0, 2), [MEDIA[2]], undefined, undefined]);
   });
 });

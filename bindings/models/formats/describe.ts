@@ -126,13 +126,15 @@ export interface Sink {
    */
   onCitationList(doc: Doc, j: number, read: (list: readonly unknown[]) => Citation[]): void;
   /**
-   * Media the model returned (Gemini's `inlineData`, Responses' generated image, OpenAI's audio
-   * chunks, OpenRouter's images): its media type (a string record, −1: none, or the type itself)
-   * and a record of its base64 data (a string; −1: none), whether it is a thought, its signature (a
-   * string record, −1: none). `dataUrl`: the data record is a `data:` URL (`data:image/png;base64,…`),
-   * whose head says the media type (a URL that is not base64 data is not read).
+   * Media the model returned (Gemini's `inlineData` and `fileData`, Responses' generated image,
+   * OpenAI's audio chunks, OpenRouter's images): its media type (a string record, −1: none, or the
+   * type itself) and a record of its base64 data (a string; −1: none), whether it is a thought, its
+   * signature (a string record, −1: none). `as`: the data record is an address, kept as the
+   * media's `uri` (`'uri'`: Gemini's `fileUri`), or a URL (`'url'`: OpenRouter's), a `data:` URL
+   * (`data:image/png;base64,…`) whose head says the media type and whose base64 is its data (one
+   * that is not base64 is not read), another an address.
    */
-  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number, dataUrl?: boolean): void;
+  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number, as?: 'url' | 'uri'): void;
   /** The state of the open part call (null when none is open). */
   partCall(): object | null;
   /** JSON text the description made, appended to the open part call's arguments. */

@@ -17,7 +17,8 @@
 // `codeExecutionResult` part after it (`{outcome, output?, id?}`): the provider's own call, named
 // `code_execution`, with the code object's JSON as its arguments and the result object's as its
 // result. An `inlineData` part (`{mimeType, data}`: an image the model made, audio) is media, kept
-// as sent with the part's thoughtSignature.
+// as sent with the part's thoughtSignature; so is a `fileData` part (`{mimeType, fileUri}`), its
+// address the media's `uri`.
 import { JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
@@ -29,7 +30,7 @@ const P = {
   index: 0, text: 1, thought: 2, signature: 3, call: 4, callName: 5, callArgs: 6, callId: 7, finish: 8, usage: 9, blockReason: 10,
   error: 11, errorMessage: 12, errorStatus: 13, candidate: 14, part: 15, callContinues: 16, partial: 17, partialPath: 18, partialString: 19,
   partialNumber: 20, partialBool: 21, partialNull: 22, partialContinues: 23, grounding: 24, citing: 25, finishMessage: 26,
-  code: 27, codeId: 28, codeResult: 29, codeResultId: 30, media: 31, mediaType: 32, mediaData: 33,
+  code: 27, codeId: 28, codeResult: 29, codeResultId: 30, media: 31, mediaType: 32, mediaData: 33, file: 34, fileType: 35, fileUri: 36,
 } as const;
 
 /** The name of the provider's calls of its code execution tool (the request's `codeExecution` tool; Anthropic's name for its own). */
@@ -107,6 +108,7 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     'candidates[*].content.parts[*].executableCode', 'candidates[*].content.parts[*].executableCode.id',
     'candidates[*].content.parts[*].codeExecutionResult', 'candidates[*].content.parts[*].codeExecutionResult.id',
     'candidates[*].content.parts[*].inlineData', 'candidates[*].content.parts[*].inlineData.mimeType', 'candidates[*].content.parts[*].inlineData.data',
+    'candidates[*].content.parts[*].fileData', 'candidates[*].content.parts[*].fileData.mimeType', 'candidates[*].content.parts[*].fileData.fileUri',
   ]),
   // a chunk of one text part of the followed candidate (the running usage ignored: the last chunk's is read)
   template: /* @__PURE__ */ template([
@@ -116,7 +118,7 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     // (the code execution tool's parts: for the description)
     never, ignored, never, ignored,
     // (media: for the description)
-    never, ignored, ignored,
+    never, ignored, ignored, never, ignored, ignored,
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -182,6 +184,9 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
         let media = -1;
         let mediaType = -1;
         let mediaData = -1;
+        let file = -1;
+        let fileType = -1;
+        let fileUri = -1;
         for (let j = e + 1; j < n && doc.start(j) < doc.end(e); j++) {
           const q = doc.path(j);
           if (q === P.text) txt = j;
@@ -200,6 +205,9 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
           else if (q === P.media) media = doc.kind(j) === JK_OBJECT ? j : -1;
           else if (q === P.mediaType) mediaType = j;
           else if (q === P.mediaData) mediaData = j;
+          else if (q === P.file) file = doc.kind(j) === JK_OBJECT ? j : -1;
+          else if (q === P.fileType) fileType = j;
+          else if (q === P.fileUri) fileUri = j;
         }
         const signed = sig >= 0 && doc.kind(sig) === JK_STRING;
         if (media >= 0) {
@@ -207,6 +215,12 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
           // sends back with the part (Gemini's image models sign their image parts)
           if (signed) sink.onReasoningEnd();
           sink.onMedia(doc, mediaType, mediaData, thought, signed ? sig : -1);
+          continue;
+        }
+        if (file >= 0) {
+          // media at an address (`fileData`: a file the caller uploaded, a video's URL), kept as its uri
+          if (signed) sink.onReasoningEnd();
+          sink.onMedia(doc, fileType, fileUri, thought, signed ? sig : -1, 'uri');
           continue;
         }
         if (code >= 0 || result >= 0) {

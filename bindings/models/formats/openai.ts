@@ -8,7 +8,7 @@
 // call's `extra_content.google.thought_signature`, kept with the call); an answer in audio (`modalities: ["text", "audio"]`) has its text in
 // `audio.transcript` and its sound in `audio.data` chunks (base64 PCM: media, one a chunk);
 // OpenRouter's images (`images: [{type: "image_url", image_url: {url: "data:image/png;base64,…"}}]`)
-// are media; Mistral's content as an array of parts (`text`, and `thinking` parts of text),
+// are media (an address in place of a `data:` URL as the media's `uri`); Mistral's content as an array of parts (`text`, and `thinking` parts of text),
 // and its calls whole, without `index`; citations as `annotations` (`url_citation`s), or
 // Perplexity's lists beside the choices, said whole in every chunk (`search_results`, `citations`).
 // Some OpenAI-compatible servers (llama.cpp's llama-server in some versions, Hugging Face's TGI)
@@ -165,9 +165,9 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     if (delta >= 0) {
       parts(doc, sink, delta);
       calls(doc, sink, delta);
-      // (OpenRouter's images: each a `data:` URL)
+      // (OpenRouter's images: each a `data:` URL, or an address)
       for (let j = 0; images && j < n; j++) {
-        if (doc.path(j) === P.imageUrl && doc.kind(j) === JK_STRING && inside(doc, delta, j)) sink.onMedia(doc, '', j, false, -1, true);
+        if (doc.path(j) === P.imageUrl && doc.kind(j) === JK_STRING && inside(doc, delta, j)) sink.onMedia(doc, '', j, false, -1, 'url');
       }
     }
     if (fnName >= 0 && doc.end(fnName) > doc.start(fnName)) sink.onToolCall(doc, FUNCTION_CALL, -1, fnName);
