@@ -57,7 +57,7 @@ export interface DocOwner {
   readonly keeps: boolean;
   /** Where the parts go as they come (a relay), or null. */
   readonly out: MessageOut | null;
-  /** The most bytes of tool-call arguments the stream keeps in all. */
+  /** The most bytes of tool-call arguments the stream keeps in all (the provider's calls' too, with their results). */
   readonly maxArgumentBytes: number;
   /** The most bytes of reasoning (and a refusal) the stream keeps in all, as sent. */
   readonly maxReasoningBytes: number;
