@@ -142,6 +142,48 @@ describe('close(): the gateway drains', () => {
     expect(g.gw.stats()).toEqual({ streams: 0, pendingBytes: 0, coreBytes: 0, connections: 0 });
   });
 
+  test('while it drains, the key is checked first: a request without it is a 401 (the drain is no news to it), one with it a 503; /metrics on the API\'s listener is served, and its connection closes', async () => {
+    g = await startGateway({ drainTimeout: 5000, apiKeys: ['k-drain'] });
+    const pieces = Array.from({ length: 20 }, (_, i) => b(chunk(`${i} `)));
+    g.up.scripts.set('slow', { pieces: [...pieces, b(DONE)], gapMs: 50 });
+    const key = 'authorization: Bearer k-drain\r\n';
+    const request = (model: string, headers: string) => {
+      const body = JSON.stringify(chat(model));
+      return `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\n${headers}content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+    };
+    // three connections, each with a stream in flight (a connection idle when the drain begins is closed)
+    const open = () => {
+      const socket = net.connect(Number(new URL(g!.url).port), '127.0.0.1');
+      const c = { socket, got: '', ended: new Promise<void>((resolve) => socket.on('close', () => resolve())), relaying: undefined as unknown as Promise<void> };
+      c.relaying = new Promise<void>((resolve) => socket.on('data', (d) => { c.got += d.toString('latin1'); if (c.got.includes('data: ')) resolve(); }));
+      socket.write(request('slow', key));
+      return c;
+    };
+    const [noKey, keyed, metrics] = [open(), open(), open()];
+    await Promise.all([noKey.relaying, keyed.relaying, metrics.relaying]);
+    const closing = g.gw.close();
+    noKey.socket.write(request('quick', ''));
+    await expect.poll(async () => (await g!.gw.registry!.getSingleMetric('gateway_auth_failures_total')!.get()).values[0].value).toBe(1);
+    keyed.socket.write(request('quick', key));
+    metrics.socket.write(`GET /metrics HTTP/1.1\r\nhost: x\r\n${key}\r\n`);
+    await Promise.all([noKey.ended, keyed.ended, metrics.ended, closing]);
+    const second = (got: string) => {
+      const r = got.split(/(?=HTTP\/1\.1 )/)[1];
+      const head = r.slice(0, r.indexOf('\r\n\r\n'));
+      return { status: head.split(' ')[1], connection: /\r\nconnection: (.*)\r\n/i.exec(`${head}\r\n`)?.[1], body: r.slice(r.indexOf('\r\n\r\n') + 4) };
+    };
+    expect(second(noKey.got)).toEqual({ status: '401', connection: 'close',
+      body: JSON.stringify({ error: { message: 'Incorrect or missing API key: send it as authorization: Bearer KEY (or x-api-key: KEY)', type: 'invalid_request_error', code: 'invalid_api_key' } }) });
+    expect(second(keyed.got)).toEqual({ status: '503', connection: 'close',
+      body: JSON.stringify({ error: { message: 'the gateway is shutting down; retry the request', type: 'overloaded', code: 'ERR_SHUTTING_DOWN' } }) });
+    const m = second(metrics.got);
+    expect([m.status, m.connection]).toEqual(['200', 'close']);
+    const lines = dechunk(m.body).split('\n');
+    // (its three streams open when it was asked; the request without its key counted)
+    expect(lines.filter((l) => /^(llm_streams_open|gateway_auth_failures_total) /.test(l))).toEqual(['llm_streams_open 3', 'gateway_auth_failures_total 1']);
+    expect(g.up.received.map((r) => (r.body as { model: string }).model)).toEqual(['slow', 'slow', 'slow']);
+  });
+
   test('a stream that outlives drainTimeout ends with its error event, which the official clients read as an error; its upstream closed', async () => {
     g = await startGateway({ drainTimeout: 300, upstreamFormat: 'openai' });
     g.up.scripts.set('m', { pieces: [b(chunk('Bonjour'))], then: 'hang' });

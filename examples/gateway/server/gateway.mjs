@@ -140,16 +140,22 @@ export function createGateway(options = {}) {
     const path = req.url.split('?')[0];
     const dialect = DIALECTS.get(path);
     replyIn(res, dialect);
-    // (a request that comes while the gateway drains, on a connection it had: refused, and its connection closed)
-    if (closing !== null) {
-      return sendJson(res, 503, errorBody('the gateway is shutting down; retry the request', 'overloaded', 'ERR_SHUTTING_DOWN'), { 'retry-after': '1', connection: 'close' });
-    }
+    // (the key first: a caller without one learns nothing of the gateway, its drain included)
     if (keys.length > 0 && !authorized(keys, req.headers)) {
       m.authFailures.inc();
       return sendJson(res, 401, errorBody('Incorrect or missing API key: send it as authorization: Bearer KEY (or x-api-key: KEY)', 'invalid_request_error', 'invalid_api_key'),
         { 'www-authenticate': 'Bearer', connection: 'close' });
     }
-    if (req.method === 'GET' && path === '/metrics' && metricsServer === null) return serveMetrics(m, res);
+    // (the metrics on the API's listener: served while the gateway drains too, where they show the
+    // streams going, and then the connection closes, as every answer's does during the drain)
+    if (req.method === 'GET' && path === '/metrics' && metricsServer === null) {
+      if (closing !== null) res.setHeader('connection', 'close');
+      return serveMetrics(m, res);
+    }
+    // (a request that comes while the gateway drains, on a connection it had: refused, and its connection closed)
+    if (closing !== null) {
+      return sendJson(res, 503, errorBody('the gateway is shutting down; retry the request', 'overloaded', 'ERR_SHUTTING_DOWN'), { 'retry-after': '1', connection: 'close' });
+    }
     if (dialect === undefined) return sendJson(res, 404, errorBody(`no route ${req.method} ${path.slice(0, 200)}`, 'invalid_request_error', 'not_found'));
     if (req.method !== 'POST') return sendJson(res, 405, errorBody('use POST', 'invalid_request_error', 'method_not_allowed'), { allow: 'POST' });
     if (streams.size >= o.maxStreams) {
