@@ -62,6 +62,36 @@ describe('an option set to 0', () => {
     expect(coreMemoryLimit()).toBeUndefined();
   });
 
+  test('an option of the wrong type is a TypeError at createGateway, naming the option (a switch is not read as its truthiness)', () => {
+    const refusal = (option: unknown, whole = false) => {
+      try {
+        void createGateway((whole ? option : { upstream: 'http://127.0.0.1:9', ...(option as object) }) as never).close();
+        return 'accepted';
+      } catch (e) {
+        return `${(e as Error).constructor.name}: ${(e as Error).message}`;
+      }
+    };
+    expect([{ metrics: 'false' }, { metrics: 0 }, { allowNoKeys: 'false' }, { allowNoKeys: 1 }, { log: 'stderr' }, { log: null }, { metricsHost: 9 }, { metricsHost: '' },
+      { upstream: 'not a url' }, { upstream: '127.0.0.1:8080' }].map((o) => refusal(o))).toEqual([
+      'TypeError: createGateway: metrics must be true or false',
+      'TypeError: createGateway: metrics must be true or false',
+      'TypeError: createGateway: allowNoKeys must be true or false',
+      'TypeError: createGateway: allowNoKeys must be true or false',
+      'TypeError: createGateway: log must be a function of one line',
+      'TypeError: createGateway: log must be a function of one line',
+      'TypeError: createGateway: metricsHost must be a host name or address',
+      'TypeError: createGateway: metricsHost must be a host name or address',
+      'TypeError: createGateway: upstream must be an absolute http: or https: URL',
+      'TypeError: createGateway: upstream must be an absolute http: or https: URL',
+    ]);
+    expect([null, 'http://127.0.0.1:9', [['upstream', 'http://127.0.0.1:9']]].map((o) => refusal(o, true))).toEqual(Array(3).fill('TypeError: createGateway: its options must be an object'));
+    // (unknown names are refused as they were; undefined is the default, as for every option)
+    expect(refusal({ metric: false })).toBe('TypeError: createGateway: unknown option metric');
+    expect([{ metrics: false }, { allowNoKeys: true }, { log: () => {} }, { metricsHost: '::1' }, { metrics: undefined, allowNoKeys: undefined, log: undefined, metricsHost: undefined }]
+      .map((o) => refusal(o))).toEqual(Array(5).fill('accepted'));
+    expect(coreMemoryLimit()).toBeUndefined();
+  });
+
   test('highWaterMark 0: no write buffer, the upstream read pauses after each write, and the answer is whole', async () => {
     g = await startGateway({ highWaterMark: 0, maxConnections: 0, maxConnectionsPerAddress: 0, keepalive: 0 });
     const events = Array.from({ length: 50 }, (_, i) => chunk(`mot ${i} `)).join('');

@@ -108,9 +108,18 @@ export const DEFAULTS = Object.freeze({
 
 /** createGateway's options checked, with DEFAULTS' where not given (or given as undefined). */
 export function optionsOf(options) {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError('createGateway: its options must be an object');
   for (const k of Object.keys(options)) if (!(k in DEFAULTS)) throw new TypeError(`createGateway: unknown option ${k}`);
   const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
   if (typeof o.upstream !== 'string') throw new TypeError('createGateway: upstream (the base URL) is required');
+  // (the URL's scheme and the rest are createGateway's to check; here, that it is a URL, said with
+  // the option's name, not URL's "Invalid URL", and without its text, which may hold a key)
+  if (!URL.canParse(o.upstream)) throw new TypeError('createGateway: upstream must be an absolute http: or https: URL');
+  // (a switch of another type is refused, not read as its truthiness: `allowNoKeys: 'false'` let the
+  // gateway listen beyond loopback without keys, `metrics: 'no'` counted on)
+  for (const k of ['allowNoKeys', 'metrics']) if (typeof o[k] !== 'boolean') throw new TypeError(`createGateway: ${k} must be true or false`);
+  if (o.log !== undefined && typeof o.log !== 'function') throw new TypeError('createGateway: log must be a function of one line');
+  if (typeof o.metricsHost !== 'string' || o.metricsHost === '') throw new TypeError('createGateway: metricsHost must be a host name or address');
   if (!MODEL_FORMATS.includes(o.upstreamFormat)) throw new TypeError(`createGateway: upstreamFormat must be one of ${MODEL_FORMATS.join(', ')}`);
   if (!Number.isInteger(o.anthropicMaxTokens) || o.anthropicMaxTokens < 1) throw new TypeError('createGateway: anthropicMaxTokens must be a positive integer');
   if (!['auto', 'concise', 'detailed', 'none'].includes(o.responsesSummary)) throw new TypeError('createGateway: responsesSummary must be auto, concise, detailed or none');
