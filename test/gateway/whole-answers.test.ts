@@ -329,3 +329,78 @@ describe('the reasoning and the calls\' arguments of a whole answer are bounded 
     }
   });
 });
+
+describe('a whole answer read from a stream is counted in UTF-8 bytes, whatever its script', () => {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  // 30 bytes each: 30 ASCII letters, 10 CJK characters (3 bytes, 1 UTF-16 unit each), 7 emoji (4 bytes, 2 units) and 2 letters
+  const TEXTS = ['a'.repeat(30), '漢'.repeat(10), `${'😀'.repeat(7)}ab`];
+  const ask = (g: Running, model: string) => post(g.url, { model, max_tokens: 9, messages: [{ role: 'user', content: 'x' }] }, '/v1/messages');
+
+  test('maxResponseBytes: the text, the reasoning and the arguments of 30 bytes fit a limit of 30 and not of 29, in every script', async () => {
+    const got: string[] = [];
+    for (const limit of [30, 29]) {
+      const g = await startGateway({ upstreamFormat: 'openai', maxResponseBytes: limit });
+      try {
+        for (const [i, s] of TEXTS.entries()) {
+          // (a JSON string, counted as the event has it: its quotes escaped, \" two bytes each; 30 bytes so)
+          const args = JSON.stringify(['a'.repeat(26), `${'漢'.repeat(8)}aa`, `${'😀'.repeat(6)}aa`][i]);
+          expect(Buffer.byteLength(JSON.stringify(args)) - 2).toBe(30);
+          g.up.scripts.set(`text${i}`, { pieces: [Buffer.from(chunk({ role: 'assistant', content: s }) + chunk({}, 'stop') + 'data: [DONE]\n\n')] });
+          g.up.scripts.set(`reasoning${i}`, { pieces: [Buffer.from(chunk({ role: 'assistant', reasoning_content: s }) + chunk({ content: 'ok' }, 'stop') + 'data: [DONE]\n\n')] });
+          g.up.scripts.set(`args${i}`, { pieces: [Buffer.from(chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: args } }] })
+            + chunk({}, 'tool_calls') + 'data: [DONE]\n\n')] });
+          for (const kind of ['text', 'reasoning', 'args']) {
+            const r = await ask(g, `${kind}${i}`);
+            const body = JSON.parse(r.body.toString()) as { content?: { type: string }[]; error?: { message: string } };
+            got.push(`${limit} ${kind}${i} ${r.status} ${r.status === 200 ? body.content!.map((c) => c.type).join(',') : /would pass (\w+)/.exec(body.error!.message)![1]}`);
+          }
+        }
+      } finally {
+        await g.close();
+      }
+    }
+    expect(got).toEqual([0, 1, 2].flatMap((i) => [`30 text${i} 200 text`, `30 reasoning${i} 200 thinking,text`, `30 args${i} 200 tool_use`])
+      .concat([0, 1, 2].flatMap((i) => [`29 text${i} 502 maxTextBytes`, `29 reasoning${i} 502 maxReasoningBytes`, `29 args${i} 502 maxArgumentBytes`])));
+  });
+
+  test('the bytes the answer holds while it is read, in the budget (stats, maxPendingBytes): its text\'s UTF-8 bytes, not its UTF-16 units', async () => {
+    // (two events of 3000 bytes each; the last character is held back until the next event or the end)
+    const texts = ['a'.repeat(3000), '漢'.repeat(1000), '😀'.repeat(750)];
+    const g = await startGateway({ upstreamFormat: 'openai', bodyTimeout: 60_000 });
+    try {
+      const held: number[] = [];
+      for (const [i, s] of texts.entries()) {
+        let cut = () => {};
+        g.up.scripts.set(`held${i}`, { write: (res) => {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.write(chunk({ role: 'assistant', content: s }) + chunk({ content: s }));
+          cut = () => res.socket!.destroy();
+        } });
+        const asked = ask(g, `held${i}`);
+        await expect.poll(() => g.up.received.length).toBe(i + 1);
+        await expect.poll(() => g.gw.stats().pendingBytes - g.gw.stats().coreBytes).toBeGreaterThan(1000);
+        await new Promise((r) => setTimeout(r, 50));
+        const st = g.gw.stats();
+        held.push(st.pendingBytes - st.coreBytes);
+        cut(); // (the upstream's connection cut: the answer is truncated)
+        expect((await asked).status).toBe(502);
+      }
+      expect(held).toEqual([6000 - 1, 6000 - 3, 6000 - 4]);
+    } finally {
+      await g.close();
+    }
+    // past maxPendingBytes with the answer: a 503, at the same bytes in every script
+    const h = await startGateway({ upstreamFormat: 'openai', maxPendingBytes: 5000 });
+    try {
+      const got: string[] = [];
+      for (const [i, s] of texts.entries()) {
+        h.up.scripts.set(`big${i}`, { pieces: [Buffer.from(chunk({ role: 'assistant', content: s }) + chunk({ content: s }) + chunk({}, 'stop') + 'data: [DONE]\n\n')] });
+        const r = await ask(h, `big${i}`);
+        got.push(`${r.status} ${r.body.toString()}`);
+      }
+      expect(got).toEqual(Array(3).fill(`503 ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'the gateway\'s streams hold more than maxPendingBytes (5000) with this answer; retry later' } })}`));
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -84,7 +84,9 @@ export async function assembleWhole(s, upRes, model) {
       try {
         const more = ms.push(chunk);
         text += more;
-        if (!s.hold(more.length)) {
+        // (the text's UTF-8 bytes, as maxResponseBytes counts it and as it is written: its UTF-16
+        // units were a third of a CJK text's bytes)
+        if (!s.hold(Buffer.byteLength(more))) {
           failure = Object.assign(new Error(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`), { code: 'ERR_PENDING_BYTES' });
           upRes.destroy();
           resolve();
