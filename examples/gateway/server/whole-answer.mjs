@@ -64,9 +64,11 @@ export async function assembleWhole(s, upRes, model) {
   const { gw } = s;
   const { o, m } = gw;
   // (the reasoning and the calls' arguments are part of the answer, and bounded as its text is:
-  // the arguments were held up to the library's default, 16 MiB, whatever maxResponseBytes said)
+  // the arguments were held up to the library's default, 16 MiB, whatever maxResponseBytes said;
+  // media, Gemini's images and audio, are no part of it, and none is kept: they were held up to
+  // the library's default, 64 MiB a stream, outside maxResponseBytes and the budget)
   const ms = new ModelStream({ format: gw.format, normalize: false, maxEventBytes: o.maxEventBytes, maxTextBytes: o.maxResponseBytes, maxReasoningBytes: o.maxResponseBytes,
-    maxArgumentBytes: o.maxResponseBytes });
+    maxArgumentBytes: o.maxResponseBytes, maxMediaBytes: 0 });
   // (its tokens once, from the usage read, whatever ended it: the client's leaving, a failure, its answer)
   const dispose = () => {
     m.tokens.add(gw.facts, ms.usage);
