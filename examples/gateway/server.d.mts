@@ -35,7 +35,7 @@ export interface GatewayOptions {
   maxEventBytes?: number;
   /** @defaultValue 1 MiB */
   maxRequestBytes?: number;
-  /** A whole answer's text, its reasoning, and its tool calls' arguments, each. @defaultValue 8 MiB */
+  /** A whole answer's text, its reasoning, and its tool calls' arguments, each; the sources a streamed answer's relay keeps until its completion. @defaultValue 8 MiB */
   maxResponseBytes?: number;
   /** A client's write buffer (0: none, the upstream read pauses after each write). @defaultValue 64 KiB */
   highWaterMark?: number;

@@ -7,7 +7,8 @@ import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createGateway, upstreamRequest, type Gateway, type GatewayOptions } from '../../examples/gateway/server.mjs';
-import { chat, closeGateway, metricsAt, nothingLeft, post, startGateway, type Running } from './support.js';
+import { SseRelay } from '../../bindings/index.js';
+import { chat, closeGateway, metricsAt, normalizeIds, nothingLeft, post, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);
@@ -449,6 +450,34 @@ describe('finding 4, through the gateway: ambiguous framing is a 502, not a trun
     expect([r.status, JSON.parse(r.body.toString())]).toEqual([502, { error: {
       message: `the upstream's answer broke HTTP/1.1 (request id ${id}; the gateway's log has the detail)`, type: 'upstream_error', code: 'ERR_UPSTREAM_PROTOCOL' } }]);
     expect(g.log).toEqual([`gateway: request ${id}: 502: the upstream's response head is malformed: a duplicate Content-Length`]);
+  });
+});
+
+describe('a streamed answer\'s kept sources are bounded by maxResponseBytes', () => {
+  test('the sources a relay to OpenAI\'s clients keeps until the completion (Anthropic\'s citations) past maxResponseBytes: the stream ends with its error event at that citation, counted as the response_bytes limit', async () => {
+    g = await start({ maxResponseBytes: 300 }, 'anthropic');
+    const sse = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+    // ten blocks, each citing an address of its own: 82 bytes kept for each (its url and title), 328 after the fourth
+    let body = sse({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } } });
+    let fourth = 0;
+    for (let i = 0; i < 10; i++) {
+      body += sse({ type: 'content_block_start', index: i, content_block: { type: 'text', text: '', citations: [] } });
+      const cite = sse({ type: 'content_block_delta', index: i, delta: { type: 'citations_delta', citation: { type: 'web_search_result_location', cited_text: 'x', url: `https://example.org/${i}/${'p'.repeat(40)}`, title: 't'.repeat(20), encrypted_index: 'E' } } });
+      if (i === 3) fourth = Buffer.byteLength(body) + cite.indexOf('data: ') + 'data: '.length;
+      body += cite + sse({ type: 'content_block_delta', index: i, delta: { type: 'text_delta', text: `s${i}. ` } }) + sse({ type: 'content_block_stop', index: i });
+    }
+    body += sse({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 30 } }) + sse({ type: 'message_stop' });
+    g.up.scripts.set('m', { pieces: [b(body)] });
+    const r = await post(g.url, chat('m'));
+    const relay = new SseRelay({ from: 'anthropic', model: 'm' });
+    const before = Buffer.from(relay.push(b(body.slice(0, body.indexOf('event: content_block_delta', fourth - 200))))).toString();
+    relay.dispose();
+    const message = `The sources cited (their addresses and titles, kept until the completion) in the event at byte offset ${fourth} would pass maxReasoningBytes (300 bytes, 246 kept); nothing past the limit was kept`;
+    expect([r.status, normalizeIds(r.body.toString())]).toEqual([200,
+      normalizeIds(before) + `data: ${JSON.stringify({ error: { message, type: 'upstream_stream_error', code: 'ERR_REASONING_TOO_LONG', offset: fourth } })}\n\n`]);
+    await nothingLeft(g);
+    const m = await metricsAt(`${g.url}/metrics`);
+    expect([m.get('llm_limit_errors_total{limit="response_bytes"}'), m.get('llm_streams_total{status="limit"}')]).toEqual([1, 1]);
   });
 });
 

@@ -49,7 +49,11 @@ export const DEFAULTS = Object.freeze({
   maxEventBytes: 1 * MiB,
   /** A client's request body. */
   maxRequestBytes: 1 * MiB,
-  /** A whole answer (`stream: false`: its text, its reasoning, and its tool calls' arguments, each), and an upstream's error body (64 KiB of which are read). */
+  /**
+   * A whole answer (`stream: false`: its text, its reasoning, and its tool calls' arguments, each),
+   * the sources a streamed answer's relay keeps until its completion (to write them as an OpenAI
+   * client's annotations), and an upstream's error body (64 KiB of which are read).
+   */
   maxResponseBytes: 8 * MiB,
   /**
    * The client's write buffer past which the upstream read pauses (the response's high-water

@@ -20,6 +20,9 @@ export function relayedStatus(relay, m, own) {
   else if (code === 'ERR_EVENT_TOO_LARGE') {
     m.limitErrors.inc({ limit: 'event_bytes' });
     return 'limit';
+  } else if (code === 'ERR_REASONING_TOO_LONG') { // (the sources it keeps until the completion, past maxResponseBytes)
+    m.limitErrors.inc({ limit: 'response_bytes' });
+    return 'limit';
   }
   return st === 'done' ? 'done' : st === 'truncated' ? 'truncated' : code !== undefined ? 'failed' : own;
 }
@@ -32,7 +35,10 @@ export function relayedStatus(relay, m, own) {
 export function relayAnswer(s, upRes, model) {
   const { gw, res } = s;
   const { o, m } = gw;
-  const relay = new SseRelay({ from: gw.format, to: s.dialect, maxEventBytes: o.maxEventBytes, model });
+  // (the sources the answer cites, which a relay to OpenAI's clients from another format keeps
+  // until the completion to write them as its annotations, are bounded as a whole answer's parts
+  // are: they were held up to the library's default, 64 MiB a stream, whatever maxResponseBytes said)
+  const relay = new SseRelay({ from: gw.format, to: s.dialect, maxEventBytes: o.maxEventBytes, maxReasoningBytes: o.maxResponseBytes, model });
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
   res.flushHeaders();
   return new Promise((resolve) => {
