@@ -127,7 +127,11 @@ export class Stream {
       return sendJson(res, 400, errorBody(err.message, 'invalid_request_error', 'ERR_BAD_REQUEST'));
     }
     this.counted = true;
+    // (the request, parsed and as sent upstream, is not kept for the life of the stream: a local
+    // of this function lives as long as it awaits, whether or not it is read again)
+    body = null;
     const upRes = await this.request(up);
+    up = null;
     if (upRes === null) return; // the client left, or the upstream failed before answering (answered)
     if (upRes.statusCode >= 300 && upRes.statusCode < 400) {
       // A redirect is no answer (the gateway follows none: its upstream URL is wrong), and its body
@@ -152,7 +156,6 @@ export class Stream {
       return sendJson(res, error.error?.type === 'billing_error' && this.dialect === 'anthropic' ? 402 : upRes.statusCode, error, retryHeaders(upRes.headers));
     }
     if (!stream) return await (same ? passWhole(this, upRes) : assembleWhole(this, upRes, model ?? gw.format));
-    body = null;
     await relayAnswer(this, upRes, model);
   }
 
@@ -262,7 +265,11 @@ export class Stream {
       if (this.closed || this.left || this.expired) return null;
     }
     return new Promise((resolve) => {
-      this.done = () => resolve(null);
+      // (the phase's end, until the upstream answers: then let go, with this function's context,
+      // the request sent among it, which it would keep for as long as a whole answer is read)
+      const done = () => resolve(null);
+      this.done = done;
+      const answered = () => { if (this.done === done) this.done = null; };
       // one connection per upstream request, closed with it: an aborted stream leaves no socket behind
       let upReq;
       try {
@@ -279,12 +286,14 @@ export class Stream {
       }, gw.o.upstreamTimeout);
       upReq.response.then((r) => {
         clearTimeout(timer);
+        answered();
         this.upRes = r;
         this.heard = gw.tick;
         // (a client whose connection closed in this tick gets no head: its 'close' aborts the rest)
         if (this.closed || this.left || this.expired || clientGone(this.res)) { r.destroy(); resolve(null); } else resolve(r);
       }, (err) => {
         clearTimeout(timer);
+        answered();
         this.failed(err);
         resolve(null);
       });

@@ -1,0 +1,69 @@
+// What a stream keeps for its life: not its request. The request's body, parsed, and the request
+// sent upstream (its payload) are let go once the upstream request is sent; they were kept by the
+// locals of the stream's serve(), which live as long as it awaits the answer (V8 keeps an async
+// function's locals across its awaits whether or not they are read again): a long request, an
+// agent's history, held in the gateway's memory for as long as its answer lasts, outside every
+// limit. JSON.parse and JSON.stringify are watched for the requests' objects (WeakRefs), and the
+// heap collected while the streams are open.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterEach, describe, expect, test } from 'vitest';
+import { closeGateway, post, startGateway, type Running } from './support.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+let g: Running | undefined;
+let restore = () => {};
+afterEach(async () => {
+  restore();
+  await closeGateway(g);
+  g = undefined;
+});
+
+/** One of the test's requests (parsed, or as sent upstream): its 2000 messages. */
+const isRequest = (v: unknown) => typeof v === 'object' && v !== null && (v as { messages?: unknown[] }).messages?.length === 2000;
+
+describe('a stream keeps not its request for its life', () => {
+  test.each(['openai', 'anthropic'] as const)('from an %s upstream, streamed and whole: the request parsed and as sent upstream are collected while the answers are open', async (format) => {
+    g = await startGateway({ upstreamFormat: format, bodyTimeout: 60_000, keepalive: 0, drainTimeout: 0 });
+    const first = format === 'openai'
+      ? 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}\n\n'
+      : `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'm', stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } })}\n\n`;
+    // (an answer begun, then nothing: each stream stays open, streamed, or read whole, in the client's own API or not)
+    const hang = { write: (res: import('node:http').ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(first);
+    } };
+    g.up.scripts.set('m', hang);
+    const messages = Array.from({ length: 2000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` }));
+    // (the requests written first: the client's own objects are not the gateway's to let go)
+    const asked = [true, false].flatMap((stream) => ['/v1/chat/completions', '/v1/messages'].map((path) => post(g!.url, { model: 'm', stream, max_tokens: 10, messages }, path)));
+    const refs: WeakRef<object>[] = [];
+    const parse = JSON.parse;
+    const stringify = JSON.stringify;
+    // (wrapped by hand: a spy keeps every call's arguments and results)
+    JSON.parse = (text: string, reviver?: never) => {
+      const v = parse(text, reviver) as unknown;
+      // (the fake upstream's reading of them is its own, and it keeps them)
+      if (isRequest(v) && !new Error().stack!.includes('fake-upstream')) refs.push(new WeakRef(v as object));
+      return v;
+    };
+    JSON.stringify = ((v: unknown, ...rest: never[]) => {
+      if (isRequest(v)) refs.push(new WeakRef(v as object));
+      return stringify(v, ...rest);
+    }) as typeof JSON.stringify;
+    restore = () => { JSON.parse = parse; JSON.stringify = stringify; };
+    await expect.poll(() => g!.up.received.length).toBe(4);
+    await new Promise((r) => setTimeout(r, 100));
+    restore();
+    expect(g.gw.stats().streams).toBe(4);
+    gc();
+    await new Promise((r) => setTimeout(r, 10));
+    gc();
+    expect(refs.length).toBe(8); // (each request parsed, and its upstream request written)
+    expect(refs.filter((r) => r.deref() !== undefined).length).toBe(0);
+    await g.close(); // (the streams end)
+    await Promise.all(asked);
+  });
+});
