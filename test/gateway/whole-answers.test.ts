@@ -363,6 +363,18 @@ describe('a whole answer read from a stream is counted in UTF-8 bytes, whatever 
       .concat([0, 1, 2].flatMap((i) => [`29 text${i} 502 maxTextBytes`, `29 reasoning${i} 502 maxReasoningBytes`, `29 args${i} 502 maxArgumentBytes`])));
   });
 
+  test('the answer written, counted in llm_bytes_out_total by its UTF-8 bytes (it is serialized once)', async () => {
+    const g = await startGateway({ upstreamFormat: 'openai' });
+    try {
+      g.up.scripts.set('m', { pieces: [Buffer.from(chunk({ role: 'assistant', content: TEXTS[2] }) + chunk({ content: TEXTS[1] }, 'stop') + 'data: [DONE]\n\n')] });
+      const r = await ask(g, 'm');
+      expect([r.status, (JSON.parse(r.body.toString()) as { content: unknown }).content]).toEqual([200, [{ type: 'text', text: TEXTS[2] + TEXTS[1] }]]);
+      expect((await metricsAt(`${g.url}/metrics`)).get('llm_bytes_out_total')).toBe(r.body.length);
+    } finally {
+      await g.close();
+    }
+  });
+
   test('the bytes the answer holds while it is read, in the budget (stats, maxPendingBytes): its text\'s UTF-8 bytes, not its UTF-16 units', async () => {
     // (two events of 3000 bytes each; the last character is held back until the next event or the end)
     const texts = ['a'.repeat(3000), '漢'.repeat(1000), '😀'.repeat(750)];

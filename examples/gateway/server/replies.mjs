@@ -37,12 +37,20 @@ export const shapedFor = (res, status, value) => shaped(res == null ? undefined 
  */
 export const clientGone = (res) => res.destroyed || res.socket?.destroyed === true;
 
-/** A JSON reply, an error's body in the client's dialect; a response whose head is sent already is cut off instead. */
+/**
+ * A JSON reply, an error's body in the client's dialect; a response whose head is sent already is
+ * cut off instead. Returns the body's bytes (0 when cut off).
+ */
 export function sendJson(res, status, value, extraHeaders) {
-  if (res.headersSent) return void res.destroy();
+  if (res.headersSent) {
+    res.destroy();
+    return 0;
+  }
   const body = JSON.stringify(status >= 400 ? shaped(dialects.get(res), status, value) : value);
-  res.writeHead(status, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(body), ...extraHeaders });
+  const length = Buffer.byteLength(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': length, ...extraHeaders });
   res.end(body);
+  return length;
 }
 
 export const errorBody = (message, type, code, extra) => ({ error: { message, type, code: code ?? null, ...extra } });

@@ -147,9 +147,8 @@ export async function assembleWhole(s, upRes, model) {
   }
   dispose();
   s.status = 'done';
-  const bytes = Buffer.from(JSON.stringify(answer));
-  m.bytesOut.inc(bytes.length);
-  sendJson(s.res, 200, answer);
+  // (serialized once: an answer of several MiB was written to JSON twice, and copied once more, to count its bytes)
+  m.bytesOut.inc(sendJson(s.res, 200, answer));
 }
 
 /**
