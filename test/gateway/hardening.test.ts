@@ -441,6 +441,32 @@ describe('finding 3: admission first, every buffer in the budget, connections ca
   });
 });
 
+describe('a connection refused by a cap', () => {
+  test('closed by its client before its second is up: its timer is cleared, and holds the socket no more', async () => {
+    g = await start({ maxConnectionsPerAddress: 1 });
+    const held = net.connect(Number(new URL(g.url).port), '127.0.0.1');
+    await expect.poll(() => g!.gw.stats().connections).toBe(1);
+    // (the timers the gateway's connection caps set: setTimeout watched by hand for the next connection)
+    const timers: unknown[] = [];
+    const setTimer = globalThis.setTimeout;
+    globalThis.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) => {
+      const t = setTimer(fn, ms, ...rest);
+      if (ms === 1000 && new Error().stack!.includes('connections.mjs')) timers.push(t);
+      return t;
+    }) as typeof setTimeout;
+    let rejected: string;
+    try {
+      rejected = await raw(g.url, 'GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n', false);
+    } finally {
+      globalThis.setTimeout = setTimer;
+    }
+    expect(rejected).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    await sleep(50); // (well within the second)
+    expect(timers.map((t) => (t as unknown as { _destroyed: boolean })._destroyed)).toEqual([true]);
+    held.destroy();
+  });
+});
+
 describe('finding 4, through the gateway: ambiguous framing is a 502, not a truncated 200', () => {
   test('a duplicate Content-Length with the body cut short', async () => {
     g = await start();

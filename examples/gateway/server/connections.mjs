@@ -27,7 +27,10 @@ export function capConnections(server, o, m, nextId) {
       socket.on('error', () => {});
       socket.end(socketReply(503, 'Service Unavailable', body, nextId(), 'retry-after: 1\r\n'));
       socket.resume(); // (what the client sends is read and dropped, so that it reads the 503 rather than a reset)
-      setTimeout(() => socket.destroy(), 1000).unref();
+      // (cut after a second, or let go when it closes first: the timer held each closed socket for
+      // its second, all of a flood of them)
+      const cut = setTimeout(() => socket.destroy(), 1000).unref();
+      socket.once('close', () => clearTimeout(cut));
       return;
     }
     connections++;
