@@ -1,6 +1,7 @@
 // `decode --parts`: what a model stream says besides its text, on standard error as it comes: its
 // reasoning (each block under a `[reasoning]` line, dimmed on a terminal), each client tool call
-// once it has ended, each source it cites and each image or sound it returns (its type and size), in
+// once it has ended, the provider's own tool calls (each once ended, and its result's size once it
+// came), each source it cites and each image or sound it returns (its type and size), in
 // the order the events said them (the library's
 // ModelPartReader pushes a read an event at a time). The text stays alone on standard output.
 import type { ModelPart, ToolCall } from 'seam-stream';
@@ -12,6 +13,9 @@ export class PartPrinter {
   private midLine = false;
   /** The calls printed (once ended), by index. */
   private readonly printed = new Set<number>();
+  /** The provider's own calls printed (once ended), and those whose result was, by index. */
+  private readonly serverPrinted = new Set<number>();
+  private readonly resultPrinted = new Set<number>();
 
   /**
    * `write`: to standard error. `dim`: reasoning in faint type (a terminal, without NO_COLOR).
@@ -39,6 +43,19 @@ export class PartPrinter {
     } else if (p.type === 'tool-call') {
       if (!p.call.done) return;
       this.call(p.call, p.call.valid === false ? ' (arguments that are not one JSON value)' : '');
+    } else if (p.type === 'server-tool-call') {
+      // (the provider's own tool: its call once ended, its result once it came; a result is said by its size)
+      const c = p.call;
+      if (c.done && !this.serverPrinted.has(c.index)) {
+        this.serverPrinted.add(c.index);
+        this.startLine();
+        this.line(`[provider's tool call ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments}`);
+      }
+      if (c.result !== undefined && !this.resultPrinted.has(c.index)) {
+        this.resultPrinted.add(c.index);
+        this.startLine();
+        this.line(`[provider's tool result ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''}, ${Buffer.byteLength(c.result)} bytes of JSON`);
+      }
     } else if (p.type === 'citation') {
       const c = p.citation;
       const said = [c.title, c.url === undefined ? undefined : `<${c.url}>`, c.citedText === undefined ? undefined : JSON.stringify(c.citedText)].filter((x) => x !== undefined && x !== '');

@@ -39,7 +39,7 @@ export const decodeSpec: CommandSpec = {
   options: [
     formatOption,
     { name: 'events', kind: 'flag', default: 'off', help: 'print one JSON object per event instead of the text (SSE {type,data,id}, an NDJSON value, a line as a JSON string; comments as {"comment":…})' },
-    { name: 'parts', kind: 'flag', default: 'off', help: 'a model stream: also print its reasoning as it comes, each tool call as it ends and each source it cites, on standard error (the text stays alone on standard output)' },
+    { name: 'parts', kind: 'flag', default: 'off', help: 'a model stream: also print its reasoning as it comes, each tool call as it ends (the provider\'s own too, and its result\'s size), each source it cites and each medium\'s type and size, on standard error (the text stays alone on standard output)' },
     { name: 'report', kind: 'flag', default: 'off', help: 'print the finish report to standard error at the end: counts, SHA-256, NFC, status, finish reason, usage' },
     { name: 'json', kind: 'flag', default: 'off', help: 'with --report, the report as one JSON object' },
     { name: 'save', kind: 'string', arg: 'FILE', default: 'none', help: 'write the text to FILE (atomically) at the end; interrupted or failed, the text committed so far, said to be partial' },

@@ -3,7 +3,7 @@
 // cited, and at the end the report. An app's view of a stream (ModelPartStream), read from the
 // stream's own state after each read: nothing is read twice, and no part is made that the stream
 // did not already hold.
-import type { Citation, Media, Message, ToolCall } from './message.js';
+import type { Call, Citation, Media, Message, ToolCall } from './message.js';
 import { call } from './reader.js';
 import { type ModelReport, ModelStream } from './stream.js';
 
@@ -22,6 +22,12 @@ export type ModelPart =
    * fragment brings text).
    */
   | { type: 'tool-call'; call: ToolCall; delta: string; replaces?: true }
+  /**
+   * A call of the provider's own tool (see `ModelStream.serverToolCalls`: Anthropic's web search,
+   * Responses' hosted tools, Gemini's code execution) begun, grown, ended, or given its `result`:
+   * `call` as it stands, `delta` and `replaces` as a client call's.
+   */
+  | { type: 'server-tool-call'; call: ToolCall; delta: string; replaces?: true }
   /** A source the answer cites (see `ModelStream.citations`). */
   | { type: 'citation'; citation: Citation }
   /** Media the model returned, an image or audio (see `ModelStream.media`): whole, once. */
@@ -35,6 +41,8 @@ interface Said {
   done: boolean;
   id: string;
   name: string;
+  /** Units of its result said (the provider's own calls). */
+  result: number;
 }
 
 /**
@@ -60,6 +68,7 @@ export class ModelPartReader {
   private citations = 0;
   private media = 0;
   private readonly calls: Said[] = [];
+  private readonly serverCalls: Said[] = [];
   private readonly model: ModelStream;
   /** The parts of a read before its error (or of the push under way): given by the next `take`. */
   private held: ModelPart[] = [];
@@ -153,18 +162,8 @@ export class ModelPartReader {
       out.push({ type: 'refusal', text: m.refusal.slice(this.refusal) });
       this.refusal = m.refusal.length;
     }
-    const calls = m.calls;
-    for (let i = 0; i < calls.length; i++) {
-      const c = calls[i];
-      const args = c.args();
-      const was = this.calls[i];
-      if (was !== undefined && was.args === args && was.done === c.done && was.id === c.id && was.name === c.name) continue;
-      const grows = was === undefined || args.startsWith(was.args);
-      const part: ModelPart = { type: 'tool-call', call: c.snapshot(), delta: grows ? args.slice(was?.args.length ?? 0) : args };
-      if (!grows) part.replaces = true;
-      out.push(part);
-      this.calls[i] = { args, done: c.done, id: c.id, name: c.name };
-    }
+    said(m.calls, this.calls, 'tool-call', out);
+    if (m.serverCalls.length !== 0) said(m.serverCalls, this.serverCalls, 'server-tool-call', out);
     const cited = m.citations;
     for (; this.citations < cited.length; this.citations++) out.push({ type: 'citation', citation: cited[this.citations] });
     const media = m.media;
@@ -177,6 +176,7 @@ export class ModelPartReader {
     this.turn = this.model.turn;
     this.block = this.units = this.refusal = this.citations = this.media = this.given = 0;
     this.calls.length = 0;
+    this.serverCalls.length = 0;
     this.held = [];
   }
 
@@ -190,5 +190,20 @@ export class ModelPartReader {
       this.block = b;
       this.units = t.length;
     }
+  }
+}
+
+/** A part for each call of `calls` that changed since `saids` (what the parts said of them), appended to `out`. */
+function said(calls: readonly Call[], saids: Said[], type: 'tool-call' | 'server-tool-call', out: ModelPart[]): void {
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i];
+    const args = c.args();
+    const was = saids[i];
+    if (was !== undefined && was.args === args && was.done === c.done && was.id === c.id && was.name === c.name && was.result === c.result.length) continue;
+    const grows = was === undefined || args.startsWith(was.args);
+    const part: Extract<ModelPart, { type: 'tool-call' | 'server-tool-call' }> = { type, call: c.snapshot(), delta: grows ? args.slice(was?.args.length ?? 0) : args };
+    if (!grows) part.replaces = true;
+    out.push(part);
+    saids[i] = { args, done: c.done, id: c.id, name: c.name, result: c.result.length };
   }
 }

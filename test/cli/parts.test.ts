@@ -33,10 +33,12 @@ function dripped(format: ModelFormat, choice: number | undefined, bytes: Uint8Ar
   return out.filter((p) => p.type !== 'text');
 }
 
-/** What --parts says of them, written here from the help's words: a [reasoning] line per block, each call once it ended, each source. */
+/** What --parts says of them, written here from the help's words: a [reasoning] line per block, each call once it ended, the provider's own calls once ended and their results' sizes, each source. */
 function said(parts: ModelPart[]): string {
   let s = '';
   let block = -1;
+  const serverSaid = new Set<number>();
+  const resultSaid = new Set<number>();
   const endLine = () => {
     if (s !== '' && !s.endsWith('\n')) s += '\n';
   };
@@ -53,6 +55,20 @@ function said(parts: ModelPart[]): string {
       block = -1;
       const c = p.call;
       s += `[tool call ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments}${c.valid === false ? ' (arguments that are not one JSON value)' : ''}\n`;
+    } else if (p.type === 'server-tool-call') {
+      const c = p.call;
+      if (c.done && !serverSaid.has(c.index)) {
+        serverSaid.add(c.index);
+        endLine();
+        block = -1;
+        s += `[provider's tool call ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments}\n`;
+      }
+      if (c.result !== undefined && !resultSaid.has(c.index)) {
+        resultSaid.add(c.index);
+        endLine();
+        block = -1;
+        s += `[provider's tool result ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''}, ${Buffer.byteLength(c.result)} bytes of JSON\n`;
+      }
     } else if (p.type === 'citation') {
       endLine();
       block = -1;

@@ -374,6 +374,8 @@ function joined(parts: readonly ModelPart[]) {
   const blocks: string[] = [];
   const calls: ToolCall[] = [];
   const args: string[] = [];
+  const serverCalls: ToolCall[] = [];
+  const serverArgs: string[] = [];
   const citations: unknown[] = [];
   const media: unknown[] = [];
   let finish: ModelReport | undefined;
@@ -387,14 +389,19 @@ function joined(parts: readonly ModelPart[]) {
     else if (p.type === 'citation') citations.push(p.citation);
     else if (p.type === 'media') media.push(p.media);
     else if (p.type === 'finish') finish = p.report;
-    else {
+    else if (p.type === 'server-tool-call') {
+      const i = p.call.index;
+      serverArgs[i] = p.replaces === true ? p.delta : (serverArgs[i] ?? '') + p.delta;
+      expect(serverArgs[i]).toBe(p.call.arguments);
+      serverCalls[i] = p.call;
+    } else {
       const i = p.call.index;
       args[i] = p.replaces === true ? p.delta : (args[i] ?? '') + p.delta;
       expect(args[i]).toBe(p.call.arguments); // (the deltas build the call as it stands)
       calls[i] = p.call;
     }
   }
-  return { text, refusal, reasoning: blocks.join(''), blocks, calls, citations, media, finish, kinds };
+  return { text, refusal, reasoning: blocks.join(''), blocks, calls, serverCalls, citations, media, finish, kinds };
 }
 
 describe('ModelPartStream', () => {
@@ -403,20 +410,20 @@ describe('ModelPartStream', () => {
     ...BEDROCK_FIXTURES.map((f) => ({ name: f.name, format: 'bedrock' as const, choice: undefined, bytes: f.bytes })),
   ];
 
-  it('gives what ModelStream says, each kind of part joined: its text, reasoning (by block), refusal, calls and citations, then its report; for every fixture, however the stream is cut', async () => {
+  it('gives what ModelStream says, each kind of part joined: its text, reasoning (by block), refusal, calls, the provider\'s own calls and citations, then its report; for every fixture, however the stream is cut', async () => {
     const next = rng(SEED + 11);
     for (const f of all) {
       const m = new ModelStream({ format: f.format, choice: f.choice });
       const { text, error: wantError } = textOutcome(m, [f.bytes]);
       const blocks = m.reasoningBlocks.map((b) => b.text);
-      const want = { text, refusal: m.refusal, reasoning: m.reasoning, calls: m.toolCalls, citations: m.citations, media: m.media };
+      const want = { text, refusal: m.refusal, reasoning: m.reasoning, calls: m.toolCalls, serverCalls: m.serverToolCalls, citations: m.citations, media: m.media };
       const report = wantError === undefined ? m.finish() : undefined;
       for (const cuts of [[f.bytes], cut(f.bytes, randomCuts(f.bytes, next, 40)), Array.from({ length: f.bytes.length }, (_, i) => f.bytes.subarray(i, i + 1))]) {
         const stream = new ModelPartStream({ format: f.format, choice: f.choice });
         const { out, error } = await drain(from(cuts).pipeThrough(stream));
         const got = joined(out);
         const what = `${f.name}, ${cuts.length} reads (seed ${SEED + 11})`;
-        expect({ text: got.text, refusal: got.refusal, reasoning: got.reasoning, calls: got.calls, citations: got.citations, media: got.media }, what).toEqual(want);
+        expect({ text: got.text, refusal: got.refusal, reasoning: got.reasoning, calls: got.calls, serverCalls: got.serverCalls, citations: got.citations, media: got.media }, what).toEqual(want);
         expect(got.blocks.map((b) => b ?? ''), what).toEqual(blocks.slice(0, got.blocks.length));
         expect(blocks.slice(got.blocks.length).every((b) => b === ''), what).toBe(true);
         if (wantError === undefined) {
@@ -632,7 +639,7 @@ describe('ModelPartReader', () => {
         }
         const got = joined(out);
         const what = `${f.name}, ${cuts.length} reads (seed ${SEED + 13})`;
-        expect([got.text, got.refusal, got.blocks, got.calls, got.citations, got.media], what).toEqual([want.text, want.refusal, want.blocks, want.calls, want.citations, want.media]);
+        expect([got.text, got.refusal, got.blocks, got.calls, got.serverCalls, got.citations, got.media], what).toEqual([want.text, want.refusal, want.blocks, want.calls, want.serverCalls, want.citations, want.media]);
       }
     }
   });

@@ -1,0 +1,72 @@
+// The provider's own tools' calls as parts (ModelPartReader, ModelPartStream's): begun, grown,
+// ended and given their result, in the events' order, the same however the stream is cut.
+import { describe, expect, it } from 'vitest';
+import { type ModelPart, ModelPartReader, ModelStream } from '../../bindings/index.js';
+import { FIXTURES } from '../helpers/model-fixtures.js';
+import { standardChunkings } from '../helpers/random.js';
+
+const enc = new TextEncoder();
+
+/** The parts of `chunks` read by a reader over a stream of `format`. */
+function parts(format: 'anthropic' | 'openai-responses' | 'gemini', chunks: Uint8Array[]): ModelPart[] {
+  const r = new ModelPartReader(new ModelStream({ format }));
+  const out: ModelPart[] = [];
+  for (const c of chunks) out.push(...r.push(c));
+  out.push(...r.flush());
+  return out;
+}
+
+/** The parts at every standard cutting, each equal to the whole read's; the server calls' parts of that read. */
+function serverParts(format: 'anthropic' | 'openai-responses' | 'gemini', bytes: Uint8Array): ModelPart[] {
+  const whole = parts(format, [bytes]);
+  for (const chunks of standardChunkings(bytes)) expect(parts(format, chunks), `${chunks.length} reads`).toEqual(whole);
+  return whole.filter((p) => p.type === 'server-tool-call');
+}
+
+describe('the provider\'s own calls as parts', () => {
+  it('Anthropic: web search begun with {}, its input, ended, then its result', () => {
+    const f = FIXTURES.find((x) => x.name === 'anthropic-server-tools-thinking')!;
+    const call = { index: 0, id: 'srvtoolu_014', name: 'web_search' };
+    const args = '{"query": "Zürich weather"}';
+    const result = '{"type":"web_search_tool_result","tool_use_id":"srvtoolu_014","content":[{"type":"web_search_result","title":"Wetter","url":"https://example.com","encrypted_content":"Eq8B"}]}';
+    expect(serverParts('anthropic', f.bytes)).toEqual([
+      { type: 'server-tool-call', call: { ...call, arguments: '{}', done: false }, delta: '{}' },
+      { type: 'server-tool-call', call: { ...call, arguments: args, done: false }, delta: args, replaces: true },
+      { type: 'server-tool-call', call: { ...call, arguments: args, done: true, valid: true }, delta: '' },
+      { type: 'server-tool-call', call: { ...call, arguments: args, done: true, valid: true, result }, delta: '' },
+    ]);
+  });
+
+  it('Responses: a hosted web search begun, then said whole at its item\'s end', () => {
+    const f = FIXTURES.find((x) => x.name === 'responses-hosted-and-calls')!;
+    const call = { index: 0, id: 'ws_2', name: 'web_search_call' };
+    const args = '{"action":{"type":"search","query":"jpy eur"}}';
+    expect(serverParts('openai-responses', f.bytes)).toEqual([
+      { type: 'server-tool-call', call: { ...call, arguments: '', done: false }, delta: '' },
+      { type: 'server-tool-call', call: { ...call, arguments: args, done: true, valid: true }, delta: args },
+    ]);
+  });
+
+  it('Gemini: code execution, its code whole, then its result; between the text around it', () => {
+    const chunk = (parts: unknown[], finish?: string) => `data: ${JSON.stringify({ candidates: [{ content: { parts, role: 'model' }, index: 0, ...(finish ? { finishReason: finish } : {}) }] })}\r\n\r\n`;
+    const code = { language: 'PYTHON', code: 'print(6*7)' };
+    const outcome = { outcome: 'OUTCOME_OK', output: '42\n' };
+    const body = enc.encode(chunk([{ text: 'Let me compute. ' }]) + chunk([{ executableCode: code }]) + chunk([{ codeExecutionResult: outcome }]) + chunk([{ text: 'It is 42.' }], 'STOP'));
+    const whole = parts('gemini', [body]);
+    for (const chunks of standardChunkings(body)) expect(parts('gemini', chunks)).toEqual(whole);
+    const call = { index: 0, id: '', name: 'code_execution', arguments: JSON.stringify(code), done: true, valid: true };
+    expect(whole.filter((p) => p.type !== 'finish')).toEqual([
+      { type: 'text', text: 'Let me compute.' }, // (its last character held back until the text after it)
+      { type: 'server-tool-call', call, delta: JSON.stringify(code) },
+      { type: 'server-tool-call', call: { ...call, result: JSON.stringify(outcome) }, delta: '' },
+      { type: 'text', text: ' It is 42.' }, // (the rest at the completion, in the same chunk)
+    ]);
+  });
+
+  it('a stream with none gives none, and a client call stays a tool-call part', () => {
+    const f = FIXTURES.find((x) => x.name === 'anthropic-tool-use')!;
+    const got = parts('anthropic', [f.bytes]);
+    expect(got.some((p) => p.type === 'server-tool-call')).toBe(false);
+    expect(got.some((p) => p.type === 'tool-call')).toBe(true);
+  });
+});
