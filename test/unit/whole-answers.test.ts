@@ -191,6 +191,25 @@ describe('whole answers, exactly', () => {
     expect(got.citations.map((c) => c.url)).toEqual(['https://example.com/r']);
   });
 
+  it('Responses: a response not finished (background: queued, in progress; cancelled) is an answer cut short, never a completion', () => {
+    for (const status of ['queued', 'in_progress', 'cancelled']) {
+      const body = JSON.stringify({
+        id: 'resp_2', object: 'response', created_at: 1, status, background: true, model: 'gpt-5',
+        output: status === 'cancelled' ? [{ id: 'msg_1', type: 'message', role: 'assistant', status: 'incomplete', content: [{ type: 'output_text', text: 'Part', annotations: [] }] }] : [],
+        usage: null,
+      });
+      const m = new ModelStream({ format: 'openai-responses' });
+      expect(m.push(enc.encode(body)), status).toBe('');
+      expect(() => m.flush(), status).toThrow(expect.objectContaining({ code: 'ERR_STREAM_TRUNCATED' }));
+      expect(m.status, status).toBe('truncated');
+      const relay = new SseRelay({ from: 'openai-responses', to: 'openai' });
+      relay.push(enc.encode(body));
+      const out = new TextDecoder().decode(relay.flush());
+      expect(out, status).not.toContain('[DONE]');
+      expect(out, status).toContain('"code":"ERR_STREAM_TRUNCATED"');
+    }
+  });
+
   it('Gemini: a GenerateContentResponse, and a JSON array of them (streamGenerateContent without alt=sse)', () => {
     const a = { candidates: [{ content: { parts: [{ text: 'Thinking…', thought: true }, { text: 'Hello, ' }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 } };
     const b = { candidates: [{ content: { parts: [{ text: 'wörld' }, { functionCall: { name: 'f', args: { x: [1, 2] } } }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 4, totalTokenCount: 7 } };

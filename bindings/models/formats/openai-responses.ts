@@ -263,7 +263,8 @@ function membersOf(json: string): { key: string; text: string; value: string }[]
  * `response.created`, then each output item added (without its content), its content in the
  * deltas a stream sends it in (a message's text and refusal, then its text's annotations; a
  * call's arguments or input; a reasoning item's summary parts and text), and the item done
- * (whole), then `response.completed` (`.incomplete`, `.failed`: its status) with the response.
+ * (whole), then `response.completed` (`.incomplete`, `.failed`: its status) with the response; none
+ * for a response not finished (`queued`, `in_progress`: background mode) or `cancelled`.
  */
 function wholeResponse(body: unknown): WholeEvent[] | undefined {
   if (!isObj(body) || body.object !== 'response' || !Array.isArray(body.output)) return undefined;
@@ -316,6 +317,9 @@ function wholeResponse(body: unknown): WholeEvent[] | undefined {
     }
     out.push(ev('response.output_item.done', { output_index, item }));
   });
+  // (a response not finished, a background one still queued or in progress, or cancelled, has no
+  // completion: its stream would have ended without one, the answer cut short)
+  if (body.status === 'queued' || body.status === 'in_progress' || body.status === 'cancelled') return out;
   const end = body.status === 'incomplete' ? 'response.incomplete' : body.status === 'failed' ? 'response.failed' : 'response.completed';
   out.push(ev(end, { response: body }));
   return out;
