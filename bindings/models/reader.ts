@@ -832,7 +832,21 @@ export abstract class ModelReader extends FrameStream {
       this.bytesIn = at;
       let sse = '';
       for (const e of events) sse += `${e.event === undefined ? '' : `event: ${e.event}\n`}data: ${e.data}\n\n`;
-      this.readWhole((encoder ??= new TextEncoder()).encode(sse));
+      const bytes = (encoder ??= new TextEncoder()).encode(sse);
+      // (the body was held within maxEventBytes; its events, each with its envelope, a call's
+      // index, the response whole in its completion, may each be a little longer than it: the
+      // core's limit is theirs while it reads them, no more than the bytes they are)
+      const core = this.core;
+      core.sync();
+      const limit = (this.st + 16) >> 2; // (the frame record's limit: assembly/frames.ts)
+      const max = core.i32[limit];
+      if (bytes.length > max) core.i32[limit] = Math.min(bytes.length, MAX_LIMIT_BYTES);
+      try {
+        this.readWhole(bytes);
+      } finally {
+        core.sync();
+        if (this.st !== 0) core.i32[(this.st + 16) >> 2] = max;
+      }
       this.bytesIn = end; // (the input's length, for a stream cut short)
       return;
     }

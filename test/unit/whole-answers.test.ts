@@ -253,6 +253,24 @@ describe('whole answers, exactly', () => {
     expect(() => m.flush()).toThrow(expect.objectContaining({ code: 'ERR_TEXT_TOO_LONG' }));
   });
 
+  it('limits: a body within maxEventBytes reads whole, though its stream\'s events are longer than it (the envelope each carries, a call\'s index)', () => {
+    const bodies: [Format, string][] = [
+      ['openai-responses', JSON.stringify({ id: 'resp_1', object: 'response', status: 'completed', output: [{ id: 'm', type: 'message', content: [{ type: 'output_text', text: 'hi', annotations: [] }] }] })],
+      ['openai', JSON.stringify({ choices: [{ index: 0, message: { content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'tool_calls' }] })],
+    ];
+    for (const [format, body] of bodies) {
+      const bytes = enc.encode(body);
+      const m = new ModelStream({ format, maxEventBytes: bytes.length });
+      const text = m.push(bytes) + m.flush();
+      expect([format, text, m.status]).toEqual([format, format === 'openai' ? '' : 'hi', 'done']);
+      expect(() => new ModelStream({ format, maxEventBytes: bytes.length - 1 }).push(bytes)).toThrow(expect.objectContaining({ code: 'ERR_EVENT_TOO_LARGE', offset: 0 }));
+      const r = new SseRelay({ from: format, to: 'anthropic', maxEventBytes: bytes.length });
+      r.push(bytes);
+      const out = new TextDecoder().decode(r.flush());
+      expect([format, out.includes('event: message_stop'), out.includes('event: error')]).toEqual([format, true, false]);
+    }
+  });
+
   it('the format facts give the events; Ollama, ddg and Bedrock have none here', () => {
     expect(describeFormat('openai').wholeAnswerEvents({ choices: [{ index: 0, message: { content: 'hi' }, finish_reason: 'stop' }] })).toEqual([
       { data: '{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}' },
