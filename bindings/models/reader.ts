@@ -815,15 +815,18 @@ export abstract class ModelReader extends FrameStream {
     } catch {
       this.stop(new ModelStreamError('ERR_BAD_EVENT', at, `The ${this.format} response, from byte offset ${at}, is neither an event stream nor valid JSON`, ''));
     }
-    const err = this.spec.errorBody(value);
-    if (err !== undefined) {
-      this._status = 'failed';
-      this.stop(new ModelStreamError('ERR_PROVIDER', at, `The provider answered with an error body: ${err.message}${err.detail ? ` (${err.detail})` : ''}`, '', err.message, err.detail));
-    }
     // the whole answer (asked without streaming): read as the events of its stream, from the
-    // body's offset (their offsets count through those events); the body is then no more than them
+    // body's offset (their offsets count through those events); the body is then no more than them.
+    // (An answer with its error, a failed Responses response's, is read so too: its output, then
+    // its error, as its stream says them)
     const events = this.spec.wholeAnswer?.(value);
-    if (events !== undefined) {
+    if (events === undefined) {
+      const err = this.spec.errorBody(value);
+      if (err !== undefined) {
+        this._status = 'failed';
+        this.stop(new ModelStreamError('ERR_PROVIDER', at, `The provider answered with an error body: ${err.message}${err.detail ? ` (${err.detail})` : ''}`, '', err.message, err.detail));
+      }
+    } else {
       if (this.plan.fatal) this.strictBody(all, at);
       const end = this.bytesIn;
       this.body = null;

@@ -210,6 +210,40 @@ describe('whole answers, exactly', () => {
     }
   });
 
+  it('Responses: a failed response (its error beside its output) reads as its stream: the output it has, then its error, in a model stream and a relay', () => {
+    const body = JSON.stringify({
+      id: 'resp_3', object: 'response', created_at: 1, status: 'failed', model: 'gpt-5',
+      error: { code: 'server_error', message: 'The model failed to finish.' },
+      output: [{ id: 'msg_1', type: 'message', role: 'assistant', status: 'incomplete', content: [{ type: 'output_text', text: 'Half an', annotations: [] }] }],
+      usage: null,
+    });
+    const events = describeFormat('openai-responses').wholeAnswerEvents(JSON.parse(body))!;
+    const stream = enc.encode(events.map((e) => `event: ${e.event}\ndata: ${e.data}\n\n`).join(''));
+    const parts = (bytes: Uint8Array) => {
+      const r = new ModelPartReader(new ModelStream({ format: 'openai-responses' }));
+      let got: unknown[] = [];
+      try {
+        got = [...r.push(bytes), ...r.flush()];
+      } catch (e) {
+        got.push(...r.take(''), { code: (e as ModelStreamError).code, providerMessage: (e as ModelStreamError).providerMessage });
+      }
+      return got;
+    };
+    // (the text held back at the error, its last character, is not given)
+    expect(parts(stream)).toEqual([{ type: 'text', text: 'Half a' }, { code: 'ERR_PROVIDER', providerMessage: 'The model failed to finish.' }]);
+    expect(parts(enc.encode(body))).toEqual(parts(stream));
+    const relay = (bytes: Uint8Array) => {
+      const r = new SseRelay({ from: 'openai-responses', to: 'anthropic' });
+      const out = new TextDecoder().decode(r.push(bytes)) + new TextDecoder().decode(r.flush());
+      return out.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { type: string; delta?: unknown; error?: unknown });
+    };
+    const said = relay(enc.encode(body));
+    expect(said.map((e) => e.type)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'error']);
+    expect(said[2].delta).toEqual({ type: 'text_delta', text: 'Half an' });
+    expect(said[3].error).toEqual({ type: 'api_error', message: 'The model failed to finish.' });
+    expect(said.slice(1)).toEqual(relay(stream).slice(1));
+  });
+
   it('Gemini: a GenerateContentResponse, and a JSON array of them (streamGenerateContent without alt=sse)', () => {
     const a = { candidates: [{ content: { parts: [{ text: 'Thinking…', thought: true }, { text: 'Hello, ' }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 } };
     const b = { candidates: [{ content: { parts: [{ text: 'wörld' }, { functionCall: { name: 'f', args: { x: [1, 2] } } }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 4, totalTokenCount: 7 } };
