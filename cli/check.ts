@@ -609,8 +609,8 @@ export class Checker {
       return;
     }
     const facts = describeFormat(this.format as Exclude<Format, PlainFormat>);
-    const err = facts.errorOfBody(v);
-    const whole = err === undefined ? facts.wholeAnswerEvents(v) : undefined;
+    // (an answer with its error beside its output, a failed Responses response, is an answer: its stream says its error)
+    const whole = facts.wholeAnswerEvents(v);
     if (whole !== undefined) {
       // a whole answer (asked without streaming): read as the events of its stream, each at the body
       this.events = 0;
@@ -622,6 +622,7 @@ export class Checker {
       if (!this.done && !this.turnFailed) this.problem({ kind: 'completion', offset: this.bytes, message: `the answer ends without its completion (${completionOf(this.format)})` });
       return;
     }
+    const err = facts.errorOfBody(v);
     if (err !== undefined) this.problem({ kind: 'provider', offset: this.bodyStart, message: `the provider answered with an error body: ${described(err)}` });
     else if (Array.isArray(v) && facts.arrayBodyNote !== undefined) this.problem({ kind: 'json', offset: this.bodyStart, message: `the input is a JSON array (${facts.arrayBodyNote}), not a ${this.format} event stream` });
     else this.problem({ kind: 'json', offset: this.bodyStart, message: `the input is a JSON document, not a ${this.format} event stream` });

@@ -34,3 +34,23 @@ describe('a whole answer: decode prints its text (NFC), check finds it clean', (
     }
   }
 });
+
+describe('a failed Responses response (its error beside its output) is checked as its stream', () => {
+  it('check: the provider\'s error among its events, and no completion; decode: its output, then the error', async () => {
+    const body = JSON.stringify({
+      id: 'resp_3', object: 'response', created_at: 1, status: 'failed', model: 'gpt-5', error: { code: 'server_error', message: 'The model failed to finish.' },
+      output: [{ id: 'msg_1', type: 'message', role: 'assistant', status: 'incomplete', content: [{ type: 'output_text', text: 'Half an', annotations: [] }] }], usage: null,
+    });
+    const path = file(dir, 'responses-failed.json', body);
+    const c = await run(['check', path]);
+    expect(c.code).toBe(5);
+    expect(c.stdout.split('\n').slice(1, 4)).toEqual([
+      '2 problems:',
+      '  byte   0  the provider sent an error: The model failed to finish. (server_error)',
+      `  byte ${Buffer.byteLength(body)}  the answer ends without its completion (a response.completed event)`,
+    ]);
+    expect(c.stdout.split('\n')[0]).toContain(`: openai-responses (sniffed), ${Buffer.byteLength(body)} bytes, 0 lines, 5 events`);
+    const d = await run(['decode', path]);
+    expect([d.code, d.stdout]).toEqual([5, 'Half an']);
+  });
+});
