@@ -255,6 +255,21 @@ describe('whole answers, exactly', () => {
     expect(() => read('gemini', [enc.encode(JSON.stringify([a]))])).toThrow(expect.objectContaining({ code: 'ERR_STREAM_TRUNCATED' }));
   });
 
+  it('Gemini: a JSON array whose last chunk has the usage alone (no candidates) reads as its stream', () => {
+    const a = { candidates: [{ content: { parts: [{ text: 'Hi' }], role: 'model' }, index: 0 }], modelVersion: 'gemini-3-flash-preview' };
+    const b = { candidates: [{ content: { parts: [{ text: ' there' }], role: 'model' }, finishReason: 'STOP', index: 0 }], modelVersion: 'gemini-3-flash-preview' };
+    const usage = { usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 }, modelVersion: 'gemini-3-flash-preview' };
+    const stream = [a, b, usage].map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`).join('');
+    const streamed = read('gemini', [enc.encode(stream)]);
+    expect(streamed).toMatchObject({ text: 'Hi there', status: 'done', finishReason: 'STOP' });
+    expect(atEveryCut('gemini', JSON.stringify([a, b, usage]))).toEqual(streamed);
+    // (usage alone is no answer; an array of an error after its chunks is the error)
+    expect(() => read('gemini', [enc.encode(JSON.stringify(usage))])).toThrow(expect.objectContaining({ code: 'ERR_BAD_EVENT' }));
+    expect(() => read('gemini', [enc.encode(JSON.stringify([usage]))])).toThrow(expect.objectContaining({ code: 'ERR_BAD_EVENT' }));
+    expect(() => read('gemini', [enc.encode(JSON.stringify([a, usage, { error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } }]))]))
+      .toThrow(expect.objectContaining({ code: 'ERR_PROVIDER', providerMessage: 'overloaded' }));
+  });
+
   it('an error body is still the provider\'s error, and a JSON value of no answer\'s shape a bad event', () => {
     const err = () => read('openai', [enc.encode('{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}')]);
     expect(err).toThrow(expect.objectContaining({ code: 'ERR_PROVIDER', offset: 0, providerMessage: 'Rate limit reached' }));

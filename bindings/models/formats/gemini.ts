@@ -485,7 +485,9 @@ function jsonPath(p: string): (string | number)[] | null {
  */
 function wholeResponse(body: unknown): WholeEvent[] | undefined {
   const chunks = Array.isArray(body) ? body : [body];
-  const chunk = (c: unknown) => isObj(c) && (Array.isArray(c.candidates) || isObj(c.promptFeedback));
-  if (chunks.length === 0 || !chunks.every(chunk)) return undefined;
+  const answers = (c: unknown) => isObj(c) && (Array.isArray(c.candidates) || isObj(c.promptFeedback));
+  // (a chunk of the array may have the usage alone, no candidates, as a stream's last one may)
+  const chunk = (c: unknown) => answers(c) || (isObj(c) && isObj(c.usageMetadata) && c.error === undefined);
+  if (!chunks.some(answers) || !chunks.every(chunk)) return undefined;
   return chunks.map((c) => sseEvent(c));
 }
