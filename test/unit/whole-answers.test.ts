@@ -129,6 +129,25 @@ describe('whole answers, exactly', () => {
     expect(got.usage).toEqual({ prompt_tokens: 12, completion_tokens: 30, total_tokens: 42 });
   });
 
+  it('OpenAI: a message\'s reasoning (DeepSeek\'s reasoning_content, after its content in the message) comes before its text, as in its stream', () => {
+    const body = JSON.stringify({
+      id: 'c', object: 'chat.completion', created: 1, model: 'deepseek-reasoner',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'The answer.', reasoning_content: 'Let me think.' }, finish_reason: 'stop' }],
+    });
+    const chunk = (delta: unknown, finish: string | null) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'deepseek-reasoner', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const stream = enc.encode(`${chunk({ role: 'assistant', reasoning_content: 'Let me think.' }, null)}${chunk({ content: 'The answer.' }, 'stop')}data: [DONE]\n\n`);
+    const blocks = (bytes: Uint8Array) => new TextDecoder().decode(relayed('openai', 'anthropic', [bytes])).split('\n')
+      .filter((l) => l.startsWith('data: {"type":"content_block_start"')).map((l) => (JSON.parse(l.slice(6)) as { content_block: { type: string } }).content_block.type);
+    expect(blocks(stream)).toEqual(['thinking', 'text']);
+    expect(blocks(enc.encode(body))).toEqual(['thinking', 'text']);
+    const parts = (bytes: Uint8Array) => {
+      const r = new ModelPartReader(new ModelStream({ format: 'openai' }));
+      return [...r.push(bytes), ...r.flush()];
+    };
+    expect(parts(enc.encode(body))).toEqual(parts(stream));
+    expect(atEveryCut('openai', body)).toMatchObject({ text: 'The answer.', reasoning: 'Let me think.', status: 'done', finishReason: 'stop' });
+  });
+
   it('OpenAI: the choice followed, of several', () => {
     const body = JSON.stringify({
       id: 'c', object: 'chat.completion', created: 1, model: 'm',

@@ -333,7 +333,8 @@ function calls(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number)
 /**
  * A whole chat completion (asked without `stream`: `choices[i].message`) as the stream it comes as:
  * a chunk for each choice, its message the delta (each call given its index in the message) with
- * its finish reason, the usage in a chunk of its own, then `[DONE]`.
+ * its finish reason, after a chunk of its reasoning where it has some (`reasoning_content`,
+ * `reasoning`: a stream's come before its text), the usage in a chunk of its own, then `[DONE]`.
  */
 function wholeChat(body: unknown): WholeEvent[] | undefined {
   if (!isObj(body) || !Array.isArray(body.choices) || !body.choices.some((c) => isObj(c) && isObj(c.message))) return undefined;
@@ -343,11 +344,24 @@ function wholeChat(body: unknown): WholeEvent[] | undefined {
   const out: WholeEvent[] = [];
   for (const c of choices as unknown[]) {
     if (!isObj(c)) continue;
+    // (its reasoning, which a message may have after its content (DeepSeek's), first, in a chunk
+    // of its own, as its stream sends it before the text)
+    const m = c.message;
+    const thinks = isObj(m) && [m.reasoning_content, m.reasoning].some((r) => typeof r === 'string' && r !== '');
+    if (thinks) {
+      const thought: Record<string, unknown> = {};
+      if (m.role !== undefined) thought.role = m.role;
+      for (const k of ['reasoning_content', 'reasoning']) if (k in m) thought[k] = m[k];
+      out.push(chunk({ choices: [{ ...('index' in c ? { index: c.index } : {}), delta: thought, finish_reason: null }] }));
+    }
     const choice: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(c)) {
       if (k !== 'message') choice[k] = v;
-      else if (isObj(v)) choice.delta = Array.isArray(v.tool_calls) ? { ...v, tool_calls: v.tool_calls.map((t: unknown, index) => (isObj(t) ? { index, ...t } : t)) } : v;
-      else choice.delta = {};
+      else if (isObj(v)) {
+        const { role: _role, reasoning_content: _said, reasoning: _alias, ...rest } = v;
+        const delta = thinks ? rest : v;
+        choice.delta = Array.isArray(v.tool_calls) ? { ...delta, tool_calls: v.tool_calls.map((t: unknown, index) => (isObj(t) ? { index, ...t } : t)) } : delta;
+      } else choice.delta = {};
     }
     out.push(chunk({ choices: [choice] }));
   }
