@@ -127,6 +127,12 @@ export const ST_NCARRY: i32 = 4;
 export const ST_FLAGS: i32 = 5;
 /** Size of a UTF-8 decoder's record. */
 export const UTF8_STATE_BYTES: i32 = 8;
+/**
+ * A line or SSE stream's record (the frame kit's): its limit in bytes of one line or event (u32),
+ * at this offset. The model layer raises it while it reads the events it wrote of a whole answer
+ * (a JSON body held within the limit, whose events may each be a few bytes longer), then puts it back.
+ */
+export const ST_FRAME_MAX: i32 = 16;
 
 /** Strict: the first bad sequence stops the stream. */
 export const F_FATAL: i32 = 1;

@@ -29,7 +29,7 @@
 //               the current call), 0 while it has none
 import {
   ENC_LATIN1, ENC_UTF16, ENC_UTF8, FR_ENC, FR_LEN, FR_MIDS, FR_NREC, FR_STATUS, FR_UNITS, IN_PTR, M_ASCII, M_SPLIT,
-  M_UTF16_POS, M_UTF8_OUT, M_VALID, MIDS_OFF, OUT_CAP, OUT_PTR, PATCH_PTR, PATCH_WORDS, RAW_PTR, SF_SPLIT,
+  M_UTF16_POS, M_UTF8_OUT, M_VALID, MIDS_OFF, OUT_CAP, OUT_PTR, PATCH_PTR, PATCH_WORDS, RAW_PTR, SF_SPLIT, ST_FRAME_MAX,
 } from './abi';
 import { bFree, bLen, bRoom, bSetLen, copy } from './buffers';
 import { carried, carryReset, isFatal, keepTail, runStart, setCarried, skipBom } from './carry';
@@ -43,7 +43,7 @@ export const FRAME_STATE_BYTES: usize = 148;
 // Record offsets
 export const O_FL: usize = 8;
 export const O_LINEREL: usize = 12;
-export const O_MAX: usize = 16;
+export const O_MAX: usize = <usize>ST_FRAME_MAX;
 export const O_POS: usize = 20;
 export const O_END: usize = 24;
 export const O_LASTLEN: usize = 28;

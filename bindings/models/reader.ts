@@ -12,7 +12,7 @@ import { type CoreExports } from '../core/wasm.js';
 import {
   DF_DONE, DF_ERROR, ESM_READ, FR_NREC, F_FATAL, JE_TRUNCATED, JREC_WORDS, LINE_REC_WORDS, LR_END, LR_START, MDR_ARGS_BYTES, MDR_BLANK,
   MDR_COMMENTS, MDR_DOCS, MDR_GATHERED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MD_FLAGS, MD_J0, MD_JN, MD_LEN,
-  MD_PTR, MD_REC, MGR_PTR, MK_SSE, R_LIMIT, SR_DSTART, SSE_REC_WORDS,
+  MD_PTR, MD_REC, MGR_PTR, MK_SSE, R_LIMIT, SR_DSTART, SSE_REC_WORDS, ST_FRAME_MAX,
 } from '../core/generated/abi.js';
 import { FrameStream, MAX_LIMIT_BYTES, frameLimit } from '../frames/frame-stream.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../frames/sse.js';
@@ -841,14 +841,14 @@ export abstract class ModelReader extends FrameStream {
       // core's limit is theirs while it reads them, no more than the bytes they are)
       const core = this.core;
       core.sync();
-      const limit = (this.st + 16) >> 2; // (the frame record's limit: assembly/frames.ts)
+      const limit = (this.st + ST_FRAME_MAX) >> 2; // (the frame record's limit)
       const max = core.i32[limit];
       if (bytes.length > max) core.i32[limit] = Math.min(bytes.length, MAX_LIMIT_BYTES);
       try {
         this.readWhole(bytes);
       } finally {
         core.sync();
-        if (this.st !== 0) core.i32[(this.st + 16) >> 2] = max;
+        if (this.st !== 0) core.i32[(this.st + ST_FRAME_MAX) >> 2] = max;
       }
       this.bytesIn = end; // (the input's length, for a stream cut short)
       return;
