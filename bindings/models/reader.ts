@@ -124,6 +124,8 @@ export abstract class ModelReader extends FrameStream {
   protected sniffed = 0;
   /** Lines read (blank ones too), for the line number of a bad one. */
   private lineNo = 0;
+  /** While a whole answer's events are read: the body's offset, where their errors are placed (else −1). */
+  private wholeAt = -1;
   /** A JSON body instead of an event stream: its bytes so far. */
   private body: { parts: Uint8Array[]; bytes: number; at: number } | null = null;
   /** Bytes of a BOM at the stream's start seen while sniffing (it may come split across reads). */
@@ -250,13 +252,9 @@ export abstract class ModelReader extends FrameStream {
   /** An error of the events the core read from AWS's event stream: at the offset of the message it lies in. */
   protected override stop(err: Error): never {
     const u = this.unframer;
-    if (u !== null && err instanceof ModelStreamError && err !== u.binaryError) {
-      const at = u.offsetOf(err.offset, this.bytesIn);
-      if (at !== err.offset) {
-        err = new ModelStreamError(err.code, at, err.message.replaceAll(`byte offset ${err.offset}`, `byte offset ${at}`).replaceAll(`after ${err.offset} bytes`, `after ${at} bytes`),
-          err.text, err.providerMessage, err.providerCode);
-      }
-    }
+    if (u !== null && err instanceof ModelStreamError && err !== u.binaryError) err = placedAt(err, u.offsetOf(err.offset, this.bytesIn));
+    // (an error of a whole answer's events: at the body's start, not at an offset of the events written from it)
+    if (this.wholeAt >= 0 && err instanceof ModelStreamError) err = placedAt(err, this.wholeAt);
     if (u !== null) u.binaryError = null;
     if (err instanceof ModelStreamError) {
       // no more text can come: what a text layer still held back (a mark might have followed it)
@@ -833,6 +831,7 @@ export abstract class ModelReader extends FrameStream {
       this.sniffed = 1;
       this._events = 0;
       this.bytesIn = at;
+      this.wholeAt = at;
       let sse = '';
       for (const e of events) sse += `${e.event === undefined ? '' : `event: ${e.event}\n`}data: ${e.data}\n\n`;
       const bytes = (encoder ??= new TextEncoder()).encode(sse);
@@ -840,6 +839,9 @@ export abstract class ModelReader extends FrameStream {
       // index, the response whole in its completion, may each be a little longer than it: the
       // core's limit is theirs while it reads them, no more than the bytes they are)
       const core = this.core;
+      // (the framer's state is a new stream's: what it read before the body, white space and a
+      // BOM, perhaps cut inside a line or a character, is none of the events)
+      core.x.sseReset(this.st);
       core.sync();
       const limit = (this.st + ST_FRAME_MAX) >> 2; // (the frame record's limit)
       const max = core.i32[limit];
@@ -847,6 +849,7 @@ export abstract class ModelReader extends FrameStream {
       try {
         this.readWhole(bytes);
       } finally {
+        this.wholeAt = -1;
         core.sync();
         if (this.st !== 0) core.i32[(this.st + ST_FRAME_MAX) >> 2] = max;
       }
@@ -870,6 +873,13 @@ class CoreParts {
   call: Call | null = null;
   left = 0;
   held = 0;
+}
+
+/** `err` placed at byte offset `at` (its message's offsets with it), or `err` when it is there. */
+function placedAt(err: ModelStreamError, at: number): ModelStreamError {
+  if (at === err.offset) return err;
+  const message = err.message.replaceAll(`byte offset ${err.offset}`, `byte offset ${at}`).replaceAll(`after ${err.offset} bytes`, `after ${at} bytes`);
+  return new ModelStreamError(err.code, at, message, err.text, err.providerMessage, err.providerCode);
 }
 
 /** UTF-8's byte order mark. */

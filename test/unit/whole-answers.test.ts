@@ -148,6 +148,14 @@ describe('whole answers, exactly', () => {
     expect(atEveryCut('openai', body)).toMatchObject({ text: 'The answer.', reasoning: 'Let me think.', status: 'done', finishReason: 'stop' });
   });
 
+  it('white space (and a BOM) before the body, in reads of their own: the same answer, however cut', () => {
+    const body = JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Salut' }, finish_reason: 'stop' }] });
+    const want = atEveryCut('openai', body);
+    expect(want).toMatchObject({ text: 'Salut', status: 'done' });
+    expect(atEveryCut('openai', ` \r\n\t${body}`)).toEqual(want);
+    expect(atEveryCut('openai', `\uFEFF\n${body}`)).toEqual(want);
+  });
+
   it('OpenAI: the choice followed, of several', () => {
     const body = JSON.stringify({
       id: 'c', object: 'chat.completion', created: 1, model: 'm',
@@ -316,9 +324,31 @@ describe('whole answers, exactly', () => {
   it('limits: the body over maxEventBytes, its text over maxTextBytes', () => {
     const body = enc.encode(JSON.stringify({ choices: [{ index: 0, message: { content: 'x'.repeat(3000) }, finish_reason: 'stop' }] }));
     expect(() => new ModelStream({ format: 'openai', maxEventBytes: 1024 }).push(body)).toThrow(expect.objectContaining({ code: 'ERR_EVENT_TOO_LARGE', offset: 0 }));
+    // (an error of the answer's events is at the body's start: here past the two spaces before it, its message's offset too)
     const m = new ModelStream({ format: 'openai', maxTextBytes: 1000 });
+    m.push(enc.encode('  '));
     m.push(body);
-    expect(() => m.flush()).toThrow(expect.objectContaining({ code: 'ERR_TEXT_TOO_LONG' }));
+    let thrown: unknown;
+    try {
+      m.flush();
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toMatchObject({ code: 'ERR_TEXT_TOO_LONG', offset: 2 });
+    expect((thrown as Error).message).toMatch(/byte offset 2\b/);
+  });
+
+  it('the provider\'s error in a whole answer (a failed response, a turn Gemini says failed) is at the body\'s start, in the stream and in the relay\'s error event', () => {
+    const failed = JSON.stringify({ id: 'r', object: 'response', status: 'failed', error: { code: 'server_error', message: 'No.' }, output: [{ id: 'm', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hi', annotations: [] }] }] });
+    const gemini = JSON.stringify({ candidates: [{ content: { parts: [{ text: 'Hi' }], role: 'model' }, finishReason: 'MALFORMED_FUNCTION_CALL', index: 0 }] });
+    for (const [format, body] of [['openai-responses', failed], ['gemini', gemini]] as const) {
+      for (const chunks of standardChunkings(enc.encode(`\n${body}`))) {
+        expect(() => read(format, chunks), format).toThrow(expect.objectContaining({ code: 'ERR_PROVIDER', offset: 1 }));
+      }
+      const r = new SseRelay({ from: format, to: 'openai' });
+      r.push(enc.encode(`\n${body}`));
+      expect(new TextDecoder().decode(r.flush()), format).toContain('"code":"ERR_PROVIDER","offset":1');
+    }
   });
 
   it('limits: a body within maxEventBytes reads whole, though its stream\'s events are longer than it (the envelope each carries, a call\'s index)', () => {
