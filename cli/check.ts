@@ -566,6 +566,8 @@ export class Checker {
       this.problem({ kind: 'provider', offset, line, message: `the provider sent an error: ${described(r.error)}` }, end);
       if (r.finishReason !== undefined && !after) this.turnFailed = true;
     }
+    // (decode stops there: exit 4)
+    if (r.limit !== undefined && !after) this.problem({ kind: 'limit', offset, line, message: r.limit.message }, end);
     if (r.done && !after) {
       this.heldText(offset, end);
       this.done = true;

@@ -3,8 +3,9 @@
 // that a ModelStream reads its events with, its JSON read in the core, so that the two cannot
 // disagree about what an event means.
 import { JF_ESCAPED, JSON_READ_SLACK, MJREC_CAP } from '../core/generated/abi.js';
-import { checkOptions, oneOf } from '../core/options.js';
+import { byteLimitOption, checkOptions, oneOf } from '../core/options.js';
 import { type Core, getCore } from '../core/wasm.js';
+import { MAX_LIMIT_BYTES } from '../frames/frame-stream.js';
 import { JSON_ERRORS, borrowDoc, unescaped } from './document.js';
 import type { FormatSpec, ProviderError } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
@@ -46,6 +47,13 @@ export interface ModelEventReading {
   invalid?: { offset: number; message: string; json: boolean };
   /** Nothing to read: a blank line of a line format. */
   blank: boolean;
+  /**
+   * A limit the event passed: its tool-call arguments (fragments, or arguments said whole), with
+   * those the reader keeps of the events before it, would pass its `maxArgumentBytes` (where a
+   * {@link ModelStream} fails): they were not kept (the calls stand as before the event), and the
+   * next events are read as usual.
+   */
+  limit?: { code: 'ERR_ARGUMENTS_TOO_LARGE'; message: string };
 }
 
 /** Options of {@link ModelEventReader}. */
@@ -54,6 +62,13 @@ export interface ModelEventReaderOptions {
   format: ModelFormat;
   /** Which choice to follow (OpenAI's `index`). @defaultValue 0 */
   choice?: number;
+  /**
+   * The most bytes of tool-call arguments (and the provider's own calls' results) the reader keeps
+   * across the events it reads, counted as sent; an event that would pass it says so in its
+   * reading (`limit`), its arguments not kept.
+   * @defaultValue 16777216 (16 MiB, as a ModelStream's)
+   */
+  maxArgumentBytes?: number;
 }
 
 const enc = /* @__PURE__ */ new TextEncoder();
@@ -76,8 +91,8 @@ export class ModelEventReader {
   readonly keeps = true;
   /** @internal */
   readonly out = null;
-  /** @internal */
-  readonly maxArgumentBytes = DEFAULT_MAX_ARGUMENT_BYTES;
+  /** The most bytes of tool-call arguments kept across the events (see {@link ModelEventReaderOptions.maxArgumentBytes}). */
+  readonly maxArgumentBytes: number;
   /** @internal (one event's reasoning, which the caller holds whole) */
   readonly maxReasoningBytes = Infinity;
   /** @internal (one event's media, which the caller holds whole) */
@@ -89,13 +104,14 @@ export class ModelEventReader {
 
   constructor(options: ModelEventReaderOptions) {
     if (options === undefined) throw new TypeError("ModelEventReader: options are required: new ModelEventReader({ format: 'openai' })");
-    checkOptions(options, 'ModelEventReader', ['format', 'choice']);
+    checkOptions(options, 'ModelEventReader', ['format', 'choice', 'maxArgumentBytes']);
     this.format = oneOf(options.format, 'format', 'ModelEventReader', MODEL_FORMATS, undefined);
     const choice = options.choice ?? 0;
     if (typeof choice !== 'number' || !Number.isInteger(choice) || choice < 0) {
       throw new TypeError(`ModelEventReader: choice must be a non-negative integer, got ${String(choice)}`);
     }
     this.choice = choice;
+    this.maxArgumentBytes = byteLimitOption(options.maxArgumentBytes, 'maxArgumentBytes', 'ModelEventReader', DEFAULT_MAX_ARGUMENT_BYTES, MAX_LIMIT_BYTES);
     this.core = getCore();
   }
 
@@ -122,6 +138,7 @@ export class ModelEventReader {
     }
     const core = this.core;
     core.sync();
+    let over = false;
     const large = bytes.length > core.inCap;
     const at = large ? core.x.modelScratch(bytes.length) : core.inPtr;
     core.sync();
@@ -137,6 +154,10 @@ export class ModelEventReader {
       this.text = '';
       const doc = borrowDoc(core, this, at, bytes.length, core.mjrec, n);
       spec.read(doc, doc);
+      // (past the arguments' limit a stream fails at the event; the reader says so in its reading,
+      // and reads on: its calls end at a completion as before)
+      over = m.tooLong;
+      m.tooLong = false;
       if (m.done && m.error === null) doc.onToolCallsEnd();
     } finally {
       if (large) core.x.modelScratchFree();
@@ -157,6 +178,12 @@ export class ModelEventReader {
       m.bad = null;
     }
     if (m.error !== null) r.error = m.errorDetail === undefined ? { message: m.error } : { message: m.error, detail: m.errorDetail };
+    if (over) {
+      r.limit = {
+        code: 'ERR_ARGUMENTS_TOO_LARGE',
+        message: `the tool-call arguments in the event would pass maxArgumentBytes (${this.maxArgumentBytes} bytes, ${m.argumentBytes} kept): they were not kept`,
+      };
+    }
     this.text = '';
     return r;
   }
