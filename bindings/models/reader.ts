@@ -18,7 +18,7 @@ import { FrameStream, MAX_LIMIT_BYTES, frameLimit } from '../frames/frame-stream
 import { DEFAULT_MAX_EVENT_BYTES } from '../frames/sse.js';
 import { type DocReader, JSON_ERRORS, type MessageOut, borrowDoc } from './document.js';
 import { ModelStreamError, type ModelStreamErrorCode } from './errors.js';
-import { type FormatSpec } from './formats/describe.js';
+import { type FormatSpec, wholeEventsWithin } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
 import { type Call, Message } from './message.js';
 import { type Plan, planOf } from './plan.js';
@@ -817,7 +817,15 @@ export abstract class ModelReader extends FrameStream {
     // body's offset (their offsets count through those events); the body is then no more than them.
     // (An answer with its error, a failed Responses response's, is read so too: its output, then
     // its error, as its stream says them)
-    const events = this.spec.wholeAnswer?.(value);
+    // (no more than 4 × maxEventBytes of them and 1 MiB, a Responses answer's ~3 × its body and
+    // each event's envelope with room: a body that would be more, an envelope said again with each
+    // of many choices, is refused unwritten)
+    const budget = Math.min(4 * this.maxEventBytes + 1024 * 1024, WHOLE_EVENTS_MAX);
+    const events = wholeEventsWithin(this.spec, value, budget);
+    if (events === null) {
+      this.stop(new ModelStreamError('ERR_EVENT_TOO_LARGE', at,
+        `The ${this.format} response, a whole answer of ${all.length} bytes, would be read as events of more than ${budget} bytes (4 × maxEventBytes and 1 MiB): not read`, ''));
+    }
     if (events === undefined) {
       const err = this.spec.errorBody(value);
       if (err !== undefined) {
@@ -881,6 +889,9 @@ function placedAt(err: ModelStreamError, at: number): ModelStreamError {
   const message = err.message.replaceAll(`byte offset ${err.offset}`, `byte offset ${at}`).replaceAll(`after ${err.offset} bytes`, `after ${at} bytes`);
   return new ModelStreamError(err.code, at, message, err.text, err.providerMessage, err.providerCode);
 }
+
+/** The most a whole answer's events may be (UTF-16 units of their data): within a JS string's length. */
+const WHOLE_EVENTS_MAX = 256 * 1024 * 1024;
 
 /** UTF-8's byte order mark. */
 const BOM = [0xef, 0xbb, 0xbf];

@@ -466,9 +466,35 @@ export interface WholeEvent {
   readonly data: string;
 }
 
+/** While {@link wholeEventsWithin} writes a whole answer's events: the UTF-16 units of data they may still take. */
+let wholeLeft = Infinity;
+/** Thrown by {@link sseEvent} when a whole answer's events pass their budget. */
+const PAST_BUDGET = new Error('past the whole answer\'s budget');
+
 /** The event whose data is the JSON of `value`, named `event` (where the format names its events). */
 export function sseEvent(value: unknown, event?: string): WholeEvent {
-  return event === undefined ? { data: JSON.stringify(value) } : { event, data: JSON.stringify(value) };
+  const data = JSON.stringify(value);
+  // (each event is about the size of the body at most: the budget is passed by one event's units, no more)
+  if ((wholeLeft -= data.length) < 0) throw PAST_BUDGET;
+  return event === undefined ? { data } : { event, data };
+}
+
+/**
+ * `spec`'s events of the whole answer `body` (its `wholeAnswer`), or null when their data would
+ * pass `units` UTF-16 units: a body held within a limit may say a long member again in each of
+ * many events (an envelope in the chunk of each of many choices), which are not written whole first.
+ */
+export function wholeEventsWithin(spec: FormatSpec, body: unknown, units: number): WholeEvent[] | undefined | null {
+  const before = wholeLeft;
+  wholeLeft = units;
+  try {
+    return spec.wholeAnswer?.(body);
+  } catch (e) {
+    if (e === PAST_BUDGET) return null;
+    throw e;
+  } finally {
+    wholeLeft = before;
+  }
 }
 
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
