@@ -11,7 +11,7 @@ import type { FormatSpec, ProviderError } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
 import { type Citation, type Media, Message, type ToolCall } from './message.js';
 import { programAddress } from './plan.js';
-import { DEFAULT_MAX_ARGUMENT_BYTES } from './reader.js';
+import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_REASONING_BYTES } from './reader.js';
 
 /** What one event says, as {@link ModelEventReader.read} returns it. */
 export interface ModelEventReading {
@@ -51,9 +51,11 @@ export interface ModelEventReading {
    * A limit the event passed: its tool-call arguments (fragments, or arguments said whole), with
    * those the reader keeps of the events before it, would pass its `maxArgumentBytes` (where a
    * {@link ModelStream} fails): they were not kept (the calls stand as before the event), and the
-   * next events are read as usual.
+   * next events are read as usual. Or its reasoning (or refusal, or citations), with that of the
+   * events before it, would pass the 64 MiB a ModelStream keeps by default (`maxReasoningBytes`,
+   * where it fails with ERR_REASONING_TOO_LONG): the reading has it still (it is the event's own).
    */
-  limit?: { code: 'ERR_ARGUMENTS_TOO_LARGE'; message: string };
+  limit?: { code: 'ERR_ARGUMENTS_TOO_LARGE' | 'ERR_REASONING_TOO_LONG'; message: string };
 }
 
 /** Options of {@link ModelEventReader}. */
@@ -101,6 +103,8 @@ export class ModelEventReader {
   get finishReasons(): FormatSpec['finishReasons'] { return FORMATS[this.format].finishReasons; }
   private readonly core: Core;
   private text = '';
+  /** Bytes of reasoning (and refusal, and citations) the events read so far said, as a ModelStream counts them (within its default limit). */
+  private reasoningKept = 0;
 
   constructor(options: ModelEventReaderOptions) {
     if (options === undefined) throw new TypeError("ModelEventReader: options are required: new ModelEventReader({ format: 'openai' })");
@@ -183,6 +187,17 @@ export class ModelEventReader {
         code: 'ERR_ARGUMENTS_TOO_LARGE',
         message: `the tool-call arguments in the event would pass maxArgumentBytes (${this.maxArgumentBytes} bytes, ${m.argumentBytes} kept): they were not kept`,
       };
+    }
+    // (an event's reasoning is the caller's, read whole; across the events it counts as a
+    // ModelStream's does, which fails where it would pass its default limit)
+    if (m.reasoningBytes !== 0) {
+      const kept = this.reasoningKept;
+      if (kept + m.reasoningBytes > DEFAULT_MAX_REASONING_BYTES) {
+        r.limit ??= {
+          code: 'ERR_REASONING_TOO_LONG',
+          message: `the reasoning (or refusal, or citations) in the event would pass maxReasoningBytes (${DEFAULT_MAX_REASONING_BYTES} bytes, ${kept} kept), where a model stream stops`,
+        };
+      } else this.reasoningKept = kept + m.reasoningBytes;
     }
     this.text = '';
     return r;
