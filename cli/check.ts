@@ -612,7 +612,13 @@ export class Checker {
     }
     const facts = describeFormat(this.format as Exclude<Format, PlainFormat>);
     // (an answer with its error beside its output, a failed Responses response, is an answer: its stream says its error)
-    const whole = facts.wholeAnswerEvents(v);
+    // (within what decode reads of them: 4 × --max-event-bytes and 1 MiB, before they are written)
+    const most = Math.min(4 * this.limits.maxEventBytes + 1024 * 1024, 256 * 1024 * 1024);
+    const whole = facts.wholeAnswerEvents(v, most);
+    if (whole === null) {
+      this.problem({ kind: 'limit', offset: this.bodyStart, message: `the whole answer would be read as events of more than ${most} bytes (4 × --max-event-bytes and 1 MiB): decode stops there` });
+      return;
+    }
     if (whole !== undefined) {
       // a whole answer (asked without streaming): read as the events of its stream, each at the body
       this.events = 0;

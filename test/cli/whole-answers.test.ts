@@ -54,3 +54,14 @@ describe('a failed Responses response (its error beside its output) is checked a
     expect([d.code, d.stdout]).toEqual([5, 'Half an']);
   });
 });
+
+it('a whole answer whose events would be far larger than it (a long model said in each of 1,500 choices\' chunks): decode and check stop at the body (exit 4), where check wrote them all and ran out of memory', async () => {
+  const body = JSON.stringify({ id: 'c', object: 'chat.completion', model: 'x'.repeat(20_000), choices: Array.from({ length: 1500 }, (_, index) => ({ index, message: {} })) });
+  const path = file(dir, 'amplified.json', body);
+  const most = 4 * 65536 + 1024 * 1024;
+  const d = await run(['decode', '--format', 'openai', '--max-event-bytes', '65536', path]);
+  expect([d.code, d.stdout, d.stderr]).toEqual([4, '', `seam-stream: The openai response, a whole answer of ${body.length} bytes, would be read as events of more than ${most} bytes (4 × maxEventBytes and 1 MiB): not read (raise it with --max-event-bytes)\n`]);
+  const c = await run(['check', '--format', 'openai', '--max-event-bytes', '65536', path]);
+  expect(c.code).toBe(4);
+  expect(c.stdout).toContain(`byte 0  the whole answer would be read as events of more than ${most} bytes (4 × --max-event-bytes and 1 MiB): decode stops there\n`);
+});

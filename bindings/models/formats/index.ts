@@ -5,7 +5,7 @@ import { anthropic } from './anthropic.js';
 import { bedrock, bedrockInvoke } from './bedrock.js';
 import { ddg } from './ddg.js';
 import { gemini } from './gemini.js';
-import { type FormatSpec, type ProviderError, type Usage, type WholeEvent, anthropicErrorType, finishIn, finishWords } from './describe.js';
+import { type FormatSpec, type ProviderError, type Usage, type WholeEvent, anthropicErrorType, finishIn, finishWords, wholeEventsWithin } from './describe.js';
 import { ollama } from './ollama.js';
 import { openai } from './openai.js';
 import { openaiResponses } from './openai-responses.js';
@@ -71,9 +71,12 @@ export interface ModelFormatFacts {
    * as the events of the stream the same answer comes as, each with its `event:` name where the
    * format names them, and its data; undefined for any other value (an error body), and for a
    * format without one here (Ollama's answer is one line of its stream already; Bedrock, ddg).
-   * A model stream and a relay read a whole answer so, at `flush()`.
+   * A model stream and a relay read a whole answer so, at `flush()`. With `maxBytes`: null when
+   * the events' data would pass it (a stream's limit is 4 × maxEventBytes and 1 MiB), before they
+   * are written whole (a long member said again in each of many choices' chunks).
    */
   wholeAnswerEvents(body: unknown): readonly WholeEvent[] | undefined;
+  wholeAnswerEvents(body: unknown, maxBytes: number): readonly WholeEvent[] | undefined | null;
 }
 
 const facts = new Map<ModelFormat, ModelFormatFacts>();
@@ -98,7 +101,7 @@ export function describeFormat(format: ModelFormat): ModelFormatFacts {
       anthropicErrorType: (code: string | undefined) => anthropicErrorType(spec, code),
       errorOfBody: (body: unknown) => spec.errorBody(body),
       usage: (usage: Record<string, unknown>) => spec.usage(usage),
-      wholeAnswerEvents: (body: unknown) => spec.wholeAnswer?.(body),
+      wholeAnswerEvents: ((body: unknown, maxBytes: number = Infinity) => wholeEventsWithin(spec, body, maxBytes)) as ModelFormatFacts['wholeAnswerEvents'],
     });
     facts.set(format, f);
   }
