@@ -104,7 +104,7 @@ export function describeError(e: unknown): string {
   if (code === 'ERR_EVENT_TOO_LARGE' && message.startsWith('Line ')) return `${message.replace('than maxEventBytes (', 'than maxLineBytes (')} (raise it with --max-line-bytes)`;
   if (typeof code === 'string' && code in LIMIT_OPTION) return `${message} (raise it with ${LIMIT_OPTION[code]})`;
   if (code === 'ERR_INVALID_UTF8' || code === 'ERR_TRUNCATED_UTF8' || code === 'ERR_NDJSON_PARSE' || code === 'ERR_CORE_MEMORY') return message;
-  // (limits the command keeps at the library's defaults: 16 MiB of arguments, of reasoning)
+  // (limits the command keeps at the library's defaults: 16 MiB of arguments, 64 MiB of reasoning)
   if (code === 'ERR_ARGUMENTS_TOO_LARGE' || code === 'ERR_REASONING_TOO_LONG') return message;
   if (code === 'ERR_PROVIDER' || code === 'ERR_BAD_EVENT' || code === 'ERR_STREAM_TRUNCATED' || code === 'ERR_CRC_MISMATCH' || code === 'ERR_BAD_FRAME') return message;
   if (e instanceof UsageError || e instanceof InputError) return message;

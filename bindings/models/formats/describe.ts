@@ -469,7 +469,7 @@ export interface WholeEvent {
 /** While {@link wholeEventsWithin} writes a whole answer's events: the UTF-16 units of data they may still take. */
 let wholeLeft = Infinity;
 /** Thrown by {@link sseEvent} when a whole answer's events pass their budget. */
-const PAST_BUDGET = new Error('past the whole answer\'s budget');
+const PAST_BUDGET = /* @__PURE__ */ new Error('past the whole answer\'s budget');
 
 /** The event whose data is the JSON of `value`, named `event` (where the format names its events). */
 export function sseEvent(value: unknown, event?: string): WholeEvent {
