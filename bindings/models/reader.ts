@@ -97,6 +97,14 @@ export class CallState {
 /** The realm's one CallState. */
 export const call = /* @__PURE__ */ new CallState();
 
+/**
+ * The stream reading a whole answer's events, and the body's offset, where their errors are
+ * placed (a reading is synchronous: one at a time in a realm; not a field of every stream, which
+ * would make each idle stream larger on JavaScriptCore).
+ */
+let wholeReader: ModelReader | null = null;
+let wholeAt = 0;
+
 let utf8: TextDecoder | undefined;
 let strictUtf8: TextDecoder | undefined;
 let encoder: TextEncoder | undefined;
@@ -124,8 +132,6 @@ export abstract class ModelReader extends FrameStream {
   protected sniffed = 0;
   /** Lines read (blank ones too), for the line number of a bad one. */
   private lineNo = 0;
-  /** While a whole answer's events are read: the body's offset, where their errors are placed (else −1). */
-  private wholeAt = -1;
   /** A JSON body instead of an event stream: its bytes so far. */
   private body: { parts: Uint8Array[]; bytes: number; at: number } | null = null;
   /** Bytes of a BOM at the stream's start seen while sniffing (it may come split across reads). */
@@ -254,7 +260,7 @@ export abstract class ModelReader extends FrameStream {
     const u = this.unframer;
     if (u !== null && err instanceof ModelStreamError && err !== u.binaryError) err = placedAt(err, u.offsetOf(err.offset, this.bytesIn));
     // (an error of a whole answer's events: at the body's start, not at an offset of the events written from it)
-    if (this.wholeAt >= 0 && err instanceof ModelStreamError) err = placedAt(err, this.wholeAt);
+    if (wholeReader === this && err instanceof ModelStreamError) err = placedAt(err, wholeAt);
     if (u !== null) u.binaryError = null;
     if (err instanceof ModelStreamError) {
       // no more text can come: what a text layer still held back (a mark might have followed it)
@@ -813,8 +819,8 @@ export abstract class ModelReader extends FrameStream {
     } catch {
       this.stop(new ModelStreamError('ERR_BAD_EVENT', at, `The ${this.format} response, from byte offset ${at}, is neither an event stream nor valid JSON`, ''));
     }
-    // the whole answer (asked without streaming): read as the events of its stream, from the
-    // body's offset (their offsets count through those events); the body is then no more than them.
+    // the whole answer (asked without streaming): read as the events of its stream, their errors
+    // at the body's offset; the body is then no more than them.
     // (An answer with its error, a failed Responses response's, is read so too: its output, then
     // its error, as its stream says them)
     // (no more than 4 × maxEventBytes of them and 1 MiB, a Responses answer's ~3 × its body and
@@ -839,7 +845,6 @@ export abstract class ModelReader extends FrameStream {
       this.sniffed = 1;
       this._events = 0;
       this.bytesIn = at;
-      this.wholeAt = at;
       let sse = '';
       for (const e of events) sse += `${e.event === undefined ? '' : `event: ${e.event}\n`}data: ${e.data}\n\n`;
       const bytes = (encoder ??= new TextEncoder()).encode(sse);
@@ -854,10 +859,12 @@ export abstract class ModelReader extends FrameStream {
       const limit = (this.st + ST_FRAME_MAX) >> 2; // (the frame record's limit)
       const max = core.i32[limit];
       if (bytes.length > max) core.i32[limit] = Math.min(bytes.length, MAX_LIMIT_BYTES);
+      wholeReader = this;
+      wholeAt = at;
       try {
         this.readWhole(bytes);
       } finally {
-        this.wholeAt = -1;
+        wholeReader = null;
         core.sync();
         if (this.st !== 0) core.i32[(this.st + ST_FRAME_MAX) >> 2] = max;
       }
