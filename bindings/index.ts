@@ -35,7 +35,7 @@ export { type ModelStatus } from './models/reader.js';
 export { ModelStreamError, type ModelStreamErrorCode } from './models/errors.js';
 export { SseRelay, type SseRelayOptions } from './models/relay.js';
 export { openAiAnnotations, type OpenAiAnnotation } from './models/relay-openai.js';
-export { finishWithCalls } from './models/formats/describe.js';
+export { finishWithCalls, wholeAnswerBudget } from './models/formats/describe.js';
 export type { RelayAbort } from './models/writer.js';
 export { ModelEventReader, type ModelEventReaderOptions, type ModelEventReading } from './models/events.js';
 export { ModelEventStreamDecoder, type ModelEventStreamDecoderOptions, type ModelEventStreamMessage } from './models/unframe.js';

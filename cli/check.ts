@@ -3,7 +3,7 @@
 // problem with its byte offset, and counts events, bytes and graphemes.
 import {
   EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, SseParser, TextAssembler, TextRangeError, Utf8DecodeError, Utf8Validator,
-  describeFormat,
+  describeFormat, wholeAnswerBudget,
   type ModelEventStreamDecoderOptions, type ModelEventStreamMessage, type SseEvent,
 } from 'seam-stream';
 import type { Values } from './args.js';
@@ -613,7 +613,7 @@ export class Checker {
     const facts = describeFormat(this.format as Exclude<Format, PlainFormat>);
     // (an answer with its error beside its output, a failed Responses response, is an answer: its stream says its error)
     // (within what decode reads of them: 4 × --max-event-bytes and 1 MiB, before they are written)
-    const most = Math.min(4 * this.limits.maxEventBytes + 1024 * 1024, 256 * 1024 * 1024);
+    const most = wholeAnswerBudget(this.limits.maxEventBytes);
     const whole = facts.wholeAnswerEvents(v, most);
     if (whole === null) {
       this.problem({ kind: 'limit', offset: this.bodyStart, message: `the whole answer would be read as events of more than ${most} bytes (4 × --max-event-bytes and 1 MiB): decode stops there` });

@@ -18,7 +18,7 @@ import { FrameStream, MAX_LIMIT_BYTES, frameLimit } from '../frames/frame-stream
 import { DEFAULT_MAX_EVENT_BYTES } from '../frames/sse.js';
 import { type DocReader, JSON_ERRORS, type MessageOut, borrowDoc } from './document.js';
 import { ModelStreamError, type ModelStreamErrorCode } from './errors.js';
-import { type FormatSpec, wholeEventsWithin } from './formats/describe.js';
+import { type FormatSpec, wholeAnswerBudget, wholeEventsWithin } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
 import { type Call, Message } from './message.js';
 import { type Plan, planOf } from './plan.js';
@@ -826,7 +826,7 @@ export abstract class ModelReader extends FrameStream {
     // (no more than 4 × maxEventBytes of them and 1 MiB, a Responses answer's ~3 × its body and
     // each event's envelope with room: a body that would be more, an envelope said again with each
     // of many choices, is refused unwritten)
-    const budget = Math.min(4 * this.maxEventBytes + 1024 * 1024, WHOLE_EVENTS_MAX);
+    const budget = wholeAnswerBudget(this.maxEventBytes);
     const events = wholeEventsWithin(this.spec, value, budget);
     if (events === null) {
       this.stop(new ModelStreamError('ERR_EVENT_TOO_LARGE', at,
@@ -896,9 +896,6 @@ function placedAt(err: ModelStreamError, at: number): ModelStreamError {
   const message = err.message.replaceAll(`byte offset ${err.offset}`, `byte offset ${at}`).replaceAll(`after ${err.offset} bytes`, `after ${at} bytes`);
   return new ModelStreamError(err.code, at, message, err.text, err.providerMessage, err.providerCode);
 }
-
-/** The most a whole answer's events may be (UTF-16 units of their data): within a JS string's length. */
-const WHOLE_EVENTS_MAX = 256 * 1024 * 1024;
 
 /** UTF-8's byte order mark. */
 const BOM = [0xef, 0xbb, 0xbf];

@@ -480,6 +480,16 @@ export function sseEvent(value: unknown, event?: string): WholeEvent {
 }
 
 /**
+ * The most a whole answer's events may be (UTF-16 units of their data) where a stream's events may
+ * hold `maxEventBytes`: 4 × that and 1 MiB (a Responses answer's events are about 3 × its body,
+ * each with its envelope), at most 256 MiB (within a JS string's length). A model stream reads no
+ * more of them, and the command's check neither.
+ */
+export function wholeAnswerBudget(maxEventBytes: number): number {
+  return Math.min(4 * maxEventBytes + 1024 * 1024, 256 * 1024 * 1024);
+}
+
+/**
  * `spec`'s events of the whole answer `body` (its `wholeAnswer`), or null when their data would
  * pass `units` UTF-16 units: a body held within a limit may say a long member again in each of
  * many events (an envelope in the chunk of each of many choices), which are not written whole first.
