@@ -41,8 +41,8 @@ interface Said {
   done: boolean;
   id: string;
   name: string;
-  /** Units of its result said (the provider's own calls). */
-  result: number;
+  /** Its result said (the provider's own calls; '' before it came). */
+  result: string;
 }
 
 /**
@@ -199,11 +199,11 @@ function said(calls: readonly Call[], saids: Said[], type: 'tool-call' | 'server
     const c = calls[i];
     const args = c.args();
     const was = saids[i];
-    if (was !== undefined && was.args === args && was.done === c.done && was.id === c.id && was.name === c.name && was.result === c.result.length) continue;
+    if (was !== undefined && was.args === args && was.done === c.done && was.id === c.id && was.name === c.name && was.result === c.result) continue;
     const grows = was === undefined || args.startsWith(was.args);
     const part: Extract<ModelPart, { type: 'tool-call' | 'server-tool-call' }> = { type, call: c.snapshot(), delta: grows ? args.slice(was?.args.length ?? 0) : args };
     if (!grows) part.replaces = true;
     out.push(part);
-    saids[i] = { args, done: c.done, id: c.id, name: c.name, result: c.result.length };
+    saids[i] = { args, done: c.done, id: c.id, name: c.name, result: c.result };
   }
 }

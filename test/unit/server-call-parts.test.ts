@@ -63,6 +63,25 @@ describe('the provider\'s own calls as parts', () => {
     ]);
   });
 
+  it('a result said again for the same call, of the same length, is a part too', () => {
+    // (a second result block for one call replaces the first: a part that told only a new length missed it)
+    const ev = (type: string, d: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...d })}\n\n`;
+    const result = (text: string) => ({ type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', title: text, url: 'https://example.com' }] });
+    const body = enc.encode([
+      ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 1, output_tokens: 1 } } }),
+      ev('content_block_start', { index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } } }),
+      ev('content_block_stop', { index: 0 }),
+      ev('content_block_start', { index: 1, content_block: result('First') }),
+      ev('content_block_stop', { index: 1 }),
+      ev('content_block_start', { index: 2, content_block: result('Other') }),
+      ev('content_block_stop', { index: 2 }),
+      ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } }),
+      ev('message_stop', {}),
+    ].join(''));
+    const said = serverParts('anthropic', body).map((p) => (p.type === 'server-tool-call' ? p.call.result : undefined));
+    expect(said).toEqual([undefined, undefined, JSON.stringify(result('First')), JSON.stringify(result('Other'))]);
+  });
+
   it('a stream with none gives none, and a client call stays a tool-call part', () => {
     const f = FIXTURES.find((x) => x.name === 'anthropic-tool-use')!;
     const got = parts('anthropic', [f.bytes]);
