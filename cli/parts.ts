@@ -1,10 +1,12 @@
 // `decode --parts`: what a model stream says besides its text, on standard error as it comes: its
 // reasoning (each block under a `[reasoning]` line, dimmed on a terminal), each client tool call
 // once it has ended, the provider's own tool calls (each once ended, and its result's size once it
-// came), each source it cites and each image or sound it returns (its type and size), in
+// came; at the end, each call the stream began and did not end, said to be cut short), each source it cites and each image or sound it returns (its type and size), in
 // the order the events said them (the library's
 // ModelPartReader pushes a read an event at a time). The text stays alone on standard output.
 import type { ModelPart, ToolCall } from 'seam-stream';
+
+const CUT_SHORT = ' (cut short: the stream stopped before the call ended)';
 
 export class PartPrinter {
   /** The reasoning block being printed, or -1 when none is open. */
@@ -78,10 +80,17 @@ export class PartPrinter {
 
   /**
    * The command ends: what is open ends its line, and each call the stream began and did not end
-   * (it stopped first) is printed as it stands, said to be cut short, before the command's messages.
+   * (it stopped first), the client's and the provider's own, is printed as it stands, said to be
+   * cut short, before the command's messages.
    */
-  end(calls: readonly ToolCall[] = []): void {
-    for (const c of calls) if (!this.printed.has(c.index)) this.call(c, ' (cut short: the stream stopped before the call ended)');
+  end(calls: readonly ToolCall[] = [], serverCalls: readonly ToolCall[] = []): void {
+    for (const c of calls) if (!this.printed.has(c.index)) this.call(c, CUT_SHORT);
+    for (const c of serverCalls) {
+      if (this.serverPrinted.has(c.index)) continue;
+      this.serverPrinted.add(c.index);
+      this.startLine();
+      this.line(`[provider's tool call ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments}${CUT_SHORT}`);
+    }
     this.endLine();
     this.block = -1;
   }

@@ -19,11 +19,12 @@ export interface TextStream {
   readonly heartbeats: number;
   /** A model stream's keep-alives that are events (Anthropic's pings). */
   readonly pings?: number;
-  /** A model stream's reasoning, refusal, citations and client tool calls. */
+  /** A model stream's reasoning, refusal, citations, client tool calls and the provider's own calls. */
   readonly reasoning?: string;
   readonly refusal?: string;
   readonly citations?: readonly Citation[];
   readonly toolCalls?: readonly ToolCall[];
+  readonly serverToolCalls?: readonly ToolCall[];
 }
 
 /**
