@@ -15,7 +15,7 @@ import { SNIFF_BYTES, htmlPage, htmlSaid, sniff, utf16 } from './sniff.js';
 import { PartPrinter } from './parts.js';
 import { StatusLine, formatSeconds, plural } from './status.js';
 import { ModelStream, ModelStreamError, PlainStream, type TextStream } from './stream.js';
-import type { Citation, ToolCall } from 'seam-stream';
+import type { Citation, Media, ToolCall } from 'seam-stream';
 
 
 interface DecodeOptions {
@@ -117,7 +117,11 @@ type Printed = { at: number; whole: number; frame: unknown } | { at: number; who
  * citedText, source}}` for each source it cites, and
  * `{"toolCall": {index, id, name, arguments, done, valid, type}}` for each tool call it begins, adds
  * arguments to (the fragment it adds) or ends (`valid`: its arguments are one JSON value); with
- * `replaces: true` when its arguments so far were replaced (Anthropic's `{}` of the start).
+ * `replaces: true` when its arguments so far were replaced (Anthropic's `{}` of the start);
+ * `{"media": {mimeType, bytes, uri, thought, signature}}` for each image or sound it carries (its
+ * data is in the event's line); and `{"serverToolCall": {index, id, name, arguments, done, valid, result}}`
+ * for each of the provider's own calls it begins, adds to, ends or gives the result of (`result`
+ * once, as the provider sent it).
  */
 class EventPrinter {
   private readonly frames: (chunk: Uint8Array | null) => unknown[];
@@ -132,6 +136,8 @@ class EventPrinter {
   private readonly reader: ModelEventReader | undefined;
   /** Each call's arguments printed so far, and whether its end was. */
   private readonly printed: { args: string; done: boolean }[] = [];
+  /** The same of the provider's own calls, and whether their result was printed. */
+  private readonly serverPrinted: { args: string; done: boolean; result: boolean }[] = [];
   /** A Bedrock stream's message stopped it (before its completion): nothing after it is printed. */
   private stopped = false;
   /**
@@ -250,16 +256,22 @@ class EventPrinter {
     for (const c of reader.toolCalls) {
       const was = this.printed[c.index];
       if (was !== undefined && c.arguments === was.args && c.done === was.done) continue;
-      // the fragment this event added; or, when the arguments so far were replaced (Anthropic's
-      // `input` of the start, `{}`, until a fragment brings text), all of them with `replaces`
-      const grows = was === undefined || c.arguments.startsWith(was.args);
-      const call: Record<string, unknown> = { index: c.index, id: c.id, name: c.name, arguments: grows ? c.arguments.slice(was?.args.length ?? 0) : c.arguments };
-      if (!grows) call.replaces = true;
-      call.done = c.done;
-      if (c.valid !== undefined) call.valid = c.valid;
-      if (c.type !== undefined) call.type = c.type;
+      const call = callSaid(c, was);
       this.write(`${JSON.stringify({ toolCall: call })}\n`);
       this.printed[c.index] = { args: c.arguments, done: c.done };
+    }
+    // (the media's data is in the event's line above: what it is, its size, where it lies)
+    for (const m of r.media ?? []) this.write(`${JSON.stringify({ media: mediaSaid(m) })}\n`);
+    // the provider's own calls (its web search, its code execution): as the client's, and the
+    // result once the event that carries it came, as the provider sent it
+    for (const c of reader.serverToolCalls) {
+      const was = this.serverPrinted[c.index];
+      const result = c.result !== undefined;
+      if (was !== undefined && c.arguments === was.args && c.done === was.done && result === was.result) continue;
+      const call = callSaid(c, was);
+      if (result && was?.result !== true) call.result = c.result;
+      this.write(`${JSON.stringify({ serverToolCall: call })}\n`);
+      this.serverPrinted[c.index] = { args: c.arguments, done: c.done, result };
     }
   }
 
@@ -318,6 +330,30 @@ class EventPrinter {
       else this.frame(p.frame);
     }
   }
+}
+
+/**
+ * A call as --events prints it: the fragment the event added to its arguments; or, when the
+ * arguments so far were replaced (Anthropic's `input` of the start, `{}`, until a fragment brings
+ * text), all of them with `replaces`.
+ */
+function callSaid(c: ToolCall, was: { args: string } | undefined): Record<string, unknown> {
+  const grows = was === undefined || c.arguments.startsWith(was.args);
+  const call: Record<string, unknown> = { index: c.index, id: c.id, name: c.name, arguments: grows ? c.arguments.slice(was?.args.length ?? 0) : c.arguments };
+  if (!grows) call.replaces = true;
+  call.done = c.done;
+  if (c.valid !== undefined) call.valid = c.valid;
+  if (c.type !== undefined) call.type = c.type;
+  return call;
+}
+
+/** A medium as --events prints it after its event: its type, its size, its address, not its data (the event's line holds it). */
+function mediaSaid(m: Media): Record<string, unknown> {
+  const said: Record<string, unknown> = { mimeType: m.mimeType, bytes: m.bytes };
+  if (m.uri !== undefined) said.uri = m.uri;
+  if (m.thought) said.thought = true;
+  if (m.signature !== undefined) said.signature = m.signature;
+  return said;
 }
 
 type Ending =
@@ -690,7 +726,7 @@ class DecodeRun {
         /* a failed stream may have no report: it says nothing more */
       }
     }
-    this.parts?.printer.end(this.stream?.toolCalls);
+    this.parts?.printer.end(this.stream?.toolCalls, this.stream?.serverToolCalls);
     // (--parts: a part on standard error may have ended the text's line on the same terminal)
     const textOpen = this.parts !== undefined ? this.textMidLine : !(this.keep?.at(-1) ?? '\n').endsWith('\n');
     if (process.stdout.isTTY && this.printedUnits > 0 && !this.o.events && textOpen) this.out.write('\n');

@@ -426,6 +426,35 @@ describe('decode: the whole message of a model stream', () => {
     expect(cut.stdout).toBe(whole.stdout);
   });
 
+  it('--events: the media an event carries (not its data again) and the provider\'s own calls, their results once; the same at every cut', async () => {
+    const code = { language: 'PYTHON', code: 'print(6*7)' };
+    const outcome = { outcome: 'OUTCOME_OK', output: '42\n' };
+    const chunks = [
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'Here. ' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }, { fileData: { mimeType: 'video/mp4', fileUri: 'gs://b/clip.mp4' } }] }, index: 0 }] },
+      { candidates: [{ content: { role: 'model', parts: [{ executableCode: code }] }, index: 0 }] },
+      { candidates: [{ content: { role: 'model', parts: [{ codeExecutionResult: outcome }] }, index: 0 }] },
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'It is 42.' }] }, finishReason: 'STOP', index: 0 }] },
+    ];
+    const g = enc.encode(chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`).join(''));
+    const f = file(dir, 'gemini-media.sse', g);
+    const whole = await run(['decode', '--events', '--format', 'gemini', f]);
+    expect(whole.code).toBe(0);
+    const got = whole.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const call = { index: 0, id: '', name: 'code_execution' };
+    expect(got.map((l) => ('data' in l ? 'event' : l))).toEqual([
+      'event',
+      { media: { mimeType: 'image/png', bytes: 12 } },
+      { media: { mimeType: 'video/mp4', bytes: 15, uri: 'gs://b/clip.mp4' } },
+      'event',
+      { serverToolCall: { ...call, arguments: JSON.stringify(code), done: true, valid: true } },
+      'event',
+      { serverToolCall: { ...call, arguments: '', done: true, valid: true, result: JSON.stringify(outcome) } },
+      'event',
+    ]);
+    const cut = await run(['decode', '--events', '--format', 'gemini'], { stdin: writer(f, awkwardCuts(g), 0) });
+    expect(cut.stdout).toBe(whole.stdout);
+  });
+
   it('--parts: the text alone on standard output; the reasoning, each call as it ends and each source on standard error; the same at every cut', async () => {
     const f = file(dir, 'agent3.sse', bytes);
     const whole = await run(['decode', '--parts', f]);
