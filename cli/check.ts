@@ -753,7 +753,9 @@ export async function check(values: Values, positionals: string[]): Promise<void
 }
 
 export function humanCheck(r: CheckResult): string {
-  const head = r.httpHead !== undefined ? ` after an HTTP response head (${r.httpHead.statusLine}; ${plural(r.httpHead.bytes, 'byte')}, skipped: the counts and offsets are the body's)` : '';
+  const h = r.httpHead;
+  const undone = [h?.undone?.chunked ? 'its chunked coding' : '', h?.undone?.encoding ? `its ${h.undone.encoding} compression` : ''].filter(Boolean).join(' and ');
+  const head = h !== undefined ? ` after an HTTP response head (${h.statusLine}; ${plural(h.bytes, 'byte')}, skipped: the counts and offsets are the body's${undone ? `, ${undone} undone` : ''})` : '';
   let s = `${r.input}: ${r.format ?? 'no stream'}${r.sniffed && r.format !== null ? ' (sniffed)' : ''}${head}, ${plural(r.bytes, 'byte')}, ${plural(r.lines, 'line')}, `
     + `${plural(r.events, 'event')}, ${plural(r.heartbeats, 'heartbeat')}, ${plural(r.graphemes, 'grapheme')} of text`
     + `${r.toolCalls ? `, ${plural(r.toolCalls, 'tool call')}${r.invalidArguments ? ` (${r.invalidArguments} with invalid arguments)` : ''}` : ''}`

@@ -1,7 +1,13 @@
 // A capture saved with its HTTP response head (`curl -i`, `curl -i -L`): the head (or the heads:
 // an interim 100 Continue, a proxy's CONNECT answer, each redirect followed) is no part of the
-// stream. It is split off the input's start, and the stream is read from the body after it.
+// stream. It is split off the input's start, and the stream is read from the body after it. A
+// body saved as it came over the wire (`curl -i --raw`, a TCP capture) may still be in HTTP/1.1's
+// chunked transfer coding, and compressed (its Content-Encoding): both are undone, where the
+// head says so and the body's first bytes are so.
+import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import { describeFormat } from 'seam-stream';
+import { InputError } from './errors.js';
 import { isModelFormat, type Format } from './formats.js';
 
 export interface HttpHead {
@@ -10,6 +16,12 @@ export interface HttpHead {
   status: number;
   /** The bytes of every head split off: the body begins there in the input. */
   bytes: number;
+  /** The last head says `Transfer-Encoding: chunked`. */
+  chunked: boolean;
+  /** The last head's `Content-Encoding`, lower-case, when it names one ('' when none, or `identity`). */
+  encoding: string;
+  /** What was undone of the body (set once its first bytes were read): its chunked coding, its compression. */
+  undone?: { chunked: boolean; encoding: string };
 }
 
 /** A head longer than this is not taken for one (its bytes are read as the stream's). */
@@ -51,11 +63,20 @@ function headEnd(b: Uint8Array, from: number): number {
 }
 
 /**
- * The input's chunks without the HTTP response heads at its start; `onHead` is told of them before
- * the first byte of the body is given. Bytes are held only while they may still be a head's: an
- * input that does not begin with `HTTP/` goes through at once.
+ * The input's chunks without the HTTP response heads at its start, its body's chunked coding and
+ * compression undone where the last head says so (*bodyOf*); `onHead` is told of them before the
+ * first byte of the body is given. Bytes are held only while they may still be a head's: an input
+ * that does not begin with `HTTP/` goes through at once.
  */
 export async function* withoutHttpHead(chunks: AsyncIterable<Uint8Array>, onHead: (h: HttpHead) => void): AsyncGenerator<Uint8Array> {
+  let head: HttpHead | undefined;
+  const body = splitHead(chunks, (h) => void (head = h));
+  // (told once the body's first bytes said what of it is undone)
+  yield* bodyOf(body, () => head, (h) => onHead(h));
+}
+
+/** The input's chunks without the heads at its start; `onHead` is told of the last before the body's first byte. */
+async function* splitHead(chunks: AsyncIterable<Uint8Array>, onHead: (h: HttpHead) => void): AsyncGenerator<Uint8Array> {
   let held = new Uint8Array(0);
   let from = 0; // where the next head would begin in `held`
   let head: HttpHead | undefined;
@@ -103,11 +124,229 @@ export async function* withoutHttpHead(chunks: AsyncIterable<Uint8Array>, onHead
 }
 
 function headOf(b: Uint8Array, from: number, end: number): HttpHead {
-  let lineEnd = b.indexOf(0x0a, from);
-  if (lineEnd < 0 || lineEnd > end) lineEnd = end;
-  const statusLine = Buffer.from(b.subarray(from, lineEnd)).toString('latin1').replace(/\r$/, '').trimEnd();
+  const lines = Buffer.from(b.subarray(from, end)).toString('latin1').split('\n').map((l) => l.replace(/\r$/, ''));
+  const statusLine = lines[0].trimEnd();
   const status = Number(/^HTTP\/[\d.]+ (\d{3})/.exec(statusLine)?.[1] ?? 0);
-  return { statusLine, status, bytes: end };
+  let chunked = false;
+  let encoding = '';
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim().toLowerCase();
+    // (the last coding applied is the last named: chunked is always last when it is there)
+    if (name === 'transfer-encoding') chunked = value.split(',').map((v) => v.trim()).at(-1) === 'chunked';
+    else if (name === 'content-encoding') encoding = value === 'identity' ? '' : value;
+  }
+  return { statusLine, status, bytes: end, chunked, encoding };
+}
+
+/** The compressions undone, each by its decoder in node:zlib (zstd where this Node has it). */
+const DECOMPRESS: Record<string, (() => NodeJS.ReadWriteStream) | undefined> = {
+  gzip: () => zlib.createGunzip(),
+  'x-gzip': () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+  br: () => zlib.createBrotliDecompress(),
+  zstd: (zlib as { createZstdDecompress?: () => NodeJS.ReadWriteStream }).createZstdDecompress?.bind(zlib),
+};
+
+/** How far the body's first line is looked for a chunk's size: past it, the body is taken as it is. */
+const SIZE_LINE_MAX = 1024;
+
+/**
+ * The body's chunks, its chunked coding and then its compression undone where the head says so
+ * and its first bytes are so: a body saved after curl undid them (`curl -i`, which keeps the head's
+ * `Transfer-Encoding: chunked`; `curl -i --compressed`) begins with the stream's own bytes, which
+ * are neither a chunk's size line nor compressed data. `told` gets the head (with what was
+ * undone) before the first byte of the body, or when the input ends.
+ */
+async function* bodyOf(body: AsyncIterable<Uint8Array>, headNow: () => HttpHead | undefined, told: (h: HttpHead) => void): AsyncGenerator<Uint8Array> {
+  // (the head is known once the body's first bytes, or the input's end, came)
+  let p = await peeked(body, (b) => b.length > 0);
+  const head = headNow();
+  let out = p.rest;
+  let chunked = false;
+  let encoding = '';
+  if (head?.chunked) {
+    p = await peeked(out, (b) => sizeLine(b) !== 'more');
+    out = p.rest;
+    if (sizeLine(p.first) === 'yes') {
+      chunked = true;
+      out = unchunked(out);
+    }
+  }
+  if (head !== undefined && head.encoding !== '' && DECOMPRESS[head.encoding] !== undefined) {
+    // (the compression's first bytes: the first chunk's data, its coding undone)
+    p = await peeked(out, (b) => b.length >= 4);
+    out = p.rest;
+    if (compressedStart(head.encoding, p.first)) {
+      encoding = head.encoding;
+      out = decompressed(out, encoding);
+    }
+  }
+  if (head !== undefined) {
+    head.undone = { chunked, encoding };
+    told(head);
+  }
+  yield* out;
+}
+
+/** The first bytes of `src` (read until `enough` says so, or its end), and `src` again from its start. */
+async function peeked(src: AsyncIterable<Uint8Array>, enough: (b: Uint8Array) => boolean): Promise<{ first: Uint8Array; rest: AsyncIterable<Uint8Array> }> {
+  const it = src[Symbol.asyncIterator]();
+  let first = new Uint8Array(0);
+  let done = false;
+  while (!enough(first)) {
+    const r = await it.next();
+    if (r.done) {
+      done = true;
+      break;
+    }
+    first = joined(first, r.value);
+  }
+  const rest = (async function* (): AsyncGenerator<Uint8Array> {
+    if (first.length !== 0) yield first;
+    if (done) return;
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return;
+      yield r.value;
+    }
+  })();
+  return { first, rest };
+}
+
+function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b;
+  const j = new Uint8Array(a.length + b.length);
+  j.set(a);
+  j.set(b, a.length);
+  return j;
+}
+
+/** Whether `b` begins with a chunk's size line (hex digits, perhaps extensions, CR LF or LF): 'yes', 'no', or 'more'. */
+function sizeLine(b: Uint8Array): 'yes' | 'no' | 'more' {
+  let i = 0;
+  while (i < b.length && isHex(b[i])) i++;
+  if (i === b.length) return b.length < SIZE_LINE_MAX ? 'more' : 'no';
+  if (i === 0) return 'no';
+  // extensions (`;name=value`), white space, then the line's end
+  if (b[i] === 0x3b || b[i] === 0x20 || b[i] === 0x09) {
+    const lf = b.indexOf(0x0a, i);
+    if (lf < 0) return b.length < SIZE_LINE_MAX ? 'more' : 'no';
+    return 'yes';
+  }
+  if (b[i] === 0x0d) return i + 1 === b.length ? 'more' : b[i + 1] === 0x0a ? 'yes' : 'no';
+  return b[i] === 0x0a ? 'yes' : 'no';
+}
+
+function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+}
+
+/**
+ * Whether `b` begins as `encoding`'s compressed data: gzip's and zstd's magic numbers, zlib's
+ * header, and for Brotli (which has none) any first byte a stream's text does not begin with.
+ */
+function compressedStart(encoding: string, b: Uint8Array): boolean {
+  if (b.length === 0) return false;
+  switch (encoding) {
+    case 'gzip':
+    case 'x-gzip':
+      return b[0] === 0x1f && b[1] === 0x8b;
+    case 'zstd':
+      return b[0] === 0x28 && b[1] === 0xb5 && b[2] === 0x2f && b[3] === 0xfd;
+    case 'deflate':
+      return (b[0] & 0x0f) === 8 && b.length > 1 && ((b[0] << 8) | b[1]) % 31 === 0;
+    default: {
+      // (an event stream, JSON or text begins with a field's name, `:`, `{`, `[`, white space or a BOM)
+      const c = b[0];
+      return !((c >= 0x20 && c < 0x7f) || c === 0x09 || c === 0x0a || c === 0x0d || c === 0xef);
+    }
+  }
+}
+
+/**
+ * The data of a body in HTTP/1.1's chunked coding: each chunk's size line (hex digits, extensions)
+ * and the line end after its data dropped, the trailer after the last (size 0) chunk too. A body
+ * cut inside a chunk gives the data that came (the stream after it says whether it was whole).
+ * A size line that is not one is an InputError at its offset in the input's body.
+ */
+async function* unchunked(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const SIZE = 0, EXT = 1, DATA = 2, DATA_END = 3, TRAILER = 4, DONE = 5;
+  let state = SIZE;
+  let size = 0;
+  let digits = 0;
+  let left = 0;
+  let at = 0; // the body's bytes before the read
+  let lineStart = true; // TRAILER: at the start of a line
+  for await (const b of body) {
+    let i = 0;
+    const out: Uint8Array[] = [];
+    while (i < b.length) {
+      if (state === DATA) {
+        const n = Math.min(left, b.length - i);
+        out.push(b.subarray(i, i + n));
+        i += n;
+        left -= n;
+        if (left === 0) state = DATA_END;
+        continue;
+      }
+      const c = b[i];
+      if (state === SIZE) {
+        if (isHex(c) && digits < 12) {
+          size = size * 16 + (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57);
+          digits++;
+        } else if (digits !== 0 && (c === 0x3b || c === 0x20 || c === 0x09 || c === 0x0d)) {
+          state = EXT;
+        } else if (digits !== 0 && c === 0x0a) {
+          state = size === 0 ? TRAILER : DATA;
+          left = size;
+        } else {
+          throw new InputError(`the body's chunked transfer coding (the head's Transfer-Encoding) is broken: no chunk size at byte ${at + i} of the body`);
+        }
+      } else if (state === EXT) {
+        if (c === 0x0a) {
+          state = size === 0 ? TRAILER : DATA;
+          left = size;
+        }
+      } else if (state === DATA_END) {
+        // (the CR LF after a chunk's data)
+        if (c === 0x0a) {
+          state = SIZE;
+          size = digits = 0;
+        } else if (c !== 0x0d) {
+          throw new InputError(`the body's chunked transfer coding (the head's Transfer-Encoding) is broken: a chunk's data is longer than its size, at byte ${at + i} of the body`);
+        }
+      } else if (state === TRAILER) {
+        // (trailer fields, then a blank line: the body's end)
+        if (c === 0x0a) {
+          if (lineStart) state = DONE;
+          lineStart = true;
+        } else if (c !== 0x0d) lineStart = false;
+      }
+      // (DONE: what follows the body, another response on the connection, is not this stream's)
+      i++;
+    }
+    at += b.length;
+    for (const o of out) if (o.length !== 0) yield o;
+  }
+}
+
+/** The body's bytes decompressed (`encoding`: a key of DECOMPRESS); damaged data is an InputError. */
+async function* decompressed(body: AsyncIterable<Uint8Array>, encoding: string): AsyncGenerator<Uint8Array> {
+  const d = DECOMPRESS[encoding]!();
+  const source = Readable.from(body, { objectMode: false });
+  source.on('error', (e) => d.destroy(e));
+  source.pipe(d as unknown as NodeJS.WritableStream);
+  try {
+    for await (const c of d as AsyncIterable<Buffer>) yield new Uint8Array(c.buffer, c.byteOffset, c.length);
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError(`the body's ${encoding} content (the head's Content-Encoding) cannot be decompressed: ${(e as Error).message}`);
+  } finally {
+    source.destroy();
+  }
 }
 
 /** Whether the head says the answer is not a success (its last status is not 2xx): its body is the server's answer, not a stream. */
@@ -144,7 +383,10 @@ export function headIsSplit(format: Format | undefined): boolean {
 
 /** What decode and check say of a head split off a stream that was read. */
 export function headNote(h: HttpHead): string {
-  return `the input begins with an HTTP response head (${h.statusLine}; ${h.bytes} bytes, as curl -i saves it): the stream is read from the body after it, and byte offsets count from there`;
+  const undone = [h.undone?.chunked ? 'its chunked transfer coding' : '', h.undone?.encoding ? `its ${h.undone.encoding} compression` : ''].filter(Boolean);
+  const body = undone.length === 0 ? 'the body after it, and byte offsets count from there'
+    : `the body after it, ${undone.join(' and ')} undone (as the head says), and byte offsets count in the body so decoded`;
+  return `the input begins with an HTTP response head (${h.statusLine}; ${h.bytes} bytes, as curl -i saves it): the stream is read from ${body}`;
 }
 
 /**

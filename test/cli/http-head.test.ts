@@ -1,6 +1,7 @@
 // A capture saved with `curl -i` begins with the HTTP response head: decode and check split it off
 // and read the stream from the body (offsets count from there, and they say so); an answer whose
 // status is not a success is the server's error (exit 5), its body never printed as the answer.
+import zlib from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BEDROCK_FIXTURES } from '../helpers/bedrock-fixtures.js';
 import { file, noStack, ollamaCapture, openaiCapture, run, tempDir, writer } from './helpers.js';
@@ -105,4 +106,102 @@ describe('an HTTP response head at the top of a capture (curl -i)', () => {
     const r = await run(['decode', '--format', 'lines', '-'], { input: bytes });
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: 'HTTP/1.1 200 OK\n\nhello\n', stderr: '' });
   });
+
+  describe('a body saved as it came (curl -i --raw, a TCP capture): its chunked coding and compression undone', () => {
+    const body = Buffer.from(openaiCapture(DELTAS));
+    /** `b` in HTTP/1.1's chunked coding, a chunk per `size` bytes (the second with an extension), then a trailer. */
+    const chunked = (b: Uint8Array, size: number) => {
+      const parts: Buffer[] = [];
+      for (let i = 0, k = 0; i < b.length; i += size, k++) {
+        const piece = b.subarray(i, i + size);
+        parts.push(Buffer.from(`${piece.length.toString(16)}${k === 1 ? ';name="x"' : ''}\r\n`, 'latin1'), Buffer.from(piece), Buffer.from('\r\n'));
+      }
+      parts.push(Buffer.from('0\r\nx-trailer: 1\r\n\r\n'));
+      return Buffer.concat(parts);
+    };
+    /** A read a byte. */
+    const dripCuts = (n: number) => Array.from({ length: n - 1 }, (_, i) => i + 1);
+    const head = (more: string) => `HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n${more}\r\n`;
+    const noteOf = (h: string, undone: string) => `seam-stream: the input begins with an HTTP response head (HTTP/1.1 200 OK; ${h.length} bytes, as curl -i saves it): the stream is read from the body after it, ${undone} undone (as the head says), and byte offsets count in the body so decoded\n`;
+
+    it('chunked: the text is the stream\'s, read whole and a byte a read; check counts the decoded body', async () => {
+      const h = head('Transfer-Encoding: chunked\r\n');
+      const bytes = with_(h, chunked(body, 100));
+      const path = file(dir, 'raw-chunked.sse', bytes);
+      const r = await run(['decode', path]);
+      expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: TEXT, stderr: noteOf(h, 'its chunked transfer coding') });
+      const dripped = await run(['decode', '--report', '--json'], { stdin: writer(path, dripCuts(bytes.length), 0) });
+      expect({ code: dripped.code, stdout: dripped.stdout }).toEqual({ code: 0, stdout: TEXT });
+      expect(JSON.parse(dripped.stderr.split('\n').find((l) => l.startsWith('{'))!)).toMatchObject({ status: 'done', bytes: body.length, httpHead: { undone: { chunked: true, encoding: '' } } });
+      const c = await run(['check', path]);
+      expect({ code: c.code, stdout: c.stdout }).toEqual({
+        code: 0,
+        stdout: `${path}: openai (sniffed) after an HTTP response head (HTTP/1.1 200 OK; ${h.length} bytes, skipped: the counts and offsets are the body's, its chunked coding undone), ${body.length.toLocaleString('en-US')} bytes, 26 lines, 11 events, 2 heartbeats, 15 graphemes of text, completed (finish reason "stop")\nclean\n`,
+      });
+    });
+
+    it('compressed (gzip, deflate, Brotli, zstd where Node has it), and chunked too: the text is the stream\'s', async () => {
+      const codings: [string, (b: Buffer) => Buffer][] = [['gzip', zlib.gzipSync], ['deflate', zlib.deflateSync], ['br', zlib.brotliCompressSync]];
+      const zstd = (zlib as unknown as { zstdCompressSync?: (b: Buffer) => Buffer }).zstdCompressSync;
+      if (zstd) codings.push(['zstd', zstd]);
+      for (const [name, compress] of codings) {
+        for (const isChunked of [false, true]) {
+          const h = head(`Content-Encoding: ${name}\r\n${isChunked ? 'Transfer-Encoding: chunked\r\n' : ''}`);
+          const packed = compress(body);
+          const bytes = with_(h, isChunked ? chunked(packed, 50) : packed);
+          const path = file(dir, `raw-${name}.sse`, bytes);
+          const r = await run(['decode', path]);
+          const undone = `${isChunked ? 'its chunked transfer coding and ' : ''}its ${name} compression`;
+          expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }, `${name} ${isChunked}`).toEqual({ code: 0, stdout: TEXT, stderr: noteOf(h, undone) });
+          const dripped = await run(['decode'], { stdin: writer(path, dripCuts(bytes.length), 0) });
+          expect({ code: dripped.code, stdout: dripped.stdout }, `${name} ${isChunked} dripped`).toEqual({ code: 0, stdout: TEXT });
+        }
+      }
+    });
+
+    it('a body that curl decoded already (curl -i keeps the head\'s Transfer-Encoding, curl -i --compressed its Content-Encoding): read as it is', async () => {
+      for (const more of ['Transfer-Encoding: chunked\r\n', 'Content-Encoding: gzip\r\n', 'Content-Encoding: br\r\nTransfer-Encoding: chunked\r\n']) {
+        const h = head(more);
+        const r = await run(['decode', file(dir, 'decoded.sse', with_(h, body))]);
+        expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }, more).toEqual({ code: 0, stdout: TEXT, stderr: note('HTTP/1.1 200 OK', h.length) });
+      }
+    });
+
+    it('an answer whose status is not a success, chunked: its error read from the decoded body', async () => {
+      const h = 'HTTP/1.1 429 Too Many Requests\r\nTransfer-Encoding: chunked\r\n\r\n';
+      const r = await run(['decode', file(dir, 'raw-429.txt', with_(h, chunked(Buffer.from('{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}'), 16)))]);
+      expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        code: 5, stdout: '',
+        stderr: 'seam-stream: the server answered HTTP/1.1 429 Too Many Requests (the HTTP response head at the top of the input), not a stream: Rate limit reached (rate_limit_exceeded)\n',
+      });
+    });
+
+    it('a broken chunked coding or compressed body: an error that says so (exit 1), the text before it printed; a body cut inside a chunk is a cut stream', async () => {
+      const h = head('Transfer-Encoding: chunked\r\n');
+      const good = chunked(body, 100);
+      // the third chunk's size line broken
+      const third = good.indexOf('\r\n64\r\n', good.indexOf('\r\n64') + 4) + 2;
+      const bad = Buffer.concat([good.subarray(0, third), Buffer.from('zz'), good.subarray(third + 2)]);
+      const r = await run(['decode', file(dir, 'raw-broken.sse', with_(h, bad))]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`seam-stream: the body's chunked transfer coding (the head's Transfer-Encoding) is broken: no chunk size at byte ${third} of the body\n`);
+      expect(TEXT.startsWith(r.stdout)).toBe(true);
+      expect(noStack(r.stderr)).toBe(true);
+      const c = await run(['check', file(dir, 'raw-broken.sse', with_(h, bad))]);
+      expect(c.code).toBe(1);
+      expect(c.stderr).toContain('is broken: no chunk size at byte');
+      // damaged gzip data
+      const z = head('Content-Encoding: gzip\r\n');
+      const packed = zlib.gzipSync(body);
+      packed[packed.length >> 1] ^= 0xff;
+      const g = await run(['decode', file(dir, 'raw-bad-gzip.sse', with_(z, packed))]);
+      expect(g.code).toBe(1);
+      expect(g.stderr).toMatch(/seam-stream: the body's gzip content \(the head's Content-Encoding\) cannot be decompressed: /);
+      // cut inside a chunk: what came is read, and the stream is cut short (exit 3)
+      const cut = good.subarray(0, good.length - 300);
+      const t = await run(['decode', file(dir, 'raw-cut.sse', with_(h, cut))]);
+      expect(t.code).toBe(3);
+    });
+  });
 });
+
