@@ -41,4 +41,6 @@ if (heartbeat) for (;;) {
   await write(': ping\n\n');
   await sleep(heartbeat);
 }
-process.exit(0);
+// (a pipe's writes may still be queued: exiting now would drop them, and the reader would see the
+// input end early; the callback of an empty write comes once all before it were written)
+process.stdout.write('', () => process.exit(0));
