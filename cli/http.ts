@@ -194,7 +194,7 @@ async function* bodyOf(body: AsyncIterable<Uint8Array>, headNow: () => HttpHead 
 /** The first bytes of `src` (read until `enough` says so, or its end), and `src` again from its start. */
 async function peeked(src: AsyncIterable<Uint8Array>, enough: (b: Uint8Array) => boolean): Promise<{ first: Uint8Array; rest: AsyncIterable<Uint8Array> }> {
   const it = src[Symbol.asyncIterator]();
-  let first = new Uint8Array(0);
+  let first: Uint8Array = new Uint8Array(0);
   let done = false;
   while (!enough(first)) {
     const r = await it.next();
