@@ -4,7 +4,7 @@
 // body saved as it came over the wire (`curl -i --raw`, a TCP capture) may still be in HTTP/1.1's
 // chunked transfer coding, and compressed (its Content-Encoding): both are undone, where the
 // head says so and the body's first bytes are so.
-import { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { describeFormat } from 'seam-stream';
 import { InputError } from './errors.js';
@@ -142,12 +142,12 @@ function headOf(b: Uint8Array, from: number, end: number): HttpHead {
 }
 
 /** The compressions undone, each by its decoder in node:zlib (zstd where this Node has it). */
-const DECOMPRESS: Record<string, (() => NodeJS.ReadWriteStream) | undefined> = {
+const DECOMPRESS: Record<string, (() => Transform) | undefined> = {
   gzip: () => zlib.createGunzip(),
   'x-gzip': () => zlib.createGunzip(),
   deflate: () => zlib.createInflate(),
   br: () => zlib.createBrotliDecompress(),
-  zstd: (zlib as { createZstdDecompress?: () => NodeJS.ReadWriteStream }).createZstdDecompress?.bind(zlib),
+  zstd: (zlib as { createZstdDecompress?: () => Transform }).createZstdDecompress?.bind(zlib),
 };
 
 /** How far the body's first line is looked for a chunk's size: past it, the body is taken as it is. */
@@ -338,7 +338,7 @@ async function* decompressed(body: AsyncIterable<Uint8Array>, encoding: string):
   const d = DECOMPRESS[encoding]!();
   const source = Readable.from(body, { objectMode: false });
   source.on('error', (e) => d.destroy(e));
-  source.pipe(d as unknown as NodeJS.WritableStream);
+  source.pipe(d);
   try {
     for await (const c of d as AsyncIterable<Buffer>) yield new Uint8Array(c.buffer, c.byteOffset, c.length);
   } catch (e) {
