@@ -332,7 +332,11 @@ export class DocReader implements Doc, Sink {
     m.citations.push(citation);
   }
 
-  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number, as?: 'url' | 'uri'): void {
+  onMediaId(_doc: Doc, j: number): void {
+    if (this.owner!.keeps) this.said.mediaId = this.string(j);
+  }
+
+  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number, as?: 'url' | 'uri', expires = -1): void {
     // (a relay's clients have no place for media in an answer: OpenAI Chat's chunks and Anthropic's content blocks have none)
     const owner = this.owner!;
     if (!owner.keeps) return;
@@ -368,6 +372,8 @@ export class DocReader implements Doc, Sink {
     }
     if (thought) media.thought = true;
     if (signature >= 0 && doc.kind(signature) === JK_STRING) media.signature = this.string(signature);
+    if (m.mediaId !== null) media.id = m.mediaId;
+    if (expires >= 0 && doc.kind(expires) === JK_NUMBER) media.expiresAt = doc.value(expires) as number;
     list.push(media);
   }
 

@@ -80,8 +80,9 @@ export interface Media {
   /**
    * The media type (`image/png`, `audio/L16;rate=24000`, …), as sent ('' without one); a `data:`
    * URL's, or where the stream says none, the format's: Responses' image's from its `output_format`,
-   * OpenAI Chat's audio `audio/pcm16;rate=24000` (raw 16-bit little-endian mono samples at 24 kHz, the
-   * one format a streamed request may ask for).
+   * OpenAI Chat's audio chunks `audio/pcm16;rate=24000` (raw 16-bit little-endian mono samples at 24 kHz, the
+   * one format a streamed request may ask for), a whole answer's audio file's from its head (`audio/wav`,
+   * `audio/mpeg`, `audio/flac`, `audio/ogg`, `audio/aac`, else raw pcm16's).
    */
   mimeType: string;
   /** The bytes, base64 as sent ('' when `omitted`, or for media at an address: `uri`). */
@@ -99,6 +100,14 @@ export interface Media {
   signature?: string;
   /** The data would have passed `maxMediaBytes`: not kept. */
   omitted?: true;
+  /**
+   * The provider's id of the media (OpenAI Chat's `audio.id`: a later turn sends the answer's audio
+   * back as the assistant message's `audio: { id }`, while the provider keeps it), on each chunk of
+   * a streamed answer's audio and on a whole answer's one file.
+   */
+  id?: string;
+  /** When the provider stops keeping it (OpenAI Chat's audio `expires_at`, Unix seconds): a whole answer's (a stream says it after its chunks). */
+  expiresAt?: number;
 }
 
 /** A block of reasoning: its text, and what a caller sends back with it (Anthropic's signature, the data of a redacted block, Responses' encrypted content). */
@@ -218,6 +227,8 @@ export class Message {
   reasoningTooLong = false;
   /** Media the model returned (kept by a stream), null before any (most streams have none). */
   media: Media[] | null = null;
+  /** The provider's id of the media said from here on (OpenAI Chat's audio id), or null. */
+  mediaId: string | null = null;
   /** Bytes of media data kept, as sent (for maxMediaBytes). */
   mediaBytes = 0;
   /** A call whose arguments a description writes in parts (Vertex's streamed arguments), with the description's state for it; null when none is open. */

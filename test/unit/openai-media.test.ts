@@ -5,7 +5,7 @@
 // per read; ModelEventReader each event's; past maxMediaBytes a chunk is kept without its data;
 // relays write nothing of them (OpenAI's passes the events as they came).
 import { describe, expect, it } from 'vitest';
-import { ModelEventReader, ModelStream, SseRelay } from '../../bindings/index.js';
+import { ModelEventReader, ModelStream, SseRelay, describeFormat } from '../../bindings/index.js';
 import { standardChunkings } from '../helpers/random.js';
 
 const enc = new TextEncoder();
@@ -46,7 +46,8 @@ describe("OpenAI Chat: an answer's audio (delta.audio.data)", () => {
     + PIECES.map((t, i) => chunk({ audio: { transcript: t } }) + chunk({ audio: { data: SOUND[i] } })).join('')
     + chunk({ audio: { id: 'audio_1', expires_at: 1796600000 } }) + chunk({}, 'stop') + 'data: [DONE]\n\n';
   const TYPE = 'audio/pcm16;rate=24000';
-  const MEDIA = SOUND.map((data) => ({ mimeType: TYPE, data, bytes: data.length }));
+  // (each with the audio's id, said in the first chunk, before them: a later turn sends it back)
+  const MEDIA = SOUND.map((data) => ({ mimeType: TYPE, data, bytes: data.length, id: 'audio_1' }));
 
   it('ModelStream: each chunk media, in order, as sent; the transcript the text', () => {
     expect(streamed(body)).toEqual({ text: PIECES.join(''), status: 'done', media: MEDIA });
@@ -54,7 +55,7 @@ describe("OpenAI Chat: an answer's audio (delta.audio.data)", () => {
 
   it('past maxMediaBytes a chunk is kept without its data, and the stream goes on', () => {
     const limit = SOUND[0].length + SOUND[1].length;
-    expect(streamed(body, limit)).toEqual({ text: PIECES.join(''), status: 'done', media: [MEDIA[0], MEDIA[1], { mimeType: TYPE, data: '', bytes: SOUND[2].length, omitted: true }] });
+    expect(streamed(body, limit)).toEqual({ text: PIECES.join(''), status: 'done', media: [MEDIA[0], MEDIA[1], { mimeType: TYPE, data: '', bytes: SOUND[2].length, omitted: true, id: 'audio_1' }] });
   });
 
   it('ModelEventReader: each event its chunk', () => {
@@ -103,4 +104,49 @@ describe("OpenRouter: an answer's images (delta.images)", () => {
   it('ModelEventReader: the images of their event', () => {
     expect(byEvent(body)).toEqual([undefined, MEDIA.slice(0, 2), [MEDIA[2]], undefined, undefined]);
   });
+});
+
+describe("OpenAI Chat: a whole answer's audio (message.audio), in the format the request asked", () => {
+  // (a non-streamed chat.completion's `message.audio` is `{id, data, expires_at, transcript}`: the
+  // whole file, base64, in the request's `audio.format`, which the response does not say: its
+  // container is read from the decoded bytes' head, pcm16 (no header) only when none fits)
+  const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
+  const le32 = (n: number) => [n & 255, (n >> 8) & 255, (n >> 16) & 255, n >>> 24];
+  const samples = (n: number) => Array.from({ length: n }, (_, i) => (i * 29) & 255);
+  // MPEG-2 Layer III, 32 kbit/s at 24 kHz, no padding: 96-byte frames
+  const mp3Frame = () => [0xff, 0xf3, 0x44, 0xc4, ...samples(92)];
+  // ADTS (MPEG-4 AAC LC, 24 kHz, mono), frames of 20 bytes
+  const adtsFrame = () => [0xff, 0xf1, 0x58, 0x40, 0x02, 0x9f, 0xfc, ...samples(13)];
+  const FILES: [string, Buffer, string][] = [
+    ['wav', bytes('RIFF', le32(36 + 8), 'WAVEfmt ', le32(16), [1, 0, 1, 0], le32(24000), le32(48000), [2, 0, 16, 0], 'data', le32(8), samples(8)), 'audio/wav'],
+    ['mp3 with an ID3 tag', bytes('ID3', [4, 0, 0, 0, 0, 0, 0], mp3Frame()), 'audio/mpeg'],
+    ['mp3 of bare frames', bytes(mp3Frame(), mp3Frame()), 'audio/mpeg'],
+    ['flac', bytes('fLaC', [0x80, 0, 0, 34], samples(34)), 'audio/flac'],
+    ['opus (in Ogg)', bytes('OggS', [0, 2], samples(20), 'OpusHead', samples(11)), 'audio/ogg'],
+    ['aac (ADTS)', bytes(adtsFrame(), adtsFrame()), 'audio/aac'],
+    // raw samples, whose first bytes look like an MPEG frame's header with no frame after it
+    ['pcm16', bytes([0xff, 0xf3, 0x44, 0xc4], samples(60)), 'audio/pcm16;rate=24000'],
+    ['pcm16 of silence', bytes(new Array(64).fill(0)), 'audio/pcm16;rate=24000'],
+  ];
+  const answer = (data: string) => JSON.stringify({
+    id: 'chatcmpl-w', object: 'chat.completion', created: 1, model: 'gpt-audio',
+    choices: [{
+      index: 0, message: { role: 'assistant', content: null, refusal: null, annotations: [], audio: { id: 'audio_w1', data, expires_at: 1796600000, transcript: 'Grüezi 🎧.' } },
+      finish_reason: 'stop',
+    }],
+    usage: { prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 },
+  }, null, 2);
+
+  for (const [name, file, type] of FILES) {
+    it(`${name}: ${type}, with the audio's id and expiry (a follow-up turn sends {audio: {id}} back)`, () => {
+      const data = file.toString('base64');
+      const body = answer(data);
+      const medium = { mimeType: type, data, bytes: data.length, id: 'audio_w1', expiresAt: 1796600000 };
+      expect(streamed(body)).toEqual({ text: 'Grüezi 🎧.', status: 'done', media: [medium] });
+      // (the events describeFormat writes of it, read one at a time, say the same)
+      const events = describeFormat('openai').wholeAnswerEvents(JSON.parse(body))!;
+      const r = new ModelEventReader({ format: 'openai' });
+      expect(events.flatMap((e) => r.read(e.data).media ?? [])).toEqual([medium]);
+    });
+  }
 });

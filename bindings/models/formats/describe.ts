@@ -132,9 +132,16 @@ export interface Sink {
    * signature (a string record, −1: none). `as`: the data record is an address, kept as the
    * media's `uri` (`'uri'`: Gemini's `fileUri`), or a URL (`'url'`: OpenRouter's), a `data:` URL
    * (`data:image/png;base64,…`) whose head says the media type and whose base64 is its data (one
-   * that is not base64 is not read), another an address.
+   * that is not base64 is not read), another an address. `expires`: a number record (−1: none),
+   * when the media stops being the provider's to refer to (OpenAI Chat's audio `expires_at`).
    */
-  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number, as?: 'url' | 'uri'): void;
+  onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number, as?: 'url' | 'uri', expires?: number): void;
+  /**
+   * The provider's id of the media the answer returns (OpenAI Chat's `audio.id`, which a later
+   * turn names to send the answer's audio back), a string record: the id of the stream's media
+   * from here on (its chunks come after it, or with it).
+   */
+  onMediaId(doc: Doc, j: number): void;
   /** The state of the open part call (null when none is open). */
   partCall(): object | null;
   /** JSON text the description made, appended to the open part call's arguments. */

@@ -6,7 +6,8 @@
 // fragments; the functions API's one call as `function_call`, its `name` once and its `arguments`
 // in fragments; Gemini's thoughtSignature of a call, from Google's OpenAI-compatible API, in the
 // call's `extra_content.google.thought_signature`, kept with the call); an answer in audio (`modalities: ["text", "audio"]`) has its text in
-// `audio.transcript` and its sound in `audio.data` chunks (base64 PCM: media, one a chunk);
+// `audio.transcript` and its sound in `audio.data` chunks (base64 PCM: media, one a chunk, each with the
+// audio's `id`; a whole answer's audio is one file in the request's format, its type read from its head);
 // OpenRouter's images (`images: [{type: "image_url", image_url: {url: "data:image/png;base64,…"}}]`)
 // are media (an address in place of a `data:` URL as the media's `uri`); Mistral's content as an array of parts (`text`, and `thinking` parts of text),
 // and its calls whole, without `index`; citations as `annotations` (`url_citation`s), or
@@ -28,6 +29,7 @@ const P = {
   errorCode: 9, delta: 10, partType: 11, partText: 12, partThinking: 13, partThinkingText: 14, callIndex: 15, callId: 16,
   callName: 17, callArguments: 18, call: 19, refusal: 20, customName: 21, customInput: 22, fnName: 23, fnArguments: 24,
   annotations: 25, citations: 26, searchResults: 27, transcript: 28, role: 29, callSignature: 30, audioData: 31, imageUrl: 32,
+  audioId: 33, audioExpires: 34, audioType: 35,
 } as const;
 /**
  * The media type of an answer's audio chunks (`delta.audio.data`). The stream does not say the
@@ -66,7 +68,8 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     'choices[*].delta.tool_calls[*].custom.input', 'choices[*].delta.function_call.name', 'choices[*].delta.function_call.arguments',
     'choices[*].delta.annotations', 'citations', 'search_results', 'choices[*].delta.audio.transcript', 'choices[*].delta.role',
     'choices[*].delta.tool_calls[*].extra_content.google.thought_signature', 'choices[*].delta.audio.data',
-    'choices[*].delta.images[*].image_url.url',
+    'choices[*].delta.images[*].image_url.url', 'choices[*].delta.audio.id', 'choices[*].delta.audio.expires_at',
+    'choices[*].delta.audio.mime_type',
   ]),
   // a delta of the followed choice: text, reasoning, or a fragment of the current call's arguments
   // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there
@@ -75,7 +78,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     choice, text, reasoningAlias, reasoningAlias, strings, /* @__PURE__ */ noneOf(JK_OBJECT), { role: 'none', ignore: NULL }, ignored, ignored,
     ignored, scope, never, never, never, never, callKey, never, never, argsOrObject, { role: 'none', ignore: OBJECT }, strings, never, argsText,
     never, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
-    ignored, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
+    ignored, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, ignored, ignored,
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -131,6 +134,9 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     let fnName = -1;
     let fnArguments = -1;
     let images = false;
+    let audio = -1;
+    let audioType = -1;
+    let audioExpires = -1;
     for (let j = 0; j < n; j++) {
       const p = doc.path(j);
       if (p === P.delta) {
@@ -145,11 +151,20 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
         images = true;
         continue;
       }
+      if (p >= P.audioId) {
+        if (doc.index(j) !== el) continue;
+        // (the audio's id, which a later turn names to send the answer's audio back: its media's from here on)
+        if (p === P.audioId) {
+          if (doc.kind(j) === JK_STRING) sink.onMediaId(doc, j);
+        } else if (p === P.audioExpires) audioExpires = j;
+        else if (doc.kind(j) === JK_STRING) audioType = j;
+        continue;
+      }
       if (p === P.refusal || p === P.fnName || p === P.fnArguments || p === P.transcript || p === P.audioData) {
         if (doc.index(j) !== el || doc.kind(j) !== JK_STRING) continue;
         // (an answer in audio: its transcript is the answer's text, each chunk of its audio media)
         if (p === P.transcript) sink.onText(doc, j);
-        else if (p === P.audioData) sink.onMedia(doc, STREAMED_AUDIO, j, false, -1);
+        else if (p === P.audioData) audio = j;
         else if (p === P.refusal) sink.onRefusal(doc, j);
         else if (p === P.fnName) fnName = j;
         else fnArguments = j;
@@ -162,6 +177,8 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
       }
       else if (p === P.finish) finish = j;
     }
+    // (a stream's chunks are pcm16; a whole answer's file says its type, which its events carry: see wholeChat)
+    if (audio >= 0) sink.onMedia(doc, audioType >= 0 ? audioType : STREAMED_AUDIO, audio, false, -1, undefined, audioExpires);
     if (delta >= 0) {
       parts(doc, sink, delta);
       calls(doc, sink, delta);
@@ -359,7 +376,12 @@ function wholeChat(body: unknown): WholeEvent[] | undefined {
       if (k !== 'message') choice[k] = v;
       else if (isObj(v)) {
         const { role: _role, reasoning_content: _said, reasoning: _alias, ...rest } = v;
-        const delta = thinks ? rest : v;
+        let delta = thinks ? rest : v;
+        // (its audio is the whole file, in the format the request asked, which the answer does not
+        // say: its type, read from the file's head, beside it as `mime_type`, where a stream's
+        // chunks, pcm16, have none)
+        const audio = v.audio;
+        if (isObj(audio) && typeof audio.data === 'string') delta = { ...delta, audio: { ...audio, mime_type: audioFileType(audio.data) } };
         choice.delta = Array.isArray(v.tool_calls) ? { ...delta, tool_calls: v.tool_calls.map((t: unknown, index) => (isObj(t) ? { index, ...t } : t)) } : delta;
       } else choice.delta = {};
     }
@@ -369,3 +391,69 @@ function wholeChat(body: unknown): WholeEvent[] | undefined {
   out.push({ data: '[DONE]' });
   return out;
 }
+
+/**
+ * The media type of a whole answer's audio (`message.audio.data`, base64), from the decoded file's
+ * head: the request's `audio.format` made it `wav`, `mp3`, `flac`, `opus` (in Ogg), `aac` (ADTS) or
+ * `pcm16` (raw samples, no header), and the answer does not say which. RIFF/WAVE is audio/wav; an
+ * ID3 tag, or an MPEG audio frame whose next frame (or the file's end) is where its header says,
+ * audio/mpeg; fLaC audio/flac; OggS audio/ogg; an ADTS frame so followed audio/aac; anything
+ * else pcm16's type, as a stream's chunks (the one headerless format: raw samples may begin with
+ * an MPEG frame's sync, never with the next frame where it says).
+ */
+export function audioFileType(base64: string): string {
+  let b: Uint8Array;
+  try {
+    // (a head long enough for two frames of the longest MPEG or ADTS frame)
+    const head = atob(base64.slice(0, Math.min(base64.length, 16384) & ~3));
+    b = new Uint8Array(head.length);
+    for (let i = 0; i < head.length; i++) b[i] = head.charCodeAt(i);
+  } catch {
+    return STREAMED_AUDIO;
+  }
+  const total = (base64.length >> 2) * 3 - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0);
+  const is = (at: number, s: string) => b.length >= at + s.length && [...s].every((c, i) => b[at + i] === c.charCodeAt(0));
+  if (is(0, 'RIFF') && is(8, 'WAVE')) return 'audio/wav';
+  if (is(0, 'fLaC')) return 'audio/flac';
+  if (is(0, 'OggS') && b.length > 4 && b[4] === 0) return 'audio/ogg';
+  if (is(0, 'ID3') && b.length > 4 && b[3] >= 2 && b[3] <= 4 && b[4] !== 0xff) return 'audio/mpeg';
+  // (a frame, and the next where it says, or the file's end)
+  const framed = (size: (at: number) => number): boolean => {
+    const first = size(0);
+    return first > 0 && (first === total || size(first) > 0);
+  };
+  if (framed(adtsFrame(b))) return 'audio/aac';
+  if (framed(mpegFrame(b))) return 'audio/mpeg';
+  return STREAMED_AUDIO;
+}
+
+/** MPEG audio's bit rates (kbit/s) by version (1, else 2 and 2.5) and layer (I, II, III), index 1–14. */
+const MPEG_RATES = [
+  [[32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448], [32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384],
+    [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]],
+  [[32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256], [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],
+    [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]],
+];
+
+/** The length of the MPEG audio frame (Layer I, II, III) whose header is at `at` in `b`, or 0 when none is there. */
+const mpegFrame = (b: Uint8Array) => (at: number): number => {
+  if (at + 4 > b.length || b[at] !== 0xff || (b[at + 1] & 0xe0) !== 0xe0) return 0;
+  const version = (b[at + 1] >> 3) & 3; // (0: 2.5, 2: 2, 3: 1; 1 reserved)
+  const layer = 4 - ((b[at + 1] >> 1) & 3); // (4: reserved)
+  const rate = b[at + 2] >> 4;
+  const sr = (b[at + 2] >> 2) & 3;
+  if (version === 1 || layer === 4 || rate === 0 || rate === 15 || sr === 3) return 0;
+  const kbps = MPEG_RATES[version === 3 ? 0 : 1][layer - 1][rate - 1];
+  const hz = [44100, 48000, 32000][sr] / (version === 3 ? 1 : version === 2 ? 2 : 4);
+  const pad = (b[at + 2] >> 1) & 1;
+  if (layer === 1) return (Math.floor((12000 * kbps) / hz) + pad) * 4;
+  return Math.floor(((layer === 3 && version !== 3 ? 72000 : 144000) * kbps) / hz) + pad;
+};
+
+/** The length of the ADTS frame (AAC) whose header is at `at` in `b`, or 0 when none is there. */
+const adtsFrame = (b: Uint8Array) => (at: number): number => {
+  // (sync, layer 0, a sampling rate's index below 13, a length past the header)
+  if (at + 7 > b.length || b[at] !== 0xff || (b[at + 1] & 0xf6) !== 0xf0 || ((b[at + 2] >> 2) & 15) > 12) return 0;
+  const length = ((b[at + 3] & 3) << 11) | (b[at + 4] << 3) | (b[at + 5] >> 5);
+  return length >= 7 ? length : 0;
+};
