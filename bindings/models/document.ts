@@ -163,6 +163,27 @@ export class DocReader implements Doc, Sink {
     this.said.block().encrypted = this.string(j);
   }
 
+  onReasoningItem(doc: Doc, j: number, done: boolean): void {
+    const owner = this.owner!;
+    if (!owner.keeps) return;
+    const m = this.said;
+    const id = j >= 0 && doc.kind(j) === JK_STRING ? this.string(j) : null;
+    if (!done) {
+      // (its blocks are its own: the last item's block ends)
+      m.thinkingOpen = false;
+      m.reasoningItem = id !== null && this.reasoningRoom(this.len(j)) ? id : null;
+      return;
+    }
+    // (an item whose beginning was not read is named at its end)
+    if (m.reasoningItem === null && id !== null && this.reasoningRoom(this.len(j))) m.reasoningItem = id;
+    const t = m.thinking;
+    if (m.reasoningItem !== null && (t.length === 0 || t[t.length - 1].id !== m.reasoningItem)) {
+      t.push({ text: '', id: m.reasoningItem });
+      m.thinkingOpen = false;
+    }
+    m.reasoningItem = null;
+  }
+
   onReasoningEnd(): void {
     const owner = this.owner!;
     if (owner.message !== null) owner.message.thinkingOpen = false;

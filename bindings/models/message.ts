@@ -123,6 +123,13 @@ export interface ReasoningBlock {
    * summary or text).
    */
   encrypted?: string;
+  /**
+   * Responses' id of the `reasoning` item the block belongs to, on each of its blocks (one a summary
+   * part; a block of no text when the item said none): a caller that keeps the conversation itself
+   * sends the item back in the next turn's input, `{type: "reasoning", id, summary, encrypted_content}`
+   * (its blocks' texts the summary's `summary_text` parts, the last block's `encrypted`).
+   */
+  id?: string;
 }
 
 /** A call while it grows. */
@@ -227,6 +234,8 @@ export class Message {
   reasoningTooLong = false;
   /** Media the model returned (kept by a stream), null before any (most streams have none). */
   media: Media[] | null = null;
+  /** The id of the open reasoning item (Responses'), each of whose blocks has it, or null. */
+  reasoningItem: string | null = null;
   /** The provider's id of the media said from here on (OpenAI Chat's audio id), or null. */
   mediaId: string | null = null;
   /** Bytes of media data kept, as sent (for maxMediaBytes). */
@@ -242,11 +251,11 @@ export class Message {
     return t.length === 0 ? '' : t.length === 1 ? t[0].text : t.map((b) => b.text).join('');
   }
 
-  /** The reasoning block that takes text now (a new one after an ended block). */
+  /** The reasoning block that takes text now (a new one after an ended block, of the open reasoning item). */
   block(): ReasoningBlock {
     const t = this.thinking;
     if (!this.thinkingOpen || t.length === 0) {
-      t.push({ text: '' });
+      t.push(this.reasoningItem === null ? { text: '' } : { text: '', id: this.reasoningItem });
       this.thinkingOpen = true;
     }
     return t[t.length - 1];

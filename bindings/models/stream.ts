@@ -196,8 +196,8 @@ export class ModelStream extends ModelReader {
 
   /**
    * Reasoning in blocks, with what a caller must send back with each: Anthropic's signature, a
-   * redacted block's data, or Responses' `encrypted_content` of a reasoning item (one block for
-   * formats without blocks).
+   * redacted block's data, or Responses' `encrypted_content` of a reasoning item and the item's id,
+   * on each of its blocks (one block for formats without blocks).
    */
   get reasoningBlocks(): readonly ReasoningBlock[] {
     this.takeParts();

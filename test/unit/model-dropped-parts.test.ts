@@ -151,7 +151,7 @@ describe("Responses: a reasoning item's encrypted_content (include: [\"reasoning
     const r = atEveryCut(body, (chunks) => readStream('openai-responses', chunks));
     expect(r.text).toBe('Erledigt.');
     expect(r.status).toBe('done');
-    expect(r.blocks).toEqual([{ text: '**Plan**\n\nLook it up.', encrypted: ENC1 }, { text: '', encrypted: ENC2 }]);
+    expect(r.blocks).toEqual([{ text: '**Plan**\n\nLook it up.', encrypted: ENC1, id: 'rs_1' }, { text: '', encrypted: ENC2, id: 'rs_2' }]);
     expect(r.report.reasoning).toBe('**Plan**\n\nLook it up.');
   });
 
@@ -175,6 +175,69 @@ describe("Responses: a reasoning item's encrypted_content (include: [\"reasoning
     const msg = await anthropicFinal(enc.encode(toAnthropic));
     // (the thinking block with no signature: none came)
     expect(msg.content).toEqual([{ type: 'thinking', thinking: '**Plan**\n\nLook it up.' }, { type: 'text', text: 'Erledigt.' }]);
+  });
+});
+
+describe("Responses: a reasoning item's id, on each of its blocks, with its encrypted_content (what a stateless caller sends back)", () => {
+  // (with store: false and include: ["reasoning.encrypted_content"] the next turn's input carries
+  // each reasoning item back: {type: "reasoning", id, summary, encrypted_content}; with store: true
+  // and no previous_response_id, the item by its id)
+  const rs = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+  const ENC = 'gAAAAABpF0zbM_w+/é==';
+  const SUMMARY = [{ type: 'summary_text', text: '**Plan**\n\nLook it up.' }, { type: 'summary_text', text: '**Check**\n\nTwice.' }];
+  const ITEMS = [
+    { id: 'rs_a1', type: 'reasoning', summary: SUMMARY, encrypted_content: ENC },
+    { id: 'rs_a2', type: 'reasoning', summary: [] },
+  ];
+  const MESSAGE = { id: 'msg_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Erledigt.', annotations: [] }] };
+  const body = rs({ type: 'response.created', response: { id: 'resp_1', object: 'response', status: 'in_progress', output: [] } })
+    + rs({ type: 'response.output_item.added', output_index: 0, item: { id: 'rs_a1', type: 'reasoning', summary: [], encrypted_content: null } })
+    + SUMMARY.map((p, i) => rs({ type: 'response.reasoning_summary_part.added', item_id: 'rs_a1', output_index: 0, summary_index: i, part: { type: 'summary_text', text: '' } })
+      + rs({ type: 'response.reasoning_summary_text.delta', item_id: 'rs_a1', output_index: 0, summary_index: i, delta: p.text.slice(0, 5) })
+      + rs({ type: 'response.reasoning_summary_text.delta', item_id: 'rs_a1', output_index: 0, summary_index: i, delta: p.text.slice(5) })
+      + rs({ type: 'response.reasoning_summary_text.done', item_id: 'rs_a1', output_index: 0, summary_index: i, text: p.text })
+      + rs({ type: 'response.reasoning_summary_part.done', item_id: 'rs_a1', output_index: 0, summary_index: i, part: p })).join('')
+    + rs({ type: 'response.output_item.done', output_index: 0, item: ITEMS[0] })
+    // (an item of no summary, without encrypted content: its id alone, a block of no text)
+    + rs({ type: 'response.output_item.added', output_index: 1, item: ITEMS[1] })
+    + rs({ type: 'response.output_item.done', output_index: 1, item: ITEMS[1] })
+    + rs({ type: 'response.output_item.added', output_index: 2, item: { ...MESSAGE, status: 'in_progress', content: [] } })
+    + rs({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 2, content_index: 0, delta: 'Erledigt.' })
+    + rs({ type: 'response.output_item.done', output_index: 2, item: MESSAGE })
+    + rs({ type: 'response.completed', response: { id: 'resp_1', object: 'response', status: 'completed', output: [...ITEMS, MESSAGE] } });
+  const BLOCKS = [
+    { text: '**Plan**\n\nLook it up.', id: 'rs_a1' }, { text: '**Check**\n\nTwice.', id: 'rs_a1', encrypted: ENC }, { text: '', id: 'rs_a2' },
+  ];
+
+  it('ModelStream: each block of an item has its id, the last its encrypted_content, as sent', () => {
+    const r = atEveryCut(body, (chunks) => readStream('openai-responses', chunks));
+    expect(r.text).toBe('Erledigt.');
+    expect(r.blocks).toEqual(BLOCKS);
+    // (what the next turn's input carries, made from the blocks)
+    const items = [...new Set(r.blocks.map((b) => b.id))].map((id) => {
+      const of = r.blocks.filter((b) => b.id === id);
+      const enc = of.at(-1)!.encrypted;
+      return { id, type: 'reasoning', summary: of.filter((b) => b.text !== '').map((b) => ({ type: 'summary_text', text: b.text })), ...(enc === undefined ? {} : { encrypted_content: enc }) };
+    });
+    expect(items).toEqual(ITEMS);
+  });
+
+  it('a whole response (no stream) says the same', () => {
+    const whole = JSON.stringify({ id: 'resp_1', object: 'response', status: 'completed', model: 'o4-mini', output: [...ITEMS, MESSAGE], usage: null });
+    const r = atEveryCut(whole, (chunks) => readStream('openai-responses', chunks));
+    expect(r.text).toBe('Erledigt.');
+    expect(r.blocks).toEqual(BLOCKS);
+  });
+
+  it('the ids count toward maxReasoningBytes', () => {
+    // (each as sent: its JSON string's bytes)
+    const sent = (s: string) => enc.encode(JSON.stringify(s)).length - 2;
+    const all = sent(SUMMARY[0].text) + sent(SUMMARY[1].text) + sent(ENC) + 'rs_a1'.length + 'rs_a2'.length;
+    const m = new ModelStream({ format: 'openai-responses', maxReasoningBytes: all - 1 });
+    expect(() => { m.push(enc.encode(body)); }).toThrow(expect.objectContaining({ code: 'ERR_REASONING_TOO_LONG' }));
+    const room = new ModelStream({ format: 'openai-responses', maxReasoningBytes: all });
+    room.push(enc.encode(body));
+    expect(room.reasoningBlocks).toEqual(BLOCKS);
   });
 });
 

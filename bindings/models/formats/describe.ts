@@ -51,6 +51,12 @@ export interface Sink {
    */
   onReasoningEncrypted(doc: Doc, j: number): void;
   /**
+   * A reasoning item (Responses') began, or with `done` ended, its id record j (a string; −1:
+   * none): each block of it has its id (counted toward the reasoning's limit once), the item one
+   * block at least (of no text when it said none); a relay keeps nothing of it.
+   */
+  onReasoningItem(doc: Doc, j: number, done: boolean): void;
+  /**
    * The model's refusal, in place of the answer (OpenAI's `refusal` deltas): record j, a string,
    * is appended to it, apart from the answer's text. `details`: the record of the object that
    * explains it, when j is that explanation (−1: it has none) (Anthropic's `stop_details`), which

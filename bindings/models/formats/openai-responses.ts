@@ -12,7 +12,7 @@
 // `reasoning` items carry the reasoning's text and summary deltas (each summary part begun by
 // `response.reasoning_summary_part.added`, a reasoning block of its own), and at their end, when
 // the request includes `reasoning.encrypted_content`, the encrypted reasoning a stateless caller
-// sends back (kept with the item's last block). A refusal comes in
+// sends back (kept with the item's last block), each of its blocks with the item's id. A refusal comes in
 // `response.refusal.delta` events, apart from the output's text; a citation in
 // `response.output_text.annotation.added`.
 import { JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
@@ -112,9 +112,14 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
       } else if (doc.is(it, T.reasoningItem)) {
         // (its encrypted content, with include: ["reasoning.encrypted_content"], is the item's whole
         // at its end: kept with the item's last block, which it ends)
+        // (its id on each of its blocks: a caller that keeps the conversation sends the item back by it)
+        if (!done) sink.onReasoningItem(doc, at(P.itemId), false);
         const enc = at(P.itemEncrypted);
         if (done && enc >= 0 && doc.kind(enc) === JK_STRING) sink.onReasoningEncrypted(doc, enc);
-        if (done) sink.onReasoningEnd();
+        if (done) {
+          sink.onReasoningItem(doc, at(P.itemId), true);
+          sink.onReasoningEnd();
+        }
       } else if (!doc.is(it, T.message)) {
         const type = doc.string(it);
         if (Object.hasOwn(CLIENT_TOOLS, type)) {
