@@ -89,3 +89,66 @@ describe('the provider\'s own calls as parts', () => {
     expect(got.some((p) => p.type === 'tool-call')).toBe(true);
   });
 });
+
+describe('Responses: code interpreter and image generation, as their streams say them', () => {
+  // (the events as the API streams them: the code in response.code_interpreter_call_code.delta
+  // fragments and .done, the image's previews in response.image_generation_call.partial_image
+  // events (with partial_images asked for), each whole; the items whole at their end)
+  const rs = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+  const CODE = 'import math\nprint(math.factorial(20))';
+  const CI = { id: 'ci_1', type: 'code_interpreter_call', status: 'completed', container_id: 'cntr_1', code: CODE, outputs: [{ type: 'logs', logs: '2432902008176640000\n' }] };
+  const PREVIEW = ['UElYRUxTLTA=', 'UElYRUxTLTE='];
+  const IMAGE = 'UklGRiQAAABXRUJQVlA4IBgAAAAwAQCdASoBAAEAAQAcJaQAA3AA/v3AgAA=';
+  const IG = { id: 'ig_1', type: 'image_generation_call', status: 'completed', revised_prompt: 'a red fox', background: 'opaque', output_format: 'webp', quality: 'low', size: '1024x1024', result: IMAGE };
+  const at = (id: string, output_index: number) => ({ item_id: id, output_index });
+  const body = rs({ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', status: 'in_progress', output: [] } })
+    + rs({ type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { id: 'ci_1', type: 'code_interpreter_call', status: 'in_progress', container_id: 'cntr_1', code: '', outputs: null } })
+    + rs({ type: 'response.code_interpreter_call.in_progress', sequence_number: 2, ...at('ci_1', 0) })
+    + rs({ type: 'response.code_interpreter_call_code.delta', sequence_number: 3, ...at('ci_1', 0), delta: 'import math\n' })
+    + rs({ type: 'response.code_interpreter_call_code.delta', sequence_number: 4, ...at('ci_1', 0), delta: 'print(math.factorial(20))' })
+    + rs({ type: 'response.code_interpreter_call_code.done', sequence_number: 5, ...at('ci_1', 0), code: CODE })
+    + rs({ type: 'response.code_interpreter_call.interpreting', sequence_number: 6, ...at('ci_1', 0) })
+    + rs({ type: 'response.code_interpreter_call.completed', sequence_number: 7, ...at('ci_1', 0) })
+    + rs({ type: 'response.output_item.done', sequence_number: 8, output_index: 0, item: CI })
+    + rs({ type: 'response.output_item.added', sequence_number: 9, output_index: 1, item: { id: 'ig_1', type: 'image_generation_call', status: 'in_progress' } })
+    + rs({ type: 'response.image_generation_call.in_progress', sequence_number: 10, ...at('ig_1', 1) })
+    + rs({ type: 'response.image_generation_call.generating', sequence_number: 11, ...at('ig_1', 1) })
+    + PREVIEW.map((b64, i) => rs({ type: 'response.image_generation_call.partial_image', sequence_number: 12 + i, ...at('ig_1', 1), partial_image_index: i, partial_image_b64: b64 })).join('')
+    + rs({ type: 'response.image_generation_call.completed', sequence_number: 14, ...at('ig_1', 1) })
+    + rs({ type: 'response.output_item.done', sequence_number: 15, output_index: 1, item: IG })
+    + rs({ type: 'response.output_item.added', sequence_number: 16, output_index: 2, item: { id: 'msg_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] } })
+    + rs({ type: 'response.output_text.delta', sequence_number: 17, ...at('msg_1', 2), content_index: 0, delta: '20! = 2432902008176640000.' })
+    + rs({ type: 'response.completed', sequence_number: 18, response: { id: 'resp_1', object: 'response', status: 'completed', output: [] } });
+  const CI_ARGS = JSON.stringify({ container_id: 'cntr_1', code: CODE, outputs: CI.outputs });
+  const IG_ARGS = '{"revised_prompt":"a red fox","background":"opaque","output_format":"webp","quality":"low","size":"1024x1024"}';
+
+  it('the code is the call\'s arguments at its item\'s end (its fragments before are the same code); the final image is media, its previews none', () => {
+    const bytes = enc.encode(body);
+    const read = (chunks: Uint8Array[]) => {
+      const r = new ModelPartReader(new ModelStream({ format: 'openai-responses' }));
+      const out: ModelPart[] = [];
+      for (const c of chunks) out.push(...r.push(c));
+      out.push(...r.flush());
+      return out;
+    };
+    const whole = read([bytes]);
+    for (const chunks of standardChunkings(bytes)) expect(read(chunks), `${chunks.length} reads`).toEqual(whole);
+    const ci = { index: 0, id: 'ci_1', name: 'code_interpreter_call' };
+    const ig = { index: 1, id: 'ig_1', name: 'image_generation_call' };
+    expect(whole.filter((p) => p.type !== 'finish')).toEqual([
+      { type: 'server-tool-call', call: { ...ci, arguments: '', done: false }, delta: '' },
+      { type: 'server-tool-call', call: { ...ci, arguments: CI_ARGS, done: true, valid: true }, delta: CI_ARGS },
+      { type: 'server-tool-call', call: { ...ig, arguments: '', done: false }, delta: '' },
+      { type: 'server-tool-call', call: { ...ig, arguments: IG_ARGS, done: true, valid: true }, delta: IG_ARGS },
+      { type: 'media', media: { mimeType: 'image/webp', data: IMAGE, bytes: IMAGE.length } },
+      { type: 'text', text: '20! = 2432902008176640000' }, // (its last character held back until the completion)
+      { type: 'text', text: '.' },
+    ]);
+    expect(JSON.parse(CI_ARGS).code).toBe(CODE);
+    const m = new ModelStream({ format: 'openai-responses' });
+    m.push(bytes);
+    m.flush();
+    expect(m.media).toEqual([{ mimeType: 'image/webp', data: IMAGE, bytes: IMAGE.length }]);
+    expect(m.serverToolCalls.map((c) => [c.id, c.arguments])).toEqual([['ci_1', CI_ARGS], ['ig_1', IG_ARGS]]);
+  });
+});

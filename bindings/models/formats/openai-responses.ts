@@ -144,7 +144,12 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
         const args = item >= 0 && doc.kind(item) === JK_OBJECT ? hostedArgs(type, doc.string(item)) : '';
         sink.onToolCall(doc, key, at(P.itemId), it, true, -1, args);
         if (done) sink.onToolCallEnd(doc, key);
-        // a generated image, in its item's end: media (its type from the item's output_format, PNG unless it says)
+        // a generated image, in its item's end: media (its type from the item's output_format, PNG unless it says).
+        // (Its previews, response.image_generation_call.partial_image events with `partial_images`
+        // asked, are not read, by design: each is the whole image again at a lower fidelity, up to
+        // three of them as large as the final one, which the item's end always brings, and they
+        // say no format. A code interpreter's response.code_interpreter_call_code.delta fragments
+        // are passed over too: the code is whole in the item's end, with its outputs.)
         const image = done && type === 'image_generation_call' ? at(P.itemResult) : -1;
         if (image >= 0 && doc.kind(image) === JK_STRING) sink.onMedia(doc, `image/${stringAt(doc, at(P.itemFormat)) ?? 'png'}`, image, false, -1);
       }
