@@ -2,7 +2,7 @@
 // split and a byte per read, to the same exact output (the core property), through ModelStream
 // and, where a client sees it, through both relays.
 import { describe, expect, it } from 'vitest';
-import { ModelEventReader, ModelStream, SseRelay } from '../../bindings/index.js';
+import { ModelEventReader, ModelStream, SseRelay, describeFormat } from '../../bindings/index.js';
 import { openaiFinal, anthropicFinal } from '../helpers/sdk-clients.js';
 import { standardChunkings } from '../helpers/random.js';
 
@@ -371,5 +371,52 @@ describe("anthropic: a server tool's result block (code execution)", () => {
       text: '5050.', status: 'done', calls: [],
       server: [{ index: 0, id: 'srvtoolu_2', name: 'bash_code_execution', arguments: '{"command": "python -c \'print(sum(range(101)))\'"}', done: true, valid: true, result: JSON.stringify(RESULT) }],
     });
+  });
+});
+
+describe('Anthropic: stop_reason "pause_turn" (the server paused a long turn of its own tools)', () => {
+  // (the client sends the answer back as it is to let the model go on: not a finished turn, in
+  // the provider's words as sent, and to OpenAI's clients `length`, an answer not finished, where
+  // it was `stop`, which they take for a finished one)
+  const sse = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+  const body = sse({ type: 'message_start', message: { id: 'msg_p', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 30, output_tokens: 1 } } })
+    + sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })
+    + sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Ich suche weiter. ' } })
+    + sse({ type: 'content_block_stop', index: 0 })
+    + sse({ type: 'content_block_start', index: 1, content_block: { type: 'server_tool_use', id: 'srvtoolu_p1', name: 'web_search', input: {} } })
+    + sse({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"query":"Zürich Wetter"}' } })
+    + sse({ type: 'content_block_stop', index: 1 })
+    + sse({ type: 'message_delta', delta: { stop_reason: 'pause_turn', stop_sequence: null }, usage: { output_tokens: 40 } })
+    + sse({ type: 'message_stop' });
+
+  it('ModelStream: the reason as sent, pause_turn, the stream done', () => {
+    const r = atEveryCut(body, (chunks) => {
+      const m = new ModelStream({ format: 'anthropic' });
+      let text = '';
+      for (const c of chunks) text += m.push(c);
+      text += m.flush();
+      const rep = m.finish();
+      return { text, status: rep.status, finishReason: rep.finishReason, server: m.serverToolCalls.map((c) => [c.id, c.name, c.arguments]) };
+    });
+    expect(r).toEqual({ text: 'Ich suche weiter. ', status: 'done', finishReason: 'pause_turn', server: [['srvtoolu_p1', 'web_search', '{"query":"Zürich Wetter"}']] });
+  });
+
+  it('in a client\'s words: pause_turn to Anthropic\'s, length to OpenAI\'s (not stop: the turn is not over), which openai-node reads', async () => {
+    expect(describeFormat('anthropic').finishReason('pause_turn', 'anthropic')).toBe('pause_turn');
+    expect(describeFormat('anthropic').finishReason('pause_turn', 'openai')).toBe('length');
+    // (the envelope, its id and time the relay's own, left out)
+    const bare = (e: string) => e.replace(/^\{"id":"[^"]*","object":"chat\.completion\.chunk","created":\d+,"model":"anthropic",/, '');
+    expect(atEveryCut(body, (chunks) => events(relayed({ from: 'anthropic' }, chunks)).map(bare))).toEqual([
+      '"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+      '"delta":{"content":"Ich suche weiter. "},"finish_reason":null}]}',
+      '"delta":{},"finish_reason":"length"}]}',
+      '"choices":[],"usage":{"prompt_tokens":30,"completion_tokens":40,"total_tokens":70}}',
+      '[DONE]',
+    ]);
+    const done = await openaiFinal(enc.encode(relayed({ from: 'anthropic' }, [enc.encode(body)])));
+    expect(done.choices[0].finish_reason).toBe('length');
+    expect(done.choices[0].message.content).toBe('Ich suche weiter. ');
+    const toAnthropic = atEveryCut(body, (chunks) => relayed({ from: 'anthropic', to: 'anthropic' }, chunks));
+    expect((await anthropicFinal(enc.encode(toAnthropic))).stop_reason).toBe('pause_turn');
   });
 });

@@ -37,7 +37,9 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
   completion: 'a message_stop event',
   finishReasons: {
     end_turn: STOP, stop_sequence: { openai: 'stop', anthropic: 'stop_sequence' }, max_tokens: LENGTH, tool_use: TOOLS,
-    pause_turn: { openai: 'stop', anthropic: 'pause_turn' }, refusal: FILTERED,
+    // (the server paused a long turn of its own tools: the client sends the answer back as it is to
+    // go on. Not a finished turn: to OpenAI's clients `length`, an answer not finished, not `stop`)
+    pause_turn: { openai: 'length', anthropic: 'pause_turn' }, refusal: FILTERED,
     model_context_window_exceeded: CONTEXT_FULL,
   },
   errorBody: errorOfBody,
