@@ -229,6 +229,12 @@ describe("Responses: a reasoning item's id, on each of its blocks, with its encr
     expect(r.blocks).toEqual(BLOCKS);
   });
 
+  it('an item whose beginning was not read is named at its end', () => {
+    const cut = body.replace(rs({ type: 'response.output_item.added', output_index: 1, item: ITEMS[1] }), '');
+    expect(cut).not.toBe(body);
+    expect(atEveryCut(cut, (chunks) => readStream('openai-responses', chunks)).blocks).toEqual(BLOCKS);
+  });
+
   it('the ids count toward maxReasoningBytes', () => {
     // (each as sent: its JSON string's bytes)
     const sent = (s: string) => enc.encode(JSON.stringify(s)).length - 2;

@@ -31,7 +31,8 @@ describe("a Responses reasoning summary's parts", () => {
         for (const c of chunks) got += m.push(c);
         got += m.flush();
         expect(got).toBe('Done.');
-        expect(m.reasoningBlocks).toEqual(BLOCKS);
+        // (each with its item's id)
+        expect(m.reasoningBlocks).toEqual(BLOCKS.map((b) => ({ ...b, id: 'rs_1' })));
         expect(m.reasoning).toBe(BLOCKS.map((b) => b.text).join(''));
       }
     });
