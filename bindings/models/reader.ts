@@ -128,7 +128,7 @@ export abstract class ModelReader extends FrameStream {
   protected _heartbeats = 0;
   /** @internal What the events said so far (the format's description writes it through the realm's DocReader); null before anything. */
   message: Message | null = null;
-  /** SSE formats: 0 before the first byte that is not white space, 1 an event stream, 2 a JSON body. */
+  /** SSE formats and AWS's event stream: 0 before the first byte that is not white space, 1 an event stream, 2 a JSON body. */
   protected sniffed = 0;
   /** Lines read (blank ones too), for the line number of a bad one. */
   private lineNo = 0;
@@ -183,7 +183,9 @@ export abstract class ModelReader extends FrameStream {
   /** Frames a chunk: AWS's event stream first into its messages' events (the failure it ends in after them). */
   protected override frameAll(chunk: Uint8Array, mode: number): void {
     const u = this.unframer;
-    if (u === null) {
+    // (a whole answer's events, Bedrock's too, are SSE events as the core's framer of AWS's event
+    // stream writes them for the reader: read as they are, not framed again)
+    if (u === null || wholeReader === this) {
       // (text: a long read the platform validates is framed without the core's own pass)
       super.frameAll(chunk, mode | this.platformValid(chunk));
       return;
@@ -258,7 +260,8 @@ export abstract class ModelReader extends FrameStream {
   /** An error of the events the core read from AWS's event stream: at the offset of the message it lies in. */
   protected override stop(err: Error): never {
     const u = this.unframer;
-    if (u !== null && err instanceof ModelStreamError && err !== u.binaryError) err = placedAt(err, u.offsetOf(err.offset, this.bytesIn));
+    // (a JSON body's own errors are at the body's offset already: none of the binary stream's messages)
+    if (u !== null && this.sniffed !== 2 && err instanceof ModelStreamError && err !== u.binaryError) err = placedAt(err, u.offsetOf(err.offset, this.bytesIn));
     // (an error of a whole answer's events: at the body's start, not at an offset of the events written from it)
     if (wholeReader === this && err instanceof ModelStreamError) err = placedAt(err, wholeAt);
     if (u !== null) u.binaryError = null;
@@ -738,7 +741,7 @@ export abstract class ModelReader extends FrameStream {
     this.stop(new ModelStreamError(code, offset, message, call.out, providerMessage, providerCode));
   }
 
-  // ---- a JSON body instead of an event stream (SSE formats) -----------------------------------
+  // ---- a JSON body instead of an event stream (SSE formats, AWS's event stream) ---------------
 
   /** Before the first byte that is not white space: is the body one JSON object (or array)? True when this chunk went to it. */
   protected sniff(chunk: Uint8Array): boolean {
@@ -746,6 +749,9 @@ export abstract class ModelReader extends FrameStream {
       this.keepBody(chunk);
       return true;
     }
+    // (AWS's event stream: the reads before this one, white space or a BOM, went to its framer, and
+    // made no events; the stream's offset is the framer's count of them)
+    if (this.unframer !== null) this.bytesIn = this.unframer.bytes;
     for (let i = 0; i < chunk.length; i++) {
       const b = chunk[i];
       // a BOM at the stream's start, whatever reads it came in
@@ -855,6 +861,8 @@ export abstract class ModelReader extends FrameStream {
       // (the framer's state is a new stream's: what it read before the body, white space and a
       // BOM, perhaps cut inside a line or a character, is none of the events)
       core.x.sseReset(this.st);
+      // (and Bedrock's framer of the binary stream: the white space it was given before the body is no message)
+      this.unframer?.reset();
       core.sync();
       const limit = (this.st + ST_FRAME_MAX) >> 2; // (the frame record's limit)
       const max = core.i32[limit];
@@ -869,6 +877,7 @@ export abstract class ModelReader extends FrameStream {
         if (this.st !== 0) core.i32[(this.st + ST_FRAME_MAX) >> 2] = max;
       }
       this.bytesIn = end; // (the input's length, for a stream cut short)
+      if (this.unframer !== null) this.unframer.bytes = end; // (Bedrock's: the offsets are the binary stream's)
       return;
     }
     // (chunks as a JSON array: Gemini's answer to streamGenerateContent without alt=sse)

@@ -16,8 +16,8 @@ import { JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import { anthropic } from './anthropic.js';
 import { compilePaths } from '../paths.js';
 import {
-  CONTEXT_FULL, FILTERED, type FormatSpec, failedTurn, LENGTH, type ProviderError, STOP, TOOLS, argsText, ascii, callKey, citationOf, count, errorOfBody, find, member, never,
-  reasoningText, template, text,
+  CONTEXT_FULL, FILTERED, type FormatSpec, failedTurn, LENGTH, type ProviderError, STOP, TOOLS, type WholeEvent, argsText, ascii, callKey, citationOf, count, errorOfBody,
+  find, isObj, member, never, reasoningText, sseEvent, template, text,
 } from './describe.js';
 import type { Citation } from '../message.js';
 
@@ -73,6 +73,7 @@ export const bedrock: FormatSpec = {
   },
   errorBody: awsError,
   errorTypes: AWS_ERRORS,
+  wholeAnswer: wholeConverse,
   usage(u) {
     const read = count(u, 'cacheReadInputTokens');
     const write = count(u, 'cacheWriteInputTokens');
@@ -152,6 +153,64 @@ function bedrockCitation(source: unknown): Citation | null {
     if (texts.length !== 0) c.citedText = texts.join('');
   }
   return c;
+}
+
+/**
+ * Converse's whole answer (`POST /model/{id}/converse`: `{output: {message: {role, content}},
+ * stopReason, usage, metrics}`) as the events ConverseStream sends the same answer in, each the
+ * event's payload under its name, as the core writes a message of the binary stream for the
+ * reader: `messageStart`; per content block at its index, a `text` block's text in one delta; a
+ * `toolUse` block begun by its start (`toolUseId`, `name`, its `type`), its input's JSON in one
+ * delta; `reasoningContent`'s `reasoningText` text then its signature, or its `redactedContent`;
+ * `citationsContent`'s citations, each a `citation` delta, then its generated content's text;
+ * each block stopped; then `messageStop` (its stop reason, and `additionalModelResponseFields`) and
+ * `metadata` (the usage, the metrics, a guardrail's trace). Blocks a stream never sends (an image,
+ * a guardrail's content) have no events. Undefined for a body that is not such an answer.
+ */
+function wholeConverse(body: unknown): WholeEvent[] | undefined {
+  const message = member(member(body, 'output'), 'message');
+  const content = member(message, 'content');
+  if (!isObj(body) || !Array.isArray(content)) return undefined;
+  const ev = (name: string, payload: Record<string, unknown>) => sseEvent({ [name]: payload });
+  const delta = (contentBlockIndex: number, d: Record<string, unknown>) => ev('contentBlockDelta', { contentBlockIndex, delta: d });
+  const role = member(message, 'role');
+  const out = [ev('messageStart', { role: typeof role === 'string' ? role : 'assistant' })];
+  (content as unknown[]).forEach((block, i) => {
+    if (!isObj(block)) return;
+    const n = out.length;
+    const { text, toolUse, reasoningContent, citationsContent } = block;
+    if (typeof text === 'string') {
+      if (text !== '') out.push(delta(i, { text }));
+    } else if (isObj(toolUse)) {
+      const { input, ...start } = toolUse;
+      out.push(ev('contentBlockStart', { contentBlockIndex: i, start: { toolUse: start } }));
+      if (input !== undefined) out.push(delta(i, { toolUse: { input: JSON.stringify(input) } }));
+    } else if (isObj(reasoningContent)) {
+      const r = reasoningContent.reasoningText;
+      const redacted = reasoningContent.redactedContent;
+      if (isObj(r)) {
+        if (typeof r.text === 'string' && r.text !== '') out.push(delta(i, { reasoningContent: { text: r.text } }));
+        if (typeof r.signature === 'string') out.push(delta(i, { reasoningContent: { signature: r.signature } }));
+      } else if (typeof redacted === 'string') {
+        out.push(delta(i, { reasoningContent: { redactedContent: redacted } }));
+      }
+    } else if (isObj(citationsContent)) {
+      const { citations, content: generated } = citationsContent;
+      if (Array.isArray(citations)) for (const citation of citations) if (isObj(citation)) out.push(delta(i, { citation }));
+      const said = Array.isArray(generated) ? generated.map((g) => member(g, 'text')).filter((t): t is string => typeof t === 'string').join('') : '';
+      if (said !== '') out.push(delta(i, { text: said }));
+    }
+    if (out.length !== n || typeof text === 'string') out.push(ev('contentBlockStop', { contentBlockIndex: i }));
+  });
+  const stop: Record<string, unknown> = {};
+  if (body.stopReason !== undefined) stop.stopReason = body.stopReason;
+  if (body.additionalModelResponseFields !== undefined) stop.additionalModelResponseFields = body.additionalModelResponseFields;
+  out.push(ev('messageStop', stop));
+  // (always: a stop reason that says the turn failed fails the stream at the event after it, here, with the usage)
+  const metadata: Record<string, unknown> = {};
+  for (const k of ['usage', 'metrics', 'trace', 'performanceConfig'] as const) if (body[k] !== undefined) metadata[k] = body[k];
+  out.push(ev('metadata', metadata));
+  return out;
 }
 
 /**

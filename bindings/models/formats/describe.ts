@@ -271,7 +271,9 @@ export interface FormatSpec {
   /**
    * A body that is one JSON value and not an error, where it is the format's whole answer (asked
    * without streaming): the events of the stream the same answer comes as, read as that stream;
-   * else undefined (the body is an error of its own).
+   * else undefined (the body is an error of its own). A format of AWS's event stream writes each
+   * event as the core writes a message of it for the reader (ConverseStream's payload under its
+   * `:event-type`, a chunk's decoded bytes), read as they are, with no binary framing.
    */
   wholeAnswer?(body: unknown): WholeEvent[] | undefined;
   /** Its usage object's counts. */

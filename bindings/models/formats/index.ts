@@ -67,10 +67,12 @@ export interface ModelFormatFacts {
   usage(usage: Record<string, unknown>): Usage;
   /**
    * Its whole answer (a JSON body asked without streaming: OpenAI's `chat.completion`, Anthropic's
-   * `message`, a Responses `response`, Gemini's GenerateContentResponse or a JSON array of them)
-   * as the events of the stream the same answer comes as, each with its `event:` name where the
-   * format names them, and its data; undefined for any other value (an error body), and for a
-   * format without one here (Ollama's answer is one line of its stream already; Bedrock, ddg).
+   * `message`, a Responses `response`, Gemini's GenerateContentResponse or a JSON array of them,
+   * Bedrock's Converse answer, and for `bedrock-invoke` Claude's `message`) as the events of the
+   * stream the same answer comes as, each with its `event:` name where the format names them, and
+   * its data (Bedrock's: ConverseStream's payload under its event's name, `{"messageStop": {…}}`,
+   * as ModelEventReader reads it); undefined for any other value (an error body), and for a
+   * format without one here (Ollama's answer is one line of its stream already; ddg).
    * A model stream and a relay read a whole answer so, at `flush()`. With `maxBytes`: null when
    * the events' data would pass it (a stream's limit is 4 × maxEventBytes and 1 MiB), before they
    * are written whole (a long member said again in each of many choices' chunks).

@@ -1,0 +1,325 @@
+// Bedrock's whole answers (asked without streaming) read as their streams: Converse's JSON body
+// (`{output: {message: {content}}, stopReason, usage, metrics}`) as the ConverseStream events of
+// the same answer, InvokeModel's Claude message as Anthropic's events of it. The oracle is the
+// streaming reader itself: for every completed ConverseStream fixture the tests have, the Converse
+// body of the same answer (built here from the fixture's messages, as AWS documents Converse's
+// ContentBlock) reads to the same text, reasoning and signatures, calls, finish reason, usage and
+// status as the stream, read whole, at every two-piece cut and a byte per read; relayed, the
+// official clients read the same message of both.
+import { describe, expect, it } from 'vitest';
+import { ModelStream, ModelStreamError, SseRelay, describeFormat } from '../../bindings/index.js';
+import { BEDROCK_FIXTURES, encodeMessage, type Msg } from '../helpers/bedrock-fixtures.js';
+import { concat, standardChunkings } from '../helpers/random.js';
+import { anthropicFinal, openaiFinal } from '../helpers/sdk-clients.js';
+
+const enc = new TextEncoder();
+type Format = 'bedrock' | 'bedrock-invoke';
+type Obj = Record<string, unknown>;
+
+/** What a model stream makes of `chunks`: the answer as a caller sees it, or its error. */
+function read(format: Format, chunks: Uint8Array[], options: { maxEventBytes?: number; raw?: boolean } = {}) {
+  const m = new ModelStream({ format, ...options });
+  let text = '';
+  let error: { code: string; offset: number; message: string; providerMessage?: string; providerCode?: string } | undefined;
+  try {
+    for (const c of chunks) text += m.push(c);
+    text += m.flush();
+  } catch (e) {
+    if (!(e instanceof ModelStreamError)) throw e;
+    text += e.text;
+    error = { code: e.code, offset: e.offset, message: e.message, providerMessage: e.providerMessage, providerCode: e.providerCode };
+  }
+  return {
+    text, status: m.status, finishReason: m.finishReason, usage: m.usage, reasoning: m.reasoning,
+    // (a whole answer's arguments are its input's JSON written anew: spacing and escapes differ from the stream's fragments)
+    calls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.valid ? JSON.parse(c.arguments) as unknown : c.arguments, done: c.done, valid: c.valid })),
+    signatures: m.reasoningBlocks.map((b) => b.signature ?? b.redacted ?? null), citations: m.citations.map((c) => ({ url: c.url, title: c.title, citedText: c.citedText })),
+    error,
+  };
+}
+
+/** `read` of the body whole, at every two-piece cut and a byte per read: the same each time; that reading. */
+function atEveryCut(format: Format, body: string | Uint8Array, options: { maxEventBytes?: number; raw?: boolean } = {}) {
+  const bytes = typeof body === 'string' ? enc.encode(body) : body;
+  const first = read(format, [bytes], options);
+  let runs = 0;
+  for (const chunks of standardChunkings(bytes)) {
+    expect(read(format, chunks, options), `${chunks.length} reads`).toEqual(first);
+    runs++;
+  }
+  expect(runs).toBe(bytes.length + 3);
+  return first;
+}
+
+/**
+ * The Converse body of the answer a ConverseStream stream's messages say (its events; an exception
+ * is none of the answer): each block at its index, its text, reasoning text and signature, redacted
+ * content, or tool use (its input the fragments' JSON, `{}` for none), the stop reason, and the
+ * metadata's usage, metrics and trace.
+ */
+function converseOf(messages: readonly Msg[]): Obj {
+  const blocks = new Map<number, Obj>();
+  const block = (i: number): Obj => {
+    let b = blocks.get(i);
+    if (b === undefined) blocks.set(i, (b = {}));
+    return b;
+  };
+  const input = new Map<number, string>();
+  const body: Obj = {};
+  for (const m of messages) {
+    if (!('event' in m)) continue;
+    const p = JSON.parse(m.payload) as Obj;
+    const i = p.contentBlockIndex as number;
+    if (m.event === 'contentBlockStart') {
+      const { toolUseId, name, type } = (p.start as { toolUse: Obj }).toolUse;
+      block(i).toolUse = { toolUseId, name, ...(type !== undefined ? { type } : {}) };
+      input.set(i, '');
+    } else if (m.event === 'contentBlockDelta') {
+      const d = p.delta as Obj;
+      const b = block(i);
+      if (typeof d.text === 'string') b.text = ((b.text as string | undefined) ?? '') + d.text;
+      else if (d.toolUse !== undefined) input.set(i, (input.get(i) ?? '') + (d.toolUse as Obj).input as string);
+      else {
+        const r = d.reasoningContent as Obj;
+        if (typeof r.redactedContent === 'string') b.reasoningContent = { redactedContent: r.redactedContent };
+        else {
+          const t = ((b.reasoningContent ??= { reasoningText: { text: '' } }) as { reasoningText: Obj }).reasoningText;
+          if (typeof r.text === 'string') t.text = (t.text as string) + r.text;
+          if (typeof r.signature === 'string') t.signature = r.signature;
+        }
+      }
+    } else if (m.event === 'messageStop') {
+      body.stopReason = p.stopReason;
+    } else if (m.event === 'metadata') {
+      for (const k of ['usage', 'metrics', 'trace']) if (p[k] !== undefined) body[k] = p[k];
+    }
+  }
+  for (const [i, text] of input) (block(i).toolUse as Obj).input = text === '' ? {} : JSON.parse(text);
+  const content = [...blocks.entries()].sort((a, b) => a[0] - b[0]).map(([, b]) => b);
+  return { output: { message: { role: 'assistant', content } }, ...body };
+}
+
+// Bedrock's Claude with a signed thinking block, a redacted one, the text, then a call (as test/gateway/whole-answers.test.ts's stream).
+const P = '"p":"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123"';
+const ev = (event: string, payload: string): Msg => ({ event, payload });
+const thinkingCall: Msg[] = [
+  ev('messageStart', `{${P},"role":"assistant"}`),
+  ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"Paris: "}},${P}}`),
+  ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"look it up, \\"now\\"."}},${P}}`),
+  ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"signature":"ErUBCkYIBRgCIkCsig+/="}},${P}}`),
+  ev('contentBlockStop', `{"contentBlockIndex":0,${P}}`),
+  ev('contentBlockDelta', `{"contentBlockIndex":1,"delta":{"reasoningContent":{"redactedContent":"UmVkYWN0ZWQ="}},${P}}`),
+  ev('contentBlockStop', `{"contentBlockIndex":1,${P}}`),
+  ev('contentBlockDelta', `{"contentBlockIndex":2,"delta":{"text":"Je regarde. 🌦"},${P}}`),
+  ev('contentBlockStop', `{"contentBlockIndex":2,${P}}`),
+  ev('contentBlockStart', `{"contentBlockIndex":3,${P},"start":{"toolUse":{"name":"weather","toolUseId":"tooluse_W1"}}}`),
+  ev('contentBlockDelta', `{"contentBlockIndex":3,"delta":{"toolUse":{"input":"{\\"city\\":\\"Paris\\"}"}},${P}}`),
+  ev('contentBlockStop', `{"contentBlockIndex":3,${P}}`),
+  ev('messageStop', `{${P},"stopReason":"tool_use"}`),
+  ev('metadata', `{"metrics":{"latencyMs":300},${P},"usage":{"inputTokens":40,"outputTokens":22,"totalTokens":62,"cacheReadInputTokens":8}}`),
+];
+
+/** Every completed ConverseStream the tests have (an exception after the completion is none of the answer). */
+const STREAMS: [string, Msg[]][] = [
+  ...BEDROCK_FIXTURES.filter((f) => f.expected.status === 'done').map((f) => [f.name, f.messages] as [string, Msg[]]),
+  ['bedrock-thinking-call', thinkingCall],
+];
+
+describe('a Converse whole answer reads as its ConverseStream stream', () => {
+  it('covers the fixtures', () => {
+    expect(STREAMS.map(([n]) => n)).toEqual([
+      'bedrock-basic', 'bedrock-tools', 'bedrock-tools-no-input', 'bedrock-reasoning', 'bedrock-guardrail', 'bedrock-exception-after-stop', 'bedrock-thinking-call',
+    ]);
+  });
+  for (const [name, messages] of STREAMS) {
+    for (const raw of [false, true]) {
+      it(`${name}${raw ? ', raw' : ''}`, () => {
+        const stream = read('bedrock', [concat(messages.map(encodeMessage))], { raw });
+        expect(stream.status).toBe('done');
+        expect(atEveryCut('bedrock', JSON.stringify(converseOf(messages)), { raw })).toEqual(stream);
+      });
+    }
+  }
+});
+
+describe('Converse whole answers, exactly', () => {
+  const usage = { inputTokens: 12, outputTokens: 7, totalTokens: 19 };
+  const answer = (content: unknown[], stopReason = 'end_turn', more: Obj = {}) => JSON.stringify({
+    output: { message: { role: 'assistant', content } }, stopReason, usage, metrics: { latencyMs: 321 }, ...more,
+  });
+
+  it('text only: held back to whole graphemes, NFC', () => {
+    expect(atEveryCut('bedrock', answer([{ text: 'Grüße, e\u0301te\u0301 👩‍💻' }]))).toEqual({
+      text: 'Grüße, été 👩‍💻', status: 'done', finishReason: 'end_turn', usage, reasoning: '', calls: [], signatures: [], citations: [], error: undefined,
+    });
+  });
+
+  it('pretty-printed, after white space: the same', () => {
+    const body = `\n  ${JSON.stringify(JSON.parse(answer([{ text: 'Hallo' }, { text: ' Welt' }])), null, 2)}\n`;
+    expect(atEveryCut('bedrock', body)).toMatchObject({ text: 'Hallo Welt', status: 'done', finishReason: 'end_turn', usage });
+  });
+
+  it('a tool call with `{}` input, and one with arguments (its JSON as written anew)', () => {
+    const r = atEveryCut('bedrock', answer([
+      { text: 'Moment.' },
+      { toolUse: { toolUseId: 'tooluse_1', name: 'list_alerts', input: {} } },
+      { toolUse: { toolUseId: 'tooluse_2', name: 'get_weather', input: { city: 'Zürich', days: [1, 2] } } },
+    ], 'tool_use'));
+    expect(r).toEqual({
+      text: 'Moment.', status: 'done', finishReason: 'tool_use', usage, reasoning: '', signatures: [], citations: [], error: undefined,
+      calls: [
+        { id: 'tooluse_1', name: 'list_alerts', arguments: {}, done: true, valid: true },
+        { id: 'tooluse_2', name: 'get_weather', arguments: { city: 'Zürich', days: [1, 2] }, done: true, valid: true },
+      ],
+    });
+    const m = new ModelStream({ format: 'bedrock' });
+    m.push(enc.encode(answer([{ toolUse: { toolUseId: 'tooluse_1', name: 'list_alerts', input: {} } }, { toolUse: { toolUseId: 't2', name: 'g', input: { city: 'Zürich' } } }], 'tool_use')));
+    m.flush();
+    expect(m.toolCalls.map((c) => c.arguments)).toEqual(['{}', '{"city":"Zürich"}']);
+  });
+
+  it('a server tool\'s call (its `type`) is the provider\'s, not the client\'s', () => {
+    const m = new ModelStream({ format: 'bedrock' });
+    m.push(enc.encode(answer([{ toolUse: { toolUseId: 'srv_1', name: 'web_search', type: 'server_tool_use', input: { q: 'x' } } }, { text: 'Found.' }])));
+    expect(m.flush()).toBe('Found.');
+    expect([m.toolCalls.length, m.serverToolCalls.map((c) => [c.id, c.name, c.arguments])]).toEqual([0, [['srv_1', 'web_search', '{"q":"x"}']]]);
+  });
+
+  it('reasoning with its signature, and redacted reasoning', () => {
+    expect(atEveryCut('bedrock', answer([
+      { reasoningContent: { reasoningText: { text: 'Erst denken, e\u0301.', signature: 'EqoBCkgIARAB' } } },
+      { reasoningContent: { redactedContent: 'UmVkYWN0ZWQ=' } },
+      { text: 'Fertig.' },
+    ]))).toEqual({
+      text: 'Fertig.', status: 'done', finishReason: 'end_turn', usage, reasoning: 'Erst denken, e\u0301.', calls: [], signatures: ['EqoBCkgIARAB', 'UmVkYWN0ZWQ='],
+      citations: [], error: undefined,
+    });
+  });
+
+  it('citationsContent: its citations, then its generated text', () => {
+    const citation = { title: 'Facts', sourceContent: [{ text: 'Grass is green.' }], location: { web: { url: 'https://example.org/g', domain: 'example.org' } } };
+    expect(atEveryCut('bedrock', answer([{ text: 'Per the source: ' }, { citationsContent: { content: [{ text: 'grass is green.' }], citations: [citation] } }]))).toMatchObject({
+      text: 'Per the source: grass is green.', status: 'done', citations: [{ url: 'https://example.org/g', title: 'Facts', citedText: 'Grass is green.' }],
+    });
+  });
+
+  it('blocks a stream never sends (a guardrail\'s content, an image) are passed over', () => {
+    expect(atEveryCut('bedrock', answer([{ guardContent: { text: { text: 'x' } } }, { text: 'Ja.' }, { image: { format: 'png', source: { bytes: 'AA==' } } }]))).toMatchObject({
+      text: 'Ja.', status: 'done', finishReason: 'end_turn',
+    });
+  });
+
+  it('the usage with the cache\'s counts, as the stream\'s metadata gives it', () => {
+    const u = { inputTokens: 5, outputTokens: 2, totalTokens: 263, cacheReadInputTokens: 256, cacheWriteInputTokens: 0 };
+    const m = new ModelStream({ format: 'bedrock' });
+    m.push(enc.encode(JSON.stringify({ output: { message: { role: 'assistant', content: [{ text: 'x' }] } }, stopReason: 'max_tokens', usage: u })));
+    m.flush();
+    expect([m.finishReason, m.usage, m.finish().status]).toEqual(['max_tokens', u, 'done']);
+  });
+
+  it('a stop reason that says the turn failed: ERR_PROVIDER at the body, with the text and the usage', () => {
+    for (const chunks of standardChunkings(enc.encode(answer([{ text: 'Halb' }], 'malformed_model_output')))) {
+      const r = read('bedrock', chunks);
+      expect([r.text, r.status, r.usage, r.error?.code, r.error?.offset]).toEqual(['Halb', 'failed', usage, 'ERR_PROVIDER', 0]);
+    }
+  });
+
+  it('an error body is ERR_PROVIDER, as before: AWS\'s message and its type', () => {
+    for (const [body, message, type] of [
+      ['{"message":"Malformed input request: #: extraneous key [foo] is not permitted","__type":"com.amazon.bedrock#ValidationException"}',
+        'Malformed input request: #: extraneous key [foo] is not permitted', 'com.amazon.bedrock#ValidationException'],
+      ['  {"Message":"Too many requests, please wait before trying again."}', 'Too many requests, please wait before trying again.', undefined],
+    ] as const) {
+      for (const format of ['bedrock', 'bedrock-invoke'] as const) {
+        const r = atEveryCut(format, body);
+        expect([r.text, r.status, r.error?.code, r.error?.offset, r.error?.providerMessage, r.error?.providerCode]).toEqual(['', 'failed', 'ERR_PROVIDER', body.indexOf('{'), message, type]);
+      }
+    }
+  });
+
+  it('a body that is not JSON, or JSON that is neither an answer nor an error: ERR_BAD_EVENT at its start', () => {
+    for (const format of ['bedrock', 'bedrock-invoke'] as const) {
+      const notJson = atEveryCut(format, ' {"output": {"message": ');
+      expect([notJson.status, notJson.error?.code, notJson.error?.offset, notJson.error?.message]).toEqual(['failed', 'ERR_BAD_EVENT', 1, `The ${format} response, from byte offset 1, is neither an event stream nor valid JSON`]);
+      const other = atEveryCut(format, '{"output":{"text":"hi"},"stopReason":"end_turn"}');
+      expect([other.status, other.error?.code, other.error?.offset, other.error?.message]).toEqual(['failed', 'ERR_BAD_EVENT', 0, `The ${format} response is a JSON body, not an event stream`]);
+    }
+  });
+
+  it('a body larger than maxEventBytes: ERR_EVENT_TOO_LARGE at its start, nothing read', () => {
+    const body = answer([{ text: 'x'.repeat(2000) }]);
+    const r = read('bedrock', [enc.encode(body)], { maxEventBytes: 1024 });
+    expect([r.text, r.status, r.error?.code, r.error?.offset]).toEqual(['', 'failed', 'ERR_EVENT_TOO_LARGE', 0]);
+    expect(read('bedrock', [enc.encode(body)], { maxEventBytes: body.length }).text).toBe('x'.repeat(2000));
+  });
+
+  it('the events are written within the whole answer\'s budget: none past it (describeFormat\'s null)', () => {
+    // (a Converse body's events are about as large as it, each block's own: the budget, 4 × maxEventBytes and 1 MiB, is not reached by a body within maxEventBytes; it still bounds them)
+    const calls = Array.from({ length: 400 }, (_, i) => ({ toolUse: { toolUseId: `t${i}`, name: 'n', input: {} } }));
+    const body = answer(calls, 'tool_use');
+    expect(describeFormat('bedrock').wholeAnswerEvents(JSON.parse(body), 1000)).toBeNull();
+    expect(describeFormat('bedrock').wholeAnswerEvents(JSON.parse(body))!.length).toBe(1 + 400 * 3 + 2);
+  });
+});
+
+describe('InvokeModel\'s whole answer of a Claude model (bedrock-invoke): Anthropic\'s message, read as Claude direct reads it', () => {
+  const message = JSON.stringify({
+    id: 'msg_bdrk_01', type: 'message', role: 'assistant', model: 'claude-sonnet-4',
+    content: [
+      { type: 'thinking', thinking: 'Kurz, e\u0301.', signature: 'EqQBCgIYAhIM' }, { type: 'redacted_thinking', data: 'RXJy' },
+      { type: 'text', text: 'Grüße 👋' }, { type: 'tool_use', id: 'toolu_1', name: 'get', input: {} }, { type: 'tool_use', id: 'toolu_2', name: 'put', input: { a: [1, 'é'] } },
+    ],
+    stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 20 },
+  });
+  it('the same as the anthropic format\'s reading of it, at every cut', () => {
+    const r = atEveryCut('bedrock-invoke', message);
+    expect(r).toEqual({
+      text: 'Grüße 👋', status: 'done', finishReason: 'tool_use', usage: { input_tokens: 10, output_tokens: 20 }, reasoning: 'Kurz, e\u0301.',
+      calls: [{ id: 'toolu_1', name: 'get', arguments: {}, done: true, valid: true }, { id: 'toolu_2', name: 'put', arguments: { a: [1, 'é'] }, done: true, valid: true }],
+      signatures: ['EqQBCgIYAhIM', 'RXJy'], citations: [], error: undefined,
+    });
+    const m = new ModelStream({ format: 'anthropic' });
+    m.push(enc.encode(message));
+    m.flush();
+    expect([m.reasoning, m.toolCalls.map((c) => c.arguments)]).toEqual([r.reasoning, ['{}', '{"a":[1,"é"]}']]);
+  });
+  it('a Converse body is not Claude\'s message: ERR_BAD_EVENT', () => {
+    expect(read('bedrock-invoke', [enc.encode('{"output":{"message":{"role":"assistant","content":[{"text":"x"}]}},"stopReason":"end_turn"}')]).error?.code).toBe('ERR_BAD_EVENT');
+  });
+});
+
+/** A relay's bytes for `chunks`. */
+function relayed(from: Format, to: 'openai' | 'anthropic', chunks: Uint8Array[]): Uint8Array {
+  const r = new SseRelay({ from, to, id: 'x', model: 'm' });
+  return concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()]);
+}
+
+/** What the official client reads of a relay's bytes, with what is the relay's own per run (the time) set aside, and the calls' arguments as values. */
+async function clientRead(to: 'openai' | 'anthropic', bytes: Uint8Array): Promise<unknown> {
+  if (to === 'anthropic') return anthropicFinal(bytes);
+  const c = await openaiFinal(bytes);
+  // (openai-node keeps the last reasoning delta only, not their join: the stream's differs from the whole answer's one; ModelStream's reasoning is compared above)
+  const { reasoning_content: _, tool_calls, ...message } = c.choices[0].message as unknown as Obj & { tool_calls?: { function: { arguments: string } }[] };
+  return {
+    ...c, created: 0, choices: [{
+      ...c.choices[0], message: { ...message, tool_calls: tool_calls?.map((t) => ({ ...t, function: { ...t.function, arguments: JSON.parse(t.function.arguments) as unknown } })) },
+    }],
+  };
+}
+
+describe('a Converse whole answer relayed: the official clients read of it what they read of its stream', () => {
+  for (const [name, messages] of STREAMS) {
+    for (const to of ['openai', 'anthropic'] as const) {
+      it(`${name} → ${to}`, async () => {
+        const stream = await clientRead(to, relayed('bedrock', to, [concat(messages.map(encodeMessage))]));
+        const body = enc.encode(JSON.stringify(converseOf(messages)));
+        for (const chunks of standardChunkings(body)) expect(await clientRead(to, relayed('bedrock', to, chunks)), `${chunks.length} reads`).toEqual(stream);
+      });
+    }
+  }
+  it('an error body: the client reads the provider\'s error', async () => {
+    const body = enc.encode('{"message":"Too many requests","__type":"ThrottlingException"}');
+    const out = new TextDecoder().decode(relayed('bedrock', 'anthropic', [body]));
+    expect(out).toBe('event: error\ndata: {"type":"error","error":{"type":"rate_limit_error","message":"Too many requests"}}\n\n');
+  });
+});
