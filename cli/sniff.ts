@@ -34,6 +34,8 @@ function wholeAnswer(v: unknown): Format | undefined {
   if (v.type === 'message' && Array.isArray(v.content)) return 'anthropic';
   if (v.object === 'response' && Array.isArray(v.output)) return 'openai-responses';
   if (Array.isArray(v.candidates) || isObj(v.promptFeedback)) return 'gemini';
+  // (Bedrock's Converse: `{output: {message: {role, content}}, stopReason, usage, metrics}`)
+  if (isObj(v.output) && isObj(v.output.message) && Array.isArray(v.output.message.content)) return 'bedrock';
   return undefined;
 }
 
@@ -43,6 +45,8 @@ function wholeAnswerOfPrefix(head: string): Format | undefined {
   if (/^\{\s*"(id"\s*:\s*"[^"]*"\s*,\s*")?type"\s*:\s*"message"/.test(head)) return 'anthropic';
   if (/"object"\s*:\s*"response"/.test(head)) return 'openai-responses';
   if (/^\{\s*"candidates"\s*:/.test(head)) return 'gemini';
+  // (Converse's members in AWS's order: the metrics first, then the output)
+  if (/^\{\s*(?:"metrics"\s*:\s*\{[^{}]*\}\s*,\s*)?"output"\s*:\s*\{\s*"message"\s*:/.test(head)) return 'bedrock';
   return undefined;
 }
 

@@ -14,6 +14,8 @@ const answers: [string, unknown, string][] = [
   ['anthropic', { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [{ type: 'thinking', thinking: 'hm', signature: 's' }, { type: 'text', text: 'Bonjour, e\u0301te\u0301 ☀️' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 5 } }, 'end_turn'],
   ['openai-responses', { id: 'resp_1', object: 'response', status: 'completed', model: 'gpt-5', output: [{ id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Bonjour, e\u0301te\u0301 ☀️', annotations: [] }] }], usage: { input_tokens: 3, output_tokens: 5 } }, 'completed'],
   ['gemini', { candidates: [{ content: { parts: [{ text: 'Bonjour, e\u0301te\u0301 ☀️' }], role: 'model' }, finishReason: 'STOP', index: 0 }] }, 'STOP'],
+  // (Bedrock's Converse, its members in the order AWS sends them)
+  ['bedrock', { metrics: { latencyMs: 412 }, output: { message: { role: 'assistant', content: [{ text: 'Bonjour, e\u0301te\u0301 ☀️' }] } }, stopReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 } }, 'end_turn'],
 ];
 
 describe('a whole answer: decode prints its text (NFC), check finds it clean', () => {
@@ -64,4 +66,50 @@ it('a whole answer whose events would be far larger than it (a long model said i
   const c = await run(['check', '--format', 'openai', '--max-event-bytes', '65536', path]);
   expect(c.code).toBe(4);
   expect(c.stdout).toContain(`byte 0  the whole answer would be read as events of more than ${most} bytes (4 × --max-event-bytes and 1 MiB): decode stops there\n`);
+});
+
+describe('Bedrock\'s whole answers: decode and check read them as their streams', () => {
+  const converse = JSON.stringify({
+    metrics: { latencyMs: 412 },
+    output: { message: { role: 'assistant', content: [
+      { reasoningContent: { reasoningText: { text: 'Erst denken.', signature: 'EqoB' } } }, { reasoningContent: { redactedContent: 'UmVk' } },
+      { text: 'Grüße 👋' }, { toolUse: { toolUseId: 'tooluse_1', name: 'list_alerts', input: {} } }, { toolUse: { toolUseId: 'tooluse_2', name: 'get_weather', input: { city: 'Zürich' } } },
+    ] } },
+    stopReason: 'tool_use', usage: { inputTokens: 30, outputTokens: 12, totalTokens: 42 },
+  });
+
+  it('Converse: the text, the reasoning, the calls, the finish and the usage; check clean', async () => {
+    const path = file(dir, 'converse.json', converse);
+    for (const args of [['decode', path], ['decode', '--format', 'bedrock', path]]) expect(await run(args)).toMatchObject({ code: 0, stdout: 'Grüße 👋', stderr: '' });
+    const r = await run(['decode', '--format', 'bedrock', '--report', '--json', path]);
+    const report = JSON.parse(r.stderr.slice(r.stderr.indexOf('{')));
+    expect([report.status, report.finishReason, report.usage, report.graphemes]).toEqual(['done', 'tool_use', { inputTokens: 30, outputTokens: 12, totalTokens: 42 }, 7]);
+    // (the parts, on stderr: the reasoning, then each call as it ended)
+    const p = await run(['decode', '--format', 'bedrock', '--parts', path]);
+    expect([p.code, p.stdout, p.stderr]).toEqual([0, 'Grüße 👋', '[reasoning]\nErst denken.\n[tool call 0] list_alerts (tooluse_1) {}\n[tool call 1] get_weather (tooluse_2) {"city":"Zürich"}\n']);
+    for (const args of [['check', path], ['check', '--format', 'bedrock', path]]) {
+      const c = await run(args);
+      expect([c.code, c.stdout.split('\n')[1]]).toEqual([0, 'clean']);
+      expect(c.stdout.split('\n')[0]).toContain(`: bedrock${args.length === 2 ? ' (sniffed)' : ''}, ${Buffer.byteLength(converse)} bytes, 0 lines, 16 events, 0 heartbeats, 7 graphemes of text, 2 tool calls, completed (finish reason "tool_use")`);
+    }
+  });
+
+  it('InvokeModel of a Claude model (bedrock-invoke): Anthropic\'s message', async () => {
+    const body = JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [{ type: 'text', text: 'Grüße 👋' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 5 } });
+    const path = file(dir, 'invoke.json', body);
+    expect(await run(['decode', '--format', 'bedrock-invoke', path])).toMatchObject({ code: 0, stdout: 'Grüße 👋', stderr: '' });
+    const c = await run(['check', '--format', 'bedrock-invoke', path]);
+    expect([c.code, c.stdout.split('\n')[1]]).toEqual([0, 'clean']);
+  });
+
+  it('an error body: the provider\'s error (exit 5); a body that is not JSON: exit 6, at its start', async () => {
+    const err = file(dir, 'bedrock-error.json', '{"message":"Malformed input request","__type":"ValidationException"}');
+    const d = await run(['decode', '--format', 'bedrock', err]);
+    expect([d.code, d.stdout, d.stderr]).toEqual([5, '', 'seam-stream: The provider answered with an error body: Malformed input request (ValidationException)\n']);
+    const c = await run(['check', '--format', 'bedrock', err]);
+    expect([c.code, c.stdout.split('\n').slice(1, 3)]).toEqual([5, ['1 problem:', '  byte 0  the provider answered with an error body: Malformed input request (ValidationException)']]);
+    const bad = file(dir, 'bedrock-bad.json', '  {"output": {"message": {"content": [');
+    const b = await run(['decode', '--format', 'bedrock', bad]);
+    expect([b.code, b.stderr]).toEqual([6, 'seam-stream: The bedrock response, from byte offset 2, is neither an event stream nor valid JSON\n']);
+  });
 });
