@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { ModelStream, ModelStreamError, SseRelay, describeFormat } from '../../bindings/index.js';
 import { BEDROCK_FIXTURES, encodeMessage, type Msg } from '../helpers/bedrock-fixtures.js';
-import { concat, standardChunkings } from '../helpers/random.js';
+import { SEED, concat, cut, randomCuts, rng, standardChunkings } from '../helpers/random.js';
 import { anthropicFinal, openaiFinal } from '../helpers/sdk-clients.js';
 
 const enc = new TextEncoder();
@@ -136,7 +136,11 @@ describe('a Converse whole answer reads as its ConverseStream stream', () => {
       it(`${name}${raw ? ', raw' : ''}`, () => {
         const stream = read('bedrock', [concat(messages.map(encodeMessage))], { raw });
         expect(stream.status).toBe('done');
-        expect(atEveryCut('bedrock', JSON.stringify(converseOf(messages)), { raw })).toEqual(stream);
+        const body = enc.encode(JSON.stringify(converseOf(messages)));
+        expect(atEveryCut('bedrock', body, { raw })).toEqual(stream);
+        // (and seeded random cuts, pieces of 0 to 40 bytes: SEAM_SEED replays a run)
+        const next = rng(SEED);
+        for (let round = 0; round < 20; round++) expect(read('bedrock', cut(body, randomCuts(body, next, 40)), { raw }), `seed ${SEED}, round ${round}`).toEqual(stream);
       });
     }
   }
@@ -244,6 +248,14 @@ describe('Converse whole answers, exactly', () => {
       const other = atEveryCut(format, '{"output":{"text":"hi"},"stopReason":"end_turn"}');
       expect([other.status, other.error?.code, other.error?.offset, other.error?.message]).toEqual(['failed', 'ERR_BAD_EVENT', 0, `The ${format} response is a JSON body, not an event stream`]);
     }
+  });
+
+  it('a strict stream\'s body must be UTF-8: ERR_INVALID_UTF8 at its first bad byte', () => {
+    const body = enc.encode(`\n${answer([{ text: 'Gut' }])}`);
+    const at = body.indexOf(0x47); // (the G of the text)
+    body[at] = 0xff;
+    const r = atEveryCut('bedrock', body);
+    expect([r.text, r.status, r.error?.code, r.error?.offset]).toEqual(['', 'failed', 'ERR_INVALID_UTF8', at]);
   });
 
   it('a body larger than maxEventBytes: ERR_EVENT_TOO_LARGE at its start, nothing read', () => {
