@@ -228,8 +228,20 @@ export class Checker {
           // the body from its `{` or `[` (what came before, white space or a BOM, is no part of it)
           this.mode = 'body';
           this.bodyStart = base + k;
+          if (this.es !== undefined) {
+            // (AWS's event stream: a JSON body in its place is UTF-8 text, checked as decode checks
+            // it, from the input's start; its later reads below)
+            let at = 0;
+            for (const c of this.startHeld) {
+              this.utf8(c, at);
+              at += c.length;
+            }
+            this.utf8(chunk, base);
+          }
           this.startHeld = [];
           chunk = chunk.subarray(k);
+          this.bodyRead(chunk);
+          return;
         } else this.framesFromStart();
       } else if (base + chunk.length <= SNIFF_BYTES) {
         // only white space (or a BOM) so far: held until the first other byte says what follows
@@ -238,14 +250,19 @@ export class Checker {
       } else this.framesFromStart();
     }
     if (this.mode === 'body') {
-      // (decode keeps a body up to --max-event-bytes, as an event)
-      if (this.bodyBytes <= this.limits.maxEventBytes) {
-        this.bodyBytes += chunk.length;
-        if (this.bodyBytes <= this.limits.maxEventBytes) this.body.push(dec.decode(chunk, { stream: true }));
-      }
+      if (this.es !== undefined) this.utf8(chunk, base);
+      this.bodyRead(chunk);
       return;
     }
     this.framesOf(chunk);
+  }
+
+  private bodyRead(chunk: Uint8Array): void {
+    // (decode keeps a body up to --max-event-bytes, as an event)
+    if (this.bodyBytes <= this.limits.maxEventBytes) {
+      this.bodyBytes += chunk.length;
+      if (this.bodyBytes <= this.limits.maxEventBytes) this.body.push(dec.decode(chunk, { stream: true }));
+    }
   }
 
   /** No body: the reads held at the start go to the framing. */

@@ -102,6 +102,16 @@ describe('Bedrock\'s whole answers: decode and check read them as their streams'
     expect([c.code, c.stdout.split('\n')[1]]).toEqual([0, 'clean']);
   });
 
+  it('a Converse body that is not UTF-8: check finds it where decode stops (exit 2), after the white space before it', async () => {
+    const body = Buffer.concat([Buffer.from('  \n{"output":{"message":{"role":"assistant","content":[{"text":"G'), Buffer.from([0xff]), Buffer.from('ut"}]}},"stopReason":"end_turn"}')]);
+    const at = body.indexOf(0xff);
+    const path = file(dir, 'converse-not-utf8.json', body);
+    const d = await run(['decode', '--format', 'bedrock', path]);
+    expect([d.code, d.stderr]).toEqual([2, `seam-stream: The bedrock response, a whole answer in a JSON body, is not valid UTF-8 at byte offset ${at} (--lenient reads it as U+FFFD and goes on)\n`]);
+    const c = await run(['check', '--format', 'bedrock', path]);
+    expect([c.code, c.stdout.split('\n').slice(1, 3)]).toEqual([2, ['1 problem:', `  byte ${at}  invalid UTF-8 at byte ${at}`]]);
+  });
+
   it('an error body: the provider\'s error (exit 5); a body that is not JSON: exit 6, at its start', async () => {
     const err = file(dir, 'bedrock-error.json', '{"message":"Malformed input request","__type":"ValidationException"}');
     const d = await run(['decode', '--format', 'bedrock', err]);
