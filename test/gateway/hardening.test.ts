@@ -26,6 +26,14 @@ afterEach(async () => {
   g = undefined;
 });
 
+/** What a relay from OpenAI to an OpenAI client writes of an upstream's answer. */
+function relayed(body: string): string {
+  const r = new SseRelay({ from: 'openai', to: 'openai', model: 'whole' });
+  const out = Buffer.concat([Buffer.from(r.push(b(body))), Buffer.from(r.flush())]).toString();
+  r.dispose();
+  return out;
+}
+
 /** POSTs with headers; the status, headers and exact body. */
 const postWith = (url: string, body: unknown, headers: Record<string, string>) => post(url, body, '/v1/chat/completions', headers);
 
@@ -405,6 +413,71 @@ describe('finding 3: admission first, every buffer in the budget, connections ca
     expect(g.gw.stats().streams).toBe(1);
     expect((await metricsAt(`${g.url}/metrics`)).get('llm_limit_errors_total{limit="pending_bytes"}')).toBe(1);
     idle.destroy();
+    await nothingLeft(g);
+  });
+
+  test.each([
+    ['streamed, to an OpenAI client', '/v1/chat/completions', true],
+    ['whole (stream: false), to an Anthropic client, read from the upstream\'s stream', '/v1/messages', false],
+  ] as const)('upstreams that answer with one large JSON body, which the library holds whole until its end (%s): the bodies count in the budget, and the streams past maxPendingBytes are refused', async (_, path, stream) => {
+    // (the relay and the model stream keep such a body in JavaScript up to maxEventBytes, outside
+    // the core's memory: sixteen of them were held, 8 MiB, with the budget at 4 MiB and counting none)
+    const KIB = 1024;
+    g = await start({ maxPendingBytes: 4096 * KIB, clientTimeout: 20_000 });
+    const whole = JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'z'.repeat(512 * KIB) }, finish_reason: 'stop' }] });
+    let release!: () => void;
+    const mayEnd = new Promise<void>((resolve) => { release = resolve; });
+    g.up.scripts.set('whole', {
+      write: async (res: ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(whole.slice(0, -100));
+        await mayEnd;
+        if (!res.destroyed) res.end(whole.slice(-100));
+      },
+    });
+    const N = 16;
+    let settled = 0;
+    const answers = Array.from({ length: N }, () => post(g!.url, { ...chat('whole', stream), max_tokens: 64 }, path).finally(() => { settled++; }));
+    // (settled: every stream either holds its body so far, all but its last 100 bytes, or was refused)
+    await expect.poll(() => {
+      const { streams, pendingBytes } = g!.gw.stats();
+      return g!.up.received.length === N && streams + settled === N && pendingBytes >= streams * (whole.length - 100);
+    }, { timeout: 15_000 }).toBe(true);
+    const open = g.gw.stats().streams;
+    expect(open).toBeGreaterThanOrEqual(1);
+    expect(open).toBeLessThanOrEqual(7); // (eight bodies of 512 KiB are the budget)
+    expect(g.gw.stats().pendingBytes).toBeLessThan(4096 * KIB);
+    release();
+    const all = await Promise.all(answers);
+    const message = 'the gateway\'s streams hold more than maxPendingBytes (4194304) with this answer; retry later';
+    const refused = stream
+      ? { status: 200, body: `data: ${JSON.stringify({ error: { message, type: 'overloaded', code: 'ERR_PENDING_BYTES' } })}\n\n` }
+      : { status: 503, body: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message } }) };
+    const answered = all.filter((r) => !(r.status === refused.status && r.body.toString() === refused.body));
+    expect(answered.length).toBe(open);
+    for (const r of answered) {
+      expect(r.status).toBe(200);
+      const text = r.body.toString();
+      if (stream) {
+        expect(normalizeIds(text)).toBe(normalizeIds(relayed(whole)));
+      } else {
+        expect(JSON.parse(text).content).toEqual([{ type: 'text', text: 'z'.repeat(512 * KIB) }]);
+      }
+    }
+    await nothingLeft(g);
+    const m = await metricsAt(`${g.url}/metrics`);
+    expect([m.get('llm_limit_errors_total{limit="pending_bytes"}'), m.get('llm_streams_total{status="limit"}'), m.get('llm_streams_total{status="done"}')])
+      .toEqual([N - open, N - open, open]);
+  });
+
+  test('a Gemini upstream that answers a JSON array (held whole as its body too), after a BOM and white space cut across reads: counted from its `[`, and refused past maxPendingBytes', async () => {
+    g = await start({ maxPendingBytes: 256 * 1024 }, 'gemini');
+    const array = `[${Array.from({ length: 40 }, () => JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'g'.repeat(8000) }] } }] })).join(',')}]`;
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb]), Buffer.from([0xbf, 0x20, 0x0a]), b(array)]);
+    g.up.scripts.set('gemini-2.5-flash', { contentType: 'application/json', pieces: [bytes.subarray(0, 2), bytes.subarray(2, 5), bytes.subarray(5, 6), bytes.subarray(6)] });
+    const r = await post(g.url, chat('gemini-2.5-flash'));
+    expect(r.body.toString()).toBe(`data: ${JSON.stringify({ error: { message: 'the gateway\'s streams hold more than maxPendingBytes (262144) with this answer; retry later', type: 'overloaded', code: 'ERR_PENDING_BYTES' } })}\n\n`);
     await nothingLeft(g);
   });
 

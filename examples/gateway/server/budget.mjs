@@ -19,7 +19,8 @@ export class Budget {
 
   /**
    * What the streams hold now: their clients' write buffers, their upstream responses' read
-   * buffers, what they hold in JavaScript (request bodies, whole answers) and (in the core) their
+   * buffers, what they hold in JavaScript (request bodies, whole answers, an answer's JSON body
+   * that seam's relay or model stream keeps until its end) and (in the core) their
    * unfinished events.
    */
   pendingBytes() {

@@ -2,6 +2,7 @@
 // to the client, whole validated events in the client's API, with backpressure and the stream's
 // counts; and how a relayed stream counts once the relay has written its end (relayedStatus).
 import { SseRelay } from 'seam-stream';
+import { heldBody } from './held-body.mjs';
 import { clientGone } from './replies.mjs';
 
 /**
@@ -53,6 +54,7 @@ export function relayAnswer(s, upRes, model) {
       // (its tokens once, from the usage the relay read, whatever ended the stream)
       m.tokens.add(gw.facts, relay.usage);
       relay.dispose();
+      s.release(); // (the JSON body it kept, if any)
       resolve();
     };
     /** The upstream's end: the relay's last bytes ([DONE], or the error event), then the response's end. */
@@ -79,6 +81,24 @@ export function relayAnswer(s, upRes, model) {
       stop();
     };
     s.done = () => { if (!ended) stop(); };
+    // (an answer that is one JSON body, which the relay keeps whole until the upstream's end: held
+    // in the streams' budget as it comes, and let go with the relay)
+    const body = heldBody(gw.facts);
+    /**
+     * The gateway ends the stream for want of memory (`limit`: the budget's, pending_bytes; the
+     * core's, core_memory): the client's `overloaded` error event after what was relayed, the
+     * upstream closed.
+     */
+    const overloaded = (limit, message, code) => {
+      m.limitErrors.inc({ limit });
+      const e = Buffer.from(relay.abort({ message, kind: 'overloaded', code }));
+      m.eventsOut.inc(1);
+      m.bytesOut.inc(e.length);
+      s.status = relayedStatus(relay, m, 'limit');
+      res.end(e);
+      upRes.destroy();
+      stop();
+    };
     // One socket read of the upstream holds many HTTP chunks when the upstream is ahead of the
     // gateway (each a 'data' event, in one go): the reads of one tick are relayed as one push
     // and written as one client write, right after the last of them (process.nextTick, which
@@ -94,20 +114,17 @@ export function relayAnswer(s, upRes, model) {
       const chunk = burst.length === 1 ? burst[0] : Buffer.concat(burst, burstBytes);
       burst.length = 0;
       burstBytes = 0;
+      const kept = body === null ? 0 : body(chunk);
+      if (kept !== 0 && !s.hold(kept)) {
+        m.bytesIn.inc(chunk.length);
+        return void overloaded('pending_bytes', `the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`, 'ERR_PENDING_BYTES');
+      }
       let out;
       try {
         out = relay.push(chunk);
       } catch (err) {
         // the core's budget for all streams (setCoreMemoryLimit): this stream stops, the others go on
-        m.limitErrors.inc({ limit: 'core_memory' });
-        const e = Buffer.from(relay.abort({ message: `the gateway is out of stream memory: ${err.message}`, kind: 'overloaded', code: err.code ?? 'ERR_GATEWAY' }));
-        m.eventsOut.inc(1);
-        m.bytesOut.inc(e.length);
-        s.status = relayedStatus(relay, m, 'limit');
-        res.end(e);
-        upRes.destroy();
-        stop();
-        return;
+        return void overloaded('core_memory', `the gateway is out of stream memory: ${err.message}`, err.code ?? 'ERR_GATEWAY');
       }
       m.bytesIn.inc(chunk.length);
       const n = relay.events;

@@ -3,6 +3,7 @@
 // client's API (assembleWhole, with wholeAnswer: the answer's shape in each API).
 import { ModelStream, ModelStreamError, describeFormat, finishWithCalls, openAiAnnotations } from 'seam-stream';
 import { UpstreamProtocolError } from '../upstream.mjs';
+import { heldBody } from './held-body.mjs';
 import { jsonObjectEnd, readBody } from './read-body.mjs';
 import { anthropicBody, errorBody, sendJson } from './replies.mjs';
 
@@ -77,6 +78,9 @@ export async function assembleWhole(s, upRes, model) {
   let text = '';
   let failure = null;
   let broke = false; // the upstream's body broke off
+  // (an answer that is one JSON body, which the model stream keeps whole until the upstream's end:
+  // held in the streams' budget as its text is)
+  const body = heldBody(gw.facts);
   await new Promise((resolve) => {
     s.done = resolve;
     upRes.on('data', (chunk) => {
@@ -84,11 +88,12 @@ export async function assembleWhole(s, upRes, model) {
       s.heard = gw.tick;
       m.bytesIn.inc(chunk.length);
       try {
-        const more = ms.push(chunk);
-        text += more;
+        const kept = body === null ? 0 : body(chunk);
+        const more = kept !== 0 && !s.hold(kept) ? null : ms.push(chunk);
+        if (more !== null) text += more;
         // (the text's UTF-8 bytes, as maxResponseBytes counts it and as it is written: its UTF-16
         // units were a third of a CJK text's bytes)
-        if (!s.hold(Buffer.byteLength(more))) {
+        if (more === null || !s.hold(Buffer.byteLength(more))) {
           failure = Object.assign(new Error(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`), { code: 'ERR_PENDING_BYTES' });
           upRes.destroy();
           resolve();
