@@ -540,6 +540,37 @@ describe('a connection refused by a cap', () => {
   });
 });
 
+describe('an upstream\'s whole answer nested deeper than JavaScript\'s stack', () => {
+  test('the library\'s RangeError is the gateway\'s error: the client\'s error event (a 500 for a whole answer), never a completion, the detail in the log; the process and its other streams go on', async () => {
+    // (a JSON body in place of a stream, whose tool call input nests 100,000 levels: the relay's
+    // flush threw from an upstream 'end' listener, an uncaught exception that ended the process)
+    g = await start({}, 'anthropic');
+    const input = '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000);
+    const whole = `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":${input}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":2}}`;
+    g.up.scripts.set('deep', { contentType: 'application/json', pieces: [b(whole)] });
+    const quick = `event: message_start\ndata: {"type":"message_start","message":{"id":"msg_2","type":"message","role":"assistant","content":[],"model":"m","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n`
+      + 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}\n\n'
+      + 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    g.up.scripts.set('quick', { pieces: [b(quick)] });
+    const ask = (path: string, stream: boolean) => post(g!.url, { model: 'deep', stream, max_tokens: 64, messages: [{ role: 'user', content: 'Bonjour' }] }, path);
+    const message = (r: { headers: Record<string, unknown> }) => `gateway error (request id ${String(r.headers['x-request-id'])}; the gateway's log has the detail)`;
+    const toOpenAi = await ask('/v1/chat/completions', true);
+    expect([toOpenAi.status, toOpenAi.body.toString()]).toEqual([200, `data: ${JSON.stringify({ error: { message: message(toOpenAi), type: 'server_error', code: 'ERR_GATEWAY' } })}\n\n`]);
+    const toAnthropic = await ask('/v1/messages', true);
+    expect([toAnthropic.status, toAnthropic.body.toString()]).toEqual([200, `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: message(toAnthropic) } })}\n\n`]);
+    const whole500 = await ask('/v1/chat/completions', false);
+    expect([whole500.status, JSON.parse(whole500.body.toString())]).toEqual([500, { error: { message: message(whole500), type: 'gateway_error', code: 'ERR_GATEWAY' } }]);
+    for (const r of [toOpenAi, toAnthropic, whole500]) {
+      expect(g.log.some((l) => l.startsWith(`gateway: request ${String(r.headers['x-request-id'])}: `) && l.includes('RangeError: Maximum call stack size exceeded'))).toBe(true);
+    }
+    // (the gateway goes on)
+    expect((await post(g.url, { model: 'quick', stream: true, max_tokens: 64, messages: [{ role: 'user', content: 'Bonjour' }] }, '/v1/messages')).body.toString()).toBe(quick);
+    await nothingLeft(g);
+    const m = await metricsAt(`${g.url}/metrics`);
+    expect([m.get('gateway_errors_total'), m.get('llm_streams_total{status="failed"}'), m.get('llm_streams_total{status="done"}')]).toEqual([3, 3, 1]);
+  });
+});
+
 describe('finding 4, through the gateway: ambiguous framing is a 502, not a truncated 200', () => {
   test('a duplicate Content-Length with the body cut short', async () => {
     g = await start();

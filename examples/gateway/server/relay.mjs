@@ -1,7 +1,7 @@
 // A stream's answer relayed as it comes (relayAnswer): the upstream's reads through seam's SseRelay
 // to the client, whole validated events in the client's API, with backpressure and the stream's
 // counts; and how a relayed stream counts once the relay has written its end (relayedStatus).
-import { SseRelay } from 'seam-stream';
+import { CoreMemoryError, SseRelay } from 'seam-stream';
 import { heldBody } from './held-body.mjs';
 import { clientGone } from './replies.mjs';
 
@@ -26,6 +26,16 @@ export function relayedStatus(relay, m, own) {
     return 'limit';
   }
   return st === 'done' ? 'done' : st === 'truncated' ? 'truncated' : code !== undefined ? 'failed' : own;
+}
+
+/** The client's error event for the gateway's `reason` (SseRelay.abort's), in its format (`to`), written by a relay of its own. */
+function errorEvent(from, to, reason) {
+  const r = new SseRelay({ from, to });
+  try {
+    return Buffer.from(r.abort(reason));
+  } finally {
+    r.dispose();
+  }
 }
 
 /**
@@ -62,7 +72,12 @@ export function relayAnswer(s, upRes, model) {
       take(); // the reads of this tick first
       if (ended) return;
       if (clientGone(res)) return void s.abort();
-      const tail = Buffer.from(relay.flush()); // a copy: the view is the relay's
+      let tail;
+      try {
+        tail = Buffer.from(relay.flush()); // a copy: the view is the relay's
+      } catch (err) {
+        return void failed(err);
+      }
       s.status = relayedStatus(relay, m, 'failed');
       if (relay.status === 'truncated') {
         m.truncated.inc();
@@ -91,11 +106,30 @@ export function relayAnswer(s, upRes, model) {
      */
     const overloaded = (limit, message, code) => {
       m.limitErrors.inc({ limit });
-      const e = Buffer.from(relay.abort({ message, kind: 'overloaded', code }));
+      ownEnd({ message, kind: 'overloaded', code }, 'limit');
+    };
+    /**
+     * The relay threw what is not the stream's own error (a RangeError from the library where a
+     * whole answer nests too deep for JavaScript's stack): the gateway's error, its detail in the
+     * log under the request id, and the client's error event, never a completion.
+     */
+    const failed = (err) => {
+      m.gatewayErrors.inc();
+      gw.log(`gateway: request ${s.id}: the relay failed: ${err?.stack ?? err}`);
+      ownEnd({ message: `gateway error (request id ${s.id}; the gateway's log has the detail)`, kind: 'server', code: 'ERR_GATEWAY' }, 'failed');
+    };
+    /** The gateway ends the stream itself (`own`, its status): the client's error event after what was relayed, the upstream closed. */
+    const ownEnd = (reason, own) => {
+      let e = Buffer.from(relay.abort(reason));
+      // (a relay whose flush threw has ended, and writes nothing more: the event written by a relay of its own)
+      if (e.length === 0 && relay.status !== 'done') e = errorEvent(gw.format, s.dialect, reason);
       m.eventsOut.inc(1);
       m.bytesOut.inc(e.length);
-      s.status = relayedStatus(relay, m, 'limit');
-      res.end(e);
+      s.status = relayedStatus(relay, m, own);
+      if (!res.destroyed) {
+        res.end(e);
+        s.wroteNow();
+      }
       upRes.destroy();
       stop();
     };
@@ -124,7 +158,8 @@ export function relayAnswer(s, upRes, model) {
         out = relay.push(chunk);
       } catch (err) {
         // the core's budget for all streams (setCoreMemoryLimit): this stream stops, the others go on
-        return void overloaded('core_memory', `the gateway is out of stream memory: ${err.message}`, err.code ?? 'ERR_GATEWAY');
+        if (err instanceof CoreMemoryError) return void overloaded('core_memory', `the gateway is out of stream memory: ${err.message}`, err.code);
+        return void failed(err);
       }
       m.bytesIn.inc(chunk.length);
       const n = relay.events;

@@ -1,7 +1,7 @@
 // A stream's whole answer (`stream: false`): an upstream's of the client's own API passed through
 // (passWhole), or another's read from its stream with seam's ModelStream and written anew in the
 // client's API (assembleWhole, with wholeAnswer: the answer's shape in each API).
-import { ModelStream, ModelStreamError, describeFormat, finishWithCalls, openAiAnnotations } from 'seam-stream';
+import { CoreMemoryError, ModelStream, ModelStreamError, describeFormat, finishWithCalls, openAiAnnotations } from 'seam-stream';
 import { UpstreamProtocolError } from '../upstream.mjs';
 import { heldBody } from './held-body.mjs';
 import { jsonObjectEnd, readBody } from './read-body.mjs';
@@ -120,6 +120,14 @@ export async function assembleWhole(s, upRes, model) {
     } catch (err) { failure = err; }
   }
   m.eventsIn.inc(ms.events);
+  if (failure && !(failure instanceof ModelStreamError) && !(failure instanceof CoreMemoryError) && failure.code === undefined) {
+    // (what the model stream threw is not the stream's error, nor the gateway's reason: a RangeError
+    // from the library where a whole answer nests too deep for JavaScript's stack; the gateway's
+    // error, a 500 with the request id, its detail in the log, and not the exception's words)
+    dispose();
+    s.status = 'failed';
+    throw failure;
+  }
   if (failure) {
     const code = failure.code ?? 'ERR_GATEWAY';
     s.status = code === 'ERR_STREAM_TRUNCATED' ? 'truncated' : 'failed';
