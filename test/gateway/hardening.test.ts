@@ -540,6 +540,35 @@ describe('a connection refused by a cap', () => {
   });
 });
 
+describe('a request nested deep', () => {
+  test('past 512 levels, a 400 in the API\'s shape and the upstream not called, where deeper than JavaScript\'s stack was the gateway\'s 500 (its stack trace logged); 512 levels pass, brackets in strings not counted', async () => {
+    g = await start();
+    g.up.scripts.set('m', { pieces: [b(chunk('vite') + DONE)] });
+    // (the outermost object is level 1; strings with brackets and escaped quotes in them at each level)
+    const nested = (levels: number) => `{"model":"m","stream":true,"messages":[{"role":"user","content":"[{\\"["}],"x":${'["{[\\\\",'.repeat(levels - 1)}0${']'.repeat(levels - 1)}}`;
+    expect(JSON.parse(nested(3)).x).toEqual(['{[\\', ['{[\\', 0]]);
+    const send = (body: string, path = '/v1/chat/completions') => new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${g!.url}${path}`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let d = '';
+        res.setEncoding('utf8');
+        res.on('data', (x: string) => { d += x; });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: d }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    const refused = { status: 400, body: JSON.stringify({ error: { message: 'the request body nests deeper than 512 levels', type: 'invalid_request_error', code: 'ERR_BAD_REQUEST' } }) };
+    expect(await send(nested(513))).toEqual(refused);
+    expect(await send(nested(100_000))).toEqual(refused);
+    expect(await send(nested(513), '/v1/messages')).toEqual({ status: 400, body: JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'the request body nests deeper than 512 levels' } }) });
+    expect(g.up.received).toEqual([]);
+    expect(await send(nested(512))).toEqual({ status: 200, body: chunk('vite') + DONE });
+    expect(JSON.stringify((g.up.received[0].body as { x: unknown }).x)).toBe(JSON.stringify(JSON.parse(nested(512)).x));
+    expect(g.log).toEqual([]);
+    expect((await metricsAt(`${g.url}/metrics`)).get('gateway_errors_total')).toBe(0);
+  });
+});
+
 describe('an upstream\'s whole answer nested deeper than JavaScript\'s stack', () => {
   test('the library\'s RangeError is the gateway\'s error: the client\'s error event (a 500 for a whole answer), never a completion, the detail in the log; the process and its other streams go on', async () => {
     // (a JSON body in place of a stream, whose tool call input nests 100,000 levels: the relay's
