@@ -124,3 +124,41 @@ describe('a model name the upstream\'s URL cannot hold (a lone surrogate, for an
     }
   });
 });
+
+describe('a model name with a "." or ".." segment, for an upstream with the model in its path: a 400, not a step out of the path', () => {
+  // (`models/../../v1/files` to a gemini upstream went as `/v1beta/models/../../v1/files:streamGenerateContent`,
+  // which the upstream's server reads as `/v1/files:…`: a path of its host the client chose, out of
+  // the base URL's own path too, with the gateway's key)
+  withAwsEnv();
+  const MESSAGE = 'model: a name with a "." or ".." segment, which the upstream\'s URL path would read as a step in the path';
+
+  test.each([
+    ['gemini', ['..', '.', 'models/../../v1/files', 'tunedModels/../../../admin', 'models/x/./y']],
+    ['bedrock', ['..', '.']],
+    ['bedrock-invoke', ['..', '.']],
+  ] as const)('%s upstream: each client API\'s 400 naming the field, the upstream not called; dots within a segment pass', async (format, names) => {
+    const g = await startGateway({ upstreamFormat: format });
+    try {
+      const openai = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: 'k', maxRetries: 0 });
+      const anthropic = new Anthropic({ baseURL: g.url, apiKey: 'k', maxRetries: 0 });
+      for (const model of names) {
+        for (const stream of [true, false]) {
+          const e1 = await openai.chat.completions.create({ model, stream, messages: [{ role: 'user', content: 'x' }] }).catch((x: unknown) => x) as InstanceType<typeof OpenAI.APIError>;
+          expect([model, e1.status, e1.error]).toEqual([model, 400, { message: MESSAGE, type: 'invalid_request_error', code: 'ERR_BAD_REQUEST', param: 'model' }]);
+          const e2 = await anthropic.messages.create({ model, stream, max_tokens: 9, messages: [{ role: 'user', content: 'x' }] }).catch((x: unknown) => x) as InstanceType<typeof Anthropic.APIError>;
+          expect([model, e2.status, e2.error]).toEqual([model, 400, { type: 'error', error: { type: 'invalid_request_error', message: MESSAGE } }]);
+        }
+      }
+      expect(g.up.received).toEqual([]);
+      expect(g.log).toEqual([]);
+      // (a name with dots inside a segment is a name: it goes to the upstream)
+      const named = 'a..b';
+      g.up.scripts.set(named, { contentType: format === 'gemini' ? undefined : EVENTSTREAM, pieces: [format === 'gemini' ? bytesOf('gemini-basic') : format === 'bedrock' ? bytesOf('bedrock-basic') : invokeStream(FIXTURES.find((f) => f.name === 'anthropic-basic')!.body)] });
+      expect((await openai.chat.completions.create({ model: named, messages: [{ role: 'user', content: 'x' }] })).model).toBe(named);
+      expect(g.up.received.map((r) => r.url.split('?')[0])).toEqual([format === 'gemini' ? '/v1beta/models/a..b:streamGenerateContent'
+        : format === 'bedrock' ? '/model/a..b/converse-stream' : '/model/a..b/invoke-with-response-stream']);
+    } finally {
+      await g.close();
+    }
+  });
+});

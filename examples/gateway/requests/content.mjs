@@ -41,6 +41,21 @@ export function modelOf(body, missing) {
   return body.model;
 }
 
+/**
+ * A model's name (the client's) as it goes in the upstream's URL path, percent-encoded: one
+ * segment, or with `split` a segment per `/` (Gemini's `models/NAME`, `tunedModels/NAME`). A
+ * segment `.` or `..` is refused: the upstream's server reads it as a step in the path (RFC 3986's
+ * dot segments), and the client's model would name another path of the upstream's host, out of the
+ * base URL's own path too, with the gateway's key.
+ */
+export function modelInPath(name, split = false) {
+  const segments = split ? name.split('/') : [name];
+  if (segments.some((x) => x === '.' || x === '..')) {
+    throw new RequestError('model: a name with a "." or ".." segment, which the upstream\'s URL path would read as a step in the path', 'model');
+  }
+  return segments.map(encodeURIComponent).join('/');
+}
+
 /** A data URL's media type and base64 payload, or undefined. */
 export function dataUrl(url) {
   const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);

@@ -1,11 +1,15 @@
 // The two errors of a request that the gateway cannot send: the client's (RequestError, a 400 in
 // the client's API shape) and the gateway's own configuration's (GatewayConfigError, a 500).
 
-/** A request the gateway cannot carry to its upstream: answered 400 in the client's API shape. */
+/**
+ * A request the gateway cannot carry to its upstream: answered 400 in the client's API shape
+ * (`param`: the field at fault, which OpenAI's error names, where one is).
+ */
 export class RequestError extends Error {
-  constructor(message) {
+  constructor(message, param = undefined) {
     super(message);
     this.name = 'RequestError';
+    if (param !== undefined) this.param = param;
   }
 }
 

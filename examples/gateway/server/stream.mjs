@@ -134,7 +134,7 @@ export class Stream {
           'invalid_request_error', 'ERR_BAD_REQUEST', { param: 'model' }));
       }
       if (!(err instanceof RequestError)) throw err;
-      return sendJson(res, 400, errorBody(err.message, 'invalid_request_error', 'ERR_BAD_REQUEST'));
+      return sendJson(res, 400, errorBody(err.message, 'invalid_request_error', 'ERR_BAD_REQUEST', err.param !== undefined ? { param: err.param } : undefined));
     }
     this.counted = true;
     // (the request, parsed and as sent upstream, is not kept for the life of the stream: a local

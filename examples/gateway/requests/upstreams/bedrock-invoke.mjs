@@ -5,7 +5,7 @@
 // upstream's description (bedrockInvoke).
 import { RequestError } from '../errors.mjs';
 import { bedrockSigner } from '../bedrock-signing.mjs';
-import { given, isObject, modelOf } from '../content.mjs';
+import { given, isObject, modelInPath, modelOf } from '../content.mjs';
 import { anthropicParams, toAnthropic } from './anthropic.mjs';
 
 /** Why an Anthropic client's field is not carried to Claude on Bedrock, where it changes the answer: refused. */
@@ -80,7 +80,7 @@ function invokeFromMessages(body) {
 export const bedrockInvoke = {
   dialect: 'anthropic',
   asSent: invokeFromMessages,
-  path: (chat) => `/model/${encodeURIComponent(modelOf(chat, 'a bedrock upstream needs a model id'))}/invoke-with-response-stream`,
+  path: (chat) => `/model/${modelInPath(modelOf(chat, 'a bedrock upstream needs a model id'))}/invoke-with-response-stream`,
   sign: bedrockSigner,
   body(chat, messages, settings) {
     const { model: _model, stream: _stream, ...messagesBody } = toAnthropic(chat, messages, settings);

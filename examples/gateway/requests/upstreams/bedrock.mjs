@@ -3,7 +3,7 @@
 // row (converseParams), and the upstream's description (bedrock).
 import { RequestError } from '../errors.mjs';
 import { bedrockSigner } from '../bedrock-signing.mjs';
-import { CACHE, FAILED, argumentsObject, dataUrl, given, isObject, modelOf, textOf, textThenImages, toolsOf, urlOf, withImages } from '../content.mjs';
+import { CACHE, FAILED, argumentsObject, dataUrl, given, isObject, modelInPath, modelOf, textOf, textThenImages, toolsOf, urlOf, withImages } from '../content.mjs';
 import { END_USER, put } from '../params.mjs';
 
 /** An image (a data: URL of png, jpeg, gif or webp) as a Converse image block, its bytes in base64. */
@@ -184,7 +184,7 @@ function converseParams(p, out) {
  * signed with SigV4 (credentials from the gateway's AWS_* variables), not the client's key.
  */
 export const bedrock = {
-  path: (chat) => `/model/${encodeURIComponent(modelOf(chat, 'a bedrock upstream needs a model id'))}/converse-stream`,
+  path: (chat) => `/model/${modelInPath(modelOf(chat, 'a bedrock upstream needs a model id'))}/converse-stream`,
   sign: bedrockSigner,
   body: toConverse,
   params: converseParams,

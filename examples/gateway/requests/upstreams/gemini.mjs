@@ -2,7 +2,7 @@
 // the key in x-goog-api-key): the history as contents (toGemini), the parameters' row
 // (geminiParams), and the upstream's description (gemini).
 import { RequestError } from '../errors.mjs';
-import { FAILED, argumentsObject, dataUrl, given, imagesIn, isObject, modelOf, resultImagesLabel, textOf, textThenImages, toolsOf } from '../content.mjs';
+import { FAILED, argumentsObject, dataUrl, given, imagesIn, isObject, modelInPath, modelOf, resultImagesLabel, textOf, textThenImages, toolsOf } from '../content.mjs';
 import { put } from '../params.mjs';
 
 /**
@@ -184,7 +184,7 @@ export const gemini = {
   path(chat) {
     const name = modelOf(chat, 'a gemini upstream needs a model name');
     // (models/NAME or tunedModels/NAME: each segment of the name percent-encoded)
-    const model = (/^(models|tunedModels)\//.test(name) ? name : `models/${name}`).split('/').map(encodeURIComponent).join('/');
+    const model = modelInPath(/^(models|tunedModels)\//.test(name) ? name : `models/${name}`, true);
     return `/v1beta/${model}:streamGenerateContent`;
   },
   query: { alt: 'sse' },
