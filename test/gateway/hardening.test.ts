@@ -659,6 +659,33 @@ describe('finding 7: what leaves the gateway', () => {
   });
 });
 
+describe('the upstream\'s key in the upstream\'s words', () => {
+  test('an upstream that says the key it was sent in its error (an HTTP error body, an error event, a JSON error body for a stream, a whole answer\'s stream error): the client reads [redacted] in its place', async () => {
+    const KEY = 'sk-test-0123456789abcdef';
+    g = await start({ upstreamKey: KEY });
+    const said = `Incorrect API key provided: ${KEY}. You can find your API key at https://example.com/keys.`;
+    g.up.scripts.set('status', { status: 401, contentType: 'application/json', pieces: [b(JSON.stringify({ error: { message: said, type: 'invalid_request_error', code: 'invalid_api_key' } }))] });
+    const event = `data: ${JSON.stringify({ error: { message: said, type: 'invalid_request_error', code: 'invalid_api_key' } })}\n\n`;
+    g.up.scripts.set('event', { pieces: [b(chunk('Bonjour') + event)] });
+    g.up.scripts.set('body', { contentType: 'application/json', pieces: [b(JSON.stringify({ error: { message: said, type: 'invalid_request_error', code: 'invalid_api_key' } }))] });
+    const redacted = said.replace(KEY, '[redacted]');
+    const r1 = await post(g.url, chat('status'));
+    expect([r1.status, JSON.parse(r1.body.toString())]).toEqual([401, { error: { message: redacted, type: 'invalid_request_error', code: 'invalid_api_key' } }]);
+    const r2 = await post(g.url, { ...chat('status'), max_tokens: 9 }, '/v1/messages');
+    expect([r2.status, JSON.parse(r2.body.toString())]).toEqual([401, { type: 'error', error: { type: 'authentication_error', message: redacted } }]);
+    // (streamed: the relay's error event, as it writes it for the upstream's words with the key taken out)
+    const r3 = await post(g.url, chat('event'));
+    expect(r3.body.toString()).toBe(relayed(chunk('Bonjour') + event.replace(KEY, '[redacted]')));
+    expect(r3.body.toString()).toContain('[redacted]');
+    const r4 = await post(g.url, chat('body'));
+    expect(r4.body.toString()).toBe(`data: ${JSON.stringify({ error: { message: redacted, type: 'upstream_error', code: 'ERR_PROVIDER', offset: 0, provider_code: 'invalid_api_key' } })}\n\n`);
+    const r5 = await post(g.url, { ...chat('event', false), max_tokens: 9 }, '/v1/messages');
+    expect([r5.status, JSON.parse(r5.body.toString())]).toEqual([502, { type: 'error', error: { type: 'authentication_error', message: redacted } }]);
+    for (const r of [r1, r2, r3, r4, r5]) expect(r.body.toString()).not.toContain(KEY);
+    expect(g.up.received.map((x) => x.headers.authorization)).toEqual(Array(5).fill(`Bearer ${KEY}`));
+  });
+});
+
 describe('finding 8: upstream schemes, content types, upstreamTimeout', () => {
   test('only http: and https: upstreams, no credentials in the URL, a warning for http: beyond loopback; upstreamTimeout 0 refused', () => {
     expect(() => createGateway({ upstream: 'ftp://127.0.0.1/' })).toThrow(new TypeError('createGateway: the upstream must be an http: or https: URL, not ftp:'));

@@ -13,7 +13,7 @@ import { capConnections } from './connections.mjs';
 import { authorized, digest, isLoopback } from './keys.mjs';
 import { NO_METRICS, makeMetrics, serveMetrics } from './metrics.mjs';
 import { optionsOf } from './options.mjs';
-import { errorBody, replyIn, sendJson, shapedFor, socketReply } from './replies.mjs';
+import { errorBody, redactor, replyIn, sendJson, shapedFor, socketReply } from './replies.mjs';
 import { Stream } from './stream.mjs';
 
 /**
@@ -72,6 +72,8 @@ export function createGateway(options = {}) {
     upstreamUrl,
     // what the upstream gets as its credential (upstreamRequest puts a bearer where the format wants it)
     upstreamCredential: o.upstreamKey !== undefined ? { authorization: `Bearer ${o.upstreamKey}` } : null,
+    /** The upstream key taken out of the upstream's error messages to a client (replies.mjs' redactor), or null. */
+    redact: redactor(o.upstreamKey),
     /** The gateway asks its clients for keys: their credentials never leave it. */
     keyed: keys.length > 0,
     // (the choices of words of upstreamRequest's translations)

@@ -78,6 +78,8 @@ export function relayAnswer(s, upRes, model) {
       } catch (err) {
         return void failed(err);
       }
+      // (the upstream's error event, whose message may say the gateway's key: taken out)
+      if (gw.redact !== null && relay.error !== undefined) tail = gw.redact.bytes(tail);
       s.status = relayedStatus(relay, m, 'failed');
       if (relay.status === 'truncated') {
         m.truncated.inc();
@@ -123,6 +125,7 @@ export function relayAnswer(s, upRes, model) {
       let e = Buffer.from(relay.abort(reason));
       // (a relay whose flush threw has ended, and writes nothing more: the event written by a relay of its own)
       if (e.length === 0 && relay.status !== 'done') e = errorEvent(gw.format, s.dialect, reason);
+      else if (gw.redact !== null && relay.error !== undefined) e = gw.redact.bytes(e); // (the upstream's own error, written instead)
       m.eventsOut.inc(1);
       m.bytesOut.inc(e.length);
       s.status = relayedStatus(relay, m, own);

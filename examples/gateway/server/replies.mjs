@@ -73,6 +73,41 @@ export function upstreamError(format, status, text, dialect) {
   return errorBody(`upstream answered HTTP ${status}`, 'upstream_error', null);
 }
 
+/** What stands for the gateway's upstream key where the upstream's words for a client had it. */
+const REDACTED = '[redacted]';
+
+/**
+ * The gateway's upstream key `key` taken out of what the upstream says to a client (its error
+ * messages: some servers say the key they were sent, and the client is not to learn it), as
+ * `text(string)` and `bytes(buffer)` (an error event as the relay wrote it: the key as it is, and
+ * as JSON writes it in a string); null without a key, or with one shorter than 8 characters, which
+ * would take words out of the messages rather than a key.
+ */
+export function redactor(key) {
+  if (key === undefined || key.length < 8) return null;
+  const escaped = JSON.stringify(key).slice(1, -1);
+  const forms = [...new Set([key, escaped])].map((f) => Buffer.from(f, 'latin1'));
+  const replacement = Buffer.from(REDACTED);
+  return {
+    text: (s) => (s.includes(key) || s.includes(escaped) ? s.replaceAll(key, REDACTED).replaceAll(escaped, REDACTED) : s),
+    bytes(b) {
+      for (const f of forms) {
+        let at = b.indexOf(f);
+        if (at === -1) continue;
+        const parts = [];
+        let from = 0;
+        for (; at !== -1; at = b.indexOf(f, from)) {
+          parts.push(b.subarray(from, at), replacement);
+          from = at + f.length;
+        }
+        parts.push(b.subarray(from));
+        b = Buffer.concat(parts);
+      }
+      return b;
+    },
+  };
+}
+
 /**
  * A reply written to a client's socket as it is (Node's HTTP server makes no response for it: a
  * request it refused, a connection over a cap): `body` as JSON, with the request id `id` as every

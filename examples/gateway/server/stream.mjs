@@ -160,7 +160,8 @@ export class Stream {
       if (this.left || this.expired) return;
       m.providerErrors.inc({ source: 'status' });
       this.status = 'failed';
-      const error = upstreamError(gw.format, upRes.statusCode, text === null ? '' : text.toString('utf8'), this.dialect);
+      const said = text === null ? '' : text.toString('utf8');
+      const error = upstreamError(gw.format, upRes.statusCode, gw.redact === null ? said : gw.redact.text(said), this.dialect);
       // (to Anthropic's clients a billing_error is Anthropic's 402: they retry a 429, and a spent
       // quota does not come back by retrying)
       return sendJson(res, error.error?.type === 'billing_error' && this.dialect === 'anthropic' ? 402 : upRes.statusCode, error, retryHeaders(upRes.headers));
@@ -354,7 +355,9 @@ export class Stream {
     const [status, type] = kind === 'drain' ? [503, 'overloaded'] : [504, 'timeout'];
     const answered = res.writableEnded; // the answer was whole, and waits for its client to take it
     // (a stream being relayed: its error event in the client's format, after everything relayed before it)
-    const tail = this.relaying === null ? null : Buffer.from(this.relaying.abort({ message, kind: type, code }));
+    let tail = this.relaying === null ? null : Buffer.from(this.relaying.abort({ message, kind: type, code }));
+    // (the upstream's own error, written instead when the relay had read one: its message may say the gateway's key)
+    if (tail !== null && this.gw.redact !== null && this.relaying.error !== undefined) tail = this.gw.redact.bytes(tail);
     if (this.counted) this.status = this.relaying === null ? 'limit' : relayedStatus(this.relaying, m, 'limit');
     this.stopUpstream();
     if (!res.headersSent) sendJson(res, status, errorBody(message, type, code), { connection: 'close' });

@@ -146,7 +146,8 @@ export async function assembleWhole(s, upRes, model) {
       dispose();
       return sendJson(s.res, 503, errorBody(failure.message, 'overloaded', code), { 'retry-after': '1' });
     }
-    const message = failure instanceof ModelStreamError ? failure.providerMessage ?? failure.message : failure.message;
+    let message = failure instanceof ModelStreamError ? failure.providerMessage ?? failure.message : failure.message;
+    if (gw.redact !== null) message = gw.redact.text(message);
     dispose();
     // The error as the relay's error event writes it in the client's format: with the
     // provider's own code for it (`provider_code`: `overloaded_error`, a failed turn's
