@@ -609,6 +609,10 @@ export function requestUpstream({ protocol = 'http:', hostname, port, path, head
     socket.on('close', onClose);
   });
   req.response.catch(() => {}); // (the caller awaits it; an abort before that is not an unhandled rejection)
-  socket.write(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body]));
+  // (the head and the body as two writes in one: the body is not copied)
+  socket.cork();
+  socket.write(Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'));
+  socket.write(body);
+  socket.uncork();
   return req;
 }

@@ -67,3 +67,52 @@ describe('a stream keeps not its request for its life', () => {
     await Promise.all(asked);
   });
 });
+
+describe('a request waiting for the upstream\'s answer', () => {
+  test('holds the bytes sent upstream in the budget, and neither the request parsed nor its translation as objects; past maxPendingBytes a new request is a 503', async () => {
+    // (an upstream that takes the request and does not answer: the request, parsed and translated,
+    // was kept as objects until the upstream's head came, up to upstreamTimeout, outside the budget)
+    const messagesOf = (n: number) => Array.from({ length: n }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i} ${'x'.repeat(150)}` }));
+    const messages = messagesOf(2000);
+    const size = Buffer.byteLength(JSON.stringify({ model: 'm', stream: true, max_tokens: 10, messages }));
+    // (room for the two requests sent, each about `size`, but not for a third of twice that with them)
+    const budget = Math.floor(2.5 * size);
+    g = await startGateway({ upstreamFormat: 'anthropic', upstreamTimeout: 60_000, keepalive: 0, drainTimeout: 0, maxPendingBytes: budget });
+    g.up.scripts.set('m', { write: () => {} });
+    // (an OpenAI client's request, translated for the anthropic upstream, and an Anthropic client's, as it is;
+    // written first: the client's own objects are not the gateway's to let go)
+    const asked = [post(g.url, { model: 'm', stream: true, messages }), post(g.url, { model: 'm', stream: true, max_tokens: 10, messages }, '/v1/messages')];
+    const refs: WeakRef<object>[] = [];
+    const parse = JSON.parse;
+    const stringify = JSON.stringify;
+    JSON.parse = (text: string, reviver?: never) => {
+      const v = parse(text, reviver) as unknown;
+      if (isRequest(v) && !new Error().stack!.includes('fake-upstream')) refs.push(new WeakRef(v as object));
+      return v;
+    };
+    JSON.stringify = ((v: unknown, ...rest: never[]) => {
+      if (isRequest(v)) refs.push(new WeakRef(v as object));
+      return stringify(v, ...rest);
+    }) as typeof JSON.stringify;
+    restore = () => { JSON.parse = parse; JSON.stringify = stringify; };
+    await expect.poll(() => g!.up.received.length).toBe(2);
+    restore();
+    const sent = g.up.received.reduce((n, r) => n + Buffer.byteLength(r.raw), 0);
+    expect(sent).toBeGreaterThan(2 * size * 0.9);
+    expect(sent).toBeLessThan(2 * size * 1.2);
+    expect(g.gw.stats().pendingBytes).toBeGreaterThanOrEqual(sent);
+    gc();
+    await new Promise((r) => setTimeout(r, 10));
+    gc();
+    expect(refs.length).toBe(4); // (each request parsed, and its upstream request written)
+    expect(refs.filter((r) => r.deref() !== undefined).length).toBe(0);
+    // (a third, with twice the messages, would pass the budget with them: refused, not sent)
+    const third = await post(g.url, { model: 'm', stream: true, messages: messagesOf(4000) });
+    expect([third.status, JSON.parse(third.body.toString())]).toEqual([503, { error: {
+      message: `the gateway's streams hold more than maxPendingBytes (${budget}) with this request's body; retry later`, type: 'overloaded', code: 'ERR_PENDING_BYTES' } }]);
+    expect(g.up.received.length).toBe(2);
+    await g.close(); // (the streams end)
+    await Promise.all(asked);
+    expect(g.gw.stats().pendingBytes).toBe(0);
+  });
+});

@@ -140,8 +140,10 @@ export class Stream {
     // (the request, parsed and as sent upstream, is not kept for the life of the stream: a local
     // of this function lives as long as it awaits, whether or not it is read again)
     body = null;
-    const upRes = await this.request(up);
-    up = null;
+    const sending = this.request(up);
+    up = null; // (before this function awaits: the request as objects, its translation too, is not kept while the upstream answers)
+    const upRes = await sending;
+    this.release(); // (the request's bytes: sent)
     if (upRes === null) return; // the client left, or the upstream failed before answering (answered)
     if (upRes.statusCode >= 300 && upRes.statusCode < 400) {
       // A redirect is no answer (the gateway follows none: its upstream URL is wrong), and its body
@@ -258,12 +260,24 @@ export class Stream {
   /** Sends the upstream request; resolves its response, or null (then the client was answered or left). */
   async request(up) {
     const { gw } = this;
+    // The request's bytes are held until the upstream answers (the socket's buffer holds them
+    // until the upstream reads them, an upstream that takes a connection and reads nothing for
+    // upstreamTimeout among them), in the budget; the request as objects (`up`, its payload) not.
     const payload = Buffer.from(JSON.stringify(up.payload));
+    const { protocol, hostname, port, path, sign } = up;
     let headers = up.headers;
-    if (up.sign !== undefined) {
+    up = null;
+    if (!this.hold(payload.length)) {
+      gw.m.limitErrors.inc({ limit: 'pending_bytes' });
+      this.status = 'limit';
+      sendJson(this.res, 503, errorBody(`the gateway's streams hold more than maxPendingBytes (${gw.o.maxPendingBytes}) with this request; retry later`, 'overloaded', 'ERR_PENDING_BYTES'),
+        { 'retry-after': '1' });
+      return null;
+    }
+    if (sign !== undefined) {
       // (Bedrock: SigV4 over the body as sent)
       try {
-        headers = await up.sign(payload);
+        headers = await sign(payload);
       } catch (err) {
         // The gateway's own failure, before any connection (its signer could not be loaded, or
         // could not sign, or it has no AWS credentials or region: a GatewayConfigError): no
@@ -284,7 +298,7 @@ export class Stream {
       // one connection per upstream request, closed with it: an aborted stream leaves no socket behind
       let upReq;
       try {
-        upReq = requestUpstream({ ...up, headers, body: payload });
+        upReq = requestUpstream({ protocol, hostname, port, path, headers, body: payload });
       } catch (err) {
         this.failed(err);
         return resolve(null);
