@@ -514,6 +514,34 @@ describe('finding 3: admission first, every buffer in the budget, connections ca
   });
 });
 
+describe('maxConnectionsPerAddress over IPv6: a client\'s /64 network is one address', () => {
+  test('connections from addresses of one /64 count together (an IPv4-mapped address as its IPv4 one); another /64 has its own', async () => {
+    // (each of a host's 2^64 IPv6 addresses was a client of its own: the cap was no cap against one host)
+    g = await start({ maxConnectionsPerAddress: 2 });
+    const fake: string[] = [];
+    g.gw.server.prependListener('connection', (socket: net.Socket) => {
+      Object.defineProperty(socket, 'remoteAddress', { value: fake.shift(), configurable: true });
+    });
+    /** Connects as `address`; resolves what the gateway wrote first, or '' when it wrote nothing within 200 ms (admitted). */
+    const as = (address: string) => new Promise<{ said: string; socket: net.Socket }>((resolve) => {
+      fake.push(address);
+      const socket = net.connect(Number(new URL(g!.url).port), '127.0.0.1');
+      socket.on('error', () => {});
+      const t = setTimeout(() => resolve({ said: '', socket }), 200);
+      socket.once('data', (d) => { clearTimeout(t); resolve({ said: d.toString('latin1'), socket }); });
+    });
+    const opened = [];
+    for (const a of ['2001:db8:1:2::a', '2001:DB8:1:2:ffff:0:0:c', '2001:db8:1:2:3::1', '2001:db8:1:3::1', '::ffff:192.0.2.7', '192.0.2.7', '::ffff:192.0.2.7']) opened.push(await as(a));
+    const saidOf = (i: number) => /"message":"([^"]*)"/.exec(opened[i].said)?.[1] ?? '';
+    expect(opened.map((_, i) => saidOf(i))).toEqual([
+      '', '', 'this address\'s /64 network has 2 connections open (maxConnectionsPerAddress 2); retry later',
+      '', '', '', 'this address has 2 connections open (maxConnectionsPerAddress 2); retry later',
+    ]);
+    expect((await metricsAt(`${g.url}/metrics`)).get('gateway_connections_rejected_total{limit="per_address"}')).toBe(2);
+    for (const o of opened) o.socket.destroy();
+  });
+});
+
 describe('a connection refused by a cap', () => {
   test('closed by its client before its second is up: its timer is cleared, and holds the socket no more', async () => {
     g = await start({ maxConnectionsPerAddress: 1 });
