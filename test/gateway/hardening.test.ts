@@ -530,7 +530,7 @@ describe('maxConnectionsPerAddress over IPv6: a client\'s /64 network is one add
       const t = setTimeout(() => resolve({ said: '', socket }), 200);
       socket.once('data', (d) => { clearTimeout(t); resolve({ said: d.toString('latin1'), socket }); });
     });
-    const opened = [];
+    const opened: { said: string; socket: net.Socket }[] = [];
     for (const a of ['2001:db8:1:2::a', '2001:DB8:1:2:ffff:0:0:c', '2001:db8:1:2:3::1', '2001:db8:1:3::1', '::ffff:192.0.2.7', '192.0.2.7', '::ffff:192.0.2.7']) opened.push(await as(a));
     const saidOf = (i: number) => /"message":"([^"]*)"/.exec(opened[i].said)?.[1] ?? '';
     expect(opened.map((_, i) => saidOf(i))).toEqual([
