@@ -8,7 +8,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createGateway, upstreamRequest, type Gateway, type GatewayOptions } from '../../examples/gateway/server.mjs';
 import { SseRelay } from '../../bindings/index.js';
-import { chat, closeGateway, metricsAt, normalizeIds, nothingLeft, post, startGateway, type Running } from './support.js';
+import { chat, closeGateway, metricsAt, normalizeIds, nothingLeft, post, startGateway, withAwsEnv, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);
@@ -479,6 +479,18 @@ describe('finding 3: admission first, every buffer in the budget, connections ca
     const r = await post(g.url, chat('gemini-2.5-flash'));
     expect(r.body.toString()).toBe(`data: ${JSON.stringify({ error: { message: 'the gateway\'s streams hold more than maxPendingBytes (262144) with this answer; retry later', type: 'overloaded', code: 'ERR_PENDING_BYTES' } })}\n\n`);
     await nothingLeft(g);
+  });
+
+  describe('a Bedrock upstream (AWS\'s event stream) that answers one JSON body, held whole as an SSE format\'s', () => {
+    withAwsEnv();
+    test('counted, and refused past maxPendingBytes', async () => {
+      g = await start({ maxPendingBytes: 256 * 1024 }, 'bedrock');
+      const body = JSON.stringify({ message: 'v'.repeat(300 * 1024) });
+      g.up.scripts.set('m', { contentType: 'application/json', pieces: [b(body.slice(0, 100_000)), b(body.slice(100_000))] });
+      const r = await post(g.url, chat('m'));
+      expect(r.body.toString()).toBe(`data: ${JSON.stringify({ error: { message: 'the gateway\'s streams hold more than maxPendingBytes (262144) with this answer; retry later', type: 'overloaded', code: 'ERR_PENDING_BYTES' } })}\n\n`);
+      await nothingLeft(g);
+    });
   });
 
   test('connections past maxConnectionsPerAddress, and past maxConnections: 503 and closed, the request sent on them not served', async () => {

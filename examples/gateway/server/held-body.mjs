@@ -1,7 +1,7 @@
 // What seam's SseRelay and ModelStream hold in JavaScript of an upstream's answer (heldBody): a
-// stream of an SSE format answered with one JSON body instead (a whole answer, an error object) is
-// kept whole until its end, up to maxEventBytes, outside the core's memory that coreMemoryUsed
-// counts. A stream counts those bytes in the streams' budget as they come.
+// stream of an SSE format or of AWS's event stream answered with one JSON body instead (a whole
+// answer, an error object) is kept whole until its end, up to maxEventBytes, outside the core's
+// memory that coreMemoryUsed counts. A stream counts those bytes in the streams' budget as they come.
 
 const BOM = [0xef, 0xbb, 0xbf];
 
@@ -9,11 +9,11 @@ const BOM = [0xef, 0xbb, 0xbf];
  * For an answer of the format `facts` (describeFormat's): a function of each upstream read, in
  * order, to the bytes of it that the library keeps as a JSON body, as it decides (the first byte
  * past a BOM and white space is `{`, or `[` where the format's provider answers a JSON array:
- * then the rest of the answer is that body); null for a format with no such body (NDJSON, whose
- * answer is a line held in the core, and AWS's event stream).
+ * then the rest of the answer is that body); null for a format of lines, which has no such body
+ * (NDJSON's answer is a line, held in the core).
  */
 export function heldBody(facts) {
-  if (facts.framing !== 'sse') return null;
+  if (facts.framing === 'ndjson' || facts.framing === 'lines') return null;
   let state = 0; // 0: before the first byte that is not white space; 1: a JSON body; 2: an event stream
   let at = 0; // bytes read before the decision
   let bom = 0;
