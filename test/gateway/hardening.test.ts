@@ -700,7 +700,7 @@ describe('finding 7: what leaves the gateway', () => {
 });
 
 describe('the upstream\'s key in the upstream\'s words', () => {
-  test('an upstream that says the key it was sent in its error (an HTTP error body, an error event, a JSON error body for a stream, a whole answer\'s stream error): the client reads [redacted] in its place', async () => {
+  test('an upstream that says the key it was sent in its error (an HTTP error body, an error event, a JSON error body for a stream, a whole answer\'s stream error, an error passed through with a 200): the client reads [redacted] in its place', async () => {
     const KEY = 'sk-test-0123456789abcdef';
     g = await start({ upstreamKey: KEY });
     const said = `Incorrect API key provided: ${KEY}. You can find your API key at https://example.com/keys.`;
@@ -721,8 +721,11 @@ describe('the upstream\'s key in the upstream\'s words', () => {
     expect(r4.body.toString()).toBe(`data: ${JSON.stringify({ error: { message: redacted, type: 'upstream_error', code: 'ERR_PROVIDER', offset: 0, provider_code: 'invalid_api_key' } })}\n\n`);
     const r5 = await post(g.url, { ...chat('event', false), max_tokens: 9 }, '/v1/messages');
     expect([r5.status, JSON.parse(r5.body.toString())]).toEqual([502, { type: 'error', error: { type: 'authentication_error', message: redacted } }]);
-    for (const r of [r1, r2, r3, r4, r5]) expect(r.body.toString()).not.toContain(KEY);
-    expect(g.up.received.map((x) => x.headers.authorization)).toEqual(Array(5).fill(`Bearer ${KEY}`));
+    // (a whole answer in the client's own API, passed through: an error answered with a 200)
+    const r6 = await post(g.url, chat('body', false));
+    expect([r6.status, JSON.parse(r6.body.toString())]).toEqual([200, { error: { message: redacted, type: 'invalid_request_error', code: 'invalid_api_key' } }]);
+    for (const r of [r1, r2, r3, r4, r5, r6]) expect(r.body.toString()).not.toContain(KEY);
+    expect(g.up.received.map((x) => x.headers.authorization)).toEqual(Array(6).fill(`Bearer ${KEY}`));
   });
 });
 

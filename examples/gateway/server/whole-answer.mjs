@@ -51,6 +51,8 @@ export async function passWhole(s, upRes) {
     gw.log(`gateway: request ${s.id}: 502: the upstream's answer (HTTP ${upRes.statusCode}, ${String(upRes.headers['content-type'] ?? 'no content type').slice(0, 100)}, ${body.length} bytes) is not a JSON object`);
     return sendJson(s.res, 502, errorBody(`the upstream's answer is not a JSON object (request id ${s.id}; the gateway's log has the detail)`, 'upstream_error', 'ERR_BAD_RESPONSE'));
   }
+  // (an error answered with a 200, as some servers and proxies answer: its message may say the gateway's key, taken out)
+  if (gw.redact !== null && gw.facts.errorOfBody(answer) !== undefined) body = gw.redact.bytes(body);
   m.bytesOut.inc(body.length);
   s.status = 'done';
   s.res.writeHead(upRes.statusCode, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': body.length });
