@@ -481,6 +481,18 @@ describe('finding 3: admission first, every buffer in the budget, connections ca
     await nothingLeft(g);
   });
 
+  test('a client that leaves while its stream holds an upstream\'s JSON body: its bytes are let go, the upstream closed', async () => {
+    g = await start();
+    g.up.scripts.set('m', { contentType: 'application/json', pieces: [b(`{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"${'q'.repeat(300 * 1024)}`)], then: 'hang' });
+    const payload = JSON.stringify(chat('m'));
+    const client = net.connect(Number(new URL(g.url).port), '127.0.0.1', () => client.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: ${payload.length}\r\n\r\n${payload}`));
+    client.on('error', () => {});
+    await expect.poll(() => g!.gw.stats().pendingBytes).toBeGreaterThanOrEqual(300 * 1024);
+    client.destroy();
+    await nothingLeft(g);
+    expect((await metricsAt(`${g.url}/metrics`)).get('llm_streams_total{status="aborted"}')).toBe(1);
+  });
+
   describe('a Bedrock upstream (AWS\'s event stream) that answers one JSON body, held whole as an SSE format\'s', () => {
     withAwsEnv();
     test('counted, and refused past maxPendingBytes', async () => {
