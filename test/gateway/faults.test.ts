@@ -9,7 +9,8 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { coreMemoryLimit } from 'seam-stream';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { FakeUpstream } from './fake-upstream.js';
-import { chat, closeGateway, metricsAt, nothingLeft, post, readStream, startGateway, type Running } from './support.js';
+import { SseRelay } from '../../bindings/index.js';
+import { chat, closeGateway, metricsAt, normalizeIds, nothingLeft, post, readStream, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);
@@ -20,6 +21,14 @@ const DONE = 'data: [DONE]\n\n';
 const errorEvent = (message: string, code: string, offset: number, type = 'upstream_stream_error') =>
   `data: ${JSON.stringify({ error: { message, type, code, offset } })}\n\n`;
 const truncatedAt = (n: number, format = 'openai') => errorEvent(`The upstream ${format} stream ended without its completion: the answer is cut short`, 'ERR_STREAM_TRUNCATED', n);
+
+/** What SseRelay writes to an OpenAI client of an Anthropic upstream's stream, naming the model `m`. */
+function relayed(upstream: string): string {
+  const r = new SseRelay({ from: 'anthropic', to: 'openai', model: 'm' });
+  const out = Buffer.concat([Buffer.from(r.push(b(upstream))), Buffer.from(r.flush())]).toString();
+  r.dispose();
+  return out;
+}
 
 let g: Running | undefined;
 afterEach(async () => {
@@ -593,6 +602,24 @@ describe('keep-alives', () => {
     const { text, thrown } = await readStream(clientOf(g), 'm');
     expect(thrown).toBeUndefined();
     expect(text).toBe('un deux');
+  });
+
+  test('an upstream whose pings the relay writes nothing of (Anthropic\'s, to an OpenAI client): the client\'s silence is what counts, and it gets the gateway\'s comments', async () => {
+    // (the upstream's pings kept the gateway's comments back while its client had nothing at all)
+    g = await startGateway({ upstreamFormat: 'anthropic', keepalive: 0.1 });
+    const start = `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'm', stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } })}\n\n`;
+    const text = 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
+      + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Bonjour"}}\n\n'
+      + 'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+      + 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":2}}\n\n'
+      + 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    const ping = 'event: ping\ndata: {"type":"ping"}\n\n';
+    g.up.scripts.set('m', { pieces: [b(start), ...Array.from({ length: 16 }, () => b(ping)), b(text)], gapMs: 40 });
+    const { body, keepalives } = await timed(g.url, 'm');
+    // (640 ms of pings: a comment after each 100–125 ms the client had nothing; at least two however late a loaded machine runs the timers)
+    expect(keepalives.length).toBeGreaterThanOrEqual(2);
+    expect(normalizeIds(body.replace(/: keep-alive\n\n/g, ''))).toBe(normalizeIds(relayed(start + ping.repeat(16) + text)));
+    expect((await metrics(g)).get('llm_keepalive_sent_total')).toBe(keepalives.length);
   });
 
   test('none while the upstream writes more often than the period, and none when keepalive is 0', async () => {

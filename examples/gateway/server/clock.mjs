@@ -1,9 +1,9 @@
 // The gateway's clock: one timer for all its streams, ticking TICKS times per its shortest period
 // (keepalive, bodyTimeout, clientTimeout, maxDuration), so each is noticed within a quarter of it
 // at most. At each tick a stream past a timeout is ended (a client that takes nothing of its
-// answer, maxDuration, upstream silence), and a stream whose upstream is silent for longer than
-// `keepalive` gets a comment (unless its client is not reading anyway); the comments do not count
-// as upstream bytes for bodyTimeout.
+// answer, maxDuration, upstream silence), and a stream whose client has had nothing for longer
+// than `keepalive` gets a comment (unless its client is not reading anyway); the comments do not
+// count as upstream bytes for bodyTimeout.
 
 const KEEPALIVE = Buffer.from(': keep-alive\n\n');
 /** The gateway's clock ticks this many times per its shortest period (a silence is noticed within 1/4 of it). */
@@ -47,7 +47,10 @@ export function startClock(gw) {
         else s.expire('body', `the upstream sent nothing for ${o.bodyTimeout} ms`);
         continue;
       }
-      if (tick - Math.max(s.heard, s.beat) <= keepaliveTicks || !res.headersSent || res.writableLength > 0 || res.writableEnded) continue;
+      // (the client's silence, not the upstream's: an upstream's pings that the relay writes nothing
+      // of, Anthropic's to an OpenAI client, kept the gateway from writing its own while the
+      // client had nothing for as long as they went on)
+      if (tick - s.beat <= keepaliveTicks || !res.headersSent || res.writableLength > 0 || res.writableEnded) continue;
       s.beat = tick;
       m.keepalives.inc();
       m.bytesOut.inc(KEEPALIVE.length);

@@ -52,6 +52,7 @@ export function relayAnswer(s, upRes, model) {
   const relay = new SseRelay({ from: gw.format, to: s.dialect, maxEventBytes: o.maxEventBytes, maxReasoningBytes: o.maxResponseBytes, model });
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
   res.flushHeaders();
+  s.beat = gw.tick;
   return new Promise((resolve) => {
     let ended = false;
     let broke = false; // the upstream's body broke off (its connection closed or reset, or its framing broke)
@@ -175,6 +176,7 @@ export function relayAnswer(s, upRes, model) {
         m.bytesOut.inc(bytes.length);
         m.eventsOut.inc(relay.eventsOut - sent);
         sent = relay.eventsOut;
+        s.beat = gw.tick; // (the client had bytes: its keep-alive waits a period from here)
         if (!res.write(bytes)) {
           upRes.pause();
           s.paused = true;

@@ -39,7 +39,10 @@ export class Stream {
     this.dialect = dialect;
     this.upReq = null;
     this.upRes = null;
-    /** The clock's tick when the upstream last sent bytes (or answered), and when the stream began. */
+    /**
+     * The clock's tick when the upstream last sent bytes (or answered), when the gateway last wrote
+     * to the client (relayed bytes or a keep-alive), and when the stream began.
+     */
     this.heard = gw.tick;
     this.beat = gw.tick;
     this.born = gw.tick;
