@@ -9,8 +9,9 @@ const BOM = [0xef, 0xbb, 0xbf];
  * For an answer of the format `facts` (describeFormat's): a function of each upstream read, in
  * order, to the bytes of it that the library keeps as a JSON body, as it decides (the first byte
  * past a BOM and white space is `{`, or `[` where the format's provider answers a JSON array:
- * then the rest of the answer is that body); null for a format of lines, which has no such body
- * (NDJSON's answer is a line, held in the core).
+ * then the rest of the answer is that body), or -1 once the answer is an event stream (nothing of
+ * it, then or after: the function can be let go); null for a format of lines, which has no such
+ * body (NDJSON's answer is a line, held in the core).
  */
 export function heldBody(facts) {
   if (facts.framing === 'ndjson' || facts.framing === 'lines') return null;
@@ -18,7 +19,7 @@ export function heldBody(facts) {
   let at = 0; // bytes read before the decision
   let bom = 0;
   return (chunk) => {
-    if (state !== 0) return state === 1 ? chunk.length : 0;
+    if (state !== 0) return state === 1 ? chunk.length : -1;
     for (let i = 0; i < chunk.length; i++, at++) {
       const b = chunk[i];
       if (at === bom && at < 3 && b === BOM[at]) {
@@ -27,7 +28,7 @@ export function heldBody(facts) {
       }
       if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
       state = b === 0x7b || (b === 0x5b && facts.arrayBody) ? 1 : 2;
-      return state === 1 ? chunk.length - i : 0;
+      return state === 1 ? chunk.length - i : -1;
     }
     return 0;
   };

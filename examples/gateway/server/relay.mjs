@@ -39,6 +39,42 @@ function errorEvent(from, to, reason) {
 }
 
 /**
+ * The relay threw what is not the stream's own error (a RangeError from the library where a whole
+ * answer nests too deep for JavaScript's stack): the gateway's error, its detail in the log under
+ * the request id, and the client's error event, never a completion.
+ */
+function relayFailed(s, relay, upRes, stop, err) {
+  s.gw.m.gatewayErrors.inc();
+  s.gw.log(`gateway: request ${s.id}: the relay failed: ${err?.stack ?? err}`);
+  endOwn(s, relay, upRes, stop, { message: `gateway error (request id ${s.id}; the gateway's log has the detail)`, kind: 'server', code: 'ERR_GATEWAY' });
+}
+
+/**
+ * The gateway ends the relayed stream `s` itself: the client's error event for `reason` after what
+ * was relayed (SseRelay.abort), the upstream closed, the relay stopped (`stop`). `limit`: for want
+ * of memory (the budget's, pending_bytes; the core's, core_memory), counted as that limit; else
+ * the gateway's failure.
+ */
+function endOwn(s, relay, upRes, stop, reason, limit = undefined) {
+  const { gw, res } = s;
+  const { m } = gw;
+  if (limit !== undefined) m.limitErrors.inc({ limit });
+  let e = Buffer.from(relay.abort(reason));
+  // (a relay whose flush threw has ended, and writes nothing more: the event written by a relay of its own)
+  if (e.length === 0 && relay.status !== 'done') e = errorEvent(gw.format, s.dialect, reason);
+  else if (gw.redact !== null && relay.error !== undefined) e = gw.redact.bytes(e); // (the upstream's own error, written instead)
+  m.eventsOut.inc(1);
+  m.bytesOut.inc(e.length);
+  s.status = relayedStatus(relay, m, limit !== undefined ? 'limit' : 'failed');
+  if (!res.destroyed) {
+    res.end(e);
+    s.wroteNow();
+  }
+  upRes.destroy();
+  stop();
+}
+
+/**
  * The relay loop of the stream `s`: upstream reads → whole validated events → client, with
  * backpressure. A translated stream names `model` (the client's), as the whole answer does;
  * without it, the upstream's format. Resolves when the stream has ended.
@@ -77,7 +113,7 @@ export function relayAnswer(s, upRes, model) {
       try {
         tail = Buffer.from(relay.flush()); // a copy: the view is the relay's
       } catch (err) {
-        return void failed(err);
+        return void relayFailed(s, relay, upRes, stop, err);
       }
       // (the upstream's error event, whose message may say the gateway's key: taken out)
       if (gw.redact !== null && relay.error !== undefined) tail = gw.redact.bytes(tail);
@@ -100,43 +136,9 @@ export function relayAnswer(s, upRes, model) {
     };
     s.done = () => { if (!ended) stop(); };
     // (an answer that is one JSON body, which the relay keeps whole until the upstream's end: held
-    // in the streams' budget as it comes, and let go with the relay)
-    const body = heldBody(gw.facts);
-    /**
-     * The gateway ends the stream for want of memory (`limit`: the budget's, pending_bytes; the
-     * core's, core_memory): the client's `overloaded` error event after what was relayed, the
-     * upstream closed.
-     */
-    const overloaded = (limit, message, code) => {
-      m.limitErrors.inc({ limit });
-      ownEnd({ message, kind: 'overloaded', code }, 'limit');
-    };
-    /**
-     * The relay threw what is not the stream's own error (a RangeError from the library where a
-     * whole answer nests too deep for JavaScript's stack): the gateway's error, its detail in the
-     * log under the request id, and the client's error event, never a completion.
-     */
-    const failed = (err) => {
-      m.gatewayErrors.inc();
-      gw.log(`gateway: request ${s.id}: the relay failed: ${err?.stack ?? err}`);
-      ownEnd({ message: `gateway error (request id ${s.id}; the gateway's log has the detail)`, kind: 'server', code: 'ERR_GATEWAY' }, 'failed');
-    };
-    /** The gateway ends the stream itself (`own`, its status): the client's error event after what was relayed, the upstream closed. */
-    const ownEnd = (reason, own) => {
-      let e = Buffer.from(relay.abort(reason));
-      // (a relay whose flush threw has ended, and writes nothing more: the event written by a relay of its own)
-      if (e.length === 0 && relay.status !== 'done') e = errorEvent(gw.format, s.dialect, reason);
-      else if (gw.redact !== null && relay.error !== undefined) e = gw.redact.bytes(e); // (the upstream's own error, written instead)
-      m.eventsOut.inc(1);
-      m.bytesOut.inc(e.length);
-      s.status = relayedStatus(relay, m, own);
-      if (!res.destroyed) {
-        res.end(e);
-        s.wroteNow();
-      }
-      upRes.destroy();
-      stop();
-    };
+    // in the streams' budget as it comes, and let go with the relay; null once the answer is an
+    // event stream, or for a format without such a body)
+    let body = heldBody(gw.facts);
     // One socket read of the upstream holds many HTTP chunks when the upstream is ahead of the
     // gateway (each a 'data' event, in one go): the reads of one tick are relayed as one push
     // and written as one client write, right after the last of them (process.nextTick, which
@@ -153,17 +155,18 @@ export function relayAnswer(s, upRes, model) {
       burst.length = 0;
       burstBytes = 0;
       const kept = body === null ? 0 : body(chunk);
-      if (kept !== 0 && !s.hold(kept)) {
+      if (kept < 0) body = null;
+      else if (kept !== 0 && !s.hold(kept)) {
         m.bytesIn.inc(chunk.length);
-        return void overloaded('pending_bytes', `the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`, 'ERR_PENDING_BYTES');
+        return void endOwn(s, relay, upRes, stop, { message: `the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`, kind: 'overloaded', code: 'ERR_PENDING_BYTES' }, 'pending_bytes');
       }
       let out;
       try {
         out = relay.push(chunk);
       } catch (err) {
         // the core's budget for all streams (setCoreMemoryLimit): this stream stops, the others go on
-        if (err instanceof CoreMemoryError) return void overloaded('core_memory', `the gateway is out of stream memory: ${err.message}`, err.code);
-        return void failed(err);
+        if (err instanceof CoreMemoryError) return void endOwn(s, relay, upRes, stop, { message: `the gateway is out of stream memory: ${err.message}`, kind: 'overloaded', code: err.code }, 'core_memory');
+        return void relayFailed(s, relay, upRes, stop, err);
       }
       m.bytesIn.inc(chunk.length);
       const n = relay.events;

@@ -82,7 +82,7 @@ export async function assembleWhole(s, upRes, model) {
   let broke = false; // the upstream's body broke off
   // (an answer that is one JSON body, which the model stream keeps whole until the upstream's end:
   // held in the streams' budget as its text is)
-  const body = heldBody(gw.facts);
+  let body = heldBody(gw.facts);
   await new Promise((resolve) => {
     s.done = resolve;
     upRes.on('data', (chunk) => {
@@ -91,7 +91,8 @@ export async function assembleWhole(s, upRes, model) {
       m.bytesIn.inc(chunk.length);
       try {
         const kept = body === null ? 0 : body(chunk);
-        const more = kept !== 0 && !s.hold(kept) ? null : ms.push(chunk);
+        if (kept < 0) body = null;
+        const more = kept > 0 && !s.hold(kept) ? null : ms.push(chunk);
         if (more !== null) text += more;
         // (the text's UTF-8 bytes, as maxResponseBytes counts it and as it is written: its UTF-16
         // units were a third of a CJK text's bytes)
