@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { PassThrough } from 'node:stream';
+import { Duplex, PassThrough } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ChunkedDecoder, UpstreamProtocolError, requestUpstream } from '../../examples/gateway/upstream.mjs';
 import { SEED, cut, randomCuts, rng, standardChunkings } from '../helpers/random.js';
@@ -285,6 +285,37 @@ describe('a request and its answer', () => {
     });
     expect(events).toEqual(['data hello', 'destroyed true', 'close']);
     await expect.poll(() => up2.open.size).toBe(0);
+  });
+});
+
+describe('a head in many small reads', () => {
+  test('is copied a few times, not once per read: 20,000 one-byte reads, the head read whole', async () => {
+    // (each read copied the head's bytes before it: 64 KiB in one-byte reads was 2 GB of copies
+    // for an upstream, or a proxy, that trickles its head)
+    const head = b(`HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nX-Long: ${'v'.repeat(20_000)}\r\nContent-Length: 2\r\n\r\nok`);
+    const socket = new Duplex({ read() {}, write(_c, _e, cb) { cb(); } });
+    let copied = 0;
+    const concat = Buffer.concat;
+    Buffer.concat = ((list: readonly Uint8Array[], total?: number) => {
+      const out = concat(list, total);
+      copied += out.length;
+      return out;
+    }) as typeof Buffer.concat;
+    let res: Awaited<ReturnType<typeof requestUpstream>['response']>;
+    try {
+      const req = requestUpstream({ hostname: '127.0.0.1', port: 1, path: '/', headers: {}, body: Buffer.alloc(0), createConnection: () => socket });
+      for (let i = 0; i < head.length; i++) socket.push(head.subarray(i, i + 1));
+      res = await req.response;
+    } finally {
+      Buffer.concat = concat;
+    }
+    expect([res.statusCode, res.headers['x-long'].length, res.headers['content-length']]).toEqual([200, 20_000, '2']);
+    expect(copied).toBeLessThan(4 * head.length);
+    const body: Buffer[] = [];
+    res.on('data', (x: Buffer) => body.push(Buffer.from(x)));
+    await new Promise((r) => res.on('end', r));
+    expect(Buffer.concat(body).toString()).toBe('ok');
+    socket.destroy();
   });
 });
 
