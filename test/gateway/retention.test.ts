@@ -8,7 +8,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, test } from 'vitest';
-import { closeGateway, post, startGateway, type Running } from './support.js';
+import { closeGateway, metricsAt, post, startGateway, type Running } from './support.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -114,5 +114,25 @@ describe('a request waiting for the upstream\'s answer', () => {
     await g.close(); // (the streams end)
     await Promise.all(asked);
     expect(g.gw.stats().pendingBytes).toBe(0);
+  });
+});
+
+describe('a request whose translation would pass maxPendingBytes', () => {
+  test('a 503 in the API\'s shape before it is sent (its body alone was within the budget), counted as that limit', async () => {
+    const { upstreamRequest } = await import('../../examples/gateway/server.mjs');
+    const body = { model: 'gemini-2.5-flash', stream: true, messages: Array.from({ length: 2000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` })) };
+    const size = Buffer.byteLength(JSON.stringify(body));
+    // (the request in Gemini's words, each message's text in its parts: longer than the client's)
+    const sent = Buffer.byteLength(JSON.stringify(upstreamRequest('gemini', 'http://127.0.0.1:9', body, {}, 'openai').payload));
+    expect(sent).toBeGreaterThan(size + 10_000);
+    const budget = size + Math.floor((sent - size) / 2);
+    g = await startGateway({ upstreamFormat: 'gemini', maxPendingBytes: budget });
+    const r = await post(g.url, body);
+    expect([r.status, JSON.parse(r.body.toString())]).toEqual([503, { error: {
+      message: `the gateway's streams hold more than maxPendingBytes (${budget}) with this request; retry later`, type: 'overloaded', code: 'ERR_PENDING_BYTES' } }]);
+    expect(g.up.received).toEqual([]);
+    expect(g.gw.stats().pendingBytes).toBe(0);
+    const m = await metricsAt(`${g.url}/metrics`);
+    expect([m.get('llm_limit_errors_total{limit="pending_bytes"}'), m.get('llm_streams_total{status="limit"}')]).toEqual([1, 1]);
   });
 });
