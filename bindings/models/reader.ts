@@ -10,7 +10,7 @@ import { booleanOption, byteLimitOption, oneOf } from '../core/options.js';
 import { type StateKind } from '../core/stream.js';
 import { type CoreExports } from '../core/wasm.js';
 import {
-  DF_DONE, DF_ERROR, ESM_READ, FR_NREC, F_FATAL, JE_TRUNCATED, JREC_WORDS, LINE_REC_WORDS, LR_END, LR_START, MDR_ARGS_BYTES, MDR_BLANK,
+  DF_DONE, DF_ERROR, ESM_READ, FR_NREC, F_FATAL, JE_TRUNCATED, JREC_WORDS, JSON_MAX_DEPTH, LINE_REC_WORDS, LR_END, LR_START, MDR_ARGS_BYTES, MDR_BLANK,
   MDR_COMMENTS, MDR_DOCS, MDR_GATHERED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MD_FLAGS, MD_J0, MD_JN, MD_LEN,
   MD_PTR, MD_REC, MGR_PTR, MK_SSE, R_LIMIT, SR_DSTART, SSE_REC_WORDS, ST_FRAME_MAX,
 } from '../core/generated/abi.js';
@@ -819,6 +819,13 @@ export abstract class ModelReader extends FrameStream {
     }
     // (where the body begins: past white space and a BOM before it)
     const at = this.body?.at ?? 0;
+    // (nested deeper than the core reads any event: refused at the bracket that passes it, as a
+    // streamed event is; writing its events would overflow the stack)
+    const deep = tooDeep(all);
+    if (deep >= 0) {
+      this.stop(new ModelStreamError('ERR_BAD_EVENT', at + deep,
+        `The ${this.format} response, a whole answer in a JSON body, is nested deeper than ${JSON_MAX_DEPTH} levels (at byte offset ${at + deep})`, ''));
+    }
     let value: unknown;
     try {
       value = JSON.parse(decodeUtf8(all));
@@ -885,6 +892,21 @@ export abstract class ModelReader extends FrameStream {
     this.stop(new ModelStreamError('ERR_BAD_EVENT', at, `The ${this.format} response is a JSON${array}, not an event stream`, ''));
   }
 
+}
+
+/** Where `b` (JSON text) opens an array or object at depth JSON_MAX_DEPTH + 1 (the outermost at 1), or −1. */
+function tooDeep(b: Uint8Array): number {
+  let depth = 0;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    if (c === 0x22) {
+      // (a string: to its closing quote, past escapes)
+      for (i++; i < b.length && b[i] !== 0x22; i++) if (b[i] === 0x5c) i++;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > JSON_MAX_DEPTH) return i;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return -1;
 }
 
 /**
