@@ -8,6 +8,8 @@ import net from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createGateway, upstreamRequest, type Gateway, type GatewayOptions } from '../../examples/gateway/server.mjs';
 import { SseRelay } from '../../bindings/index.js';
+// (the package the gateway imports, whose classes a test makes throw where nothing should)
+import { ModelStream as PackageStream, SseRelay as PackageRelay } from 'seam-stream';
 import { chat, closeGateway, metricsAt, normalizeIds, nothingLeft, post, startGateway, withAwsEnv, type Running } from './support.js';
 
 const enc = new TextEncoder();
@@ -622,30 +624,67 @@ describe('a request nested deep', () => {
 });
 
 describe('an upstream\'s whole answer nested deeper than JavaScript\'s stack', () => {
-  test('the library\'s RangeError is the gateway\'s error: the client\'s error event (a 500 for a whole answer), never a completion, the detail in the log; the process and its other streams go on', async () => {
+  test('the upstream\'s bad event: the client\'s error event (a 502 for a whole answer), never a completion; the process and its other streams go on', async () => {
     // (a JSON body in place of a stream, whose tool call input nests 100,000 levels: the relay's
-    // flush threw from an upstream 'end' listener, an uncaught exception that ended the process)
+    // flush threw a RangeError from an upstream 'end' listener, an uncaught exception that ended the
+    // process; the library now refuses it past 512 levels, ERR_BAD_EVENT at the bracket that passes
+    // them, and the gateway's own containment of an unexpected exception stays, tested below)
     g = await start({}, 'anthropic');
     const input = '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000);
-    const whole = `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":${input}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":2}}`;
+    const head = '{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":';
+    const whole = `${head}${input}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":2}}`;
     g.up.scripts.set('deep', { contentType: 'application/json', pieces: [b(whole)] });
     const quick = `event: message_start\ndata: {"type":"message_start","message":{"id":"msg_2","type":"message","role":"assistant","content":[],"model":"m","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n`
       + 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}\n\n'
       + 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
     g.up.scripts.set('quick', { pieces: [b(quick)] });
     const ask = (path: string, stream: boolean) => post(g!.url, { model: 'deep', stream, max_tokens: 64, messages: [{ role: 'user', content: 'Bonjour' }] }, path);
-    const message = (r: { headers: Record<string, unknown> }) => `gateway error (request id ${String(r.headers['x-request-id'])}; the gateway's log has the detail)`;
+    // (the bracket that opens depth 513: three are open before the input's)
+    const at = head.length + 5 * (512 - 3);
+    const said = `The anthropic response, a whole answer in a JSON body, is nested deeper than 512 levels (at byte offset ${at})`;
+    const error = { message: said, type: 'upstream_stream_error', code: 'ERR_BAD_EVENT', offset: at };
     const toOpenAi = await ask('/v1/chat/completions', true);
-    expect([toOpenAi.status, toOpenAi.body.toString()]).toEqual([200, `data: ${JSON.stringify({ error: { message: message(toOpenAi), type: 'server_error', code: 'ERR_GATEWAY' } })}\n\n`]);
+    expect([toOpenAi.status, toOpenAi.body.toString()]).toEqual([200, `data: ${JSON.stringify({ error })}\n\n`]);
     const toAnthropic = await ask('/v1/messages', true);
+    expect([toAnthropic.status, toAnthropic.body.toString()]).toEqual([200, `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: said } })}\n\n`]);
+    const whole502 = await ask('/v1/chat/completions', false);
+    expect([whole502.status, JSON.parse(whole502.body.toString())]).toEqual([502, { error }]);
+    // (the gateway goes on)
+    expect((await post(g.url, { model: 'quick', stream: true, max_tokens: 64, messages: [{ role: 'user', content: 'Bonjour' }] }, '/v1/messages')).body.toString()).toBe(quick);
+    await nothingLeft(g);
+    const m = await metricsAt(`${g.url}/metrics`);
+    expect([m.get('gateway_errors_total'), m.get('llm_streams_total{status="failed"}'), m.get('llm_streams_total{status="done"}')]).toEqual([0, 3, 1]);
+  });
+
+  test('what the library throws that is not a stream\'s error is the gateway\'s: the client\'s error event (a 500 for a whole answer), never a completion, the detail in the log', async () => {
+    g = await start({}, 'anthropic');
+    const quick = `event: message_start\ndata: {"type":"message_start","message":{"id":"msg_2","type":"message","role":"assistant","content":[],"model":"m","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n`
+      + 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}\n\n'
+      + 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    g.up.scripts.set('quick', { pieces: [b(quick)] });
+    const ask = (path: string, stream: boolean) => post(g!.url, { model: 'quick', stream, max_tokens: 64, messages: [{ role: 'user', content: 'Bonjour' }] }, path);
+    const message = (r: { headers: Record<string, unknown> }) => `gateway error (request id ${String(r.headers['x-request-id'])}; the gateway's log has the detail)`;
+    const relayPush = PackageRelay.prototype.push;
+    const streamPush = PackageStream.prototype.push;
+    const boom = () => { throw new RangeError('Maximum call stack size exceeded'); };
+    PackageRelay.prototype.push = boom;
+    PackageStream.prototype.push = boom;
+    let toOpenAi, toAnthropic, whole500;
+    try {
+      toOpenAi = await ask('/v1/chat/completions', true);
+      toAnthropic = await ask('/v1/messages', true);
+      whole500 = await ask('/v1/chat/completions', false);
+    } finally {
+      PackageRelay.prototype.push = relayPush;
+      PackageStream.prototype.push = streamPush;
+    }
+    expect([toOpenAi.status, toOpenAi.body.toString()]).toEqual([200, `data: ${JSON.stringify({ error: { message: message(toOpenAi), type: 'server_error', code: 'ERR_GATEWAY' } })}\n\n`]);
     expect([toAnthropic.status, toAnthropic.body.toString()]).toEqual([200, `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: message(toAnthropic) } })}\n\n`]);
-    const whole500 = await ask('/v1/chat/completions', false);
     expect([whole500.status, JSON.parse(whole500.body.toString())]).toEqual([500, { error: { message: message(whole500), type: 'gateway_error', code: 'ERR_GATEWAY' } }]);
     for (const r of [toOpenAi, toAnthropic, whole500]) {
       expect(g.log.some((l) => l.startsWith(`gateway: request ${String(r.headers['x-request-id'])}: `) && l.includes('RangeError: Maximum call stack size exceeded'))).toBe(true);
     }
-    // (the gateway goes on)
-    expect((await post(g.url, { model: 'quick', stream: true, max_tokens: 64, messages: [{ role: 'user', content: 'Bonjour' }] }, '/v1/messages')).body.toString()).toBe(quick);
+    expect((await ask('/v1/messages', true)).body.toString()).toBe(quick);
     await nothingLeft(g);
     const m = await metricsAt(`${g.url}/metrics`);
     expect([m.get('gateway_errors_total'), m.get('llm_streams_total{status="failed"}'), m.get('llm_streams_total{status="done"}')]).toEqual([3, 3, 1]);
