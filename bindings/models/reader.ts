@@ -359,6 +359,8 @@ export abstract class ModelReader extends FrameStream {
   /** The framing's end of stream (the last line of an NDJSON stream is read here). */
   protected flushFrames(): void {
     if (this.sniffed === 2) this.endBody();
+    // (AWS's event stream of nothing but white space: framed as its bytes, as any stream's)
+    else if (this.sniffed === 0 && this.unframer !== null && this.unframer.leadBytes !== 0) this.unhold();
     const lines = this.framing !== MK_SSE;
     call.flushing = true;
     try {
@@ -749,9 +751,7 @@ export abstract class ModelReader extends FrameStream {
       this.keepBody(chunk);
       return true;
     }
-    // (AWS's event stream: the reads before this one, white space or a BOM, went to its framer, and
-    // made no events; the stream's offset is the framer's count of them)
-    if (this.unframer !== null) this.bytesIn = this.unframer.bytes;
+    const u = this.unframer;
     for (let i = 0; i < chunk.length; i++) {
       const b = chunk[i];
       // a BOM at the stream's start, whatever reads it came in
@@ -769,9 +769,25 @@ export abstract class ModelReader extends FrameStream {
         this.keepBody(chunk.subarray(i));
         return true;
       }
+      // (AWS's event stream: the white space held before this byte is its first bytes)
+      if (u !== null && u.leadBytes !== 0) this.unhold();
       return false;
     }
+    if (u !== null) {
+      // AWS's event stream: white space (or a BOM) is held, not framed, until the first other byte
+      // says what follows; framed, 12 bytes of it before a body would be a prelude whose CRC fails
+      u.hold(chunk);
+      this.bytesIn += chunk.length;
+      return true;
+    }
     return false;
+  }
+
+  /** AWS's event stream after white space: the white space held, framed as its first bytes (the stream's offsets are then the binary stream's). */
+  private unhold(): void {
+    const lead = this.unframer!.takeLead();
+    this.bytesIn = 0; // (the events' bytes, none yet)
+    this.frameAll(lead, this.mode);
   }
 
   private keepBody(chunk: Uint8Array): void {
@@ -868,7 +884,7 @@ export abstract class ModelReader extends FrameStream {
       // (the framer's state is a new stream's: what it read before the body, white space and a
       // BOM, perhaps cut inside a line or a character, is none of the events)
       core.x.sseReset(this.st);
-      // (and Bedrock's framer of the binary stream: the white space it was given before the body is no message)
+      // (and Bedrock's framer of the binary stream: the white space held before the body is no message)
       this.unframer?.reset();
       core.sync();
       const limit = (this.st + ST_FRAME_MAX) >> 2; // (the frame record's limit)

@@ -19,6 +19,8 @@ import { compilePaths } from './paths.js';
 import { ownProgram } from './plan.js';
 
 const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+/** The bytes of a message's prelude (its length, its headers' length, their CRC). */
+const PRELUDE = 12;
 /** InvokeModelWithResponseStream: a chunk's payload, `{"bytes": base64}`. */
 const CHUNK = /* @__PURE__ */ compilePaths(['bytes']);
 
@@ -43,6 +45,15 @@ export class Unframer {
   failureAt = 0;
   /** The framing's damage in the last unframe(), after all of its events: it stops the stream. */
   broken: Failure | null = null;
+  /**
+   * White space (or a BOM) before the stream's first other byte: its first 12 bytes (a prelude's),
+   * held unframed until that byte says whether a JSON body (Converse's whole answer, an error body)
+   * or the binary stream follows; `leadBytes` counts all of it. No 12 bytes of white space (a BOM
+   * first, or part of one) are a prelude whose CRC holds (checked over every one of them), so that
+   * the framer fails at the 12th byte of more, whatever follows: the rest need not be kept.
+   */
+  private lead: Uint8Array | null = null;
+  leadBytes = 0;
   private readonly onBatch = (n: number, base: number): void => this.batch(n, base);
   private readonly onRecord = (r: FrameRecord): void => this.failed(this.message(r));
 
@@ -152,6 +163,21 @@ export class Unframer {
     this.framer.clearEvents();
     this.bytes = 0;
     this.eventsBase = 0;
+    this.leadBytes = 0;
+  }
+
+  /** White space before the stream's first other byte, held (see `lead`). */
+  hold(chunk: Uint8Array): void {
+    const k = Math.min(chunk.length, PRELUDE - this.leadBytes);
+    if (k > 0) (this.lead ??= new Uint8Array(PRELUDE)).set(chunk.subarray(0, k), this.leadBytes);
+    this.leadBytes += chunk.length;
+  }
+
+  /** The white space held, to be framed as the binary stream's first bytes (its first 12 of them); none held after. */
+  takeLead(): Uint8Array {
+    const b = this.lead!.slice(0, Math.min(this.leadBytes, PRELUDE));
+    this.leadBytes = 0;
+    return b;
   }
 
   /** After the stream failed: what the framer holds (a message's bytes, the events) is given back. */

@@ -8,7 +8,7 @@
 // official clients read the same message of both.
 import { describe, expect, it } from 'vitest';
 import { ModelStream, ModelStreamError, SseRelay, describeFormat } from '../../bindings/index.js';
-import { BEDROCK_FIXTURES, encodeMessage, type Msg } from '../helpers/bedrock-fixtures.js';
+import { BEDROCK_FIXTURES, crc32Ref, encodeMessage, type Msg } from '../helpers/bedrock-fixtures.js';
 import { SEED, concat, cut, randomCuts, rng, standardChunkings } from '../helpers/random.js';
 import { anthropicFinal, openaiFinal } from '../helpers/sdk-clients.js';
 
@@ -36,6 +36,12 @@ function read(format: Format, chunks: Uint8Array[], options: { maxEventBytes?: n
     signatures: m.reasoningBlocks.map((b) => b.signature ?? b.redacted ?? null), citations: m.citations.map((c) => ({ url: c.url, title: c.title, citedText: c.citedText })),
     error,
   };
+}
+
+/** A CRC-32 as AWS's event stream writes it after what it covers: big-endian. */
+function crcBytes(b: Uint8Array): Uint8Array {
+  const c = crc32Ref(b);
+  return new Uint8Array([c >>> 24, (c >>> 16) & 255, (c >>> 8) & 255, c & 255]);
 }
 
 /** `read` of the body whole, at every two-piece cut and a byte per read: the same each time; that reading. */
@@ -161,6 +167,51 @@ describe('Converse whole answers, exactly', () => {
   it('pretty-printed, after white space: the same', () => {
     const body = `\n  ${JSON.stringify(JSON.parse(answer([{ text: 'Hallo' }, { text: ' Welt' }])), null, 2)}\n`;
     expect(atEveryCut('bedrock', body)).toMatchObject({ text: 'Hallo Welt', status: 'done', finishReason: 'end_turn', usage });
+  });
+
+  it('after more white space than a prelude (12 bytes), a BOM first, in reads of any size: the same (it is held, not framed as AWS\'s event stream)', () => {
+    const lead = '\ufeff \n'.padEnd(16, ' ') + '\r\n\t';
+    const r = atEveryCut('bedrock', lead + answer([{ text: 'Hallo' }]));
+    expect(r).toMatchObject({ text: 'Hallo', status: 'done', finishReason: 'end_turn', usage, error: undefined });
+    // (an error body after it: at its `{`)
+    const e = atEveryCut('bedrock', `${lead}{"message":"Too many requests","__type":"ThrottlingException"}`);
+    expect([e.status, e.error?.code, e.error?.offset]).toEqual(['failed', 'ERR_PROVIDER', enc.encode(lead).length]);
+    // and relayed: the client gets the same bytes, whatever the reads (the time aside)
+    const bytes = enc.encode(lead + answer([{ text: 'Hallo' }, { toolUse: { toolUseId: 't1', name: 'f', input: { a: 1 } } }], 'tool_use'));
+    for (const to of ['openai', 'anthropic'] as const) {
+      const whole = new TextDecoder().decode(relayed('bedrock', to, [bytes])).replace(/"created":\d+/g, '');
+      expect(whole).toContain(to === 'openai' ? '"finish_reason":"tool_calls"' : '"stop_reason":"tool_use"');
+      for (const chunks of standardChunkings(bytes)) expect(new TextDecoder().decode(relayed('bedrock', to, chunks)).replace(/"created":\d+/g, ''), `${chunks.length} reads`).toBe(whole);
+    }
+  });
+
+  it('white space, then what is not a body: AWS\'s event stream, framed from its first byte as before, whatever the reads', () => {
+    // (a prelude that begins with white space says a message of at least 0x09000000 bytes: past maxEventBytes here, at byte 0)
+    const prelude = new Uint8Array([0x0a, 0x20, 0x00, 0x10, 0, 0, 0, 0]);
+    const big = concat([prelude, crcBytes(prelude), new Uint8Array(8)]);
+    const tooLarge = atEveryCut('bedrock', big);
+    expect([tooLarge.status, tooLarge.error?.code, tooLarge.error?.offset]).toEqual(['failed', 'ERR_EVENT_TOO_LARGE', 0]);
+    // (twelve bytes of white space are a prelude whose CRC fails: no white space of 12 bytes has its CRC after it)
+    for (const lead of [' '.repeat(12), '\n'.repeat(20), '\ufeff'.concat(' '.repeat(9))]) {
+      const r = atEveryCut('bedrock', `${lead}\u0000`);
+      expect([r.status, r.error?.code, r.error?.offset]).toEqual(['failed', 'ERR_CRC_MISMATCH', 0]);
+      expect(atEveryCut('bedrock', lead).error?.code).toBe('ERR_CRC_MISMATCH');
+    }
+    // (less is a prelude cut short: the stream ended inside its first message)
+    const short = atEveryCut('bedrock', ' \n ');
+    expect([short.status, short.error?.code, short.error?.offset]).toEqual(['truncated', 'ERR_STREAM_TRUNCATED', 3]);
+    // and a stream read after white space that proved to be one (reset between them) reads as it does alone
+    const stream = concat(STREAMS[0][1].map(encodeMessage));
+    const m = new ModelStream({ format: 'bedrock' });
+    m.push(enc.encode('   '));
+    m.reset();
+    for (const chunks of standardChunkings(stream)) {
+      m.reset();
+      let text = '';
+      for (const c of chunks) text += m.push(c);
+      text += m.flush();
+      expect([text, m.status]).toEqual([read('bedrock', [stream]).text, 'done']);
+    }
   });
 
   it('a tool call with `{}` input, and one with arguments (its JSON as written anew)', () => {
