@@ -81,3 +81,61 @@ describe.each(['bedrock', 'bedrock-invoke'] as const)('a 200 JSON body from a %s
     expect(diff(before, await outcomes(r))).toEqual({ done: 0, failed: 1, truncated: 0, providerStream: 1 });
   });
 });
+
+describe('Converse whole answers through the gateway: two calls, and a turn that failed', () => {
+  test('reasoning, text and two calls (one with `{}` input): each client reads all of them, done, the tokens counted', async () => {
+    const r = await gatewayOf('bedrock');
+    r.up.scripts.set('two', { contentType: 'application/json', pieces: [Buffer.from(JSON.stringify({
+      metrics: { latencyMs: 90 },
+      output: { message: { role: 'assistant', content: [
+        { reasoningContent: { reasoningText: { text: 'Two lookups.', signature: 'EqoC' } } }, { text: 'Einen Moment.' },
+        { toolUse: { toolUseId: 'tooluse_A', name: 'list_alerts', input: {} } }, { toolUse: { toolUseId: 'tooluse_B', name: 'weather', input: { city: 'Zürich', days: 2 } } },
+      ] } },
+      stopReason: 'tool_use', usage: { inputTokens: 20, outputTokens: 9, totalTokens: 29 },
+    }))] });
+    const before = await outcomes(r);
+    const tokens = async () => {
+      const m = await metricsAt(`${r.url}/metrics`);
+      return [m.get('llm_tokens_total{kind="input"}') ?? 0, m.get('llm_tokens_total{kind="output"}') ?? 0];
+    };
+    const t0 = await tokens();
+    const openai = new OpenAI({ baseURL: `${r.url}/v1`, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+    const c = (await openai.chat.completions.stream({ model: 'two', messages: [{ role: 'user', content: 'x' }], stream: true }).finalChatCompletion()).choices[0];
+    expect([c.message.content, c.finish_reason, c.message.tool_calls?.map((t) => [t.id, t.type === 'function' ? t.function.name : '', t.type === 'function' ? t.function.arguments : ''])])
+      .toEqual(['Einen Moment.', 'tool_calls', [['tooluse_A', 'list_alerts', '{}'], ['tooluse_B', 'weather', '{"city":"Zürich","days":2}']]]);
+    const anthropic = new Anthropic({ baseURL: r.url, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+    const m = await anthropic.messages.stream({ model: 'two', max_tokens: 64, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
+    expect([m.content, m.stop_reason]).toEqual([[
+      { type: 'thinking', thinking: 'Two lookups.', signature: 'EqoC' }, { type: 'text', text: 'Einen Moment.' },
+      { type: 'tool_use', id: 'tooluse_A', name: 'list_alerts', input: {} }, { type: 'tool_use', id: 'tooluse_B', name: 'weather', input: { city: 'Zürich', days: 2 } },
+    ], 'tool_use']);
+    expect(diff(before, await outcomes(r))).toEqual({ done: 2, failed: 0, truncated: 0, providerStream: 0 });
+    const t1 = await tokens();
+    expect([t1[0] - t0[0], t1[1] - t0[1]]).toEqual([40, 18]);
+  });
+
+  test('a stop reason that says the turn failed (malformed_tool_use): the text, then the provider\'s error, no finish; failed, its tokens counted', async () => {
+    const r = await gatewayOf('bedrock');
+    r.up.scripts.set('bad', { contentType: 'application/json', pieces: [Buffer.from(JSON.stringify({
+      metrics: { latencyMs: 90 }, output: { message: { role: 'assistant', content: [{ text: 'Calling é…' }, { toolUse: { toolUseId: 'tooluse_X', name: 'f', input: {} } }] } },
+      stopReason: 'malformed_tool_use', usage: { inputTokens: 9, outputTokens: 4, totalTokens: 13 },
+    }))] });
+    const before = await outcomes(r);
+    const m0 = await metricsAt(`${r.url}/metrics`);
+    const openai = new OpenAI({ baseURL: `${r.url}/v1`, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+    let text = '';
+    const e = await openai.chat.completions.stream({ model: 'bad', messages: [{ role: 'user', content: 'x' }], stream: true })
+      .on('content', (d) => { text += d; }).finalChatCompletion().then(() => undefined, (x: unknown) => x);
+    expect(text).toBe('Calling é…');
+    expect(e).toBeInstanceOf(OpenAI.APIError);
+    expect([(e as InstanceType<typeof OpenAI.APIError>).code, (e as Error).message]).toEqual(['ERR_PROVIDER', 'the model wrote a tool call that is not valid']);
+    const anthropic = new Anthropic({ baseURL: r.url, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+    const a = await anthropic.messages.stream({ model: 'bad', max_tokens: 64, messages: [{ role: 'user', content: 'x' }] }).finalMessage().then(() => undefined, (x: unknown) => x);
+    expect(a).toBeInstanceOf(Anthropic.APIError);
+    expect((a as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'api_error', message: 'the model wrote a tool call that is not valid' } });
+    expect(diff(before, await outcomes(r))).toEqual({ done: 0, failed: 2, truncated: 0, providerStream: 2 });
+    const m1 = await metricsAt(`${r.url}/metrics`);
+    const d = (k: string) => (m1.get(k) ?? 0) - (m0.get(k) ?? 0);
+    expect([d('llm_tokens_total{kind="input"}'), d('llm_tokens_total{kind="output"}')]).toEqual([18, 8]);
+  });
+});
