@@ -107,8 +107,16 @@ export function sniff(bytes: Uint8Array, ended: boolean): Format | 'empty' | und
     // a first line past SNIFF_BYTES: what its keys so far say (a line of Ollama's), else a body
     if (complete.length === 0) return enough ? (/^\{\s*"model"\s*:/.test(body) ? 'ollama' : wholeAnswerOfPrefix(body.slice(0, 4096)) ?? 'openai') : undefined;
     const v = parse(complete[0]);
-    // a JSON document on several lines: a body, not NDJSON (a whole answer's format, when it is whole here)
-    if (v === undefined) return (ended ? wholeAnswer(parse(body)) : undefined) ?? wholeAnswerOfPrefix(body.slice(0, 4096)) ?? 'openai';
+    // a JSON document on several lines: a body, not NDJSON: a whole answer's format once it is whole
+    // here, whatever the order of its keys; until then what its first keys say, else more is read
+    // (to its end or SNIFF_BYTES: a read that ended after its first lines says nothing yet)
+    if (v === undefined) {
+      const doc = parse(body);
+      const whole = doc === undefined ? undefined : wholeAnswer(doc);
+      if (whole !== undefined) return whole;
+      const prefix = wholeAnswerOfPrefix(body.slice(0, 4096));
+      return prefix ?? (enough || doc !== undefined ? 'openai' : undefined);
+    }
     const whole = wholeAnswer(v);
     if (whole !== undefined) return whole;
     if (isObj(v)) {

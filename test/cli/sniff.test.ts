@@ -43,6 +43,18 @@ const streams: [string, Uint8Array][] = [
   ["AWS's error body", enc('{"message":"The security token included in the request is invalid."}')],
   ["AWS's error body with its type", enc('{"Message":"User is not authorized","__type":"AccessDeniedException"}\n')],
   ["a proxy's error body", enc('{"detail":"Not Found"}\n')],
+  // whole answers pretty-printed (jq's, a proxy's): their format is the whole document's, whatever the order of its keys
+  ['a Converse body, pretty-printed, its keys in another order', enc(`${JSON.stringify({
+    stopReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 },
+    output: { message: { role: 'assistant', content: [{ text: 'Bonjour' }] } }, metrics: { latencyMs: 412 },
+  }, null, 2)}\n`)],
+  ['a Converse body, pretty-printed, in AWS\'s order', enc(JSON.stringify({
+    metrics: { latencyMs: 412 }, output: { message: { role: 'assistant', content: [{ text: 'Bonjour' }] } }, stopReason: 'end_turn',
+  }, null, 2))],
+  ['an Anthropic message, pretty-printed, its keys in another order', enc(JSON.stringify({
+    model: 'claude', content: [{ type: 'text', text: 'Bonjour' }], role: 'assistant', type: 'message', id: 'msg_1', stop_reason: 'end_turn',
+  }, null, 2))],
+  ['a Responses response, pretty-printed', enc(JSON.stringify({ id: 'resp_1', object: 'response', output: [{ type: 'message', content: [] }] }, null, 2))],
 ];
 
 /** A message prelude (its CRC right) claiming `total` bytes, then `rest`. */
@@ -81,5 +93,7 @@ it('the formats taken (a check of the sniffer itself, on streams whose first byt
     'a Bedrock prelude claiming 16 MiB and more', 'a Bedrock prelude claiming 500 MiB', 'text that begins with a tab',
     "AWS's error body", "AWS's error body with its type", "a proxy's error body"].map(of))
     .toEqual(['sse', 'ndjson', 'text', 'text', 'openai', 'ollama', 'gemini', 'bedrock', 'bedrock', 'text', 'openai', 'bedrock', 'openai']);
+  expect(['a Converse body, pretty-printed, its keys in another order', "a Converse body, pretty-printed, in AWS's order", 'an Anthropic message, pretty-printed, its keys in another order',
+    'a Responses response, pretty-printed'].map(of)).toEqual(['bedrock', 'bedrock', 'anthropic', 'openai-responses']);
   for (const s of SOURCES.filter((x) => x.format === 'bedrock' || x.format === 'bedrock-invoke')) expect(sniffed([s.bytes]), s.name).toBe(s.format);
 });

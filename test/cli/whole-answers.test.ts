@@ -16,13 +16,15 @@ const answers: [string, unknown, string][] = [
   ['gemini', { candidates: [{ content: { parts: [{ text: 'Bonjour, e\u0301te\u0301 ☀️' }], role: 'model' }, finishReason: 'STOP', index: 0 }] }, 'STOP'],
   // (Bedrock's Converse, its members in the order AWS sends them)
   ['bedrock', { metrics: { latencyMs: 412 }, output: { message: { role: 'assistant', content: [{ text: 'Bonjour, e\u0301te\u0301 ☀️' }] } }, stopReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 } }, 'end_turn'],
+  // (and in another order, as a tool that rewrites it may write them)
+  ['bedrock', { stopReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 }, output: { message: { role: 'assistant', content: [{ text: 'Bonjour, e\u0301te\u0301 ☀️' }] } } }, 'end_turn'],
 ];
 
 describe('a whole answer: decode prints its text (NFC), check finds it clean', () => {
-  for (const [format, body, finish] of answers) {
+  for (const [n, [format, body, finish]] of answers.entries()) {
     for (const [layout, text] of [['one line', JSON.stringify(body)], ['pretty', `${JSON.stringify(body, null, 2)}\n`]] as const) {
-      it(`${format}, ${layout}`, async () => {
-        const path = file(dir, `${format}-${layout.replace(' ', '-')}.json`, text);
+      it(`${format} (${n}), ${layout}`, async () => {
+        const path = file(dir, `${format}-${n}-${layout.replace(' ', '-')}.json`, text);
         for (const args of [['decode', path], ['decode', '--format', format, path]]) {
           expect(await run(args)).toMatchObject({ code: 0, stdout: 'Bonjour, été ☀️', stderr: '' });
         }
