@@ -317,11 +317,20 @@ describe('Converse whole answers, exactly', () => {
   });
 
   it('the events are written within the whole answer\'s budget: none past it (describeFormat\'s null)', () => {
-    // (a Converse body's events are about as large as it, each block's own: the budget, 4 × maxEventBytes and 1 MiB, is not reached by a body within maxEventBytes; it still bounds them)
+    // (a block's events are its own, but each has an envelope: a body of many tiny blocks within
+    // maxEventBytes is read as events ~9 times its size, past the budget, 4 × maxEventBytes and 1 MiB)
     const calls = Array.from({ length: 400 }, (_, i) => ({ toolUse: { toolUseId: `t${i}`, name: 'n', input: {} } }));
     const body = answer(calls, 'tool_use');
     expect(describeFormat('bedrock').wholeAnswerEvents(JSON.parse(body), 1000)).toBeNull();
     expect(describeFormat('bedrock').wholeAnswerEvents(JSON.parse(body))!.length).toBe(1 + 400 * 3 + 2);
+    const tiny = enc.encode(answer(Array.from({ length: 80_000 }, () => ({ text: 'a' }))));
+    const max = 1024 * 1024;
+    expect(tiny.length).toBeLessThan(max);
+    const r = read('bedrock', [tiny], { maxEventBytes: max });
+    expect([r.text, r.status, r.error?.code, r.error?.offset, r.error?.message]).toEqual(['', 'failed', 'ERR_EVENT_TOO_LARGE', 0,
+      `The bedrock response, a whole answer of ${tiny.length} bytes, would be read as events of more than ${5 * max} bytes (4 × maxEventBytes and 1 MiB): not read`]);
+    // (within a larger budget, the same body is read whole: its 80 000 blocks' text)
+    expect(read('bedrock', [tiny], { maxEventBytes: 4 * max }).text).toBe('a'.repeat(80_000));
   });
 });
 
