@@ -214,6 +214,33 @@ describe('Converse whole answers, exactly', () => {
     }
   });
 
+  it('the events written, exactly, in ConverseStream\'s order: each block at its index, then messageStop and the metadata with all of its members', () => {
+    const body = {
+      metrics: { latencyMs: 321 },
+      output: { message: { role: 'assistant', content: [
+        { reasoningContent: { reasoningText: { text: 'Hm.', signature: 'EqoB' } } }, { reasoningContent: { redactedContent: 'UmVk' } }, { text: 'Ja.' },
+        { cachePoint: { type: 'default' } },
+        { toolUse: { toolUseId: 'srv_1', name: 'web_search', type: 'server_tool_use', input: { q: 'x' } } }, { toolUse: { toolUseId: 't_2', name: 'get', input: {} } },
+        { citationsContent: { content: [{ text: 'Grün.' }], citations: [{ title: 'T', sourceContent: [{ text: 'green' }], location: { web: { url: 'https://e.org' } } }] } },
+      ] } },
+      stopReason: 'tool_use', usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3, cacheReadInputTokens: 4, cacheWriteInputTokens: 5 },
+      additionalModelResponseFields: { stop_sequence: null }, trace: { guardrail: { modelOutput: ['x'] } }, performanceConfig: { latency: 'optimized' }, serviceTier: { type: 'priority' },
+    };
+    const d = (contentBlockIndex: number, delta: Obj) => ({ contentBlockDelta: { contentBlockIndex, delta } });
+    const stop = (contentBlockIndex: number) => ({ contentBlockStop: { contentBlockIndex } });
+    expect(describeFormat('bedrock').wholeAnswerEvents(body)!.map((e) => [e.event, JSON.parse(e.data) as unknown])).toEqual([
+      { messageStart: { role: 'assistant' } },
+      d(0, { reasoningContent: { text: 'Hm.' } }), d(0, { reasoningContent: { signature: 'EqoB' } }), stop(0),
+      d(1, { reasoningContent: { redactedContent: 'UmVk' } }), stop(1),
+      d(2, { text: 'Ja.' }), stop(2),
+      { contentBlockStart: { contentBlockIndex: 4, start: { toolUse: { toolUseId: 'srv_1', name: 'web_search', type: 'server_tool_use' } } } }, d(4, { toolUse: { input: '{"q":"x"}' } }), stop(4),
+      { contentBlockStart: { contentBlockIndex: 5, start: { toolUse: { toolUseId: 't_2', name: 'get' } } } }, d(5, { toolUse: { input: '{}' } }), stop(5),
+      d(6, { citation: { title: 'T', sourceContent: [{ text: 'green' }], location: { web: { url: 'https://e.org' } } } }), d(6, { text: 'Grün.' }), stop(6),
+      { messageStop: { stopReason: 'tool_use', additionalModelResponseFields: { stop_sequence: null } } },
+      { metadata: { usage: body.usage, metrics: body.metrics, trace: body.trace, performanceConfig: body.performanceConfig, serviceTier: body.serviceTier } },
+    ].map((v) => [undefined, v]));
+  });
+
   it('a tool call with `{}` input, and one with arguments (its JSON as written anew)', () => {
     const r = atEveryCut('bedrock', answer([
       { text: 'Moment.' },

@@ -164,7 +164,8 @@ function bedrockCitation(source: unknown): Citation | null {
  * delta; `reasoningContent`'s `reasoningText` text then its signature, or its `redactedContent`;
  * `citationsContent`'s citations, each a `citation` delta, then its generated content's text;
  * each block stopped; then `messageStop` (its stop reason, and `additionalModelResponseFields`) and
- * `metadata` (the usage, the metrics, a guardrail's trace). Blocks a stream never sends (an image,
+ * `metadata` (the usage, the metrics, a guardrail's trace, the performance configuration and the
+ * service tier, as ConverseStreamMetadataEvent has them). Blocks a stream never sends (an image,
  * a guardrail's content) have no events. Undefined for a body that is not such an answer.
  */
 function wholeConverse(body: unknown): WholeEvent[] | undefined {
@@ -208,7 +209,7 @@ function wholeConverse(body: unknown): WholeEvent[] | undefined {
   out.push(ev('messageStop', stop));
   // (always: a stop reason that says the turn failed fails the stream at the event after it, here, with the usage)
   const metadata: Record<string, unknown> = {};
-  for (const k of ['usage', 'metrics', 'trace', 'performanceConfig'] as const) if (body[k] !== undefined) metadata[k] = body[k];
+  for (const k of ['usage', 'metrics', 'trace', 'performanceConfig', 'serviceTier'] as const) if (body[k] !== undefined) metadata[k] = body[k];
   out.push(ev('metadata', metadata));
   return out;
 }
