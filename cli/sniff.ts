@@ -114,6 +114,8 @@ export function sniff(bytes: Uint8Array, ended: boolean): Format | 'empty' | und
       const doc = parse(body);
       const whole = doc === undefined ? undefined : wholeAnswer(doc);
       if (whole !== undefined) return whole;
+      // (AWS's error body pretty-printed, as on one line)
+      if (isObj(doc) && isErrorBody(doc) && ('__type' in doc || typeof doc.Message === 'string')) return 'bedrock';
       const prefix = wholeAnswerOfPrefix(body.slice(0, 4096));
       return prefix ?? (enough || doc !== undefined ? 'openai' : undefined);
     }

@@ -55,6 +55,8 @@ const streams: [string, Uint8Array][] = [
     model: 'claude', content: [{ type: 'text', text: 'Bonjour' }], role: 'assistant', type: 'message', id: 'msg_1', stop_reason: 'end_turn',
   }, null, 2))],
   ['a Responses response, pretty-printed', enc(JSON.stringify({ id: 'resp_1', object: 'response', output: [{ type: 'message', content: [] }] }, null, 2))],
+  ["AWS's error body with its type, pretty-printed", enc(`${JSON.stringify({ message: 'Too many requests', __type: 'ThrottlingException' }, null, 2)}\n`)],
+  ["AWS's error body, pretty-printed", enc(JSON.stringify({ message: 'The security token included in the request is invalid.' }, null, 2))],
 ];
 
 /** A message prelude (its CRC right) claiming `total` bytes, then `rest`. */
@@ -94,6 +96,7 @@ it('the formats taken (a check of the sniffer itself, on streams whose first byt
     "AWS's error body", "AWS's error body with its type", "a proxy's error body"].map(of))
     .toEqual(['sse', 'ndjson', 'text', 'text', 'openai', 'ollama', 'gemini', 'bedrock', 'bedrock', 'text', 'openai', 'bedrock', 'openai']);
   expect(['a Converse body, pretty-printed, its keys in another order', "a Converse body, pretty-printed, in AWS's order", 'an Anthropic message, pretty-printed, its keys in another order',
-    'a Responses response, pretty-printed'].map(of)).toEqual(['bedrock', 'bedrock', 'anthropic', 'openai-responses']);
+    'a Responses response, pretty-printed', "AWS's error body with its type, pretty-printed", "AWS's error body, pretty-printed"].map(of))
+    .toEqual(['bedrock', 'bedrock', 'anthropic', 'openai-responses', 'bedrock', 'openai']);
   for (const s of SOURCES.filter((x) => x.format === 'bedrock' || x.format === 'bedrock-invoke')) expect(sniffed([s.bytes]), s.name).toBe(s.format);
 });
