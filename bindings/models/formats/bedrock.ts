@@ -165,8 +165,9 @@ function bedrockCitation(source: unknown): Citation | null {
  * `citationsContent`'s citations, each a `citation` delta, then its generated content's text;
  * each block stopped; then `messageStop` (its stop reason, and `additionalModelResponseFields`) and
  * `metadata` (the usage, the metrics, a guardrail's trace, the performance configuration and the
- * service tier, as ConverseStreamMetadataEvent has them). Blocks a stream never sends (an image,
- * a guardrail's content) have no events. Undefined for a body that is not such an answer.
+ * service tier, as ConverseStreamMetadataEvent has them). Blocks whose stream events this format
+ * does not read (an image, a tool's result, a guardrail's content, a cache point) have none here
+ * (their index is still theirs). Undefined for a body that is not such an answer.
  */
 function wholeConverse(body: unknown): WholeEvent[] | undefined {
   const message = member(member(body, 'output'), 'message');
