@@ -162,25 +162,26 @@ const SIZE_LINE_MAX = 1024;
  */
 async function* bodyOf(body: AsyncIterable<Uint8Array>, headNow: () => HttpHead | undefined, told: (h: HttpHead) => void): AsyncGenerator<Uint8Array> {
   // (the head is known once the body's first bytes, or the input's end, came)
-  let p = await peeked(body, (b) => b.length > 0);
+  let p = await peeked(body, (b, ended) => (b.length > 0 || ended ? 'yes' : 1));
   const head = headNow();
   let out = p.rest;
   let chunked = false;
   let encoding = '';
   if (head?.chunked) {
-    p = await peeked(out, (b) => sizeLine(b) !== 'more');
+    p = await peeked(out, chunkedStart);
     out = p.rest;
-    if (sizeLine(p.first) === 'yes') {
+    if (p.verdict === 'yes') {
       chunked = true;
       out = unchunked(out);
     }
   }
   if (head !== undefined && head.encoding !== '' && DECOMPRESS[head.encoding] !== undefined) {
     // (the compression's first bytes: the first chunk's data, its coding undone)
-    p = await peeked(out, (b) => b.length >= 4);
+    const coding = head.encoding;
+    p = await peeked(out, (b, ended) => (b.length >= 4 || ended ? (compressedStart(coding, b) ? 'yes' : 'no') : 4));
     out = p.rest;
-    if (compressedStart(head.encoding, p.first)) {
-      encoding = head.encoding;
+    if (p.verdict === 'yes') {
+      encoding = coding;
       out = decompressed(out, encoding);
     }
   }
@@ -191,53 +192,146 @@ async function* bodyOf(body: AsyncIterable<Uint8Array>, headNow: () => HttpHead 
   yield* out;
 }
 
-/** The first bytes of `src` (read until `enough` says so, or its end), and `src` again from its start. */
-async function peeked(src: AsyncIterable<Uint8Array>, enough: (b: Uint8Array) => boolean): Promise<{ first: Uint8Array; rest: AsyncIterable<Uint8Array> }> {
+/** What a look at the first bytes says: yes, no, or a byte count to read before looking again (or the input's end). */
+type Verdict = 'yes' | 'no' | number;
+
+/**
+ * The first bytes of `src` (read until `judge` says yes or no, or the input ends: then it is told
+ * so and must say), its verdict, and `src` again from its start. `judge` is asked again only once
+ * as many bytes as it asked for came, so a read a byte joins the bytes held a few times only.
+ */
+async function peeked(src: AsyncIterable<Uint8Array>, judge: (b: Uint8Array, ended: boolean) => Verdict): Promise<{ verdict: 'yes' | 'no'; first: Uint8Array; rest: AsyncIterable<Uint8Array> }> {
   const it = src[Symbol.asyncIterator]();
+  const parts: Uint8Array[] = [];
+  let total = 0;
   let first: Uint8Array = new Uint8Array(0);
   let done = false;
-  while (!enough(first)) {
+  let verdict = judge(first, false);
+  while (typeof verdict === 'number') {
     const r = await it.next();
     if (r.done) {
       done = true;
+      first = joinedAll(parts, total);
+      verdict = judge(first, true);
+      if (typeof verdict === 'number') verdict = 'no';
       break;
     }
-    first = joined(first, r.value);
+    parts.push(r.value);
+    total += r.value.length;
+    if (total < verdict) continue;
+    first = joinedAll(parts, total);
+    parts.length = 0;
+    parts.push(first);
+    verdict = judge(first, false);
   }
   const rest = (async function* (): AsyncGenerator<Uint8Array> {
     if (first.length !== 0) yield first;
     if (done) return;
-    for (;;) {
-      const r = await it.next();
-      if (r.done) return;
-      yield r.value;
+    try {
+      for (;;) {
+        const r = await it.next();
+        if (r.done) return;
+        yield r.value;
+      }
+    } finally {
+      // (stopped early: the source stops too, so the input is closed)
+      if (!done) await it.return?.();
     }
   })();
-  return { first, rest };
+  return { verdict, first, rest };
 }
 
-function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const j = new Uint8Array(a.length + b.length);
-  j.set(a);
-  j.set(b, a.length);
+function joinedAll(parts: Uint8Array[], total: number): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const j = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    j.set(p, at);
+    at += p.length;
+  }
   return j;
 }
 
-/** Whether `b` begins with a chunk's size line (hex digits, perhaps extensions, CR LF or LF): 'yes', 'no', or 'more'. */
-function sizeLine(b: Uint8Array): 'yes' | 'no' | 'more' {
-  let i = 0;
-  while (i < b.length && isHex(b[i])) i++;
-  if (i === b.length) return b.length < SIZE_LINE_MAX ? 'more' : 'no';
-  if (i === 0) return 'no';
-  // extensions (`;name=value`), white space, then the line's end
-  if (b[i] === 0x3b || b[i] === 0x20 || b[i] === 0x09) {
-    const lf = b.indexOf(0x0a, i);
-    if (lf < 0) return b.length < SIZE_LINE_MAX ? 'more' : 'no';
-    return 'yes';
+/** A first chunk's data longer than this is not looked past: its size line's CR LF alone says the body is chunked. */
+const FIRST_CHUNK_MAX = 64 * 1024;
+
+/**
+ * Whether `b` begins as a body in chunked coding: a size line (hex digits, perhaps extensions, CR
+ * LF or LF), the chunk's data and its line end, and the next size line's digits (or, after the
+ * last chunk, a blank line or a trailer field). A body that curl decoded already may begin with
+ * hex digits and a line end too (a text answer's `abc`, `Be careful`, `0`): only its data's end
+ * at the size's distance tells them apart. A first chunk larger than FIRST_CHUNK_MAX is taken on
+ * its size line, which must then end in CR LF as HTTP writes it; one the input ends inside too.
+ */
+function chunkedStart(b: Uint8Array, ended: boolean): Verdict {
+  const line = sizeLineAt(b, 0, ended);
+  if (typeof line !== 'object') return line;
+  const { size, end, crlf } = line;
+  if (size === 0) {
+    // the last chunk: a blank line (the body's end) or a trailer field's name and colon
+    if (end === b.length) return ended ? (crlf ? 'yes' : 'no') : end + 1;
+    if (b[end] === 0x0a) return 'yes';
+    if (b[end] === 0x0d) return end + 1 === b.length ? (ended ? 'no' : end + 2) : b[end + 1] === 0x0a ? 'yes' : 'no';
+    let i = end;
+    while (i < b.length && i - end < SIZE_LINE_MAX && isToken(b[i])) i++;
+    if (i === b.length && !ended && i - end < SIZE_LINE_MAX) return i + 1;
+    return i > end && b[i] === 0x3a ? 'yes' : 'no';
   }
-  if (b[i] === 0x0d) return i + 1 === b.length ? 'more' : b[i + 1] === 0x0a ? 'yes' : 'no';
-  return b[i] === 0x0a ? 'yes' : 'no';
+  const dataEnd = end + size;
+  if (dataEnd + 2 > FIRST_CHUNK_MAX) return crlf ? 'yes' : 'no';
+  if (b.length <= dataEnd) return ended ? (crlf ? 'yes' : 'no') : dataEnd + 1;
+  let next: number;
+  if (b[dataEnd] === 0x0a) next = dataEnd + 1;
+  else if (b[dataEnd] !== 0x0d) return 'no';
+  else if (dataEnd + 1 === b.length) return ended ? (crlf ? 'yes' : 'no') : dataEnd + 2;
+  else if (b[dataEnd + 1] !== 0x0a) return 'no';
+  else next = dataEnd + 2;
+  // the next chunk's size line (or the input's end, a body cut there)
+  if (next === b.length) return ended ? 'yes' : next + 1;
+  const after = sizeLineAt(b, next, ended);
+  return typeof after === 'object' ? 'yes' : after;
+}
+
+/** The size line at `from`: its size, where it ends (after its LF), whether it ends in CR LF; or a verdict of no, or more bytes wanted. */
+function sizeLineAt(b: Uint8Array, from: number, ended: boolean): { size: number; end: number; crlf: boolean } | 'no' | number {
+  let i = from;
+  let size = 0;
+  let digits = 0;
+  while (i < b.length && isHex(b[i])) {
+    const c = b[i++];
+    size = size * 16 + hexValue(c);
+    if (size !== 0) digits++;
+    if (digits > MAX_SIZE_DIGITS) return 'no';
+  }
+  if (i - from >= SIZE_LINE_MAX) return 'no';
+  if (i === b.length) return ended ? 'no' : i + 1;
+  if (i === from) return 'no';
+  // (white space, then extensions, `;name=value`, or the line's end)
+  while (i < b.length && (b[i] === 0x20 || b[i] === 0x09) && i - from < SIZE_LINE_MAX) i++;
+  if (i === b.length) return ended || i - from >= SIZE_LINE_MAX ? 'no' : i + 1;
+  let lf: number;
+  if (b[i] === 0x3b) {
+    lf = b.indexOf(0x0a, i);
+    if (lf < 0 || lf - from >= SIZE_LINE_MAX) return lf < 0 && !ended && b.length - from < SIZE_LINE_MAX ? b.length + 1 : 'no';
+  } else if (b[i] === 0x0d) {
+    if (i + 1 === b.length) return ended ? 'no' : i + 2;
+    if (b[i + 1] !== 0x0a) return 'no';
+    lf = i + 1;
+  } else if (b[i] === 0x0a) lf = i;
+  else return 'no';
+  return { size, end: lf + 1, crlf: b[lf - 1] === 0x0d };
+}
+
+/** A chunk size of more hex digits than this (leading zeros aside: 2^48 bytes) is not one. */
+const MAX_SIZE_DIGITS = 12;
+
+function hexValue(c: number): number {
+  return c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57;
+}
+
+/** A character of a field's name (RFC 9110's token). */
+function isToken(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || '!#$%&\'*+-.^_`|~'.includes(String.fromCharCode(c));
 }
 
 function isHex(c: number): boolean {

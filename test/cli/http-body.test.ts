@@ -1,0 +1,94 @@
+// The body after an HTTP response head, read in memory (cli/http.ts's withoutHttpHead): its chunked
+// coding and compression undone where the head says so and the body's first bytes are so, the same
+// whichever way the input is cut (whole, every two-piece split, a byte a read, seeded random reads).
+import zlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { type HttpHead, withoutHttpHead } from '../../cli/http.js';
+
+interface Read {
+  body: string;
+  head?: HttpHead;
+  error?: string;
+}
+
+async function read(bytes: Uint8Array, cuts: number[]): Promise<Read> {
+  async function* src(): AsyncGenerator<Uint8Array> {
+    let at = 0;
+    for (const c of [...cuts, bytes.length]) {
+      if (c <= at) continue;
+      yield bytes.slice(at, c);
+      at = c;
+    }
+  }
+  let head: HttpHead | undefined;
+  const out: Buffer[] = [];
+  let error: string | undefined;
+  try {
+    for await (const c of withoutHttpHead(src(), (h) => void (head = h))) out.push(Buffer.from(c));
+  } catch (e) {
+    error = (e as Error).message;
+  }
+  return { body: Buffer.concat(out).toString('latin1'), ...(head !== undefined ? { head: { ...head } } : {}), ...(error !== undefined ? { error } : {}) };
+}
+
+/** A tiny seeded generator (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** What `bytes` reads as whole, checked the same at every two-piece split, a byte a read and seeded random reads. */
+async function readEveryWay(bytes: Uint8Array, label: string): Promise<Read> {
+  const whole = await read(bytes, []);
+  for (let i = 1; i < bytes.length; i++) expect(await read(bytes, [i]), `${label}: split at ${i}`).toEqual(whole);
+  expect(await read(bytes, Array.from({ length: bytes.length }, (_, i) => i)), `${label}: a byte a read`).toEqual(whole);
+  for (let seed = 1; seed <= 20; seed++) {
+    const r = random(seed);
+    const cuts: number[] = [];
+    for (let at = 0; at < bytes.length; at += 1 + Math.floor(r() * 40)) cuts.push(at);
+    expect(await read(bytes, cuts), `${label}: random reads, seed ${seed}`).toEqual(whole);
+  }
+  return whole;
+}
+
+const bytesOf = (s: string) => Buffer.from(s, 'latin1');
+const HEAD = (more: string, status = '200 OK') => `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\n${more}\r\n`;
+
+describe('a body that curl decoded already, whose first line is hex digits (curl -i keeps the head\'s Transfer-Encoding: chunked)', () => {
+  it('is read as it is: a text answer beginning with a word of hex letters, a number, 0, or a server\'s plain-text error', async () => {
+    for (const [status, body] of [
+      ['200 OK', 'abc\nhello world\n'],
+      ['200 OK', 'Be careful\nwith that\n'],
+      ['200 OK', 'Face it: the answer is 42.\n'],
+      ['200 OK', '0\nzero is where it starts\n'],
+      ['200 OK', '12 apples\r\nand 3 pears\r\n'],
+      ['502 Bad Gateway', 'Bad Gateway\n'],
+    ]) {
+      const h = HEAD('Transfer-Encoding: chunked\r\n', status);
+      const r = await readEveryWay(bytesOf(h + body), body);
+      expect(r, body).toEqual({ body, head: { statusLine: `HTTP/1.1 ${status}`, status: Number(status.slice(0, 3)), bytes: h.length, chunked: true, encoding: '', undone: { chunked: false, encoding: '' } } });
+    }
+  });
+
+  it('a body in chunked coding is still undone: small chunks, bare LF line ends, an empty body, a cut first chunk, a first chunk past 64 KiB', async () => {
+    const h = HEAD('Transfer-Encoding: chunked\r\n');
+    const undone = { statusLine: 'HTTP/1.1 200 OK', status: 200, bytes: h.length, chunked: true, encoding: '', undone: { chunked: true, encoding: '' } };
+    const cases: [string, string][] = [
+      ['abc\r\n' + 'x'.repeat(0xabc) + '\r\n3\r\nend\r\n0\r\n\r\n', 'x'.repeat(0xabc) + 'end'],
+      ['5;ext="1"\r\nhello\r\n0\r\nx-trailer: 1\r\n\r\n', 'hello'],
+      ['5\nhello\n6\n world\n0\n\n', 'hello world'],
+      ['0\r\n\r\n', ''],
+      ['10\r\nhello', 'hello'],
+    ];
+    for (const [raw, body] of cases) expect(await readEveryWay(bytesOf(h + raw), raw), raw).toEqual({ body, head: undone });
+    const big = 'y'.repeat(100_000);
+    const r = await read(bytesOf(`${h}${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`), [h.length + 1000, h.length + 70_000]);
+    expect(r).toEqual({ body: big, head: undone });
+  });
+});
