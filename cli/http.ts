@@ -370,14 +370,18 @@ async function* unchunked(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8
   const SIZE = 0, EXT = 1, DATA = 2, DATA_END = 3, TRAILER = 4, DONE = 5;
   let state = SIZE;
   let size = 0;
-  let digits = 0;
+  let digits = 0; // the size's hex digits, its leading zeros aside
+  let any = false; // a digit of the size came
   let left = 0;
   let at = 0; // the body's bytes before the read
   let lineStart = true; // TRAILER: at the start of a line
+  const broken = (what: string, i: number) =>
+    new InputError(`the body's chunked transfer coding (the head's Transfer-Encoding) is broken: ${what} at byte ${at + i} of the body as it came (its chunk sizes counted)`);
   for await (const b of body) {
     let i = 0;
     const out: Uint8Array[] = [];
-    while (i < b.length) {
+    let error: InputError | undefined;
+    while (i < b.length && state !== DONE) {
       if (state === DATA) {
         const n = Math.min(left, b.length - i);
         out.push(b.subarray(i, i + n));
@@ -388,16 +392,21 @@ async function* unchunked(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8
       }
       const c = b[i];
       if (state === SIZE) {
-        if (isHex(c) && digits < 12) {
-          size = size * 16 + (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57);
-          digits++;
-        } else if (digits !== 0 && (c === 0x3b || c === 0x20 || c === 0x09 || c === 0x0d)) {
+        if (isHex(c)) {
+          size = size * 16 + hexValue(c);
+          any = true;
+          if (size !== 0 && ++digits > MAX_SIZE_DIGITS) {
+            error = broken(`a chunk size of more than ${MAX_SIZE_DIGITS} hex digits`, i);
+            break;
+          }
+        } else if (any && (c === 0x3b || c === 0x20 || c === 0x09 || c === 0x0d)) {
           state = EXT;
-        } else if (digits !== 0 && c === 0x0a) {
+        } else if (any && c === 0x0a) {
           state = size === 0 ? TRAILER : DATA;
           left = size;
         } else {
-          throw new InputError(`the body's chunked transfer coding (the head's Transfer-Encoding) is broken: no chunk size at byte ${at + i} of the body`);
+          error = broken('no chunk size', i);
+          break;
         }
       } else if (state === EXT) {
         if (c === 0x0a) {
@@ -409,8 +418,10 @@ async function* unchunked(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8
         if (c === 0x0a) {
           state = SIZE;
           size = digits = 0;
+          any = false;
         } else if (c !== 0x0d) {
-          throw new InputError(`the body's chunked transfer coding (the head's Transfer-Encoding) is broken: a chunk's data is longer than its size, at byte ${at + i} of the body`);
+          error = broken("a chunk's data is longer than its size,", i);
+          break;
         }
       } else if (state === TRAILER) {
         // (trailer fields, then a blank line: the body's end)
@@ -419,11 +430,14 @@ async function* unchunked(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8
           lineStart = true;
         } else if (c !== 0x0d) lineStart = false;
       }
-      // (DONE: what follows the body, another response on the connection, is not this stream's)
       i++;
     }
     at += b.length;
+    // (the data before a broken size line is given before the error, however the reads fell)
     for (const o of out) if (o.length !== 0) yield o;
+    if (error !== undefined) throw error;
+    // (what follows the body, another response on a kept-alive connection, is not this stream's)
+    if (state === DONE) return;
   }
 }
 

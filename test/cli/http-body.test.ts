@@ -92,3 +92,28 @@ describe('a body that curl decoded already, whose first line is hex digits (curl
     expect(r).toEqual({ body: big, head: undone });
   });
 });
+
+describe('a broken chunked coding, and what follows the body', () => {
+  const h = HEAD('Transfer-Encoding: chunked\r\n');
+  const undone = (encoding = '') => ({ statusLine: 'HTTP/1.1 200 OK', status: 200, bytes: h.length + (encoding ? `Content-Encoding: ${encoding}\r\n`.length : 0), chunked: true, encoding, undone: { chunked: true, encoding } });
+  const said = (what: string, at: number) => `the body's chunked transfer coding (the head's Transfer-Encoding) is broken: ${what} at byte ${at} of the body as it came (its chunk sizes counted)`;
+
+  it('the data before a broken size line is given, then the error at its offset, whichever way the reads fell', async () => {
+    const raw = '5\r\nhello\r\n6\r\n world\r\nzz\r\nmore\r\n0\r\n\r\n';
+    expect(await readEveryWay(bytesOf(h + raw), raw)).toEqual({ body: 'hello world', head: undone(), error: said('no chunk size', raw.indexOf('zz')) });
+    const long = '5\r\nhello\r\n6\r\n world!\r\n0\r\n\r\n';
+    expect(await readEveryWay(bytesOf(h + long), long)).toEqual({ body: 'hello world', head: undone(), error: said("a chunk's data is longer than its size,", long.indexOf('!')) });
+  });
+
+  it('a size of 13 hex digits or more is an error, its leading zeros aside (no size past 2^48 is held)', async () => {
+    const zeros = '0000000000000005\r\nhello\r\n0\r\n\r\n';
+    expect(await readEveryWay(bytesOf(h + zeros), zeros)).toEqual({ body: 'hello', head: undone() });
+    const huge = '1\r\nx\r\n1\r\ny\r\n10000000000000\r\nhello\r\n';
+    expect(await readEveryWay(bytesOf(h + huge), huge)).toEqual({ body: 'xy', head: undone(), error: said('a chunk size of more than 12 hex digits', huge.indexOf('10000000000000') + 12) });
+  });
+
+  it('the bytes after the last chunk (a kept-alive connection\'s next response) are not read as the body', async () => {
+    const raw = '5\r\nhello\r\n0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nnext';
+    expect(await readEveryWay(bytesOf(h + raw), raw)).toEqual({ body: 'hello', head: undone() });
+  });
+});
