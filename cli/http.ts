@@ -4,7 +4,7 @@
 // body saved as it came over the wire (`curl -i --raw`, a TCP capture) may still be in HTTP/1.1's
 // chunked transfer coding, and compressed (its Content-Encoding): both are undone, where the
 // head says so and the body's first bytes are so.
-import { Readable, type Transform } from 'node:stream';
+import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { describeFormat } from 'seam-stream';
 import { InputError } from './errors.js';
@@ -142,11 +142,12 @@ function headOf(b: Uint8Array, from: number, end: number): HttpHead {
 }
 
 /** The compressions undone, each by its decoder in node:zlib (zstd where this Node has it). */
+// (each ends as a flush does: a body cut short gives all it holds, and the stream after it says it was cut)
 const DECOMPRESS: Record<string, (() => Transform) | undefined> = {
-  gzip: () => zlib.createGunzip(),
-  'x-gzip': () => zlib.createGunzip(),
-  deflate: () => zlib.createInflate(),
-  br: () => zlib.createBrotliDecompress(),
+  gzip: () => zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH }),
+  'x-gzip': () => zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH }),
+  deflate: () => zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH }),
+  br: () => zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }),
   zstd: (zlib as { createZstdDecompress?: () => Transform }).createZstdDecompress?.bind(zlib),
 };
 
@@ -444,16 +445,40 @@ async function* unchunked(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8
 /** The body's bytes decompressed (`encoding`: a key of DECOMPRESS); damaged data is an InputError. */
 async function* decompressed(body: AsyncIterable<Uint8Array>, encoding: string): AsyncGenerator<Uint8Array> {
   const d = DECOMPRESS[encoding]!();
-  const source = Readable.from(body, { objectMode: false });
-  source.on('error', (e) => d.destroy(e));
-  source.pipe(d);
+  // (the body's bytes are written as the decompressor takes them; when they fail, a chunked coding
+  // broken, what was decompressed of those before is given, then that error)
+  let failed: unknown;
+  let stopped = false;
+  const drained = () => new Promise<void>((resolve) => {
+    const done = () => {
+      d.off('drain', done).off('close', done);
+      resolve();
+    };
+    d.on('drain', done).on('close', done);
+  });
+  const pump = (async () => {
+    try {
+      for await (const c of body) {
+        if (stopped || d.destroyed) return;
+        if (!d.write(c)) await drained();
+      }
+    } catch (e) {
+      failed = e;
+    }
+    if (!d.destroyed) d.end();
+  })();
   try {
     for await (const c of d as AsyncIterable<Buffer>) yield new Uint8Array(c.buffer, c.byteOffset, c.length);
+    await pump;
+    if (failed !== undefined) throw failed;
   } catch (e) {
+    // (not waiting for the body: a live input may not end)
+    if (failed !== undefined) throw failed;
     if (e instanceof InputError) throw e;
     throw new InputError(`the body's ${encoding} content (the head's Content-Encoding) cannot be decompressed: ${(e as Error).message}`);
   } finally {
-    source.destroy();
+    stopped = true;
+    d.destroy();
   }
 }
 

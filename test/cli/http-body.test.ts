@@ -112,8 +112,48 @@ describe('a broken chunked coding, and what follows the body', () => {
     expect(await readEveryWay(bytesOf(h + huge), huge)).toEqual({ body: 'xy', head: undone(), error: said('a chunk size of more than 12 hex digits', huge.indexOf('10000000000000') + 12) });
   });
 
+  it('a gzip body in chunks broken after some: what its first chunks decompress to, then the chunked coding\'s error', async () => {
+    const text = Array.from({ length: 200 }, (_, i) => `data: {"n":${i}}\n\n`).join('');
+    const packed = zlib.gzipSync(text);
+    const hz = HEAD('Content-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n');
+    const pieces: string[] = [];
+    for (let i = 0; i < packed.length; i += 64) {
+      const p = packed.subarray(i, i + 64);
+      pieces.push(`${p.length.toString(16)}\r\n${p.toString('latin1')}\r\n`);
+    }
+    const broke = pieces.slice(0, 3).join('').length;
+    const raw = `${pieces.slice(0, 3).join('')}zz\r\n${pieces.slice(3).join('')}0\r\n\r\n`;
+    const r = await readEveryWay(bytesOf(hz + raw), 'gzip broken');
+    expect(r.error).toBe(said('no chunk size', broke));
+    // (all the first chunks' data holds, as a flush gives it)
+    const held = zlib.gunzipSync(packed.subarray(0, 192), { finishFlush: zlib.constants.Z_SYNC_FLUSH }).toString('latin1');
+    expect(held.length).toBeGreaterThan(400);
+    expect(r.body).toBe(held);
+    expect(r.head).toEqual({ ...undone('gzip'), bytes: hz.length });
+  });
+
   it('the bytes after the last chunk (a kept-alive connection\'s next response) are not read as the body', async () => {
     const raw = '5\r\nhello\r\n0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nnext';
     expect(await readEveryWay(bytesOf(h + raw), raw)).toEqual({ body: 'hello', head: undone() });
+  });
+});
+
+describe('a compressed body cut short', () => {
+  it('gives all its bytes hold, and no error: the stream read from it says it was cut (gzip, deflate, Brotli)', async () => {
+    const text = Array.from({ length: 100 }, (_, i) => `data: {"n":${i}}\n\n`).join('');
+    for (const [name, compress, decompress] of [
+      ['gzip', zlib.gzipSync, (b: Buffer) => zlib.gunzipSync(b, { finishFlush: zlib.constants.Z_SYNC_FLUSH })],
+      ['deflate', zlib.deflateSync, (b: Buffer) => zlib.inflateSync(b, { finishFlush: zlib.constants.Z_SYNC_FLUSH })],
+      ['br', zlib.brotliCompressSync, (b: Buffer) => zlib.brotliDecompressSync(b, { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH })],
+    ] as const) {
+      const h = HEAD(`Content-Encoding: ${name}\r\n`);
+      const packed = compress(text);
+      const cut = packed.subarray(0, packed.length - 20);
+      const held = decompress(cut).toString('latin1');
+      expect(held.length, name).toBeGreaterThan(text.length / 2);
+      expect(await readEveryWay(Buffer.concat([bytesOf(h), cut]), name)).toEqual({
+        body: held, head: { statusLine: 'HTTP/1.1 200 OK', status: 200, bytes: h.length, chunked: false, encoding: name, undone: { chunked: false, encoding: name } },
+      });
+    }
   });
 });
