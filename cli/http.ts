@@ -18,7 +18,7 @@ export interface HttpHead {
   bytes: number;
   /** The last head says `Transfer-Encoding: chunked`. */
   chunked: boolean;
-  /** The last head's `Content-Encoding`, lower-case, when it names one ('' when none, or `identity`). */
+  /** The last head's compressions, lower-case, in the order applied: its `Content-Encoding`'s, then its `Transfer-Encoding`'s but chunked (`gzip`, `gzip, br`; '' when none, or `identity`). */
   encoding: string;
   /** What was undone of the body (set once its first bytes were read): its chunked coding, its compression. */
   undone?: { chunked: boolean; encoding: string };
@@ -127,17 +127,21 @@ function headOf(b: Uint8Array, from: number, end: number): HttpHead {
   const lines = Buffer.from(b.subarray(from, end)).toString('latin1').split('\n').map((l) => l.replace(/\r$/, ''));
   const statusLine = lines[0].trimEnd();
   const status = Number(/^HTTP\/[\d.]+ (\d{3})/.exec(statusLine)?.[1] ?? 0);
-  let chunked = false;
-  let encoding = '';
+  // (a field said on several lines is one list; the codings are named in the order applied:
+  // the content's, then the transfer's, chunked last when it is there)
+  const content: string[] = [];
+  const transfer: string[] = [];
   for (const line of lines.slice(1)) {
     const colon = line.indexOf(':');
     if (colon <= 0) continue;
     const name = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim().toLowerCase();
-    // (the last coding applied is the last named: chunked is always last when it is there)
-    if (name === 'transfer-encoding') chunked = value.split(',').map((v) => v.trim()).at(-1) === 'chunked';
-    else if (name === 'content-encoding') encoding = value === 'identity' ? '' : value;
+    const values = line.slice(colon + 1).toLowerCase().split(',').map((v) => v.trim()).filter((v) => v !== '' && v !== 'identity');
+    if (name === 'transfer-encoding') transfer.push(...values);
+    else if (name === 'content-encoding') content.push(...values);
   }
+  const chunked = transfer.at(-1) === 'chunked';
+  // (a compression of the transfer, `Transfer-Encoding: gzip, chunked`, is undone as the content's)
+  const encoding = [...content, ...(chunked ? transfer.slice(0, -1) : transfer)].join(', ');
   return { statusLine, status, bytes: end, chunked, encoding };
 }
 
@@ -176,16 +180,18 @@ async function* bodyOf(body: AsyncIterable<Uint8Array>, headNow: () => HttpHead 
       out = unchunked(out);
     }
   }
-  if (head !== undefined && head.encoding !== '' && DECOMPRESS[head.encoding] !== undefined) {
-    // (the compression's first bytes: the first chunk's data, its coding undone)
-    const coding = head.encoding;
+  // (the compressions, last applied first undone, each while its first bytes are so: the first
+  // chunk's data, its coding undone)
+  const undone: string[] = [];
+  for (const coding of (head?.encoding ?? '').split(', ').filter(Boolean).reverse()) {
+    if (DECOMPRESS[coding] === undefined) break;
     p = await peeked(out, (b, ended) => (b.length >= 4 || ended ? (compressedStart(coding, b) ? 'yes' : 'no') : 4));
     out = p.rest;
-    if (p.verdict === 'yes') {
-      encoding = coding;
-      out = decompressed(out, encoding);
-    }
+    if (p.verdict !== 'yes') break;
+    undone.unshift(coding);
+    out = decompressed(out, coding);
   }
+  encoding = undone.join(', ');
   if (head !== undefined) {
     head.undone = { chunked, encoding };
     told(head);

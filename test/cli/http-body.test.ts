@@ -157,3 +157,25 @@ describe('a compressed body cut short', () => {
     }
   });
 });
+
+describe('several codings', () => {
+  const text = Array.from({ length: 30 }, (_, i) => `data: {"n":${i}}\n\n`).join('');
+  const chunkedOf = (b: Buffer) => Buffer.concat([bytesOf(`${b.length.toString(16)}\r\n`), b, bytesOf('\r\n0\r\n\r\n')]);
+  const headOf = (h: string, encoding: string, undone: string, chunked: boolean) =>
+    ({ statusLine: 'HTTP/1.1 200 OK', status: 200, bytes: h.length, chunked, encoding, undone: { chunked, encoding: undone } });
+
+  it('Transfer-Encoding: gzip, chunked: the transfer\'s gzip is undone after its chunks', async () => {
+    const h = HEAD('Transfer-Encoding: gzip, chunked\r\n');
+    expect(await readEveryWay(Buffer.concat([bytesOf(h), chunkedOf(zlib.gzipSync(text))]), 'te gzip')).toEqual({ body: text, head: headOf(h, 'gzip', 'gzip', true) });
+  });
+
+  it('two compressions, named in one field or in two lines, undone last first; one that curl undid already left as it is', async () => {
+    const packed = zlib.brotliCompressSync(zlib.gzipSync(text));
+    for (const more of ['Content-Encoding: gzip, br\r\n', 'Content-Encoding: gzip\r\nContent-Encoding: br\r\n']) {
+      const h = HEAD(more);
+      expect(await readEveryWay(Buffer.concat([bytesOf(h), packed]), more), more).toEqual({ body: text, head: headOf(h, 'gzip, br', 'gzip, br', false) });
+    }
+    const h = HEAD('Content-Encoding: gzip, br\r\n');
+    expect(await read(Buffer.concat([bytesOf(h), bytesOf(text)]), [])).toEqual({ body: text, head: headOf(h, 'gzip, br', '', false) });
+  });
+});
