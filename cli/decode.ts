@@ -137,7 +137,7 @@ class EventPrinter {
   /** Each call's arguments printed so far, and whether its end was. */
   private readonly printed: { args: string; done: boolean }[] = [];
   /** The same of the provider's own calls, and whether their result was printed. */
-  private readonly serverPrinted: { args: string; done: boolean; result: boolean }[] = [];
+  private readonly serverPrinted: { args: string; done: boolean; result: string | undefined }[] = [];
   /** A Bedrock stream's message stopped it (before its completion): nothing after it is printed. */
   private stopped = false;
   /**
@@ -266,10 +266,11 @@ class EventPrinter {
     // result once the event that carries it came, as the provider sent it
     for (const c of reader.serverToolCalls) {
       const was = this.serverPrinted[c.index];
-      const result = c.result !== undefined;
+      // (a result said again for the call replaces the first: it is printed too)
+      const result = c.result;
       if (was !== undefined && c.arguments === was.args && c.done === was.done && result === was.result) continue;
       const call = callSaid(c, was);
-      if (result && was?.result !== true) call.result = c.result;
+      if (result !== undefined && result !== was?.result) call.result = result;
       this.write(`${JSON.stringify({ serverToolCall: call })}\n`);
       this.serverPrinted[c.index] = { args: c.arguments, done: c.done, result };
     }

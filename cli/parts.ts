@@ -15,9 +15,9 @@ export class PartPrinter {
   private midLine = false;
   /** The calls printed (once ended), by index. */
   private readonly printed = new Set<number>();
-  /** The provider's own calls printed (once ended), and those whose result was, by index. */
+  /** The provider's own calls printed (once ended), and the result printed of each, by index (a result said again replaces it). */
   private readonly serverPrinted = new Set<number>();
-  private readonly resultPrinted = new Set<number>();
+  private readonly resultPrinted = new Map<number, string>();
 
   /**
    * `write`: to standard error. `dim`: reasoning in faint type (a terminal, without NO_COLOR).
@@ -53,8 +53,8 @@ export class PartPrinter {
         this.startLine();
         this.line(`[provider's tool call ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''} ${c.arguments}`);
       }
-      if (c.result !== undefined && !this.resultPrinted.has(c.index)) {
-        this.resultPrinted.add(c.index);
+      if (c.result !== undefined && this.resultPrinted.get(c.index) !== c.result) {
+        this.resultPrinted.set(c.index, c.result);
         this.startLine();
         this.line(`[provider's tool result ${c.index}] ${c.name}${c.id ? ` (${c.id})` : ''}, ${Buffer.byteLength(c.result)} bytes of JSON`);
       }

@@ -455,6 +455,38 @@ describe('decode: the whole message of a model stream', () => {
     expect(cut.stdout).toBe(whole.stdout);
   });
 
+  it('--events and --parts: a result said again for the provider\'s call (it replaces the first) is printed too, of the same size or not', async () => {
+    const ev = (type: string, d: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...d })}\n\n`;
+    const result = (title: string) => ({ type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', title, url: 'https://example.com' }] });
+    const g = enc.encode([
+      ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 1, output_tokens: 1 } } }),
+      ev('content_block_start', { index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } } }),
+      ev('content_block_stop', { index: 0 }),
+      ev('content_block_start', { index: 1, content_block: result('First') }),
+      ev('content_block_stop', { index: 1 }),
+      ev('content_block_start', { index: 2, content_block: result('Other') }),
+      ev('content_block_stop', { index: 2 }),
+      ev('content_block_start', { index: 3, content_block: { type: 'text', text: '' } }),
+      ev('content_block_delta', { index: 3, delta: { type: 'text_delta', text: 'Done.' } }),
+      ev('content_block_stop', { index: 3 }),
+      ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } }),
+      ev('message_stop', {}),
+    ].join(''));
+    const f = file(dir, 'anthropic-result-again.sse', g);
+    const e = await run(['decode', '--events', '--format', 'anthropic', f]);
+    expect(e.code).toBe(0);
+    const results = e.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { serverToolCall?: { result?: string } }).filter((l) => l.serverToolCall?.result !== undefined).map((l) => l.serverToolCall!.result);
+    expect(results).toEqual([JSON.stringify(result('First')), JSON.stringify(result('Other'))]);
+    const p = await run(['decode', '--parts', '--format', 'anthropic', f]);
+    expect({ code: p.code, stdout: p.stdout }).toEqual({ code: 0, stdout: 'Done.' });
+    const size = Buffer.byteLength(JSON.stringify(result('First')));
+    expect(p.stderr.split('\n').filter((l) => l.startsWith('[provider')).join('\n')).toBe([
+      '[provider\'s tool call 0] web_search (srvtoolu_1) {"query":"q"}',
+      `[provider's tool result 0] web_search (srvtoolu_1), ${size} bytes of JSON`,
+      `[provider's tool result 0] web_search (srvtoolu_1), ${size} bytes of JSON`,
+    ].join('\n'));
+  });
+
   it('--parts: the text alone on standard output; the reasoning, each call as it ends and each source on standard error; the same at every cut', async () => {
     const f = file(dir, 'agent3.sse', bytes);
     const whole = await run(['decode', '--parts', f]);
