@@ -185,7 +185,8 @@ async function* bodyOf(body: AsyncIterable<Uint8Array>, headNow: () => HttpHead 
   const undone: string[] = [];
   for (const coding of (head?.encoding ?? '').split(', ').filter(Boolean).reverse()) {
     if (DECOMPRESS[coding] === undefined) break;
-    p = await peeked(out, (b, ended) => (b.length >= 4 || ended ? (compressedStart(coding, b) ? 'yes' : 'no') : 4));
+    const want = coding === 'br' ? BROTLI_LOOK : 4;
+    p = await peeked(out, (b, ended) => (b.length >= want || ended ? (compressedStart(coding, b.subarray(0, want)) ? 'yes' : 'no') : want));
     out = p.rest;
     if (p.verdict !== 'yes') break;
     undone.unshift(coding);
@@ -345,9 +346,14 @@ function isHex(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 }
 
+/** How many of a Brotli body's first bytes are decoded to tell it from text (or the whole body, when shorter). */
+const BROTLI_LOOK = 64;
+
 /**
  * Whether `b` begins as `encoding`'s compressed data: gzip's and zstd's magic numbers, zlib's
- * header, and for Brotli (which has none) any first byte a stream's text does not begin with.
+ * header; Brotli has none, and its first byte may be a printable one (a 64 KiB window's, half the
+ * time): its first bytes (BROTLI_LOOK, or the body) are Brotli when they decode without an error,
+ * which an event stream's, JSON's or a text's first line does not.
  */
 function compressedStart(encoding: string, b: Uint8Array): boolean {
   if (b.length === 0) return false;
@@ -359,11 +365,13 @@ function compressedStart(encoding: string, b: Uint8Array): boolean {
       return b[0] === 0x28 && b[1] === 0xb5 && b[2] === 0x2f && b[3] === 0xfd;
     case 'deflate':
       return (b[0] & 0x0f) === 8 && b.length > 1 && ((b[0] << 8) | b[1]) % 31 === 0;
-    default: {
-      // (an event stream, JSON or text begins with a field's name, `:`, `{`, `[`, white space or a BOM)
-      const c = b[0];
-      return !((c >= 0x20 && c < 0x7f) || c === 0x09 || c === 0x0a || c === 0x0d || c === 0xef);
-    }
+    default:
+      try {
+        zlib.brotliDecompressSync(b, { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH, maxOutputLength: 1 << 20 });
+        return true;
+      } catch {
+        return false;
+      }
   }
 }
 

@@ -4,6 +4,7 @@
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { type HttpHead, withoutHttpHead } from '../../cli/http.js';
+import { BEDROCK_FIXTURES } from '../helpers/bedrock-fixtures.js';
 
 interface Read {
   body: string;
@@ -177,5 +178,27 @@ describe('several codings', () => {
     }
     const h = HEAD('Content-Encoding: gzip, br\r\n');
     expect(await read(Buffer.concat([bytesOf(h), bytesOf(text)]), [])).toEqual({ body: text, head: headOf(h, 'gzip, br', '', false) });
+  });
+});
+
+describe('a Brotli body, which has no magic number', () => {
+  it('is told from a text that curl undid already by its first bytes decoding, its first byte printable or not (a 64 KiB window\'s often is)', async () => {
+    const h = HEAD('Content-Encoding: br\r\n');
+    const headOf = (encoding: string) => ({ statusLine: 'HTTP/1.1 200 OK', status: 200, bytes: h.length, chunked: false, encoding: 'br', undone: { chunked: false, encoding } });
+    let printable = 0;
+    for (let n = 1; n < 60; n += 3) {
+      const text = Array.from({ length: 1 + (n % 5) }, (_, i) => `data: {"n":${i},"x":"${'ab'.repeat(n)}"}\n\n`).join('');
+      for (const lgwin of [16, 22]) {
+        const packed = zlib.brotliCompressSync(text, { params: { [zlib.constants.BROTLI_PARAM_LGWIN]: lgwin } });
+        if (packed[0] >= 0x20 && packed[0] < 0x7f) printable++;
+        expect(await read(Buffer.concat([bytesOf(h), packed]), [h.length + 3]), `${n} ${lgwin}`).toEqual({ body: text, head: headOf('br') });
+      }
+      expect(await read(bytesOf(h + text), [h.length + 3]), `${n} decoded`).toEqual({ body: text, head: headOf('') });
+    }
+    expect(printable).toBeGreaterThan(3);
+    // (a binary stream curl undid already: Bedrock's frames, which begin with a zero byte)
+    for (const f of BEDROCK_FIXTURES) expect(await read(Buffer.concat([bytesOf(h), f.bytes]), []), f.name).toEqual({ body: Buffer.from(f.bytes).toString('latin1'), head: headOf('') });
+    const packed = zlib.brotliCompressSync('data: {"n":1}\n\n', { params: { [zlib.constants.BROTLI_PARAM_LGWIN]: 16 } });
+    expect(await readEveryWay(Buffer.concat([bytesOf(h), packed]), 'br small')).toEqual({ body: 'data: {"n":1}\n\n', head: headOf('br') });
   });
 });
