@@ -265,8 +265,8 @@ const FIRST_CHUNK_MAX = 64 * 1024;
 
 /**
  * Whether `b` begins as a body in chunked coding: a size line (hex digits, perhaps extensions, CR
- * LF or LF), the chunk's data and its line end, and the next size line's digits (or, after the
- * last chunk, a blank line or a trailer field). A body that curl decoded already may begin with
+ * LF or LF), the chunk's data and its line end (both CR LF, as HTTP writes them; or bare LFs, and
+ * then the next size line's digits too), or after the last chunk, a blank line or a trailer field. A body that curl decoded already may begin with
  * hex digits and a line end too (a text answer's `abc`, `Be careful`, `0`): only its data's end
  * at the size's distance tells them apart. A first chunk larger than FIRST_CHUNK_MAX is taken on
  * its size line, which must then end in CR LF as HTTP writes it; one the input ends inside too.
@@ -294,7 +294,10 @@ function chunkedStart(b: Uint8Array, ended: boolean): Verdict {
   else if (dataEnd + 1 === b.length) return ended ? (crlf ? 'yes' : 'no') : dataEnd + 2;
   else if (b[dataEnd + 1] !== 0x0a) return 'no';
   else next = dataEnd + 2;
-  // the next chunk's size line (or the input's end, a body cut there)
+  // (CR LF after the size and after the data, as HTTP writes them, says so: a live stream's first
+  // chunk is not held until its next comes; bare LFs need the next chunk's size line too, or the
+  // input's end, a body cut there)
+  if (crlf && b[next - 2] === 0x0d) return 'yes';
   if (next === b.length) return ended ? 'yes' : next + 1;
   const after = sizeLineAt(b, next, ended);
   return typeof after === 'object' ? 'yes' : after;

@@ -4,7 +4,7 @@
 import zlib from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BEDROCK_FIXTURES } from '../helpers/bedrock-fixtures.js';
-import { file, noStack, ollamaCapture, openaiCapture, run, tempDir, writer } from './helpers.js';
+import { file, noStack, ollamaCapture, openaiCapture, run, start, tempDir, writer } from './helpers.js';
 
 let dir: string;
 beforeAll(() => {
@@ -165,6 +165,21 @@ describe('an HTTP response head at the top of a capture (curl -i)', () => {
         const r = await run(['decode', file(dir, 'decoded.sse', with_(h, body))]);
         expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }, more).toEqual({ code: 0, stdout: TEXT, stderr: note('HTTP/1.1 200 OK', h.length) });
       }
+    });
+
+    it('a live stream in chunks: the first chunk\'s text is printed before the next chunk comes', async () => {
+      const h = head('Transfer-Encoding: chunked\r\n');
+      const events = body.toString('latin1').split(/(?<=\n\n)/);
+      const first = events.findIndex((e) => e.includes('Gr'));
+      const wire = (e: string) => `${Buffer.byteLength(e, 'latin1').toString(16)}\r\n${e}\r\n`;
+      // (the body's first chunk, which holds the first text, and nothing after it yet)
+      const opening = h + wire(events.slice(0, first + 1).join(''));
+      const s = start(['decode', '-'], { stdin: 'open' });
+      s.child.stdin!.write(Buffer.from(opening, 'latin1'));
+      await s.waitStdout((t) => t.startsWith('Grüße'));
+      s.child.stdin!.end(Buffer.from(events.slice(first + 1).map(wire).join('') + '0\r\n\r\n', 'latin1'));
+      const r = await s.done;
+      expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: TEXT });
     });
 
     it('an answer whose status is not a success, chunked: its error read from the decoded body', async () => {
