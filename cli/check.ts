@@ -7,7 +7,7 @@ import {
   type ModelEventStreamDecoderOptions, type ModelEventStreamMessage, type SseEvent,
 } from 'seam-stream';
 import type { Values } from './args.js';
-import { EXIT, exitCodeOf } from './errors.js';
+import { EXIT, InputError, exitCodeOf } from './errors.js';
 import { completionOf, framingOf, hasTrailer, isModelFormat, type Format, type PlainFormat } from './formats.js';
 import { AnswerBody, type HttpHead, failedAnswer, failedStatus, headIsSplit, withoutHttpHead } from './http.js';
 import { exitWith, openInput } from './io.js';
@@ -18,7 +18,7 @@ import { plural } from './status.js';
 import { pushPlainText } from './stream.js';
 
 
-export type ProblemKind = 'utf8' | 'unterminated' | 'completion' | 'limit' | 'provider' | 'json' | 'retry' | 'field' | 'empty' | 'arguments' | 'frame';
+export type ProblemKind = 'utf8' | 'unterminated' | 'completion' | 'limit' | 'provider' | 'json' | 'retry' | 'field' | 'empty' | 'arguments' | 'frame' | 'coding';
 
 export interface Problem {
   kind: ProblemKind;
@@ -40,6 +40,8 @@ const EXIT_OF: Record<ProblemKind, number> = {
   frame: EXIT.BAD_EVENT,
   // a model that wrote a call's arguments as something else than one JSON value: the stream is whole, the call is not usable
   arguments: EXIT.WARNINGS,
+  // the body's chunked coding or compression (its HTTP head's) broken: decode stops there, as at an input it cannot read
+  coding: EXIT.USAGE,
 };
 
 const KNOWN_FIELDS = new Set(['data', 'event', 'id', 'retry']);
@@ -206,6 +208,12 @@ export class Checker {
   /** An answer whose HTTP status is not a success (its head at the input's start): the provider's error, at the body's start. */
   failedAnswer(message: string): void {
     this.problem({ kind: 'provider', offset: 0, message });
+  }
+
+  /** The body's coding broke (its HTTP head's chunked coding or compression): a problem where the decoded body stops. */
+  codingBroken(message: string): void {
+    // (decode stops at it, before the input's end: an event or a character the body ends inside is not said)
+    this.problem({ kind: 'coding', offset: this.bytes, message }, this.bytes - 0.5);
   }
 
   /** An input of no bytes: a problem at its start. */
@@ -660,7 +668,7 @@ export class Checker {
 }
 
 /** The kinds in the order a list shows problems at one offset. */
-const KIND_ORDER: readonly ProblemKind[] = ['empty', 'utf8', 'frame', 'limit', 'field', 'retry', 'json', 'provider', 'arguments', 'unterminated', 'completion'];
+const KIND_ORDER: readonly ProblemKind[] = ['empty', 'utf8', 'frame', 'limit', 'field', 'retry', 'json', 'provider', 'arguments', 'coding', 'unterminated', 'completion'];
 
 /** Whether problem a comes before b in the list: by offset, then by kind. */
 function before(a: Problem, b: Problem): boolean {
@@ -705,7 +713,18 @@ export async function check(values: Values, positionals: string[]): Promise<void
   // the first bytes, to say what the input looks like when it cannot be read (another format, UTF-16)
   const first: Uint8Array[] = [];
   let firstLen = 0;
-  for await (const chunk of chunks) {
+  // (the body's chunked coding or compression broken: a problem where its decoded bytes stop, the
+  // problems before it listed, as decode stops there)
+  let broken: string | undefined;
+  const read = async function* (): AsyncGenerator<Uint8Array> {
+    try {
+      yield* chunks;
+    } catch (e) {
+      if (!(e instanceof InputError) || head?.undone === undefined || (!head.undone.chunked && head.undone.encoding === '')) throw e;
+      broken = e.message;
+    }
+  };
+  for await (const chunk of read()) {
     if (firstLen < SNIFF_BYTES) {
       first.push(chunk);
       firstLen += chunk.length;
@@ -735,9 +754,11 @@ export async function check(values: Values, positionals: string[]): Promise<void
     const body = answer === undefined ? '' : answer.end();
     checker ??= new Checker(format ?? 'text', limits, choice, maxListed);
     checker.bytes = total;
+    if (broken !== undefined) checker.codingBroken(broken);
     checker.failedAnswer(failedStatus(head) ? failedAnswer(head!, body, format) : `the input is ${htmlSaid(html ?? '')} (--format text reads it as text)`);
     checker.finishCounts();
   } else {
+    if (broken !== undefined) checker!.codingBroken(broken);
     checker!.end();
     checker!.markAfterCompletion();
     checker!.finishCounts();

@@ -205,9 +205,20 @@ describe('an HTTP response head at the top of a capture (curl -i)', () => {
       expect(before.stdout.length).toBeGreaterThan(0);
       expect(r.stdout).toBe(before.stdout);
       expect(noStack(r.stderr)).toBe(true);
-      const c = await run(['check', file(dir, 'raw-broken.sse', with_(h, bad))]);
-      expect(c.code).toBe(1);
-      expect(c.stderr).toContain('is broken: no chunk size at byte');
+      // check lists it where the decoded body stops, after the problems before it, with decode's exit code
+      const c = await run(['check', '--json', file(dir, 'raw-broken.sse', with_(h, bad))]);
+      const report = JSON.parse(c.stdout);
+      expect({ code: c.code, stderr: c.stderr, exitCode: report.exitCode, bytes: report.bytes }).toEqual({ code: 1, stderr: '', exitCode: 1, bytes: 200 });
+      expect(report.problems).toContainEqual({ kind: 'coding', offset: 200, message: `the body's chunked transfer coding (the head's Transfer-Encoding) is broken: no chunk size at byte ${third} of the body as it came (its chunk sizes counted)` });
+      // a damaged gzip body whose garbage decode stops at first: check stops there too
+      const g0 = head('Content-Encoding: gzip\r\n');
+      const long = Buffer.from(openaiCapture(Array.from({ length: 2000 }, (_, i) => `${i} `)));
+      const z0 = zlib.gzipSync(long);
+      z0[z0.length >> 1] ^= 0xff;
+      const gpath = file(dir, 'raw-bad-gzip-long.sse', with_(g0, z0));
+      const [dg, cg] = await Promise.all([run(['decode', gpath]), run(['check', '--json', gpath])]);
+      expect(cg.code).toBe(dg.code);
+      expect(JSON.parse(cg.stdout).exitCode).toBe(dg.code);
       // damaged gzip data
       const z = head('Content-Encoding: gzip\r\n');
       const packed = zlib.gzipSync(body);
