@@ -5,6 +5,7 @@ import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { type HttpHead, withoutHttpHead } from '../../cli/http.js';
 import { BEDROCK_FIXTURES } from '../helpers/bedrock-fixtures.js';
+import { prng } from './helpers.js';
 
 interface Read {
   body: string;
@@ -32,17 +33,6 @@ async function read(bytes: Uint8Array, cuts: number[]): Promise<Read> {
   return { body: Buffer.concat(out).toString('latin1'), ...(head !== undefined ? { head: { ...head } } : {}), ...(error !== undefined ? { error } : {}) };
 }
 
-/** A tiny seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What `bytes` reads as whole, checked the same at every two-piece split, a byte a read and seeded random reads. */
 async function readEveryWay(bytes: Uint8Array, label: string): Promise<Read> {
@@ -50,7 +40,7 @@ async function readEveryWay(bytes: Uint8Array, label: string): Promise<Read> {
   for (let i = 1; i < bytes.length; i++) expect(await read(bytes, [i]), `${label}: split at ${i}`).toEqual(whole);
   expect(await read(bytes, Array.from({ length: bytes.length }, (_, i) => i)), `${label}: a byte a read`).toEqual(whole);
   for (let seed = 1; seed <= 20; seed++) {
-    const r = random(seed);
+    const r = prng(seed);
     const cuts: number[] = [];
     for (let at = 0; at < bytes.length; at += 1 + Math.floor(r() * 40)) cuts.push(at);
     expect(await read(bytes, cuts), `${label}: random reads, seed ${seed}`).toEqual(whole);

@@ -21,7 +21,7 @@
 // block per run in the stream and a block per kind in the whole answer (server.mjs's wholeAnswer).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FIXTURES } from '../helpers/model-fixtures.js';
-import { BEDROCK_FIXTURES, encodeMessage, type Msg } from '../helpers/bedrock-fixtures.js';
+import { BEDROCK_FIXTURES, BEDROCK_THINKING_CALL, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { anthropicFinal, openaiFinal } from '../helpers/sdk-clients.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import { metricsAt, post, startGateway, withAwsEnv, type Running } from './support.js';
@@ -37,26 +37,9 @@ const fixture = (name: string): Case => {
 };
 
 // Bedrock (Claude through ConverseStream): a signed thinking block, a redacted one, the text, then a call.
-const P = '"p":"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123"';
-const ev = (event: string, payload: string): Msg => ({ event, payload });
 const bedrockThinkingCall: Case = {
   name: 'bedrock-thinking-call', format: 'bedrock', contentType: 'application/vnd.amazon.eventstream',
-  bytes: Buffer.concat([
-    ev('messageStart', `{${P},"role":"assistant"}`),
-    ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"Paris: "}},${P}}`),
-    ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"look it up, \\"now\\"."}},${P}}`),
-    ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"signature":"ErUBCkYIBRgCIkCsig+/="}},${P}}`),
-    ev('contentBlockStop', `{"contentBlockIndex":0,${P}}`),
-    ev('contentBlockDelta', `{"contentBlockIndex":1,"delta":{"reasoningContent":{"redactedContent":"UmVkYWN0ZWQ="}},${P}}`),
-    ev('contentBlockStop', `{"contentBlockIndex":1,${P}}`),
-    ev('contentBlockDelta', `{"contentBlockIndex":2,"delta":{"text":"Je regarde. 🌦"},${P}}`),
-    ev('contentBlockStop', `{"contentBlockIndex":2,${P}}`),
-    ev('contentBlockStart', `{"contentBlockIndex":3,${P},"start":{"toolUse":{"name":"weather","toolUseId":"tooluse_W1"}}}`),
-    ev('contentBlockDelta', `{"contentBlockIndex":3,"delta":{"toolUse":{"input":"{\\"city\\":\\"Paris\\"}"}},${P}}`),
-    ev('contentBlockStop', `{"contentBlockIndex":3,${P}}`),
-    ev('messageStop', `{${P},"stopReason":"tool_use"}`),
-    ev('metadata', `{"metrics":{"latencyMs":300},${P},"usage":{"inputTokens":40,"outputTokens":22,"totalTokens":62,"cacheReadInputTokens":8}}`),
-  ].map((m) => encodeMessage(m))),
+  bytes: Buffer.concat(BEDROCK_THINKING_CALL.map((m) => encodeMessage(m))),
 };
 
 // Answers that cite their sources (as test/unit/citations.test.ts's streams): to an OpenAI client

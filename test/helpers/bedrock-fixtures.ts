@@ -254,3 +254,27 @@ add('bedrock-exception-after-stop', 'messageStop, then an internalServerExceptio
 }
 
 export const BEDROCK_FIXTURES: readonly BedrockFixture[] = fixtures;
+
+/**
+ * Bedrock's Claude through ConverseStream: a signed thinking block, a redacted one, the text, then a
+ * call (with AWS's `p` padding), completed with its usage. Not among BEDROCK_FIXTURES (no reference
+ * reading): the gateway's whole answers and the Converse bodies' tests read it.
+ */
+const PAD = '"p":"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123"';
+const said = (event: string, payload: string): Msg => ({ event, payload });
+export const BEDROCK_THINKING_CALL: readonly Msg[] = [
+  said('messageStart', `{${PAD},"role":"assistant"}`),
+  said('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"Paris: "}},${PAD}}`),
+  said('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"look it up, \\"now\\"."}},${PAD}}`),
+  said('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"signature":"ErUBCkYIBRgCIkCsig+/="}},${PAD}}`),
+  said('contentBlockStop', `{"contentBlockIndex":0,${PAD}}`),
+  said('contentBlockDelta', `{"contentBlockIndex":1,"delta":{"reasoningContent":{"redactedContent":"UmVkYWN0ZWQ="}},${PAD}}`),
+  said('contentBlockStop', `{"contentBlockIndex":1,${PAD}}`),
+  said('contentBlockDelta', `{"contentBlockIndex":2,"delta":{"text":"Je regarde. 🌦"},${PAD}}`),
+  said('contentBlockStop', `{"contentBlockIndex":2,${PAD}}`),
+  said('contentBlockStart', `{"contentBlockIndex":3,${PAD},"start":{"toolUse":{"name":"weather","toolUseId":"tooluse_W1"}}}`),
+  said('contentBlockDelta', `{"contentBlockIndex":3,"delta":{"toolUse":{"input":"{\\"city\\":\\"Paris\\"}"}},${PAD}}`),
+  said('contentBlockStop', `{"contentBlockIndex":3,${PAD}}`),
+  said('messageStop', `{${PAD},"stopReason":"tool_use"}`),
+  said('metadata', `{"metrics":{"latencyMs":300},${PAD},"usage":{"inputTokens":40,"outputTokens":22,"totalTokens":62,"cacheReadInputTokens":8}}`),
+];

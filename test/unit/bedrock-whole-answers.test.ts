@@ -8,7 +8,7 @@
 // official clients read the same message of both.
 import { describe, expect, it } from 'vitest';
 import { ModelStream, ModelStreamError, SseRelay, describeFormat } from '../../bindings/index.js';
-import { BEDROCK_FIXTURES, crc32Ref, encodeMessage, type Msg } from '../helpers/bedrock-fixtures.js';
+import { BEDROCK_FIXTURES, BEDROCK_THINKING_CALL, crc32Ref, encodeMessage, type Msg } from '../helpers/bedrock-fixtures.js';
 import { SEED, concat, cut, randomCuts, rng, standardChunkings } from '../helpers/random.js';
 import { anthropicFinal, openaiFinal } from '../helpers/sdk-clients.js';
 
@@ -105,30 +105,10 @@ function converseOf(messages: readonly Msg[]): Obj {
   return { output: { message: { role: 'assistant', content } }, ...body };
 }
 
-// Bedrock's Claude with a signed thinking block, a redacted one, the text, then a call (as test/gateway/whole-answers.test.ts's stream).
-const P = '"p":"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123"';
-const ev = (event: string, payload: string): Msg => ({ event, payload });
-const thinkingCall: Msg[] = [
-  ev('messageStart', `{${P},"role":"assistant"}`),
-  ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"Paris: "}},${P}}`),
-  ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"look it up, \\"now\\"."}},${P}}`),
-  ev('contentBlockDelta', `{"contentBlockIndex":0,"delta":{"reasoningContent":{"signature":"ErUBCkYIBRgCIkCsig+/="}},${P}}`),
-  ev('contentBlockStop', `{"contentBlockIndex":0,${P}}`),
-  ev('contentBlockDelta', `{"contentBlockIndex":1,"delta":{"reasoningContent":{"redactedContent":"UmVkYWN0ZWQ="}},${P}}`),
-  ev('contentBlockStop', `{"contentBlockIndex":1,${P}}`),
-  ev('contentBlockDelta', `{"contentBlockIndex":2,"delta":{"text":"Je regarde. 🌦"},${P}}`),
-  ev('contentBlockStop', `{"contentBlockIndex":2,${P}}`),
-  ev('contentBlockStart', `{"contentBlockIndex":3,${P},"start":{"toolUse":{"name":"weather","toolUseId":"tooluse_W1"}}}`),
-  ev('contentBlockDelta', `{"contentBlockIndex":3,"delta":{"toolUse":{"input":"{\\"city\\":\\"Paris\\"}"}},${P}}`),
-  ev('contentBlockStop', `{"contentBlockIndex":3,${P}}`),
-  ev('messageStop', `{${P},"stopReason":"tool_use"}`),
-  ev('metadata', `{"metrics":{"latencyMs":300},${P},"usage":{"inputTokens":40,"outputTokens":22,"totalTokens":62,"cacheReadInputTokens":8}}`),
-];
-
 /** Every completed ConverseStream the tests have (an exception after the completion is none of the answer). */
 const STREAMS: [string, Msg[]][] = [
   ...BEDROCK_FIXTURES.filter((f) => f.expected.status === 'done').map((f) => [f.name, f.messages] as [string, Msg[]]),
-  ['bedrock-thinking-call', thinkingCall],
+  ['bedrock-thinking-call', [...BEDROCK_THINKING_CALL]],
 ];
 
 describe('a Converse whole answer reads as its ConverseStream stream', () => {
