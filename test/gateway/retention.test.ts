@@ -24,6 +24,28 @@ afterEach(async () => {
 /** One of the test's requests (parsed, or as sent upstream): its 2000 messages. */
 const isRequest = (v: unknown) => typeof v === 'object' && v !== null && (v as { messages?: unknown[] }).messages?.length === 2000;
 
+/**
+ * Weak references to each request object JSON.parse makes or JSON.stringify is given from now until
+ * `restore()` (wrapped by hand: a spy keeps every call's arguments and results); the fake upstream's
+ * reading of them is its own, and it keeps them.
+ */
+function watchRequests(): WeakRef<object>[] {
+  const refs: WeakRef<object>[] = [];
+  const parse = JSON.parse;
+  const stringify = JSON.stringify;
+  JSON.parse = (text: string, reviver?: never) => {
+    const v = parse(text, reviver) as unknown;
+    if (isRequest(v) && !new Error().stack!.includes('fake-upstream')) refs.push(new WeakRef(v as object));
+    return v;
+  };
+  JSON.stringify = ((v: unknown, ...rest: never[]) => {
+    if (isRequest(v)) refs.push(new WeakRef(v as object));
+    return stringify(v, ...rest);
+  }) as typeof JSON.stringify;
+  restore = () => { JSON.parse = parse; JSON.stringify = stringify; };
+  return refs;
+}
+
 describe('a stream keeps not its request for its life', () => {
   test.each(['openai', 'anthropic'] as const)('from an %s upstream, streamed and whole: the request parsed and as sent upstream are collected while the answers are open', async (format) => {
     g = await startGateway({ upstreamFormat: format, bodyTimeout: 60_000, keepalive: 0, drainTimeout: 0 });
@@ -39,21 +61,7 @@ describe('a stream keeps not its request for its life', () => {
     const messages = Array.from({ length: 2000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` }));
     // (the requests written first: the client's own objects are not the gateway's to let go)
     const asked = [true, false].flatMap((stream) => ['/v1/chat/completions', '/v1/messages'].map((path) => post(g!.url, { model: 'm', stream, max_tokens: 10, messages }, path)));
-    const refs: WeakRef<object>[] = [];
-    const parse = JSON.parse;
-    const stringify = JSON.stringify;
-    // (wrapped by hand: a spy keeps every call's arguments and results)
-    JSON.parse = (text: string, reviver?: never) => {
-      const v = parse(text, reviver) as unknown;
-      // (the fake upstream's reading of them is its own, and it keeps them)
-      if (isRequest(v) && !new Error().stack!.includes('fake-upstream')) refs.push(new WeakRef(v as object));
-      return v;
-    };
-    JSON.stringify = ((v: unknown, ...rest: never[]) => {
-      if (isRequest(v)) refs.push(new WeakRef(v as object));
-      return stringify(v, ...rest);
-    }) as typeof JSON.stringify;
-    restore = () => { JSON.parse = parse; JSON.stringify = stringify; };
+    const refs = watchRequests();
     await expect.poll(() => g!.up.received.length).toBe(4);
     await new Promise((r) => setTimeout(r, 100));
     restore();
@@ -82,19 +90,7 @@ describe('a request waiting for the upstream\'s answer', () => {
     // (an OpenAI client's request, translated for the anthropic upstream, and an Anthropic client's, as it is;
     // written first: the client's own objects are not the gateway's to let go)
     const asked = [post(g.url, { model: 'm', stream: true, messages }), post(g.url, { model: 'm', stream: true, max_tokens: 10, messages }, '/v1/messages')];
-    const refs: WeakRef<object>[] = [];
-    const parse = JSON.parse;
-    const stringify = JSON.stringify;
-    JSON.parse = (text: string, reviver?: never) => {
-      const v = parse(text, reviver) as unknown;
-      if (isRequest(v) && !new Error().stack!.includes('fake-upstream')) refs.push(new WeakRef(v as object));
-      return v;
-    };
-    JSON.stringify = ((v: unknown, ...rest: never[]) => {
-      if (isRequest(v)) refs.push(new WeakRef(v as object));
-      return stringify(v, ...rest);
-    }) as typeof JSON.stringify;
-    restore = () => { JSON.parse = parse; JSON.stringify = stringify; };
+    const refs = watchRequests();
     await expect.poll(() => g!.up.received.length).toBe(2);
     restore();
     const sent = g.up.received.reduce((n, r) => n + Buffer.byteLength(r.raw), 0);
