@@ -36,6 +36,8 @@ export { ModelStreamError, type ModelStreamErrorCode } from './models/errors.js'
 export { SseRelay, type SseRelayOptions } from './models/relay.js';
 export { openAiAnnotations, type OpenAiAnnotation } from './models/relay-openai.js';
 export { finishWithCalls, wholeAnswerBudget } from './models/formats/describe.js';
+export { jsonTooDeep } from './models/document.js';
+export { JSON_MAX_DEPTH } from './core/generated/abi.js';
 export type { RelayAbort } from './models/writer.js';
 export { ModelEventReader, type ModelEventReaderOptions, type ModelEventReading } from './models/events.js';
 export { ModelEventStreamDecoder, type ModelEventStreamDecoderOptions, type ModelEventStreamMessage } from './models/unframe.js';

@@ -3,7 +3,7 @@
 // passed to its output.
 // A reader borrows the realm's one DocReader for each document it hands to its description.
 import {
-  JF_ASCII, JF_ESCAPED, JK_ARRAY, JK_NUMBER, JK_OBJECT, JK_STRING, JREC_WORDS, JR_END, JR_HEAD, JR_INDEX, JR_START, MDR_SCRATCH, MGR_PTR,
+  JF_ASCII, JF_ESCAPED, JK_ARRAY, JK_NUMBER, JK_OBJECT, JK_STRING, JREC_WORDS, JSON_MAX_DEPTH, JR_END, JR_HEAD, JR_INDEX, JR_START, MDR_SCRATCH, MGR_PTR,
 } from '../core/generated/abi.js';
 import { type Core } from '../core/wasm.js';
 import { utf8Length } from '../text/counts.js';
@@ -80,6 +80,35 @@ const NO_ARGS = '{}';
 
 let realm: { core: Core; reader: DocReader } | null = null;
 const enc = /* @__PURE__ */ new TextEncoder();
+
+/**
+ * Where the JSON text `b` opens an array or object deeper than seam's JSON reader reads any event
+ * (JSON_MAX_DEPTH levels, the outermost value at 1): that bracket's byte offset, or −1. One pass
+ * over its structure, each string stepped over with indexOf; text that is not JSON may be read
+ * wrong (JSON.parse is what says it is not). A whole answer past it is refused before it is parsed
+ * (writing its events would overflow JavaScript's stack), by a model stream and by the command's
+ * check; the gateway refuses a request past it.
+ */
+export function jsonTooDeep(b: Uint8Array): number {
+  let depth = 0;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    if (c === 0x22) {
+      // (to the closing quote: one not escaped, after an even run of backslashes)
+      for (;;) {
+        const j = b.indexOf(0x22, i + 1);
+        if (j === -1) return -1;
+        let k = j - 1;
+        while (b[k] === 0x5c) k--;
+        i = j;
+        if (((j - 1 - k) & 1) === 0) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > JSON_MAX_DEPTH) return i;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return -1;
+}
 
 /** The text of the escaped JSON string body at [ptr, ptr + len), unescaped in the core (no JSON.parse). */
 export function unescaped(core: Core, ptr: number, len: number): string {

@@ -16,7 +16,7 @@ import {
 } from '../core/generated/abi.js';
 import { FrameStream, MAX_LIMIT_BYTES, frameLimit } from '../frames/frame-stream.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../frames/sse.js';
-import { type DocReader, JSON_ERRORS, type MessageOut, borrowDoc } from './document.js';
+import { type DocReader, JSON_ERRORS, type MessageOut, borrowDoc, jsonTooDeep } from './document.js';
 import { ModelStreamError, type ModelStreamErrorCode } from './errors.js';
 import { type FormatSpec, wholeAnswerBudget, wholeEventsWithin } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
@@ -837,7 +837,7 @@ export abstract class ModelReader extends FrameStream {
     const at = this.body?.at ?? 0;
     // (nested deeper than the core reads any event: refused at the bracket that passes it, as a
     // streamed event is; writing its events would overflow the stack)
-    const deep = tooDeep(all);
+    const deep = jsonTooDeep(all);
     if (deep >= 0) {
       this.stop(new ModelStreamError('ERR_BAD_EVENT', at + deep,
         `The ${this.format} response, a whole answer in a JSON body, is nested deeper than ${JSON_MAX_DEPTH} levels (at byte offset ${at + deep})`, ''));
@@ -908,21 +908,6 @@ export abstract class ModelReader extends FrameStream {
     this.stop(new ModelStreamError('ERR_BAD_EVENT', at, `The ${this.format} response is a JSON${array}, not an event stream`, ''));
   }
 
-}
-
-/** Where `b` (JSON text) opens an array or object at depth JSON_MAX_DEPTH + 1 (the outermost at 1), or −1. */
-function tooDeep(b: Uint8Array): number {
-  let depth = 0;
-  for (let i = 0; i < b.length; i++) {
-    const c = b[i];
-    if (c === 0x22) {
-      // (a string: to its closing quote, past escapes)
-      for (i++; i < b.length && b[i] !== 0x22; i++) if (b[i] === 0x5c) i++;
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > JSON_MAX_DEPTH) return i;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return -1;
 }
 
 /**

@@ -1,6 +1,6 @@
 // A body read whole with its limit (readBody): a client's request, and an upstream's error body or
-// whole answer, each held in the streams' budget as it comes; where a JSON object ends in it
-// (jsonObjectEnd), and whether it nests too deep (nestsDeeper).
+// whole answer, each held in the streams' budget as it comes; and where a JSON object ends in it
+// (jsonObjectEnd).
 
 /**
  * Reads a stream's body up to `limit` bytes; resolves null past it, and then destroys the stream,
@@ -75,30 +75,4 @@ export function jsonObjectEnd() {
     }
     return -1;
   };
-}
-
-/**
- * Whether the JSON text `b` nests deeper than `max` levels (an object or array at depth `max` + 1;
- * the outermost value is at depth 1), found in one pass over its structure, each string stepped
- * over with indexOf. Text that is not JSON may be read wrong: JSON.parse is what says it is not.
- */
-export function nestsDeeper(b, max) {
-  let depth = 0;
-  for (let i = 0; i < b.length; i++) {
-    const c = b[i];
-    if (c === 0x22) {
-      // (to the closing quote: one not escaped, after an even run of backslashes)
-      for (;;) {
-        const j = b.indexOf(0x22, i + 1);
-        if (j === -1) return false;
-        let k = j - 1;
-        while (b[k] === 0x5c) k--;
-        i = j;
-        if (((j - 1 - k) & 1) === 0) break;
-      }
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
 }

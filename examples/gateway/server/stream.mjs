@@ -3,22 +3,16 @@
 // answered, its answer written by the kind the client asked for (relay.mjs, streamed;
 // whole-answer.mjs, whole), and the stream's end however it comes: the client leaving, a
 // timeout, the upstream failing.
+import { JSON_MAX_DEPTH, jsonTooDeep } from 'seam-stream';
 import { RequestError, upstreamRequest } from '../requests/index.mjs';
 import { UpstreamProtocolError, requestUpstream } from '../upstream.mjs';
 import { KiB } from './options.mjs';
-import { jsonObjectEnd, nestsDeeper, readBody } from './read-body.mjs';
+import { jsonObjectEnd, readBody } from './read-body.mjs';
 import { clientGone, errorBody, retryHeaders, sendJson, upstreamError } from './replies.mjs';
 import { relayAnswer, relayedStatus } from './relay.mjs';
 import { assembleWhole, passWhole } from './whole-answer.mjs';
 
 const ERROR_BODY_BYTES = 64 * KiB;
-/**
- * The deepest a request's JSON may nest, as seam's JSON reader takes an upstream's event: JSON.parse
- * takes any depth, but JSON.stringify (the request sent upstream) and the translations' walks over
- * a schema recurse, and past JavaScript's stack (some thousands of levels) a request of 1 MiB was
- * the gateway's 500, its stack trace logged each time.
- */
-const MAX_REQUEST_DEPTH = 512;
 /**
  * The longest model name (UTF-16 units) an answer written anew in the client's API names: each
  * chunk of a translated stream to OpenAI's clients repeats it (Bedrock's model ids, ARNs among
@@ -102,8 +96,12 @@ export class Stream {
       m.limitErrors.inc({ limit: 'request_bytes' });
       return sendJson(res, 413, errorBody(`the request body is over ${o.maxRequestBytes} bytes`, 'invalid_request_error', 'ERR_REQUEST_TOO_LARGE'), { connection: 'close' });
     }
-    if (nestsDeeper(raw, MAX_REQUEST_DEPTH)) {
-      return sendJson(res, 400, errorBody(`the request body nests deeper than ${MAX_REQUEST_DEPTH} levels`, 'invalid_request_error', 'ERR_BAD_REQUEST'));
+    // (a request nested deeper than seam's JSON reader takes an upstream's event: JSON.parse takes
+    // any depth, but JSON.stringify (the request sent upstream) and the translations' walks over a
+    // schema recurse, and past JavaScript's stack (some thousands of levels) a request of 1 MiB was
+    // the gateway's 500, its stack trace logged each time)
+    if (jsonTooDeep(raw) >= 0) {
+      return sendJson(res, 400, errorBody(`the request body nests deeper than ${JSON_MAX_DEPTH} levels`, 'invalid_request_error', 'ERR_BAD_REQUEST'));
     }
     let body;
     try { body = JSON.parse(raw.toString('utf8')); } catch { body = undefined; }
