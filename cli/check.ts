@@ -3,7 +3,7 @@
 // problem with its byte offset, and counts events, bytes and graphemes.
 import {
   EventStreamError, LineDecoder, ModelEventReader, ModelEventStreamDecoder, SseParser, TextAssembler, TextRangeError, Utf8DecodeError, Utf8Validator,
-  describeFormat, wholeAnswerBudget,
+  JSON_MAX_DEPTH, describeFormat, jsonTooDeep, wholeAnswerBudget,
   type ModelEventStreamDecoderOptions, type ModelEventStreamMessage, type SseEvent,
 } from 'seam-stream';
 import type { Values } from './args.js';
@@ -46,6 +46,7 @@ const EXIT_OF: Record<ProblemKind, number> = {
 
 const KNOWN_FIELDS = new Set(['data', 'event', 'id', 'retry']);
 const dec = new TextDecoder();
+const enc = new TextEncoder();
 
 export interface CheckResult {
   input: string;
@@ -628,6 +629,13 @@ export class Checker {
       return;
     }
     const text = this.body.join('') + dec.decode();
+    // (nested deeper than seam's JSON reader reads an event: where decode stops, at that bracket;
+    // writing such an answer's events overflowed JavaScript's stack, an internal error)
+    const deep = jsonTooDeep(enc.encode(text));
+    if (deep >= 0) {
+      this.problem({ kind: 'json', offset: this.bodyStart + deep, message: `the input is a JSON body nested deeper than ${JSON_MAX_DEPTH} levels` });
+      return;
+    }
     let v: unknown;
     try {
       v = JSON.parse(text);

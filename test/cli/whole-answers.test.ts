@@ -125,3 +125,17 @@ describe('Bedrock\'s whole answers: decode and check read them as their streams'
     expect([b.code, b.stderr]).toEqual([6, 'seam-stream: The bedrock response, from byte offset 2, is neither an event stream nor valid JSON\n']);
   });
 });
+
+describe('a whole answer nested deeper than 512 levels', () => {
+  it('decode and check stop at the bracket past them (exit 6), where check said an internal error', async () => {
+    const head = '{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t","name":"f","input":';
+    const body = `${head}${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}}`;
+    const at = head.length + 5 * (512 - 3); // (three brackets are open before the input's)
+    const path = file(dir, 'deep.json', body);
+    const d = await run(['decode', path]);
+    expect([d.code, d.stdout, d.stderr]).toEqual([6, '', `seam-stream: The anthropic response, a whole answer in a JSON body, is nested deeper than 512 levels (at byte offset ${at})\n`]);
+    const c = await run(['check', '--json', path]);
+    expect(c.code).toBe(6);
+    expect(JSON.parse(c.stdout).problems).toEqual([{ kind: 'json', offset: at, message: 'the input is a JSON body nested deeper than 512 levels' }]);
+  });
+});
