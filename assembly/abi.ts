@@ -480,7 +480,7 @@ export const EMIT_CAP: i32 = 1 << 18;
 // the end itself and JS sees only the others. One rule per path id of the format's program; a
 // record whose rule does not accept it makes the event one for JS.
 //   header  u16 number of rules, u16 number of MR_LITERAL rules (each must match once),
-//           u16 flags (MT_CHOICE), u16 number of kinds
+//           u16 flags (MT_CHOICE, MT_LAST), u16 number of kinds
 //   rule    u8 role (MR_*), u8 ignored kinds (bit 1 << JK_* for each kind the rule accepts and
 //           ignores), u16 literal length, u16 literal offset (from the template's first byte),
 //           u8 channel (CH_*, of an MR_TEXT rule), u8 flags (MRF_*)
@@ -513,6 +513,17 @@ export const MR_KIND: i32 = 5;
 export const MR_CALL: i32 = 6;
 /** Rule: an object (the followed choice's delta) whose element must be the followed one. */
 export const MR_SCOPE: i32 = 7;
+/**
+ * Rule (with every kind ignored, so that any event may hold it): an object whose bytes the stream
+ * keeps, the last one read replacing the one before, in quiet events and in those for JS alike
+ * (Gemini's running usage, which a stream cut short reports: modelHeld). One longer than LAST_CAP,
+ * or one the heap budget has no room for, leaves none kept rather than an older one.
+ */
+export const MR_LAST: i32 = 8;
+/** Template flag: it has an MR_LAST rule. */
+export const MT_LAST: i32 = 2;
+/** The most bytes of an MR_LAST rule's object a stream keeps. */
+export const LAST_CAP: i32 = 2048;
 /**
  * Rule flag (of an MR_TEXT rule): the path is one of the names a format gives the same content
  * (OpenAI's `reasoning_content` and `reasoning`, which some servers send both, each with the same

@@ -30,5 +30,5 @@ export { jsonRead, jsonReadIn, jsonErrorAt, jsonUnescape, jsonUtf16 } from './js
 export { sameSpan, sseWrite } from './writer';
 export {
   modelDocs, modelMore, modelPush, modelTextBytes, modelTextChars, modelGather, modelTextSpans, modelTextLog, modelTextDrop, modelKept, modelKeepFree, modelScratch, modelScratchFree,
-  modelUnescape, modelValid, modelCheckArea, modelSetCall, modelPart,
+  modelUnescape, modelValid, modelCheckArea, modelSetCall, modelPart, modelHeld,
 } from './model';

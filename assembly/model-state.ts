@@ -12,13 +12,16 @@
 //   +44 buf  TEXT: the UTF-8 of the answer's text since JS last hashed it (ME_TEXT: the report's
 //            SHA-256 is of these bytes, not of a string made UTF-8 again; model.ts)
 //   +56 u32  the high surrogate escape TEXT's last text ended in, its pair perhaps to come (0: none)
-import { bFree, bLen } from './buffers';
-import { allocZeroed, freeRecord } from './runtime';
+//   +60 buf  LAST: the last object read at the template's MR_LAST rule (its bytes as sent), kept
+//            after the stream's end until JS takes it (modelHeld), given back at a failure
+import { bAppend, bFree, bLen, bSetLen } from './buffers';
+import { LAST_CAP } from './abi';
+import { allocZeroed, budgetFits, freeRecord } from './runtime';
 
 /** Where a frame stream's record points to its block (frames.ts's layout: layer 4's part, +144). */
 export const O_MODEL: usize = 144;
 
-export const MODEL_STATE_BYTES: usize = 60;
+export const MODEL_STATE_BYTES: usize = 72;
 export const MS_KEEP: usize = 0;
 export const MS_REASON: usize = 12;
 export const MS_ARGS: usize = 24;
@@ -26,6 +29,7 @@ export const MS_CALL: usize = 36;
 export const MS_ARGS_LEFT: usize = 40;
 export const MS_TEXT: usize = 44;
 export const MS_HIGH: usize = 56;
+export const MS_LAST: usize = 60;
 
 /** The stream's block, or 0 when it has none. */
 // @ts-ignore: decorator
@@ -65,6 +69,7 @@ export function modelStateFree(st: usize): void {
   bFree(ms, MS_REASON);
   bFree(ms, MS_ARGS);
   bFree(ms, MS_TEXT);
+  bFree(ms, MS_LAST);
   freeRecord(ms, MODEL_STATE_BYTES);
   store<u32>(st, 0, O_MODEL);
 }
@@ -82,6 +87,7 @@ export function modelStateRelease(st: usize, failed: bool): void {
   if (failed) store<u32>(ms, 0, MS_HIGH);
   // (with a surrogate pending the buffer stays, with its room for U+FFFD: the text's end may still be asked for)
   if ((bLen(ms, MS_TEXT) == 0 && load<u32>(ms, MS_HIGH) == 0) || failed) bFree(ms, MS_TEXT);
+  if (bLen(ms, MS_LAST) == 0 || failed) bFree(ms, MS_LAST);
   modelStateTrim(st);
 }
 
@@ -90,7 +96,7 @@ export function modelStateTrim(st: usize): void {
   const ms = modelState(st);
   if (ms == 0) return;
   if (load<u32>(ms + MS_KEEP, 8) == 0 && load<u32>(ms + MS_REASON, 8) == 0 && load<u32>(ms + MS_ARGS, 8) == 0 && load<i32>(ms, MS_CALL) == 0
-    && load<u32>(ms + MS_TEXT, 8) == 0 && load<u32>(ms, MS_HIGH) == 0) {
+    && load<u32>(ms + MS_TEXT, 8) == 0 && load<u32>(ms, MS_HIGH) == 0 && load<u32>(ms + MS_LAST, 8) == 0) {
     freeRecord(ms, MODEL_STATE_BYTES);
     store<u32>(st, 0, O_MODEL);
   }
@@ -100,5 +106,23 @@ export function modelStateTrim(st: usize): void {
 export function modelStateRetained(st: usize): u32 {
   const ms = modelState(st);
   if (ms == 0) return 0;
-  return <u32>MODEL_STATE_BYTES + load<u32>(ms + MS_KEEP, 8) + load<u32>(ms + MS_REASON, 8) + load<u32>(ms + MS_ARGS, 8) + load<u32>(ms + MS_TEXT, 8);
+  return <u32>MODEL_STATE_BYTES + load<u32>(ms + MS_KEEP, 8) + load<u32>(ms + MS_REASON, 8) + load<u32>(ms + MS_ARGS, 8) + load<u32>(ms + MS_TEXT, 8)
+    + load<u32>(ms + MS_LAST, 8);
+}
+
+/**
+ * Keeps the n bytes at p as the stream's last MR_LAST object, in place of the one before; one
+ * longer than LAST_CAP, or one the heap budget has no room for (a kept object is not worth
+ * failing a push for), leaves none.
+ */
+export function keepLast(st: usize, p: usize, n: usize): void {
+  if (n > <usize>LAST_CAP) {
+    if (modelState(st) != 0) bSetLen(modelState(st), MS_LAST, 0);
+    return;
+  }
+  const ms = modelStateOf(st);
+  bSetLen(ms, MS_LAST, 0);
+  const cap = <usize>load<u32>(ms + MS_LAST, 8);
+  if (n > cap && !budgetFits(n + (n >> 1) + 64)) return;
+  bAppend(ms, MS_LAST, p, n, <usize>LAST_CAP);
 }

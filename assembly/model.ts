@@ -10,15 +10,15 @@ import {
   MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_LOGGED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
   MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHARS, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_ORDER, ME_PASS,
   ME_TEXT, MG_KEEP, MG_TEXT, MGATHER_CAP, MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MHEAD_SLOT, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CALL, MR_CHOICE,
-  MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MRF_ALIAS, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
+  MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MRF_ALIAS, MT_CHOICE, MT_HEAD_BYTES, MT_LAST, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
   RES_PTR, R_RAW, SF_IN, SF_RAW, SF_SLACK, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS, TEXT_SCRATCH_CAP,
 } from './abi';
 import { NO_LIMIT, bAppend, bEnsure, bFree, bLen, bPtr, bSetLen, copy } from './buffers';
 import { C_SPACE, isDataField } from './frames';
-import { MS_ARGS, MS_ARGS_LEFT, MS_CALL, MS_HIGH, MS_KEEP, MS_REASON, MS_TEXT, argsLeft, currentCall, modelState, modelStateOf, modelStateTrim } from './model-state';
+import { MS_ARGS, MS_ARGS_LEFT, MS_CALL, MS_HIGH, MS_KEEP, MS_LAST, MS_REASON, MS_TEXT, argsLeft, currentCall, keepLast, modelState, modelStateOf, modelStateTrim } from './model-state';
 import { jsonChars, jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8, jsonUtf8High, jsonUtf8Length, putUtf8 } from './json';
 import { release, res, reserve } from './runtime';
-import { channelOn, isTextRecord, quietChannel, quietKind, setQuiet, shapeLearn, shapeMatch } from './shape';
+import { channelOn, isTextRecord, lastRecord, quietChannel, quietKind, setQuiet, shapeLearn, shapeMatch } from './shape';
 import { linesMore, linesPush } from './lines';
 import { sseEventsAt, sseMore, ssePush } from './sse';
 import { transcode } from './utf8';
@@ -454,6 +454,11 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
         if (got < 0) {
           flags = DF_ERROR;
         } else if (t != 0) {
+          if ((load<u16>(t, 4) & MT_LAST) != 0) {
+            // (the event's object at the MR_LAST rule, for JS's event or a quiet one alike)
+            const lw = lastRecord(t, got);
+            if (lw != 0) keepLast(st, p + <usize>load<i32>(lw, JR_START << 2), <usize>(load<i32>(lw, JR_END << 2) - load<i32>(lw, JR_START << 2)));
+          }
           nt = quietText(st, t, p, got, choice);
           if (nt >= 0 && !quietFits(st, t, got, emitMode)) nt = -1;
           if (nt == 1) shapeLearn(st, t, prog, choice, p, n, got);
@@ -757,6 +762,27 @@ export function modelSetCall(st: usize, key: i32, left: u32): void {
   store<i32>(ms, key < 0 ? 0 : key + 1, MS_CALL);
   store<u32>(ms, left, MS_ARGS_LEFT);
   if (key < 0) modelStateTrim(st);
+}
+
+/**
+ * What the stream holds for JS as it was sent, where it lies (MGR_PTR), with nothing allocated (a
+ * stream failing for the heap's budget can still take it): `which` 0 the reasoning of quiet events,
+ * 1 the current call's arguments (escaped string bodies, joined), 2 the last object at its
+ * template's MR_LAST rule. Returns its length (0: none). With `free` its buffer is given back instead.
+ */
+export function modelHeld(st: usize, which: i32, free: i32): usize {
+  const ms = modelState(st);
+  const b = which == 0 ? MS_REASON : which == 1 ? MS_ARGS : MS_LAST;
+  if (free != 0) {
+    if (ms != 0) {
+      bFree(ms, b);
+      modelStateTrim(st);
+    }
+    return 0;
+  }
+  const len: usize = ms == 0 ? 0 : bLen(ms, b);
+  res(MGR_PTR, len == 0 ? 0 : <i32>bPtr(ms, b));
+  return len;
 }
 
 /**

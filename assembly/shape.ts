@@ -23,16 +23,19 @@
 //   +26 u8   the content's channel (CH_*, 0xFF: none)   +27 u8 its kind (0xFF: none)
 //   +28 u32  bit k set: the hole after segment k is a number (else a string body)
 //   +32 i32  the key of the call it names (−1: none)
-//   +36 u16  lengths of the segments, then their bytes, then 16 bytes of slack for the compares
+//   +36 u16  the segment the template's MR_LAST object begins in (0xFFFF: none), u16 where in it,
+//   +40 u16  the segment it ends in, u16 where in it its last byte lies
+//   +44 u16  lengths of the segments, then their bytes, then 16 bytes of slack for the compares
 // A segment ends with the opening quote of a hole's string, or right before its number; the next
-// begins with the string's closing quote, or right after the number.
+// begins with the string's closing quote, or right after the number. A kept object (MR_LAST: its
+// braces are tokens, in segments) is kept from a matched event where those segments lie in it.
 import {
-  CH_ARGS, CH_REASONING, CH_TEXT, JF_ASCII, JF_ESCAPED, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START,
-  ME_ARGS, ME_CHUNKS, ME_GATHER, ME_NO_TEXT, ME_PASS, ME_REASONING, MJREC_PTR, MR_TEXT, MT_HEAD_BYTES, MT_RULE_BYTES,
+  CH_ARGS, CH_REASONING, CH_TEXT, JF_ASCII, JF_ESCAPED, JK_OBJECT, JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START,
+  ME_ARGS, ME_CHUNKS, ME_GATHER, ME_NO_TEXT, ME_PASS, ME_REASONING, MJREC_PTR, MR_LAST, MR_TEXT, MT_HEAD_BYTES, MT_LAST, MT_RULE_BYTES,
 } from './abi';
 import { bEnsure, bLen, bPtr, bSetLen, copy } from './buffers';
 import { B_SHAPE, O_QUIET } from './frames';
-import { argsLeft, currentCall } from './model-state';
+import { argsLeft, currentCall, keepLast } from './model-state';
 import { jsonAscii, jsonEscaped, jsonNumberEnd, jsonStringEnd } from './json';
 import { budgetFits } from './runtime';
 
@@ -47,7 +50,8 @@ const H_CHANNEL: usize = 26;
 const H_KIND: usize = 27;
 const H_NUMBERS: usize = 28;
 const H_CALL: usize = 32;
-const H_LENS: usize = 36;
+const H_LAST: usize = 36;
+const H_LENS: usize = 44;
 /** After this many misses in a row, a new shape is learned only every 16th quiet event. */
 const RELEARN_FREELY: u32 = 3;
 
@@ -121,6 +125,8 @@ export function shapeMatch(st: usize, t: usize, prog: usize, choice: i32, p: usi
   const segs = <u32>load<u16>(s, H_SEGS);
   const hole = <u32>load<u16>(s, H_HOLE);
   const numbers = load<u32>(s, H_NUMBERS);
+  const ls = <u32>load<u16>(s, H_LAST), le = <u32>load<u16>(s, H_LAST + 4);
+  let ks: usize = 0, ke: usize = 0;
   const end = p + n;
   const saved = load<u8>(end);
   store<u8>(end, 0); // the reader's sentinel: a scan stops at the end
@@ -135,6 +141,8 @@ export function shapeMatch(st: usize, t: usize, prog: usize, choice: i32, p: usi
       ok = false;
       break;
     }
+    if (k == ls) ks = q + <usize>load<u16>(s, H_LAST + 2);
+    if (k == le) ke = q + <usize>load<u16>(s, H_LAST + 6) + 1;
     q += len;
     f += len;
     if (k + 1 == segs) break;
@@ -160,6 +168,7 @@ export function shapeMatch(st: usize, t: usize, prog: usize, choice: i32, p: usi
   store<u16>(s, 0, H_MISSES);
   if (channel == CH_ARGS && (mode & (ME_PASS | ME_CHUNKS)) == 0 && <u32>(te - ts) > argsLeft(st)) return false;
   setQuiet(channel, <i32>load<u8>(s, H_KIND) == 0xFF ? -1 : <i32>load<u8>(s, H_KIND), call);
+  if (ls != 0xFFFF) keepLast(st, ks, ke - ks);
   let flags: u32 = escaped ? JF_ESCAPED : 0;
   if (jsonAscii(ts, te)) flags |= JF_ASCII;
   const w = MJREC_PTR;
@@ -168,6 +177,18 @@ export function shapeMatch(st: usize, t: usize, prog: usize, choice: i32, p: usi
   store<i32>(w, <i32>(ts - p), JR_START << 2);
   store<i32>(w, <i32>(te - p), JR_END << 2);
   return true;
+}
+
+/** The record of the object at template `t`'s MR_LAST rule among the `nrec` records at MJREC_PTR (its first), or 0. */
+export function lastRecord(t: usize, nrec: i32): usize {
+  const nrules = <u32>load<u16>(t);
+  for (let j = 0; j < nrec; j++) {
+    const w = MJREC_PTR + (<usize>j * JREC_BYTES);
+    const head = load<u32>(w);
+    const id = head & 0xFFFF;
+    if (id < nrules && <i32>load<u8>(t + MT_HEAD_BYTES + <usize>id * MT_RULE_BYTES) == MR_LAST && ((head >>> JREC_KIND_SHIFT) & 0xFF) == JK_OBJECT) return w;
+  }
+  return 0;
 }
 
 /** Whether any of the `nrec` records starts at offset `off` (a string value the program records). */
@@ -272,6 +293,24 @@ export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usi
   segment(segs, from, end);
   fixed += end - from;
   segs++;
+  // the kept object: the segments its first and last bytes (its braces) lie in
+  let ls: u32 = 0xFFFF, lo: usize = 0, le: u32 = 0xFFFF, leo: usize = 0;
+  const lw = (load<u16>(t, 4) & MT_LAST) != 0 ? lastRecord(t, nrec) : 0;
+  if (lw != 0) {
+    const a = p + <usize>load<i32>(lw, JR_START << 2), b = p + <usize>load<i32>(lw, JR_END << 2) - 1;
+    for (let k: u32 = 0; k < segs; k++) {
+      const sa = <usize>load<u32>(SEGS + (<usize>k << 3)), sb = <usize>load<u32>(SEGS + (<usize>k << 3), 4);
+      if (a >= sa && a < sb) {
+        ls = k;
+        lo = a - sa;
+      }
+      if (b >= sa && b < sb) {
+        le = k;
+        leo = b - sa;
+      }
+    }
+    if (ls == 0xFFFF || le == 0xFFFF) return; // (never: braces are tokens)
+  }
   const size = H_LENS + (<usize>segs << 1) + fixed;
   // a shape is worth keeping, not worth failing a push for: none past the budget (setCoreMemoryLimit)
   const cap = <usize>load<u32>(st + B_SHAPE, 8);
@@ -289,6 +328,10 @@ export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usi
   store<u8>(s, <u8>quietKind(), H_KIND);
   store<u32>(s, numbers, H_NUMBERS);
   store<i32>(s, quietCall(), H_CALL);
+  store<u16>(s, <u16>ls, H_LAST);
+  store<u16>(s, <u16>lo, H_LAST + 2);
+  store<u16>(s, <u16>le, H_LAST + 4);
+  store<u16>(s, <u16>leo, H_LAST + 6);
   let o = s + H_LENS + (<usize>segs << 1);
   for (let k: u32 = 0; k < segs; k++) {
     const a = <usize>load<u32>(SEGS + (<usize>k << 3));

@@ -92,6 +92,7 @@ export interface CoreExports {
   modelKeepFree(st: number): void;
   modelSetCall(st: number, key: number, argsLeft: number): void;
   modelPart(st: number, which: number): number;
+  modelHeld(st: number, which: number, free: number): number;
   modelScratch(n: number): number;
   modelUnescape(p: number, len: number): number;
   modelValid(p: number, len: number): number;

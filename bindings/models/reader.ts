@@ -368,7 +368,30 @@ export abstract class ModelReader extends FrameStream {
     } finally {
       call.flushing = false;
     }
+    this.takeRunningUsage();
     if (this.turnFailed !== null) this.failTurn(); // (its usage did not come)
+  }
+
+  /**
+   * At the stream's end or failure: the running usage the core kept (a template's runningUsage,
+   * Gemini's), the stream's usage when no completion brought one; given back in any case.
+   */
+  private takeRunningUsage(): void {
+    if (this.st === 0 || !this.plan.runningUsage) return;
+    const core = this.core;
+    const len = core.x.modelHeld(this.st, 2, 0);
+    if (len === 0) return;
+    core.sync();
+    if (this.message?.usage === undefined) {
+      let usage: unknown;
+      try {
+        usage = JSON.parse(core.utf8(core.word(MGR_PTR), len));
+      } catch {
+        usage = undefined; // (the core read it whole: never)
+      }
+      if (typeof usage === 'object' && usage !== null) (this.message ??= new Message()).usage = usage as Record<string, unknown>;
+    }
+    core.x.modelHeld(this.st, 2, 1);
   }
 
   /** The stream ended: its record goes back, and the event stream framer's with it (Bedrock). */
@@ -391,6 +414,7 @@ export abstract class ModelReader extends FrameStream {
 
   protected override released(): void {
     this.takeParts();
+    this.takeRunningUsage();
     // (a stream that retired first, as one whose flush finds it cut short does, retired its framer
     // with it: releasing that would make it a new record, held until the stream is collected)
     if (this.st !== 0) this.unframer?.release();
@@ -451,18 +475,31 @@ export abstract class ModelReader extends FrameStream {
     const held = p.held;
     p.held = 0;
     const core = this.core;
+    if (held & 1) (this.message ??= new Message()).block().text += this.partText(0);
+    if (held & 2) p.call!.text += this.partText(1);
+    if (freeScratch && core.word(MDR_SCRATCH) !== 0) core.x.modelScratchFree();
+  }
+
+  /**
+   * The reasoning (0) or arguments (1) the core kept, unescaped there; where the heap's budget has
+   * no room for that (a stream that fails for it takes its parts here), read as sent, in JS.
+   */
+  private partText(which: 0 | 1): string {
+    const core = this.core;
     const x = core.x;
-    if (held & 1) {
-      const units = x.modelPart(this.st, 0);
+    try {
+      const units = x.modelPart(this.st, which);
       core.sync();
-      (this.message ??= new Message()).block().text += core.utf16(core.word(MGR_PTR), units);
-    }
-    if (held & 2) {
-      const units = x.modelPart(this.st, 1);
+      return core.utf16(core.word(MGR_PTR), units);
+    } catch (e) {
+      if (!(e instanceof WebAssembly.RuntimeError)) throw e;
+      // (the core traps before it changes anything: what it held is there as it was)
+      const len = x.modelHeld(this.st, which, 0);
       core.sync();
-      p.call!.text += core.utf16(core.word(MGR_PTR), units);
+      const text = len === 0 ? '' : (JSON.parse(`"${core.utf8(core.word(MGR_PTR), len)}"`) as string);
+      x.modelHeld(this.st, which, 1);
+      return text;
     }
-    if (freeScratch && core.word(MDR_SCRATCH) !== 0) x.modelScratchFree();
   }
 
   // ---- framing -------------------------------------------------------------------------------

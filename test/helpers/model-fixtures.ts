@@ -24,8 +24,9 @@
 //   is one with `"action": "error"` (message: its `type`); such a line's text is not the answer's.
 // - usage: OpenAI's last non-null `usage`; Anthropic's message_start.message.usage with
 //   message_delta.usage's members over it (shallow); Responses' response.usage; Ollama's
-//   top-level numeric members of the done line; Gemini's usageMetadata of the chunk that completes
-//   the stream (every chunk carries running totals; the last one's are the stream's).
+//   top-level numeric members of the done line; Gemini's usageMetadata of the last chunk that has
+//   one (every chunk carries running totals: the last one's are the stream's, completed, cut short
+//   or failed).
 // - gemini: the followed candidate is the one whose index is the option (by position in chunks
 //   whose candidates carry no index); a chunk whose followed candidate has a finishReason, or
 //   whose promptFeedback has a blockReason (no candidates: the prompt was refused), completes the
@@ -765,7 +766,7 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
     }
     case 'gemini': {
       // a GenerateContentResponse (ai.google.dev/api/generate-content), or {"error": {code, message, status}}
-      if (v.error != null) return { role: 'error', message: errorText(v.error) };
+      if (v.error != null) return { role: 'error', message: errorText(v.error), ...(isObj(v.usageMetadata) ? { usage: v.usageMetadata } : {}) };
       const r: Reading = { role: 'other' };
       const cands = Array.isArray(v.candidates) ? v.candidates : [];
       const byPosition = cands.every((c) => !isObj(c) || c.index === undefined);
@@ -817,7 +818,7 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
         r.role = 'completion';
         r.finishReason = pf.blockReason;
       }
-      if (r.role === 'completion' && isObj(v.usageMetadata)) r.usage = v.usageMetadata;
+      if (isObj(v.usageMetadata)) r.usage = v.usageMetadata;
       return r;
     }
     case 'bedrock': {
@@ -1023,6 +1024,7 @@ export function reference(body: string | Uint8Array, format: ModelFormat, choice
     }
     if (m.role === 'error') {
       ref.status = 'failed';
+      if (format === 'gemini' && m.usage !== undefined) ref.usage = { ...m.usage }; // (the running usage of the chunk that failed)
       ref.error = { code: 'ERR_PROVIDER', message: m.message, offset: r.dataStart };
       if (m.providerCode !== undefined) ref.error.providerCode = m.providerCode;
       if (m.finishReason !== undefined) ref.finishReason = m.finishReason;
@@ -2824,6 +2826,7 @@ data: {"candidates": [{"content": {"parts": [{"functionCall": {"id": "call-7f3a"
       text: '', reasoning: '', status: 'truncated', events: 3, comments: [],
       error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(cut) },
       toolCalls: [{ index: 0, id: '', name: 'search', arguments: '{"query":"Wetter in Zürich', done: false }],
+      usage: { trafficType: 'ON_DEMAND' }, // (the last chunk's usageMetadata, which Vertex sends without counts until the end)
     },
   });
 }
@@ -2861,6 +2864,7 @@ data: {"error": {"code": 503,"message": "The model is overloaded. Please try aga
       text: 'Der Anfang, und dann',
       reasoning: '', status: 'failed', events: 3, comments: [],
       error: { code: 'ERR_PROVIDER', message: 'The model is overloaded.', offset: at(body, '{"error"') },
+      usage: { promptTokenCount: 5, totalTokenCount: 5 }, // (the running usage of the last chunk before the error)
     },
   });
 }
@@ -2925,6 +2929,7 @@ data: {"candidates": [{"content": {"parts": [{"text": "der nie endet 👩${ZWJ}�
       text: `Ein Satz, der nie endet 👩${ZWJ}💻`,
       reasoning: '', status: 'truncated', events: 2, comments: [],
       error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(body) },
+      usage: { promptTokenCount: 5, totalTokenCount: 5 }, // (the running usage of the last chunk)
     },
   });
 }
@@ -2942,6 +2947,7 @@ data: {"candidates": [{"content": {"parts": [{"text": " und nicht weiter"}],"rol
       text: 'Bis hier',
       reasoning: '', status: 'truncated', events: 1, comments: [],
       error: { code: 'ERR_STREAM_TRUNCATED', offset: utf8Length(body) },
+      usage: { promptTokenCount: 5, totalTokenCount: 5 }, // (the running usage of the last whole chunk)
     },
   });
 }

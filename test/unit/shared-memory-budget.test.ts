@@ -4,7 +4,7 @@
 // never shrinks) past what it chose.
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  CoreMemoryError, LineDecoder, SseLimitError, SseParser, Utf8Decoder, coreMemoryLimit, coreMemoryUsed, setCoreMemoryLimit,
+  CoreMemoryError, LineDecoder, ModelStream, SseLimitError, SseParser, Utf8Decoder, coreMemoryLimit, coreMemoryUsed, setCoreMemoryLimit,
 } from '../../bindings/index.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -92,5 +92,47 @@ describe('the core memory budget', () => {
     setCoreMemoryLimit(undefined);
     expect(new LineDecoder().push(enc('a\n'))).toEqual(['a']);
     expect(() => setCoreMemoryLimit(0)).toThrow(TypeError);
+  });
+});
+
+describe('a model stream past the budget with reasoning or arguments the core kept', () => {
+  // The core keeps quiet reasoning and argument fragments as sent; when the stream fails, they are
+  // taken into the message. Unescaping them there needs room the budget no longer has: they are
+  // read as sent instead, and the stream's error is the CoreMemoryError (it was the core's trap).
+  const thinking = 'Denken über das Problem: \\"x\\" und \\u00e9. '.repeat(25);
+  const cases: [string, string, string, (m: ModelStream) => string][] = [
+    ['anthropic reasoning', 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"c","usage":{"input_tokens":1,"output_tokens":1}}}\n\nevent: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}\n\n',
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"${thinking}"}}\n\n`, (m) => m.reasoning],
+    ['openai arguments', 'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":""}}]}}]}\n\n',
+      `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"${thinking}"}}]}}]}\n\n`, (m) => m.toolCalls[0]?.arguments ?? ''],
+  ];
+  it.each(cases)('%s: a CoreMemoryError at the push that passed it, with every fragment before it kept', (_, head, delta, kept) => {
+    const piece = JSON.parse(`"${thinking}"`) as string;
+    setCoreMemoryLimit(coreMemoryUsed() + 256 * 1024);
+    const m = new ModelStream({ format: _.startsWith('anthropic') ? 'anthropic' : 'openai', maxReasoningBytes: 64 * MiB, maxArgumentBytes: 64 * MiB });
+    m.push(enc(head));
+    let before = enc(head).length;
+    let pushes = 0;
+    let error: unknown;
+    try {
+      for (; pushes < 2000; pushes++) {
+        const b = enc(delta);
+        m.push(b);
+        before += b.length;
+      }
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CoreMemoryError);
+    const err = error as CoreMemoryError;
+    expect(err.offset).toBeGreaterThanOrEqual(before);
+    expect(err.offset).toBeLessThanOrEqual(before + enc(delta).length);
+    expect(pushes).toBeGreaterThan(20);
+    // (the fragments of the pushes that returned, and perhaps some of the one that failed: whole ones)
+    const got = kept(m);
+    expect(got.length % piece.length).toBe(0);
+    expect(got.length / piece.length).toBeGreaterThanOrEqual(pushes);
+    expect(got).toBe(piece.repeat(got.length / piece.length));
+    m.dispose();
   });
 });

@@ -6,7 +6,7 @@
 // error message, a usage object: once per stream, not per delta).
 import {
   CH_ARGS, CH_OF_KIND, CH_REASONING, CH_TEXT, JK_ARRAY, JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE, MR_CALL, MR_CHOICE,
-  MR_KIND, MR_LITERAL, MR_NONE, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MRF_ALIAS, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES,
+  MR_KIND, MR_LITERAL, MR_NONE, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MR_LAST, MRF_ALIAS, MT_CHOICE, MT_HEAD_BYTES, MT_LAST, MT_KIND_BYTES, MT_RULE_BYTES,
 } from '../../core/generated/abi.js';
 import type { BuiltinCallType, Citation } from '../message.js';
 
@@ -320,7 +320,7 @@ export function names<K extends string>(words: Readonly<Record<K, string>>): Rea
  * appended to the current call).
  */
 export interface QuietRule {
-  role: 'text' | 'literal' | 'not' | 'choice' | 'kind' | 'call' | 'scope' | 'none';
+  role: 'text' | 'literal' | 'not' | 'choice' | 'kind' | 'call' | 'scope' | 'last' | 'none';
   ignore: number;
   literal?: string;
   channel?: QuietChannel;
@@ -366,6 +366,12 @@ export const callKey: QuietRule = { role: 'call', ignore: NULL };
 /** The followed choice's delta. */
 export const scope: QuietRule = { role: 'scope', ignore: 0 };
 export const ignored: QuietRule = { role: 'none', ignore: ALL };
+/**
+ * A running usage (an object in every event, the totals so far): ignored, but the stream keeps the
+ * last one, in the core (at most LAST_CAP bytes), and one cut short or failed before its completion
+ * brought the usage reports that.
+ */
+export const runningUsage: QuietRule = { role: 'last', ignore: ALL };
 /** A string is for the description. */
 export const strings: QuietRule = { role: 'none', ignore: NOT_STRING };
 export const choice: QuietRule = { role: 'choice', ignore: 0 };
@@ -383,7 +389,7 @@ export function noneOf(k: number): QuietRule {
 }
 
 const ROLES: Readonly<Record<QuietRule['role'], number>> = {
-  none: MR_NONE, text: MR_TEXT, literal: MR_LITERAL, choice: MR_CHOICE, not: MR_NOT_LITERAL, kind: MR_KIND, call: MR_CALL, scope: MR_SCOPE,
+  none: MR_NONE, text: MR_TEXT, literal: MR_LITERAL, choice: MR_CHOICE, not: MR_NOT_LITERAL, kind: MR_KIND, call: MR_CALL, scope: MR_SCOPE, last: MR_LAST,
 };
 const CHANNELS: Readonly<Record<QuietChannel, number>> = { text: CH_TEXT, reasoning: CH_REASONING, args: CH_ARGS, kind: CH_OF_KIND };
 
@@ -399,7 +405,7 @@ export function template(rules: readonly QuietRule[], kinds: readonly QuietKind[
   const v = new DataView(out.buffer);
   v.setUint16(0, rules.length, true);
   v.setUint16(2, rules.filter((r) => r.role === 'literal').length, true);
-  v.setUint16(4, rules.some((r) => r.role === 'choice') ? MT_CHOICE : 0, true);
+  v.setUint16(4, (rules.some((r) => r.role === 'choice') ? MT_CHOICE : 0) | (rules.some((r) => r.role === 'last') ? MT_LAST : 0), true);
   v.setUint16(6, kinds.length, true);
   if (rules.some((r) => r.role === 'kind') !== (kinds.length !== 0)) throw new Error('seam: a template has kinds exactly when it has a kind rule');
   let at = head;

@@ -9,7 +9,8 @@
 // (the caller sends it back with it), or, on any other part, with the reasoning. No `[DONE]`: the
 // chunk whose followed candidate has a `finishReason` (or whose prompt was blocked,
 // `promptFeedback.blockReason`) completes the stream, with the usage of that chunk
-// (`usageMetadata`, running totals in every chunk, whole in the last); an `{"error": …}` chunk is
+// (`usageMetadata`, running totals in every chunk, whole in the last: the core keeps the last one
+// that came, which a stream cut short or failed reports); an `{"error": …}` chunk is
 // the provider's error, and so is a finish reason that says the turn failed (a malformed function
 // call, …), with the candidate's `finishMessage`. A candidate's `groundingMetadata` and
 // `citationMetadata` name the sources it cites. The code execution tool (run by Google) says its
@@ -23,7 +24,7 @@ import { JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE } from '../
 import { compilePaths } from '../paths.js';
 import {
   FILTERED, failedTurn, type Doc, type Sink, type FinishWords, type FormatSpec, LENGTH, NULL, type ProviderError, STOP, choice, citationOf, count, errorOfBody, find,
-  ignored, isObj, member, never, noneOf, providerError, scope, sseEvent, sseFormat, stringAt, strings, template, text, type WholeEvent,
+  ignored, isObj, member, never, noneOf, providerError, runningUsage, scope, sseEvent, sseFormat, stringAt, strings, template, text, type WholeEvent,
 } from './describe.js';
 
 const P = {
@@ -110,9 +111,10 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     'candidates[*].content.parts[*].inlineData', 'candidates[*].content.parts[*].inlineData.mimeType', 'candidates[*].content.parts[*].inlineData.data',
     'candidates[*].content.parts[*].fileData', 'candidates[*].content.parts[*].fileData.mimeType', 'candidates[*].content.parts[*].fileData.fileUri',
   ]),
-  // a chunk of one text part of the followed candidate (the running usage ignored: the last chunk's is read)
+  // a chunk of one text part of the followed candidate (the running usage kept by the core: the
+  // last chunk's is read, and a stream cut short reports the last one that came)
   template: /* @__PURE__ */ template([
-    choice, text, /* @__PURE__ */ noneOf(JK_TRUE), strings, never, never, never, never, { role: 'none', ignore: NULL }, ignored, never,
+    choice, text, /* @__PURE__ */ noneOf(JK_TRUE), strings, never, never, never, never, { role: 'none', ignore: NULL }, runningUsage, never,
     { role: 'none', ignore: NULL }, ignored, ignored, scope, ignored, never, never, never, never, never, never, never, never,
     { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, ignored,
     // (the code execution tool's parts: for the description)
