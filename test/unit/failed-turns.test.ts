@@ -337,3 +337,81 @@ describe('describeFormat(format).failedTurn', () => {
     expect(failed).toEqual(['gemini:MALFORMED_FUNCTION_CALL', 'bedrock:malformed_model_output']);
   });
 });
+
+describe("OpenAI-compatible servers' finish reasons that say the turn failed", () => {
+  // Mistral's and vLLM's `error` (vLLM's request-level internal error), DeepSeek's
+  // `insufficient_system_resource` (the inference system ran short and cut the answer) and vLLM's
+  // `abort` (the engine aborted the request): the answer is cut short by the server, not finished.
+  // They were a completion (status done, the reason as sent), which a relay wrote as the client's
+  // finish: an agent took the cut answer for the last.
+  const FAILED: Record<string, string> = {
+    error: 'the server ended the turn with an error',
+    insufficient_system_resource: 'the server ran short of resources and cut the answer short',
+    abort: 'the server aborted the request',
+  };
+  const chunk = (delta: Record<string, unknown>, finish: string | null) => `data: ${JSON.stringify({
+    id: 'cmpl-f', object: 'chat.completion.chunk', created: 1765000000, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }],
+  })}\n\n`;
+  const usage = `data: ${JSON.stringify({ id: 'cmpl-f', object: 'chat.completion.chunk', created: 1765000000, model: 'm', choices: [], usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 } })}\n\n`;
+  // (the last text in the chunk that fails: it is kept, before the error)
+  const body = (reason: string) => chunk({ role: 'assistant', content: 'Grüße, ' }, null) + chunk({ content: 'bis gleich 👋🏽' }, null)
+    + chunk({ content: ' und' }, reason) + usage + 'data: [DONE]\n\n';
+  const failAt = (s: string) => enc.encode(s.slice(0, s.lastIndexOf('data: ', s.indexOf(usage) - 1) + 6)).length;
+
+  for (const [reason, meaning] of Object.entries(FAILED)) {
+    for (const raw of [false, true]) {
+      it(`${reason} is ERR_PROVIDER at its chunk, after the text, whatever the reads${raw ? ' (raw)' : ''}`, () => {
+        const s = body(reason);
+        const at = failAt(s);
+        for (const chunks of standardChunkings(enc.encode(s))) {
+          const m = new ModelStream({ format: 'openai', raw });
+          let text = '';
+          const err = thrown<ModelStreamError>(() => {
+            for (const c of chunks) text += m.push(c);
+            text += m.flush();
+          });
+          expect(err, `${chunks.length} reads`).toBeInstanceOf(ModelStreamError);
+          expect([err.code, err.offset, err.providerMessage, err.providerCode]).toEqual(['ERR_PROVIDER', at, meaning, reason]);
+          expect(text + err.text).toBe('Grüße, bis gleich 👋🏽 und');
+          expect([m.status, m.finishReason]).toEqual(['failed', reason]);
+        }
+      });
+    }
+  }
+
+  it('relayed, each client throws the provider\'s error after the text, at every cut; exact last event', async () => {
+    for (const [reason, meaning] of Object.entries(FAILED)) {
+      const s = body(reason);
+      const at = failAt(s);
+      for (const to of ['openai', 'anthropic'] as const) {
+        let first: string | undefined;
+        for (const chunks of standardChunkings(enc.encode(s))) {
+          const r = new SseRelay({ from: 'openai', to });
+          const out = dec.decode(concat([...chunks.map((c) => r.push(c).slice()), r.flush().slice()])).replace(/msg_seam[0-9a-z]+/g, 'msg_seam');
+          first ??= out;
+          expect(out, `${reason} to ${to}, ${chunks.length} reads`).toBe(first);
+        }
+        expect(first!.slice(first!.lastIndexOf('data: '))).toBe(to === 'openai'
+          ? `data: ${JSON.stringify({ error: { message: meaning, type: 'upstream_error', code: 'ERR_PROVIDER', offset: at, provider_code: reason } })}\n\n`
+          : `data: ${JSON.stringify({ type: 'error', error: { type: reason === 'insufficient_system_resource' ? 'overloaded_error' : 'api_error', message: meaning } })}\n\n`);
+        expect(first).not.toMatch(/"finish_reason":"(?:stop|error|abort|insufficient_system_resource)"|"stop_reason":"/);
+        const bytes = enc.encode(first!);
+        const e = await (to === 'openai' ? openaiFinal(bytes) : anthropicFinal(bytes)).then(() => undefined, (x: unknown) => x);
+        expect(e, `${reason} to ${to}`).toBeInstanceOf(to === 'openai' ? OpenAI.APIError : Anthropic.APIError);
+        expect((e as Error).message).toContain(meaning);
+      }
+    }
+  });
+
+  it('the other reasons still complete the stream', () => {
+    for (const reason of ['stop', 'length', 'content_filter', 'tool_calls', 'model_length', 'repetition', 'something_new']) {
+      const m = new ModelStream({ format: 'openai' });
+      const text = m.push(enc.encode(body(reason))) + m.flush();
+      expect([text, m.status, m.finishReason], reason).toEqual(['Grüße, bis gleich 👋🏽 und', 'done', reason]);
+    }
+    // (Mistral's model_length: the context window full, in each client's words; vLLM's repetition: an answer not finished)
+    const f = describeFormat('openai');
+    expect(['model_length', 'repetition'].map((r) => [f.finishReason(r, 'openai'), f.finishReason(r, 'anthropic')]))
+      .toEqual([['length', 'model_context_window_exceeded'], ['length', 'max_tokens']]);
+  });
+});

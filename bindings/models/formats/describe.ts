@@ -616,6 +616,8 @@ export const OPENAI_ERRORS: Readonly<Record<string, string>> = {
   server_error: 'api_error', rate_limit_exceeded: 'rate_limit_error', too_many_requests: 'rate_limit_error', insufficient_quota: 'billing_error', invalid_api_key: 'authentication_error',
   context_length_exceeded: 'invalid_request_error', invalid_prompt: 'invalid_request_error', model_not_found: 'not_found_error',
   unsupported_parameter: 'invalid_request_error', invalid_value: 'invalid_request_error', vector_store_timeout: 'timeout_error',
+  // (DeepSeek's finish reason for an answer its inference system ran short of resources to finish)
+  insufficient_system_resource: 'overloaded_error',
   // (Responses' failed responses: an input the model cannot take)
   invalid_image: 'invalid_request_error', invalid_image_format: 'invalid_request_error', invalid_base64_image: 'invalid_request_error',
   invalid_image_url: 'invalid_request_error', image_too_large: 'invalid_request_error', image_too_small: 'invalid_request_error',

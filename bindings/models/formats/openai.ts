@@ -20,7 +20,7 @@ import { JK_ARRAY, JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/ab
 import type { Citation } from '../message.js';
 import { compilePaths } from '../paths.js';
 import {
-  OPENAI_ERRORS, FILTERED, NULL, OBJECT, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, argsOrObject, argsText, ascii, callKey, choice, citationOf, count, errorMessage,
+  CONTEXT_FULL, OPENAI_ERRORS, FILTERED, NULL, failedTurn, OBJECT, type Doc, type FormatSpec, LENGTH, STOP, TOOLS, argsOrObject, argsText, ascii, callKey, choice, citationOf, count, errorMessage,
   errorOfBody, find, ignored, isObj, member, never, noneOf, reasoningAlias, scope, sseEvent, sseFormat, stringAt, strings, template, text, type WholeEvent,
 } from './describe.js';
 
@@ -49,7 +49,17 @@ const inside = (doc: Doc, r: number, j: number): boolean => doc.start(j) >= doc.
 export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
   doneMarker: true,
   completion: 'data: [DONE]',
-  finishReasons: { stop: STOP, length: LENGTH, tool_calls: TOOLS, function_call: TOOLS, content_filter: FILTERED },
+  finishReasons: {
+    stop: STOP, length: LENGTH, tool_calls: TOOLS, function_call: TOOLS, content_filter: FILTERED,
+    // (OpenAI-compatible servers' own: Mistral's context window full; vLLM's output stopped for
+    // repeating itself, an answer not finished)
+    model_length: CONTEXT_FULL, repetition: LENGTH,
+    // (the server cut the answer short: Mistral's and vLLM's `error`, DeepSeek's
+    // `insufficient_system_resource`, vLLM's `abort`; not a completion a client may take for the answer)
+    error: /* @__PURE__ */ failedTurn('the server ended the turn with an error'),
+    insufficient_system_resource: /* @__PURE__ */ failedTurn('the server ran short of resources and cut the answer short'),
+    abort: /* @__PURE__ */ failedTurn('the server aborted the request'),
+  },
   errorBody: errorOfBody,
   wholeAnswer: wholeChat,
   errorTypes: OPENAI_ERRORS,
