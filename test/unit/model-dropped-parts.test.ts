@@ -426,3 +426,44 @@ describe('Anthropic: stop_reason "pause_turn" (the server paused a long turn of 
     expect((await anthropicFinal(enc.encode(toAnthropic))).stop_reason).toBe('pause_turn');
   });
 });
+
+describe('Anthropic: stop_reason "compaction" (the server compacted the conversation and paused to return the compaction block)', () => {
+  // (with context management's pause_after_compaction, or a compaction request: the turn's answer
+  // is not there, the client sends the block back to go on; to OpenAI's clients `length`, an answer
+  // not finished, where the reason went as sent, a word openai-node's types do not know)
+  const sse = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+  const body = sse({ type: 'message_start', message: { id: 'msg_c', type: 'message', role: 'assistant', model: 'claude-opus-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 150000, output_tokens: 1 } } })
+    + sse({ type: 'content_block_start', index: 0, content_block: { type: 'compaction', content: null, encrypted_content: null } })
+    + sse({ type: 'content_block_delta', index: 0, delta: { type: 'compaction_delta', content: 'Der Nutzer plant eine Reise nach Zürich.', encrypted_content: 'Q29tcA==' } })
+    + sse({ type: 'content_block_stop', index: 0 })
+    + sse({ type: 'message_delta', delta: { stop_reason: 'compaction', stop_sequence: null }, usage: { output_tokens: 12 } })
+    + sse({ type: 'message_stop' });
+
+  it('ModelStream: the reason as sent, compaction, the stream done, no text (the summary is not the answer)', () => {
+    const r = atEveryCut(body, (chunks) => {
+      const m = new ModelStream({ format: 'anthropic' });
+      let text = '';
+      for (const c of chunks) text += m.push(c);
+      text += m.flush();
+      const rep = m.finish();
+      return { text, status: rep.status, finishReason: rep.finishReason, calls: rep.toolCalls.length + m.serverToolCalls.length };
+    });
+    expect(r).toEqual({ text: '', status: 'done', finishReason: 'compaction', calls: 0 });
+  });
+
+  it('in a client\'s words: compaction to Anthropic\'s, length to OpenAI\'s, which openai-node reads', async () => {
+    expect(describeFormat('anthropic').finishReason('compaction', 'anthropic')).toBe('compaction');
+    expect(describeFormat('anthropic').finishReason('compaction', 'openai')).toBe('length');
+    const bare = (e: string) => e.replace(/^\{"id":"[^"]*","object":"chat\.completion\.chunk","created":\d+,"model":"anthropic",/, '');
+    expect(atEveryCut(body, (chunks) => events(relayed({ from: 'anthropic' }, chunks)).map(bare))).toEqual([
+      '"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+      '"delta":{},"finish_reason":"length"}]}',
+      '"choices":[],"usage":{"prompt_tokens":150000,"completion_tokens":12,"total_tokens":150012}}',
+      '[DONE]',
+    ]);
+    const done = await openaiFinal(enc.encode(relayed({ from: 'anthropic' }, [enc.encode(body)])));
+    expect(done.choices[0].finish_reason).toBe('length');
+    const toAnthropic = atEveryCut(body, (chunks) => relayed({ from: 'anthropic', to: 'anthropic' }, chunks));
+    expect((await anthropicFinal(enc.encode(toAnthropic))).stop_reason).toBe('compaction');
+  });
+});

@@ -40,6 +40,9 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
     // (the server paused a long turn of its own tools: the client sends the answer back as it is to
     // go on. Not a finished turn: to OpenAI's clients `length`, an answer not finished, not `stop`)
     pause_turn: { openai: 'length', anthropic: 'pause_turn' }, refusal: FILTERED,
+    // (the server compacted the conversation and paused there, its compaction block the turn's
+    // output: the client sends it back to go on. Not a finished answer either: `length` to OpenAI's)
+    compaction: { openai: 'length', anthropic: 'compaction' },
     model_context_window_exceeded: CONTEXT_FULL,
   },
   errorBody: errorOfBody,
