@@ -467,3 +467,46 @@ describe('Anthropic: stop_reason "compaction" (the server compacted the conversa
     expect((await anthropicFinal(enc.encode(toAnthropic))).stop_reason).toBe('compaction');
   });
 });
+
+describe('Responses: a response incomplete for a reason of its own (max_messages; steered, over WebSocket)', () => {
+  // (`response.incomplete` says why in incomplete_details.reason: max_output_tokens and
+  // content_filter were in clients' words; max_messages (the response's limit of output messages)
+  // and steered (stopped at a safe boundary for a steering input, a successor response going on)
+  // went to clients as sent, words neither client's types know. Both are an answer not finished
+  // that goes on: length to OpenAI's clients, pause_turn to Anthropic's)
+  const rs = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+  const body = (reason: string) => rs({ type: 'response.created', response: { id: 'resp_i', object: 'response', status: 'in_progress', output: [] } })
+    + rs({ type: 'response.output_item.added', output_index: 0, item: { id: 'msg_i', type: 'message', role: 'assistant', status: 'in_progress', content: [] } })
+    + rs({ type: 'response.output_text.delta', item_id: 'msg_i', output_index: 0, content_index: 0, delta: 'Erst der Plan: ' })
+    + rs({ type: 'response.output_text.delta', item_id: 'msg_i', output_index: 0, content_index: 0, delta: 'Zürich 🚆' })
+    + rs({ type: 'response.incomplete', response: {
+      id: 'resp_i', object: 'response', status: 'incomplete', incomplete_details: { reason }, output: [],
+      usage: { input_tokens: 20, output_tokens: 6, total_tokens: 26 },
+    } });
+
+  for (const reason of ['max_messages', 'steered']) {
+    it(`${reason}: ModelStream keeps it as sent, done; length to OpenAI's clients and pause_turn to Anthropic's, which they read`, async () => {
+      const r = atEveryCut(body(reason), (chunks) => {
+        const got = readStream('openai-responses', chunks);
+        return { text: got.text, status: got.status, finishReason: got.finishReason };
+      });
+      expect(r).toEqual({ text: 'Erst der Plan: Zürich 🚆', status: 'done', finishReason: reason });
+      const f = describeFormat('openai-responses');
+      expect([f.finishReason(reason, 'openai'), f.finishReason(reason, 'anthropic')]).toEqual(['length', 'pause_turn']);
+      const bare = (e: string) => e.replace(/^\{"id":"[^"]*","object":"chat\.completion\.chunk","created":\d+,"model":"[^"]*",/, '');
+      expect(atEveryCut(body(reason), (chunks) => events(relayed({ from: 'openai-responses' }, chunks)).map(bare))).toEqual([
+        '"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+        '"delta":{"content":"Erst der Plan: "},"finish_reason":null}]}',
+        '"delta":{"content":"Zürich 🚆"},"finish_reason":null}]}',
+        '"delta":{},"finish_reason":"length"}]}',
+        '"choices":[],"usage":{"prompt_tokens":20,"completion_tokens":6,"total_tokens":26}}',
+        '[DONE]',
+      ]);
+      const done = await openaiFinal(enc.encode(relayed({ from: 'openai-responses' }, [enc.encode(body(reason))])));
+      expect([done.choices[0].finish_reason, done.choices[0].message.content]).toEqual(['length', 'Erst der Plan: Zürich 🚆']);
+      const toAnthropic = atEveryCut(body(reason), (chunks) => relayed({ from: 'openai-responses', to: 'anthropic' }, chunks).replace(/msg_seam[0-9a-z]+/g, 'msg_seam'));
+      const msg = await anthropicFinal(enc.encode(toAnthropic));
+      expect([msg.stop_reason, msg.content]).toEqual(['pause_turn', [{ type: 'text', text: 'Erst der Plan: Zürich 🚆' }]]);
+    });
+  }
+});

@@ -39,11 +39,20 @@ const T = /* @__PURE__ */ names({
   annotation: 'response.output_text.annotation.added',
 });
 
+/** An incomplete response that goes on (see `finishReasons`). */
+const GOES_ON = { openai: 'length', anthropic: 'pause_turn' } as const;
+
 export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
   doneMarker: false,
   namedEvents: true,
   completion: 'a response.completed event',
-  finishReasons: { completed: STOP, incomplete: LENGTH, max_output_tokens: LENGTH, content_filter: FILTERED },
+  finishReasons: {
+    completed: STOP, incomplete: LENGTH, max_output_tokens: LENGTH, content_filter: FILTERED,
+    // (an answer not finished that goes on: the response's limit of output messages reached, or,
+    // over WebSocket, stopped at a safe boundary for a steering input, a successor response going
+    // on. `length` to OpenAI's clients, Anthropic's own word for a turn paused to theirs)
+    max_messages: GOES_ON, steered: GOES_ON,
+  },
   errorBody: errorOfBody,
   wholeAnswer: wholeResponse,
   errorTypes: OPENAI_ERRORS,
