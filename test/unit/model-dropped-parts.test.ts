@@ -302,6 +302,59 @@ describe('gemini: the code execution tool (executableCode, codeExecutionResult)'
   });
 });
 
+describe('gemini: built-in tools run with function calling (toolCall, toolResponse parts)', () => {
+  // With built-in tools and functions in one request, Gemini says each of its own tools' calls in
+  // a `toolCall` part (`{id, toolType, args}`, signed) and its result in a `toolResponse` part
+  // (`{id, toolType, response}`), which the caller sends back in the turn's content as they came.
+  // They were dropped, and a toolCall's thoughtSignature was taken for a reasoning block's. Now
+  // each is a call of the provider's own, as the code execution tool's is: the part's object as
+  // its arguments, its toolType its name, its signature with it, the response's object as its
+  // result; never text, and no client is given the call.
+  const CALL = { id: 'tc_1', toolType: 'GOOGLE_SEARCH_WEB', args: { queries: ['Wetter Zürich morgen'] } };
+  const RESPONSE = { id: 'tc_1', toolType: 'GOOGLE_SEARCH_WEB', response: { search_suggestions: '<div>…</div>' } };
+  const body = gchunk([{ text: 'Ich sehe nach. ' }])
+    + gchunk([{ toolCall: CALL, thoughtSignature: 'CtcBsig==' }])
+    + gchunk([{ toolResponse: RESPONSE }])
+    + gchunk([{ functionCall: { id: 'fc_1', name: 'notify', args: { text: 'Regen 🌧️' } }, thoughtSignature: 'CtcBfc==' }])
+    + gchunk([{ text: 'Morgen regnet es.' }], ',"finishReason":"STOP"');
+
+  it('ModelStream: the call a server call with its object, name, signature and result; the client\'s call and the text as they were', () => {
+    const r = atEveryCut(body, (chunks) => readStream('gemini', chunks));
+    expect(r.text).toBe('Ich sehe nach. Morgen regnet es.');
+    expect([r.status, r.finishReason]).toEqual(['done', 'STOP']);
+    expect(r.serverToolCalls).toEqual([{
+      index: 0, id: 'tc_1', name: 'GOOGLE_SEARCH_WEB', arguments: JSON.stringify(CALL), done: true, valid: true, signature: 'CtcBsig==', result: JSON.stringify(RESPONSE),
+    }]);
+    expect(r.toolCalls).toEqual([{ index: 0, id: 'fc_1', name: 'notify', arguments: '{"text":"Regen 🌧️"}', done: true, valid: true, signature: 'CtcBfc==' }]);
+    // (the toolCall's signature is its own, not a reasoning block's)
+    expect(r.blocks).toEqual([]);
+  });
+
+  it('a response whose call never came is kept on a call of its own, named by its toolType', () => {
+    const lone = gchunk([{ toolResponse: { id: 'tc_9', toolType: 'URL_CONTEXT', response: { ok: true } } }]) + gchunk([{ text: 'Fertig.' }], ',"finishReason":"STOP"');
+    const r = atEveryCut(lone, (chunks) => readStream('gemini', chunks));
+    expect(r.text).toBe('Fertig.');
+    expect(r.serverToolCalls).toEqual([{ index: 0, id: 'tc_9', name: 'URL_CONTEXT', arguments: '{}', done: true, valid: true, result: '{"id":"tc_9","toolType":"URL_CONTEXT","response":{"ok":true}}' }]);
+  });
+
+  it('relays: the provider\'s calls left out, the client\'s call and the answer\'s text (both clients read them)', async () => {
+    for (const to of ['openai', 'anthropic'] as const) {
+      const out = atEveryCut(body, (chunks) => relayed({ from: 'gemini', to }, chunks).replace(/(?:chatcmpl-|msg_|call_|toolu_)seam[0-9a-z]+/g, 'seam').replace(/"created":\d+/g, '"created":0'));
+      expect(out).not.toContain('GOOGLE_SEARCH_WEB');
+      if (to === 'openai') {
+        const done = await openaiFinal(enc.encode(out));
+        expect([done.choices[0].message.content, done.choices[0].message.tool_calls?.map((c) => c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : [])])
+          .toEqual(['Ich sehe nach. Morgen regnet es.', [['fc_1', 'notify', '{"text":"Regen 🌧️"}']]]);
+      } else {
+        const msg = await anthropicFinal(enc.encode(out));
+        // (the function call's signature in the thinking block of no text before it; the toolCall's, the provider's own, in none)
+        expect(msg.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_use' ? [b.id, b.name, b.input] : b.type === 'thinking' ? [b.thinking, b.signature] : b.type)))
+          .toEqual(['Ich sehe nach. ', ['', 'CtcBfc=='], ['fc_1', 'notify', { text: 'Regen 🌧️' }], 'Morgen regnet es.']);
+      }
+    }
+  });
+});
+
 describe('gemini: media the model returns (inlineData)', () => {
   // An image model's answer: text, a thought image, the image (signed), then text. The media are
   // kept as sent within maxMediaBytes, past it without their data (never lost silently), and are

@@ -19,7 +19,9 @@
 // `code_execution`, with the code object's JSON as its arguments and the result object's as its
 // result. An `inlineData` part (`{mimeType, data}`: an image the model made, audio) is media, kept
 // as sent with the part's thoughtSignature; so is a `fileData` part (`{mimeType, fileUri}`), its
-// address the media's `uri`.
+// address the media's `uri`. Built-in tools run beside the request's functions (Google Search, URL
+// context, …) say their calls in `toolCall` parts (`{id, toolType, args}`, signed) and their
+// results in `toolResponse` parts: the provider's own calls too, named by their toolType.
 import { JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
 import { compilePaths } from '../paths.js';
 import {
@@ -32,10 +34,14 @@ const P = {
   error: 11, errorMessage: 12, errorStatus: 13, candidate: 14, part: 15, callContinues: 16, partial: 17, partialPath: 18, partialString: 19,
   partialNumber: 20, partialBool: 21, partialNull: 22, partialContinues: 23, grounding: 24, citing: 25, finishMessage: 26,
   code: 27, codeId: 28, codeResult: 29, codeResultId: 30, media: 31, mediaType: 32, mediaData: 33, file: 34, fileType: 35, fileUri: 36,
+  toolCall: 37, toolCallId: 38, toolCallType: 39, toolResponse: 40, toolResponseId: 41, toolResponseType: 42,
 } as const;
 
 /** The name of the provider's calls of its code execution tool (the request's `codeExecution` tool; Anthropic's name for its own). */
 const CODE_EXECUTION = 'code_execution';
+
+/** The name of a built-in tool's call (a toolCall part) that says no toolType. */
+const BUILTIN_TOOL = 'TOOL_TYPE_UNSPECIFIED';
 
 /** A finish reason that names no filter and no limit. */
 const ENDED: FinishWords = STOP;
@@ -110,6 +116,8 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     'candidates[*].content.parts[*].codeExecutionResult', 'candidates[*].content.parts[*].codeExecutionResult.id',
     'candidates[*].content.parts[*].inlineData', 'candidates[*].content.parts[*].inlineData.mimeType', 'candidates[*].content.parts[*].inlineData.data',
     'candidates[*].content.parts[*].fileData', 'candidates[*].content.parts[*].fileData.mimeType', 'candidates[*].content.parts[*].fileData.fileUri',
+    'candidates[*].content.parts[*].toolCall', 'candidates[*].content.parts[*].toolCall.id', 'candidates[*].content.parts[*].toolCall.toolType',
+    'candidates[*].content.parts[*].toolResponse', 'candidates[*].content.parts[*].toolResponse.id', 'candidates[*].content.parts[*].toolResponse.toolType',
   ]),
   // a chunk of one text part of the followed candidate (the running usage kept by the core: the
   // last chunk's is read, and a stream cut short reports the last one that came)
@@ -120,6 +128,8 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     // (the code execution tool's parts: for the description)
     never, ignored, never, ignored,
     // (media: for the description)
+    never, ignored, ignored, never, ignored, ignored,
+    // (built-in tools' calls and responses: for the description)
     never, ignored, ignored, never, ignored, ignored,
   ]),
   read(doc, sink) {
@@ -189,6 +199,12 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
         let file = -1;
         let fileType = -1;
         let fileUri = -1;
+        let tool = -1;
+        let toolId = -1;
+        let toolType = -1;
+        let response = -1;
+        let responseId = -1;
+        let responseType = -1;
         for (let j = e + 1; j < n && doc.start(j) < doc.end(e); j++) {
           const q = doc.path(j);
           if (q === P.text) txt = j;
@@ -210,6 +226,12 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
           else if (q === P.file) file = doc.kind(j) === JK_OBJECT ? j : -1;
           else if (q === P.fileType) fileType = j;
           else if (q === P.fileUri) fileUri = j;
+          else if (q === P.toolCall) tool = doc.kind(j) === JK_OBJECT ? j : -1;
+          else if (q === P.toolCallId) toolId = j;
+          else if (q === P.toolCallType) toolType = j;
+          else if (q === P.toolResponse) response = doc.kind(j) === JK_OBJECT ? j : -1;
+          else if (q === P.toolResponseId) responseId = j;
+          else if (q === P.toolResponseType) responseType = j;
         }
         const signed = sig >= 0 && doc.kind(sig) === JK_STRING;
         if (media >= 0) {
@@ -236,6 +258,21 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
             sink.onReasoningEnd();
           }
           if (result >= 0) sink.onServerResult(doc, resultId, result, CODE_EXECUTION);
+          continue;
+        }
+        if (tool >= 0 || response >= 0) {
+          // a built-in tool run by Google beside the request's functions (Google Search, URL
+          // context, Maps, file search): its toolCall a call of the provider's own (the part's
+          // object as its arguments, its toolType its name, its signature with it), its
+          // toolResponse that call's result (never the answer's text)
+          if (tool >= 0) {
+            if (signed) sink.onReasoningEnd();
+            sink.onServerCall(doc, toolId, stringAt(doc, toolType) ?? BUILTIN_TOOL, tool, signed ? sig : -1);
+          } else if (signed) {
+            sink.onReasoningSignature(doc, sig);
+            sink.onReasoningEnd();
+          }
+          if (response >= 0) sink.onServerResult(doc, responseId, response, stringAt(doc, responseType) ?? BUILTIN_TOOL);
           continue;
         }
         const isCall = call >= 0 && doc.kind(call) === JK_OBJECT;
