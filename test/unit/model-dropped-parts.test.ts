@@ -563,3 +563,37 @@ describe('Responses: a response incomplete for a reason of its own (max_messages
     });
   }
 });
+
+describe('Responses: an answer in audio (response.audio.delta, response.audio.transcript.delta)', () => {
+  // (the answer's words are its audio's transcript, as OpenAI Chat's audio.transcript is: they were
+  // dropped, and a spoken answer read as an empty one that completed)
+  const rs = (o: Record<string, unknown>) => `event: ${o.type as string}\ndata: ${JSON.stringify(o)}\n\n`;
+  const body = rs({ type: 'response.created', sequence_number: 0, response: { id: 'resp_a', object: 'response', status: 'in_progress', output: [] } })
+    + rs({ type: 'response.audio.delta', sequence_number: 1, delta: 'UklGRiQAAABXQVZF' })
+    + rs({ type: 'response.audio.transcript.delta', sequence_number: 2, delta: 'Grüezi, ' })
+    + rs({ type: 'response.audio.transcript.delta', sequence_number: 3, delta: 'wie geht’s? 👋🏼' })
+    + rs({ type: 'response.audio.done', sequence_number: 4 })
+    + rs({ type: 'response.audio.transcript.done', sequence_number: 5 })
+    + rs({ type: 'response.completed', sequence_number: 6, response: { id: 'resp_a', object: 'response', status: 'completed', output: [], usage: { input_tokens: 9, output_tokens: 30, total_tokens: 39 } } });
+
+  it('ModelStream: the transcript is the text, whole and at every cut (raw too)', () => {
+    const r = atEveryCut(body, (chunks) => {
+      const got = readStream('openai-responses', chunks);
+      return { text: got.text, status: got.status, finishReason: got.finishReason };
+    });
+    expect(r).toEqual({ text: 'Grüezi, wie geht’s? 👋🏼', status: 'done', finishReason: 'completed' });
+    const raw = atEveryCut(body, (chunks) => {
+      const m = new ModelStream({ format: 'openai-responses', raw: true });
+      return chunks.map((c) => m.push(c)).join('') + m.flush();
+    });
+    expect(raw).toBe('Grüezi, wie geht’s? 👋🏼');
+  });
+
+  it('relays: the transcript as each client\'s text, which both official clients read', async () => {
+    const toOpenAi = atEveryCut(body, (chunks) => relayed({ from: 'openai-responses' }, chunks).replace(/chatcmpl-seam[0-9a-z]+/g, 'seam').replace(/"created":\d+/g, '"created":0'));
+    expect((await openaiFinal(enc.encode(toOpenAi))).choices[0].message.content).toBe('Grüezi, wie geht’s? 👋🏼');
+    const toAnthropic = atEveryCut(body, (chunks) => relayed({ from: 'openai-responses', to: 'anthropic' }, chunks).replace(/msg_seam[0-9a-z]+/g, 'msg_seam'));
+    const msg = await anthropicFinal(enc.encode(toAnthropic));
+    expect([msg.stop_reason, msg.content]).toEqual(['end_turn', [{ type: 'text', text: 'Grüezi, wie geht’s? 👋🏼' }]]);
+  });
+});

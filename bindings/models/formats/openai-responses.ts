@@ -14,7 +14,9 @@
 // the request includes `reasoning.encrypted_content`, the encrypted reasoning a stateless caller
 // sends back (kept with the item's last block), each of its blocks with the item's id. A refusal comes in
 // `response.refusal.delta` events, apart from the output's text; a citation in
-// `response.output_text.annotation.added`.
+// `response.output_text.annotation.added`. An answer in audio has its words in
+// `response.audio.transcript.delta` events, the answer's text (its `response.audio.delta`
+// chunks, whose format the stream does not say, are not read).
 import { JK_NULL, JK_OBJECT, JK_STRING } from '../../core/generated/abi.js';
 import type { BuiltinCallType } from '../message.js';
 import { compilePaths } from '../paths.js';
@@ -36,7 +38,7 @@ const T = /* @__PURE__ */ names({
   argsDone: 'response.function_call_arguments.done', functionCall: 'function_call', reasoningItem: 'reasoning',
   message: 'message', refusal: 'response.refusal.delta', customCall: 'custom_tool_call', input: 'response.custom_tool_call_input.delta',
   inputDone: 'response.custom_tool_call_input.done', summaryPart: 'response.reasoning_summary_part.added',
-  annotation: 'response.output_text.annotation.added',
+  annotation: 'response.output_text.annotation.added', transcript: 'response.audio.transcript.delta',
 });
 
 /** An incomplete response that goes on (see `finishReasons`). */
@@ -76,12 +78,14 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
     { literal: 'response.reasoning_summary_text.delta', channel: 'reasoning', name: 'response.reasoning_summary_text.delta' },
     { literal: 'response.function_call_arguments.delta', channel: 'args', name: 'response.function_call_arguments.delta' },
     { literal: 'response.custom_tool_call_input.delta', channel: 'args', name: 'response.custom_tool_call_input.delta' },
+    { literal: 'response.audio.transcript.delta', channel: 'text', name: 'response.audio.transcript.delta' },
   ]),
   read(doc, sink) {
     const t = find(doc, P.type);
     if (t < 0) return;
     const at = (p: number) => find(doc, p);
-    if (doc.is(t, T.text)) {
+    // (an answer in audio: its transcript is the answer's text, as OpenAI Chat's audio.transcript is)
+    if (doc.is(t, T.text) || doc.is(t, T.transcript)) {
       const d = at(P.delta);
       if (d >= 0 && doc.kind(d) === JK_STRING) sink.onText(doc, d);
     } else if (doc.is(t, T.reasoning) || doc.is(t, T.summary)) {
