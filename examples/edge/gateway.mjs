@@ -79,7 +79,10 @@ export default {
     }
     if (!upstream.ok || upstream.body === null) {
       const error = describeFormat(from).errorOfBody(await upstream.json().catch(() => undefined));
-      return failure(client, upstream.status, error?.message ?? `upstream answered HTTP ${upstream.status}`, error?.type);
+      // (the upstream's 4xx or 5xx is the client's; any other answer without a stream, a 204 or a
+      // redirect not followed, is a bad gateway: a Response of a null-body status cannot be made)
+      const status = upstream.status >= 400 ? upstream.status : 502;
+      return failure(client, status, error?.message ?? `upstream answered HTTP ${upstream.status}`, error?.type);
     }
     const relay = new SseRelayStream({ from, to: client, model: body.model });
     return new Response(upstream.body.pipeThrough(relay), {
