@@ -68,6 +68,8 @@ export default {
     if (!isObject(body) || !Array.isArray(body.messages) || !body.messages.every(isObject)) {
       return failure(client, 400, 'the body must be a JSON object whose messages are an array of objects', 'invalid_request_error');
     }
+    // (the relay writes it into the client's events: a string, as SseRelay takes it)
+    if (body.model !== undefined && typeof body.model !== 'string') return failure(client, 400, 'the model must be a string', 'invalid_request_error');
     const headers = { 'content-type': 'application/json', accept: describeFormat(from).contentType };
     if (from === 'anthropic') headers['anthropic-version'] = '2023-06-01';
     if (config.UPSTREAM_KEY) headers[from === 'anthropic' ? 'x-api-key' : 'authorization'] = from === 'anthropic' ? config.UPSTREAM_KEY : `Bearer ${config.UPSTREAM_KEY}`;

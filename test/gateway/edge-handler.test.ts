@@ -64,4 +64,21 @@ describe('examples/edge/gateway.mjs as a fetch handler', () => {
     answer = (res) => { res.writeHead(503); res.end('down'); };
     expect(await call('openai', { model: 'm', messages: [] })).toEqual({ status: 503, type: 'application/json', body: failure('openai', 'upstream answered HTTP 503', 'api_error') });
   });
+
+  it('a model that is not a string: the client\'s 400 in its shape, before the upstream is asked (the relay refuses it, after the upstream had answered: a 500 of the runtime\'s, the upstream\'s body left unread)', async () => {
+    answer = (res) => { res.writeHead(200, { 'content-type': 'text/event-stream' }); res.end('data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'); };
+    for (const model of [7, null, { name: 'm' }, ['m']]) {
+      for (const client of ['openai', 'anthropic'] as const) {
+        requests.length = 0;
+        expect(await call(client, { model, messages: [{ role: 'user', content: 'Hi' }] }), `${JSON.stringify(model)} to ${client}`).toEqual({
+          status: 400, type: 'application/json', body: failure(client, 'the model must be a string', 'invalid_request_error'),
+        });
+        expect(requests).toHaveLength(0);
+      }
+    }
+    // (without one, the relay names the upstream's format)
+    const got = await call('anthropic', { messages: [{ role: 'user', content: 'Hi' }] });
+    expect([got.status, got.type]).toEqual([200, 'text/event-stream; charset=utf-8']);
+    expect(got.body).toContain('"model":"openai"');
+  });
 });
