@@ -13,7 +13,7 @@ import {
   ME_ARGS, ME_CHARS, ME_CHUNKS, ME_COMMENTS, ME_HIGH, ME_NAMED, ME_NO_TEXT, ME_PASS, ME_REASONING, MHEAD_SLOT,
 } from '../core/generated/abi.js';
 import { CoreMemoryError } from '../core/errors.js';
-import { checkOptions, describeValue, oneOf } from '../core/options.js';
+import { booleanOption, checkOptions, describeValue, oneOf } from '../core/options.js';
 import { type Core } from '../core/wasm.js';
 import { type DocReader, type MessageOut, unescaped } from './document.js';
 import { ModelStreamError } from './errors.js';
@@ -104,6 +104,12 @@ let headsFit = 0;
 
 const ABORT_KINDS = ['timeout', 'overloaded', 'server'] as const;
 
+/** The relay's `id` or `model`: undefined, or a string (written into the client's events as a JSON string); anything else is a TypeError. */
+function stringOption(value: unknown, name: string): string | undefined {
+  if (value === undefined || typeof value === 'string') return value;
+  throw new TypeError(`SseRelay: ${name} must be a string, got ${describeValue(value)}`);
+}
+
 /** {@link SseRelay.abort}'s reason, checked (a `TypeError` otherwise), with its defaults. */
 function abortReason(reason: RelayAbort): Aborted {
   const where = 'SseRelay.abort';
@@ -171,17 +177,21 @@ export class SseRelay extends ModelReader {
     const fatal = oneOf(options.fatal, 'fatal', 'SseRelay', [true], true, undefined, {
       false: "a relay writes its client only valid UTF-8: an upstream's bad byte ends the stream with an error event in the client's format",
     });
-    super('SseRelay', {
-      format: from, fatal, maxEventBytes: options.maxEventBytes, maxReasoningBytes: options.maxReasoningBytes, choice: options.choice, inner: options.inner,
-    }, options.comments ?? true);
+    const comments = booleanOption(options.comments, 'comments', 'SseRelay', true);
+    // (checked before the core's record is made, which a refused option would leave to a collection)
     const to = oneOf(options.to, 'to', 'SseRelay', ['openai', 'anthropic'], 'openai');
     const reasoning = oneOf(options.reasoning, 'reasoning', 'SseRelay', ['pass', 'drop'], 'pass');
+    const id = stringOption(options.id, 'id');
+    const model = stringOption(options.model, 'model');
+    super('SseRelay', {
+      format: from, fatal, maxEventBytes: options.maxEventBytes, maxReasoningBytes: options.maxReasoningBytes, choice: options.choice, inner: options.inner,
+    }, comments);
     this.from = from;
     this.to = to;
     this.passThrough = from === to;
     const serial = (this.serial = `${Date.now().toString(36)}${(relays++).toString(36)}`);
-    this.idJson = JSON.stringify(options.id ?? (to === 'openai' ? `chatcmpl-seam${serial}` : `msg_seam${serial}`));
-    this.modelJson = JSON.stringify(options.model ?? from);
+    this.idJson = JSON.stringify(id ?? (to === 'openai' ? `chatcmpl-seam${serial}` : `msg_seam${serial}`));
+    this.modelJson = JSON.stringify(model ?? from);
     this.created = Math.floor(Date.now() / 1000);
     this.writer = to === 'openai' ? new OpenAiWriter(this, reasoning === 'pass', this.passThrough) : new AnthropicWriter(this);
   }

@@ -21,7 +21,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SseRelay, SseRelayStream } from '../../bindings/index.js';
+import { SseRelay, SseRelayStream, coreMemoryUsed } from '../../bindings/index.js';
+import { describeValue } from '../../bindings/core/options.js';
 import { readOpenAi, sse } from '../helpers/clients.js';
 import { ANTHROPIC_HI, OPENAI_HI } from '../helpers/relay-starts.js';
 import { FIXTURES, type ModelFormat } from '../helpers/model-fixtures.js';
@@ -72,6 +73,29 @@ describe('SseRelay: options and the returned view', () => {
     expect(() => new SseRelay({ from: 'anthropic', fatal: false as true })).toThrow(
       new TypeError("SseRelay: fatal must be true, got false (a relay writes its client only valid UTF-8: an upstream's bad byte ends the stream with an error event in the client's format)"));
     expect(new SseRelay({ from: 'anthropic', fatal: true }).status).toBe('open');
+  });
+
+  test('id and model are strings and comments a boolean, as typed: anything else is a TypeError (a number or an object was written into the client\'s events as JSON, an object whose toJSON gives nothing as `undefined`, not JSON; comments: \'no\' forwarded comments)', () => {
+    const hi = new TextEncoder().encode('data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n');
+    for (const [name, bad] of [['id', 123], ['id', {}], ['id', null], ['model', 7], ['model', ['gpt']], ['model', { toJSON: () => undefined }], ['model', null]] as const) {
+      expect(() => new SseRelay({ from: 'openai', to: 'anthropic', [name]: bad }), `${name}: ${String(bad)}`).toThrow(new TypeError(`SseRelay: ${name} must be a string, got ${describeValue(bad)}`));
+    }
+    for (const bad of ['no', 0, 1, null]) {
+      expect(() => new SseRelay({ from: 'openai', comments: bad as unknown as boolean }), String(bad)).toThrow(TypeError);
+    }
+    // (strings, any: written as JSON strings)
+    const r = new SseRelay({ from: 'openai', to: 'anthropic', id: 'msg_\u2028"x"', model: '' });
+    const start = JSON.parse(new TextDecoder().decode(r.push(hi)).split('\n')[1].slice('data: '.length));
+    expect([start.message.id, start.message.model]).toEqual(['msg_\u2028"x"', '']);
+    expect(new SseRelay({ from: 'openai', comments: false, id: undefined, model: undefined }).status).toBe('open');
+  });
+
+  test('an option refused takes nothing of the core: the options are checked before the relay\'s record is made (a bad to or reasoning held one until a collection)', () => {
+    const before = coreMemoryUsed();
+    for (const bad of [{ to: 'gemini' }, { reasoning: 'keep' }, { model: 7 }, { id: {} }, { comments: 'no' }]) {
+      expect(() => new SseRelay({ from: 'openai', ...bad } as never), JSON.stringify(bad)).toThrow(TypeError);
+      expect(coreMemoryUsed(), JSON.stringify(bad)).toBe(before);
+    }
   });
 
   test("reasoning: 'drop' leaves reasoning out of an OpenAI client's stream; 'pass' is the default", () => {
