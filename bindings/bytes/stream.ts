@@ -9,7 +9,7 @@ export class Utf8DecoderStream extends Transform<ArrayBufferLike | ArrayBufferVi
     super(owning({
       transform(chunk, controller) {
         let text: string;
-        try { text = decoder.push(asBytes(chunk)); } catch (err) { return failed(controller, err, textOn(err)); }
+        try { text = decoder.push(asBytes(chunk, 'Utf8DecoderStream')); } catch (err) { return failed(controller, err, textOn(err)); }
         if (text !== '') controller.enqueue(text);
       },
       flush(controller) {

@@ -5,7 +5,7 @@ import { booleanOption, checkOptions } from '../core/options.js';
 import { Utf8DecodeError } from './errors.js';
 import { F_BOM_DONE, F_FATAL, F_IGNORE_BOM, M_VALIDATE, ST_CARRY, ST_FLAGS, ST_NCARRY, U8_ERR, UTF8_ERROR } from '../core/generated/abi.js';
 import { type NodeUtf8, nodeUtf8Functions, stringRoutes } from '../core/strings.js';
-import { asciiString, expectBytes, forPieces } from '../core/wasm.js';
+import { asciiString, expectBytes, forPieces, notBytes } from '../core/wasm.js';
 
 /** What a TextDecoder habit explains, for the options of the UTF-8 decoders. */
 const UTF8_HINTS = {
@@ -416,12 +416,26 @@ export class Utf8Validator extends Utf8Stream {
   }
 }
 
-/** @internal The bytes of a BufferSource, as a view (no copy). */
-export function asBytes(input: ArrayBufferLike | ArrayBufferView): Uint8Array {
-  if (input instanceof Uint8Array) return input;
-  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-  if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer)) {
-    return new Uint8Array(input);
+/**
+ * @internal The bytes of a BufferSource, as a view (no copy), as the platform reads one: a detached
+ * buffer, or a view of one (its producer gave it away), as no bytes (copying it would throw); null
+ * for anything else.
+ */
+export function bufferBytes(input: unknown): Uint8Array | null {
+  if (input instanceof Uint8Array) return input.length !== 0 ? input : new Uint8Array(0);
+  if (ArrayBuffer.isView(input)) {
+    const b = input.buffer;
+    return b.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(b, input.byteOffset, input.byteLength);
   }
-  throw new TypeError(`Utf8Decoder.decode() expects an ArrayBuffer or an ArrayBuffer view, got ${input === null ? 'null' : typeof input}`);
+  if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer)) {
+    return input.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(input);
+  }
+  return null;
+}
+
+/** @internal The bytes of a BufferSource (`bufferBytes`); anything else is a TypeError of `where`'s. */
+export function asBytes(input: ArrayBufferLike | ArrayBufferView, where = 'Utf8Decoder.decode()'): Uint8Array {
+  const bytes = bufferBytes(input);
+  if (bytes === null) throw notBytes(input, `${where} expects an ArrayBuffer or an ArrayBuffer view`);
+  return bytes;
 }

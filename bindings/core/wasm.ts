@@ -706,9 +706,12 @@ export function forPieces(core: Core, chunk: Uint8Array, each: (piece: Uint8Arra
 
 /** Throws a TypeError unless `chunk` is a Uint8Array (a Node Buffer is one). */
 export function expectBytes(chunk: unknown, where: string): asserts chunk is Uint8Array {
-  if (!(chunk instanceof Uint8Array)) {
-    const got = chunk === null ? 'null' : Array.isArray(chunk) ? 'an array' : typeof chunk === 'string' ? 'a string' : typeof chunk;
-    const hint = typeof chunk === 'string' ? ' Encode it first (new TextEncoder().encode(text)), or skip decoding: it is already text.' : '';
-    throw new TypeError(`${where} expects a Uint8Array (or Buffer) of bytes, got ${got}.${hint}`);
-  }
+  if (!(chunk instanceof Uint8Array)) throw notBytes(chunk, `${where} expects a Uint8Array (or Buffer) of bytes`);
+}
+
+/** The TypeError for a `chunk` that is not bytes: `expected`, then what it got (and, for a string, what to do). */
+export function notBytes(chunk: unknown, expected: string): TypeError {
+  const got = chunk === null ? 'null' : Array.isArray(chunk) ? 'an array' : typeof chunk === 'string' ? 'a string' : typeof chunk;
+  const hint = typeof chunk === 'string' ? ' Encode it first (new TextEncoder().encode(text)), or skip decoding: it is already text.' : '';
+  return new TypeError(`${expected}, got ${got}.${hint}`);
 }

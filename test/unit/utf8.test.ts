@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Utf8DecodeError, Utf8Decoder, Utf8DecoderStream, Utf8Validator, wasmBackend } from '../../bindings/index.js';
+import { Utf8DecodeError, Utf8Decoder, Utf8DecoderStream, Utf8Validator, readChunks, wasmBackend } from '../../bindings/index.js';
 import { standardChunkings } from '../helpers/random.js';
 import { decodeWith, replacingOracle, replacingOurs, strictOracle } from '../helpers/utf8-oracle.js';
 
@@ -15,6 +15,16 @@ function thrown(f: () => unknown): Utf8DecodeError {
   }
   throw new Error('expected a Utf8DecodeError');
 }
+
+/** `make`'s view (or the buffer itself) of a buffer then given away (transferred), as a producer that posts or reuses its buffer leaves it. */
+function givenAway<T>(make: (b: ArrayBuffer) => T): T {
+  const b = utf8('gone').buffer as ArrayBuffer;
+  const v = make(b);
+  structuredClone(b, { transfer: [b] });
+  return v;
+}
+const detached = () => givenAway((b) => new Uint8Array(b));
+const detachedBuffer = () => givenAway((b) => b);
 
 describe('backend', () => {
   it('runs the build the test project asked for', () => {
@@ -280,6 +290,13 @@ describe('Utf8Decoder.decode: the TextDecoder contract', () => {
     expect(d.decode(utf8('ok'))).toBe('ok');
   });
 
+  it('a detached buffer, or a view of one, is no bytes, as TextDecoder reads it (it was an engine TypeError from copying it)', () => {
+    for (const input of [detached(), detachedBuffer(), givenAway((b) => new DataView(b)), givenAway((b) => new Uint16Array(b, 2))]) {
+      const d = new Utf8Decoder();
+      expect(d.decode(utf8('a'), { stream: true }) + d.decode(input, { stream: true }) + d.decode(utf8('b'))).toBe(new TextDecoder().decode(input) + 'ab');
+    }
+  });
+
   it('truncation without stream is an error in strict mode and U+FFFD otherwise', () => {
     expect(() => new Utf8Decoder().decode(bytes(0xe4, 0xb8))).toThrow('Truncated UTF-8');
     expect(new Utf8Decoder({ fatal: false }).decode(bytes(0xe4, 0xb8))).toBe('\uFFFD');
@@ -318,6 +335,27 @@ describe('Utf8DecoderStream', () => {
     const reader = source.pipeThrough(new Utf8DecoderStream()).getReader();
     for (let r = await reader.read(); !r.done; r = await reader.read()) out += r.value;
     expect(out).toBe(text);
+  });
+
+  it('takes what TextDecoderStream takes: an ArrayBuffer, any view, a detached buffer as no bytes; a string is a TypeError naming the stream', async () => {
+    const e = utf8('€');
+    const chunks: unknown[] = [utf8('a'), e.buffer.slice(0, 1), new DataView(e.buffer, 1, 1), detached(), detachedBuffer(), givenAway((b) => new DataView(b, 1)), new Uint8Array(e.buffer, 2), new Uint16Array(utf8('bc').buffer)];
+    const decode = async (stream: TransformStream<never, string>) => {
+      const w = stream.writable.getWriter();
+      const reading = (async () => { let out = ''; for await (const x of readChunks(stream.readable)) out += x; return out; })();
+      for (const c of chunks) await w.write(c as never);
+      await w.close();
+      return reading;
+    };
+    expect(await decode(new TextDecoderStream() as never)).toBe('a€bc');
+    expect(await decode(new Utf8DecoderStream() as never)).toBe('a€bc');
+    const s = new Utf8DecoderStream();
+    const w = s.writable.getWriter();
+    const reading = s.readable.getReader().read().then(() => undefined, (e: unknown) => e);
+    const written = await w.write('text' as never).then(() => undefined, (e: unknown) => e);
+    expect(written).toBeInstanceOf(TypeError);
+    expect((written as Error).message).toBe('Utf8DecoderStream expects an ArrayBuffer or an ArrayBuffer view, got a string. Encode it first (new TextEncoder().encode(text)), or skip decoding: it is already text.');
+    expect(await reading).toBe(written);
   });
 
   it('errors the stream on invalid input', async () => {
