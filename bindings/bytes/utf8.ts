@@ -5,7 +5,7 @@ import { booleanOption, checkOptions } from '../core/options.js';
 import { Utf8DecodeError } from './errors.js';
 import { F_BOM_DONE, F_FATAL, F_IGNORE_BOM, M_VALIDATE, ST_CARRY, ST_FLAGS, ST_NCARRY, U8_ERR, UTF8_ERROR } from '../core/generated/abi.js';
 import { type NodeUtf8, nodeUtf8Functions, stringRoutes } from '../core/strings.js';
-import { asciiString, expectBytes, forPieces, notBytes } from '../core/wasm.js';
+import { asciiString, bufferBytes, expectBytes, forPieces, notBytes } from '../core/wasm.js';
 
 /** What a TextDecoder habit explains, for the options of the UTF-8 decoders. */
 const UTF8_HINTS = {
@@ -414,23 +414,6 @@ export class Utf8Validator extends Utf8Stream {
   flush(): void {
     this.end();
   }
-}
-
-/**
- * @internal The bytes of a BufferSource, as a view (no copy), as the platform reads one: a detached
- * buffer, or a view of one (its producer gave it away), as no bytes (copying it would throw); null
- * for anything else.
- */
-export function bufferBytes(input: unknown): Uint8Array | null {
-  if (input instanceof Uint8Array) return input.length !== 0 ? input : new Uint8Array(0);
-  if (ArrayBuffer.isView(input)) {
-    const b = input.buffer;
-    return b.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(b, input.byteOffset, input.byteLength);
-  }
-  if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer)) {
-    return input.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(input);
-  }
-  return null;
 }
 
 /** @internal The bytes of a BufferSource (`bufferBytes`); anything else is a TypeError of `where`'s. */

@@ -8,6 +8,20 @@
 // enqueue each push's output as one array, so a read costs what a call of `push` does
 // (bench/streams.ts measures both against a reader loop over `push`).
 
+import { bufferBytes } from './wasm.js';
+
+/**
+ * What the streams take, as the platform's byte streams (TextDecoderStream, CompressionStream) take
+ * any BufferSource: an ArrayBuffer, a SharedArrayBuffer, or a view of one.
+ */
+export type ByteChunk = ArrayBufferLike | ArrayBufferView;
+
+/**
+ * A chunk written to a stream as the decoders take it: its bytes (`bufferBytes`: a detached buffer
+ * is none), or the chunk as it is when it is not bytes, for the decoder's own TypeError.
+ */
+export const chunkBytes = (chunk: ByteChunk): Uint8Array => (chunk instanceof Uint8Array && chunk.length !== 0 ? chunk : (bufferBytes(chunk) ?? chunk) as Uint8Array);
+
 /**
  * The base of every stream of seam: a TransformStream whose transformer's `cancel` runs when the
  * readable side is cancelled (a client that leaves) or the writable side aborted (an upstream body
@@ -258,14 +272,14 @@ export const textOn = (err: unknown): string[] => {
 export type ListDecoder<T> = { push(chunk: Uint8Array): T[]; flush(): T[] };
 
 /** A stream over a decoder whose push returns arrays: one chunk per item. */
-export function perItem<T>(decoder: ListDecoder<T>, name: 'lines' | 'events'): Owned<Uint8Array, T> {
+export function perItem<T>(decoder: ListDecoder<T>, name: 'lines' | 'events'): Owned<ByteChunk, T> {
   const step = (out: T[], controller: TransformStreamDefaultController<T>): void => {
     for (let i = 0; i < out.length; i++) controller.enqueue(out[i]);
   };
   return {
     transform(chunk, controller) {
       let out: T[];
-      try { out = decoder.push(chunk); } catch (err) { return failed(controller, err, listOn<T>(err, name)); }
+      try { out = decoder.push(chunkBytes(chunk)); } catch (err) { return failed(controller, err, listOn<T>(err, name)); }
       step(out, controller);
     },
     flush(controller) {
@@ -277,7 +291,7 @@ export function perItem<T>(decoder: ListDecoder<T>, name: 'lines' | 'events'): O
 }
 
 /** A stream over a decoder whose push returns arrays: one chunk per push that produced anything. */
-export function batched<T>(decoder: ListDecoder<T>, name: 'lines' | 'events'): Owned<Uint8Array, T[]> {
+export function batched<T>(decoder: ListDecoder<T>, name: 'lines' | 'events'): Owned<ByteChunk, T[]> {
   const carried = (err: unknown): T[][] => {
     const out = listOn<T>(err, name);
     return out.length === 0 ? [] : [out];
@@ -285,7 +299,7 @@ export function batched<T>(decoder: ListDecoder<T>, name: 'lines' | 'events'): O
   return {
     transform(chunk, controller) {
       let out: T[];
-      try { out = decoder.push(chunk); } catch (err) { return failed(controller, err, carried(err)); }
+      try { out = decoder.push(chunkBytes(chunk)); } catch (err) { return failed(controller, err, carried(err)); }
       if (out.length !== 0) controller.enqueue(out);
     },
     flush(controller) {

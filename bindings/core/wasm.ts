@@ -715,3 +715,21 @@ export function notBytes(chunk: unknown, expected: string): TypeError {
   const hint = typeof chunk === 'string' ? ' Encode it first (new TextEncoder().encode(text)), or skip decoding: it is already text.' : '';
   return new TypeError(`${expected}, got ${got}.${hint}`);
 }
+
+/**
+ * The bytes of a BufferSource, as a view (no copy), as the platform reads one: a detached
+ * buffer, or a view of one (its producer gave it away), as no bytes (copying it would throw); null
+ * for anything else. What the streams take, as the platform's byte streams (TextDecoderStream,
+ * CompressionStream) take any BufferSource.
+ */
+export function bufferBytes(input: unknown): Uint8Array | null {
+  if (input instanceof Uint8Array) return input.length !== 0 ? input : new Uint8Array(0);
+  if (ArrayBuffer.isView(input)) {
+    const b = input.buffer;
+    return b.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(b, input.byteOffset, input.byteLength);
+  }
+  if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer)) {
+    return input.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(input);
+  }
+  return null;
+}

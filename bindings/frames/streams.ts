@@ -5,7 +5,7 @@ import { SseParser, type SseParserOptions } from './sse.js';
 import type { SseEvent } from './types.js';
 
 /** Bytes in, lines out (without terminators), one line per chunk, like piping through a {@link LineDecoder}. */
-export class LineDecoderStream extends Transform<Uint8Array, string> {
+export class LineDecoderStream extends Transform<ArrayBufferLike | ArrayBufferView, string> {
   constructor(options?: LineDecoderOptions) {
     const decoder = new LineDecoder(options);
     super(owning(perItem(decoder, 'lines'), () => decoder.dispose()));
@@ -16,7 +16,7 @@ export class LineDecoderStream extends Transform<Uint8Array, string> {
  * Bytes in, arrays of lines out: the lines each read completed, as one chunk (never an empty
  * array). For many short lines per read: one queue entry and one reader promise per read, not per line.
  */
-export class LineBatchDecoderStream extends Transform<Uint8Array, string[]> {
+export class LineBatchDecoderStream extends Transform<ArrayBufferLike | ArrayBufferView, string[]> {
   constructor(options?: LineDecoderOptions) {
     const decoder = new LineDecoder(options);
     super(owning(batched(decoder, 'lines'), () => decoder.dispose()));
@@ -24,7 +24,7 @@ export class LineBatchDecoderStream extends Transform<Uint8Array, string[]> {
 }
 
 /** Bytes in, events out, one event per chunk, like piping through an {@link SseParser}. */
-export class SseDecoderStream extends Transform<Uint8Array, SseEvent> {
+export class SseDecoderStream extends Transform<ArrayBufferLike | ArrayBufferView, SseEvent> {
   /** The parser behind the stream: `lastEventId`, `retry` and, after the end, `truncated`. */
   readonly parser: SseParser;
 
@@ -40,7 +40,7 @@ export class SseDecoderStream extends Transform<Uint8Array, SseEvent> {
  * array), exactly what {@link SseParser.push} returned. A read then costs what a call of `push`
  * does, where {@link SseDecoderStream} pays a queue entry and a reader promise per event.
  */
-export class SseBatchDecoderStream extends Transform<Uint8Array, SseEvent[]> {
+export class SseBatchDecoderStream extends Transform<ArrayBufferLike | ArrayBufferView, SseEvent[]> {
   /** The parser behind the stream: `lastEventId`, `retry` and, after the end, `truncated`. */
   readonly parser: SseParser;
 

@@ -3,7 +3,7 @@
 // relays in one line, `ModelTextStream` gives a stream's committed text, and `ModelPartStream` all it
 // says (reasoning, text, tool calls, citations) as parts.
 import { CoreMemoryError } from '../core/errors.js';
-import { Transform, drained, failed, owning, textOn } from '../core/transform.js';
+import { type ByteChunk, Transform, chunkBytes, drained, failed, owning, textOn } from '../core/transform.js';
 import { SseRelay, type SseRelayOptions } from './relay.js';
 import { type ModelPart, ModelPartReader } from './parts.js';
 import { ModelStream, type ModelReport, type ModelStreamOptions } from './stream.js';
@@ -19,7 +19,7 @@ const UPSTREAM_BROKE: RelayAbort = {
  * events in the client's format (`to`, OpenAI Chat Completions by default), its completion only
  * after the upstream's, and at the end of an upstream without one an error event in the client's
  * shape, never a completion. Each chunk out is the relay's output of one read, copied (or the read
- * itself where the relay passes it through).
+ * itself where the relay passes it through, as a Uint8Array when it was another view).
  *
  * An upstream body that errors (the connection drops; `pipeThrough` aborts this stream's writable
  * side with its error) ends the client's stream with the relay's {@link SseRelay.abort}: an error
@@ -39,7 +39,7 @@ const UPSTREAM_BROKE: RelayAbort = {
  * (the upstream's error event, a bad event, a limit): its error event is written at once, rather
  * than when the upstream ends.
  */
-export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
+export class SseRelayStream extends Transform<ArrayBufferLike | ArrayBufferView, Uint8Array> {
   /** The relay behind the stream: `textBytes`, `eventsOut`, `error`, `status`, `usage`. */
   readonly relay: SseRelay;
   #upstreamError: unknown = undefined;
@@ -66,7 +66,8 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
       start(controller) {
         ctl = controller;
       },
-      transform(chunk, controller) {
+      transform(written, controller) {
+        const chunk = chunkBytes(written);
         let out: Uint8Array;
         try {
           out = relay.push(chunk);
@@ -128,7 +129,7 @@ export class SseRelayStream extends Transform<Uint8Array, Uint8Array> {
  * readable side cannot be ended there without making a reader's cancel reject; a
  * {@link ModelPartStream} ends with its `finish` part instead).
  */
-export class ModelTextStream extends Transform<Uint8Array, string> {
+export class ModelTextStream extends Transform<ArrayBufferLike | ArrayBufferView, string> {
   /** The stream behind it: `status`, `toolCalls`, `reasoning`, `usage` as they grow. */
   readonly model: ModelStream;
   /** The report, at the end of the stream; rejects with the error that stopped it. */
@@ -161,7 +162,7 @@ export class ModelTextStream extends Transform<Uint8Array, string> {
  * they end {@link ModelTextStream}: the parts before the error (the text it carries among them),
  * then the error.
  */
-export class ModelPartStream extends Transform<Uint8Array, ModelPart> {
+export class ModelPartStream extends Transform<ArrayBufferLike | ArrayBufferView, ModelPart> {
   /** The stream behind it. */
   readonly model: ModelStream;
   /** The report, at the end of the stream (the `finish` part's); rejects with the error that stopped it. */
@@ -205,7 +206,7 @@ interface ModelOut<O> {
  * readable side here without making a reader's cancel reject: the upstream's error follows its
  * text); otherwise the report rejects with the reason.
  */
-function overModel<O>(model: ModelStream, out: ModelOut<O>): { transformer: Transformer<Uint8Array, O>; report: Promise<ModelReport> } {
+function overModel<O>(model: ModelStream, out: ModelOut<O>): { transformer: Transformer<ByteChunk, O>; report: Promise<ModelReport> } {
   let settle!: { resolve(r: ModelReport): void; reject(e: unknown): void };
   const report = new Promise<ModelReport>((resolve, reject) => { settle = { resolve, reject }; });
   report.catch(() => {}); // (the stream's reader sees the error too: not an unhandled rejection)
@@ -229,12 +230,13 @@ function overModel<O>(model: ModelStream, out: ModelOut<O>): { transformer: Tran
   // (a write held back by the reader when the stream was cancelled is not read: where seam's own
   // sides stand in front, it reaches the transformer after the cancel, as the runtime's would not)
   let cancelled = false;
-  const transformer = owning<Uint8Array, O>({
+  const transformer = owning<ByteChunk, O>({
     start(controller) {
       ctl = controller;
     },
-    transform(chunk, controller) {
+    transform(written, controller) {
       if (cancelled) return;
+      const chunk = chunkBytes(written);
       if (out.push !== undefined) {
         let gave: O[];
         try { gave = out.push(chunk); } catch (err) { return fail(controller, err); }
