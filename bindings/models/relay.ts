@@ -221,7 +221,9 @@ export class SseRelay extends ModelReader {
    * (`data: ` and a blank line each, nothing else) comes back as the chunk itself, or as a view of
    * its start when it ends in a `[DONE]` (which the relay writes itself, after it), instead of a copy (compared in the
    * core; a chunk larger than the core's input window only where the runtime compares memory
-   * natively, Node): `out.buffer === chunk.buffer` tells.
+   * natively, Node): `out.buffer === chunk.buffer && out.byteOffset === chunk.byteOffset` tells (the
+   * buffer alone does not: relays' first buffers are parts of one ArrayBuffer, and `chunk` may be
+   * another relay's output).
    */
   push(chunk: Uint8Array): Uint8Array {
     call.begin(this);

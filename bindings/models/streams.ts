@@ -54,9 +54,11 @@ export class SseRelayStream extends Transform<ArrayBufferLike | ArrayBufferView,
     let ctl: TransformStreamDefaultController<Uint8Array> | null = null;
     let self: SseRelayStream | null = null;
     // The relay's output is a view of its buffer, valid until its next call: what is enqueued must
-    // outlive that (the chunk it was given, or a view of it, already does).
+    // outlive that (the chunk it was given, or a view of its start, already does; a view elsewhere
+    // in the same ArrayBuffer is the relay's own, where the chunk is another relay's view: their
+    // first buffers share one).
     const own = (out: Uint8Array, chunk: Uint8Array | null): Uint8Array =>
-      chunk !== null && out.buffer === chunk.buffer ? out : out.slice();
+      chunk !== null && out.buffer === chunk.buffer && out.byteOffset === chunk.byteOffset ? out : out.slice();
     /** The relay's last bytes `out` to the client, then the client's stream ends (a closed one throws). */
     const endWith = (controller: TransformStreamDefaultController<Uint8Array>, out: Uint8Array): void => {
       if (out.length !== 0) controller.enqueue(own(out, null));

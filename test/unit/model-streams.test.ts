@@ -76,6 +76,28 @@ describe('SseRelayStream', () => {
     expect(stream.relay.eventsOut).toBeGreaterThan(3);
   });
 
+  it('a read that is a view of another relay\'s buffer (its last output, valid as long as it is not called again) is copied as any read the relay translates: relays\' first buffers share one ArrayBuffer, and the relay\'s own view was taken for the read passed through', async () => {
+    const turn = anthropicTurn();
+    // (twice: the relays' first buffers are slots of a shared ArrayBuffer, and one of two pairs takes two of the same)
+    for (let round = 0; round < 2; round++) {
+      // an OpenAI client's events, as a relay from Anthropic writes them: its last output left as a view
+      const a = new SseRelay({ from: 'anthropic', to: 'openai', id: 'a', model: 'm' });
+      const head = a.push(concat(turn.slice(0, 2))).slice();
+      const last = a.push(turn[2]);
+      expect(new TextDecoder().decode(last)).toContain('"content":"Café"');
+      const said = last.slice();
+      const b = new SseRelayStream({ from: 'openai', to: 'anthropic', id: 'b', model: 'm' });
+      const w = b.writable.getWriter();
+      for (const c of [head, last]) w.write(c).catch(() => {});
+      w.close().catch(() => {});
+      const { out } = await drain(b.readable);
+      const ref = new SseRelay({ from: 'openai', to: 'anthropic', id: 'b', model: 'm' });
+      const want = concat([ref.push(head).slice(), ref.push(said).slice(), ref.flush().slice()]);
+      expect(unclock(concat(out)), `round ${round}`).toBe(unclock(want));
+      expect(unclock(concat(out))).toContain('"text":"Café"');
+    }
+  });
+
   it('passes OpenAI\'s own events through as the reads themselves', async () => {
     const events = ['Hel', 'lo'].map((t) => `data: {"choices":[{"index":0,"delta":{"content":"${t}"}}]}\n\n`);
     const chunks = [...events, 'data: [DONE]\n\n'].map(enc);
