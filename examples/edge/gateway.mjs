@@ -58,7 +58,7 @@ export default {
     if (client === undefined) return failure('openai', 404, 'not found', 'not_found_error');
     if (request.method !== 'POST') return failure(client, 405, 'POST only', 'invalid_request_error');
     const from = config.UPSTREAM_FORMAT || 'openai';
-    if (!(from in PATH) || !config.UPSTREAM) return failure(client, 500, 'the gateway has no valid UPSTREAM and UPSTREAM_FORMAT');
+    if (!Object.hasOwn(PATH, from) || !config.UPSTREAM) return failure(client, 500, 'the gateway has no valid UPSTREAM and UPSTREAM_FORMAT');
     let body;
     try {
       body = await request.json();

@@ -81,4 +81,22 @@ describe('examples/edge/gateway.mjs as a fetch handler', () => {
     expect([got.status, got.type]).toEqual([200, 'text/event-stream; charset=utf-8']);
     expect(got.body).toContain('"model":"openai"');
   });
+
+  it('an UPSTREAM_FORMAT that is none of its formats, an Object.prototype member\'s name among them: the gateway\'s 500 that says so, in the client\'s shape, the upstream not asked (constructor was taken for a format)', async () => {
+    const saved = env;
+    try {
+      for (const format of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'bedrock']) {
+        env = { ...saved, UPSTREAM_FORMAT: format };
+        requests.length = 0;
+        for (const client of ['openai', 'anthropic'] as const) {
+          expect(await call(client, { model: 'm', messages: [{ role: 'user', content: 'Hi' }] }), format).toEqual({
+            status: 500, type: 'application/json', body: failure(client, 'the gateway has no valid UPSTREAM and UPSTREAM_FORMAT', 'api_error'),
+          });
+        }
+        expect(requests).toHaveLength(0);
+      }
+    } finally {
+      env = saved;
+    }
+  });
 });
