@@ -27,6 +27,11 @@ beforeAll(async () => {
     for await (const c of req) raw += c;
     const body = JSON.parse(raw);
     requests.push({ path: req.url ?? '', headers: req.headers, body });
+    if (body.model === 'no-content') {
+      res.writeHead(204);
+      res.end();
+      return;
+    }
     if (body.model === 'no-such-model') {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end('{"type":"error","error":{"type":"not_found_error","message":"model: no-such-model"}}');
@@ -92,6 +97,11 @@ async function checkGateway(base: string): Promise<void> {
   const anthropic = await fetch(base + CLIENTS.anthropic.path, { method: 'POST', body: JSON.stringify(CLIENTS.anthropic.body('no-such-model')) });
   expect(anthropic.status).toBe(404);
   expect(await anthropic.json()).toEqual({ type: 'error', error: { type: 'not_found_error', message: 'model: no-such-model' } });
+  // an upstream's answer with neither a stream nor an error: a 502 in the client's shape (a Response of status 204 cannot have a body)
+  for (const [to, shape] of [['openai', { error: { message: 'upstream answered HTTP 204', type: 'api_error', code: null } }], ['anthropic', { type: 'error', error: { type: 'api_error', message: 'upstream answered HTTP 204' } }]] as const) {
+    const r = await fetch(base + CLIENTS[to].path, { method: 'POST', body: JSON.stringify(CLIENTS[to].body('no-content')) });
+    expect([r.status, await r.json()], to).toEqual([502, shape]);
+  }
   // a body that is not a request: the client's error (400) in its shape, and the upstream is not called
   requests.length = 0;
   const message = 'the body must be a JSON object whose messages are an array of objects';
@@ -100,6 +110,10 @@ async function checkGateway(base: string): Promise<void> {
     expect([o.status, await o.json()], body).toEqual([400, { error: { message, type: 'invalid_request_error', code: null } }]);
     const a = await fetch(base + CLIENTS.anthropic.path, { method: 'POST', body });
     expect([a.status, await a.json()], body).toEqual([400, { type: 'error', error: { type: 'invalid_request_error', message } }]);
+  }
+  for (const body of ['{"model":7,"messages":[]}', '{"model":{"id":"m"},"messages":[]}']) {
+    const o = await fetch(base + CLIENTS.openai.path, { method: 'POST', body });
+    expect([o.status, await o.json()], body).toEqual([400, { error: { message: 'the model must be a string', type: 'invalid_request_error', code: null } }]);
   }
   expect(requests).toHaveLength(0);
 }
