@@ -2,8 +2,9 @@
 // (keepalive, bodyTimeout, clientTimeout, maxDuration), so each is noticed within a quarter of it
 // at most. At each tick a stream past a timeout is ended (a client that takes nothing of its
 // answer, maxDuration, upstream silence), and a stream whose client has had nothing for longer
-// than `keepalive` gets a comment (unless its client is not reading anyway); the comments do not
-// count as upstream bytes for bodyTimeout.
+// than `keepalive` gets a comment (unless its client is not reading anyway). bodyTimeout counts
+// from the upstream's last progress (Stream.progressed): neither these comments nor the upstream's
+// own keep-alives are any.
 
 const KEEPALIVE = Buffer.from(': keep-alive\n\n');
 /** The gateway's clock ticks this many times per its shortest period (a silence is noticed within 1/4 of it). */
@@ -44,7 +45,7 @@ export function startClock(gw) {
       if (s.paused) s.heard = tick;
       if (tick - s.heard > bodyTicks) {
         if (s.silent !== null) s.silent(); // (an error body: what came of it is the answer)
-        else s.expire('body', `the upstream sent nothing for ${o.bodyTimeout} ms`);
+        else s.expire('body', s.pinged ? `the upstream sent no event but keep-alives for ${o.bodyTimeout} ms` : `the upstream sent nothing for ${o.bodyTimeout} ms`);
         continue;
       }
       // (the client's silence, not the upstream's: an upstream's pings that the relay writes nothing

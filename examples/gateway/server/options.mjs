@@ -63,9 +63,11 @@ export const DEFAULTS = Object.freeze({
   /** Milliseconds to wait for the upstream's response headers (more than 0). */
   upstreamTimeout: 60_000,
   /**
-   * Milliseconds of upstream silence after its headers past which the stream ends with an error
-   * event and the upstream connection is closed. The gateway's own keep-alive comments do not
-   * count as upstream bytes; the upstream's own comments (its pings) do. While the upstream read is
+   * Milliseconds without progress from the upstream after its headers past which the stream ends
+   * with an error event (ERR_UPSTREAM_BODY_TIMEOUT, in the client's format) and the upstream
+   * connection is closed. Progress is an event that is not a keep-alive (a whole answer's or an
+   * error body's bytes, which are no events): the gateway's own keep-alive comments are none, nor
+   * are the upstream's (SSE comments, empty events, Anthropic's pings), nor part of an event. While the upstream read is
    * paused for a client that does not take its answer, the upstream is not silent: the gateway is
    * not reading it (a client that takes nothing is dropped after clientTimeout; one that takes its
    * answer slowly holds the upstream open up to maxDuration).

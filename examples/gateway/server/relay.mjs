@@ -171,6 +171,7 @@ export function relayAnswer(s, upRes, model) {
       m.bytesIn.inc(chunk.length);
       const n = relay.events;
       m.eventsIn.inc(n - events);
+      s.progressed(n - relay.pings);
       if (out.length !== 0) {
         // From OpenAI, a read of whole canonical events comes back as the read itself, or its
         // start before a [DONE] (the relay compares them): memory of the read (its buffer),
@@ -207,7 +208,7 @@ export function relayAnswer(s, upRes, model) {
       }
     };
     upRes.on('data', (chunk) => {
-      s.heard = gw.tick;
+      s.pinged = true;
       if (burst.length === 0) process.nextTick(take);
       burst.push(chunk);
       burstBytes += chunk.length;

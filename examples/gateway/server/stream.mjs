@@ -34,12 +34,17 @@ export class Stream {
     this.upReq = null;
     this.upRes = null;
     /**
-     * The clock's tick when the upstream last sent bytes (or answered), when the gateway last wrote
+     * The clock's tick when the upstream last made progress (it answered; an answer's event that
+     * is not a keep-alive, or a whole answer's or error body's bytes), when the gateway last wrote
      * to the client (relayed bytes or a keep-alive), and when the stream began.
      */
     this.heard = gw.tick;
     this.beat = gw.tick;
     this.born = gw.tick;
+    /** The upstream's events that were not keep-alives, as its reader last counted them (`progressed`). */
+    this.progress = 0;
+    /** Bytes came from the upstream since its last progress (keep-alives, part of an event): the timeout says so. */
+    this.pinged = false;
     /** Bytes the client had taken at the last tick (its socket's written bytes less its buffer), and ticks since that moved. */
     this.taken = 0;
     this.stalled = 0;
@@ -225,6 +230,19 @@ export class Stream {
         upRes.destroy();
       };
     });
+  }
+
+  /**
+   * After a read of the upstream's answer: `events`, its reader's events that are not keep-alives
+   * (`events - pings`: SSE comments are no events, Anthropic's pings are). More than before is
+   * progress, which bodyTimeout counts from; keep-alives alone (and an event's part) are not, so
+   * an upstream that only pings no longer holds the stream until maxDuration.
+   */
+  progressed(events) {
+    if (events === this.progress) return;
+    this.progress = events;
+    this.pinged = false;
+    this.heard = this.gw.tick;
   }
 
   /** Holds `n` more bytes in JavaScript; false once the streams together hold maxPendingBytes. */

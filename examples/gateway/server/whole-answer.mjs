@@ -87,12 +87,13 @@ export async function assembleWhole(s, upRes, model) {
     s.done = resolve;
     upRes.on('data', (chunk) => {
       if (failure) return;
-      s.heard = gw.tick;
+      s.pinged = true;
       m.bytesIn.inc(chunk.length);
       try {
         const kept = body === null ? 0 : body(chunk);
         if (kept < 0) body = null;
         const more = kept > 0 && !s.hold(kept) ? null : ms.push(chunk);
+        s.progressed(ms.events - ms.pings);
         if (more !== null) text += more;
         // (the text's UTF-8 bytes, as maxResponseBytes counts it and as it is written: its UTF-16
         // units were a third of a CJK text's bytes)

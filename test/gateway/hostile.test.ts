@@ -1,0 +1,102 @@
+// The gateway between hostile peers, over real sockets: an upstream that holds a stream with
+// keep-alives alone, a client that trickles its request, and a whole answer's parts in the
+// streams' budget. The official clients read what a client reads.
+import { request, type ServerResponse } from 'node:http';
+import net from 'node:net';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterEach, describe, expect, test } from 'vitest';
+import { chat, closeGateway, metricsAt, nothingLeft, post, startGateway, type Running } from './support.js';
+
+const enc = new TextEncoder();
+const b = (s: string) => enc.encode(s);
+const chunk = (content: string) => `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]}\n\n`;
+const DONE = 'data: [DONE]\n\n';
+const timeoutEvent = (message: string, code: string) => `data: ${JSON.stringify({ error: { message, type: 'timeout', code } })}\n\n`;
+const openaiOf = (r: Running) => new OpenAI({ baseURL: `${r.url}/v1`, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+const anthropicOf = (r: Running) => new Anthropic({ baseURL: r.url, apiKey: 'k', maxRetries: 0, timeout: 20_000 });
+
+const ANTHROPIC_START = `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'm', stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } })}\n\n`
+  + 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
+  + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Bonjour"}}\n\n';
+const PING = 'event: ping\ndata: {"type":"ping"}\n\n';
+
+let g: Running | undefined;
+afterEach(async () => {
+  await closeGateway(g);
+  g = undefined;
+});
+
+/** An upstream answer: `first`, then `ping` every `every` ms until the gateway closes the connection. */
+const pinging = (first: string, ping: string, every = 30) => ({
+  write: (res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(first);
+    const t = setInterval(() => res.write(ping), every);
+    res.on('close', () => clearInterval(t));
+  },
+});
+
+describe('an upstream that only sends keep-alives', () => {
+  test('SSE comments, empty events, Anthropic\'s pings: none is progress; the stream ends at bodyTimeout with the client format\'s timeout error, not at maxDuration', async () => {
+    for (const ping of [': ping\n\n', 'data:\n\n', '\n\n']) {
+      g = await startGateway({ bodyTimeout: 300, maxDuration: 20_000, keepalive: 0 });
+      g.up.scripts.set('m', pinging(chunk('Bonjour'), ping));
+      const t0 = Date.now();
+      const r = await post(g.url, chat('m'));
+      const took = Date.now() - t0;
+      const text = r.body.toString();
+      // (the comments are forwarded as they came; an empty event is nothing to write)
+      const forwarded = ping.startsWith(':') ? ping : '';
+      const n = forwarded === '' ? 0 : text.split(forwarded).length - 1;
+      expect(text, JSON.stringify(ping)).toBe(chunk('Bonjour') + forwarded.repeat(n) + timeoutEvent('the upstream sent no event but keep-alives for 300 ms', 'ERR_UPSTREAM_BODY_TIMEOUT'));
+      expect(took).toBeGreaterThanOrEqual(290);
+      expect(took).toBeLessThan(5000);
+      await nothingLeft(g);
+      const m = await metricsAt(`${g.url}/metrics`);
+      expect(m.get('gateway_timeouts_total{timeout="body"}')).toBe(1);
+      expect(m.get('llm_streams_total{status="limit"}')).toBe(1);
+      // the official client reads the text, then throws the timeout
+      const stream = await openaiOf(g).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true });
+      let got = '';
+      const thrown = await (async () => { for await (const c of stream) got += c.choices[0]?.delta?.content ?? ''; })().catch((e: unknown) => e);
+      expect(got).toBe('Bonjour');
+      expect(thrown).toBeInstanceOf(OpenAI.APIError);
+      expect([(thrown as InstanceType<typeof OpenAI.APIError>).code, (thrown as Error).message]).toEqual(['ERR_UPSTREAM_BODY_TIMEOUT', 'the upstream sent no event but keep-alives for 300 ms']);
+      await closeGateway(g);
+      g = undefined;
+    }
+  });
+
+  test('Anthropic\'s pings to an Anthropic client: the pings pass, then Anthropic\'s timeout_error; to an OpenAI client, the same end', async () => {
+    g = await startGateway({ upstreamFormat: 'anthropic', bodyTimeout: 300, maxDuration: 20_000, keepalive: 0 });
+    g.up.scripts.set('m', pinging(ANTHROPIC_START, PING));
+    const stream = anthropicOf(g).messages.stream({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] });
+    let got = '';
+    stream.on('text', (t) => { got += t; });
+    const thrown = await stream.done().catch((e: unknown) => e);
+    expect(got).toBe('Bonjour');
+    expect(thrown).toBeInstanceOf(Anthropic.APIError);
+    expect((thrown as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'timeout_error', message: 'the upstream sent no event but keep-alives for 300 ms' } });
+    await nothingLeft(g);
+    const r = await post(g.url, chat('m'));
+    expect(r.body.toString()).toMatch(/"content":"Bonjour"[^]*\n\ndata: \{"error":\{"message":"the upstream sent no event but keep-alives for 300 ms","type":"timeout","code":"ERR_UPSTREAM_BODY_TIMEOUT"\}\}\n\n$/);
+    await nothingLeft(g);
+  });
+
+  test('a whole answer read from a stream that only pings: 504 at bodyTimeout', async () => {
+    g = await startGateway({ upstreamFormat: 'anthropic', bodyTimeout: 300, maxDuration: 20_000 });
+    g.up.scripts.set('m', pinging(ANTHROPIC_START, PING));
+    const r = await post(g.url, chat('m', false));
+    expect(r.status).toBe(504);
+    expect(JSON.parse(r.body.toString())).toEqual({ error: { message: 'the upstream sent no event but keep-alives for 300 ms', type: 'timeout', code: 'ERR_UPSTREAM_BODY_TIMEOUT' } });
+    await nothingLeft(g);
+  });
+
+  test('events that come within bodyTimeout, with pings between them, keep the stream to its end', async () => {
+    g = await startGateway({ bodyTimeout: 300, keepalive: 0 });
+    const pieces = [chunk('un '), ': ping\n\n', chunk('deux '), ': ping\n\n', chunk('trois'), DONE].map(b);
+    g.up.scripts.set('m', { pieces, gapMs: 120 });
+    expect((await post(g.url, chat('m'))).body.toString()).toBe(chunk('un ') + ': ping\n\n' + chunk('deux ') + ': ping\n\n' + chunk('trois') + DONE);
+  });
+});
