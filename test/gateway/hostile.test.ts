@@ -100,3 +100,50 @@ describe('an upstream that only sends keep-alives', () => {
     expect((await post(g.url, chat('m'))).body.toString()).toBe(chunk('un ') + ': ping\n\n' + chunk('deux ') + ': ping\n\n' + chunk('trois') + DONE);
   });
 });
+
+describe('a whole answer\'s reasoning and arguments are in the streams\' budget', () => {
+  const event = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+  const start = event('message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'm', stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } });
+  const end = (stop: string) => event('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 2 } }) + event('message_stop', { type: 'message_stop' });
+  /** A thinking block of `n` deltas of 4000 bytes, then a short text. */
+  const thinking = (n: number) => start
+    + event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } })
+    + Array.from({ length: n }, (_, i) => event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: `${i % 10}`.repeat(4000) } })).join('')
+    + event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig' } })
+    + event('content_block_stop', { type: 'content_block_stop', index: 0 })
+    + event('content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } })
+    + event('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'ok' } })
+    + event('content_block_stop', { type: 'content_block_stop', index: 1 }) + end('end_turn');
+  /** A tool call whose arguments come in `n` fragments of about 4000 bytes. */
+  const call = (n: number) => start
+    + event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} } })
+    + event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"a":"' } })
+    + Array.from({ length: n }, () => event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: 'x'.repeat(4000) } })).join('')
+    + event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '"}' } })
+    + event('content_block_stop', { type: 'content_block_stop', index: 0 }) + end('tool_use');
+  const pieces = (body: string) => Array.from({ length: Math.ceil(body.length / 16_384) }, (_, i) => b(body.slice(i * 16_384, (i + 1) * 16_384)));
+
+  test('reasoning or arguments past maxPendingBytes (within maxResponseBytes): 503, every byte given back; within it, the whole answer', async () => {
+    for (const [name, body] of [['reasoning', thinking(100)], ['arguments', call(100)]] as const) {
+      g = await startGateway({ upstreamFormat: 'anthropic', maxPendingBytes: 256 * 1024, maxResponseBytes: 1024 * 1024 });
+      g.up.scripts.set('m', { pieces: pieces(body) });
+      const r = await post(g.url, chat('m', false));
+      expect([r.status, JSON.parse(r.body.toString())], name).toEqual([503, { error: {
+        message: 'the gateway\'s streams hold more than maxPendingBytes (262144) with this answer; retry later', type: 'overloaded', code: 'ERR_PENDING_BYTES' } }]);
+      await nothingLeft(g);
+      expect((await metricsAt(`${g.url}/metrics`)).get('llm_limit_errors_total{limit="pending_bytes"}'), name).toBe(1);
+      await closeGateway(g);
+      g = undefined;
+    }
+    // within the budget: the whole answer, as the official client reads it
+    g = await startGateway({ upstreamFormat: 'anthropic', maxPendingBytes: 4 * 1024 * 1024 });
+    g.up.scripts.set('t', { pieces: pieces(thinking(100)) });
+    g.up.scripts.set('c', { pieces: pieces(call(100)) });
+    const t = await openaiOf(g).chat.completions.create({ model: 't', messages: [{ role: 'user', content: 'x' }] });
+    expect(t.choices[0].message.content).toBe('ok');
+    expect((t.choices[0].message as unknown as { reasoning_content: string }).reasoning_content).toBe(Array.from({ length: 100 }, (_, i) => `${i % 10}`.repeat(4000)).join(''));
+    const c = await openaiOf(g).chat.completions.create({ model: 'c', messages: [{ role: 'user', content: 'x' }] });
+    expect(c.choices[0].message.tool_calls).toEqual([{ id: 'toolu_1', type: 'function', function: { name: 'f', arguments: `{"a":"${'x'.repeat(400_000)}"}` } }]);
+    await nothingLeft(g);
+  });
+});

@@ -1,7 +1,7 @@
 // A stream's whole answer (`stream: false`): an upstream's of the client's own API passed through
 // (passWhole), or another's read from its stream with seam's ModelStream and written anew in the
 // client's API (assembleWhole, with wholeAnswer: the answer's shape in each API).
-import { CoreMemoryError, ModelStream, ModelStreamError, describeFormat, finishWithCalls, openAiAnnotations } from 'seam-stream';
+import { CoreMemoryError, ModelPartReader, ModelStream, ModelStreamError, describeFormat, finishWithCalls, openAiAnnotations } from 'seam-stream';
 import { UpstreamProtocolError } from '../upstream.mjs';
 import { heldBody } from './held-body.mjs';
 import { jsonObjectEnd, readBody } from './read-body.mjs';
@@ -60,6 +60,23 @@ export async function passWhole(s, upRes) {
 }
 
 /**
+ * The bytes a model stream keeps of `parts` (ModelPartReader's, of a read) besides the text: the
+ * reasoning, a refusal, the arguments of the client's calls and the provider's own (their results
+ * too), the sources cited. Counted as UTF-8 (a call's arguments said again in whole, `replaces`,
+ * and a provider's call's result with each part of it, count again: a bound, not an exact sum).
+ */
+function partBytes(parts) {
+  let n = 0;
+  for (const p of parts) {
+    if (p.type === 'reasoning' || p.type === 'refusal') n += Buffer.byteLength(p.text);
+    else if (p.type === 'tool-call') n += Buffer.byteLength(p.delta);
+    else if (p.type === 'server-tool-call') n += Buffer.byteLength(p.delta) + Buffer.byteLength(p.call.result ?? '');
+    else if (p.type === 'citation') n += Buffer.byteLength(JSON.stringify(p.citation));
+  }
+  return n;
+}
+
+/**
  * Another upstream's stream read whole into one answer in the client's API (`stream: false`;
  * wholeAnswer), which names `model`.
  */
@@ -77,12 +94,17 @@ export async function assembleWhole(s, upRes, model) {
     m.tokens.add(gw.facts, ms.usage);
     ms.dispose();
   };
+  // (the reasoning, refusal and calls' arguments the model stream keeps, as each read adds to
+  // them: held in the streams' budget as the text is, where they were outside it)
+  const parts = new ModelPartReader(ms);
+  const overBudget = () => Object.assign(new Error(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`), { code: 'ERR_PENDING_BYTES' });
   let text = '';
   let failure = null;
   let broke = false; // the upstream's body broke off
   // (an answer that is one JSON body, which the model stream keeps whole until the upstream's end:
   // held in the streams' budget as its text is)
   let body = heldBody(gw.facts);
+  let bodyKept = 0;
   await new Promise((resolve) => {
     s.done = resolve;
     upRes.on('data', (chunk) => {
@@ -92,13 +114,14 @@ export async function assembleWhole(s, upRes, model) {
       try {
         const kept = body === null ? 0 : body(chunk);
         if (kept < 0) body = null;
+        else bodyKept += kept;
         const more = kept > 0 && !s.hold(kept) ? null : ms.push(chunk);
         s.progressed(ms.events - ms.pings);
         if (more !== null) text += more;
         // (the text's UTF-8 bytes, as maxResponseBytes counts it and as it is written: its UTF-16
-        // units were a third of a CJK text's bytes)
-        if (more === null || !s.hold(Buffer.byteLength(more))) {
-          failure = Object.assign(new Error(`the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`), { code: 'ERR_PENDING_BYTES' });
+        // units were a third of a CJK text's bytes; and the reasoning and arguments the read added)
+        if (more === null || !s.hold(Buffer.byteLength(more) + partBytes(parts.take()))) {
+          failure = overBudget();
           upRes.destroy();
           resolve();
         } else if (ms.status === 'done' && !gw.facts.trailer) {
@@ -114,15 +137,22 @@ export async function assembleWhole(s, upRes, model) {
     upRes.on('error', () => { broke = true; resolve(); });
     upRes.on('close', resolve);
   });
-  s.release();
-  if (s.left || s.expired || s.res.destroyed) return void dispose();
+  if (s.left || s.expired || s.res.destroyed) {
+    s.release();
+    return void dispose();
+  }
   let answer;
   if (!failure) {
     try {
-      text += ms.flush();
-      answer = wholeAnswer(s.dialect, gw.format, ms, text, model);
+      // (what the end adds: the text held back, and all of an answer that was one JSON body, read
+      // into its parts: they are held in place of its bytes)
+      const last = ms.flush();
+      text += last;
+      if (!s.hold(Buffer.byteLength(last) + partBytes(parts.take()) - bodyKept)) failure = overBudget();
+      else answer = wholeAnswer(s.dialect, gw.format, ms, text, model);
     } catch (err) { failure = err; }
   }
+  s.release();
   m.eventsIn.inc(ms.events);
   if (failure && !(failure instanceof ModelStreamError) && !(failure instanceof CoreMemoryError) && failure.code === undefined) {
     // (what the model stream threw is not the stream's error, nor the gateway's reason: a RangeError
