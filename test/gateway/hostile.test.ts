@@ -147,3 +147,36 @@ describe('a whole answer\'s reasoning and arguments are in the streams\' budget'
     await nothingLeft(g);
   });
 });
+
+/** A connection to the gateway; `sent` writes, `answer` resolves everything it answered once it closes (or after `ms`). */
+function connect(url: string): { sock: net.Socket; answer: Promise<string>; at: () => number } {
+  const sock = net.connect(Number(new URL(url).port), '127.0.0.1');
+  let d = '';
+  let closedAt = 0;
+  sock.on('data', (x) => { d += x.toString('latin1'); });
+  sock.on('error', () => {});
+  const answer = new Promise<string>((resolve) => sock.on('close', () => { closedAt = Date.now(); resolve(d); }));
+  return { sock, answer, at: () => closedAt };
+}
+
+describe('a request whose body has not all come when the stream is ended', () => {
+  const head = (length: number) => `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`;
+
+  test('close() while a client trickles its body: the client gets the drain\'s 503, the stream ends, and close() resolves', async () => {
+    g = await startGateway({ drainTimeout: 100, clientTimeout: 20_000 });
+    const c = connect(g.url);
+    c.sock.write(head(1000));
+    const drip = setInterval(() => { if (!c.sock.destroyed) c.sock.write(' '); }, 40);
+    await expect.poll(() => g!.gw.stats().streams).toBe(1);
+    const t0 = Date.now();
+    const closed = await Promise.race([g.gw.close().then(() => true), new Promise((r) => setTimeout(() => r(false), 3000))]);
+    clearInterval(drip);
+    expect(closed).toBe(true);
+    expect(Date.now() - t0).toBeLessThan(3000);
+    const [headText, body] = (await c.answer).split('\r\n\r\n');
+    expect(headText).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(JSON.parse(body)).toEqual({ error: { message: 'the gateway is shutting down: the stream did not end within its drain time (100 ms)', type: 'overloaded', code: 'ERR_SHUTTING_DOWN' } });
+    expect(g.gw.stats()).toEqual({ streams: 0, pendingBytes: 0, coreBytes: 0, connections: 0 });
+  });
+});
+

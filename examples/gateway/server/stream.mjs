@@ -88,7 +88,14 @@ export class Stream {
     const { gw, res } = this;
     const { o, m } = gw;
     // (a request that breaks off, or that Node's requestTimeout cuts, errs with 'aborted': the client is gone)
-    let raw = await readBody(req, o.maxRequestBytes, true, (n) => this.hold(n)).catch(() => undefined);
+    // (a timeout, or the drain's end, ends the phase as the client's leaving does: once the gateway
+    // has answered, Node emits nothing more on a request whose body did not all come, and its
+    // read never ended: the stream held its slot for ever, and close() never resolved)
+    let raw = await new Promise((resolve) => {
+      this.done = () => resolve(undefined);
+      readBody(req, o.maxRequestBytes, true, (n) => this.hold(n)).then(resolve, () => resolve(undefined));
+    });
+    this.done = null;
     this.release();
     if (raw === undefined) return;
     if (this.left || this.expired || (Buffer.isBuffer(raw) && !req.complete)) return; // (the client left mid-body, or it timed out)
