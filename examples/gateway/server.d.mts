@@ -41,10 +41,14 @@ export interface GatewayOptions {
   highWaterMark?: number;
   /** Milliseconds for the upstream's headers (more than 0). @defaultValue 60000 */
   upstreamTimeout?: number;
-  /** Milliseconds of upstream silence after its headers (keep-alive comments do not count, nor the time its read is paused for a client that does not read). @defaultValue 300000 */
+  /** Milliseconds without progress from the upstream after its headers: no event but keep-alives (the gateway's or the upstream's; nor the time its read is paused for a client that does not read). @defaultValue 300000 */
   bodyTimeout?: number;
   /** Milliseconds for the client's request to arrive, and for a client to take some of its answer. @defaultValue 30000 */
   clientTimeout?: number;
+  /** Milliseconds a request's body has from its head, plus a second for each minRequestRate bytes of it that came (within clientTimeout in all); past it, a 408. @defaultValue 5000 */
+  requestBodyTimeout?: number;
+  /** Bytes a second a request's body must keep up past requestBodyTimeout (0: none, the body has requestBodyTimeout in all). @defaultValue 16384 */
+  minRequestRate?: number;
   /** Milliseconds a stream may live (each timeout must be more than 0, and at most 2^31 - 1). @defaultValue 3600000 */
   maxDuration?: number;
   /**

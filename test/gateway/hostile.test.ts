@@ -180,3 +180,58 @@ describe('a request whose body has not all come when the stream is ended', () =>
   });
 });
 
+describe('a client that trickles its request\'s body', () => {
+  const head = (length: number, path = '/v1/chat/completions') => `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`;
+
+  test('slower than minRequestRate past requestBodyTimeout: a 408 in the API\'s shape, the connection closed and the slot given back long before clientTimeout; the upstream never called', async () => {
+    for (const path of ['/v1/chat/completions', '/v1/messages']) {
+      g = await startGateway({ requestBodyTimeout: 300, minRequestRate: 100, clientTimeout: 20_000, maxStreams: 1 });
+      g.up.scripts.set('m', { pieces: [b(chunk('vite') + DONE)] });
+      const c = connect(g.url);
+      const t0 = Date.now();
+      c.sock.write(head(1000, path));
+      // a byte every 40 ms, 25 a second: each extends the deadline by 10 ms
+      const drip = setInterval(() => { if (!c.sock.destroyed) c.sock.write(' '); }, 40);
+      await expect.poll(() => g!.gw.stats().streams).toBe(1);
+      expect((await post(g.url, chat('m'))).status).toBe(503); // the one slot is taken while the body comes
+      const answer = await c.answer;
+      clearInterval(drip);
+      const took = c.at() - t0;
+      const [headText, body] = answer.split('\r\n\r\n');
+      expect(headText).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+      expect(headText.toLowerCase()).toContain('connection: close');
+      const message = 'the request\'s body did not arrive within 300 ms, and a second more per 100 bytes of it';
+      expect(JSON.parse(body), path).toEqual(path === '/v1/messages' ? { type: 'error', error: { type: 'invalid_request_error', message } }
+        : { error: { message, type: 'invalid_request_error', code: 'ERR_REQUEST_TIMEOUT' } });
+      // (300 ms plus 10 ms per byte at 25 bytes a second: about 400 ms; loose for a loaded machine)
+      expect(took).toBeGreaterThanOrEqual(350);
+      expect(took).toBeLessThan(3000);
+      await nothingLeft(g);
+      expect((await post(g.url, chat('m'))).body.toString()).toBe(chunk('vite') + DONE); // the slot is free again
+      expect(g.up.received.map((r) => (r.body as { model: string }).model)).toEqual(['m']);
+      await nothingLeft(g);
+      expect((await metricsAt(`${g.url}/metrics`)).get('gateway_timeouts_total{timeout="request"}')).toBe(1);
+      await closeGateway(g);
+      g = undefined;
+    }
+  });
+
+  test('a body that keeps up minRequestRate is served, though it takes longer than requestBodyTimeout', async () => {
+    g = await startGateway({ requestBodyTimeout: 200, minRequestRate: 100, clientTimeout: 20_000 });
+    g.up.scripts.set('m', { pieces: [b(chunk('lent') + DONE)] });
+    const body = JSON.stringify({ ...chat('m'), pad: 'p'.repeat(160) });
+    const c = connect(g.url);
+    c.sock.write(head(body.length));
+    // four pieces 120 ms apart (some 250 bytes: 2.5 s of credit after the first): 360 ms in all, past the 200 ms
+    const quarter = Math.ceil(body.length / 4);
+    for (let i = 0; i < 4; i++) {
+      c.sock.write(body.slice(i * quarter, (i + 1) * quarter));
+      if (i < 3) await new Promise((r) => setTimeout(r, 120));
+    }
+    await expect.poll(() => g!.up.received.length).toBe(1);
+    c.sock.end();
+    const answer = await c.answer;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(answer.split('\r\n\r\n')[1]).toContain('"content":"lent"');
+  });
+});

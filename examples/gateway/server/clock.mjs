@@ -1,7 +1,7 @@
 // The gateway's clock: one timer for all its streams, ticking TICKS times per its shortest period
-// (keepalive, bodyTimeout, clientTimeout, maxDuration), so each is noticed within a quarter of it
-// at most. At each tick a stream past a timeout is ended (a client that takes nothing of its
-// answer, maxDuration, upstream silence), and a stream whose client has had nothing for longer
+// (keepalive, bodyTimeout, clientTimeout, requestBodyTimeout, maxDuration), so each is noticed
+// within a quarter of it at most. At each tick a stream past a timeout is ended (a request's body
+// that comes too slowly, a client that takes nothing of its answer, maxDuration, upstream silence), and a stream whose client has had nothing for longer
 // than `keepalive` gets a comment (unless its client is not reading anyway). bodyTimeout counts
 // from the upstream's last progress (Stream.progressed): neither these comments nor the upstream's
 // own keep-alives are any.
@@ -17,7 +17,7 @@ const TICKS = 4;
 export function startClock(gw) {
   const { o, m } = gw;
   const streams = gw.budget.streams;
-  const periods = [o.bodyTimeout, o.clientTimeout, o.maxDuration];
+  const periods = [o.bodyTimeout, o.clientTimeout, o.requestBodyTimeout, o.maxDuration];
   if (o.keepalive > 0) periods.push(o.keepalive * 1000);
   const period = Math.max(1, Math.min(...periods) / TICKS);
   const ticksOf = (ms) => Math.max(1, Math.ceil(ms / period));
@@ -25,6 +25,9 @@ export function startClock(gw) {
   const bodyTicks = ticksOf(o.bodyTimeout);
   const clientTicks = ticksOf(o.clientTimeout);
   const durationTicks = ticksOf(o.maxDuration);
+  /** A request's body: its time at least, and a second more per minRequestRate bytes of it that came. */
+  const requestMessage = `the request's body did not arrive within ${o.requestBodyTimeout} ms${o.minRequestRate > 0 ? `, and a second more per ${o.minRequestRate} bytes of it` : ''}`;
+  const requestTicks = (got) => ticksOf(o.requestBodyTimeout + (o.minRequestRate > 0 ? (got / o.minRequestRate) * 1000 : 0));
   const ticker = setInterval(() => {
     const tick = ++gw.tick;
     for (const s of streams) {
@@ -38,6 +41,10 @@ export function startClock(gw) {
         }
       } else s.stalled = 0;
       if (s.expired) continue;
+      if (s.reading >= 0) {
+        if (tick - s.born > requestTicks(s.reading)) s.expire('request', requestMessage);
+        continue;
+      }
       if (tick - s.born > durationTicks) { s.expire('duration', `the stream passed maxDuration (${o.maxDuration} ms)`); continue; }
       if (s.upRes === null || s.upRes.destroyed) continue;
       // (while its client's buffer is full the gateway is not reading its upstream: that is no

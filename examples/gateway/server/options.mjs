@@ -78,6 +78,15 @@ export const DEFAULTS = Object.freeze({
    * waits in the gateway's write buffer to take some of it: past it, the client is dropped.
    */
   clientTimeout: 30_000,
+  /**
+   * Milliseconds a request's body has to arrive from the moment its head came, plus a second for
+   * each `minRequestRate` bytes of it that came (as Apache's mod_reqtimeout has it): a client that
+   * trickles its body gives its stream's slot back then, not at clientTimeout, which bounds the
+   * request in all. Past it, a 408 (ERR_REQUEST_TIMEOUT) and the connection closed.
+   */
+  requestBodyTimeout: 5_000,
+  /** Bytes a second of a request's body that extend requestBodyTimeout (0: none, the body has requestBodyTimeout in all). */
+  minRequestRate: 16 * KiB,
   /** Milliseconds a stream may live, from its request to its end. */
   maxDuration: 3_600_000,
   /**
@@ -135,8 +144,8 @@ export function optionsOf(options) {
   // 0 where it means none (a keep-alive never, no connection cap, a write buffer of none: the read
   // pauses after each write); a limit whose 0 would refuse every request, or fail each one, is refused here
   if (typeof o.keepalive !== 'number' || !(o.keepalive >= 0) || !Number.isFinite(o.keepalive)) throw new TypeError('createGateway: keepalive must be a non-negative number of seconds (0: never)');
-  for (const k of ['highWaterMark', 'maxConnections', 'maxConnectionsPerAddress']) {
-    if (!Number.isSafeInteger(o[k]) || o[k] < 0) throw new TypeError(`createGateway: ${k} must be a non-negative integer${k === 'highWaterMark' ? '' : ' (0: no cap)'}`);
+  for (const k of ['highWaterMark', 'maxConnections', 'maxConnectionsPerAddress', 'minRequestRate']) {
+    if (!Number.isSafeInteger(o[k]) || o[k] < 0) throw new TypeError(`createGateway: ${k} must be a non-negative integer${k === 'highWaterMark' ? '' : k === 'minRequestRate' ? ' (0: none)' : ' (0: no cap)'}`);
   }
   for (const k of ['maxStreams', 'maxPendingBytes', 'maxRequestBytes', 'maxResponseBytes']) {
     if (!Number.isSafeInteger(o[k]) || o[k] < 1) throw new TypeError(`createGateway: ${k} must be a positive integer`);
@@ -145,7 +154,7 @@ export function optionsOf(options) {
   if (!Number.isInteger(o.maxEventBytes) || o.maxEventBytes < 1 || o.maxEventBytes > 512 * MiB) throw new TypeError('createGateway: maxEventBytes must be an integer from 1 to 536870912 (512 MiB)');
   // (Node's timers take at most 2^31 - 1 ms, 24.8 days, and fire after 1 ms past it: a timeout
   // of 2^31 ms meant to be "never" failed every request at once)
-  for (const k of ['upstreamTimeout', 'bodyTimeout', 'clientTimeout', 'maxDuration']) {
+  for (const k of ['upstreamTimeout', 'bodyTimeout', 'clientTimeout', 'requestBodyTimeout', 'maxDuration']) {
     if (typeof o[k] !== 'number' || !(o[k] > 0) || !(o[k] <= MAX_TIMER)) throw new TypeError(`createGateway: ${k} must be a positive number of milliseconds, at most ${MAX_TIMER}`);
   }
   if (typeof o.drainTimeout !== 'number' || !(o.drainTimeout >= 0) || !(o.drainTimeout <= MAX_TIMER)) {

@@ -55,6 +55,8 @@ export class Stream {
      * now (it only shrinks until the next write). Their sum over the streams is the budget's `written`.
      */
     this.wrote = 0;
+    /** The bytes of the request's body that came, while it is read (requestBodyTimeout); -1 after. */
+    this.reading = 0;
     /** Bytes the stream holds in JavaScript (the request body being read, a whole answer): their sum is the budget's `holding`. */
     this.held = 0;
     /** What the clock calls at bodyTimeout in place of expiring the stream (the reading of an error body), or null. */
@@ -93,9 +95,13 @@ export class Stream {
     // read never ended: the stream held its slot for ever, and close() never resolved)
     let raw = await new Promise((resolve) => {
       this.done = () => resolve(undefined);
-      readBody(req, o.maxRequestBytes, true, (n) => this.hold(n)).then(resolve, () => resolve(undefined));
+      readBody(req, o.maxRequestBytes, true, (n) => {
+        this.reading += n;
+        return this.hold(n);
+      }).then(resolve, () => resolve(undefined));
     });
     this.done = null;
+    this.reading = -1;
     this.release();
     if (raw === undefined) return;
     if (this.left || this.expired || (Buffer.isBuffer(raw) && !req.complete)) return; // (the client left mid-body, or it timed out)
@@ -391,8 +397,8 @@ export class Stream {
     }
     this.expired = true;
     m.timeouts.inc({ timeout: kind });
-    const code = { body: 'ERR_UPSTREAM_BODY_TIMEOUT', client: 'ERR_CLIENT_TIMEOUT', duration: 'ERR_MAX_DURATION', drain: 'ERR_SHUTTING_DOWN' }[kind];
-    const [status, type] = kind === 'drain' ? [503, 'overloaded'] : [504, 'timeout'];
+    const code = { request: 'ERR_REQUEST_TIMEOUT', body: 'ERR_UPSTREAM_BODY_TIMEOUT', client: 'ERR_CLIENT_TIMEOUT', duration: 'ERR_MAX_DURATION', drain: 'ERR_SHUTTING_DOWN' }[kind];
+    const [status, type] = kind === 'drain' ? [503, 'overloaded'] : kind === 'request' ? [408, 'invalid_request_error'] : [504, 'timeout'];
     const answered = res.writableEnded; // the answer was whole, and waits for its client to take it
     // (a stream being relayed: its error event in the client's format, after everything relayed before it)
     let tail = this.relaying === null ? null : Buffer.from(this.relaying.abort({ message, kind: type, code }));
