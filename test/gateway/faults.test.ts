@@ -694,6 +694,7 @@ describe('the metrics of a mixed load, exactly', () => {
       'llm_limit_errors_total{limit="event_bytes"}': 0,
       'llm_limit_errors_total{limit="request_bytes"}': 0,
       'llm_limit_errors_total{limit="response_bytes"}': 0,
+      'llm_limit_errors_total{limit="pipelined"}': 0,
       'llm_provider_errors_total{source="status"}': 1,
       'llm_provider_errors_total{source="stream"}': 0,
       'llm_provider_errors_total{source="connect"}': 0,

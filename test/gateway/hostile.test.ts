@@ -235,3 +235,51 @@ describe('a client that trickles its request\'s body', () => {
     expect(answer.split('\r\n\r\n')[1]).toContain('"content":"lent"');
   });
 });
+
+describe('HTTP/1.1 pipelining', () => {
+  const one = (model: string, path = '/v1/chat/completions') => {
+    const body = JSON.stringify(chat(model));
+    return `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+  };
+
+  test('requests pipelined behind a stream on one connection are not admitted nor sent upstream: each a 503 after the stream\'s answer, and the connection closed', async () => {
+    g = await startGateway({ keepalive: 0 });
+    const pieces = ['un ', 'deux ', 'trois'].map((t) => b(chunk(t)));
+    g.up.scripts.set('slow', { pieces: [...pieces, b(DONE)], gapMs: 100 });
+    g.up.scripts.set('quick', { pieces: [b(chunk('vite') + DONE)] });
+    const c = connect(g.url);
+    c.sock.write(one('slow') + one('quick').repeat(20) + one('quick', '/v1/messages'));
+    // while the stream goes, it is the one stream and the one upstream request
+    await expect.poll(() => g!.up.received.length).toBe(1);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(g.gw.stats().streams).toBe(1);
+    expect(g.up.received.length).toBe(1);
+    const answers = (await c.answer).split(/(?=HTTP\/1\.1 )/);
+    expect(answers[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(answers[0]).toContain('data: [DONE]');
+    // Node closes the connection after the first answer that says so: the rest were never answered
+    expect(answers.length).toBe(2);
+    expect(answers[1]).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(answers[1].toLowerCase()).toContain('\r\nconnection: close\r\n');
+    expect(JSON.parse(answers[1].slice(answers[1].indexOf('\r\n\r\n') + 4))).toEqual({ error: {
+      message: 'a request pipelined behind a stream on its connection: the gateway serves one at a time on each; send it on another connection', type: 'overloaded', code: 'ERR_PIPELINED' } });
+    expect(g.up.received.map((r) => (r.body as { model: string }).model)).toEqual(['slow']);
+    await nothingLeft(g);
+    expect((await metricsAt(`${g.url}/metrics`)).get('llm_limit_errors_total{limit="pipelined"}')).toBe(21);
+  });
+
+  test('a request sent on a kept-alive connection after the answer before it ended is served', async () => {
+    g = await startGateway({ keepalive: 0 });
+    g.up.scripts.set('quick', { pieces: [b(chunk('vite') + DONE)] });
+    const c = connect(g.url);
+    c.sock.write(one('quick'));
+    await expect.poll(() => g!.gw.stats().streams).toBe(0);
+    await expect.poll(() => g!.up.received.length).toBe(1);
+    c.sock.write(one('quick'));
+    await expect.poll(() => g!.up.received.length).toBe(2);
+    await expect.poll(() => g!.gw.stats().streams).toBe(0);
+    c.sock.end();
+    const answers = (await c.answer).split(/(?=HTTP\/1\.1 )/);
+    expect(answers.map((a) => a.slice(0, 15))).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+  });
+});

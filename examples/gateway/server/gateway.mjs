@@ -131,6 +131,8 @@ export function createGateway(options = {}) {
   });
 
   const connections = capConnections(server, o, m, nextId);
+  /** The connections with a stream open (one at a time on each). */
+  const busy = new WeakSet();
 
   const metricsServer = o.metricsPort === undefined ? null : http.createServer((req, res) => {
     const path = req.url.split('?')[0];
@@ -160,6 +162,16 @@ export function createGateway(options = {}) {
     }
     if (dialect === undefined) return sendJson(res, 404, errorBody(`no route ${req.method} ${path.slice(0, 200)}`, 'invalid_request_error', 'not_found'));
     if (req.method !== 'POST') return sendJson(res, 405, errorBody('use POST', 'invalid_request_error', 'method_not_allowed'), { allow: 'POST' });
+    // (one stream per connection at a time: a request pipelined behind an open one would be
+    // admitted and sent upstream at once, its answer waiting behind the first's in Node's queue,
+    // where no client timeout sees it; one connection took every slot, past
+    // maxConnectionsPerAddress. No client pipelines a POST (RFC 9112 9.3.2 says not to): refused,
+    // the answer after the first one's, and the connection closed)
+    if (busy.has(req.socket)) {
+      m.limitErrors.inc({ limit: 'pipelined' });
+      return sendJson(res, 503, errorBody('a request pipelined behind a stream on its connection: the gateway serves one at a time on each; send it on another connection', 'overloaded', 'ERR_PIPELINED'),
+        { 'retry-after': '1', connection: 'close' });
+    }
     if (streams.size >= o.maxStreams) {
       m.limitErrors.inc({ limit: 'max_streams' });
       return sendJson(res, 503, errorBody(`the gateway has ${streams.size} streams open (maxStreams ${o.maxStreams}); retry later`, 'overloaded', 'ERR_MAX_STREAMS'), { 'retry-after': '1' });
@@ -172,6 +184,8 @@ export function createGateway(options = {}) {
     // Admitted: the stream's slot is taken before its body is read, and the body counts in the budget.
     const s = new Stream(gw, res, id, dialect);
     streams.add(s);
+    const socket = req.socket;
+    busy.add(socket);
     m.streamsOpen.inc();
     try {
       await s.serve(req);
@@ -180,6 +194,7 @@ export function createGateway(options = {}) {
       // the answer is written; the slot (and what the answer holds) goes once the client took it all
       if (!res.writableFinished && !res.destroyed) await new Promise((resolve) => { s.done = resolve; res.once('close', resolve); res.once('finish', resolve); });
     } finally {
+      busy.delete(socket);
       s.close();
       if (closing !== null && streams.size === 0) drained();
     }

@@ -76,7 +76,7 @@ export function makeMetrics() {
 }
 
 /** The `limit` label of llm_limit_errors_total. */
-const LIMITS = ['max_streams', 'pending_bytes', 'core_memory', 'event_bytes', 'request_bytes', 'response_bytes'];
+const LIMITS = ['max_streams', 'pending_bytes', 'core_memory', 'event_bytes', 'request_bytes', 'response_bytes', 'pipelined'];
 
 /**
  * A stand-in for the metrics when they are off: the same calls, doing nothing. A plain object (a
