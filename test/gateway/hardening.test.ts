@@ -323,7 +323,7 @@ describe('finding 2: gateway keys', () => {
     expect(g.up.received.map((r) => [r.headers.authorization, r.headers['x-api-key']])).toEqual(Array(4).fill([undefined, 'sk-client']));
     // (HTTP trims a header's value; upstreamRequest called with one of its own trims the key as well)
     expect(upstreamRequest('openai', 'http://127.0.0.1:9', chat('m'), { 'x-api-key': ' sk-client ' }).headers).toEqual({
-      'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer sk-client' });
+      'content-type': 'application/json', accept: 'text/event-stream', 'accept-encoding': 'identity', authorization: 'Bearer sk-client' });
   });
 
   test('listening beyond loopback without keys is refused, unless said so', async () => {

@@ -283,3 +283,44 @@ describe('HTTP/1.1 pipelining', () => {
     expect(answers.map((a) => a.slice(0, 15))).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
   });
 });
+
+describe('an upstream\'s 200 that is not its answer', () => {
+  test('a page (text/html) or a compressed body: a 502 in the client\'s shape, streamed or whole, never a 200 with a stream "cut short"; what it was in the log; the gateway asks for no content coding', async () => {
+    const { gzipSync } = await import('node:zlib');
+    g = await startGateway({ keepalive: 0 });
+    const stream = chunk('Bonjour') + DONE;
+    g.up.scripts.set('page', { contentType: 'text/html; charset=utf-8', pieces: [b('<!doctype html><html><body>Sign in to continue</body></html>')] });
+    g.up.scripts.set('gzip', { write: (res) => { const z = gzipSync(stream); res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip', 'content-length': z.length }); res.end(z); } });
+    g.up.scripts.set('plain', { write: (res) => { res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'identity' }); res.end(stream); } });
+    const bad = { error: { message: '', type: 'upstream_error', code: 'ERR_BAD_RESPONSE' } };
+    for (const model of ['page', 'gzip']) {
+      for (const streamed of [true, false]) {
+        const before = g.log.length;
+        const r = await post(g.url, chat(model, streamed));
+        const id = r.headers['x-request-id'];
+        expect([r.status, r.headers['content-type']], model).toEqual([502, 'application/json']);
+        // (a whole answer in the client's own API, passed through, is told by its body: a page is no JSON object)
+        const byBody = model === 'page' && !streamed;
+        expect(JSON.parse(r.body.toString()), model).toEqual({ error: { ...bad.error, message: byBody
+          ? `the upstream's answer is not a JSON object (request id ${id}; the gateway's log has the detail)`
+          : `the upstream's answer is not one the gateway can read (request id ${id}; the gateway's log has the detail)` } });
+        expect(g.log.slice(before), model).toEqual([byBody
+          ? `gateway: request ${id}: 502: the upstream's answer (HTTP 200, text/html; charset=utf-8, 60 bytes) is not a JSON object`
+          : model === 'page' ? `gateway: request ${id}: 502: the upstream answered HTTP 200 with a page ("text/html; charset=utf-8"), not its answer`
+            : `gateway: request ${id}: 502: the upstream answered HTTP 200 with a body in the content coding "gzip", not its answer`]);
+      }
+    }
+    // the official client: an APIError with the status, not a stream that ends early
+    const e = await openaiOf(g).chat.completions.create({ model: 'page', messages: [{ role: 'user', content: 'x' }], stream: true }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(OpenAI.APIError);
+    expect((e as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    // identity is no coding
+    expect((await post(g.url, chat('plain'))).body.toString()).toBe(stream);
+    expect(new Set(g.up.received.map((r) => r.headers['accept-encoding']))).toEqual(new Set(['identity']));
+    await nothingLeft(g);
+    const m = await metricsAt(`${g.url}/metrics`);
+    expect(m.get('llm_provider_errors_total{source="status"}')).toBe(4);
+    expect(m.get('llm_bad_event_total')).toBe(1);
+    expect(m.get('llm_streams_total{status="failed"}')).toBe(5);
+  });
+});

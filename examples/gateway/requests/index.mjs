@@ -106,7 +106,9 @@ export function upstreamRequest(format, base, body, headers, dialect = 'openai',
   const url = typeof base === 'string' ? new URL(base) : base;
   const prefix = url.pathname.replace(/\/+$/, '');
   // (describeFormat throws a TypeError for a name that is not a format: UPSTREAMS has each format)
-  const out = { 'content-type': 'application/json', accept: describeFormat(format).contentType };
+  // (the answer's bytes are read as they come: none in a content coding, which an upstream may use
+  // for a request that names none, RFC 9110 12.5.3)
+  const out = { 'content-type': 'application/json', accept: describeFormat(format).contentType, 'accept-encoding': 'identity' };
   const upstream = UPSTREAMS[format];
   const key = clientKey(headers);
   // the client speaks the upstream's own API (or, to Claude on Bedrock, Anthropic's): its body passes as it is

@@ -21,6 +21,21 @@ const ERROR_BODY_BYTES = 64 * KiB;
 const MAX_MODEL_NAME = 2048;
 
 /**
+ * What an upstream's success answer (its headers) is, when it cannot be its answer, or undefined:
+ * a body in a content coding (the gateway asks for none, `accept-encoding: identity`, and reads
+ * the bytes as they come), or, for an answer read as a stream (`streamed`), a page (HTML: a
+ * proxy's, a login portal's). A whole answer passed through is told by its body (a JSON object),
+ * whatever its type says.
+ */
+function notAnAnswer(headers, streamed) {
+  const coding = headers['content-encoding'];
+  if (coding !== undefined && !/^\s*(identity\s*)?$/i.test(coding)) return `a body in the content coding ${JSON.stringify(coding.slice(0, 100))}`;
+  const type = headers['content-type'];
+  if (streamed && type !== undefined && /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i.test(type)) return `a page (${JSON.stringify(type.slice(0, 100))})`;
+  return undefined;
+}
+
+/**
  * One client request and its upstream request. `gw`: the gateway's state, which its streams share
  * (createGateway's): its options, metrics, upstream, clock and the streams' budget.
  */
@@ -174,6 +189,17 @@ export class Stream {
       gw.log(`gateway: request ${this.id}: 502: the upstream answered HTTP ${upRes.statusCode}, a redirect${where !== undefined ? ` to ${JSON.stringify(where.slice(0, 500))}` : ''}: the gateway follows none (check its upstream URL)`);
       return sendJson(res, 502, errorBody(`the upstream answered HTTP ${upRes.statusCode}, a redirect, which the gateway does not follow (request id ${this.id}; the gateway's log has the detail)`,
         'upstream_error', 'ERR_UPSTREAM_REDIRECT'));
+    }
+    const unreadable = upRes.statusCode < 300 ? notAnAnswer(upRes.headers, stream || !same) : undefined;
+    if (unreadable !== undefined) {
+      // (a proxy's or a portal's page answered with a 200, or a body compressed all the same: not
+      // relayed as a 200 whose stream then "ended without its completion", nor read as the
+      // answer; what it was goes to the log)
+      upRes.destroy();
+      m.providerErrors.inc({ source: 'status' });
+      this.status = 'failed';
+      gw.log(`gateway: request ${this.id}: 502: the upstream answered HTTP ${upRes.statusCode} with ${unreadable}, not its answer`);
+      return sendJson(res, 502, errorBody(`the upstream's answer is not one the gateway can read (request id ${this.id}; the gateway's log has the detail)`, 'upstream_error', 'ERR_BAD_RESPONSE'));
     }
     if (upRes.statusCode >= 400) {
       const text = await this.errorBody(upRes);
