@@ -277,7 +277,7 @@ const isSpace = (c) => c === 0x20 || c === 0x09;
  * one space, a status of three digits (100–599), then nothing or a space and a reason of
  * header-value bytes; header fields as `token:` OWS value OWS with header-value bytes only; every
  * line ended by CRLF (no bare LF or CR), no folded line, at most MAX_HEADERS fields and
- * MAX_HEAD_BYTES in all (interim 100 heads included). Each line is checked as it completes, so a
+ * MAX_HEAD_BYTES in all (interim 1xx heads included). Each line is checked as it completes, so a
  * fault is found at its line, however the head is cut.
  */
 class HeadReader {
@@ -538,7 +538,8 @@ function checkRequest(host, port, path, headers) {
  * a connection error, a malformed head or `destroy()`. The returned object has `destroy(err)`
  * (closes the connection) and `destroyed`. With `protocol: 'https:'` over TLS, the certificate
  * checked against Node's CAs (NODE_EXTRA_CA_CERTS adds some), or against `ca` when given.
- * Interim `100 Continue` heads are skipped; any other 1xx (101 included) is an error.
+ * Interim 1xx heads (100 Continue, 102 Processing, 103 Early Hints, …) are skipped, as RFC 9110
+ * 15.2 has a client do with those it did not ask for (within MAX_HEAD_BYTES in all); a 101 is an error.
  * `createConnection()`, when given, opens the connection instead (a Duplex: a tunnel, or a test's
  * stream in memory).
  */
@@ -597,14 +598,16 @@ export function requestUpstream({ protocol = 'http:', hostname, port, path, head
           if (at < 0) return;
           const { statusCode, headers: got } = reader;
           const rest = all.subarray(at);
-          if (statusCode === 100) { // an interim 100 Continue (some servers send it unasked): the next head
+          // an interim answer (a 100 Continue some servers send unasked; a 103 Early Hints a CDN adds;
+          // a 102 Processing): the next head. It was an error past a 100, the answer lost to a 502
+          if (statusCode < 200 && statusCode !== 101) {
             reader.used += at;
             reader.reset();
             all = rest;
             room = null; // (the next read is put after `rest` in a room of its own)
             continue;
           }
-          if (statusCode < 200) throw badHead(statusCode === 101 ? 'a 101 Switching Protocols (the gateway asked for no upgrade)' : `an interim ${statusCode} answer (only 100 Continue is skipped)`);
+          if (statusCode === 101) throw badHead('a 101 Switching Protocols (the gateway asked for no upgrade)');
           const res = new UpstreamResponse(socket, statusCode, got, rest);
           socket.pause(); // until the body is read (its first 'data' listener)
           return void done(null, res);

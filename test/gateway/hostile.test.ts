@@ -324,3 +324,22 @@ describe('an upstream\'s 200 that is not its answer', () => {
     expect(m.get('llm_streams_total{status="failed"}')).toBe(5);
   });
 });
+
+describe('interim answers the gateway did not ask for', () => {
+  test('a 103 Early Hints (and a 102) before the answer: skipped, the answer relayed (read raw, and by the official client)', async () => {
+    g = await startGateway({ keepalive: 0 });
+    const stream = chunk('Bonjour') + DONE;
+    g.up.scripts.set('m', { write: (res) => {
+      res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+      res.writeProcessing();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(stream);
+    } });
+    expect((await post(g.url, chat('m'))).body.toString()).toBe(stream);
+    const whole = await openaiOf(g).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true });
+    let text = '';
+    for await (const c of whole) text += c.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('Bonjour');
+    await nothingLeft(g);
+  });
+});
