@@ -6,6 +6,11 @@ import net from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, test } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { readBody } from '../../examples/gateway/server/read-body.mjs';
+import { SEED, randomCuts, rng } from '../helpers/random.js';
 import { chat, closeGateway, metricsAt, nothingLeft, post, startGateway, type Running } from './support.js';
 
 const enc = new TextEncoder();
@@ -341,5 +346,49 @@ describe('interim answers the gateway did not ask for', () => {
     for await (const c of whole) text += c.choices[0]?.delta?.content ?? '';
     expect(text).toBe('Bonjour');
     await nothingLeft(g);
+  });
+});
+
+describe('a body in many small pieces', () => {
+  /** Reads `pieces` as a body with readBody (`scan`: jsonObjectEnd's, or none). */
+  const read = async (pieces: Uint8Array[], limit = 1 << 20) => {
+    const s = new PassThrough();
+    const p = readBody(s, limit, true, () => true);
+    for (const x of pieces) s.emit('data', Buffer.from(x.buffer, x.byteOffset, x.byteLength));
+    s.emit('end');
+    return p;
+  };
+
+  test('any cutting gives the body whole: small pieces, large ones, and both in turn (seeded)', async () => {
+    const next = rng(SEED);
+    const body = Buffer.from(Array.from({ length: 100_000 }, (_, i) => String.fromCharCode(33 + ((i * 7) % 90))).join(''));
+    for (const max of [1, 3, 100, 5000, 20_000, 70_000]) {
+      const at = randomCuts(body, next, max);
+      const pieces = [];
+      let prev = 0;
+      for (const a of [...at, body.length]) { pieces.push(body.subarray(prev, a)); prev = a; }
+      expect(Buffer.compare(await read(pieces) as Buffer, body), `seed ${SEED}, pieces up to ${max}`).toBe(0);
+    }
+    expect(Buffer.compare(await read([body.subarray(0, 1)]) as Buffer, body.subarray(0, 1))).toBe(0);
+    expect(await read(Array.from({ length: 300 }, () => body.subarray(0, 10)), 2000)).toBeNull(); // past its limit
+  });
+
+  test('a body that came a byte at a time holds about its bytes, not a Buffer per byte (over 100 bytes each)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const N = 300_000;
+    const s = new PassThrough();
+    const p = readBody(s, 1 << 20, true, () => true);
+    gc();
+    const before = process.memoryUsage();
+    for (let i = 0; i < N; i++) s.emit('data', Buffer.from([0x20 + (i % 90)]));
+    gc();
+    const after = process.memoryUsage();
+    const grew = after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers;
+    expect(grew).toBeLessThan(4 * N); // (each piece kept as it came: some 115 bytes a byte, 34 MB)
+    s.emit('end');
+    const body = await p as Buffer;
+    expect(body.length).toBe(N);
+    expect(body.every((c, i) => c === 0x20 + (i % 90))).toBe(true);
   });
 });
