@@ -392,3 +392,49 @@ describe('a body in many small pieces', () => {
     expect(body.every((c, i) => c === 0x20 + (i % 90))).toBe(true);
   });
 });
+
+describe('expect: 100-continue', () => {
+  const head = (key: string, length: number) => `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\nexpect: 100-continue\r\n\r\n`;
+
+  test('a request the gateway refuses (no key, past maxStreams) has its refusal and no 100 Continue: its body is never asked for; one admitted has its 100, then its answer', async () => {
+    g = await startGateway({ apiKeys: ['k1'], maxStreams: 1, keepalive: 0 });
+    g.up.scripts.set('quick', { pieces: [b(chunk('vite') + DONE)] });
+    g.up.scripts.set('hang', { pieces: [b(chunk('a'))], then: 'hang' });
+    const body = JSON.stringify(chat('quick'));
+    // a wrong key
+    const bad = connect(g.url);
+    bad.sock.write(head('nope', body.length));
+    const refused = await bad.answer;
+    expect(refused).toMatch(/^HTTP\/1\.1 401 Unauthorized\r\n/);
+    expect(refused).not.toContain('100 Continue');
+    // admitted: the 100, then, once the body came, the answer
+    const ok = connect(g.url);
+    let got = '';
+    ok.sock.on('data', (x) => { got += x.toString('latin1'); });
+    ok.sock.write(head('k1', body.length));
+    await expect.poll(() => got).toBe('HTTP/1.1 100 Continue\r\n\r\n');
+    ok.sock.write(body);
+    await expect.poll(() => got).toContain('data: [DONE]');
+    ok.sock.destroy();
+    const answer = got;
+    expect(answer.slice(0, 25)).toBe('HTTP/1.1 100 Continue\r\n\r\n');
+    expect(answer.slice(25)).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(answer).toContain('"content":"vite"');
+    // the one slot taken: the next has its 503 and no 100
+    const held = connect(g.url);
+    const hangBody = JSON.stringify(chat('hang'));
+    held.sock.write(head('k1', hangBody.length));
+    await new Promise((r) => setTimeout(r, 50));
+    held.sock.write(hangBody);
+    await expect.poll(() => g!.up.received.length).toBe(2);
+    const full = connect(g.url);
+    full.sock.write(head('k1', body.length));
+    let fullGot = '';
+    full.sock.on('data', (x) => { fullGot += x.toString('latin1'); });
+    await expect.poll(() => fullGot).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n[^]*"code":"ERR_MAX_STREAMS"/);
+    expect(fullGot).not.toContain('100 Continue');
+    full.sock.destroy();
+    held.sock.destroy();
+    await nothingLeft(g);
+  });
+});

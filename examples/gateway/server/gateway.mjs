@@ -95,13 +95,20 @@ export function createGateway(options = {}) {
     requestTimeout: o.clientTimeout,
     headersTimeout: o.clientTimeout,
     connectionsCheckingInterval: Math.max(5, Math.min(30_000, Math.floor(o.clientTimeout / 4))),
-  }, (req, res) => {
+  }, (req, res) => onRequest(req, res, false));
+  // A request that says `expect: 100-continue` is told to send its body only once it is admitted:
+  // Node's own 100 went out at once, so a client without a key, or past a limit, sent its body (up
+  // to maxRequestBytes) for a refusal it could have had first.
+  server.on('checkContinue', (req, res) => onRequest(req, res, true));
+
+  /** A request, whose head came (`expects`: it waits for a 100 Continue before its body). */
+  function onRequest(req, res, expects) {
     // (a request on a connection over a cap, which was answered 503 and is closing: not served, the
     // upstream not asked)
     if (connections.rejected(req.socket)) return;
     const id = nextId();
     res.setHeader('x-request-id', id);
-    handle(req, res, id).catch((err) => {
+    handle(req, res, id, expects).catch((err) => {
       m.gatewayErrors.inc();
       // (what the gateway's configuration lacks is said to the client too: names to set, no value)
       const config = err instanceof GatewayConfigError;
@@ -110,7 +117,7 @@ export function createGateway(options = {}) {
       if (!res.headersSent) sendJson(res, 500, errorBody(message, 'gateway_error', 'ERR_GATEWAY'));
       else res.destroy();
     });
-  });
+  }
 
   // A request that did not arrive within clientTimeout (Node's requestTimeout): 408 in the API's
   // shape (the route's, once the head came), then the connection closes (the stream that read its body, if any, is aborted with it).
@@ -140,7 +147,7 @@ export function createGateway(options = {}) {
     sendJson(res, 404, errorBody('no route (this listener serves GET /metrics)', 'invalid_request_error', 'not_found'));
   });
 
-  async function handle(req, res, id) {
+  async function handle(req, res, id, expects = false) {
     const path = req.url.split('?')[0];
     const dialect = DIALECTS.get(path);
     replyIn(res, dialect);
@@ -187,6 +194,7 @@ export function createGateway(options = {}) {
     const socket = req.socket;
     busy.add(socket);
     m.streamsOpen.inc();
+    if (expects) res.writeContinue(); // (admitted: now its body)
     try {
       await s.serve(req);
       // (what serve wrote itself, a whole answer or a reply, counts in the budget's bound as a relayed write does)
