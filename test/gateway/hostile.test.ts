@@ -10,6 +10,7 @@ import { PassThrough } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { readBody } from '../../examples/gateway/server/read-body.mjs';
+import { Stream } from '../../examples/gateway/server/stream.mjs';
 import { SEED, randomCuts, rng } from '../helpers/random.js';
 import { chat, closeGateway, metricsAt, nothingLeft, post, startGateway, type Running } from './support.js';
 
@@ -371,6 +372,35 @@ describe('a body in many small pieces', () => {
     }
     expect(Buffer.compare(await read([body.subarray(0, 1)]) as Buffer, body.subarray(0, 1))).toBe(0);
     expect(await read(Array.from({ length: 300 }, () => body.subarray(0, 10)), 2000)).toBeNull(); // past its limit
+  });
+
+  test('an upstream\'s error body a byte a read: the client has it whole, in its API\'s words', async () => {
+    g = await startGateway();
+    const error = JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } });
+    g.up.scripts.set('m', { status: 429, contentType: 'application/json', pieces: [...error].map(b) });
+    const e = await openaiOf(g).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(OpenAI.RateLimitError);
+    expect([(e as InstanceType<typeof OpenAI.APIError>).status, (e as InstanceType<typeof OpenAI.APIError>).code, (e as Error).message])
+      .toEqual([429, 'rate_limit_exceeded', '429 Rate limit reached for requests']);
+    await nothingLeft(g);
+  });
+
+  test('an upstream\'s error body that came a byte at a time holds about its bytes, as a request\'s does', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const N = 60_000; // (within the 64 KiB an error body is read up to)
+    const upRes = Object.assign(new PassThrough(), { statusCode: 500 });
+    // (the stream's part errorBody reads: its gateway's clock, log and metrics, and its budget)
+    const s = Object.assign(Object.create(Stream.prototype), { gw: { tick: 0, o: { bodyTimeout: 1000 }, m: { timeouts: { inc() {} } }, log() {} }, hold: () => true, silent: null, left: false, expired: false, id: 'x' });
+    const p = s.errorBody(upRes) as Promise<Buffer>;
+    gc();
+    const before = process.memoryUsage();
+    for (let i = 0; i < N; i++) upRes.emit('data', Buffer.from([0x20]));
+    gc();
+    const after = process.memoryUsage();
+    expect(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers).toBeLessThan(4 * N); // (some 115 bytes a byte, 7 MB, each kept as it came)
+    upRes.emit('end');
+    expect((await p).length).toBe(N);
   });
 
   test('a body that came a byte at a time holds about its bytes, not a Buffer per byte (over 100 bytes each)', async () => {

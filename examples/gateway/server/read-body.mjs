@@ -6,6 +6,55 @@
 const ROOM = 16 * 1024;
 
 /**
+ * A body's pieces, kept as they come (`keep`) and joined at its end (`take`). Small pieces are
+ * copied together into a room of ROOM bytes: kept each as it came, a body sent a byte a read held
+ * a Buffer of some 100 bytes per byte, a hundred times what the budget counted (a 1 MiB body,
+ * over 100 MiB).
+ */
+export class Pieces {
+  constructor() {
+    this.parts = [];
+    this.length = 0;
+    this.room = null;
+    this.roomAt = 0;
+  }
+
+  keep(b) {
+    this.length += b.length;
+    if (b.length >= ROOM / 4) {
+      this.flushRoom();
+      return void this.parts.push(b);
+    }
+    if (this.room === null) this.room = Buffer.allocUnsafe(ROOM);
+    else if (this.roomAt + b.length > ROOM) this.flushRoom();
+    b.copy(this.room, this.roomAt);
+    this.roomAt += b.length;
+  }
+
+  /** The body kept, as one Buffer; then nothing is kept. */
+  take() {
+    this.flushRoom();
+    const { parts, length } = this;
+    const out = parts.length === 1 ? parts[0] : Buffer.concat(parts, length);
+    this.clear();
+    return out;
+  }
+
+  /** Nothing kept. */
+  clear() {
+    this.parts = [];
+    this.length = 0;
+    this.room = null;
+    this.roomAt = 0;
+  }
+
+  flushRoom() {
+    if (this.roomAt > 0) this.parts.push(Buffer.from(this.room.subarray(0, this.roomAt))); // (a copy of what it holds: the room is used again)
+    this.roomAt = 0;
+  }
+}
+
+/**
  * Reads a stream's body up to `limit` bytes; resolves null past it, and then destroys the stream,
  * or with `drain` reads the rest without keeping it (a client's request, which is then answered).
  * `scan` (a jsonObjectEnd()): the body ends where its JSON object does, and the stream is closed
@@ -15,28 +64,9 @@ const ROOM = 16 * 1024;
  */
 export function readBody(stream, limit, drain = false, hold = undefined, scan = undefined) {
   return new Promise((resolve, reject) => {
-    const parts = [];
+    const pieces = new Pieces();
     let n = 0;
     let whole = false;
-    // Small pieces are copied together into a room of ROOM bytes: kept each as it came, a body
-    // sent a byte a packet held a Buffer of some 100 bytes per byte, a hundred times what the
-    // budget counted (a 1 MiB body, over 100 MiB).
-    let room = null;
-    let roomAt = 0;
-    const flushRoom = () => {
-      if (roomAt > 0) parts.push(Buffer.from(room.subarray(0, roomAt))); // (a copy of what it holds: the room is used again)
-      roomAt = 0;
-    };
-    const keep = (b) => {
-      if (b.length >= ROOM / 4) {
-        flushRoom();
-        return void parts.push(b);
-      }
-      if (room === null) room = Buffer.allocUnsafe(ROOM);
-      else if (roomAt + b.length > ROOM) flushRoom();
-      b.copy(room, roomAt);
-      roomAt += b.length;
-    };
     stream.on('data', (b) => {
       if (n > limit || whole) return;
       // (with `scan`, jsonObjectEnd's: the body ends with its JSON object, and the stream is closed there)
@@ -46,24 +76,20 @@ export function readBody(stream, limit, drain = false, hold = undefined, scan = 
       const kept = n <= limit && (hold === undefined || hold(b.length));
       if (kept && end !== -1) {
         whole = true;
-        keep(b);
+        pieces.keep(b);
         done();
         return void stream.destroy();
       }
-      if (kept) return void keep(b);
+      if (kept) return void pieces.keep(b);
       const why = n <= limit ? false : null;
       n = limit + 1;
-      parts.length = 0;
-      room = null;
-      roomAt = 0;
+      pieces.clear();
       resolve(why);
       if (!drain) stream.destroy();
     });
     function done() {
-      if (n <= limit) flushRoom();
-      resolve(n > limit ? null : parts.length === 1 ? parts[0] : Buffer.concat(parts, n));
-      parts.length = 0; // the listeners stay on the stream for its life: keep nothing in them
-      room = null;
+      // (the listeners stay on the stream for its life: they keep nothing once it is taken)
+      resolve(n > limit ? null : pieces.take());
     }
     stream.on('end', done);
     stream.on('error', reject);

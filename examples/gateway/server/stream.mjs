@@ -7,7 +7,7 @@ import { JSON_MAX_DEPTH, jsonTooDeep } from 'seam-stream';
 import { RequestError, upstreamRequest } from '../requests/index.mjs';
 import { UpstreamProtocolError, requestUpstream } from '../upstream.mjs';
 import { KiB } from './options.mjs';
-import { jsonObjectEnd, readBody } from './read-body.mjs';
+import { Pieces, jsonObjectEnd, readBody } from './read-body.mjs';
 import { clientGone, errorBody, retryHeaders, sendJson, upstreamError } from './replies.mjs';
 import { relayAnswer, relayedStatus } from './relay.mjs';
 import { assembleWhole, passWhole } from './whole-answer.mjs';
@@ -227,7 +227,7 @@ export class Stream {
   errorBody(upRes) {
     const { gw } = this;
     return new Promise((resolve) => {
-      const parts = [];
+      const pieces = new Pieces(); // (an upstream's body a byte a read is held as its bytes)
       let n = 0;
       let ended = false;
       const scan = jsonObjectEnd();
@@ -236,8 +236,8 @@ export class Stream {
         ended = true;
         this.silent = null;
         upRes.off('data', take);
-        resolve(body === undefined ? Buffer.concat(parts, n) : body);
-        parts.length = 0;
+        resolve(body === undefined ? pieces.take() : body);
+        pieces.clear();
       };
       const take = (b) => {
         this.heard = gw.tick;
@@ -247,7 +247,7 @@ export class Stream {
           finish(null);
           return void upRes.destroy();
         }
-        parts.push(piece);
+        pieces.keep(piece);
         n += piece.length;
         if (end !== -1) {
           finish();
