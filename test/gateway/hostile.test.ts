@@ -468,3 +468,36 @@ describe('expect: 100-continue', () => {
     await nothingLeft(g);
   });
 });
+
+describe('request smuggling shapes', () => {
+  test('framing two readers could read apart is a 400 and the connection closed: the request, and what it would smuggle after it, never reach the upstream', async () => {
+    g = await startGateway({ keepalive: 0 });
+    g.up.scripts.set('m', { pieces: [b(chunk('vite') + DONE)] });
+    const body = JSON.stringify(chat('m'));
+    const smuggled = `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+    const start = 'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\n';
+    const shapes: [string, string][] = [
+      ['Transfer-Encoding and Content-Length', `${start}content-length: ${body.length + 5}\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n${smuggled}`],
+      ['two Content-Lengths that differ', `${start}content-length: 5\r\ncontent-length: ${body.length}\r\n\r\n${body}${smuggled}`],
+      ['a Content-Length list', `${start}content-length: 5, ${body.length}\r\n\r\n${body}${smuggled}`],
+      ['a signed Content-Length', `${start}content-length: +${body.length}\r\n\r\n${body}${smuggled}`],
+      ['a space before the colon', `${start}content-length : ${body.length}\r\n\r\n${body}${smuggled}`],
+      ['Transfer-Encoding: chunked, identity', `${start}transfer-encoding: chunked, identity\r\n\r\n0\r\n\r\n${smuggled}`],
+      ['Transfer-Encoding: xchunked', `${start}transfer-encoding: xchunked\r\n\r\n0\r\n\r\n${smuggled}`],
+      ['a folded Transfer-Encoding', `${start}transfer-encoding:\r\n chunked\r\n\r\n0\r\n\r\n${smuggled}`],
+      ['a bare LF in the head', `POST /v1/chat/completions HTTP/1.1\nhost: x\ncontent-length: ${body.length}\n\n${body}${smuggled}`],
+      ['a chunk size with a sign', `${start}transfer-encoding: chunked\r\n\r\n-0\r\n\r\n${smuggled}`],
+      ['a chunk with a bare LF after its data', `${start}transfer-encoding: chunked\r\n\r\n2\r\n{}\n0\r\n\r\n${smuggled}`],
+    ];
+    for (const [name, bytes] of shapes) {
+      const c = connect(g.url);
+      c.sock.write(bytes);
+      const answer = await c.answer;
+      expect(answer.split(/(?=HTTP\/1\.1 )/).map((a) => a.slice(0, 24)), name).toEqual(['HTTP/1.1 400 Bad Request']);
+      expect(answer.toLowerCase(), name).toContain('\r\nconnection: close\r\n');
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), name).toEqual({ error: { message: 'the request is not valid HTTP/1.1', type: 'invalid_request_error', code: 'ERR_BAD_REQUEST' } });
+    }
+    expect(g.up.received).toEqual([]);
+    expect(g.gw.stats().streams).toBe(0);
+  });
+});
