@@ -47,6 +47,8 @@ export interface GatewayOptions {
   clientTimeout?: number;
   /** Milliseconds a request's body has from its head, plus a second for each minRequestRate bytes of it that came (within clientTimeout in all); past it, a 408. @defaultValue 5000 */
   requestBodyTimeout?: number;
+  /** Bytes a second a client behind on its answer must take of it, over each clientTimeout (0: only one that takes none is dropped). @defaultValue 1024 */
+  minResponseRate?: number;
   /** Bytes a second a request's body must keep up past requestBodyTimeout (0: none, the body has requestBodyTimeout in all). @defaultValue 16384 */
   minRequestRate?: number;
   /** Milliseconds a stream may live (each timeout must be more than 0, and at most 2^31 - 1). @defaultValue 3600000 */

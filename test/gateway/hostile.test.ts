@@ -501,3 +501,69 @@ describe('request smuggling shapes', () => {
     expect(g.gw.stats().streams).toBe(0);
   });
 });
+
+describe('a client that reads its answer a little now and then', () => {
+  /** An upstream that writes events as fast as the gateway takes them; resolves `closed` when the gateway closes it. */
+  const flood = () => {
+    const piece = b(chunk('y'.repeat(4000)).repeat(16));
+    let closed!: Promise<void>;
+    const script = {
+      write: async (res: ServerResponse) => {
+        closed = new Promise((r) => res.on('close', () => r()));
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        let written = 0;
+        while (!res.destroyed && written < 512 * 1024 * 1024) {
+          written += piece.length;
+          if (!res.write(piece)) await new Promise<void>((w) => { const go = () => { res.off('drain', go); res.off('close', go); w(); }; res.on('drain', go); res.on('close', go); });
+        }
+      },
+    };
+    return { script, closed: () => closed };
+  };
+  /** Opens a stream and reads 64 KiB of it every `every` ms (what the gateway sent before it closed the connection waits in the system's buffers); `stop()` ends it. */
+  const sip = (url: string, every: number) => {
+    const payload = Buffer.from(JSON.stringify(chat('flood')));
+    let timer: NodeJS.Timeout | undefined;
+    const req = request(`${url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-length': payload.length } }, (res) => {
+      res.pause();
+      timer = setInterval(() => res.read(64 * 1024), every);
+      res.on('error', () => {});
+    });
+    req.on('error', () => {});
+    req.end(payload);
+    return { stop: () => { clearInterval(timer); req.destroy(); } };
+  };
+
+  test('taking less than minResponseRate while behind: dropped after a clientTimeout or two, its upstream closed, every byte given back; at 0, held until maxDuration', async () => {
+    // (a client reading 64 KiB every 10 ms, some 6 MiB a second, is slow beside a rate of 64 MiB a second)
+    g = await startGateway({ clientTimeout: 300, minResponseRate: 64 * 1024 * 1024, maxDuration: 20_000, keepalive: 0 });
+    let f = flood();
+    g.up.scripts.set('flood', f.script);
+    const t0 = Date.now();
+    const client = sip(g.url, 10);
+    await expect.poll(() => g!.up.received.length).toBe(1);
+    await expect.poll(() => g!.gw.stats().streams, { timeout: 5000 }).toBe(0);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+    await f.closed();
+    client.stop();
+    await nothingLeft(g);
+    const m = await metricsAt(`${g.url}/metrics`);
+    expect(m.get('gateway_timeouts_total{timeout="client"}')).toBe(1);
+    expect(m.get('llm_streams_total{status="limit"}')).toBe(1);
+    await closeGateway(g);
+    // the same client, no rate: it takes some of its answer every tick, and keeps its stream until maxDuration
+    g = await startGateway({ clientTimeout: 300, minResponseRate: 0, maxDuration: 2000, keepalive: 0 });
+    f = flood();
+    g.up.scripts.set('flood', f.script);
+    const slow = sip(g.url, 10);
+    await expect.poll(() => g!.up.received.length).toBe(1);
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(g.gw.stats().streams).toBe(1);
+    await expect.poll(() => g!.gw.stats().streams, { timeout: 5000 }).toBe(0);
+    await f.closed();
+    slow.stop();
+    await nothingLeft(g);
+    const m2 = await metricsAt(`${g.url}/metrics`);
+    expect([m2.get('gateway_timeouts_total{timeout="duration"}'), m2.get('gateway_timeouts_total{timeout="client"}')]).toEqual([1, 0]);
+  });
+});

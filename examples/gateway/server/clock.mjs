@@ -24,6 +24,8 @@ export function startClock(gw) {
   const keepaliveTicks = o.keepalive > 0 ? Math.max(1, Math.round((o.keepalive * 1000) / period)) : Infinity;
   const bodyTicks = ticksOf(o.bodyTimeout);
   const clientTicks = ticksOf(o.clientTimeout);
+  /** What a client behind on its answer must take of it over clientTimeout (its ticks): 0, none. */
+  const windowBytes = (o.minResponseRate * clientTicks * period) / 1000;
   const durationTicks = ticksOf(o.maxDuration);
   /** A request's body: its time at least, and a second more per minRequestRate bytes of it that came. */
   const requestMessage = `the request's body did not arrive within ${o.requestBodyTimeout} ms${o.minRequestRate > 0 ? `, and a second more per ${o.minRequestRate} bytes of it` : ''}`;
@@ -39,7 +41,22 @@ export function startClock(gw) {
           s.expire('client', `the client took none of its answer for ${o.clientTimeout} ms`);
           continue;
         }
-      } else s.stalled = 0;
+        // (and while it is behind, at least minResponseRate of it over each clientTimeout: a client
+        // that took a byte now and then held its stream, and its upstream, until maxDuration)
+        if (windowBytes > 0) {
+          if (s.behind < 0) { s.behind = tick; s.behindTaken = taken; } else if (tick - s.behind >= clientTicks) {
+            if (taken - s.behindTaken < windowBytes) {
+              s.expire('client', `the client took ${taken - s.behindTaken} bytes of its answer in ${o.clientTimeout} ms, less than ${o.minResponseRate} a second`);
+              continue;
+            }
+            s.behind = tick;
+            s.behindTaken = taken;
+          }
+        }
+      } else {
+        s.stalled = 0;
+        s.behind = -1;
+      }
       if (s.expired) continue;
       if (s.reading >= 0) {
         if (tick - s.born > requestTicks(s.reading)) s.expire('request', requestMessage);

@@ -85,6 +85,13 @@ export const DEFAULTS = Object.freeze({
    * request in all. Past it, a 408 (ERR_REQUEST_TIMEOUT) and the connection closed.
    */
   requestBodyTimeout: 5_000,
+  /**
+   * Bytes a second a client must take of its answer while the gateway's buffer holds some of it,
+   * over each clientTimeout (0: only a client that takes none of it for clientTimeout is dropped).
+   * A client that reads a byte now and then held its stream, its slot and its upstream request
+   * until maxDuration; past it, the client is dropped (ERR_CLIENT_TIMEOUT) and its upstream closed.
+   */
+  minResponseRate: 1024,
   /** Bytes a second of a request's body that extend requestBodyTimeout (0: none, the body has requestBodyTimeout in all). */
   minRequestRate: 16 * KiB,
   /** Milliseconds a stream may live, from its request to its end. */
@@ -144,8 +151,8 @@ export function optionsOf(options) {
   // 0 where it means none (a keep-alive never, no connection cap, a write buffer of none: the read
   // pauses after each write); a limit whose 0 would refuse every request, or fail each one, is refused here
   if (typeof o.keepalive !== 'number' || !(o.keepalive >= 0) || !Number.isFinite(o.keepalive)) throw new TypeError('createGateway: keepalive must be a non-negative number of seconds (0: never)');
-  for (const k of ['highWaterMark', 'maxConnections', 'maxConnectionsPerAddress', 'minRequestRate']) {
-    if (!Number.isSafeInteger(o[k]) || o[k] < 0) throw new TypeError(`createGateway: ${k} must be a non-negative integer${k === 'highWaterMark' ? '' : k === 'minRequestRate' ? ' (0: none)' : ' (0: no cap)'}`);
+  for (const k of ['highWaterMark', 'maxConnections', 'maxConnectionsPerAddress', 'minRequestRate', 'minResponseRate']) {
+    if (!Number.isSafeInteger(o[k]) || o[k] < 0) throw new TypeError(`createGateway: ${k} must be a non-negative integer${k === 'highWaterMark' ? '' : k.startsWith('min') ? ' (0: none)' : ' (0: no cap)'}`);
   }
   for (const k of ['maxStreams', 'maxPendingBytes', 'maxRequestBytes', 'maxResponseBytes']) {
     if (!Number.isSafeInteger(o[k]) || o[k] < 1) throw new TypeError(`createGateway: ${k} must be a positive integer`);

@@ -63,6 +63,9 @@ export class Stream {
     /** Bytes the client had taken at the last tick (its socket's written bytes less its buffer), and ticks since that moved. */
     this.taken = 0;
     this.stalled = 0;
+    /** While the client is behind (its buffer not empty): the tick its window began, and its taken bytes then; -1, not behind. */
+    this.behind = -1;
+    this.behindTaken = 0;
     /** The most bytes the stream held at once (its client's write buffer and its unfinished event). */
     this.peak = 0;
     /**
