@@ -567,3 +567,30 @@ describe('a client that reads its answer a little now and then', () => {
     expect([m2.get('gateway_timeouts_total{timeout="duration"}'), m2.get('gateway_timeouts_total{timeout="client"}')]).toEqual([1, 0]);
   });
 });
+
+describe('an official client that aborts mid-stream', () => {
+  test('the OpenAI client and the Anthropic client each abort after their first text: the upstream request is aborted, and nothing is held', async () => {
+    g = await startGateway({ upstreamFormat: 'anthropic', keepalive: 0 });
+    const delta = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"encore "}}\n\n';
+    let closes = 0;
+    g.up.scripts.set('m', { write: (res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(ANTHROPIC_START);
+      const t = setInterval(() => res.write(delta), 20);
+      res.on('close', () => { clearInterval(t); closes++; });
+    } });
+    const openai = await openaiOf(g).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true });
+    for await (const c of openai) if (c.choices[0]?.delta?.content) { expect(c.choices[0].delta.content).toBe('Bonjour'); break; } // (break aborts the request)
+    await expect.poll(() => closes).toBe(1);
+    const anthropic = anthropicOf(g).messages.stream({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] });
+    const aborted = anthropic.done().catch((e: unknown) => e);
+    const first = await new Promise<string>((resolve) => anthropic.on('text', (t) => resolve(t)));
+    expect(first).toBe('Bonjour');
+    anthropic.abort();
+    expect(await aborted).toBeInstanceOf(Anthropic.APIUserAbortError);
+    await expect.poll(() => closes).toBe(2);
+    await nothingLeft(g);
+    const m = await metricsAt(`${g.url}/metrics`);
+    expect(m.get('llm_streams_total{status="aborted"}')).toBe(2);
+  });
+});
