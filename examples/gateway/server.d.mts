@@ -45,6 +45,8 @@ export interface GatewayOptions {
   bodyTimeout?: number;
   /** Milliseconds for the client's request to arrive, and for a client to take some of its answer. @defaultValue 30000 */
   clientTimeout?: number;
+  /** Milliseconds a request's head has to arrive (within clientTimeout); past it, a 408. @defaultValue 10000 */
+  headTimeout?: number;
   /** Milliseconds a request's body has from its head, plus a second for each minRequestRate bytes of it that came (within clientTimeout in all); past it, a 408. @defaultValue 5000 */
   requestBodyTimeout?: number;
   /** Bytes a second a client behind on its answer must take of it, over each clientTimeout (0: only one that takes none is dropped). @defaultValue 1024 */

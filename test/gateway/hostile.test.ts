@@ -594,3 +594,26 @@ describe('an official client that aborts mid-stream', () => {
     expect(m.get('llm_streams_total{status="aborted"}')).toBe(2);
   });
 });
+
+describe('a client that trickles its request\'s head', () => {
+  test('a head, or nothing at all, past headTimeout: a 408 and the connection closed, long before clientTimeout', async () => {
+    g = await startGateway({ headTimeout: 300, clientTimeout: 20_000 });
+    const json = '{"error":{"message":"the request did not arrive within 300 ms","type":"invalid_request_error","code":"ERR_REQUEST_TIMEOUT"}}';
+    for (const trickle of [true, false]) {
+      const c = connect(g.url);
+      const t0 = Date.now();
+      const head = 'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nx-padding: ' + 'p'.repeat(200);
+      let i = 0;
+      const drip = trickle ? setInterval(() => { if (!c.sock.destroyed && i < head.length) c.sock.write(head[i++]); }, 20) : undefined;
+      const answer = await c.answer;
+      clearInterval(drip);
+      expect(answer, `trickle ${trickle}`).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\nx-request-id: gw-[0-9a-f]{8}-\d+\r\ncontent-type: application\/json\r\n/);
+      expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe(json);
+      expect(c.at() - t0).toBeGreaterThanOrEqual(250);
+      expect(c.at() - t0).toBeLessThan(3000);
+    }
+    expect(g.up.received).toEqual([]);
+    await nothingLeft(g);
+    expect((await metricsAt(`${g.url}/metrics`)).get('gateway_timeouts_total{timeout="request"}')).toBe(2);
+  });
+});

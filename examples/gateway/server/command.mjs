@@ -14,6 +14,7 @@ const USAGE = `usage: node examples/gateway/server.mjs --port <n> --upstream <ba
   [--api-key KEY]... [--api-key-file FILE]  (also SEAM_GATEWAY_API_KEYS: keys separated by commas or white space)
   [--upstream-key KEY] [--upstream-key-file FILE]  (also SEAM_GATEWAY_UPSTREAM_KEY)
   [--keepalive SECONDS] [--upstream-timeout MS] [--body-timeout MS] [--client-timeout MS] [--max-duration MS]
+  [--head-timeout MS]  (a request's head: 10000, within --client-timeout)
   [--request-body-timeout MS] [--min-request-rate BYTES]  (a request's body: 5000 ms from its head, plus a second per 16384 bytes)
   [--min-response-rate BYTES]  (a second, over each --client-timeout, that a client behind on its answer must take: 1024; 0: none)
   [--drain-timeout MS]  (on SIGTERM or SIGINT: how long the streams in flight may finish: 10000)
@@ -36,7 +37,7 @@ const numbers = {
   '--keepalive': 'keepalive', '--max-streams': 'maxStreams', '--max-pending-bytes': 'maxPendingBytes', '--max-event-bytes': 'maxEventBytes',
   '--max-request-bytes': 'maxRequestBytes', '--max-response-bytes': 'maxResponseBytes', '--high-water-mark': 'highWaterMark',
   '--upstream-timeout': 'upstreamTimeout', '--body-timeout': 'bodyTimeout', '--client-timeout': 'clientTimeout', '--max-duration': 'maxDuration',
-  '--request-body-timeout': 'requestBodyTimeout', '--min-request-rate': 'minRequestRate', '--min-response-rate': 'minResponseRate',
+  '--head-timeout': 'headTimeout', '--request-body-timeout': 'requestBodyTimeout', '--min-request-rate': 'minRequestRate', '--min-response-rate': 'minResponseRate',
   '--drain-timeout': 'drainTimeout', '--max-connections': 'maxConnections', '--max-connections-per-address': 'maxConnectionsPerAddress', '--metrics-port': 'metricsPort',
   '--anthropic-max-tokens': 'anthropicMaxTokens',
 };

@@ -89,12 +89,15 @@ export function createGateway(options = {}) {
   let requests = 0;
   const nextId = () => idPrefix + (++requests).toString(36);
 
+  /** The milliseconds a request's head has (Node's headersTimeout: at most its requestTimeout). */
+  const headWithin = Math.min(o.headTimeout, o.clientTimeout);
   const server = http.createServer({
     highWaterMark: o.highWaterMark,
-    // the client's request (head and body) must arrive within clientTimeout; Node checks it on its own clock
+    // the client's request (head and body) must arrive within clientTimeout, its head within
+    // headTimeout; Node checks them on its own clock
     requestTimeout: o.clientTimeout,
-    headersTimeout: o.clientTimeout,
-    connectionsCheckingInterval: Math.max(5, Math.min(30_000, Math.floor(o.clientTimeout / 4))),
+    headersTimeout: headWithin,
+    connectionsCheckingInterval: Math.max(5, Math.min(30_000, Math.floor(headWithin / 4))),
   }, (req, res) => onRequest(req, res, false));
   // A request that says `expect: 100-continue` is told to send its body only once it is admitted:
   // Node's own 100 went out at once, so a client without a key, or past a limit, sent its body (up
@@ -119,14 +122,16 @@ export function createGateway(options = {}) {
     });
   }
 
-  // A request that did not arrive within clientTimeout (Node's requestTimeout): 408 in the API's
+  // A request that did not arrive within clientTimeout (Node's requestTimeout), or its head within
+  // headTimeout (its headersTimeout; a connection that sends nothing too): 408 in the API's
   // shape (the route's, once the head came), then the connection closes (the stream that read its body, if any, is aborted with it).
   server.on('clientError', (err, socket) => {
     if (connections.rejected(socket)) return; // (answered 503 already, and closing)
     if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') m.timeouts.inc({ timeout: 'request' });
     if (!socket.writable || socket._httpMessage?.headersSent) return void socket.destroy();
+    // (a request whose head did not come has no response yet: its time was headTimeout)
     const [status, text, body] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'Request Timeout', errorBody(`the request did not arrive within ${o.clientTimeout} ms`, 'invalid_request_error', 'ERR_REQUEST_TIMEOUT')]
+      ? [408, 'Request Timeout', errorBody(`the request did not arrive within ${socket._httpMessage == null ? headWithin : o.clientTimeout} ms`, 'invalid_request_error', 'ERR_REQUEST_TIMEOUT')]
       : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', errorBody('the request head is too large', 'invalid_request_error', 'ERR_HEADERS_TOO_LARGE')]
         : [400, 'Bad Request', errorBody('the request is not valid HTTP/1.1', 'invalid_request_error', 'ERR_BAD_REQUEST')];
     // (in the client's API where its head came, and with it its route: a body that did not arrive,

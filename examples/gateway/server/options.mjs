@@ -79,6 +79,13 @@ export const DEFAULTS = Object.freeze({
    */
   clientTimeout: 30_000,
   /**
+   * Milliseconds a request's head has to arrive, from its connection's start (or the answer before
+   * it on a kept-alive one), within clientTimeout: a client that trickles its head (slowloris), or
+   * opens a connection and sends nothing, holds it only that long, not clientTimeout. Past it, a
+   * 408 (ERR_REQUEST_TIMEOUT) and the connection closed.
+   */
+  headTimeout: 10_000,
+  /**
    * Milliseconds a request's body has to arrive from the moment its head came, plus a second for
    * each `minRequestRate` bytes of it that came (as Apache's mod_reqtimeout has it): a client that
    * trickles its body gives its stream's slot back then, not at clientTimeout, which bounds the
@@ -161,14 +168,14 @@ export function optionsOf(options) {
   if (!Number.isInteger(o.maxEventBytes) || o.maxEventBytes < 1 || o.maxEventBytes > 512 * MiB) throw new TypeError('createGateway: maxEventBytes must be an integer from 1 to 536870912 (512 MiB)');
   // (Node's timers take at most 2^31 - 1 ms, 24.8 days, and fire after 1 ms past it: a timeout
   // of 2^31 ms meant to be "never" failed every request at once)
-  for (const k of ['upstreamTimeout', 'bodyTimeout', 'clientTimeout', 'requestBodyTimeout', 'maxDuration']) {
+  for (const k of ['upstreamTimeout', 'bodyTimeout', 'clientTimeout', 'headTimeout', 'requestBodyTimeout', 'maxDuration']) {
     if (typeof o[k] !== 'number' || !(o[k] > 0) || !(o[k] <= MAX_TIMER)) throw new TypeError(`createGateway: ${k} must be a positive number of milliseconds, at most ${MAX_TIMER}`);
   }
   if (typeof o.drainTimeout !== 'number' || !(o.drainTimeout >= 0) || !(o.drainTimeout <= MAX_TIMER)) {
     throw new TypeError(`createGateway: drainTimeout must be a non-negative number of milliseconds, at most ${MAX_TIMER} (0: no drain)`);
   }
-  // (Node's server takes it as its requestTimeout, which must be whole)
-  if (!Number.isInteger(o.clientTimeout)) throw new TypeError('createGateway: clientTimeout must be a whole number of milliseconds');
+  // (Node's server takes them as its requestTimeout and headersTimeout, which must be whole)
+  for (const k of ['clientTimeout', 'headTimeout']) if (!Number.isInteger(o[k])) throw new TypeError(`createGateway: ${k} must be a whole number of milliseconds`);
   if (!Array.isArray(o.apiKeys) || o.apiKeys.some((k) => typeof k !== 'string' || !/^[\x21-\x7e]+$/.test(k))) {
     throw new TypeError('createGateway: apiKeys must be strings of visible ASCII');
   }
