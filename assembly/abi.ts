@@ -582,6 +582,11 @@ export const ME_CHARS: i32 = 2048;
  * app's parts: ModelPartReader), as if its events had come a read each.
  */
 export const ME_ORDER: i32 = 4096;
+/**
+ * modelDocs mode: every event is for JS (as with no template), the template read only for its
+ * MR_LAST object, which the stream keeps still (a stream near its text limit, or whose turn failed).
+ */
+export const ME_LOUD: i32 = 8192;
 /** modelGather flag: the text is kept (appended to the stream's kept UTF-16 text; MDR_TEXT_BYTES its UTF-8 length). */
 export const MG_KEEP: i32 = 1;
 /** modelGather flag: the text's UTF-8 is appended to the stream's TEXT buffer (see ME_TEXT). */

@@ -8,7 +8,7 @@ import {
   JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, JSON_READ_SLACK, JSON_REC_PTR, JSON_UTF16_SLACK,
   K_COMMENT, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END, MDOC_PTR, MDR_ARGS_BYTES, MDR_BLANK, MDR_CHUNKS, MDR_COMMENTS, MDR_DOCS,
   MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_LOGGED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
-  MDR_UNITS, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHARS, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_ORDER, ME_PASS,
+  MDR_UNITS, ME_LOUD, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHARS, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_ORDER, ME_PASS,
   ME_TEXT, MG_KEEP, MG_TEXT, MGATHER_CAP, MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MHEAD_SLOT, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CALL, MR_CHOICE,
   MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MRF_ALIAS, MT_CHOICE, MT_HEAD_BYTES, MT_LAST, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
   RES_PTR, R_RAW, SF_IN, SF_RAW, SF_SLACK, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS, TEXT_SCRATCH_CAP,
@@ -447,7 +447,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
       flags = DF_DONE;
     } else {
       let nt: i32 = -1;
-      if (t != 0 && shapeMatch(st, t, prog, choice, p, n, emitMode)) {
+      if (t != 0 && (emitMode & ME_LOUD) == 0 && shapeMatch(st, t, prog, choice, p, n, emitMode)) {
         got = nt = 1; // the shape of the quiet event before it: its content record
       } else {
         got = jsonRead(prog, p, n, MJREC_PTR, <u32>MJREC_CAP);
@@ -459,9 +459,11 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
             const lw = lastRecord(t, got);
             if (lw != 0) keepLast(st, p + <usize>load<i32>(lw, JR_START << 2), <usize>(load<i32>(lw, JR_END << 2) - load<i32>(lw, JR_START << 2)));
           }
-          nt = quietText(st, t, p, got, choice);
-          if (nt >= 0 && !quietFits(st, t, got, emitMode)) nt = -1;
-          if (nt == 1) shapeLearn(st, t, prog, choice, p, n, got);
+          if ((emitMode & ME_LOUD) == 0) {
+            nt = quietText(st, t, p, got, choice);
+            if (nt >= 0 && !quietFits(st, t, got, emitMode)) nt = -1;
+            if (nt == 1) shapeLearn(st, t, prog, choice, p, n, got);
+          }
         }
       }
       if (nt >= 0) {

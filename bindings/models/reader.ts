@@ -12,7 +12,7 @@ import { type CoreExports } from '../core/wasm.js';
 import {
   DF_DONE, DF_ERROR, ESM_READ, FR_NREC, F_FATAL, JE_TRUNCATED, JREC_WORDS, JSON_MAX_DEPTH, LINE_REC_WORDS, LR_END, LR_START, MDR_ARGS_BYTES, MDR_BLANK,
   MDR_COMMENTS, MDR_DOCS, MDR_GATHERED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MD_FLAGS, MD_J0, MD_JN, MD_LEN,
-  MD_PTR, MD_REC, MGR_PTR, MK_SSE, R_LIMIT, SR_DSTART, SSE_REC_WORDS, ST_FRAME_MAX,
+  MD_PTR, MD_REC, ME_LOUD, MGR_PTR, MK_SSE, R_LIMIT, SR_DSTART, SSE_REC_WORDS, ST_FRAME_MAX,
 } from '../core/generated/abi.js';
 import { FrameStream, MAX_LIMIT_BYTES, frameLimit } from '../frames/frame-stream.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../frames/sse.js';
@@ -195,7 +195,7 @@ export abstract class ModelReader extends FrameStream {
       if (chunk.length <= this.core.inCap) {
         // (the usual read: the messages framed and their events read in one core call)
         const plan = this.plan;
-        const read = this.readMode();
+        const read = this.readModeNow();
         const r = u.unframeRead(chunk, this.st, mode, plan.framing, plan.prog, this.template(), plan.choice, read);
         n = u.framer.events.len;
         if (r & ESM_READ) {
@@ -507,14 +507,14 @@ export abstract class ModelReader extends FrameStream {
   // A push and its continuations frame the bytes and read the batch's documents in one core call.
   protected pushCore(len: number, mode: number): number {
     const plan = this.plan;
-    const read = this.readMode();
+    const read = this.readModeNow();
     call.readPending = true;
     return this.core.x.modelPush(this.st, len, mode, plan.framing, plan.prog, this.template(), plan.choice, read);
   }
 
   protected more(): number {
     const plan = this.plan;
-    const read = this.readMode();
+    const read = this.readModeNow();
     call.readPending = true;
     return this.core.x.modelMore(this.st, plan.framing, plan.prog, this.template(), plan.choice, read);
   }
@@ -522,9 +522,19 @@ export abstract class ModelReader extends FrameStream {
   /** The template of quiet events the core may read to the end itself (0: none, every event is read here). */
   protected get tmpl(): number { return this.plan.tmpl; }
 
-  /** The template for the next read: none once the stream is done or failed (or its turn did), or near its text limit (then every event is read here). */
+  /**
+   * The template for the next read: none once the stream is done or failed; near its text limit,
+   * or once its turn failed, every event is read here (ME_LOUD), the template passed still for a
+   * running usage the core keeps (Gemini's, which a stream cut short then reports).
+   */
   private template(): number {
-    return this._status === 'open' && this.turnFailed === null && !call.near ? this.tmpl : 0;
+    return this._status === 'open' && ((this.turnFailed === null && !call.near) || this.plan.runningUsage) ? this.tmpl : 0;
+  }
+
+  /** The mode of the next read: the reader's, every event for JS where the template is for the running usage alone. */
+  private readModeNow(): number {
+    const read = this.readMode();
+    return this.turnFailed === null && !call.near ? read : read | ME_LOUD;
   }
 
   protected errorOf(r: number): Error {
@@ -581,7 +591,7 @@ export abstract class ModelReader extends FrameStream {
     let next = 0;
     while (next < nrec) {
       const nd = read ? core.i32[core.res + MDR_DOCS]
-        : core.x.modelDocs(this.st, next, nrec, this.framing, this.plan.prog, this.template(), this.plan.choice, call.gathered, this.readMode());
+        : core.x.modelDocs(this.st, next, nrec, this.framing, this.plan.prog, this.template(), this.plan.choice, call.gathered, this.readModeNow());
       read = false;
       core.sync();
       const i32 = core.i32;

@@ -134,6 +134,22 @@ describe('gemini: a stream cut short reports the last running usage', () => {
     }
   });
 
+  test('near its text limit (every event read in JavaScript) the running usage is kept still', () => {
+    // (maxTextBytes within the text of the chunks, so that each read may pass it: the stream reads every event itself)
+    for (const k of [4, 9, 16, 22]) {
+      const body = bytes.subarray(0, enc.encode(chunks.slice(0, k).map((c) => c.wire).join('')).length + 25);
+      const want = usageAfter(chunks, k);
+      for (const pieces of [[body], cut(body, randomCuts(body, rng(SEED), 30)), Array.from(body, (_, i) => body.subarray(i, i + 1))]) {
+        for (const raw of [false, true]) {
+          const { r, code } = run(() => new ModelStream({ format: 'gemini', maxTextBytes: 2000, raw }), pieces);
+          const where = `${k} chunks whole, ${pieces.length} pieces, raw ${raw}, seed ${SEED}`;
+          expect(code, where).toBe('ERR_STREAM_TRUNCATED');
+          expect(r.usage, where).toEqual(want);
+        }
+      }
+    }
+  });
+
   test('a usage past 2048 bytes is not kept, and an older one not reported in its place', () => {
     const big = textChunk('Groß. ', 50, { promptTokensDetails: Array.from({ length: 80 }, (_, i) => ({ modality: `M${i}`, tokenCount: i })) });
     expect(JSON.stringify(big.usage).length).toBeGreaterThan(2048);
