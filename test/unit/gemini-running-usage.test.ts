@@ -4,7 +4,7 @@
 // it from every event it reads, quiet text chunks (read in full, or matched against their shape)
 // and events read in JavaScript alike. The oracle is JSON.parse of the chunks that were whole.
 import { describe, expect, test } from 'vitest';
-import { ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
+import { ModelEventReader, ModelStream, ModelStreamError, SseRelay } from '../../bindings/index.js';
 import { getCore } from '../../bindings/core/wasm.js';
 import { SEED, cut, randomCuts, rng, standardChunkings } from '../helpers/random.js';
 
@@ -148,6 +148,20 @@ describe('gemini: a stream cut short reports the last running usage', () => {
         }
       }
     }
+  });
+
+  test('ModelEventReader: each chunk\'s reading has its running usage, the one a stream cut after it reports', () => {
+    const reader = new ModelEventReader({ format: 'gemini' });
+    let last: Record<string, unknown> | undefined;
+    chunks.forEach((c, k) => {
+      const data = c.wire.slice('data: '.length, -4);
+      const reading = reader.read(k % 2 === 0 ? data : enc.encode(data));
+      expect(reading.usage, `chunk ${k}`).toEqual(c.usage);
+      expect(reading.done, `chunk ${k}`).toBe(k === chunks.length - 1);
+      if (reading.usage !== undefined) last = reading.usage;
+      if (k < chunks.length - 1) expect(last, `chunk ${k}`).toEqual(usageAfter(chunks, k + 1));
+    });
+    expect(last).toEqual(FINISH.usage);
   });
 
   test('a usage past 2048 bytes is not kept, and an older one not reported in its place', () => {
