@@ -10,7 +10,7 @@ import {
   MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_LOGGED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
   MDR_UNITS, ME_LOUD, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHARS, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_ORDER, ME_PASS,
   ME_TEXT, MG_KEEP, MG_TEXT, MGATHER_CAP, MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MHEAD_SLOT, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CALL, MR_CHOICE,
-  MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MRF_ALIAS, MT_CHOICE, MT_HEAD_BYTES, MT_LAST, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
+  MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MRF_ALIAS, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
   RES_PTR, R_RAW, SF_IN, SF_RAW, SF_SLACK, SPAN_PTR, SR_DATA0, SR_DATA1, SR_HEAD, SSE_REC_WORDS, TEXT_SCRATCH_CAP,
 } from './abi';
 import { NO_LIMIT, bAppend, bEnsure, bFree, bLen, bPtr, bSetLen, copy } from './buffers';
@@ -454,11 +454,9 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
         if (got < 0) {
           flags = DF_ERROR;
         } else if (t != 0) {
-          if ((load<u16>(t, 4) & MT_LAST) != 0) {
-            // (the event's object at the MR_LAST rule, for JS's event or a quiet one alike)
-            const lw = lastRecord(t, got);
-            if (lw != 0) keepLast(st, p + <usize>load<i32>(lw, JR_START << 2), <usize>(load<i32>(lw, JR_END << 2) - load<i32>(lw, JR_START << 2)));
-          }
+          // (the event's object at the MR_LAST rule, for JS's event or a quiet one alike)
+          const lw = lastRecord(t, got);
+          if (lw != 0) keepLast(st, p + <usize>load<i32>(lw, JR_START << 2), <usize>(load<i32>(lw, JR_END << 2) - load<i32>(lw, JR_START << 2)));
           if ((emitMode & ME_LOUD) == 0) {
             nt = quietText(st, t, p, got, choice);
             if (nt >= 0 && !quietFits(st, t, got, emitMode)) nt = -1;

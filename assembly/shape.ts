@@ -179,8 +179,9 @@ export function shapeMatch(st: usize, t: usize, prog: usize, choice: i32, p: usi
   return true;
 }
 
-/** The record of the object at template `t`'s MR_LAST rule among the `nrec` records at MJREC_PTR (its first), or 0. */
+/** The record of the object at template `t`'s MR_LAST rule among the `nrec` records at MJREC_PTR (its first), or 0 (none, or no such rule: MT_LAST). */
 export function lastRecord(t: usize, nrec: i32): usize {
+  if ((load<u16>(t, 4) & MT_LAST) == 0) return 0;
   const nrules = <u32>load<u16>(t);
   for (let j = 0; j < nrec; j++) {
     const w = MJREC_PTR + (<usize>j * JREC_BYTES);
@@ -295,7 +296,7 @@ export function shapeLearn(st: usize, t: usize, prog: usize, choice: i32, p: usi
   segs++;
   // the kept object: the segments its first and last bytes (its braces) lie in
   let ls: u32 = 0xFFFF, lo: usize = 0, le: u32 = 0xFFFF, leo: usize = 0;
-  const lw = (load<u16>(t, 4) & MT_LAST) != 0 ? lastRecord(t, nrec) : 0;
+  const lw = lastRecord(t, nrec);
   if (lw != 0) {
     const a = p + <usize>load<i32>(lw, JR_START << 2), b = p + <usize>load<i32>(lw, JR_END << 2) - 1;
     for (let k: u32 = 0; k < segs; k++) {
