@@ -2,12 +2,12 @@
 // a capture split by another tool, the command's `check`): each read with the same description
 // that a ModelStream reads its events with, its JSON read in the core, so that the two cannot
 // disagree about what an event means.
-import { JF_ESCAPED, JK_OBJECT, JSON_READ_SLACK, MJREC_CAP, MR_LAST, MT_HEAD_BYTES, MT_LAST, MT_RULE_BYTES } from '../core/generated/abi.js';
+import { JF_ESCAPED, JK_OBJECT, JSON_READ_SLACK, MJREC_CAP } from '../core/generated/abi.js';
 import { byteLimitOption, checkOptions, oneOf } from '../core/options.js';
 import { type Core, getCore } from '../core/wasm.js';
 import { MAX_LIMIT_BYTES } from '../frames/frame-stream.js';
 import { JSON_ERRORS, borrowDoc, unescaped } from './document.js';
-import { type FormatSpec, type ProviderError, find } from './formats/describe.js';
+import { type FormatSpec, type ProviderError, find, runningUsagePath } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
 import { type Citation, type Media, Message, type ToolCall } from './message.js';
 import { programAddress } from './plan.js';
@@ -76,15 +76,6 @@ export interface ModelEventReaderOptions {
    * @defaultValue 16777216 (16 MiB, as a ModelStream's)
    */
   maxArgumentBytes?: number;
-}
-
-/** The path of a format's running usage (its template's MR_LAST rule; Gemini's usageMetadata), or −1. */
-function runningUsagePath(spec: FormatSpec): number {
-  const t = spec.template;
-  if ((t[4] & MT_LAST) === 0) return -1;
-  const rules = t[0] | (t[1] << 8);
-  for (let i = 0; i < rules; i++) if (t[MT_HEAD_BYTES + i * MT_RULE_BYTES] === MR_LAST) return i;
-  return -1;
 }
 
 const enc = /* @__PURE__ */ new TextEncoder();
@@ -173,7 +164,7 @@ export class ModelEventReader {
       const doc = borrowDoc(core, this, at, bytes.length, core.mjrec, n);
       spec.read(doc, doc);
       // (a running usage, which a stream keeps in the core: each event's own, as the stream would report it were it cut there)
-      const last = m.usage === undefined ? runningUsagePath(spec) : -1;
+      const last = m.usage === undefined ? runningUsagePath(spec.template) : -1;
       const u = last < 0 ? -1 : find(doc, last);
       if (u >= 0 && doc.kind(u) === JK_OBJECT) m.usage = doc.value(u) as Record<string, unknown>;
       // (past the arguments' limit a stream fails at the event; the reader says so in its reading,

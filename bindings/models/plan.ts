@@ -1,9 +1,9 @@
 // What a model reader's options decide, made once per set of options and core: the format's
 // description, its path program and template placed in the core's program area, the framing and
 // the mode of the core's calls. Every stream made with the same options shares one plan.
-import { JSON_PROG_CAP, MK_LINES, MK_SSE, MK_STRIP_DATA, MT_LAST, M_COMMENTS, M_IN_SPANS, M_UTF8_OUT } from '../core/generated/abi.js';
+import { JSON_PROG_CAP, MK_LINES, MK_SSE, MK_STRIP_DATA, M_COMMENTS, M_IN_SPANS, M_UTF8_OUT } from '../core/generated/abi.js';
 import { type Core } from '../core/wasm.js';
-import { type FormatSpec } from './formats/describe.js';
+import { type FormatSpec, runningUsagePath } from './formats/describe.js';
 import { FORMATS, type ModelFormat } from './formats/index.js';
 
 /** What a reader's options decide: the same object for every stream made with the same options. */
@@ -53,7 +53,7 @@ export function planOf(core: Core, format: ModelFormat, fatal: boolean, maxEvent
     plan = Object.freeze({
       format, fatal, maxEventBytes, choice, comments, eof, raw, normalize, maxArgumentBytes, maxReasoningBytes, maxMediaBytes, spec, prog,
       tmpl: prog + templateOffset(spec),
-      runningUsage: (spec.template[4] & MT_LAST) !== 0,
+      runningUsage: runningUsagePath(spec.template) >= 0,
       framing: lines ? MK_LINES | (spec.stripData ? MK_STRIP_DATA : 0) : MK_SSE,
       mode: lines ? M_UTF8_OUT : M_UTF8_OUT | M_IN_SPANS | M_COMMENTS,
     });

@@ -382,15 +382,8 @@ export abstract class ModelReader extends FrameStream {
     const len = core.x.modelHeld(this.st, 2, 0);
     if (len === 0) return;
     core.sync();
-    if (this.message?.usage === undefined) {
-      let usage: unknown;
-      try {
-        usage = JSON.parse(core.utf8(core.word(MGR_PTR), len));
-      } catch {
-        usage = undefined; // (the core read it whole: never)
-      }
-      if (typeof usage === 'object' && usage !== null) (this.message ??= new Message()).usage = usage as Record<string, unknown>;
-    }
+    // (an object the core read whole: its JSON is valid)
+    if (this.message?.usage === undefined) (this.message ??= new Message()).usage = JSON.parse(core.utf8(core.word(MGR_PTR), len)) as Record<string, unknown>;
     core.x.modelHeld(this.st, 2, 1);
   }
 
@@ -528,13 +521,17 @@ export abstract class ModelReader extends FrameStream {
    * running usage the core keeps (Gemini's, which a stream cut short then reports).
    */
   private template(): number {
-    return this._status === 'open' && ((this.turnFailed === null && !call.near) || this.plan.runningUsage) ? this.tmpl : 0;
+    return this._status === 'open' && (this.quietReads || this.plan.runningUsage) ? this.tmpl : 0;
   }
 
   /** The mode of the next read: the reader's, every event for JS where the template is for the running usage alone. */
   private readModeNow(): number {
-    const read = this.readMode();
-    return this.turnFailed === null && !call.near ? read : read | ME_LOUD;
+    return this.quietReads ? this.readMode() : this.readMode() | ME_LOUD;
+  }
+
+  /** Whether the core may read quiet events itself on the next read: the turn has not failed, the text is not near its limit. */
+  private get quietReads(): boolean {
+    return this.turnFailed === null && !call.near;
   }
 
   protected errorOf(r: number): Error {

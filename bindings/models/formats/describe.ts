@@ -393,6 +393,14 @@ const ROLES: Readonly<Record<QuietRule['role'], number>> = {
 };
 const CHANNELS: Readonly<Record<QuietChannel, number>> = { text: CH_TEXT, reasoning: CH_REASONING, args: CH_ARGS, kind: CH_OF_KIND };
 
+/** The path id of a template's runningUsage rule (MR_LAST, flagged MT_LAST in its header), or −1 when it has none. */
+export function runningUsagePath(t: Uint8Array): number {
+  if ((t[4] & MT_LAST) === 0) return -1;
+  const rules = t[0] | (t[1] << 8);
+  for (let i = 0; i < rules; i++) if (t[MT_HEAD_BYTES + i * MT_RULE_BYTES] === MR_LAST) return i;
+  return -1;
+}
+
 /**
  * A template in the core's layout (assembly/abi.ts, "Templates"): a header, one rule per path id,
  * the kinds, then the literals' and names' bytes.
