@@ -413,6 +413,9 @@ export abstract class ModelReader extends FrameStream {
     if (this.st !== 0) this.unframer?.release();
     super.released();
     if (this._status === 'open') this._status = 'failed';
+    // (and its record: a failed stream is read no more until reset() makes a new one, and an app
+    // or gateway that lets a failed stream go without dispose() had it held until a collection)
+    this.retire();
   }
 
   // ---- reasoning and arguments the core reads to the end ----------------------------------------

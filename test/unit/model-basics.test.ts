@@ -3,8 +3,9 @@
 import { it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
 import { MODEL_FORMATS, ModelEventReader, ModelStream, ModelStreamError, SseRelay, TextRangeError, coreMemoryUsed, describeFormat } from '../../bindings/index.js';
-import { encodeMessage } from '../helpers/bedrock-fixtures.js';
+import { BEDROCK_FIXTURES, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { KEPT_TEXTS, readKept } from '../helpers/kept-text.js';
+import { FIXTURES } from '../helpers/model-fixtures.js';
 import { cut } from '../helpers/random.js';
 const enc = (s: string) => new TextEncoder().encode(s);
 it('each format: text (NFC and raw), status, finish reason, usage, reasoning and errors, at several read sizes', () => {
@@ -321,7 +322,7 @@ it('a stream keeps the shape of its last text delta from its second one on, boun
   m.push(ev('b'));
   expect(m.retainedBytes).toBe(shaped);
   expect(() => m.push(enc('data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"\\q"}}]}\n\n'))).toThrow(ModelStreamError);
-  expect(m.retainedBytes).toBe(idle);
+  expect(m.retainedBytes).toBe(0); // its record too: reset() makes a new one
   // so does reset()
   m.reset();
   m.push(ev('a'));
@@ -632,4 +633,40 @@ it('a format that is not one is a TypeError everywhere a format is named, a name
     for (const f of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'nope', '']) expect(() => make(f), `${what} ${f}`).toThrow(TypeError);
   }
   expect(MODEL_FORMATS.map((f) => describeFormat(f).format)).toEqual(MODEL_FORMATS);
+});
+
+it('a stream that fails gives all its core memory back at once, its record too, without dispose(); reset() reads again', () => {
+  const throttled = encodeMessage({ exception: 'throttlingException', payload: '{"message":"Too many requests"}' });
+  const failing = [
+    ...FIXTURES.filter((f) => f.expected.status === 'failed'),
+    ...BEDROCK_FIXTURES.filter((f) => f.expected.status === 'failed').map((f) => ({ ...f, format: 'bedrock' as const, choice: undefined })),
+    { name: 'bedrock-invoke throttled', format: 'bedrock-invoke' as const, choice: undefined, bytes: throttled, expected: { error: { code: 'ERR_PROVIDER' } } },
+  ];
+  expect(new Set(failing.map((f) => f.format)).size).toBe(MODEL_FORMATS.length); // (every format has a stream that fails)
+  for (const f of failing) {
+    for (const raw of [false, true]) {
+      for (const size of [f.bytes.length, 7, 1]) {
+        const before = coreMemoryUsed();
+        const m = new ModelStream({ format: f.format, choice: f.choice, raw });
+        const codes: string[] = [];
+        for (let round = 0; round < 2; round++) {
+          let code = '';
+          try {
+            for (let i = 0; i < f.bytes.length; i += size) m.push(f.bytes.subarray(i, i + size));
+            m.flush();
+          } catch (e) {
+            code = (e as ModelStreamError).code;
+          }
+          codes.push(code);
+          expect(m.status, `${f.name} raw=${raw} reads of ${size}`).toBe('failed');
+          expect(coreMemoryUsed(), `${f.name} raw=${raw} reads of ${size}`).toBe(before);
+          expect(m.retainedBytes).toBe(0);
+          m.reset();
+        }
+        expect(codes).toEqual([f.expected.error!.code, f.expected.error!.code]);
+        m.dispose();
+        expect(coreMemoryUsed()).toBe(before);
+      }
+    }
+  }
 });
