@@ -35,6 +35,7 @@ export { type ModelStatus } from './models/reader.js';
 export { ModelStreamError, type ModelStreamErrorCode } from './models/errors.js';
 export { SseRelay, type SseRelayOptions } from './models/relay.js';
 export { openAiAnnotations, type OpenAiAnnotation } from './models/relay-openai.js';
+export { wholeAnswer, wholeError, type WholeAnswer, type WholeAnswerOptions, type WholeError } from './models/whole-answer.js';
 export { finishWithCalls, wholeAnswerBudget } from './models/formats/describe.js';
 export { jsonTooDeep } from './models/document.js';
 export { JSON_MAX_DEPTH } from './core/generated/abi.js';

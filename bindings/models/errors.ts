@@ -11,7 +11,8 @@ export type ModelStreamErrorCode =
   | 'ERR_TEXT_TOO_LONG' // ModelStream: the answer's text over maxTextBytes
   | 'ERR_INVALID_UTF8' // invalid or truncated UTF-8
   | 'ERR_CRC_MISMATCH' // Bedrock: a message of AWS's event stream whose prelude or message CRC32 does not match
-  | 'ERR_BAD_FRAME'; // Bedrock: a message of AWS's event stream whose lengths cannot be, or with a bad header
+  | 'ERR_BAD_FRAME' // Bedrock: a message of AWS's event stream whose lengths cannot be, or with a bad header
+  | 'ERR_BAD_ARGUMENTS'; // wholeAnswer(): a tool call whose arguments are not one JSON value, which no whole answer can carry
 
 /**
  * A model stream's error, with the absolute byte offset in the stream and the text the call had

@@ -1,0 +1,159 @@
+// Layer 4: a stream's whole answer, for a client that asked for one (`stream: false`) when the
+// upstream streams: what SseRelay writes for the same stream, as the official clients read it
+// whole (openai-node's finalChatCompletion(), the Anthropic SDK's finalMessage()), in one object:
+// an OpenAI Chat `chat.completion` or an Anthropic Messages `message`. And the stream's error as
+// that client's error body, as the relay's error event writes it.
+import { ModelStreamError } from './errors.js';
+import { describeFormat, type ClientFormat, type ModelFormat } from './formats/index.js';
+import { finishWithCalls } from './formats/describe.js';
+import type { ToolCall } from './message.js';
+import { openAiAnnotations } from './relay-openai.js';
+import type { ModelStream } from './stream.js';
+
+/** {@link wholeAnswer}'s options. */
+export interface WholeAnswerOptions {
+  /** The client's API, as SseRelay's `to`. @defaultValue 'openai' */
+  to?: ClientFormat;
+  /** The answer's `model`, as SseRelay's: the model the client asked for. @defaultValue the stream's format */
+  model?: string;
+  /** The answer's `id`. @defaultValue `chatcmpl-seam…` (OpenAI), `msg_seam…` (Anthropic), unique to the answer */
+  id?: string;
+  /** An OpenAI answer's `created`, in seconds since 1970. @defaultValue now */
+  created?: number;
+  /**
+   * The id of a call the provider sent none for (Gemini's, Ollama's).
+   * @defaultValue `call_seam…_<index>` (OpenAI), `toolu_seam…_<index>` (Anthropic), as SseRelay's
+   */
+  callId?: (call: ToolCall) => string;
+  /** An OpenAI answer's reasoning, as SseRelay's `reasoning`: the message's `reasoning_content`, or left out. @defaultValue 'pass' */
+  reasoning?: 'pass' | 'drop';
+}
+
+/** A whole answer: an OpenAI Chat `chat.completion`, or an Anthropic Messages `message` (plain JSON values). */
+export type WholeAnswer = Record<string, unknown>;
+
+/** A client's error body: OpenAI's `{ error: { message, type, code, … } }`, Anthropic's `{ type: 'error', error: { type, message } }`. */
+export type WholeError = Record<string, unknown>;
+
+/** A number unique to each answer of this module (with the clock: the ids it makes). */
+let answers = 0;
+
+/**
+ * The whole answer of a stream read to its end: `stream` a {@link ModelStream} whose `flush()`
+ * returned (its status `done`), `text` the text its `push()` and `flush()` returned, joined.
+ * What SseRelay writes for the same stream, as the official clients read it whole: the same finish
+ * reason (`tool_calls` / `tool_use` with calls, unless cut at a limit or refused:
+ * {@link finishWithCalls}), reasoning, signatures, calls, sources cited ({@link openAiAnnotations})
+ * and usage. To OpenAI: one `chat.completion`, the reasoning as the message's `reasoning_content`
+ * (all of it), a refusal as its `refusal`, a Gemini call's signature as its
+ * `extra_content.google.thought_signature`. To Anthropic: one `message`, the reasoning's blocks
+ * first (`thinking` with the provider's `signature`, none when it sent none; `redacted_thinking`
+ * with its `data`), then the text (a refusal as text, stop reason `refusal`), then the `tool_use`
+ * blocks (a Gemini call's signature as a `thinking` block of no text before its call). Parts that
+ * interleave in the stream (text after a call) come in a block per kind: a ModelStream keeps each
+ * kind apart. The provider's own calls (Anthropic's `server_tool_use`, hosted tools) and media are
+ * no part of it, as they are none of the relay's translated stream.
+ *
+ * A stream read with `normalize: false` gives the relay's text byte for byte (a ModelStream's
+ * default is NFC). Throws a ModelStreamError `ERR_BAD_ARGUMENTS` (at the stream's end) when a
+ * call's arguments are not one JSON value, which a client could not parse; a TypeError when the
+ * stream is not done (its failure is the client's answer instead: {@link wholeError}).
+ */
+export function wholeAnswer(stream: ModelStream, text: string, options: WholeAnswerOptions = {}): WholeAnswer {
+  if (stream.status !== 'done') {
+    throw new TypeError(`wholeAnswer(): the stream is ${stream.status}, not done: a whole answer is written once its flush() returned (a failed stream's answer is its error: wholeError())`);
+  }
+  if (typeof text !== 'string') throw new TypeError('wholeAnswer(): text must be the string the stream\'s push() and flush() returned');
+  const to = options.to ?? 'openai';
+  if (to !== 'openai' && to !== 'anthropic') throw new TypeError(`wholeAnswer(): to must be 'openai' or 'anthropic', got ${String(to)}`);
+  const facts = describeFormat(stream.format);
+  const calls = stream.toolCalls;
+  const bad = calls.find((c) => c.type !== 'custom' && c.valid !== true); // (a custom tool's input is free text)
+  if (bad !== undefined) {
+    const at = (stream as unknown as { endOffset: number }).endOffset;
+    throw new ModelStreamError('ERR_BAD_ARGUMENTS', at, `the upstream's tool call ${bad.index} (${bad.name}) has arguments that are not one JSON value`, '');
+  }
+  const serial = `${Date.now().toString(36)}${(answers++).toString(36)}`;
+  const model = options.model ?? stream.format;
+  const finish = stream.finishReason;
+  const usage = stream.usage === undefined ? undefined : facts.usage(stream.usage);
+  const refusal = stream.refusal;
+  if (to === 'anthropic') {
+    const callId = options.callId ?? ((c: ToolCall) => `toolu_seam${serial}_${c.index}`);
+    const content: Record<string, unknown>[] = [];
+    for (const b of stream.reasoningBlocks) {
+      // (a block of no text and no signature is one the relay writes nothing of: DeepSeek's first, empty, reasoning_content)
+      if (b.redacted !== undefined) content.push({ type: 'redacted_thinking', data: b.redacted });
+      else if (b.signature !== undefined) content.push({ type: 'thinking', thinking: b.text, signature: b.signature });
+      else if (b.text !== '') content.push({ type: 'thinking', thinking: b.text });
+    }
+    if (text + refusal !== '') content.push({ type: 'text', text: text + refusal });
+    for (const c of calls) {
+      // (a custom tool's free-text input as `{"input": …}`, and a Gemini call's signature as a thinking
+      // block of no text right before it, as SseRelay writes them)
+      if (c.signature !== undefined) content.push({ type: 'thinking', thinking: '', signature: c.signature });
+      const input = c.type === 'custom' ? { input: c.arguments } : c.arguments === '' ? {} : JSON.parse(c.arguments) as unknown;
+      content.push({ type: 'tool_use', id: c.id || callId(c), name: c.name, input });
+    }
+    const said = finish === undefined ? 'end_turn' : facts.finishReason(finish, 'anthropic', stream.refused);
+    // (tool_use when calls are there, but an answer cut at a limit or refused keeps its reason, as SseRelay writes it)
+    let stop = finishWithCalls(said, 'anthropic', calls.length > 0);
+    if (stop === 'end_turn' && refusal !== '') stop = 'refusal';
+    const u: Record<string, unknown> = {
+      input_tokens: usage?.input === undefined ? 0 : usage.input - (usage.cacheRead ?? 0) - (usage.cacheWrite ?? 0), output_tokens: usage?.output ?? 0,
+    };
+    if (usage?.cacheRead !== undefined) u.cache_read_input_tokens = usage.cacheRead;
+    if (usage?.cacheWrite !== undefined) u.cache_creation_input_tokens = usage.cacheWrite;
+    if (usage?.reasoning !== undefined) u.output_tokens_details = { thinking_tokens: usage.reasoning };
+    return { id: options.id ?? `msg_seam${serial}`, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null, usage: u };
+  }
+  const callId = options.callId ?? ((c: ToolCall) => `call_seam${serial}_${c.index}`);
+  const said = finish === undefined ? 'stop' : facts.finishReason(finish, 'openai', stream.refused);
+  const message: Record<string, unknown> = { role: 'assistant', content: (calls.length > 0 || refusal !== '') && text === '' ? null : text };
+  // (the reasoning where SseRelay's deltas put it, with its `reasoning: 'pass'`)
+  const reasoning = options.reasoning === 'drop' ? '' : stream.reasoning;
+  if (reasoning !== '') message.reasoning_content = reasoning;
+  if (refusal !== '') message.refusal = refusal;
+  // (the sources cited at an address: the `url_citation` annotations SseRelay writes before a
+  // translated stream's finish, each spanning the whole content)
+  const annotations = openAiAnnotations(stream.citations, message.content === null ? 0 : [...text].length);
+  if (annotations.length > 0) message.annotations = annotations;
+  if (calls.length > 0) {
+    // (a call's signature, which Gemini wants back with it, where SseRelay and Google's OpenAI-compatible API put it)
+    message.tool_calls = calls.map((c) => ({
+      id: c.id || callId(c),
+      ...(c.type === 'custom' ? { type: 'custom', custom: { name: c.name, input: c.arguments } } : { type: 'function', function: { name: c.name, arguments: c.arguments } }),
+      ...(c.signature !== undefined ? { extra_content: { google: { thought_signature: c.signature } } } : {}),
+    }));
+  }
+  const answer: Record<string, unknown> = {
+    id: options.id ?? `chatcmpl-seam${serial}`, object: 'chat.completion', created: options.created ?? Math.floor(Date.now() / 1000), model,
+    choices: [{ index: 0, message, finish_reason: finishWithCalls(said, 'openai', calls.length > 0) }],
+  };
+  if (usage !== undefined) {
+    const input = usage.input ?? 0;
+    const output = usage.output ?? 0;
+    const u: Record<string, unknown> = { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+    if (usage.cacheRead !== undefined) u.prompt_tokens_details = { cached_tokens: usage.cacheRead };
+    if (usage.reasoning !== undefined) u.completion_tokens_details = { reasoning_tokens: usage.reasoning };
+    answer.usage = u;
+  }
+  return answer;
+}
+
+/**
+ * A stream's error as its client's error body, for the answer (a 502) in place of a whole one: the
+ * object SseRelay's error event carries for it. To OpenAI `{ error: { message, type, code, offset,
+ * provider_code? } }` (the provider's own message, type `upstream_error` for the provider's error,
+ * else `upstream_stream_error`); to Anthropic `{ type: 'error', error: { type, message } }`, the
+ * provider's error type in Anthropic's words. `from` is the stream's format.
+ */
+export function wholeError(error: ModelStreamError, options: { from: ModelFormat; to?: ClientFormat }): WholeError {
+  if (!(error instanceof ModelStreamError)) throw new TypeError('wholeError(): error must be a ModelStreamError (what the stream threw)');
+  const to = options?.to ?? 'openai';
+  const facts = describeFormat(options?.from);
+  const message = error.providerMessage ?? error.message;
+  if (to === 'anthropic') return { type: 'error', error: { type: facts.anthropicErrorType(error.providerCode), message } };
+  const type = error.code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error';
+  return { error: error.providerCode === undefined ? { message, type, code: error.code, offset: error.offset } : { message, type, code: error.code, offset: error.offset, provider_code: error.providerCode } };
+}
