@@ -20,7 +20,7 @@ export type ModelStreamErrorCode =
  */
 export class ModelStreamError extends Error {
   readonly code: ModelStreamErrorCode;
-  /** Absolute byte offset in the stream: of the bad byte, the event, or the end. */
+  /** Absolute byte offset in the stream: of the bad byte, the event, or the end (-1 for ERR_BAD_ARGUMENTS: the arguments as a whole). */
   readonly offset: number;
   /** The text this call had not returned before the error: what it committed, and what the text layer held back (no more text can follow). */
   readonly text: string;
@@ -49,3 +49,6 @@ export class ModelStreamError extends Error {
     return new ModelStreamError(this.code, this.offset, this.message, '', this.providerMessage, this.providerCode);
   }
 }
+
+/** @internal What a relay's client reads of an upstream stream of `format` that ended without its completion (SseRelay's error event, wholeError's body). */
+export const cutShort = (format: string): string => `The upstream ${format} stream ended without its completion: the answer is cut short`;

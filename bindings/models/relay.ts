@@ -16,7 +16,7 @@ import { CoreMemoryError } from '../core/errors.js';
 import { booleanOption, checkOptions, describeValue, oneOf } from '../core/options.js';
 import { type Core } from '../core/wasm.js';
 import { type DocReader, type MessageOut, unescaped } from './document.js';
-import { ModelStreamError } from './errors.js';
+import { ModelStreamError, cutShort } from './errors.js';
 import { type ClientFormat, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
 import { envelopeAddress } from './plan.js';
 import { ModelReader, call } from './reader.js';
@@ -298,8 +298,7 @@ export class SseRelay extends ModelReader {
       this.errorEvent({ message: `the relay could not hold the stream: ${memory.message}`, kind: 'overloaded', code: memory.code });
     } else if (this.failure === null) {
       this._status = 'truncated';
-      this.errorEvent(new ModelStreamError('ERR_STREAM_TRUNCATED', this.endOffset,
-        `The upstream ${this.from} stream ended without its completion: the answer is cut short`, ''));
+      this.errorEvent(new ModelStreamError('ERR_STREAM_TRUNCATED', this.endOffset, cutShort(this.from), ''));
     }
     this.bytesIn = 0;
     this.retire(); // (a gateway ends thousands of relays between collections)

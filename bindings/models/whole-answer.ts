@@ -3,7 +3,7 @@
 // whole (openai-node's finalChatCompletion(), the Anthropic SDK's finalMessage()), in one object:
 // an OpenAI Chat `chat.completion` or an Anthropic Messages `message`. And the stream's error as
 // that client's error body, as the relay's error event writes it.
-import { ModelStreamError } from './errors.js';
+import { ModelStreamError, cutShort } from './errors.js';
 import { describeFormat, type ClientFormat, type ModelFormat } from './formats/index.js';
 import { finishWithCalls } from './formats/describe.js';
 import type { ToolCall } from './message.js';
@@ -55,7 +55,7 @@ let answers = 0;
  * no part of it, as they are none of the relay's translated stream.
  *
  * A stream read with `normalize: false` gives the relay's text byte for byte (a ModelStream's
- * default is NFC). Throws a ModelStreamError `ERR_BAD_ARGUMENTS` (at the stream's end) when a
+ * default is NFC). Throws a ModelStreamError `ERR_BAD_ARGUMENTS` (its offset -1: no one byte) when a
  * call's arguments are not one JSON value, which a client could not parse; a TypeError when the
  * stream is not done (its failure is the client's answer instead: {@link wholeError}).
  */
@@ -70,8 +70,8 @@ export function wholeAnswer(stream: ModelStream, text: string, options: WholeAns
   const calls = stream.toolCalls;
   const bad = calls.find((c) => c.type !== 'custom' && c.valid !== true); // (a custom tool's input is free text)
   if (bad !== undefined) {
-    const at = (stream as unknown as { endOffset: number }).endOffset;
-    throw new ModelStreamError('ERR_BAD_ARGUMENTS', at, `the upstream's tool call ${bad.index} (${bad.name}) has arguments that are not one JSON value`, '');
+    // (at no one byte: the arguments as a whole, judged once the stream ended and its count of bytes was reset)
+    throw new ModelStreamError('ERR_BAD_ARGUMENTS', -1, `the upstream's tool call ${bad.index} (${bad.name}) has arguments that are not one JSON value`, '');
   }
   const serial = `${Date.now().toString(36)}${(answers++).toString(36)}`;
   const model = options.model ?? stream.format;
@@ -146,13 +146,15 @@ export function wholeAnswer(stream: ModelStream, text: string, options: WholeAns
  * object SseRelay's error event carries for it. To OpenAI `{ error: { message, type, code, offset,
  * provider_code? } }` (the provider's own message, type `upstream_error` for the provider's error,
  * else `upstream_stream_error`); to Anthropic `{ type: 'error', error: { type, message } }`, the
- * provider's error type in Anthropic's words. `from` is the stream's format.
+ * provider's error type in Anthropic's words; a stream cut short (ERR_STREAM_TRUNCATED) said as the
+ * relay says it. `from` is the stream's format.
  */
 export function wholeError(error: ModelStreamError, options: { from: ModelFormat; to?: ClientFormat }): WholeError {
   if (!(error instanceof ModelStreamError)) throw new TypeError('wholeError(): error must be a ModelStreamError (what the stream threw)');
   const to = options?.to ?? 'openai';
   const facts = describeFormat(options?.from);
-  const message = error.providerMessage ?? error.message;
+  // (a stream cut short: in the relay's words, which name the upstream rather than the reader's completion event)
+  const message = error.code === 'ERR_STREAM_TRUNCATED' ? cutShort(options.from) : error.providerMessage ?? error.message;
   if (to === 'anthropic') return { type: 'error', error: { type: facts.anthropicErrorType(error.providerCode), message } };
   const type = error.code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error';
   return { error: error.providerCode === undefined ? { message, type, code: error.code, offset: error.offset } : { message, type, code: error.code, offset: error.offset, provider_code: error.providerCode } };

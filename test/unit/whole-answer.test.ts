@@ -1,0 +1,175 @@
+// wholeAnswer / wholeError: a stream's whole answer (`stream: false`) in a client's API, written
+// from a ModelStream. The oracle: the official clients' final object of SseRelay's stream of the
+// same upstream bytes (openai-node's finalChatCompletion(), the Anthropic SDK's finalMessage()),
+// and for a failed stream the object of the relay's error event; for every fixture of every format
+// and both clients, the upstream read whole, at every two-piece split and a byte per read, to the
+// same answer. Set aside: the ids and times each makes for itself, and what the clients' readers
+// keep of their own (test/gateway/whole-answers.test.ts's head says which):
+// - openai-node assigns each `reasoning_content` delta over the last: the whole answer's is checked
+//   against the relay's deltas joined; its `parsed`, `refusal: null`, `logprobs: null` are its own;
+//   a message of calls alone has the relay's role chunk's content '' where a whole answer has null.
+// - the Anthropic SDK's `parsed_output` is its own; text after a call is a block per run in the
+//   stream and one text block (a block per kind) in the whole answer.
+import { describe, expect, it } from 'vitest';
+import { ModelStream, ModelStreamError, SseRelay, wholeAnswer, wholeError } from '../../bindings/index.js';
+import { FIXTURES, type Fixture } from '../helpers/model-fixtures.js';
+import { concat, standardChunkings } from '../helpers/random.js';
+import { anthropicFinal, openaiFinal } from '../helpers/sdk-clients.js';
+
+type Client = 'openai' | 'anthropic';
+
+/** The ids and times a whole answer and a relay make for themselves: `ID`, time 0, a made call id `call_ID_<n>` / `toolu_ID_<n>`. */
+function normalized(v: unknown): unknown {
+  return JSON.parse(JSON.stringify(v), (k, x: unknown) => (k === 'created' ? 0
+    : k === 'id' && typeof x === 'string' && /^(msg_|chatcmpl-)/.test(x) ? 'ID'
+      : typeof x === 'string' ? x.replace(/^(call|toolu)_seam\w*_(\d+)$/, '$1_ID_$2') : x));
+}
+
+/** What a caller of the library answers for `chunks` of the fixture: the whole answer, or the error body (and which). */
+function answer(f: Fixture, to: Client, chunks: Uint8Array[]): { kind: 'answer' | 'error' | 'bad-arguments'; body: unknown } {
+  const ms = new ModelStream({ format: f.format as never, normalize: false, ...(f.choice === undefined ? {} : { choice: f.choice }) });
+  let text = '';
+  try {
+    for (const c of chunks) text += ms.push(c);
+    text += ms.flush();
+  } catch (e) {
+    if (!(e instanceof ModelStreamError)) throw e;
+    return { kind: 'error', body: wholeError(e, { from: f.format as never, to }) };
+  }
+  try {
+    return { kind: 'answer', body: normalized(wholeAnswer(ms, text, { to, model: f.name })) };
+  } catch (e) {
+    if (e instanceof ModelStreamError && e.code === 'ERR_BAD_ARGUMENTS') return { kind: 'bad-arguments', body: { message: e.message, offset: e.offset } };
+    throw e;
+  }
+}
+
+/** SseRelay's bytes for the fixture, to `to`. */
+function relayed(f: Fixture, to: Client): Buffer {
+  const r = new SseRelay({ from: f.format as never, to, model: f.name, ...(f.choice === undefined ? {} : { choice: f.choice }) });
+  return Buffer.from(concat([r.push(f.bytes).slice(), r.flush().slice()]));
+}
+
+/** The relay's error event's object (the last event of a failed stream's). */
+function relayedError(wire: Buffer): unknown {
+  const data = wire.toString('utf8').split('\n').filter((l) => l.startsWith('data: ')).at(-1)!;
+  return JSON.parse(data.slice(6));
+}
+
+/** The stream's `delta.reasoning_content` pieces joined, as written ('' for none). */
+function streamedReasoning(wire: Buffer): string {
+  let out = '';
+  for (const line of wire.toString('utf8').split('\n')) {
+    if (!line.startsWith('data: {')) continue;
+    const r = (JSON.parse(line.slice(6)) as { choices?: { delta?: { reasoning_content?: string } }[] }).choices?.[0]?.delta?.reasoning_content;
+    if (typeof r === 'string') out += r;
+  }
+  return out;
+}
+
+/** The fixtures whose text comes on after a call: a text block per run in the stream, one text block (the first's place) in the whole answer. */
+const INTERLEAVED = new Set(['openai-tool-calls']);
+
+/** What the official client makes of the relay's stream, in the whole answer's terms (the head of this file). */
+async function finalOfStream(to: Client, wire: Buffer, name: string): Promise<unknown> {
+  if (to === 'anthropic') {
+    const { parsed_output: _parsed, ...message } = await anthropicFinal(wire);
+    const texts = message.content.filter((b) => b.type === 'text');
+    expect(texts.length > 1, name).toBe(INTERLEAVED.has(name));
+    if (texts.length > 1) {
+      // (a block per kind: the text's runs joined in its first block)
+      const at = message.content.indexOf(texts[0]);
+      const joined = { ...texts[0], text: texts.map((b) => b.text).join('') };
+      message.content = message.content.flatMap((b, i) => (i === at ? [joined] : b.type === 'text' ? [] : [b]));
+    }
+    return normalized(message);
+  }
+  const done = await openaiFinal(wire);
+  const reasoning = streamedReasoning(wire);
+  const { choices, ...rest } = done;
+  return normalized({
+    ...rest,
+    choices: choices.map(({ logprobs: _logprobs, message: read, ...choice }) => {
+      const { parsed: _parsed, refusal, reasoning_content: kept, content, ...message } = read as typeof read & { reasoning_content?: string };
+      // (openai-node keeps the stream's last piece of reasoning_content: a piece at the end of it all)
+      expect([kept === undefined, reasoning.endsWith(kept ?? '')]).toEqual([reasoning === '', true]);
+      const whole: Record<string, unknown> = { ...message, content: content === '' && (message.tool_calls !== undefined || refusal !== null) ? null : content };
+      if (refusal !== null) whole.refusal = refusal;
+      if (reasoning !== '') whole.reasoning_content = reasoning;
+      return { ...choice, message: whole };
+    }),
+  });
+}
+
+describe('wholeAnswer and wholeError of every fixture equal what the official clients read of SseRelay\'s stream of it', () => {
+  const cases = FIXTURES.flatMap((f) => (['openai', 'anthropic'] as const).map((to) => [f.name, to, f] as const));
+  it.each(cases)('%s to an %s client: the same at every cutting, and the client\'s reading', async (_name, to, f) => {
+    const first = answer(f, to, [f.bytes]);
+    let runs = 0;
+    for (const chunks of standardChunkings(f.bytes)) {
+      expect(answer(f, to, chunks), `${chunks.length} reads`).toEqual(first);
+      runs++;
+    }
+    expect(runs).toBe(f.bytes.length + 3);
+    const wire = relayed(f, to);
+    if (first.kind === 'error') {
+      // (the relay's error event carries the same object)
+      expect(first.body).toEqual(relayedError(wire));
+      return;
+    }
+    if (first.kind === 'bad-arguments') {
+      // (a call the client's reader would hand over unparsed: none of its calls' arguments is one JSON value)
+      expect((first.body as { message: string }).message).toMatch(/has arguments that are not one JSON value$/);
+      return;
+    }
+    // (from the client's own API the relay passes the upstream's events as they came, its model and
+    // fields of its own among them: compared to the stream translated is the answer written anew)
+    if (f.format === to) return;
+    expect(first.body).toEqual(await finalOfStream(to, wire, f.name));
+  });
+});
+
+describe('wholeAnswer, exactly', () => {
+  const enc = new TextEncoder();
+  /** Every cutting's answer (the same each time, checked), to `to`. */
+  const each = (format: string, body: string, to: Client) => {
+    const f = { name: 'm', format, bytes: enc.encode(body) } as unknown as Fixture;
+    const first = answer(f, to, [f.bytes]);
+    for (const chunks of standardChunkings(f.bytes)) expect(answer(f, to, chunks), `${chunks.length} reads`).toEqual(first);
+    return { first, wire: relayed(f, to) };
+  };
+
+  it('a prompt the provider refused (Gemini\'s promptFeedback.blockReason, a reason of no word of its own): the clients\' filter, content_filter and refusal, as the relay says it', async () => {
+    const body = `data: ${JSON.stringify({ promptFeedback: { blockReason: 'OTHER' }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 }, modelVersion: 'gemini-2.5-flash' })}\r\n\r\n`;
+    const openai = each('gemini', body, 'openai');
+    expect(openai.first.body).toEqual({
+      id: 'ID', object: 'chat.completion', created: 0, model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'content_filter' }],
+      usage: { prompt_tokens: 5, completion_tokens: 0, total_tokens: 5 },
+    });
+    expect(openai.first.body).toEqual(await finalOfStream('openai', openai.wire, 'm'));
+    const anthropic = each('gemini', body, 'anthropic');
+    expect(anthropic.first.body).toEqual({
+      id: 'ID', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: 'refusal', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 0 },
+    });
+    expect(anthropic.first.body).toEqual(await finalOfStream('anthropic', anthropic.wire, 'm'));
+  });
+
+  it('a call whose arguments are not one JSON value: ModelStreamError ERR_BAD_ARGUMENTS (offset -1: no one byte), to either client', () => {
+    const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'x', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const body = chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":' } }] }) + chunk({}, 'tool_calls') + 'data: [DONE]\n\n';
+    for (const to of ['openai', 'anthropic'] as const) {
+      expect(each('openai', body, to).first).toEqual({ kind: 'bad-arguments', body: { message: 'the upstream\'s tool call 0 (f) has arguments that are not one JSON value', offset: -1 } });
+    }
+  });
+
+  it('a stream not done (not flushed, or cut short and read with eof: \'allow\'): a TypeError, never an answer', () => {
+    const ms = new ModelStream({ format: 'anthropic', eof: 'allow' });
+    const text = ms.push(enc.encode('event: message_start\ndata: {"type":"message_start","message":{"id":"m","usage":{"input_tokens":1}}}\n\n'));
+    expect(() => wholeAnswer(ms, text)).toThrow(/the stream is open, not done/);
+    ms.flush();
+    expect(ms.status).toBe('truncated');
+    expect(() => wholeAnswer(ms, text, { to: 'anthropic' })).toThrow(TypeError);
+    expect(() => wholeError(new Error('x') as never, { from: 'openai' })).toThrow(TypeError);
+  });
+});
