@@ -73,7 +73,8 @@ const INTERLEAVED = new Set(['openai-tool-calls']);
 /** What the official client makes of the relay's stream, in the whole answer's terms (the head of this file). */
 async function finalOfStream(to: Client, wire: Buffer, name: string): Promise<unknown> {
   if (to === 'anthropic') {
-    const { parsed_output: _parsed, ...message } = await anthropicFinal(wire);
+    const { parsed_output: _parsed, ...read } = await anthropicFinal(wire);
+    const message = read as Omit<typeof read, 'content'> & { content: { type: string; text?: string }[] };
     const texts = message.content.filter((b) => b.type === 'text');
     expect(texts.length > 1, name).toBe(INTERLEAVED.has(name));
     if (texts.length > 1) {
