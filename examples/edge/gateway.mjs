@@ -1,6 +1,7 @@
 // A model gateway as one fetch handler, Web APIs only: the same file runs unchanged on Cloudflare
-// Workers (workerd), Deno (`deno serve`) and Bun (`bun gateway.mjs`), and in anything else that
-// calls `export default { fetch }` (test/runtimes/edge.test.ts runs it on all three).
+// Workers (workerd), Deno (`deno serve --unstable-no-legacy-abort`) and Bun (`bun gateway.mjs`),
+// and in anything else that calls `export default { fetch }` (test/runtimes/edge.test.ts runs it
+// on all three).
 //
 //   POST /v1/chat/completions   an OpenAI Chat client     } streamed from the upstream, relayed by
 //   POST /v1/messages           an Anthropic Messages one } SseRelayStream in the client's format
@@ -8,15 +9,21 @@
 // The upstream's answer is relayed in one line, `upstream.body.pipeThrough(new SseRelayStream(…))`:
 // whole, validated events in the client's format, the client's completion only after the upstream's,
 // an error event in the client's shape otherwise, an upstream connection that drops included.
+// A client that asks `stream: false` gets one JSON answer (a `chat.completion`, a `message`): the
+// upstream is still asked to stream, its stream read with a ModelStream (at most MAX_ANSWER_BYTES
+// of it) and written whole by `wholeAnswer`, what the streamed answer carries as the official
+// clients read it; a stream that fails, breaks off or passes the limit is a 502 with the error in
+// the client's shape (`wholeError`), never an answer.
 // Configuration (the only non-Web part: where a
 // runtime keeps its variables): a Worker's bindings (`env`), else `process.env` (Deno, Bun):
 //   UPSTREAM          the upstream's base URL (http: or https:)
 //   UPSTREAM_FORMAT   openai (default), anthropic or ollama: its API
 //   UPSTREAM_KEY      the key sent to the upstream (optional)
+//   MAX_ANSWER_BYTES  the bytes of the upstream's stream read for a whole answer (default 8 MiB)
 //   PORT              Bun's port (Deno: `deno serve --port`)
 // The requests carry text messages (and the model, max_tokens, temperature); examples/gateway/ is the
 // full gateway for Node, with tools, keys, limits and metrics.
-import { SseRelayStream, describeFormat } from 'seam-stream';
+import { ModelStream, ModelStreamError, SseRelayStream, describeFormat, wholeAnswer, wholeError } from 'seam-stream';
 
 const API = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic' };
 const PATH = { openai: '/v1/chat/completions', anthropic: '/v1/messages', ollama: '/api/chat' };
@@ -43,12 +50,60 @@ function upstreamBody(client, body, to) {
   return { model: body.model, messages, max_tokens: max, temperature: body.temperature, stream: true };
 }
 
+/** The bytes of an upstream's stream read for a whole answer (`stream: false`), unless MAX_ANSWER_BYTES says otherwise. */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An error answer in the client's shape. */
 function failure(client, status, message, type = 'api_error') {
   const body = client === 'anthropic' ? { type: 'error', error: { type, message } } : { error: { message, type, code: null } };
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  return json(status, body);
+}
+
+const json = (status, body) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+/**
+ * The whole answer (`stream: false`) of the upstream's stream in the client's API, one JSON
+ * Response: read with a ModelStream, at most `limit` bytes of it (its text, reasoning and calls'
+ * arguments within them too). The stream's failure (the provider's error, a bad event, the stream
+ * cut short or its connection broken) is a 502 with the error as the streamed answer's error event has it.
+ */
+async function whole(upstream, from, client, model, limit) {
+  const ms = new ModelStream({ format: from, normalize: false, maxTextBytes: limit, maxReasoningBytes: limit, maxArgumentBytes: limit, maxMediaBytes: 0 });
+  const reader = upstream.body.getReader();
+  const trailer = describeFormat(from).trailer;
+  let text = '';
+  let read = 0;
+  try {
+    for (;;) {
+      let next;
+      try {
+        next = await reader.read();
+      } catch {
+        break; // (the upstream's connection broke: the stream ends here, cut short unless it was complete)
+      }
+      if (next.done) break;
+      if ((read += next.value.byteLength) > limit) {
+        reader.cancel().catch(() => {});
+        return failure(client, 502, `the upstream's answer is over ${limit} bytes`);
+      }
+      text += ms.push(next.value);
+      // (the completion, in a format that sends nothing after it: the answer is whole, the upstream not waited on)
+      if (ms.status === 'done' && !trailer) {
+        reader.cancel().catch(() => {});
+        break;
+      }
+    }
+    text += ms.flush();
+    return json(200, wholeAnswer(ms, text, { to: client, model }));
+  } catch (err) {
+    reader.cancel().catch(() => {});
+    if (err instanceof ModelStreamError) return json(502, wholeError(err, { from, to: client }));
+    return failure(client, 502, `the upstream's answer could not be read: ${err?.message ?? err}`);
+  } finally {
+    ms.dispose();
+  }
 }
 
 export default {
@@ -73,6 +128,9 @@ export default {
     const headers = { 'content-type': 'application/json', accept: describeFormat(from).contentType };
     if (from === 'anthropic') headers['anthropic-version'] = '2023-06-01';
     if (config.UPSTREAM_KEY) headers[from === 'anthropic' ? 'x-api-key' : 'authorization'] = from === 'anthropic' ? config.UPSTREAM_KEY : `Bearer ${config.UPSTREAM_KEY}`;
+    // (the client's leaving aborts the upstream request: request.signal, which Deno aborts on the
+    // client's leaving alone with --unstable-no-legacy-abort, as the other runtimes do; without it
+    // Deno aborts it after every response delivered too, and warns wherever it is read)
     let upstream;
     try {
       upstream = await fetch(new URL(PATH[from], config.UPSTREAM), { method: 'POST', headers, body: JSON.stringify(upstreamBody(client, body, from)), signal: request.signal });
@@ -85,6 +143,10 @@ export default {
       // redirect not followed, is a bad gateway: a Response of a null-body status cannot be made)
       const status = upstream.status >= 400 ? upstream.status : 502;
       return failure(client, status, error?.message ?? `upstream answered HTTP ${upstream.status}`, error?.type);
+    }
+    if (body.stream === false) {
+      const limit = Number(config.MAX_ANSWER_BYTES) > 0 ? Number(config.MAX_ANSWER_BYTES) : MAX_ANSWER_BYTES;
+      return whole(upstream, from, client, body.model, limit);
     }
     const relay = new SseRelayStream({ from, to: client, model: body.model });
     return new Response(upstream.body.pipeThrough(relay), {
