@@ -4,7 +4,11 @@
 // one the relay can take.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelStream, ModelStreamError, wholeAnswer, wholeError } from '../../bindings/index.js';
+import { FIXTURES, type Fixture } from '../helpers/model-fixtures.js';
 // @ts-expect-error: a plain ESM example without types
 import gateway from '../../examples/edge/gateway.mjs';
 
@@ -95,6 +99,112 @@ describe('examples/edge/gateway.mjs as a fetch handler', () => {
         }
         expect(requests).toHaveLength(0);
       }
+    } finally {
+      env = saved;
+    }
+  });
+});
+
+/** The ids and times the gateway makes: `ID`, time 0, a made call id `call_ID_<n>` / `toolu_ID_<n>`. */
+function normalized(v: unknown): unknown {
+  return JSON.parse(JSON.stringify(v), (k, x: unknown) => (k === 'created' ? 0
+    : k === 'id' && typeof x === 'string' && /^(msg_|chatcmpl-)/.test(x) ? 'ID'
+      : typeof x === 'string' ? x.replace(/^(call|toolu)_seam\w*_(\d+)$/, '$1_ID_$2') : x));
+}
+
+/** What the library answers for a fixture read whole (wholeAnswer, or wholeError with a 502): what the gateway must answer. */
+function expectedWhole(f: Fixture, to: keyof typeof PATHS): { status: number; body: unknown } {
+  const ms = new ModelStream({ format: f.format as never, normalize: false });
+  try {
+    let text = ms.push(f.bytes);
+    text += ms.flush();
+    return { status: 200, body: normalized(wholeAnswer(ms, text, { to, model: f.name })) };
+  } catch (e) {
+    if (!(e instanceof ModelStreamError)) throw e;
+    return { status: 502, body: wholeError(e, { from: f.format as never, to }) };
+  } finally {
+    ms.dispose();
+  }
+}
+
+/** The upstream answers the fixture's stream in pieces of 37 bytes, each written apart. */
+const streams = (bytes: Uint8Array) => (res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  void (async () => {
+    for (let i = 0; i < bytes.length; i += 37) {
+      res.write(bytes.subarray(i, i + 37));
+      await new Promise((r) => setImmediate(r));
+    }
+    res.end();
+  })();
+};
+
+/** The official clients, their requests served by the handler in this process. */
+const served = async (url: string | URL | Request, init?: RequestInit) => gateway.fetch(new Request(url, init), env) as Promise<Response>;
+const openai = () => new OpenAI({ apiKey: 'k', baseURL: 'http://gateway.test/v1', maxRetries: 0, fetch: served });
+const anthropic = () => new Anthropic({ apiKey: 'k', baseURL: 'http://gateway.test', maxRetries: 0, fetch: served });
+
+describe('stream: false through examples/edge/gateway.mjs: one JSON answer, wholeAnswer\'s, read by the official clients', () => {
+  const fixtures = FIXTURES.filter((f) => (f.format === 'openai' || f.format === 'anthropic' || f.format === 'ollama') && f.choice === undefined);
+  const cases = fixtures.flatMap((f) => (['openai', 'anthropic'] as const).map((to) => [f.name, to, f] as const));
+  it.each(cases)('%s to an %s client', async (_name, to, f) => {
+    const saved = env;
+    env = { ...saved, UPSTREAM_FORMAT: f.format };
+    try {
+      answer = streams(f.bytes);
+      requests.length = 0;
+      const want = expectedWhole(f, to);
+      const messages = [{ role: 'user' as const, content: 'Hi' }];
+      if (want.status === 200) {
+        const got = to === 'openai'
+          ? await openai().chat.completions.create({ model: f.name, stream: false, messages })
+          : await anthropic().messages.create({ model: f.name, max_tokens: 64, stream: false, messages });
+        expect(normalized(got)).toEqual(want.body);
+      } else {
+        // (the stream's failure mid-stream, cut short or a bad event: a 502 with the error in the client's shape, never an answer)
+        const e = await (to === 'openai' ? openai().chat.completions.create({ model: f.name, stream: false, messages })
+          : anthropic().messages.create({ model: f.name, max_tokens: 64, stream: false, messages })).catch((x: unknown) => x);
+        expect(e).toBeInstanceOf(to === 'openai' ? OpenAI.APIError : Anthropic.APIError);
+        expect((e as { status: number }).status).toBe(502);
+        const raw = await call(to, { model: f.name, stream: false, messages });
+        expect([raw.status, raw.type, JSON.parse(raw.body)]).toEqual([502, 'application/json', want.body]);
+      }
+      // (the upstream is asked to stream, whatever the client asked)
+      expect(requests.length).toBeGreaterThanOrEqual(1);
+      expect(JSON.parse(requests[0]).stream).toBe(true);
+    } finally {
+      env = saved;
+    }
+  });
+
+  it('the upstream\'s connection broken mid-stream: a 502, ERR_STREAM_TRUNCATED in the client\'s shape', async () => {
+    const f = FIXTURES.find((x) => x.name === 'openai-basic')!;
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(f.bytes.subarray(0, 200), () => setTimeout(() => res.socket!.destroy(), 20));
+    };
+    const o = await call('openai', { model: 'm', stream: false, messages: [] });
+    expect([o.status, JSON.parse(o.body)]).toEqual([502, { error: {
+      message: 'The upstream openai stream ended without its completion: the answer is cut short', type: 'upstream_stream_error', code: 'ERR_STREAM_TRUNCATED', offset: 200,
+    } }]);
+    const a = await call('anthropic', { model: 'm', stream: false, messages: [] });
+    expect([a.status, JSON.parse(a.body)]).toEqual([502, { type: 'error', error: { type: 'api_error', message: 'The upstream openai stream ended without its completion: the answer is cut short' } }]);
+  });
+
+  it('an upstream stream past MAX_ANSWER_BYTES: a 502 that says the limit, and the upstream\'s stream cancelled', async () => {
+    const f = FIXTURES.find((x) => x.name === 'openai-basic')!;
+    const saved = env;
+    env = { ...saved, MAX_ANSWER_BYTES: '100' } as typeof env;
+    try {
+      answer = streams(f.bytes);
+      for (const client of ['openai', 'anthropic'] as const) {
+        expect(await call(client, { model: 'm', stream: false, messages: [] })).toEqual({
+          status: 502, type: 'application/json', body: failure(client, 'the upstream\'s answer is over 100 bytes', 'api_error'),
+        });
+      }
+      // (the limit is of the bytes read: a stream of that many is answered)
+      env = { ...saved, MAX_ANSWER_BYTES: String(f.bytes.length) } as typeof env;
+      expect((await call('openai', { model: 'm', stream: false, messages: [] })).status).toBe(200);
     } finally {
       env = saved;
     }
