@@ -2,14 +2,15 @@
 // front of a fake Anthropic upstream (this process) that streams the model fixtures in small
 // pieces; an OpenAI client and an Anthropic client must get what SseRelay writes here for the same
 // bytes (the ids and the clock the relay makes normalized), an upstream's HTTP error in their own
-// shape, and a body that is not a request a 400 in it. Each runtime loads the package as a user's
-// project would (node_modules/seam-stream).
+// shape, and a body that is not a request a 400 in it; asked with `stream: false`, one JSON answer,
+// wholeAnswer's for the same bytes (a failed stream's: a 502, wholeError's body). Each runtime
+// loads the package as a user's project would (node_modules/seam-stream).
 import { createServer, type Server } from 'node:http';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SseRelay } from '../../bindings/index.js';
+import { ModelStream, ModelStreamError, SseRelay, wholeAnswer, wholeError } from '../../bindings/index.js';
 import { FIXTURES, type Fixture } from '../helpers/model-fixtures.js';
 import { unclocked } from '../helpers/model-streams.js';
 import { freePort, root, runtime, serveProcess, serveWorkers, type Served } from './harness.js';
@@ -70,6 +71,23 @@ function relayed(f: Fixture, to: 'openai' | 'anthropic'): string {
   return unclocked(out.toString('utf8'));
 }
 
+/** The ids and times a whole answer makes: `ID`, time 0, a made call id `toolu_ID_<n>` / `call_ID_<n>`. */
+const normalized = (v: unknown): unknown => JSON.parse(JSON.stringify(v), (k, x: unknown) => (k === 'created' ? 0
+  : k === 'id' && typeof x === 'string' && /^(msg_|chatcmpl-)/.test(x) ? 'ID'
+    : typeof x === 'string' ? x.replace(/^(call|toolu)_seam\w*_(\d+)$/, '$1_ID_$2') : x));
+
+/** What the library answers for a fixture asked with `stream: false`: wholeAnswer's answer, or a 502 with wholeError's body. */
+function whole(f: Fixture, to: 'openai' | 'anthropic'): [number, unknown] {
+  const ms = new ModelStream({ format: 'anthropic', normalize: false });
+  try {
+    const text = ms.push(f.bytes) + ms.flush();
+    return [200, normalized(wholeAnswer(ms, text, { to, model: f.name }))];
+  } catch (e) {
+    if (!(e instanceof ModelStreamError)) throw e;
+    return [502, wholeError(e, { from: 'anthropic', to })];
+  }
+}
+
 const CLIENTS = {
   openai: { path: '/v1/chat/completions', body: (model: string) => ({ model, stream: true, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }] }) },
   anthropic: { path: '/v1/messages', body: (model: string) => ({ model, stream: true, max_tokens: 64, system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] }) },
@@ -91,6 +109,22 @@ async function checkGateway(base: string): Promise<void> {
       expect(requests[0].body).toMatchObject({ model: f.name, system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }], stream: true });
     }
   }
+  // stream: false: one JSON answer, wholeAnswer's (the upstream asked to stream), or for a stream that
+  // fails (an error mid-stream, cut short) a 502 with the error in the client's shape
+  const asked = new Set<string>();
+  for (const name of ['anthropic-thinking-crlf', 'anthropic-tool-use', 'anthropic-error-mid', 'anthropic-truncated']) {
+    const f = byName.get(name)!;
+    for (const to of ['openai', 'anthropic'] as const) {
+      requests.length = 0;
+      const res = await fetch(base + CLIENTS[to].path, { method: 'POST', body: JSON.stringify({ ...CLIENTS[to].body(f.name), stream: false }) });
+      expect(res.headers.get('content-type'), `${f.name} → ${to}`).toBe('application/json');
+      const [status, body] = whole(f, to);
+      expect([res.status, normalized(await res.json())], `${f.name} → ${to}, stream: false`).toEqual([status, body]);
+      expect(requests[0].body.stream).toBe(true);
+      asked.add(String(status));
+    }
+  }
+  expect([...asked].sort()).toEqual(['200', '502']);
   const openai = await fetch(base + CLIENTS.openai.path, { method: 'POST', body: JSON.stringify(CLIENTS.openai.body('no-such-model')) });
   expect(openai.status).toBe(404);
   expect(await openai.json()).toEqual({ error: { message: 'model: no-such-model', type: 'not_found_error', code: null } });
@@ -140,12 +174,14 @@ describe('examples/edge/gateway.mjs, unchanged', () => {
       const port = await freePort();
       const env = { ...process.env, UPSTREAM: upstreamUrl, UPSTREAM_FORMAT: 'anthropic', PORT: String(port), NO_COLOR: '1' };
       const args = name === 'deno'
-        ? ['serve', '--quiet', '--allow-net', '--allow-env', '--allow-read', '--host', '127.0.0.1', '--port', String(port), 'gateway.mjs']
+        ? ['serve', '--quiet', '--unstable-no-legacy-abort', '--allow-net', '--allow-env', '--allow-read', '--host', '127.0.0.1', '--port', String(port), 'gateway.mjs']
         : ['gateway.mjs'];
       let served: Served | undefined;
       try {
         served = await serveProcess(runtime(name), args, port, '/', { cwd: project, env });
         await checkGateway(served.base);
+        // (nothing said on the side: Deno warned of request.signal, read by the handler, run without --unstable-no-legacy-abort)
+        expect(served.output()).not.toMatch(/request\.signal|legacy/);
       } finally {
         await served?.stop();
       }
