@@ -66,6 +66,9 @@ export function wholeAnswer(stream: ModelStream, text: string, options: WholeAns
   if (typeof text !== 'string') throw new TypeError('wholeAnswer(): text must be the string the stream\'s push() and flush() returned');
   const to = options.to ?? 'openai';
   if (to !== 'openai' && to !== 'anthropic') throw new TypeError(`wholeAnswer(): to must be 'openai' or 'anthropic', got ${String(to)}`);
+  for (const k of ['model', 'id'] as const) {
+    if (options[k] !== undefined && typeof options[k] !== 'string') throw new TypeError(`wholeAnswer(): ${k} must be a string, got ${typeof options[k]}`);
+  }
   const facts = describeFormat(stream.format);
   const calls = stream.toolCalls;
   const bad = calls.find((c) => c.type !== 'custom' && c.valid !== true); // (a custom tool's input is free text)

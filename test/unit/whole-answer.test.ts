@@ -185,5 +185,12 @@ describe('wholeAnswer, exactly', () => {
     expect(ms.status).toBe('truncated');
     expect(() => wholeAnswer(ms, text, { to: 'anthropic' })).toThrow(TypeError);
     expect(() => wholeError(new Error('x') as never, { from: 'openai' })).toThrow(TypeError);
+    // (a model or id that is not a string, as SseRelay refuses it: it would be written into the answer as it is)
+    const done = new ModelStream({ format: 'ollama' });
+    const said = done.push(enc.encode('{"message":{"content":"hi"},"done":true}\n')) + done.flush();
+    expect(wholeAnswer(done, said, { model: 'm' })).toMatchObject({ model: 'm', choices: [{ message: { content: 'hi' }, finish_reason: 'stop' }] });
+    expect(() => wholeAnswer(done, said, { model: 7 as never })).toThrow('wholeAnswer(): model must be a string, got number');
+    expect(() => wholeAnswer(done, said, { id: {} as never })).toThrow('wholeAnswer(): id must be a string, got object');
+    expect(() => wholeAnswer(done, said, { to: 'gemini' as never })).toThrow(TypeError);
   });
 });
