@@ -9,7 +9,7 @@
 // The upstream's answer is relayed in one line, `upstream.body.pipeThrough(new SseRelayStream(…))`:
 // whole, validated events in the client's format, the client's completion only after the upstream's,
 // an error event in the client's shape otherwise, an upstream connection that drops included.
-// A client that asks `stream: false` gets one JSON answer (a `chat.completion`, a `message`): the
+// A client that does not ask `stream: true` (`stream: false`, or no `stream`, as the APIs read it) gets one JSON answer (a `chat.completion`, a `message`): the
 // upstream is still asked to stream, its stream read with a ModelStream (at most MAX_ANSWER_BYTES
 // of it) and written whole by `wholeAnswer`, what the streamed answer carries as the official
 // clients read it; a stream that fails, breaks off or passes the limit is a 502 with the error in
@@ -144,7 +144,9 @@ export default {
       const status = upstream.status >= 400 ? upstream.status : 502;
       return failure(client, status, error?.message ?? `upstream answered HTTP ${upstream.status}`, error?.type);
     }
-    if (body.stream === false) {
+    // (a stream only when the client asks for one: without `stream`, OpenAI's and Anthropic's APIs
+    // answer whole, and their clients read a whole answer)
+    if (body.stream !== true) {
       const limit = Number(config.MAX_ANSWER_BYTES) > 0 ? Number(config.MAX_ANSWER_BYTES) : MAX_ANSWER_BYTES;
       return whole(upstream, from, client, body.model, limit);
     }

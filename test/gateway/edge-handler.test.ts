@@ -81,7 +81,7 @@ describe('examples/edge/gateway.mjs as a fetch handler', () => {
       }
     }
     // (without one, the relay names the upstream's format)
-    const got = await call('anthropic', { messages: [{ role: 'user', content: 'Hi' }] });
+    const got = await call('anthropic', { stream: true, messages: [{ role: 'user', content: 'Hi' }] });
     expect([got.status, got.type]).toEqual([200, 'text/event-stream; charset=utf-8']);
     expect(got.body).toContain('"model":"openai"');
   });
@@ -175,6 +175,21 @@ describe('stream: false through examples/edge/gateway.mjs: one JSON answer, whol
     } finally {
       env = saved;
     }
+  });
+
+  it('a request without `stream` is answered whole, as the APIs answer it, to clients that do not say it (the clients\' create() without stream): the same answer as stream: false', async () => {
+    const f = FIXTURES.find((x) => x.name === 'openai-basic')!;
+    answer = streams(f.bytes);
+    const messages = [{ role: 'user' as const, content: 'Hi' }];
+    for (const to of ['openai', 'anthropic'] as const) {
+      const omitted = await call(to, { model: f.name, messages, ...(to === 'anthropic' ? { max_tokens: 64 } : {}) });
+      expect([omitted.status, omitted.type]).toEqual([200, 'application/json']);
+      expect(normalized(JSON.parse(omitted.body))).toEqual(expectedWhole(f, to).body);
+    }
+    const got = await openai().chat.completions.create({ model: f.name, messages });
+    expect(normalized(got)).toEqual(expectedWhole(f, 'openai').body);
+    const msg = await anthropic().messages.create({ model: f.name, max_tokens: 64, messages });
+    expect(normalized(msg)).toEqual(expectedWhole(f, 'anthropic').body);
   });
 
   it('the upstream\'s connection broken mid-stream: a 502, ERR_STREAM_TRUNCATED in the client\'s shape', async () => {
