@@ -18,7 +18,7 @@
 //   calls alone is the relay's role chunk's '' where OpenAI's whole answer (and the gateway's) has null.
 // The fixtures' parts come in the order every format's streams have them: reasoning, text, calls.
 // Parts that interleave (text after a call, text between two pieces of one reasoning block) are a
-// block per run in the stream and a block per kind in the whole answer (server.mjs's wholeAnswer).
+// block per run in the stream and a block per kind in the whole answer (the library's wholeAnswer, which the gateway writes).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { BEDROCK_FIXTURES, BEDROCK_THINKING_CALL, encodeMessage } from '../helpers/bedrock-fixtures.js';
