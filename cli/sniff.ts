@@ -1,5 +1,6 @@
 // Which format a stream is, from its first bytes (when --format is not given).
-import type { Format } from './formats.js';
+import { describeFormat } from 'seam-stream';
+import type { Format, ModelFormat } from './formats.js';
 
 /** Bytes read before deciding with what is there. */
 export const SNIFF_BYTES = 64 * 1024;
@@ -27,27 +28,23 @@ function isErrorBody(v: Obj): boolean {
   return keys.every((k) => ERROR_BODY_KEYS.has(k)) && [v.message, v.Message, v.detail].some((m) => typeof m === 'string');
 }
 
-/** The format whose whole answer (asked without streaming) this JSON value is, if it is one. */
+/**
+ * The formats whose whole answer (a JSON body asked without streaming) a body is sniffed as, in
+ * the order they are tried: what each one's answer is, the model formats say (describeFormat's
+ * `isWholeAnswer` and `beginsWholeAnswer`). Claude's answer on Bedrock's InvokeModel is
+ * Anthropic's message, read as Anthropic's.
+ */
+const WHOLE_ANSWERS: readonly ModelFormat[] = ['openai', 'anthropic', 'openai-responses', 'gemini', 'bedrock'];
+
+/** The format whose whole answer this JSON value (an object) is, if it is one. */
 function wholeAnswer(v: unknown): Format | undefined {
   if (!isObj(v)) return undefined;
-  if (Array.isArray(v.choices) && v.choices.some((c) => isObj(c) && isObj(c.message))) return 'openai';
-  if (v.type === 'message' && Array.isArray(v.content)) return 'anthropic';
-  if (v.object === 'response' && Array.isArray(v.output)) return 'openai-responses';
-  if (Array.isArray(v.candidates) || isObj(v.promptFeedback)) return 'gemini';
-  // (Bedrock's Converse: `{output: {message: {role, content}}, stopReason, usage, metrics}`)
-  if (isObj(v.output) && isObj(v.output.message) && Array.isArray(v.output.message.content)) return 'bedrock';
-  return undefined;
+  return WHOLE_ANSWERS.find((f) => describeFormat(f).isWholeAnswer(v));
 }
 
 /** The format whose whole answer a JSON body too long to sniff whole begins as (its first keys), if any. */
 function wholeAnswerOfPrefix(head: string): Format | undefined {
-  if (/"object"\s*:\s*"chat\.completion"/.test(head)) return 'openai';
-  if (/^\{\s*"(id"\s*:\s*"[^"]*"\s*,\s*")?type"\s*:\s*"message"/.test(head)) return 'anthropic';
-  if (/"object"\s*:\s*"response"/.test(head)) return 'openai-responses';
-  if (/^\{\s*"candidates"\s*:/.test(head)) return 'gemini';
-  // (Converse's members in AWS's order: the metrics first, then the output)
-  if (/^\{\s*(?:"metrics"\s*:\s*\{[^{}]*\}\s*,\s*)?"output"\s*:\s*\{\s*"message"\s*:/.test(head)) return 'bedrock';
-  return undefined;
+  return WHOLE_ANSWERS.find((f) => describeFormat(f).beginsWholeAnswer(head));
 }
 
 /** The model format an SSE event's type and data look like, or 'sse'. */

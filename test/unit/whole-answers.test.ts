@@ -4,7 +4,7 @@
 // finalChatCompletion and finalResponse, the Anthropic SDK's finalMessage), for every fixture they
 // read; each body read whole, at every two-piece split and a byte per read, to the same output.
 import { describe, expect, it } from 'vitest';
-import { ModelPartReader, ModelStream, ModelStreamError, SseRelay, describeFormat } from '../../bindings/index.js';
+import { MODEL_FORMATS, ModelPartReader, ModelStream, ModelStreamError, SseRelay, describeFormat } from '../../bindings/index.js';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { standardChunkings } from '../helpers/random.js';
 import { anthropicFinal, callsRead, openaiFinal, responsesFinal } from '../helpers/sdk-clients.js';
@@ -377,6 +377,41 @@ describe('whole answers, exactly', () => {
     expect(describeFormat('anthropic').wholeAnswerEvents({ type: 'message', content: [] })?.map((e) => e.event)).toEqual(['message_start', 'message_delta', 'message_stop']);
     expect(describeFormat('openai').wholeAnswerEvents({ error: { message: 'no' } })).toBeUndefined();
     for (const f of ['ollama', 'ddg', 'bedrock', 'bedrock-invoke'] as const) expect(describeFormat(f).wholeAnswerEvents({ choices: [{ message: {} }] })).toBeUndefined();
+  });
+
+  it('isWholeAnswer says which values wholeAnswerEvents reads, each format its own; beginsWholeAnswer, how their text begins', () => {
+    const bodies: Record<string, unknown> = {
+      openai: { id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { content: 'hi' } }] },
+      anthropic: { id: 'm', type: 'message', role: 'assistant', content: [] },
+      'openai-responses': { id: 'r', object: 'response', output: [] },
+      gemini: { candidates: [{ content: { parts: [{ text: 'hi' }] } }] },
+      geminiArray: [{ candidates: [] }, { usageMetadata: { totalTokenCount: 1 } }],
+      bedrock: { metrics: { latencyMs: 1 }, output: { message: { role: 'assistant', content: [{ text: 'hi' }] } }, stopReason: 'end_turn' },
+      error: { error: { message: 'no' } },
+      chunk: { object: 'chat.completion.chunk', choices: [{ index: 0, delta: {} }] },
+      text: 'hi',
+    };
+    const whole: Record<string, string[]> = {};
+    const begins: Record<string, string[]> = {};
+    for (const [name, body] of Object.entries(bodies)) {
+      whole[name] = [];
+      begins[name] = [];
+      for (const f of MODEL_FORMATS) {
+        const facts = describeFormat(f);
+        // (the two facts agree: a value is a whole answer exactly when its events are written)
+        expect(facts.isWholeAnswer(body), `${f} of ${name}`).toBe(facts.wholeAnswerEvents(body) !== undefined);
+        if (facts.isWholeAnswer(body)) whole[name].push(f);
+        if (facts.beginsWholeAnswer(JSON.stringify(body).slice(0, 80))) begins[name].push(f);
+      }
+    }
+    expect(whole).toEqual({
+      openai: ['openai'], anthropic: ['anthropic', 'bedrock-invoke'], 'openai-responses': ['openai-responses'], gemini: ['gemini'],
+      geminiArray: ['gemini'], bedrock: ['bedrock'], error: [], chunk: [], text: [],
+    });
+    expect(begins).toEqual({
+      openai: ['openai'], anthropic: ['anthropic', 'bedrock-invoke'], 'openai-responses': ['openai-responses'], gemini: ['gemini'],
+      geminiArray: [], bedrock: ['bedrock'], error: [], chunk: [], text: [],
+    });
   });
 });
 

@@ -47,6 +47,9 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
   },
   errorBody: errorOfBody,
   wholeAnswer: wholeMessage,
+  isWholeAnswer: isMessage,
+  // (its `id` before its `type`, or its `type` first)
+  wholeAnswerHead: /^\{\s*"(id"\s*:\s*"[^"]*"\s*,\s*")?type"\s*:\s*"message"/,
   usage(u) {
     const read = count(u, 'cache_read_input_tokens');
     const write = count(u, 'cache_creation_input_tokens');
@@ -155,6 +158,11 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
   },
 });
 
+/** A whole answer: a `message` with its `content` array. */
+function isMessage(body: unknown): body is Record<string, unknown> & { content: unknown[] } {
+  return isObj(body) && body.type === 'message' && Array.isArray(body.content);
+}
+
 /**
  * A whole message (asked without `stream`: `type: "message"`) as the stream it comes as:
  * `message_start` (no content, no stop reason), each content block begun, its content in the
@@ -163,7 +171,7 @@ export const anthropic: FormatSpec = /* @__PURE__ */ sseFormat({
  * start), and ended, then `message_delta` with the stop reason and the usage, and `message_stop`.
  */
 function wholeMessage(body: unknown): WholeEvent[] | undefined {
-  if (!isObj(body) || body.type !== 'message' || !Array.isArray(body.content)) return undefined;
+  if (!isMessage(body)) return undefined;
   const { content, stop_reason, stop_sequence, stop_details, container, usage, ...message } = body;
   const ev = (type: string, data: Record<string, unknown>) => sseEvent({ type, ...data }, type);
   const delta = (index: number, d: Record<string, unknown>) => ev('content_block_delta', { index, delta: d });

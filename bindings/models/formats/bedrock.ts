@@ -74,6 +74,9 @@ export const bedrock: FormatSpec = {
   errorBody: awsError,
   errorTypes: AWS_ERRORS,
   wholeAnswer: wholeConverse,
+  isWholeAnswer: isConverse,
+  // (Converse's members in AWS's order: the metrics first, then the output)
+  wholeAnswerHead: /^\{\s*(?:"metrics"\s*:\s*\{[^{}]*\}\s*,\s*)?"output"\s*:\s*\{\s*"message"\s*:/,
   usage(u) {
     const read = count(u, 'cacheReadInputTokens');
     const write = count(u, 'cacheWriteInputTokens');
@@ -169,10 +172,15 @@ function bedrockCitation(source: unknown): Citation | null {
  * does not read (an image, a tool's result, a guardrail's content, a cache point) have none here
  * (their index is still theirs). Undefined for a body that is not such an answer.
  */
+/** A whole answer: Converse's `{output: {message: {role, content}}, stopReason, usage, metrics}`. */
+function isConverse(body: unknown): body is Record<string, unknown> {
+  return isObj(body) && Array.isArray(member(member(member(body, 'output'), 'message'), 'content'));
+}
+
 function wholeConverse(body: unknown): WholeEvent[] | undefined {
+  if (!isConverse(body)) return undefined;
   const message = member(member(body, 'output'), 'message');
   const content = member(message, 'content');
-  if (!isObj(body) || !Array.isArray(content)) return undefined;
   const ev = (name: string, payload: Record<string, unknown>) => sseEvent({ [name]: payload });
   const delta = (contentBlockIndex: number, d: Record<string, unknown>) => ev('contentBlockDelta', { contentBlockIndex, delta: d });
   const role = member(message, 'role');

@@ -276,6 +276,13 @@ export interface FormatSpec {
    * `:event-type`, a chunk's decoded bytes), read as they are, with no binary framing.
    */
   wholeAnswer?(body: unknown): WholeEvent[] | undefined;
+  /** Whether a JSON value is the format's whole answer: the shape its `wholeAnswer` reads (which reads no other). */
+  isWholeAnswer?(body: unknown): boolean;
+  /**
+   * How the JSON text of its whole answer begins (its first keys, in the order its provider writes
+   * them), for a body too long to parse whole: a test of its first 4 KiB.
+   */
+  readonly wholeAnswerHead?: RegExp;
   /** Its usage object's counts. */
   usage(fields: Record<string, unknown>): Usage;
   /** The paths of an event's envelope (OpenAI's `id`, `created`, `model`), for an event written anew. */

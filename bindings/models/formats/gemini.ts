@@ -79,6 +79,8 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
   },
   errorBody: geminiError,
   wholeAnswer: wholeResponse,
+  isWholeAnswer: isResponse,
+  wholeAnswerHead: /^\{\s*"candidates"\s*:/,
   arrayBody: 'streamGenerateContent without alt=sse: ask for alt=sse',
   // (Google's statuses: an error chunk's or body's `status`)
   errorTypes: {
@@ -523,10 +525,15 @@ function jsonPath(p: string): (string | number)[] | null {
  * JSON array of them (streamGenerateContent without alt=sse) is the stream's chunks in order.
  */
 function wholeResponse(body: unknown): WholeEvent[] | undefined {
+  if (!isResponse(body)) return undefined;
+  return (Array.isArray(body) ? body : [body]).map((c) => sseEvent(c));
+}
+
+/** A GenerateContentResponse (its candidates, or the feedback of a prompt refused), or a JSON array of them. */
+function isResponse(body: unknown): boolean {
   const chunks = Array.isArray(body) ? body : [body];
   const answers = (c: unknown) => isObj(c) && (Array.isArray(c.candidates) || isObj(c.promptFeedback));
   // (a chunk of the array may have the usage alone, no candidates, as a stream's last one may)
   const chunk = (c: unknown) => answers(c) || (isObj(c) && isObj(c.usageMetadata) && c.error === undefined);
-  if (!chunks.some(answers) || !chunks.every(chunk)) return undefined;
-  return chunks.map((c) => sseEvent(c));
+  return chunks.some(answers) && chunks.every(chunk);
 }

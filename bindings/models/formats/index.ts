@@ -79,6 +79,18 @@ export interface ModelFormatFacts {
    */
   wholeAnswerEvents(body: unknown): readonly WholeEvent[] | undefined;
   wholeAnswerEvents(body: unknown, maxBytes: number): readonly WholeEvent[] | undefined | null;
+  /**
+   * Whether a JSON value is its whole answer (the value {@link wholeAnswerEvents} reads: OpenAI's
+   * `chat.completion`, Anthropic's `message`, …), without writing its events; false for a format
+   * without one here.
+   */
+  isWholeAnswer(body: unknown): boolean;
+  /**
+   * Whether JSON text begins as its whole answer does (its first keys, in the order the provider
+   * writes them: `{"id": …, "object": "chat.completion"`, `{"candidates":`, …), for a body too
+   * long to parse whole; false for a format without one here.
+   */
+  beginsWholeAnswer(head: string): boolean;
 }
 
 const facts = new Map<ModelFormat, ModelFormatFacts>();
@@ -104,6 +116,8 @@ export function describeFormat(format: ModelFormat): ModelFormatFacts {
       errorOfBody: (body: unknown) => spec.errorBody(body),
       usage: (usage: Record<string, unknown>) => spec.usage(usage),
       wholeAnswerEvents: ((body: unknown, maxBytes: number = Infinity) => wholeEventsWithin(spec, body, maxBytes)) as ModelFormatFacts['wholeAnswerEvents'],
+      isWholeAnswer: (body: unknown) => spec.isWholeAnswer?.(body) ?? false,
+      beginsWholeAnswer: (head: string) => spec.wholeAnswerHead?.test(head) ?? false,
     });
     facts.set(format, f);
   }

@@ -57,6 +57,8 @@ export const openaiResponses: FormatSpec = /* @__PURE__ */ sseFormat({
   },
   errorBody: errorOfBody,
   wholeAnswer: wholeResponse,
+  isWholeAnswer: isResponse,
+  wholeAnswerHead: /"object"\s*:\s*"response"/,
   errorTypes: OPENAI_ERRORS,
   usage: (u) => ({
     input: count(u, 'input_tokens'), output: count(u, 'output_tokens'), cacheRead: count(u, 'input_tokens_details.cached_tokens'),
@@ -289,8 +291,13 @@ function membersOf(json: string): { key: string; text: string; value: string }[]
  * (whole), then `response.completed` (`.incomplete`, `.failed`: its status) with the response; none
  * for a response not finished (`queued`, `in_progress`: background mode) or `cancelled`.
  */
+/** A whole answer: a `response` with its `output` array. */
+function isResponse(body: unknown): body is Record<string, unknown> & { output: unknown[] } {
+  return isObj(body) && body.object === 'response' && Array.isArray(body.output);
+}
+
 function wholeResponse(body: unknown): WholeEvent[] | undefined {
-  if (!isObj(body) || body.object !== 'response' || !Array.isArray(body.output)) return undefined;
+  if (!isResponse(body)) return undefined;
   const ev = (type: string, data: Record<string, unknown>) => sseEvent({ type, ...data }, type);
   const out = [ev('response.created', { response: { ...body, status: 'in_progress', output: [], usage: null } })];
   (body.output as unknown[]).forEach((item, output_index) => {

@@ -62,6 +62,8 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
   },
   errorBody: errorOfBody,
   wholeAnswer: wholeChat,
+  isWholeAnswer: isChat,
+  wholeAnswerHead: /"object"\s*:\s*"chat\.completion"/,
   errorTypes: OPENAI_ERRORS,
   envelope: /* @__PURE__ */ compilePaths(['id', 'created', 'model']),
   usage: (u) => ({
@@ -363,8 +365,13 @@ function calls(doc: Doc, sink: Parameters<FormatSpec['read']>[1], delta: number)
  * its finish reason, after a chunk of its reasoning where it has some (`reasoning_content`,
  * `reasoning`: a stream's come before its text), the usage in a chunk of its own, then `[DONE]`.
  */
+/** A whole answer: a `chat.completion`, a choice at least with its `message`. */
+function isChat(body: unknown): body is Record<string, unknown> & { choices: unknown[] } {
+  return isObj(body) && Array.isArray(body.choices) && body.choices.some((c) => isObj(c) && isObj(c.message));
+}
+
 function wholeChat(body: unknown): WholeEvent[] | undefined {
-  if (!isObj(body) || !Array.isArray(body.choices) || !body.choices.some((c) => isObj(c) && isObj(c.message))) return undefined;
+  if (!isChat(body)) return undefined;
   // (the members in the order they came: `object` where it was, `message` become `delta`)
   const { choices, usage, ...envelope } = body;
   const chunk = (rest: Record<string, unknown>) => sseEvent({ ...envelope, object: 'chat.completion.chunk', ...rest });
