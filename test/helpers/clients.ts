@@ -74,8 +74,15 @@ export function readOpenAi(bytes: Uint8Array, strict = true): ClientMessage {
       if ((typeof c.index === 'number' ? c.index : position) !== 0) continue;
       const d = isObj(c.delta) ? c.delta : fail('a choice without delta');
       if (typeof d.content === 'string') m.text += d.content;
-      if (typeof d.reasoning_content === 'string') m.reasoning += d.reasoning_content;
-      if (typeof d.reasoning === 'string') m.reasoning += d.reasoning;
+      // (OpenRouter's clients read its reasoning_details' text and summary items, the same text a
+      // delta's `reasoning` says again beside them, where it sends both)
+      const details = (Array.isArray(d.reasoning_details) ? d.reasoning_details : []).filter(isObj)
+        .map((x) => (x.type === 'reasoning.text' ? x.text : x.type === 'reasoning.summary' ? x.summary : undefined)).filter((t) => typeof t === 'string');
+      if (details.length !== 0) m.reasoning += details.join('');
+      else {
+        if (typeof d.reasoning_content === 'string') m.reasoning += d.reasoning_content;
+        if (typeof d.reasoning === 'string') m.reasoning += d.reasoning;
+      }
       if (Array.isArray(d.tool_calls)) {
         for (const tc of d.tool_calls) {
           if (!isObj(tc)) fail('a tool call that is not an object');

@@ -635,6 +635,20 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
         // (both: one text said twice, reasoning_content's read unless it is empty)
         if (typeof d.reasoning === 'string') r.reasoning = d.reasoning;
         if (typeof d.reasoning_content === 'string' && (d.reasoning_content !== '' || typeof d.reasoning !== 'string')) r.reasoning = d.reasoning_content;
+        // (OpenRouter's reasoning_details: a text's or a summary's item is reasoning, the same text
+        // its `reasoning` says again, then read from here; a text's signature ends its block; an
+        // Anthropic model's encrypted data is a redacted block's, another model's no signature)
+        if (Array.isArray(d.reasoning_details)) {
+          let said: string | undefined;
+          for (const x of d.reasoning_details) {
+            if (!isObj(x)) continue;
+            const t = x.type === 'reasoning.text' ? x.text : x.type === 'reasoning.summary' ? x.summary : undefined;
+            if (typeof t === 'string') said = (said ?? '') + t;
+            if (x.type === 'reasoning.text' && typeof x.signature === 'string' && x.signature !== '') { r.signature = x.signature; r.reasoningEnd = true; }
+            if (x.type === 'reasoning.encrypted' && x.format === 'anthropic-claude-v1' && typeof x.data === 'string' && x.data !== '') r.redacted = x.data;
+          }
+          if (said !== undefined) r.reasoning = said;
+        }
         if (Array.isArray(d.tool_calls)) {
           for (const tc of d.tool_calls) {
             if (!isObj(tc)) continue;
@@ -1354,6 +1368,70 @@ data: [DONE]
         { index: 0, id: 'function-call-5961542118447730171', name: 'get_weather', arguments: '{"city":"Zürich"}', done: true, valid: true, signature: 'EjQKMgHR7YpvXq+8z/A=' },
         { index: 1, id: 'function-call-5961542118447730172', name: 'get_weather', arguments: '{"city":"Genf"}', done: true, valid: true },
       ],
+    },
+  });
+}
+
+{
+  // OpenRouter, Claude thinking: each reasoning delta says its text twice, as `reasoning` and as a
+  // `reasoning.text` item of `reasoning_details` (read once); the block's signature comes in an
+  // item of its own, then a redacted block's encrypted data (format anthropic-claude-v1), each of
+  // which the caller sends back; text deltas carry an empty reasoning_details
+  const env = '"id":"gen-1761052928-cSHiiIJW","provider":"Anthropic","model":"anthropic/claude-sonnet-4","object":"chat.completion.chunk","created":1761052928';
+  const ev = (delta: string, finish = 'null', more = '') => `data: {${env},"choices":[{"index":0,"delta":${delta},"finish_reason":${finish},"native_finish_reason":${finish === 'null' ? 'null' : '"end_turn"'},"logprobs":null}]${more}}\n\n`;
+  const item = (rest: string) => `{"type":"reasoning.text",${rest},"format":"anthropic-claude-v1","index":0}`;
+  const body = ev('{"role":"assistant","content":"","reasoning":null,"reasoning_details":[]}')
+    + ev(`{"role":"assistant","content":"","reasoning":"Der Nutzer fragt nach","reasoning_details":[${item('"text":"Der Nutzer fragt nach"')}]}`)
+    + ev(`{"role":"assistant","content":"","reasoning":" dem Wetter in Zürich – e\u0301 👩‍💻.","reasoning_details":[${item('"text":" dem Wetter in Zürich – e\\u0301 👩‍💻."')}]}`)
+    + ev(`{"role":"assistant","content":"","reasoning":"","reasoning_details":[${item('"text":"","signature":"EqQBCgIYAhIM1gbc+/A="')}]}`)
+    + ev('{"role":"assistant","content":"","reasoning":null,"reasoning_details":[{"type":"reasoning.encrypted","data":"UmVkYWN0ZWQ=","id":null,"format":"anthropic-claude-v1","index":1}]}')
+    + ev('{"role":"assistant","content":"Ich sehe nach.","reasoning":null,"reasoning_details":[]}')
+    + ev('{"role":"assistant","content":"","reasoning":null,"reasoning_details":[]}', '"stop"')
+    + `data: {${env},"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":31,"total_tokens":71}}\n\n`
+    + 'data: [DONE]\n\n';
+  add({
+    name: 'openai-openrouter-reasoning-details',
+    format: 'openai',
+    note: 'OpenRouter (Claude): reasoning as `reasoning` and `reasoning_details` at once (read once), a signature item, a redacted block\'s encrypted item',
+    body,
+    expected: {
+      text: 'Ich sehe nach.',
+      reasoning: 'Der Nutzer fragt nach dem Wetter in Zürich – e\u0301 👩‍💻.',
+      status: 'done',
+      finishReason: 'stop',
+      usage: { prompt_tokens: 40, completion_tokens: 31, total_tokens: 71 },
+      events: 9,
+      comments: [],
+      signatures: ['EqQBCgIYAhIM1gbc+/A=', 'UmVkYWN0ZWQ='],
+    },
+  });
+}
+
+{
+  // OpenRouter, an OpenAI reasoning model: summaries as `reasoning.summary` items alone (no
+  // `reasoning` string beside them, as a server may send), two in one delta, then the encrypted
+  // reasoning (format openai-responses-v1: kept with its block, no signature of a block)
+  const env = '"id":"gen-1758885012-2qVPBxGH","provider":"OpenAI","model":"openai/gpt-5","object":"chat.completion.chunk","created":1758885012';
+  const ev = (delta: string, finish = 'null') => `data: {${env},"choices":[{"index":0,"delta":${delta},"finish_reason":${finish}}]}\n\n`;
+  const summary = (text: string) => `{"type":"reasoning.summary","summary":${JSON.stringify(text)},"format":"openai-responses-v1","index":0}`;
+  const body = ev(`{"role":"assistant","content":"","reasoning_details":[${summary('**Rechnen**\n\n2+3')}]}`)
+    + ev(`{"content":"","reasoning_details":[${summary(' und 2·3')},${summary(', ganz einfach.')}]}`)
+    + ev('{"content":"","reasoning_details":[{"type":"reasoning.encrypted","data":"gAAAAABo1w==","id":"rs_0d1c","format":"openai-responses-v1","index":1}]}')
+    + ev('{"content":"5 und 6."}')
+    + ev('{}', '"stop"')
+    + 'data: [DONE]\n\n';
+  add({
+    name: 'openai-openrouter-summary-details',
+    format: 'openai',
+    note: 'OpenRouter (OpenAI): reasoning.summary items alone, two in one delta, then encrypted reasoning (not a signature)',
+    body,
+    expected: {
+      text: '5 und 6.',
+      reasoning: '**Rechnen**\n\n2+3 und 2·3, ganz einfach.',
+      status: 'done',
+      finishReason: 'stop',
+      events: 6,
+      comments: [],
     },
   });
 }

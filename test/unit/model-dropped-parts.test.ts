@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ModelEventReader, ModelStream, SseRelay, describeFormat } from '../../bindings/index.js';
 import { openaiFinal, anthropicFinal } from '../helpers/sdk-clients.js';
 import { standardChunkings } from '../helpers/random.js';
+import { FIXTURES } from '../helpers/model-fixtures.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -595,5 +596,83 @@ describe('Responses: an answer in audio (response.audio.delta, response.audio.tr
     const toAnthropic = atEveryCut(body, (chunks) => relayed({ from: 'openai-responses', to: 'anthropic' }, chunks).replace(/msg_seam[0-9a-z]+/g, 'msg_seam'));
     const msg = await anthropicFinal(enc.encode(toAnthropic));
     expect([msg.stop_reason, msg.content]).toEqual(['end_turn', [{ type: 'text', text: 'Grüezi, wie geht’s? 👋🏼' }]]);
+  });
+});
+
+describe('openai: OpenRouter\'s reasoning_details', () => {
+  // OpenRouter says each reasoning delta twice, as `reasoning` and as an item of `reasoning_details`
+  // (`reasoning.text` {text, signature?}, `reasoning.summary` {summary}, `reasoning.encrypted`
+  // {data}, each with `format` and `index`); a signature or encrypted data comes in an item of its
+  // own, and the caller sends it back with the block. Only `reasoning` was read: a stream of items
+  // alone lost its reasoning, and every stream its signatures and redacted blocks.
+  const claude = FIXTURES.find((f) => f.name === 'openai-openrouter-reasoning-details')!.body;
+  const gpt = FIXTURES.find((f) => f.name === 'openai-openrouter-summary-details')!.body;
+
+  it('ModelStream: the reasoning once, its blocks with their signature, redacted data and encrypted reasoning, at every cut (raw too)', () => {
+    const read = (body: string, raw: boolean) => atEveryCut(body, (chunks) => {
+      const m = new ModelStream({ format: 'openai', raw });
+      let text = '';
+      for (const c of chunks) text += m.push(c);
+      text += m.flush();
+      const r = m.finish();
+      return { text, reasoning: m.reasoning, blocks: m.reasoningBlocks.map((b) => ({ ...b })), status: r.status, finishReason: r.finishReason };
+    });
+    for (const raw of [false, true]) {
+      expect(read(claude, raw), `raw ${raw}`).toEqual({
+        text: 'Ich sehe nach.', reasoning: 'Der Nutzer fragt nach dem Wetter in Zürich – e\u0301 👩‍💻.', status: 'done', finishReason: 'stop',
+        blocks: [
+          { text: 'Der Nutzer fragt nach dem Wetter in Zürich – e\u0301 👩‍💻.', signature: 'EqQBCgIYAhIM1gbc+/A=' },
+          { text: '', redacted: 'UmVkYWN0ZWQ=' },
+        ],
+      });
+      expect(read(gpt, raw), `raw ${raw}`).toEqual({
+        text: '5 und 6.', reasoning: '**Rechnen**\n\n2+3 und 2·3, ganz einfach.', status: 'done', finishReason: 'stop',
+        blocks: [{ text: '**Rechnen**\n\n2+3 und 2·3, ganz einfach.', encrypted: 'gAAAAABo1w==' }],
+      });
+    }
+  });
+
+  it('ModelEventReader: each event\'s reasoning once, as a stream reads it', () => {
+    for (const [body, want] of [[claude, ['', 'Der Nutzer fragt nach', ' dem Wetter in Zürich – e\u0301 👩‍💻.', '', '', '', '', '', '']], [gpt, ['**Rechnen**\n\n2+3', ' und 2·3, ganz einfach.', '', '', '', '']]] as const) {
+      const reader = new ModelEventReader({ format: 'openai' });
+      expect(body.split('\n\n').filter((x) => x !== '').map((e) => reader.read(e.slice('data: '.length)).reasoning)).toEqual(want);
+    }
+  });
+
+  it('to Anthropic: a thinking block with its signature_delta, then a redacted_thinking block (exact events), read so by the SDK', async () => {
+    const out = atEveryCut(claude, (chunks) => relayed({ from: 'openai', to: 'anthropic', id: 'msg_1', model: 'claude' }, chunks));
+    expect(events(out).slice(1)).toEqual([
+      '{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Der Nutzer fragt nach"}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":" dem Wetter in Zürich – e\\u0301 👩‍💻."}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCgIYAhIM1gbc+/A="}}',
+      '{"type":"content_block_stop","index":0}',
+      '{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"UmVkYWN0ZWQ="}}',
+      '{"type":"content_block_stop","index":1}',
+      '{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}',
+      '{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"Ich sehe nach."}}',
+      '{"type":"content_block_stop","index":2}',
+      '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":31,"input_tokens":40}}',
+      '{"type":"message_stop"}',
+    ]);
+    const msg = await anthropicFinal(enc.encode(out));
+    expect(msg.content).toEqual([
+      { type: 'thinking', thinking: 'Der Nutzer fragt nach dem Wetter in Zürich – e\u0301 👩‍💻.', signature: 'EqQBCgIYAhIM1gbc+/A=' },
+      { type: 'redacted_thinking', data: 'UmVkYWN0ZWQ=' },
+      { type: 'text', text: 'Ich sehe nach.' },
+    ]);
+    // (OpenAI's encrypted reasoning has no place in Anthropic's blocks: the summaries alone, unsigned)
+    const fromGpt = await anthropicFinal(enc.encode(atEveryCut(gpt, (chunks) => relayed({ from: 'openai', to: 'anthropic', id: 'msg_2', model: 'gpt' }, chunks))));
+    expect(fromGpt.content).toEqual([
+      { type: 'thinking', thinking: '**Rechnen**\n\n2+3 und 2·3, ganz einfach.' },
+      { type: 'text', text: '5 und 6.' },
+    ]);
+  });
+
+  it('to OpenAI: the events as they came (reasoning_details and all), read by openai-node', async () => {
+    const out = atEveryCut(claude, (chunks) => relayed({ from: 'openai' }, chunks));
+    expect(out).toBe(claude);
+    const done = await openaiFinal(enc.encode(out));
+    expect([done.choices[0].message.content, done.choices[0].finish_reason]).toEqual(['Ich sehe nach.', 'stop']);
   });
 });

@@ -1,6 +1,8 @@
 // OpenAI Chat Completions (and the servers that speak it: DeepSeek, Groq, Mistral, xAI, vLLM, …):
 // SSE events of `chat.completion.chunk`s, text at `choices[i].delta.content`, ended by `data: [DONE]`.
-// Reasoning in `reasoning_content` or `reasoning` (some servers send both, the same text: read once); a refusal in `refusal` (`content` null); tool
+// Reasoning in `reasoning_content` or `reasoning` (some servers send both, the same text: read once),
+// or OpenRouter's `reasoning_details` items (text, summaries, a signature, encrypted data: see
+// details()), read in place of the `reasoning` OpenRouter sends beside them; a refusal in `refusal` (`content` null); tool
 // calls as `tool_calls` deltas (an `index`, then `id` and `function.name` once, `function.arguments`
 // in fragments; a custom tool's call with `custom.name` and its free-text input in `custom.input`
 // fragments; the functions API's one call as `function_call`, its `name` once and its `arguments`
@@ -29,7 +31,8 @@ const P = {
   errorCode: 9, delta: 10, partType: 11, partText: 12, partThinking: 13, partThinkingText: 14, callIndex: 15, callId: 16,
   callName: 17, callArguments: 18, call: 19, refusal: 20, customName: 21, customInput: 22, fnName: 23, fnArguments: 24,
   annotations: 25, citations: 26, searchResults: 27, transcript: 28, role: 29, callSignature: 30, audioData: 31, imageUrl: 32,
-  audioId: 33, audioExpires: 34, audioType: 35,
+  audioId: 33, audioExpires: 34, audioType: 35, detailType: 36, detailText: 37, detailSummary: 38, detailSignature: 39, detailData: 40,
+  detailFormat: 41,
 } as const;
 /**
  * The media type of an answer's audio chunks (`delta.audio.data`). The stream does not say the
@@ -81,7 +84,9 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     'choices[*].delta.annotations', 'citations', 'search_results', 'choices[*].delta.audio.transcript', 'choices[*].delta.role',
     'choices[*].delta.tool_calls[*].extra_content.google.thought_signature', 'choices[*].delta.audio.data',
     'choices[*].delta.images[*].image_url.url', 'choices[*].delta.audio.id', 'choices[*].delta.audio.expires_at',
-    'choices[*].delta.audio.mime_type',
+    'choices[*].delta.audio.mime_type', 'choices[*].delta.reasoning_details[*].type', 'choices[*].delta.reasoning_details[*].text',
+    'choices[*].delta.reasoning_details[*].summary', 'choices[*].delta.reasoning_details[*].signature',
+    'choices[*].delta.reasoning_details[*].data', 'choices[*].delta.reasoning_details[*].format',
   ]),
   // a delta of the followed choice: text, reasoning, or a fragment of the current call's arguments
   // (no finish reason, usage object, error, parts, a call's id or name, or a refusal: a string there
@@ -91,6 +96,9 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     ignored, scope, never, never, never, never, callKey, never, never, argsOrObject, { role: 'none', ignore: OBJECT }, strings, never, argsText,
     never, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL },
     ignored, never, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, { role: 'none', ignore: NULL }, ignored, ignored,
+    // (OpenRouter's reasoning_details: an event with one is read by the description; an empty array
+    // (`reasoning_details: []`, in each of OpenRouter's text deltas) has no records here)
+    never, never, never, never, never, never,
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -102,6 +110,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     let messageRec = -1;
     let results = -1;
     let addresses = -1;
+    let hasDetails = false;
     for (let j = 0; j < n; j++) {
       const p = doc.path(j);
       if (p === P.searchResults) results = j;
@@ -116,6 +125,8 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
         if (doc.kind(j) !== JK_NULL) errorRec = j;
       } else if (p === P.errorMessage) {
         messageRec = j;
+      } else if (p >= P.detailType) {
+        hasDetails = true;
       }
     }
     if (errorRec >= 0) {
@@ -141,6 +152,9 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     const rc = recordOf(doc, P.reasoningContent, el);
     const rs = rc >= 0 ? recordOf(doc, P.reasoning, el) : -1;
     if (rs >= 0 && doc.kind(rc) === JK_STRING && doc.kind(rs) === JK_STRING) twice = doc.end(rc) > doc.start(rc) ? rs : rc;
+    // (OpenRouter's reasoning_details of the followed delta: see details())
+    const detailed = hasDetails ? detailsOf(doc, el) : -1;
+    const detailsSay = detailed >= 0 && saysReasoning(doc, detailed);
     let delta = -1;
     let finish = -1;
     let fnName = -1;
@@ -151,6 +165,7 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     let audioExpires = -1;
     for (let j = 0; j < n; j++) {
       const p = doc.path(j);
+      if (p >= P.detailType) continue;
       if (p === P.delta) {
         if (doc.index(j) === el) delta = j;
         continue;
@@ -185,10 +200,11 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
       if (p >= P.partType || doc.index(j) !== el || doc.kind(j) !== JK_STRING) continue;
       if (p === P.content) sink.onText(doc, j);
       else if (p === P.reasoningContent || p === P.reasoning) {
-        if (j !== twice) sink.onReasoning(doc, j);
+        if (j !== twice && !detailsSay) sink.onReasoning(doc, j);
       }
       else if (p === P.finish) finish = j;
     }
+    if (detailed >= 0) details(doc, sink, detailed);
     // (a stream's chunks are pcm16; a whole answer's file says its type, which its events carry: see wholeChat)
     if (audio >= 0) sink.onMedia(doc, audioType >= 0 ? audioType : STREAMED_AUDIO, audio, false, -1, undefined, audioExpires);
     if (delta >= 0) {
@@ -208,6 +224,83 @@ export const openai: FormatSpec = /* @__PURE__ */ sseFormat({
     }
   },
 });
+
+/** The first record of the followed delta's `reasoning_details` (OpenRouter's), or −1 when it has none. */
+function detailsOf(doc: Doc, el: number): number {
+  if (el < 0) return -1;
+  const n = doc.n;
+  let delta = -1;
+  for (let j = 0; j < n; j++) {
+    const p = doc.path(j);
+    if (p === P.delta && doc.index(j) === el) delta = j;
+    else if (p >= P.detailType && delta >= 0 && inside(doc, delta, j)) return j;
+  }
+  return -1;
+}
+
+/** Whether the details from record `first` on say reasoning text (a `text` or `summary` string). */
+function saysReasoning(doc: Doc, first: number): boolean {
+  const n = doc.n;
+  for (let j = first; j < n && doc.path(j) >= P.detailType; j++) {
+    const p = doc.path(j);
+    if ((p === P.detailText || p === P.detailSummary) && doc.kind(j) === JK_STRING) return true;
+  }
+  return false;
+}
+
+const REASONING_TEXT = /* @__PURE__ */ ascii('reasoning.text');
+const REASONING_SUMMARY = /* @__PURE__ */ ascii('reasoning.summary');
+const REASONING_ENCRYPTED = /* @__PURE__ */ ascii('reasoning.encrypted');
+/** The `format` of details that Anthropic's model wrote: a signature and redacted data of Anthropic's thinking blocks. */
+const ANTHROPIC_DETAILS = /* @__PURE__ */ ascii('anthropic-claude-v1');
+
+/**
+ * OpenRouter's `reasoning_details` of the followed delta (its records from `first` on, which lie
+ * together in it), each item in order: `{type: "reasoning.text", text, signature?}`,
+ * `{type: "reasoning.summary", summary}`, `{type: "reasoning.encrypted", data}`, with `id`,
+ * `format` (which model's reasoning: `anthropic-claude-v1`, `openai-responses-v1`,
+ * `google-gemini-v1`, …) and `index`. OpenRouter says the same text again as the delta's
+ * `reasoning`, which is then not read (read() leaves it). A text's signature (Anthropic's, sent
+ * back with its thinking block) ends its block; an Anthropic model's encrypted data is a redacted
+ * thinking block's; another model's (OpenAI's encrypted reasoning, Google's thought signatures)
+ * is kept with the block, as Responses' encrypted_content is, for no client's format of a relay
+ * has its place.
+ */
+function details(doc: Doc, sink: Parameters<FormatSpec['read']>[1], first: number): void {
+  const n = doc.n;
+  let item = doc.index(first);
+  let type = -1;
+  let said = -1;
+  let signature = -1;
+  let data = -1;
+  let format = -1;
+  for (let j = first; ; j++) {
+    const end = j >= n || doc.path(j) < P.detailType;
+    if (end || doc.index(j) !== item) {
+      // (the item before: each member a string, or none)
+      const str = (r: number) => r >= 0 && doc.kind(r) === JK_STRING && doc.end(r) > doc.start(r);
+      if (type >= 0 && (doc.is(type, REASONING_TEXT) || doc.is(type, REASONING_SUMMARY))) {
+        if (str(said)) sink.onReasoning(doc, said);
+        if (str(signature) && doc.is(type, REASONING_TEXT)) {
+          sink.onReasoningSignature(doc, signature);
+          sink.onReasoningEnd();
+        }
+      } else if (type >= 0 && doc.is(type, REASONING_ENCRYPTED) && str(data)) {
+        if (format >= 0 && doc.is(format, ANTHROPIC_DETAILS)) sink.onReasoningSignature(doc, data, true);
+        else sink.onReasoningEncrypted(doc, data);
+      }
+      if (end) return;
+      item = doc.index(j);
+      type = said = signature = data = format = -1;
+    }
+    const p = doc.path(j);
+    if (p === P.detailType) type = j;
+    else if (p === P.detailText || p === P.detailSummary) said = j;
+    else if (p === P.detailSignature) signature = j;
+    else if (p === P.detailData) data = j;
+    else format = j;
+  }
+}
 
 /**
  * Whether every client reads the event as it is: no content parts, no call without `index` or
