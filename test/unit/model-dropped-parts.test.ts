@@ -669,6 +669,26 @@ describe('openai: OpenRouter\'s reasoning_details', () => {
     ]);
   });
 
+  it('a whole answer (OpenRouter\'s message with reasoning and reasoning_details) reads as its stream: the reasoning once, before the text, its blocks signed', () => {
+    const details = [
+      { type: 'reasoning.text', text: 'Der Nutzer fragt nach dem Wetter.', signature: 'EqQBCgIYAhIM', format: 'anthropic-claude-v1', index: 0 },
+      { type: 'reasoning.encrypted', data: 'UmVkYWN0ZWQ=', id: null, format: 'anthropic-claude-v1', index: 1 },
+    ];
+    const body = JSON.stringify({
+      id: 'gen-1', provider: 'Anthropic', model: 'anthropic/claude-sonnet-4', object: 'chat.completion', created: 1,
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Ich sehe nach.', refusal: null, reasoning: 'Der Nutzer fragt nach dem Wetter.', reasoning_details: details } }],
+      usage: { prompt_tokens: 40, completion_tokens: 31, total_tokens: 71 },
+    });
+    const r = atEveryCut(body, (chunks) => {
+      const got = readStream('openai', chunks);
+      return { text: got.text, status: got.status, finishReason: got.finishReason, blocks: got.blocks.map((b) => ({ ...b })) };
+    });
+    expect(r).toEqual({
+      text: 'Ich sehe nach.', status: 'done', finishReason: 'stop',
+      blocks: [{ text: 'Der Nutzer fragt nach dem Wetter.', signature: 'EqQBCgIYAhIM' }, { text: '', redacted: 'UmVkYWN0ZWQ=' }],
+    });
+  });
+
   it('to OpenAI: the events as they came (reasoning_details and all), read by openai-node', async () => {
     const out = atEveryCut(claude, (chunks) => relayed({ from: 'openai' }, chunks));
     expect(out).toBe(claude);

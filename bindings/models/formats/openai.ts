@@ -474,18 +474,20 @@ function wholeChat(body: unknown): WholeEvent[] | undefined {
     // (its reasoning, which a message may have after its content (DeepSeek's), first, in a chunk
     // of its own, as its stream sends it before the text)
     const m = c.message;
-    const thinks = isObj(m) && [m.reasoning_content, m.reasoning].some((r) => typeof r === 'string' && r !== '');
+    // (OpenRouter's reasoning_details with it, read in place of the same text its `reasoning` says)
+    const thinks = isObj(m) && ([m.reasoning_content, m.reasoning].some((r) => typeof r === 'string' && r !== '')
+      || (Array.isArray(m.reasoning_details) && m.reasoning_details.length !== 0));
     if (thinks) {
       const thought: Record<string, unknown> = {};
       if (m.role !== undefined) thought.role = m.role;
-      for (const k of ['reasoning_content', 'reasoning']) if (k in m) thought[k] = m[k];
+      for (const k of ['reasoning_content', 'reasoning', 'reasoning_details']) if (k in m) thought[k] = m[k];
       out.push(chunk({ choices: [{ ...('index' in c ? { index: c.index } : {}), delta: thought, finish_reason: null }] }));
     }
     const choice: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(c)) {
       if (k !== 'message') choice[k] = v;
       else if (isObj(v)) {
-        const { role: _role, reasoning_content: _said, reasoning: _alias, ...rest } = v;
+        const { role: _role, reasoning_content: _said, reasoning: _alias, reasoning_details: _details, ...rest } = v;
         let delta = thinks ? rest : v;
         // (its audio is the whole file, in the format the request asked, which the answer does not
         // say: its type, read from the file's head, beside it as `mime_type`, where a stream's
