@@ -328,6 +328,14 @@ export abstract class ModelReader extends FrameStream {
   get heartbeats(): number { return this._heartbeats + (this.message?.pings ?? 0); }
   /** Of those, the keep-alives that are events (Anthropic's pings, counted in `events` too; an SSE comment is not an event). */
   get pings(): number { return this.message?.pings ?? 0; }
+  /**
+   * Bytes the stream holds in JavaScript as one JSON body: an SSE format's stream (or AWS's event
+   * stream) answered with a whole answer or an error object instead is kept whole, from its `{`
+   * (or Gemini's `[`), until the stream's end, up to maxEventBytes, outside the core's memory that
+   * `coreMemoryUsed()` counts. 0 for an event stream (and a format of lines), and once a whole
+   * answer was read; a caller with a memory budget counts what it grows by after each push.
+   */
+  get jsonBodyBytes(): number { return this.body?.bytes ?? 0; }
 
   /** @internal Whether reasoning and arguments are kept (a stream) or only passed to `out` (a relay). */
   get keeps(): boolean { return true; }
@@ -839,12 +847,13 @@ export abstract class ModelReader extends FrameStream {
 
   private keepBody(chunk: Uint8Array): void {
     const body = (this.body ??= { parts: [], bytes: 0, at: this.bytesIn });
-    body.bytes += chunk.length;
-    if (body.bytes > this.maxEventBytes) {
+    // (counted once kept: a read past the limit is not, and jsonBodyBytes says what is held)
+    if (body.bytes + chunk.length > this.maxEventBytes) {
       this.stop(new ModelStreamError('ERR_EVENT_TOO_LARGE', body.at,
         `The ${this.format} response is a JSON body larger than maxEventBytes (${this.maxEventBytes} bytes)`, ''));
     }
     body.parts.push(chunk.slice());
+    body.bytes += chunk.length;
     this.bytesIn += chunk.length;
   }
 
