@@ -2,6 +2,9 @@
 // stream of an SSE format or of AWS's event stream answered with one JSON body instead (a whole
 // answer, an error object) is kept whole until its end, up to maxEventBytes, outside the core's
 // memory that coreMemoryUsed counts. A stream counts those bytes in the streams' budget as they come.
+// The library says the number itself (ModelStream's and SseRelay's jsonBodyBytes), which the relay
+// (relay.mjs) reads; this restatement stays only for whole-answer.mjs until it reads the model
+// stream's jsonBodyBytes too, and then goes.
 
 const BOM = [0xef, 0xbb, 0xbf];
 

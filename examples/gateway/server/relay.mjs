@@ -2,7 +2,6 @@
 // to the client, whole validated events in the client's API, with backpressure and the stream's
 // counts; and how a relayed stream counts once the relay has written its end (relayedStatus).
 import { CoreMemoryError, SseRelay } from 'seam-stream';
-import { heldBody } from './held-body.mjs';
 import { clientGone } from './replies.mjs';
 
 /**
@@ -135,10 +134,10 @@ export function relayAnswer(s, upRes, model) {
       stop();
     };
     s.done = () => { if (!ended) stop(); };
-    // (an answer that is one JSON body, which the relay keeps whole until the upstream's end: held
-    // in the streams' budget as it comes, and let go with the relay; null once the answer is an
-    // event stream, or for a format without such a body)
-    let body = heldBody(gw.facts);
+    // (an answer that is one JSON body, which the relay keeps whole until the upstream's end, in
+    // JavaScript, outside the core's memory: held in the streams' budget as the relay's
+    // jsonBodyBytes grows, and let go with the relay)
+    let bodyHeld = 0;
     // One socket read of the upstream holds many HTTP chunks when the upstream is ahead of the
     // gateway (each a 'data' event, in one go): the reads of one tick are relayed as one push
     // and written as one client write, right after the last of them (process.nextTick, which
@@ -154,12 +153,6 @@ export function relayAnswer(s, upRes, model) {
       const chunk = burst.length === 1 ? burst[0] : Buffer.concat(burst, burstBytes);
       burst.length = 0;
       burstBytes = 0;
-      const kept = body === null ? 0 : body(chunk);
-      if (kept < 0) body = null;
-      else if (kept !== 0 && !s.hold(kept)) {
-        m.bytesIn.inc(chunk.length);
-        return void endOwn(s, relay, upRes, stop, { message: `the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`, kind: 'overloaded', code: 'ERR_PENDING_BYTES' }, 'pending_bytes');
-      }
       let out;
       try {
         out = relay.push(chunk);
@@ -169,6 +162,12 @@ export function relayAnswer(s, upRes, model) {
         return void relayFailed(s, relay, upRes, stop, err);
       }
       m.bytesIn.inc(chunk.length);
+      const body = relay.jsonBodyBytes;
+      if (body > bodyHeld) {
+        const more = body - bodyHeld;
+        bodyHeld = body;
+        if (!s.hold(more)) return void endOwn(s, relay, upRes, stop, { message: `the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`, kind: 'overloaded', code: 'ERR_PENDING_BYTES' }, 'pending_bytes');
+      }
       const n = relay.events;
       m.eventsIn.inc(n - events);
       s.progressed(n - relay.pings);
