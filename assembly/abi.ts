@@ -46,7 +46,7 @@ export const OUT_CAP: usize = (IN_CAP + IN_HEAD) * 2 + 128;
  */
 export const MIDS_OFF: usize = OUT_CAP / 2;
 /** Words of the result record. */
-export const RES_WORDS: usize = 32;
+export const RES_WORDS: usize = 36;
 /** Bytes of span records the framers may write per call. */
 export const SPAN_BYTES: usize = 65536;
 
@@ -458,6 +458,8 @@ export const MDR_UNITS: i32 = 19;
 export const MDR_SCRATCH: i32 = 20;
 /** Result word of modelPush / modelMore: 1 when they read the batch's documents (the MDR_* words are of that read). */
 export const MDR_READ: i32 = 21;
+/** Result word of modelDocs: of its quiet events, those that held no content (no text, reasoning or arguments of a byte: `{}`, a role or an empty string alone). */
+export const MDR_EMPTY: i32 = 32;
 /** Result word of modelDocs: with ME_CHUNKS, the events it wrote for the client (one per content span). */
 export const MDR_CHUNKS: i32 = 23;
 /** Result word of modelDocs: bytes (as sent, escaped) of reasoning the call's quiet events held. */

@@ -7,7 +7,7 @@ import {
   CH_ARGS, CH_OF_KIND, CH_REASONING, CH_TEXT, DF_DONE, DF_ERROR, FR_NREC, FR_RAW_PTR, IN_CAP, IN_JOIN, IN_PTR, JF_ASCII, JF_ESCAPED, JK_NUMBER,
   JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, JSON_READ_SLACK, JSON_REC_PTR, JSON_UTF16_SLACK,
   K_COMMENT, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END, MDOC_PTR, MDR_ARGS_BYTES, MDR_BLANK, MDR_CHUNKS, MDR_COMMENTS, MDR_DOCS,
-  MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_GATHERED, MDR_HIGH, MDR_LOGGED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
+  MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_EMPTY, MDR_GATHERED, MDR_HIGH, MDR_LOGGED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
   MDR_UNITS, ME_LOUD, MD_FLAGS, MD_J0, MD_JN, MD_LEN, MD_PTR, MD_REC, ME_CHARS, ME_CHUNKS, ME_COMMENTS, ME_GATHER, ME_HIGH, ME_KEEP, ME_NAMED, ME_ORDER, ME_PASS,
   ME_TEXT, MG_KEEP, MG_TEXT, MGATHER_CAP, MGATHER_PTR, MGR_PTR, MG_WORDS, MHEAD_PTR, MHEAD_SLOT, MJREC_CAP, MJREC_PTR, MK_LINES, MK_STRIP_DATA, MR_CALL, MR_CHOICE,
   MR_KIND, MR_LITERAL, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MRF_ALIAS, MT_CHOICE, MT_HEAD_BYTES, MT_KIND_BYTES, MT_RULE_BYTES, OUT_CAP, OUT_PTR,
@@ -377,6 +377,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
   let prevEnd: usize = 0;
   let g = gathered;
   let quiet: i32 = 0, blank: i32 = 0, comments: i32 = 0, chunks: i32 = 0;
+  let empty: i32 = 0; // (quiet events with no content of a byte)
   let textBytes: usize = 0, textChars: usize = 0; // (textChars: with ME_CHARS)
   let reasonBytes: usize = 0, argsBytes: usize = 0;
   let high = (emitMode & ME_HIGH) != 0;
@@ -471,6 +472,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
           if (said) break; // (JS takes the content before it first)
           said = true;
         }
+        let spoke = false;
         for (let j = 0; j < got; j++) {
           const w = MJREC_PTR + (<usize>j * JREC_BYTES);
           const head = load<u32>(w);
@@ -478,6 +480,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
           const sp = p + <usize>load<i32>(w, JR_START << 2);
           const sl = <usize>(load<i32>(w, JR_END << 2) - load<i32>(w, JR_START << 2));
           if (sl == 0) continue;
+          spoke = true;
           const jf = head >>> JREC_FLAGS_SHIFT;
           if (ch != CH_TEXT) {
             // reasoning, or the current call's arguments: written for the client, or kept for JS
@@ -514,6 +517,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
           emitEvent(p, n);
         }
         quiet++;
+        if (!spoke) empty++;
         prevEnd = lineEnd;
         continue;
       }
@@ -540,6 +544,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
   res(MDR_DOCS, nd);
   res(MDR_NEXT, k);
   res(MDR_QUIET, quiet);
+  res(MDR_EMPTY, empty);
   res(MDR_BLANK, blank);
   res(MDR_COMMENTS, comments);
   res(MDR_CHUNKS, chunks);

@@ -11,6 +11,15 @@ import { type Doc, type FinishWords, type Sink, finishWords } from './formats/de
 import { type BuiltinCallType, type Call, type Citation, type Media, Message } from './message.js';
 
 /**
+ * Set by each callback through which the event being read says a part of the answer (text or
+ * reasoning of some bytes, a call or its arguments, a refusal, a source, media, a new finish reason
+ * or usage, the completion, an error); the reader clears it before each event it reads in
+ * JavaScript, and counts an event that left it clear as empty (`ModelReader.emptyEvents`). A
+ * part's end alone, a ping and an envelope say nothing.
+ */
+export const eventSaid = { any: false };
+
+/**
  * What the owner of a document does with the parts of the message as they come, besides keeping
  * them in its Message: a relay writes them for its client. A ModelStream keeps them only.
  */
@@ -157,10 +166,12 @@ export class DocReader implements Doc, Sink {
   }
 
   onText(_doc: Doc, j: number): void {
+    if (this.len(j) !== 0) eventSaid.any = true;
     this.owner!.span(this.ptr(j), this.len(j), this.flags(j));
   }
 
   onReasoning(_doc: Doc, j: number): void {
+    if (this.len(j) !== 0) eventSaid.any = true;
     const owner = this.owner!;
     if (owner.keeps) {
       if (!this.reasoningRoom(this.len(j))) return;
@@ -170,6 +181,7 @@ export class DocReader implements Doc, Sink {
   }
 
   onReasoningSignature(_doc: Doc, j: number, redacted = false): void {
+    eventSaid.any = true;
     const owner = this.owner!;
     if (owner.keeps) {
       if (!this.reasoningRoom(this.len(j))) return;
@@ -186,6 +198,7 @@ export class DocReader implements Doc, Sink {
   }
 
   onReasoningEncrypted(_doc: Doc, j: number): void {
+    eventSaid.any = true;
     // (a relay's clients, OpenAI Chat's and Anthropic's, have no field for it: it is not written as
     // another provider's signature, which the client would send back to that provider)
     if (!this.owner!.keeps || !this.reasoningRoom(this.len(j))) return;
@@ -193,6 +206,7 @@ export class DocReader implements Doc, Sink {
   }
 
   onReasoningItem(doc: Doc, j: number, done: boolean): void {
+    eventSaid.any = true;
     const owner = this.owner!;
     if (!owner.keeps) return;
     const m = this.said;
@@ -223,6 +237,7 @@ export class DocReader implements Doc, Sink {
     const owner = this.owner!;
     const len = j >= 0 ? this.len(j) : 0;
     if (len === 0 && details < 0) return;
+    eventSaid.any = true;
     const m = this.said;
     m.refusing = true;
     if (owner.keeps && len !== 0) {
@@ -234,6 +249,7 @@ export class DocReader implements Doc, Sink {
   }
 
   onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1, noArgs = '', custom = false, signature = -1): void {
+    eventSaid.any = true;
     const owner = this.owner!;
     // (the arguments it has when no fragment brings any, its start's input or its item's members,
     // kept as its fragments are: within maxArgumentBytes, past which the call neither begins nor
@@ -260,6 +276,7 @@ export class DocReader implements Doc, Sink {
     // (an object: the whole arguments, its JSON text as sent, in place of what came before)
     const whole = doc.kind(j) === JK_OBJECT && !custom;
     if (doc.kind(j) !== JK_STRING && !whole) return;
+    if (whole || this.len(j) !== 0) eventSaid.any = true;
     const { call, began } = this.said.call(key, '', false);
     if (custom) call.custom = true;
     if (began) this.owner!.out?.callBegan(call);
@@ -268,6 +285,7 @@ export class DocReader implements Doc, Sink {
   }
 
   onWholeToolCall(doc: Doc, id: number, name: number, args: number, noArgs = '', signature = -1): void {
+    eventSaid.any = true;
     const owner = this.owner!;
     // (the arguments of a call that has none, Gemini's `{}`, kept as sent ones are: within maxArgumentBytes)
     if (args < 0 && owner.keeps && noArgs !== '' && !this.argumentRoom(utf8Length(noArgs))) return;
@@ -287,6 +305,7 @@ export class DocReader implements Doc, Sink {
   }
 
   onServerCall(doc: Doc, id: number, name: string, args: number, signature = -1): void {
+    eventSaid.any = true;
     const owner = this.owner!;
     const call = this.said.serverWhole();
     this.named(doc, call, id, -1, signature);
@@ -297,6 +316,7 @@ export class DocReader implements Doc, Sink {
   }
 
   onServerResult(doc: Doc, id: number, result: number, name: string): void {
+    eventSaid.any = true;
     const owner = this.owner!;
     if (!owner.keeps) return;
     const m = this.said;
@@ -324,6 +344,7 @@ export class DocReader implements Doc, Sink {
   }
 
   onPartCall(doc: Doc, id: number, name: number, signature: number, state: object): void {
+    eventSaid.any = true;
     const m = this.said;
     if (m.partCall !== null) this.onPartCallEnd();
     const call = m.whole();
@@ -337,6 +358,7 @@ export class DocReader implements Doc, Sink {
   }
 
   onBuiltinCall(doc: Doc, key: number, id: number, name: string, type: BuiltinCallType, args: string): void {
+    eventSaid.any = true;
     const owner = this.owner!;
     const len = utf8Length(args);
     // (past maxArgumentBytes the call does not begin: the stream fails at this event, with the calls as they stood before it)
@@ -356,6 +378,7 @@ export class DocReader implements Doc, Sink {
   }
 
   onCitation(citation: Citation, once = false, counted = false): void {
+    eventSaid.any = true;
     const owner = this.owner!;
     if (!owner.keeps) {
       // (a relay: a source at an address goes to a writer that writes them, once per address, and
@@ -383,10 +406,12 @@ export class DocReader implements Doc, Sink {
   }
 
   onMediaId(_doc: Doc, j: number): void {
+    eventSaid.any = true;
     if (this.owner!.keeps) this.said.mediaId = this.string(j);
   }
 
   onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number, as?: 'url' | 'uri', expires = -1): void {
+    eventSaid.any = true;
     // (a relay's clients have no place for media in an answer: OpenAI Chat's chunks and Anthropic's content blocks have none)
     const owner = this.owner!;
     if (!owner.keeps) return;
@@ -428,6 +453,7 @@ export class DocReader implements Doc, Sink {
   }
 
   onCitationList(_doc: Doc, j: number, read: (list: readonly unknown[]) => Citation[]): void {
+    eventSaid.any = true;
     if (!this.owner!.keeps || this.kind(j) !== JK_ARRAY) return;
     const lists = (this.said.citedLists ??= new Map());
     const text = this.string(j);
@@ -444,6 +470,7 @@ export class DocReader implements Doc, Sink {
     const owner = this.owner!;
     const p = owner.message?.partCall;
     if (p === undefined || p === null || text === '' || owner.message!.error !== null) return;
+    eventSaid.any = true;
     const call = p.call;
     const len = utf8Length(text);
     if (owner.keeps) {
@@ -463,6 +490,7 @@ export class DocReader implements Doc, Sink {
   }
 
   onBadEvent(why: string): void {
+    eventSaid.any = true;
     this.said.bad ??= why;
   }
 
@@ -567,6 +595,7 @@ export class DocReader implements Doc, Sink {
 
   onFinishReason(reason: string, refused = false, note?: string): void {
     const said = this.said;
+    if (said.finishReason !== reason || said.refused !== refused) eventSaid.any = true;
     said.finishReason = reason;
     said.refused = refused;
     const failed = finishWords(this.owner!.finishReasons, reason)?.failed;
@@ -579,10 +608,21 @@ export class DocReader implements Doc, Sink {
 
   onUsage(fields: Record<string, unknown>): void {
     const said = this.said;
+    if (!eventSaid.any) {
+      // (the same usage again, as Gemini's every chunk may say it, is no news)
+      const was = said.usage;
+      for (const k in fields) {
+        if (was === undefined || (!Object.is(was[k], fields[k]) && JSON.stringify(was[k]) !== JSON.stringify(fields[k]))) {
+          eventSaid.any = true;
+          break;
+        }
+      }
+    }
     said.usage = said.usage === undefined ? fields : { ...said.usage, ...fields };
   }
 
   onDone(): void {
+    eventSaid.any = true;
     this.said.done = true;
   }
 
@@ -591,6 +631,7 @@ export class DocReader implements Doc, Sink {
   }
 
   onError(message: string, detail?: string): void {
+    eventSaid.any = true;
     const said = this.said;
     said.error = message;
     said.errorDetail = detail;

@@ -204,6 +204,8 @@ export class Message {
   refused = false;
   usage: Record<string, unknown> | undefined = undefined;
   pings = 0;
+  /** Events read in JavaScript that said nothing of the answer, nor were pings (ModelReader.emptyEvents). */
+  empty = 0;
   done = false;
   /** The error a description reported while reading a document (taken by the reader). */
   error: string | null = null;

@@ -11,12 +11,12 @@ import { type StateKind } from '../core/stream.js';
 import { type CoreExports } from '../core/wasm.js';
 import {
   DF_DONE, DF_ERROR, ESM_READ, FR_NREC, F_FATAL, JE_TRUNCATED, JREC_WORDS, JSON_MAX_DEPTH, LINE_REC_WORDS, LR_END, LR_START, MDR_ARGS_BYTES, MDR_BLANK,
-  MDR_COMMENTS, MDR_DOCS, MDR_GATHERED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MD_FLAGS, MD_J0, MD_JN, MD_LEN,
+  MDR_COMMENTS, MDR_DOCS, MDR_EMPTY, MDR_GATHERED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MD_FLAGS, MD_J0, MD_JN, MD_LEN,
   MD_PTR, MD_REC, ME_LOUD, MGR_PTR, MK_SSE, R_LIMIT, SR_DSTART, SSE_REC_WORDS, ST_FRAME_MAX,
 } from '../core/generated/abi.js';
 import { FrameStream, MAX_LIMIT_BYTES, frameLimit } from '../frames/frame-stream.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../frames/sse.js';
-import { type DocReader, JSON_ERRORS, type MessageOut, borrowDoc, jsonTooDeep } from './document.js';
+import { type DocReader, JSON_ERRORS, type MessageOut, borrowDoc, eventSaid, jsonTooDeep } from './document.js';
 import { ModelStreamError, type ModelStreamErrorCode } from './errors.js';
 import { type FormatSpec, wholeAnswerBudget, wholeEventsWithin } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
@@ -329,6 +329,16 @@ export abstract class ModelReader extends FrameStream {
   /** Of those, the keep-alives that are events (Anthropic's pings, counted in `events` too; an SSE comment is not an event). */
   get pings(): number { return this.message?.pings ?? 0; }
   /**
+   * Events read that said no part of the answer, nor were keep-alives: `{}`, an envelope without
+   * content, the same usage or finish reason again, a part's end alone. `events - pings -
+   * emptyEvents` grows only with events that carried something (text, reasoning, a call or its
+   * arguments, a refusal, a source, media, new usage, the finish, the completion, an error): the
+   * progress a server's idle timeout can count, which an upstream sending `data: {}` forever
+   * does not make. (A delta the core reads itself, text, reasoning or arguments, counts as
+   * progress as it is.)
+   */
+  get emptyEvents(): number { return this.message?.empty ?? 0; }
+  /**
    * Bytes the stream holds in JavaScript as one JSON body: an SSE format's stream (or AWS's event
    * stream) answered with a whole answer or an error object instead is kept whole, from its `{`
    * (or Gemini's `[`), until the stream's end, up to maxEventBytes, outside the core's memory that
@@ -577,12 +587,19 @@ export abstract class ModelReader extends FrameStream {
     this._events += quiet;
     this.lineNo += quiet + i32[r + MDR_BLANK];
     this._heartbeats += i32[r + MDR_COMMENTS];
+    if (quiet !== 0) this.quietSaid(i32, r);
     call.gathered = i32[r + MDR_GATHERED];
     this.partsRead();
     this.quietDone();
     if (call.gathered !== 0) this.batchDone();
     if (call.order !== null) call.order.taken();
     return true;
+  }
+
+  /** Of the quiet events the core read to the end in its last call, those with no content (`{}`, a role or an empty string alone): counted in `emptyEvents`. */
+  private quietSaid(i32: Int32Array, r: number): void {
+    const empty = i32[r + MDR_EMPTY];
+    if (empty !== 0) (this.message ??= new Message()).empty += empty;
   }
 
   /**
@@ -609,6 +626,7 @@ export abstract class ModelReader extends FrameStream {
       this._events += quiet;
       this.lineNo += quiet + i32[r + MDR_BLANK];
       this._heartbeats += i32[r + MDR_COMMENTS];
+      if (quiet !== 0) this.quietSaid(i32, r);
       call.gathered = i32[r + MDR_GATHERED];
       try {
         this.partsRead();
@@ -681,7 +699,11 @@ export abstract class ModelReader extends FrameStream {
     }
     const len = i32[e + MD_LEN];
     const doc = borrowDoc(this.core, this, ptr, len, this.core.mjrec + i32[e + MD_J0] * JREC_WORDS, i32[e + MD_JN]);
+    eventSaid.any = false;
+    const pings = this.message?.pings ?? 0;
     this.spec.read(doc, doc);
+    // (an event that said no part of the answer, nor was a ping: `{}`, an envelope alone, the same usage again)
+    if (!eventSaid.any && (this.message?.pings ?? 0) === pings) (this.message ??= new Message()).empty++;
     const m = this.message;
     if (m !== null) {
       const why = m.error;

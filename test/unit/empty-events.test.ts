@@ -1,0 +1,113 @@
+// emptyEvents: the events a stream read that said no part of the answer and were not keep-alives
+// (`{}`, a role or an envelope alone, an empty string of text or reasoning, the same usage or finish
+// again), whether the core read them to the end (quiet events) or JavaScript did. `events - pings -
+// emptyEvents` is then the events that carried something, what a server's idle timeout counts as
+// progress (the gateway's bodyTimeout). Exact at every chunking: whole, every two-piece split, a
+// byte per read, seeded random cuts.
+import { describe, expect, it } from 'vitest';
+import { type ModelFormat, ModelStream, SseRelay } from '../../bindings/index.js';
+import { cut, randomCuts, standardChunkings } from '../helpers/random.js';
+
+const enc = new TextEncoder();
+const sse = (events: string[]) => events.map((e) => (e.startsWith('event:') || e.startsWith(':') ? `${e}\n\n` : `data: ${e}\n\n`)).join('');
+const delta = (d: string, finish = 'null') => `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":${d},"finish_reason":${finish}}]}`;
+
+interface Case { name: string; format: ModelFormat; input: string; events: number; pings: number; empty: number }
+
+const cases: Case[] = [
+  {
+    name: 'OpenAI: empty chunks among the content, the same usage twice',
+    format: 'openai',
+    input: sse([
+      '{}', delta('{"role":"assistant"}'), delta('{"content":""}'), delta('{"content":"Hel"}'), '{}', delta('{"reasoning_content":"hm"}'),
+      delta('{"content":"lo"}'), delta('{"content":""}'), ': keep-alive', delta('{}', '"stop"'),
+      '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
+      '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
+      '[DONE]',
+    ]),
+    // 12 events ([DONE] one); empty: {}, the role, "", {}, "" again, the same usage again
+    events: 12, pings: 0, empty: 6,
+  },
+  {
+    name: 'Anthropic: pings, an unknown event, {}, an empty text delta, a block\'s end',
+    format: 'anthropic',
+    input: sse([
+      'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"c","content":[],"stop_reason":null,"usage":{"input_tokens":3,"output_tokens":1}}}',
+      'event: ping\ndata: {"type":"ping"}', 'event: foo\ndata: {"type":"foo"}', '{}',
+      'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}',
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}',
+      'event: ping\ndata: {"type":"ping"}',
+      'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}',
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}',
+      'event: message_stop\ndata: {"type":"message_stop"}',
+    ]),
+    events: 11, pings: 2, empty: 5,
+  },
+  {
+    name: 'Gemini: {} and no candidates among the content',
+    format: 'gemini',
+    input: sse([
+      '{}', '{"candidates":[]}', '{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}]}', '{}',
+      '{"candidates":[{"content":{"parts":[{"text":"!"}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2,"totalTokenCount":5}}',
+    ]),
+    events: 5, pings: 0, empty: 3,
+  },
+];
+
+type Reader = ModelStream | SseRelay;
+const makers: [string, (format: ModelFormat) => Reader][] = [
+  ['ModelStream', (format) => new ModelStream({ format })],
+  ['SseRelay to OpenAI', (format) => new SseRelay({ from: format, to: 'openai' })],
+  ['SseRelay to Anthropic', (format) => new SseRelay({ from: format, to: 'anthropic' })],
+];
+
+function counts(make: (f: ModelFormat) => Reader, format: ModelFormat, chunks: Uint8Array[]) {
+  const r = make(format);
+  const progress: number[] = [];
+  for (const c of chunks) {
+    r.push(c);
+    progress.push(r.events - r.pings - r.emptyEvents);
+  }
+  r.flush();
+  const got = { events: r.events, pings: r.pings, empty: r.emptyEvents, status: r.status };
+  r.dispose();
+  return { got, progress };
+}
+
+describe('emptyEvents', () => {
+  for (const [who, make] of makers) {
+    for (const c of cases) {
+      it(`${who}: ${c.name}`, () => {
+        const bytes = enc.encode(c.input);
+        const want = { events: c.events, pings: c.pings, empty: c.empty, status: 'done' };
+        let runs = 0;
+        for (const chunks of standardChunkings(bytes)) {
+          const { got, progress } = counts(make, c.format, chunks);
+          expect(got, `${chunks.length} reads`).toEqual(want);
+          // (progress never goes back)
+          for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]);
+          runs++;
+        }
+        expect(runs).toBe(bytes.length + 3);
+        const seed = 0xe3 + bytes.length;
+        let x = seed;
+        const next = () => ((x = (x * 1103515245 + 12345) >>> 0) / 2 ** 32);
+        for (let i = 0; i < 40; i++) expect(counts(make, c.format, cut(bytes, randomCuts(bytes, next, 24))).got, `seed ${seed}, run ${i}`).toEqual(want);
+      });
+    }
+  }
+
+  it('a stream of nothing but {} makes no progress; one of reasoning alone, or of usage alone that changes, does', () => {
+    const r = new SseRelay({ from: 'openai', to: 'openai' });
+    r.push(enc.encode(sse(Array(50).fill('{}'))));
+    expect([r.events, r.emptyEvents]).toEqual([50, 50]);
+    r.push(enc.encode(sse(Array(50).fill(delta('{"content":""}')))));
+    expect([r.events, r.emptyEvents]).toEqual([100, 100]);
+    for (let i = 0; i < 20; i++) r.push(enc.encode(sse([delta(`{"reasoning_content":"step ${i}. "}`)])));
+    expect([r.events, r.emptyEvents]).toEqual([120, 100]);
+    for (let i = 1; i <= 5; i++) r.push(enc.encode(sse([`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":${i},"total_tokens":${3 + i}}}`])));
+    expect([r.events, r.emptyEvents]).toEqual([125, 100]);
+    r.dispose();
+  });
+});
