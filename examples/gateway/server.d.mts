@@ -41,7 +41,7 @@ export interface GatewayOptions {
   highWaterMark?: number;
   /** Milliseconds for the upstream's headers (more than 0). @defaultValue 60000 */
   upstreamTimeout?: number;
-  /** Milliseconds without progress from the upstream after its headers: no event but keep-alives (the gateway's or the upstream's; nor the time its read is paused for a client that does not read). @defaultValue 300000 */
+  /** Milliseconds without progress from the upstream after its headers: no event that carries a part of the answer, only keep-alives (the gateway's or the upstream's) or empty events (`{}`, an envelope alone; nor the time its read is paused for a client that does not read). @defaultValue 300000 */
   bodyTimeout?: number;
   /** Milliseconds for the client's request to arrive, and for a client to take some of its answer. @defaultValue 30000 */
   clientTimeout?: number;

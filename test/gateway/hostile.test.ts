@@ -55,7 +55,7 @@ describe('an upstream that only sends keep-alives', () => {
       // (the comments are forwarded as they came; an empty event is nothing to write)
       const forwarded = ping.startsWith(':') ? ping : '';
       const n = forwarded === '' ? 0 : text.split(forwarded).length - 1;
-      expect(text, JSON.stringify(ping)).toBe(chunk('Bonjour') + forwarded.repeat(n) + timeoutEvent('the upstream sent no event but keep-alives for 300 ms', 'ERR_UPSTREAM_BODY_TIMEOUT'));
+      expect(text, JSON.stringify(ping)).toBe(chunk('Bonjour') + forwarded.repeat(n) + timeoutEvent('the upstream sent nothing of its answer (keep-alives, empty events) for 300 ms', 'ERR_UPSTREAM_BODY_TIMEOUT'));
       expect(took).toBeGreaterThanOrEqual(290);
       expect(took).toBeLessThan(5000);
       await nothingLeft(g);
@@ -68,7 +68,7 @@ describe('an upstream that only sends keep-alives', () => {
       const thrown = await (async () => { for await (const c of stream) got += c.choices[0]?.delta?.content ?? ''; })().catch((e: unknown) => e);
       expect(got).toBe('Bonjour');
       expect(thrown).toBeInstanceOf(OpenAI.APIError);
-      expect([(thrown as InstanceType<typeof OpenAI.APIError>).code, (thrown as Error).message]).toEqual(['ERR_UPSTREAM_BODY_TIMEOUT', 'the upstream sent no event but keep-alives for 300 ms']);
+      expect([(thrown as InstanceType<typeof OpenAI.APIError>).code, (thrown as Error).message]).toEqual(['ERR_UPSTREAM_BODY_TIMEOUT', 'the upstream sent nothing of its answer (keep-alives, empty events) for 300 ms']);
       await closeGateway(g);
       g = undefined;
     }
@@ -83,10 +83,10 @@ describe('an upstream that only sends keep-alives', () => {
     const thrown = await stream.done().catch((e: unknown) => e);
     expect(got).toBe('Bonjour');
     expect(thrown).toBeInstanceOf(Anthropic.APIError);
-    expect((thrown as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'timeout_error', message: 'the upstream sent no event but keep-alives for 300 ms' } });
+    expect((thrown as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'timeout_error', message: 'the upstream sent nothing of its answer (keep-alives, empty events) for 300 ms' } });
     await nothingLeft(g);
     const r = await post(g.url, chat('m'));
-    expect(r.body.toString()).toMatch(/"content":"Bonjour"[^]*\n\ndata: \{"error":\{"message":"the upstream sent no event but keep-alives for 300 ms","type":"timeout","code":"ERR_UPSTREAM_BODY_TIMEOUT"\}\}\n\n$/);
+    expect(r.body.toString()).toMatch(/"content":"Bonjour"[^]*\n\ndata: \{"error":\{"message":"the upstream sent nothing of its answer \(keep-alives, empty events\) for 300 ms","type":"timeout","code":"ERR_UPSTREAM_BODY_TIMEOUT"\}\}\n\n$/);
     await nothingLeft(g);
   });
 
@@ -95,7 +95,53 @@ describe('an upstream that only sends keep-alives', () => {
     g.up.scripts.set('m', pinging(ANTHROPIC_START, PING));
     const r = await post(g.url, chat('m', false));
     expect(r.status).toBe(504);
-    expect(JSON.parse(r.body.toString())).toEqual({ error: { message: 'the upstream sent no event but keep-alives for 300 ms', type: 'timeout', code: 'ERR_UPSTREAM_BODY_TIMEOUT' } });
+    expect(JSON.parse(r.body.toString())).toEqual({ error: { message: 'the upstream sent nothing of its answer (keep-alives, empty events) for 300 ms', type: 'timeout', code: 'ERR_UPSTREAM_BODY_TIMEOUT' } });
+    await nothingLeft(g);
+  });
+
+  test('events that carry nothing (`{}`, a role alone, an empty delta, the same usage again), sent for ever: no progress; the stream ends at bodyTimeout, not at maxDuration', async () => {
+    const usage = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}\n\n';
+    const role = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}\n\n';
+    for (const [first, empty] of [[chunk('Bonjour'), 'data: {}\n\n'], [chunk('Bonjour'), role], [chunk('Bonjour'), chunk('')], [chunk('Bonjour') + usage, usage]]) {
+      g = await startGateway({ bodyTimeout: 300, maxDuration: 20_000, keepalive: 0 });
+      g.up.scripts.set('m', pinging(first, empty));
+      const t0 = Date.now();
+      const r = await post(g.url, chat('m'));
+      const took = Date.now() - t0;
+      const text = r.body.toString();
+      // (to an OpenAI client, each is passed on as it came: the client reads nothing of them)
+      const n = text.split(empty).length - 1 - (first.includes(empty) ? 1 : 0);
+      expect(n, empty).toBeGreaterThan(3);
+      expect(text, empty).toBe(first + empty.repeat(n) + timeoutEvent('the upstream sent nothing of its answer (keep-alives, empty events) for 300 ms', 'ERR_UPSTREAM_BODY_TIMEOUT'));
+      expect(took).toBeGreaterThanOrEqual(290);
+      expect(took).toBeLessThan(5000);
+      await nothingLeft(g);
+      const m = await metricsAt(`${g.url}/metrics`);
+      expect(m.get('gateway_timeouts_total{timeout="body"}')).toBe(1);
+      await closeGateway(g);
+      g = undefined;
+    }
+    // to an Anthropic client, from a Gemini upstream: nothing is written of them, then Anthropic's timeout_error
+    g = await startGateway({ upstreamFormat: 'gemini', bodyTimeout: 300, maxDuration: 20_000, keepalive: 0 });
+    g.up.scripts.set('m', pinging('data: {"candidates":[{"content":{"parts":[{"text":"Bonjour"}],"role":"model"},"index":0}]}\r\n\r\n', 'data: {"candidates":[]}\r\n\r\n'));
+    const stream = anthropicOf(g).messages.stream({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] });
+    let got = '';
+    stream.on('text', (t) => { got += t; });
+    const thrown = await stream.done().catch((e: unknown) => e);
+    expect(got).toBe('Bonjour');
+    expect((thrown as InstanceType<typeof Anthropic.APIError>).error).toEqual({ type: 'error', error: { type: 'timeout_error', message: 'the upstream sent nothing of its answer (keep-alives, empty events) for 300 ms' } });
+    await nothingLeft(g);
+  });
+
+  test('a slow upstream whose events carry only reasoning, or only usage that grows, for longer than bodyTimeout: progress, the stream to its end', async () => {
+    g = await startGateway({ bodyTimeout: 300, keepalive: 0 });
+    const reasoning = (t: string) => `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"reasoning_content":${JSON.stringify(t)}},"finish_reason":null}]}\n\n`;
+    const usage = (n: number) => `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":${n},"total_tokens":${n + 1}}}\n\n`;
+    const pieces = ['Let ', 'me ', 'think ', 'about ', 'it.'].map(reasoning).concat([usage(1), usage(2), usage(3), usage(4), chunk('Oui'), DONE]);
+    g.up.scripts.set('m', { pieces: pieces.map(b), gapMs: 150 });
+    const t0 = Date.now();
+    expect((await post(g.url, chat('m'))).body.toString()).toBe(pieces.join(''));
+    expect(Date.now() - t0).toBeGreaterThan(1200); // (well past bodyTimeout in all)
     await nothingLeft(g);
   });
 

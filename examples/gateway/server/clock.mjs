@@ -4,7 +4,7 @@
 // that comes too slowly, a client that takes nothing of its answer, maxDuration, upstream silence), and a stream whose client has had nothing for longer
 // than `keepalive` gets a comment (unless its client is not reading anyway). bodyTimeout counts
 // from the upstream's last progress (Stream.progressed): neither these comments nor the upstream's
-// own keep-alives are any.
+// own keep-alives are any, nor its events that carry nothing of the answer (`{}`, an envelope alone).
 
 const KEEPALIVE = Buffer.from(': keep-alive\n\n');
 /** The gateway's clock ticks this many times per its shortest period (a silence is noticed within 1/4 of it). */
@@ -69,7 +69,7 @@ export function startClock(gw) {
       if (s.paused) s.heard = tick;
       if (tick - s.heard > bodyTicks) {
         if (s.silent !== null) s.silent(); // (an error body: what came of it is the answer)
-        else s.expire('body', s.pinged ? `the upstream sent no event but keep-alives for ${o.bodyTimeout} ms` : `the upstream sent nothing for ${o.bodyTimeout} ms`);
+        else s.expire('body', s.pinged ? `the upstream sent nothing of its answer (keep-alives, empty events) for ${o.bodyTimeout} ms` : `the upstream sent nothing for ${o.bodyTimeout} ms`);
         continue;
       }
       // (the client's silence, not the upstream's: an upstream's pings that the relay writes nothing

@@ -170,7 +170,9 @@ export function relayAnswer(s, upRes, model) {
       }
       const n = relay.events;
       m.eventsIn.inc(n - events);
-      s.progressed(n - relay.pings);
+      // (progress: the events that carried a part of the answer, not keep-alives nor empty events,
+      // `{}` or an envelope alone, which an upstream could send for ever)
+      s.progressed(n - relay.pings - relay.emptyEvents);
       if (out.length !== 0) {
         // From OpenAI, a read of whole canonical events comes back as the read itself, or its
         // start before a [DONE] (the relay compares them): memory of the read (its buffer),
