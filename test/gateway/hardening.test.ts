@@ -339,6 +339,28 @@ describe('finding 2: gateway keys', () => {
     }
   });
 
+  test('the metrics listener: a connection that sends nothing is cut at headTimeout, and it takes 16 connections at once; a scraper is served again once they go', async () => {
+    g = await start({ apiKeys: ['k'], metricsPort: 0, headTimeout: 200, clientTimeout: 1000 });
+    const port = Number(new URL(g.gw.metricsUrl!).port);
+    const open = (n: number) => Array.from({ length: n }, () => {
+      const t0 = Date.now();
+      const s = net.connect(port, '127.0.0.1');
+      let d = '';
+      s.on('data', (x) => { d += x.toString('latin1'); });
+      s.on('error', () => {});
+      return new Promise<{ took: number; said: string }>((resolve) => s.on('close', () => resolve({ took: Date.now() - t0, said: d })));
+    });
+    // (Node's defaults held each such connection for a minute, as many as a client opened)
+    const idle = await Promise.all(open(20));
+    const cut = idle.filter((c) => c.said.startsWith('HTTP/1.1 408'));
+    const dropped = idle.filter((c) => c.said === '');
+    expect([cut.length, dropped.length]).toEqual([16, 4]);
+    for (const c of cut) expect(c.took).toBeLessThan(3000);
+    for (const c of dropped) expect(c.took).toBeLessThan(150);
+    const m = await metricsAt(`${g.gw.metricsUrl}/metrics`);
+    expect(m.get('gateway_auth_failures_total')).toBe(0);
+  });
+
   test('/metrics on a listener of its own: not on the API\'s', async () => {
     g = await start({ apiKeys: ['k'], metricsPort: 0 });
     expect(g.gw.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

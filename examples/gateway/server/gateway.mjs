@@ -34,6 +34,8 @@ const coreLimit = { holders: 0, before: undefined };
 
 /** Milliseconds a client has, past the drain's deadline, to take the end of its stream before its connection is cut. */
 const DRAIN_GRACE = 1000;
+/** Connections the metrics listener takes at once (a scraper needs one); past them Node drops a new one. */
+const METRICS_CONNECTIONS = 16;
 
 /**
  * A gateway server (not listening yet). `listen(port, host)` resolves its URL; `close()` drains it
@@ -146,11 +148,19 @@ export function createGateway(options = {}) {
   /** The connections with a stream open (one at a time on each). */
   const busy = new WeakSet();
 
-  const metricsServer = o.metricsPort === undefined ? null : http.createServer((req, res) => {
+  // (the metrics listener has the API's times for a request to arrive, and takes a few connections
+  // at once: with Node's defaults a client that opened connections and sent nothing held each for
+  // a minute, as many as it liked, outside maxConnections; a scraper needs one)
+  const metricsServer = o.metricsPort === undefined ? null : http.createServer({
+    requestTimeout: o.clientTimeout,
+    headersTimeout: headWithin,
+    connectionsCheckingInterval: Math.max(5, Math.min(30_000, Math.floor(headWithin / 4))),
+  }, (req, res) => {
     const path = req.url.split('?')[0];
     if (req.method === 'GET' && path === '/metrics') return void serveMetrics(m, res).catch(() => res.destroy());
     sendJson(res, 404, errorBody('no route (this listener serves GET /metrics)', 'invalid_request_error', 'not_found'));
   });
+  if (metricsServer !== null) metricsServer.maxConnections = METRICS_CONNECTIONS;
 
   async function handle(req, res, id, expects = false) {
     const path = req.url.split('?')[0];
