@@ -330,7 +330,8 @@ export abstract class ModelReader extends FrameStream {
   get pings(): number { return this.message?.pings ?? 0; }
   /**
    * Events read that said no part of the answer, nor were keep-alives: `{}`, an envelope without
-   * content, the same usage or finish reason again, a part's end alone. `events - pings -
+   * content, the same usage or finish reason again, a part's end alone, an event after the
+   * completion that is not the usage a format sends after it (Bedrock's metadata). `events - pings -
    * emptyEvents` grows only with events that carried something (text, reasoning, a call or its
    * arguments, a refusal, a source, media, new usage, the finish, the completion, an error): the
    * progress a server's idle timeout can count, which an upstream sending `data: {}` forever
@@ -656,15 +657,20 @@ export abstract class ModelReader extends FrameStream {
       // after the completion: nothing more is the answer (a format's trailer may still bring its
       // usage); after a turn that failed, the event that follows it brings its usage, then the failure
       const trailer = this.spec.trailer;
+      let usage = false;
       if (trailer !== undefined && (this._status === 'done' || this.turnFailed !== null) && (flags & (DF_DONE | DF_ERROR)) === 0) {
         // (what a trailer may say: the usage, merged over what came before)
         trailer(borrowDoc(this.core, this, i32[e + MD_PTR], i32[e + MD_LEN], this.core.mjrec + i32[e + MD_J0] * JREC_WORDS, i32[e + MD_JN]), {
           onUsage: (fields: Record<string, unknown>): void => {
+            usage = true;
             const m = (this.message ??= new Message());
             m.usage = m.usage === undefined ? fields : { ...m.usage, ...fields };
           },
         });
       }
+      // (anything else says nothing of the answer: a Bedrock stream's events between its stop and
+      // its usage, which its relay waits for, are no progress)
+      if (!usage && (flags & DF_DONE) === 0) (this.message ??= new Message()).empty++;
       if (this.turnFailed !== null) this.failTurn();
       return;
     }

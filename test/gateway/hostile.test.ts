@@ -11,8 +11,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { readBody } from '../../examples/gateway/server/read-body.mjs';
 import { Stream } from '../../examples/gateway/server/stream.mjs';
+import { encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { SEED, randomCuts, rng } from '../helpers/random.js';
-import { chat, closeGateway, metricsAt, nothingLeft, post, startGateway, type Running } from './support.js';
+import { chat, closeGateway, metricsAt, nothingLeft, post, startGateway, withAwsEnv, type Running } from './support.js';
 
 const enc = new TextEncoder();
 const b = (s: string) => enc.encode(s);
@@ -150,6 +151,38 @@ describe('an upstream that only sends keep-alives', () => {
     const pieces = [chunk('un '), ': ping\n\n', chunk('deux '), ': ping\n\n', chunk('trois'), DONE].map(b);
     g.up.scripts.set('m', { pieces, gapMs: 120 });
     expect((await post(g.url, chat('m'))).body.toString()).toBe(chunk('un ') + ': ping\n\n' + chunk('deux ') + ': ping\n\n' + chunk('trois') + DONE);
+  });
+});
+
+describe('a Bedrock upstream that stops and then, in place of its usage, sends events that say nothing', () => {
+  withAwsEnv();
+  test('no progress: at bodyTimeout the client has its end (the answer had completed), not at maxDuration', async () => {
+    g = await startGateway({ upstreamFormat: 'bedrock', bodyTimeout: 300, maxDuration: 20_000, keepalive: 0 });
+    const said = (event: string, payload: string) => encodeMessage({ event, payload });
+    const stop = Buffer.concat([
+      said('messageStart', '{"role":"assistant"}'), said('contentBlockDelta', '{"contentBlockIndex":0,"delta":{"text":"Oui"}}'),
+      said('contentBlockStop', '{"contentBlockIndex":0}'), said('messageStop', '{"stopReason":"end_turn"}'),
+    ]);
+    const junk = Buffer.from(said('contentBlockStop', '{"contentBlockIndex":0}'));
+    g.up.scripts.set('m', {
+      write: (res: ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+        res.write(stop);
+        const t = setInterval(() => res.write(junk), 30);
+        res.on('close', () => clearInterval(t));
+      },
+    });
+    const t0 = Date.now();
+    const r = await post(g.url, chat('m'));
+    const took = Date.now() - t0;
+    const text = r.body.toString();
+    expect(text).toContain('"content":"Oui"');
+    expect(text).toMatch(/"finish_reason":"stop"[^]*data: \[DONE\]\n\n$/);
+    expect(took).toBeGreaterThanOrEqual(290);
+    expect(took).toBeLessThan(5000);
+    await nothingLeft(g);
+    const m = await metricsAt(`${g.url}/metrics`);
+    expect(m.get('gateway_timeouts_total{timeout="body"}')).toBe(1);
   });
 });
 

@@ -6,7 +6,8 @@
 // byte per read, seeded random cuts.
 import { describe, expect, it } from 'vitest';
 import { type ModelFormat, ModelStream, SseRelay } from '../../bindings/index.js';
-import { cut, randomCuts, standardChunkings } from '../helpers/random.js';
+import { encodeMessage } from '../helpers/bedrock-fixtures.js';
+import { concat, cut, randomCuts, standardChunkings } from '../helpers/random.js';
 
 const enc = new TextEncoder();
 const sse = (events: string[]) => events.map((e) => (e.startsWith('event:') || e.startsWith(':') ? `${e}\n\n` : `data: ${e}\n\n`)).join('');
@@ -97,6 +98,35 @@ describe('emptyEvents', () => {
       });
     }
   }
+
+  it('after the completion, anything but the usage that a format sends after it (Bedrock\'s metadata) says nothing', () => {
+    const said = (event: string, payload: string) => encodeMessage({ event, payload });
+    const stop = concat([
+      said('messageStart', '{"role":"assistant"}'), said('contentBlockDelta', '{"contentBlockIndex":0,"delta":{"text":"Oui"}}'),
+      said('contentBlockStop', '{"contentBlockIndex":0}'), said('messageStop', '{"stopReason":"end_turn"}'),
+    ]);
+    const junk = concat([said('messageStop', '{"stopReason":"end_turn"}'), said('contentBlockStop', '{"contentBlockIndex":0}'), said('somethingElse', '{}')]);
+    const metadata = said('metadata', '{"usage":{"inputTokens":3,"outputTokens":1,"totalTokens":4},"metrics":{"latencyMs":1}}');
+    for (const make of [() => new ModelStream({ format: 'bedrock' }), () => new SseRelay({ from: 'bedrock', to: 'openai' }), () => new SseRelay({ from: 'bedrock', to: 'anthropic' })]) {
+      const r = make();
+      r.push(stop);
+      // (the start, its role alone, and the block's end are empty; the text and the stop are not)
+      expect([r.events, r.emptyEvents, r.status]).toEqual([4, 2, 'done']);
+      const before = 2;
+      for (let i = 0; i < 10; i++) r.push(junk);
+      expect([r.events, r.emptyEvents]).toEqual([34, 32]);
+      r.push(metadata);
+      expect(r.events - r.pings - r.emptyEvents).toBe(before + 1);
+      r.flush();
+      expect([r.status, r.usage?.inputTokens]).toEqual(['done', 3]);
+      r.dispose();
+    }
+    // (OpenAI: an event after its [DONE])
+    const m = new ModelStream({ format: 'openai' });
+    m.push(enc.encode(sse([delta('{"content":"x"}', '"stop"'), '[DONE]', '{}', delta('{"content":"y"}')])));
+    expect([m.events, m.emptyEvents, m.status]).toEqual([4, 2, 'done']);
+    m.dispose();
+  });
 
   it('a stream of nothing but {} makes no progress; one of reasoning alone, or of usage alone that changes, does', () => {
     const r = new SseRelay({ from: 'openai', to: 'openai' });
