@@ -14,9 +14,9 @@
 //   +56 u32  the high surrogate escape TEXT's last text ended in, its pair perhaps to come (0: none)
 //   +60 buf  LAST: the last object read at the template's MR_LAST rule (its bytes as sent), kept
 //            after the stream's end until JS takes it (modelHeld), given back at a failure
-import { bAppend, bFree, bLen, bSetLen } from './buffers';
+import { bAppend, bFree, bLen, bPtr, bSetLen } from './buffers';
 import { LAST_CAP } from './abi';
-import { allocZeroed, budgetFits, freeRecord } from './runtime';
+import { allocZeroed, budgetFits, freeRecord, sameBytes } from './runtime';
 
 /** Where a frame stream's record points to its block (frames.ts's layout: layer 4's part, +144). */
 export const O_MODEL: usize = 144;
@@ -115,12 +115,19 @@ export function modelStateRetained(st: usize): u32 {
  * longer than LAST_CAP, or one the heap budget has no room for (a kept object is not worth
  * failing a push for), leaves none.
  */
+/** Set by keepLast when the object it keeps is not the one it kept (modelDocs clears it before each event: a quiet event that changed it is not empty). */
+export let lastChanged = false;
+/** Clears lastChanged (an exported global is read, not written, by the modules that import it). */
+export function lastUnchanged(): void { lastChanged = false; }
+
 export function keepLast(st: usize, p: usize, n: usize): void {
   if (n > <usize>LAST_CAP) {
     if (modelState(st) != 0) bSetLen(modelState(st), MS_LAST, 0);
     return;
   }
   const ms = modelStateOf(st);
+  // (an object other than the one kept: the event said something, new running usage)
+  if (bLen(ms, MS_LAST) != n || !sameBytes(bPtr(ms, MS_LAST), p, n)) lastChanged = true;
   bSetLen(ms, MS_LAST, 0);
   const cap = <usize>load<u32>(ms + MS_LAST, 8);
   if (n > cap && !budgetFits(n + (n >> 1) + 64)) return;

@@ -15,7 +15,7 @@ import {
 } from './abi';
 import { NO_LIMIT, bAppend, bEnsure, bFree, bLen, bPtr, bSetLen, copy } from './buffers';
 import { C_SPACE, isDataField } from './frames';
-import { MS_ARGS, MS_ARGS_LEFT, MS_CALL, MS_HIGH, MS_KEEP, MS_LAST, MS_REASON, MS_TEXT, argsLeft, currentCall, keepLast, modelState, modelStateOf, modelStateTrim } from './model-state';
+import { MS_ARGS, MS_ARGS_LEFT, MS_CALL, MS_HIGH, MS_KEEP, MS_LAST, MS_REASON, MS_TEXT, argsLeft, currentCall, keepLast, lastChanged, lastUnchanged, modelState, modelStateOf, modelStateTrim } from './model-state';
 import { jsonChars, jsonEndsHigh, jsonErrorAt, jsonRead, jsonUnescape, jsonUtf8, jsonUtf8High, jsonUtf8Length, putUtf8 } from './json';
 import { release, res, reserve } from './runtime';
 import { channelOn, isTextRecord, lastRecord, quietChannel, quietKind, setQuiet, shapeLearn, shapeMatch } from './shape';
@@ -448,6 +448,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
       flags = DF_DONE;
     } else {
       let nt: i32 = -1;
+      lastUnchanged();
       if (t != 0 && (emitMode & ME_LOUD) == 0 && shapeMatch(st, t, prog, choice, p, n, emitMode)) {
         got = nt = 1; // the shape of the quiet event before it: its content record
       } else {
@@ -517,7 +518,7 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
           emitEvent(p, n);
         }
         quiet++;
-        if (!spoke) empty++;
+        if (!spoke && !lastChanged) empty++; // (new running usage, Gemini's, is something)
         prevEnd = lineEnd;
         continue;
       }

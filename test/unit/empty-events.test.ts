@@ -54,6 +54,17 @@ const cases: Case[] = [
     ]),
     events: 5, pings: 0, empty: 3,
   },
+  {
+    name: 'Gemini: usage alone that grows (a thinking model\'s running counts) is something; the same usage again, and an empty text, are not',
+    format: 'gemini',
+    input: sse([
+      '{"usageMetadata":{"promptTokenCount":3,"thoughtsTokenCount":1,"totalTokenCount":4}}', '{"usageMetadata":{"promptTokenCount":3,"thoughtsTokenCount":1,"totalTokenCount":4}}',
+      '{"usageMetadata":{"promptTokenCount":3,"thoughtsTokenCount":2,"totalTokenCount":5}}', '{"usageMetadata":{"promptTokenCount":3,"thoughtsTokenCount":2,"totalTokenCount":5}}', '{}',
+      '{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}]}', '{"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"index":0}]}',
+      '{"candidates":[{"content":{"parts":[{"text":"!"}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2,"thoughtsTokenCount":2,"totalTokenCount":7}}',
+    ]),
+    events: 8, pings: 0, empty: 4,
+  },
 ];
 
 type Reader = ModelStream | SseRelay;
