@@ -70,7 +70,7 @@ export interface GatewayOptions {
   maxConnections?: number;
   /** Connections open at once from one address (0: no cap). @defaultValue 256 */
   maxConnectionsPerAddress?: number;
-  /** Serve /metrics on a listener of its own (0: a free port), not on the API's. */
+  /** Serve /metrics on a listener of its own (0: a free port), not on the API's; it has the API's headTimeout and clientTimeout for a request to arrive, and takes 16 connections at once. */
   metricsPort?: number;
   /** @defaultValue '127.0.0.1' */
   metricsHost?: string;
