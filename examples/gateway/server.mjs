@@ -19,8 +19,7 @@
 // This file: what the gateway offers to import, and its command's start. Its folder server/, a
 // file per job: gateway.mjs, createGateway (the server, its admission of requests, listen and
 // close); stream.mjs, one request and its upstream request; relay.mjs, a streamed answer;
-// whole-answer.mjs, a whole one (`stream: false`); budget.mjs, the bytes the streams hold
-// (held-body.mjs, what the library keeps of an answer that is one JSON body, for whole-answer.mjs);
+// whole-answer.mjs, a whole one (`stream: false`); budget.mjs, the bytes the streams hold;
 // clock.mjs, their timeouts and keep-alive comments; connections.mjs, the connection caps;
 // keys.mjs, the client keys; replies.mjs, what the gateway answers itself in the client's
 // dialect; read-body.mjs; metrics.mjs; options.mjs (DEFAULTS); command.mjs, the command line.

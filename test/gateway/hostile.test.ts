@@ -100,6 +100,23 @@ describe('an upstream that only sends keep-alives', () => {
     await nothingLeft(g);
   });
 
+  test('a whole answer read from a stream of events that carry nothing, sent for ever (an Anthropic upstream\'s empty deltas, a Gemini upstream\'s empty candidates): 504 at bodyTimeout, not at maxDuration', async () => {
+    const emptyDelta = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}\n\n';
+    const gemini = ['data: {"candidates":[{"content":{"parts":[{"text":"Bonjour"}],"role":"model"},"index":0}]}\r\n\r\n', 'data: {"candidates":[]}\r\n\r\n'];
+    for (const [format, first, empty] of [['anthropic', ANTHROPIC_START, emptyDelta], ['gemini', ...gemini]] as const) {
+      g = await startGateway({ upstreamFormat: format, bodyTimeout: 300, maxDuration: 20_000, keepalive: 0 });
+      g.up.scripts.set('m', pinging(first, empty));
+      const t0 = Date.now();
+      const r = await post(g.url, chat('m', false));
+      expect(Date.now() - t0, format).toBeLessThan(5000);
+      expect(r.status, format).toBe(504);
+      expect(JSON.parse(r.body.toString())).toEqual({ error: { message: 'the upstream sent nothing of its answer (keep-alives, empty events) for 300 ms', type: 'timeout', code: 'ERR_UPSTREAM_BODY_TIMEOUT' } });
+      await nothingLeft(g);
+      await closeGateway(g);
+      g = undefined;
+    }
+  });
+
   test('events that carry nothing (`{}`, a role alone, an empty delta, the same usage again), sent for ever: no progress; the stream ends at bodyTimeout, not at maxDuration', async () => {
     const usage = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}\n\n';
     const role = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}\n\n';

@@ -3,7 +3,6 @@
 // client's API (assembleWhole, with the library's wholeAnswer: the answer's shape in each API).
 import { CoreMemoryError, ModelPartReader, ModelStream, ModelStreamError, describeFormat, wholeAnswer } from 'seam-stream';
 import { UpstreamProtocolError } from '../upstream.mjs';
-import { heldBody } from './held-body.mjs';
 import { jsonObjectEnd, readBody } from './read-body.mjs';
 import { anthropicBody, errorBody, sendJson } from './replies.mjs';
 
@@ -101,10 +100,9 @@ export async function assembleWhole(s, upRes, model) {
   let text = '';
   let failure = null;
   let broke = false; // the upstream's body broke off
-  // (an answer that is one JSON body, which the model stream keeps whole until the upstream's end:
-  // held in the streams' budget as its text is)
-  let body = heldBody(gw.facts);
-  let bodyKept = 0;
+  // (an answer that is one JSON body, which the model stream keeps whole until the upstream's end,
+  // its jsonBodyBytes: held in the streams' budget as its text is, by what each read added to it)
+  let bodyHeld = 0;
   await new Promise((resolve) => {
     s.done = resolve;
     upRes.on('data', (chunk) => {
@@ -112,15 +110,18 @@ export async function assembleWhole(s, upRes, model) {
       s.pinged = true;
       m.bytesIn.inc(chunk.length);
       try {
-        const kept = body === null ? 0 : body(chunk);
-        if (kept < 0) body = null;
-        else bodyKept += kept;
-        const more = kept > 0 && !s.hold(kept) ? null : ms.push(chunk);
-        s.progressed(ms.events - ms.pings);
-        if (more !== null) text += more;
+        const more = ms.push(chunk);
+        // (progress: the events that carried a part of the answer, not keep-alives nor empty
+        // events, `{}` or an envelope alone, which an upstream could send for ever)
+        s.progressed(ms.events - ms.pings - ms.emptyEvents);
+        text += more;
+        const body = ms.jsonBodyBytes;
+        const grew = body > bodyHeld ? body - bodyHeld : 0;
+        bodyHeld += grew;
         // (the text's UTF-8 bytes, as maxResponseBytes counts it and as it is written: its UTF-16
-        // units were a third of a CJK text's bytes; and the reasoning and arguments the read added)
-        if (more === null || !s.hold(Buffer.byteLength(more) + partBytes(parts.take()))) {
+        // units were a third of a CJK text's bytes; the reasoning and arguments the read added; and
+        // what it added to a JSON body)
+        if (!s.hold(grew + Buffer.byteLength(more) + partBytes(parts.take()))) {
           failure = overBudget();
           upRes.destroy();
           resolve();
@@ -148,7 +149,7 @@ export async function assembleWhole(s, upRes, model) {
       // into its parts: they are held in place of its bytes)
       const last = ms.flush();
       text += last;
-      if (!s.hold(Buffer.byteLength(last) + partBytes(parts.take()) - bodyKept)) failure = overBudget();
+      if (!s.hold(Buffer.byteLength(last) + partBytes(parts.take()) - bodyHeld)) failure = overBudget();
       else answer = whole(s.dialect, ms, text, model);
     } catch (err) { failure = err; }
   }
