@@ -22,7 +22,7 @@ export const EXIT = {
   INTERRUPTED: 130,
 } as const;
 
-/** The table the help and the README show. */
+/** The table the help and docs/cli.md show. */
 export const EXIT_TABLE = [
   [EXIT.OK, 'the stream was read to its completion (or standard output was closed by its reader)'],
   [EXIT.USAGE, 'a usage error, or the input cannot be read (no such file, a directory, no permission)'],

@@ -86,7 +86,7 @@ function lengthEnd(bytes: Buffer): number {
   }
 }
 
-/** Where the gateway is stricter than llhttp, on purpose (README: the gateway's threat model). */
+/** Where the gateway is stricter than llhttp, on purpose (docs/gateway.md: the threat model). */
 const STRICTER: [string, RegExp][] = [
   ['a 101 without both Upgrade and Connection: upgrade (llhttp reads it as an ordinary answer)', /a 101 Switching Protocols/],
   ['a status line other than HTTP/1.0 or 1.1 with a status 100–599 and a reason of field-value bytes', /does not start with an HTTP\/1\.1 status line/],

@@ -6,7 +6,7 @@
 // SseRelay to OpenAI must give openai-node exactly those calls; to Anthropic, a stream whose calls
 // do not interleave gives the SDK each call in its own block, a custom call's input as
 // `{"input": …}` (calls that interleave split a call's input between blocks, which the SDK cannot
-// parse: README, "SseRelay"). Seeded; the seed and the stream are printed on failure.
+// parse: docs/models.md, "The relay"). Seeded; the seed and the stream are printed on failure.
 import { describe, expect, test } from 'vitest';
 import { ModelStream, SseRelay, type ToolCall } from '../../bindings/index.js';
 import { type Rnd, chance, jsonString, pick } from '../helpers/model-streams.js';
