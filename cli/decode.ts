@@ -595,11 +595,13 @@ class DecodeRun {
       return this.endFirst(printed, printerError, e);
     }
     printer?.print(printed);
-    // (an event that is not a keep-alive is progress: a reasoning model thinks for minutes before its
-    // text. Of the keep-alives, Anthropic's pings are events and SSE comments are not: a read of a
-    // comment and an event brought an event that is not a keep-alive)
+    // (an event that says a part of the answer is progress, reasoning too: a reasoning model thinks
+    // for minutes before its text. Keep-alives are not, nor events that say nothing (`{}`, an empty
+    // delta, the same usage again: a model stream's emptyEvents), which an upstream can send for
+    // ever; Anthropic's pings are events and SSE comments are not: a read of a comment and an event
+    // brought an event that is not a keep-alive)
     const s = this.stream!;
-    const pings = s.pings ?? 0; // (a model stream's; none for plain streams)
+    const pings = (s.pings ?? 0) + (s.emptyEvents ?? 0); // (a model stream's; none for plain streams)
     if (s.events - this.seenEvents > pings - this.seenPings) this.lastProgressAt = performance.now();
     this.seenEvents = s.events;
     this.seenPings = pings;
@@ -696,7 +698,7 @@ class DecodeRun {
         break;
       case 'idle':
         code = EXIT.IDLE;
-        message = `nothing but keep-alives for ${this.o.idleTimeout} s (--idle-timeout), after ${plural(this.bytes, 'byte')}, ${plural(this.stream?.events ?? 0, 'event')} and ${plural(this.stream?.heartbeats ?? 0, 'heartbeat')}: stopped`;
+        message = `nothing but keep-alives and empty events for ${this.o.idleTimeout} s (--idle-timeout), after ${plural(this.bytes, 'byte')}, ${plural(this.stream?.events ?? 0, 'event')} and ${plural(this.stream?.heartbeats ?? 0, 'heartbeat')}: stopped`;
         break;
       case 'error': {
         const e = ending.error;

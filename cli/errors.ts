@@ -14,7 +14,7 @@ export const EXIT = {
   PROVIDER: 5,
   /** An event or an NDJSON line is not valid JSON. */
   BAD_EVENT: 6,
-  /** --idle-timeout: nothing but keep-alives for that long. */
+  /** --idle-timeout: nothing but keep-alives and empty events for that long. */
   IDLE: 7,
   /** check: only problems that decoding tolerates (a bogus retry, unknown fields). */
   WARNINGS: 8,
@@ -31,7 +31,7 @@ export const EXIT_TABLE = [
   [EXIT.LIMIT, 'a limit was reached (--max-event-bytes, --max-line-bytes, --max-text-bytes)'],
   [EXIT.PROVIDER, "the provider sent an error (its message is printed)"],
   [EXIT.BAD_EVENT, 'an event or NDJSON line is not valid JSON, at the line or offset named'],
-  [EXIT.IDLE, '--idle-timeout: nothing but keep-alives came for that long'],
+  [EXIT.IDLE, '--idle-timeout: nothing but keep-alives and empty events came for that long'],
   [EXIT.WARNINGS, 'check only: problems that decoding tolerates (a bogus retry, unknown fields, a tool call whose arguments are not JSON, most of what follows the completion)'],
   [EXIT.INTERRUPTED, 'interrupted (Ctrl+C)'],
 ] as const;

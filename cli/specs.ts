@@ -43,7 +43,7 @@ export const decodeSpec: CommandSpec = {
     { name: 'report', kind: 'flag', default: 'off', help: 'print the finish report to standard error at the end: counts, SHA-256, NFC, status, finish reason, usage' },
     { name: 'json', kind: 'flag', default: 'off', help: 'with --report, the report as one JSON object' },
     { name: 'save', kind: 'string', arg: 'FILE', default: 'none', help: 'write the text to FILE (atomically) at the end; interrupted or failed, the text committed so far, said to be partial' },
-    { name: 'idle-timeout', kind: 'seconds', arg: 'SECONDS', default: 'none', help: 'stop (exit 7) when nothing but keep-alives has come for that long (text, reasoning and calls are progress)' },
+    { name: 'idle-timeout', kind: 'seconds', arg: 'SECONDS', default: 'none', help: 'stop (exit 7) when nothing but keep-alives and empty events has come for that long (text, reasoning and calls are progress)' },
     { name: 'status', kind: 'string', arg: 'WHEN', choices: ['auto', 'on', 'off'], default: 'auto (on when standard error is a terminal and standard output is not)', help: 'a status line on standard error: bytes, events, heartbeats, time since the last text' },
     { name: 'lenient', kind: 'flag', default: 'off', help: 'invalid UTF-8 becomes U+FFFD instead of an error' },
     { name: 'no-nfc', kind: 'flag', default: 'off', help: 'commit whole graphemes without normalizing them to NFC' },

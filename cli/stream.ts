@@ -19,6 +19,8 @@ export interface TextStream {
   readonly heartbeats: number;
   /** A model stream's keep-alives that are events (Anthropic's pings). */
   readonly pings?: number;
+  /** A model stream's events that said no part of the answer (`{}`, an envelope alone, an empty delta, the same usage again). */
+  readonly emptyEvents?: number;
   /** A model stream's reasoning, refusal, citations, client tool calls and the provider's own calls. */
   readonly reasoning?: string;
   readonly refusal?: string;

@@ -286,12 +286,24 @@ describe('decode: endings, messages and exit codes', () => {
     const pings = [a('message_start', { message: { id: 'm', type: 'message', role: 'assistant', content: [], model: 'c', usage: { input_tokens: 1, output_tokens: 1 } } }), ...Array.from({ length: 10 }, () => a('ping', {}))];
     const p = await start(['decode', '--idle-timeout', '0.6', '--format', 'anthropic'], { stdin: piecesWriter(dir, 'pings.sse', pings, 150) }).done;
     expect(p.code).toBe(7);
-    const m = /^seam-stream: nothing but keep-alives for 0\.6 s \(--idle-timeout\), after [\d,]+ bytes, (\d+) events and (\d+) heartbeats: stopped\n/.exec(p.stderr);
+    const m = /^seam-stream: nothing but keep-alives and empty events for 0\.6 s \(--idle-timeout\), after [\d,]+ bytes, (\d+) events and (\d+) heartbeats: stopped\n/.exec(p.stderr);
     expect(m, p.stderr).not.toBeNull();
     // (the message's start, then pings alone: at least three in the 0.6 s, and the command stopped before the last)
     expect(Number(m![1])).toBe(Number(m![2]) + 1);
     expect(Number(m![2])).toBeGreaterThanOrEqual(3);
     expect(Number(m![2])).toBeLessThan(10);
+  });
+
+  it('--idle-timeout: events that say nothing of the answer (`{}`, an empty delta), sent for ever, are not progress (exit 7)', async () => {
+    const ev = (delta: Record<string, string>) => `data: {"choices":[{"index":0,"delta":${JSON.stringify(delta)}}]}\n\n`;
+    const events = [ev({ content: 'Bonjour' }), ...Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? 'data: {}\n\n' : ev({ content: '' })))];
+    const p = await start(['decode', '--idle-timeout', '0.6', '--format', 'openai'], { stdin: piecesWriter(dir, 'empty.sse', events, 150) }).done;
+    expect([p.code, p.stdout]).toEqual([7, 'Bonjou']); // (the text committed: its last cluster held, as a stream stopped so leaves it)
+    const m = /^seam-stream: nothing but keep-alives and empty events for 0\.6 s \(--idle-timeout\), after [\d,]+ bytes, (\d+) events and 0 heartbeats: stopped\n/.exec(p.stderr);
+    expect(m, p.stderr).not.toBeNull();
+    // (the text's event, then empty ones: at least three in the 0.6 s, and the command stopped before the last)
+    expect(Number(m![1])).toBeGreaterThanOrEqual(4);
+    expect(Number(m![1])).toBeLessThan(11);
   });
 
   it('--idle-timeout: a read that holds a keep-alive comment and a reasoning event is progress (the event is, whatever comment came with it)', async () => {
@@ -318,7 +330,7 @@ describe('decode: endings, messages and exit codes', () => {
     expect(r.code).toBe(7);
     expect(r.stdout).toBe(expected);
     expect(idle).toBeGreaterThanOrEqual(550);
-    const m = /seam-stream: nothing but keep-alives for 0\.6 s \(--idle-timeout\), after [\d,]+ bytes, \d+ events and (\d+) heartbeats: stopped\n/.exec(r.stderr);
+    const m = /seam-stream: nothing but keep-alives and empty events for 0\.6 s \(--idle-timeout\), after [\d,]+ bytes, \d+ events and (\d+) heartbeats: stopped\n/.exec(r.stderr);
     expect(m, r.stderr).not.toBeNull();
     expect(Number(m![1])).toBeGreaterThanOrEqual(2 + 5); // the capture's own two, and at least five while waiting
     expect(r.stderr).toContain('seam-stream: nothing was saved (--save FILE keeps the text committed so far)\n');
