@@ -14,7 +14,7 @@ import { ModelStreamError } from './errors.js';
 import type { ModelFormat } from './formats/index.js';
 import type { Citation, Media, ReasoningBlock, ToolCall } from './message.js';
 import { ModelReader, call } from './reader.js';
-export { DEFAULT_MAX_ARGUMENT_BYTES } from './reader.js';
+export { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_MEDIA_BYTES, DEFAULT_MAX_REASONING_BYTES } from './reader.js';
 
 export type { ModelFormat } from './formats/index.js';
 export type { ModelStatus } from './reader.js';

@@ -670,3 +670,17 @@ it('a stream that fails gives all its core memory back at once, its record too, 
     }
   }
 });
+
+it('the model layer\'s default limits are exported with the values the README\'s limits table gives', async () => {
+  const lib = await import('../../bindings/index.js');
+  expect([lib.DEFAULT_MAX_ARGUMENT_BYTES, lib.DEFAULT_MAX_REASONING_BYTES, lib.DEFAULT_MAX_MEDIA_BYTES]).toEqual([16 * 1024 * 1024, 64 * 1024 * 1024, 64 * 1024 * 1024]);
+  // (a stream given no limit keeps reasoning past the argument's default: its own is the larger one)
+  const m = new ModelStream({ format: 'anthropic', raw: true });
+  const piece = 'x'.repeat(9 * 1024 * 1024); // (two of them: past 16 MiB, each event within maxEventBytes)
+  m.push(enc('event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}\n\n'));
+  const delta = enc(`event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"${piece}"}}\n\n`);
+  m.push(delta);
+  m.push(delta);
+  expect(m.reasoning.length).toBe(2 * piece.length);
+  m.dispose();
+});
