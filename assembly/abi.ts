@@ -429,6 +429,8 @@ export const MD_FLAGS: i32 = 5;
 export const DF_DONE: i32 = 2;
 /** The document is not valid JSON: MD_JN is the code, MD_J0 the offset. */
 export const DF_ERROR: i32 = 4;
+/** The document's object at its template's MR_LAST rule (a running usage: Gemini's usageMetadata) is not the one kept before it: new usage, which the event says. */
+export const DF_LAST: i32 = 8;
 /** JSON records of the one document a modelDocs call hands to JS at the most (more is JE_RECORDS). */
 export const MJREC_CAP: i32 = 4096;
 /** Result word of modelDocs: document entries written, 0 or 1 (a call stops after the document it hands to JS). */

@@ -4,7 +4,7 @@
 // a push's text are written out as one run of UTF-16 units, so that JS makes one string per push.
 // Bytes in, records out; no strings.
 import {
-  CH_ARGS, CH_OF_KIND, CH_REASONING, CH_TEXT, DF_DONE, DF_ERROR, FR_NREC, FR_RAW_PTR, IN_CAP, IN_JOIN, IN_PTR, JF_ASCII, JF_ESCAPED, JK_NUMBER,
+  CH_ARGS, CH_OF_KIND, CH_REASONING, CH_TEXT, DF_DONE, DF_ERROR, DF_LAST, FR_NREC, FR_RAW_PTR, IN_CAP, IN_JOIN, IN_PTR, JF_ASCII, JF_ESCAPED, JK_NUMBER,
   JK_STRING, JREC_BYTES, JREC_FLAGS_SHIFT, JREC_KIND_SHIFT, JR_END, JR_INDEX, JR_START, JSON_READ_SLACK, JSON_REC_PTR, JSON_UTF16_SLACK,
   K_COMMENT, K_EVENT, K_MASK, LINE_REC_WORDS, LR_END, MDOC_PTR, MDR_ARGS_BYTES, MDR_BLANK, MDR_CHUNKS, MDR_COMMENTS, MDR_DOCS,
   MDR_EMIT_LEN, MDR_EMIT_PTR, MDR_EMPTY, MDR_GATHERED, MDR_HIGH, MDR_LOGGED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MDR_TEXT_BYTES, MDR_TEXT_CHARS,
@@ -536,7 +536,8 @@ export function modelDocs(st: usize, first: i32, nrec: i32, framing: i32, prog: 
       store<i32>(e, 0, MD_J0 << 2);
       store<i32>(e, got, MD_JN << 2);
     }
-    store<i32>(e, flags, MD_FLAGS << 2);
+    // (a JS event's new running usage, which its description does not say until the completion)
+    store<i32>(e, flags == 0 && lastChanged ? DF_LAST : flags, MD_FLAGS << 2);
     nd = 1;
     k++;
     prevEnd = lineEnd;

@@ -10,7 +10,7 @@ import { booleanOption, byteLimitOption, oneOf } from '../core/options.js';
 import { type StateKind } from '../core/stream.js';
 import { type CoreExports } from '../core/wasm.js';
 import {
-  DF_DONE, DF_ERROR, ESM_READ, FR_NREC, F_FATAL, JE_TRUNCATED, JREC_WORDS, JSON_MAX_DEPTH, LINE_REC_WORDS, LR_END, LR_START, MDR_ARGS_BYTES, MDR_BLANK,
+  DF_DONE, DF_ERROR, DF_LAST, ESM_READ, FR_NREC, F_FATAL, JE_TRUNCATED, JREC_WORDS, JSON_MAX_DEPTH, LINE_REC_WORDS, LR_END, LR_START, MDR_ARGS_BYTES, MDR_BLANK,
   MDR_COMMENTS, MDR_DOCS, MDR_EMPTY, MDR_GATHERED, MDR_NEXT, MDR_QUIET, MDR_READ, MDR_REASON_BYTES, MDR_SCRATCH, MD_FLAGS, MD_J0, MD_JN, MD_LEN,
   MD_PTR, MD_REC, ME_LOUD, MGR_PTR, MK_SSE, R_LIMIT, SR_DSTART, SSE_REC_WORDS, ST_FRAME_MAX,
 } from '../core/generated/abi.js';
@@ -708,8 +708,9 @@ export abstract class ModelReader extends FrameStream {
     eventSaid.any = false;
     const pings = this.message?.pings ?? 0;
     this.spec.read(doc, doc);
-    // (an event that said no part of the answer, nor was a ping: `{}`, an envelope alone, the same usage again)
-    if (!eventSaid.any && (this.message?.pings ?? 0) === pings) (this.message ??= new Message()).empty++;
+    // (an event that said no part of the answer, nor was a ping: `{}`, an envelope alone, the same
+    // usage again; a running usage the core keeps, Gemini's, that is new says something: DF_LAST)
+    if (!eventSaid.any && (flags & DF_LAST) === 0 && (this.message?.pings ?? 0) === pings) (this.message ??= new Message()).empty++;
     const m = this.message;
     if (m !== null) {
       const why = m.error;
