@@ -12,7 +12,7 @@ import { type BuiltinCallType, type Call, type Citation, type Media, Message } f
 
 /**
  * Set by each callback through which the event being read says a part of the answer (text or
- * reasoning of some bytes, a call or its arguments, a refusal, a source, media, a new finish reason
+ * reasoning of some bytes, a call or its arguments, a refusal, a source not said before, media, a new finish reason
  * or usage, the completion, an error); the reader clears it before each event it reads in
  * JavaScript, and counts an event that left it clear as empty (`ModelReader.emptyEvents`). A
  * part's end alone, a ping and an envelope say nothing.
@@ -378,16 +378,22 @@ export class DocReader implements Doc, Sink {
   }
 
   onCitation(citation: Citation, once = false, counted = false): void {
-    eventSaid.any = true;
     const owner = this.owner!;
     if (!owner.keeps) {
       // (a relay: a source at an address goes to a writer that writes them, once per address, and
       // what the writer keeps of it until the completion counts toward maxReasoningBytes)
       const url = citation.url;
       const out = owner.out;
-      if (url === undefined || out === null || out.cites !== true) return;
+      // (a source said once in the stream's terms, Gemini's metadata that each chunk may say again,
+      // is news only where the relay knows it is new: at an address its writer writes)
+      if (url === undefined || out === null || out.cites !== true) {
+        if (!once) eventSaid.any = true;
+        return;
+      }
       const seen = (this.said.cited ??= new Set());
-      if (seen.has(url) || !this.reasoningRoom(utf8Length(url) + utf8Length(citation.title ?? ''))) return;
+      if (seen.has(url)) return;
+      eventSaid.any = true;
+      if (!this.reasoningRoom(utf8Length(url) + utf8Length(citation.title ?? ''))) return;
       seen.add(url);
       out.citation!({ ...citation, url });
       return;
@@ -397,9 +403,10 @@ export class DocReader implements Doc, Sink {
     if (once) {
       const seen = (m.cited ??= new Set());
       const key = citation.url ?? json;
-      if (seen.has(key)) return;
+      if (seen.has(key)) return; // (said again: no news)
       seen.add(key);
     }
+    eventSaid.any = true;
     // (counted with the reasoning: what a stream keeps beside its answer and calls)
     if (!counted && !this.reasoningRoom(utf8Length(json))) return;
     m.citations.push(citation);
@@ -453,12 +460,17 @@ export class DocReader implements Doc, Sink {
   }
 
   onCitationList(_doc: Doc, j: number, read: (list: readonly unknown[]) => Citation[]): void {
-    eventSaid.any = true;
-    if (!this.owner!.keeps || this.kind(j) !== JK_ARRAY) return;
+    if (this.kind(j) !== JK_ARRAY) return;
     const lists = (this.said.citedLists ??= new Map());
     const text = this.string(j);
-    // (said again as it was, as in every event of a stream: read once)
+    // (said again as it was, as in every event of a stream: read once, and no news)
     if (lists.get(this.path(j)) === text) return;
+    eventSaid.any = true;
+    if (!this.owner!.keeps) {
+      // (a relay reads no list: it keeps the last of each, an event's bytes at the most, to know the next is the same)
+      lists.set(this.path(j), text);
+      return;
+    }
     // (a new list counts toward the limit as it was sent, its sources then kept without counting
     // them again: a stream's n bytes count for at most n, whatever its sources become)
     if (!this.reasoningRoom(this.len(j))) return;

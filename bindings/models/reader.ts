@@ -330,10 +330,10 @@ export abstract class ModelReader extends FrameStream {
   get pings(): number { return this.message?.pings ?? 0; }
   /**
    * Events read that said no part of the answer, nor were keep-alives: `{}`, an envelope without
-   * content, the same usage or finish reason again, a part's end alone, an event after the
+   * content, the same usage, finish reason or sources again, a part's end alone, an event after the
    * completion that is not the usage a format sends after it (Bedrock's metadata). `events - pings -
    * emptyEvents` grows only with events that carried something (text, reasoning, a call or its
-   * arguments, a refusal, a source, media, new usage, the finish, the completion, an error): the
+   * arguments, a refusal, a new source, media, new usage, the finish, the completion, an error): the
    * progress a server's idle timeout can count, which an upstream sending `data: {}` forever
    * does not make. (A delta the core reads itself, text, reasoning or arguments, counts as
    * progress as it is.)

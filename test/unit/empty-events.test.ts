@@ -13,6 +13,9 @@ const enc = new TextEncoder();
 const sse = (events: string[]) => events.map((e) => (e.startsWith('event:') || e.startsWith(':') ? `${e}\n\n` : `data: ${e}\n\n`)).join('');
 const delta = (d: string, finish = 'null') => `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":${d},"finish_reason":${finish}}]}`;
 
+const cited = (content: string, finish = 'null') => `{"id":"c","object":"chat.completion.chunk","created":1,"model":"sonar","citations":["https://a.example/","https://b.example/"],"search_results":[{"title":"A","url":"https://a.example/"}],"choices":[{"index":0,"delta":{"content":${content}},"finish_reason":${finish}}]}`;
+const grounded = (text: string) => `{"candidates":[{"content":{"parts":[{"text":"${text}"}],"role":"model"},"groundingMetadata":{"groundingChunks":[{"web":{"uri":"https://a.example/","title":"A"}}]},"index":0}]}`;
+
 interface Case { name: string; format: ModelFormat; input: string; events: number; pings: number; empty: number }
 
 const cases: Case[] = [
@@ -64,6 +67,24 @@ const cases: Case[] = [
       '{"candidates":[{"content":{"parts":[{"text":"!"}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2,"thoughtsTokenCount":2,"totalTokenCount":7}}',
     ]),
     events: 8, pings: 0, empty: 4,
+  },
+  {
+    name: 'OpenAI (Perplexity): the same citations and search results in every chunk, with empty text between',
+    format: 'openai',
+    input: sse([
+      cited('"Hi"'), cited('""'), cited('""'), cited('""'), cited('"!"', '"stop"'), '[DONE]',
+    ]),
+    // (the lists said again as they were, with no text: nothing new)
+    events: 6, pings: 0, empty: 3,
+  },
+  {
+    name: 'Gemini: the same grounding metadata in every chunk, with empty text between',
+    format: 'gemini',
+    input: sse([
+      grounded('Hi'), grounded(''), grounded(''), grounded(''),
+      '{"candidates":[{"content":{"parts":[{"text":"!"}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2,"totalTokenCount":5}}',
+    ]),
+    events: 5, pings: 0, empty: 3,
   },
 ];
 
