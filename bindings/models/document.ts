@@ -249,7 +249,6 @@ export class DocReader implements Doc, Sink {
   }
 
   onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1, noArgs = '', custom = false, signature = -1): void {
-    eventSaid.any = true;
     const owner = this.owner!;
     // (the arguments it has when no fragment brings any, its start's input or its item's members,
     // kept as its fragments are: within maxArgumentBytes, past which the call neither begins nor
@@ -258,16 +257,28 @@ export class DocReader implements Doc, Sink {
     if (owner.keeps && (hasInput || noArgs !== '') && !this.argumentRoom(hasInput ? this.len(input) : utf8Length(noArgs))) return;
     const idText = id >= 0 && doc.kind(id) === JK_STRING ? this.string(id) : '';
     const { call, began } = this.said.call(key, idText, server);
+    // (a call's start said again, its id and name as they were, as some servers send them with
+    // every fragment, is no news without a fragment of its arguments)
+    let news = began;
     if (custom) call.custom = true;
-    if (call.signature === '' && signature >= 0 && doc.kind(signature) === JK_STRING) call.signature = this.string(signature);
-    if (call.id === '' && idText !== '') call.id = idText;
+    if (call.signature === '' && signature >= 0 && doc.kind(signature) === JK_STRING) {
+      call.signature = this.string(signature);
+      news = true;
+    }
+    if (call.id === '' && idText !== '') {
+      call.id = idText;
+      news = true;
+    }
     const named = call.name === '' && name >= 0 && doc.kind(name) === JK_STRING;
     if (named) call.name = this.string(name);
     // (a relay writes no call of the provider's own: it keeps no arguments of one)
     if (owner.keeps || !server) {
+      const was = call.fallback;
       if (hasInput) call.fallback = this.string(input);
       else if (noArgs !== '') call.fallback = noArgs;
+      if (call.fallback !== was) news = true;
     }
+    if (news || (named && call.name !== '')) eventSaid.any = true;
     if (began) owner.out?.callBegan(call);
     else if (named && call.name !== '') owner.out?.callNamed(call);
   }

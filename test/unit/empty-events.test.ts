@@ -78,6 +78,20 @@ const cases: Case[] = [
     events: 6, pings: 0, empty: 3,
   },
   {
+    name: 'OpenAI: a call\'s start said again with every fragment, its id and name as they were',
+    format: 'openai',
+    input: sse([
+      delta('{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}'),
+      delta('{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}'),
+      delta('{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\\"a\\":"}}]}'),
+      delta('{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}'),
+      delta('{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"1}"}}]}'),
+      delta('{}', '"tool_calls"'), '[DONE]',
+    ]),
+    // (the start once, two fragments, the finish and [DONE]; the start again with no fragment, twice, says nothing)
+    events: 7, pings: 0, empty: 2,
+  },
+  {
     name: 'Gemini: the same grounding metadata in every chunk, with empty text between',
     format: 'gemini',
     input: sse([
