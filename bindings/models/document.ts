@@ -244,8 +244,14 @@ export class DocReader implements Doc, Sink {
       if (!this.reasoningRoom(len)) return;
       m.refusal += this.string(j);
     }
-    // (the details as one line of JSON: they go into a `data:` line as they are)
-    owner.out?.refusal(j >= 0 ? this.ptr(j) : 0, len, j >= 0 ? this.flags(j) : 0, details >= 0 ? JSON.stringify(this.value(details)) : undefined);
+    // (the details as one line of JSON: they go into a `data:` line as they are, and a stream keeps
+    // them, within maxReasoningBytes, for the whole answer that writes them as a relay does)
+    const said = details >= 0 ? JSON.stringify(this.value(details)) : undefined;
+    if (owner.keeps && said !== undefined) {
+      if (!this.reasoningRoom(this.len(details))) return;
+      m.refusalDetails = said;
+    }
+    owner.out?.refusal(j >= 0 ? this.ptr(j) : 0, len, j >= 0 ? this.flags(j) : 0, said);
   }
 
   onToolCall(doc: Doc, key: number, id: number, name: number, server = false, input = -1, noArgs = '', custom = false, signature = -1): void {

@@ -214,6 +214,8 @@ export class Message {
   refusal = '';
   /** A refusal came (a relay, which keeps none, writes its stop as one). */
   refusing = false;
+  /** Anthropic's explanation of its refusal, its `stop_details` as JSON text (kept by a stream: a whole answer's for Anthropic's clients), or null. */
+  refusalDetails: string | null = null;
   /** The sources the answer cites (kept by a stream, within maxReasoningBytes), in the order they came. */
   readonly citations: Citation[] = [];
   /** The sources cited that are kept once (Gemini's metadata, which a later chunk may say again): their addresses, or JSON without one. */

@@ -48,7 +48,7 @@ let answers = 0;
  * (all of it), a refusal as its `refusal`, a Gemini call's signature as its
  * `extra_content.google.thought_signature`. To Anthropic: one `message`, the reasoning's blocks
  * first (`thinking` with the provider's `signature`, none when it sent none; `redacted_thinking`
- * with its `data`), then the text (a refusal as text, stop reason `refusal`), then the `tool_use`
+ * with its `data`), then the text (a refusal as text, stop reason `refusal`; Anthropic's explanation of its refusal as its `stop_details`), then the `tool_use`
  * blocks (a Gemini call's signature as a `thinking` block of no text before its call). Parts that
  * interleave in the stream (text after a call) come in a block per kind: a ModelStream keeps each
  * kind apart. The provider's own calls (Anthropic's `server_tool_use`, hosted tools) and media are
@@ -90,7 +90,10 @@ export function wholeAnswer(stream: ModelStream, text: string, options: WholeAns
       else if (b.signature !== undefined) content.push({ type: 'thinking', thinking: b.text, signature: b.signature });
       else if (b.text !== '') content.push({ type: 'thinking', thinking: b.text });
     }
-    if (text + refusal !== '') content.push({ type: 'text', text: text + refusal });
+    // (Anthropic's explanation of its refusal is its stop_details, not text, as the relay passes it)
+    const details = stream.message?.refusalDetails ?? null;
+    const written = details === null ? text + refusal : text;
+    if (written !== '') content.push({ type: 'text', text: written });
     for (const c of calls) {
       // (a custom tool's free-text input as `{"input": …}`, and a Gemini call's signature as a thinking
       // block of no text right before it, as SseRelay writes them)
@@ -101,14 +104,17 @@ export function wholeAnswer(stream: ModelStream, text: string, options: WholeAns
     const said = finish === undefined ? 'end_turn' : facts.finishReason(finish, 'anthropic', stream.refused);
     // (tool_use when calls are there, but an answer cut at a limit or refused keeps its reason, as SseRelay writes it)
     let stop = finishWithCalls(said, 'anthropic', calls.length > 0);
-    if (stop === 'end_turn' && refusal !== '') stop = 'refusal';
+    if (stop === 'end_turn' && (refusal !== '' || details !== null)) stop = 'refusal';
     const u: Record<string, unknown> = {
       input_tokens: usage?.input === undefined ? 0 : usage.input - (usage.cacheRead ?? 0) - (usage.cacheWrite ?? 0), output_tokens: usage?.output ?? 0,
     };
     if (usage?.cacheRead !== undefined) u.cache_read_input_tokens = usage.cacheRead;
     if (usage?.cacheWrite !== undefined) u.cache_creation_input_tokens = usage.cacheWrite;
     if (usage?.reasoning !== undefined) u.output_tokens_details = { thinking_tokens: usage.reasoning };
-    return { id: options.id ?? `msg_seam${serial}`, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null, usage: u };
+    const answer: Record<string, unknown> = { id: options.id ?? `msg_seam${serial}`, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null };
+    if (details !== null) answer.stop_details = JSON.parse(details) as unknown;
+    answer.usage = u;
+    return answer;
   }
   const callId = options.callId ?? ((c: ToolCall) => `call_seam${serial}_${c.index}`);
   const said = finish === undefined ? 'stop' : facts.finishReason(finish, 'openai', stream.refused);

@@ -169,6 +169,31 @@ describe('wholeAnswer, exactly', () => {
     expect(anthropic.first.body).toEqual(await finalOfStream('anthropic', anthropic.wire, 'm'));
   });
 
+  it('Anthropic\'s refusal explained (stop_details): to Anthropic its stop_details, not text, as the client reads the relay\'s stream; to OpenAI its refusal', async () => {
+    const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const details = { type: 'refusal', category: 'cyber', explanation: 'This request may enable "cyber" harm — café 🚫.' };
+    const body = ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', stop_reason: null, stop_sequence: null, stop_details: null, usage: { input_tokens: 9, output_tokens: 1 } } })
+      + ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
+      + ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Here is how to ' } })
+      + ev('content_block_stop', { index: 0 })
+      + ev('message_delta', { delta: { stop_reason: 'refusal', stop_sequence: null, stop_details: details }, usage: { output_tokens: 5 } })
+      + ev('message_stop', {});
+    const anthropic = each('anthropic', body, 'anthropic');
+    expect(anthropic.first.body).toEqual({
+      id: 'ID', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'Here is how to ' }], stop_reason: 'refusal', stop_sequence: null,
+      stop_details: details, usage: { input_tokens: 9, output_tokens: 5 },
+    });
+    // (the relay passes Anthropic's events as they came, its id and model among them)
+    expect({ ...(anthropic.first.body as object), model: 'claude' }).toEqual(await finalOfStream('anthropic', anthropic.wire, 'm'));
+    const openai = each('anthropic', body, 'openai');
+    expect(openai.first.body).toEqual({
+      id: 'ID', object: 'chat.completion', created: 0, model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Here is how to ', refusal: details.explanation }, finish_reason: 'content_filter' }],
+      usage: { prompt_tokens: 9, completion_tokens: 5, total_tokens: 14 },
+    });
+    expect(openai.first.body).toEqual(await finalOfStream('openai', openai.wire, 'm'));
+  });
+
   it('a call whose arguments are not one JSON value: ModelStreamError ERR_BAD_ARGUMENTS (offset -1: no one byte), to either client', () => {
     const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'x', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     const body = chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":' } }] }) + chunk({}, 'tool_calls') + 'data: [DONE]\n\n';
