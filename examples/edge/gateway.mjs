@@ -19,7 +19,7 @@
 //   UPSTREAM          the upstream's base URL (http: or https:)
 //   UPSTREAM_FORMAT   openai (default), anthropic or ollama: its API
 //   UPSTREAM_KEY      the key sent to the upstream (optional)
-//   MAX_ANSWER_BYTES  the bytes of the upstream's stream read for a whole answer (default 8 MiB)
+//   MAX_ANSWER_BYTES  the bytes of the upstream's stream read for a whole answer (default 8 MiB, at most 512 MiB)
 //   PORT              Bun's port (Deno: `deno serve --port`)
 // The requests carry text messages (and the model, max_tokens, temperature); examples/gateway/ is the
 // full gateway for Node, with tools, keys, limits and metrics.
@@ -52,6 +52,18 @@ function upstreamBody(client, body, to) {
 
 /** The bytes of an upstream's stream read for a whole answer (`stream: false`), unless MAX_ANSWER_BYTES says otherwise. */
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+/** The most MAX_ANSWER_BYTES can be: the most a ModelStream keeps of its text, reasoning or arguments (512 MiB). */
+const MOST_ANSWER_BYTES = 512 * 1024 * 1024;
+
+/**
+ * MAX_ANSWER_BYTES as a limit: a whole number of bytes, at most 512 MiB (a larger one is that), or
+ * the default for none or one that is not a number above 0. A fraction or a larger number made
+ * every `stream: false` request throw (the model stream's limits are whole bytes up to 512 MiB).
+ */
+function answerLimit(value) {
+  const n = Math.floor(Number(value));
+  return n > 0 ? Math.min(n, MOST_ANSWER_BYTES) : MAX_ANSWER_BYTES;
+}
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -147,8 +159,7 @@ export default {
     // (a stream only when the client asks for one: without `stream`, OpenAI's and Anthropic's APIs
     // answer whole, and their clients read a whole answer)
     if (body.stream !== true) {
-      const limit = Number(config.MAX_ANSWER_BYTES) > 0 ? Number(config.MAX_ANSWER_BYTES) : MAX_ANSWER_BYTES;
-      return whole(upstream, from, client, body.model, limit);
+      return whole(upstream, from, client, body.model, answerLimit(config.MAX_ANSWER_BYTES));
     }
     const relay = new SseRelayStream({ from, to: client, model: body.model });
     return new Response(upstream.body.pipeThrough(relay), {

@@ -220,6 +220,15 @@ describe('stream: false through examples/edge/gateway.mjs: one JSON answer, whol
       // (the limit is of the bytes read: a stream of that many is answered)
       env = { ...saved, MAX_ANSWER_BYTES: String(f.bytes.length) } as typeof env;
       expect((await call('openai', { model: 'm', stream: false, messages: [] })).status).toBe(200);
+      // (a fraction is its whole bytes; past 512 MiB, the most a model stream keeps, or Infinity, it is
+      // 512 MiB; none above 0 is the default: each an answer, where the handler threw a TypeError)
+      for (const [limit, status] of [[`${f.bytes.length - 1}.5`, 502], ['1e12', 200], ['Infinity', 200], ['-1', 200], ['many', 200]] as const) {
+        env = { ...saved, MAX_ANSWER_BYTES: limit } as typeof env;
+        const got = await call('anthropic', { model: 'm', stream: false, messages: [] });
+        expect(got.status, limit).toBe(status);
+        if (status === 502) expect(got.body).toBe(failure('anthropic', `the upstream's answer is over ${f.bytes.length - 1} bytes`, 'api_error'));
+        else expect(JSON.parse(got.body), limit).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text' }] });
+      }
     } finally {
       env = saved;
     }
