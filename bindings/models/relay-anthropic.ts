@@ -11,7 +11,7 @@
 import type { ModelStreamError } from './errors.js';
 import { anthropicErrorType, finishIn, finishWithCalls } from './formats/describe.js';
 import type { Call } from './message.js';
-import { type Aborted, type ClientWriter, type QuietHeads, type RelayTarget, callId, errorParts, member, usageOf } from './writer.js';
+import { type Aborted, type ClientWriter, type QuietHeads, type RelayTarget, anthropicInput, anthropicUsage, callId, errorParts, usageOf } from './writer.js';
 
 const DELTA_END = '"}}\n\n';
 const PING = 'event: ping\ndata: {"type":"ping"}\n\n';
@@ -56,8 +56,7 @@ export class AnthropicWriter implements ClientWriter {
   private start(): void {
     if (this.started) return;
     this.started = true;
-    const u = usageOf(this.t);
-    const input = u?.input === undefined ? 0 : u.input - (u.cacheRead ?? 0) - (u.cacheWrite ?? 0);
+    const input = anthropicInput(usageOf(this.t)) ?? 0;
     this.event('message_start', `{"type":"message_start","message":{"id":${this.t.idJson},"type":"message","role":"assistant",`
       + `"model":${this.t.modelJson},"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":${input},"output_tokens":0}}}`);
   }
@@ -315,14 +314,7 @@ export class AnthropicWriter implements ClientWriter {
     // (a refusal that ended as a turn ends: Anthropic's stop for a refusal)
     if (reason === 'end_turn' && this.t.message?.refusing === true) reason = 'refusal';
     const u = usageOf(this.t);
-    let usage = '';
-    if (u !== undefined) {
-      const input = u.input === undefined ? undefined : u.input - (u.cacheRead ?? 0) - (u.cacheWrite ?? 0);
-      usage = `{"output_tokens":${u.output ?? 0}${member('input_tokens', input)}${member('cache_read_input_tokens', u.cacheRead)}`
-        + `${member('cache_creation_input_tokens', u.cacheWrite)}${u.reasoning === undefined ? '' : `,"output_tokens_details":{"thinking_tokens":${u.reasoning}}`}}`;
-    } else {
-      usage = '{"output_tokens":0}';
-    }
+    const usage = u !== undefined ? JSON.stringify(anthropicUsage(u)) : '{"output_tokens":0}';
     const details = this.stopDetails === null ? '' : `,"stop_details":${this.stopDetails}`;
     this.event('message_delta', `{"type":"message_delta","delta":{"stop_reason":${JSON.stringify(reason)},"stop_sequence":null${details}},"usage":${usage}}`);
     this.t.writeText(STOP);

@@ -14,7 +14,7 @@ import type { ModelStreamError } from './errors.js';
 import { finishIn, finishWithCalls, isObj } from './formats/describe.js';
 import { partTexts } from './formats/openai.js';
 import type { Call } from './message.js';
-import { type Aborted, type ClientWriter, DROPPED, type QuietHeads, type RelayTarget, callId, errorParts, usageOf } from './writer.js';
+import { type Aborted, type ClientWriter, DROPPED, type QuietHeads, type RelayTarget, callId, openAiError, openAiUsage, usageOf } from './writer.js';
 
 const TEXT_END = '"},"finish_reason":null}]}\n\n';
 const ARGS_END = '"}}]},"finish_reason":null}]}\n\n';
@@ -287,13 +287,8 @@ export class OpenAiWriter implements ClientWriter {
   private usage(): void {
     const u = usageOf(this.t);
     if (u === undefined) return;
-    const input = u.input ?? 0;
-    const output = u.output ?? 0;
-    let s = `{"prompt_tokens":${input},"completion_tokens":${output},"total_tokens":${input + output}`;
-    if (u.cacheRead !== undefined) s += `,"prompt_tokens_details":{"cached_tokens":${u.cacheRead}}`;
-    if (u.reasoning !== undefined) s += `,"completion_tokens_details":{"reasoning_tokens":${u.reasoning}}`;
     const open = this.open.slice(0, this.open.indexOf('"choices":'));
-    this.t.writeText(`${open}"choices":[],"usage":${s}}}\n\n`);
+    this.t.writeText(`${open}"choices":[],"usage":${JSON.stringify(openAiUsage(u))}}\n\n`);
     this.t.wrote(1);
   }
 
@@ -303,10 +298,7 @@ export class OpenAiWriter implements ClientWriter {
   }
 
   error(e: ModelStreamError): void {
-    const { message, type } = errorParts(e);
-    // (the provider's own type or code for it, `throttlingException`, `RESOURCE_EXHAUSTED`, …, when it gave one)
-    this.errorEvent(e.providerCode === undefined ? { message, type, code: e.code, offset: e.offset }
-      : { message, type, code: e.code, offset: e.offset, provider_code: e.providerCode });
+    this.errorEvent(openAiError(e));
   }
 
   aborted(reason: Aborted): void {

@@ -9,6 +9,7 @@ import { finishWithCalls } from './formats/describe.js';
 import type { ToolCall } from './message.js';
 import { openAiAnnotations } from './relay-openai.js';
 import type { ModelStream } from './stream.js';
+import { anthropicUsage, errorParts, openAiError, openAiUsage } from './writer.js';
 
 /** {@link wholeAnswer}'s options. */
 export interface WholeAnswerOptions {
@@ -105,12 +106,8 @@ export function wholeAnswer(stream: ModelStream, text: string, options: WholeAns
     // (tool_use when calls are there, but an answer cut at a limit or refused keeps its reason, as SseRelay writes it)
     let stop = finishWithCalls(said, 'anthropic', calls.length > 0);
     if (stop === 'end_turn' && (refusal !== '' || details !== null)) stop = 'refusal';
-    const u: Record<string, unknown> = {
-      input_tokens: usage?.input === undefined ? 0 : usage.input - (usage.cacheRead ?? 0) - (usage.cacheWrite ?? 0), output_tokens: usage?.output ?? 0,
-    };
-    if (usage?.cacheRead !== undefined) u.cache_read_input_tokens = usage.cacheRead;
-    if (usage?.cacheWrite !== undefined) u.cache_creation_input_tokens = usage.cacheWrite;
-    if (usage?.reasoning !== undefined) u.output_tokens_details = { thinking_tokens: usage.reasoning };
+    // (the relay's message_start says input_tokens, 0 when unknown, and its message_delta the counts that are known)
+    const u = { input_tokens: 0, ...(usage === undefined ? { output_tokens: 0 } : anthropicUsage(usage)) };
     const answer: Record<string, unknown> = { id: options.id ?? `msg_seam${serial}`, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null };
     if (details !== null) answer.stop_details = JSON.parse(details) as unknown;
     answer.usage = u;
@@ -139,14 +136,7 @@ export function wholeAnswer(stream: ModelStream, text: string, options: WholeAns
     id: options.id ?? `chatcmpl-seam${serial}`, object: 'chat.completion', created: options.created ?? Math.floor(Date.now() / 1000), model,
     choices: [{ index: 0, message, finish_reason: finishWithCalls(said, 'openai', calls.length > 0) }],
   };
-  if (usage !== undefined) {
-    const input = usage.input ?? 0;
-    const output = usage.output ?? 0;
-    const u: Record<string, unknown> = { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
-    if (usage.cacheRead !== undefined) u.prompt_tokens_details = { cached_tokens: usage.cacheRead };
-    if (usage.reasoning !== undefined) u.completion_tokens_details = { reasoning_tokens: usage.reasoning };
-    answer.usage = u;
-  }
+  if (usage !== undefined) answer.usage = openAiUsage(usage);
   return answer;
 }
 
@@ -163,8 +153,7 @@ export function wholeError(error: ModelStreamError, options: { from: ModelFormat
   const to = options?.to ?? 'openai';
   const facts = describeFormat(options?.from);
   // (a stream cut short: in the relay's words, which name the upstream rather than the reader's completion event)
-  const message = error.code === 'ERR_STREAM_TRUNCATED' ? cutShort(options.from) : error.providerMessage ?? error.message;
+  const message = error.code === 'ERR_STREAM_TRUNCATED' ? cutShort(options.from) : errorParts(error).message;
   if (to === 'anthropic') return { type: 'error', error: { type: facts.anthropicErrorType(error.providerCode), message } };
-  const type = error.code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error';
-  return { error: error.providerCode === undefined ? { message, type, code: error.code, offset: error.offset } : { message, type, code: error.code, offset: error.offset, provider_code: error.providerCode } };
+  return { error: openAiError(error, message) };
 }

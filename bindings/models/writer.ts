@@ -111,10 +111,45 @@ export function callId(t: RelayTarget, call: Call, prefix: string): string {
   return JSON.stringify(call.id !== '' ? call.id : `${prefix}${t.serial}_${call.index}`);
 }
 
-/** A JSON number member, or nothing when the value is unknown. */
-export const member = (name: string, v: number | undefined): string => (v === undefined ? '' : `,"${name}":${v}`);
-
 /** An error's type and message for a client: the provider's own, else what kind of failure it was. */
 export function errorParts(e: ModelStreamError): { message: string; type: string } {
   return { message: e.providerMessage ?? e.message, type: e.code === 'ERR_PROVIDER' ? 'upstream_error' : 'upstream_stream_error' };
+}
+
+/**
+ * A stream's error as OpenAI's clients read one (`{message, type, code, offset, provider_code?}`):
+ * the relay's error event's `error`, and a whole answer's error body's (wholeError). `message`: the
+ * error's words for it, unless said otherwise.
+ */
+export function openAiError(e: ModelStreamError, message = errorParts(e).message): Record<string, unknown> {
+  const { type } = errorParts(e);
+  // (the provider's own type or code for it, `throttlingException`, `RESOURCE_EXHAUSTED`, …, when it gave one)
+  return e.providerCode === undefined ? { message, type, code: e.code, offset: e.offset }
+    : { message, type, code: e.code, offset: e.offset, provider_code: e.providerCode };
+}
+
+/** The usage in OpenAI Chat's words (a relay's usage chunk, a whole answer's): its counts, and the cached and reasoning ones where known. */
+export function openAiUsage(u: Usage): Record<string, unknown> {
+  const input = u.input ?? 0;
+  const output = u.output ?? 0;
+  const o: Record<string, unknown> = { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+  if (u.cacheRead !== undefined) o.prompt_tokens_details = { cached_tokens: u.cacheRead };
+  if (u.reasoning !== undefined) o.completion_tokens_details = { reasoning_tokens: u.reasoning };
+  return o;
+}
+
+/** Input tokens in Anthropic's words: those neither read from the cache nor written to it (undefined when unknown). */
+export function anthropicInput(u: Usage | undefined): number | undefined {
+  return u?.input === undefined ? undefined : u.input - (u.cacheRead ?? 0) - (u.cacheWrite ?? 0);
+}
+
+/** The usage in Anthropic's words (a relay's `message_delta`'s, a whole answer's): the counts that are known. */
+export function anthropicUsage(u: Usage): Record<string, unknown> {
+  const o: Record<string, unknown> = { output_tokens: u.output ?? 0 };
+  const input = anthropicInput(u);
+  if (input !== undefined) o.input_tokens = input;
+  if (u.cacheRead !== undefined) o.cache_read_input_tokens = u.cacheRead;
+  if (u.cacheWrite !== undefined) o.cache_creation_input_tokens = u.cacheWrite;
+  if (u.reasoning !== undefined) o.output_tokens_details = { thinking_tokens: u.reasoning };
+  return o;
 }
