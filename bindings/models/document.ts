@@ -430,12 +430,17 @@ export class DocReader implements Doc, Sink {
   }
 
   onMediaId(_doc: Doc, j: number): void {
+    // (the same id again, as OpenAI says its audio's in its last chunk too, is no news: a relay
+    // keeps it as well, to know)
+    const id = this.string(j);
+    if (id === this.said.mediaId) return;
     eventSaid.any = true;
-    if (this.owner!.keeps) this.said.mediaId = this.string(j);
+    this.said.mediaId = id;
   }
 
   onMedia(doc: Doc, mimeType: number | string, data: number, thought: boolean, signature: number, as?: 'url' | 'uri', expires = -1): void {
-    eventSaid.any = true;
+    // (media of no data, an audio chunk's empty `data`, says nothing)
+    if (as !== undefined || signature >= 0 || (data >= 0 && (doc.kind(data) !== JK_STRING || this.len(data) !== 0))) eventSaid.any = true;
     // (a relay's clients have no place for media in an answer: OpenAI Chat's chunks and Anthropic's content blocks have none)
     const owner = this.owner!;
     if (!owner.keeps) return;

@@ -92,6 +92,17 @@ const cases: Case[] = [
     events: 7, pings: 0, empty: 2,
   },
   {
+    name: 'OpenAI: an answer in audio, its id said again and empty audio data',
+    format: 'openai',
+    input: sse([
+      delta('{"role":"assistant","content":null,"audio":{"id":"audio_1","transcript":""}}'), delta('{"audio":{"data":"AAAA"}}'),
+      delta('{"audio":{"id":"audio_1"}}'), delta('{"audio":{"data":""}}'), delta('{"audio":{"transcript":"Hi"}}'),
+      delta('{"audio":{"id":"audio_1","expires_at":1796600000}}'), delta('{}', '"stop"'), '[DONE]',
+    ]),
+    // (the id once, the data, the transcript, the finish and [DONE]; the id again, empty data, and the id again with its expiry)
+    events: 8, pings: 0, empty: 3,
+  },
+  {
     name: 'Gemini: the same grounding metadata in every chunk, with empty text between',
     format: 'gemini',
     input: sse([
