@@ -427,13 +427,11 @@ export abstract class ModelReader extends FrameStream {
   protected override released(): void {
     this.takeParts();
     this.takeRunningUsage();
-    // (a stream that retired first, as one whose flush finds it cut short does, retired its framer
-    // with it: releasing that would make it a new record, held until the stream is collected)
-    if (this.st !== 0) this.unframer?.release();
     super.released();
     if (this._status === 'open') this._status = 'failed';
-    // (and its record: a failed stream is read no more until reset() makes a new one, and an app
-    // or gateway that lets a failed stream go without dispose() had it held until a collection)
+    // (and its record, its framer's (Bedrock's) with it: a failed stream is read no more until
+    // reset() makes a new one, and an app or gateway that lets a failed stream go without dispose()
+    // had it held until a collection)
     this.retire();
   }
 

@@ -180,12 +180,6 @@ export class Unframer {
     return b;
   }
 
-  /** After the stream failed: what the framer holds (a message's bytes, the events) is given back. */
-  release(): void {
-    this.framer.reset();
-    this.framer.clearEvents();
-  }
-
   dispose(): void {
     this.framer.dispose();
   }
