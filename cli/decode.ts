@@ -368,11 +368,10 @@ class DecodeRun {
   private readonly out = new Output();
   private readonly t0 = performance.now();
   private lastTextAt = performance.now();
-  /** When an event that is not a keep-alive (text, reasoning, a call's arguments, …) last came: --idle-timeout's clock. */
+  /** When an event that says a part of the answer (text, reasoning, a call's arguments, …) last came: --idle-timeout's clock. */
   private lastProgressAt = performance.now();
-  /** The stream's events and Anthropic's pings at the last read: more events than pings since are progress. */
-  private seenEvents = 0;
-  private seenPings = 0;
+  /** The stream's events less its keep-alives and empty events at the last read: more since are progress. */
+  private seenProgress = 0;
   private anyText = false;
   private bytes = 0;
   private stream: TextStream | undefined;
@@ -601,10 +600,9 @@ class DecodeRun {
     // ever; Anthropic's pings are events and SSE comments are not: a read of a comment and an event
     // brought an event that is not a keep-alive)
     const s = this.stream!;
-    const pings = (s.pings ?? 0) + (s.emptyEvents ?? 0); // (a model stream's; none for plain streams)
-    if (s.events - this.seenEvents > pings - this.seenPings) this.lastProgressAt = performance.now();
-    this.seenEvents = s.events;
-    this.seenPings = pings;
+    const progress = s.events - (s.pings ?? 0) - (s.emptyEvents ?? 0); // (a model stream's pings and empty events; none for plain streams)
+    if (progress > this.seenProgress) this.lastProgressAt = performance.now();
+    this.seenProgress = progress;
     if (parts !== undefined) this.show(parts);
     else this.emit(text);
     if (printerError !== undefined) {
