@@ -110,24 +110,25 @@ export function modelStateRetained(st: usize): u32 {
     + load<u32>(ms + MS_LAST, 8);
 }
 
-/**
- * Keeps the n bytes at p as the stream's last MR_LAST object, in place of the one before; one
- * longer than LAST_CAP, or one the heap budget has no room for (a kept object is not worth
- * failing a push for), leaves none.
- */
 /** Set by keepLast when the object it keeps is not the one it kept (modelDocs clears it before each event: a quiet event that changed it is not empty). */
 export let lastChanged = false;
 /** Clears lastChanged (an exported global is read, not written, by the modules that import it). */
 export function lastUnchanged(): void { lastChanged = false; }
 
+/**
+ * Keeps the n bytes at p as the stream's last MR_LAST object, in place of the one before; one
+ * longer than LAST_CAP, or one the heap budget has no room for (a kept object is not worth
+ * failing a push for), leaves none.
+ */
 export function keepLast(st: usize, p: usize, n: usize): void {
   if (n > <usize>LAST_CAP) {
     if (modelState(st) != 0) bSetLen(modelState(st), MS_LAST, 0);
     return;
   }
   const ms = modelStateOf(st);
-  // (an object other than the one kept: the event said something, new running usage)
-  if (bLen(ms, MS_LAST) != n || !sameBytes(bPtr(ms, MS_LAST), p, n)) lastChanged = true;
+  // (the object kept already: nothing to copy, and nothing new; another is new running usage)
+  if (bLen(ms, MS_LAST) == n && sameBytes(bPtr(ms, MS_LAST), p, n)) return;
+  lastChanged = true;
   bSetLen(ms, MS_LAST, 0);
   const cap = <usize>load<u32>(ms + MS_LAST, 8);
   if (n > cap && !budgetFits(n + (n >> 1) + 64)) return;
