@@ -655,20 +655,16 @@ export abstract class ModelReader extends FrameStream {
       // after the completion: nothing more is the answer (a format's trailer may still bring its
       // usage); after a turn that failed, the event that follows it brings its usage, then the failure
       const trailer = this.spec.trailer;
-      let usage = false;
+      eventSaid.any = false;
       if (trailer !== undefined && (this._status === 'done' || this.turnFailed !== null) && (flags & (DF_DONE | DF_ERROR)) === 0) {
         // (what a trailer may say: the usage, merged over what came before)
-        trailer(borrowDoc(this.core, this, i32[e + MD_PTR], i32[e + MD_LEN], this.core.mjrec + i32[e + MD_J0] * JREC_WORDS, i32[e + MD_JN]), {
-          onUsage: (fields: Record<string, unknown>): void => {
-            usage = true;
-            const m = (this.message ??= new Message());
-            m.usage = m.usage === undefined ? fields : { ...m.usage, ...fields };
-          },
-        });
+        const doc = borrowDoc(this.core, this, i32[e + MD_PTR], i32[e + MD_LEN], this.core.mjrec + i32[e + MD_J0] * JREC_WORDS, i32[e + MD_JN]);
+        trailer(doc, doc);
       }
-      // (anything else says nothing of the answer: a Bedrock stream's events between its stop and
-      // its usage, which its relay waits for, are no progress)
-      if (!usage && (flags & DF_DONE) === 0) (this.message ??= new Message()).empty++;
+      // (anything else says nothing of the answer, nor does the same usage again: a Bedrock stream's
+      // events between its stop and its usage, which its relay waits for, are no progress, nor is
+      // its metadata said twice)
+      if (!eventSaid.any && (flags & DF_DONE) === 0) (this.message ??= new Message()).empty++;
       if (this.turnFailed !== null) this.failTurn();
       return;
     }

@@ -176,6 +176,9 @@ describe('emptyEvents', () => {
       expect([r.events, r.emptyEvents]).toEqual([34, 32]);
       r.push(metadata);
       expect(r.events - r.pings - r.emptyEvents).toBe(before + 1);
+      // (the same metadata again, for ever, is no news: an upstream that says it holds no stream)
+      for (let i = 0; i < 5; i++) r.push(metadata);
+      expect([r.events, r.emptyEvents, r.events - r.pings - r.emptyEvents]).toEqual([40, 37, before + 1]);
       r.flush();
       expect([r.status, r.usage?.inputTokens]).toEqual(['done', 3]);
       r.dispose();
