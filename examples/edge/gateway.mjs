@@ -9,17 +9,23 @@
 // The upstream's answer is relayed in one line, `upstream.body.pipeThrough(new SseRelayStream(…))`:
 // whole, validated events in the client's format, the client's completion only after the upstream's,
 // an error event in the client's shape otherwise, an upstream connection that drops included.
-// A client that does not ask `stream: true` (`stream: false`, or no `stream`, as the APIs read it) gets one JSON answer (a `chat.completion`, a `message`): the
-// upstream is still asked to stream, its stream read with a ModelStream (at most MAX_ANSWER_BYTES
-// of it) and written whole by `wholeAnswer`, what the streamed answer carries as the official
-// clients read it; a stream that fails, breaks off or passes the limit is a 502 with the error in
-// the client's shape (`wholeError`), never an answer.
+// A client that does not ask `stream: true` (`stream: false`, or no `stream`, as the APIs read it)
+// gets one JSON answer (a `chat.completion`, a `message`). From an upstream of the client's own API
+// (OpenAI to OpenAI, Anthropic to Anthropic) it is the upstream's own whole answer, passed through
+// with its status (`passWhole`: all it says, OpenAI's `system_fingerprint` and `logprobs`,
+// Anthropic's citations and server tool blocks, which no answer rebuilt from a stream has): read to
+// the end of its JSON object, at most MAX_ANSWER_BYTES of it, and anything but a JSON object (a web
+// page at the upstream URL) a 502, `ERR_BAD_RESPONSE`. From another API the upstream is asked to
+// stream, its stream read with a ModelStream (at most MAX_ANSWER_BYTES of it) and written whole by
+// `wholeAnswer`, what the streamed answer carries as the official clients read it; a stream that
+// fails, breaks off or passes the limit is a 502 with the error in the client's shape
+// (`wholeError`), never an answer.
 // Configuration (the only non-Web part: where a
 // runtime keeps its variables): a Worker's bindings (`env`), else `process.env` (Deno, Bun):
 //   UPSTREAM          the upstream's base URL (http: or https:)
 //   UPSTREAM_FORMAT   openai (default), anthropic or ollama: its API
 //   UPSTREAM_KEY      the key sent to the upstream (optional)
-//   MAX_ANSWER_BYTES  the bytes of the upstream's stream read for a whole answer (default 8 MiB, at most 512 MiB)
+//   MAX_ANSWER_BYTES  the bytes of the upstream's answer read for a whole answer, its stream or its own (default 8 MiB, at most 512 MiB)
 //   PORT              Bun's port (Deno: `deno serve --port`)
 // The requests carry text messages (and the model, max_tokens, temperature); examples/gateway/ is the
 // full gateway for Node, with tools, keys, limits and metrics.
@@ -32,8 +38,8 @@ const PATH = { openai: '/v1/chat/completions', anthropic: '/v1/messages', ollama
 const textOf = (content) => typeof content === 'string' ? content
   : Array.isArray(content) ? content.map((p) => (typeof p === 'string' ? p : p?.type === 'text' ? p.text : '')).join('') : '';
 
-/** The client's request as the upstream's: its system text, its turns, model and limits. */
-function upstreamBody(client, body, to) {
+/** The client's request as the upstream's: its system text, its turns, model and limits; a stream unless `stream` is false. */
+function upstreamBody(client, body, to, stream = true) {
   const system = [];
   if (client === 'anthropic' && body.system !== undefined) system.push(textOf(body.system));
   const turns = [];
@@ -43,11 +49,11 @@ function upstreamBody(client, body, to) {
   }
   const max = body.max_tokens ?? body.max_completion_tokens;
   if (to === 'anthropic') {
-    return { model: body.model, ...(system.length ? { system: system.join('\n\n') } : {}), messages: turns, max_tokens: max ?? 1024, temperature: body.temperature, stream: true };
+    return { model: body.model, ...(system.length ? { system: system.join('\n\n') } : {}), messages: turns, max_tokens: max ?? 1024, temperature: body.temperature, stream };
   }
   const messages = [...(system.length ? [{ role: 'system', content: system.join('\n\n') }] : []), ...turns];
   if (to === 'ollama') return { model: body.model, messages, stream: true, options: { temperature: body.temperature } };
-  return { model: body.model, messages, max_tokens: max, temperature: body.temperature, stream: true };
+  return { model: body.model, messages, max_tokens: max, temperature: body.temperature, stream };
 }
 
 /** The bytes of an upstream's stream read for a whole answer (`stream: false`), unless MAX_ANSWER_BYTES says otherwise. */
@@ -67,13 +73,110 @@ function answerLimit(value) {
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** An error answer in the client's shape. */
-function failure(client, status, message, type = 'api_error') {
-  const body = client === 'anthropic' ? { type: 'error', error: { type, message } } : { error: { message, type, code: null } };
+/** An error answer in the client's shape (`code`: OpenAI's, which Anthropic's shape has no place for). */
+function failure(client, status, message, type = 'api_error', code = null) {
+  const body = client === 'anthropic' ? { type: 'error', error: { type, message } } : { error: { message, type, code } };
   return json(status, body);
 }
 
 const json = (status, body) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+/**
+ * Where a JSON object ends in a body read piece by piece (the Node gateway's jsonObjectEnd,
+ * examples/gateway/server/read-body.mjs; this file is one file): `scan(piece)` returns the index in
+ * `piece` right after the object's closing brace, or -1 (not yet, or the body does not begin with
+ * `{` after white space: then never). Its strings and their escapes are stepped over; whether it is
+ * valid JSON is JSON.parse's to say.
+ */
+function objectEnd() {
+  let depth = 0;
+  let started = false;
+  let over = false;
+  let inString = false;
+  let escaped = false;
+  return (piece) => {
+    if (over) return -1;
+    for (let i = 0; i < piece.length; i++) {
+      const c = piece[i];
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === 0x5c) escaped = true;
+        else if (c === 0x22) inString = false;
+      } else if (!started) {
+        if (c === 0x7b) { started = true; depth = 1; } else if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) { over = true; return -1; }
+      } else if (c === 0x22) inString = true;
+      else if (c === 0x7b || c === 0x5b) depth++;
+      else if ((c === 0x7d || c === 0x5d) && --depth === 0) { over = true; return i + 1; }
+    }
+    return -1;
+  };
+}
+
+/**
+ * An upstream's body (a ReadableStream, or null) read to the end of its JSON object, not of its
+ * connection (an upstream can hold that open after it: the rest is cancelled), or to its end when
+ * it is no object: its bytes; null past `limit` bytes (the rest cancelled, nothing more held);
+ * undefined when its connection broke before that end.
+ */
+async function readBody(body, limit) {
+  if (body === null) return new Uint8Array(0);
+  const reader = body.getReader();
+  const scan = objectEnd();
+  const parts = [];
+  let n = 0;
+  try {
+    for (;;) {
+      let next;
+      try {
+        next = await reader.read();
+      } catch {
+        return undefined;
+      }
+      if (next.done) break;
+      let piece = next.value;
+      const end = scan(piece);
+      if (end !== -1) piece = piece.subarray(0, end);
+      if ((n += piece.length) > limit) return null;
+      parts.push(piece);
+      if (end !== -1) break;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const all = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  return all;
+}
+
+/** A body's bytes as JSON, or undefined. */
+function parsed(bytes) {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The upstream's own whole answer (`stream: false`), asked of an upstream of the client's API,
+ * passed through with its status: its JSON object as it came, read to that object's end, at most
+ * `limit` bytes (past it the 502 a streamed one gets). A body that is no JSON object (a web page,
+ * a proxy's, at the upstream URL) or breaks off is a 502, `ERR_BAD_RESPONSE`, not passed on.
+ */
+async function passWhole(upstream, client, limit) {
+  const bytes = await readBody(upstream.body, limit);
+  if (bytes === null) return failure(client, 502, `the upstream's answer is over ${limit} bytes`);
+  const answer = bytes === undefined ? undefined : parsed(bytes);
+  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
+    const why = bytes === undefined ? 'broke off before its end' : 'is not a JSON object';
+    return failure(client, 502, `the upstream's answer (HTTP ${upstream.status}) ${why}`, client === 'anthropic' ? 'api_error' : 'upstream_error', 'ERR_BAD_RESPONSE');
+  }
+  return new Response(bytes, { status: upstream.status, headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' } });
+}
 
 /**
  * The whole answer (`stream: false`) of the upstream's stream in the client's API, one JSON
@@ -137,7 +240,9 @@ export default {
     }
     // (the relay writes it into the client's events: a string, as SseRelay takes it)
     if (body.model !== undefined && typeof body.model !== 'string') return failure(client, 400, 'the model must be a string', 'invalid_request_error');
-    const headers = { 'content-type': 'application/json', accept: describeFormat(from).contentType };
+    // (a whole answer of the client's own API is the upstream's own, asked whole; any other, its stream)
+    const streamed = body.stream === true;
+    const headers = { 'content-type': 'application/json', accept: streamed || from !== client ? describeFormat(from).contentType : 'application/json' };
     if (from === 'anthropic') headers['anthropic-version'] = '2023-06-01';
     if (config.UPSTREAM_KEY) headers[from === 'anthropic' ? 'x-api-key' : 'authorization'] = from === 'anthropic' ? config.UPSTREAM_KEY : `Bearer ${config.UPSTREAM_KEY}`;
     // (the client's leaving aborts the upstream request: request.signal, which Deno aborts on the
@@ -145,7 +250,7 @@ export default {
     // Deno aborts it after every response delivered too, and warns wherever it is read)
     let upstream;
     try {
-      upstream = await fetch(new URL(PATH[from], config.UPSTREAM), { method: 'POST', headers, body: JSON.stringify(upstreamBody(client, body, from)), signal: request.signal });
+      upstream = await fetch(new URL(PATH[from], config.UPSTREAM), { method: 'POST', headers, body: JSON.stringify(upstreamBody(client, body, from, streamed || from !== client)), signal: request.signal });
     } catch {
       return failure(client, 502, 'the upstream cannot be reached');
     }
@@ -157,9 +262,10 @@ export default {
       return failure(client, status, error?.message ?? `upstream answered HTTP ${upstream.status}`, error?.type);
     }
     // (a stream only when the client asks for one: without `stream`, OpenAI's and Anthropic's APIs
-    // answer whole, and their clients read a whole answer)
-    if (body.stream !== true) {
-      return whole(upstream, from, client, body.model, answerLimit(config.MAX_ANSWER_BYTES));
+    // answer whole, and their clients read a whole answer; of the client's own API, the upstream's)
+    if (!streamed) {
+      const limit = answerLimit(config.MAX_ANSWER_BYTES);
+      return from === client ? passWhole(upstream, client, limit) : whole(upstream, from, client, body.model, limit);
     }
     const relay = new SseRelayStream({ from, to: client, model: body.model });
     return new Response(upstream.body.pipeThrough(relay), {

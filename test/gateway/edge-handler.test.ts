@@ -9,12 +9,13 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelStream, ModelStreamError, wholeAnswer, wholeError } from '../../bindings/index.js';
 import { FIXTURES, type Fixture } from '../helpers/model-fixtures.js';
+import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 // @ts-expect-error: a plain ESM example without types
 import gateway from '../../examples/edge/gateway.mjs';
 
 let upstream: Server;
 let env: { UPSTREAM: string; UPSTREAM_FORMAT: string };
-let answer: (res: ServerResponse) => void = (res) => res.end();
+let answer: (res: ServerResponse, raw: string) => void = (res) => res.end();
 const requests: string[] = [];
 
 beforeAll(async () => {
@@ -22,7 +23,7 @@ beforeAll(async () => {
     let raw = '';
     for await (const c of req) raw += c;
     requests.push(raw);
-    answer(res);
+    answer(res, raw);
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
   env = { UPSTREAM: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, UPSTREAM_FORMAT: 'openai' };
@@ -144,9 +145,10 @@ const served = async (url: string | URL | Request, init?: RequestInit) => gatewa
 const openai = () => new OpenAI({ apiKey: 'k', baseURL: 'http://gateway.test/v1', maxRetries: 0, fetch: served });
 const anthropic = () => new Anthropic({ apiKey: 'k', baseURL: 'http://gateway.test', maxRetries: 0, fetch: served });
 
-describe('stream: false through examples/edge/gateway.mjs: one JSON answer, wholeAnswer\'s, read by the official clients', () => {
+describe('stream: false through examples/edge/gateway.mjs from another API: one JSON answer, wholeAnswer\'s, read by the official clients', () => {
+  // (of the client's own API the upstream's own whole answer passes through: below)
   const fixtures = FIXTURES.filter((f) => (f.format === 'openai' || f.format === 'anthropic' || f.format === 'ollama') && f.choice === undefined);
-  const cases = fixtures.flatMap((f) => (['openai', 'anthropic'] as const).map((to) => [f.name, to, f] as const));
+  const cases = fixtures.flatMap((f) => (['openai', 'anthropic'] as const).filter((to) => to !== f.format).map((to) => [f.name, to, f] as const));
   it.each(cases)('%s to an %s client', async (_name, to, f) => {
     const saved = env;
     env = { ...saved, UPSTREAM_FORMAT: f.format };
@@ -178,18 +180,26 @@ describe('stream: false through examples/edge/gateway.mjs: one JSON answer, whol
   });
 
   it('a request without `stream` is answered whole, as the APIs answer it, to clients that do not say it (the clients\' create() without stream): the same answer as stream: false', async () => {
-    const f = FIXTURES.find((x) => x.name === 'openai-basic')!;
-    answer = streams(f.bytes);
-    const messages = [{ role: 'user' as const, content: 'Hi' }];
-    for (const to of ['openai', 'anthropic'] as const) {
-      const omitted = await call(to, { model: f.name, messages, ...(to === 'anthropic' ? { max_tokens: 64 } : {}) });
+    const f = FIXTURES.find((x) => x.name === 'anthropic-basic')!;
+    const saved = env;
+    env = { ...saved, UPSTREAM_FORMAT: 'anthropic' };
+    try {
+      answer = streams(f.bytes);
+      const messages = [{ role: 'user' as const, content: 'Hi' }];
+      const omitted = await call('openai', { model: f.name, messages });
       expect([omitted.status, omitted.type]).toEqual([200, 'application/json']);
-      expect(normalized(JSON.parse(omitted.body))).toEqual(expectedWhole(f, to).body);
+      expect(normalized(JSON.parse(omitted.body))).toEqual(expectedWhole(f, 'openai').body);
+      const got = await openai().chat.completions.create({ model: f.name, messages });
+      expect(normalized(got)).toEqual(expectedWhole(f, 'openai').body);
+      // (of its own API, the upstream is asked for its whole answer: no `stream`, read as false)
+      requests.length = 0;
+      answer = wholeJson(200, JSON.stringify(ANTHROPIC_WHOLE));
+      const msg = await anthropic().messages.create({ model: f.name, max_tokens: 64, messages });
+      expect(msg).toEqual(ANTHROPIC_WHOLE);
+      expect(JSON.parse(requests[0]).stream).toBe(false);
+    } finally {
+      env = saved;
     }
-    const got = await openai().chat.completions.create({ model: f.name, messages });
-    expect(normalized(got)).toEqual(expectedWhole(f, 'openai').body);
-    const msg = await anthropic().messages.create({ model: f.name, max_tokens: 64, messages });
-    expect(normalized(msg)).toEqual(expectedWhole(f, 'anthropic').body);
   });
 
   it('the upstream\'s connection broken mid-stream: a 502, ERR_STREAM_TRUNCATED in the client\'s shape', async () => {
@@ -198,12 +208,23 @@ describe('stream: false through examples/edge/gateway.mjs: one JSON answer, whol
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(f.bytes.subarray(0, 200), () => setTimeout(() => res.socket!.destroy(), 20));
     };
-    const o = await call('openai', { model: 'm', stream: false, messages: [] });
-    expect([o.status, JSON.parse(o.body)]).toEqual([502, { error: {
-      message: 'The upstream openai stream ended without its completion: the answer is cut short', type: 'upstream_stream_error', code: 'ERR_STREAM_TRUNCATED', offset: 200,
-    } }]);
     const a = await call('anthropic', { model: 'm', stream: false, messages: [] });
     expect([a.status, JSON.parse(a.body)]).toEqual([502, { type: 'error', error: { type: 'api_error', message: 'The upstream openai stream ended without its completion: the answer is cut short' } }]);
+    const g = FIXTURES.find((x) => x.name === 'anthropic-basic')!;
+    const saved = env;
+    env = { ...saved, UPSTREAM_FORMAT: 'anthropic' };
+    try {
+      answer = (res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(g.bytes.subarray(0, 200), () => setTimeout(() => res.socket!.destroy(), 20));
+      };
+      const o = await call('openai', { model: 'm', stream: false, messages: [] });
+      expect([o.status, JSON.parse(o.body)]).toEqual([502, { error: {
+        message: 'The upstream anthropic stream ended without its completion: the answer is cut short', type: 'upstream_stream_error', code: 'ERR_STREAM_TRUNCATED', offset: 200,
+      } }]);
+    } finally {
+      env = saved;
+    }
   });
 
   it('an upstream stream past MAX_ANSWER_BYTES: a 502 that says the limit, and the upstream\'s stream cancelled', async () => {
@@ -219,7 +240,7 @@ describe('stream: false through examples/edge/gateway.mjs: one JSON answer, whol
       }
       // (the limit is of the bytes read: a stream of that many is answered)
       env = { ...saved, MAX_ANSWER_BYTES: String(f.bytes.length) } as typeof env;
-      expect((await call('openai', { model: 'm', stream: false, messages: [] })).status).toBe(200);
+      expect((await call('anthropic', { model: 'm', stream: false, messages: [] })).status).toBe(200);
       // (a fraction is its whole bytes; past 512 MiB, the most a model stream keeps, or Infinity, it is
       // 512 MiB; none above 0 is the default: each an answer, where the handler threw a TypeError)
       for (const [limit, status] of [[`${f.bytes.length - 1}.5`, 502], ['1e12', 200], ['Infinity', 200], ['-1', 200], ['many', 200]] as const) {
@@ -228,6 +249,138 @@ describe('stream: false through examples/edge/gateway.mjs: one JSON answer, whol
         expect(got.status, limit).toBe(status);
         if (status === 502) expect(got.body).toBe(failure('anthropic', `the upstream's answer is over ${f.bytes.length - 1} bytes`, 'api_error'));
         else expect(JSON.parse(got.body), limit).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text' }] });
+      }
+    } finally {
+      env = saved;
+    }
+  });
+});
+
+/** The upstream answers `status` with `text` as its JSON body, in pieces (`cuts`, each written apart), and holds its connection open after it unless `end`. */
+const wholeJson = (status: number, text: string, cuts: number[] = [], end = true) => (res: ServerResponse) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  void (async () => {
+    for (const piece of cut(Buffer.from(text), cuts)) {
+      res.write(piece);
+      await new Promise((r) => setImmediate(r));
+    }
+    if (end) res.end();
+  })();
+};
+
+/** An OpenAI whole answer with what no answer rebuilt from a stream has: its system_fingerprint, service_tier and logprobs. */
+const OPENAI_WHOLE = {
+  id: 'chatcmpl-up1', object: 'chat.completion', created: 1767225600, model: 'gpt-4o-2024-08-06', system_fingerprint: 'fp_f33667828e', service_tier: 'default',
+  choices: [{
+    index: 0, message: { role: 'assistant', content: 'Hi there', refusal: null, annotations: [] },
+    logprobs: { content: [{ token: 'Hi', logprob: -0.01, bytes: [72, 105], top_logprobs: [] }, { token: ' there', logprob: -0.2, bytes: [32, 116, 104, 101, 114, 101], top_logprobs: [] }], refusal: null },
+    finish_reason: 'stop',
+  }],
+  usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } },
+};
+
+/** An Anthropic whole answer with a server tool's blocks, a text block's citations and its container. */
+const ANTHROPIC_WHOLE = {
+  id: 'msg_up1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5',
+  content: [
+    { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'seam stream "quoted" {braces}' } },
+    { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: [{ type: 'web_search_result', url: 'https://example.com/a', title: 'A }{', encrypted_content: 'EqgB', page_age: null }] },
+    { type: 'text', text: 'Seam reads streams \u2014 ✓', citations: [{ type: 'web_search_result_location', url: 'https://example.com/a', title: 'A }{', encrypted_index: 'Eo8B', cited_text: 'Seam reads streams…' }] },
+  ],
+  stop_reason: 'end_turn', stop_sequence: null, container: { id: 'container_01', expires_at: '2026-12-08T00:00:00Z' },
+  usage: { input_tokens: 12, output_tokens: 30, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, server_tool_use: { web_search_requests: 1 }, service_tier: 'standard' },
+};
+
+const WHOLE = { openai: OPENAI_WHOLE, anthropic: ANTHROPIC_WHOLE } as const;
+
+describe('stream: false through examples/edge/gateway.mjs from the client\'s own API: the upstream\'s own whole answer passed through', () => {
+  /** The official client's whole answer, through the gateway. */
+  const create = (to: keyof typeof PATHS) => (to === 'openai'
+    ? openai().chat.completions.create({ model: 'm', stream: false, messages: [{ role: 'user', content: 'Hi' }] })
+    : anthropic().messages.create({ model: 'm', max_tokens: 64, stream: false, messages: [{ role: 'user', content: 'Hi' }] }));
+
+  it('all the upstream\'s answer reaches the official clients (system_fingerprint, logprobs, service_tier; citations, server tool blocks, container), its bytes as they came, whatever its pieces (seed printed), the upstream asked for a whole answer; its connection held open after it', async () => {
+    const saved = env;
+    try {
+      for (const to of ['openai', 'anthropic'] as const) {
+        env = { ...saved, UPSTREAM_FORMAT: to };
+        // (as the upstream wrote it, white space and escapes: not written anew)
+        const text = JSON.stringify(WHOLE[to], null, 1);
+        const bytes = Buffer.from(text);
+        const next = rng(SEED + bytes.length);
+        const cuttings: [string, number[]][] = [['whole', []], ['a byte a piece', [...Array(bytes.length - 1).keys()].map((i) => i + 1)]];
+        for (let round = 0; round < 3; round++) cuttings.push([`seed ${SEED} round ${round}`, randomCuts(bytes, next, [3, 17, 90][round])]);
+        for (const [how, cuts] of cuttings) {
+          // (the upstream holds its connection open after its answer: the answer is read to its object's end)
+          answer = wholeJson(200, text, cuts, false);
+          requests.length = 0;
+          const got = await create(to);
+          expect(got, `${to}, ${how}`).toEqual(WHOLE[to]);
+          expect(JSON.parse(requests[0]), to).toMatchObject({ model: 'm', stream: false });
+          const raw = await call(to, { model: 'm', stream: false, messages: [{ role: 'user', content: 'Hi' }] });
+          expect(raw, `${to}, ${how}`).toEqual({ status: 200, type: 'application/json', body: text });
+        }
+        // (its status passed through; the upstream is asked for JSON)
+        answer = wholeJson(203, text);
+        requests.length = 0;
+        const raw = await gateway.fetch(new Request(`http://gateway.test${PATHS[to]}`, { method: 'POST', body: JSON.stringify({ model: 'm', messages: [] }) }), env) as Response;
+        expect([raw.status, raw.headers.get('x-content-type-options'), await raw.text()]).toEqual([203, 'nosniff', text]);
+        expect(requests).toHaveLength(1);
+        expect(JSON.parse(requests[0]).stream).toBe(false);
+      }
+    } finally {
+      env = saved;
+    }
+  });
+
+  it('an answer past MAX_ANSWER_BYTES: the 502 that says the limit (one of that many bytes is the answer)', async () => {
+    const saved = env;
+    try {
+      for (const to of ['openai', 'anthropic'] as const) {
+        const text = JSON.stringify(WHOLE[to]);
+        const size = Buffer.byteLength(text);
+        answer = wholeJson(200, text, [7, 100, size - 1]);
+        env = { ...saved, UPSTREAM_FORMAT: to, MAX_ANSWER_BYTES: String(size - 1) } as typeof env;
+        expect(await call(to, { model: 'm', stream: false, messages: [] })).toEqual({
+          status: 502, type: 'application/json', body: failure(to, `the upstream's answer is over ${size - 1} bytes`, 'api_error'),
+        });
+        env = { ...saved, UPSTREAM_FORMAT: to, MAX_ANSWER_BYTES: String(size) } as typeof env;
+        expect(await call(to, { model: 'm', stream: false, messages: [] })).toEqual({ status: 200, type: 'application/json', body: text });
+      }
+    } finally {
+      env = saved;
+    }
+  });
+
+  it('an answer that is not a JSON object (a web page, an array, null, a stream, JSON cut short, a connection that broke): a 502, ERR_BAD_RESPONSE, not passed on', async () => {
+    const saved = env;
+    const page = (res: ServerResponse) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<!doctype html><title>Sign in</title>'); };
+    const broken = (res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"id":"chatcmpl-1","choices":[', () => setTimeout(() => res.socket!.destroy(), 20));
+    };
+    const cases: [string, (res: ServerResponse) => void, string][] = [
+      ['a web page', page, 'is not a JSON object'],
+      ['an array', wholeJson(200, '[{"id":"x"}]'), 'is not a JSON object'],
+      ['null', wholeJson(200, 'null'), 'is not a JSON object'],
+      ['an event stream', wholeJson(200, 'data: {"choices":[]}\n\ndata: [DONE]\n\n'), 'is not a JSON object'],
+      ['JSON cut short', wholeJson(200, '{"id":"chatcmpl-1","choices":['), 'is not a JSON object'],
+      ['a connection that broke', broken, 'broke off before its end'],
+    ];
+    try {
+      for (const to of ['openai', 'anthropic'] as const) {
+        env = { ...saved, UPSTREAM_FORMAT: to };
+        for (const [what, upstreamAnswer, why] of cases) {
+          answer = upstreamAnswer;
+          const message = `the upstream's answer (HTTP 200) ${why}`;
+          expect(await call(to, { model: 'm', stream: false, messages: [] }), `${what} to ${to}`).toEqual({
+            status: 502, type: 'application/json', body: JSON.stringify(to === 'anthropic' ? { type: 'error', error: { type: 'api_error', message } }
+              : { error: { message, type: 'upstream_error', code: 'ERR_BAD_RESPONSE' } }),
+          });
+        }
+        const e = await create(to).catch((x: unknown) => x);
+        expect(e, to).toBeInstanceOf(to === 'openai' ? OpenAI.APIError : Anthropic.APIError);
+        expect((e as { status: number }).status).toBe(502);
       }
     } finally {
       env = saved;

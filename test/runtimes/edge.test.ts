@@ -2,8 +2,9 @@
 // front of a fake Anthropic upstream (this process) that streams the model fixtures in small
 // pieces; an OpenAI client and an Anthropic client must get what SseRelay writes here for the same
 // bytes (the ids and the clock the relay makes normalized), an upstream's HTTP error in their own
-// shape, and a body that is not a request a 400 in it; asked with `stream: false`, one JSON answer,
-// wholeAnswer's for the same bytes (a failed stream's: a 502, wholeError's body). Each runtime
+// shape, and a body that is not a request a 400 in it; asked with `stream: false`, one JSON answer:
+// to the OpenAI client wholeAnswer's for the same bytes (a failed stream's: a 502, wholeError's
+// body), to the Anthropic client the upstream's own whole answer, its bytes as they came. Each runtime
 // loads the package as a user's project would (node_modules/seam-stream).
 import { createServer, type Server } from 'node:http';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -38,6 +39,16 @@ beforeAll(async () => {
       res.end('{"type":"error","error":{"type":"not_found_error","message":"model: no-such-model"}}');
       return;
     }
+    if (body.stream === false) {
+      // its own whole answer (asked by an Anthropic client's gateway), in pieces, its connection held open after it
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const bytes = Buffer.from(wholeOf(body.model));
+      for (let i = 0; i < bytes.length; i += 37) {
+        res.write(bytes.subarray(i, i + 37));
+        await new Promise((r) => setImmediate(r));
+      }
+      return;
+    }
     const f = byName.get(body.model) as Fixture;
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     // the fixture's bytes in small pieces, each written apart
@@ -62,6 +73,21 @@ afterAll(async () => {
   await new Promise((r) => upstream?.close(r));
   if (project) rmSync(project, { recursive: true, force: true });
 });
+
+/**
+ * The upstream's own whole answer for `model`, as it writes it: what no answer rebuilt from a stream
+ * has (a server tool's blocks, a text block's citations, the container) among it.
+ */
+const wholeOf = (model: string) => JSON.stringify({
+  id: 'msg_up1', type: 'message', role: 'assistant', model,
+  content: [
+    { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'seam "quoted" {braces}' } },
+    { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: [{ type: 'web_search_result', url: 'https://example.com/a', title: 'A }{', encrypted_content: 'EqgB', page_age: null }] },
+    { type: 'text', text: 'Seam reads streams \u2014 ✓', citations: [{ type: 'web_search_result_location', url: 'https://example.com/a', title: 'A', encrypted_index: 'Eo8B', cited_text: 'Seam…' }] },
+  ],
+  stop_reason: 'end_turn', stop_sequence: null, container: { id: 'container_01', expires_at: '2026-12-08T00:00:00Z' },
+  usage: { input_tokens: 12, output_tokens: 30, server_tool_use: { web_search_requests: 1 } },
+}, null, 1);
 
 /** What SseRelay writes for a fixture, with the ids and the clock it makes normalized. */
 function relayed(f: Fixture, to: 'openai' | 'anthropic'): string {
@@ -109,8 +135,9 @@ async function checkGateway(base: string): Promise<void> {
       expect(requests[0].body).toMatchObject({ model: f.name, system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }], stream: true });
     }
   }
-  // stream: false: one JSON answer, wholeAnswer's (the upstream asked to stream), or for a stream that
-  // fails (an error mid-stream, cut short) a 502 with the error in the client's shape
+  // stream: false: to an OpenAI client one JSON answer, wholeAnswer's (the upstream asked to stream),
+  // or for a stream that fails (an error mid-stream, cut short) a 502 with the error in its shape; to
+  // an Anthropic client, of the upstream's API, the upstream's own whole answer, as it wrote it
   const asked = new Set<string>();
   for (const name of ['anthropic-thinking-crlf', 'anthropic-tool-use', 'anthropic-error-mid', 'anthropic-truncated']) {
     const f = byName.get(name)!;
@@ -118,9 +145,13 @@ async function checkGateway(base: string): Promise<void> {
       requests.length = 0;
       const res = await fetch(base + CLIENTS[to].path, { method: 'POST', body: JSON.stringify({ ...CLIENTS[to].body(f.name), stream: false }) });
       expect(res.headers.get('content-type'), `${f.name} → ${to}`).toBe('application/json');
+      expect(requests[0].body.stream).toBe(to === 'openai');
+      if (to === 'anthropic') {
+        expect([res.status, await res.text()], `${f.name} → ${to}, stream: false`).toEqual([200, wholeOf(f.name)]);
+        continue;
+      }
       const [status, body] = whole(f, to);
       expect([res.status, normalized(await res.json())], `${f.name} → ${to}, stream: false`).toEqual([status, body]);
-      expect(requests[0].body.stream).toBe(true);
       asked.add(String(status));
     }
   }
