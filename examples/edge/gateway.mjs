@@ -81,6 +81,9 @@ function failure(client, status, message, type = 'api_error', code = null) {
 
 const json = (status, body) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
+/** The most bytes of an upstream's error body read, for its message (the Node gateway's limit): 64 KiB. */
+const ERROR_BODY_BYTES = 64 * 1024;
+
 /**
  * Where a JSON object ends in a body read piece by piece (the Node gateway's jsonObjectEnd,
  * examples/gateway/server/read-body.mjs; this file is one file): `scan(piece)` returns the index in
@@ -255,7 +258,9 @@ export default {
       return failure(client, 502, 'the upstream cannot be reached');
     }
     if (!upstream.ok || upstream.body === null) {
-      const error = describeFormat(from).errorOfBody(await upstream.json().catch(() => undefined));
+      // (its body read up to ERROR_BODY_BYTES and its JSON object's end: an upstream's error body
+      // of any size, or one that never ended, was read whole, and held the client as long)
+      const error = describeFormat(from).errorOfBody(parsed(await readBody(upstream.body, ERROR_BODY_BYTES) ?? new Uint8Array(0)));
       // (the upstream's 4xx or 5xx is the client's; any other answer without a stream, a 204 or a
       // redirect not followed, is a bad gateway: a Response of a null-body status cannot be made)
       const status = upstream.status >= 400 ? upstream.status : 502;

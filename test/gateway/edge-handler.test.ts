@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ModelStream, ModelStreamError, wholeAnswer, wholeError } from '../../bindings/index.js';
 import { FIXTURES, type Fixture } from '../helpers/model-fixtures.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
@@ -386,4 +386,28 @@ describe('stream: false through examples/edge/gateway.mjs from the client\'s own
       env = saved;
     }
   });
+});
+
+describe('examples/edge/gateway.mjs: an upstream\'s error body, bounded', () => {
+  it('one that never ends, or held open after its JSON object: the client\'s answer comes (read up to its object\'s end and 64 KiB; the rest cancelled), where the body was read to its end, held whole', async () => {
+    let closed = 0;
+    answer = (res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      const piece = Buffer.alloc(64 * 1024, 0x61);
+      const more = () => { if (!res.destroyed) res.write(piece, () => setImmediate(more)); };
+      res.on('close', () => { closed++; });
+      more();
+    };
+    const within = <T>(p: Promise<T>): Promise<T> => Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('no answer within 5 s')), 5000))]);
+    expect(await within(call('openai', { model: 'm', messages: [] }))).toEqual({
+      status: 500, type: 'application/json', body: failure('openai', 'upstream answered HTTP 500', 'api_error'),
+    });
+    await vi.waitFor(() => expect(closed).toBe(1));
+    // an error object, the connection held open after it: its message, at once
+    answer = wholeJson(429, '{"error":{"message":"slow down","type":"rate_limit_error","code":null}}', [5, 30], false);
+    expect(await within(call('anthropic', { model: 'm', messages: [] }))).toEqual({ status: 429, type: 'application/json', body: failure('anthropic', 'slow down', 'rate_limit_error') });
+    // one past 64 KiB: its status with the general message
+    answer = wholeJson(400, JSON.stringify({ error: { message: 'x'.repeat(64 * 1024), type: 'invalid_request_error', code: null } }));
+    expect(await within(call('openai', { model: 'm', messages: [] }))).toEqual({ status: 400, type: 'application/json', body: failure('openai', 'upstream answered HTTP 400', 'api_error') });
+  }, 20_000);
 });
