@@ -495,6 +495,49 @@ describe('finding 3: admission first, every buffer in the budget, connections ca
       .toEqual([N - open, N - open, open]);
   });
 
+  test.each([
+    ['streamed, to an OpenAI client', '/v1/chat/completions', true],
+    ['whole (stream: false), to an Anthropic client, read from the upstream\'s stream', '/v1/messages', false],
+  ] as const)('an upstream\'s JSON body in reads that cross maxPendingBytes (%s): the read that would pass it is refused before the reader keeps it, never held past the budget', async (_, path, stream) => {
+    // (each read was held in the budget after the relay or model stream had kept it: the read that
+    // crossed the budget was kept, a read's size past it, before the stream was refused)
+    const KIB = 1024;
+    const budget = 256 * KIB;
+    g = await start({ maxPendingBytes: budget, clientTimeout: 20_000 });
+    const whole = b(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'z'.repeat(600 * KIB) }, finish_reason: 'stop' }] }));
+    const pieces = Array.from({ length: Math.ceil(whole.length / (100 * KIB)) }, (_, i) => whole.subarray(i * 100 * KIB, (i + 1) * 100 * KIB));
+    g.up.scripts.set('whole', { contentType: 'application/json', pieces, gapMs: 20 });
+    // the most the readers of the package the gateway imports kept of a JSON body, after each push
+    let most = 0;
+    const spied = [PackageRelay.prototype, PackageStream.prototype].map((proto) => {
+      const own = Object.getOwnPropertyDescriptor(proto, 'push');
+      const push = proto.push;
+      proto.push = function (this: PackageRelay, chunk: Uint8Array) {
+        try {
+          return push.call(this, chunk);
+        } finally {
+          most = Math.max(most, this.jsonBodyBytes);
+        }
+      } as typeof push;
+      return () => { if (own) Object.defineProperty(proto, 'push', own); else delete (proto as { push?: unknown }).push; };
+    });
+    let r;
+    try {
+      r = await post(g.url, { ...chat('whole', stream), max_tokens: 64 }, path);
+    } finally {
+      for (const undo of spied) undo();
+    }
+    const message = `the gateway's streams hold more than maxPendingBytes (${budget}) with this answer; retry later`;
+    expect({ status: r.status, body: r.body.toString() }).toEqual(stream
+      ? { status: 200, body: `data: ${JSON.stringify({ error: { message, type: 'overloaded', code: 'ERR_PENDING_BYTES' } })}\n\n` }
+      : { status: 503, body: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message } }) });
+    expect(most).toBeGreaterThanOrEqual(100 * KIB);
+    expect(most).toBeLessThanOrEqual(budget);
+    await nothingLeft(g);
+    expect((await metricsAt(`${g.url}/metrics`)).get('llm_limit_errors_total{limit="pending_bytes"}')).toBe(1);
+  });
+
   test('a Gemini upstream that answers a JSON array (held whole as its body too), after a BOM and white space cut across reads: counted from its `[`, and refused past maxPendingBytes', async () => {
     g = await start({ maxPendingBytes: 256 * 1024 }, 'gemini');
     const array = `[${Array.from({ length: 40 }, () => JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'g'.repeat(8000) }] } }] })).join(',')}]`;

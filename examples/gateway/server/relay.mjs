@@ -2,6 +2,7 @@
 // to the client, whole validated events in the client's API, with backpressure and the stream's
 // counts; and how a relayed stream counts once the relay has written its end (relayedStatus).
 import { CoreMemoryError, SseRelay } from 'seam-stream';
+import { HeldBody } from './budget.mjs';
 import { clientGone } from './replies.mjs';
 
 /**
@@ -135,9 +136,9 @@ export function relayAnswer(s, upRes, model) {
     };
     s.done = () => { if (!ended) stop(); };
     // (an answer that is one JSON body, which the relay keeps whole until the upstream's end, in
-    // JavaScript, outside the core's memory: held in the streams' budget as the relay's
-    // jsonBodyBytes grows, and let go with the relay)
-    let bodyHeld = 0;
+    // JavaScript, outside the core's memory: held in the streams' budget as it comes, each read
+    // before the relay takes it, and let go with the relay)
+    const body = new HeldBody(s, relay);
     // One socket read of the upstream holds many HTTP chunks when the upstream is ahead of the
     // gateway (each a 'data' event, in one go): the reads of one tick are relayed as one push
     // and written as one client write, right after the last of them (process.nextTick, which
@@ -155,19 +156,15 @@ export function relayAnswer(s, upRes, model) {
       burstBytes = 0;
       let out;
       try {
-        out = relay.push(chunk);
+        out = body.push(chunk);
       } catch (err) {
         // the core's budget for all streams (setCoreMemoryLimit): this stream stops, the others go on
         if (err instanceof CoreMemoryError) return void endOwn(s, relay, upRes, stop, { message: `the gateway is out of stream memory: ${err.message}`, kind: 'overloaded', code: err.code }, 'core_memory');
         return void relayFailed(s, relay, upRes, stop, err);
       }
       m.bytesIn.inc(chunk.length);
-      const body = relay.jsonBodyBytes;
-      if (body > bodyHeld) {
-        const more = body - bodyHeld;
-        bodyHeld = body;
-        if (!s.hold(more)) return void endOwn(s, relay, upRes, stop, { message: `the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`, kind: 'overloaded', code: 'ERR_PENDING_BYTES' }, 'pending_bytes');
-      }
+      // (a JSON body that would pass the budget with this read: refused before the relay keeps it)
+      if (out === undefined) return void endOwn(s, relay, upRes, stop, { message: `the gateway's streams hold more than maxPendingBytes (${o.maxPendingBytes}) with this answer; retry later`, kind: 'overloaded', code: 'ERR_PENDING_BYTES' }, 'pending_bytes');
       const n = relay.events;
       m.eventsIn.inc(n - events);
       // (progress: the events that carried a part of the answer, not keep-alives nor empty events,

@@ -295,6 +295,12 @@ export class Stream {
     return !(budget.mightBeFull() && budget.pendingBytes() >= this.gw.o.maxPendingBytes);
   }
 
+  /** `n` of the bytes the stream holds in JavaScript are let go. */
+  letGo(n) {
+    this.held -= n;
+    this.gw.budget.holding -= n;
+  }
+
   /** What the stream held in JavaScript is let go. */
   release() {
     this.gw.budget.holding -= this.held;

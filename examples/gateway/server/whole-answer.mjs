@@ -3,6 +3,7 @@
 // client's API (assembleWhole, with the library's wholeAnswer: the answer's shape in each API).
 import { CoreMemoryError, ModelPartReader, ModelStream, ModelStreamError, describeFormat, wholeAnswer } from 'seam-stream';
 import { UpstreamProtocolError } from '../upstream.mjs';
+import { HeldBody } from './budget.mjs';
 import { jsonObjectEnd, readBody } from './read-body.mjs';
 import { anthropicBody, errorBody, sendJson } from './replies.mjs';
 
@@ -101,8 +102,9 @@ export async function assembleWhole(s, upRes, model) {
   let failure = null;
   let broke = false; // the upstream's body broke off
   // (an answer that is one JSON body, which the model stream keeps whole until the upstream's end,
-  // its jsonBodyBytes: held in the streams' budget as its text is, by what each read added to it)
-  let bodyHeld = 0;
+  // its jsonBodyBytes: held in the streams' budget as it comes, each read before the model stream
+  // takes it, as the relay's is)
+  const body = new HeldBody(s, ms);
   await new Promise((resolve) => {
     s.done = resolve;
     upRes.on('data', (chunk) => {
@@ -110,18 +112,19 @@ export async function assembleWhole(s, upRes, model) {
       s.pinged = true;
       m.bytesIn.inc(chunk.length);
       try {
-        const more = ms.push(chunk);
+        const more = body.push(chunk);
+        if (more === undefined) {
+          failure = overBudget();
+          upRes.destroy();
+          return void resolve();
+        }
         // (progress: the events that carried a part of the answer, not keep-alives nor empty
         // events, `{}` or an envelope alone, which an upstream could send for ever)
         s.progressed(ms.events - ms.pings - ms.emptyEvents);
         text += more;
-        const body = ms.jsonBodyBytes;
-        const grew = body > bodyHeld ? body - bodyHeld : 0;
-        bodyHeld += grew;
         // (the text's UTF-8 bytes, as maxResponseBytes counts it and as it is written: its UTF-16
-        // units were a third of a CJK text's bytes; the reasoning and arguments the read added; and
-        // what it added to a JSON body)
-        if (!s.hold(grew + Buffer.byteLength(more) + partBytes(parts.take()))) {
+        // units were a third of a CJK text's bytes; and the reasoning and arguments the read added)
+        if (!s.hold(Buffer.byteLength(more) + partBytes(parts.take()))) {
           failure = overBudget();
           upRes.destroy();
           resolve();
@@ -149,7 +152,7 @@ export async function assembleWhole(s, upRes, model) {
       // into its parts: they are held in place of its bytes)
       const last = ms.flush();
       text += last;
-      if (!s.hold(Buffer.byteLength(last) + partBytes(parts.take()) - bodyHeld)) failure = overBudget();
+      if (!s.hold(Buffer.byteLength(last) + partBytes(parts.take()) - body.bytes)) failure = overBudget();
       else answer = whole(s.dialect, ms, text, model);
     } catch (err) { failure = err; }
   }
