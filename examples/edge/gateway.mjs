@@ -24,7 +24,7 @@
 // runtime keeps its variables): a Worker's bindings (`env`), else `process.env` (Deno, Bun):
 //   UPSTREAM          the upstream's base URL (http: or https:)
 //   UPSTREAM_FORMAT   openai (default), anthropic or ollama: its API
-//   UPSTREAM_KEY      the key sent to the upstream (optional)
+//   UPSTREAM_KEY      the key sent to the upstream (optional; taken out of the upstream's words to a client)
 //   MAX_ANSWER_BYTES  the bytes of the upstream's answer read for a whole answer, its stream or its own (default 8 MiB, at most 512 MiB)
 //   PORT              Bun's port (Deno: `deno serve --port`)
 // The requests carry text messages (and the model, max_tokens, temperature); examples/gateway/ is the
@@ -79,7 +79,62 @@ function failure(client, status, message, type = 'api_error', code = null) {
   return json(status, body);
 }
 
-const json = (status, body) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const json = (status, body, redact = null) => {
+  const text = JSON.stringify(body);
+  return new Response(redact === null ? text : redact.text(text), { status, headers: { 'content-type': 'application/json' } });
+};
+
+/** What stands for the upstream key where the upstream's words to a client had it. */
+const REDACTED = '[redacted]';
+
+/**
+ * The upstream key taken out of what the upstream says to a client (its error messages: some
+ * servers say the key they were sent, and the client is not to learn it), as the key is and as
+ * JSON writes it in a string: `text(string)`, and `bytes(Uint8Array)` for what is passed on as it
+ * came (a relayed stream's events, each whole in a chunk; an error body); null without a key, or
+ * with one shorter than 8 characters, which would take words out rather than a key (the Node
+ * gateway's redactor, examples/gateway/server/replies.mjs).
+ */
+function redactor(key) {
+  if (typeof key !== 'string' || key.length < 8) return null;
+  const escaped = JSON.stringify(key).slice(1, -1);
+  const encoder = new TextEncoder();
+  const forms = [...new Set([key, escaped])].map((f) => encoder.encode(f));
+  const replacement = encoder.encode(REDACTED);
+  return {
+    text: (s) => (s.includes(key) || s.includes(escaped) ? s.replaceAll(key, REDACTED).replaceAll(escaped, REDACTED) : s),
+    bytes(b) {
+      for (const f of forms) b = replaced(b, f, replacement);
+      return b;
+    },
+  };
+}
+
+/** `b` with each `f` in it replaced by `r` (`b` itself when it has none). */
+function replaced(b, f, r) {
+  const parts = [];
+  let from = 0;
+  let n = 0;
+  for (let at = b.indexOf(f[0]); at !== -1 && at + f.length <= b.length; at = b.indexOf(f[0], at + 1)) {
+    let i = 1;
+    while (i < f.length && b[at + i] === f[i]) i++;
+    if (i < f.length) continue;
+    parts.push(b.subarray(from, at));
+    n += at - from + r.length;
+    from = at + f.length;
+    at = from - 1;
+  }
+  if (parts.length === 0) return b;
+  const out = new Uint8Array(n + b.length - from);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    out.set(r, o + p.length);
+    o += p.length + r.length;
+  }
+  out.set(b.subarray(from), o);
+  return out;
+}
 
 /** The most bytes of an upstream's error body read, for its message (the Node gateway's limit): 64 KiB. */
 const ERROR_BODY_BYTES = 64 * 1024;
@@ -170,7 +225,7 @@ function parsed(bytes) {
  * `limit` bytes (past it the 502 a streamed one gets). A body that is no JSON object (a web page,
  * a proxy's, at the upstream URL) or breaks off is a 502, `ERR_BAD_RESPONSE`, not passed on.
  */
-async function passWhole(upstream, client, limit) {
+async function passWhole(upstream, client, limit, redact) {
   const bytes = await readBody(upstream.body, limit);
   if (bytes === null) return failure(client, 502, `the upstream's answer is over ${limit} bytes`);
   const answer = bytes === undefined ? undefined : parsed(bytes);
@@ -178,16 +233,19 @@ async function passWhole(upstream, client, limit) {
     const why = bytes === undefined ? 'broke off before its end' : 'is not a JSON object';
     return failure(client, 502, `the upstream's answer (HTTP ${upstream.status}) ${why}`, client === 'anthropic' ? 'api_error' : 'upstream_error', 'ERR_BAD_RESPONSE');
   }
-  return new Response(bytes, { status: upstream.status, headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' } });
+  // (an error answered with a 2xx, as some servers and proxies answer: its message may say the key, taken out)
+  const out = redact !== null && describeFormat(client).errorOfBody(answer) !== undefined ? redact.bytes(bytes) : bytes;
+  return new Response(out, { status: upstream.status, headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' } });
 }
 
 /**
  * The whole answer (`stream: false`) of the upstream's stream in the client's API, one JSON
  * Response: read with a ModelStream, at most `limit` bytes of it (its text, reasoning and calls'
  * arguments within them too). The stream's failure (the provider's error, a bad event, the stream
- * cut short or its connection broken) is a 502 with the error as the streamed answer's error event has it.
+ * cut short or its connection broken) is a 502 with the error as the streamed answer's error event
+ * has it, the upstream key taken out of it (`redact`).
  */
-async function whole(upstream, from, client, model, limit) {
+async function whole(upstream, from, client, model, limit, redact) {
   const ms = new ModelStream({ format: from, normalize: false, maxTextBytes: limit, maxReasoningBytes: limit, maxArgumentBytes: limit, maxMediaBytes: 0 });
   const reader = upstream.body.getReader();
   const trailer = describeFormat(from).trailer;
@@ -217,7 +275,7 @@ async function whole(upstream, from, client, model, limit) {
     return json(200, wholeAnswer(ms, text, { to: client, model }));
   } catch (err) {
     reader.cancel().catch(() => {});
-    if (err instanceof ModelStreamError) return json(502, wholeError(err, { from, to: client }));
+    if (err instanceof ModelStreamError) return json(502, wholeError(err, { from, to: client }), redact);
     return failure(client, 502, `the upstream's answer could not be read: ${err?.message ?? err}`);
   } finally {
     ms.dispose();
@@ -245,6 +303,7 @@ export default {
     if (body.model !== undefined && typeof body.model !== 'string') return failure(client, 400, 'the model must be a string', 'invalid_request_error');
     // (a whole answer of the client's own API is the upstream's own, asked whole; any other, its stream)
     const streamed = body.stream === true;
+    const redact = redactor(config.UPSTREAM_KEY);
     const headers = { 'content-type': 'application/json', accept: streamed || from !== client ? describeFormat(from).contentType : 'application/json' };
     if (from === 'anthropic') headers['anthropic-version'] = '2023-06-01';
     if (config.UPSTREAM_KEY) headers[from === 'anthropic' ? 'x-api-key' : 'authorization'] = from === 'anthropic' ? config.UPSTREAM_KEY : `Bearer ${config.UPSTREAM_KEY}`;
@@ -264,16 +323,22 @@ export default {
       // (the upstream's 4xx or 5xx is the client's; any other answer without a stream, a 204 or a
       // redirect not followed, is a bad gateway: a Response of a null-body status cannot be made)
       const status = upstream.status >= 400 ? upstream.status : 502;
-      return failure(client, status, error?.message ?? `upstream answered HTTP ${upstream.status}`, error?.type);
+      // (its message may say the key it was sent: taken out)
+      const message = error?.message === undefined ? undefined : redact === null ? error.message : redact.text(error.message);
+      return failure(client, status, message ?? `upstream answered HTTP ${upstream.status}`, error?.type);
     }
     // (a stream only when the client asks for one: without `stream`, OpenAI's and Anthropic's APIs
     // answer whole, and their clients read a whole answer; of the client's own API, the upstream's)
     if (!streamed) {
       const limit = answerLimit(config.MAX_ANSWER_BYTES);
-      return from === client ? passWhole(upstream, client, limit) : whole(upstream, from, client, body.model, limit);
+      return from === client ? passWhole(upstream, client, limit, redact) : whole(upstream, from, client, body.model, limit, redact);
     }
     const relay = new SseRelayStream({ from, to: client, model: body.model });
-    return new Response(upstream.body.pipeThrough(relay), {
+    // (the upstream's error event, passed on or written anew, may say the key: taken out of each
+    // chunk, the relay's output of a read, whole events)
+    const events = redact === null ? upstream.body.pipeThrough(relay)
+      : upstream.body.pipeThrough(relay).pipeThrough(new TransformStream({ transform: (chunk, c) => c.enqueue(redact.bytes(chunk)) }));
+    return new Response(events, {
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' },
     });
   },

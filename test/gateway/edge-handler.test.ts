@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ModelStream, ModelStreamError, wholeAnswer, wholeError } from '../../bindings/index.js';
+import { ModelStream, ModelStreamError, SseRelay, wholeAnswer, wholeError } from '../../bindings/index.js';
 import { FIXTURES, type Fixture } from '../helpers/model-fixtures.js';
 import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 // @ts-expect-error: a plain ESM example without types
@@ -410,4 +410,55 @@ describe('examples/edge/gateway.mjs: an upstream\'s error body, bounded', () => 
     answer = wholeJson(400, JSON.stringify({ error: { message: 'x'.repeat(64 * 1024), type: 'invalid_request_error', code: null } }));
     expect(await within(call('openai', { model: 'm', messages: [] }))).toEqual({ status: 400, type: 'application/json', body: failure('openai', 'upstream answered HTTP 400', 'api_error') });
   }, 20_000);
+});
+
+describe('examples/edge/gateway.mjs: the upstream key taken out of the upstream\'s words to a client', () => {
+  const KEY = 'sk-edge-secret-0123456789';
+  const said = `Incorrect API key provided: ${KEY}. You can find your API key at https://example.com.`;
+  const redacted = said.replace(KEY, '[redacted]');
+  /** The handler's answer with UPSTREAM_KEY set, upstreams of `format`. */
+  const keyed = async <T>(format: string, run: () => Promise<T>): Promise<T> => {
+    const saved = env;
+    env = { ...saved, UPSTREAM_FORMAT: format, UPSTREAM_KEY: KEY } as typeof env;
+    try {
+      return await run();
+    } finally {
+      env = saved;
+    }
+  };
+
+  it('an HTTP error\'s message', async () => {
+    answer = wholeJson(401, JSON.stringify({ error: { message: said, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    expect(await keyed('openai', () => call('openai', { model: 'm', messages: [] }))).toEqual({ status: 401, type: 'application/json', body: failure('openai', redacted, 'invalid_request_error') });
+    answer = wholeJson(401, JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: said } }));
+    expect(await keyed('anthropic', () => call('anthropic', { model: 'm', messages: [] }))).toEqual({ status: 401, type: 'application/json', body: failure('anthropic', redacted, 'authentication_error') });
+  });
+
+  it('a streamed error event, passed through or written anew (the upstream\'s stream in pieces of 37 bytes)', async () => {
+    const stream = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}\n\ndata: ${JSON.stringify({ error: { message: said, type: 'invalid_request_error', code: 'invalid_api_key' } })}\n\n`;
+    answer = streams(Buffer.from(stream));
+    const o = await keyed('openai', () => call('openai', { model: 'm', stream: true, messages: [] }));
+    // (the relay's output for the upstream's stream with the key as the gateway writes it)
+    const relay = new SseRelay({ from: 'openai', to: 'openai', model: 'm' });
+    const want = Buffer.concat([Buffer.from(relay.push(Buffer.from(stream.replace(KEY, '[redacted]')))), Buffer.from(relay.flush())]).toString();
+    relay.dispose();
+    expect([o.status, o.body]).toEqual([200, want]);
+    const a = await keyed('openai', () => call('anthropic', { model: 'm', stream: true, messages: [] }));
+    expect(a.body).not.toContain(KEY);
+    // (OpenAI's invalid_api_key, in Anthropic's words)
+    expect(a.body).toContain(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: redacted } })}\n\n`);
+  });
+
+  it('a whole answer\'s: the error of a stream read for it, and an error object passed through with a 200', async () => {
+    answer = streams(Buffer.from(`data: ${JSON.stringify({ error: { message: said, type: 'invalid_request_error', code: 'invalid_api_key' } })}\n\n`));
+    const a = await keyed('openai', () => call('anthropic', { model: 'm', stream: false, messages: [] }));
+    expect([a.status, JSON.parse(a.body)]).toEqual([502, { type: 'error', error: { type: 'authentication_error', message: redacted } }]);
+    const body = JSON.stringify({ error: { message: said, type: 'invalid_request_error', code: 'invalid_api_key' } });
+    answer = wholeJson(200, body, [30, 31, 40]);
+    const o = await keyed('openai', () => call('openai', { model: 'm', stream: false, messages: [] }));
+    expect(o).toEqual({ status: 200, type: 'application/json', body: body.replace(KEY, '[redacted]') });
+    // (an answer is passed on as it came)
+    answer = wholeJson(200, JSON.stringify(OPENAI_WHOLE));
+    expect((await keyed('openai', () => call('openai', { model: 'm', stream: false, messages: [] }))).body).toBe(JSON.stringify(OPENAI_WHOLE));
+  });
 });
