@@ -26,6 +26,7 @@
 //   UPSTREAM_FORMAT   openai (default), anthropic or ollama: its API
 //   UPSTREAM_KEY      the key sent to the upstream (optional; taken out of the upstream's words to a client)
 //   MAX_ANSWER_BYTES  the bytes of the upstream's answer read for a whole answer, its stream or its own (default 8 MiB, at most 512 MiB)
+//   MAX_REQUEST_BYTES the bytes of a client's request body read (default 1 MiB, at most 512 MiB; past it a 413)
 //   PORT              Bun's port (Deno: `deno serve --port`)
 // The requests carry text messages (and the model, max_tokens, temperature); examples/gateway/ is the
 // full gateway for Node, with tools, keys, limits and metrics.
@@ -62,13 +63,40 @@ const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 const MOST_ANSWER_BYTES = 512 * 1024 * 1024;
 
 /**
- * MAX_ANSWER_BYTES as a limit: a whole number of bytes, at most 512 MiB (a larger one is that), or
- * the default for none or one that is not a number above 0. A fraction or a larger number made
- * every `stream: false` request throw (the model stream's limits are whole bytes up to 512 MiB).
+ * MAX_ANSWER_BYTES (or MAX_REQUEST_BYTES, with its default `fallback`) as a limit: a whole number
+ * of bytes, at most 512 MiB (a larger one is that), or the default for none or one that is not a
+ * number above 0. A fraction or a larger number made every `stream: false` request throw (the model
+ * stream's limits are whole bytes up to 512 MiB).
  */
-function answerLimit(value) {
+function answerLimit(value, fallback = MAX_ANSWER_BYTES) {
   const n = Math.floor(Number(value));
-  return n > 0 ? Math.min(n, MOST_ANSWER_BYTES) : MAX_ANSWER_BYTES;
+  return n > 0 ? Math.min(n, MOST_ANSWER_BYTES) : fallback;
+}
+
+/** The most bytes of a client's request body read, unless MAX_REQUEST_BYTES says otherwise (the Node gateway's default): 1 MiB. */
+const MAX_REQUEST_BYTES = 1024 * 1024;
+
+/**
+ * The client's request body as text, or null when it is over `limit` bytes: refused by its
+ * content-length before it is read, else read up to the limit and the rest cancelled. (Read
+ * whole by request.json(), a body of any size was held: Deno sets no limit, Bun 128 MiB.)
+ */
+async function requestText(request, limit) {
+  if (Number(request.headers.get('content-length')) > limit) return null;
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let n = 0;
+  for (;;) {
+    const next = await reader.read();
+    if (next.done) return text + decoder.decode();
+    if ((n += next.value.byteLength) > limit) {
+      reader.cancel().catch(() => {});
+      return null;
+    }
+    text += decoder.decode(next.value, { stream: true });
+  }
 }
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -290,9 +318,12 @@ export default {
     if (request.method !== 'POST') return failure(client, 405, 'POST only', 'invalid_request_error');
     const from = config.UPSTREAM_FORMAT || 'openai';
     if (!Object.hasOwn(PATH, from) || !config.UPSTREAM) return failure(client, 500, 'the gateway has no valid UPSTREAM and UPSTREAM_FORMAT');
+    const most = answerLimit(config.MAX_REQUEST_BYTES, MAX_REQUEST_BYTES);
     let body;
     try {
-      body = await request.json();
+      const text = await requestText(request, most);
+      if (text === null) return failure(client, 413, `the request body is over ${most} bytes`, client === 'anthropic' ? 'request_too_large' : 'invalid_request_error', 'ERR_REQUEST_TOO_LARGE');
+      body = JSON.parse(text);
     } catch {
       return failure(client, 400, 'the body is not JSON', 'invalid_request_error');
     }

@@ -462,3 +462,57 @@ describe('examples/edge/gateway.mjs: the upstream key taken out of the upstream\
     expect((await keyed('openai', () => call('openai', { model: 'm', stream: false, messages: [] }))).body).toBe(JSON.stringify(OPENAI_WHOLE));
   });
 });
+
+describe('examples/edge/gateway.mjs: the client\'s request body, bounded', () => {
+  /** The handler's answer to `body` (bytes, or a stream of them without a content-length). */
+  const send = async (client: keyof typeof PATHS, body: Uint8Array | ReadableStream<Uint8Array>) => {
+    const init = body instanceof ReadableStream ? { method: 'POST', body, duplex: 'half' } : { method: 'POST', body };
+    const res: Response = await gateway.fetch(new Request(`http://gateway.test${PATHS[client]}`, init as RequestInit), env);
+    return { status: res.status, body: await res.text() };
+  };
+  /** A request of exactly `size` bytes. */
+  const sized = (size: number) => {
+    const head = '{"model":"m","stream":true,"messages":[{"role":"user","content":"';
+    return Buffer.from(`${head}${'x'.repeat(size - head.length - 4)}"}]}`);
+  };
+  /** `bytes` as a stream of pieces of 64 KiB, its length unsaid; `pulled` counts the pieces taken. */
+  const streamed = (bytes: Uint8Array, pulled = { n: 0 }) => {
+    let at = 0;
+    return new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (at >= bytes.length) return c.close();
+        pulled.n++;
+        c.enqueue(bytes.slice(at, at += 64 * 1024));
+      },
+    });
+  };
+
+  it('past MAX_REQUEST_BYTES (1 MiB unless set): a 413 in the client\'s shape, the upstream not asked, the rest of a body of unsaid length not read', async () => {
+    answer = (res) => { res.writeHead(200, { 'content-type': 'text/event-stream' }); res.end('data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'); };
+    const MIB = 1024 * 1024;
+    const over = { openai: JSON.stringify({ error: { message: `the request body is over ${MIB} bytes`, type: 'invalid_request_error', code: 'ERR_REQUEST_TOO_LARGE' } }),
+      anthropic: failure('anthropic', `the request body is over ${MIB} bytes`, 'request_too_large') };
+    requests.length = 0;
+    for (const client of ['openai', 'anthropic'] as const) {
+      expect(await send(client, sized(MIB + 1)), client).toEqual({ status: 413, body: over[client] });
+      const pulled = { n: 0 };
+      // (a body of 64 MiB, its length unsaid: read up to the limit alone)
+      const endless = new ReadableStream<Uint8Array>({ pull(c) { pulled.n++; c.enqueue(new Uint8Array(64 * 1024).fill(0x20)); } });
+      expect(await send(client, endless), client).toEqual({ status: 413, body: over[client] });
+      expect(pulled.n).toBeLessThanOrEqual(MIB / (64 * 1024) + 2);
+    }
+    expect(requests).toHaveLength(0);
+    // (one of that many bytes is a request, said or not)
+    expect((await send('openai', sized(MIB))).status).toBe(200);
+    expect((await send('anthropic', streamed(sized(MIB)))).status).toBe(200);
+    expect(requests).toHaveLength(2);
+    const saved = env;
+    env = { ...saved, MAX_REQUEST_BYTES: '200' } as typeof env;
+    try {
+      expect(await send('openai', streamed(sized(201)))).toEqual({ status: 413, body: JSON.stringify({ error: { message: 'the request body is over 200 bytes', type: 'invalid_request_error', code: 'ERR_REQUEST_TOO_LARGE' } }) });
+      expect((await send('openai', sized(200))).status).toBe(200);
+    } finally {
+      env = saved;
+    }
+  });
+});
