@@ -510,16 +510,17 @@ describe('finding 3: admission first, every buffer in the budget, connections ca
     g.up.scripts.set('whole', { contentType: 'application/json', pieces, gapMs: 20 });
     // the most the readers of the package the gateway imports kept of a JSON body, after each push
     let most = 0;
-    const spied = [PackageRelay.prototype, PackageStream.prototype].map((proto) => {
+    type Reader = { push(chunk: Uint8Array): unknown; readonly jsonBodyBytes: number };
+    const spied = ([PackageRelay.prototype, PackageStream.prototype] as Reader[]).map((proto) => {
       const own = Object.getOwnPropertyDescriptor(proto, 'push');
       const push = proto.push;
-      proto.push = function (this: PackageRelay, chunk: Uint8Array) {
+      proto.push = function (this: Reader, chunk: Uint8Array) {
         try {
           return push.call(this, chunk);
         } finally {
           most = Math.max(most, this.jsonBodyBytes);
         }
-      } as typeof push;
+      };
       return () => { if (own) Object.defineProperty(proto, 'push', own); else delete (proto as { push?: unknown }).push; };
     });
     let r;
