@@ -202,13 +202,15 @@ function objectEnd() {
  * An upstream's body (a ReadableStream, or null) read to the end of its JSON object, not of its
  * connection (an upstream can hold that open after it: the rest is cancelled), or to its end when
  * it is no object: its bytes; null past `limit` bytes (the rest cancelled, nothing more held);
- * undefined when its connection broke before that end.
+ * undefined when its connection broke before that end. The pieces are copied into one buffer as
+ * they come, which doubles as it fills (kept each as it came, a body sent a byte a read would be
+ * held as an array a byte, some hundred times its size).
  */
 async function readBody(body, limit) {
   if (body === null) return new Uint8Array(0);
   const reader = body.getReader();
   const scan = objectEnd();
-  const parts = [];
+  let all = new Uint8Array(0);
   let n = 0;
   try {
     for (;;) {
@@ -222,20 +224,20 @@ async function readBody(body, limit) {
       let piece = next.value;
       const end = scan(piece);
       if (end !== -1) piece = piece.subarray(0, end);
-      if ((n += piece.length) > limit) return null;
-      parts.push(piece);
+      if (n + piece.length > limit) return null;
+      if (n + piece.length > all.length) {
+        const more = new Uint8Array(Math.min(limit, Math.max(2 * all.length, n + piece.length, 16 * 1024)));
+        more.set(all.subarray(0, n));
+        all = more;
+      }
+      all.set(piece, n);
+      n += piece.length;
       if (end !== -1) break;
     }
   } finally {
     reader.cancel().catch(() => {});
   }
-  const all = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.length;
-  }
-  return all;
+  return all.subarray(0, n);
 }
 
 /** A body's bytes as JSON, or undefined. */
