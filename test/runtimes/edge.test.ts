@@ -4,7 +4,8 @@
 // bytes (the ids and the clock the relay makes normalized), an upstream's HTTP error in their own
 // shape, and a body that is not a request a 400 in it; asked with `stream: false`, one JSON answer:
 // to the OpenAI client wholeAnswer's for the same bytes (a failed stream's: a 502, wholeError's
-// body), to the Anthropic client the upstream's own whole answer, its bytes as they came. Each runtime
+// body), to the Anthropic client the upstream's own whole answer, its bytes as they came; the
+// gateway's key taken out where the upstream says it. Each runtime
 // loads the package as a user's project would (node_modules/seam-stream).
 import { createServer, type Server } from 'node:http';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ import { unclocked } from '../helpers/model-streams.js';
 import { freePort, root, runtime, serveProcess, serveWorkers, type Served } from './harness.js';
 
 const fixtures = FIXTURES.filter((f) => f.format === 'anthropic' && f.choice === undefined);
+/** The gateway's UPSTREAM_KEY: its streams pass through the transform that takes it out of the upstream's words. */
+const KEY = 'sk-ant-runtime-0123456789';
 const byName = new Map(fixtures.map((f) => [f.name, f]));
 const requests: { path: string; headers: Record<string, unknown>; body: any }[] = [];
 let upstream: Server;
@@ -32,6 +35,13 @@ beforeAll(async () => {
     if (body.model === 'no-content') {
       res.writeHead(204);
       res.end();
+      return;
+    }
+    if (body.model === 'says-key') {
+      // an upstream that says the key it was sent: an error event, or an HTTP error
+      const said = JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key: ${KEY}` } });
+      if (body.stream === false) res.writeHead(401, { 'content-type': 'application/json' }).end(said);
+      else res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: error\ndata: ${said}\n\n`);
       return;
     }
     if (body.model === 'no-such-model') {
@@ -128,10 +138,11 @@ async function checkGateway(base: string): Promise<void> {
       expect(res.status, f.name).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
       expect(unclocked(await res.text()), `${f.name} → ${to}`).toBe(relayed(f, to));
-      // the upstream got an Anthropic request
+      // the upstream got an Anthropic request, with the gateway's key
       expect(requests).toHaveLength(1);
       expect(requests[0].path).toBe('/v1/messages');
       expect(requests[0].headers['anthropic-version']).toBe('2023-06-01');
+      expect(requests[0].headers['x-api-key']).toBe(KEY);
       expect(requests[0].body).toMatchObject({ model: f.name, system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }], stream: true });
     }
   }
@@ -156,6 +167,15 @@ async function checkGateway(base: string): Promise<void> {
     }
   }
   expect([...asked].sort()).toEqual(['200', '502']);
+  // the key, where the upstream says it, taken out: streamed (through the gateway's transform), a
+  // whole answer's error (an OpenAI client's, read from the stream) and an HTTP error's message
+  for (const to of ['openai', 'anthropic'] as const) {
+    for (const stream of [true, false]) {
+      const r = await fetch(base + CLIENTS[to].path, { method: 'POST', body: JSON.stringify({ ...CLIENTS[to].body('says-key'), stream }) });
+      const text = await r.text();
+      expect([r.status, text.includes(KEY), text.includes('invalid x-api-key: [redacted]')], `${to}, stream: ${stream}`).toEqual([stream ? 200 : to === 'openai' ? 502 : 401, false, true]);
+    }
+  }
   const openai = await fetch(base + CLIENTS.openai.path, { method: 'POST', body: JSON.stringify(CLIENTS.openai.body('no-such-model')) });
   expect(openai.status).toBe(404);
   expect(await openai.json()).toEqual({ error: { message: 'model: no-such-model', type: 'not_found_error', code: null } });
@@ -191,7 +211,7 @@ describe('examples/edge/gateway.mjs, unchanged', () => {
   it('on workerd (through the package\'s workerd entry)', async () => {
     const w = await serveWorkers([{
       name: 'edge', entry: join(project, 'gateway.mjs'), conditions: ['workerd', 'worker', 'browser'],
-      bindings: { UPSTREAM: upstreamUrl, UPSTREAM_FORMAT: 'anthropic' },
+      bindings: { UPSTREAM: upstreamUrl, UPSTREAM_FORMAT: 'anthropic', UPSTREAM_KEY: KEY },
     }]);
     try {
       await checkGateway(w.bases.edge);
@@ -203,7 +223,7 @@ describe('examples/edge/gateway.mjs, unchanged', () => {
   for (const name of ['deno', 'bun'] as const) {
     it(`on ${name === 'deno' ? 'Deno (deno serve)' : 'Bun'}`, async () => {
       const port = await freePort();
-      const env = { ...process.env, UPSTREAM: upstreamUrl, UPSTREAM_FORMAT: 'anthropic', PORT: String(port), NO_COLOR: '1' };
+      const env = { ...process.env, UPSTREAM: upstreamUrl, UPSTREAM_FORMAT: 'anthropic', UPSTREAM_KEY: KEY, PORT: String(port), NO_COLOR: '1' };
       const args = name === 'deno'
         ? ['serve', '--quiet', '--unstable-no-legacy-abort', '--allow-net', '--allow-env', '--allow-read', '--host', '127.0.0.1', '--port', String(port), 'gateway.mjs']
         : ['gateway.mjs'];
