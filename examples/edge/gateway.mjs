@@ -57,7 +57,7 @@ function upstreamBody(client, body, to, stream = true) {
   return { model: body.model, messages, max_tokens: max, temperature: body.temperature, stream };
 }
 
-/** The bytes of an upstream's stream read for a whole answer (`stream: false`), unless MAX_ANSWER_BYTES says otherwise. */
+/** The bytes of an upstream's answer read for a whole answer (`stream: false`: its stream, or its own whole answer), unless MAX_ANSWER_BYTES says otherwise. */
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 /** The most MAX_ANSWER_BYTES can be: the most a ModelStream keeps of its text, reasoning or arguments (512 MiB). */
 const MOST_ANSWER_BYTES = 512 * 1024 * 1024;
