@@ -12,6 +12,7 @@ export { chosenStringRoutes as stringRoutes, type StringRoutes } from './core/st
 export { LineDecoder, NdjsonDecoder, DEFAULT_MAX_LINE_BYTES, type LineDecoderOptions, type LinesUtf8DecodeError } from './frames/lines.js';
 export { SseParser, SseByteEvents, encodeSse, DEFAULT_MAX_EVENT_BYTES, type SseParserOptions, type SseUtf8DecodeError } from './frames/sse.js';
 export { type SseEvent } from './frames/types.js';
+export { MAX_LIMIT_BYTES } from './frames/frame-stream.js';
 export {
   EventStreamDecoder, EventStreamError, DEFAULT_MAX_MESSAGE_BYTES, type EventStreamMessage, type EventStreamHeader, type EventStreamErrorCode,
 } from './frames/eventstream.js';

@@ -198,8 +198,10 @@ export function rawText(core: Core, addr: number, len: number, ascii: boolean, d
 }
 
 /**
- * The largest byte limit accepted: one buffer of the core's allocator holds at most 1 GiB, and
- * growing a buffer to its limit needs the old and the new block at once.
+ * The largest byte limit accepted, 512 MiB: the most `maxLineBytes`, `maxEventBytes`,
+ * `maxMessageBytes`, `maxArgumentBytes`, `maxReasoningBytes` and `maxMediaBytes` take
+ * (`maxTextBytes` and `maxPendingBytes` take Infinity). One buffer of the core's allocator holds at
+ * most 1 GiB, and growing a buffer to its limit needs the old and the new block at once.
  */
 export const MAX_LIMIT_BYTES = 512 * 1024 * 1024;
 

@@ -2,8 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_TEXT_BYTES } from '../../bindings/index.js';
-import { MAX_LIMIT_BYTES } from '../../bindings/frames/frame-stream.js';
+import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_TEXT_BYTES, MAX_LIMIT_BYTES } from '../../bindings/index.js';
 import { editDistance, formatBytes, nearest, parseArgs, parseBytes } from '../../cli/args.js';
 import { COMMAND_SPECS, limitOptions } from '../../cli/specs.js';
 import { noStack, root, run, start } from './helpers.js';

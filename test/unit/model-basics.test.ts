@@ -671,6 +671,26 @@ it('a stream that fails gives all its core memory back at once, its record too, 
   }
 });
 
+it('MAX_LIMIT_BYTES is exported, 512 MiB: the most each byte limit of a buffer takes, and one byte more is refused', async () => {
+  const lib = await import('../../bindings/index.js');
+  const most = lib.MAX_LIMIT_BYTES;
+  expect(most).toBe(512 * 1024 * 1024);
+  const makers: [string, (n: number) => object][] = [
+    ['maxLineBytes', (n) => new lib.LineDecoder({ maxLineBytes: n })],
+    ['maxEventBytes', (n) => new lib.SseParser({ maxEventBytes: n })],
+    ['maxMessageBytes', (n) => new lib.EventStreamDecoder({ maxMessageBytes: n })],
+    ['maxEventBytes', (n) => new ModelStream({ format: 'openai', maxEventBytes: n })],
+    ['maxArgumentBytes', (n) => new ModelStream({ format: 'openai', maxArgumentBytes: n })],
+    ['maxReasoningBytes', (n) => new SseRelay({ from: 'anthropic', maxReasoningBytes: n })],
+    ['maxMediaBytes', (n) => new ModelStream({ format: 'gemini', maxMediaBytes: n })],
+    ['maxArgumentBytes', (n) => new ModelEventReader({ format: 'openai', maxArgumentBytes: n })],
+  ];
+  for (const [name, make] of makers) {
+    (make(most) as { dispose?: () => void }).dispose?.(); // (taken; its core memory given back)
+    expect(() => make(most + 1), name).toThrow(`${name} must be an integer number of bytes from 1 to 536870912 (512 MiB), got 536870913`);
+  }
+});
+
 it('the model layer\'s default limits are exported with the values the README\'s limits table gives', async () => {
   const lib = await import('../../bindings/index.js');
   expect([lib.DEFAULT_MAX_ARGUMENT_BYTES, lib.DEFAULT_MAX_REASONING_BYTES, lib.DEFAULT_MAX_MEDIA_BYTES]).toEqual([16 * 1024 * 1024, 64 * 1024 * 1024, 64 * 1024 * 1024]);
