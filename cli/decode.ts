@@ -596,11 +596,11 @@ class DecodeRun {
     printer?.print(printed);
     // (an event that says a part of the answer is progress, reasoning too: a reasoning model thinks
     // for minutes before its text. Keep-alives are not, nor events that say nothing (`{}`, an empty
-    // delta, the same usage again: a model stream's emptyEvents), which an upstream can send for
-    // ever; Anthropic's pings are events and SSE comments are not: a read of a comment and an event
-    // brought an event that is not a keep-alive)
+    // delta, the same usage again: a model stream's progressEvents counts neither), which an upstream
+    // can send for ever; Anthropic's pings are events and SSE comments are not: a read of a comment
+    // and an event brought an event that is not a keep-alive)
     const s = this.stream!;
-    const progress = s.events - (s.pings ?? 0) - (s.emptyEvents ?? 0); // (a model stream's pings and empty events; none for plain streams)
+    const progress = s.progressEvents ?? s.events; // (a plain stream's events are all progress: it has no pings nor empty events)
     if (progress > this.seenProgress) this.lastProgressAt = performance.now();
     this.seenProgress = progress;
     if (parts !== undefined) this.show(parts);

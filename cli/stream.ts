@@ -17,10 +17,8 @@ export interface TextStream {
   readonly usage: Record<string, unknown> | undefined;
   readonly events: number;
   readonly heartbeats: number;
-  /** A model stream's keep-alives that are events (Anthropic's pings). */
-  readonly pings?: number;
-  /** A model stream's events that said no part of the answer (`{}`, an envelope alone, an empty delta, the same usage again). */
-  readonly emptyEvents?: number;
+  /** A model stream's events that carried a part of the answer: not its keep-alives (Anthropic's pings), nor events that said none (`{}`, an envelope alone, an empty delta, the same usage again). */
+  readonly progressEvents?: number;
   /** A model stream's reasoning, refusal, citations, client tool calls and the provider's own calls. */
   readonly reasoning?: string;
   readonly refusal?: string;

@@ -331,14 +331,18 @@ export abstract class ModelReader extends FrameStream {
   /**
    * Events read that said no part of the answer, nor were keep-alives: `{}`, an envelope without
    * content, the same usage, finish reason or sources again, a part's end alone, an event after the
-   * completion that is not the usage a format sends after it (Bedrock's metadata). `events - pings -
-   * emptyEvents` grows only with events that carried something (text, reasoning, a call or its
-   * arguments, a refusal, a new source, media, new usage, the finish, the completion, an error): the
-   * progress a server's idle timeout can count, which an upstream sending `data: {}` forever
-   * does not make. (A delta the core reads itself, text, reasoning or arguments, counts as
-   * progress as it is.)
+   * completion that is not the usage a format sends after it (Bedrock's metadata). The events less
+   * these and the pings are {@link progressEvents}.
    */
   get emptyEvents(): number { return this.message?.empty ?? 0; }
+  /**
+   * The events that carried a part of the answer (text, reasoning, a call or its arguments, a
+   * refusal, a new source, media, new usage, the finish, the completion, an error): `events -
+   * pings - emptyEvents`. It grows only with them: the progress a server's idle timeout can count,
+   * which an upstream sending `data: {}` or pings forever does not make. (A delta the core reads
+   * itself, text, reasoning or arguments, counts as progress as it is.)
+   */
+  get progressEvents(): number { return this._events - this.pings - this.emptyEvents; }
   /**
    * Bytes the stream holds in JavaScript as one JSON body: an SSE format's stream (or AWS's event
    * stream) answered with a whole answer or an error object instead is kept whole, from its `{`

@@ -1,9 +1,9 @@
 // emptyEvents: the events a stream read that said no part of the answer and were not keep-alives
 // (`{}`, a role or an envelope alone, an empty string of text or reasoning, the same usage or finish
-// again), whether the core read them to the end (quiet events) or JavaScript did. `events - pings -
-// emptyEvents` is then the events that carried something, what a server's idle timeout counts as
-// progress (the gateway's bodyTimeout). Exact at every chunking: whole, every two-piece split, a
-// byte per read, seeded random cuts.
+// again), whether the core read them to the end (quiet events) or JavaScript did. progressEvents,
+// `events - pings - emptyEvents`, is then the events that carried something, what a server's idle
+// timeout counts as progress (the gateway's bodyTimeout, decode --idle-timeout). Exact at every
+// chunking: whole, every two-piece split, a byte per read, seeded random cuts.
 import { describe, expect, it } from 'vitest';
 import { type ModelFormat, ModelStream, SseRelay } from '../../bindings/index.js';
 import { encodeMessage } from '../helpers/bedrock-fixtures.js';
@@ -127,10 +127,12 @@ function counts(make: (f: ModelFormat) => Reader, format: ModelFormat, chunks: U
   const progress: number[] = [];
   for (const c of chunks) {
     r.push(c);
-    progress.push(r.events - r.pings - r.emptyEvents);
+    // (after each read, the events less the pings and the empty ones)
+    expect(r.progressEvents).toBe(r.events - r.pings - r.emptyEvents);
+    progress.push(r.progressEvents);
   }
   r.flush();
-  const got = { events: r.events, pings: r.pings, empty: r.emptyEvents, status: r.status };
+  const got = { events: r.events, pings: r.pings, empty: r.emptyEvents, progress: r.progressEvents, status: r.status };
   r.dispose();
   return { got, progress };
 }
@@ -140,7 +142,7 @@ describe('emptyEvents', () => {
     for (const c of cases) {
       it(`${who}: ${c.name}`, () => {
         const bytes = enc.encode(c.input);
-        const want = { events: c.events, pings: c.pings, empty: c.empty, status: 'done' };
+        const want = { events: c.events, pings: c.pings, empty: c.empty, progress: c.events - c.pings - c.empty, status: 'done' };
         let runs = 0;
         for (const chunks of standardChunkings(bytes)) {
           const { got, progress } = counts(make, c.format, chunks);
@@ -175,10 +177,10 @@ describe('emptyEvents', () => {
       for (let i = 0; i < 10; i++) r.push(junk);
       expect([r.events, r.emptyEvents]).toEqual([34, 32]);
       r.push(metadata);
-      expect(r.events - r.pings - r.emptyEvents).toBe(before + 1);
+      expect([r.events - r.pings - r.emptyEvents, r.progressEvents]).toEqual([before + 1, before + 1]);
       // (the same metadata again, for ever, is no news: an upstream that says it holds no stream)
       for (let i = 0; i < 5; i++) r.push(metadata);
-      expect([r.events, r.emptyEvents, r.events - r.pings - r.emptyEvents]).toEqual([40, 37, before + 1]);
+      expect([r.events, r.emptyEvents, r.progressEvents]).toEqual([40, 37, before + 1]);
       r.flush();
       expect([r.status, r.usage?.inputTokens]).toEqual(['done', 3]);
       r.dispose();

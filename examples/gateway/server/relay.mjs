@@ -169,7 +169,7 @@ export function relayAnswer(s, upRes, model) {
       m.eventsIn.inc(n - events);
       // (progress: the events that carried a part of the answer, not keep-alives nor empty events,
       // `{}` or an envelope alone, which an upstream could send for ever)
-      s.progressed(n - relay.pings - relay.emptyEvents);
+      s.progressed(relay.progressEvents);
       if (out.length !== 0) {
         // From OpenAI, a read of whole canonical events comes back as the read itself, or its
         // start before a [DONE] (the relay compares them): memory of the read (its buffer),

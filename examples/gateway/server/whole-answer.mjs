@@ -120,7 +120,7 @@ export async function assembleWhole(s, upRes, model) {
         }
         // (progress: the events that carried a part of the answer, not keep-alives nor empty
         // events, `{}` or an envelope alone, which an upstream could send for ever)
-        s.progressed(ms.events - ms.pings - ms.emptyEvents);
+        s.progressed(ms.progressEvents);
         text += more;
         // (the text's UTF-8 bytes, as maxResponseBytes counts it and as it is written: its UTF-16
         // units were a third of a CJK text's bytes; and the reasoning and arguments the read added)
