@@ -167,6 +167,25 @@ export function oneOf<const V extends string | number | boolean>(
   throw invalid(message + hint(why));
 }
 
+/** A string option: undefined, or a string (any: written as it is, or as a JSON string); anything else is a TypeError. */
+export function stringOption(value: unknown, name: string, where: string): string | undefined {
+  if (value === undefined || typeof value === 'string') return value;
+  throw new TypeError(`${where}: ${name} must be a string, got ${describeValue(value)}`);
+}
+
+/**
+ * A count or a time in whole units: undefined, or an integer from 0 to Number.MAX_SAFE_INTEGER.
+ * Not a number is a TypeError (with a hint for a number given as a string); a number that is not
+ * such an integer (1.5, -1, NaN, Infinity) is `invalid`'s error.
+ */
+export function integerOption(value: unknown, name: string, where: string, invalid: InvalidValue = typeError): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  const message = `${where}: ${name} must be a non-negative integer, got ${describeValue(value)}`;
+  if (typeof value === 'number') throw invalid(message);
+  throw new TypeError(message + hint(numberHint(value)));
+}
+
 /** A callback option: undefined, or a function; anything else is a TypeError. */
 export function functionOption<F extends (...args: never[]) => unknown>(value: unknown, name: string, where: string): F | undefined {
   if (value === undefined || typeof value === 'function') return value as F | undefined;

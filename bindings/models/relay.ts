@@ -13,7 +13,7 @@ import {
   ME_ARGS, ME_CHARS, ME_CHUNKS, ME_COMMENTS, ME_HIGH, ME_NAMED, ME_NO_TEXT, ME_PASS, ME_REASONING, MHEAD_SLOT,
 } from '../core/generated/abi.js';
 import { CoreMemoryError } from '../core/errors.js';
-import { booleanOption, checkOptions, describeValue, oneOf } from '../core/options.js';
+import { booleanOption, checkOptions, describeValue, oneOf, stringOption } from '../core/options.js';
 import { type Core } from '../core/wasm.js';
 import { type DocReader, type MessageOut, unescaped } from './document.js';
 import { ModelStreamError, cutShort } from './errors.js';
@@ -104,12 +104,6 @@ let headsFit = 0;
 
 const ABORT_KINDS = ['timeout', 'overloaded', 'server'] as const;
 
-/** The relay's `id` or `model`: undefined, or a string (written into the client's events as a JSON string); anything else is a TypeError. */
-function stringOption(value: unknown, name: string): string | undefined {
-  if (value === undefined || typeof value === 'string') return value;
-  throw new TypeError(`SseRelay: ${name} must be a string, got ${describeValue(value)}`);
-}
-
 /** {@link SseRelay.abort}'s reason, checked (a `TypeError` otherwise), with its defaults. */
 function abortReason(reason: RelayAbort): Aborted {
   const where = 'SseRelay.abort';
@@ -181,8 +175,9 @@ export class SseRelay extends ModelReader {
     // (checked before the core's record is made, which a refused option would leave to a collection)
     const to = oneOf(options.to, 'to', 'SseRelay', ['openai', 'anthropic'], 'openai');
     const reasoning = oneOf(options.reasoning, 'reasoning', 'SseRelay', ['pass', 'drop'], 'pass');
-    const id = stringOption(options.id, 'id');
-    const model = stringOption(options.model, 'model');
+    // (written into the client's events as JSON strings)
+    const id = stringOption(options.id, 'id', 'SseRelay');
+    const model = stringOption(options.model, 'model', 'SseRelay');
     super('SseRelay', {
       format: from, fatal, maxEventBytes: options.maxEventBytes, maxReasoningBytes: options.maxReasoningBytes, choice: options.choice, inner: options.inner,
     }, comments);

@@ -3,8 +3,9 @@
 // whole (openai-node's finalChatCompletion(), the Anthropic SDK's finalMessage()), in one object:
 // an OpenAI Chat `chat.completion` or an Anthropic Messages `message`. And the stream's error as
 // that client's error body, as the relay's error event writes it.
+import { checkOptions, describeValue, functionOption, integerOption, oneOf, stringOption } from '../core/options.js';
 import { ModelStreamError, cutShort } from './errors.js';
-import { describeFormat, type ClientFormat, type ModelFormat } from './formats/index.js';
+import { MODEL_FORMATS, describeFormat, type ClientFormat, type ModelFormat } from './formats/index.js';
 import { finishWithCalls } from './formats/describe.js';
 import type { ToolCall } from './message.js';
 import { openAiAnnotations } from './relay-openai.js';
@@ -19,7 +20,7 @@ export interface WholeAnswerOptions {
   model?: string;
   /** The answer's `id`. @defaultValue `chatcmpl-seam…` (OpenAI), `msg_seam…` (Anthropic), unique to the answer */
   id?: string;
-  /** An OpenAI answer's `created`, in seconds since 1970. @defaultValue now */
+  /** An OpenAI answer's `created`, in whole seconds since 1970. @defaultValue now */
   created?: number;
   /**
    * The id of a call the provider sent none for (Gemini's, Ollama's).
@@ -38,6 +39,10 @@ export type WholeError = Record<string, unknown>;
 
 /** A number unique to each answer of this module (with the clock: the ids it makes). */
 let answers = 0;
+
+const CLIENTS = ['openai', 'anthropic'] as const;
+/** Options of SseRelay's that a whole answer takes from its stream. */
+const ANSWER_HINTS = { keys: { from: "the stream's format is the stream's own: wholeAnswer reads it there" } } as const;
 
 /**
  * The whole answer of a stream read to its end: `stream` a {@link ModelStream} whose `flush()`
@@ -58,18 +63,23 @@ let answers = 0;
  * A stream read with `normalize: false` gives the relay's text byte for byte (a ModelStream's
  * default is NFC). Throws a ModelStreamError `ERR_BAD_ARGUMENTS` (its offset -1: no one byte) when a
  * call's arguments are not one JSON value, which a client could not parse; a TypeError when the
- * stream is not done (its failure is the client's answer instead: {@link wholeError}).
+ * stream is not done (its failure is the client's answer instead: {@link wholeError}), or when an
+ * option is of another type or value, or unknown (checked as SseRelay's are).
  */
 export function wholeAnswer(stream: ModelStream, text: string, options: WholeAnswerOptions = {}): WholeAnswer {
+  const where = 'wholeAnswer';
   if (stream.status !== 'done') {
-    throw new TypeError(`wholeAnswer(): the stream is ${stream.status}, not done: a whole answer is written once its flush() returned (a failed stream's answer is its error: wholeError())`);
+    throw new TypeError(`${where}: the stream is ${stream.status}, not done: a whole answer is written once its flush() returned (a failed stream's answer is its error: wholeError())`);
   }
-  if (typeof text !== 'string') throw new TypeError('wholeAnswer(): text must be the string the stream\'s push() and flush() returned');
-  const to = options.to ?? 'openai';
-  if (to !== 'openai' && to !== 'anthropic') throw new TypeError(`wholeAnswer(): to must be 'openai' or 'anthropic', got ${String(to)}`);
-  for (const k of ['model', 'id'] as const) {
-    if (options[k] !== undefined && typeof options[k] !== 'string') throw new TypeError(`wholeAnswer(): ${k} must be a string, got ${typeof options[k]}`);
-  }
+  if (typeof text !== 'string') throw new TypeError(`${where}: text must be the string the stream's push() and flush() returned, got ${describeValue(text)}`);
+  checkOptions(options, where, ['to', 'model', 'id', 'created', 'callId', 'reasoning'], ANSWER_HINTS);
+  const to = oneOf(options.to, 'to', where, CLIENTS, 'openai');
+  // (written into the answer as they are: a number or an object would be a JSON value of another type)
+  const id = stringOption(options.id, 'id', where);
+  const model = stringOption(options.model, 'model', where) ?? stream.format;
+  const created = integerOption(options.created, 'created', where);
+  const callIdOption = functionOption<(call: ToolCall) => string>(options.callId, 'callId', where);
+  const dropReasoning = oneOf(options.reasoning, 'reasoning', where, ['pass', 'drop'], 'pass') === 'drop';
   const facts = describeFormat(stream.format);
   const calls = stream.toolCalls;
   const bad = calls.find((c) => c.type !== 'custom' && c.valid !== true); // (a custom tool's input is free text)
@@ -78,12 +88,11 @@ export function wholeAnswer(stream: ModelStream, text: string, options: WholeAns
     throw new ModelStreamError('ERR_BAD_ARGUMENTS', -1, `the upstream's tool call ${bad.index} (${bad.name}) has arguments that are not one JSON value`, '');
   }
   const serial = `${Date.now().toString(36)}${(answers++).toString(36)}`;
-  const model = options.model ?? stream.format;
   const finish = stream.finishReason;
   const usage = stream.usage === undefined ? undefined : facts.usage(stream.usage);
   const refusal = stream.refusal;
   if (to === 'anthropic') {
-    const callId = options.callId ?? ((c: ToolCall) => `toolu_seam${serial}_${c.index}`);
+    const callId = callIdOption ?? ((c: ToolCall) => `toolu_seam${serial}_${c.index}`);
     const content: Record<string, unknown>[] = [];
     for (const b of stream.reasoningBlocks) {
       // (a block of no text and no signature is one the relay writes nothing of: DeepSeek's first, empty, reasoning_content)
@@ -108,16 +117,16 @@ export function wholeAnswer(stream: ModelStream, text: string, options: WholeAns
     if (stop === 'end_turn' && (refusal !== '' || details !== null)) stop = 'refusal';
     // (the relay's message_start says input_tokens, 0 when unknown, and its message_delta the counts that are known)
     const u = { input_tokens: 0, ...(usage === undefined ? { output_tokens: 0 } : anthropicUsage(usage)) };
-    const answer: Record<string, unknown> = { id: options.id ?? `msg_seam${serial}`, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null };
+    const answer: Record<string, unknown> = { id: id ?? `msg_seam${serial}`, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null };
     if (details !== null) answer.stop_details = JSON.parse(details) as unknown;
     answer.usage = u;
     return answer;
   }
-  const callId = options.callId ?? ((c: ToolCall) => `call_seam${serial}_${c.index}`);
+  const callId = callIdOption ?? ((c: ToolCall) => `call_seam${serial}_${c.index}`);
   const said = finish === undefined ? 'stop' : facts.finishReason(finish, 'openai', stream.refused);
   const message: Record<string, unknown> = { role: 'assistant', content: (calls.length > 0 || refusal !== '') && text === '' ? null : text };
   // (the reasoning where SseRelay's deltas put it, with its `reasoning: 'pass'`)
-  const reasoning = options.reasoning === 'drop' ? '' : stream.reasoning;
+  const reasoning = dropReasoning ? '' : stream.reasoning;
   if (reasoning !== '') message.reasoning_content = reasoning;
   if (refusal !== '') message.refusal = refusal;
   // (the sources cited at an address: the `url_citation` annotations SseRelay writes before a
@@ -133,7 +142,7 @@ export function wholeAnswer(stream: ModelStream, text: string, options: WholeAns
     }));
   }
   const answer: Record<string, unknown> = {
-    id: options.id ?? `chatcmpl-seam${serial}`, object: 'chat.completion', created: options.created ?? Math.floor(Date.now() / 1000), model,
+    id: id ?? `chatcmpl-seam${serial}`, object: 'chat.completion', created: created ?? Math.floor(Date.now() / 1000), model,
     choices: [{ index: 0, message, finish_reason: finishWithCalls(said, 'openai', calls.length > 0) }],
   };
   if (usage !== undefined) answer.usage = openAiUsage(usage);
@@ -146,14 +155,19 @@ export function wholeAnswer(stream: ModelStream, text: string, options: WholeAns
  * provider_code? } }` (the provider's own message, type `upstream_error` for the provider's error,
  * else `upstream_stream_error`); to Anthropic `{ type: 'error', error: { type, message } }`, the
  * provider's error type in Anthropic's words; a stream cut short (ERR_STREAM_TRUNCATED) said as the
- * relay says it. `from` is the stream's format.
+ * relay says it. `from` is the stream's format (required). A TypeError when `error` is not a
+ * ModelStreamError, or an option is of another type or value, or unknown.
  */
 export function wholeError(error: ModelStreamError, options: { from: ModelFormat; to?: ClientFormat }): WholeError {
-  if (!(error instanceof ModelStreamError)) throw new TypeError('wholeError(): error must be a ModelStreamError (what the stream threw)');
-  const to = options?.to ?? 'openai';
-  const facts = describeFormat(options?.from);
+  const where = 'wholeError';
+  if (!(error instanceof ModelStreamError)) throw new TypeError(`${where}: error must be a ModelStreamError (what the stream threw), got ${describeValue(error)}`);
+  if (options === undefined) throw new TypeError(`${where}: options are required: wholeError(error, { from: 'openai' })`);
+  checkOptions(options, where, ['from', 'to']);
+  const from = oneOf(options.from, 'from', where, MODEL_FORMATS, undefined);
+  const to = oneOf(options.to, 'to', where, CLIENTS, 'openai');
+  const facts = describeFormat(from);
   // (a stream cut short: in the relay's words, which name the upstream rather than the reader's completion event)
-  const message = error.code === 'ERR_STREAM_TRUNCATED' ? cutShort(options.from) : errorParts(error).message;
+  const message = error.code === 'ERR_STREAM_TRUNCATED' ? cutShort(from) : errorParts(error).message;
   if (to === 'anthropic') return { type: 'error', error: { type: facts.anthropicErrorType(error.providerCode), message } };
   return { error: openAiError(error, message) };
 }

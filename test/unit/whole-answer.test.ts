@@ -11,7 +11,7 @@
 // - the Anthropic SDK's `parsed_output` is its own; text after a call is a block per run in the
 //   stream and one text block (a block per kind) in the whole answer.
 import { describe, expect, it } from 'vitest';
-import { ModelStream, ModelStreamError, SseRelay, wholeAnswer, wholeError } from '../../bindings/index.js';
+import { MODEL_FORMATS, ModelStream, ModelStreamError, SseRelay, wholeAnswer, wholeError } from '../../bindings/index.js';
 import { BEDROCK_FIXTURES, BEDROCK_THINKING_CALL, encodeMessage } from '../helpers/bedrock-fixtures.js';
 import { FIXTURES, type Fixture } from '../helpers/model-fixtures.js';
 import { concat, standardChunkings } from '../helpers/random.js';
@@ -214,8 +214,78 @@ describe('wholeAnswer, exactly', () => {
     const done = new ModelStream({ format: 'ollama' });
     const said = done.push(enc.encode('{"message":{"content":"hi"},"done":true}\n')) + done.flush();
     expect(wholeAnswer(done, said, { model: 'm' })).toMatchObject({ model: 'm', choices: [{ message: { content: 'hi' }, finish_reason: 'stop' }] });
-    expect(() => wholeAnswer(done, said, { model: 7 as never })).toThrow('wholeAnswer(): model must be a string, got number');
-    expect(() => wholeAnswer(done, said, { id: {} as never })).toThrow('wholeAnswer(): id must be a string, got object');
+    expect(() => wholeAnswer(done, said, { model: 7 as never })).toThrow(new TypeError('wholeAnswer: model must be a string, got 7'));
+    expect(() => wholeAnswer(done, said, { id: {} as never })).toThrow(new TypeError('wholeAnswer: id must be a string, got an object'));
     expect(() => wholeAnswer(done, said, { to: 'gemini' as never })).toThrow(TypeError);
+  });
+
+  it('options are checked as SseRelay\'s are: a value of the wrong type, and an unknown key, are a TypeError that says so (one was written into the answer as it was, or passed over)', () => {
+    const done = () => {
+      const ms = new ModelStream({ format: 'openai' });
+      const said = ms.push(enc.encode(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'x', choices: [{ index: 0, delta: { reasoning_content: 'hm', content: 'hi' }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`)) + ms.flush();
+      return [ms, said] as const;
+    };
+    const [ms, said] = done();
+    const typeError = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        expect(e).toBeInstanceOf(TypeError);
+        return (e as Error).message;
+      }
+      throw new Error('no error');
+    };
+    const valid = 'valid options: to, model, id, created, callId, reasoning';
+    for (const [options, message] of [
+      [{ to: 'gemini' }, "to must be 'openai' or 'anthropic', got 'gemini'"],
+      [{ to: 7 }, "to must be 'openai' or 'anthropic', got 7"],
+      [{ reasoning: 'keep' }, "reasoning must be 'pass' or 'drop', got 'keep'"],
+      [{ reasoning: false }, "reasoning must be 'pass' or 'drop', got false"],
+      [{ reasoning: 'drop', to: 'anthropic', created: '1700000000' }, "created must be a non-negative integer, got '1700000000' (a string: give the number 1700000000)"],
+      [{ created: 1700000000.5 }, 'created must be a non-negative integer, got 1700000000.5'],
+      [{ created: -1 }, 'created must be a non-negative integer, got -1'],
+      [{ created: new Date(0) }, 'created must be a non-negative integer, got a Date'],
+      [{ callId: 'call_1' }, "callId must be a function, got 'call_1'"],
+      [{ callID: () => 'x' }, `unknown option 'callID' (did you mean 'callId'?); ${valid}`],
+      [{ from: 'openai' }, `unknown option 'from' (the stream's format is the stream's own: wholeAnswer reads it there); ${valid}`],
+      [{ stream: false }, `unknown option 'stream'; ${valid}`],
+      [null, 'options must be an object, got null'],
+    ] as const) {
+      expect(typeError(() => wholeAnswer(ms, said, options as never)), JSON.stringify(options)).toBe(`wholeAnswer: ${message}`);
+    }
+    expect(typeError(() => wholeAnswer(ms, 7 as never))).toBe("wholeAnswer: text must be the string the stream's push() and flush() returned, got 7");
+    // (each option, of its type, taken as it is)
+    const answer = wholeAnswer(ms, said, { to: 'openai', model: 'm', id: 'chatcmpl-1', created: 0, callId: () => 'call_1', reasoning: 'drop' });
+    expect(answer).toEqual({ id: 'chatcmpl-1', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] });
+    expect((wholeAnswer(ms, said, { reasoning: 'pass', created: Number.MAX_SAFE_INTEGER }) as { choices: { message: unknown }[] }).choices[0].message).toEqual({ role: 'assistant', content: 'hi', reasoning_content: 'hm' });
+    expect(wholeAnswer(ms, said, undefined)).toMatchObject({ object: 'chat.completion', model: 'openai' });
+    ms.dispose();
+  });
+
+  it('wholeError\'s options are checked too: from is required and one of the formats, to one of the clients (another was answered as OpenAI), no other key', () => {
+    const error = new ModelStreamError('ERR_STREAM_TRUNCATED', 9, 'cut', '');
+    const formats = `${MODEL_FORMATS.slice(0, -1).map((f) => `'${f}'`).join(', ')} or '${MODEL_FORMATS[MODEL_FORMATS.length - 1]}'`;
+    const typeError = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        expect(e).toBeInstanceOf(TypeError);
+        return (e as Error).message;
+      }
+      throw new Error('no error');
+    };
+    for (const [options, message] of [
+      [undefined, "options are required: wholeError(error, { from: 'openai' })"],
+      [{}, `from must be ${formats}, got undefined`],
+      [{ from: 'claude' }, `from must be ${formats}, got 'claude'`],
+      [{ from: 'openai', to: 'gemini' }, "to must be 'openai' or 'anthropic', got 'gemini'"],
+      [{ from: 'openai', to: 'Anthropic' }, "to must be 'openai' or 'anthropic', got 'Anthropic' (did you mean 'anthropic'?)"],
+      [{ from: 'openai', format: 'openai' }, "unknown option 'format'; valid options: from, to"],
+      ['openai', "options must be an object, got 'openai'"],
+    ] as const) {
+      expect(typeError(() => wholeError(error, options as never)), JSON.stringify(options)).toBe(`wholeError: ${message}`);
+    }
+    expect(typeError(() => wholeError(new Error('x') as never, { from: 'openai' }))).toBe('wholeError: error must be a ModelStreamError (what the stream threw), got an Error');
+    expect(wholeError(error, { from: 'anthropic', to: 'anthropic' })).toEqual({ type: 'error', error: { type: 'api_error', message: expect.any(String) as unknown } });
   });
 });
