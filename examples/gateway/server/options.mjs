@@ -1,6 +1,6 @@
 // The gateway's options: every option of createGateway with its default (DEFAULTS), and their
 // check (optionsOf: a TypeError that names the option, or the options whole, defaults filled in).
-import { MODEL_FORMATS } from 'seam-stream';
+import { MAX_LIMIT_BYTES, MODEL_FORMATS } from 'seam-stream';
 import { SETTINGS } from '../requests/index.mjs';
 
 export const KiB = 1024;
@@ -164,8 +164,10 @@ export function optionsOf(options) {
   for (const k of ['maxStreams', 'maxPendingBytes', 'maxRequestBytes', 'maxResponseBytes']) {
     if (!Number.isSafeInteger(o[k]) || o[k] < 1) throw new TypeError(`createGateway: ${k} must be a positive integer`);
   }
-  // (the relay's own bound: one buffer of the core holds at most 512 MiB)
-  if (!Number.isInteger(o.maxEventBytes) || o.maxEventBytes < 1 || o.maxEventBytes > 512 * MiB) throw new TypeError('createGateway: maxEventBytes must be an integer from 1 to 536870912 (512 MiB)');
+  // (the relay's own bound: one buffer of the core holds at most MAX_LIMIT_BYTES, 512 MiB)
+  if (!Number.isInteger(o.maxEventBytes) || o.maxEventBytes < 1 || o.maxEventBytes > MAX_LIMIT_BYTES) {
+    throw new TypeError(`createGateway: maxEventBytes must be an integer from 1 to ${MAX_LIMIT_BYTES} (${MAX_LIMIT_BYTES / MiB} MiB)`);
+  }
   // (Node's timers take at most 2^31 - 1 ms, 24.8 days, and fire after 1 ms past it: a timeout
   // of 2^31 ms meant to be "never" failed every request at once)
   for (const k of ['upstreamTimeout', 'bodyTimeout', 'clientTimeout', 'headTimeout', 'requestBodyTimeout', 'maxDuration']) {
