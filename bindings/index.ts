@@ -30,7 +30,7 @@ export { TextRangeError, type TextRangeErrorCode } from './text/errors.js';
 // Layer 4: model streams
 export {
   ModelStream, DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_MEDIA_BYTES, DEFAULT_MAX_REASONING_BYTES, type ModelFormat, type ModelReport, type ModelStreamOptions, type ReasoningBlock, type ToolCall, type Media,
-  type BuiltinCallType, type Citation,
+  type BuiltinCallType, type Citation, type CitedSpan, type Grounding,
 } from './models/stream.js';
 export { type ModelStatus } from './models/reader.js';
 export { ModelStreamError, type ModelStreamErrorCode } from './models/errors.js';

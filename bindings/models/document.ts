@@ -8,7 +8,7 @@ import {
 import { type Core } from '../core/wasm.js';
 import { utf8Length } from '../text/counts.js';
 import { type Doc, type FinishWords, type Sink, finishWords } from './formats/describe.js';
-import { type BuiltinCallType, type Call, type Citation, type Media, Message } from './message.js';
+import { type BuiltinCallType, type ByteSpan, type Call, type Citation, type Grounding, type Media, Message } from './message.js';
 
 /**
  * Set by each callback through which the event being read says a part of the answer (text or
@@ -394,7 +394,7 @@ export class DocReader implements Doc, Sink {
     if (!call.done) this.ended(call);
   }
 
-  onCitation(citation: Citation, once = false, counted = false): void {
+  onCitation(citation: Citation, once = false, counted = false): Citation | null {
     const owner = this.owner!;
     if (!owner.keeps) {
       // (a relay: a source at an address goes to a writer that writes them, once per address, and
@@ -405,28 +405,59 @@ export class DocReader implements Doc, Sink {
       // is news only where the relay knows it is new: at an address its writer writes)
       if (url === undefined || out === null || out.cites !== true) {
         if (!once) eventSaid.any = true;
-        return;
+        return null;
       }
       const seen = (this.said.cited ??= new Set());
-      if (seen.has(url)) return;
+      if (seen.has(url)) return null;
       eventSaid.any = true;
-      if (!this.reasoningRoom(utf8Length(url) + utf8Length(citation.title ?? ''))) return;
+      if (!this.reasoningRoom(utf8Length(url) + utf8Length(citation.title ?? ''))) return null;
       seen.add(url);
       out.citation!({ ...citation, url });
-      return;
+      return null;
     }
     const m = this.said;
     const json = JSON.stringify(citation.source);
     if (once) {
       const seen = (m.cited ??= new Set());
       const key = citation.url ?? json;
-      if (seen.has(key)) return; // (said again: no news)
+      // (said again: no news; the one kept is the source's)
+      if (seen.has(key)) return m.citations.find((c) => (c.url ?? JSON.stringify(c.source)) === key) ?? null;
       seen.add(key);
     }
     eventSaid.any = true;
     // (counted with the reasoning: what a stream keeps beside its answer and calls)
-    if (!counted && !this.reasoningRoom(utf8Length(json))) return;
+    if (!counted && !this.reasoningRoom(utf8Length(json))) return null;
     m.citations.push(citation);
+    return citation;
+  }
+
+  onMetadata(_doc: Doc, j: number): boolean {
+    if (!this.owner!.keeps) return true;
+    const lists = (this.said.citedLists ??= new Map());
+    const text = this.string(j);
+    // (said again as it was, as Gemini may in every chunk: no news)
+    if (lists.get(this.path(j)) === text) return false;
+    eventSaid.any = true;
+    if (!this.reasoningRoom(this.len(j))) return false;
+    lists.set(this.path(j), text);
+    return true;
+  }
+
+  onCitedSpans(spans: ByteSpan[]): void {
+    if (!this.owner!.keeps) return;
+    this.said.byteSpans = spans.length === 0 ? null : spans;
+  }
+
+  onGrounding(grounding: Partial<Grounding>): void {
+    if (!this.owner!.keeps) return; // (no client's format of a relay has a place for it)
+    const m = this.said;
+    const g = (m.grounding ??= { queries: [] });
+    if (grounding.queries !== undefined) g.queries = grounding.queries;
+    if ('searchSuggestions' in grounding) {
+      if (grounding.searchSuggestions === undefined) delete g.searchSuggestions;
+      else g.searchSuggestions = grounding.searchSuggestions;
+    }
+    if (grounding.urls !== undefined) g.urls = grounding.urls;
   }
 
   onMediaId(_doc: Doc, j: number): void {

@@ -9,7 +9,7 @@ import { MAX_LIMIT_BYTES } from '../frames/frame-stream.js';
 import { JSON_ERRORS, borrowDoc, unescaped } from './document.js';
 import { type FormatSpec, type ProviderError, find, runningUsagePath } from './formats/describe.js';
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
-import { type Citation, type Media, Message, type ToolCall } from './message.js';
+import { type Citation, type Grounding, type Media, Message, type ToolCall } from './message.js';
 import { programAddress } from './plan.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_REASONING_BYTES } from './reader.js';
 
@@ -21,8 +21,13 @@ export interface ModelEventReading {
   reasoning: string;
   /** The model's refusal text in the event (OpenAI's `refusal`), when it has some. */
   refusal?: string;
-  /** The sources the event cites (as {@link ModelStream.citations}), when it cites any. */
+  /**
+   * The sources the event cites (as {@link ModelStream.citations}), when it cites any: without
+   * `spans`, which a stream places in its whole text (an event's own text is not the answer's).
+   */
   citations?: Citation[];
+  /** What the event says of the searches behind the answer (as {@link ModelStream.grounding}), when it says it. */
+  grounding?: Grounding;
   /**
    * The media the event carries (as {@link ModelStream.media}: Gemini's `inlineData` parts,
    * Responses' generated image), when it carries any: each whole, its data as sent (the event is
@@ -184,6 +189,7 @@ export class ModelEventReader {
     if (m.refused) r.refused = true;
     if (m.refusal !== '') r.refusal = m.refusal;
     if (m.citations.length !== 0) r.citations = m.citations.slice();
+    if (m.grounding !== null) r.grounding = m.grounding;
     if (m.media !== null) r.media = m.media;
     if (m.usage !== undefined) r.usage = m.usage;
     if (m.bad !== null) {
@@ -234,6 +240,8 @@ export class ModelEventReader {
     m.citations.length = 0;
     m.cited = null;
     m.citedLists = null;
+    m.grounding = null;
+    m.byteSpans = null;
     m.reasoningBytes = 0;
     m.usage = undefined;
     m.pings = 0;

@@ -68,6 +68,51 @@ export interface Citation {
    * (`{web: {uri, title}}`, …) or citation source, Bedrock's citation.
    */
   source: Record<string, unknown>;
+  /**
+   * The spans of the answer's text the source backs, where the provider places them (Gemini's
+   * `groundingSupports`), in order: offsets in UTF-16 code units of the stream's text (what
+   * `push()` returned, joined: `text.slice(start, end)`). Placed when the answer's text is whole
+   * (at the completion; a stream cut short, at its end); absent before, and where the provider
+   * places none.
+   */
+  spans?: CitedSpan[];
+}
+
+/** A span of the answer's text that a source backs (see {@link Citation.spans}). */
+export interface CitedSpan {
+  /** UTF-16 code units of the stream's text before the span. */
+  start: number;
+  /** UTF-16 code units of the stream's text before the span's end (exclusive). */
+  end: number;
+  /** The provider's confidence that the source backs the span (Gemini's `confidenceScores`, 0 to 1), when it gives one. */
+  confidence?: number;
+}
+
+/**
+ * What a provider says of the searches behind a grounded answer, besides its sources: Gemini's
+ * `groundingMetadata` (Grounding with Google Search) and `urlContextMetadata` (the URL context
+ * tool). The last that came: Gemini says its metadata whole again in a later chunk.
+ */
+export interface Grounding {
+  /** The queries the provider searched the web with (`webSearchQueries`), in order ([] when it said none). */
+  queries: string[];
+  /**
+   * The Search Suggestions to show with the answer (`searchEntryPoint.renderedContent`): HTML and
+   * CSS, as sent, which Google's terms for Grounding with Google Search require an app to display.
+   */
+  searchSuggestions?: string;
+  /** The pages the URL context tool retrieved (`urlContextMetadata.urlMetadata`): each address and its status (`URL_RETRIEVAL_STATUS_SUCCESS`, …), as sent. */
+  urls?: { url: string; status: string }[];
+}
+
+/** A span a source backs (in a stream, not for callers), in bytes of the answer's UTF-8 as the provider counts them, until the text is whole (see Message.placeSpans). */
+export interface ByteSpan {
+  citation: Citation;
+  start: number;
+  end: number;
+  /** The text the provider says is there (Gemini's `segment.text`), when it says it. */
+  text?: string;
+  confidence?: number;
 }
 
 /**
@@ -220,7 +265,14 @@ export class Message {
   readonly citations: Citation[] = [];
   /** The sources cited that are kept once (Gemini's metadata, which a later chunk may say again): their addresses, or JSON without one. */
   cited: Set<string> | null = null;
-  /** The lists of sources a format says whole again in every event (Perplexity's), by path: the JSON text last read (read again only when it changed). */
+  /** The search behind a grounded answer (Gemini's), the last said; null before any. */
+  grounding: Grounding | null = null;
+  /** The spans the sources back, in bytes, until the answer's text is whole (then placed on the citations); null when none wait. */
+  byteSpans: ByteSpan[] | null = null;
+  /**
+   * The lists of sources a format says whole again in every event (Perplexity's), and its metadata
+   * said whole again (Gemini's grounding), by path: the JSON text last read (read again only when it changed).
+   */
   citedLists: Map<number, string> | null = null;
   /** Reasoning blocks; the last one takes more text while `thinkingOpen`. */
   readonly thinking: ReasoningBlock[] = [];
@@ -248,6 +300,53 @@ export class Message {
   partCall: { call: Call; state: object } | null = null;
   /** Why the event a description read is not one of its format (taken by the reader: ERR_BAD_EVENT). */
   bad: string | null = null;
+
+  /**
+   * Places the spans waiting in bytes (see {@link ByteSpan}) on their citations, in UTF-16 units of
+   * `text`, the answer's whole text (`nfc`: normalized to NFC, as the provider's quoted text is
+   * then compared). A span is placed where its byte offsets fall on characters of the text's UTF-8
+   * and, where the provider says what the span's text is, where the text there is that: never at
+   * another place (Gemini counts a segment's bytes in its Part, which a stream's answer of several
+   * parts, or NFC that changed its text before the span, would put elsewhere).
+   */
+  placeSpans(text: string, nfc: boolean): void {
+    const spans = this.byteSpans;
+    if (spans === null) return;
+    this.byteSpans = null;
+    // (the UTF-16 offset of each byte offset, in one walk of the text; −1 inside a character or past the end)
+    const wanted = [...new Set(spans.flatMap((s) => [s.start, s.end]))].sort((a, b) => a - b);
+    const units = new Map<number, number>();
+    let bytes = 0;
+    let i = 0;
+    for (const b of wanted) {
+      while (bytes < b && i < text.length) {
+        const c = text.charCodeAt(i);
+        if (c < 0x80) {
+          bytes += 1;
+          i += 1;
+        } else if (c < 0x800) {
+          bytes += 2;
+          i += 1;
+        } else if ((c & 0xfc00) === 0xd800 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+          bytes += 4;
+          i += 2;
+        } else {
+          bytes += 3;
+          i += 1;
+        }
+      }
+      units.set(b, bytes === b ? i : -1);
+    }
+    for (const s of spans) {
+      const start = units.get(s.start)!;
+      const end = units.get(s.end)!;
+      if (start < 0 || end < start) continue;
+      if (s.text !== undefined && text.slice(start, end) !== (nfc ? s.text.normalize('NFC') : s.text)) continue;
+      const span: CitedSpan = { start, end };
+      if (s.confidence !== undefined) span.confidence = s.confidence;
+      (s.citation.spans ??= []).push(span);
+    }
+  }
 
   /** All reasoning text, as sent. */
   reasoning(): string {

@@ -318,17 +318,42 @@ export class OpenAiWriter implements ClientWriter {
  * (`""` when the provider gave none) and a span of the whole content, `start_index` 0 and
  * `end_index` the content's length in characters (code points, as JavaScript's string iterator
  * and Python count them: a surrogate pair is one, also when its halves came in two deltas as
- * escapes, which a client that joins decoded deltas in Python counts as two). A relay does not
- * place a source in the text it writes; OpenAI's typed clients require every field. `chars`: the
- * content's characters (`[...content].length`).
+ * escapes, which a client that joins decoded deltas in Python counts as two). OpenAI's typed
+ * clients require every field. `chars`: the content's characters (`[...content].length`).
+ * With `content`, the content itself, a source placed in it (its `spans`, Gemini's grounding
+ * supports, in UTF-16 units) has a `url_citation` for each of its spans instead, in order, its
+ * `start_index` and `end_index` in characters of the content. A relay does not place a source in
+ * the text it writes (it keeps no text): its annotations span the whole content.
  */
-export function openAiAnnotations(citations: readonly { url?: string; title?: string }[], chars: number): OpenAiAnnotation[] {
+export function openAiAnnotations(citations: readonly { url?: string; title?: string; spans?: readonly { start: number; end: number }[] }[], chars: number, content?: string): OpenAiAnnotation[] {
   const out: OpenAiAnnotation[] = [];
   const seen = new Set<string>();
+  // (UTF-16 offsets of the spans in characters: counted once, for all of them)
+  const placed = content === undefined ? [] : citations.flatMap((c) => (c.url === undefined ? [] : c.spans ?? []));
+  const at = placed.length === 0 ? null : codePointOffsets(content!, placed.flatMap((s) => [s.start, s.end]));
   for (const c of citations) {
     if (c.url === undefined || seen.has(c.url)) continue;
     seen.add(c.url);
-    out.push({ type: 'url_citation', url_citation: { end_index: chars, start_index: 0, title: c.title ?? '', url: c.url } });
+    const title = c.title ?? '';
+    if (at !== null && c.spans !== undefined && c.spans.length !== 0) {
+      for (const s of c.spans) out.push({ type: 'url_citation', url_citation: { end_index: at.get(s.end)!, start_index: at.get(s.start)!, title, url: c.url } });
+    } else out.push({ type: 'url_citation', url_citation: { end_index: chars, start_index: 0, title, url: c.url } });
+  }
+  return out;
+}
+
+/** The code point offset in `text` of each UTF-16 offset of `units` (one inside a pair: its pair's end). */
+function codePointOffsets(text: string, units: readonly number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  let i = 0;
+  let cps = 0;
+  for (const u of [...new Set(units)].sort((a, b) => a - b)) {
+    while (i < u && i < text.length) {
+      const c = text.charCodeAt(i);
+      i += (c & 0xfc00) === 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+      cps++;
+    }
+    out.set(u, cps);
   }
   return out;
 }

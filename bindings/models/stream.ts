@@ -12,13 +12,14 @@ import { utf8Length } from '../text/counts.js';
 import { TextRangeError } from '../text/errors.js';
 import { ModelStreamError } from './errors.js';
 import type { ModelFormat } from './formats/index.js';
-import type { Citation, Media, ReasoningBlock, ToolCall } from './message.js';
+import type { Core } from '../core/wasm.js';
+import type { Citation, Grounding, Media, ReasoningBlock, ToolCall } from './message.js';
 import { ModelReader, call } from './reader.js';
 export { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_MEDIA_BYTES, DEFAULT_MAX_REASONING_BYTES } from './reader.js';
 
 export type { ModelFormat } from './formats/index.js';
 export type { ModelStatus } from './reader.js';
-export type { BuiltinCallType, Citation, Media, ReasoningBlock, ToolCall } from './message.js';
+export type { BuiltinCallType, CitedSpan, Citation, Grounding, Media, ReasoningBlock, ToolCall } from './message.js';
 
 /** Options of {@link ModelStream}. */
 export interface ModelStreamOptions {
@@ -107,6 +108,8 @@ export interface ModelReport extends FinalReport {
   refusal?: string;
   /** The sources the answer cites, when it cites any (see {@link ModelStream.citations}). */
   citations?: Citation[];
+  /** The searches behind a grounded answer, when the provider said them (see {@link ModelStream.grounding}). */
+  grounding?: Grounding;
   /** The client's tool calls (see {@link ModelStream.toolCalls}). */
   toolCalls: ToolCall[];
   /** The provider's own tool calls, when it made any (see {@link ModelStream.serverToolCalls}). */
@@ -178,10 +181,22 @@ export class ModelStream extends ModelReader {
    * Responses' `response.output_text.annotation.added`, OpenAI's `delta.annotations`, Gemini's
    * grounding and citation metadata, Bedrock's `delta.citation`): each with its address, title and
    * quoted passage where the provider gives them, and the provider's citation as sent (where it points).
-   * Never part of the text.
+   * Gemini's grounded answers place each source in the text too: its `spans`, in UTF-16 units of
+   * the stream's text, once the text is whole (at the completion). Never part of the text.
    */
   get citations(): readonly Citation[] {
     return this.message?.citations.slice() ?? [];
+  }
+
+  /**
+   * The searches behind a grounded answer, the last the provider said (Gemini's
+   * `groundingMetadata`: the queries searched and the Search Suggestions an app must show with an
+   * answer grounded with Google Search; its `urlContextMetadata`: the pages the URL context tool
+   * retrieved); undefined when it said none. Kept within maxReasoningBytes, as the citations.
+   */
+  get grounding(): Grounding | undefined {
+    const g = this.message?.grounding;
+    return g === null || g === undefined ? undefined : copyGrounding(g);
   }
 
   /**
@@ -277,6 +292,7 @@ export class ModelStream extends ModelReader {
     this.takeKept();
     const assembler = this.assembler;
     if (assembler !== null) call.commit(this.releaseHeld());
+    this.placeSpans();
     const rest = call.out;
     const text = assembler !== null ? assembler.finish() : null;
     this.finalText = text;
@@ -300,6 +316,20 @@ export class ModelStream extends ModelReader {
   protected override answerDone(): void {
     this.batchDone();
     call.commit(this.releaseHeld());
+    this.placeSpans();
+  }
+
+  /**
+   * The spans the sources back that wait in bytes (Gemini's), placed in the answer's text once it
+   * is whole: at the completion, or at the stream's end. Only a stream whose metadata placed some
+   * makes the text's string here.
+   */
+  private placeSpans(): void {
+    const m = this.message;
+    if (m === null || m.byteSpans === null) return;
+    const a = this.assembler;
+    if (a !== null) m.placeSpans(a.committedText + a.pending, a.normalize === 'NFC');
+    else m.placeSpans(this.kept!.textSoFar(this.core, this.st), false);
   }
 
   /** The text the text layer held back, committed: at the completion or the end. Past maxTextBytes the stream fails there. */
@@ -592,12 +622,20 @@ export class ModelStream extends ModelReader {
       if (m.refused) r.refused = true;
       if (m.refusal !== '') r.refusal = m.refusal;
       if (m.citations.length !== 0) r.citations = m.citations.slice();
+      if (m.grounding !== null) r.grounding = copyGrounding(m.grounding);
       if (m.usage !== undefined) r.usage = m.usage;
       if (m.serverCalls.length !== 0) r.serverToolCalls = [...this.serverToolCalls];
       if (m.media !== null) r.media = m.media.slice();
     }
     return r;
   }
+}
+
+/** A copy of a stream's grounding, for a caller (its lists its own). */
+function copyGrounding(g: Grounding): Grounding {
+  const out: Grounding = { ...g, queries: g.queries.slice() };
+  if (g.urls !== undefined) out.urls = g.urls.map((u) => ({ ...u }));
+  return out;
 }
 
 /** The most `farLeft` holds: a small integer, not a heap number. */
@@ -636,6 +674,17 @@ class RawText {
   readonly deltas: string[] = [];
 
   constructor(readonly inCore: boolean, readonly maxBytes: number) {}
+
+  /**
+   * The text so far, read where it is: taken out of the core already, or still kept there (read
+   * without taking it: the stream may go on), or the deltas made here.
+   */
+  textSoFar(core: Core, st: number): string {
+    if (!this.inCore || this.taken || st === 0) return this.text();
+    const units = core.x.modelKept(st);
+    core.sync();
+    return units === 0 ? '' : core.units16(core.word(MGR_PTR), units);
+  }
 
   /** The text so far, as one string (kept as the one piece: a report asked for again joins nothing). */
   text(): string {

@@ -58,7 +58,11 @@ const ANSWER_HINTS = { keys: { from: "the stream's format is the stream's own: w
  * blocks (a Gemini call's signature as a `thinking` block of no text before its call). Parts that
  * interleave in the stream (text after a call) come in a block per kind: a ModelStream keeps each
  * kind apart. The provider's own calls (Anthropic's `server_tool_use`, hosted tools) and media are
- * no part of it, as they are none of the relay's translated stream.
+ * no part of it, as they are none of the relay's translated stream. One thing it says that the relay
+ * cannot: a source the stream placed in its text (Gemini's grounding supports: its `spans`) is a
+ * `url_citation` at each of its spans, where the relay's spans the whole content. Anthropic's
+ * message has no field for a source of another provider's (its citations point into documents and
+ * search results it was given): none is written to Anthropic, as the relay writes none.
  *
  * A stream read with `normalize: false` gives the relay's text byte for byte (a ModelStream's
  * default is NFC). Throws a ModelStreamError `ERR_BAD_ARGUMENTS` (its offset -1: no one byte) when a
@@ -130,8 +134,9 @@ export function wholeAnswer(stream: ModelStream, text: string, options: WholeAns
   if (reasoning !== '') message.reasoning_content = reasoning;
   if (refusal !== '') message.refusal = refusal;
   // (the sources cited at an address: the `url_citation` annotations SseRelay writes before a
-  // translated stream's finish, each spanning the whole content)
-  const annotations = openAiAnnotations(stream.citations, message.content === null ? 0 : [...text].length);
+  // translated stream's finish, each spanning the whole content; a source the stream placed in
+  // its text, at each of its spans, which a relay does not know)
+  const annotations = openAiAnnotations(stream.citations, message.content === null ? 0 : [...text].length, message.content === null ? undefined : text);
   if (annotations.length > 0) message.annotations = annotations;
   if (calls.length > 0) {
     // (a call's signature, which Gemini wants back with it, where SseRelay and Google's OpenAI-compatible API put it)

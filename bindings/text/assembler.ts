@@ -278,6 +278,13 @@ export class TextAssembler {
     return this.#bytes;
   }
 
+  /** @internal The text committed so far, as one string (a model stream places its sources' spans in it). */
+  get committedText(): string {
+    let text = '';
+    for (const piece of this.#pieces) text += piece;
+    return text + this.#batch;
+  }
+
   /** Raw text held back (the last cluster or clusters, not yet normalized). */
   get pending(): string {
     return this.#held;

@@ -8,7 +8,7 @@ import {
   CH_ARGS, CH_OF_KIND, CH_REASONING, CH_TEXT, JK_ARRAY, JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE, MR_CALL, MR_CHOICE,
   MR_KIND, MR_LITERAL, MR_NONE, MR_NOT_LITERAL, MR_SCOPE, MR_TEXT, MR_LAST, MRF_ALIAS, MT_CHOICE, MT_HEAD_BYTES, MT_LAST, MT_KIND_BYTES, MT_RULE_BYTES,
 } from '../../core/generated/abi.js';
-import type { BuiltinCallType, Citation } from '../message.js';
+import type { BuiltinCallType, ByteSpan, Citation, Grounding } from '../message.js';
 
 /** One event's JSON, as a description reads it: record j of path ids, kinds (JK_*), spans. */
 export interface Doc {
@@ -124,7 +124,22 @@ export interface Sink {
    * not kept when the stream has a citation of the same source already (the same address, or
    * without one the same JSON).
    */
-  onCitation(citation: Citation, once?: boolean, counted?: boolean): void;
+  onCitation(citation: Citation, once?: boolean, counted?: boolean): Citation | null;
+  /**
+   * Metadata the format says whole again in later events (Gemini's `groundingMetadata`), record j
+   * (an object): whether it is news, to be read (a stream keeps the JSON text of the last one at
+   * each path, counted toward maxReasoningBytes, and the same again is not: false). A relay, which
+   * keeps none of it, reads each.
+   */
+  onMetadata(doc: Doc, j: number): boolean;
+  /**
+   * The spans of the answer's text its sources back, in bytes of its UTF-8 (Gemini's
+   * `groundingSupports`), each with the citation {@link Sink.onCitation} kept for its source: in
+   * place of those said before, placed on the citations when the answer's text is whole.
+   */
+  onCitedSpans(spans: ByteSpan[]): void;
+  /** What the provider says of the searches behind the answer (its members given: in place of those said before). */
+  onGrounding(grounding: Partial<Grounding>): void;
   /**
    * A list of sources (record j, an array) that the format says whole again in later events
    * (Perplexity's `citations` and `search_results`): read by `read` only when it is not the list

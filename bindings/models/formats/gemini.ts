@@ -13,7 +13,10 @@
 // that came, which a stream cut short or failed reports); an `{"error": …}` chunk is
 // the provider's error, and so is a finish reason that says the turn failed (a malformed function
 // call, …), with the candidate's `finishMessage`. A candidate's `groundingMetadata` and
-// `citationMetadata` name the sources it cites. The code execution tool (run by Google) says its
+// `citationMetadata` name the sources it cites; its grounding metadata also the spans of the answer
+// each source backs (in bytes of the answer's UTF-8), the queries searched and the Search
+// Suggestions to show, and its `urlContextMetadata` the pages the URL context tool retrieved:
+// metadata said whole, and again in later chunks (never a quiet chunk's). The code execution tool (run by Google) says its
 // code in an `executableCode` part (`{language, code, id?}`) and its result in a
 // `codeExecutionResult` part after it (`{outcome, output?, id?}`): the provider's own call, named
 // `code_execution`, with the code object's JSON as its arguments and the result object's as its
@@ -23,6 +26,7 @@
 // context, …) say their calls in `toolCall` parts (`{id, toolType, args}`, signed) and their
 // results in `toolResponse` parts: the provider's own calls too, named by their toolType.
 import { JK_FALSE, JK_NULL, JK_NUMBER, JK_OBJECT, JK_STRING, JK_TRUE } from '../../core/generated/abi.js';
+import type { ByteSpan, Citation } from '../message.js';
 import { compilePaths } from '../paths.js';
 import {
   FILTERED, failedTurn, type Doc, type Sink, type FinishWords, type FormatSpec, LENGTH, NULL, type ProviderError, STOP, choice, citationOf, count, errorOfBody, find,
@@ -34,7 +38,7 @@ const P = {
   error: 11, errorMessage: 12, errorStatus: 13, candidate: 14, part: 15, callContinues: 16, partial: 17, partialPath: 18, partialString: 19,
   partialNumber: 20, partialBool: 21, partialNull: 22, partialContinues: 23, grounding: 24, citing: 25, finishMessage: 26,
   code: 27, codeId: 28, codeResult: 29, codeResultId: 30, media: 31, mediaType: 32, mediaData: 33, file: 34, fileType: 35, fileUri: 36,
-  toolCall: 37, toolCallId: 38, toolCallType: 39, toolResponse: 40, toolResponseId: 41, toolResponseType: 42,
+  toolCall: 37, toolCallId: 38, toolCallType: 39, toolResponse: 40, toolResponseId: 41, toolResponseType: 42, urlContext: 43,
 } as const;
 
 /** The name of the provider's calls of its code execution tool (the request's `codeExecution` tool; Anthropic's name for its own). */
@@ -120,6 +124,7 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     'candidates[*].content.parts[*].fileData', 'candidates[*].content.parts[*].fileData.mimeType', 'candidates[*].content.parts[*].fileData.fileUri',
     'candidates[*].content.parts[*].toolCall', 'candidates[*].content.parts[*].toolCall.id', 'candidates[*].content.parts[*].toolCall.toolType',
     'candidates[*].content.parts[*].toolResponse', 'candidates[*].content.parts[*].toolResponse.id', 'candidates[*].content.parts[*].toolResponse.toolType',
+    'candidates[*].urlContextMetadata',
   ]),
   // a chunk of one text part of the followed candidate (the running usage kept by the core: the
   // last chunk's is read, and a stream cut short reports the last one that came)
@@ -133,6 +138,8 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
     never, ignored, ignored, never, ignored, ignored,
     // (built-in tools' calls and responses: for the description)
     never, ignored, ignored, never, ignored, ignored,
+    // (the URL context tool's metadata: for the description)
+    { role: 'none', ignore: NULL },
   ]),
   read(doc, sink) {
     const n = doc.n;
@@ -176,8 +183,16 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
           if (doc.kind(e) === JK_STRING) note = e;
           continue;
         }
-        if (p === P.grounding || p === P.citing) {
-          if (doc.kind(e) === JK_OBJECT) cite(sink, doc.value(e), p === P.grounding);
+        if (p === P.citing) {
+          if (doc.kind(e) === JK_OBJECT) cite(sink, doc.value(e), false);
+          continue;
+        }
+        if (p === P.grounding || p === P.urlContext) {
+          // (metadata said whole, and again in later chunks: read when it changed)
+          if (doc.kind(e) === JK_OBJECT && sink.onMetadata(doc, e)) {
+            if (p === P.grounding) ground(sink, doc.value(e));
+            else sink.onGrounding({ urls: retrieved(doc.value(e)) });
+          }
           continue;
         }
         if (p !== P.part) continue;
@@ -353,17 +368,72 @@ export const gemini: FormatSpec = /* @__PURE__ */ sseFormat({
  * place `{maps: …}`), or each of its `citationMetadata`'s entries (`citationSources` from the
  * Gemini API, `citations` from Vertex AI: `{uri, title?, startIndex, endIndex, license}`). A source
  * the stream cited already (its address, or without one its JSON: metadata said again in a later
- * chunk, a source cited at two ranges) is not kept twice.
+ * chunk, a source cited at two ranges) is not kept twice. The citation kept for each entry, by
+ * its index (null: none); grounding metadata was counted whole (`counted`).
  */
-function cite(sink: Sink, meta: unknown, grounding: boolean): void {
+function cite(sink: Sink, meta: unknown, grounding: boolean): (Citation | null)[] {
   const list = grounding ? member(meta, 'groundingChunks') : member(meta, 'citationSources') ?? member(meta, 'citations');
-  if (!Array.isArray(list)) return;
-  for (const x of list) {
+  if (!Array.isArray(list)) return [];
+  return list.map((x) => {
     // (a grounding chunk holds one source, under the key that names its kind)
     const inner = grounding && typeof x === 'object' && x !== null ? Object.values(x).find((v) => typeof v === 'object' && v !== null && !Array.isArray(v)) : x;
     const c = citationOf(x, ['uri'], ['title'], 'text', inner);
-    if (c !== null) sink.onCitation(c, true);
+    return c === null ? null : sink.onCitation(c, true, grounding);
+  });
+}
+
+/**
+ * A candidate's `groundingMetadata` (Grounding with Google Search, Vertex AI Search, Google Maps):
+ * its sources (see {@link cite}); the spans of the answer each backs, its `groundingSupports`
+ * (`{segment: {partIndex?, startIndex, endIndex, text}, groundingChunkIndices, confidenceScores?}`:
+ * bytes of the UTF-8 of the Part, which in a stream is the answer's text from its start, a
+ * support's confidence in each source the one at the same index); the queries searched
+ * (`webSearchQueries`) and the Search Suggestions (`searchEntryPoint.renderedContent`).
+ */
+function ground(sink: Sink, meta: unknown): void {
+  const kept = cite(sink, meta, true);
+  const spans: ByteSpan[] = [];
+  const supports = member(meta, 'groundingSupports');
+  for (const s of Array.isArray(supports) ? supports : []) {
+    const seg = member(s, 'segment');
+    const start = member(seg, 'startIndex') ?? 0; // (proto3's JSON leaves a zero out)
+    const end = member(seg, 'endIndex');
+    const indices = member(s, 'groundingChunkIndices');
+    if (!isOffset(start) || !isOffset(end) || !Array.isArray(indices)) continue;
+    const text = member(seg, 'text');
+    const scores = member(s, 'confidenceScores');
+    indices.forEach((k, i) => {
+      const citation = typeof k === 'number' ? kept[k] : undefined;
+      if (citation === undefined || citation === null) return;
+      const span: ByteSpan = { citation, start, end };
+      if (typeof text === 'string') span.text = text;
+      const score = Array.isArray(scores) ? scores[i] : undefined;
+      if (typeof score === 'number') span.confidence = score;
+      spans.push(span);
+    });
   }
+  sink.onCitedSpans(spans);
+  const queries = member(meta, 'webSearchQueries');
+  const html = member(member(meta, 'searchEntryPoint'), 'renderedContent');
+  sink.onGrounding({
+    queries: Array.isArray(queries) ? queries.filter((q): q is string => typeof q === 'string') : [],
+    searchSuggestions: typeof html === 'string' ? html : undefined,
+  });
+}
+
+/** A byte offset: a non-negative integer. */
+const isOffset = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+
+/** The URL context tool's `urlContextMetadata.urlMetadata`: each `{retrievedUrl, urlRetrievalStatus}`. */
+function retrieved(meta: unknown): { url: string; status: string }[] {
+  const list = member(meta, 'urlMetadata');
+  const out: { url: string; status: string }[] = [];
+  for (const u of Array.isArray(list) ? list : []) {
+    const url = member(u, 'retrievedUrl');
+    const status = member(u, 'urlRetrievalStatus');
+    if (typeof url === 'string') out.push({ url, status: typeof status === 'string' ? status : '' });
+  }
+  return out;
 }
 
 /** A call in parts ends: its open string and containers closed, the object's brace last. */
