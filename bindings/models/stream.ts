@@ -76,7 +76,7 @@ export interface ModelStreamOptions {
   /**
    * The most bytes of reasoning the stream keeps (as sent: its text, and the signatures and
    * redacted blocks' data that come with it), with a refusal's text and the citations (their
-   * provider's JSON): the event whose reasoning would pass it stops the stream with a
+   * provider's JSON; Gemini's grounding metadata's JSON text, each time it changes): the event whose reasoning would pass it stops the stream with a
    * ModelStreamError (`ERR_REASONING_TOO_LONG`) at its offset, whatever the reads, with the
    * reasoning kept up to the piece that would pass it (an event of several pieces, as Gemini's
    * parts, keeps those before it, as its text before them).

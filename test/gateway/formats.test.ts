@@ -100,6 +100,10 @@ describe.each(FORMATS.map((f) => [f] as const))('the gateway in front of a %s up
             ...(c.signature !== undefined ? { extra_content: { google: { thought_signature: c.signature } } } : {}),
           }));
         }
+        // (Gemini's sources placed in the text: a url_citation at each span)
+        if (f.expected.groundedSpans !== undefined) {
+          message.annotations = f.expected.groundedSpans.map((g) => ({ type: 'url_citation', url_citation: { end_index: g.end, start_index: g.start, title: g.title, url: g.url } }));
+        }
         expect(r.choices, f.name).toEqual([{ index: 0, message, finish_reason: want.finish }]);
         // the usage in OpenAI's words, as the relay writes it
         expect(r.usage ?? null, f.name).toEqual(want.usage);

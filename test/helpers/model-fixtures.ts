@@ -84,7 +84,17 @@ export interface Expected {
   serverToolCalls?: ExpectedCall[];
   /** Reasoning blocks' signatures and redacted data, in order, when there are any. */
   signatures?: string[];
+  /**
+   * Gemini's grounding: each source at an address placed in the text (the last grounding metadata's
+   * supports, in the order of its sources, each source once by its address, then its supports in
+   * order), `start` and `end` in characters (code points) of the text: the `url_citation`s of its
+   * whole answer to OpenAI's clients.
+   */
+  groundedSpans?: GroundedSpan[];
 }
+
+/** A source placed in the text: its address and title, and the span, in code points. */
+export interface GroundedSpan { url: string; title: string; start: number; end: number }
 
 /** A tool call as a stream ends with it. */
 export interface ExpectedCall {
@@ -194,6 +204,8 @@ export interface Reference {
   signatures: string[];
   /** The client's tool calls as a relay's client reads them: the fragments joined (a start's input once the call ended without any). */
   clientCalls: { id: string; name: string; arguments: string }[];
+  /** Gemini's sources placed in the text (see Expected.groundedSpans), when its grounding metadata placed any. */
+  groundedSpans?: GroundedSpan[];
 }
 
 /** One of Vertex's partialArgs: its JSON path, its value (a string's piece, or any other value), and whether the string goes on. */
@@ -580,6 +592,8 @@ interface Reading {
   texts?: string[];
   /** Every text part of the document in order (Gemini's), and whether it is one of `texts`. */
   textParts?: { text: string; answer: boolean }[];
+  /** Gemini: the followed candidate's groundingMetadata. */
+  grounding?: Obj;
   /** Signatures when the frame has several (Gemini's parts). */
   signatures?: string[];
   clientContent?: string;
@@ -826,6 +840,7 @@ function interpret(format: ModelFormat, type: string, data: string, choice: numb
           r.role = 'completion';
           r.finishReason = c.finishReason;
         }
+        if (followed && isObj(c.groundingMetadata)) r.grounding = c.groundingMetadata;
       }
       const pf = isObj(v.promptFeedback) ? v.promptFeedback : {};
       if (r.role !== 'completion' && typeof pf.blockReason === 'string') {
@@ -935,6 +950,7 @@ export function reference(body: string | Uint8Array, format: ModelFormat, choice
     signatures: [], clientCalls: [],
   };
   const book = new CallBook();
+  let grounding: Obj | undefined;
   const calls = (): Reference => {
     ref.toolCalls = book.of(false);
     ref.serverToolCalls = book.of(true);
@@ -1063,6 +1079,7 @@ export function reference(body: string | Uint8Array, format: ModelFormat, choice
     for (const op of frame.calls) book.apply(op);
     if (m.clientContent !== undefined) frame.clientContent = m.clientContent;
     if (m.finishReason !== undefined) ref.finishReason = m.finishReason;
+    if (m.grounding !== undefined) grounding = m.grounding;
     if (m.usage !== undefined) ref.usage = { ...m.usage };
     if (m.mergeUsage !== undefined) ref.usage = { ...ref.usage, ...m.mergeUsage };
     if (m.role === 'completion') {
@@ -1071,7 +1088,46 @@ export function reference(body: string | Uint8Array, format: ModelFormat, choice
     }
   }
   if (ref.status !== 'done' && !failedStop) ref.error = { code: 'ERR_STREAM_TRUNCATED', offset: length };
+  if (grounding !== undefined) {
+    const spans = groundedSpans(grounding, ref.text);
+    if (spans.length !== 0) ref.groundedSpans = spans;
+  }
   return calls();
+}
+
+/**
+ * The sources a grounding metadata places in `text`: its supports' segments are bytes of the
+ * text's UTF-8 from its start (a left-out startIndex 0), each where its bytes decode to the
+ * segment's text (a fatal TextDecoder of the bytes: a cut inside a character fails), in code points.
+ */
+function groundedSpans(meta: Obj, text: string): GroundedSpan[] {
+  const bytes = enc.encode(text);
+  const dec = new TextDecoder('utf-8', { fatal: true });
+  const cps = (n: number) => [...dec.decode(bytes.subarray(0, n))].length;
+  const chunks = Array.isArray(meta.groundingChunks) ? meta.groundingChunks : [];
+  const supports = Array.isArray(meta.groundingSupports) ? meta.groundingSupports : [];
+  const out: GroundedSpan[] = [];
+  const seen = new Set<string>();
+  chunks.forEach((chunk, k) => {
+    const src = isObj(chunk) ? Object.values(chunk).find(isObj) : undefined;
+    if (src === undefined || typeof src.uri !== 'string' || seen.has(src.uri)) return;
+    seen.add(src.uri);
+    for (const s of supports) {
+      if (!isObj(s) || !isObj(s.segment) || !Array.isArray(s.groundingChunkIndices) || !s.groundingChunkIndices.includes(k)) continue;
+      const start = typeof s.segment.startIndex === 'number' ? s.segment.startIndex : 0;
+      const end = s.segment.endIndex as number;
+      let said: string;
+      try {
+        said = dec.decode(bytes.subarray(start, end));
+        cps(start);
+      } catch {
+        continue;
+      }
+      if (end > bytes.length || (typeof s.segment.text === 'string' && said !== s.segment.text)) continue;
+      out.push({ url: src.uri, title: typeof src.title === 'string' ? src.title : '', start: cps(start), end: cps(end) });
+    }
+  });
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2792,6 +2848,42 @@ data: {"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishRe
       reasoning: '**Weighing the options**\nThe user asks for a haiku.', status: 'done', finishReason: 'STOP', events: 5, comments: [],
       usage: { promptTokenCount: 12, candidatesTokenCount: 11, totalTokenCount: 63, cachedContentTokenCount: 4, thoughtsTokenCount: 40 },
       signatures: ['CiQBVKhc7v2Pw3t0k5Z9yPq0sQ=='],
+    },
+  });
+}
+
+{
+  // Grounding with Google Search: the answer in chunks (one of two parts), its non-ASCII text making
+  // bytes and UTF-16 units differ (ü, ö, a narrow no-break space as an escape, „“, a flag); the last
+  // chunk says the sources, the spans each backs (bytes of the answer's UTF-8 from its start; a
+  // zero startIndex left out, as proto3's JSON does; confidenceScores on one support only), the
+  // queries and the Search Suggestions (Google's JSON writes < and > as escapes). Its spans in
+  // the test that reads them: test/unit/grounding.test.ts.
+  const c = (parts: string, extra = '', usage = '"promptTokenCount": 11,"totalTokenCount": 61,"thoughtsTokenCount": 50') => `data: {"candidates": [{"content": {"parts": [${parts}],"role": "model"}${extra},"index": 0}],"usageMetadata": {${usage}},"modelVersion": "gemini-2.5-flash","responseId": "gRndaPq9Ho2Az7IPkZ3ZoQo"}\n\n`;
+  const body = crlf(c(`{"text": "**Checking the numbers**\\nLooking up Zürich's population and where its name comes from.","thought": true}`)
+    + c(`{"text": "Zürich ist mit rund 443\\u202f000 Einwohnern ","thoughtSignature": "CrcBAdHtim8Vq3e+"}`)
+    + c(`{"text": "die größte Stadt der Schweiz. "}`)
+    + c(`{"text": "Der Name geht auf das keltische „Turicum“ zurück"},{"text": " 🇨🇭. "}`)
+    + c(`{"text": "Die Altstadt liegt an der Limmat."}`, `,"finishReason": "STOP","groundingMetadata": {"searchEntryPoint": {"renderedContent": "\\u003cstyle\\u003e\\n.container { display: flex; }\\n\\u003c/style\\u003e\\n\\u003cdiv class=\\"container\\"\\u003e\\u003ca class=\\"chip\\" href=\\"https://www.google.com/search?q=Z%C3%BCrich+Einwohner\\"\\u003eZürich Einwohner\\u003c/a\\u003e\\u003c/div\\u003e\\n"},"groundingChunks": [{"web": {"uri": "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQH1","title": "stadt-zuerich.ch"}},{"web": {"uri": "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQH2","title": "wikipedia.org"}},{"web": {"uri": "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQH3","title": "nzz.ch"}}],"groundingSupports": [{"segment": {"endIndex": 73,"text": "Zürich ist mit rund 443\\u202f000 Einwohnern die größte Stadt der Schweiz."},"groundingChunkIndices": [0,1],"confidenceScores": [0.95,0.81]},{"segment": {"startIndex": 74,"endIndex": 137,"text": "Der Name geht auf das keltische „Turicum“ zurück 🇨🇭."},"groundingChunkIndices": [1,2]},{"segment": {"startIndex": 138,"endIndex": 171,"text": "Die Altstadt liegt an der Limmat."},"groundingChunkIndices": [2]}],"retrievalMetadata": {},"webSearchQueries": ["Zürich Einwohner 2025","Zürich Name Herkunft Turicum"]}`,
+      '"promptTokenCount": 11,"candidatesTokenCount": 52,"totalTokenCount": 245,"toolUsePromptTokenCount": 132,"thoughtsTokenCount": 50'));
+  add({
+    name: 'gemini-grounded',
+    format: 'gemini',
+    note: 'Grounding with Google Search: non-ASCII text over chunks and parts, the grounding metadata in the last chunk with the finish',
+    body,
+    expected: {
+      text: 'Zürich ist mit rund 443\u202f000 Einwohnern die größte Stadt der Schweiz. Der Name geht auf das keltische „Turicum“ zurück 🇨🇭. Die Altstadt liegt an der Limmat.',
+      reasoning: "**Checking the numbers**\nLooking up Zürich's population and where its name comes from.", status: 'done', finishReason: 'STOP', events: 5, comments: [],
+      usage: { promptTokenCount: 11, candidatesTokenCount: 52, totalTokenCount: 245, toolUsePromptTokenCount: 132, thoughtsTokenCount: 50 },
+      signatures: ['CrcBAdHtim8Vq3e+'],
+      // (characters: the flag is two, four UTF-16 units and eight bytes)
+      groundedSpans: [
+        { url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQH1', title: 'stadt-zuerich.ch', start: 0, end: 68 },
+        { url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQH2', title: 'wikipedia.org', start: 0, end: 68 },
+        { url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQH2', title: 'wikipedia.org', start: 69, end: 121 },
+        { url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQH3', title: 'nzz.ch', start: 69, end: 121 },
+        { url: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQH3', title: 'nzz.ch', start: 122, end: 155 },
+      ],
     },
   });
 }

@@ -51,10 +51,12 @@ export function counts(upstream: ModelFormat, u: Obj | undefined): { input: numb
       return { input: (n(u.input_tokens) ?? 0) + (read ?? 0) + (write ?? 0), output: n(u.output_tokens) ?? 0, read, write, reasoning: n(at(u.output_tokens_details, 'thinking_tokens')) };
     }
     case 'ollama': return { input: n(u.prompt_eval_count) ?? 0, output: n(u.eval_count) ?? 0 };
-    // UsageMetadata: promptTokenCount counts the cached ones; thoughts are output beside candidatesTokenCount
+    // UsageMetadata: promptTokenCount counts the cached ones; the prompts of the tools Gemini ran
+    // itself (Google Search) are input beside it (totalTokenCount counts them); thoughts are output
+    // beside candidatesTokenCount
     case 'gemini': {
       const thoughts = n(u.thoughtsTokenCount);
-      return { input: n(u.promptTokenCount) ?? 0, output: (n(u.candidatesTokenCount) ?? 0) + (thoughts ?? 0), read: n(u.cachedContentTokenCount), reasoning: thoughts };
+      return { input: (n(u.promptTokenCount) ?? 0) + (n(u.toolUsePromptTokenCount) ?? 0), output: (n(u.candidatesTokenCount) ?? 0) + (thoughts ?? 0), read: n(u.cachedContentTokenCount), reasoning: thoughts };
     }
     // TokenUsage: inputTokens counts neither the cache's reads nor its writes
     case 'bedrock': {

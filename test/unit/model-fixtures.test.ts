@@ -24,6 +24,7 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('fixture %s', (_, f) =>
     expect(ref.toolCalls).toEqual(e.toolCalls ?? []);
     expect(ref.serverToolCalls).toEqual(e.serverToolCalls ?? []);
     expect(ref.signatures).toEqual(e.signatures ?? []);
+    expect(ref.groundedSpans).toEqual(e.groundedSpans);
     if (e.status === 'done') {
       expect(e.error).toBeUndefined();
       expect(ref.error).toBeUndefined();
