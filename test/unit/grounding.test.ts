@@ -97,6 +97,20 @@ describe('Gemini grounding: sources placed in the answer', () => {
     expect(m.citations).toEqual([{ url: 'https://a.example/', title: 'A', source: { web: { uri: 'https://a.example/', title: 'A' } }, spans: [{ start: 0, end: 6 }, { start: 7, end: 12 }, { start: 2, end: 3 }] }]);
   });
 
+  it('after text NFC changed, a span is placed in the raw text only (normalize: false), never elsewhere in the NFC text', () => {
+    // (e and U+0301: 3 bytes and 2 units as sent, é's 2 bytes and 1 unit in NFC)
+    const text = 'Cafe\u0301 ok. Zürich.';
+    const support = { segment: { startIndex: 11, endIndex: 19, text: 'Zürich.' }, groundingChunkIndices: [0] };
+    const body = `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text }], role: 'model' }, finishReason: 'STOP', index: 0, groundingMetadata: { groundingChunks: [{ web: { uri: 'https://a.example/' } }], groundingSupports: [support] } }] })}\r\n\r\n`;
+    for (const [normalize, spans] of [[false, [{ start: 10, end: 17 }]], ['NFC', undefined]] as const) {
+      const m = new ModelStream({ format: 'gemini', normalize });
+      const got = m.push(enc.encode(body)) + m.flush();
+      expect(got).toBe(normalize === 'NFC' ? text.normalize('NFC') : text);
+      expect(m.citations[0].spans).toEqual(spans);
+      if (spans !== undefined) expect(got.slice(spans[0].start, spans[0].end)).toBe('Zürich.');
+    }
+  });
+
   it('metadata said again in a later chunk: the last is read, the same again is no news; a stream cut short places its spans at its end', () => {
     const meta = (end: number) => ({ groundingChunks: [{ web: { uri: 'https://a.example/', title: 'A' } }], groundingSupports: [{ segment: { endIndex: end }, groundingChunkIndices: [0] }], webSearchQueries: [`q${end}`] });
     const chunk = (text: string, more: object) => `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0, ...more }] })}\r\n\r\n`;
