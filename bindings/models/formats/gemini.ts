@@ -16,8 +16,8 @@
 // `citationMetadata` name the sources it cites; its grounding metadata also the spans of the answer
 // each source backs (in bytes of the answer's UTF-8), the queries searched and the Search
 // Suggestions to show, and its `urlContextMetadata` the pages the URL context tool retrieved:
-// metadata said whole, and again in later chunks (never a quiet chunk's). The code execution tool (run by Google) says its
-// code in an `executableCode` part (`{language, code, id?}`) and its result in a
+// metadata said whole, and again in later chunks (never a quiet chunk's). The code execution tool
+// (run by Google) says its code in an `executableCode` part (`{language, code, id?}`) and its result in a
 // `codeExecutionResult` part after it (`{outcome, output?, id?}`): the provider's own call, named
 // `code_execution`, with the code object's JSON as its arguments and the result object's as its
 // result. An `inlineData` part (`{mimeType, data}`: an image the model made, audio) is media, kept
