@@ -28,9 +28,11 @@
 //   MAX_ANSWER_BYTES  the bytes of the upstream's answer read for a whole answer, its stream or its own (default 8 MiB, at most 512 MiB)
 //   MAX_REQUEST_BYTES the bytes of a client's request body read (default 1 MiB, at most 512 MiB; past it a 413)
 //   PORT              Bun's port (Deno: `deno serve --port`)
+// A request nested deeper than 512 levels (JSON_MAX_DEPTH) is a 400 in the client's shape, as the
+// Node gateway's, the upstream not called.
 // The requests carry text messages (and the model, max_tokens, temperature); examples/gateway/ is the
 // full gateway for Node, with tools, keys, limits and metrics.
-import { ModelStream, ModelStreamError, SseRelayStream, describeFormat, wholeAnswer, wholeError } from 'seam-stream';
+import { JSON_MAX_DEPTH, ModelStream, ModelStreamError, SseRelayStream, describeFormat, jsonTooDeep, wholeAnswer, wholeError } from 'seam-stream';
 
 const API = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic' };
 const PATH = { openai: '/v1/chat/completions', anthropic: '/v1/messages', ollama: '/api/chat' };
@@ -77,26 +79,14 @@ function answerLimit(value, fallback = MAX_ANSWER_BYTES) {
 const MAX_REQUEST_BYTES = 1024 * 1024;
 
 /**
- * The client's request body as text, or null when it is over `limit` bytes: refused by its
- * content-length before it is read, else read up to the limit and the rest cancelled. (Read
- * whole by request.json(), a body of any size was held: Deno sets no limit, Bun 128 MiB.)
+ * The client's request body's bytes, or null when it is over `limit` bytes: refused by its
+ * content-length before it is read, else read up to the limit and the rest cancelled (readBody);
+ * undefined when it broke off. (Read whole by request.json(), a body of any size was held: Deno
+ * sets no limit, Bun 128 MiB.)
  */
-async function requestText(request, limit) {
+async function requestBytes(request, limit) {
   if (Number(request.headers.get('content-length')) > limit) return null;
-  if (request.body === null) return '';
-  const reader = request.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  let n = 0;
-  for (;;) {
-    const next = await reader.read();
-    if (next.done) return text + decoder.decode();
-    if ((n += next.value.byteLength) > limit) {
-      reader.cancel().catch(() => {});
-      return null;
-    }
-    text += decoder.decode(next.value, { stream: true });
-  }
+  return readBody(request.body, limit, null);
 }
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -199,17 +189,16 @@ function objectEnd() {
 }
 
 /**
- * An upstream's body (a ReadableStream, or null) read to the end of its JSON object, not of its
- * connection (an upstream can hold that open after it: the rest is cancelled), or to its end when
- * it is no object: its bytes; null past `limit` bytes (the rest cancelled, nothing more held);
- * undefined when its connection broke before that end. The pieces are copied into one buffer as
- * they come, which doubles as it fills (kept each as it came, a body sent a byte a read would be
- * held as an array a byte, some hundred times its size).
+ * A body (a ReadableStream, or null) read to the end of its JSON object, not of its connection (an
+ * upstream can hold that open after it: the rest is cancelled), or to its end when it is no object
+ * or `scan` is null (a client's request): its bytes; null past `limit` bytes (the rest cancelled,
+ * nothing more held); undefined when its connection broke before that end. The pieces are copied
+ * into one buffer as they come, which doubles as it fills (kept each as it came, a body sent a byte
+ * a read would be held as an array a byte, some hundred times its size).
  */
-async function readBody(body, limit) {
+async function readBody(body, limit, scan = objectEnd()) {
   if (body === null) return new Uint8Array(0);
   const reader = body.getReader();
-  const scan = objectEnd();
   let all = new Uint8Array(0);
   let n = 0;
   try {
@@ -222,7 +211,7 @@ async function readBody(body, limit) {
       }
       if (next.done) break;
       let piece = next.value;
-      const end = scan(piece);
+      const end = scan === null ? -1 : scan(piece);
       if (end !== -1) piece = piece.subarray(0, end);
       if (n + piece.length > limit) return null;
       if (n + piece.length > all.length) {
@@ -321,14 +310,16 @@ export default {
     const from = config.UPSTREAM_FORMAT || 'openai';
     if (!Object.hasOwn(PATH, from) || !config.UPSTREAM) return failure(client, 500, 'the gateway has no valid UPSTREAM and UPSTREAM_FORMAT');
     const most = answerLimit(config.MAX_REQUEST_BYTES, MAX_REQUEST_BYTES);
-    let body;
-    try {
-      const text = await requestText(request, most);
-      if (text === null) return failure(client, 413, `the request body is over ${most} bytes`, client === 'anthropic' ? 'request_too_large' : 'invalid_request_error', 'ERR_REQUEST_TOO_LARGE');
-      body = JSON.parse(text);
-    } catch {
-      return failure(client, 400, 'the body is not JSON', 'invalid_request_error');
+    const raw = await requestBytes(request, most);
+    if (raw === null) return failure(client, 413, `the request body is over ${most} bytes`, client === 'anthropic' ? 'request_too_large' : 'invalid_request_error', 'ERR_REQUEST_TOO_LARGE');
+    // (nested deeper than seam's JSON reader reads an event, as the Node gateway refuses it: its
+    // values (the model, the messages' content, max_tokens, temperature) go upstream, and
+    // JSON.stringify of one nested some thousands of levels overflowed the stack, the runtime's 500)
+    if (raw !== undefined && jsonTooDeep(raw) >= 0) {
+      return failure(client, 400, `the request body nests deeper than ${JSON_MAX_DEPTH} levels`, 'invalid_request_error', 'ERR_BAD_REQUEST');
     }
+    const body = raw === undefined ? undefined : parsed(raw);
+    if (body === undefined) return failure(client, 400, 'the body is not JSON', 'invalid_request_error');
     if (!isObject(body) || !Array.isArray(body.messages) || !body.messages.every(isObject)) {
       return failure(client, 400, 'the body must be a JSON object whose messages are an array of objects', 'invalid_request_error');
     }

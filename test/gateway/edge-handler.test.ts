@@ -516,3 +516,40 @@ describe('examples/edge/gateway.mjs: the client\'s request body, bounded', () =>
     }
   });
 });
+
+describe('examples/edge/gateway.mjs: a request nested deep', () => {
+  it('past 512 levels (the Node gateway\'s limit, JSON_MAX_DEPTH): its 400 in the client\'s shape, the upstream not asked, where a value passed upstream (temperature, max_tokens, a message\'s content) nested 100,000 levels overflowed JSON.stringify, the runtime\'s 500; 512 levels pass, brackets in strings not counted', async () => {
+    answer = (res) => { res.writeHead(200, { 'content-type': 'text/event-stream' }); res.end('data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'); };
+    // (the outermost object is level 1; strings with brackets and escaped quotes in them at each level)
+    // (a value at level 2 that makes the request `levels` deep)
+    const deep = (levels: number) => `${'["{[\\\\",'.repeat(levels - 1)}0${']'.repeat(levels - 1)}`;
+    const bodies = (levels: number) => [
+      `{"model":"m","stream":true,"messages":[{"role":"user","content":"[{\\"["}],"temperature":${deep(levels)}}`,
+      `{"model":"m","stream":true,"max_tokens":${deep(levels)},"messages":[{"role":"user","content":"Hi"}]}`,
+      // (a message's content part's text, levels 2 to 5 the messages, the message, its content and the part)
+      `{"model":"m","stream":true,"messages":[{"role":"user","content":[{"type":"text","text":${deep(levels - 4)}}]}]}`,
+    ];
+    // (each as deep as said: its arrays and objects, the outermost at level 1, brackets in strings not counted)
+    const depthOf = (v: unknown): number => (typeof v === 'object' && v !== null ? 1 + Math.max(0, ...Object.values(v).map(depthOf)) : 0);
+    for (const levels of [512, 513]) for (const body of bodies(levels)) expect(depthOf(JSON.parse(body))).toBe(levels);
+    const send = async (client: keyof typeof PATHS, body: string) => {
+      const res: Response = await gateway.fetch(new Request(`http://gateway.test${PATHS[client]}`, { method: 'POST', body }), env);
+      return { status: res.status, body: await res.text() };
+    };
+    const message = 'the request body nests deeper than 512 levels';
+    const refused = {
+      openai: { status: 400, body: JSON.stringify({ error: { message, type: 'invalid_request_error', code: 'ERR_BAD_REQUEST' } }) },
+      anthropic: { status: 400, body: failure('anthropic', message, 'invalid_request_error') },
+    };
+    requests.length = 0;
+    for (const client of ['openai', 'anthropic'] as const) {
+      for (const levels of [513, 100_000]) {
+        for (const [i, body] of bodies(levels).entries()) expect(await send(client, body), `${client}, ${levels} levels, body ${i}`).toEqual(refused[client]);
+      }
+    }
+    expect(requests).toHaveLength(0);
+    for (const [i, body] of bodies(512).entries()) expect((await send('openai', body)).status, `512 levels, body ${i}`).toBe(200);
+    expect(requests).toHaveLength(3);
+    expect(JSON.stringify(JSON.parse(requests[0]).temperature)).toBe(JSON.stringify(JSON.parse(bodies(512)[0]).temperature));
+  });
+});

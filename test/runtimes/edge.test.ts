@@ -2,7 +2,7 @@
 // front of a fake Anthropic upstream (this process) that streams the model fixtures in small
 // pieces; an OpenAI client and an Anthropic client must get what SseRelay writes here for the same
 // bytes (the ids and the clock the relay makes normalized), an upstream's HTTP error in their own
-// shape, and a body that is not a request a 400 in it; asked with `stream: false`, one JSON answer:
+// shape, and a body that is not a request (or one nested past 512 levels) a 400 in it; asked with `stream: false`, one JSON answer:
 // to the OpenAI client wholeAnswer's for the same bytes (a failed stream's: a 502, wholeError's
 // body), to the Anthropic client the upstream's own whole answer, its bytes as they came; the
 // gateway's key taken out where the upstream says it. Each runtime
@@ -200,6 +200,14 @@ async function checkGateway(base: string): Promise<void> {
     const o = await fetch(base + CLIENTS.openai.path, { method: 'POST', body });
     expect([o.status, await o.json()], body).toEqual([400, { error: { message: 'the model must be a string', type: 'invalid_request_error', code: null } }]);
   }
+  // a request nested past 512 levels (a value passed upstream, here its temperature, 100,000 levels
+  // deep: JSON.stringify overflowed the runtime's stack): the Node gateway's 400, in the client's shape
+  const deep = `{"model":"m","messages":[],"temperature":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+  const nests = 'the request body nests deeper than 512 levels';
+  const o = await fetch(base + CLIENTS.openai.path, { method: 'POST', body: deep });
+  expect([o.status, await o.json()]).toEqual([400, { error: { message: nests, type: 'invalid_request_error', code: 'ERR_BAD_REQUEST' } }]);
+  const a = await fetch(base + CLIENTS.anthropic.path, { method: 'POST', body: deep });
+  expect([a.status, await a.json()]).toEqual([400, { type: 'error', error: { type: 'invalid_request_error', message: nests } }]);
   expect(requests).toHaveLength(0);
 }
 
