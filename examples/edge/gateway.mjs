@@ -157,12 +157,17 @@ function replaced(b, f, r) {
 /** The most bytes of an upstream's error body read, for its message (the Node gateway's limit): 64 KiB. */
 const ERROR_BODY_BYTES = 64 * 1024;
 
+/** UTF-8's byte order mark. */
+const BOM = [0xef, 0xbb, 0xbf];
+
 /**
  * Where a JSON object ends in a body read piece by piece (the Node gateway's jsonObjectEnd,
  * examples/gateway/server/read-body.mjs; this file is one file): `scan(piece)` returns the index in
  * `piece` right after the object's closing brace, or -1 (not yet, or the body does not begin with
- * `{` after white space: then never). Its strings and their escapes are stepped over; whether it is
- * valid JSON is JSON.parse's to say.
+ * `{` after white space and a BOM at its start: then never). A BOM begins a whole answer that a
+ * model stream reads (seam drops one BOM at a stream's start), so it may begin this body, whatever
+ * pieces it comes in; one cut short is not. Its strings and their escapes are stepped over; whether
+ * it is valid JSON is JSON.parse's to say.
  */
 function objectEnd() {
   let depth = 0;
@@ -170,6 +175,8 @@ function objectEnd() {
   let over = false;
   let inString = false;
   let escaped = false;
+  let before = 0; // (bytes before the object's `{`)
+  let bom = 0; // (of them, a BOM's at the body's start)
   return (piece) => {
     if (over) return -1;
     for (let i = 0; i < piece.length; i++) {
@@ -179,7 +186,10 @@ function objectEnd() {
         else if (c === 0x5c) escaped = true;
         else if (c === 0x22) inString = false;
       } else if (!started) {
-        if (c === 0x7b) { started = true; depth = 1; } else if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) { over = true; return -1; }
+        if (before === bom && bom < 3 && c === BOM[bom]) bom++;
+        else if (bom === 1 || bom === 2) { over = true; return -1; } // (a BOM cut short)
+        else if (c === 0x7b) { started = true; depth = 1; } else if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) { over = true; return -1; }
+        before++;
       } else if (c === 0x22) inString = true;
       else if (c === 0x7b || c === 0x5b) depth++;
       else if ((c === 0x7d || c === 0x5d) && --depth === 0) { over = true; return i + 1; }
@@ -240,7 +250,8 @@ function parsed(bytes) {
 
 /**
  * The upstream's own whole answer (`stream: false`), asked of an upstream of the client's API,
- * passed through with its status: its JSON object as it came, read to that object's end, at most
+ * passed through with its status: its JSON object as it came (a BOM before it read past, not passed
+ * on, as a model stream reads a whole answer), read to that object's end, at most
  * `limit` bytes (past it the 502 a streamed one gets). A body that is no JSON object (a web page,
  * a proxy's, at the upstream URL) or breaks off is a 502, `ERR_BAD_RESPONSE`, not passed on.
  */
@@ -252,8 +263,11 @@ async function passWhole(upstream, client, limit, redact) {
     const why = bytes === undefined ? 'broke off before its end' : 'is not a JSON object';
     return failure(client, 502, `the upstream's answer (HTTP ${upstream.status}) ${why}`, client === 'anthropic' ? 'api_error' : 'upstream_error', 'ERR_BAD_RESPONSE');
   }
+  // (a BOM at its start, which the decoder read past, is no part of the answer, as seam's model
+  // stream reads a whole answer: not passed on, as RFC 8259 asks of JSON sent; the Node gateway's too)
+  const json = bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2] ? bytes.subarray(3) : bytes;
   // (an error answered with a 2xx, as some servers and proxies answer: its message may say the key, taken out)
-  const out = redact !== null && describeFormat(client).errorOfBody(answer) !== undefined ? redact.bytes(bytes) : bytes;
+  const out = redact !== null && describeFormat(client).errorOfBody(answer) !== undefined ? redact.bytes(json) : json;
   return new Response(out, { status: upstream.status, headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' } });
 }
 

@@ -388,6 +388,57 @@ describe('stream: false through examples/edge/gateway.mjs from the client\'s own
   });
 });
 
+describe('examples/edge/gateway.mjs: a whole answer after a BOM, as the Node gateway reads it', () => {
+  it('of the client\'s own API: read as a model stream reads one, passed on without the BOM, whatever pieces it comes in (seed printed; its connection held open after it); a BOM cut short, after white space or twice is no JSON object, a 502; an error body after a BOM, held open, says its message', async () => {
+    const saved = env;
+    const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+    const within = <T>(p: Promise<T>): Promise<T> => Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('no answer within 5 s')), 5000))]);
+    try {
+      for (const to of ['openai', 'anthropic'] as const) {
+        env = { ...saved, UPSTREAM_FORMAT: to };
+        const text = JSON.stringify(WHOLE[to]);
+        const bytes = Buffer.concat([BOM, Buffer.from(text)]);
+        const next = rng(SEED + bytes.length);
+        const cuttings: [string, number[]][] = [['whole', []], ['a byte a piece', [...Array(bytes.length - 1).keys()].map((i) => i + 1)]];
+        for (let at = 1; at <= 4; at++) cuttings.push([`cut at ${at}`, [at]], [`cut at 1 and ${at + 1}`, [1, at + 1]]);
+        for (let round = 0; round < 3; round++) cuttings.push([`seed ${SEED} round ${round}`, randomCuts(bytes, next, [3, 17, 90][round])]);
+        for (const [how, cuts] of cuttings) {
+          answer = (res) => {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            void (async () => {
+              for (const piece of cut(bytes, cuts)) {
+                res.write(piece);
+                await new Promise((r) => setImmediate(r));
+              }
+            })();
+          };
+          expect(await within(call(to, { model: 'm', stream: false, messages: [] })), `${to}, ${how}`).toEqual({ status: 200, type: 'application/json', body: text });
+        }
+        expect(await (to === 'openai' ? openai().chat.completions.create({ model: 'm', stream: false, messages: [] })
+          : anthropic().messages.create({ model: 'm', max_tokens: 64, stream: false, messages: [] }))).toEqual(WHOLE[to]);
+        for (const [what, body] of [['a BOM cut short', Buffer.concat([BOM.subarray(0, 2), Buffer.from(text)])], ['a BOM after white space', Buffer.concat([Buffer.from(' '), BOM, Buffer.from(text)])],
+          ['two BOMs', Buffer.concat([BOM, BOM, Buffer.from(text)])]] as const) {
+          answer = (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(body); };
+          const message = 'the upstream\'s answer (HTTP 200) is not a JSON object';
+          expect(await within(call(to, { model: 'm', stream: false, messages: [] })), `${what} to ${to}`).toEqual({
+            status: 502, type: 'application/json', body: JSON.stringify(to === 'anthropic' ? { type: 'error', error: { type: 'api_error', message } }
+              : { error: { message, type: 'upstream_error', code: 'ERR_BAD_RESPONSE' } }),
+          });
+        }
+      }
+      answer = (res) => {
+        res.writeHead(429, { 'content-type': 'application/json' });
+        res.write(BOM.subarray(0, 1));
+        setImmediate(() => res.write(Buffer.concat([BOM.subarray(1), Buffer.from('{"error":{"message":"slow down","type":"rate_limit_error","code":null}}')])));
+      };
+      env = saved;
+      expect(await within(call('anthropic', { model: 'm', messages: [] }))).toEqual({ status: 429, type: 'application/json', body: failure('anthropic', 'slow down', 'rate_limit_error') });
+    } finally {
+      env = saved;
+    }
+  }, 30_000);
+});
+
 describe('examples/edge/gateway.mjs: an upstream\'s error body, bounded', () => {
   it('one that never ends, or held open after its JSON object: the client\'s answer comes (read up to its object\'s end and 64 KiB; the rest cancelled), where the body was read to its end, held whole', async () => {
     let closed = 0;

@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, test } from 'vitest';
 import { coreMemoryLimit } from 'seam-stream';
 import { FIXTURES } from '../helpers/model-fixtures.js';
+import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
 import { FakeUpstream } from './fake-upstream.js';
 import { SseRelay } from '../../bindings/index.js';
 import { chat, closeGateway, metricsAt, normalizeIds, nothingLeft, post, readStream, startGateway, type Running } from './support.js';
@@ -241,6 +242,60 @@ describe('upstream HTTP errors: the client gets their status and message', () =>
     expect(Object.fromEntries([...await metrics(g)].filter(([k]) => /^llm_(streams_total\{status="(done|failed)"|bad_event_total)/.test(k)))).toEqual({
       'llm_streams_total{status="done"}': 0, 'llm_streams_total{status="failed"}': 2, llm_bad_event_total: 2,
     });
+  });
+
+  test.each(['openai', 'anthropic'] as const)('a whole answer of the client\'s own API (%s) after a BOM: read as a model stream reads one, passed on without it, whatever pieces it comes in (seed printed; its connection held open after it); a BOM cut short, after white space or twice is no JSON object, a 502; an error body after a BOM says its message', async (format) => {
+    // (it was refused, a 502 ERR_BAD_RESPONSE, where the edge gateway and seam's ModelStream read it)
+    g = await startGateway({ upstreamFormat: format });
+    const text = format === 'openai'
+      ? '{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"H\u00e9 {\\"}"},"finish_reason":"stop"}]}'
+      : '{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"H\u00e9 {\\"}"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}';
+    const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+    let pieces: Buffer[] = [];
+    let status = 200;
+    g.up.scripts.set('m', {
+      write: (res: ServerResponse) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        void (async () => {
+          for (const p of pieces) {
+            res.write(p);
+            await new Promise((r) => setImmediate(r));
+          }
+          // (held open after it: the answer is read to its object's end)
+        })();
+      },
+    });
+    const path = format === 'openai' ? '/v1/chat/completions' : '/v1/messages';
+    const bytes = Buffer.concat([BOM, Buffer.from(text)]);
+    const next = rng(SEED + bytes.length);
+    const cuttings: [string, number[]][] = [['whole', []], ['a byte a piece', [...Array(bytes.length - 1).keys()].map((i) => i + 1)]];
+    for (let at = 1; at <= 4; at++) cuttings.push([`cut at ${at}`, [at]], [`cut at 1 and ${at + 1}`, [1, at + 1]]);
+    for (let round = 0; round < 3; round++) cuttings.push([`seed ${SEED} round ${round}`, randomCuts(bytes, next, [3, 17, 90][round])]);
+    for (const [how, cuts] of cuttings) {
+      pieces = cut(bytes, cuts).map((p) => Buffer.from(p));
+      const r = await post(g.url, { ...chat('m', false), max_tokens: 5 }, path);
+      expect([r.status, r.headers['content-length'], r.body.toString()], how).toEqual([200, String(Buffer.byteLength(text)), text]);
+    }
+    if (format === 'openai') {
+      pieces = [bytes];
+      expect((await clientOf(g).chat.completions.create({ model: 'm', messages: [] })).choices[0].message.content).toBe('H\u00e9 {"}');
+    }
+    // (a BOM only where a model stream reads one, whole, once, at the body's start; the connection ends after each)
+    for (const [what, body] of [['a BOM cut short', Buffer.concat([BOM.subarray(0, 2), Buffer.from(text)])], ['a BOM after white space', Buffer.concat([Buffer.from(' '), BOM, Buffer.from(text)])],
+      ['two BOMs', Buffer.concat([BOM, BOM, Buffer.from(text)])]] as const) {
+      g.up.scripts.set('bad', { write: (res: ServerResponse) => { res.writeHead(200, { 'content-type': 'application/json' }).end(body); } });
+      const r = await post(g.url, { ...chat('bad', false), max_tokens: 5 }, path);
+      const message = `the upstream's answer is not a JSON object (request id ${r.headers['x-request-id']}; the gateway's log has the detail)`;
+      expect([r.status, JSON.parse(r.body.toString())], what).toEqual([502, format === 'anthropic'
+        ? { type: 'error', error: { type: 'api_error', message } } : { error: { message, type: 'upstream_error', code: 'ERR_BAD_RESPONSE' } }]);
+    }
+    // an error body after a BOM, its connection held open: its message, at once
+    status = 429;
+    const error = format === 'openai' ? '{"error":{"message":"slow down","type":"rate_limit_error","code":null}}' : '{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}';
+    pieces = [BOM.subarray(0, 1), Buffer.concat([BOM.subarray(1), Buffer.from(error)])];
+    const r = await post(g.url, { ...chat('m', false), max_tokens: 5 }, path);
+    expect([r.status, JSON.parse(r.body.toString())]).toEqual([429, format === 'anthropic'
+      ? { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } : { error: { message: 'slow down', type: 'rate_limit_error', code: null } }]);
   });
 
   test('an upstream that cannot be reached: 502', async () => {

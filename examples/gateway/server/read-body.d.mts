@@ -17,5 +17,8 @@ export declare class Pieces {
  */
 export declare function readBody(stream: Readable, limit: number, drain?: boolean, hold?: (bytes: number) => boolean, scan?: (piece: Buffer) => number): Promise<Buffer | null | false>;
 
-/** Where a JSON object ends in a body read piece by piece: the index after its closing brace in the piece, or -1. */
+/** Whether `b` begins with UTF-8's byte order mark. */
+export declare function startsWithBom(b: Uint8Array): boolean;
+
+/** Where a JSON object ends in a body read piece by piece (after white space and a BOM at its start): the index after its closing brace in the piece, or -1. */
 export declare function jsonObjectEnd(): (piece: Buffer) => number;

@@ -97,13 +97,21 @@ export function readBody(stream, limit, drain = false, hold = undefined, scan = 
   });
 }
 
+/** UTF-8's byte order mark. */
+const BOM = [0xef, 0xbb, 0xbf];
+
+/** Whether `b` begins with UTF-8's byte order mark (EF BB BF). */
+export const startsWithBom = (b) => b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
+
 /**
  * Where a JSON object ends in a body read piece by piece, found in one pass over its bytes (an
  * upstream's error body can come on a connection that does not end after it): `scan(piece)`
  * returns the index in `piece` right after the object's closing brace, or -1 (not yet, or the body
- * does not begin with `{`: then never). Only the object's nesting is followed, its strings and
- * their escapes stepped over (UTF-8's multibyte characters hold no ASCII byte); whether it is valid
- * JSON is JSON.parse's to say.
+ * does not begin with `{` after white space and a BOM at its start: then never). A BOM begins a
+ * whole answer that a model stream reads (seam drops one BOM at a stream's start), so it may begin
+ * this body, whatever pieces it comes in; one cut short is not. Only the object's nesting is
+ * followed, its strings and their escapes stepped over (UTF-8's multibyte characters hold no ASCII
+ * byte); whether it is valid JSON is JSON.parse's to say.
  */
 export function jsonObjectEnd() {
   let depth = 0;
@@ -111,6 +119,8 @@ export function jsonObjectEnd() {
   let over = false; // (not an object, or past its end)
   let inString = false;
   let escaped = false;
+  let before = 0; // (bytes before the object's `{`)
+  let bom = 0; // (of them, a BOM's at the body's start)
   return (piece) => {
     if (over) return -1;
     for (let i = 0; i < piece.length; i++) {
@@ -120,7 +130,11 @@ export function jsonObjectEnd() {
         else if (c === 0x5c) escaped = true;
         else if (c === 0x22) inString = false;
       } else if (!started) {
-        if (c === 0x7b) { started = true; depth = 1; } else if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) { over = true; return -1; }
+        // (a BOM at the body's start, whatever pieces it comes in)
+        if (before === bom && bom < 3 && c === BOM[bom]) bom++;
+        else if (bom === 1 || bom === 2) { over = true; return -1; } // (a BOM cut short)
+        else if (c === 0x7b) { started = true; depth = 1; } else if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) { over = true; return -1; }
+        before++;
       } else if (c === 0x22) inString = true;
       else if (c === 0x7b || c === 0x5b) depth++;
       else if ((c === 0x7d || c === 0x5d) && --depth === 0) { over = true; return i + 1; }

@@ -60,7 +60,8 @@ export const anthropicBody = (type, message) => ({ type: 'error', error: { type,
 /** An upstream error body's message, type and code (as the format writes them; a body of another kind is not passed on). */
 export function upstreamError(format, status, text, dialect) {
   let v;
-  try { v = JSON.parse(text); } catch { v = undefined; }
+  // (after a BOM at its start, as a whole answer is read)
+  try { v = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text); } catch { v = undefined; }
   const facts = describeFormat(format);
   const e = facts.errorOfBody(v);
   if (e !== undefined && dialect === 'anthropic') {

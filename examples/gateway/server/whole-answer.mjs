@@ -4,7 +4,7 @@
 import { CoreMemoryError, ModelPartReader, ModelStream, ModelStreamError, describeFormat, wholeAnswer } from 'seam-stream';
 import { UpstreamProtocolError } from '../upstream.mjs';
 import { HeldBody } from './budget.mjs';
-import { jsonObjectEnd, readBody } from './read-body.mjs';
+import { jsonObjectEnd, readBody, startsWithBom } from './read-body.mjs';
 import { anthropicBody, errorBody, sendJson } from './replies.mjs';
 
 /** The whole answer (`stream: false`) of an upstream of the client's own API, passed through with its status, bounded. */
@@ -30,8 +30,12 @@ export async function passWhole(s, upRes) {
   s.release();
   // The answer, read once (the body is held whole here): a JSON object, or it is not passed on.
   let answer;
+  // (a BOM at its start, which JSON.parse does not take, is no part of the answer, as seam's model
+  // stream reads a whole answer: read past, and not passed on, as RFC 8259 asks of JSON sent)
+  let bom = 0;
   if (Buffer.isBuffer(body)) {
-    try { answer = JSON.parse(body.toString('utf8')); } catch { answer = undefined; }
+    bom = startsWithBom(body) ? 3 : 0;
+    try { answer = JSON.parse(body.toString('utf8', bom)); } catch { answer = undefined; }
     // its tokens, from the answer's usage, whether or not its client is still there to take it
     if (typeof answer === 'object' && answer !== null) m.tokens.add(gw.facts, answer.usage);
   }
@@ -51,6 +55,7 @@ export async function passWhole(s, upRes) {
     gw.log(`gateway: request ${s.id}: 502: the upstream's answer (HTTP ${upRes.statusCode}, ${String(upRes.headers['content-type'] ?? 'no content type').slice(0, 100)}, ${body.length} bytes) is not a JSON object`);
     return sendJson(s.res, 502, errorBody(`the upstream's answer is not a JSON object (request id ${s.id}; the gateway's log has the detail)`, 'upstream_error', 'ERR_BAD_RESPONSE'));
   }
+  body = body.subarray(bom);
   // (an error answered with a 200, as some servers and proxies answer: its message may say the gateway's key, taken out)
   if (gw.redact !== null && gw.facts.errorOfBody(answer) !== undefined) body = gw.redact.bytes(body);
   m.bytesOut.inc(body.length);
