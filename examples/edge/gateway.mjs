@@ -32,7 +32,7 @@
 // Node gateway's, the upstream not called.
 // The requests carry text messages (and the model, max_tokens, temperature); examples/gateway/ is the
 // full gateway for Node, with tools, keys, limits and metrics.
-import { JSON_MAX_DEPTH, ModelStream, ModelStreamError, SseRelayStream, describeFormat, jsonTooDeep, wholeAnswer, wholeError } from 'seam-stream';
+import { JSON_MAX_DEPTH, MAX_LIMIT_BYTES, ModelStream, ModelStreamError, SseRelayStream, describeFormat, jsonTooDeep, wholeAnswer, wholeError } from 'seam-stream';
 
 const API = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic' };
 const PATH = { openai: '/v1/chat/completions', anthropic: '/v1/messages', ollama: '/api/chat' };
@@ -61,18 +61,16 @@ function upstreamBody(client, body, to, stream = true) {
 
 /** The bytes of an upstream's answer read for a whole answer (`stream: false`: its stream, or its own whole answer), unless MAX_ANSWER_BYTES says otherwise. */
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
-/** The most MAX_ANSWER_BYTES can be: the most a ModelStream keeps of its text, reasoning or arguments (512 MiB). */
-const MOST_ANSWER_BYTES = 512 * 1024 * 1024;
-
 /**
  * MAX_ANSWER_BYTES (or MAX_REQUEST_BYTES, with its default `fallback`) as a limit: a whole number
- * of bytes, at most 512 MiB (a larger one is that), or the default for none or one that is not a
- * number above 0. A fraction or a larger number made every `stream: false` request throw (the model
- * stream's limits are whole bytes up to 512 MiB).
+ * of bytes, at most the library's MAX_LIMIT_BYTES, 512 MiB (a larger one is that), or the default
+ * for none or one that is not a number above 0. A fraction or a larger number made every
+ * `stream: false` request throw (the model stream's reasoning and arguments limits are whole bytes
+ * up to MAX_LIMIT_BYTES).
  */
 function answerLimit(value, fallback = MAX_ANSWER_BYTES) {
   const n = Math.floor(Number(value));
-  return n > 0 ? Math.min(n, MOST_ANSWER_BYTES) : fallback;
+  return n > 0 ? Math.min(n, MAX_LIMIT_BYTES) : fallback;
 }
 
 /** The most bytes of a client's request body read, unless MAX_REQUEST_BYTES says otherwise (the Node gateway's default): 1 MiB. */
