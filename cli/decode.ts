@@ -13,6 +13,7 @@ import { limitsOf, type Limits } from './options.js';
 import { LineStarts, SseBlocks } from './scan.js';
 import { SNIFF_BYTES, htmlPage, htmlSaid, sniff, utf16 } from './sniff.js';
 import { PartPrinter } from './parts.js';
+import { JsonBody } from './body.js';
 import { StatusLine, formatSeconds, plural } from './status.js';
 import { ModelStream, ModelStreamError, PlainStream, type TextStream } from './stream.js';
 import type { Citation, Media, ToolCall } from 'seam-stream';
@@ -124,7 +125,9 @@ type Printed = { at: number; whole: number; frame: unknown } | { at: number; who
  * once, as the provider sent it).
  */
 class EventPrinter {
-  private readonly frames: (chunk: Uint8Array | null) => unknown[];
+  private frames: (chunk: Uint8Array | null) => unknown[];
+  /** A model format read from SSE or AWS's event stream: a JSON body in its place (a whole answer) is told apart, and its events printed at the end. */
+  private body?: JsonBody;
   private readonly key: 'events' | 'lines' | 'values';
   private sse?: SseParser;
   /** SSE: where each event and comment begins, so that a read's are printed in order, and none past where the stream stopped. */
@@ -198,6 +201,25 @@ class EventPrinter {
       this.key = 'lines';
     }
     if (isModelFormat(format)) this.reader = new ModelEventReader({ format, choice: o.choice });
+    if (isModelFormat(format) && (framing === 'sse' || framing === 'eventstream')) {
+      // (a JSON body in place of the stream, as the library's model stream tells it: a whole answer
+      // is read as the events of its stream, printed in the format's frame shape, each at the body)
+      const body = (this.body = new JsonBody(format, fatal, o.limits.maxEventBytes));
+      const framed = this.frames;
+      this.frames = (c) => {
+        if (c === null) {
+          if (body.state === 'body') {
+            return body.events().map((e) => (framing === 'sse' ? { type: e.event ?? 'message', data: e.data, id: '' } : { offset: body.at, headers: {}, data: e.data }));
+          }
+          const held = body.takeHeld();
+          if (held === null) return framed(null);
+          const got = framed(held);
+          return [...got, ...framed(null)];
+        }
+        const next = body.push(c);
+        return next === null ? [] : framed(next);
+      };
+    }
     this.trailer = hasTrailer(format);
     this.messages = framing === 'eventstream';
   }
@@ -295,6 +317,8 @@ class EventPrinter {
       error = { e };
     }
     const printed: Printed[] = frames.map((frame) => {
+      // (a whole answer's events: each at the body, whole at its end)
+      if (this.body?.state === 'body') return { at: this.body.at, whole: this.body.bytes, frame };
       if (this.blocks) {
         const [at, whole] = this.blocks.nextEvent();
         return { at, whole, frame };

@@ -2,7 +2,7 @@
 // `"stream": true` saves it): decode finds its format from the body, on one line or pretty-printed,
 // and prints its text; check reads it as its stream, clean; the report counts the events it is read as.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { file, run, tempDir } from './helpers.js';
+import { file, run, start, tempDir, writer } from './helpers.js';
 
 let dir: string;
 beforeAll(() => {
@@ -137,5 +137,59 @@ describe('a whole answer nested deeper than 512 levels', () => {
     const c = await run(['check', '--json', path]);
     expect(c.code).toBe(6);
     expect(JSON.parse(c.stdout).problems).toEqual([{ kind: 'json', offset: at, message: 'the input is a JSON body nested deeper than 512 levels' }]);
+  });
+});
+
+describe('decode --events on a whole answer: the events it is read as, each in its format\'s frame shape', () => {
+  // (a JSON body in place of the stream printed nothing, exit 0, and a Converse body failed at a
+  // prelude CRC, exit 6, where decode without --events read it)
+  const message = {
+    id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [{ type: 'text', text: 'Grüße' }, { type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Paris' } }],
+    stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 5 },
+  };
+  const events: [string, unknown][] = [
+    ['message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 5 } } }],
+    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Grüße' } }],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ['content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"city":"Paris"}' } }],
+    ['content_block_stop', { type: 'content_block_stop', index: 1 }],
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 3, output_tokens: 5 } }],
+    ['message_stop', { type: 'message_stop' }],
+  ];
+  const calls: Record<number, object> = {
+    4: { index: 0, id: 'toolu_1', name: 'weather', arguments: '{}', done: false },
+    5: { index: 0, id: 'toolu_1', name: 'weather', arguments: '{"city":"Paris"}', replaces: true, done: false },
+    6: { index: 0, id: 'toolu_1', name: 'weather', arguments: '', done: true, valid: true },
+  };
+  const printed = (frame: (type: string, data: string) => object) => events.map(([type, e], i) => `${JSON.stringify(frame(type, JSON.stringify(e)))}\n${calls[i] ? `${JSON.stringify({ toolCall: calls[i] })}\n` : ''}`).join('');
+
+  it('Anthropic\'s message, after a BOM and white space, whole and a byte a read: its SSE events, with the call', async () => {
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(` \r\n${JSON.stringify(message, null, 2)}\n`)]);
+    const path = file(dir, 'events-anthropic.json', body);
+    const want = printed((type, data) => ({ type, data, id: '' }));
+    expect(await run(['decode', '--events', path])).toMatchObject({ code: 0, stdout: want, stderr: '' });
+    const w = writer(path, Array.from({ length: body.length }, (_, i) => i), 0);
+    expect(await start(['decode', '--events', '--format', 'anthropic', '-'], { stdin: w }).done).toMatchObject({ code: 0, stdout: want, stderr: '' });
+  });
+
+  it('Claude\'s answer on InvokeModel (bedrock-invoke) and a Converse answer (bedrock): messages at the body, with no headers', async () => {
+    const path = file(dir, 'events-invoke.json', `\n${JSON.stringify(message)}`);
+    expect(await run(['decode', '--events', '--format', 'bedrock-invoke', path])).toMatchObject({ code: 0, stdout: printed((_, data) => ({ offset: 1, headers: {}, data })), stderr: '' });
+    const converse = { output: { message: { role: 'assistant', content: [{ text: 'Hallo' }] } }, stopReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 } };
+    const c = file(dir, 'events-converse.json', JSON.stringify(converse));
+    const frames = [
+      { messageStart: { role: 'assistant' } }, { contentBlockDelta: { contentBlockIndex: 0, delta: { text: 'Hallo' } } }, { contentBlockStop: { contentBlockIndex: 0 } },
+      { messageStop: { stopReason: 'end_turn' } }, { metadata: { usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 } } },
+    ].map((d) => `${JSON.stringify({ offset: 0, headers: {}, data: JSON.stringify(d) })}\n`).join('');
+    for (const args of [['decode', '--events', c], ['decode', '--events', '--format', 'bedrock', c]]) expect(await run(args)).toMatchObject({ code: 0, stdout: frames, stderr: '' });
+  });
+
+  it('an error body or a body that is not JSON prints no event: the stream\'s error says it', async () => {
+    const e = file(dir, 'events-error.json', '{"error":{"message":"Invalid key","type":"invalid_request_error","code":"invalid_api_key"}}\n');
+    expect(await run(['decode', '--events', e])).toMatchObject({ code: 5, stdout: '', stderr: 'seam-stream: The provider answered with an error body: Invalid key (invalid_api_key)\n' });
+    const cut = file(dir, 'events-cut.json', JSON.stringify(message).slice(0, 80));
+    expect(await run(['decode', '--events', '--format', 'anthropic', cut])).toMatchObject({ code: 6, stdout: '', stderr: 'seam-stream: The anthropic response, from byte offset 0, is neither an event stream nor valid JSON\n' });
   });
 });
