@@ -171,7 +171,8 @@ function crc32(b: Uint8Array): number {
 const preludeStart = (b: number): boolean => b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d;
 
 /**
- * AWS's event stream (Bedrock) when the bytes begin with a message prelude whose CRC matches:
+ * AWS's event stream (Bedrock) when the bytes begin with a message prelude whose CRC matches (or
+ * whose CRC does not, its first header's name after it: a damaged message, which decode says is):
  * `bedrock-invoke` when its `:event-type` is `chunk` (InvokeModelWithResponseStream), `bedrock`
  * otherwise; 'more' when that cannot be told yet (a prelude not whole: a text stream never begins
  * with a control byte other than a tab or a line end, and the length of a message up to 512 MiB,
@@ -182,7 +183,15 @@ function eventStream(bytes: Uint8Array, enough: boolean): Format | 'more' | unde
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const total = v.getUint32(0);
   const headers = v.getUint32(4);
-  if (total < 16 || headers > total - 16 || v.getUint32(8) !== crc32(bytes.subarray(0, 8))) return undefined;
+  if (total < 16 || headers > total - 16) return undefined;
+  if (v.getUint32(8) !== crc32(bytes.subarray(0, 8))) {
+    // a prelude damaged in transit (its CRC does not match): still a message when its first
+    // header's name follows it, `:event-type` or another of AWS's (a length byte, then `:`), so
+    // that decode says where the stream is damaged, not that a text has bytes that are not UTF-8
+    if (!preludeStart(bytes[0])) return undefined;
+    if (bytes.length < 14) return enough ? undefined : 'more';
+    if (bytes[12] < 2 || bytes[12] > 32 || bytes[13] !== 0x3a) return undefined;
+  }
   if (!enough && bytes.length < 12 + headers) return 'more';
   const h = dec.decode(bytes.subarray(12, Math.min(bytes.length, 12 + headers)));
   return /:event-type\x07\x00\x05chunk/.test(h) ? 'bedrock-invoke' : 'bedrock';

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { SNIFF_BYTES, sniff } from '../../cli/sniff.js';
 import { SOURCES } from '../helpers/damaged-streams.js';
 import { cut } from '../helpers/random.js';
+import { run } from './helpers.js';
 
 const encoder = new TextEncoder();
 const enc = (s: string) => encoder.encode(s);
@@ -57,7 +58,19 @@ const streams: [string, Uint8Array][] = [
   ['a Responses response, pretty-printed', enc(JSON.stringify({ id: 'resp_1', object: 'response', output: [{ type: 'message', content: [] }] }, null, 2))],
   ["AWS's error body with its type, pretty-printed", enc(`${JSON.stringify({ message: 'Too many requests', __type: 'ThrottlingException' }, null, 2)}\n`)],
   ["AWS's error body, pretty-printed", enc(JSON.stringify({ message: 'The security token included in the request is invalid.' }, null, 2))],
+  // a first prelude damaged in transit (its CRC, or its length, which its CRC then does not match)
+  ['a Bedrock stream whose first prelude CRC is damaged', damaged(SOURCES.find((x) => x.format === 'bedrock')!.bytes, 9)],
+  ['a Bedrock stream whose first length is damaged', damaged(SOURCES.find((x) => x.format === 'bedrock')!.bytes, 3)],
+  ['a bedrock-invoke stream whose first prelude CRC is damaged', damaged(SOURCES.find((x) => x.format === 'bedrock-invoke')!.bytes, 8)],
+  ['a NUL-led text, no prelude', enc('\0\0\0\x10\0\0\0\0\0\0\0\0hello: world\n')],
 ];
+
+/** `bytes` with the byte at `at` changed. */
+function damaged(bytes: Uint8Array, at: number): Uint8Array {
+  const b = Uint8Array.from(bytes);
+  b[at] ^= 0x01;
+  return b;
+}
 
 /** A message prelude (its CRC right) claiming `total` bytes, then `rest`. */
 function prelude(total: number, headers: number, rest: Uint8Array): Uint8Array {
@@ -99,4 +112,19 @@ it('the formats taken (a check of the sniffer itself, on streams whose first byt
     'a Responses response, pretty-printed', "AWS's error body with its type, pretty-printed", "AWS's error body, pretty-printed"].map(of))
     .toEqual(['bedrock', 'bedrock', 'anthropic', 'openai-responses', 'bedrock', 'openai']);
   for (const s of SOURCES.filter((x) => x.format === 'bedrock' || x.format === 'bedrock-invoke')) expect(sniffed([s.bytes]), s.name).toBe(s.format);
+  // (a damaged first prelude was taken for text: decode printed its NUL bytes and said it was not UTF-8)
+  expect(['a Bedrock stream whose first prelude CRC is damaged', 'a Bedrock stream whose first length is damaged', 'a bedrock-invoke stream whose first prelude CRC is damaged', 'a NUL-led text, no prelude'].map(of))
+    .toEqual(['bedrock', 'bedrock', 'bedrock-invoke', 'text']);
+});
+
+it('the command on a Bedrock capture whose first prelude is damaged: the prelude\'s CRC at byte 0 (exit 6), where it printed NUL bytes and said the text was not UTF-8 (exit 2)', async () => {
+  const bytes = damaged(SOURCES.find((x) => x.format === 'bedrock')!.bytes, 9);
+  const sent = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8).toString(16).padStart(8, '0');
+  const computed = crc32(bytes.subarray(0, 8)).toString(16).padStart(8, '0');
+  const said = `The prelude CRC32 of the message at byte offset 0 does not match: sent 0x${sent}, computed 0x${computed}`;
+  const d = await run(['decode'], { input: bytes });
+  expect({ code: d.code, stdout: d.stdout, stderr: d.stderr }).toEqual({ code: 6, stdout: '', stderr: `seam-stream: ${said}\n` });
+  const c = await run(['check', '-'], { input: bytes });
+  expect({ code: c.code, lines: c.stdout.split('\n').slice(1) }).toEqual({ code: 6, lines: ['1 problem:', `  byte 0  ${said}: framing stopped there`, 'exit code 6', ''] });
+  expect(c.stdout.split('\n')[0]).toMatch(/^standard input: bedrock \(sniffed\), /);
 });
