@@ -14,8 +14,10 @@ export interface OptionSpec {
   choices?: readonly string[];
   /** The default, as the help shows it. */
   default: string;
-  /** A bytes option's largest value. */
+  /** A bytes or int option's largest value. */
   max?: number;
+  /** An int option's smallest value (0 when not said). */
+  min?: number;
   help: string;
 }
 
@@ -75,6 +77,8 @@ function optionValue(spec: OptionSpec, raw: string): string | number | string[] 
   switch (spec.kind) {
     case 'int': {
       if (!/^\d+$/.test(raw)) bad('takes a whole number');
+      if (spec.max !== undefined && Number(raw) > spec.max) bad(`takes a whole number up to ${spec.max}`);
+      if (spec.min !== undefined && Number(raw) < spec.min) bad(`takes a whole number of at least ${spec.min}`);
       return Number(raw);
     }
     case 'bytes': {

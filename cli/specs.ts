@@ -10,6 +10,14 @@ export const formatOption: OptionSpec = {
   help: "the stream's format",
 };
 
+/**
+ * Which choice to follow. Its largest value is the largest the library's core reads a choice as
+ * (a 32-bit signed integer: past it, a choice was taken for another, 2^32 for choice 0).
+ */
+export const choiceOption: OptionSpec = {
+  name: 'choice', kind: 'int', arg: 'N', default: '0', max: 2 ** 31 - 1, help: 'which choice of an OpenAI stream to follow',
+};
+
 /** The largest limit of an event, a line or a message the library takes (one buffer of its core). */
 export const MAX_LIMIT_BYTES = 512 * 1024 * 1024;
 
@@ -47,7 +55,7 @@ export const decodeSpec: CommandSpec = {
     { name: 'status', kind: 'string', arg: 'WHEN', choices: ['auto', 'on', 'off'], default: 'auto (on when standard error is a terminal and standard output is not)', help: 'a status line on standard error: bytes, events, heartbeats, time since the last text' },
     { name: 'lenient', kind: 'flag', default: 'off', help: 'invalid UTF-8 becomes U+FFFD instead of an error' },
     { name: 'no-nfc', kind: 'flag', default: 'off', help: 'commit whole graphemes without normalizing them to NFC' },
-    { name: 'choice', kind: 'int', arg: 'N', default: '0', help: 'which choice of an OpenAI stream to follow' },
+    choiceOption,
     { name: 'allow-truncated', kind: 'flag', default: 'off', help: 'a stream without its completion is a warning (exit 0), not an error' },
     ...limitOptions,
     { name: 'sse', kind: 'flag', default: 'off', help: 'the same as --format sse --events' },
@@ -70,7 +78,7 @@ export const checkSpec: CommandSpec = {
   options: [
     formatOption,
     { name: 'json', kind: 'flag', default: 'off', help: 'print the result as one JSON object' },
-    { name: 'choice', kind: 'int', arg: 'N', default: '0', help: 'which choice of an OpenAI stream to follow' },
+    choiceOption,
     { name: 'max-problems', kind: 'int', arg: 'N', default: '50', help: 'list at most N problems (all are counted)' },
     ...limitOptions,
   ],
@@ -88,7 +96,7 @@ export const benchSpec: CommandSpec = {
   options: [
     { name: 'quick', kind: 'flag', default: 'on', help: 'the quick mode: 3 rounds × 0.15 s per contender, SSE at 64 B and 1 KiB reads' },
     { name: 'full', kind: 'flag', default: 'off', help: 'the full mode: 9 rounds × 0.4 s per contender, SSE at 16 B, 64 B, 1 KiB and 16 KiB reads' },
-    { name: 'rounds', kind: 'int', arg: 'N', default: '3 (quick), 9 (full)', help: 'interleaved rounds per row' },
+    { name: 'rounds', kind: 'int', arg: 'N', default: '3 (quick), 9 (full)', min: 1, help: 'interleaved rounds per row' },
     { name: 'max-time', kind: 'seconds', arg: 'SECONDS', default: '0.15 (quick), 0.4 (full)', help: 'seconds each contender is sampled per round' },
     { name: 'only', kind: 'list', arg: 'LAYERS', choices: ['utf8', 'sse', 'text'], default: 'all', help: 'the layers to run, comma-separated' },
     { name: 'corpus', kind: 'list', arg: 'NAMES', default: 'all', help: 'rows whose corpus name starts with one of these (ascii, chinese, emoji, mixed, openai, anthropic, one, english)' },

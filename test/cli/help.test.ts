@@ -75,6 +75,9 @@ describe('mistakes on the command line: exit 1, one line naming the nearest vali
     [['check', '--max-line-bytes=513MiB'], 'seam-stream: --max-line-bytes takes at most 512 MiB, got "513MiB"\n'],
     [['decode', '--idle-timeout', '0'], 'seam-stream: --idle-timeout takes a number of seconds greater than 0, got "0"\n'],
     [['decode', '--save'], 'seam-stream: --save needs a value (FILE)\n'],
+    // (the core reads a choice as a 32-bit signed integer: 4294967296 was followed as choice 0, its text printed)
+    [['decode', '--choice', '4294967296'], 'seam-stream: --choice takes a whole number up to 2147483647, got "4294967296"\n'],
+    [['check', '--choice=2147483648'], 'seam-stream: --choice takes a whole number up to 2147483647, got "2147483648"\n'],
     [['decode', 'a', 'b'], 'seam-stream: seam-stream decode takes one FILE (or - for standard input), got another: "b"\n'],
     [['decode', '--events', '--format', 'text'], 'seam-stream: --events needs a stream of events: plain text (--format text) has none\n'],
     [['bench', '--only', 'utf9'], 'seam-stream: --only: unknown value "utf9"; did you mean utf8? (one of utf8, sse, text)\n'],
