@@ -9,7 +9,7 @@ import type { Row } from '../bench/harness.js';
 import type { RunOptions, RunResult } from '../bench/run.js';
 import { type Values, parseBytes } from './args.js';
 import { EXIT, InputError, UsageError } from './errors.js';
-import { saveAtomically } from './io.js';
+import { checkSavable, saveAtomically } from './io.js';
 import { formatSeconds, plural } from './status.js';
 import { ratioChart } from './svg.js';
 
@@ -88,6 +88,8 @@ export async function bench(values: Values): Promise<void> {
     if (!existsSync(write)) throw new InputError(`cannot rewrite ${write}: no such file`);
     replaceSection(readFileSync(write, 'utf8'), '', write, runtimeKey());
   }
+  // (and the files the results go to can be written: a run takes minutes, its results were lost at its end)
+  for (const f of [values.json, values.svg]) if (f !== undefined) checkSavable(f as string);
   const here = dirname(fileURLToPath(import.meta.url));
   const runner = join(here, '..', 'build', 'bench', 'run.js');
   if (!existsSync(runner)) {

@@ -87,6 +87,11 @@ describe('bench', () => {
       [[...TINY, '--write', join(dir, 'nope.md')], `seam-stream: cannot rewrite ${join(dir, 'nope.md')}: no such file\n`],
       [['--quick', '--full'], 'seam-stream: --quick and --full are two modes: give one\n'],
       [['--chunk', 'big'], 'seam-stream: --chunk takes read sizes in bytes (as 64, 1KiB, 16384), got "big"\n'],
+      // (the files the results go to: said before the run, whose results were lost at its end)
+      [[...TINY, '--json', join(dir, 'no-such-folder', 'r.json')], `seam-stream: cannot save ${join(dir, 'no-such-folder', 'r.json')}: no such file\n`],
+      [[...TINY, '--svg', dir], `seam-stream: cannot save ${dir}: it is a directory\n`],
+      // (no round: its table was of NaN)
+      [[...TINY, '--rounds', '0'], 'seam-stream: --rounds takes a whole number of at least 1, got "0"\n'],
     ];
     for (const [args, message] of cases) {
       const r = await run(['bench', ...args]);
