@@ -809,7 +809,8 @@ export function humanCheck(r: CheckResult): string {
   const hint = r.looksLike !== undefined ? `the input looks like ${r.looksLike}, not ${r.format}: try --format ${r.looksLike} (or leave --format out: it is then sniffed)\n` : '';
   if (r.clean) return `${s}clean\n${hint}`;
   s += `${plural(r.problemCount, 'problem')}${r.problems.length < r.problemCount ? ` (the first ${r.problems.length} listed)` : ''}:\n`;
-  const w = Math.max(...r.problems.map((p) => String(p.offset).length));
+  // (not Math.max(...list): with --max-problems past some 100,000 listed, its arguments overflowed the stack)
+  const w = r.problems.reduce((most, p) => Math.max(most, String(p.offset).length), 0);
   for (const p of r.problems) s += `  byte ${String(p.offset).padStart(w)}  ${p.message}${p.afterCompletion ? ' (after the completion: decode does not take it for the answer)' : ''}\n`;
   return s + hint + `exit code ${r.exitCode}\n`;
 }

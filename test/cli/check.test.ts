@@ -95,6 +95,14 @@ describe('check', () => {
     expect({ listed: listed.result.problems.length, counted: listed.result.problemCount }).toEqual({ listed: 3, counted: fffd });
   });
 
+  it('300,000 problems listed (--max-problems 300000): every one, in the human list too, where it said "internal error: Maximum call stack size exceeded" (exit 1)', async () => {
+    const n = 300_000;
+    const r = await run(['check', '--format', 'text', '--max-problems', String(n), file(dir, 'ff.bin', Buffer.alloc(n, 0xff))], { timeoutMs: 60_000 });
+    const lines = r.stdout.split('\n');
+    expect({ code: r.code, stderr: r.stderr, count: lines[1], last: lines.slice(-3) }).toEqual({ code: 2, stderr: '', count: '300,000 problems:', last: [`  byte ${n - 1}  invalid UTF-8 at byte ${n - 1}`, 'exit code 2', ''] });
+    expect(lines.slice(2, -2)).toEqual(Array.from({ length: n }, (_, i) => `  byte ${String(i).padStart(6)}  invalid UTF-8 at byte ${i}`));
+  });
+
   it('warnings only: exit 8', async () => {
     const bytes = Buffer.concat([Buffer.from('retry: soon\n'), Buffer.from(openaiCapture(['ok']))]);
     const { code, result } = await check([file(dir, 'warn.sse', bytes)]);
