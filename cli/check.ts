@@ -12,7 +12,7 @@ import { completionOf, framingOf, hasTrailer, isModelFormat, type Format, type P
 import { AnswerBody, type HttpHead, failedAnswer, failedStatus, headIsSplit, withoutHttpHead } from './http.js';
 import { exitWith, openInput } from './io.js';
 import { limitsOf, type Limits } from './options.js';
-import { LineStarts, SseBlocks, Utf8Errors, type SseLine } from './scan.js';
+import { LineScanner, LineStarts, SseBlocks, Utf8Errors, type SseLine } from './scan.js';
 import { SNIFF_BYTES, htmlPage, htmlSaid, sniff, utf16 } from './sniff.js';
 import { plural } from './status.js';
 import { pushPlainText } from './stream.js';
@@ -124,6 +124,8 @@ export class Checker {
   /** The input ended inside a character (the lenient framing made it a U+FFFD at the end). */
   private endsInsideChar = false;
   private lineStarts?: LineStarts;
+  /** Plain text: its lines, counted (the other framings count theirs as they frame them). */
+  private textLines?: LineScanner;
   private framingStopped = false;
   /** AWS's event stream ended inside a message: framing stopped at the end, where decode still commits the text held back. */
   private cutInMessage = false;
@@ -143,7 +145,9 @@ export class Checker {
       this.sse = new SseParser({ fatal: false, maxEventBytes: limits.maxEventBytes, onComment: () => void this.heartbeats++ });
       this.strict = new SseParser({ maxEventBytes: limits.maxEventBytes, onComment: () => {} }); // (comments count, as decode's stream counts them)
       this.blocks = new SseBlocks((l) => this.sseLine(l));
-    } else if (this.framing !== 'text') {
+    } else if (this.framing === 'text') {
+      this.textLines = new LineScanner(() => {});
+    } else {
       this.lineDec = new LineDecoder({ fatal: false, maxLineBytes: limits.maxLineBytes });
       this.strict = new LineDecoder({ maxLineBytes: limits.maxLineBytes });
       this.lineStarts = new LineStarts();
@@ -151,7 +155,7 @@ export class Checker {
   }
 
   get lines(): number {
-    return (this.blocks?.scanner ?? this.lineStarts?.scanner)?.lines ?? 0;
+    return (this.blocks?.scanner ?? this.lineStarts?.scanner ?? this.textLines)?.lines ?? 0;
   }
 
   /**
@@ -389,6 +393,9 @@ export class Checker {
 
   private frames(chunk: Uint8Array | null): void {
     if (this.framing === 'text') {
+      // (its lines are counted, as a check of any other framing counts them: it said 0)
+      if (chunk) this.textLines!.push(chunk);
+      else this.textLines!.end();
       this.plainText(chunk ? dec.decode(chunk, { stream: true }) : dec.decode());
       if (chunk === null) this.heldText();
       return;

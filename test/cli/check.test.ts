@@ -103,6 +103,14 @@ describe('check', () => {
     expect(lines.slice(2, -2)).toEqual(Array.from({ length: n }, (_, i) => `  byte ${String(i).padStart(6)}  invalid UTF-8 at byte ${i}`));
   });
 
+  it('plain text: its lines are counted, as those of the other framings (it said 0 lines)', async () => {
+    const f = file(dir, 'three-lines.txt', 'one\r\ntwo\nthree');
+    const r = await run(['check', f]);
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: `${f}: text (sniffed), 14 bytes, 3 lines, 0 events, 0 heartbeats, 13 graphemes of text\nclean\n` });
+    const j = await run(['check', '--json', '--format', 'text'], { stdin: writer(f, [3, 4, 5], 1) });
+    expect(JSON.parse(j.stdout).lines).toBe(3);
+  });
+
   it('warnings only: exit 8', async () => {
     const bytes = Buffer.concat([Buffer.from('retry: soon\n'), Buffer.from(openaiCapture(['ok']))]);
     const { code, result } = await check([file(dir, 'warn.sse', bytes)]);
