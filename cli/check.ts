@@ -468,7 +468,38 @@ export class Checker {
     }
     if (m.data === '') return;
     this.events++;
+    this.payloadUtf8(m);
     this.modelFrame(m.data, m.offset, end, undefined, false);
+  }
+
+  /**
+   * AWS's event stream: a message's event is UTF-8 (ConverseStream's payload; an
+   * InvokeModelWithResponseStream chunk's bytes, decoded from base64), which the message's data
+   * has read leniently; decode stops at the message whose event is not, at its first byte (check
+   * said such a stream was clean).
+   */
+  private payloadUtf8(m: ModelEventStreamMessage): void {
+    const invoke = this.format === 'bedrock-invoke';
+    let bytes = m.payload;
+    if (invoke) {
+      try {
+        bytes = Buffer.from(String((JSON.parse(dec.decode(m.payload)) as { bytes?: unknown }).bytes), 'base64');
+      } catch {
+        return; // (not a chunk: the stream's error says it)
+      }
+    }
+    const v = new Utf8Validator();
+    try {
+      v.push(bytes);
+      v.flush();
+    } catch (e) {
+      if (!(e instanceof Utf8DecodeError)) throw e;
+      // (the payload's first byte: before its CRC, the message's last 4 bytes)
+      const at = invoke ? `at byte ${e.offset} of its chunk's bytes (decoded from base64)` : `at byte ${m.offset + m.length - 4 - m.payload.length + e.offset}`;
+      this.problem({ kind: 'utf8', offset: m.offset, message: `invalid UTF-8 in the event of the message at byte ${m.offset}, ${at}` });
+    } finally {
+      v.dispose();
+    }
   }
 
   private limit(e: unknown): void {

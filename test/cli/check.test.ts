@@ -1,5 +1,6 @@
 // `seam-stream check`, end to end: clean and broken captures, every problem with its byte offset.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { codec } from '../helpers/bedrock-fixtures.js';
 import { awkwardCuts, file, noStack, ollamaCapture, openaiCapture, prng, run, tempDir, writer } from './helpers.js';
 
 const DELTAS = ['Grüße ', '👩', '\u200d🔬', ' 🇰', '🇷 ', 'cafe', '\u0301', '.'];
@@ -109,6 +110,46 @@ describe('check', () => {
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: `${f}: text (sniffed), 14 bytes, 3 lines, 0 events, 0 heartbeats, 13 graphemes of text\nclean\n` });
     const j = await run(['check', '--json', '--format', 'text'], { stdin: writer(f, [3, 4, 5], 1) });
     expect(JSON.parse(j.stdout).lines).toBe(3);
+  });
+
+  it('Bedrock: an event that is not UTF-8 (its CRCs right) is where decode stops, at its message (exit 2), where check said the stream was clean', async () => {
+    const enc = new TextEncoder();
+    const message = (type: string, payload: Uint8Array) => codec.encode({
+      headers: { ':event-type': { type: 'string', value: type }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'event' } },
+      body: payload,
+    });
+    const bad = enc.encode('{"contentBlockIndex":0,"delta":{"text":"abXY"}}');
+    bad[bad.indexOf(0x58)] = 0xff;
+    const first = [message('messageStart', enc.encode('{"role":"assistant"}')), message('contentBlockDelta', enc.encode('{"contentBlockIndex":0,"delta":{"text":"Grüße "}}'))];
+    const at = first.reduce((n, m) => n + m.length, 0);
+    const converse = Buffer.concat([...first, message('contentBlockDelta', bad), message('messageStop', enc.encode('{"stopReason":"end_turn"}'))]);
+    const f = file(dir, 'bedrock-not-utf8.bin', converse);
+    const d = await run(['decode', f]);
+    expect([d.code, d.stdout]).toEqual([2, 'Grüße ']);
+    expect(d.stderr).toMatch(new RegExp(`^seam-stream: Invalid UTF-8 at byte offset ${at} `));
+    const c = await run(['check', f]);
+    expect({ code: c.code, lines: c.stdout.split('\n').slice(1) }).toEqual({
+      code: 2, lines: ['1 problem:', `  byte ${at}  invalid UTF-8 in the event of the message at byte ${at}, at byte ${converse.indexOf(0xff)}`, 'exit code 2', ''],
+    });
+    // InvokeModelWithResponseStream: the chunk's bytes, decoded from base64
+    const chunk = (event: Uint8Array) => codec.encode({
+      headers: { ':event-type': { type: 'string', value: 'chunk' }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'event' } },
+      body: enc.encode(JSON.stringify({ bytes: Buffer.from(event).toString('base64') })),
+    });
+    const delta = enc.encode('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"abXY"}}');
+    delta[delta.indexOf(0x58)] = 0xc0;
+    const events = [
+      '{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"c","usage":{"input_tokens":1,"output_tokens":1}}}',
+      '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+    ].map((e) => chunk(enc.encode(e)));
+    const invokeAt = events.reduce((n, m) => n + m.length, 0);
+    const invoke = Buffer.concat([...events, chunk(delta), chunk(enc.encode('{"type":"message_stop"}'))]);
+    const g = file(dir, 'invoke-not-utf8.bin', invoke);
+    expect((await run(['decode', g])).code).toBe(2);
+    const ci = await run(['check', g]);
+    expect({ code: ci.code, lines: ci.stdout.split('\n').slice(1) }).toEqual({
+      code: 2, lines: ['1 problem:', `  byte ${invokeAt}  invalid UTF-8 in the event of the message at byte ${invokeAt}, at byte ${delta.indexOf(0xc0)} of its chunk's bytes (decoded from base64)`, 'exit code 2', ''],
+    });
   });
 
   it('warnings only: exit 8', async () => {
