@@ -92,7 +92,7 @@ export class Checker {
   private readonly framing: ReturnType<typeof framingOf>;
   /** A model format's events, read as the library reads them. */
   private readonly reader: ModelEventReader | undefined;
-  private readonly text = new TextAssembler({ maxTextBytes: Infinity });
+  private readonly text = new TextCounts();
   /**
    * decode's text limit: a text layer fed as decode's is (each event's text, each frame of a plain
    * format, each read of plain text), until the piece that would pass --max-text-bytes; null
@@ -710,6 +710,51 @@ export class Checker {
   finishCounts(): void {
     const r = this.text.finish();
     this.report = { graphemes: r.graphemes, utf8Bytes: r.utf8Bytes };
+  }
+}
+
+/** UTF-16 units of text a counting text layer takes before its counts are taken and a new one goes on. */
+const COUNT_UNITS = 16 * 1024 * 1024;
+
+/**
+ * The graphemes and UTF-8 bytes of a text pushed piece by piece, as a TextAssembler counts them,
+ * without keeping the text: one layer kept it all (check of a capture with more than 512 Mi UTF-16
+ * units of text failed, "Invalid string length", exit 1, after taking twice its size). Every
+ * COUNT_UNITS the layer's counts are taken, less those of the text it held back (the last
+ * cluster, from a boundary), which a new layer goes on from.
+ */
+class TextCounts {
+  private layer = new TextAssembler({ maxTextBytes: Infinity });
+  private units = 0;
+  private graphemes = 0;
+  private utf8Bytes = 0;
+
+  push(s: string): void {
+    this.layer.push(s);
+    this.units += s.length;
+    if (this.units >= COUNT_UNITS) this.next();
+  }
+
+  private next(): void {
+    const held = this.layer.pending;
+    const r = this.layer.finish();
+    this.graphemes += r.graphemes;
+    this.utf8Bytes += r.utf8Bytes;
+    this.layer = new TextAssembler({ maxTextBytes: Infinity });
+    this.units = held.length;
+    if (held === '') return;
+    // (the held text, counted alone as the finish above counted it, is the next layer's)
+    const alone = new TextAssembler({ maxTextBytes: Infinity });
+    alone.push(held);
+    const h = alone.finish();
+    this.graphemes -= h.graphemes;
+    this.utf8Bytes -= h.utf8Bytes;
+    this.layer.push(held);
+  }
+
+  finish(): { graphemes: number; utf8Bytes: number } {
+    const r = this.layer.finish();
+    return { graphemes: this.graphemes + r.graphemes, utf8Bytes: this.utf8Bytes + r.utf8Bytes };
   }
 }
 

@@ -83,6 +83,25 @@ describe('bad input', () => {
     expect(text.rssKiB).toBeLessThan(300 * 1024);
   });
 
+  it('check of 600 MiB of plain text through a pipe: the limit (exit 4), every grapheme counted, memory bounded (it kept the whole text and failed, "internal error: Invalid string length", exit 1)', async () => {
+    const n = 600 * 1024 * 1024;
+    const c = await longLine('', n, ['check', '--json', '--format', 'text', '--max-text-bytes', '32MiB', '-']);
+    expect({ code: c.code, message: c.message }).toEqual({ code: 4, message: '' });
+    const r = JSON.parse(c.stdout);
+    expect([r.bytes, r.graphemes, r.utf8Bytes, r.problems]).toEqual([n, n, n, [{ kind: 'limit', offset: 32 * 1024 * 1024 + 1, message: 'the text would pass --max-text-bytes (33554432 bytes) at byte 33554433: decode stops there' }]]);
+    expect(c.rssKiB).toBeLessThan(400 * 1024);
+  }, 120_000);
+
+  it('check counts the graphemes of a text of many times 16 Mi UTF-16 units as decode does (its counting layer is renewed every 16 Mi units, from the cluster it held)', async () => {
+    const unit = 'e\u0301👍🏽🇫🇷a\r\nक्षि👨‍👩‍👧 ';
+    const f = file(dir, 'mixed.txt', unit.repeat(Math.ceil(40e6 / unit.length)));
+    const c = JSON.parse((await run(['check', '--json', '--format', 'text', '--max-text-bytes', '512MiB', f], { timeoutMs: 60_000 })).stdout);
+    const d = await run(['decode', '--report', '--json', '--format', 'text', '--max-text-bytes', '512MiB', f], { timeoutMs: 60_000 });
+    const report = JSON.parse(d.stderr);
+    expect([c.exitCode, c.graphemes, c.utf8Bytes]).toEqual([0, report.graphemes, report.utf8Bytes]);
+    expect(c.graphemes).toBe(12_307_696);
+  }, 120_000);
+
   it('a line of ollama or ddg past --max-line-bytes: named in that option\'s words, as for the other line formats and by check', async () => {
     for (const [format, line] of [['ollama', '{"model":"m","message":{"role":"assistant","content":"hello there"},"done":false}\n'], ['ddg', 'data: {"message":"hello there, a long line"}\n']]) {
       const d = await run(['decode', '--format', format, '--max-line-bytes', '32'], { input: line });
