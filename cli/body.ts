@@ -20,11 +20,13 @@ export class JsonBody {
   /** The bytes of a BOM read at the input's start. */
   private bomSoFar = 0;
 
-  constructor(private readonly format: ModelFormat, private readonly fatal: boolean, private readonly maxBytes: number) {}
+  /** `hold`: white space before the first other byte is held, not framed (AWS's event stream, as the stream holds it); else it is framed as it comes (SSE: blank lines). */
+  constructor(private readonly format: ModelFormat, private readonly fatal: boolean, private readonly maxBytes: number, private readonly hold: boolean) {}
 
   /**
    * A read: what of the input goes to the stream's framing now (the white space held before its
-   * first other byte, and the read), or null while it is held or is the body's.
+   * first other byte, and the read), or null while it is held or is the body's. White space held
+   * alone is never framed: the stream frames none of it.
    */
   push(chunk: Uint8Array): Uint8Array | null {
     const from = this.bytes;
@@ -56,16 +58,9 @@ export class JsonBody {
       this.held = [];
       return held.length === 0 ? chunk : Buffer.concat([...held, chunk]);
     }
+    if (!this.hold) return chunk;
     this.held.push(chunk);
     return null;
-  }
-
-  /** The input ended while white space was held: it goes to the stream's framing. */
-  takeHeld(): Uint8Array | null {
-    if (this.state !== 'start' || this.held.length === 0) return null;
-    const held = Buffer.concat(this.held);
-    this.held = [];
-    return held;
   }
 
   private keep(chunk: Uint8Array): void {

@@ -204,17 +204,15 @@ class EventPrinter {
     if (isModelFormat(format) && (framing === 'sse' || framing === 'eventstream')) {
       // (a JSON body in place of the stream, as the library's model stream tells it: a whole answer
       // is read as the events of its stream, printed in the format's frame shape, each at the body)
-      const body = (this.body = new JsonBody(format, fatal, o.limits.maxEventBytes));
+      const body = (this.body = new JsonBody(format, fatal, o.limits.maxEventBytes, framing === 'eventstream'));
       const framed = this.frames;
       this.frames = (c) => {
         if (c === null) {
           if (body.state === 'body') {
             return body.events().map((e) => (framing === 'sse' ? { type: e.event ?? 'message', data: e.data, id: '' } : { offset: body.at, headers: {}, data: e.data }));
           }
-          const held = body.takeHeld();
-          if (held === null) return framed(null);
-          const got = framed(held);
-          return [...got, ...framed(null)];
+          // (white space alone, held: no frame, as the stream frames none of it; the stream's end says what it lacks)
+          return framed(null);
         }
         const next = body.push(c);
         return next === null ? [] : framed(next);

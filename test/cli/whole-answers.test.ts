@@ -186,6 +186,14 @@ describe('decode --events on a whole answer: the events it is read as, each in i
     for (const args of [['decode', '--events', c], ['decode', '--events', '--format', 'bedrock', c]]) expect(await run(args)).toMatchObject({ code: 0, stdout: frames, stderr: '' });
   });
 
+  it('white space alone: no frame, and the stream\'s end, as without --events (Bedrock\'s framing said a message was cut)', async () => {
+    const w = file(dir, 'events-white.txt', '  \n\n  ');
+    for (const [format, completion] of [['bedrock', 'a messageStop event'], ['anthropic', 'a message_stop event']]) {
+      const said = `seam-stream: The stream ended without its completion (${completion}) after 6 bytes: the text is incomplete\n`;
+      for (const args of [['decode', '--format', format, w], ['decode', '--events', '--format', format, w]]) expect(await run(args)).toMatchObject({ code: 3, stdout: '', stderr: said });
+    }
+  });
+
   it('an error body or a body that is not JSON prints no event: the stream\'s error says it', async () => {
     const e = file(dir, 'events-error.json', '{"error":{"message":"Invalid key","type":"invalid_request_error","code":"invalid_api_key"}}\n');
     expect(await run(['decode', '--events', e])).toMatchObject({ code: 5, stdout: '', stderr: 'seam-stream: The provider answered with an error body: Invalid key (invalid_api_key)\n' });
