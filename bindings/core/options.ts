@@ -174,14 +174,15 @@ export function stringOption(value: unknown, name: string, where: string): strin
 }
 
 /**
- * A count or a time in whole units: undefined, or an integer from 0 to Number.MAX_SAFE_INTEGER.
- * Not a number is a TypeError (with a hint for a number given as a string); a number that is not
- * such an integer (1.5, -1, NaN, Infinity) is `invalid`'s error.
+ * A count or a time in whole units: undefined, or an integer from 0 to `max` (by default
+ * Number.MAX_SAFE_INTEGER). Not a number is a TypeError (with a hint for a number given as a string); a number that is not
+ * such an integer (1.5, -1, NaN, Infinity, one past `max`) is `invalid`'s error.
  */
-export function integerOption(value: unknown, name: string, where: string, invalid: InvalidValue = typeError): number | undefined {
+export function integerOption(value: unknown, name: string, where: string, invalid: InvalidValue = typeError, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
-  const message = `${where}: ${name} must be a non-negative integer, got ${describeValue(value)}`;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= max) return value;
+  const range = max === Number.MAX_SAFE_INTEGER ? 'a non-negative integer' : `an integer from 0 to ${max}`;
+  const message = `${where}: ${name} must be ${range}, got ${describeValue(value)}`;
   if (typeof value === 'number') throw invalid(message);
   throw new TypeError(message + hint(numberHint(value)));
 }

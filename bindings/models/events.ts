@@ -11,7 +11,7 @@ import { type FormatSpec, type ProviderError, find, runningUsagePath } from './f
 import { FORMATS, MODEL_FORMATS, type ModelFormat } from './formats/index.js';
 import { type Citation, type Grounding, type Media, Message, type ToolCall } from './message.js';
 import { programAddress } from './plan.js';
-import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_REASONING_BYTES } from './reader.js';
+import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_REASONING_BYTES, choiceOption } from './reader.js';
 
 /** What one event says, as {@link ModelEventReader.read} returns it. */
 export interface ModelEventReading {
@@ -72,7 +72,7 @@ export interface ModelEventReading {
 export interface ModelEventReaderOptions {
   /** The provider's format. */
   format: ModelFormat;
-  /** Which choice to follow (OpenAI's `index`). @defaultValue 0 */
+  /** Which choice to follow (OpenAI's `index`, Gemini's candidate), an integer from 0 to 2,147,483,647. @defaultValue 0 */
   choice?: number;
   /**
    * The most bytes of tool-call arguments (and the provider's own calls' results) the reader keeps
@@ -120,11 +120,7 @@ export class ModelEventReader {
     if (options === undefined) throw new TypeError("ModelEventReader: options are required: new ModelEventReader({ format: 'openai' })");
     checkOptions(options, 'ModelEventReader', ['format', 'choice', 'maxArgumentBytes']);
     this.format = oneOf(options.format, 'format', 'ModelEventReader', MODEL_FORMATS, undefined);
-    const choice = options.choice ?? 0;
-    if (typeof choice !== 'number' || !Number.isInteger(choice) || choice < 0) {
-      throw new TypeError(`ModelEventReader: choice must be a non-negative integer, got ${String(choice)}`);
-    }
-    this.choice = choice;
+    this.choice = choiceOption(options.choice, 'ModelEventReader');
     this.maxArgumentBytes = byteLimitOption(options.maxArgumentBytes, 'maxArgumentBytes', 'ModelEventReader', DEFAULT_MAX_ARGUMENT_BYTES, MAX_LIMIT_BYTES);
     this.core = getCore();
   }

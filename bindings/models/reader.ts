@@ -6,7 +6,7 @@
 import { Utf8DecodeError } from '../bytes/errors.js';
 import { Utf8Validator } from '../bytes/utf8.js';
 import { CoreMemoryError } from '../core/errors.js';
-import { booleanOption, byteLimitOption, oneOf } from '../core/options.js';
+import { booleanOption, byteLimitOption, integerOption, oneOf } from '../core/options.js';
 import { type StateKind } from '../core/stream.js';
 import { type CoreExports } from '../core/wasm.js';
 import {
@@ -110,6 +110,14 @@ let strictUtf8: TextDecoder | undefined;
 let encoder: TextEncoder | undefined;
 const decodeUtf8 = (b: Uint8Array): string => (utf8 ??= new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })).decode(b);
 
+/** The most a `choice` can be: the core follows a choice by a 32-bit signed index (2^32 would be choice 0). */
+export const MAX_CHOICE = 0x7fffffff;
+
+/** A reader's `choice` option: which choice of the stream to follow, 0 when none is said. */
+export function choiceOption(value: unknown, where: string): number {
+  return integerOption(value, 'choice', where, undefined, MAX_CHOICE) ?? 0;
+}
+
 /**
  * What a model stream and a relay share: the provider's stream framed by the core (SSE events or
  * lines), each event's JSON read there, the format's description over the records, the status,
@@ -143,10 +151,7 @@ export abstract class ModelReader extends FrameStream {
     const format = oneOf(options.format, 'format', what, MODEL_FORMATS, undefined);
     const fatal = booleanOption(options.fatal, 'fatal', what, true);
     const max = frameLimit(options.maxEventBytes, 'maxEventBytes', what, DEFAULT_MAX_EVENT_BYTES);
-    const choice = options.choice ?? 0;
-    if (typeof choice !== 'number' || !Number.isInteger(choice) || choice < 0) {
-      throw new TypeError(`${what}: choice must be a non-negative integer, got ${String(choice)}`);
-    }
+    const choice = choiceOption(options.choice, what);
     const eof = oneOf(options.eof, 'eof', what, ['error', 'allow'], 'error');
     if (options.inner !== undefined) {
       if (format !== 'bedrock-invoke') throw new TypeError(`${what}: inner is for format 'bedrock-invoke' (the model's format in its chunks), not ${format}`);

@@ -41,7 +41,7 @@ export interface SseRelayOptions {
    * ModelStream's does (citations count toward the same limit there). @defaultValue 64 MiB
    */
   maxReasoningBytes?: number;
-  /** Which upstream choice to relay (OpenAI's `index`; from `openai` to `openai` every choice passes). @defaultValue 0 */
+  /** Which upstream choice to relay (OpenAI's `index`, Gemini's candidate; from `openai` to `openai` every choice passes), an integer from 0 to 2,147,483,647. @defaultValue 0 */
   choice?: number;
   /** Forward SSE comments (keep-alives; to Anthropic as `ping` events), so that clients behind idle timeouts stay connected. @defaultValue true */
   comments?: boolean;

@@ -47,7 +47,7 @@ export interface ModelStreamOptions {
   maxEventBytes?: number;
   /** As {@link TextAssembler}'s: `'NFC'`, or `false` for the raw text (still whole graphemes). @defaultValue 'NFC' */
   normalize?: 'NFC' | false;
-  /** Which choice to follow (OpenAI's `index`). @defaultValue 0 */
+  /** Which choice to follow (OpenAI's `index`, Gemini's candidate), an integer from 0 to 2,147,483,647. @defaultValue 0 */
   choice?: number;
   /**
    * What `flush()` does with a stream that ended without its provider's completion: `'error'`

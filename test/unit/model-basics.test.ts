@@ -704,3 +704,23 @@ it('the model layer\'s default limits are exported with the values the README\'s
   expect(m.reasoning.length).toBe(2 * piece.length);
   m.dispose();
 });
+
+it('choice is an integer from 0 to 2^31 - 1, the most the core follows: 2^32 was read as choice 0, and its text given as the choice asked', () => {
+  const two = enc('data: {"choices":[{"index":0,"delta":{"content":"zero"}},{"index":1,"delta":{"content":"one"}}]}\n\ndata: [DONE]\n\n');
+  const biggest = 2 ** 31 - 1;
+  for (const [what, make] of [
+    ['ModelStream', (choice: number) => new ModelStream({ format: 'openai', choice })],
+    ['SseRelay', (choice: number) => new SseRelay({ from: 'openai', to: 'anthropic', choice })],
+    ['ModelEventReader', (choice: number) => new ModelEventReader({ format: 'openai', choice })],
+  ] as const) {
+    for (const bad of [2 ** 31, 2 ** 32, 2 ** 32 + 1, Number.MAX_SAFE_INTEGER, -1, 1.5]) {
+      expect(() => make(bad), `${what} ${bad}`).toThrow(new TypeError(`${what}: choice must be an integer from 0 to ${biggest}, got ${bad}`));
+    }
+    expect(() => make('1' as never)).toThrow(new TypeError(`${what}: choice must be an integer from 0 to ${biggest}, got '1' (a string: give the number 1)`));
+  }
+  // (the largest follows a choice of its own: none here, so no text)
+  const far = new ModelStream({ format: 'openai', choice: biggest });
+  expect(far.push(two) + far.flush()).toBe('');
+  const one = new ModelStream({ format: 'openai', choice: 1 });
+  expect(one.push(two) + one.flush()).toBe('one');
+});
