@@ -407,27 +407,30 @@ export class DocReader implements Doc, Sink {
         if (!once) eventSaid.any = true;
         return null;
       }
-      const seen = (this.said.cited ??= new Set());
+      const seen = (this.said.cited ??= new Map());
       if (seen.has(url)) return null;
       eventSaid.any = true;
       if (!this.reasoningRoom(utf8Length(url) + utf8Length(citation.title ?? ''))) return null;
-      seen.add(url);
+      seen.set(url, null);
       out.citation!({ ...citation, url });
       return null;
     }
     const m = this.said;
     const json = JSON.stringify(citation.source);
     if (once) {
-      const seen = (m.cited ??= new Set());
+      const seen = (m.cited ??= new Map());
       const key = citation.url ?? json;
-      // (said again: no news; the one kept is the source's)
-      if (seen.has(key)) return m.citations.find((c) => (c.url ?? JSON.stringify(c.source)) === key) ?? null;
-      seen.add(key);
+      // (said again: no news; the one kept is the source's, found by its key, not by a walk of
+      // the citations: metadata of many sources said again would walk them all for each)
+      const kept = seen.get(key);
+      if (kept !== undefined) return kept;
+      seen.set(key, null);
     }
     eventSaid.any = true;
     // (counted with the reasoning: what a stream keeps beside its answer and calls)
     if (!counted && !this.reasoningRoom(utf8Length(json))) return null;
     m.citations.push(citation);
+    if (once) m.cited!.set(citation.url ?? json, citation);
     return citation;
   }
 

@@ -263,8 +263,12 @@ export class Message {
   refusalDetails: string | null = null;
   /** The sources the answer cites (kept by a stream, within maxReasoningBytes), in the order they came. */
   readonly citations: Citation[] = [];
-  /** The sources cited that are kept once (Gemini's metadata, which a later chunk may say again): their addresses, or JSON without one. */
-  cited: Set<string> | null = null;
+  /**
+   * The sources cited that are kept once (Gemini's metadata, which a later chunk may say again):
+   * their addresses, or JSON without one, each with the citation kept for it (null: none kept, or a
+   * relay's, which keeps none).
+   */
+  cited: Map<string, Citation | null> | null = null;
   /** The search behind a grounded answer (Gemini's), the last said; null before any. */
   grounding: Grounding | null = null;
   /** The spans the sources back, in bytes, until the answer's text is whole (then placed on the citations); null when none wait. */

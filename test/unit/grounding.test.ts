@@ -5,7 +5,7 @@
 // tool retrieved. The fixture `gemini-grounded` (test/helpers/model-fixtures.ts): non-ASCII text
 // over chunks and parts, so that bytes and units differ, the metadata in the last chunk.
 import OpenAI from 'openai';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type Citation, type Grounding, ModelEventReader, ModelPartReader, ModelStream, ModelStreamError, SseRelay, wholeAnswer } from '../../bindings/index.js';
 import { FIXTURES } from '../helpers/model-fixtures.js';
 import { SEED, cut, randomCuts, rng, standardChunkings } from '../helpers/random.js';
@@ -196,5 +196,33 @@ describe("Gemini grounding for OpenAI's clients", () => {
     ]);
     const cps = [...got.content!];
     expect([cps.slice(0, 68).join(''), cps.slice(69, 121).join(''), cps.slice(122, 155).join('')]).toEqual([FIRST, SECOND, THIRD]);
+  });
+});
+
+describe('Gemini grounding: hostile metadata, time and memory bounded', () => {
+  const event = (meta: object, finish = false) =>
+    `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'A' }], role: 'model' }, index: 0, ...(finish ? { finishReason: 'STOP' } : {}), groundingMetadata: meta }] })}\r\n\r\n`;
+
+  it('metadata of many sources said again, changed: each kept source found by its key, not by a walk of all (no JSON.stringify per pair)', () => {
+    // (sources without an address: kept once by their JSON)
+    const N = 3000;
+    const groundingChunks = Array.from({ length: N }, (_, i) => ({ web: { title: `t${i}` } }));
+    const supports = (k: number) => [{ segment: { startIndex: 0, endIndex: 1, text: 'A' }, groundingChunkIndices: [k] }];
+    const body = enc.encode(event({ groundingChunks, groundingSupports: supports(0), webSearchQueries: ['a'] })
+      + event({ groundingChunks, groundingSupports: supports(N - 1), webSearchQueries: ['b'] }, true));
+    const m = new ModelStream({ format: 'gemini' });
+    const spy = vi.spyOn(JSON, 'stringify');
+    try {
+      m.push(body);
+      m.flush();
+      // (a few for each source of each metadata; a walk of the citations for each would make N² / 2)
+      expect(spy.mock.calls.length).toBeLessThan(10 * N);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(m.citations.length).toBe(N);
+    // (the second metadata's support, on the source kept from the first)
+    expect(m.citations.flatMap((c, i) => (c.spans === undefined ? [] : [[i, c.spans]]))).toEqual([[N - 1, [{ start: 0, end: 1 }]]]);
+    expect(m.grounding).toEqual({ queries: ['b'] });
   });
 });
