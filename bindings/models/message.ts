@@ -311,9 +311,11 @@ export class Message {
    * then compared). A span is placed where its byte offsets fall on characters of the text's UTF-8
    * and, where the provider says what the span's text is, where the text there is that: never at
    * another place (Gemini counts a segment's bytes in its Part, which a stream's answer of several
-   * parts, or NFC that changed its text before the span, would put elsewhere).
+   * parts, or NFC that changed its text before the span, would put elsewhere). `changed`: NFC
+   * changed the text, whose bytes as sent are then not those of `text`: a span whose text the
+   * provider does not say is not placed (nothing tells where it is).
    */
-  placeSpans(text: string, nfc: boolean): void {
+  placeSpans(text: string, nfc: boolean, changed = false): void {
     const spans = this.byteSpans;
     if (spans === null) return;
     this.byteSpans = null;
@@ -344,7 +346,7 @@ export class Message {
     for (const s of spans) {
       const start = units.get(s.start)!;
       const end = units.get(s.end)!;
-      if (start < 0 || end < start) continue;
+      if (start < 0 || end < start || (changed && s.text === undefined)) continue;
       if (s.text !== undefined && text.slice(start, end) !== (nfc ? s.text.normalize('NFC') : s.text)) continue;
       const span: CitedSpan = { start, end };
       if (s.confidence !== undefined) span.confidence = s.confidence;

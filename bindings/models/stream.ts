@@ -328,7 +328,7 @@ export class ModelStream extends ModelReader {
     const m = this.message;
     if (m === null || m.byteSpans === null) return;
     const a = this.assembler;
-    if (a !== null) m.placeSpans(a.committedText + a.pending, a.normalize === 'NFC');
+    if (a !== null) m.placeSpans(a.committedText + a.pending, a.normalize === 'NFC', a.normalizationChanged);
     else m.placeSpans(this.kept!.textSoFar(this.core, this.st), false);
   }
 

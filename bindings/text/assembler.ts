@@ -285,6 +285,11 @@ export class TextAssembler {
     return text + this.#batch;
   }
 
+  /** @internal Whether NFC changed the text committed so far (a model stream's byte offsets of the text as sent are then not the text's). */
+  get normalizationChanged(): boolean {
+    return this.#changed;
+  }
+
   /** Raw text held back (the last cluster or clusters, not yet normalized). */
   get pending(): string {
     return this.#held;

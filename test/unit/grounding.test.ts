@@ -226,3 +226,33 @@ describe('Gemini grounding: hostile metadata, time and memory bounded', () => {
     expect(m.grounding).toEqual({ queries: ['b'] });
   });
 });
+
+describe('Gemini grounding: a segment without its text', () => {
+  it('placed by its bytes in the text as sent, and not at all after NFC changed the text (never elsewhere)', () => {
+    // (e and U+0301: 3 bytes as sent, é's 2 in NFC: "Zürich" is bytes 11–18 as sent, 10–17 in NFC,
+    // where bytes 11–18 would be "ürich.")
+    const text = 'Cafe\u0301 ok. Zürich.';
+    const support = { segment: { startIndex: 11, endIndex: 18 }, groundingChunkIndices: [0] };
+    const body = `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text }], role: 'model' }, finishReason: 'STOP', index: 0, groundingMetadata: { groundingChunks: [{ web: { uri: 'https://a.example/' } }], groundingSupports: [support] } }] })}\r\n\r\n`;
+    for (const [normalize, raw, spans] of [[false, false, [{ start: 10, end: 16 }]], [false, true, [{ start: 10, end: 16 }]], ['NFC', false, undefined]] as const) {
+      for (const chunks of standardChunkings(enc.encode(body))) {
+        const m = new ModelStream({ format: 'gemini', normalize, raw });
+        let got = '';
+        for (const c of chunks) got += m.push(c);
+        got += m.flush();
+        expect(got).toBe(normalize === 'NFC' ? text.normalize('NFC') : text);
+        expect(m.citations[0].spans, `${normalize} ${raw}, ${chunks.length} reads`).toEqual(spans);
+        if (spans !== undefined) expect(got.slice(spans[0].start, spans[0].end)).toBe('Zürich');
+      }
+    }
+  });
+
+  it('placed by its bytes in an NFC stream whose text NFC did not change', () => {
+    const support = { segment: { startIndex: 9, endIndex: 16 }, groundingChunkIndices: [0] };
+    const body = `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'Café ok Zürich.' }], role: 'model' }, finishReason: 'STOP', index: 0, groundingMetadata: { groundingChunks: [{ web: { uri: 'https://a.example/' } }], groundingSupports: [support] } }] })}\r\n\r\n`;
+    const m = new ModelStream({ format: 'gemini' });
+    const got = m.push(enc.encode(body)) + m.flush();
+    expect(m.citations[0].spans).toEqual([{ start: 8, end: 14 }]);
+    expect(got.slice(8, 14)).toBe('Zürich');
+  });
+});
