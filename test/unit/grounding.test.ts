@@ -203,6 +203,23 @@ describe('Gemini grounding: hostile metadata, time and memory bounded', () => {
   const event = (meta: object, finish = false) =>
     `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'A' }], role: 'model' }, index: 0, ...(finish ? { finishReason: 'STOP' } : {}), groundingMetadata: meta }] })}\r\n\r\n`;
 
+  it('a source a support names again (the same index, or another of the same address) backs its span once', () => {
+    const groundingChunks = [{ web: { uri: 'https://a.example/', title: 'A' } }, { web: { uri: 'https://b.example/' } }, { web: { uri: 'https://a.example/', title: 'A' } }];
+    const groundingSupports = [
+      { segment: { startIndex: 0, endIndex: 1, text: 'A' }, groundingChunkIndices: [0, 0, 1, 2, 0, 1], confidenceScores: [0.5, 0.6, 0.7, 0.8, 0.9, 1] },
+      { segment: { startIndex: 0, endIndex: 1, text: 'A' }, groundingChunkIndices: new Array(50).fill(1) },
+    ];
+    for (const chunks of standardChunkings(enc.encode(event({ groundingChunks, groundingSupports }, true)))) {
+      const m = new ModelStream({ format: 'gemini' });
+      for (const c of chunks) m.push(c);
+      m.flush();
+      expect(m.citations.map((c) => [c.url, c.spans])).toEqual([
+        ['https://a.example/', [{ start: 0, end: 1, confidence: 0.5 }]],
+        ['https://b.example/', [{ start: 0, end: 1, confidence: 0.7 }, { start: 0, end: 1 }]],
+      ]);
+    }
+  });
+
   it('metadata of many sources said again, changed: each kept source found by its key, not by a walk of all (no JSON.stringify per pair)', () => {
     // (sources without an address: kept once by their JSON)
     const N = 3000;

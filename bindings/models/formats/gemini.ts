@@ -402,9 +402,13 @@ function ground(sink: Sink, meta: unknown): void {
     if (!isOffset(start) || !isOffset(end) || !Array.isArray(indices)) continue;
     const text = member(seg, 'text');
     const scores = member(s, 'confidenceScores');
+    // (a source a support names twice, by one index or two of the same address, backs the span
+    // once: a list of the same index, two bytes each, made a span object each)
+    const named = indices.length > 1 ? new Set<Citation>() : null;
     indices.forEach((k, i) => {
       const citation = typeof k === 'number' ? kept[k] : undefined;
-      if (citation === undefined || citation === null) return;
+      if (citation === undefined || citation === null || named?.has(citation) === true) return;
+      named?.add(citation);
       const span: ByteSpan = { citation, start, end };
       if (typeof text === 'string') span.text = text;
       const score = Array.isArray(scores) ? scores[i] : undefined;
