@@ -266,7 +266,7 @@ export abstract class ModelReader extends FrameStream {
   protected override stop(err: Error): never {
     const u = this.unframer;
     // (a JSON body's own errors are at the body's offset already: none of the binary stream's messages)
-    if (u !== null && this.sniffed !== 2 && err instanceof ModelStreamError && err !== u.binaryError) err = placedAt(err, u.offsetOf(err.offset, this.bytesIn));
+    if (u !== null && this.sniffed !== 2 && err instanceof ModelStreamError && err !== u.binaryError) err = inMessage(err, (at) => u.offsetOf(at, this.bytesIn));
     // (an error of a whole answer's events: at the body's start, not at an offset of the events written from it)
     if (wholeReader === this && err instanceof ModelStreamError) err = placedAt(err, wholeAt);
     if (u !== null) u.binaryError = null;
@@ -1014,6 +1014,22 @@ class CoreParts {
 function placedAt(err: ModelStreamError, at: number): ModelStreamError {
   if (at === err.offset) return err;
   const message = err.message.replaceAll(`byte offset ${err.offset}`, `byte offset ${at}`).replaceAll(`after ${err.offset} bytes`, `after ${at} bytes`);
+  return new ModelStreamError(err.code, at, message, err.text, err.providerMessage, err.providerCode);
+}
+
+/**
+ * An error of the events written from AWS's event stream, in the binary stream's terms: at the
+ * offset of the message its event came in (`map`), and so is every offset its message says (those
+ * of the events written from the messages mean nothing to a caller); what it said of the bytes at
+ * its offset is said of the message's event, whose bytes those are.
+ */
+function inMessage(err: ModelStreamError, map: (at: number) => number): ModelStreamError {
+  const at = map(err.offset);
+  const message = err.message
+    .replace(/byte offset (\d+)/g, (_, n: string) => `byte offset ${map(Number(n))}`)
+    .replaceAll(`after ${err.offset} bytes`, `after ${at} bytes`)
+    .replace(/^(Invalid|Truncated) UTF-8 at byte offset (\d+) \(bytes from there: /, '$1 UTF-8 in the event of the message at byte offset $2 (its bytes from the bad one: ')
+    .replace(/^Invalid JSON at byte offset (\d+), in the event whose data begins at byte offset \d+: /, 'Invalid JSON in the event of the message at byte offset $1: ');
   return new ModelStreamError(err.code, at, message, err.text, err.providerMessage, err.providerCode);
 }
 

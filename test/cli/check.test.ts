@@ -126,7 +126,7 @@ describe('check', () => {
     const f = file(dir, 'bedrock-not-utf8.bin', converse);
     const d = await run(['decode', f]);
     expect([d.code, d.stdout]).toEqual([2, 'Grüße ']);
-    expect(d.stderr).toMatch(new RegExp(`^seam-stream: Invalid UTF-8 at byte offset ${at} `));
+    expect(d.stderr).toMatch(new RegExp(`^seam-stream: Invalid UTF-8 in the event of the message at byte offset ${at} `));
     const c = await run(['check', f]);
     expect({ code: c.code, lines: c.stdout.split('\n').slice(1) }).toEqual({
       code: 2, lines: ['1 problem:', `  byte ${at}  invalid UTF-8 in the event of the message at byte ${at}, at byte ${converse.indexOf(0xff)}`, 'exit code 2', ''],

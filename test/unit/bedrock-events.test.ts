@@ -219,3 +219,47 @@ describe('bedrock: the events the core writes for its reader', () => {
     }
   });
 });
+
+describe('bedrock: an error in a message\'s event says the binary stream\'s offsets, and nothing of bytes that are not at them', () => {
+  const event = (type: string, payload: Uint8Array) => codec.encode({
+    headers: { ':event-type': { type: 'string', value: type }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'event' } },
+    body: payload,
+  });
+  const start = event('messageStart', enc.encode('{"role":"assistant"}'));
+  const text = event('contentBlockDelta', enc.encode('{"contentBlockIndex":0,"delta":{"text":"Grüß "}}'));
+  const before = concat([start, text]);
+  const badUtf8 = enc.encode('{"contentBlockIndex":0,"delta":{"text":"ab?cd"}}');
+  badUtf8[badUtf8.indexOf(0x3f)] = 0xff;
+  const badJson = enc.encode('{"contentBlockIndex":0,"delta":{"text":"ab"}');
+  // (before: "Invalid UTF-8 at byte offset <the message's> (bytes from there: FF 63 64 22)", bytes that are not there;
+  // "Invalid JSON at byte offset <the message's>, in the event whose data begins at byte offset <an offset of the
+  // events written from the messages>", a number of no byte the caller has)
+  for (const [what, payload, code, message] of [
+    ['invalid UTF-8', badUtf8, 'ERR_INVALID_UTF8', `Invalid UTF-8 in the event of the message at byte offset ${before.length} (its bytes from the bad one: FF 63 64 22)`],
+    ['JSON cut short', badJson, 'ERR_BAD_EVENT', `Invalid JSON in the event of the message at byte offset ${before.length}: `],
+  ] as const) {
+    test(`${what}: at its message, whole, in 7-byte reads and dripped, raw or not, and through the relay`, () => {
+      const bytes = concat([before, event('contentBlockDelta', payload)]);
+      for (const step of [bytes.length, 7, 1]) {
+        for (const make of [() => new ModelStream({ format: 'bedrock' }), () => new ModelStream({ format: 'bedrock', raw: true }), () => new SseRelay({ from: 'bedrock', to: 'openai' })]) {
+          const r = make();
+          let err: unknown;
+          try {
+            for (const piece of cut(bytes, Array.from({ length: Math.ceil(bytes.length / step) - 1 }, (_, i) => (i + 1) * step))) r.push(piece);
+            r.flush();
+          } catch (e) {
+            err = e;
+          }
+          err ??= (r as SseRelay).error;
+          const where = `${what}, reads of ${step}, ${r.constructor.name}`;
+          expect(err, where).toBeInstanceOf(ModelStreamError);
+          const e = err as ModelStreamError;
+          expect([e.code, e.offset], where).toEqual([code, before.length]);
+          if (code === 'ERR_BAD_EVENT') expect(e.message.startsWith(message), `${where}: ${e.message}`).toBe(true);
+          else expect(e.message, where).toBe(message);
+          expect(e.message.match(/byte offset \d+/g), where).toEqual([`byte offset ${before.length}`]);
+        }
+      }
+    });
+  }
+});
