@@ -382,7 +382,7 @@ function mediaSaid(m: Media): Record<string, unknown> {
 type Ending =
   | { kind: 'done' }
   | { kind: 'error'; error: unknown; fromPrinter?: boolean; answer?: boolean }
-  | { kind: 'interrupted' }
+  | { kind: 'interrupted'; signal: 'SIGINT' | 'SIGTERM' }
   | { kind: 'idle' }
   | { kind: 'empty' };
 
@@ -436,7 +436,8 @@ class DecodeRun {
       this.input.close();
       exitWith(EXIT.OK);
     });
-    process.once('SIGINT', () => this.end({ kind: 'interrupted' }));
+    // (SIGTERM, as `timeout 60 seam-stream decode …` sends it, ends the run as Ctrl+C does: --save keeps the text so far)
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => this.end({ kind: 'interrupted', signal }));
     // (--parts writes on standard error as the stream goes: no status line there)
     const statusOn = this.o.status === 'on' || (this.o.status === 'auto' && !this.o.parts && process.stderr.isTTY === true && process.stdout.isTTY !== true);
     if (statusOn) {
@@ -713,8 +714,8 @@ class DecodeRun {
         message = `${this.head !== undefined ? `the body after the HTTP response head of ${this.input.name}` : this.input.name} is empty (0 bytes): there is no stream to decode`;
         break;
       case 'interrupted':
-        code = EXIT.INTERRUPTED;
-        message = `interrupted (Ctrl+C) after ${plural(this.bytes, 'byte')} and ${plural(this.stream?.events ?? 0, 'event')}: reading stopped`;
+        code = ending.signal === 'SIGINT' ? EXIT.INTERRUPTED : EXIT.TERMINATED;
+        message = `${ending.signal === 'SIGINT' ? 'interrupted (Ctrl+C)' : 'terminated (SIGTERM)'} after ${plural(this.bytes, 'byte')} and ${plural(this.stream?.events ?? 0, 'event')}: reading stopped`;
         break;
       case 'idle':
         code = EXIT.IDLE;

@@ -20,6 +20,8 @@ export const EXIT = {
   WARNINGS: 8,
   /** Interrupted (SIGINT, Ctrl+C). */
   INTERRUPTED: 130,
+  /** Terminated (SIGTERM: `timeout`, a process manager, `kill`). */
+  TERMINATED: 143,
 } as const;
 
 /** The table the help and docs/cli.md show. */
@@ -34,6 +36,7 @@ export const EXIT_TABLE = [
   [EXIT.IDLE, '--idle-timeout: nothing but keep-alives and empty events came for that long'],
   [EXIT.WARNINGS, 'check only: problems that decoding tolerates (a bogus retry, unknown fields, a tool call whose arguments are not JSON, most of what follows the completion)'],
   [EXIT.INTERRUPTED, 'interrupted (Ctrl+C)'],
+  [EXIT.TERMINATED, 'terminated (SIGTERM: timeout, a process manager, kill), as Ctrl+C stops it'],
 ] as const;
 
 export function exitTableText(codes: readonly number[] = EXIT_TABLE.map(([c]) => c)): string {

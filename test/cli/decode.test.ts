@@ -341,22 +341,23 @@ describe('decode: endings, messages and exit codes', () => {
     expect(Number(last[2])).toBeGreaterThanOrEqual(0.3);
   });
 
-  for (const save of [true, false]) {
-    it(`130: SIGINT mid-stream stops at once${save ? '; --save holds exactly the text committed so far, said to be partial' : ', and says nothing was saved'}`, async () => {
+  // (SIGTERM as `timeout` sends it: before, Node's default ended the process at once, and --save saved nothing)
+  for (const [signal, exit, said] of [['SIGINT', 130, 'interrupted \\(Ctrl\\+C\\)'], ['SIGTERM', 143, 'terminated \\(SIGTERM\\)']] as const) for (const save of [true, false]) {
+    it(`${exit}: ${signal} mid-stream stops at once${save ? '; --save holds exactly the text committed so far, said to be partial' : ', and says nothing was saved'}`, async () => {
       const bytes = anthropicCapture(DELTAS);
       const hold = nth(bytes, 'event: content_block_delta', 10); // DELTAS[0..9] read, DELTAS[10] not
       const w = writer(file(dir, 'int.sse', bytes), [...awkwardCuts(bytes).filter((c) => c < hold), hold], 1, awkwardCuts(bytes).filter((c) => c < hold).length + 1);
-      const out = join(dir, `partial-${save}.txt`);
+      const out = join(dir, `partial-${signal}-${save}.txt`);
       const d = start(['decode', ...(save ? ['--save', out] : [])], { stdin: w });
       const expected = committedAfter(DELTAS.slice(0, 10));
       await d.waitStdout((o) => o === expected);
       expect(w.said()).not.toContain('done');
-      d.child.kill('SIGINT');
+      d.child.kill(signal);
       const r = await d.done;
       w.kill();
-      expect(r.code).toBe(130);
+      expect(r.code).toBe(exit);
       expect(r.stdout).toBe(expected);
-      expect(r.stderr).toMatch(/^seam-stream: interrupted \(Ctrl\+C\) after [\d,]+ bytes and \d+ events: reading stopped\n/);
+      expect(r.stderr).toMatch(new RegExp(`^seam-stream: ${said} after [\\d,]+ bytes and \\d+ events: reading stopped\n`));
       if (save) {
         expect(r.stderr).toContain(`seam-stream: the partial text (${Buffer.byteLength(expected)} bytes, all that was committed) was saved to ${out}\n`);
         expect(readFileSync(out, 'utf8')).toBe(r.stdout);
