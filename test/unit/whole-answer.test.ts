@@ -161,6 +161,17 @@ describe('wholeAnswer and wholeError of every fixture equal what the official cl
   });
 });
 
+/** The message of the TypeError `f` throws (it must throw one). */
+function typeError(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(TypeError);
+    return (e as Error).message;
+  }
+  throw new Error('no error');
+}
+
 describe('wholeAnswer, exactly', () => {
   const enc = new TextEncoder();
   /** Every cutting's answer (the same each time, checked), to `to`. */
@@ -244,15 +255,6 @@ describe('wholeAnswer, exactly', () => {
       return [ms, said] as const;
     };
     const [ms, said] = done();
-    const typeError = (f: () => unknown): string => {
-      try {
-        f();
-      } catch (e) {
-        expect(e).toBeInstanceOf(TypeError);
-        return (e as Error).message;
-      }
-      throw new Error('no error');
-    };
     const valid = 'valid options: to, model, id, created, callId, reasoning';
     for (const [options, message] of [
       [{ to: 'gemini' }, "to must be 'openai' or 'anthropic', got 'gemini'"],
@@ -283,15 +285,6 @@ describe('wholeAnswer, exactly', () => {
   it('wholeError\'s options are checked too: from is required and one of the formats, to one of the clients (another was answered as OpenAI), no other key', () => {
     const error = new ModelStreamError('ERR_STREAM_TRUNCATED', 9, 'cut', '');
     const formats = `${MODEL_FORMATS.slice(0, -1).map((f) => `'${f}'`).join(', ')} or '${MODEL_FORMATS[MODEL_FORMATS.length - 1]}'`;
-    const typeError = (f: () => unknown): string => {
-      try {
-        f();
-      } catch (e) {
-        expect(e).toBeInstanceOf(TypeError);
-        return (e as Error).message;
-      }
-      throw new Error('no error');
-    };
     for (const [options, message] of [
       [undefined, "options are required: wholeError(error, { from: 'openai' })"],
       [{}, `from must be ${formats}, got undefined`],
