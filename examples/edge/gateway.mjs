@@ -32,7 +32,7 @@
 // Node gateway's, the upstream not called.
 // The requests carry text messages (and the model, max_tokens, temperature); examples/gateway/ is the
 // full gateway for Node, with tools, keys, limits and metrics.
-import { JSON_MAX_DEPTH, MAX_LIMIT_BYTES, ModelStream, ModelStreamError, SseRelayStream, describeFormat, jsonTooDeep, wholeAnswer, wholeError } from 'seam-stream';
+import { JSON_MAX_DEPTH, MAX_LIMIT_BYTES, ModelStream, ModelStreamError, SseRelayStream, describeFormat, jsonTooDeep, readChunks, wholeAnswer, wholeError } from 'seam-stream';
 
 const API = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic' };
 const PATH = { openai: '/v1/chat/completions', anthropic: '/v1/messages', ollama: '/api/chat' };
@@ -206,19 +206,11 @@ function objectEnd() {
  */
 async function readBody(body, limit, scan = objectEnd()) {
   if (body === null) return new Uint8Array(0);
-  const reader = body.getReader();
   let all = new Uint8Array(0);
   let n = 0;
   try {
-    for (;;) {
-      let next;
-      try {
-        next = await reader.read();
-      } catch {
-        return undefined;
-      }
-      if (next.done) break;
-      let piece = next.value;
+    // (leaving the loop, at the object's end or past the limit, cancels the rest)
+    for await (let piece of readChunks(body)) {
       const end = scan === null ? -1 : scan(piece);
       if (end !== -1) piece = piece.subarray(0, end);
       if (n + piece.length > limit) return null;
@@ -231,8 +223,8 @@ async function readBody(body, limit, scan = objectEnd()) {
       n += piece.length;
       if (end !== -1) break;
     }
-  } finally {
-    reader.cancel().catch(() => {});
+  } catch {
+    return undefined; // (its connection broke before that end)
   }
   return all.subarray(0, n);
 }
