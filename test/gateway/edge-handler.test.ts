@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ModelStream, ModelStreamError, SseRelay, wholeAnswer, wholeError } from '../../bindings/index.js';
 import { FIXTURES, type Fixture } from '../helpers/model-fixtures.js';
-import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { SEED, bomCuttings, cut, randomCuts, rng } from '../helpers/random.js';
 // @ts-expect-error: a plain ESM example without types
 import gateway from '../../examples/edge/gateway.mjs';
 
@@ -398,11 +398,7 @@ describe('examples/edge/gateway.mjs: a whole answer after a BOM, as the Node gat
         env = { ...saved, UPSTREAM_FORMAT: to };
         const text = JSON.stringify(WHOLE[to]);
         const bytes = Buffer.concat([BOM, Buffer.from(text)]);
-        const next = rng(SEED + bytes.length);
-        const cuttings: [string, number[]][] = [['whole', []], ['a byte a piece', [...Array(bytes.length - 1).keys()].map((i) => i + 1)]];
-        for (let at = 1; at <= 4; at++) cuttings.push([`cut at ${at}`, [at]], [`cut at 1 and ${at + 1}`, [1, at + 1]]);
-        for (let round = 0; round < 3; round++) cuttings.push([`seed ${SEED} round ${round}`, randomCuts(bytes, next, [3, 17, 90][round])]);
-        for (const [how, cuts] of cuttings) {
+        for (const [how, cuts] of bomCuttings(bytes)) {
           answer = (res) => {
             res.writeHead(200, { 'content-type': 'application/json' });
             void (async () => {

@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, test } from 'vitest';
 import { coreMemoryLimit } from 'seam-stream';
 import { FIXTURES } from '../helpers/model-fixtures.js';
-import { SEED, cut, randomCuts, rng } from '../helpers/random.js';
+import { bomCuttings, cut } from '../helpers/random.js';
 import { FakeUpstream } from './fake-upstream.js';
 import { SseRelay } from '../../bindings/index.js';
 import { chat, closeGateway, metricsAt, normalizeIds, nothingLeft, post, readStream, startGateway, type Running } from './support.js';
@@ -267,11 +267,7 @@ describe('upstream HTTP errors: the client gets their status and message', () =>
     });
     const path = format === 'openai' ? '/v1/chat/completions' : '/v1/messages';
     const bytes = Buffer.concat([BOM, Buffer.from(text)]);
-    const next = rng(SEED + bytes.length);
-    const cuttings: [string, number[]][] = [['whole', []], ['a byte a piece', [...Array(bytes.length - 1).keys()].map((i) => i + 1)]];
-    for (let at = 1; at <= 4; at++) cuttings.push([`cut at ${at}`, [at]], [`cut at 1 and ${at + 1}`, [1, at + 1]]);
-    for (let round = 0; round < 3; round++) cuttings.push([`seed ${SEED} round ${round}`, randomCuts(bytes, next, [3, 17, 90][round])]);
-    for (const [how, cuts] of cuttings) {
+    for (const [how, cuts] of bomCuttings(bytes)) {
       pieces = cut(bytes, cuts).map((p) => Buffer.from(p));
       const r = await post(g.url, { ...chat('m', false), max_tokens: 5 }, path);
       expect([r.status, r.headers['content-length'], r.body.toString()], how).toEqual([200, String(Buffer.byteLength(text)), text]);
